@@ -1,0 +1,121 @@
+"""
+Deterministic serialisation and the block hash chain.
+
+Canonical form is JSON with sorted keys, str keys only, no NaN or Infinity, no sets, and no value
+that JSON cannot carry. orjson does the work in C; the slow Python walk runs only when orjson
+refuses a value or when the output holds a `null` that might have been a NaN, and its job is to
+name the offending path and say how to fix it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from ._errors import CanonicalError
+
+__all__ = ["canonical_bytes", "chain_hash", "json_path"]
+
+# Passthrough options make orjson refuse (instead of silently converting) datetimes, dataclasses and
+# subclasses of builtins, so the slow walk can explain them.
+_OPTIONS = (
+    orjson.OPT_SORT_KEYS
+    | orjson.OPT_PASSTHROUGH_DATETIME
+    | orjson.OPT_PASSTHROUGH_DATACLASS
+    | orjson.OPT_PASSTHROUGH_SUBCLASS
+)
+_INT_MIN, _INT_MAX = -(2**63), 2**64 - 1
+
+
+def canonical_bytes(value: Any, path: str = "$") -> bytes:
+    """
+    Return the canonical JSON bytes of `value`, or raise `CanonicalError` naming the bad path.
+
+    Equal values give equal bytes in every process: keys are sorted, and nothing whose order
+    depends on hashing (sets) or on the platform (NaN, Infinity) is accepted.
+    """
+    try:
+        data = orjson.dumps(value, option=_OPTIONS)
+    except (TypeError, orjson.JSONEncodeError):
+        _explain(value, path)
+        raise CanonicalError(path, f"orjson cannot serialise {_describe(value)}", _FIX_TYPE) from None
+    if b"null" in data:
+        _explain(value, path)  # orjson writes NaN and Infinity as null: rule them out
+    return data
+
+
+def chain_hash(previous: bytes, tag: bytes, data: bytes) -> bytes:
+    """hash(i) = SHA-256(hash(i-1) || tag || bytes(i)); `tag` names the block's layer and role."""
+    return hashlib.sha256(previous + tag + data).digest()
+
+
+def json_path(parent: str, key: str | int) -> str:
+    """Extend a path the way users write it: `tools[3].input_schema.properties["a b"]`."""
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    if key.isidentifier():
+        return f"{parent}.{key}"
+    return f"{parent}[{orjson.dumps(key).decode()}]"
+
+
+_FIX_TYPE = "convert it to str, int, float, bool, None, list or dict before passing it in"
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    if len(text) > 60:
+        text = text[:57] + "..."
+    return f"{type(value).__name__} {text}"
+
+
+def _explain(value: Any, path: str) -> None:
+    """Walk `value` and raise `CanonicalError` at the first thing canonical JSON cannot hold."""
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return
+    if kind is float:
+        if not math.isfinite(value):
+            raise CanonicalError(
+                path, f"{value!r} is not valid JSON", "replace it with a finite number or None"
+            )
+        return
+    if kind is int:
+        if not _INT_MIN <= value <= _INT_MAX:
+            raise CanonicalError(path, f"integer {value} does not fit in 64 bits", "send it as str")
+        return
+    if kind is dict or (isinstance(value, Mapping) and kind not in (str, bytes)):
+        _explain_mapping(value, path)
+        return
+    if kind is list or kind is tuple:
+        for index, item in enumerate(value):
+            _explain(item, json_path(path, index))
+        return
+    if isinstance(value, (set, frozenset)):
+        raise CanonicalError(
+            path,
+            f"a {kind.__name__} has no stable order (it changes with PYTHONHASHSEED)",
+            "pass sorted(...) as a list instead",
+        )
+    try:
+        orjson.dumps(value, option=_OPTIONS)
+    except (TypeError, orjson.JSONEncodeError):
+        raise CanonicalError(path, f"{_describe(value)} is not JSON-serialisable", _FIX_TYPE) from None
+
+
+def _explain_mapping(value: Mapping[Any, Any], path: str) -> None:
+    if type(value) is not dict:
+        raise CanonicalError(
+            path, f"{type(value).__name__} is not a plain dict", "pass dict(...) of it instead"
+        )
+    for key, item in value.items():
+        if type(key) is not str:
+            raise CanonicalError(
+                json_path(path, str(key)),
+                f"key {key!r} is a {type(key).__name__}, and JSON object keys must be str",
+                f"use the string {str(key)!r} as the key",
+            )
+        _explain(item, json_path(path, key))

@@ -1,0 +1,1 @@
+"""One module per `promptcache` subcommand; each exposes `register(subparsers)`."""

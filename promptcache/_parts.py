@@ -1,0 +1,296 @@
+"""
+The parts a prompt is made of: tools, system blocks, documents, messages and their content.
+
+Every part is a frozen, slotted, keyword-only value. Its canonical bytes are computed once, the
+first time they are needed, and never change: a part is a snapshot, so mutating a dict after
+passing it in does not change what renders. Two parts are equal when their canonical bytes are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+from ._canonical import canonical_bytes, json_path
+from ._errors import InputError
+
+__all__ = [
+    "Content",
+    "Doc",
+    "DocumentPart",
+    "ImagePart",
+    "Message",
+    "SystemBlock",
+    "TextPart",
+    "ThinkingPart",
+    "Tool",
+    "ToolResult",
+    "ToolUse",
+]
+
+
+class _Canonical:
+    """Memoised canonical bytes, and equality by them."""
+
+    __slots__ = ("_data",)
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def canonical(self, path: str = "$") -> bytes:
+        """The canonical JSON bytes of this part; `path` names it in any error."""
+        data: bytes | None = getattr(self, "_data", None)
+        if data is None:
+            data = canonical_bytes(self.to_json(), path)
+            object.__setattr__(self, "_data", data)
+        return data
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _Canonical)
+        return self.canonical() == other.canonical()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, self.canonical()))
+
+
+def _need_str(value: object, what: str) -> None:
+    if not isinstance(value, str):
+        raise InputError(f"{what} must be str, got {type(value).__name__} {value!r:.60}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Tool(_Canonical):
+    """A tool definition. `input_schema` is a JSON Schema object (a dict)."""
+
+    name: str
+    description: str = ""
+    input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
+
+    def __post_init__(self) -> None:
+        _need_str(self.name, "Tool.name")
+        _need_str(self.description, f"Tool({self.name!r}).description")
+        if not self.name:
+            raise InputError("Tool.name must not be empty; vendors reject unnamed tools")
+        if not isinstance(self.input_schema, Mapping):
+            raise InputError(
+                f"Tool({self.name!r}).input_schema must be a dict (a JSON Schema object), "
+                f"got {type(self.input_schema).__name__}"
+            )
+
+    def to_json(self) -> dict[str, Any]:
+        return {"description": self.description, "input_schema": self.input_schema, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class SystemBlock(_Canonical):
+    """One block of system prompt text."""
+
+    text: str
+
+    def __post_init__(self) -> None:
+        _need_str(self.text, "SystemBlock.text")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "type": "text"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Doc(_Canonical):
+    """A reference document that many requests share (a manual, a code file, a RAG corpus)."""
+
+    text: str
+    title: str | None = None
+    source: str | None = None
+
+    def __post_init__(self) -> None:
+        _need_str(self.text, "Doc.text")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"text": self.text, "type": "doc"}
+        if self.title is not None:
+            out["title"] = self.title
+        if self.source is not None:
+            out["source"] = self.source
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class TextPart(_Canonical):
+    text: str
+
+    def __post_init__(self) -> None:
+        _need_str(self.text, "TextPart.text")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "type": "text"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ImagePart(_Canonical):
+    """An image given inline (`data`, base64) or by `url`."""
+
+    media_type: str = "image/png"
+    data: str | None = None
+    url: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.data is None) == (self.url is None):
+            raise InputError("ImagePart needs exactly one of data= (base64) or url=")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"media_type": self.media_type, "type": "image"}
+        out.update({"data": self.data} if self.data is not None else {"url": self.url})
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class DocumentPart(_Canonical):
+    """A file attached to a message (a PDF as base64 `data`, or plain `text`)."""
+
+    media_type: str = "application/pdf"
+    data: str | None = None
+    text: str | None = None
+    title: str | None = None
+
+    def __post_init__(self) -> None:
+        if (self.data is None) == (self.text is None):
+            raise InputError("DocumentPart needs exactly one of data= (base64) or text=")
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"media_type": self.media_type, "type": "document"}
+        out.update({"data": self.data} if self.data is not None else {"text": self.text})
+        if self.title is not None:
+            out["title"] = self.title
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ToolUse(_Canonical):
+    """A tool call the assistant made."""
+
+    id: str
+    name: str
+    input: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "input": self.input, "name": self.name, "type": "tool_use"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ToolResult(_Canonical):
+    """The result of a tool call, sent back in a user turn."""
+
+    tool_use_id: str
+    content: str | tuple[TextPart | ImagePart, ...] = ""
+    is_error: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        content = self.content
+        body: Any = content if isinstance(content, str) else [p.to_json() for p in content]
+        out: dict[str, Any] = {"content": body, "tool_use_id": self.tool_use_id, "type": "tool_result"}
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ThinkingPart(_Canonical):
+    """A reasoning block; vendors forbid cache markers on it and some drop it from old turns."""
+
+    thinking: str
+    signature: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"signature": self.signature, "thinking": self.thinking, "type": "thinking"}
+
+
+Content = Union[TextPart, ImagePart, DocumentPart, ToolUse, ToolResult, ThinkingPart]
+_CONTENT_TYPES = (TextPart, ImagePart, DocumentPart, ToolUse, ToolResult, ThinkingPart)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Message(_Canonical):
+    """
+    One conversation turn. `content` may be a str (one text part) or a sequence of parts.
+
+        Message.user("What changed?")
+        Message(role="assistant", content=[TextPart(text="Let me look."), ToolUse(...)])
+    """
+
+    role: Literal["user", "assistant"]
+    content: tuple[Content, ...]
+
+    def __init__(self, *, role: Literal["user", "assistant"], content: str | Sequence[Content]):
+        if role not in ("user", "assistant"):
+            raise InputError(
+                f"Message.role must be 'user' or 'assistant', got {role!r}; "
+                "system text belongs in Prompt.add_system()"
+            )
+        parts = (TextPart(text=content),) if isinstance(content, str) else tuple(content)
+        for index, part in enumerate(parts):
+            if not isinstance(part, _CONTENT_TYPES):
+                raise InputError(
+                    f"Message content[{index}] must be a content part (TextPart, ImagePart, ...), "
+                    f"got {type(part).__name__} {part!r:.60}"
+                )
+        object.__setattr__(self, "role", role)
+        object.__setattr__(self, "content", parts)
+
+    @classmethod
+    def user(cls, content: str | Sequence[Content]) -> Message:
+        return cls(role="user", content=content)
+
+    @classmethod
+    def assistant(cls, content: str | Sequence[Content]) -> Message:
+        return cls(role="assistant", content=content)
+
+    @property
+    def text(self) -> str:
+        """The message's text parts joined by newlines."""
+        return "\n".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"content": [part.to_json() for part in self.content], "role": self.role}
+
+
+Part = Union[Tool, SystemBlock, Doc, Message]
+
+
+def part_from_json(data: Any, path: str, kind: type[Part]) -> Part:
+    """Rebuild a part from the neutral JSON that `to_json` writes (used by `Prompt.from_json`)."""
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected an object, got {type(data).__name__}")
+    try:
+        if kind is Message:
+            content = [_content_from_json(c, json_path(path, i)) for i, c in enumerate(data["content"])]
+            return Message(role=data["role"], content=content)
+        fields = {k: v for k, v in data.items() if k != "type"}
+        return kind(**fields)
+    except (KeyError, TypeError) as exc:
+        raise InputError(f"{path}: not a valid {kind.__name__}: {exc}") from None
+
+
+_CONTENT_BY_TYPE: dict[str, type[Content]] = {
+    "text": TextPart,
+    "image": ImagePart,
+    "document": DocumentPart,
+    "tool_use": ToolUse,
+    "tool_result": ToolResult,
+    "thinking": ThinkingPart,
+}
+
+
+def _content_from_json(data: Any, path: str) -> Content:
+    if not isinstance(data, dict) or data.get("type") not in _CONTENT_BY_TYPE:
+        raise InputError(f"{path}: unknown content part {data!r:.80}")
+    kind = _CONTENT_BY_TYPE[data["type"]]
+    fields = {k: v for k, v in data.items() if k != "type"}
+    if kind is ToolResult and isinstance(fields.get("content"), list):
+        fields["content"] = tuple(
+            _content_from_json(c, json_path(json_path(path, "content"), i))
+            for i, c in enumerate(fields["content"])
+        )
+    return kind(**fields)

@@ -1,0 +1,361 @@
+"""
+The stability-ordered prompt and its rendering into hashed blocks.
+
+A `Prompt` has five layers that always render in this order, whatever order the builder was
+called in:
+
+    tools < system < docs < history < tail
+
+The first four are the cacheable prefix; the tail is the only place for per-request data (the
+new question, the current time). Every builder call returns a new `Prompt`, so one base prompt can
+be shared across threads and requests.
+
+Rendering turns the prompt into `Block`s, one per tool, system block, document and message, each
+with its canonical bytes, a token estimate, and a chained hash
+
+    hash(i) = SHA-256(hash(i-1) || role || bytes(i))
+
+The chain folds in the role but not the layer: a question that moves from the tail into history
+on the next turn is the same bytes on the wire, so it must keep the same hash, exactly as the
+vendor's prefix cache sees it. Rendering is incremental: a prompt built from a rendered one reuses
+the blocks in front of the layer that changed.
+"""
+
+from __future__ import annotations
+
+import enum
+import warnings
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union
+
+from ._canonical import chain_hash, json_path
+from ._errors import InputError, VolatileContentError, VolatileContentWarning
+from ._parts import Doc, Message, Part, SystemBlock, Tool, part_from_json
+from ._tokens import DEFAULT_COUNTER, TokenCounter
+from ._volatile import find_volatile
+
+__all__ = ["Block", "Layer", "Prompt", "Rendered", "VolatilePolicy"]
+
+VolatilePolicy = Literal["warn", "error", "ignore"]
+_FORMAT = "promptcache.prompt/1"
+
+
+class Layer(enum.IntEnum):
+    """The five layers, in render order. Lower layers change less often."""
+
+    TOOLS = 0
+    SYSTEM = 1
+    DOCS = 2
+    HISTORY = 3
+    TAIL = 4
+
+    def __str__(self) -> str:
+        return self.name.lower()
+
+
+_ROLE = {Layer.TOOLS: "tool", Layer.SYSTEM: "system", Layer.DOCS: "doc"}
+_STABLE_GUARDED = (Layer.TOOLS, Layer.SYSTEM, Layer.DOCS)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Block:
+    """One rendered unit: a tool, a system block, a document or a message."""
+
+    layer: Layer
+    index: int
+    role: str
+    data: bytes
+    tokens: int
+    parts: int
+    hash: bytes
+
+    @property
+    def path(self) -> str:
+        """Where the block sits in the prompt, such as `tools[3]` or `history[12]`."""
+        return f"{self.layer}[{self.index}]"
+
+    @property
+    def digest(self) -> str:
+        """The first 12 hex digits of the chained hash."""
+        return self.hash.hex()[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A rendered prompt: its blocks in order, and the counter that sized them."""
+
+    blocks: tuple[Block, ...]
+    counter: str
+
+    @property
+    def tokens(self) -> int:
+        return sum(block.tokens for block in self.blocks)
+
+    def layer_tokens(self, layer: Layer) -> int:
+        return sum(block.tokens for block in self.blocks if block.layer == layer)
+
+    @property
+    def prefix(self) -> tuple[Block, ...]:
+        """The cacheable blocks: everything in front of the tail."""
+        return tuple(block for block in self.blocks if block.layer < Layer.TAIL)
+
+    @property
+    def prefix_hash(self) -> bytes:
+        """The chained hash at the end of the cacheable prefix (empty when there is none)."""
+        prefix = self.prefix
+        return prefix[-1].hash if prefix else b""
+
+    def __iter__(self) -> Iterator[Block]:
+        return iter(self.blocks)
+
+    def __len__(self) -> int:
+        return len(self.blocks)
+
+
+_LayerParts = Union[tuple[Tool, ...], tuple[SystemBlock, ...], tuple[Doc, ...], tuple[Message, ...]]
+_Known = tuple[TokenCounter, tuple[Block, ...]]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class Prompt:
+    """
+    A prompt laid out in stability order. Build it with the `add_*` and `with_tail` methods:
+
+        base = Prompt().add_tools(*tools).add_system("You are a support agent.").add_docs(manual)
+        request = base.add_history(*turns).with_tail("Where is my order?")
+        rendered = request.render()
+
+    `volatile` says what happens when text in the tools, system or docs layer looks like it
+    changes per request: "warn" (the default) issues a `VolatileContentWarning`, "error" raises
+    `VolatileContentError`, "ignore" skips the check.
+    """
+
+    tools: tuple[Tool, ...] = ()
+    system: tuple[SystemBlock, ...] = ()
+    docs: tuple[Doc, ...] = ()
+    history: tuple[Message, ...] = ()
+    tail: tuple[Message, ...] = ()
+    pin_tool_order: bool = False
+    volatile: VolatilePolicy = "warn"
+    _known: _Known | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.volatile not in ("warn", "error", "ignore"):
+            raise InputError(
+                f"volatile must be 'warn', 'error' or 'ignore', got {self.volatile!r}"
+            )
+
+    # -- builder --------------------------------------------------------------------------
+
+    def add_tools(self, *tools: Tool | Mapping[str, Any]) -> Prompt:
+        """Add tool definitions (`Tool`s, or dicts with name, description and input_schema)."""
+        new = tuple(_as_tool(t, json_path("tools", len(self.tools) + i)) for i, t in enumerate(tools))
+        merged = self.tools + new
+        _check_unique_names(merged)
+        return self._extend(Layer.TOOLS, merged, appended=self.pin_tool_order)
+
+    def add_system(self, *blocks: str | SystemBlock) -> Prompt:
+        """Add system prompt blocks (plain strings or `SystemBlock`s)."""
+        new = tuple(b if isinstance(b, SystemBlock) else SystemBlock(text=b) for b in blocks)
+        return self._extend(Layer.SYSTEM, self.system + new, appended=True)
+
+    def add_docs(self, *docs: str | Doc) -> Prompt:
+        """Add shared reference documents (plain strings or `Doc`s)."""
+        new = tuple(d if isinstance(d, Doc) else Doc(text=d) for d in docs)
+        return self._extend(Layer.DOCS, self.docs + new, appended=True)
+
+    def add_history(self, *messages: Message) -> Prompt:
+        """Append finished turns to the conversation history."""
+        return self._extend(Layer.HISTORY, self.history + _as_messages(messages), appended=True)
+
+    def with_tail(self, *messages: str | Message) -> Prompt:
+        """Replace the volatile tail: the new question and anything that changes per request."""
+        return self._extend(Layer.TAIL, _as_messages(messages), appended=False)
+
+    def commit_tail(self, *replies: str | Message) -> Prompt:
+        """
+        Close the turn: move the tail into history, append the replies, and empty the tail.
+
+        String replies are assistant messages. The moved messages keep their hashes, so the next
+        request's prefix matches this one's up to and including the old tail.
+        """
+        moved = tuple(
+            Message.assistant(r) if isinstance(r, str) else r for r in replies
+        )
+        history = self.history + self.tail + moved
+        return self._extend(Layer.HISTORY, history, appended=True, clear_tail=True)
+
+    def pinned(self, pin: bool = True) -> Prompt:
+        """Keep tools in the order they were added instead of sorting them by name."""
+        return Prompt(**{**self._fields(), "pin_tool_order": pin})
+
+    # -- rendering ------------------------------------------------------------------------
+
+    def render(self, counter: TokenCounter | None = None) -> Rendered:
+        """Render to blocks; reuses every block already rendered for a prompt this grew from."""
+        counter = counter or DEFAULT_COUNTER
+        known = self._known
+        if known is not None and known[0] is counter and len(known[1]) == self._block_count():
+            return Rendered(known[1], counter.name)
+        start = known[1] if known is not None and known[0] is counter else ()
+        blocks = list(start)
+        previous = blocks[-1].hash if blocks else b""
+        for layer, index, part in self._ordered()[len(blocks) :]:
+            block = _render_block(layer, index, part, previous, counter)
+            blocks.append(block)
+            previous = block.hash
+        result = tuple(blocks)
+        object.__setattr__(self, "_known", (counter, result))
+        return Rendered(result, counter.name)
+
+    def layer(self, layer: Layer) -> _LayerParts:
+        """The parts of one layer, in render order."""
+        if layer is Layer.TOOLS:
+            return self._sorted_tools()
+        return getattr(self, str(layer))  # type: ignore[no-any-return]
+
+    # -- dump / load ----------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The prompt as plain JSON data; `Prompt.from_json` reads it back."""
+        return {
+            "format": _FORMAT,
+            "pin_tool_order": self.pin_tool_order,
+            **{str(layer): [p.to_json() for p in getattr(self, str(layer))] for layer in Layer},
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], *, volatile: VolatilePolicy = "warn") -> Prompt:
+        """Rebuild a prompt from `to_json` output."""
+        if data.get("format") != _FORMAT:
+            raise InputError(
+                f"not a dumped Prompt: 'format' is {data.get('format')!r}, expected {_FORMAT!r}"
+            )
+        kinds: dict[str, type[Part]] = {
+            "tools": Tool, "system": SystemBlock, "docs": Doc, "history": Message, "tail": Message
+        }
+        layers: dict[str, tuple[Any, ...]] = {}
+        for name, kind in kinds.items():
+            items = data.get(name, [])
+            if not isinstance(items, list):
+                raise InputError(f"{name}: expected a list, got {type(items).__name__}")
+            layers[name] = tuple(
+                part_from_json(item, json_path(name, i), kind) for i, item in enumerate(items)
+            )
+        prompt = cls(pin_tool_order=bool(data.get("pin_tool_order", False)), volatile=volatile)
+        return (
+            prompt.add_tools(*layers["tools"]).add_system(*layers["system"])
+            .add_docs(*layers["docs"]).add_history(*layers["history"]).with_tail(*layers["tail"])
+        )
+
+    # -- internals ------------------------------------------------------------------------
+
+    def _fields(self) -> dict[str, Any]:
+        return {
+            "tools": self.tools, "system": self.system, "docs": self.docs,
+            "history": self.history, "tail": self.tail,
+            "pin_tool_order": self.pin_tool_order, "volatile": self.volatile,
+        }
+
+    def _extend(
+        self, layer: Layer, parts: _LayerParts, *, appended: bool, clear_tail: bool = False
+    ) -> Prompt:
+        self._check(layer, parts)
+        fields = self._fields()
+        fields[str(layer)] = parts
+        if clear_tail:
+            fields["tail"] = ()
+        return Prompt(**fields, _known=self._carry(layer, appended))
+
+    def _carry(self, layer: Layer, appended: bool) -> _Known | None:
+        """The rendered blocks that stay valid in front of a change to `layer`."""
+        if self._known is None:
+            return None
+        counter, blocks = self._known
+        keep = sum(1 for b in blocks if b.layer < layer or (appended and b.layer == layer))
+        return (counter, blocks[:keep])
+
+    def _check(self, layer: Layer, parts: _LayerParts) -> None:
+        """Validate new parts (canonical form) and run the volatile guard on stable layers."""
+        for index, part in enumerate(parts):
+            part.canonical(json_path(str(layer), index))
+        if layer in _STABLE_GUARDED and self.volatile != "ignore":
+            for index, part in enumerate(parts):
+                self._guard(layer, index, part)
+
+    def _guard(self, layer: Layer, index: int, part: Part) -> None:
+        text = part.text if isinstance(part, (SystemBlock, Doc)) else part.canonical().decode()
+        for match in find_volatile(text):
+            message = (
+                f"{layer}[{index}] (layer {layer!s}, block {index}) contains a {match.label} "
+                f"{match.value!r} at offset {match.offset}. A value that changes per request in a "
+                f"stable layer breaks the cache for everything after it; move it to the tail "
+                f"with Prompt.with_tail(...)."
+            )
+            if self.volatile == "error":
+                raise VolatileContentError(message)
+            warnings.warn(VolatileContentWarning(message), stacklevel=5)
+
+    def _sorted_tools(self) -> tuple[Tool, ...]:
+        if self.pin_tool_order:
+            return self.tools
+        return tuple(sorted(self.tools, key=lambda tool: tool.name))
+
+    def _ordered(self) -> list[tuple[Layer, int, Part]]:
+        ordered: list[tuple[Layer, int, Part]] = []
+        for layer in Layer:
+            ordered.extend((layer, i, part) for i, part in enumerate(self.layer(layer)))
+        return ordered
+
+    def _block_count(self) -> int:
+        return len(self.tools) + len(self.system) + len(self.docs) + len(self.history) + len(self.tail)
+
+
+def _render_block(
+    layer: Layer, index: int, part: Part, previous: bytes, counter: TokenCounter
+) -> Block:
+    data = part.canonical()
+    role = part.role if isinstance(part, Message) else _ROLE[layer]
+    return Block(
+        layer=layer,
+        index=index,
+        role=role,
+        data=data,
+        tokens=counter.count(data.decode("utf-8")),
+        parts=len(part.content) if isinstance(part, Message) else 1,
+        hash=chain_hash(previous, role.encode() + b"\0", data),
+    )
+
+
+def _as_tool(value: Tool | Mapping[str, Any], path: str) -> Tool:
+    if isinstance(value, Tool):
+        return value
+    if not isinstance(value, Mapping):
+        raise InputError(f"{path}: expected a Tool or a dict, got {type(value).__name__}")
+    schema = value.get("input_schema", value.get("parameters", {"type": "object"}))
+    unknown = set(value) - {"name", "description", "input_schema", "parameters"}
+    if unknown:
+        raise InputError(
+            f"{path}: unknown tool keys {sorted(unknown)}; expected name, description, input_schema"
+        )
+    return Tool(name=value.get("name", ""), description=value.get("description", ""), input_schema=schema)
+
+
+def _as_messages(messages: Iterable[str | Message]) -> tuple[Message, ...]:
+    out = []
+    for message in messages:
+        if isinstance(message, str):
+            message = Message.user(message)
+        elif not isinstance(message, Message):
+            raise InputError(f"expected a Message or str, got {type(message).__name__} {message!r:.60}")
+        out.append(message)
+    return tuple(out)
+
+
+def _check_unique_names(tools: tuple[Tool, ...]) -> None:
+    seen: set[str] = set()
+    for tool in tools:
+        if tool.name in seen:
+            raise InputError(f"two tools are named {tool.name!r}; tool names must be unique")
+        seen.add(tool.name)

@@ -1,0 +1,52 @@
+"""
+`CacheUsage`: one normalised usage record for every vendor and engine.
+
+    total_input = uncached_input + cache_write + cache_read
+
+Vendors disagree on what their "input tokens" mean (Anthropic's exclude cache reads and writes;
+OpenAI's, Gemini's and the OpenAI-compatible engines' include them). Each adapter does its own
+arithmetic and hands back this record, so nothing downstream needs to know.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+__all__ = ["CacheUsage"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacheUsage:
+    """
+    Token usage of one request, split by how the cache treated each input token.
+
+    `cache_read` and `cache_write` are None when the server did not report caching at all (an
+    engine started without its cache-report flag, an old model): "unknown", which is not 0.
+    `problems` lists what did not add up in the vendor's own numbers; nothing is silently fixed.
+    """
+
+    uncached_input: int
+    cache_read: int | None
+    cache_write: int | None
+    output: int
+    cache_write_by_ttl: Mapping[str, int] = field(default_factory=dict)
+    vendor: str = ""
+    endpoint: str = ""
+    model: str | None = None
+    problems: tuple[str, ...] = ()
+
+    @property
+    def caching_reported(self) -> bool:
+        return self.cache_read is not None or self.cache_write is not None
+
+    @property
+    def total_input(self) -> int:
+        return self.uncached_input + (self.cache_write or 0) + (self.cache_read or 0)
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Share of input tokens read from the cache; None when caching was not reported."""
+        if not self.caching_reported or self.total_input == 0:
+            return None
+        return (self.cache_read or 0) / self.total_input

@@ -1,0 +1,85 @@
+"""
+The `promptcache` command line.
+
+Each subcommand lives in its own module under `promptcache._commands` and exposes
+`register(subparsers)`, which adds its parser and sets `handler` to a function taking the parsed
+arguments and returning an exit code. Exit codes: 0 clean, 1 findings, 2 usage or internal error.
+No traceback reaches the user; set PROMPTCACHE_DEBUG=1 to see one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import pkgutil
+import sys
+from collections.abc import Sequence
+
+from . import __version__, _commands
+from ._errors import PromptCacheError
+
+__all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "main"]
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but usage errors exit 2 through `main` instead of raising SystemExit deep down."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
+class _UsageError(Exception):
+    pass
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="promptcache",
+        description="Make LLM prompt caching work, and make its failures visible.",
+    )
+    parser.add_argument("--version", action="version", version=f"promptcache {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module in sorted(m.name for m in pkgutil.iter_modules(_commands.__path__)):
+        if not module.startswith("_"):
+            importlib.import_module(f"{_commands.__name__}.{module}").register(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI with `argv` (default: sys.argv[1:]) and return the exit code."""
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "handler", None):
+            parser.print_help(sys.stderr)
+            return EXIT_ERROR
+        return int(args.handler(args))
+    except _UsageError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_ERROR
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else EXIT_OK
+    except PromptCacheError as exc:
+        print(f"promptcache: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print("promptcache: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        if os.environ.get("PROMPTCACHE_DEBUG"):
+            raise
+        print(
+            f"promptcache: internal error: {type(exc).__name__}: {exc}\n"
+            "This is a bug in promptcache; rerun with PROMPTCACHE_DEBUG=1 for the traceback "
+            "and include it in a report.",
+            file=sys.stderr,
+        )
+        return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())
