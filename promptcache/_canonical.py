@@ -42,7 +42,9 @@ def canonical_bytes(value: Any, path: str = "$") -> bytes:
         data = orjson.dumps(value, option=_OPTIONS)
     except (TypeError, orjson.JSONEncodeError):
         _explain(value, path)
-        raise CanonicalError(path, f"orjson cannot serialise {_describe(value)}", _FIX_TYPE) from None
+        raise CanonicalError(
+            path, f"orjson cannot serialise {_describe(value)}", _FIX_TYPE
+        ) from None
     if b"null" in data:
         _explain(value, path)  # orjson writes NaN and Infinity as null: rule them out
     return data
@@ -103,7 +105,9 @@ def _explain(value: Any, path: str) -> None:
     try:
         orjson.dumps(value, option=_OPTIONS)
     except (TypeError, orjson.JSONEncodeError):
-        raise CanonicalError(path, f"{_describe(value)} is not JSON-serialisable", _FIX_TYPE) from None
+        raise CanonicalError(
+            path, f"{_describe(value)} is not JSON-serialisable", _FIX_TYPE
+        ) from None
 
 
 def _explain_mapping(value: Mapping[Any, Any], path: str) -> None:

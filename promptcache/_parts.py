@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from ._canonical import canonical_bytes, json_path
 from ._errors import InputError
@@ -81,7 +81,11 @@ class Tool(_Canonical):
             )
 
     def to_json(self) -> dict[str, Any]:
-        return {"description": self.description, "input_schema": self.input_schema, "name": self.name}
+        return {
+            "description": self.description,
+            "input_schema": self.input_schema,
+            "name": self.name,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -190,7 +194,11 @@ class ToolResult(_Canonical):
     def to_json(self) -> dict[str, Any]:
         content = self.content
         body: Any = content if isinstance(content, str) else [p.to_json() for p in content]
-        out: dict[str, Any] = {"content": body, "tool_use_id": self.tool_use_id, "type": "tool_result"}
+        out: dict[str, Any] = {
+            "content": body,
+            "tool_use_id": self.tool_use_id,
+            "type": "tool_result",
+        }
         if self.is_error:
             out["is_error"] = True
         return out
@@ -207,7 +215,7 @@ class ThinkingPart(_Canonical):
         return {"signature": self.signature, "thinking": self.thinking, "type": "thinking"}
 
 
-Content = Union[TextPart, ImagePart, DocumentPart, ToolUse, ToolResult, ThinkingPart]
+Content = TextPart | ImagePart | DocumentPart | ToolUse | ToolResult | ThinkingPart
 _CONTENT_TYPES = (TextPart, ImagePart, DocumentPart, ToolUse, ToolResult, ThinkingPart)
 
 
@@ -256,7 +264,7 @@ class Message(_Canonical):
         return {"content": [part.to_json() for part in self.content], "role": self.role}
 
 
-Part = Union[Tool, SystemBlock, Doc, Message]
+Part = Tool | SystemBlock | Doc | Message
 
 
 def part_from_json(data: Any, path: str, kind: type[Part]) -> Part:
@@ -265,7 +273,9 @@ def part_from_json(data: Any, path: str, kind: type[Part]) -> Part:
         raise InputError(f"{path}: expected an object, got {type(data).__name__}")
     try:
         if kind is Message:
-            content = [_content_from_json(c, json_path(path, i)) for i, c in enumerate(data["content"])]
+            content = [
+                _content_from_json(c, json_path(path, i)) for i, c in enumerate(data["content"])
+            ]
             return Message(role=data["role"], content=content)
         fields = {k: v for k, v in data.items() if k != "type"}
         return kind(**fields)

@@ -27,7 +27,7 @@ import enum
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from ._canonical import chain_hash, json_path
 from ._errors import InputError, VolatileContentError, VolatileContentWarning
@@ -113,7 +113,7 @@ class Rendered:
         return len(self.blocks)
 
 
-_LayerParts = Union[tuple[Tool, ...], tuple[SystemBlock, ...], tuple[Doc, ...], tuple[Message, ...]]
+_LayerParts = tuple[Part, ...]
 _Known = tuple[TokenCounter, tuple[Block, ...]]
 
 
@@ -142,15 +142,15 @@ class Prompt:
 
     def __post_init__(self) -> None:
         if self.volatile not in ("warn", "error", "ignore"):
-            raise InputError(
-                f"volatile must be 'warn', 'error' or 'ignore', got {self.volatile!r}"
-            )
+            raise InputError(f"volatile must be 'warn', 'error' or 'ignore', got {self.volatile!r}")
 
     # -- builder --------------------------------------------------------------------------
 
     def add_tools(self, *tools: Tool | Mapping[str, Any]) -> Prompt:
         """Add tool definitions (`Tool`s, or dicts with name, description and input_schema)."""
-        new = tuple(_as_tool(t, json_path("tools", len(self.tools) + i)) for i, t in enumerate(tools))
+        new = tuple(
+            _as_tool(t, json_path("tools", len(self.tools) + i)) for i, t in enumerate(tools)
+        )
         merged = self.tools + new
         _check_unique_names(merged)
         return self._extend(Layer.TOOLS, merged, appended=self.pin_tool_order)
@@ -180,9 +180,7 @@ class Prompt:
         String replies are assistant messages. The moved messages keep their hashes, so the next
         request's prefix matches this one's up to and including the old tail.
         """
-        moved = tuple(
-            Message.assistant(r) if isinstance(r, str) else r for r in replies
-        )
+        moved = tuple(Message.assistant(r) if isinstance(r, str) else r for r in replies)
         history = self.history + self.tail + moved
         return self._extend(Layer.HISTORY, history, appended=True, clear_tail=True)
 
@@ -233,7 +231,11 @@ class Prompt:
                 f"not a dumped Prompt: 'format' is {data.get('format')!r}, expected {_FORMAT!r}"
             )
         kinds: dict[str, type[Part]] = {
-            "tools": Tool, "system": SystemBlock, "docs": Doc, "history": Message, "tail": Message
+            "tools": Tool,
+            "system": SystemBlock,
+            "docs": Doc,
+            "history": Message,
+            "tail": Message,
         }
         layers: dict[str, tuple[Any, ...]] = {}
         for name, kind in kinds.items():
@@ -245,23 +247,32 @@ class Prompt:
             )
         prompt = cls(pin_tool_order=bool(data.get("pin_tool_order", False)), volatile=volatile)
         return (
-            prompt.add_tools(*layers["tools"]).add_system(*layers["system"])
-            .add_docs(*layers["docs"]).add_history(*layers["history"]).with_tail(*layers["tail"])
+            prompt.add_tools(*layers["tools"])
+            .add_system(*layers["system"])
+            .add_docs(*layers["docs"])
+            .add_history(*layers["history"])
+            .with_tail(*layers["tail"])
         )
 
     # -- internals ------------------------------------------------------------------------
 
     def _fields(self) -> dict[str, Any]:
         return {
-            "tools": self.tools, "system": self.system, "docs": self.docs,
-            "history": self.history, "tail": self.tail,
-            "pin_tool_order": self.pin_tool_order, "volatile": self.volatile,
+            "tools": self.tools,
+            "system": self.system,
+            "docs": self.docs,
+            "history": self.history,
+            "tail": self.tail,
+            "pin_tool_order": self.pin_tool_order,
+            "volatile": self.volatile,
         }
 
     def _extend(
         self, layer: Layer, parts: _LayerParts, *, appended: bool, clear_tail: bool = False
     ) -> Prompt:
-        self._check(layer, parts)
+        old = getattr(self, str(layer))
+        grows = len(parts) >= len(old) and all(a is b for a, b in zip(parts, old, strict=False))
+        self._check(layer, parts, start=len(old) if grows else 0)
         fields = self._fields()
         fields[str(layer)] = parts
         if clear_tail:
@@ -276,13 +287,12 @@ class Prompt:
         keep = sum(1 for b in blocks if b.layer < layer or (appended and b.layer == layer))
         return (counter, blocks[:keep])
 
-    def _check(self, layer: Layer, parts: _LayerParts) -> None:
-        """Validate new parts (canonical form) and run the volatile guard on stable layers."""
-        for index, part in enumerate(parts):
-            part.canonical(json_path(str(layer), index))
-        if layer in _STABLE_GUARDED and self.volatile != "ignore":
-            for index, part in enumerate(parts):
-                self._guard(layer, index, part)
+    def _check(self, layer: Layer, parts: _LayerParts, start: int) -> None:
+        """Validate the new parts (from `start` on) and guard them when the layer is stable."""
+        for index in range(start, len(parts)):
+            parts[index].canonical(json_path(str(layer), index))
+            if layer in _STABLE_GUARDED and self.volatile != "ignore":
+                self._guard(layer, index, parts[index])
 
     def _guard(self, layer: Layer, index: int, part: Part) -> None:
         text = part.text if isinstance(part, (SystemBlock, Doc)) else part.canonical().decode()
@@ -309,7 +319,9 @@ class Prompt:
         return ordered
 
     def _block_count(self) -> int:
-        return len(self.tools) + len(self.system) + len(self.docs) + len(self.history) + len(self.tail)
+        return (
+            len(self.tools) + len(self.system) + len(self.docs) + len(self.history) + len(self.tail)
+        )
 
 
 def _render_block(
@@ -339,7 +351,9 @@ def _as_tool(value: Tool | Mapping[str, Any], path: str) -> Tool:
         raise InputError(
             f"{path}: unknown tool keys {sorted(unknown)}; expected name, description, input_schema"
         )
-    return Tool(name=value.get("name", ""), description=value.get("description", ""), input_schema=schema)
+    return Tool(
+        name=value.get("name", ""), description=value.get("description", ""), input_schema=schema
+    )
 
 
 def _as_messages(messages: Iterable[str | Message]) -> tuple[Message, ...]:
@@ -348,7 +362,9 @@ def _as_messages(messages: Iterable[str | Message]) -> tuple[Message, ...]:
         if isinstance(message, str):
             message = Message.user(message)
         elif not isinstance(message, Message):
-            raise InputError(f"expected a Message or str, got {type(message).__name__} {message!r:.60}")
+            raise InputError(
+                f"expected a Message or str, got {type(message).__name__} {message!r:.60}"
+            )
         out.append(message)
     return tuple(out)
 

@@ -1,0 +1,203 @@
+"""`promptcache inspect FILE`: show a request's cache layout, block by block."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._errors import InputError
+from .._ingest import VENDORS, Ingested, prompt_from_request
+from .._parts import Message, Part, Tool
+from .._prompt import Layer, Prompt, Rendered
+from .._volatile import find_volatile
+
+_STABLE = (Layer.TOOLS, Layer.SYSTEM, Layer.DOCS)
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "inspect",
+        help="show a request's layers, blocks, token estimates, hashes and breakpoints",
+        description=(
+            "Read FILE, a JSON object holding the keyword arguments of a vendor SDK call (or a "
+            "dumped promptcache Prompt), and print its cache layout: layers, blocks, token "
+            "estimates, hash prefixes, where the breakpoints go, and volatile-looking values in "
+            "the stable layers."
+        ),
+    )
+    parser.add_argument(
+        "file", help="JSON file with SDK keyword arguments or a dumped Prompt ('-' for stdin)"
+    )
+    parser.add_argument(
+        "--vendor", choices=VENDORS, help="the request's dialect (default: detected)"
+    )
+    parser.add_argument("--model", help="the model, when FILE does not name one")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    data = _load(args.file)
+    ingested = _ingest(data, args.vendor)
+    model = args.model or ingested.model
+    rendered = ingested.prompt.render()
+    report = _report(ingested, model, rendered)
+    if args.format == "json":
+        sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(_text(report))
+    return 0
+
+
+def _load(file: str) -> Any:
+    try:
+        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{file} is not valid JSON: {exc}; inspect reads a JSON object") from None
+
+
+def _ingest(data: Any, vendor: str | None) -> Ingested:
+    if not isinstance(data, dict):
+        raise InputError(f"expected a JSON object, got a JSON {type(data).__name__}")
+    if data.get("format", "").startswith("promptcache.prompt/"):
+        return Ingested(
+            prompt=Prompt.from_json(data, volatile="ignore"), model=None, vendor=vendor or "neutral"
+        )
+    return prompt_from_request(data, vendor)
+
+
+def _report(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[str, Any]:
+    blocks = [
+        {
+            "layer": str(b.layer),
+            "path": b.path,
+            "role": b.role,
+            "tokens": b.tokens,
+            "parts": b.parts,
+            "hash": b.digest,
+            "summary": _summary(ingested.prompt.layer(b.layer)[b.index]),
+        }
+        for b in rendered
+    ]
+    return {
+        "vendor": ingested.vendor,
+        "model": model,
+        "counter": rendered.counter,
+        "tokens": {
+            "total": rendered.tokens,
+            "cacheable_prefix": sum(b.tokens for b in rendered.prefix),
+            **{str(layer): rendered.layer_tokens(layer) for layer in Layer},
+        },
+        "prefix_hash": rendered.prefix_hash.hex()[:12] or None,
+        "blocks": blocks,
+        "breakpoints": _breakpoints(ingested, model, rendered),
+        "volatile": _volatile(ingested.prompt),
+    }
+
+
+def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[str, Any]:
+    try:
+        from .._plan import plan
+    except ImportError:  # the planner ships with the vendor adapters
+        return {"planned": [], "notes": ["breakpoint planner not available in this build"]}
+    if (
+        ingested.vendor not in ("anthropic", "openai", "openai-responses", "gemini")
+        or model is None
+    ):
+        return {"planned": [], "notes": ["pass --vendor and --model to plan breakpoints"]}
+    result = plan(rendered, vendor=ingested.vendor, model=model)
+    return {
+        "planned": [
+            {"path": bp.path, "block_index": bp.block_index, "ttl": bp.ttl, "reason": bp.reason}
+            for bp in result.breakpoints
+        ],
+        "notes": list(result.notes),
+    }
+
+
+def _summary(part: Part) -> str:
+    """A few words that tell the block apart: a tool's name, the start of a text."""
+    if isinstance(part, Tool):
+        return part.name
+    text = part.text if not isinstance(part, Message) else part.text or _kinds(part)
+    flat = " ".join(text.split())
+    return flat if len(flat) <= 40 else flat[:39] + "…"
+
+
+def _kinds(message: Message) -> str:
+    return "+".join(type(p).__name__ for p in message.content)
+
+
+def _volatile(prompt: Prompt) -> list[dict[str, Any]]:
+    found = []
+    for layer in _STABLE:
+        for index, part in enumerate(prompt.layer(layer)):
+            text = getattr(part, "text", None)
+            text = text if isinstance(text, str) else part.canonical().decode()
+            for match in find_volatile(text):
+                found.append(
+                    {
+                        "path": f"{layer}[{index}]",
+                        "kind": match.label,
+                        "value": match.value,
+                        "offset": match.offset,
+                    }
+                )
+    return found
+
+
+def _text(report: dict[str, Any]) -> str:
+    tokens = report["tokens"]
+    lines = [
+        f"vendor {report['vendor']}  model {report['model'] or '?'}  "
+        f"tokens {tokens['total']:,} ({report['counter']})",
+        "",
+        f"{'block':<14} {'role':<10} {'tokens':>8}  {'hash':<12}  content",
+    ]
+    current = None
+    for block in report["blocks"]:
+        if block["layer"] != current:
+            current = block["layer"]
+            lines.append(f"-- {current} ({tokens[current]:,} tokens)")
+        lines.append(
+            f"{block['path']:<14} {block['role']:<10} {block['tokens']:>8,}  {block['hash']}  "
+            f"{block['summary']}"
+        )
+    share = tokens["cacheable_prefix"] / tokens["total"] if tokens["total"] else 0.0
+    lines += [
+        "",
+        f"cacheable prefix: {tokens['cacheable_prefix']:,} tokens ({share:.0%}), hash {report['prefix_hash'] or '-'}",
+    ]
+    lines += _breakpoint_lines(report["breakpoints"])
+    lines += _volatile_lines(report["volatile"])
+    return "\n".join(lines) + "\n"
+
+
+def _breakpoint_lines(breakpoints: dict[str, Any]) -> list[str]:
+    lines = ["breakpoints:"]
+    lines += [
+        f"  {bp['path']:<16} ttl {bp['ttl'] or '-':<4} {bp['reason']}"
+        for bp in breakpoints["planned"]
+    ]
+    lines += [f"  note: {note}" for note in breakpoints["notes"]]
+    if len(lines) == 1:
+        lines.append("  none")
+    return lines
+
+
+def _volatile_lines(found: list[dict[str, Any]]) -> list[str]:
+    if not found:
+        return ["volatile values in stable layers: none"]
+    lines = [
+        "volatile values in stable layers (each one breaks the cache for everything after it):"
+    ]
+    lines += [f"  {f['path']} offset {f['offset']}: {f['kind']} {f['value']!r}" for f in found]
+    return lines
