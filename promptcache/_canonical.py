@@ -50,9 +50,9 @@ def canonical_bytes(value: Any, path: str = "$") -> bytes:
     return data
 
 
-def chain_hash(previous: bytes, tag: bytes, data: bytes) -> bytes:
-    """hash(i) = SHA-256(hash(i-1) || tag || bytes(i)); `tag` names the block's layer and role."""
-    return hashlib.sha256(previous + tag + data).digest()
+def chain_hash(previous: bytes, tag: bytes, content_digest: bytes) -> bytes:
+    """hash(i) = SHA-256(hash(i-1) || tag || SHA-256(bytes(i))); `tag` names the block's role."""
+    return hashlib.sha256(previous + tag + content_digest).digest()
 
 
 def json_path(parent: str, key: str | int) -> str:

@@ -8,12 +8,14 @@ passing it in does not change what renders. Two parts are equal when their canon
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from ._canonical import canonical_bytes, json_path
 from ._errors import InputError
+from ._tokens import TokenCounter
 
 __all__ = [
     "Content",
@@ -30,10 +32,13 @@ __all__ = [
 ]
 
 
-class _Canonical:
-    """Memoised canonical bytes, and equality by them."""
+_Link = tuple[str, bytes, bytes, int, int]
 
-    __slots__ = ("_data",)
+
+class _Canonical:
+    """Memoised canonical bytes, their digest and token count; equality by the bytes."""
+
+    __slots__ = ("_data", "_digest", "_link")
 
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -45,6 +50,36 @@ class _Canonical:
             data = canonical_bytes(self.to_json(), path)
             object.__setattr__(self, "_data", data)
         return data
+
+    def digest(self) -> bytes:
+        """SHA-256 of the canonical bytes, computed once: the block hash chain links these."""
+        digest: bytes | None = getattr(self, "_digest", None)
+        if digest is None:
+            digest = hashlib.sha256(self.canonical()).digest()
+            object.__setattr__(self, "_digest", digest)
+        return digest
+
+    def link(self, counter: TokenCounter) -> _Link:
+        """
+        What a block of this part needs, computed once per part and counter: the role, the
+        bytes, the role tag plus content digest that the hash chain folds in, the token count
+        and the number of content blocks. Rendering a request is then one lookup per block.
+        """
+        memo: tuple[TokenCounter, _Link] | None = getattr(self, "_link", None)
+        if memo is not None and memo[0] is counter:
+            return memo[1]
+        role: str = getattr(self, "role", "")
+        data = self.canonical()
+        content = getattr(self, "content", None)
+        link = (
+            role,
+            data,
+            role.encode() + b"\0" + self.digest(),
+            counter.count(data.decode("utf-8")),
+            len(content) if isinstance(content, tuple) else 1,
+        )
+        object.__setattr__(self, "_link", (counter, link))
+        return link
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -65,6 +100,7 @@ def _need_str(value: object, what: str) -> None:
 class Tool(_Canonical):
     """A tool definition. `input_schema` is a JSON Schema object (a dict)."""
 
+    role: ClassVar[str] = "tool"
     name: str
     description: str = ""
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
@@ -92,6 +128,7 @@ class Tool(_Canonical):
 class SystemBlock(_Canonical):
     """One block of system prompt text."""
 
+    role: ClassVar[str] = "system"
     text: str
 
     def __post_init__(self) -> None:
@@ -105,6 +142,7 @@ class SystemBlock(_Canonical):
 class Doc(_Canonical):
     """A reference document that many requests share (a manual, a code file, a RAG corpus)."""
 
+    role: ClassVar[str] = "doc"
     text: str
     title: str | None = None
     source: str | None = None

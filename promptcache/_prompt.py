@@ -13,9 +13,11 @@ be shared across threads and requests.
 Rendering turns the prompt into `Block`s, one per tool, system block, document and message, each
 with its canonical bytes, a token estimate, and a chained hash
 
-    hash(i) = SHA-256(hash(i-1) || role || bytes(i))
+    hash(i) = SHA-256(hash(i-1) || role || SHA-256(bytes(i)))
 
-The chain folds in the role but not the layer: a question that moves from the tail into history
+Each part hashes its own bytes once (parts are immutable and shared between requests), so
+extending the chain costs the same for a 40 KB document as for a one-line message. The chain folds
+in the role but not the layer: a question that moves from the tail into history
 on the next turn is the same bytes on the wire, so it must keep the same hash, exactly as the
 vendor's prefix cache sees it. Rendering is incremental: a prompt built from a rendered one reuses
 the blocks in front of the layer that changed.
@@ -23,13 +25,17 @@ the blocks in front of the layer that changed.
 
 from __future__ import annotations
 
+import bisect
 import enum
+import functools
+import hashlib
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from datetime import timedelta
+from typing import Any, Literal, NamedTuple
 
-from ._canonical import chain_hash, json_path
+from ._canonical import json_path
 from ._errors import InputError, VolatileContentError, VolatileContentWarning
 from ._parts import Doc, Message, Part, SystemBlock, Tool, part_from_json
 from ._tokens import DEFAULT_COUNTER, TokenCounter
@@ -54,16 +60,20 @@ class Layer(enum.IntEnum):
         return self.name.lower()
 
 
-_ROLE = {Layer.TOOLS: "tool", Layer.SYSTEM: "system", Layer.DOCS: "doc"}
+_NAMES = {layer: layer.name.lower() for layer in Layer}
 _STABLE_GUARDED = (Layer.TOOLS, Layer.SYSTEM, Layer.DOCS)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Block:
-    """One rendered unit: a tool, a system block, a document or a message."""
+class Block(NamedTuple):
+    """
+    One rendered unit: a tool, a system block, a document or a message.
+
+    A named tuple rather than a dataclass because a request renders hundreds of these on every
+    call, and tuple construction is several times cheaper; it is just as immutable.
+    """
 
     layer: Layer
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index on purpose: the layer position
     role: str
     data: bytes
     tokens: int
@@ -73,7 +83,7 @@ class Block:
     @property
     def path(self) -> str:
         """Where the block sits in the prompt, such as `tools[3]` or `history[12]`."""
-        return f"{self.layer}[{self.index}]"
+        return f"{_NAMES[self.layer]}[{self.index}]"
 
     @property
     def digest(self) -> str:
@@ -81,7 +91,7 @@ class Block:
         return self.hash.hex()[:12]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rendered:
     """A rendered prompt: its blocks in order, and the counter that sized them."""
 
@@ -153,25 +163,25 @@ class Prompt:
         )
         merged = self.tools + new
         _check_unique_names(merged)
-        return self._extend(Layer.TOOLS, merged, appended=self.pin_tool_order)
+        return self._extend(Layer.TOOLS, merged)
 
     def add_system(self, *blocks: str | SystemBlock) -> Prompt:
         """Add system prompt blocks (plain strings or `SystemBlock`s)."""
         new = tuple(b if isinstance(b, SystemBlock) else SystemBlock(text=b) for b in blocks)
-        return self._extend(Layer.SYSTEM, self.system + new, appended=True)
+        return self._extend(Layer.SYSTEM, self.system + new)
 
     def add_docs(self, *docs: str | Doc) -> Prompt:
         """Add shared reference documents (plain strings or `Doc`s)."""
         new = tuple(d if isinstance(d, Doc) else Doc(text=d) for d in docs)
-        return self._extend(Layer.DOCS, self.docs + new, appended=True)
+        return self._extend(Layer.DOCS, self.docs + new)
 
     def add_history(self, *messages: Message) -> Prompt:
         """Append finished turns to the conversation history."""
-        return self._extend(Layer.HISTORY, self.history + _as_messages(messages), appended=True)
+        return self._extend(Layer.HISTORY, self.history + _as_messages(messages))
 
     def with_tail(self, *messages: str | Message) -> Prompt:
         """Replace the volatile tail: the new question and anything that changes per request."""
-        return self._extend(Layer.TAIL, _as_messages(messages), appended=False)
+        return self._extend(Layer.TAIL, _as_messages(messages), replaced=True)
 
     def commit_tail(self, *replies: str | Message) -> Prompt:
         """
@@ -182,7 +192,7 @@ class Prompt:
         """
         moved = tuple(Message.assistant(r) if isinstance(r, str) else r for r in replies)
         history = self.history + self.tail + moved
-        return self._extend(Layer.HISTORY, history, appended=True, clear_tail=True)
+        return self._extend(Layer.HISTORY, history, clear_tail=True)
 
     def pinned(self, pin: bool = True) -> Prompt:
         """Keep tools in the order they were added instead of sorting them by name."""
@@ -195,23 +205,29 @@ class Prompt:
         counter = counter or DEFAULT_COUNTER
         known = self._known
         if known is not None and known[0] is counter and len(known[1]) == self._block_count():
-            return Rendered(known[1], counter.name)
+            return Rendered(blocks=known[1], counter=counter.name)
         start = known[1] if known is not None and known[0] is counter else ()
         blocks = list(start)
         previous = blocks[-1].hash if blocks else b""
-        for layer, index, part in self._ordered()[len(blocks) :]:
-            block = _render_block(layer, index, part, previous, counter)
-            blocks.append(block)
-            previous = block.hash
+        # The loop every request runs: kept flat, positional, and free of helper calls.
+        append, sha256, new = blocks.append, hashlib.sha256, tuple.__new__
+        skip = len(blocks)
+        for layer in Layer:
+            parts = self.layer(layer)
+            for index in range(skip, len(parts)):
+                role, data, link, tokens, count = parts[index].link(counter)
+                previous = sha256(previous + link).digest()  # the chain: see the module doc
+                append(new(Block, (layer, index, role, data, tokens, count, previous)))
+            skip = max(0, skip - len(parts))
         result = tuple(blocks)
         object.__setattr__(self, "_known", (counter, result))
-        return Rendered(result, counter.name)
+        return Rendered(blocks=result, counter=counter.name)
 
     def layer(self, layer: Layer) -> _LayerParts:
         """The parts of one layer, in render order."""
         if layer is Layer.TOOLS:
             return self._sorted_tools()
-        return getattr(self, str(layer))  # type: ignore[no-any-return]
+        return getattr(self, _NAMES[layer])  # type: ignore[no-any-return]
 
     # -- dump / load ----------------------------------------------------------------------
 
@@ -268,15 +284,19 @@ class Prompt:
         }
 
     def _extend(
-        self, layer: Layer, parts: _LayerParts, *, appended: bool, clear_tail: bool = False
+        self, layer: Layer, parts: _LayerParts, *, replaced: bool = False, clear_tail: bool = False
     ) -> Prompt:
-        old = getattr(self, str(layer))
-        grows = len(parts) >= len(old) and all(a is b for a, b in zip(parts, old, strict=False))
-        self._check(layer, parts, start=len(old) if grows else 0)
+        """
+        A new prompt whose `layer` holds `parts`: the old parts plus new ones at the end, or,
+        when `replaced`, all new ones. Only the new parts are checked.
+        """
+        self._check(layer, parts, start=0 if replaced else len(getattr(self, _NAMES[layer])))
         fields = self._fields()
-        fields[str(layer)] = parts
+        fields[_NAMES[layer]] = parts
         if clear_tail:
             fields["tail"] = ()
+        # Sorting can put a new tool anywhere in the layer, so only a pinned layer keeps its blocks.
+        appended = not replaced and (layer is not Layer.TOOLS or self.pin_tool_order)
         return Prompt(**fields, _known=self._carry(layer, appended))
 
     def _carry(self, layer: Layer, appended: bool) -> _Known | None:
@@ -284,19 +304,25 @@ class Prompt:
         if self._known is None:
             return None
         counter, blocks = self._known
-        keep = sum(1 for b in blocks if b.layer < layer or (appended and b.layer == layer))
-        return (counter, blocks[:keep])
+        # Blocks are in layer order, so the cut is a binary search.
+        cut = bisect.bisect_right if appended else bisect.bisect_left
+        return (counter, blocks[: cut(blocks, layer, key=_layer_of)])
 
     def _check(self, layer: Layer, parts: _LayerParts, start: int) -> None:
         """Validate the new parts (from `start` on) and guard them when the layer is stable."""
+        name = _NAMES[layer]
+        guarded = layer in _STABLE_GUARDED and self.volatile != "ignore"
         for index in range(start, len(parts)):
-            parts[index].canonical(json_path(str(layer), index))
-            if layer in _STABLE_GUARDED and self.volatile != "ignore":
-                self._guard(layer, index, parts[index])
+            part = parts[index]
+            if getattr(part, "_data", None) is None:  # parts are validated once, on first use
+                part.canonical(f"{name}[{index}]")
+            if guarded:
+                self._guard(layer, index, part)
 
     def _guard(self, layer: Layer, index: int, part: Part) -> None:
-        text = part.text if isinstance(part, (SystemBlock, Doc)) else part.canonical().decode()
-        for match in find_volatile(text):
+        if not _may_be_volatile(part):
+            return
+        for match in find_volatile(_guarded_text(part)):
             message = (
                 f"{layer}[{index}] (layer {layer!s}, block {index}) contains a {match.label} "
                 f"{match.value!r} at offset {match.offset}. A value that changes per request in a "
@@ -312,32 +338,31 @@ class Prompt:
             return self.tools
         return tuple(sorted(self.tools, key=lambda tool: tool.name))
 
-    def _ordered(self) -> list[tuple[Layer, int, Part]]:
-        ordered: list[tuple[Layer, int, Part]] = []
-        for layer in Layer:
-            ordered.extend((layer, i, part) for i, part in enumerate(self.layer(layer)))
-        return ordered
-
     def _block_count(self) -> int:
         return (
             len(self.tools) + len(self.system) + len(self.docs) + len(self.history) + len(self.tail)
         )
 
 
-def _render_block(
-    layer: Layer, index: int, part: Part, previous: bytes, counter: TokenCounter
-) -> Block:
-    data = part.canonical()
-    role = part.role if isinstance(part, Message) else _ROLE[layer]
-    return Block(
-        layer=layer,
-        index=index,
-        role=role,
-        data=data,
-        tokens=counter.count(data.decode("utf-8")),
-        parts=len(part.content) if isinstance(part, Message) else 1,
-        hash=chain_hash(previous, role.encode() + b"\0", data),
-    )
+@functools.lru_cache(maxsize=1024)
+def _may_be_volatile(part: Part) -> bool:
+    """Whether the part's text has any candidate at all; memoised, as parts repeat per request."""
+    return bool(find_volatile(_guarded_text(part), window=timedelta.max))
+
+
+def _layer_of(block: Block) -> Layer:
+    return block.layer
+
+
+@functools.lru_cache(maxsize=1024)
+def _guarded_text(part: Part) -> str:
+    """
+    The text the volatile guard scans. Memoised per part so that a part reused by every request
+    hands the scanner the same string object, whose scan is memoised in turn.
+    """
+    if isinstance(part, (SystemBlock, Doc)):
+        return part.text
+    return part.canonical().decode("utf-8")
 
 
 def _as_tool(value: Tool | Mapping[str, Any], path: str) -> Tool:

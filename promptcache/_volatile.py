@@ -9,8 +9,8 @@ value rendered from `now()` looks like, while a date in a historical document is
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
@@ -68,22 +68,33 @@ def find_volatile(
     text: str, *, now: datetime | None = None, window: timedelta = timedelta(days=3)
 ) -> list[VolatileMatch]:
     """Return the volatile-looking values in `text`, in order of appearance."""
-    if not _could_match(text):
+    candidates = _candidates(text)
+    if not candidates:
         return []
     moment = now or datetime.now(timezone.utc)
-    return [match for match in _candidates(text) if _is_volatile(match, moment, window)]
+    return [match for match in candidates if _is_volatile(match, moment, window)]
+
+
+@functools.lru_cache(maxsize=256)
+def _candidates(text: str) -> tuple[VolatileMatch, ...]:
+    """
+    Every pattern hit in `text`, before the recency check.
+
+    Memoised: stable layers repeat the same texts request after request (that is why they are
+    cacheable), so the scan is paid once per distinct text. Recency is judged on every call.
+    """
+    if not _could_match(text):
+        return ()
+    return tuple(
+        VolatileMatch(kind=found.lastgroup or "", value=found.group(), offset=found.start())
+        for found in _PATTERN.finditer(text)
+    )
 
 
 def _could_match(text: str) -> bool:
     # Every pattern needs a digit (nonces are required to carry one below), so text with no digit
     # at all is skipped without running the regex.
     return any(d in text for d in "0123456789")
-
-
-def _candidates(text: str) -> Iterator[VolatileMatch]:
-    for found in _PATTERN.finditer(text):
-        kind = found.lastgroup or ""
-        yield VolatileMatch(kind=kind, value=found.group(), offset=found.start())
 
 
 def _is_volatile(match: VolatileMatch, now: datetime, window: timedelta) -> bool:

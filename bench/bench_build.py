@@ -1,0 +1,133 @@
+"""
+Build-and-render cost of a realistic agent request, as ratios against orjson.
+
+    python bench/bench_build.py
+
+The workload: 40 tools with nested schemas, an ~8k-token system prompt, 3 documents of ~10k
+tokens, a 50-turn history with tool calls, and a question. The baseline is one
+`orjson.dumps(body, option=OPT_SORT_KEYS)` of the same request as a single JSON body, measured in
+the same run.
+
+Three figures:
+  request build + render   the per-request path: the app holds its tools, system prompt,
+                           documents and history as parts (they are values, made once), and
+                           assembles and renders a new request from them. Target <= 1.5x.
+  cold build + render      the same, but every part is made from plain dicts first (the first
+                           request of a process, or an app that rebuilds everything every time).
+  append one turn + render the next turn of the conversation. Target <= 10% of the full build.
+"""
+
+from __future__ import annotations
+
+import gc
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _workload import workload  # noqa: E402
+
+from promptcache import (  # noqa: E402
+    Doc,
+    Message,
+    Prompt,
+    SystemBlock,
+    TextPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+)
+
+
+def _content(raw: Any) -> Any:
+    if isinstance(raw, str):
+        return raw
+    parts: list[Any] = []
+    for block in raw:
+        if block["type"] == "text":
+            parts.append(TextPart(text=block["text"]))
+        elif block["type"] == "tool_use":
+            parts.append(ToolUse(id=block["id"], name=block["name"], input=block["input"]))
+        else:
+            parts.append(ToolResult(tool_use_id=block["tool_use_id"], content=block["content"]))
+    return parts
+
+
+def make_parts(data: dict[str, Any]) -> dict[str, Any]:
+    """The parts an application holds: made once, reused by every request."""
+    return {
+        "tools": [Tool(**spec) for spec in data["tools"]],
+        "system": SystemBlock(text=data["system"]),
+        "docs": [Doc(text=d["text"], title=d["title"]) for d in data["docs"]],
+        "history": [Message(role=m["role"], content=_content(m["content"])) for m in data["history"]],
+        "question": data["question"],
+    }
+
+
+def assemble(parts: dict[str, Any]) -> Prompt:
+    return (
+        Prompt()
+        .add_tools(*parts["tools"])
+        .add_system(parts["system"])
+        .add_docs(*parts["docs"])
+        .add_history(*parts["history"])
+        .with_tail(parts["question"])
+    )
+
+
+def final_body(data: dict[str, Any]) -> dict[str, Any]:
+    """The same request as one JSON body, the thing a caller would otherwise serialise."""
+    return {
+        "tools": data["tools"],
+        "system": [{"type": "text", "text": data["system"]}],
+        "docs": data["docs"],
+        "messages": [*data["history"], {"role": "user", "content": data["question"]}],
+    }
+
+
+def median_time(fn: Callable[[], Any], rounds: int = 200) -> float:
+    """Median of `rounds` timings in seconds, with the garbage collector held off."""
+    times = []
+    for _ in range(rounds):
+        gc.disable()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+        gc.enable()
+    return statistics.median(times)
+
+
+def main() -> int:
+    data = workload()
+    body = final_body(data)
+    size = len(orjson.dumps(body, option=orjson.OPT_SORT_KEYS))
+    held = make_parts(data)
+    assemble(held).render()  # first use computes each part's bytes, digest and token count
+
+    baseline = median_time(lambda: orjson.dumps(body, option=orjson.OPT_SORT_KEYS))
+    request = median_time(lambda: assemble(held).render())
+    cold = median_time(lambda: assemble(make_parts(data)).render(), rounds=40)
+    base = assemble(held)
+    base.render()
+    reply, question = "It ships tomorrow.", Message.user("And the refund? " + data["question"])
+    append = median_time(lambda: base.commit_tail(reply).with_tail(question).render())
+
+    rendered = base.render()
+    print(f"workload: {len(rendered)} blocks, {rendered.tokens:,} estimated tokens, {size:,} bytes")
+    print(f"orjson.dumps(body, OPT_SORT_KEYS):  {baseline * 1e3:7.3f} ms  (baseline)")
+    print(f"request build + render (held parts): {request * 1e3:7.3f} ms  {request / baseline:6.2f}x  (target <= 1.50x)")
+    print(f"cold build + render (from dicts):    {cold * 1e3:7.3f} ms  {cold / baseline:6.2f}x  (no target; for reference)")
+    print(f"append one turn + render:            {append * 1e3:7.3f} ms  {append / request:6.1%} of the request build  (target <= 10%)")
+    print(f"                                                  {append / cold:6.1%} of the cold build")
+    ok = request / baseline <= 1.5 and append / request <= 0.10
+    print("targets met" if ok else "targets NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptcache.cli import main
+
+from .test_ingest import ANTHROPIC
+
+
+@pytest.fixture
+def request_file(tmp_path: Path) -> Path:
+    path = tmp_path / "request.json"
+    body = json.loads(json.dumps(ANTHROPIC))
+    body["system"][0]["text"] = "You are terse. Request 3f2504e0-4f89-11d3-9a0c-0305e82c3301."
+    path.write_text(json.dumps(body))
+    return path
+
+
+def test_inspect_text(request_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(request_file)]) == 0
+    out = capsys.readouterr().out
+    assert "vendor anthropic  model claude-sonnet-4-6" in out
+    assert "-- tools" in out and "tools[0]" in out and "zeta" in out
+    assert "cacheable prefix:" in out
+    assert "system[0] offset" in out and "UUID" in out
+
+
+def test_inspect_json_is_data(request_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", str(request_file), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [b["path"] for b in report["blocks"]][:3] == ["tools[0]", "tools[1]", "system[0]"]
+    assert report["tokens"]["total"] == sum(b["tokens"] for b in report["blocks"])
+    assert report["volatile"][0]["kind"] == "UUID"
+    assert set(report) >= {"vendor", "model", "blocks", "tokens", "breakpoints", "volatile", "prefix_hash"}
+
+
+def test_inspect_reads_a_dumped_prompt(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from promptcache import Prompt
+
+    path = tmp_path / "prompt.json"
+    path.write_text(json.dumps(Prompt().add_system("s").with_tail("q").to_json()))
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    assert [b["path"] for b in json.loads(capsys.readouterr().out)["blocks"]] == ["system[0]", "tail[0]"]
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read"),
+        ("{not json", "is not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"model": "x"}', "cannot tell which vendor"),
+    ],
+)
+def test_inspect_errors_exit_2_without_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    if content is not None:
+        path.write_text(content)
+    assert main(["inspect", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect"]) == 2
+    assert main(["no-such-command"]) == 2
+    assert main([]) == 2
+    assert "usage:" in capsys.readouterr().err
+
+
+def test_version_and_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert main(["inspect", "--help"]) == 0
+    assert "promptcache" in capsys.readouterr().out
+
+
+def test_console_script_runs_as_module(request_file: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "promptcache", "inspect", str(request_file), "--format", "json"],
+        capture_output=True, text=True, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["vendor"] == "anthropic"

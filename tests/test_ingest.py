@@ -1,0 +1,126 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from promptcache import InputError, Layer, ThinkingPart, ToolResult, ToolUse
+from promptcache._ingest import detect_vendor, prompt_from_request
+
+ANTHROPIC: dict[str, Any] = {
+    "model": "claude-sonnet-4-6",
+    "max_tokens": 256,
+    "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
+    "tools": [
+        {"name": "zeta", "description": "z", "input_schema": {"type": "object"}},
+        {"name": "alpha", "description": "a", "input_schema": {"type": "object"}},
+    ],
+    "messages": [
+        {"role": "user", "content": "hi"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "hmm", "signature": "s"},
+                {"type": "tool_use", "id": "t1", "name": "alpha", "input": {"q": 1}},
+            ],
+        },
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": [{"type": "text", "text": "next?", "cache_control": {"type": "ephemeral"}}]},
+    ],
+}
+
+OPENAI: dict[str, Any] = {
+    "model": "gpt-5.4",
+    "messages": [
+        {"role": "developer", "content": "You are terse."},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "alpha", "arguments": '{"q": 1}'}}
+        ]},
+        {"role": "tool", "tool_call_id": "c1", "content": "ok"},
+        {"role": "user", "content": "next?"},
+    ],
+    "tools": [{"type": "function", "function": {"name": "alpha", "description": "a", "parameters": {"type": "object"}}}],
+}
+
+RESPONSES: dict[str, Any] = {
+    "model": "gpt-5.6-terra",
+    "instructions": "You are terse.",
+    "tools": [{"type": "function", "name": "alpha", "description": "a", "parameters": {"type": "object"}}],
+    "input": [
+        {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+        {"type": "function_call", "call_id": "c1", "name": "alpha", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "ok"},
+        {"role": "user", "content": "next?"},
+    ],
+}
+
+GEMINI: dict[str, Any] = {
+    "model": "gemini-2.5-flash",
+    "contents": [
+        {"role": "user", "parts": [{"text": "hi"}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "alpha", "args": {"q": 1}}}]},
+        {"role": "user", "parts": [{"function_response": {"name": "alpha", "response": {"r": "ok"}}}]},
+        {"role": "user", "parts": [{"text": "next?"}]},
+    ],
+    "config": {
+        "systemInstruction": {"parts": [{"text": "You are terse."}]},
+        "tools": [{"function_declarations": [{"name": "alpha", "description": "a", "parameters": {"type": "object"}}]}],
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("request_", "vendor"),
+    [(ANTHROPIC, "anthropic"), (OPENAI, "openai"), (RESPONSES, "openai-responses"), (GEMINI, "gemini")],
+)
+def test_each_vendor_shape_is_read(request_: dict[str, Any], vendor: str) -> None:
+    assert detect_vendor(request_) == vendor
+    ingested = prompt_from_request(request_)
+    prompt = ingested.prompt
+    assert ingested.vendor == vendor and ingested.model == request_["model"]
+    assert [s.text for s in prompt.system] == ["You are terse."]
+    assert prompt.tail[-1].text == "next?"
+    assert all(m.role in ("user", "assistant") for m in prompt.history)
+    kinds = {type(p) for m in prompt.history + prompt.tail for p in m.content}
+    assert ToolResult in kinds and ToolUse in kinds
+
+
+def test_anthropic_keeps_the_request_tool_order_and_drops_markers() -> None:
+    prompt = prompt_from_request(ANTHROPIC).prompt
+    assert [t.name for t in prompt.layer(Layer.TOOLS)] == ["zeta", "alpha"]
+    assert b"cache_control" not in b"".join(b.data for b in prompt.render())
+    assert isinstance(prompt.history[1].content[0], ThinkingPart)
+
+
+def test_cache_markers_do_not_change_hashes() -> None:
+    unmarked = {**ANTHROPIC, "system": "You are terse."}
+    a = prompt_from_request(ANTHROPIC).prompt.render()
+    b = prompt_from_request(unmarked).prompt.render()
+    assert [x.hash for x in a] == [x.hash for x in b]
+
+
+def test_openai_tool_arguments_are_parsed() -> None:
+    prompt = prompt_from_request(OPENAI).prompt
+    call = prompt.history[1].content[0]
+    assert isinstance(call, ToolUse) and dict(call.input) == {"q": 1}
+
+
+@pytest.mark.parametrize(
+    ("request_", "message"),
+    [
+        ({"model": "x"}, "cannot tell which vendor"),
+        ({"messages": "hello"}, "'messages' must be a list of objects"),
+        ({"messages": [{"role": "robot", "content": "x"}], "max_tokens": 1}, "role must be 'user' or 'assistant'"),
+        ({"messages": [{"role": "user", "content": [{"type": "video"}]}], "max_tokens": 1}, "unsupported content block type 'video'"),
+    ],
+)
+def test_bad_requests_get_clear_errors(request_: dict[str, Any], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        prompt_from_request(request_)
+
+
+def test_unknown_vendor_is_refused() -> None:
+    with pytest.raises(InputError, match="unknown vendor 'bedrock'"):
+        prompt_from_request(ANTHROPIC, "bedrock")
