@@ -33,6 +33,16 @@ from ._parts import (
     ToolResult,
     ToolUse,
 )
+from ._plan import Breakpoint, Plan, plan
+from ._pricing import (
+    Cost,
+    MinTokenTable,
+    PriceTable,
+    Rates,
+    cost,
+    load_min_tokens,
+    load_prices,
+)
 from ._prompt import Block, Layer, Prompt, Rendered, VolatilePolicy
 from ._tokens import (
     DEFAULT_COUNTER,
@@ -41,17 +51,21 @@ from ._tokens import (
     TiktokenCounter,
     TokenCounter,
 )
-from ._usage import CacheUsage
+from ._usage import CacheDiagnosis, CacheUsage
 from ._volatile import VolatileMatch, find_volatile
+from .adapters import get_adapter
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_COUNTER",
     "Block",
+    "Breakpoint",
+    "CacheDiagnosis",
     "CacheUsage",
     "CanonicalError",
     "Content",
+    "Cost",
     "Doc",
     "DocumentPart",
     "EstimateCounter",
@@ -60,9 +74,13 @@ __all__ = [
     "InputError",
     "Layer",
     "Message",
+    "MinTokenTable",
     "MissingDependencyError",
+    "Plan",
+    "PriceTable",
     "Prompt",
     "PromptCacheError",
+    "Rates",
     "Rendered",
     "SystemBlock",
     "TextPart",
@@ -78,5 +96,10 @@ __all__ = [
     "VolatilePolicy",
     "__version__",
     "canonical_bytes",
+    "cost",
     "find_volatile",
+    "get_adapter",
+    "load_min_tokens",
+    "load_prices",
+    "plan",
 ]

@@ -13,7 +13,28 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-__all__ = ["CacheUsage"]
+__all__ = ["CacheDiagnosis", "CacheUsage"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacheDiagnosis:
+    """
+    The vendor's own explanation of a cache miss, when the caller asked for one.
+
+    Anthropic returns it as `message.diagnostics.cache_miss_reason` (beta header
+    `cache-diagnosis-2026-04-07`), OpenAI Responses as `prompt_cache_diagnostics`. `reason` is the
+    vendor's `type` (or OpenAI's `reason`) verbatim, such as "system_changed" or "input_changed";
+    None means the vendor has not diagnosed yet ("pending") or found no divergence.
+    """
+
+    reason: str | None
+    missed_tokens: int | None = None
+    reusable_tokens: int | None = None
+    raw: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def pending(self) -> bool:
+        return self.reason is None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -35,6 +56,7 @@ class CacheUsage:
     endpoint: str = ""
     model: str | None = None
     problems: tuple[str, ...] = ()
+    diagnosis: CacheDiagnosis | None = None
 
     @property
     def caching_reported(self) -> bool:

@@ -1,0 +1,63 @@
+"""
+Gemini: an explicit CachedContent for the stable prefix (created only when it pays for its
+storage), a request that leaves the cached parts out, and one usage record.
+
+    python examples/gemini_usage.py      # offline: replays cassettes/gemini/cache_lifecycle.yaml
+    GEMINI_API_KEY=... python examples/gemini_usage.py   # live
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from promptcache import Message, Prompt, Tool, cost
+from promptcache.adapters import get_adapter
+from promptcache.adapters.gemini import GeminiCacheManager
+
+MODEL = "gemini-2.5-flash"
+CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
+MANUAL = " ".join(f"Section {i}: the widget resets when the blue button is held for 5 s." for i in range(200))
+
+
+def replay(cassette: str) -> AbstractContextManager[Any]:
+    import vcr
+
+    recorder = vcr.VCR(cassette_library_dir=str(CASSETTES), record_mode="none",
+                       match_on=("method", "host", "path"))
+    return recorder.use_cassette(cassette)
+
+
+def main() -> None:
+    key = os.environ.get("GEMINI_API_KEY") or os.environ.get("GOOGLE_API_KEY")
+    prompt = (
+        Prompt()
+        .add_tools(Tool(name="lookup_order", description="Find an order by id"))
+        .add_system("You are the support agent of Acme.")
+        .add_docs(MANUAL)
+        .add_history(Message.user("My widget froze."), Message.assistant("Hold the blue button."))
+        .with_tail("It froze again. What now?")
+    )
+    adapter = get_adapter("gemini")
+    client = adapter.client(api_key=key or "offline", http_options={"api_version": "v1"})
+    manager = GeminiCacheManager(client, ttl_seconds=3600)
+    with nullcontext() if key else replay("gemini/cache_lifecycle.yaml"):
+        decision = manager.ensure(prompt, model=MODEL, expected_requests=50)
+        print(f"cache {decision.action}: {decision.reason}")
+        kwargs = adapter.to_request(prompt, model=MODEL, cached_content=decision.cache)
+        usage = adapter.read_usage(client.models.generate_content(**kwargs))
+        if decision.cache is not None:
+            manager.delete(manager.refresh(decision.cache))
+    print(f"uncached={usage.uncached_input} read={usage.cache_read} output={usage.output} "
+          f"total_input={usage.total_input}")
+    price = cost(usage)
+    print(f"this request: ${price.actual:.6f}, without caching ${price.without_cache:.6f}")
+    if decision.cache is not None:  # storage is paid once per hour, shared by every read
+        storage = cost(usage, storage_token_hours=decision.cache.tokens * 1.0)
+        print(f"one hour of cache storage: ${storage.breakdown['storage']:.6f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""
+OpenAI: GPT-5.6 breakpoints and a prefix-derived `prompt_cache_key`, for Chat Completions and
+Responses, read into one usage record.
+
+    python examples/openai_usage.py      # offline: replays cassettes/openai/*.yaml
+    OPENAI_API_KEY=... python examples/openai_usage.py   # live
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
+from typing import Any
+
+from promptcache import Message, Prompt, Tool, cost
+from promptcache.adapters import get_adapter
+
+MODEL = "gpt-5.6-terra"
+CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
+POLICY = " ".join(f"Clause {i}: refunds within 30 days need a receipt." for i in range(150))
+
+
+def replay(cassette: str) -> AbstractContextManager[Any]:
+    import vcr
+
+    recorder = vcr.VCR(cassette_library_dir=str(CASSETTES), record_mode="none",
+                       match_on=("method", "host", "path"))
+    return recorder.use_cassette(cassette)
+
+
+def main() -> None:
+    live = bool(os.environ.get("OPENAI_API_KEY"))
+    prompt = (
+        Prompt()
+        .add_tools(Tool(name="lookup_order", description="Find an order by id"))
+        .add_system("You are the support agent of Acme. " + POLICY)
+        .add_history(Message.user("My widget froze."), Message.assistant("Hold the blue button."))
+        .with_tail("It froze again. What now?")
+    )
+    chat = get_adapter("openai")
+    client = chat.client() if live else chat.client(api_key="offline")
+
+    kwargs = chat.to_request(prompt, model=MODEL, tenant="acme")
+    print("prompt_cache_key:", kwargs["prompt_cache_key"], kwargs.get("prompt_cache_options"))
+    with nullcontext() if live else replay("openai/chat_create.yaml"):
+        usage = chat.read_usage(client.chat.completions.create(**kwargs))
+    print(f"chat: uncached={usage.uncached_input} write={usage.cache_write} "
+          f"read={usage.cache_read} output={usage.output} total_input={usage.total_input}")
+
+    responses = get_adapter("openai-responses")
+    kwargs = responses.to_request(prompt, model=MODEL, cache_ttl="30m")
+    with nullcontext() if live else replay("openai/responses_create.yaml"):
+        result = responses.read_usage(client.responses.create(**kwargs))
+    print(f"responses: write by ttl={dict(result.cache_write_by_ttl)} read={result.cache_read}")
+    if result.diagnosis is not None:
+        print(f"diagnosis: {result.diagnosis.reason} ({result.diagnosis.missed_tokens} tokens)")
+    price = cost(usage)
+    print(f"cost ${price.actual:.5f}, without caching ${price.without_cache:.5f}, "
+          f"saved ${price.savings:.5f}")
+
+
+if __name__ == "__main__":
+    main()

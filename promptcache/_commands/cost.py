@@ -1,0 +1,96 @@
+"""`promptcache cost FILE...`: price vendor responses, with and without caching."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._errors import InputError
+from .._pricing import Cost, cost, load_prices
+from .._usage import CacheUsage
+from ..adapters import ADAPTER_NAMES, get_adapter
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "cost",
+        help="price response JSON files: actual cost, cost without caching, savings",
+        description=(
+            "Read each FILE, a vendor response as JSON (or only its usage object), into one "
+            "usage record, and price it from the dated price table (override with --prices or "
+            "PROMPTCACHE_PRICES). The total line sums every file."
+        ),
+    )
+    parser.add_argument("files", nargs="+", help="response JSON files ('-' for stdin)")
+    parser.add_argument("--vendor", required=True, choices=ADAPTER_NAMES, help="the API that answered")
+    parser.add_argument("--model", help="the model, when the response does not name one")
+    parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    adapter = get_adapter(args.vendor)
+    table = load_prices(args.prices)
+    rows = []
+    for file in args.files:
+        usage = adapter.read_usage(_load(file))
+        model = args.model or usage.model
+        if not model:
+            raise InputError(f"{file}: the response names no model; pass --model")
+        rows.append((file, usage, cost(usage, model=model, vendor=args.vendor, prices=table)))
+    if args.format == "json":
+        payload = {"as_of": table.as_of, "currency": table.currency,
+                   "responses": [_json(f, u, c) for f, u, c in rows], "total": _total(rows)}
+        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(_text(rows, table.as_of, table.currency))
+    return 0
+
+
+def _load(file: str) -> Any:
+    try:
+        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+        return orjson.loads(raw)
+    except OSError as exc:
+        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"{file!r} is not JSON: {exc}") from None
+
+
+def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
+    return {
+        "file": file, "model": price.model,
+        "usage": {"uncached_input": usage.uncached_input, "cache_write": usage.cache_write,
+                  "cache_read": usage.cache_read, "output": usage.output,
+                  "total_input": usage.total_input,
+                  "cache_write_by_ttl": dict(usage.cache_write_by_ttl),
+                  "problems": list(usage.problems)},
+        "cost": {"actual": price.actual, "without_cache": price.without_cache,
+                 "savings": price.savings, "breakdown": dict(price.breakdown)},
+    }
+
+
+def _total(rows: list[tuple[str, CacheUsage, Cost]]) -> dict[str, float]:
+    actual = sum(c.actual for _, _, c in rows)
+    without = sum(c.without_cache for _, _, c in rows)
+    return {"actual": actual, "without_cache": without, "savings": without - actual}
+
+
+def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -> str:
+    lines = []
+    for file, usage, price in rows:
+        lines.append(
+            f"{file}: {price.model}  in {usage.total_input} (uncached {usage.uncached_input}, "
+            f"write {usage.cache_write}, read {usage.cache_read})  out {usage.output}  "
+            f"{currency} {price.actual:.6f} vs {price.without_cache:.6f} without cache"
+        )
+        lines += [f"  problem: {p}" for p in usage.problems]
+    total = _total(rows)
+    lines.append(f"total: {currency} {total['actual']:.6f}, without caching "
+                 f"{total['without_cache']:.6f}, saved {total['savings']:.6f} (prices as of {as_of})")
+    return "\n".join(lines) + "\n"

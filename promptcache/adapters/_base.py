@@ -1,0 +1,187 @@
+"""
+What every vendor adapter shares: the capability record, the small Protocol, field access that
+works on SDK objects and plain JSON alike, and the lazy SDK import.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+
+from .._errors import InputError, MissingDependencyError
+from .._pricing import MinTokenTable, load_min_tokens
+from .._usage import CacheUsage
+
+if TYPE_CHECKING:
+    from .._plan import Plan
+    from .._prompt import Prompt
+
+__all__ = [
+    "Adapter",
+    "BaseAdapter",
+    "Capabilities",
+    "UsageAccumulator",
+    "get_field",
+    "get_int",
+    "import_sdk",
+]
+
+Marking = Literal["explicit", "automatic"]
+TtlOrder = Literal["non-increasing", "none"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Capabilities:
+    """
+    What a vendor's prompt cache can do, as data. The planner reads only this.
+
+    `ttls` lists the TTL choices longest first. With `ttl_order="non-increasing"` a breakpoint may
+    not carry a longer TTL than one in front of it (Anthropic: "a ttl='1h' cache_control block
+    must not come after a ttl='5m' cache_control block"). `lookback_blocks` is how many content
+    blocks the vendor walks back from a breakpoint to find an earlier cache entry (None: no
+    limit). `unmarkable` names content-part types that may not carry a marker, and
+    `unmarkable_layers` the prompt layers that never can (OpenAI: tools and instructions).
+    """
+
+    vendor: str
+    marking: Marking
+    max_breakpoints: int
+    lookback_blocks: int | None = None
+    ttls: tuple[str, ...] = ()
+    default_ttl: str | None = None
+    ttl_order: TtlOrder = "none"
+    unmarkable: frozenset[str] = frozenset()
+    unmarkable_layers: frozenset[str] = frozenset()
+    automatic_mode: bool = False
+    increment_tokens: int | None = None
+
+
+@runtime_checkable
+class UsageAccumulator(Protocol):
+    """Reads a stream event by event; `usage` is the record once the stream has ended."""
+
+    def feed(self, event: Any) -> None: ...
+
+    @property
+    def usage(self) -> CacheUsage: ...
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One vendor API: render a prompt into SDK keyword arguments, read usage back."""
+
+    name: str
+    capabilities: Capabilities
+
+    def capabilities_for(self, model: str) -> Capabilities: ...
+
+    def min_cacheable_tokens(self, model: str) -> int: ...
+
+    def to_request(
+        self, prompt: Prompt, *, model: str, plan: Plan | None = None, **options: Any
+    ) -> dict[str, Any]: ...
+
+    def read_usage(self, response: Any) -> CacheUsage: ...
+
+    def accumulator(self) -> UsageAccumulator: ...
+
+    def usage_from_stream(self, events: Iterable[Any]) -> CacheUsage: ...
+
+
+class BaseAdapter:
+    """Shared behaviour: capabilities per model, minimums from the table, stream draining."""
+
+    name: str = ""
+    vendor: str = ""  # the key in the minimum-token and price tables
+    capabilities: ClassVar[Capabilities]
+    # (import name, pip package, promptcache extra, sync client class, async client class)
+    sdk: tuple[str, str, str, str, str] = ("", "", "", "", "")
+
+    def __init__(self, *, min_tokens: MinTokenTable | None = None) -> None:
+        self._min_tokens = min_tokens
+
+    def capabilities_for(self, model: str) -> Capabilities:
+        return self.capabilities
+
+    def min_cacheable_tokens(self, model: str) -> int:
+        """The smallest prefix this vendor caches for `model`, from the editable table."""
+        table = self._min_tokens or load_min_tokens()
+        return table.minimum(self.vendor, model)
+
+    def accumulator(self) -> UsageAccumulator:
+        raise NotImplementedError
+
+    def client(self, **kwargs: Any) -> Any:
+        """The vendor SDK's client, imported on first use (`pip install 'promptcache[...]'`)."""
+        return self._sdk_class(3)(**kwargs)
+
+    def async_client(self, **kwargs: Any) -> Any:
+        """The vendor SDK's async client (for Gemini: `Client(...).aio`)."""
+        made = self._sdk_class(4)(**kwargs)
+        return made.aio if self.sdk[4] == self.sdk[3] else made
+
+    def _sdk_class(self, which: int) -> Any:
+        module, package, extra = self.sdk[:3]
+        sdk = import_sdk(module, package=package, extra=extra, purpose=f"the {self.name} adapter's client")
+        return getattr(sdk, self.sdk[which])
+
+    def usage_from_stream(self, events: Iterable[Any]) -> CacheUsage:
+        """Read a whole stream (SDK events or JSON dicts) into one usage record."""
+        return drain(self.accumulator(), events)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+
+def get_field(obj: Any, *path: str) -> Any:
+    """
+    Follow `path` through SDK objects or plain dicts; None where any step is missing.
+
+    SDK models expose fields as attributes (unknown server fields land in pydantic's extras, which
+    getattr also reaches); JSON dicts use the wire names, which equal the attribute names for
+    Anthropic and OpenAI. Gemini readers pass both spellings.
+    """
+    for name in path:
+        if obj is None:
+            return None
+        obj = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+    return obj
+
+
+def get_int(obj: Any, *path: str) -> int | None:
+    """An integer field, or None when absent. A non-integer value is an error, not a 0."""
+    value = get_field(obj, *path)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(
+            f"usage field {'.'.join(path)} should be an integer, got {type(value).__name__} "
+            f"{value!r:.40}; pass the SDK response object or its JSON dict"
+        )
+    return value
+
+
+def first_int(obj: Any, *names: str) -> int | None:
+    """The first present integer among alternative spellings (snake_case, camelCase)."""
+    for name in names:
+        value = get_int(obj, name)
+        if value is not None:
+            return value
+    return None
+
+
+def import_sdk(module: str, *, package: str, extra: str, purpose: str) -> ModuleType:
+    """Import a vendor SDK on first use; a missing one names the pip command that adds it."""
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(package, extra, purpose) from exc
+
+
+def drain(accumulator: UsageAccumulator, events: Iterable[Any]) -> CacheUsage:
+    for event in events:
+        accumulator.feed(event)
+    return accumulator.usage

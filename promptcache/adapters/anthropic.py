@@ -1,0 +1,488 @@
+"""
+Anthropic Messages API (`anthropic` SDK 2.14).
+
+Markers are block-level `cache_control: {"type": "ephemeral", "ttl"?: "5m"|"1h"}` on tools, system
+text blocks and message content blocks; never on thinking blocks, and never on a plain-string
+`system` (so system always renders as a list of text blocks). A request holds at most 4 markers,
+counting the caller's own and the top-level automatic one; a 1h marker may not follow a 5m one.
+`usage.input_tokens` EXCLUDES cache reads and writes:
+
+    total input = input_tokens + cache_creation_input_tokens + cache_read_input_tokens
+
+Documents render as system text blocks after the system prompt, so a document change keeps the
+tools and system prompt cached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from .._errors import InputError
+from .._parts import (
+    Content,
+    Doc,
+    DocumentPart,
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+)
+from .._plan import Plan, check_ttl_order, plan
+from .._prompt import Layer, Prompt
+from .._usage import CacheDiagnosis, CacheUsage
+from ._base import BaseAdapter, Capabilities, get_field, get_int
+
+if TYPE_CHECKING:
+    from .._prompt import Rendered
+
+__all__ = ["DIAGNOSTICS_BETA", "AnthropicAdapter", "AnthropicStream", "platform_of"]
+
+DIAGNOSTICS_BETA = "cache-diagnosis-2026-04-07"
+_PLATFORMS = ("anthropic", "aws", "bedrock", "vertex", "foundry")
+_NO_AUTOMATIC = ("bedrock", "vertex")
+_RESERVED_KWARGS = ("tools", "system", "messages", "model")
+_UNMARKABLE = ("thinking", "redacted_thinking")
+
+
+def platform_of(client: Any) -> str:
+    """The platform an `anthropic` client talks to, from its class (AnthropicBedrock -> bedrock)."""
+    name = type(client).__name__.lower()
+    for platform in ("bedrock", "vertex", "foundry", "aws"):
+        if platform in name:
+            return platform
+    return "anthropic"
+
+
+class AnthropicAdapter(BaseAdapter):
+    """Anthropic Messages: explicit block markers, or the top-level automatic mode."""
+
+    name = "anthropic"
+    vendor = "anthropic"
+    sdk = ("anthropic", "anthropic", "anthropic", "Anthropic", "AsyncAnthropic")
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        vendor="anthropic",
+        marking="explicit",
+        max_breakpoints=4,
+        lookback_blocks=20,
+        ttls=("1h", "5m"),
+        default_ttl="5m",
+        ttl_order="non-increasing",
+        unmarkable=frozenset(_UNMARKABLE),
+        automatic_mode=False,
+    )
+
+    # -- request ----------------------------------------------------------------------------
+
+    def to_request(
+        self,
+        prompt: Prompt,
+        *,
+        model: str,
+        plan: Plan | None = None,
+        max_tokens: int = 1024,
+        automatic: bool = False,
+        automatic_ttl: str | None = None,
+        platform: str = "anthropic",
+        ttl: str | None = None,
+        layer_ttls: Mapping[Layer, str] | None = None,
+        previous: Prompt | None = None,
+        extra_tools: Sequence[Mapping[str, Any]] = (),
+        diagnostics: bool = False,
+        previous_message_id: str | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """
+        The keyword arguments of `client.messages.create(...)`.
+
+        `automatic=True` adds the top-level `cache_control` (first-party API and Claude Platform
+        on AWS only; it takes one of the 4 slots). `extra_tools` are raw tool dicts (server
+        tools, MCP toolsets) placed after the prompt's tools; markers they carry count against
+        the budget. `diagnostics=True` (or a `previous_message_id`) asks for cache diagnostics:
+        send it on every request so Anthropic stores the fingerprints. Other keyword arguments
+        (temperature, thinking, stream, ...) pass through unchanged.
+        """
+        _check_options(options, platform, automatic, diagnostics or previous_message_id)
+        rendered = prompt.render()
+        reserved = sum(_count_markers(t) for t in extra_tools)
+        if plan is not None and plan.vendor != self.name:
+            raise InputError(f"this plan was made for {plan.vendor!r}; plan with vendor='anthropic'")
+        chosen = plan or _plan(self, prompt, model, ttl, layer_ttls, reserved, automatic, previous)
+        kwargs: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
+        body = _Body(prompt, rendered, chosen)
+        if prompt.tools or extra_tools:
+            kwargs["tools"] = body.tools() + [dict(t) for t in extra_tools]
+        if prompt.system or prompt.docs:
+            kwargs["system"] = body.system()
+        kwargs["messages"] = body.messages()
+        if automatic:
+            kwargs["cache_control"] = _marker(automatic_ttl)
+        if diagnostics or previous_message_id:
+            kwargs["diagnostics"] = {"previous_message_id": previous_message_id}
+            options["extra_headers"] = _with_beta(options.get("extra_headers"), DIAGNOSTICS_BETA)
+        kwargs.update(options)
+        check_markers(kwargs)
+        return kwargs
+
+    def prewarm_request(self, prompt: Prompt, *, model: str, **options: Any) -> dict[str, Any]:
+        """
+        A request that only writes the cache: `max_tokens=0`, nothing generated or billed as output.
+
+        The API rejects a pre-warm with streaming, enabled thinking, a structured output format or
+        a forced tool choice; those are refused here with the reason.
+        """
+        _check_prewarm(options)
+        if not (prompt.history or prompt.tail):
+            # The API needs one message; it sits after the last breakpoint, outside the cache.
+            prompt = prompt.with_tail(".")
+        return self.to_request(prompt, model=model, **{**options, "max_tokens": 0})
+
+    # -- usage ------------------------------------------------------------------------------
+
+    def read_usage(self, response: Any) -> CacheUsage:
+        """A `Message` (SDK object or JSON dict), or its `usage` alone."""
+        usage = get_field(response, "usage")
+        if usage is None:
+            usage = response
+        return _usage_from(
+            _fields(usage), get_field(usage, "cache_creation"), model=get_field(response, "model"),
+            diagnosis=_diagnosis(response), endpoint="messages",
+        )
+
+    def accumulator(self) -> AnthropicStream:
+        return AnthropicStream()
+
+
+class AnthropicStream:
+    """
+    Reads `message_start` (input, cache, TTL split) and each `message_delta` (cumulative output and
+    optional cumulative input/cache counts; later non-null values replace earlier ones, as the
+    SDK's own accumulator does). The TTL split only comes in `message_start`.
+    """
+
+    def __init__(self) -> None:
+        self._fields: dict[str, int | None] = {}
+        self._creation: Any = None
+        self._model: str | None = None
+        self._diagnosis: CacheDiagnosis | None = None
+        self._started = False
+
+    def feed(self, event: Any) -> None:
+        kind = get_field(event, "type")
+        if kind == "message_start":
+            message = get_field(event, "message")
+            usage = get_field(message, "usage")
+            self._fields = _fields(usage)
+            self._creation = get_field(usage, "cache_creation")
+            self._model = get_field(message, "model")
+            self._diagnosis = _diagnosis(message)
+            self._started = True
+        elif kind == "message_delta":
+            usage = get_field(event, "usage")
+            for name, value in _fields(usage).items():
+                if value is not None:
+                    self._fields[name] = value
+
+    @property
+    def usage(self) -> CacheUsage:
+        if not self._started:
+            raise InputError(
+                "the stream ended before a message_start event, so it carried no usage; feed "
+                "every event of the stream (or the SDK's final message) to the accumulator"
+            )
+        return _usage_from(
+            self._fields, self._creation, model=self._model, diagnosis=self._diagnosis,
+            endpoint="messages.stream",
+        )
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+
+class _Body:
+    """Renders each layer, putting a marker on the blocks the plan names."""
+
+    def __init__(self, prompt: Prompt, rendered: Rendered, chosen: Plan) -> None:
+        self.prompt = prompt
+        self.plan = chosen
+        self.offset = {layer: _first_index(rendered, layer) for layer in Layer}
+
+    def _ttl_at(self, layer: Layer, index: int) -> tuple[bool, str | None]:
+        point = self.plan.at(self.offset[layer] + index)
+        return (point is not None, point.ttl if point is not None else None)
+
+    def tools(self) -> list[dict[str, Any]]:
+        out = []
+        for i, tool in enumerate(self.prompt.layer(Layer.TOOLS)):
+            assert isinstance(tool, Tool)
+            out.append(_mark(_tool(tool), *self._ttl_at(Layer.TOOLS, i)))
+        return out
+
+    def system(self) -> list[dict[str, Any]]:
+        out = [
+            _mark({"type": "text", "text": block.text}, *self._ttl_at(Layer.SYSTEM, i))
+            for i, block in enumerate(self.prompt.system)
+        ]
+        out += [
+            _mark({"type": "text", "text": _doc_text(doc)}, *self._ttl_at(Layer.DOCS, i))
+            for i, doc in enumerate(self.prompt.docs)
+        ]
+        return out
+
+    def messages(self) -> list[dict[str, Any]]:
+        out = []
+        for layer in (Layer.HISTORY, Layer.TAIL):
+            for i, message in enumerate(self.prompt.layer(layer)):
+                assert isinstance(message, Message)
+                out.append(_message(message, *self._ttl_at(layer, i)))
+        return out
+
+
+def _first_index(rendered: Rendered, layer: Layer) -> int:
+    return next((b_i for b_i, b in enumerate(rendered.blocks) if b.layer >= layer), len(rendered))
+
+
+def _marker(ttl: str | None) -> dict[str, str]:
+    return {"type": "ephemeral", "ttl": ttl} if ttl else {"type": "ephemeral"}
+
+
+def _mark(block: dict[str, Any], marked: bool, ttl: str | None) -> dict[str, Any]:
+    if marked:
+        block["cache_control"] = _marker(ttl)
+    return block
+
+
+def _tool(tool: Tool) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": tool.name, "input_schema": dict(tool.input_schema)}
+    if tool.description:
+        out["description"] = tool.description
+    return out
+
+
+def _doc_text(doc: Doc) -> str:
+    if doc.title is None and doc.source is None:
+        return doc.text
+    attrs = "".join(
+        f' {k}="{v}"' for k, v in (("title", doc.title), ("source", doc.source)) if v is not None
+    )
+    return f"<document{attrs}>\n{doc.text}\n</document>"
+
+
+def _message(message: Message, marked: bool, ttl: str | None) -> dict[str, Any]:
+    content = [_content(part) for part in message.content]
+    if marked:
+        # The marker goes on the last block that may carry one: never on a thinking block.
+        for block in reversed(content):
+            if block["type"] not in _UNMARKABLE:
+                block["cache_control"] = _marker(ttl)
+                break
+    return {"role": message.role, "content": content}
+
+
+def _content(part: Content) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ImagePart):
+        source = (
+            {"type": "base64", "media_type": part.media_type, "data": part.data}
+            if part.data is not None
+            else {"type": "url", "url": part.url}
+        )
+        return {"type": "image", "source": source}
+    if isinstance(part, DocumentPart):
+        return _document(part)
+    if isinstance(part, ToolUse):
+        return {"type": "tool_use", "id": part.id, "name": part.name, "input": dict(part.input)}
+    if isinstance(part, ToolResult):
+        return _tool_result(part)
+    if isinstance(part, ThinkingPart):
+        return {"type": "thinking", "thinking": part.thinking, "signature": part.signature}
+    raise InputError(f"cannot render {type(part).__name__} for Anthropic")
+
+
+def _document(part: DocumentPart) -> dict[str, Any]:
+    source = (
+        {"type": "base64", "media_type": part.media_type, "data": part.data}
+        if part.data is not None
+        else {"type": "text", "media_type": "text/plain", "data": part.text}
+    )
+    out: dict[str, Any] = {"type": "document", "source": source}
+    if part.title is not None:
+        out["title"] = part.title
+    return out
+
+
+def _tool_result(part: ToolResult) -> dict[str, Any]:
+    body: Any = part.content if isinstance(part.content, str) else [_content(c) for c in part.content]
+    out: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.tool_use_id, "content": body}
+    if part.is_error:
+        out["is_error"] = True
+    return out
+
+
+# -- checks -----------------------------------------------------------------------------------
+
+
+def _plan(
+    adapter: AnthropicAdapter, prompt: Prompt, model: str, ttl: str | None,
+    layer_ttls: Mapping[Layer, str] | None, reserved: int, automatic: bool, previous: Prompt | None,
+) -> Plan:
+    return plan(prompt, vendor=adapter.name, model=model, ttl=ttl, layer_ttls=layer_ttls,
+                reserved=reserved, automatic=automatic, previous=previous)
+
+
+def _check_options(options: Mapping[str, Any], platform: str, automatic: bool, diag: Any) -> None:
+    clash = [k for k in _RESERVED_KWARGS if k in options]
+    if clash:
+        raise InputError(
+            f"{clash} come from the Prompt; build them with Prompt.add_tools/add_system/"
+            "add_history/with_tail (raw server tools go in extra_tools=)"
+        )
+    if platform not in _PLATFORMS:
+        raise InputError(f"platform must be one of {list(_PLATFORMS)}, got {platform!r}")
+    if automatic and platform in _NO_AUTOMATIC:
+        raise InputError(
+            f"automatic caching (top-level cache_control) is not available on {platform}; "
+            "use explicit breakpoints (automatic=False), which promptcache places for you"
+        )
+    if diag and platform != "anthropic":
+        raise InputError(f"cache diagnostics are a first-party beta; not available on {platform}")
+
+
+def _check_prewarm(options: Mapping[str, Any]) -> None:
+    thinking = options.get("thinking") or {}
+    tool_choice = options.get("tool_choice") or {}
+    problems = {
+        "stream=True": bool(options.get("stream")),
+        "thinking enabled": isinstance(thinking, Mapping) and thinking.get("type") == "enabled",
+        "output_config.format": bool((options.get("output_config") or {}).get("format")),
+        "tool_choice any/tool": isinstance(tool_choice, Mapping)
+        and tool_choice.get("type") in ("any", "tool"),
+    }
+    bad = [name for name, present in problems.items() if present]
+    if bad:
+        raise InputError(
+            f"a pre-warm request (max_tokens=0) cannot use {', '.join(bad)}: the API rejects it. "
+            "Drop those options from the pre-warm call"
+        )
+
+
+def _with_beta(headers: Mapping[str, str] | None, beta: str) -> dict[str, str]:
+    out = dict(headers or {})
+    present = [b.strip() for b in out.get("anthropic-beta", "").split(",") if b.strip()]
+    if beta not in present:
+        present.append(beta)
+    out["anthropic-beta"] = ",".join(present)
+    return out
+
+
+def _count_markers(value: Any) -> int:
+    if isinstance(value, Mapping):
+        own = 1 if value.get("cache_control") else 0
+        return own + sum(_count_markers(v) for k, v in value.items() if k != "cache_control")
+    if isinstance(value, list | tuple):
+        return sum(_count_markers(v) for v in value)
+    return 0
+
+
+def _markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    """(where, ttl) of every marker in the order the API reads them: tools, system, messages."""
+    for i, tool in enumerate(kwargs.get("tools") or ()):
+        if isinstance(tool, Mapping) and tool.get("cache_control"):
+            yield f"tools[{i}]", tool["cache_control"].get("ttl")
+    system = kwargs.get("system")
+    if isinstance(system, list):
+        for i, block in enumerate(system):
+            if block.get("cache_control"):
+                yield f"system[{i}]", block["cache_control"].get("ttl")
+    for m, message in enumerate(kwargs.get("messages") or ()):
+        content = message.get("content")
+        for c, block in enumerate(content if isinstance(content, list) else ()):
+            if block.get("cache_control"):
+                if block.get("type") in _UNMARKABLE:
+                    raise InputError(
+                        f"messages[{m}].content[{c}] is a {block['type']} block with "
+                        "cache_control; the API rejects markers on thinking blocks"
+                    )
+                yield f"messages[{m}].content[{c}]", block["cache_control"].get("ttl")
+    if kwargs.get("cache_control"):
+        yield "automatic (top-level cache_control)", kwargs["cache_control"].get("ttl")
+
+
+def check_markers(kwargs: Mapping[str, Any]) -> None:
+    """Refuse what Anthropic would answer 400 to: more than 4 markers, or 1h after 5m."""
+    markers = list(_markers_in_order(kwargs))
+    limit = AnthropicAdapter.capabilities.max_breakpoints
+    if len(markers) > limit:
+        raise InputError(
+            f"{len(markers)} cache markers ({', '.join(w for w, _ in markers)}) exceed "
+            f"Anthropic's {limit}; the API answers 400 'Found {len(markers)}'. Fix: let "
+            "promptcache plan them (plan=None) or remove your own cache_control markers"
+        )
+    check_ttl_order(markers, AnthropicAdapter.capabilities)
+
+
+# -- usage ------------------------------------------------------------------------------------
+
+_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+
+
+def _fields(usage: Any) -> dict[str, int | None]:
+    return {name: get_int(usage, name) for name in _USAGE_FIELDS}
+
+
+def _usage_from(
+    fields: Mapping[str, int | None], creation: Any, *, model: Any, diagnosis: CacheDiagnosis | None,
+    endpoint: str,
+) -> CacheUsage:
+    problems: list[str] = []
+    by_ttl = _ttl_split(creation)
+    write = fields.get("cache_creation_input_tokens")
+    read = fields.get("cache_read_input_tokens")
+    reported = write is not None or read is not None or creation is not None
+    if write is None and by_ttl:
+        write = sum(by_ttl.values())
+    if by_ttl and write is not None and sum(by_ttl.values()) != write:
+        problems.append(
+            f"cache_creation TTL split ({', '.join(f'{k}={v}' for k, v in by_ttl.items())}) sums "
+            f"to {sum(by_ttl.values())}, but cache_creation_input_tokens is {write}"
+        )
+    problems += [f"{name} is negative ({value})" for name, value in fields.items()
+                 if value is not None and value < 0]
+    return CacheUsage(
+        uncached_input=fields.get("input_tokens") or 0,
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=fields.get("output_tokens") or 0,
+        cache_write_by_ttl={k: v for k, v in by_ttl.items() if v},
+        vendor="anthropic", endpoint=endpoint, model=model if isinstance(model, str) else None,
+        problems=tuple(problems), diagnosis=diagnosis,
+    )
+
+
+def _ttl_split(creation: Any) -> dict[str, int]:
+    if creation is None:
+        return {}
+    split = {
+        "5m": get_int(creation, "ephemeral_5m_input_tokens"),
+        "1h": get_int(creation, "ephemeral_1h_input_tokens"),
+    }
+    return {k: v for k, v in split.items() if v is not None}
+
+
+def _diagnosis(message: Any) -> CacheDiagnosis | None:
+    diagnostics = get_field(message, "diagnostics")
+    if diagnostics is None:
+        return None
+    reason = get_field(diagnostics, "cache_miss_reason")
+    if reason is None:
+        return CacheDiagnosis(reason=None)
+    raw = reason if isinstance(reason, Mapping) else reason.model_dump()
+    return CacheDiagnosis(
+        reason=get_field(reason, "type"),
+        missed_tokens=get_int(reason, "cache_missed_input_tokens"),
+        raw=dict(raw),
+    )

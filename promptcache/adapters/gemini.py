@@ -1,0 +1,485 @@
+"""
+Google Gemini generateContent (`google-genai` SDK 3.6).
+
+Implicit caching (Gemini 2.5 and later) needs nothing but order: the stable prefix first and
+unchanged. Explicit caching is a resource with a lifecycle, which `GeminiCacheManager` runs:
+create a `CachedContent` for the static prefix (system instruction, tools, tool config,
+documents), reuse it by prefix hash, refresh its TTL, recreate it when the prefix changes, delete
+it when asked. A request that uses `cached_content` must not repeat system_instruction, tools or
+tool_config: the SDK does not strip them and the API answers 400.
+
+`prompt_token_count` INCLUDES `cached_content_token_count`. Proto3 JSON leaves out counts that
+are 0, so a missing `cachedContentTokenCount` means 0 cached tokens, not "unknown". Writes are
+never reported per request (an explicit cache is billed when created, plus storage per hour).
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from .._errors import InputError
+from .._parts import (
+    Content,
+    DocumentPart,
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+)
+from .._plan import Plan
+from .._pricing import PriceTable, load_prices
+from .._prompt import Layer, Prompt, Rendered
+from .._usage import CacheUsage
+from ._base import BaseAdapter, Capabilities, first_int, get_field
+
+__all__ = ["CacheDecision", "CachedPrefix", "GeminiAdapter", "GeminiCacheManager", "GeminiStream"]
+
+_CACHE_BOUND = ("system_instruction", "tools", "tool_config")
+_CAMEL = {"system_instruction": "systemInstruction", "tool_config": "toolConfig"}
+_MILLION = 1_000_000
+
+
+class GeminiAdapter(BaseAdapter):
+    """`client.models.generate_content(**adapter.to_request(...))` (and `_stream`)."""
+
+    name = "gemini"
+    vendor = "gemini"
+    sdk = ("google.genai", "google-genai", "gemini", "Client", "Client")
+    capabilities: ClassVar[Capabilities] = Capabilities(
+        vendor="gemini", marking="automatic", max_breakpoints=0, ttls=(), default_ttl=None,
+    )
+
+    def to_request(
+        self,
+        prompt: Prompt,
+        *,
+        model: str,
+        plan: Plan | None = None,
+        cached_content: str | CachedPrefix | None = None,
+        config: Mapping[str, Any] | None = None,
+        tool_config: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """
+        `model`, `contents` and `config` for `generate_content`. With `cached_content` (a name or
+        the `CachedPrefix` the manager returned) the cached parts are left out of the request.
+        `plan` is accepted for symmetry; Gemini has no markers to place.
+        """
+        config_out = dict(config or {})
+        if cached_content is not None:
+            name = _check_cached(prompt, cached_content, config_out, tool_config)
+            config_out["cached_content"] = name
+            contents = _contents(prompt, (Layer.HISTORY, Layer.TAIL))
+        else:
+            config_out.update(static_config(prompt, tool_config))
+            contents = _contents(prompt, (Layer.DOCS, Layer.HISTORY, Layer.TAIL))
+        if not contents:
+            raise InputError("Gemini needs at least one content; add one with Prompt.with_tail(...)")
+        return {"model": model, "contents": contents, "config": config_out, **options}
+
+    def read_usage(self, response: Any) -> CacheUsage:
+        """A `GenerateContentResponse` (SDK object or JSON dict), or its usage metadata alone."""
+        usage = _usage_metadata(response)
+        if usage is None:
+            raise InputError(
+                "the response has no usage_metadata (usageMetadata); pass the whole "
+                "GenerateContentResponse or its JSON"
+            )
+        return _usage_from(usage, model=_model(response), endpoint="generateContent")
+
+    def accumulator(self) -> GeminiStream:
+        return GeminiStream()
+
+
+def static_config(prompt: Prompt, tool_config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The cache-bound config: system instruction, tools and tool config."""
+    out: dict[str, Any] = {}
+    if prompt.system:
+        out["system_instruction"] = {"parts": [{"text": b.text} for b in prompt.system]}
+    if prompt.tools:
+        out["tools"] = [{"function_declarations": [
+            _declaration(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)
+        ]}]
+    if tool_config:
+        out["tool_config"] = dict(tool_config)
+    return out
+
+
+def _declaration(tool: Tool) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": tool.name, "parameters_json_schema": dict(tool.input_schema)}
+    if tool.description:
+        out["description"] = tool.description
+    return out
+
+
+def _check_cached(
+    prompt: Prompt, cached: str | CachedPrefix, config: Mapping[str, Any],
+    tool_config: Mapping[str, Any] | None,
+) -> str:
+    clash = [k for k in _CACHE_BOUND if k in config or _CAMEL.get(k, k) in config]
+    if tool_config:
+        clash.append("tool_config")
+    if clash:
+        raise InputError(
+            f"a request with cached_content must not set {clash}: the API answers 400 "
+            "'CachedContent can not be used with GenerateContent request setting "
+            "system_instruction, tools or tool_config'. They live in the cache; drop them here"
+        )
+    if isinstance(cached, CachedPrefix):
+        current = static_hash(prompt.render())
+        if current != cached.prefix_hash:
+            raise InputError(
+                f"cache {cached.name} holds prefix {cached.prefix_hash[:12]}, but this prompt's "
+                f"static prefix is {current[:12]}; call GeminiCacheManager.ensure(prompt, ...) "
+                "to recreate it"
+            )
+        return cached.name
+    return cached
+
+
+def _contents(prompt: Prompt, layers: tuple[Layer, ...]) -> list[dict[str, Any]]:
+    names = {p.id: p.name for m in prompt.history + prompt.tail for p in m.content
+             if isinstance(p, ToolUse)}
+    out: list[dict[str, Any]] = []
+    for layer in layers:
+        for part in prompt.layer(layer):
+            if isinstance(part, Message):
+                role = "model" if part.role == "assistant" else "user"
+                out.append({"role": role, "parts": [_part(c, names) for c in part.content]})
+            else:
+                out.append({"role": "user", "parts": [{"text": getattr(part, "text", "")}]})
+    return out
+
+
+def _part(part: Content, names: Mapping[str, str]) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"text": part.text}
+    if isinstance(part, ThinkingPart):
+        return {"text": part.thinking, "thought": True}
+    if isinstance(part, ImagePart | DocumentPart) and part.data is not None:
+        return {"inline_data": {"mime_type": part.media_type, "data": base64.b64decode(part.data)}}
+    if isinstance(part, ImagePart):
+        return {"file_data": {"file_uri": part.url, "mime_type": part.media_type}}
+    if isinstance(part, DocumentPart):
+        return {"text": part.text or ""}
+    if isinstance(part, ToolUse):
+        return {"function_call": {"id": part.id, "name": part.name, "args": dict(part.input)}}
+    if isinstance(part, ToolResult):
+        body: Any = part.content if isinstance(part.content, str) else [
+            c.text for c in part.content if isinstance(c, TextPart)
+        ]
+        key = "error" if part.is_error else "output"
+        return {"function_response": {"id": part.tool_use_id,
+                                      "name": names.get(part.tool_use_id, part.tool_use_id),
+                                      "response": {key: body}}}
+    raise InputError(f"cannot render {type(part).__name__} for Gemini")
+
+
+# -- usage ------------------------------------------------------------------------------------
+
+
+def _usage_metadata(response: Any) -> Any:
+    usage = get_field(response, "usage_metadata")
+    if usage is None:
+        usage = get_field(response, "usageMetadata")
+    if usage is None and first_int(response, "prompt_token_count", "promptTokenCount") is not None:
+        usage = response
+    return usage
+
+
+def _model(response: Any) -> str | None:
+    model = get_field(response, "model_version")
+    if model is None:
+        model = get_field(response, "modelVersion")
+    return model if isinstance(model, str) else None
+
+
+def _usage_from(usage: Any, *, model: str | None, endpoint: str) -> CacheUsage:
+    prompt = first_int(usage, "prompt_token_count", "promptTokenCount") or 0
+    cached = first_int(usage, "cached_content_token_count", "cachedContentTokenCount") or 0
+    tool_use = first_int(usage, "tool_use_prompt_token_count", "toolUsePromptTokenCount") or 0
+    candidates = first_int(usage, "candidates_token_count", "candidatesTokenCount") or 0
+    thoughts = first_int(usage, "thoughts_token_count", "thoughtsTokenCount") or 0
+    problems = []
+    if cached > prompt:
+        problems.append(f"cachedContentTokenCount ({cached}) exceeds promptTokenCount ({prompt})")
+    total = first_int(usage, "total_token_count", "totalTokenCount")
+    expected = prompt + tool_use + candidates + thoughts
+    if total is not None and total != expected:
+        problems.append(
+            f"totalTokenCount ({total}) != prompt ({prompt}) + tool-use prompt ({tool_use}) + "
+            f"candidates ({candidates}) + thoughts ({thoughts}) = {expected}"
+        )
+    return CacheUsage(
+        # Tool-use prompt tokens are billed as input; thoughts are billed as output.
+        uncached_input=max(prompt - cached, 0) + tool_use,
+        cache_read=cached,
+        cache_write=0,
+        output=candidates + thoughts,
+        vendor="gemini", endpoint=endpoint, model=model, problems=tuple(problems),
+    )
+
+
+class GeminiStream:
+    """
+    Each chunk's usage is the running total of its HTTP stream, so the last one wins. The SDK's
+    automatic continuation re-sends the request when a response ends with finish reason
+    CONTINUATION and yields chunks whose usage already sums the hops: for SDK objects the last
+    chunk is the answer. Raw JSON chunks are per hop: a CONTINUATION finish closes a hop, and the
+    hops are summed here the way the SDK sums them.
+    """
+
+    _FIELDS = ("prompt_token_count", "cached_content_token_count", "tool_use_prompt_token_count",
+               "candidates_token_count", "thoughts_token_count", "total_token_count")
+
+    def __init__(self) -> None:
+        self._done: dict[str, int] = {}
+        self._current: Any = None
+        self._model: str | None = None
+        self._hops = 0
+
+    def feed(self, event: Any) -> None:
+        usage = _usage_metadata(event)
+        if usage is not None:
+            self._current = usage
+        self._model = _model(event) or self._model
+        if isinstance(event, Mapping) and _finish(event) == "CONTINUATION":
+            self._close_hop()
+
+    def _close_hop(self) -> None:
+        if self._current is None:
+            return
+        for name in self._FIELDS:
+            camel = "".join(w.capitalize() if i else w for i, w in enumerate(name.split("_")))
+            value = first_int(self._current, name, camel) or 0
+            self._done[name] = self._done.get(name, 0) + value
+        self._current = None
+        self._hops += 1
+
+    @property
+    def usage(self) -> CacheUsage:
+        if self._current is None and not self._done:
+            raise InputError("the stream carried no usageMetadata; read it to the end")
+        if self._hops:
+            self._close_hop()
+            merged: Any = dict(self._done)
+            return _usage_from(merged, model=self._model, endpoint="streamGenerateContent")
+        return _usage_from(self._current, model=self._model, endpoint="streamGenerateContent")
+
+
+def _finish(chunk: Mapping[str, Any]) -> Any:
+    candidates = chunk.get("candidates") or [{}]
+    first = candidates[0] if isinstance(candidates[0], Mapping) else {}
+    return first.get("finishReason", first.get("finish_reason"))
+
+
+# -- explicit caches --------------------------------------------------------------------------
+
+
+def static_hash(rendered: Rendered) -> str:
+    """Hex hash at the end of the static prefix (tools, system, docs): the cache's identity."""
+    static = [b for b in rendered.blocks if b.layer < Layer.HISTORY]
+    return static[-1].hash.hex() if static else ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CachedPrefix:
+    """A live `CachedContent` holding one prompt's static prefix."""
+
+    name: str
+    model: str
+    prefix_hash: str
+    tokens: int
+    expire_time: dt.datetime | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacheDecision:
+    """What `ensure` did: the cache to use (None: rely on implicit caching) and why."""
+
+    cache: CachedPrefix | None
+    action: str  # "created", "reused", "refreshed", "recreated", "skipped"
+    reason: str
+
+
+class GeminiCacheManager:
+    """
+    Runs the explicit-cache lifecycle against a `google.genai.Client` (or `client.aio`, with the
+    `a*` methods).
+
+        manager = GeminiCacheManager(client, ttl_seconds=3600)
+        decision = manager.ensure(prompt, model="gemini-2.5-pro", expected_requests=20)
+        kwargs = adapter.to_request(prompt, model=..., cached_content=decision.cache)
+    """
+
+    def __init__(
+        self, client: Any, *, ttl_seconds: int = 3600, prices: PriceTable | None = None,
+        adapter: GeminiAdapter | None = None, refresh_within_seconds: int = 300,
+    ) -> None:
+        if ttl_seconds <= 0:
+            raise InputError(f"ttl_seconds must be positive, got {ttl_seconds}")
+        self.client = client
+        self.ttl_seconds = ttl_seconds
+        self.refresh_within = dt.timedelta(seconds=refresh_within_seconds)
+        self.prices = prices
+        self.adapter = adapter or GeminiAdapter()
+        self._slots: dict[tuple[str, str], CachedPrefix] = {}
+
+    # -- decisions ----------------------------------------------------------------------------
+
+    def worth_creating(self, tokens: int, model: str, expected_requests: int) -> tuple[bool, str]:
+        """Create only above the minimum, and when the expected reads save more than storage costs."""
+        minimum = self.adapter.min_cacheable_tokens(model)
+        if tokens < minimum:
+            return False, (
+                f"not creating a cache: the static prefix is {tokens} tokens, below {model}'s "
+                f"minimum of {minimum} (the API would answer 400 'Cached content is too small'); "
+                "implicit caching still applies"
+            )
+        rates = (self.prices or load_prices()).rates("gemini", model)
+        if rates.read is None or rates.storage_per_hour is None:
+            return False, f"not creating a cache: the price row for {model} lacks read or storage rates"
+        hours = self.ttl_seconds / 3600
+        saving = expected_requests * tokens * (rates.input - rates.read) / _MILLION
+        storage = tokens * hours * rates.storage_per_hour / _MILLION
+        verdict = saving > storage
+        return verdict, (
+            f"{'creating' if verdict else 'not creating'} a cache: {expected_requests} reads of "
+            f"{tokens} tokens save ${saving:.6f}; {hours:g} h of storage costs ${storage:.6f}"
+        )
+
+    # -- lifecycle (sync) ---------------------------------------------------------------------
+
+    def ensure(
+        self, prompt: Prompt, *, model: str, expected_requests: int, slot: str = "default",
+        tool_config: Mapping[str, Any] | None = None,
+    ) -> CacheDecision:
+        """Reuse, refresh, recreate or create the cache for `prompt`'s static prefix."""
+        rendered = prompt.render()
+        key, tokens = static_hash(rendered), _static_tokens(rendered)
+        held = self._slots.get((model, slot))
+        if held is not None and held.prefix_hash == key:
+            if _expiring(held, self.refresh_within):
+                return CacheDecision(cache=self.refresh(held), action="refreshed",
+                                     reason="TTL was about to run out")
+            return CacheDecision(cache=held, action="reused", reason="same static prefix")
+        create, reason = self.worth_creating(tokens, model, expected_requests)
+        if not create:
+            return CacheDecision(cache=None, action="skipped", reason=reason)
+        if held is not None:
+            self.delete(held)
+        made = self._remember(slot, self.client.caches.create(
+            model=model, config=self._create_config(prompt, key, tool_config)), model, key, tokens)
+        return CacheDecision(cache=made, action="recreated" if held else "created", reason=reason)
+
+    def find(self, prompt: Prompt, *, model: str, slot: str = "default") -> CachedPrefix | None:
+        """
+        Adopt a live cache another process made for the same static prefix (`caches.list`,
+        matched by the prefix hash in its display name and by model), so restarts reuse it.
+        """
+        rendered = prompt.render()
+        key = static_hash(rendered)
+        wanted = f"promptcache-{key[:16]}"
+        for found in self.client.caches.list():
+            name = get_field(found, "display_name") or get_field(found, "displayName")
+            found_model = str(get_field(found, "model") or "").removeprefix("models/")
+            if name == wanted and found_model == model:
+                return self._remember(slot, found, model, key, _static_tokens(rendered))
+        return None
+
+    def refresh(self, cache: CachedPrefix) -> CachedPrefix:
+        """Extend the TTL (`caches.update`); only TTL and expiry can change on a cache."""
+        answer = self.client.caches.update(name=cache.name, config={"ttl": f"{self.ttl_seconds}s"})
+        return self._replace(cache, answer)
+
+    def delete(self, cache: CachedPrefix) -> None:
+        self.client.caches.delete(name=cache.name)
+        self._forget(cache)
+
+    def delete_all(self) -> None:
+        for cache in list(self._slots.values()):
+            self.delete(cache)
+
+    # -- lifecycle (async: pass client.aio) ----------------------------------------------------
+
+    async def aensure(
+        self, prompt: Prompt, *, model: str, expected_requests: int, slot: str = "default",
+        tool_config: Mapping[str, Any] | None = None,
+    ) -> CacheDecision:
+        rendered = prompt.render()
+        key, tokens = static_hash(rendered), _static_tokens(rendered)
+        held = self._slots.get((model, slot))
+        if held is not None and held.prefix_hash == key:
+            if _expiring(held, self.refresh_within):
+                answer = await self.client.caches.update(
+                    name=held.name, config={"ttl": f"{self.ttl_seconds}s"})
+                return CacheDecision(cache=self._replace(held, answer), action="refreshed",
+                                     reason="TTL was about to run out")
+            return CacheDecision(cache=held, action="reused", reason="same static prefix")
+        create, reason = self.worth_creating(tokens, model, expected_requests)
+        if not create:
+            return CacheDecision(cache=None, action="skipped", reason=reason)
+        if held is not None:
+            await self.client.caches.delete(name=held.name)
+            self._forget(held)
+        answer = await self.client.caches.create(
+            model=model, config=self._create_config(prompt, key, tool_config))
+        made = self._remember(slot, answer, model, key, tokens)
+        return CacheDecision(cache=made, action="recreated" if held else "created", reason=reason)
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _create_config(
+        self, prompt: Prompt, key: str, tool_config: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        config: dict[str, Any] = {
+            "ttl": f"{self.ttl_seconds}s", "display_name": f"promptcache-{key[:16]}"
+        }
+        config.update(static_config(prompt, tool_config))
+        docs = _contents(prompt, (Layer.DOCS,))
+        if docs:
+            config["contents"] = docs
+        return config
+
+    def _remember(self, slot: str, answer: Any, model: str, key: str, tokens: int) -> CachedPrefix:
+        made = CachedPrefix(name=str(get_field(answer, "name")), model=model, prefix_hash=key,
+                            tokens=tokens, expire_time=_expire(answer))
+        self._slots[(model, slot)] = made
+        return made
+
+    def _replace(self, cache: CachedPrefix, answer: Any) -> CachedPrefix:
+        updated = CachedPrefix(name=cache.name, model=cache.model, prefix_hash=cache.prefix_hash,
+                               tokens=cache.tokens, expire_time=_expire(answer))
+        for slot, held in self._slots.items():
+            if held.name == cache.name:
+                self._slots[slot] = updated
+        return updated
+
+    def _forget(self, cache: CachedPrefix) -> None:
+        self._slots = {k: v for k, v in self._slots.items() if v.name != cache.name}
+
+
+def _static_tokens(rendered: Rendered) -> int:
+    return sum(b.tokens for b in rendered.blocks if b.layer < Layer.HISTORY)
+
+
+def _expire(answer: Any) -> dt.datetime | None:
+    value = get_field(answer, "expire_time")
+    if value is None:
+        value = get_field(answer, "expireTime")
+    if isinstance(value, str):
+        value = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return value if isinstance(value, dt.datetime) else None
+
+
+def _expiring(cache: CachedPrefix, within: dt.timedelta) -> bool:
+    if cache.expire_time is None:
+        return False
+    return cache.expire_time - dt.datetime.now(dt.timezone.utc) < within

@@ -1,0 +1,574 @@
+"""
+OpenAI Chat Completions and Responses (`openai` SDK 3.57).
+
+Two regimes, chosen by model:
+
+- before GPT-5.6: automatic prefix caching from 1024 tokens, hits in 128-token steps; nothing to
+  mark, so only `prompt_cache_key` is sent (it keeps requests that share a prefix on one machine);
+- GPT-5.6 and later: `prompt_cache_breakpoint: {"mode": "explicit", "ttl"?}` on content parts
+  (never on tool definitions or `instructions`, so system text goes in a system/developer
+  message), `prompt_cache_options: {"mode": "implicit"|"explicit", "ttl"}`, up to 4 writes per
+  request (3 explicit beside the implicit one in implicit mode).
+
+Usage counts INCLUDE cache reads and writes:
+
+    prompt_tokens (input_tokens) = uncached + cached_tokens + cache_write_tokens
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, ClassVar
+
+from .._errors import InputError
+from .._parts import (
+    Content,
+    DocumentPart,
+    ImagePart,
+    Message,
+    TextPart,
+    ThinkingPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+)
+from .._plan import Plan, plan
+from .._prompt import Layer, Prompt, Rendered
+from .._usage import CacheDiagnosis, CacheUsage
+from ._base import BaseAdapter, Capabilities, get_field, get_int
+
+__all__ = [
+    "OpenAIChatAdapter",
+    "OpenAIChatStream",
+    "OpenAIResponsesAdapter",
+    "OpenAIResponsesStream",
+    "cache_key",
+    "supports_breakpoints",
+]
+
+_MODE = ("implicit", "explicit")
+_RESERVED_KWARGS = ("messages", "input", "tools", "model", "instructions")
+_MODEL_VERSION = re.compile(r"gpt-(\d+)(?:\.(\d+))?")
+
+
+def supports_breakpoints(model: str) -> bool:
+    """True for GPT-5.6 and later (explicit breakpoints, cache-write fee, `prompt_cache_options`)."""
+    match = _MODEL_VERSION.search(model.lower())
+    if match is None:
+        return False
+    return (int(match.group(1)), int(match.group(2) or 0)) >= (5, 6)
+
+
+def cache_key(prompt: Prompt | Rendered, model: str, tenant: str | None = None) -> str:
+    """
+    A `prompt_cache_key` from the hash of the static prefix (tools, system, docs), the model and
+    an optional tenant; it never contains prompt text. The history is left out on purpose: a key
+    that changed every turn would send each turn of a conversation to a different machine.
+    """
+    rendered = prompt.render() if isinstance(prompt, Prompt) else prompt
+    static = [b for b in rendered.blocks if b.layer < Layer.HISTORY]
+    anchor = static[-1].hash if static else b""
+    digest = hashlib.sha256(
+        b"promptcache/1\0" + model.encode() + b"\0" + (tenant or "").encode() + b"\0" + anchor
+    ).hexdigest()
+    return f"pc1-{digest[:32]}"
+
+
+_EXPLICIT = Capabilities(
+    vendor="openai",
+    marking="explicit",
+    max_breakpoints=4,
+    lookback_blocks=None,  # "up to the latest 80 breakpoints ... without a content-block lookback"
+    ttls=("12h", "30m"),
+    default_ttl=None,  # a breakpoint without ttl inherits prompt_cache_options.ttl
+    ttl_order="none",
+    unmarkable=frozenset({"thinking", "tool_use"}),
+    unmarkable_layers=frozenset({"tools"}),
+    automatic_mode=True,  # implicit mode is the default and takes one of the 4 writes
+)
+_AUTOMATIC = Capabilities(
+    vendor="openai", marking="automatic", max_breakpoints=0, increment_tokens=128,
+)
+
+
+class _OpenAIBase(BaseAdapter):
+    vendor = "openai"
+    sdk = ("openai", "openai", "openai", "OpenAI", "AsyncOpenAI")
+    capabilities: ClassVar[Capabilities] = _EXPLICIT
+    _request_ttls: ClassVar[tuple[str, ...]] = ("30m",)
+    _endpoint: ClassVar[str] = ""
+
+    def capabilities_for(self, model: str) -> Capabilities:
+        return self.capabilities if supports_breakpoints(model) else _AUTOMATIC
+
+    def to_request(
+        self,
+        prompt: Prompt,
+        *,
+        model: str,
+        plan: Plan | None = None,
+        cache_mode: str | None = None,
+        cache_ttl: str | None = None,
+        ttl: str | None = None,
+        layer_ttls: Mapping[Layer, str] | None = None,
+        tenant: str | None = None,
+        prompt_cache_key: str | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """
+        The keyword arguments of the SDK call. `cache_mode` and `cache_ttl` fill
+        `prompt_cache_options` (GPT-5.6+); `ttl`/`layer_ttls` set per-breakpoint TTLs; `tenant`
+        goes into the derived `prompt_cache_key` (or pass `prompt_cache_key=` yourself). Other
+        keyword arguments pass through; `stream=True` also asks for the final usage chunk.
+        """
+        clash = [k for k in _RESERVED_KWARGS if k in options]
+        if clash:
+            raise InputError(f"{clash} come from the Prompt; build them with the Prompt builder")
+        explicit = supports_breakpoints(model)
+        cache_options = self._cache_options(model, explicit, cache_mode, cache_ttl, options)
+        if plan is not None and plan.vendor != self.name:
+            raise InputError(f"this plan was made for {plan.vendor!r}; plan with vendor={self.name!r}")
+        if explicit and plan is None:
+            plan = _plan(self, prompt, model, ttl, layer_ttls, cache_options.get("mode"))
+        kwargs: dict[str, Any] = {"model": model, **self._body(prompt, plan if explicit else None)}
+        kwargs["prompt_cache_key"] = prompt_cache_key or cache_key(prompt, model, tenant)
+        if cache_options:
+            kwargs["prompt_cache_options"] = cache_options
+        kwargs.update(options)
+        self._stream_usage(kwargs)
+        return kwargs
+
+    def _cache_options(
+        self, model: str, explicit: bool, mode: str | None, ttl: str | None, options: dict[str, Any]
+    ) -> dict[str, Any]:
+        extra: dict[str, Any] = {
+            k: options.pop(k) for k in ("prewarm", "comparison_response_id") if k in options
+        }
+        if extra and self._endpoint != "responses":
+            raise InputError(
+                f"{sorted(extra)} are Responses-only prompt_cache_options; use the "
+                "'openai-responses' adapter"
+            )
+        if not explicit:
+            if mode or ttl or extra:
+                raise InputError(
+                    f"prompt_cache_options (cache_mode, cache_ttl, prewarm) are for gpt-5.6 and "
+                    f"later; {model!r} caches automatically. Drop them, or use a gpt-5.6 model"
+                )
+            return {}
+        if mode is not None and mode not in _MODE:
+            raise InputError(f"cache_mode must be 'implicit' or 'explicit', got {mode!r}")
+        if ttl is not None and ttl not in self._request_ttls:
+            raise InputError(
+                f"cache_ttl {ttl!r} is not offered by {self._endpoint}; choose one of "
+                f"{list(self._request_ttls)}"
+            )
+        out: dict[str, Any] = {"mode": mode or "implicit"}
+        if ttl:
+            out["ttl"] = ttl
+        return {**out, **extra}
+
+    def _body(self, prompt: Prompt, chosen: Plan | None) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _stream_usage(self, kwargs: dict[str, Any]) -> None:
+        return None
+
+
+def _plan(
+    adapter: _OpenAIBase, prompt: Prompt, model: str, ttl: str | None,
+    layer_ttls: Mapping[Layer, str] | None, mode: str | None,
+) -> Plan:
+    return plan(prompt, vendor=adapter.name, model=model, ttl=ttl, layer_ttls=layer_ttls,
+                automatic=mode != "explicit")
+
+
+def _breakpoint(ttl: str | None) -> dict[str, str]:
+    return {"mode": "explicit", "ttl": ttl} if ttl else {"mode": "explicit"}
+
+
+class _Marks:
+    """Which rendered blocks carry a breakpoint, by (layer, index)."""
+
+    def __init__(self, prompt: Prompt, chosen: Plan | None) -> None:
+        rendered = prompt.render()
+        self.points: dict[tuple[Layer, int], str | None] = {}
+        for point in chosen.breakpoints if chosen else ():
+            block = rendered.blocks[point.block_index]
+            self.points[(block.layer, block.index)] = point.ttl
+
+    def get(self, layer: Layer, index: int) -> tuple[bool, str | None]:
+        key = (layer, index)
+        return (key in self.points, self.points.get(key))
+
+
+def _mark_last(parts: list[dict[str, Any]], marked: bool, ttl: str | None, markable: set[str]) -> None:
+    if not marked:
+        return
+    for part in reversed(parts):
+        if part.get("type") in markable:
+            part["prompt_cache_breakpoint"] = _breakpoint(ttl)
+            return
+
+
+def _data_url(media_type: str, data: str) -> str:
+    return f"data:{media_type};base64,{data}"
+
+
+# -- Chat Completions -------------------------------------------------------------------------
+
+_CHAT_MARKABLE = {"text", "image_url", "input_audio", "file"}
+
+
+class OpenAIChatAdapter(_OpenAIBase):
+    """`client.chat.completions.create(**adapter.to_request(...))`."""
+
+    name = "openai"
+    _endpoint = "chat.completions"
+
+    def __init__(self, *, system_role: str = "system", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.system_role = system_role
+
+    def _body(self, prompt: Prompt, chosen: Plan | None) -> dict[str, Any]:
+        marks = _Marks(prompt, chosen)
+        body: dict[str, Any] = {"messages": self._messages(prompt, marks)}
+        if prompt.tools:
+            body["tools"] = [_chat_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)]
+        return body
+
+    def _messages(self, prompt: Prompt, marks: _Marks) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        system = _system_parts(prompt, marks, "text", _CHAT_MARKABLE)
+        if system:
+            out.append({"role": self.system_role, "content": system})
+        for layer in (Layer.HISTORY, Layer.TAIL):
+            for i, message in enumerate(prompt.layer(layer)):
+                assert isinstance(message, Message)
+                out += _chat_message(message, *marks.get(layer, i))
+        return out
+
+    def _stream_usage(self, kwargs: dict[str, Any]) -> None:
+        # Chat streams carry usage only in an extra final chunk, and only when asked for.
+        if kwargs.get("stream") and "stream_options" not in kwargs:
+            kwargs["stream_options"] = {"include_usage": True}
+
+    def read_usage(self, response: Any) -> CacheUsage:
+        """A `ChatCompletion` (SDK object or JSON dict), or its `usage` alone."""
+        return read_chat_usage(response, vendor="openai", endpoint="chat.completions")
+
+    def accumulator(self) -> OpenAIChatStream:
+        return OpenAIChatStream(vendor="openai")
+
+
+def _system_parts(
+    prompt: Prompt, marks: _Marks, text_type: str, markable: set[str]
+) -> list[dict[str, Any]]:
+    """System blocks then documents, one text part each, marked where the plan says."""
+    parts: list[dict[str, Any]] = []
+    texts = [(Layer.SYSTEM, i, b.text) for i, b in enumerate(prompt.system)]
+    texts += [(Layer.DOCS, i, _doc_text(d.text, d.title)) for i, d in enumerate(prompt.docs)]
+    for layer, index, text in texts:
+        part = [{"type": text_type, "text": text}]
+        _mark_last(part, *marks.get(layer, index), markable)
+        parts += part
+    return parts
+
+
+def _doc_text(text: str, title: str | None) -> str:
+    return text if title is None else f"# {title}\n\n{text}"
+
+
+def _chat_tool(tool: Tool) -> dict[str, Any]:
+    function: dict[str, Any] = {"name": tool.name, "parameters": dict(tool.input_schema)}
+    if tool.description:
+        function["description"] = tool.description
+    return {"type": "function", "function": function}
+
+
+def _chat_message(message: Message, marked: bool, ttl: str | None) -> list[dict[str, Any]]:
+    """One prompt message becomes one chat message, plus one `tool` message per tool result."""
+    out: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ToolResult):
+            content = part.content if isinstance(part.content, str) else [
+                _chat_part(c) for c in part.content
+            ]
+            out.append({"role": "tool", "tool_call_id": part.tool_use_id, "content": content})
+        elif isinstance(part, ToolUse):
+            calls.append({"id": part.id, "type": "function", "function": {
+                "name": part.name, "arguments": json.dumps(dict(part.input), sort_keys=True)}})
+        elif not isinstance(part, ThinkingPart):  # chat has no way to send reasoning back
+            parts.append(_chat_part(part))
+    if parts or calls:
+        main: dict[str, Any] = {"role": message.role, "content": parts or None}
+        if calls:
+            main["tool_calls"] = calls
+        out.append(main)
+    if marked:
+        _mark_chat(out, ttl)
+    return out
+
+
+def _mark_chat(messages: list[dict[str, Any]], ttl: str | None) -> None:
+    for message in reversed(messages):
+        content = message.get("content")
+        if isinstance(content, str):
+            message["content"] = content = [{"type": "text", "text": content}]
+        if content:
+            _mark_last(content, True, ttl, _CHAT_MARKABLE)
+            return
+
+
+def _chat_part(part: Content) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, ImagePart):
+        url = part.url if part.url is not None else _data_url(part.media_type, part.data or "")
+        return {"type": "image_url", "image_url": {"url": url}}
+    if isinstance(part, DocumentPart):
+        if part.text is not None:
+            return {"type": "text", "text": part.text}
+        return {"type": "file", "file": {"file_data": _data_url(part.media_type, part.data or ""),
+                                         "filename": part.title or "document.pdf"}}
+    raise InputError(f"cannot render {type(part).__name__} as a chat content part")
+
+
+def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
+    """Chat Completions usage; also what vLLM, SGLang and llama.cpp return."""
+    usage = get_field(response, "usage")
+    if usage is None:
+        usage = response
+    details = get_field(usage, "prompt_tokens_details")
+    prompt_tokens = get_int(usage, "prompt_tokens") or 0
+    read = get_int(details, "cached_tokens")
+    # OpenAI GPT-5.6 says cache_write_tokens; vLLM says created_cache_tokens.
+    write = get_int(details, "cache_write_tokens")
+    if write is None:
+        write = get_int(details, "created_cache_tokens")
+    timings = get_field(response, "timings")
+    if details is None and timings is not None:
+        read = get_int(timings, "cache_n")  # llama.cpp's native counters
+    reported = read is not None or write is not None
+    problems = _partition_problems("prompt_tokens", prompt_tokens, read, write)
+    problems += _total_problems(usage, prompt_tokens, get_int(usage, "completion_tokens") or 0)
+    return CacheUsage(
+        uncached_input=max(prompt_tokens - (read or 0) - (write or 0), 0),
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=get_int(usage, "completion_tokens") or 0,
+        vendor=vendor, endpoint=endpoint, model=_model(response), problems=tuple(problems),
+    )
+
+
+def _partition_problems(name: str, total: int, read: int | None, write: int | None) -> list[str]:
+    if (read or 0) + (write or 0) > total:
+        return [
+            f"{name} ({total}) is less than cached ({read or 0}) + written ({write or 0}); "
+            "uncached input reported as 0"
+        ]
+    return []
+
+
+def _total_problems(usage: Any, prompt: int, output: int) -> list[str]:
+    total = get_int(usage, "total_tokens")
+    if total is not None and total != prompt + output:
+        return [f"total_tokens ({total}) != input ({prompt}) + output ({output})"]
+    return []
+
+
+def _model(response: Any) -> str | None:
+    model = get_field(response, "model")
+    return model if isinstance(model, str) else None
+
+
+class OpenAIChatStream:
+    """Keeps the last chunk that carries `usage` (the extra final chunk with `choices: []`)."""
+
+    def __init__(self, *, vendor: str, endpoint: str = "chat.completions.stream") -> None:
+        self._vendor = vendor
+        self._endpoint = endpoint
+        self._last: Any = None
+
+    def feed(self, event: Any) -> None:
+        if get_field(event, "usage") is not None:
+            self._last = event
+
+    @property
+    def usage(self) -> CacheUsage:
+        if self._last is None:
+            raise InputError(
+                "the stream had no usage chunk; create it with stream_options={'include_usage': "
+                "True} (to_request adds it when stream=True), and read the stream to the end"
+            )
+        return read_chat_usage(self._last, vendor=self._vendor, endpoint=self._endpoint)
+
+
+# -- Responses --------------------------------------------------------------------------------
+
+_RESPONSES_MARKABLE = {"input_text", "input_image", "input_file"}
+_FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+
+
+class OpenAIResponsesAdapter(_OpenAIBase):
+    """`client.responses.create(**adapter.to_request(...))`."""
+
+    name = "openai-responses"
+    capabilities: ClassVar[Capabilities] = replace(
+        _EXPLICIT, unmarkable=frozenset({"thinking", "tool_use", "assistant:text"})
+    )
+    _request_ttls = ("30m", "12h")
+    _endpoint = "responses"
+
+    def _body(self, prompt: Prompt, chosen: Plan | None) -> dict[str, Any]:
+        marks = _Marks(prompt, chosen)
+        items: list[dict[str, Any]] = []
+        system = _system_parts(prompt, marks, "input_text", _RESPONSES_MARKABLE)
+        if system:  # not `instructions`: it cannot carry a breakpoint
+            items.append({"role": "developer", "content": system})
+        for layer in (Layer.HISTORY, Layer.TAIL):
+            for i, message in enumerate(prompt.layer(layer)):
+                assert isinstance(message, Message)
+                items += _responses_items(message, *marks.get(layer, i))
+        body: dict[str, Any] = {"input": items}
+        if prompt.tools:
+            body["tools"] = [_responses_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)]
+        return body
+
+    def prewarm_request(self, prompt: Prompt, *, model: str, **options: Any) -> dict[str, Any]:
+        """`prompt_cache_options.prewarm`: prepare the cache without generating (GPT-5.6+)."""
+        return self.to_request(prompt, model=model, prewarm=True, **options)
+
+    def read_usage(self, response: Any) -> CacheUsage:
+        """A `Response` (SDK object or JSON dict); reads `prompt_cache_diagnostics` too."""
+        return read_responses_usage(response)
+
+    def accumulator(self) -> OpenAIResponsesStream:
+        return OpenAIResponsesStream()
+
+
+def _responses_tool(tool: Tool) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "type": "function", "name": tool.name, "parameters": dict(tool.input_schema), "strict": False,
+    }
+    if tool.description:
+        out["description"] = tool.description
+    return out
+
+
+def _responses_items(message: Message, marked: bool, ttl: str | None) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    parts: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, ToolUse):
+            items.append({"type": "function_call", "call_id": part.id, "name": part.name,
+                          "arguments": json.dumps(dict(part.input), sort_keys=True)})
+        elif isinstance(part, ToolResult):
+            output: Any = part.content if isinstance(part.content, str) else [
+                _responses_part(c) for c in part.content
+            ]
+            items.append({"type": "function_call_output", "call_id": part.tool_use_id, "output": output})
+        elif not isinstance(part, ThinkingPart):
+            parts.append(_responses_part(part) if message.role == "user" else
+                         {"type": "output_text", "text": getattr(part, "text", "")})
+    if parts:
+        if message.role == "assistant":
+            items.append({"role": "assistant", "content": "".join(p["text"] for p in parts)})
+        else:
+            items.append({"role": "user", "content": parts})
+    if marked:
+        _mark_responses(items, ttl)
+    return items
+
+
+def _mark_responses(items: list[dict[str, Any]], ttl: str | None) -> None:
+    for item in reversed(items):
+        if item.get("type") == "function_call_output" and isinstance(item["output"], str):
+            item["output"] = [{"type": "input_text", "text": item["output"]}]
+        content = item.get("output") if item.get("type") == "function_call_output" else item.get("content")
+        if item.get("role") != "assistant" and isinstance(content, list) and content:
+            _mark_last(content, True, ttl, _RESPONSES_MARKABLE)
+            return
+
+
+def _responses_part(part: Content) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "input_text", "text": part.text}
+    if isinstance(part, ImagePart):
+        url = part.url if part.url is not None else _data_url(part.media_type, part.data or "")
+        return {"type": "input_image", "image_url": url, "detail": "auto"}
+    if isinstance(part, DocumentPart):
+        if part.text is not None:
+            return {"type": "input_text", "text": part.text}
+        return {"type": "input_file", "file_data": _data_url(part.media_type, part.data or ""),
+                "filename": part.title or "document.pdf"}
+    raise InputError(f"cannot render {type(part).__name__} as a Responses input part")
+
+
+def read_responses_usage(response: Any, *, endpoint: str = "responses") -> CacheUsage:
+    usage = get_field(response, "usage")
+    if usage is None and get_field(response, "input_tokens") is not None:
+        usage, response = response, None
+    details = get_field(usage, "input_tokens_details")
+    input_tokens = get_int(usage, "input_tokens") or 0
+    read = get_int(details, "cached_tokens")
+    write = get_int(details, "cache_write_tokens")
+    split = get_field(details, "cache_write_tokens_details")
+    by_ttl = {k: v for k, v in (("30m", get_int(split, "ttl_30m_tokens")),
+                                ("12h", get_int(split, "ttl_12h_tokens"))) if v}
+    reported = details is not None
+    output = get_int(usage, "output_tokens") or 0
+    problems = _partition_problems("input_tokens", input_tokens, read, write)
+    problems += _total_problems(usage, input_tokens, output)
+    if by_ttl and sum(by_ttl.values()) != (write or 0):
+        problems.append(
+            f"cache_write_tokens_details sums to {sum(by_ttl.values())}, but cache_write_tokens "
+            f"is {write or 0}"
+        )
+    return CacheUsage(
+        uncached_input=max(input_tokens - (read or 0) - (write or 0), 0),
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=output, cache_write_by_ttl=by_ttl, vendor="openai", endpoint=endpoint,
+        model=_model(response), problems=tuple(problems), diagnosis=_diagnosis(response),
+    )
+
+
+def _diagnosis(response: Any) -> CacheDiagnosis | None:
+    found = get_field(response, "prompt_cache_diagnostics")
+    if found is None:
+        return None
+    kind = get_field(found, "type")
+    raw = found if isinstance(found, Mapping) else found.model_dump()
+    return CacheDiagnosis(
+        reason=get_field(found, "reason") if kind == "cache_miss" else kind,
+        missed_tokens=get_int(found, "cache_missed_tokens"),
+        reusable_tokens=get_int(found, "comparison_reusable_tokens"),
+        raw=dict(raw),
+    )
+
+
+class OpenAIResponsesStream:
+    """Reads the usage of `response.completed` (or `.incomplete` / `.failed`)."""
+
+    def __init__(self) -> None:
+        self._response: Any = None
+
+    def feed(self, event: Any) -> None:
+        if get_field(event, "type") in _FINAL_EVENTS:
+            self._response = get_field(event, "response")
+
+    @property
+    def usage(self) -> CacheUsage:
+        if self._response is None or get_field(self._response, "usage") is None:
+            raise InputError(
+                "the stream ended without a response.completed event carrying usage; read the "
+                "stream to the end"
+            )
+        return read_responses_usage(self._response, endpoint="responses.stream")

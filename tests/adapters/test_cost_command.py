@@ -1,0 +1,36 @@
+"""`promptcache cost`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptcache.cli import main
+
+
+def _write(tmp_path: Path, name: str, data: object) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(data))
+    return str(path)
+
+
+def test_cost_prices_a_response_and_sums(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    response = {"model": "claude-sonnet-4-6", "usage": {
+        "input_tokens": 0, "cache_read_input_tokens": 1_000_000, "cache_creation_input_tokens": 0,
+        "output_tokens": 0}}
+    file = _write(tmp_path, "r.json", response)
+    assert main(["cost", "--vendor", "anthropic", "--format", "json", file, file]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["responses"][0]["cost"]["actual"] == pytest.approx(0.30)
+    assert out["total"]["without_cache"] == pytest.approx(6.0)
+    assert out["total"]["savings"] == pytest.approx(5.4)
+
+
+def test_cost_needs_a_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    file = _write(tmp_path, "u.json", {"usage": {"input_tokens": 1, "output_tokens": 1}})
+    assert main(["cost", "--vendor", "anthropic", file]) == 2
+    assert "pass --model" in capsys.readouterr().err
+    assert main(["cost", "--vendor", "anthropic", "--model", "claude-haiku-4-5", file]) == 0
+    assert "total: USD" in capsys.readouterr().out
