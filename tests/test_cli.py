@@ -36,7 +36,15 @@ def test_inspect_json_is_data(request_file: Path, capsys: pytest.CaptureFixture[
     assert [b["path"] for b in report["blocks"]][:3] == ["tools[0]", "tools[1]", "system[0]"]
     assert report["tokens"]["total"] == sum(b["tokens"] for b in report["blocks"])
     assert report["volatile"][0]["kind"] == "UUID"
-    assert set(report) >= {"vendor", "model", "blocks", "tokens", "breakpoints", "volatile", "prefix_hash"}
+    assert set(report) >= {
+        "vendor",
+        "model",
+        "blocks",
+        "tokens",
+        "breakpoints",
+        "volatile",
+        "prefix_hash",
+    }
 
 
 def test_inspect_reads_a_dumped_prompt(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,7 +53,10 @@ def test_inspect_reads_a_dumped_prompt(tmp_path: Path, capsys: pytest.CaptureFix
     path = tmp_path / "prompt.json"
     path.write_text(json.dumps(Prompt().add_system("s").with_tail("q").to_json()))
     assert main(["inspect", str(path), "--format", "json"]) == 0
-    assert [b["path"] for b in json.loads(capsys.readouterr().out)["blocks"]] == ["system[0]", "tail[0]"]
+    assert [b["path"] for b in json.loads(capsys.readouterr().out)["blocks"]] == [
+        "system[0]",
+        "tail[0]",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -84,7 +95,31 @@ def test_version_and_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
 def test_console_script_runs_as_module(request_file: Path) -> None:
     result = subprocess.run(
         [sys.executable, "-m", "promptcache", "inspect", str(request_file), "--format", "json"],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["vendor"] == "anthropic"
+
+
+def test_inspect_places_breakpoints_above_the_minimum(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = json.loads(json.dumps(ANTHROPIC))
+    body["system"][0]["text"] = "You answer questions about orders. " * 600
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    planned = json.loads(capsys.readouterr().out)["breakpoints"]["planned"]
+    paths = [bp["path"] for bp in planned]
+    assert paths[-1] == "history[3]"  # the end of the shared prefix, never the tail
+    assert "system[0]" in paths
+    assert all(bp["ttl"] == "5m" for bp in planned)
+
+
+def test_inspect_explains_a_prefix_below_the_minimum(
+    request_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["inspect", str(request_file)]) == 0
+    assert "below claude-sonnet-4-6's minimum of 1024" in capsys.readouterr().out

@@ -12,6 +12,7 @@ import orjson
 from .._errors import InputError
 from .._ingest import VENDORS, Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
+from .._plan import plan
 from .._prompt import Layer, Prompt, Rendered
 from .._volatile import find_volatile
 
@@ -104,10 +105,6 @@ def _report(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[s
 
 
 def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[str, Any]:
-    try:
-        from .._plan import plan
-    except ImportError:  # the planner ships with the vendor adapters
-        return {"planned": [], "notes": ["breakpoint planner not available in this build"]}
     if (
         ingested.vendor not in ("anthropic", "openai", "openai-responses", "gemini")
         or model is None
