@@ -10,7 +10,18 @@ bytes (and hashes) on every request, and the next turn extends the prefix instea
 
 from __future__ import annotations
 
-from promptcache import Doc, Message, Prompt, Rendered, TextPart, Tool, ToolResult, ToolUse
+from promptcache import (
+    Doc,
+    Message,
+    Prompt,
+    Rendered,
+    TextPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+    get_adapter,
+    plan,
+)
 
 TOOLS = [
     Tool(
@@ -75,14 +86,27 @@ def main() -> None:
             ToolUse(id="call_1", name="lookup_order", input={"order_id": "SH-204817"}),
         ]
     )
-    result = Message.user([ToolResult(tool_use_id="call_1", content="status: delivered; item: phone")])
+    result = Message.user(
+        [ToolResult(tool_use_id="call_1", content="status: delivered; item: phone")]
+    )
     turn2 = turn1.commit_tail(reply).add_history(result).with_tail("Can I get a refund?")
     second = turn2.render()
     show("Request 2 (next turn)", second)
 
-    shared = sum(1 for a, b in zip(first.blocks, second.blocks) if a.hash == b.hash)
+    shared = sum(1 for a, b in zip(first.blocks, second.blocks, strict=False) if a.hash == b.hash)
     print(f"\nRequest 2 repeats the first {shared} blocks of request 1 byte for byte,")
     print("so a vendor's prefix cache can serve them; only the new turn is uncached.")
+
+    model = "claude-sonnet-4-6"
+    layout = plan(turn2, vendor="anthropic", model=model)
+    print(f"\nAnthropic breakpoints for {model} (minimum {layout.min_tokens:,} tokens):")
+    for breakpoint in layout.breakpoints:
+        print(f"  cache_control on {breakpoint.path:<12} ttl {breakpoint.ttl}  {breakpoint.reason}")
+    for note in layout.notes:
+        print(f"  note: {note}")
+    kwargs = get_adapter("anthropic").to_request(turn2, model=model, plan=layout)
+    markers = str(kwargs).count("cache_control")
+    print(f"  -> messages.create(**kwargs) with {markers} cache_control markers; send it as is.")
 
 
 if __name__ == "__main__":
