@@ -1,0 +1,177 @@
+"""
+Linter configuration: defaults, and the `[tool.promptcache.lint]` table of pyproject.toml.
+
+    [tool.promptcache.lint]
+    select = ["PC1", "PC201"]           # code prefixes; default: every rule
+    ignore = ["PC201"]
+    threshold = 100                     # estimated tokens that must follow a volatile value
+    extend-volatile-calls = ["clock.*"] # or `volatile-calls` to replace the defaults
+    extend-per-request = ["tenant_*"]   # or `per-request` to replace the defaults
+    stable = ["user_guide"]             # names that are never per-request
+    include = ["*.j2", "*.jinja"]       # file globs when a directory is linted
+    exclude = ["vendor/**"]
+    search-path = ["templates"]         # where includes and imports are resolved
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import re
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .._errors import InputError
+from .rules import RULES
+from .rules.PC101 import DEFAULT_VOLATILE_CALLS, DEFAULT_VOLATILE_FILTERS
+from .rules.PC102 import DEFAULT_PER_REQUEST
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
+
+__all__ = ["DEFAULT_CONFIG", "LintConfig", "find_pyproject", "load_config"]
+
+DEFAULT_INCLUDE = ("*.j2", "*.jinja", "*.jinja2", "*.prompt", "tokenizer_config.json")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LintConfig:
+    """Everything the linter can be told. Every name list is a list of case-insensitive globs."""
+
+    select: tuple[str, ...] = ("PC",)
+    ignore: tuple[str, ...] = ()
+    threshold: int = 100
+    volatile_calls: tuple[str, ...] = DEFAULT_VOLATILE_CALLS
+    volatile_filters: tuple[str, ...] = DEFAULT_VOLATILE_FILTERS
+    per_request: tuple[str, ...] = DEFAULT_PER_REQUEST
+    stable: tuple[str, ...] = ()
+    include: tuple[str, ...] = DEFAULT_INCLUDE
+    exclude: tuple[str, ...] = ()
+    search_path: tuple[str, ...] = ()
+    root: Path | None = None  # the folder of the pyproject.toml; None: the current folder
+
+    def __post_init__(self) -> None:
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or (
+            self.threshold < 0
+        ):
+            raise InputError(
+                f"lint threshold must be a whole number of tokens >= 0, got {self.threshold!r}"
+            )
+        for code in (*self.select, *self.ignore):
+            if not any(rule.startswith(code.upper()) for rule in RULES):
+                raise InputError(
+                    f"{code!r} matches no lint rule; known codes: {', '.join(RULES)}"
+                )
+
+    def enabled(self, code: str) -> bool:
+        """Whether findings with `code` are reported (the longest matching prefix wins)."""
+        best_select = max((len(s) for s in self.select if code.startswith(s.upper())), default=-1)
+        best_ignore = max((len(s) for s in self.ignore if code.startswith(s.upper())), default=-1)
+        return best_select > best_ignore
+
+    def replace(self, **changes: Any) -> LintConfig:
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def is_volatile_call(self) -> Callable[[str], bool]:
+        return _matcher(self.volatile_calls)
+
+    @property
+    def is_volatile_filter(self) -> Callable[[str], bool]:
+        return _matcher(self.volatile_filters)
+
+    def is_per_request(self, dotted: str) -> bool:
+        """Whether a variable (`user`, `user.name`) changes per request, by name or root name."""
+        root = dotted.split(".", 1)[0]
+        stable = _matcher(self.stable)
+        if stable(dotted) or stable(root):
+            return False
+        per_request = _matcher(self.per_request)
+        return per_request(dotted) or per_request(root)
+
+
+DEFAULT_CONFIG = LintConfig()
+
+
+@lru_cache(maxsize=64)
+def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
+    """One compiled regex for a tuple of globs, with a per-name memo (names repeat a lot)."""
+    if not patterns:
+        return lambda name: False
+    regex = re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
+    match = lru_cache(maxsize=4096)(lambda name: regex.match(name.lower()) is not None)
+    return match
+
+
+# -- pyproject.toml -----------------------------------------------------------------------------
+
+_LIST_KEYS = {
+    "select": "select", "ignore": "ignore", "volatile-calls": "volatile_calls",
+    "volatile-filters": "volatile_filters", "per-request": "per_request", "stable": "stable",
+    "include": "include", "exclude": "exclude", "search-path": "search_path",
+}
+_EXTEND_KEYS = {
+    "extend-select": "select", "extend-volatile-calls": "volatile_calls",
+    "extend-volatile-filters": "volatile_filters", "extend-per-request": "per_request",
+    "extend-include": "include",
+}
+_KNOWN = sorted({*_LIST_KEYS, *_EXTEND_KEYS, "threshold"})
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The nearest pyproject.toml in `start` or a folder above it."""
+    start = start.resolve()
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(pyproject: Path | None) -> LintConfig:
+    """Read `[tool.promptcache.lint]` from `pyproject` (defaults when None or absent)."""
+    if pyproject is None:
+        return DEFAULT_CONFIG
+    try:
+        data = tomllib.loads(pyproject.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise InputError(f"cannot read lint configuration from {str(pyproject)!r}: {exc}") from None
+    table = data.get("tool", {}).get("promptcache", {}).get("lint", {})
+    if not isinstance(table, dict):
+        raise InputError(f"{pyproject}: [tool.promptcache.lint] must be a table")
+    return config_from_table(table, root=pyproject.parent, source=str(pyproject))
+
+
+def config_from_table(table: Mapping[str, Any], *, root: Path, source: str) -> LintConfig:
+    """Build a config from the keys of a `[tool.promptcache.lint]` table."""
+    unknown = sorted(set(table) - set(_KNOWN))
+    if unknown:
+        raise InputError(
+            f"{source}: unknown key(s) {unknown} in [tool.promptcache.lint]; known keys: "
+            f"{', '.join(_KNOWN)}"
+        )
+    changes: dict[str, Any] = {"root": root}
+    for key, attr in _LIST_KEYS.items():
+        if key in table:
+            changes[attr] = _string_list(table[key], key, source)
+    for key, attr in _EXTEND_KEYS.items():
+        if key in table:
+            base = changes.get(attr, getattr(DEFAULT_CONFIG, attr))
+            changes[attr] = (*base, *_string_list(table[key], key, source))
+    if "threshold" in table:
+        changes["threshold"] = table["threshold"]
+    return DEFAULT_CONFIG.replace(**changes)
+
+
+def _string_list(value: Any, key: str, source: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(
+            f"{source}: [tool.promptcache.lint] {key} must be a list of strings, got {value!r}"
+        )
+    return tuple(value)

@@ -1,0 +1,127 @@
+"""Write findings as text, JSON, SARIF 2.1.0 or GitHub workflow annotations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from .._errors import InputError
+from ._model import Finding
+from .rules import RULES
+
+__all__ = ["FORMATS", "format_findings"]
+
+_SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def format_text(findings: Sequence[Finding]) -> str:
+    return "".join(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}\n" for f in findings)
+
+
+def format_json(findings: Sequence[Finding]) -> str:
+    records = [
+        {
+            "path": f.path, "line": f.line, "column": f.column, "code": f.code,
+            "message": f.message, "severity": f.severity, "tokens_at_risk": f.tokens_at_risk,
+        }
+        for f in findings
+    ]
+    return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+
+
+def format_github(findings: Sequence[Finding]) -> str:
+    lines = []
+    for f in findings:
+        properties = ",".join(
+            f"{key}={_escape_property(value)}"
+            for key, value in (("file", f.path), ("line", f.line), ("col", f.column),
+                               ("title", f"{f.code} {RULES[f.code].name}"))
+        )
+        lines.append(f"::{f.severity} {properties}::{_escape_data(f.message)}\n")
+    return "".join(lines)
+
+
+def _escape_data(value: object) -> str:
+    return str(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(value: object) -> str:
+    return _escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def format_sarif(findings: Sequence[Finding]) -> str:
+    from .. import __version__
+
+    codes = list(RULES)
+    log = {
+        "$schema": _SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "promptcache",
+                        "version": __version__,
+                        "rules": [_sarif_rule(code) for code in codes],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": [_sarif_result(f, codes.index(f.code)) for f in findings],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_rule(code: str) -> dict[str, Any]:
+    rule = RULES[code]
+    return {
+        "id": code,
+        "name": "".join(word.capitalize() for word in rule.name.split("-")),
+        "shortDescription": {"text": rule.summary},
+        "fullDescription": {"text": rule.why},
+        "help": {
+            "text": f"{rule.why}\n\nBad:\n{rule.bad}\n\nGood:\n{rule.good}",
+            "markdown": f"{rule.why}\n\nBad:\n```jinja\n{rule.bad}\n```\n\n"
+            f"Good:\n```jinja\n{rule.good}\n```",
+        },
+        "defaultConfiguration": {"level": rule.severity},
+    }
+
+
+def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": finding.code,
+        "ruleIndex": index,
+        "level": finding.severity,
+        "message": {"text": finding.message},
+        "locations": [
+            {
+                "physicalLocation": {
+                    "artifactLocation": {"uri": quote(finding.path, safe="/:")},
+                    "region": {"startLine": finding.line, "startColumn": finding.column},
+                }
+            }
+        ],
+    }
+    if finding.tokens_at_risk is not None:
+        result["properties"] = {"tokensAtRisk": finding.tokens_at_risk}
+    return result
+
+
+FORMATS: dict[str, Callable[[Sequence[Finding]], str]] = {
+    "text": format_text,
+    "json": format_json,
+    "sarif": format_sarif,
+    "github": format_github,
+}
+
+
+def format_findings(findings: Sequence[Finding], fmt: str = "text") -> str:
+    """Render findings in one of `FORMATS` (text, json, sarif, github)."""
+    try:
+        return FORMATS[fmt](findings)
+    except KeyError:
+        raise InputError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}") from None

@@ -1,0 +1,660 @@
+"""
+Turn a Jinja2 AST into the sequence of things it renders, in output order.
+
+The walker does the one pass over the template; rules contribute only data (names, patterns).
+What comes out is a flat list of events:
+
+    int        estimated tokens of static text (template text and string constants)
+    Hazard     something that renders differently per request (a rule code, where, what)
+    TAIL       the `{# promptcache: tail #}` marker: what follows is not cached anyway
+    HISTORY    the end of a chat template's loop over `messages`: the whole conversation
+
+The engine then reads the list backwards to learn how much cacheable content follows each
+hazard. Values are tracked through `{% set %}`, loops, macros, includes, imports and `extends`,
+so a value computed at the top and rendered at the bottom is reported where it renders.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union
+
+from jinja2 import nodes
+
+from .._tokens import DEFAULT_COUNTER
+from ._config import LintConfig
+from ._loader import LoadedTemplate, Loader
+from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
+from .rules.PC301 import CHAT_DATE_NAMES
+from .rules.PC302 import POSITION_ATTRS, REASONING_WORDS
+
+__all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Walker"]
+
+TAIL_NAME = "__pc_tail__"
+_MAX_DEPTH = 16
+_MOVING = frozenset({"last", "revindex", "revindex0", "length"})
+_EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
+_count = DEFAULT_COUNTER.count
+
+
+class Sentinel(enum.Enum):
+    TAIL = "tail"
+    HISTORY = "history"
+
+
+TAIL = Sentinel.TAIL
+HISTORY = Sentinel.HISTORY
+
+
+@dataclass(frozen=True, slots=True)
+class Hazard:
+    """A per-request value at `line` of `origin`; `anchor` is the text that locates the column."""
+
+    code: str
+    line: int
+    anchor: str
+    detail: str
+    origin: str
+
+
+Event = Union[int, Hazard, Sentinel]  # noqa: UP007 - a runtime alias on Python 3.10
+
+
+class _Stable:
+    """A locally bound name whose value is the same on every request (it shadows globals)."""
+
+
+STABLE = _Stable()
+
+
+@dataclass(slots=True)
+class _Captured:
+    """A `{% set x %}...{% endset %}` of static text: rendering `x` renders these tokens."""
+
+    tokens: int
+
+
+@dataclass(slots=True, eq=False)
+class _Macro:
+    name: str
+    node: nodes.Macro
+    scope: dict[str, Any]
+    walker: Walker
+    events: list[Event] | None = None
+    busy: bool = False
+
+
+_Binding = Union[Hazard, _Stable, _Captured, _Macro, dict[str, _Macro]]  # noqa: UP007
+_Scope = dict[str, Any]
+
+
+@dataclass(slots=True, eq=False)
+class Walker:
+    """Walks the templates of one lint run; one instance per template file (origin)."""
+
+    config: LintConfig
+    loader: Loader
+    origin: str
+    path: Path | None
+    chat: bool
+    stack: tuple[str, ...] = ()
+    overrides: dict[str, tuple[nodes.Block, Walker, _Scope]] = field(default_factory=dict)
+    derived: tuple[str, ...] = ()  # the templates that extend this one, most derived first
+    _history: int = 0
+    _empty: set[str] = field(default_factory=set)
+    _reported: set[str] = field(default_factory=set)
+
+    # -- templates ------------------------------------------------------------------------
+
+    def template(self, ast: nodes.Template, scope: _Scope) -> list[Event]:
+        out: list[Event] = []
+        extends = next((n for n in ast.body if isinstance(n, nodes.Extends)), None)
+        if extends is None:
+            self.body(ast.body, scope, out)
+        else:
+            self._extend(ast, extends, scope, out)
+        return out
+
+    def _extend(
+        self, ast: nodes.Template, extends: nodes.Extends, scope: _Scope, out: list[Event]
+    ) -> None:
+        blocks = {b.name: (b, self, scope) for b in ast.find_all(nodes.Block)}
+        for stmt in ast.body:
+            if isinstance(stmt, (nodes.Assign, nodes.Import, nodes.FromImport, nodes.Macro)):
+                self.stmt(stmt, scope, [])
+        parent = self._child(extends.template)
+        if parent is None:
+            for block, _, _ in blocks.values():
+                self.body(block.body, scope, out)
+            return
+        walker, loaded = parent
+        walker.overrides = {**blocks, **self.overrides}  # the most derived template wins
+        walker.derived = (*self.derived, self.origin)
+        events = walker.template(loaded.ast, dict(scope))
+        # Blocks of this template and of the ones extending it keep their own locations.
+        keep = frozenset(walker.derived)
+        out.extend(
+            self._relocate(events, extends.lineno, "extends", _from(loaded, "parent"), keep=keep)
+        )
+
+    def _child(self, template: nodes.Expr) -> tuple[Walker, LoadedTemplate] | None:
+        """A walker for an included, imported or parent template; None when not resolvable."""
+        if len(self.stack) >= _MAX_DEPTH:
+            return None
+        names = _template_names(template)
+        loaded = self.loader.load(names, self.path, chat=self.chat)
+        if loaded is None or loaded.label in self.stack or loaded.label == self.origin:
+            return None
+        walker = Walker(
+            config=self.config, loader=self.loader, origin=loaded.label, path=loaded.path,
+            chat=self.chat, stack=(*self.stack, self.origin),
+        )
+        return walker, loaded
+
+    def _relocate(
+        self, events: Iterable[Event], line: int, anchor: str, describe: Callable[[Hazard], str],
+        *, always: bool = False, keep: frozenset[str] = frozenset(),
+    ) -> list[Event]:
+        """Report hazards from another file (or a macro body) at the line that renders them."""
+        keep = keep or frozenset({self.origin})
+        moved: list[Event] = []
+        for event in events:
+            if isinstance(event, Hazard) and (always or event.origin not in keep):
+                code = event.code if event.code in ("PC301", "PC302") else "PC104"
+                moved.append(Hazard(code, line, anchor, describe(event), self.origin))
+            else:
+                moved.append(event)
+        return moved
+
+    # -- statements -----------------------------------------------------------------------
+
+    def body(self, stmts: Sequence[nodes.Node], scope: _Scope, out: list[Event]) -> None:
+        for stmt in stmts:
+            self.stmt(stmt, scope, out)
+
+    def stmt(self, node: nodes.Node, scope: _Scope, out: list[Event]) -> None:
+        handler = getattr(self, f"_s_{type(node).__name__}", None)
+        if handler is not None:
+            handler(node, scope, out)
+            return
+        for child in node.iter_child_nodes():
+            if isinstance(child, nodes.Stmt):
+                self.stmt(child, scope, out)
+
+    def _s_Output(self, node: nodes.Output, scope: _Scope, out: list[Event]) -> None:
+        for child in node.nodes:
+            if type(child) is nodes.TemplateData:
+                out.append(_count(child.data))
+            else:
+                self._render(child, scope, out)
+
+    def _render(self, expr: nodes.Expr, scope: _Scope, out: list[Event]) -> None:
+        """An expression whose value is written to the output."""
+        if type(expr) is nodes.Const:
+            if isinstance(expr.value, str):
+                if self._history:
+                    self._check_history_expr(expr, scope, out)
+                out.append(_count(expr.value))
+            return
+        if type(expr) is nodes.Name and expr.name == TAIL_NAME:
+            out.append(TAIL)
+            return
+        for call in _calls(expr):
+            macro = self._macro(call.node, scope)
+            if macro is not None:
+                out.extend(self._inline(macro, call.lineno))
+        hazard = self.reason(expr, scope)
+        if hazard is not None:
+            out.append(hazard)
+        elif (view := _unsorted_view(expr)) is not None:
+            out.append(self._hazard("PC201", expr.lineno, view[1], f"unsorted `{view[0]}`"))
+        elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), _Captured):
+            out.append(scope[expr.name].tokens)
+        if self._history:
+            self._check_history_expr(expr, scope, out)
+
+    def _s_If(self, node: nodes.If, scope: _Scope, out: list[Event]) -> None:
+        """
+        Each branch sees the scope before the `if`; a value tainted in any branch stays so.
+
+        A branch on a per-request value is reported after the `if`: what varies is the
+        branches themselves, and what is at risk is the content that follows them.
+        """
+        forks = self._branch(node, "if", scope)
+        self._check_position_branch(node, node.body, node.else_, out)
+        after = [self._walked(node.body, scope, out)]
+        for elif_ in node.elif_:
+            forks += self._branch(elif_, "elif", scope)
+            self._check_position_branch(elif_, elif_.body, [], out)
+            after.append(self._walked(elif_.body, scope, out))
+        after.append(self._walked(node.else_, scope, out) if node.else_ else dict(scope))
+        for key in {k for branch in after for k in branch}:
+            values = [branch[key] for branch in after if key in branch]
+            scope[key] = next((v for v in values if isinstance(v, Hazard)), values[-1])
+        out.extend(forks)
+
+    def _branch(self, node: nodes.If, keyword: str, scope: _Scope) -> list[Event]:
+        hazard = self.reason(node.test, scope)
+        if hazard is None:
+            return []
+        detail = f"`{{% {keyword} %}}` on {hazard.detail}"
+        return [self._hazard("PC103", node.lineno, keyword, detail)]
+
+    def _walked(self, body: Sequence[nodes.Node], scope: _Scope, out: list[Event]) -> _Scope:
+        inner = dict(scope)
+        self.body(body, inner, out)
+        return inner
+
+    def _s_For(self, node: nodes.For, scope: _Scope, out: list[Event]) -> None:
+        """Like a branch, a loop over per-request or unordered data is reported after it."""
+        hazard = self.reason(node.iter, scope)
+        after: list[Event] = []
+        if hazard is not None:
+            after.append(self._hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}"))
+        elif (view := _unsorted_view(node.iter)) is not None:
+            after.append(self._hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`"))
+        inner = dict(scope)
+        _bind(inner, node.target, hazard or STABLE)
+        inner["loop"] = STABLE
+        history = self.chat and _is_messages(node.iter)
+        self._history += history
+        reported, self._reported = self._reported, (set() if history else self._reported)
+        self.body(node.body, inner, out)
+        self._history -= history
+        self._reported = reported
+        out.extend(after)
+        if history:
+            out.append(HISTORY)
+        self.body(node.else_, scope, out)
+
+    def _s_Assign(self, node: nodes.Assign, scope: _Scope, out: list[Event]) -> None:
+        hazard = self.reason(node.node, scope) or self._macro_hazard(node.node, scope)
+        if self._history:
+            self._check_history_expr(node.node, scope, out)
+            if isinstance(node.target, nodes.Name) and _is_empty_string(node.node):
+                self._empty.add(node.target.name)
+        if isinstance(node.target, nodes.NSRef):
+            scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
+        elif hazard is None and type(node.node) is nodes.Const and isinstance(node.node.value, str):
+            _bind(scope, node.target, _Captured(_count(node.node.value)))
+        else:
+            _bind(scope, node.target, hazard or STABLE)
+
+    def _s_AssignBlock(self, node: nodes.AssignBlock, scope: _Scope, out: list[Event]) -> None:
+        captured: list[Event] = []
+        self.body(node.body, scope, captured)
+        first = next((e for e in captured if isinstance(e, Hazard)), None)
+        if first is None:
+            _bind(scope, node.target, _Captured(sum(e for e in captured if isinstance(e, int))))
+        else:
+            detail = f"a `{{% set %}}` block that renders {first.detail}"
+            _bind(scope, node.target, Hazard(first.code, first.line, first.anchor, detail, self.origin))
+
+    def _s_Macro(self, node: nodes.Macro, scope: _Scope, out: list[Event]) -> None:
+        scope[node.name] = _Macro(name=node.name, node=node, scope=scope, walker=self)
+
+    def _s_CallBlock(self, node: nodes.CallBlock, scope: _Scope, out: list[Event]) -> None:
+        self._render(node.call, scope, out)
+        inner = dict(scope)
+        for arg in node.args:
+            _bind(inner, arg, STABLE)
+        self.body(node.body, inner, out)
+
+    def _s_FilterBlock(self, node: nodes.FilterBlock, scope: _Scope, out: list[Event]) -> None:
+        self.body(node.body, scope, out)
+        hazard = self.reason(node.filter, scope)
+        if hazard is not None:
+            out.append(hazard)
+
+    def _s_With(self, node: nodes.With, scope: _Scope, out: list[Event]) -> None:
+        inner = dict(scope)
+        for target, value in zip(node.targets, node.values, strict=False):
+            _bind(inner, target, self.reason(value, scope) or STABLE)
+        self.body(node.body, inner, out)
+
+    def _s_Block(self, node: nodes.Block, scope: _Scope, out: list[Event]) -> None:
+        override = self.overrides.get(node.name)
+        if override is None:
+            self.body(node.body, scope, out)
+            return
+        block, walker, block_scope = override
+        walker.body(block.body, dict(block_scope), out)
+
+    def _s_Include(self, node: nodes.Include, scope: _Scope, out: list[Event]) -> None:
+        child = self._child(node.template)
+        if child is None:
+            return
+        walker, loaded = child
+        events = walker.template(loaded.ast, dict(scope) if node.with_context else {})
+        out.extend(self._relocate(events, node.lineno, "include", _from(loaded, "included")))
+
+    def _s_Import(self, node: nodes.Import, scope: _Scope, out: list[Event]) -> None:
+        scope[node.target] = self._module(node.template)
+
+    def _s_FromImport(self, node: nodes.FromImport, scope: _Scope, out: list[Event]) -> None:
+        module = self._module(node.template)
+        for name in node.names:
+            source, alias = name if isinstance(name, tuple) else (name, name)
+            scope[alias] = module.get(source, STABLE)
+
+    def _s_ExprStmt(self, node: nodes.ExprStmt, scope: _Scope, out: list[Event]) -> None:
+        return  # `{% do %}` renders nothing
+
+    def _module(self, template: nodes.Expr) -> dict[str, _Macro]:
+        child = self._child(template)
+        if child is None:
+            return {}
+        walker, loaded = child
+        module_scope: _Scope = {}
+        walker.template(loaded.ast, module_scope)
+        return {k: v for k, v in module_scope.items() if isinstance(v, _Macro)}
+
+    # -- macros ---------------------------------------------------------------------------
+
+    def _macro(self, callee: nodes.Expr, scope: _Scope) -> _Macro | None:
+        if type(callee) is nodes.Name:
+            found = scope.get(callee.name)
+        elif type(callee) is nodes.Getattr and type(callee.node) is nodes.Name:
+            module = scope.get(callee.node.name)
+            found = module.get(callee.attr) if isinstance(module, dict) else None
+        else:
+            return None
+        return found if isinstance(found, _Macro) else None
+
+    def _macro_events(self, macro: _Macro) -> list[Event]:
+        if macro.events is not None:
+            return macro.events
+        if macro.busy:  # a recursive macro: its own output is already being counted
+            return []
+        macro.busy = True
+        inner = dict(macro.scope)
+        for arg in (*macro.node.args, "caller", "varargs", "kwargs"):
+            _bind(inner, arg, STABLE)
+        events: list[Event] = []
+        macro.walker.body(macro.node.body, inner, events)
+        macro.events = _compact(events)
+        macro.busy = False
+        return macro.events
+
+    def _inline(self, macro: _Macro, line: int) -> list[Event]:
+        where = "" if macro.walker.origin == self.origin else f" of {macro.walker.origin}"
+
+        def describe(hazard: Hazard) -> str:
+            return f"macro `{macro.name}()` (line {hazard.line}{where}) renders {hazard.detail}"
+
+        return self._relocate(self._macro_events(macro), line, macro.name, describe, always=True)
+
+    def _macro_hazard(self, expr: nodes.Node, scope: _Scope) -> Hazard | None:
+        for call in _calls(expr):
+            macro = self._macro(call.node, scope)
+            if macro is not None:
+                inlined = self._inline(macro, call.lineno)
+                found = next((e for e in inlined if isinstance(e, Hazard)), None)
+                if found is not None:
+                    return found
+        return None
+
+    # -- expressions ----------------------------------------------------------------------
+
+    def reason(self, expr: nodes.Node, scope: _Scope) -> Hazard | None:
+        """Why `expr` differs per request (the first cause found), or None when it does not."""
+        kind = type(expr)
+        if kind is nodes.Const or kind is nodes.TemplateData:
+            return None
+        if kind is nodes.Test and expr.name in _EXISTENCE_TESTS:  # type: ignore[attr-defined]
+            return None  # `x is defined` checks configuration, not the value
+        if kind is nodes.Name:
+            return self._name_reason(expr, scope)  # type: ignore[arg-type]
+        if kind is nodes.Call:
+            return self._call_reason(expr, scope)  # type: ignore[arg-type]
+        if kind is nodes.Getattr or kind is nodes.Getitem:
+            dotted = _dotted(expr)
+            if dotted is not None:
+                return self._variable_reason(dotted, expr.lineno, scope)
+        if kind is nodes.Filter and self.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
+            hazard = self._volatile("PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
+            return hazard
+        for child in expr.iter_child_nodes():
+            found = self.reason(child, scope)
+            if found is not None:
+                return found
+        return None
+
+    def _name_reason(self, expr: nodes.Name, scope: _Scope) -> Hazard | None:
+        if expr.name == TAIL_NAME:
+            return None
+        return self._variable_reason(expr.name, expr.lineno, scope)
+
+    def _variable_reason(self, dotted: str, line: int, scope: _Scope) -> Hazard | None:
+        root = dotted.split(".", 1)[0]
+        bound = scope.get(dotted, scope.get(root))
+        if isinstance(bound, Hazard):
+            detail = f"`{dotted}` (set from {bound.detail} on line {bound.line})"
+            return Hazard(bound.code, line, root, detail, self.origin)
+        if bound is not None:
+            return None
+        if self.chat:
+            if _chat_date_name(dotted):
+                return self._volatile("PC301", line, root, f"the date variable `{dotted}`")
+            return None
+        if self.config.is_per_request(dotted):
+            return self._volatile("PC102", line, root, f"per-request variable `{dotted}`")
+        return None
+
+    def _call_reason(self, expr: nodes.Call, scope: _Scope) -> Hazard | None:
+        dotted = _dotted(expr.node)
+        if dotted is not None:
+            if self._macro(expr.node, scope) is None and self.config.is_volatile_call(dotted):
+                anchor = dotted.rsplit(".", 1)[-1]
+                return self._volatile("PC101", expr.lineno, anchor, f"volatile call `{dotted}()`")
+        else:
+            found = self.reason(expr.node, scope)
+            if found is not None:
+                return found
+        for child in (*expr.args, *expr.kwargs, expr.dyn_args, expr.dyn_kwargs):
+            if child is not None:
+                found = self.reason(child, scope)
+                if found is not None:
+                    return found
+        return None
+
+    def _volatile(self, code: str, line: int, anchor: str, detail: str) -> Hazard:
+        return self._hazard(code, line, anchor, detail)
+
+    def _hazard(self, code: str, line: int, anchor: str, detail: str) -> Hazard:
+        if self.chat and code in ("PC101", "PC102", "PC103"):
+            code = "PC301"
+        return Hazard(code, line, anchor, detail, self.origin)
+
+    # -- chat templates: history that re-renders (PC302) -----------------------------------
+
+    def _check_position_branch(
+        self, node: nodes.If, body: Sequence[nodes.Node], else_: Sequence[nodes.Node],
+        out: list[Event],
+    ) -> None:
+        if not self._history or "branch" in self._reported or not _tests_position(node.test):
+            return
+        if any(_mentions_reasoning(child) for child in (*body, *else_)):
+            detail = "a branch on the message's position in the history that changes its reasoning"
+            self._report_history("branch", self._hazard("PC302", node.lineno, "loop", detail), out)
+
+    def _report_history(self, kind: str, hazard: Hazard, out: list[Event]) -> None:
+        """One PC302 finding of each kind per loop over messages: the rest is the same cause."""
+        if kind not in self._reported:
+            self._reported.add(kind)
+            out.append(hazard)
+
+    def _check_history_expr(self, expr: nodes.Node, scope: _Scope, out: list[Event]) -> None:
+        for call in _with_self(expr, nodes.Call):
+            callee = call.node
+            splits = type(callee) is nodes.Getattr and callee.attr in ("split", "rsplit", "partition")
+            if splits and any(_is_think_literal(arg) for arg in call.args):
+                detail = "`split(...)` that strips the reasoning from earlier turns"
+                hazard = self._hazard("PC302", call.lineno, callee.attr, detail)
+                self._report_history("split", hazard, out)
+                return
+        if any(
+            isinstance(c.value, str) and _is_empty_think(c.value)
+            for c in _with_self(expr, nodes.Const)
+        ):
+            detail = "an empty `<think></think>` block for earlier turns"
+            self._report_history("empty", self._hazard("PC302", expr.lineno, "<think>", detail), out)
+            return
+        names = {n.name for n in _with_self(expr, nodes.Name)}
+        if names & self._empty and any(_is_think_literal(c) for c in _with_self(expr, nodes.Const)):
+            detail = "a `<think>` block that renders empty for turns whose reasoning was dropped"
+            self._report_history("empty", self._hazard("PC302", expr.lineno, "<think>", detail), out)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
+    def describe(hazard: Hazard) -> str:
+        return f"{kind} template {loaded.name!r} (line {hazard.line}) renders {hazard.detail}"
+
+    return describe
+
+
+def _template_names(template: nodes.Expr) -> tuple[str, ...]:
+    if type(template) is nodes.Const and isinstance(template.value, str):
+        return (template.value,)
+    if isinstance(template, (nodes.List, nodes.Tuple)):
+        return tuple(
+            i.value for i in template.items if type(i) is nodes.Const and isinstance(i.value, str)
+        )
+    return ()
+
+
+def _bind(scope: _Scope, target: object, value: _Binding) -> None:
+    if isinstance(target, str):
+        scope[target] = value
+    elif isinstance(target, nodes.Name):
+        scope[target.name] = value
+    elif isinstance(target, nodes.Tuple):
+        for item in target.items:
+            _bind(scope, item, value)
+
+
+def _dotted(expr: nodes.Node) -> str | None:
+    """`user.profile.name` for a chain of attribute (or constant-key item) lookups on a name."""
+    parts: list[str] = []
+    while True:
+        kind = type(expr)
+        if kind is nodes.Name:
+            parts.append(expr.name)  # type: ignore[attr-defined]
+            return ".".join(reversed(parts))
+        if kind is nodes.Getattr:
+            parts.append(expr.attr)  # type: ignore[attr-defined]
+        elif kind is nodes.Getitem and type(expr.arg) is nodes.Const:  # type: ignore[attr-defined]
+            parts.append(str(expr.arg.value))  # type: ignore[attr-defined]
+        else:
+            return None
+        expr = expr.node  # type: ignore[attr-defined]
+
+
+def _calls(expr: nodes.Node) -> Iterable[nodes.Call]:
+    return _with_self(expr, nodes.Call)
+
+
+def _unsorted_view(expr: nodes.Node) -> tuple[str, str] | None:
+    """(`what`, anchor) when `expr` iterates a mapping view with no sort after it."""
+    node: Any = expr
+    while type(node) is nodes.Filter:
+        if node.name in SORTING_FILTERS:
+            return None
+        if node.name == "items" and node.node is not None:
+            return f"{_dotted(node.node) or 'mapping'} | items", "items"
+        node = node.node
+    if type(node) is nodes.Call and type(node.node) is nodes.Getattr and not node.args:
+        view = node.node.attr
+        if view in MAPPING_VIEWS:
+            return f"{_dotted(node.node) or view}()", view
+    return None
+
+
+def _is_messages(expr: nodes.Node) -> bool:
+    dotted = _dotted(expr)
+    if dotted is None and type(expr) is nodes.Getitem:  # messages[1:]
+        dotted = _dotted(expr.node)
+    if dotted is None and type(expr) is nodes.Filter and expr.node is not None:
+        return _is_messages(expr.node)
+    return dotted is not None and "messages" in dotted.lower()
+
+
+def _chat_date_name(dotted: str) -> bool:
+    import fnmatch
+
+    lowered = dotted.lower()
+    return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in CHAT_DATE_NAMES)
+
+
+def _tests_position(test: nodes.Node) -> bool:
+    """
+    Whether a test depends on where the message sits relative to the end of the conversation.
+
+    `loop.last`, `loop.revindex*` and `loop.length` change as turns are appended;
+    `loop.index*` changes meaning only when compared with something that is not a constant
+    (Qwen3's `loop.index0 > ns.last_query_index`). `loop.first` is stable.
+    """
+    for attr in _with_self(test, nodes.Getattr):
+        if type(attr.node) is nodes.Name and attr.node.name == "loop" and attr.attr in _MOVING:
+            return True
+    for compare in _with_self(test, nodes.Compare):
+        operands = [compare.expr, *(op.expr for op in compare.ops)]
+        if any(_is_loop_index(o) for o in operands) and not all(
+            _is_loop_index(o) or type(o) is nodes.Const for o in operands
+        ):
+            return True
+    return False
+
+
+def _is_loop_index(node: nodes.Node) -> bool:
+    return (
+        type(node) is nodes.Getattr and type(node.node) is nodes.Name
+        and node.node.name == "loop" and node.attr in POSITION_ATTRS
+    )
+
+
+def _with_self(node: nodes.Node, kind: type[Any]) -> Iterable[Any]:
+    """`node.find_all(kind)`, which skips `node` itself, plus `node` when it is a `kind`."""
+    if isinstance(node, kind):
+        yield node
+    yield from node.find_all(kind)
+
+
+def _mentions_reasoning(node: nodes.Node) -> bool:
+    words = [c.value for c in _with_self(node, nodes.Const) if isinstance(c.value, str)]
+    words += [n.name for n in _with_self(node, nodes.Name)]
+    words += [a.attr for a in _with_self(node, nodes.Getattr)]
+    return any(w in text.lower() for text in words for w in REASONING_WORDS)
+
+
+def _is_think_literal(node: nodes.Node) -> bool:
+    return type(node) is nodes.Const and isinstance(node.value, str) and "think>" in node.value
+
+
+def _is_empty_think(text: str) -> bool:
+    start = text.find("<think>")
+    if start < 0:
+        return False
+    rest = text[start + len("<think>") :]
+    return rest.lstrip().startswith("</think>")
+
+
+def _is_empty_string(node: nodes.Node) -> bool:
+    return type(node) is nodes.Const and node.value == ""
+
+
+def _compact(events: list[Event]) -> list[Event]:
+    """Merge runs of token counts, so inlining a macro many times stays cheap."""
+    merged: list[Event] = []
+    for event in events:
+        if isinstance(event, int) and merged and isinstance(merged[-1], int):
+            merged[-1] += event
+        else:
+            merged.append(event)
+    return merged

@@ -1,0 +1,32 @@
+"""
+A volatile call or filter renders in the cacheable prefix.
+
+Why:
+    `now()`, `uuid4()`, `random` and friends give a different value on every render. Everything
+    after that value differs from the previous request, so the provider's prefix cache never
+    matches it: the static text that follows is paid for in full every time. Render the value at
+    the end of the template, or below the `{# promptcache: tail #}` marker.
+
+Bad:
+    You are a support agent. Current time: {{ now() }}.
+    {{ policy_manual }}  {# thousands of static tokens, never cached #}
+
+Good:
+    You are a support agent.
+    {{ policy_manual }}
+    {# promptcache: tail #}
+    Current time: {{ now() }}.
+"""
+
+from __future__ import annotations
+
+from .._model import rule_from_docstring
+
+RULE = rule_from_docstring(__doc__, code="PC101", name="volatile-call", severity="warning")
+
+DEFAULT_VOLATILE_CALLS = (
+    "now", "*.now", "utcnow", "*.utcnow", "today", "*.today", "time", "time.*",
+    "datetime.*", "strftime_now", "uuid*", "*.uuid*", "random*", "*.random*",
+    "secrets.*", "*.urandom", "*.token_hex", "*.token_urlsafe",
+)
+DEFAULT_VOLATILE_FILTERS = ("random", "shuffle")

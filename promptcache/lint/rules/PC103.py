@@ -1,0 +1,23 @@
+"""
+Control flow in the cacheable prefix depends on a per-request value.
+
+Why:
+    An `{% if %}` whose test reads a per-request variable (or a volatile call), or a
+    `{% for %}` over per-request data, makes the prefix fork: requests that take different
+    branches share no cache after that point, and each branch is cached separately. Move the
+    decision below the static content, or make it depend on configuration only.
+
+Bad:
+    {% if user.is_admin %}You may change settings.{% endif %}
+    {{ policy_manual }}
+
+Good:
+    {{ policy_manual }}
+    {% if user.is_admin %}You may change settings.{% endif %}
+"""
+
+from __future__ import annotations
+
+from .._model import rule_from_docstring
+
+RULE = rule_from_docstring(__doc__, code="PC103", name="per-request-branch", severity="warning")

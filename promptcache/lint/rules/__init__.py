@@ -1,0 +1,23 @@
+"""
+The rule registry: one module per rule, named by its permanent code.
+
+A rule module holds the rule's documentation (in its docstring) and the data it matches on; the
+engine in `promptcache.lint._walker` does the traversal, so adding a rule never adds a pass over
+the template.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from .._model import Rule
+from . import PC001, PC101, PC102, PC103, PC104, PC201, PC301, PC302
+
+__all__ = ["RULES"]
+
+RULES: MappingProxyType[str, Rule] = MappingProxyType(
+    {
+        module.RULE.code: module.RULE
+        for module in (PC001, PC101, PC102, PC103, PC104, PC201, PC301, PC302)
+    }
+)

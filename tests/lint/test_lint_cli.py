@@ -1,0 +1,136 @@
+"""`promptcache lint` on the command line: exit codes, formats, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptcache.cli import main
+
+from ._helpers import STATIC
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'demo'\n")
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "clean.j2").write_text("You are {{ persona }}.\n" + STATIC)
+    (templates / "busted.jinja").write_text("Now: {{ now() }}\n" + STATIC)
+    (templates / "notes.txt").write_text("{{ now() }}" + STATIC)  # not a template name
+    return tmp_path
+
+
+def test_findings_exit_1_with_text(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "templates"]) == 1
+    out, err = capsys.readouterr()
+    assert out.splitlines()[0].startswith("templates/busted.jinja:1:9: PC101 ")
+    assert len(out.splitlines()) == 1
+    assert "Found 1 problem(s) in 1 file(s)." in err
+
+
+def test_clean_exit_0(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "templates/clean.j2"]) == 0
+    assert capsys.readouterr().out == ""
+
+
+def test_default_path_is_the_current_folder(project: Path) -> None:
+    assert main(["lint"]) == 1
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif", "github"])
+def test_formats(project: Path, capsys: pytest.CaptureFixture[str], fmt: str) -> None:
+    assert main(["lint", "--format", fmt, "templates"]) == 1
+    out = capsys.readouterr().out
+    if fmt == "github":
+        assert out.startswith("::warning file=templates/busted.jinja,line=1,col=9,title=PC101")
+    else:
+        data = json.loads(out)
+        assert data[0]["code"] == "PC101" if fmt == "json" else data["version"] == "2.1.0"
+
+
+def test_output_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--format", "json", "-o", "report.json", "templates"]) == 1
+    assert json.loads((project / "report.json").read_text())[0]["path"] == "templates/busted.jinja"
+    assert capsys.readouterr().out == ""
+
+
+def test_select_ignore_threshold_flags(project: Path) -> None:
+    assert main(["lint", "--ignore", "PC101", "templates"]) == 0
+    assert main(["lint", "--select", "pc102", "templates"]) == 0
+    assert main(["lint", "--threshold", "100000", "templates"]) == 0
+
+
+def test_config_from_pyproject(project: Path) -> None:
+    (project / "pyproject.toml").write_text(
+        "[tool.promptcache.lint]\nignore = ['PC101']\nexclude = ['templates/skip*']\n"
+    )
+    assert main(["lint", "templates"]) == 0
+    (project / "templates" / "skip.j2").write_text("{{ user.name }}" + STATIC)
+    assert main(["lint", "templates"]) == 0
+
+
+def test_explicit_files_are_linted_whatever_their_name(project: Path) -> None:
+    assert main(["lint", "templates/notes.txt"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["lint", "missing.j2"], "'missing.j2' does not exist"),
+        (["lint", "--select", "ZZ1", "templates"], "'ZZ1' matches no lint rule"),
+        (["lint", "--threshold", "-3", "templates"], "expected a whole number of tokens"),
+        (["lint", "--format", "xml", "templates"], "invalid choice: 'xml'"),
+    ],
+)
+def test_usage_errors_exit_2(
+    project: Path, capsys: pytest.CaptureFixture[str], argv: list[str], needle: str
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_bad_pyproject_exits_2(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "pyproject.toml").write_text("[tool.promptcache.lint]\nthreshold = 'x'\n")
+    assert main(["lint", "templates"]) == 2
+    assert "threshold must be a whole number of tokens" in capsys.readouterr().err
+
+
+def test_binary_and_undecodable_files(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "templates" / "logo.j2").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    (project / "templates" / "latin1.j2").write_bytes("Caf\xe9 {{ x }}".encode("latin-1"))
+    (project / "templates" / "wide.j2").write_bytes("{{ x }}".encode("utf-16"))
+    assert main(["lint", "--format", "json", "templates"]) == 1
+    records = {r["path"]: r for r in json.loads(capsys.readouterr().out)}
+    assert records["templates/logo.j2"]["code"] == "PC001"
+    assert "binary file" in records["templates/logo.j2"]["message"]
+    latin = records["templates/latin1.j2"]
+    assert latin["code"] == "PC001"
+    assert "byte 0xe9 at offset 3 (line 1)" in latin["message"]
+    assert "UTF-8" in latin["message"]
+    assert "UTF-16" in records["templates/wide.j2"]["message"]
+
+
+def test_parse_error_does_not_stop_the_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "templates" / "a_broken.j2").write_text("{% for x in y %}")
+    assert main(["lint", "templates"]) == 1
+    codes = [line.split()[1] for line in capsys.readouterr().out.splitlines()]
+    assert codes == ["PC001", "PC101"]
+
+
+def test_unreadable_file(tmp_path: Path) -> None:
+    from promptcache.lint import lint_file
+
+    (finding,) = lint_file(tmp_path)  # a folder where a file was expected
+    assert finding.code == "PC001"
+    assert "cannot read the file" in finding.message
+
+
+def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--list-rules"]) == 0
+    assert "PC101 volatile-call:" in capsys.readouterr().out
