@@ -12,6 +12,7 @@ promptcache: make LLM prompt caching work, and make its failures visible.
 from __future__ import annotations
 
 from ._canonical import canonical_bytes
+from ._diff import DiffResult, diff
 from ._errors import (
     CanonicalError,
     InputError,
@@ -20,6 +21,7 @@ from ._errors import (
     VolatileContentError,
     VolatileContentWarning,
 )
+from ._monitor import Invalidation, Monitor
 from ._parts import (
     Content,
     Doc,
@@ -53,6 +55,7 @@ from ._tokens import (
 )
 from ._usage import CacheDiagnosis, CacheUsage
 from ._volatile import VolatileMatch, find_volatile
+from ._wrap import wrap
 from .adapters import get_adapter
 
 __version__ = "0.1.0"
@@ -66,16 +69,19 @@ __all__ = [
     "CanonicalError",
     "Content",
     "Cost",
+    "DiffResult",
     "Doc",
     "DocumentPart",
     "EstimateCounter",
     "HFTokenizerCounter",
     "ImagePart",
     "InputError",
+    "Invalidation",
     "Layer",
     "Message",
     "MinTokenTable",
     "MissingDependencyError",
+    "Monitor",
     "Plan",
     "PriceTable",
     "Prompt",
@@ -97,9 +103,11 @@ __all__ = [
     "__version__",
     "canonical_bytes",
     "cost",
+    "diff",
     "find_volatile",
     "get_adapter",
     "load_min_tokens",
     "load_prices",
     "plan",
+    "wrap",
 ]

@@ -1,0 +1,239 @@
+"""
+Benchmark: the monitor's cost per observed request, and a concurrent load run.
+
+    .venv/bin/python bench/bench_monitor.py [--threads 16 --observations 10000 --keys 1000]
+
+1. Overhead. A 50-turn session of the shared workload (bench/_workload.py: 40 tools, ~8k-token
+   system prompt, 3 documents, growing history). Each turn the request is built the way an
+   application using promptcache builds it (assemble the held parts, render, adapter
+   `to_request`: the baseline, measured in the same run), then `Monitor.observe(request,
+   response)` runs on it with the vendor's response JSON. Target: observe <= 5% of the build.
+2. Load. N threads x M observations over K keys with planted misses (every 10th observation of a
+   key misses; every 20th also changes the system prompt). Checks that every planted miss became
+   exactly one event and that the kept bodies never exceeded the byte budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import gc
+import logging
+import resource
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _workload import workload
+from bench_build import assemble, make_parts
+
+from promptcache import Invalidation, Message, Monitor
+from promptcache.adapters import get_adapter
+
+MODEL = "claude-sonnet-4-6"
+QUIET = logging.Logger("bench")  # detached and disabled: the events are counted, not printed
+QUIET.disabled = True
+
+
+def _response(read: int, write: int) -> dict[str, Any]:
+    return {"id": "msg_bench", "type": "message", "role": "assistant", "model": MODEL,
+            "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
+            "usage": {"input_tokens": 20, "cache_read_input_tokens": read,
+                      "cache_creation_input_tokens": write, "output_tokens": 5}}
+
+
+def _session(turns: int, monitor: Monitor | None) -> dict[str, list[float]]:
+    """One 50-turn session; per turn: the two ways to build, and observe (when monitored)."""
+    adapter = get_adapter("anthropic")
+    held = make_parts(workload())
+    prompt = assemble(held)
+    prompt.render()
+    times: dict[str, list[float]] = {"assembled": [], "incremental": [], "observe": [], "both": []}
+    read, request = 0, None
+    for turn in range(turns):
+        gc.disable()
+        start = time.perf_counter()
+        adapter.to_request(assemble(held), model=MODEL)
+        middle = time.perf_counter()
+        request = adapter.to_request(prompt, model=MODEL)  # frees the previous turn's request
+        built = time.perf_counter()
+        if monitor is not None:
+            monitor.observe(request, _response(read, 400 if turn else 20000), key="s",
+                            at=turn * 10.0)
+        done = time.perf_counter()
+        gc.enable()
+        times["assembled"].append(middle - start)
+        times["incremental"].append(built - middle)
+        times["observe"].append(done - built)
+        times["both"].append(done - middle)
+        read += 400 if turn else 20000
+        reply, question = f"Answer {turn}.", f"Question {turn}?"
+        held["history"] = [*held["history"], Message.user(held["question"]),
+                           Message.assistant(reply)]
+        held["question"] = question
+        prompt = prompt.commit_tail(reply).with_tail(Message.user(question))
+    return times
+
+
+def overhead(turns: int = 50, rounds: int = 3) -> dict[str, float]:
+    """
+    Two baselines, both real ways to build the request: `assembled` is bench_build's
+    per-request path (assemble the held parts, history included, render, `to_request`);
+    `incremental` grows the previous prompt (`commit_tail().with_tail()`), which reuses every
+    block already rendered, the cheapest build promptcache offers.
+
+    The monitor holds the previous request until the next one replaces it, so freeing that
+    request moves from the caller's build into `observe`. `marginal` is therefore measured A/B:
+    build-and-observe in a monitored session minus build in an unmonitored one.
+    """
+    plain = {k: [] for k in ("assembled", "incremental")}  # type: dict[str, list[float]]
+    watched = {k: [] for k in ("observe", "both")}  # type: dict[str, list[float]]
+    for _ in range(rounds):
+        base = _session(turns, None)
+        monitor = Monitor("anthropic", metrics=False, logger=QUIET)
+        seen = _session(turns, monitor)
+        assert monitor.stats()["events"] == 0, monitor.stats()
+        for key in plain:
+            plain[key] += base[key]
+        for key in watched:
+            watched[key] += seen[key]
+    median = statistics.median
+    return {
+        "assembled": median(plain["assembled"]),
+        "incremental": median(plain["incremental"]),
+        "observe": median(watched["observe"]),
+        "marginal": median(watched["both"]) - median(plain["incremental"]),
+    }
+
+
+def _key_requests(keys: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    base = {
+        "model": MODEL, "max_tokens": 512,
+        "tools": [{"name": f"tool_{i}", "description": "Looks things up. " * 20,
+                   "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}
+                  for i in range(8)],
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello " * 200,
+                                                  "cache_control": {"type": "ephemeral"}}]}],
+    }
+    out = []
+    for k in range(keys):
+        request = copy.deepcopy(base)
+        request["system"] = [{"type": "text", "text": f"Tenant {k}. " + "Policy text. " * 400,
+                              "cache_control": {"type": "ephemeral"}}]
+        changed = copy.deepcopy(request)
+        changed["system"][0]["text"] = f"Tenant {k} at 2026-11-29 20:41:07. " + "Policy text. " * 400
+        out.append((request, changed))
+    return out
+
+
+def load(threads: int, observations: int, keys: int, budget: int) -> dict[str, Any]:
+    requests = _key_requests(keys)
+    events: list[Invalidation] = []
+    sink_lock = threading.Lock()
+
+    def sink(event: Invalidation) -> None:
+        with sink_lock:
+            events.append(event)
+
+    monitor = Monitor("anthropic", on_invalidation=sink, metrics=False, body_budget=budget,
+                      max_keys=keys, logger=QUIET)
+    hit, miss = _response(6000, 0), _response(0, 6000)
+    planted = [0] * threads
+    peak = [0]
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.is_set():
+            peak[0] = max(peak[0], monitor.memory()["body_bytes"])
+            time.sleep(0.005)
+
+    def worker(t: int) -> None:
+        mine = [k for k in range(keys) if k % threads == t]
+        seen = dict.fromkeys(mine, 0)
+        for i in range(observations):
+            k = mine[i % len(mine)]
+            n = seen[k]
+            seen[k] += 1
+            is_miss = n % 10 == 9
+            request = requests[k][1] if n % 20 == 19 else requests[k][0]
+            monitor.observe(request, miss if is_miss else hit, key=f"key-{k}", at=float(n))
+            planted[t] += is_miss
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    start = time.perf_counter()
+    pool = [threading.Thread(target=worker, args=(t,)) for t in range(threads)]
+    for thread in pool:
+        thread.start()
+    for thread in pool:
+        thread.join()
+    took = time.perf_counter() - start
+    stop.set()
+    watcher.join()
+    stats = monitor.stats()
+    actual = _kept_body_bytes(monitor)
+    return {
+        "actual_body_bytes": actual,
+        "observations": stats["observations"], "planted_misses": sum(planted),
+        "events_delivered": len(events), "events_counted": stats["events"],
+        "by_cause": stats["by_cause"], "seconds": took, "peak_body_bytes": peak[0],
+        "final": monitor.memory(), "budget": budget,
+        "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
+
+
+def _kept_body_bytes(monitor: Monitor) -> int:
+    """The real serialised size of the bodies the monitor still holds (its accounting estimates)."""
+    total = 0
+    for entry in list(monitor._entries.values()):
+        if entry.body is not None:
+            total += len(orjson.dumps(entry.body))
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--threads", type=int, default=16)
+    parser.add_argument("--observations", type=int, default=10_000)
+    parser.add_argument("--keys", type=int, default=1_000)
+    parser.add_argument("--budget", type=int, default=16 * 1024 * 1024)
+    args = parser.parse_args()
+
+    times = overhead()
+    marginal, observe = times["marginal"], times["observe"]
+    ratio = marginal / times["assembled"]
+    print(f"build, per-request path (assemble held parts + render + to_request): "
+          f"{times['assembled'] * 1e3:7.3f} ms  (baseline)")
+    print(f"build, incremental (commit_tail + with_tail + to_request):           "
+          f"{times['incremental'] * 1e3:7.3f} ms  (second baseline)")
+    print(f"observe, timed alone (includes freeing the previous request): {observe * 1e3:7.3f} ms")
+    print(f"observe, marginal cost (monitored minus unmonitored session):  {marginal * 1e3:7.3f} ms"
+          f"  = {ratio:6.1%} of the per-request build, "
+          f"{marginal / times['incremental']:6.1%} of the incremental build  (target <= 5%)")
+    result = load(args.threads, args.observations, args.keys, args.budget)
+    lost = result["planted_misses"] - result["events_delivered"]
+    print(f"load: {args.threads} threads x {args.observations:,} observations over {args.keys:,} "
+          f"keys in {result['seconds']:.1f} s")
+    print(f"  observations {result['observations']:,}; planted misses {result['planted_misses']:,}; "
+          f"events delivered {result['events_delivered']:,}; counted {result['events_counted']:,}; "
+          f"lost {lost}")
+    print(f"  by cause {result['by_cause']}")
+    print(f"  body bytes: peak {result['peak_body_bytes']:,}, final {result['final']['body_bytes']:,}"
+          f" of budget {result['budget']:,} (accounted); measured size of the kept bodies "
+          f"{result['actual_body_bytes']:,}; keys {result['final']['keys']:,}; "
+          f"max RSS {result['max_rss_mib']:.0f} MiB")
+    ok = (ratio <= 0.05 and lost == 0 and result["events_counted"] == result["planted_misses"]
+          and result["peak_body_bytes"] <= result["budget"]
+          and result["actual_body_bytes"] <= result["budget"])
+    print("targets met" if ok else "targets NOT met")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

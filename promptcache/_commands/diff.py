@@ -1,0 +1,142 @@
+"""`promptcache diff A.json B.json`: the field that breaks the cache between two requests."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+import orjson
+
+from .._diff import VENDORS, DiffResult, diff
+from .._errors import InputError
+
+_FIXES = {
+    "timestamp": "render the time at day precision, or move it to the last user message",
+    "random_id": "keep ids out of the prefix, or derive them deterministically from the session",
+    "key_order": "serialise with sorted keys (json.dumps(..., sort_keys=True)) or build the "
+    "dict in one fixed order",
+    "tools_changed": "keep the tool set fixed for the session; add tools only at the end",
+    "tool_order": "sort tools by name before sending (MCP and dict order are not stable)",
+    "model_changed": "caches are per model; keep one model per session or accept one rewrite",
+    "whitespace": "normalise whitespace when rendering templates (trim_blocks, strip)",
+    "content_changed": "earlier content must be sent byte for byte as before; append, don't edit",
+    "tool_choice_changed": "keep tool_choice fixed for the session",
+    "thinking_changed": "keep the thinking / reasoning settings fixed for the session",
+}
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "diff",
+        help="name the field that breaks the cache between two requests",
+        description=(
+            "Compare request B against the earlier request A (JSON files holding the SDK keyword "
+            "arguments) in the vendor's render order. Prints whether B loses cache A wrote at its "
+            "breakpoints, the layer, path, byte offset and cause of the first divergence, and an "
+            "estimate of the tokens lost. Exit 0: nothing lost; 1: invalidated; 2: error."
+        ),
+    )
+    parser.add_argument("a", help="the earlier request (JSON file, '-' for stdin)")
+    parser.add_argument("b", help="the later request (JSON file)")
+    parser.add_argument("--vendor", choices=VENDORS, default="anthropic", help="cache semantics")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto", help="colour the text"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.a == "-" and args.b == "-":
+        raise InputError("only one of A and B can be '-' (stdin)")
+    result = diff(_load(args.a), _load(args.b), args.vendor)
+    if args.format == "json":
+        sys.stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
+    else:
+        sys.stdout.write(render_text(result, color=_use_color(args.color, sys.stdout)))
+    return 1 if result.invalidated else 0
+
+
+def _load(file: str) -> Any:
+    try:
+        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(
+            f"{file} is not valid JSON ({exc}); diff reads a JSON object of SDK keyword arguments"
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(
+            f"{file} holds a JSON {type(data).__name__}; expected an object of SDK keyword arguments"
+        )
+    return data
+
+
+def _use_color(choice: str, stream: TextIO) -> bool:
+    if choice != "auto":
+        return choice == "always"
+    return stream.isatty() and not os.environ.get("NO_COLOR")
+
+
+def render_text(result: DiffResult, *, color: bool = False) -> str:
+    """A short report for a person: verdict, location, the excerpt with the change marked."""
+    paint = _Paint(color)
+    lines = [_headline(result, paint)]
+    if result.path is not None:
+        where = f"  at {result.path}"
+        if result.offset is not None:
+            where += f", byte {result.offset}"
+        lines.append(where)
+    if result.detail:
+        lines.append(f"  {result.detail}")
+    lines += _excerpt_lines(result, paint)
+    if result.invalidated and result.cause in _FIXES:
+        lines.append(f"  fix: {_FIXES[result.cause]}")
+    return "\n".join(lines) + "\n"
+
+
+def _headline(result: DiffResult, paint: _Paint) -> str:
+    if not result.invalidated:
+        return paint.green(f"cache kept ({result.vendor}): b reads everything a wrote")
+    lost = f"; about {result.tokens_lost:,} cached tokens lost" if result.tokens_lost else ""
+    return paint.red(
+        f"cache invalidated ({result.vendor}): {result.cause} in {result.layer}{lost}"
+    )
+
+
+def _excerpt_lines(result: DiffResult, paint: _Paint) -> list[str]:
+    excerpt = result.excerpt
+    if excerpt is None:
+        return []
+    lines = []
+    if result.before is not None:
+        old = excerpt.lead + paint.red(f"[-{excerpt.old}-]") + excerpt.trail_old
+        lines.append(f"  - {_one_line(old)}")
+    if result.after is not None:
+        new = excerpt.lead + paint.green(f"{{+{excerpt.new}+}}") + excerpt.trail_new
+        lines.append(f"  + {_one_line(new)}")
+    return lines
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\n", "\\n").replace("\t", "\\t")
+
+
+class _Paint:
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+
+    def _wrap(self, code: str, text: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.enabled else text
+
+    def red(self, text: str) -> str:
+        return self._wrap("31", text)
+
+    def green(self, text: str) -> str:
+        return self._wrap("32", text)

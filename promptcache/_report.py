@@ -1,0 +1,269 @@
+"""
+`build_report`: hit rate, tokens, cost and invalidations by cause over a log of requests.
+
+The log is JSON Lines, one record per request:
+
+    {"vendor": "anthropic", "key": "session-42", "at": 1764374400.0,
+     "request": {...SDK keyword arguments...}, "response": {...the response JSON...}}
+
+`vendor` may come from the command line instead; `key` defaults to the monitor's key; `at` is
+epoch seconds or an ISO 8601 time. The log is read one line at a time and every aggregate is a
+counter, so memory stays constant however long the log is: the only per-session state is the
+monitor's, which is bounded by its byte budget and key limit.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from ._diff import check_vendor
+from ._errors import InputError
+from ._monitor import Invalidation, Monitor, read_usage
+from ._usage import CacheUsage
+
+__all__ = ["CauseSummary", "Report", "build_report"]
+
+# The report collects events itself; its monitors log nowhere (a detached, disabled logger, so
+# neither the root logger's handlers nor logging's last-resort handler see a million warnings).
+_QUIET = logging.Logger("promptcache.report")
+_QUIET.disabled = True
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CauseSummary:
+    """Invalidations of one cause: how many, the tokens that were not read, what that cost."""
+
+    cause: str
+    events: int
+    tokens_lost: int
+    cost_lost: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cause": self.cause, "events": self.events, "tokens_lost": self.tokens_lost,
+            "cost_lost": self.cost_lost,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    """Totals over a log. Costs are None when no record could be priced."""
+
+    records: int
+    uncached_input: int
+    cache_read: int
+    cache_write: int
+    output: int
+    cost: float | None
+    cost_without_cache: float | None
+    unpriced_records: int
+    invalidations: tuple[CauseSummary, ...]
+    currency: str = "USD"
+
+    @property
+    def total_input(self) -> int:
+        return self.uncached_input + self.cache_read + self.cache_write
+
+    @property
+    def hit_rate(self) -> float | None:
+        return self.cache_read / self.total_input if self.total_input else None
+
+    @property
+    def savings(self) -> float | None:
+        if self.cost is None or self.cost_without_cache is None:
+            return None
+        return self.cost_without_cache - self.cost
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "records": self.records,
+            "hit_rate": self.hit_rate,
+            "tokens": {
+                "input": self.total_input, "uncached_input": self.uncached_input,
+                "cache_read": self.cache_read, "cache_write": self.cache_write,
+                "output": self.output,
+            },
+            "cost": {
+                "currency": self.currency, "actual": self.cost,
+                "without_cache": self.cost_without_cache, "savings": self.savings,
+                "unpriced_records": self.unpriced_records,
+            },
+            "invalidations": [c.to_json() for c in self.invalidations],
+        }
+
+
+@dataclass(slots=True)
+class _Totals:
+    records: int = 0
+    uncached: int = 0
+    read: int = 0
+    write: int = 0
+    output: int = 0
+    cost: float = 0.0
+    without: float = 0.0
+    priced: int = 0
+    unpriced: int = 0
+    events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    lost_cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    currency: str = "USD"
+
+
+class _Pricer:
+    """`_pricing.cost` with a cache of failures, so an unpriced model costs one lookup."""
+
+    def __init__(self) -> None:
+        self._unknown: set[tuple[str, str]] = set()
+        self._table: Any = None
+
+    def price(self, usage: CacheUsage, vendor: str, model: str | None) -> tuple[float, float] | None:
+        if not model or (vendor, model) in self._unknown:
+            return None
+        try:
+            from ._pricing import cost, load_prices
+
+            if self._table is None:
+                self._table = load_prices()
+            result = cost(usage, model=model, vendor=vendor, prices=self._table)
+        except (ImportError, InputError):
+            self._unknown.add((vendor, model))
+            return None
+        return result.actual, result.without_cache
+
+    def lost(self, tokens: int, vendor: str, model: str | None) -> float | None:
+        """What `tokens` cost as uncached input instead of cache reads."""
+        if not tokens:
+            return 0.0
+        full = self.price(CacheUsage(uncached_input=tokens, cache_read=0, cache_write=0,
+                                     output=0, vendor=vendor, model=model), vendor, model)
+        read = self.price(CacheUsage(uncached_input=0, cache_read=tokens, cache_write=0,
+                                     output=0, vendor=vendor, model=model), vendor, model)
+        return None if full is None or read is None else full[0] - read[0]
+
+
+def build_report(
+    lines: Iterable[bytes | str],
+    *,
+    vendor: str | None = None,
+    body_budget: int = 64 * 1024 * 1024,
+    max_keys: int = 10_000,
+) -> Report:
+    """Read log records one by one and total them. `vendor` applies to records that name none."""
+    totals, pricer = _Totals(), _Pricer()
+    monitors: dict[str, Monitor] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        record = _record(line, number)
+        name = _vendor(record, vendor, number)
+        if name not in monitors:
+            monitors[name] = Monitor(
+                name, logger=_QUIET, metrics=False, body_budget=body_budget, max_keys=max_keys
+            )
+        _add(totals, pricer, monitors[name], record, name, number)
+    return _summary(totals)
+
+
+def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(f"line {number}: not valid JSON ({exc}); each line is one record") from None
+    if not isinstance(record, dict) or "request" not in record or (
+        "response" not in record and "usage" not in record
+    ):
+        raise InputError(
+            f"line {number}: expected an object with 'request' and 'response' keys, got "
+            f"{str(line)[:60]!r}"
+        )
+    return record
+
+
+def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> str:
+    name = record.get("vendor", default)
+    if not isinstance(name, str):
+        raise InputError(f"line {number}: the record names no vendor; pass --vendor")
+    try:
+        return check_vendor(name)
+    except InputError as exc:
+        raise InputError(f"line {number}: {exc}") from None
+
+
+def _add(
+    totals: _Totals,
+    pricer: _Pricer,
+    monitor: Monitor,
+    record: Mapping[str, Any],
+    vendor: str,
+    number: int,
+) -> None:
+    request = record["request"]
+    try:
+        usage = read_usage(vendor, record.get("response", record.get("usage")), request)
+        event = monitor.observe(
+            request, usage=usage, key=record.get("key"), at=_moment(record.get("at"), number)
+        )
+    except InputError as exc:
+        raise InputError(f"line {number}: {exc}") from None
+    totals.records += 1
+    totals.uncached += usage.uncached_input
+    totals.read += usage.cache_read or 0
+    totals.write += usage.cache_write or 0
+    totals.output += usage.output
+    model = request.get("model") if isinstance(request.get("model"), str) else usage.model
+    priced = pricer.price(usage, vendor, model)
+    if priced is None:
+        totals.unpriced += 1
+    else:
+        totals.priced += 1
+        totals.cost += priced[0]
+        totals.without += priced[1]
+    if event is not None:
+        _add_event(totals, pricer, event, vendor, model)
+
+
+def _add_event(
+    totals: _Totals, pricer: _Pricer, event: Invalidation, vendor: str, model: str | None
+) -> None:
+    totals.events[event.cause] += 1
+    totals.lost[event.cause] += event.tokens_lost
+    lost = pricer.lost(event.tokens_lost, vendor, model)
+    if lost is not None:
+        totals.lost_cost[event.cause] += lost
+
+
+def _moment(value: Any, number: int) -> float | datetime | None:
+    if value is None or isinstance(value, (int, float)):
+        return value
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            pass
+    raise InputError(f"line {number}: 'at' must be epoch seconds or ISO 8601, got {value!r}")
+
+
+def _summary(totals: _Totals) -> Report:
+    causes = [
+        CauseSummary(
+            cause=cause, events=count, tokens_lost=totals.lost[cause],
+            cost_lost=totals.lost_cost.get(cause),
+        )
+        for cause, count in totals.events.items()
+    ]
+    causes.sort(key=lambda c: (-(c.cost_lost or 0.0), -c.tokens_lost, -c.events, c.cause))
+    priced = totals.priced > 0
+    return Report(
+        records=totals.records, uncached_input=totals.uncached, cache_read=totals.read,
+        cache_write=totals.write, output=totals.output,
+        cost=totals.cost if priced else None,
+        cost_without_cache=totals.without if priced else None,
+        unpriced_records=totals.unpriced, invalidations=tuple(causes), currency=totals.currency,
+    )

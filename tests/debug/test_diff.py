@@ -1,0 +1,403 @@
+"""`diff`: every cause from a realistic pair (peers.md §4), in Anthropic, OpenAI and Gemini shapes."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from promptcache import InputError
+from promptcache._diff import CAUSES, diff
+
+from . import pairs
+
+Shape = Callable[..., dict[str, Any]]
+SHAPES: dict[str, tuple[str, Shape]] = {
+    "anthropic": ("anthropic", pairs.anthropic),
+    "openai": ("openai", pairs.openai),
+    "gemini": ("gemini", pairs.gemini),
+}
+SYSTEM_PATH = {
+    "anthropic": "system[0].text",
+    "openai": "messages[0].content",
+    "gemini": "config.system_instruction",
+}
+ALL = pytest.mark.parametrize("shape", sorted(SHAPES))
+
+EXPECTED_KEYS = ["invalidated", "layer", "cause", "path", "offset", "before", "after", "tokens_lost"]
+
+
+def _pair(shape: str, **kw_b: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
+    vendor, build = SHAPES[shape]
+    return build(), build(**kw_b), vendor
+
+
+# -- timestamp: goose#2434, pi_agent_rust#103, open-chat-studio#3625 ------------------------
+
+
+@ALL
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Current time: 2026-06-09 15:04:20", "Current time: 2026-06-09 15:04:21"),  # A1
+        (
+            "Now: Tuesday, June 9, 2026, 03:04:20 PM +03:00",  # A2
+            "Now: Tuesday, June 9, 2026, 03:05:47 PM +03:00",
+        ),
+        ("Today is Tuesday, 09 June 2026 15:04:20 UTC", "Today is Tuesday, 09 June 2026 15:09:02 UTC"),
+    ],
+)
+def test_timestamp_in_system(shape: str, first: str, second: str) -> None:
+    vendor, build = SHAPES[shape]
+    result = diff(build(system=pairs.with_header(first)), build(system=pairs.with_header(second)), vendor)
+    assert result.invalidated
+    assert (result.cause, result.layer, result.path) == ("timestamp", "system", SYSTEM_PATH[shape])
+    assert result.offset == next(i for i, (x, y) in enumerate(zip(first, second, strict=False)) if x != y)
+    assert result.before is not None and result.after is not None
+    assert first[result.offset :][:2] in result.before
+    assert result.tokens_lost and result.tokens_lost > 500
+
+
+def test_date_rollover_before_history_is_a_timestamp() -> None:
+    # openclaw#148304: "Current date: YYYY-MM-DD" after the system boundary, before history.
+    a = pairs.anthropic(system=pairs.with_header("Current date: 2026-11-28"))
+    b = pairs.anthropic(system=pairs.with_header("Current date: 2026-11-29"))
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.offset) == ("timestamp", len("Current date: 2026-11-2"))
+
+
+# -- random_id: request ids in the prompt, regenerated tool_use ids on resume ---------------
+
+
+@ALL
+def test_uuid_in_system_is_a_random_id(shape: str) -> None:
+    vendor, build = SHAPES[shape]
+    a = build(system=pairs.with_header("Request 3f2504e0-4f89-11d3-9a0c-0305e82c3301"))
+    b = build(system=pairs.with_header("Request 7c9e6679-7425-40de-944b-e07fc1f90ae7"))
+    result = diff(a, b, vendor)
+    assert (result.cause, result.layer, result.path) == ("random_id", "system", SYSTEM_PATH[shape])
+
+
+def test_regenerated_tool_use_id_is_a_random_id() -> None:
+    a = pairs.anthropic()
+    b = pairs.anthropic()
+    for block in (b["messages"][1]["content"][1], b["messages"][2]["content"][0]):
+        key = "id" if "id" in block else "tool_use_id"
+        block[key] = "toolu_01Zx7KQbW3mN8pL2vR5tY9cD"
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.layer) == ("random_id", "messages")
+    assert result.path == "messages[1].content[1].id"
+
+
+# -- key_order: dspy#10216 (tool-call args), sglang#34553 (schema keys swapped) ------------
+
+
+def test_tool_use_input_key_order_anthropic() -> None:
+    b = pairs.anthropic()
+    b["messages"][1]["content"][1]["input"] = {"limit": 3, "query": "deployment 502"}
+    result = diff(pairs.anthropic(), b, "anthropic")
+    assert (result.cause, result.layer, result.path) == (
+        "key_order", "messages", "messages[1].content[1].input"
+    )
+    assert (result.before, result.after) == ("query, limit", "limit, query")
+
+
+@ALL
+def test_schema_properties_and_required_swapped(shape: str) -> None:
+    swapped = copy.deepcopy(pairs.TOOLS)
+    schema = swapped[0]["input_schema"]
+    swapped[0]["input_schema"] = {"type": "object", "required": schema["required"],
+                                  "properties": schema["properties"]}
+    vendor, build = SHAPES[shape]
+    result = diff(build(), build(tools=swapped), vendor)
+    assert (result.cause, result.layer) == ("key_order", "tools")
+    assert result.path is not None and result.path.endswith(
+        {"anthropic": "tools[0].input_schema", "openai": "tools[0].function.parameters",
+         "gemini": "config.tools[0].function_declarations[0].parameters"}[shape]
+    )
+
+
+def test_openai_serialised_arguments_key_order_is_content() -> None:
+    # The arguments are a JSON *string* on OpenAI: a reordering is a text change of that string.
+    a = pairs.openai(messages=pairs.openai_turns('{"query": "deployment 502", "limit": 3}'))
+    b = pairs.openai(messages=pairs.openai_turns('{"limit": 3, "query": "deployment 502"}'))
+    result = diff(a, b, "openai")
+    assert result.path == "messages[2].tool_calls[0].function.arguments"
+    assert result.cause == "content_changed" and result.invalidated
+
+
+# -- tool_order: zeroclaw#10959 (HashMap), term-llm#113 (Go map), Gemini declarations -------
+
+
+@ALL
+def test_same_tools_permuted(shape: str) -> None:
+    vendor, build = SHAPES[shape]
+    result = diff(build(), build(tools=[pairs.STATUS, pairs.SEARCH, pairs.TICKET]), vendor)
+    assert (result.cause, result.layer, result.invalidated) == ("tool_order", "tools", True)
+    assert result.tokens_lost and result.tokens_lost > 500  # everything after the tools
+
+
+# -- tools_changed: schema drift (hermes#100336), MCP tool added -----------------------------
+
+
+@ALL
+def test_tool_schema_edited(shape: str) -> None:
+    edited = copy.deepcopy(pairs.TOOLS)
+    edited[1]["input_schema"]["properties"]["severity"]["enum"] = ["low", "high"]
+    vendor, build = SHAPES[shape]
+    result = diff(build(), build(tools=edited), vendor)
+    assert (result.cause, result.layer) == ("tools_changed", "tools")
+    assert result.path is not None and result.path.endswith("properties.severity.enum")
+    assert "open_ticket" in diff(build(), build(tools=edited), vendor).detail
+
+
+@ALL
+def test_tool_added(shape: str) -> None:
+    extra = {"name": "zz_restart", "description": "Restart a service.",
+             "input_schema": {"type": "object"}}
+    vendor, build = SHAPES[shape]
+    result = diff(build(), build(tools=[*pairs.TOOLS, extra]), vendor)
+    assert (result.cause, result.layer, result.invalidated) == ("tools_changed", "tools", True)
+
+
+# -- model_changed: hermes#100336 (/model) ----------------------------------------------------
+
+
+@ALL
+def test_model_switch_loses_everything(shape: str) -> None:
+    vendor, build = SHAPES[shape]
+    a = build()
+    b = dict(build(), model="other-model-2")
+    result = diff(a, b, vendor)
+    assert (result.cause, result.layer, result.path) == ("model_changed", "model", "model")
+    assert (result.before, result.after) == (a["model"], "other-model-2")
+    whole = diff(a, dict(a, tools=[]), vendor).tokens_lost
+    assert whole is not None and result.tokens_lost is not None and result.tokens_lost >= whole
+
+
+# -- whitespace: a Jinja template that stopped trimming a newline ---------------------------
+
+
+@ALL
+def test_whitespace_only(shape: str) -> None:
+    vendor, build = SHAPES[shape]
+    a = build(system=pairs.with_header("Policies:"))
+    b = build(system=pairs.with_header("Policies:").replace("\n\n", "\n\n\n", 1))
+    result = diff(a, b, vendor)
+    assert (result.cause, result.layer) == ("whitespace", "system")
+
+
+# -- content_changed: claude-code#43657 (messages[0] loses a block on resume) ---------------
+
+
+def test_resume_moves_a_reminder_block() -> None:
+    reminder = {"type": "text", "text": "<system-reminder>Skills: deploy, rollback</system-reminder>"}
+    a = pairs.anthropic()
+    a["messages"][0] = {"role": "user", "content": [reminder, {"type": "text", "text": "Hi"}]}
+    b = copy.deepcopy(a)
+    b["messages"][0] = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.layer, result.path) == (
+        "content_changed", "messages", "messages[0].content[0].text"
+    )
+    assert result.invalidated
+
+
+@ALL
+def test_earlier_turn_edited(shape: str) -> None:
+    vendor, build = SHAPES[shape]
+    a = build()
+    b = copy.deepcopy(a)
+    turns = b["contents"] if shape == "gemini" else b["messages"]
+    first = turns[1] if shape == "openai" else turns[0]
+    if shape == "gemini":
+        first["parts"][0]["text"] = "Hello! I need help with my deployment."
+    else:
+        first["content"] = "Hello! I need help with my deployment."
+    result = diff(a, b, vendor)
+    assert (result.cause, result.layer, result.invalidated) == ("content_changed", "messages", True)
+
+
+def test_engine_think_block_dropped() -> None:
+    # Crow#60 / Qwen3 templates: the client drops reasoning_content, the template renders an empty
+    # think block, and the prefix diverges at that assistant turn.
+    a = pairs.openai()
+    a["messages"][4] = {"role": "assistant", "content": "Runbook 4.2 says ...",
+                        "reasoning_content": "The user has 502s; check the runbook."}
+    b = copy.deepcopy(a)
+    del b["messages"][4]["reasoning_content"]
+    result = diff(a, b, "engine")
+    assert (result.cause, result.path) == ("content_changed", "messages[4].reasoning_content")
+    assert result.before is not None and result.after is None
+
+
+# -- tool_choice_changed / thinking_changed: Anthropic's invalidation table ------------------
+
+
+def test_tool_choice_drops_messages_keeps_system() -> None:
+    a = pairs.anthropic(tool_choice={"type": "auto"})
+    b = pairs.anthropic(tool_choice={"type": "any"})
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.layer, result.path) == ("tool_choice_changed", "messages", "tool_choice")
+    # The system breakpoint survives: only the messages tier is lost.
+    whole = diff(a, dict(a, model="x"), "anthropic").tokens_lost
+    assert result.tokens_lost is not None and whole is not None and 0 < result.tokens_lost < whole
+
+
+def test_tool_choice_without_message_breakpoints_loses_nothing() -> None:
+    a = pairs.anthropic(tool_choice={"type": "auto"})
+    a["messages"][-1]["content"][0].pop("cache_control")
+    b = dict(a, tool_choice={"type": "any"})
+    result = diff(a, b, "anthropic")
+    assert not result.invalidated and result.cause == "none" and result.path == "tool_choice"
+
+
+def test_thinking_toggle_anthropic() -> None:
+    a = pairs.anthropic()
+    b = pairs.anthropic(thinking={"type": "enabled", "budget_tokens": 2048})
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.layer) == ("thinking_changed", "messages")
+
+
+def test_reasoning_effort_openai() -> None:
+    result = diff(pairs.openai(reasoning_effort="low"), pairs.openai(reasoning_effort="high"), "openai")
+    assert (result.cause, result.invalidated) == ("thinking_changed", True)
+
+
+def test_engine_enable_thinking_template_kwarg() -> None:
+    # DeepSeek DGX Spark#144: reasoning on/off changed what the chat template rendered.
+    a = pairs.openai(chat_template_kwargs={"enable_thinking": False})
+    b = pairs.openai(chat_template_kwargs={"enable_thinking": True})
+    assert diff(a, b, "engine").cause == "thinking_changed"
+
+
+def test_content_divergence_before_table_change_wins() -> None:
+    a = pairs.anthropic(tool_choice={"type": "auto"})
+    b = pairs.anthropic(system=pairs.with_header("Current time: 15:04:21"), tool_choice={"type": "any"})
+    assert diff(a, b, "anthropic").cause == "timestamp"
+
+
+# -- none: what does not invalidate ----------------------------------------------------------
+
+
+@ALL
+def test_sampling_and_limits_do_not_invalidate(shape: str) -> None:
+    vendor, build = SHAPES[shape]
+    a = build()
+    b = dict(build(), temperature=0.2, top_p=0.9, max_tokens=10, stream=True,
+             metadata={"user_id": "u-42"}, stop_sequences=["END"])
+    result = diff(a, b, vendor)
+    assert result.to_json() == {
+        "invalidated": False, "layer": None, "cause": "none", "path": None, "offset": None,
+        "before": None, "after": None, "tokens_lost": 0,
+    }
+
+
+@ALL
+def test_next_turn_appends_and_keeps_everything(shape: str) -> None:
+    vendor, build = SHAPES[shape]
+    a = build()
+    b = copy.deepcopy(a)
+    key = "contents" if shape == "gemini" else "messages"
+    if shape == "gemini":
+        b[key] += [{"role": "model", "parts": [{"text": "Check /healthz."}]},
+                   {"role": "user", "parts": [{"text": "It moved to /ready."}]}]
+    else:
+        b[key] += [{"role": "assistant", "content": "Check /healthz."},
+                   {"role": "user", "content": "It moved to /ready."}]
+    assert not diff(a, b, vendor).invalidated
+
+
+def test_rolling_breakpoint_moves_without_invalidating() -> None:
+    a = pairs.anthropic()
+    b = copy.deepcopy(a)
+    b["messages"][-1]["content"][0].pop("cache_control")
+    b["messages"] += [
+        {"role": "assistant", "content": "Check /healthz."},
+        {"role": "user", "content": [{"type": "text", "text": "It moved.",
+                                      "cache_control": {"type": "ephemeral"}}]},
+    ]
+    assert diff(a, b, "anthropic").to_json()["invalidated"] is False
+
+
+def test_change_after_the_last_breakpoint_is_not_an_invalidation() -> None:
+    a = pairs.anthropic()
+    a["messages"][-1]["content"][0].pop("cache_control")  # only the system block is marked
+    b = copy.deepcopy(a)
+    b["messages"][-1]["content"][0]["text"] = "Different question at 2026-06-09 15:04:21"
+    result = diff(a, b, "anthropic")
+    assert not result.invalidated and result.cause == "none"
+    assert result.path == "messages[4].content[0].text"  # still located, for the person reading
+    assert "after the last breakpoint" in result.detail
+
+
+def test_automatic_mode_marks_the_last_block() -> None:
+    a = pairs.anthropic(cache_control={"type": "ephemeral"})
+    a["system"][0].pop("cache_control")
+    a["messages"][-1]["content"][0].pop("cache_control")
+    b = copy.deepcopy(a)
+    b["messages"][3]["content"] = "edited"
+    assert diff(a, b, "anthropic").invalidated
+    a.pop("cache_control")
+    assert not diff(a, dict(b, cache_control=None), "anthropic").invalidated
+
+
+def test_mcp_tool_order_stable_negative_control() -> None:
+    # qwen-code#4518: the array is captured once; identical requests must not be flagged.
+    a, b = pairs.anthropic(), pairs.anthropic()
+    assert diff(a, b, "anthropic").cause == "none"
+
+
+# -- the contract and the errors --------------------------------------------------------------
+
+
+def test_json_contract_keys_exactly() -> None:
+    result = diff(pairs.anthropic(), pairs.anthropic(system="changed"), "anthropic")
+    assert list(result.to_json()) == EXPECTED_KEYS
+
+
+def test_every_cause_is_covered_here() -> None:
+    tested = {
+        "timestamp", "random_id", "key_order", "tools_changed", "tool_order", "model_changed",
+        "whitespace", "content_changed", "tool_choice_changed", "thinking_changed", "none",
+    }
+    assert tested == set(CAUSES)
+
+
+def test_unknown_vendor_names_the_choices() -> None:
+    with pytest.raises(InputError, match=r"unknown vendor 'bedrock'.*anthropic, openai, gemini, engine"):
+        diff({}, {}, "bedrock")
+
+
+def test_bad_shape_names_the_path() -> None:
+    with pytest.raises(InputError, match="tools: expected a list"):
+        diff({"tools": {"a": 1}}, {}, "anthropic")
+
+
+def test_non_utf8_safe_offsets_count_bytes() -> None:
+    a = pairs.anthropic(system="Olá, é hora: 2026-06-09 15:04:20\n" + pairs.GUIDE)
+    b = pairs.anthropic(system="Olá, é hora: 2026-06-09 15:04:21\n" + pairs.GUIDE)
+    result = diff(a, b, "anthropic")
+    prefix = "Olá, é hora: 2026-06-09 15:04:2"
+    assert result.offset == len(prefix.encode("utf-8")) and result.cause == "timestamp"
+
+
+def test_openai_responses_shape() -> None:
+    a = {"model": "gpt-5.6-terra", "instructions": pairs.with_header("Time 10:00:01"),
+         "input": [{"role": "user", "content": "hi"}]}
+    b = dict(a, instructions=pairs.with_header("Time 10:00:02"))
+    result = diff(a, b, "openai")
+    assert (result.path, result.cause, result.layer) == ("instructions", "timestamp", "system")
+
+
+def test_openai_explicit_mode_only_marked_prefixes_count() -> None:
+    a = pairs.openai(prompt_cache_options={"mode": "explicit"})
+    a["messages"][0] = {"role": "developer", "content": [
+        {"type": "text", "text": pairs.GUIDE, "prompt_cache_breakpoint": {"mode": "explicit"}}]}
+    b = copy.deepcopy(a)
+    b["messages"][1]["content"] = "Hello there."
+    assert not diff(a, b, "openai").invalidated  # after the only breakpoint
+    b["messages"][0]["content"][0]["text"] = pairs.GUIDE + " "
+    assert diff(a, b, "openai").invalidated

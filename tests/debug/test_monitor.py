@@ -1,0 +1,310 @@
+"""The runtime monitor on multi-turn sessions: a planted invalidator, a TTL gap, a server miss."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import threading
+from typing import Any
+
+import pytest
+
+from promptcache import CacheUsage, InputError, Invalidation, Monitor
+from promptcache._usage import CacheDiagnosis
+
+from . import pairs
+from .sim import AnthropicSim
+
+
+def _turn(request: dict[str, Any], n: int) -> dict[str, Any]:
+    following = copy.deepcopy(request)
+    following["messages"][-1]["content"][0].pop("cache_control", None)
+    following["messages"] += [
+        {"role": "assistant", "content": f"Answer {n}."},
+        {"role": "user", "content": [{"type": "text", "text": f"Question {n + 1}?",
+                                      "cache_control": {"type": "ephemeral"}}]},
+    ]
+    return following
+
+
+def _session(
+    turns: int, *, plant: dict[int, Any] | None = None, gaps: dict[int, float] | None = None,
+    evict_at: int | None = None, monitor: Monitor | None = None,
+) -> tuple[list[Invalidation], Monitor]:
+    events: list[Invalidation] = []
+    monitor = monitor or Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    sim, request, at = AnthropicSim(), pairs.anthropic(), 1_000.0
+    for n in range(turns):
+        if plant and n in plant:
+            request = plant[n](request)
+        at += (gaps or {}).get(n, 20.0)
+        if evict_at == n:
+            sim.evict()
+        monitor.observe(request, sim.respond(request, at), at=at, key="session-1")
+        request = _turn(request, n)
+    return events, monitor
+
+
+def test_healthy_session_has_no_events() -> None:
+    events, monitor = _session(8)
+    assert events == [] and monitor.stats()["observations"] == 8
+
+
+def test_planted_timestamp_is_named() -> None:
+    def clock(request: dict[str, Any]) -> dict[str, Any]:
+        changed = copy.deepcopy(request)
+        changed["system"][0]["text"] = pairs.with_header("Now: 2026-11-29T20:41:07Z")
+        return changed
+
+    events, _ = _session(6, plant={3: clock})
+    assert len(events) == 1
+    event = events[0]
+    assert (event.cause, event.layer, event.path, event.server_side) == (
+        "timestamp", "system", "system[0].text", False
+    )
+    assert event.actual_read == 0 and event.expected_read > 1500
+    assert event.tokens_lost == event.expected_read
+
+
+def test_planted_tool_reorder_mid_session() -> None:
+    def shuffle(request: dict[str, Any]) -> dict[str, Any]:
+        return dict(request, tools=[request["tools"][1], request["tools"][0], request["tools"][2]])
+
+    events, _ = _session(5, plant={2: shuffle})
+    assert [e.cause for e in events] == ["tool_order"]
+
+
+def test_ttl_gap() -> None:
+    events, _ = _session(5, gaps={3: 900.0})
+    assert [e.cause for e in events] == ["ttl_expired"]
+    assert events[0].gap_seconds == 900.0 and not events[0].server_side
+
+
+def test_one_hour_ttl_survives_a_ten_minute_gap() -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    request = pairs.anthropic()
+    request["system"][0]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
+    request["messages"][-1]["content"][0].pop("cache_control")
+    written = CacheUsage(uncached_input=10, cache_read=0, cache_write=2000, output=5)
+    missed = CacheUsage(uncached_input=10, cache_read=0, cache_write=2000, output=5)
+    monitor.observe(request, usage=written, at=0.0)
+    event = monitor.observe(request, usage=missed, at=600.0)
+    assert event is not None and event.cause == "none" and event.server_side
+
+
+def test_server_side_miss_on_identical_prefix() -> None:
+    events, _ = _session(6, evict_at=4)
+    assert len(events) == 1
+    assert (events[0].cause, events[0].server_side, events[0].path) == ("none", True, None)
+
+
+def test_vendor_diagnosis_is_attached_and_fills_the_cause() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    request = pairs.anthropic()
+    monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000,
+                                              output=1), at=0.0)
+    diagnosed = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1,
+                           diagnosis=CacheDiagnosis(reason="system_changed", missed_tokens=2000))
+    monitor.observe(request, usage=diagnosed, at=5.0)
+    assert events[0].vendor_reason == "system_changed"
+    assert events[0].cause == "content_changed" and not events[0].server_side
+
+
+def test_vendor_diagnosis_from_a_response_dict() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    request = pairs.anthropic()
+    usage = {"input_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 2000,
+             "output_tokens": 1}
+    monitor.observe(request, {"model": "claude-sonnet-4-6", "usage": usage}, at=0.0)
+    response = {"model": "claude-sonnet-4-6", "usage": usage, "diagnostics": {
+        "cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 2000}}}
+    monitor.observe(request, response, at=1.0)
+    assert events and events[0].vendor_reason == "tools_changed"
+    assert events[0].cause == "tools_changed"
+
+
+def test_below_minimum_once_per_key() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    small = pairs.anthropic(system="You are terse.", tools=[])
+    nothing = CacheUsage(uncached_input=60, cache_read=0, cache_write=0, output=3)
+    for at in (0.0, 10.0, 20.0):
+        monitor.observe(small, usage=nothing, at=at, key="k")
+    assert [e.cause for e in events] == ["below_minimum"]
+    assert "minimum" in events[0].detail
+
+
+def test_openai_automatic_caching_expects_the_whole_previous_prompt() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("openai", on_invalidation=events.append, metrics=False)
+    first = pairs.openai()
+    second = dict(first, messages=[*first["messages"], {"role": "assistant", "content": "ok"},
+                                   {"role": "user", "content": "and?"}])
+    monitor.observe(first, usage=CacheUsage(uncached_input=2200, cache_read=0, cache_write=None,
+                                            output=2), at=0.0)
+    ok = monitor.observe(second, usage=CacheUsage(uncached_input=54, cache_read=2176,
+                                                  cache_write=None, output=2), at=5.0)
+    assert ok is None  # 128-token increments: 2176 of 2200 is a full read
+    monitor.observe(second, usage=CacheUsage(uncached_input=2230, cache_read=0, cache_write=None,
+                                             output=2), at=10.0)
+    assert [e.cause for e in events] == ["none"]
+
+
+def test_unknown_caching_is_not_judged() -> None:
+    monitor = Monitor("engine", metrics=False)
+    request = pairs.openai()
+    unknown = CacheUsage(uncached_input=2000, cache_read=None, cache_write=None, output=1)
+    assert monitor.observe(request, usage=unknown, at=0.0) is None
+    assert monitor.observe(request, usage=unknown, at=1.0) is None
+
+
+def test_body_budget_falls_back_to_hashes() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False, body_budget=0)
+    _session(5, plant={3: lambda r: dict(r, system=[{"type": "text", "text": "other " * 900,
+                                                        "cache_control": {"type": "ephemeral"}}])},
+             monitor=monitor)
+    assert monitor.memory()["body_bytes"] == 0
+    assert [(e.cause, e.path) for e in events] == [("content_changed", "system[0]")]
+    assert "byte budget" in events[0].detail
+
+
+def test_max_keys_evicts_least_recently_used() -> None:
+    monitor = Monitor("anthropic", metrics=False, max_keys=3)
+    usage = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    for key in "abcde":
+        monitor.observe(pairs.anthropic(), usage=usage, key=key, at=0.0)
+    assert monitor.memory()["keys"] == 3
+
+
+def test_events_reach_logging(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="promptcache.monitor"):
+        _session(5, evict_at=3)
+    assert "prompt cache miss for key 'session-1'" in caplog.text
+
+
+def test_broken_callback_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
+    def broken(event: Invalidation) -> None:
+        raise RuntimeError("pager down")
+
+    monitor = Monitor("anthropic", on_invalidation=broken, metrics=False)
+    _session(5, evict_at=3, monitor=monitor)
+    assert "on_invalidation callback raised" in caplog.text
+    assert monitor.stats()["events"] == 1
+
+
+def test_prometheus_counters() -> None:
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("anthropic", prometheus_registry=registry)
+    _session(5, evict_at=3, monitor=monitor)
+    value = registry.get_sample_value
+    assert value("promptcache_invalidations_total", {"vendor": "anthropic", "cause": "none"}) == 1
+    assert (value("promptcache_cache_read_tokens_total", {"vendor": "anthropic"}) or 0) > 1000
+
+
+def test_opentelemetry_span_attributes() -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    monitor = Monitor("anthropic")
+    request = pairs.anthropic()
+    with tracer.start_as_current_span("turn-1"):
+        monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0,
+                                                  cache_write=2000, output=1), at=0.0)
+    with tracer.start_as_current_span("turn-2"):
+        monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0,
+                                                  cache_write=2000, output=1), at=1.0)
+    first, second = exporter.get_finished_spans()
+    assert first.attributes["gen_ai.usage.cache_creation.input_tokens"] == 2000
+    assert first.attributes["gen_ai.usage.cache_read.input_tokens"] == 0
+    assert second.attributes["promptcache.invalidation.cause"] == "none"
+    assert second.events[0].name == "promptcache.cache_invalidation"
+
+
+def test_threads_lose_no_event() -> None:
+    events: list[Invalidation] = []
+    lock = threading.Lock()
+
+    def sink(event: Invalidation) -> None:
+        with lock:
+            events.append(event)
+
+    monitor = Monitor("anthropic", on_invalidation=sink, metrics=False, max_keys=100)
+    request = pairs.anthropic()
+    hit = CacheUsage(uncached_input=5, cache_read=2000, cache_write=0, output=1)
+    miss = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+
+    def worker(thread: int) -> None:
+        for i in range(200):  # each thread owns its keys; every 10th observation misses
+            monitor.observe(request, usage=miss if i % 10 == 9 else hit, key=f"t{thread}-{i % 5}",
+                            at=float(i))
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert monitor.stats()["observations"] == 1600
+    assert len(events) == 8 * 20 == monitor.stats()["events"]
+
+
+def test_asyncio_tasks_share_one_monitor() -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    request = pairs.anthropic()
+    usage = CacheUsage(uncached_input=5, cache_read=2000, cache_write=0, output=1)
+
+    async def session(key: str) -> None:
+        for i in range(20):
+            monitor.observe(request, usage=usage, key=key, at=float(i))
+            await asyncio.sleep(0)
+
+    async def main() -> None:
+        await asyncio.gather(*(session(f"s{i}") for i in range(10)))
+
+    asyncio.run(main())
+    assert monitor.stats() == {"observations": 200, "events": 0, "by_cause": {}, "tokens_lost": {}}
+
+
+def test_bad_arguments() -> None:
+    with pytest.raises(InputError, match="unknown vendor"):
+        Monitor("azure")
+    monitor = Monitor("anthropic", metrics=False)
+    with pytest.raises(InputError, match="needs the response or usage"):
+        monitor.observe(pairs.anthropic())
+    with pytest.raises(InputError, match="at must be epoch seconds"):
+        monitor.observe(pairs.anthropic(), usage=CacheUsage(uncached_input=1, cache_read=0,
+                                                            cache_write=0, output=0), at="noon")  # type: ignore[arg-type]
+
+
+def test_markers_moved_in_place_still_explain_the_miss() -> None:
+    # Hand-written rolling breakpoints: the caller deletes the old marker in place and appends to
+    # the same list. The previous request's markers are gone by the next call; the planted
+    # edit of an earlier turn must still be named.
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    messages: list[dict[str, Any]] = [
+        {"role": "user", "content": [{"type": "text", "text": "Hi, deploy fails.",
+                                      "cache_control": {"type": "ephemeral"}}]},
+    ]
+    request = {"model": "claude-sonnet-4-6", "max_tokens": 100, "system": pairs.GUIDE,
+               "messages": messages}
+    monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000,
+                                              output=1), at=0.0)
+    del messages[0]["content"][0]["cache_control"]
+    messages[0] = {"role": "user", "content": [{"type": "text", "text": "Hello, deploy fails."}]}
+    messages += [{"role": "assistant", "content": "Check it."},
+                 {"role": "user", "content": [{"type": "text", "text": "Done.",
+                                               "cache_control": {"type": "ephemeral"}}]}]
+    monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2100,
+                                              output=1), at=5.0)
+    assert [(e.cause, e.path) for e in events] == [("content_changed", "messages[0].content[0].text")]

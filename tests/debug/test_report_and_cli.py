@@ -1,0 +1,172 @@
+"""`promptcache report` over a JSONL log, and `promptcache diff` on files."""
+
+from __future__ import annotations
+
+import copy
+import json
+import tracemalloc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptcache._report import build_report
+from promptcache.cli import main
+
+from . import pairs
+from .sim import AnthropicSim
+
+
+def _turn(request: dict[str, Any], n: int) -> dict[str, Any]:
+    following = copy.deepcopy(request)
+    following["messages"][-1]["content"][0].pop("cache_control", None)
+    following["messages"] += [
+        {"role": "assistant", "content": f"Answer {n}."},
+        {"role": "user", "content": [{"type": "text", "text": f"Question {n + 1}?",
+                                      "cache_control": {"type": "ephemeral"}}]},
+    ]
+    return following
+
+
+def _log(sessions: int = 3, turns: int = 5) -> Iterator[str]:
+    """Sessions on a simulated Anthropic cache; session 1 renders the clock at turn 3."""
+    for s in range(sessions):
+        sim, request, at = AnthropicSim(), pairs.anthropic(), 1_764_000_000.0 + s
+        for n in range(turns):
+            if s == 1 and n == 3:
+                request["system"][0]["text"] = pairs.with_header("Time: 20:41:07")
+            at += 30
+            response = sim.respond(request, at)
+            yield json.dumps({"vendor": "anthropic", "key": f"s{s}", "at": at,
+                              "request": request, "response": response})
+            request = _turn(request, n)
+
+
+@pytest.fixture
+def log_file(tmp_path: Path) -> Path:
+    path = tmp_path / "calls.jsonl"
+    path.write_text("\n".join(_log()) + "\n")
+    return path
+
+
+def test_report_totals_and_causes() -> None:
+    report = build_report(_log())
+    assert report.records == 15
+    assert report.cache_read > 0 and report.cache_write > 0
+    assert report.hit_rate is not None and 0.4 < report.hit_rate < 0.9
+    assert [(c.cause, c.events) for c in report.invalidations] == [("timestamp", 1)]
+    assert report.cost is not None and report.savings is not None and report.savings > 0
+    cause = report.invalidations[0]
+    assert cause.tokens_lost > 1500 and cause.cost_lost is not None and cause.cost_lost > 0
+
+
+def test_report_orders_costliest_first() -> None:
+    lines = list(_log(sessions=2))
+    extra = []
+    for s in range(3):  # three sessions that each lose their cache to a TTL gap
+        sim, request = AnthropicSim(), pairs.anthropic()
+        for n, at in enumerate((0.0, 30.0, 2000.0)):
+            extra.append(json.dumps({"vendor": "anthropic", "key": f"ttl{s}", "at": at,
+                                     "request": request, "response": sim.respond(request, at)}))
+            request = _turn(request, n)
+    report = build_report([*lines, *extra])
+    assert [c.cause for c in report.invalidations] == ["ttl_expired", "timestamp"]
+
+
+def test_report_cli_json(log_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(log_file), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["records"] == 15 and data["invalidations"][0]["cause"] == "timestamp"
+    assert set(data) == {"records", "hit_rate", "tokens", "cost", "invalidations"}
+
+
+def test_report_cli_text(log_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(log_file)]) == 0
+    out = capsys.readouterr().out
+    assert "hit rate" in out and "timestamp" in out and "saved" in out
+
+
+def test_report_bad_line_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text(next(_log()) + "\n{not json\n")
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 2: not valid JSON" in err and "Traceback" not in err
+
+
+def test_report_needs_a_vendor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "novendor.jsonl"
+    record = json.loads(next(_log()))
+    del record["vendor"]
+    path.write_text(json.dumps(record) + "\n")
+    assert main(["report", str(path)]) == 2
+    assert "line 1: the record names no vendor; pass --vendor" in capsys.readouterr().err
+    assert main(["report", str(path), "--vendor", "anthropic"]) == 0
+
+
+def test_report_streams_in_constant_memory() -> None:
+    record = json.loads(next(_log()))
+
+    def lines(n: int) -> Iterator[str]:
+        for i in range(n):
+            yield json.dumps(dict(record, key=f"k{i % 50}", at=float(i)))
+
+    def peak(n: int) -> int:
+        tracemalloc.start()
+        build_report(lines(n))
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return top
+
+    small, large = peak(300), peak(3000)
+    assert large < small * 1.5, (small, large)
+
+
+# -- diff on the command line ---------------------------------------------------------------
+
+
+def _write(tmp_path: Path, name: str, body: dict[str, Any]) -> str:
+    path = tmp_path / name
+    path.write_text(json.dumps(body))
+    return str(path)
+
+
+def test_diff_cli_json_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _write(tmp_path, "a.json", pairs.anthropic(system=pairs.with_header("At 10:00:01")))
+    b = _write(tmp_path, "b.json", pairs.anthropic(system=pairs.with_header("At 10:00:02")))
+    assert main(["diff", a, b, "--vendor", "anthropic", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert list(data) == ["invalidated", "layer", "cause", "path", "offset", "before", "after",
+                          "tokens_lost"]
+    assert data["cause"] == "timestamp" and data["path"] == "system[0].text" and data["offset"] == 10
+
+
+def test_diff_cli_text_marks_the_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _write(tmp_path, "a.json", pairs.gemini(system=pairs.with_header("At 10:00:01")))
+    b = _write(tmp_path, "b.json", pairs.gemini(system=pairs.with_header("At 10:00:02")))
+    assert main(["diff", a, b, "--vendor", "gemini"]) == 1
+    out = capsys.readouterr().out
+    assert "cache invalidated (gemini): timestamp in system" in out
+    assert "[-1-]" in out and "{+2+}" in out and "\x1b[" not in out
+    assert main(["diff", a, b, "--vendor", "gemini", "--color", "always"]) == 1
+    assert "\x1b[31m" in capsys.readouterr().out
+
+
+def test_diff_cli_clean_exit_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a = _write(tmp_path, "a.json", pairs.openai())
+    b = _write(tmp_path, "b.json", pairs.openai(temperature=0))
+    assert main(["diff", a, b, "--vendor", "openai", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["invalidated"] is False
+
+
+def test_diff_cli_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    good = _write(tmp_path, "a.json", pairs.openai())
+    assert main(["diff", good, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "holds a JSON list; expected an object" in err and "Traceback" not in err
+    assert main(["diff", good, str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in capsys.readouterr().err
+    assert main(["diff", good, good, "--vendor", "bedrock"]) == 2

@@ -1,0 +1,322 @@
+"""
+Wrapped-client sessions for the cassette tests: real SDK clients, wrapped by `promptcache.wrap`.
+
+Each session takes a base URL (the stub's while recording, None for the vendor's host while
+replaying) and returns (results, events): what the SDK returned and the monitor's invalidations.
+`REPLIES` holds the synthetic vendor answers the recorder serves, in request order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import promptcache
+from promptcache import Invalidation
+
+from . import pairs
+
+ANTHROPIC_HOST = "https://api.anthropic.com"
+OPENAI_HOST = "https://api.openai.com"
+GEMINI_HOST = "https://generativelanguage.googleapis.com"
+FAKE_KEYS = {"anthropic": "sk-ant-FAKE-debug", "openai": "sk-FAKE-debug", "gemini": "AIza-FAKE-debug"}
+
+Session = Callable[[str | None], tuple[list[Any], list[Invalidation]]]
+
+
+@dataclass(frozen=True)
+class Reply:
+    body: Any = None
+    events: tuple[tuple[str | None, Any], ...] = ()
+
+    def encode(self) -> tuple[str, bytes]:
+        if not self.events:
+            return "application/json", json.dumps(self.body).encode()
+        out = [
+            (f"event: {name}\n" if name else "")
+            + f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
+            for name, data in self.events
+        ]
+        return "text/event-stream", "".join(out).encode()
+
+
+def _collect() -> tuple[list[Invalidation], Callable[[Invalidation], None]]:
+    events: list[Invalidation] = []
+    return events, events.append
+
+
+MONITORS: list[promptcache.Monitor] = []  # the tests check every call was observed
+
+
+def _monitor(vendor: str, events: Callable[[Invalidation], None]) -> promptcache.Monitor:
+    monitor = promptcache.Monitor(vendor, on_invalidation=events, metrics=False)
+    MONITORS.append(monitor)
+    return monitor
+
+
+# -- Anthropic --------------------------------------------------------------------------------
+
+
+def _anthropic(base_url: str | None, *, is_async: bool = False) -> Any:
+    import anthropic
+
+    cls = anthropic.AsyncAnthropic if is_async else anthropic.Anthropic
+    return cls(api_key=FAKE_KEYS["anthropic"], base_url=base_url or ANTHROPIC_HOST, max_retries=0)
+
+
+def _a_usage(read: int, write: int) -> dict[str, Any]:
+    return {"input_tokens": 12, "cache_read_input_tokens": read, "cache_creation_input_tokens": write,
+            "cache_creation": {"ephemeral_5m_input_tokens": write, "ephemeral_1h_input_tokens": 0},
+            "output_tokens": 7}
+
+
+def _a_message(read: int, write: int) -> dict[str, Any]:
+    return {"id": "msg_01DebugWire", "type": "message", "role": "assistant",
+            "model": "claude-sonnet-4-6", "content": [{"type": "text", "text": "Check /ready."}],
+            "stop_reason": "end_turn", "stop_sequence": None, "usage": _a_usage(read, write)}
+
+
+def _a_events(read: int, write: int) -> tuple[tuple[str | None, Any], ...]:
+    start = {**_a_message(read, write), "content": [], "stop_reason": None}
+    return (
+        ("message_start", {"type": "message_start", "message": start}),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "text_delta", "text": "Check /ready."}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                                             "stop_sequence": None},
+                           "usage": {"output_tokens": 7}}),
+        ("message_stop", {"type": "message_stop"}),
+    )
+
+
+def _next_turn(request: dict[str, Any], answer: str, question: str) -> dict[str, Any]:
+    """Append the reply and a new question; the rolling marker moves to the new question."""
+    following = copy.deepcopy(request)
+    following["messages"][-1]["content"][0].pop("cache_control", None)
+    following["messages"] += [
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": [{"type": "text", "text": question,
+                                      "cache_control": {"type": "ephemeral"}}]},
+    ]
+    return following
+
+
+def anthropic_sync(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """Three turns; the third renders the clock into the system prompt (goose#2434)."""
+    events, sink = _collect()
+    client = promptcache.wrap(_anthropic(base_url), monitor=_monitor("anthropic", sink))
+    first = pairs.anthropic(system=pairs.with_header("Today: 2026-11-29"))
+    second = _next_turn(first, "Check /ready.", "It moved to /ready.")
+    third = copy.deepcopy(_next_turn(second, "Fixed?", "Yes, thanks."))
+    third["system"][0]["text"] = pairs.with_header("Today: 2026-11-29 20:41:07")
+    results = [client.messages.create(**request) for request in (first, second, third)]
+    return results, events
+
+
+ANTHROPIC_SYNC = (Reply(_a_message(0, 2100)), Reply(_a_message(2100, 40)), Reply(_a_message(0, 2190)))
+
+
+def anthropic_stream(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """create(stream=True) twice on an identical prefix, the second missed by the server; then
+    the messages.stream() helper."""
+    events, sink = _collect()
+    client = promptcache.wrap(_anthropic(base_url), monitor=_monitor("anthropic", sink))
+    first = pairs.anthropic()
+    second = _next_turn(first, "Check /ready.", "Still 502.")
+    results: list[Any] = []
+    for request in (first, second):
+        with client.messages.create(**request, stream=True) as stream:
+            results.append([event.type for event in stream])
+    third = _next_turn(second, "Restart it.", "Done.")
+    with client.messages.stream(**third) as helper:
+        results.append(helper.get_final_text())
+    return results, events
+
+
+ANTHROPIC_STREAM = (
+    Reply(events=_a_events(0, 2000)), Reply(events=_a_events(0, 2040)),
+    Reply(events=_a_events(2040, 30)),
+)
+
+
+def anthropic_async(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """AsyncAnthropic: the second turn gets its tools from a HashMap (zeroclaw#10959)."""
+    events, sink = _collect()
+
+    async def run() -> list[Any]:
+        client = promptcache.wrap(_anthropic(base_url, is_async=True),
+                                  monitor=_monitor("anthropic", sink))
+        first = pairs.anthropic()
+        second = _next_turn(first, "Check /ready.", "Still 502.")
+        second["tools"] = [second["tools"][2], second["tools"][0], second["tools"][1]]
+        third = _next_turn(second, "Restart it.", "Done.")
+        async with client:
+            one = await client.messages.create(**first)
+            two = [e.type async for e in await client.messages.create(**second, stream=True)]
+            async with client.messages.stream(**third) as helper:
+                three = await helper.get_final_text()
+        return [one, two, three]
+
+    return asyncio.run(run()), events
+
+
+ANTHROPIC_ASYNC = (
+    Reply(_a_message(0, 2000)), Reply(events=_a_events(0, 2040)), Reply(events=_a_events(2040, 30)),
+)
+
+
+# -- OpenAI -----------------------------------------------------------------------------------
+
+
+def _openai(base_url: str | None, *, is_async: bool = False) -> Any:
+    import openai
+
+    cls = openai.AsyncOpenAI if is_async else openai.OpenAI
+    return cls(api_key=FAKE_KEYS["openai"], base_url=f"{base_url or OPENAI_HOST}/v1", max_retries=0)
+
+
+def _chat(prompt: int, cached: int) -> dict[str, Any]:
+    return {"id": "chatcmpl-debug", "object": "chat.completion", "created": 1796000000,
+            "model": "gpt-5.4", "choices": [{"index": 0, "finish_reason": "stop",
+                                              "message": {"role": "assistant", "content": "Ok."}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": 2, "total_tokens": prompt + 2,
+                      "prompt_tokens_details": {"cached_tokens": cached}}}
+
+
+def _chat_chunks(prompt: int, cached: int) -> tuple[tuple[str | None, Any], ...]:
+    base = {"id": "chatcmpl-debug", "object": "chat.completion.chunk", "created": 1796000000,
+            "model": "gpt-5.4"}
+    usage = _chat(prompt, cached)["usage"]
+    return (
+        (None, {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Ok."},
+                                     "finish_reason": "stop"}], "usage": None}),
+        (None, {**base, "choices": [], "usage": usage}),
+        (None, "[DONE]"),
+    )
+
+
+def openai_chat(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """Chat Completions: turn 2 appends; turn 3 (streamed) swaps schema keys (sglang#34553)."""
+    events, sink = _collect()
+    client = promptcache.wrap(_openai(base_url), monitor=_monitor("openai", sink))
+    first = pairs.openai()
+    second = copy.deepcopy(first)
+    second["messages"] += [{"role": "assistant", "content": "Ok."},
+                           {"role": "user", "content": "It moved to /ready."}]
+    third = copy.deepcopy(second)
+    params = third["tools"][0]["function"]["parameters"]
+    third["tools"][0]["function"]["parameters"] = {
+        "type": "object", "required": params["required"], "properties": params["properties"]}
+    third["messages"] += [{"role": "assistant", "content": "Ok."},
+                          {"role": "user", "content": "Thanks."}]
+    results: list[Any] = [client.chat.completions.create(**first),
+                          client.chat.completions.create(**second)]
+    stream = client.chat.completions.create(**third, stream=True,
+                                            stream_options={"include_usage": True})
+    results.append([chunk.choices[0].delta.content if chunk.choices else None for chunk in stream])
+    return results, events
+
+
+OPENAI_CHAT = (Reply(_chat(2200, 0)), Reply(_chat(2230, 2176)), Reply(events=_chat_chunks(2260, 0)))
+
+
+def _response(total: int, cached: int) -> dict[str, Any]:
+    return {"id": "resp_debug", "object": "response", "created_at": 1796000000, "status": "completed",
+            "model": "gpt-5.4", "output": [{"type": "message", "id": "msg_debug", "status": "completed",
+                                            "role": "assistant", "content": [
+                                                {"type": "output_text", "text": "Ok.",
+                                                 "annotations": []}]}],
+            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+            "usage": {"input_tokens": total, "output_tokens": 2, "total_tokens": total + 2,
+                      "input_tokens_details": {"cached_tokens": cached},
+                      "output_tokens_details": {"reasoning_tokens": 0}}}
+
+
+def openai_responses_async(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """AsyncOpenAI Responses: `instructions` carries a request id the second time."""
+    events, sink = _collect()
+    first = {"model": "gpt-5.4", "instructions": pairs.with_header("Session: support"),
+             "input": [{"role": "user", "content": "My deploy fails with 502s."}]}
+    second = dict(first, instructions=pairs.with_header(
+        "Session: support 3f2504e0-4f89-11d3-9a0c-0305e82c3301"))
+
+    async def run() -> list[Any]:
+        client = promptcache.wrap(_openai(base_url, is_async=True), monitor=_monitor("openai", sink))
+        async with client:
+            return [await client.responses.create(**first), await client.responses.create(**second)]
+
+    return asyncio.run(run()), events
+
+
+OPENAI_RESPONSES = (Reply(_response(2100, 0)), Reply(_response(2140, 0)))
+
+
+# -- Gemini -----------------------------------------------------------------------------------
+
+
+def _gemini(base_url: str | None) -> Any:
+    from google import genai
+
+    options = {"base_url": base_url or f"{GEMINI_HOST}/", "api_version": "v1"}
+    return genai.Client(api_key=FAKE_KEYS["gemini"], http_options=options)
+
+
+def _g_response(prompt: int, cached: int) -> dict[str, Any]:
+    usage: dict[str, Any] = {"promptTokenCount": prompt, "candidatesTokenCount": 3,
+                             "totalTokenCount": prompt + 3}
+    if cached:
+        usage["cachedContentTokenCount"] = cached
+    return {"candidates": [{"content": {"role": "model", "parts": [{"text": "Ok."}]},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": usage, "modelVersion": "gemini-2.5-flash", "responseId": "debug"}
+
+
+def gemini_session(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """generate_content, a streamed turn, aio with a dropped earlier turn, then an aio stream."""
+    events, sink = _collect()
+    client = promptcache.wrap(_gemini(base_url), monitor=_monitor("gemini", sink))
+    first = pairs.gemini()
+    second = copy.deepcopy(first)
+    second["contents"] += [{"role": "model", "parts": [{"text": "Ok."}]},
+                           {"role": "user", "parts": [{"text": "It moved to /ready."}]}]
+    third = copy.deepcopy(second)
+    del third["contents"][1:3]  # a history compactor dropped the tool call (content_changed)
+    results: list[Any] = [client.models.generate_content(**first)]
+    results.append([c.text for c in client.models.generate_content_stream(**second)])
+
+    fourth = copy.deepcopy(third)
+    fourth["contents"] += [{"role": "model", "parts": [{"text": "Ok."}]},
+                           {"role": "user", "parts": [{"text": "Thanks."}]}]
+
+    async def run() -> list[Any]:
+        answer = await client.aio.models.generate_content(**third)
+        chunks = [c.text async for c in await client.aio.models.generate_content_stream(**fourth)]
+        return [answer, chunks]
+
+    results.extend(asyncio.run(run()))
+    return results, events
+
+
+GEMINI = (
+    Reply(_g_response(2300, 0)),
+    Reply(events=((None, _g_response(2330, 2048)),)),
+    Reply(_g_response(2250, 0)),
+    Reply(events=((None, _g_response(2280, 2176)),)),
+)
+
+SESSIONS: dict[str, tuple[Session, tuple[Reply, ...]]] = {
+    "anthropic_sync": (anthropic_sync, ANTHROPIC_SYNC),
+    "anthropic_stream": (anthropic_stream, ANTHROPIC_STREAM),
+    "anthropic_async": (anthropic_async, ANTHROPIC_ASYNC),
+    "openai_chat": (openai_chat, OPENAI_CHAT),
+    "openai_responses_async": (openai_responses_async, OPENAI_RESPONSES),
+    "gemini_session": (gemini_session, GEMINI),
+}
+HOSTS = {"anthropic": ANTHROPIC_HOST, "openai": OPENAI_HOST, "gemini": GEMINI_HOST}
