@@ -5,11 +5,40 @@ from __future__ import annotations
 import random
 from typing import Any
 
-_WORDS = (
-    "account balance invoice shipment tracking order refund policy customer warehouse carrier "
-    "delivery address payment method subscription renewal discount coupon inventory product "
-    "catalog review rating support ticket escalation priority agent handoff summary context"
-).split()
+_WORDS = [
+    "account",
+    "balance",
+    "invoice",
+    "shipment",
+    "tracking",
+    "order",
+    "refund",
+    "policy",
+    "customer",
+    "warehouse",
+    "carrier",
+    "delivery",
+    "address",
+    "payment",
+    "method",
+    "subscription",
+    "renewal",
+    "discount",
+    "coupon",
+    "inventory",
+    "product",
+    "catalog",
+    "review",
+    "rating",
+    "support",
+    "ticket",
+    "escalation",
+    "priority",
+    "agent",
+    "handoff",
+    "summary",
+    "context",
+]
 
 
 def prose(rng: random.Random, tokens: int) -> str:
@@ -29,9 +58,15 @@ def tool_spec(rng: random.Random, index: int) -> dict[str, Any]:
             "type": "object",
             "description": prose(rng, 12),
             "properties": {
-                "value": {"type": rng.choice(["string", "integer", "number"]), "description": prose(rng, 6)},
+                "value": {
+                    "type": rng.choice(["string", "integer", "number"]),
+                    "description": prose(rng, 6),
+                },
                 "unit": {"type": "string", "enum": ["a", "b", "c"]},
-                "filters": {"type": "array", "items": {"type": "object", "properties": {"op": {"type": "string"}}}},
+                "filters": {
+                    "type": "array",
+                    "items": {"type": "object", "properties": {"op": {"type": "string"}}},
+                },
             },
             "required": ["value"],
         }
@@ -48,9 +83,22 @@ def turn(rng: random.Random, index: int) -> list[dict[str, Any]]:
     """One user/assistant exchange; every third turn carries a tool call and its result."""
     user: dict[str, Any] = {"role": "user", "content": prose(rng, 60)}
     if index % 3 == 0:
-        call = {"type": "tool_use", "id": f"call_{index}", "name": "tool_01", "input": {"field_0": {"value": index}}}
-        assistant = {"role": "assistant", "content": [{"type": "text", "text": prose(rng, 40)}, call]}
-        result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": f"call_{index}", "content": prose(rng, 80)}]}
+        call = {
+            "type": "tool_use",
+            "id": f"call_{index}",
+            "name": "tool_01",
+            "input": {"field_0": {"value": index}},
+        }
+        assistant = {
+            "role": "assistant",
+            "content": [{"type": "text", "text": prose(rng, 40)}, call],
+        }
+        result = {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": f"call_{index}", "content": prose(rng, 80)}
+            ],
+        }
         return [user, assistant, result, {"role": "assistant", "content": prose(rng, 60)}]
     return [user, {"role": "assistant", "content": prose(rng, 80)}]
 

@@ -30,9 +30,9 @@ from typing import Any
 import orjson
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _workload import workload  # noqa: E402
+from _workload import workload
 
-from promptcache import (  # noqa: E402
+from promptcache import (
     Doc,
     Message,
     Prompt,
@@ -64,7 +64,9 @@ def make_parts(data: dict[str, Any]) -> dict[str, Any]:
         "tools": [Tool(**spec) for spec in data["tools"]],
         "system": SystemBlock(text=data["system"]),
         "docs": [Doc(text=d["text"], title=d["title"]) for d in data["docs"]],
-        "history": [Message(role=m["role"], content=_content(m["content"])) for m in data["history"]],
+        "history": [
+            Message(role=m["role"], content=_content(m["content"])) for m in data["history"]
+        ],
         "question": data["question"],
     }
 
@@ -120,10 +122,18 @@ def main() -> int:
     rendered = base.render()
     print(f"workload: {len(rendered)} blocks, {rendered.tokens:,} estimated tokens, {size:,} bytes")
     print(f"orjson.dumps(body, OPT_SORT_KEYS):  {baseline * 1e3:7.3f} ms  (baseline)")
-    print(f"request build + render (held parts): {request * 1e3:7.3f} ms  {request / baseline:6.2f}x  (target <= 1.50x)")
-    print(f"cold build + render (from dicts):    {cold * 1e3:7.3f} ms  {cold / baseline:6.2f}x  (no target; for reference)")
-    print(f"append one turn + render:            {append * 1e3:7.3f} ms  {append / request:6.1%} of the request build  (target <= 10%)")
-    print(f"                                                  {append / cold:6.1%} of the cold build")
+    print(
+        f"request build + render (held parts): {request * 1e3:7.3f} ms  {request / baseline:6.2f}x  (target <= 1.50x)"
+    )
+    print(
+        f"cold build + render (from dicts):    {cold * 1e3:7.3f} ms  {cold / baseline:6.2f}x  (no target; for reference)"
+    )
+    print(
+        f"append one turn + render:            {append * 1e3:7.3f} ms  {append / request:6.1%} of the request build  (target <= 10%)"
+    )
+    print(
+        f"                                                  {append / cold:6.1%} of the cold build"
+    )
     ok = request / baseline <= 1.5 and append / request <= 0.10
     print("targets met" if ok else "targets NOT met")
     return 0 if ok else 1

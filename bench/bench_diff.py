@@ -21,22 +21,38 @@ PARAGRAPH = (
 
 def big_request(system_head: str = "Today is 2026-11-29.") -> dict[str, Any]:
     tools = [
-        {"name": f"tool_{i:03d}", "description": PARAGRAPH * 2,
-         "input_schema": {"type": "object", "properties": {
-             f"arg_{j}": {"type": "string", "description": PARAGRAPH[:80]} for j in range(6)},
-             "required": ["arg_0"]}}
+        {
+            "name": f"tool_{i:03d}",
+            "description": PARAGRAPH * 2,
+            "input_schema": {
+                "type": "object",
+                "properties": {
+                    f"arg_{j}": {"type": "string", "description": PARAGRAPH[:80]} for j in range(6)
+                },
+                "required": ["arg_0"],
+            },
+        }
         for i in range(60)
     ]
     messages = []
     for turn in range(300):
         messages.append({"role": "user", "content": [{"type": "text", "text": PARAGRAPH * 8}]})
         messages.append({"role": "assistant", "content": PARAGRAPH * 6 + f" (turn {turn})"})
-    messages[-1] = {"role": "user", "content": [{"type": "text", "text": "Why 502?",
-                                                 "cache_control": {"type": "ephemeral"}}]}
+    messages[-1] = {
+        "role": "user",
+        "content": [{"type": "text", "text": "Why 502?", "cache_control": {"type": "ephemeral"}}],
+    }
     return {
-        "model": "claude-sonnet-4-6", "max_tokens": 1024, "tools": tools,
-        "system": [{"type": "text", "text": system_head + " " + PARAGRAPH * 1000,
-                    "cache_control": {"type": "ephemeral"}}],
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 1024,
+        "tools": tools,
+        "system": [
+            {
+                "type": "text",
+                "text": system_head + " " + PARAGRAPH * 1000,
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
         "messages": messages,
     }
 
@@ -58,16 +74,26 @@ def cases() -> dict[str, tuple[dict[str, Any], dict[str, Any]]]:
     last["messages"][-2]["content"][0]["text"] += " edited"
     reordered = copy.deepcopy(a)
     schema = reordered["tools"][30]["input_schema"]
-    reordered["tools"][30]["input_schema"] = {"required": schema["required"], "type": "object",
-                                               "properties": schema["properties"]}
-    one_string = {"model": "m", "system": "x" * 1_000_000 + " 10:00:01",
-                  "messages": [{"role": "user", "content": "hi"}], "cache_control": {"type": "ephemeral"}}
+    reordered["tools"][30]["input_schema"] = {
+        "required": schema["required"],
+        "type": "object",
+        "properties": schema["properties"],
+    }
+    one_string = {
+        "model": "m",
+        "system": "x" * 1_000_000 + " 10:00:01",
+        "messages": [{"role": "user", "content": "hi"}],
+        "cache_control": {"type": "ephemeral"},
+    }
     return {
         "timestamp in system (early)": (a, timestamp),
         "edit in the last turn (late)": (a, last),
         "key order in tools[30]": (a, reordered),
         "identical": (a, copy.deepcopy(a)),
-        "one 1 MB string, change at the end": (one_string, dict(one_string, system="x" * 1_000_000 + " 10:00:02")),
+        "one 1 MB string, change at the end": (
+            one_string,
+            dict(one_string, system="x" * 1_000_000 + " 10:00:02"),
+        ),
     }
 
 
@@ -81,8 +107,10 @@ def main() -> None:
         result = diff(a, b, "anthropic")
         ratio = took / baseline
         worst = max(worst, ratio)
-        print(f"{name:<38} {size:>9,} {baseline * 1e3:>12.2f} {took * 1e3:>9.2f} {ratio:>6.2f}  "
-              f"{result.cause} at {result.path}")
+        print(
+            f"{name:<38} {size:>9,} {baseline * 1e3:>12.2f} {took * 1e3:>9.2f} {ratio:>6.2f}  "
+            f"{result.cause} at {result.path}"
+        )
     print(f"worst ratio {worst:.2f} (target <= 3.0): {'OK' if worst <= 3.0 else 'OVER'}")
 
 

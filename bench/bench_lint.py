@@ -30,12 +30,17 @@ WORDS = _PROSE.split(" ")
 BLOCKS: list[Callable[[random.Random], str]] = [
     lambda r: " ".join(r.choice(WORDS) for _ in range(r.randint(40, 120))) + ".\n\n",
     lambda r: "You are {{ persona }} working for {{ company.name }}.\n",
-    lambda r: "{% if tools %}Use the tools when needed:\n{% for t in tools %}- {{ t.name }}: "
-    "{{ t.description }}\n{% endfor %}{% endif %}\n",
-    lambda r: "{% for name, spec in schema | dictsort %}{{ name }} = {{ spec | tojson }}\n"
-    "{% endfor %}",
-    lambda r: "{% macro rule(n, text) %}Rule {{ n }}: {{ text | trim }}.{% endmacro %}"
-    "{{ rule(1, 'be brief') }}\n{{ rule(2, 'be kind') }}\n",
+    lambda r: (
+        "{% if tools %}Use the tools when needed:\n{% for t in tools %}- {{ t.name }}: "
+        "{{ t.description }}\n{% endfor %}{% endif %}\n"
+    ),
+    lambda r: (
+        "{% for name, spec in schema | dictsort %}{{ name }} = {{ spec | tojson }}\n{% endfor %}"
+    ),
+    lambda r: (
+        "{% macro rule(n, text) %}Rule {{ n }}: {{ text | trim }}.{% endmacro %}"
+        "{{ rule(1, 'be brief') }}\n{{ rule(2, 'be kind') }}\n"
+    ),
     lambda r: "{% set region = config.region | default('eu') %}Region: {{ region | upper }}\n",
     lambda r: "{# reviewer note: keep this section stable #}\n",
     lambda r: "{% if user.is_admin %}Admins may override limits.{% endif %}\n",
@@ -98,12 +103,16 @@ def main(argv: list[str] | None = None) -> int:
         baseline = best_of(args.repeat, lambda: parse_all(paths))
         lint = best_of(args.repeat, lambda: lint_paths([folder], config=config))
     ratio = lint / baseline
-    print(f"corpus: {args.files} templates, {total_kb / args.files:.1f} KB average, "
-          f"{len(findings)} findings")
+    print(
+        f"corpus: {args.files} templates, {total_kb / args.files:.1f} KB average, "
+        f"{len(findings)} findings"
+    )
     print(f"jinja2 read+parse (baseline): {baseline:.3f} s  (best of {args.repeat})")
     print(f"promptcache lint:             {lint:.3f} s  (best of {args.repeat})")
-    print(f"ratio lint / jinja2 parse:    {ratio:.2f}x  (target <= 2.00x) "
-          f"{'OK' if ratio <= 2.0 else 'OVER TARGET'}")
+    print(
+        f"ratio lint / jinja2 parse:    {ratio:.2f}x  (target <= 2.00x) "
+        f"{'OK' if ratio <= 2.0 else 'OVER TARGET'}"
+    )
     return 0
 
 

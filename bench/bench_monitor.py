@@ -42,10 +42,20 @@ QUIET.disabled = True
 
 
 def _response(read: int, write: int) -> dict[str, Any]:
-    return {"id": "msg_bench", "type": "message", "role": "assistant", "model": MODEL,
-            "content": [{"type": "text", "text": "ok"}], "stop_reason": "end_turn",
-            "usage": {"input_tokens": 20, "cache_read_input_tokens": read,
-                      "cache_creation_input_tokens": write, "output_tokens": 5}}
+    return {
+        "id": "msg_bench",
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "usage": {
+            "input_tokens": 20,
+            "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": write,
+            "output_tokens": 5,
+        },
+    }
 
 
 def _session(turns: int, monitor: Monitor | None) -> dict[str, list[float]]:
@@ -64,8 +74,9 @@ def _session(turns: int, monitor: Monitor | None) -> dict[str, list[float]]:
         request = adapter.to_request(prompt, model=MODEL)  # frees the previous turn's request
         built = time.perf_counter()
         if monitor is not None:
-            monitor.observe(request, _response(read, 400 if turn else 20000), key="s",
-                            at=turn * 10.0)
+            monitor.observe(
+                request, _response(read, 400 if turn else 20000), key="s", at=turn * 10.0
+            )
         done = time.perf_counter()
         gc.enable()
         times["assembled"].append(middle - start)
@@ -74,8 +85,11 @@ def _session(turns: int, monitor: Monitor | None) -> dict[str, list[float]]:
         times["both"].append(done - middle)
         read += 400 if turn else 20000
         reply, question = f"Answer {turn}.", f"Question {turn}?"
-        held["history"] = [*held["history"], Message.user(held["question"]),
-                           Message.assistant(reply)]
+        held["history"] = [
+            *held["history"],
+            Message.user(held["question"]),
+            Message.assistant(reply),
+        ]
         held["question"] = question
         prompt = prompt.commit_tail(reply).with_tail(Message.user(question))
     return times
@@ -114,20 +128,39 @@ def overhead(turns: int = 50, rounds: int = 3) -> dict[str, float]:
 
 def _key_requests(keys: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     base = {
-        "model": MODEL, "max_tokens": 512,
-        "tools": [{"name": f"tool_{i}", "description": "Looks things up. " * 20,
-                   "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}}}
-                  for i in range(8)],
-        "messages": [{"role": "user", "content": [{"type": "text", "text": "Hello " * 200,
-                                                  "cache_control": {"type": "ephemeral"}}]}],
+        "model": MODEL,
+        "max_tokens": 512,
+        "tools": [
+            {
+                "name": f"tool_{i}",
+                "description": "Looks things up. " * 20,
+                "input_schema": {"type": "object", "properties": {"q": {"type": "string"}}},
+            }
+            for i in range(8)
+        ],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "Hello " * 200, "cache_control": {"type": "ephemeral"}}
+                ],
+            }
+        ],
     }
     out = []
     for k in range(keys):
         request = copy.deepcopy(base)
-        request["system"] = [{"type": "text", "text": f"Tenant {k}. " + "Policy text. " * 400,
-                              "cache_control": {"type": "ephemeral"}}]
+        request["system"] = [
+            {
+                "type": "text",
+                "text": f"Tenant {k}. " + "Policy text. " * 400,
+                "cache_control": {"type": "ephemeral"},
+            }
+        ]
         changed = copy.deepcopy(request)
-        changed["system"][0]["text"] = f"Tenant {k} at 2026-11-29 20:41:07. " + "Policy text. " * 400
+        changed["system"][0]["text"] = (
+            f"Tenant {k} at 2026-11-29 20:41:07. " + "Policy text. " * 400
+        )
         out.append((request, changed))
     return out
 
@@ -141,8 +174,14 @@ def load(threads: int, observations: int, keys: int, budget: int) -> dict[str, A
         with sink_lock:
             events.append(event)
 
-    monitor = Monitor("anthropic", on_invalidation=sink, metrics=False, body_budget=budget,
-                      max_keys=keys, logger=QUIET)
+    monitor = Monitor(
+        "anthropic",
+        on_invalidation=sink,
+        metrics=False,
+        body_budget=budget,
+        max_keys=keys,
+        logger=QUIET,
+    )
     hit, miss = _response(6000, 0), _response(0, 6000)
     planted = [0] * threads
     peak = [0]
@@ -180,10 +219,15 @@ def load(threads: int, observations: int, keys: int, budget: int) -> dict[str, A
     actual = _kept_body_bytes(monitor)
     return {
         "actual_body_bytes": actual,
-        "observations": stats["observations"], "planted_misses": sum(planted),
-        "events_delivered": len(events), "events_counted": stats["events"],
-        "by_cause": stats["by_cause"], "seconds": took, "peak_body_bytes": peak[0],
-        "final": monitor.memory(), "budget": budget,
+        "observations": stats["observations"],
+        "planted_misses": sum(planted),
+        "events_delivered": len(events),
+        "events_counted": stats["events"],
+        "by_cause": stats["by_cause"],
+        "seconds": took,
+        "peak_body_bytes": peak[0],
+        "final": monitor.memory(),
+        "budget": budget,
         "max_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -208,29 +252,45 @@ def main() -> int:
     times = overhead()
     marginal, observe = times["marginal"], times["observe"]
     ratio = marginal / times["assembled"]
-    print(f"build, per-request path (assemble held parts + render + to_request): "
-          f"{times['assembled'] * 1e3:7.3f} ms  (baseline)")
-    print(f"build, incremental (commit_tail + with_tail + to_request):           "
-          f"{times['incremental'] * 1e3:7.3f} ms  (second baseline)")
+    print(
+        f"build, per-request path (assemble held parts + render + to_request): "
+        f"{times['assembled'] * 1e3:7.3f} ms  (baseline)"
+    )
+    print(
+        f"build, incremental (commit_tail + with_tail + to_request):           "
+        f"{times['incremental'] * 1e3:7.3f} ms  (second baseline)"
+    )
     print(f"observe, timed alone (includes freeing the previous request): {observe * 1e3:7.3f} ms")
-    print(f"observe, marginal cost (monitored minus unmonitored session):  {marginal * 1e3:7.3f} ms"
-          f"  = {ratio:6.1%} of the per-request build, "
-          f"{marginal / times['incremental']:6.1%} of the incremental build  (target <= 5%)")
+    print(
+        f"observe, marginal cost (monitored minus unmonitored session):  {marginal * 1e3:7.3f} ms"
+        f"  = {ratio:6.1%} of the per-request build, "
+        f"{marginal / times['incremental']:6.1%} of the incremental build  (target <= 5%)"
+    )
     result = load(args.threads, args.observations, args.keys, args.budget)
     lost = result["planted_misses"] - result["events_delivered"]
-    print(f"load: {args.threads} threads x {args.observations:,} observations over {args.keys:,} "
-          f"keys in {result['seconds']:.1f} s")
-    print(f"  observations {result['observations']:,}; planted misses {result['planted_misses']:,}; "
-          f"events delivered {result['events_delivered']:,}; counted {result['events_counted']:,}; "
-          f"lost {lost}")
+    print(
+        f"load: {args.threads} threads x {args.observations:,} observations over {args.keys:,} "
+        f"keys in {result['seconds']:.1f} s"
+    )
+    print(
+        f"  observations {result['observations']:,}; planted misses {result['planted_misses']:,}; "
+        f"events delivered {result['events_delivered']:,}; counted {result['events_counted']:,}; "
+        f"lost {lost}"
+    )
     print(f"  by cause {result['by_cause']}")
-    print(f"  body bytes: peak {result['peak_body_bytes']:,}, final {result['final']['body_bytes']:,}"
-          f" of budget {result['budget']:,} (accounted); measured size of the kept bodies "
-          f"{result['actual_body_bytes']:,}; keys {result['final']['keys']:,}; "
-          f"max RSS {result['max_rss_mib']:.0f} MiB")
-    ok = (ratio <= 0.05 and lost == 0 and result["events_counted"] == result["planted_misses"]
-          and result["peak_body_bytes"] <= result["budget"]
-          and result["actual_body_bytes"] <= result["budget"])
+    print(
+        f"  body bytes: peak {result['peak_body_bytes']:,}, final {result['final']['body_bytes']:,}"
+        f" of budget {result['budget']:,} (accounted); measured size of the kept bodies "
+        f"{result['actual_body_bytes']:,}; keys {result['final']['keys']:,}; "
+        f"max RSS {result['max_rss_mib']:.0f} MiB"
+    )
+    ok = (
+        ratio <= 0.05
+        and lost == 0
+        and result["events_counted"] == result["planted_misses"]
+        and result["peak_body_bytes"] <= result["budget"]
+        and result["actual_body_bytes"] <= result["budget"]
+    )
     print("targets met" if ok else "targets NOT met")
     return 0 if ok else 1
 

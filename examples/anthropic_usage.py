@@ -27,8 +27,9 @@ def replay(cassette: str) -> AbstractContextManager[Any]:
     """Serve the SDK's HTTP calls from a recorded cassette instead of the network."""
     import vcr
 
-    recorder = vcr.VCR(cassette_library_dir=str(CASSETTES), record_mode="none",
-                       match_on=("method", "host", "path"))
+    recorder = vcr.VCR(
+        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=("method", "host", "path")
+    )
     return recorder.use_cassette(cassette)
 
 
@@ -36,8 +37,13 @@ def main() -> None:
     live = bool(os.environ.get("ANTHROPIC_API_KEY"))
     prompt = (
         Prompt()
-        .add_tools(Tool(name="lookup_order", description="Find an order by id",
-                        input_schema={"type": "object", "properties": {"id": {"type": "string"}}}))
+        .add_tools(
+            Tool(
+                name="lookup_order",
+                description="Find an order by id",
+                input_schema={"type": "object", "properties": {"id": {"type": "string"}}},
+            )
+        )
         .add_system("You are the support agent of Acme. " + POLICY)
         .add_history(Message.user("My widget froze."), Message.assistant("Hold the blue button."))
         .with_tail("It froze again. What now?")
@@ -52,18 +58,23 @@ def main() -> None:
     with nullcontext() if live else replay("anthropic/messages_create.yaml"):
         message = client.messages.create(**kwargs)
     usage = adapter.read_usage(message)
-    print(f"uncached={usage.uncached_input} write={usage.cache_write} {dict(usage.cache_write_by_ttl)} "
-          f"read={usage.cache_read} output={usage.output} total_input={usage.total_input}")
+    print(
+        f"uncached={usage.uncached_input} write={usage.cache_write} {dict(usage.cache_write_by_ttl)} "
+        f"read={usage.cache_read} output={usage.output} total_input={usage.total_input}"
+    )
 
     # Streaming: message_start carries the cache counts, the last message_delta the output.
     with nullcontext() if live else replay("anthropic/messages_stream.yaml"):
-        events = client.messages.create(**adapter.to_request(prompt, model=MODEL, max_tokens=256,
-                                                              stream=True))
+        events = client.messages.create(
+            **adapter.to_request(prompt, model=MODEL, max_tokens=256, stream=True)
+        )
         streamed = adapter.usage_from_stream(events)
     print(f"stream: read={streamed.cache_read} hit rate={streamed.hit_rate:.0%}")
     price = cost(usage)
-    print(f"cost ${price.actual:.5f}, without caching ${price.without_cache:.5f} "
-          f"(prices as of {price.as_of})")
+    print(
+        f"cost ${price.actual:.5f}, without caching ${price.without_cache:.5f} "
+        f"(prices as of {price.as_of})"
+    )
 
 
 if __name__ == "__main__":

@@ -19,14 +19,17 @@ from promptcache.adapters.gemini import GeminiCacheManager
 
 MODEL = "gemini-2.5-flash"
 CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
-MANUAL = " ".join(f"Section {i}: the widget resets when the blue button is held for 5 s." for i in range(200))
+MANUAL = " ".join(
+    f"Section {i}: the widget resets when the blue button is held for 5 s." for i in range(200)
+)
 
 
 def replay(cassette: str) -> AbstractContextManager[Any]:
     import vcr
 
-    recorder = vcr.VCR(cassette_library_dir=str(CASSETTES), record_mode="none",
-                       match_on=("method", "host", "path"))
+    recorder = vcr.VCR(
+        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=("method", "host", "path")
+    )
     return recorder.use_cassette(cassette)
 
 
@@ -50,8 +53,10 @@ def main() -> None:
         usage = adapter.read_usage(client.models.generate_content(**kwargs))
         if decision.cache is not None:
             manager.delete(manager.refresh(decision.cache))
-    print(f"uncached={usage.uncached_input} read={usage.cache_read} output={usage.output} "
-          f"total_input={usage.total_input}")
+    print(
+        f"uncached={usage.uncached_input} read={usage.cache_read} output={usage.output} "
+        f"total_input={usage.total_input}"
+    )
     price = cost(usage)
     print(f"this request: ${price.actual:.6f}, without caching ${price.without_cache:.6f}")
     if decision.cache is not None:  # storage is paid once per hour, shared by every read

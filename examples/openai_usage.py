@@ -24,8 +24,9 @@ POLICY = " ".join(f"Clause {i}: refunds within 30 days need a receipt." for i in
 def replay(cassette: str) -> AbstractContextManager[Any]:
     import vcr
 
-    recorder = vcr.VCR(cassette_library_dir=str(CASSETTES), record_mode="none",
-                       match_on=("method", "host", "path"))
+    recorder = vcr.VCR(
+        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=("method", "host", "path")
+    )
     return recorder.use_cassette(cassette)
 
 
@@ -45,8 +46,10 @@ def main() -> None:
     print("prompt_cache_key:", kwargs["prompt_cache_key"], kwargs.get("prompt_cache_options"))
     with nullcontext() if live else replay("openai/chat_create.yaml"):
         usage = chat.read_usage(client.chat.completions.create(**kwargs))
-    print(f"chat: uncached={usage.uncached_input} write={usage.cache_write} "
-          f"read={usage.cache_read} output={usage.output} total_input={usage.total_input}")
+    print(
+        f"chat: uncached={usage.uncached_input} write={usage.cache_write} "
+        f"read={usage.cache_read} output={usage.output} total_input={usage.total_input}"
+    )
 
     responses = get_adapter("openai-responses")
     kwargs = responses.to_request(prompt, model=MODEL, cache_ttl="30m")
@@ -56,8 +59,10 @@ def main() -> None:
     if result.diagnosis is not None:
         print(f"diagnosis: {result.diagnosis.reason} ({result.diagnosis.missed_tokens} tokens)")
     price = cost(usage)
-    print(f"cost ${price.actual:.5f}, without caching ${price.without_cache:.5f}, "
-          f"saved ${price.savings:.5f}")
+    print(
+        f"cost ${price.actual:.5f}, without caching ${price.without_cache:.5f}, "
+        f"saved ${price.savings:.5f}"
+    )
 
 
 if __name__ == "__main__":

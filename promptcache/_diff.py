@@ -59,9 +59,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
     "engine": ("system", "tools", "messages"),
 }
 _MARKERS = ("cache_control", "prompt_cache_breakpoint")
-_TIME_KINDS = frozenset(
-    {"iso_timestamp", "rfc2822", "date", "date_words", "clock_time", "epoch"}
-)
+_TIME_KINDS = frozenset({"iso_timestamp", "rfc2822", "date", "date_words", "clock_time", "epoch"})
 # A value that changed between two requests and parses as a time is a clock reading whatever
 # date it names, so the "near now" window of the volatile guard is opened wide.
 _ANY_TIME = timedelta(days=365 * 200)
@@ -262,7 +260,9 @@ def _openai_layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     lead = _leading_system(items)
     if lead:
         system.append(Span("system", name, items[:lead], 0, True, "content"))
-    rest = [Span("messages", name, items[lead:], lead, True, "content")] if len(items) > lead else []
+    rest = (
+        [Span("messages", name, items[lead:], lead, True, "content")] if len(items) > lead else []
+    )
     return {"tools": tools, "system": system, "messages": rest}
 
 
@@ -335,7 +335,9 @@ def _one_message(message: Mapping[str, Any], where: str, key: str, layer: str) -
     units = [_unit(layer, where, head)]
     content = message.get(key)
     if isinstance(content, (list, tuple)):
-        units += [_unit(layer, json_path(json_path(where, key), j), c) for j, c in enumerate(content)]
+        units += [
+            _unit(layer, json_path(json_path(where, key), j), c) for j, c in enumerate(content)
+        ]
     elif key in message:
         units.append(_unit(layer, json_path(where, key), content))
     return units
@@ -348,7 +350,9 @@ def _unit(layer: str, path: str, value: Any) -> Unit:
     marker = next(value[m] for m in _MARKERS if m in value)
     ttl = marker.get("ttl") if isinstance(marker, Mapping) else None
     value = {k: v for k, v in value.items() if k not in _MARKERS}
-    return Unit(layer, path, value, _dumps(value, path), True, ttl if isinstance(ttl, str) else None)
+    return Unit(
+        layer, path, value, _dumps(value, path), True, ttl if isinstance(ttl, str) else None
+    )
 
 
 def _dumps(value: Any, path: str) -> bytes:
@@ -579,8 +583,12 @@ def _table_change(
     """A parameter outside the render order whose change still drops cache tiers."""
     if a.get("model") != b.get("model"):
         return _TableChange(
-            cut=(0, 0), cause="model_changed", layer="model", path="model",
-            before=a.get("model"), after=b.get("model"),
+            cut=(0, 0),
+            cause="model_changed",
+            layer="model",
+            path="model",
+            before=a.get("model"),
+            after=b.get("model"),
         )
     for path, cause in _TABLE.get(vendor, ()):
         before, after = _get_path(a, path), _get_path(b, path)
@@ -650,7 +658,9 @@ def _table_detail(change: _TableChange, vendor: str) -> str:
     if change.cause == "model_changed":
         return "the model changed: caches are per model, so nothing written before is read"
     if vendor == "anthropic":
-        return f"`{change.path}` changed: Anthropic keeps the tools and system cache, drops messages"
+        return (
+            f"`{change.path}` changed: Anthropic keeps the tools and system cache, drops messages"
+        )
     return f"`{change.path}` changed: the vendor drops the cached prefix"
 
 
@@ -699,7 +709,9 @@ def _structural(ua: Unit | None, ub: Unit | None, order: Sequence[str]) -> _Foun
     """One request has a unit where the other has none, or a different one (a block added)."""
     present = [u for u in (ub, ua) if u is not None]
     unit = min(present, key=lambda u: order.index(u.layer))  # the earlier layer changed
-    if ua is not None and ub is not None and ua.layer != ub.layer:  # added or removed at a layer end
+    if (
+        ua is not None and ub is not None and ua.layer != ub.layer
+    ):  # added or removed at a layer end
         ua, ub = (None, ub) if unit is ub else (ua, None)
     old = None if ua is None else ua.data.decode()
     new = None if ub is None else ub.data.decode()
@@ -707,8 +719,13 @@ def _structural(ua: Unit | None, ub: Unit | None, order: Sequence[str]) -> _Foun
     where = "removed from" if ub is None else "added to" if ua is None else "restructured in"
     excerpt = _excerpt(old or "", new or "")
     return _Found(
-        layer=unit.layer, path=unit.path, cause=cause, old=old, new=new,
-        excerpt=excerpt, offset=0 if old is None or new is None else _json_offset(old, new),
+        layer=unit.layer,
+        path=unit.path,
+        cause=cause,
+        old=old,
+        new=new,
+        excerpt=excerpt,
+        offset=0 if old is None or new is None else _json_offset(old, new),
         detail=f"a block was {where} {unit.layer} at {unit.path}",
     )
 
@@ -737,8 +754,13 @@ def _same_tools_reordered(ea: Sequence[Element], eb: Sequence[Element]) -> bool:
 def _tool_order(ua: Unit, ub: Unit) -> _Found:
     old, new = _tool_name(ua.value), _tool_name(ub.value)
     return _Found(
-        layer="tools", path=ua.path, cause="tool_order", old=old, new=new,
-        excerpt=_whole(old, new), offset=_json_offset(ua.data.decode(), ub.data.decode()),
+        layer="tools",
+        path=ua.path,
+        cause="tool_order",
+        old=old,
+        new=new,
+        excerpt=_whole(old, new),
+        offset=_json_offset(ua.data.decode(), ub.data.decode()),
         detail=f"same tools in a different order: {ua.path} was {old!r}, now {new!r}",
     )
 
@@ -758,8 +780,13 @@ def _key_order(ua: Unit, ub: Unit) -> _Found:
     path, ka, kb = _first_reordered(ua.value, ub.value, ua.path)
     old, new = ", ".join(ka), ", ".join(kb)
     return _Found(
-        layer=ua.layer, path=path, cause="key_order", old=old, new=new,
-        excerpt=_whole(old, new), offset=_json_offset(ua.data.decode(), ub.data.decode()),
+        layer=ua.layer,
+        path=path,
+        cause="key_order",
+        old=old,
+        new=new,
+        excerpt=_whole(old, new),
+        offset=_json_offset(ua.data.decode(), ub.data.decode()),
         detail=f"same content, keys of {path} serialised in a different order",
     )
 
@@ -796,7 +823,11 @@ def _first_leaf(a: Any, b: Any, path: str) -> tuple[str, Any, Any]:
             if x != y:
                 return _first_leaf(x, y, json_path(path, i))
         i = min(len(a), len(b))
-        return json_path(path, i), a[i] if i < len(a) else _MISSING, b[i] if i < len(b) else _MISSING
+        return (
+            json_path(path, i),
+            a[i] if i < len(a) else _MISSING,
+            b[i] if i < len(b) else _MISSING,
+        )
     return path, a, b
 
 
@@ -810,7 +841,11 @@ def _classify(
     cause = "tools_changed" if layer == "tools" else "content_changed"
     detail = _tools_detail(ea, eb) if layer == "tools" else _what_changed(path, old, new)
     return _Found(
-        layer=layer, path=path, cause=cause, old=shown_old, new=shown_new,
+        layer=layer,
+        path=path,
+        cause=cause,
+        old=shown_old,
+        new=shown_new,
         excerpt=_excerpt(shown_old or "", shown_new or ""),
         offset=0 if shown_old is None or shown_new is None else _json_offset(shown_old, shown_new),
         detail=detail,
@@ -839,8 +874,14 @@ def _classify_text(layer: str, path: str, old: str, new: str) -> _Found:
         detail = f"text of {path} changed"
     excerpt = _text_excerpt(old, new, start, end_old, end_new)
     return _Found(
-        layer=layer, path=path, cause=cause, old=old, new=new, excerpt=excerpt,
-        offset=_byte_offset(old, start), detail=detail,
+        layer=layer,
+        path=path,
+        cause=cause,
+        old=old,
+        new=new,
+        excerpt=excerpt,
+        offset=_byte_offset(old, start),
+        detail=detail,
     )
 
 
@@ -901,7 +942,9 @@ def _divergent_ends(a: str, b: str, start: int) -> tuple[int, int]:
     """Where the changed span ends in each text (the common suffix not overlapping the prefix)."""
     room = min(len(a), len(b)) - start
     k, step = 0, 4096
-    while k + step <= room and a[len(a) - k - step : len(a) - k] == b[len(b) - k - step : len(b) - k]:
+    while (
+        k + step <= room and a[len(a) - k - step : len(a) - k] == b[len(b) - k - step : len(b) - k]
+    ):
         k += step
     while k < room and a[len(a) - 1 - k] == b[len(b) - 1 - k]:
         k += 1
@@ -1004,7 +1047,14 @@ def _joined(excerpt: Excerpt | None, *, old: bool) -> str | None:
 
 def _identical(vendor: str) -> DiffResult:
     return DiffResult(
-        invalidated=False, layer=None, cause="none", path=None, offset=None, before=None,
-        after=None, tokens_lost=0, vendor=vendor,
+        invalidated=False,
+        layer=None,
+        cause="none",
+        path=None,
+        offset=None,
+        before=None,
+        after=None,
+        tokens_lost=0,
+        vendor=vendor,
         detail="no difference in anything the cache sees",
     )

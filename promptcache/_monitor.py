@@ -57,7 +57,10 @@ _TTL_SECONDS = {"5m": 300.0, "30m": 1800.0, "1h": 3600.0, "12h": 43200.0, "24h":
 # "5-10 minutes" (we take the short end); Gemini's implicit cache is undocumented; engines evict by
 # LRU, not by time.
 _DEFAULT_TTL: dict[str, float | None] = {
-    "anthropic": 300.0, "openai": 300.0, "gemini": 300.0, "engine": None,
+    "anthropic": 300.0,
+    "openai": 300.0,
+    "gemini": 300.0,
+    "engine": None,
 }
 # How far below read(n-1)+write(n-1) a read may fall before it counts as a miss: OpenAI matches in
 # 128-token increments (older models), engines in blocks (vLLM: 16 tokens) plus template tails.
@@ -306,9 +309,15 @@ class Monitor:
     def _entry(self, request: Mapping[str, Any], usage: CacheUsage, at: float) -> _Entry:
         """The new entry: a shallow snapshot and numbers, so observing costs almost nothing."""
         return _Entry(
-            at=at, read=usage.cache_read or 0, write=usage.cache_write or 0,
-            total=usage.total_input, model=_model(request, usage), body=_snapshot(request),
-            params={}, records=None, size=_BYTES_PER_TOKEN * max(usage.total_input, 1),
+            at=at,
+            read=usage.cache_read or 0,
+            write=usage.cache_write or 0,
+            total=usage.total_input,
+            model=_model(request, usage),
+            body=_snapshot(request),
+            params={},
+            records=None,
+            size=_BYTES_PER_TOKEN * max(usage.total_input, 1),
         )
 
     def _records(self, entry: _Entry) -> tuple[_Record, ...]:
@@ -327,8 +336,12 @@ class Monitor:
         stripped, ttl, marked = _without_markers(element)
         clean = data if not marked else orjson.dumps(stripped)
         return _Record(
-            element.layer, element.path, hash(clean), self.counter.count(clean.decode("utf-8")),
-            ttl, marked,
+            element.layer,
+            element.path,
+            hash(clean),
+            self.counter.count(clean.decode("utf-8")),
+            ttl,
+            marked,
         )
 
     def _swap(self, key: str, entry: _Entry) -> _Entry | None:
@@ -363,8 +376,9 @@ class Monitor:
     def _ttl(self, entry: _Entry) -> float | None:
         if self.ttl_seconds is not None:
             return self.ttl_seconds
-        named = [_TTL_SECONDS[t] for t in _entry_ttls(entry, self._records(entry))
-                 if t in _TTL_SECONDS]
+        named = [
+            _TTL_SECONDS[t] for t in _entry_ttls(entry, self._records(entry)) if t in _TTL_SECONDS
+        ]
         # The shortest TTL is the first entry to lapse, and everything after it goes with it.
         return min(named) if named else _DEFAULT_TTL[self.vendor]
 
@@ -381,8 +395,11 @@ class Monitor:
         if self.vendor == "anthropic":
             return False
         options = entry.settings.get("prompt_cache_options")
-        return not (self.vendor == "openai" and isinstance(options, Mapping)
-                    and options.get("mode") == "explicit")
+        return not (
+            self.vendor == "openai"
+            and isinstance(options, Mapping)
+            and options.get("mode") == "explicit"
+        )
 
     def _prefix_tokens(self, entry: _Entry) -> tuple[int, bool]:
         """Tokens up to the last breakpoint (element granularity), and whether there is one."""
@@ -435,7 +452,12 @@ class Monitor:
                 return None
             self._warned_minimum.add(key)
         return self._event(
-            key, entry, usage, cause="below_minimum", expected=0, server_side=False,
+            key,
+            entry,
+            usage,
+            cause="below_minimum",
+            expected=0,
+            server_side=False,
             detail=f"the cached prefix is about {prefix} tokens, under the "
             f"{minimum}-token minimum for {entry.model}: the vendor caches nothing",
         )
@@ -455,24 +477,46 @@ class Monitor:
         ttl = self._ttl(previous)
         if found is not None and found.invalidated:
             return self._event(
-                key, entry, usage, cause=found.cause, expected=expected, server_side=False,
-                found=found, gap=gap, reason=reason, detail=found.detail,
+                key,
+                entry,
+                usage,
+                cause=found.cause,
+                expected=expected,
+                server_side=False,
+                found=found,
+                gap=gap,
+                reason=reason,
+                detail=found.detail,
             )
         if ttl is not None and gap > ttl:
             return self._event(
-                key, entry, usage, cause="ttl_expired", expected=expected, server_side=False,
-                gap=gap, reason=reason,
+                key,
+                entry,
+                usage,
+                cause="ttl_expired",
+                expected=expected,
+                server_side=False,
+                gap=gap,
+                reason=reason,
                 detail=f"{gap:.0f} s since the last request, over the {ttl:.0f} s TTL",
             )
         cause = _VENDOR_CAUSES.get(reason or "", "none")
         detail = (
-            f"the vendor reports {reason}" if cause != "none"
+            f"the vendor reports {reason}"
+            if cause != "none"
             else "identical prefix within the TTL and no read: a server-side miss (eviction, "
             "routing to another replica, or capacity)"
         )
         return self._event(
-            key, entry, usage, cause=cause, expected=expected, server_side=cause == "none",
-            gap=gap, reason=reason, detail=detail,
+            key,
+            entry,
+            usage,
+            cause=cause,
+            expected=expected,
+            server_side=cause == "none",
+            gap=gap,
+            reason=reason,
+            detail=detail,
         )
 
     def _diff(self, previous: _Entry, request: Mapping[str, Any]) -> DiffResult | None:
@@ -481,8 +525,12 @@ class Monitor:
             # The server already reported the short read, so any divergence inside the previous
             # request explains it, wherever its markers sit now (callers often move them in place).
             return compare_elements(
-                before, request, request_elements(before, self.vendor),
-                request_elements(request, self.vendor), self.vendor, self.counter,
+                before,
+                request,
+                request_elements(before, self.vendor),
+                request_elements(request, self.vendor),
+                self.vendor,
+                self.counter,
                 every_prefix=True,
             )
         return _hash_only(previous, request, self.vendor, self)
@@ -503,12 +551,23 @@ class Monitor:
     ) -> Invalidation:
         actual = usage.cache_read or 0
         return Invalidation(
-            key=key, vendor=self.vendor, model=entry.model, cause=cause,
-            layer=found.layer if found else None, path=found.path if found else None,
-            offset=found.offset if found else None, before=found.before if found else None,
-            after=found.after if found else None, expected_read=expected, actual_read=actual,
-            tokens_lost=max(0, expected - actual), gap_seconds=gap, server_side=server_side,
-            vendor_reason=reason, detail=detail, at=entry.at,
+            key=key,
+            vendor=self.vendor,
+            model=entry.model,
+            cause=cause,
+            layer=found.layer if found else None,
+            path=found.path if found else None,
+            offset=found.offset if found else None,
+            before=found.before if found else None,
+            after=found.after if found else None,
+            expected_read=expected,
+            actual_read=actual,
+            tokens_lost=max(0, expected - actual),
+            gap_seconds=gap,
+            server_side=server_side,
+            vendor_reason=reason,
+            detail=detail,
+            at=entry.at,
         )
 
     def _emit(self, event: Invalidation) -> None:
@@ -614,29 +673,49 @@ def _hash_only(
     lost_all = sum(r.tokens for r in records)
     if table is not None and table.cause == "model_changed":
         return DiffResult(
-            invalidated=True, layer="model", cause="model_changed", path="model", offset=None,
-            before=str(table.before), after=str(table.after), tokens_lost=lost_all,
-            vendor=vendor, detail="the model changed: caches are per model",
+            invalidated=True,
+            layer="model",
+            cause="model_changed",
+            path="model",
+            offset=None,
+            before=str(table.before),
+            after=str(table.after),
+            tokens_lost=lost_all,
+            vendor=vendor,
+            detail="the model changed: caches are per model",
         )
     current = [monitor._record(e) for e in elements]
     index = next(
         (
-            i for i, (old, new) in enumerate(zip(records, current, strict=False))
+            i
+            for i, (old, new) in enumerate(zip(records, current, strict=False))
             if old.digest != new.digest or old.path != new.path
         ),
         min(len(records), len(current)),
     )
     if index >= len(records):
         return DiffResult(
-            invalidated=False, layer=None, cause="none", path=None, offset=None, before=None,
-            after=None, tokens_lost=0, vendor=vendor,
+            invalidated=False,
+            layer=None,
+            cause="none",
+            path=None,
+            offset=None,
+            before=None,
+            after=None,
+            tokens_lost=0,
+            vendor=vendor,
         )
     record = records[index]
     return DiffResult(
-        invalidated=True, layer=record.layer,
+        invalidated=True,
+        layer=record.layer,
         cause="tools_changed" if record.layer == "tools" else "content_changed",
-        path=record.path, offset=None, before=None, after=None,
-        tokens_lost=sum(r.tokens for r in records[index:]), vendor=vendor,
+        path=record.path,
+        offset=None,
+        before=None,
+        after=None,
+        tokens_lost=sum(r.tokens for r in records[index:]),
+        vendor=vendor,
         detail=f"{record.path} differs (body not kept: over the monitor's byte budget, so the "
         "field and cause are not resolved further)",
     )
@@ -659,7 +738,11 @@ def read_usage(vendor: str, response: Any, request: Mapping[str, Any] | None = N
     if isinstance(response, CacheUsage):
         return response
     name = vendor
-    if vendor == "openai" and request is not None and ("input" in request or "instructions" in request):
+    if (
+        vendor == "openai"
+        and request is not None
+        and ("input" in request or "instructions" in request)
+    ):
         name = "openai-responses"
     usage: CacheUsage = _adapter(name).read_usage(response)
     return usage
@@ -690,7 +773,8 @@ class _Exporter:
         self._counters = _prometheus_counters(registry)
         # The per-vendor children are bound once; `labels()` on every request is a dict walk.
         self._usage_counters = (
-            None if self._counters is None
+            None
+            if self._counters is None
             else tuple(self._counters[name].labels(vendor) for name in ("read", "write", "input"))
         )
 

@@ -103,12 +103,19 @@ def plan(
     builder = _Planner(caps, rendered, model, minimum, use_auto)
     if reserved < 0:
         raise InputError(f"reserved must be >= 0 (markers the caller set), got {reserved}")
-    builder.budget = caps.max_breakpoints - reserved - (1 if use_auto and caps.max_breakpoints else 0)
+    builder.budget = (
+        caps.max_breakpoints - reserved - (1 if use_auto and caps.max_breakpoints else 0)
+    )
     builder.place(previous.render(counter) if isinstance(previous, Prompt) else previous)
     breakpoints = _with_ttls(builder.chosen, caps, ttl, layer_ttls, rendered)
     return Plan(
-        vendor=vendor, model=model, breakpoints=breakpoints, notes=tuple(builder.notes),
-        prefix_tokens=builder.prefix_tokens, min_tokens=minimum, budget=max(builder.budget, 0),
+        vendor=vendor,
+        model=model,
+        breakpoints=breakpoints,
+        notes=tuple(builder.notes),
+        prefix_tokens=builder.prefix_tokens,
+        min_tokens=minimum,
+        budget=max(builder.budget, 0),
         automatic=use_auto,
     )
 
@@ -175,8 +182,10 @@ class _Planner:
             return
         target = self._markable_at_or_before(index)
         if target is None:
-            self.notes.append(f"no breakpoint for {reason}: no block at or before "
-                              f"{self.blocks[index].path} can carry a marker")
+            self.notes.append(
+                f"no breakpoint for {reason}: no block at or before "
+                f"{self.blocks[index].path} can carry a marker"
+            )
             return
         if target != index:
             reason += f"; moved from {self.blocks[index].path}, which cannot carry a marker"
@@ -198,17 +207,27 @@ class _Planner:
         if anchor is not None:
             gap = self._parts_between(anchor, self.prefix_end)
             if gap > window:
-                self._add(anchor, f"lookback: {gap} content blocks since the previous request's "
-                                  f"breakpoint exceed the {window}-block lookback")
+                self._add(
+                    anchor,
+                    f"lookback: {gap} content blocks since the previous request's "
+                    f"breakpoint exceed the {window}-block lookback",
+                )
             return
         lag = self._lagging_index(int(window * _LAG_FRACTION))
         if lag is not None and self._parts_between(self._static_end(), self.prefix_end) > window:
-            self._add(lag, f"lookback: more than {window} content blocks of history; a lagging "
-                           f"breakpoint keeps the previous entry within reach")
+            self._add(
+                lag,
+                f"lookback: more than {window} content blocks of history; a lagging "
+                f"breakpoint keeps the previous entry within reach",
+            )
 
     def _add_layer_end(self, layer: Layer) -> None:
         indices = [i for i, b in enumerate(self.blocks[: self.prefix_end + 1]) if b.layer == layer]
-        if indices and indices[-1] != self.prefix_end and str(layer) not in self.caps.unmarkable_layers:
+        if (
+            indices
+            and indices[-1] != self.prefix_end
+            and str(layer) not in self.caps.unmarkable_layers
+        ):
             self._add(indices[-1], f"end of the {layer} layer")
 
     def _previous_end(self, previous: Rendered) -> int | None:
@@ -286,8 +305,15 @@ def _with_ttls(
                 f"{caps.vendor} does not offer a cache TTL of {chosen_ttl!r}; choose one of "
                 f"{list(caps.ttls)}"
             )
-        out.append(Breakpoint(block_index=index, path=block.path, ttl=chosen_ttl, reason=reason,
-                              tokens=cumulative[index]))
+        out.append(
+            Breakpoint(
+                block_index=index,
+                path=block.path,
+                ttl=chosen_ttl,
+                reason=reason,
+                tokens=cumulative[index],
+            )
+        )
     check_ttl_order([(b.path, b.ttl) for b in out], caps)
     return tuple(out)
 

@@ -61,7 +61,9 @@ def normalise_model(model: str) -> str:
 
 # What may follow a price key: a dated or versioned snapshot of the same model, never a
 # different tier ("-lite", "-mini"), which has its own price.
-_SNAPSHOT = re.compile(r"(-\d{4}-?\d{2}-?\d{2}|-v\d[\w.:-]*|-latest|-preview[\w.-]*|-exp[\w.-]*|@.*|:.*)$")
+_SNAPSHOT = re.compile(
+    r"(-\d{4}-?\d{2}-?\d{2}|-v\d[\w.:-]*|-latest|-preview[\w.-]*|-exp[\w.-]*|@.*|:.*)$"
+)
 
 
 def match_model(model: str, keys: Any, *, family: bool = True) -> str | None:
@@ -77,7 +79,9 @@ def match_model(model: str, keys: Any, *, family: bool = True) -> str | None:
         k = str(key).lower()
         rest = name[len(k) :] if name.startswith(k) else None
         fits = rest == "" or (
-            rest is not None and rest[0] in "-@:." and (family or _SNAPSHOT.fullmatch(rest) is not None)
+            rest is not None
+            and rest[0] in "-@:."
+            and (family or _SNAPSHOT.fullmatch(rest) is not None)
         )
         if fits and (best is None or len(k) > len(best)):
             best = str(key)
@@ -103,7 +107,9 @@ def _read_json(path: str | Path) -> dict[str, Any]:
 
 
 def _shipped(name: str) -> dict[str, Any]:
-    text = resources.files("promptcache").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    text = (
+        resources.files("promptcache").joinpath("data").joinpath(name).read_text(encoding="utf-8")
+    )
     data: dict[str, Any] = json.loads(text)
     return data
 
@@ -137,12 +143,16 @@ class Rates:
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> Rates:
         try:
-            writes = {k[len("write_") :]: float(v) for k, v in data.items() if k.startswith("write_")}
+            writes = {
+                k[len("write_") :]: float(v) for k, v in data.items() if k.startswith("write_")
+            }
             storage = data.get("storage_per_hour")
             read = data.get("read")
             return cls(
-                input=float(data["input"]), output=float(data["output"]),
-                read=None if read is None else float(read), writes=writes,
+                input=float(data["input"]),
+                output=float(data["output"]),
+                read=None if read is None else float(read),
+                writes=writes,
                 storage_per_hour=None if storage is None else float(storage),
                 source=str(data.get("source", "")),
             )
@@ -190,7 +200,9 @@ class MinTokenTable:
         vendor = _PRICE_VENDOR.get(vendor, vendor)
         entry = self.vendors.get(vendor)
         if entry is None:
-            raise InputError(f"no minimum-token table for vendor {vendor!r}; known: {sorted(self.vendors)}")
+            raise InputError(
+                f"no minimum-token table for vendor {vendor!r}; known: {sorted(self.vendors)}"
+            )
         models: Mapping[str, int] = entry.get("models", {})
         key = match_model(model, models)
         return int(models[key]) if key is not None else int(entry["default"])
@@ -200,7 +212,8 @@ def load_prices(path: str | Path | None = None) -> PriceTable:
     """The shipped price table, merged with `path` or the file named by $PROMPTCACHE_PRICES."""
     data = _table("prices.json", *_user_key(_user_file(path, PRICES_ENV)))
     return PriceTable(
-        as_of=str(data.get("as_of", "")), currency=str(data.get("currency", "USD")),
+        as_of=str(data.get("as_of", "")),
+        currency=str(data.get("currency", "USD")),
         vendors=data["vendors"],
     )
 
@@ -273,11 +286,19 @@ def cost(
     table = prices or load_prices()
     rates = table.rates(vendor, model)
     breakdown = _breakdown(usage, rates, _PRICE_VENDOR.get(vendor, vendor), storage_token_hours)
-    notes = () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
+    notes = (
+        () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
+    )
     without = (usage.total_input * rates.input + usage.output * rates.output) / _MILLION
     return Cost(
-        actual=sum(breakdown.values()), without_cache=without, breakdown=breakdown,
-        currency=table.currency, vendor=vendor, model=model, as_of=table.as_of, notes=notes,
+        actual=sum(breakdown.values()),
+        without_cache=without,
+        breakdown=breakdown,
+        currency=table.currency,
+        vendor=vendor,
+        model=model,
+        as_of=table.as_of,
+        notes=notes,
     )
 
 

@@ -47,7 +47,9 @@ class CauseSummary:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "cause": self.cause, "events": self.events, "tokens_lost": self.tokens_lost,
+            "cause": self.cause,
+            "events": self.events,
+            "tokens_lost": self.tokens_lost,
             "cost_lost": self.cost_lost,
         }
 
@@ -86,13 +88,17 @@ class Report:
             "records": self.records,
             "hit_rate": self.hit_rate,
             "tokens": {
-                "input": self.total_input, "uncached_input": self.uncached_input,
-                "cache_read": self.cache_read, "cache_write": self.cache_write,
+                "input": self.total_input,
+                "uncached_input": self.uncached_input,
+                "cache_read": self.cache_read,
+                "cache_write": self.cache_write,
                 "output": self.output,
             },
             "cost": {
-                "currency": self.currency, "actual": self.cost,
-                "without_cache": self.cost_without_cache, "savings": self.savings,
+                "currency": self.currency,
+                "actual": self.cost,
+                "without_cache": self.cost_without_cache,
+                "savings": self.savings,
                 "unpriced_records": self.unpriced_records,
             },
             "invalidations": [c.to_json() for c in self.invalidations],
@@ -123,7 +129,9 @@ class _Pricer:
         self._unknown: set[tuple[str, str]] = set()
         self._table: Any = None
 
-    def price(self, usage: CacheUsage, vendor: str, model: str | None) -> tuple[float, float] | None:
+    def price(
+        self, usage: CacheUsage, vendor: str, model: str | None
+    ) -> tuple[float, float] | None:
         if not model or (vendor, model) in self._unknown:
             return None
         try:
@@ -141,10 +149,30 @@ class _Pricer:
         """What `tokens` cost as uncached input instead of cache reads."""
         if not tokens:
             return 0.0
-        full = self.price(CacheUsage(uncached_input=tokens, cache_read=0, cache_write=0,
-                                     output=0, vendor=vendor, model=model), vendor, model)
-        read = self.price(CacheUsage(uncached_input=0, cache_read=tokens, cache_write=0,
-                                     output=0, vendor=vendor, model=model), vendor, model)
+        full = self.price(
+            CacheUsage(
+                uncached_input=tokens,
+                cache_read=0,
+                cache_write=0,
+                output=0,
+                vendor=vendor,
+                model=model,
+            ),
+            vendor,
+            model,
+        )
+        read = self.price(
+            CacheUsage(
+                uncached_input=0,
+                cache_read=tokens,
+                cache_write=0,
+                output=0,
+                vendor=vendor,
+                model=model,
+            ),
+            vendor,
+            model,
+        )
         return None if full is None or read is None else full[0] - read[0]
 
 
@@ -175,9 +203,13 @@ def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
     try:
         record = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
-        raise InputError(f"line {number}: not valid JSON ({exc}); each line is one record") from None
-    if not isinstance(record, dict) or "request" not in record or (
-        "response" not in record and "usage" not in record
+        raise InputError(
+            f"line {number}: not valid JSON ({exc}); each line is one record"
+        ) from None
+    if (
+        not isinstance(record, dict)
+        or "request" not in record
+        or ("response" not in record and "usage" not in record)
     ):
         raise InputError(
             f"line {number}: expected an object with 'request' and 'response' keys, got "
@@ -253,7 +285,9 @@ def _moment(value: Any, number: int) -> float | datetime | None:
 def _summary(totals: _Totals) -> Report:
     causes = [
         CauseSummary(
-            cause=cause, events=count, tokens_lost=totals.lost[cause],
+            cause=cause,
+            events=count,
+            tokens_lost=totals.lost[cause],
             cost_lost=totals.lost_cost.get(cause),
         )
         for cause, count in totals.events.items()
@@ -261,9 +295,14 @@ def _summary(totals: _Totals) -> Report:
     causes.sort(key=lambda c: (-(c.cost_lost or 0.0), -c.tokens_lost, -c.events, c.cause))
     priced = totals.priced > 0
     return Report(
-        records=totals.records, uncached_input=totals.uncached, cache_read=totals.read,
-        cache_write=totals.write, output=totals.output,
+        records=totals.records,
+        uncached_input=totals.uncached,
+        cache_read=totals.read,
+        cache_write=totals.write,
+        output=totals.output,
         cost=totals.cost if priced else None,
         cost_without_cache=totals.without if priced else None,
-        unpriced_records=totals.unpriced, invalidations=tuple(causes), currency=totals.currency,
+        unpriced_records=totals.unpriced,
+        invalidations=tuple(causes),
+        currency=totals.currency,
     )

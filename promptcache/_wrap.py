@@ -59,14 +59,20 @@ def wrap(
     name = vendor or _vendor_of(client)
     hooks = _HOOKS["openai" if name == "engine" else name] if name in (*_HOOKS, "engine") else None
     if hooks is None:
-        raise InputError(f"wrap() does not know vendor {name!r}; use anthropic, openai, gemini or engine")
+        raise InputError(
+            f"wrap() does not know vendor {name!r}; use anthropic, openai, gemini or engine"
+        )
     watcher = _Watcher(monitor or Monitor(name, on_invalidation=on_invalidation), key)
     return _Proxy(client, (), hooks, watcher)
 
 
 def _vendor_of(client: Any) -> str:
     module = type(client).__module__
-    for package, name in (("anthropic", "anthropic"), ("openai", "openai"), ("google.genai", "gemini")):
+    for package, name in (
+        ("anthropic", "anthropic"),
+        ("openai", "openai"),
+        ("google.genai", "gemini"),
+    ):
         if module == package or module.startswith(package + "."):
             return name
     raise InputError(
@@ -115,7 +121,11 @@ class _Proxy:
     __slots__ = ("_hooks", "_path", "_target", "_watcher")
 
     def __init__(
-        self, target: Any, path: tuple[str, ...], hooks: dict[tuple[str, ...], str], watcher: _Watcher
+        self,
+        target: Any,
+        path: tuple[str, ...],
+        hooks: dict[tuple[str, ...], str],
+        watcher: _Watcher,
     ) -> None:
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_path", path)

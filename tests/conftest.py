@@ -17,9 +17,9 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     def guarded(self: socket.socket, address: Any) -> Any:
         host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and host not in _LOOPBACK and not host.startswith("127."):
-            if self.family in (socket.AF_INET, socket.AF_INET6):
-                raise OSError(f"test tried to reach the network: {address!r}")
+        remote = isinstance(host, str) and host not in _LOOPBACK and not host.startswith("127.")
+        if remote and self.family in (socket.AF_INET, socket.AF_INET6):
+            raise OSError(f"test tried to reach the network: {address!r}")
         return real_connect(self, address)
 
     monkeypatch.setattr(socket.socket, "connect", guarded)

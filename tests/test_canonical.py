@@ -16,8 +16,9 @@ from promptcache import CanonicalError, Prompt, Tool, canonical_bytes
 json_scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8)
 json_values = st.recursive(
     json_scalars | st.floats(allow_nan=False, allow_infinity=False),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4)
+    ),
     max_leaves=20,
 )
 
@@ -42,11 +43,15 @@ def test_dict_insertion_order_never_changes_bytes(value: Any, seed: int) -> None
 
 
 @given(
-    schemas=st.lists(st.dictionaries(st.text(max_size=5), json_values, max_size=4), min_size=1, max_size=6),
+    schemas=st.lists(
+        st.dictionaries(st.text(max_size=5), json_values, max_size=4), min_size=1, max_size=6
+    ),
     seed=st.integers(0, 2**32),
 )
 @settings(max_examples=60)
-def test_tool_order_never_changes_render_when_not_pinned(schemas: list[dict[str, Any]], seed: int) -> None:
+def test_tool_order_never_changes_render_when_not_pinned(
+    schemas: list[dict[str, Any]], seed: int
+) -> None:
     import random
 
     tools = [Tool(name=f"tool_{i}", input_schema=schema) for i, schema in enumerate(schemas)]
@@ -61,7 +66,11 @@ def test_tool_order_never_changes_render_when_not_pinned(schemas: list[dict[str,
 @pytest.mark.parametrize(
     ("value", "path", "problem"),
     [
-        ({"properties": {"when": {"default": float("nan")}}}, ".properties.when.default", "nan is not valid JSON"),
+        (
+            {"properties": {"when": {"default": float("nan")}}},
+            ".properties.when.default",
+            "nan is not valid JSON",
+        ),
         ({"x": [1, float("inf")]}, ".x[1]", "inf is not valid JSON"),
         ({"x": {"a", "b"}}, ".x", "a set has no stable order"),
         ({"x": frozenset({1})}, ".x", "a frozenset has no stable order"),
@@ -83,7 +92,9 @@ def test_bad_values_name_their_path_and_fix(value: Any, path: str, problem: str)
 def test_tool_schema_error_names_tool_index() -> None:
     good = Tool(name="a", input_schema={"type": "object"})
     bad = Tool(name="b", input_schema={"properties": {"when": {"default": float("nan")}}})
-    with pytest.raises(CanonicalError, match=r"tools\[1\]\.input_schema\.properties\.when\.default"):
+    with pytest.raises(
+        CanonicalError, match=r"tools\[1\]\.input_schema\.properties\.when\.default"
+    ):
         Prompt().add_tools(good, bad)
 
 

@@ -9,7 +9,13 @@ import pytest
 import yaml
 
 CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
-CREDENTIAL_HEADERS = {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}
+CREDENTIAL_HEADERS = {
+    "authorization",
+    "x-api-key",
+    "x-goog-api-key",
+    "api-key",
+    "proxy-authorization",
+}
 # Key shapes of the three vendors (and the fake keys the recorder uses).
 KEY_PATTERNS = re.compile(r"sk-ant-[\w-]+|\bsk-[A-Za-z0-9_-]{8,}|AIza[\w-]{8,}|Bearer\s+\S+")
 
@@ -39,11 +45,15 @@ def test_cassette_holds_no_credential(path: Path) -> None:
 
 @pytest.mark.parametrize(
     ("header", "value"),
-    [("authorization", "Bearer sk-FAKE-0000"), ("x-api-key", "sk-ant-FAKE-0000"),
-     ("X-Goog-Api-Key", "AIza-FAKE-0000")],
+    [
+        ("authorization", "Bearer sk-FAKE-0000"),
+        ("x-api-key", "sk-ant-FAKE-0000"),
+        ("X-Goog-Api-Key", "AIza-FAKE-0000"),
+    ],
 )
 def test_the_scan_finds_a_planted_credential(header: str, value: str) -> None:
-    planted = yaml.safe_dump({"interactions": [{"request": {"headers": {header: [value]}},
-                                                "response": {"headers": {}}}]})
+    planted = yaml.safe_dump(
+        {"interactions": [{"request": {"headers": {header: [value]}}, "response": {"headers": {}}}]}
+    )
     assert header in credentials_in(planted)
     assert credentials_in(planted.replace(header, "x-other")) != []  # the value alone is caught too

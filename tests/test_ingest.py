@@ -24,9 +24,15 @@ ANTHROPIC: dict[str, Any] = {
                 {"type": "tool_use", "id": "t1", "name": "alpha", "input": {"q": 1}},
             ],
         },
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]},
+        {
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}],
+        },
         {"role": "assistant", "content": "done"},
-        {"role": "user", "content": [{"type": "text", "text": "next?", "cache_control": {"type": "ephemeral"}}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "next?", "cache_control": {"type": "ephemeral"}}],
+        },
     ],
 }
 
@@ -35,19 +41,34 @@ OPENAI: dict[str, Any] = {
     "messages": [
         {"role": "developer", "content": "You are terse."},
         {"role": "user", "content": [{"type": "text", "text": "hi"}]},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c1", "type": "function", "function": {"name": "alpha", "arguments": '{"q": 1}'}}
-        ]},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "alpha", "arguments": '{"q": 1}'},
+                }
+            ],
+        },
         {"role": "tool", "tool_call_id": "c1", "content": "ok"},
         {"role": "user", "content": "next?"},
     ],
-    "tools": [{"type": "function", "function": {"name": "alpha", "description": "a", "parameters": {"type": "object"}}}],
+    "tools": [
+        {
+            "type": "function",
+            "function": {"name": "alpha", "description": "a", "parameters": {"type": "object"}},
+        }
+    ],
 }
 
 RESPONSES: dict[str, Any] = {
     "model": "gpt-5.6-terra",
     "instructions": "You are terse.",
-    "tools": [{"type": "function", "name": "alpha", "description": "a", "parameters": {"type": "object"}}],
+    "tools": [
+        {"type": "function", "name": "alpha", "description": "a", "parameters": {"type": "object"}}
+    ],
     "input": [
         {"role": "user", "content": [{"type": "input_text", "text": "hi"}]},
         {"type": "function_call", "call_id": "c1", "name": "alpha", "arguments": "{}"},
@@ -61,19 +82,33 @@ GEMINI: dict[str, Any] = {
     "contents": [
         {"role": "user", "parts": [{"text": "hi"}]},
         {"role": "model", "parts": [{"functionCall": {"name": "alpha", "args": {"q": 1}}}]},
-        {"role": "user", "parts": [{"function_response": {"name": "alpha", "response": {"r": "ok"}}}]},
+        {
+            "role": "user",
+            "parts": [{"function_response": {"name": "alpha", "response": {"r": "ok"}}}],
+        },
         {"role": "user", "parts": [{"text": "next?"}]},
     ],
     "config": {
         "systemInstruction": {"parts": [{"text": "You are terse."}]},
-        "tools": [{"function_declarations": [{"name": "alpha", "description": "a", "parameters": {"type": "object"}}]}],
+        "tools": [
+            {
+                "function_declarations": [
+                    {"name": "alpha", "description": "a", "parameters": {"type": "object"}}
+                ]
+            }
+        ],
     },
 }
 
 
 @pytest.mark.parametrize(
     ("request_", "vendor"),
-    [(ANTHROPIC, "anthropic"), (OPENAI, "openai"), (RESPONSES, "openai-responses"), (GEMINI, "gemini")],
+    [
+        (ANTHROPIC, "anthropic"),
+        (OPENAI, "openai"),
+        (RESPONSES, "openai-responses"),
+        (GEMINI, "gemini"),
+    ],
 )
 def test_each_vendor_shape_is_read(request_: dict[str, Any], vendor: str) -> None:
     assert detect_vendor(request_) == vendor
@@ -112,8 +147,14 @@ def test_openai_tool_arguments_are_parsed() -> None:
     [
         ({"model": "x"}, "cannot tell which vendor"),
         ({"messages": "hello"}, "'messages' must be a list of objects"),
-        ({"messages": [{"role": "robot", "content": "x"}], "max_tokens": 1}, "role must be 'user' or 'assistant'"),
-        ({"messages": [{"role": "user", "content": [{"type": "video"}]}], "max_tokens": 1}, "unsupported content block type 'video'"),
+        (
+            {"messages": [{"role": "robot", "content": "x"}], "max_tokens": 1},
+            "role must be 'user' or 'assistant'",
+        ),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "video"}]}], "max_tokens": 1},
+            "unsupported content block type 'video'",
+        ),
     ],
 )
 def test_bad_requests_get_clear_errors(request_: dict[str, Any], message: str) -> None:

@@ -76,8 +76,9 @@ def test_no_stable_prefix() -> None:
 
 def test_longer_ttl_on_earlier_layers_is_allowed() -> None:
     prompt = base().add_history(Message.user("a")).with_tail("q")
-    result = plan(prompt, vendor="anthropic", model=MODEL,
-                  layer_ttls={Layer.TOOLS: "1h", Layer.SYSTEM: "1h"})
+    result = plan(
+        prompt, vendor="anthropic", model=MODEL, layer_ttls={Layer.TOOLS: "1h", Layer.SYSTEM: "1h"}
+    )
     assert [b.ttl for b in result.breakpoints] == ["1h", "1h", "5m", "5m"]
 
 
@@ -175,4 +176,5 @@ def test_unknown_vendor_lists_the_valid_ones() -> None:
 def test_plan_accepts_a_rendered_prompt() -> None:
     prompt = base().with_tail("q")
     assert plan(prompt.render(), vendor="anthropic", model=MODEL) == plan(
-        prompt, vendor="anthropic", model=MODEL)
+        prompt, vendor="anthropic", model=MODEL
+    )

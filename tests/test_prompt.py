@@ -32,10 +32,21 @@ def layers(prompt: Prompt) -> list[str]:
 
 def test_parts_land_in_their_layer_whatever_the_call_order() -> None:
     a = (
-        Prompt().with_tail("question").add_history(Message.user("hi")).add_docs("manual")
-        .add_system("system").add_tools(SEARCH)
+        Prompt()
+        .with_tail("question")
+        .add_history(Message.user("hi"))
+        .add_docs("manual")
+        .add_system("system")
+        .add_tools(SEARCH)
     )
-    b = Prompt().add_tools(SEARCH).add_system("system").add_docs("manual").add_history(Message.user("hi")).with_tail("question")
+    b = (
+        Prompt()
+        .add_tools(SEARCH)
+        .add_system("system")
+        .add_docs("manual")
+        .add_history(Message.user("hi"))
+        .with_tail("question")
+    )
     assert layers(a) == ["tools", "system", "docs", "history", "tail"]
     assert [x.hash for x in a.render()] == [x.hash for x in b.render()]
 
@@ -47,18 +58,28 @@ def test_builder_never_mutates_the_base() -> None:
     assert base.tail == ()
     assert one.tail[0].text == "first"
     assert two.tail[0].text == "second"
-    assert base.render().blocks[0].hash == one.render().blocks[0].hash == two.render().blocks[0].hash
+    assert (
+        base.render().blocks[0].hash == one.render().blocks[0].hash == two.render().blocks[0].hash
+    )
 
 
 def test_tools_sorted_by_name_unless_pinned() -> None:
-    assert [p.name for p in Prompt().add_tools(SEARCH, FETCH).layer(Layer.TOOLS)] == ["fetch", "search"]
+    assert [p.name for p in Prompt().add_tools(SEARCH, FETCH).layer(Layer.TOOLS)] == [
+        "fetch",
+        "search",
+    ]
     pinned = Prompt(pin_tool_order=True).add_tools(SEARCH, FETCH)
     assert [p.name for p in pinned.layer(Layer.TOOLS)] == ["search", "fetch"]
-    assert [p.name for p in Prompt().add_tools(SEARCH, FETCH).pinned().layer(Layer.TOOLS)] == ["search", "fetch"]
+    assert [p.name for p in Prompt().add_tools(SEARCH, FETCH).pinned().layer(Layer.TOOLS)] == [
+        "search",
+        "fetch",
+    ]
 
 
 def test_tool_dicts_are_accepted_and_duplicates_refused() -> None:
-    prompt = Prompt().add_tools({"name": "calc", "description": "d", "input_schema": {"type": "object"}})
+    prompt = Prompt().add_tools(
+        {"name": "calc", "description": "d", "input_schema": {"type": "object"}}
+    )
     assert prompt.tools[0] == Tool(name="calc", description="d", input_schema={"type": "object"})
     with pytest.raises(InputError, match="two tools are named 'calc'"):
         prompt.add_tools(Tool(name="calc"))
@@ -123,8 +144,14 @@ def test_rendered_prefix_and_tokens() -> None:
 
 
 def test_block_paths_and_parts() -> None:
-    msg = Message.assistant([TextPart(text="calling"), ToolUse(id="t1", name="search", input={"q": "x"})])
-    rendered = Prompt().add_history(msg, Message.user([ToolResult(tool_use_id="t1", content="ok")])).render()
+    msg = Message.assistant(
+        [TextPart(text="calling"), ToolUse(id="t1", name="search", input={"q": "x"})]
+    )
+    rendered = (
+        Prompt()
+        .add_history(msg, Message.user([ToolResult(tool_use_id="t1", content="ok")]))
+        .render()
+    )
     assert [b.path for b in rendered] == ["history[0]", "history[1]"]
     assert rendered.blocks[0].parts == 2
     assert len(rendered.blocks[0].digest) == 12
@@ -151,8 +178,10 @@ def test_incremental_render_equals_render_from_scratch(
     base.render()  # memoise, so the next prompt reuses these blocks
     grown = base.commit_tail("ok").add_history(*later).with_tail(tail)
     scratch = (
-        Prompt(volatile="ignore").add_system(*system)
-        .add_history(*first, Message.user(tail), Message.assistant("ok"), *later).with_tail(tail)
+        Prompt(volatile="ignore")
+        .add_system(*system)
+        .add_history(*first, Message.user(tail), Message.assistant("ok"), *later)
+        .with_tail(tail)
     )
     assert grown.render().blocks == scratch.render().blocks
 
@@ -181,12 +210,21 @@ def test_one_base_prompt_shared_by_threads() -> None:
 
 def test_json_round_trip() -> None:
     prompt = (
-        Prompt().add_tools(SEARCH).add_system("sys").add_docs(Doc(text="d", title="T", source="s.md"))
+        Prompt()
+        .add_tools(SEARCH)
+        .add_system("sys")
+        .add_docs(Doc(text="d", title="T", source="s.md"))
         .add_history(
-            Message.assistant([ThinkingPart(thinking="hmm", signature="sig"), ToolUse(id="1", name="search")]),
-            Message.user([ToolResult(tool_use_id="1", content=(TextPart(text="r"),), is_error=True)]),
+            Message.assistant(
+                [ThinkingPart(thinking="hmm", signature="sig"), ToolUse(id="1", name="search")]
+            ),
+            Message.user(
+                [ToolResult(tool_use_id="1", content=(TextPart(text="r"),), is_error=True)]
+            ),
         )
-        .with_tail(Message.user([ImagePart(url="https://example.invalid/a.png"), TextPart(text="?")]))
+        .with_tail(
+            Message.user([ImagePart(url="https://example.invalid/a.png"), TextPart(text="?")])
+        )
     )
     again = Prompt.from_json(prompt.to_json())
     assert [b.hash for b in again.render()] == [b.hash for b in prompt.render()]

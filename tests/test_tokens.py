@@ -64,7 +64,11 @@ def test_hf_tokenizer_counter_reads_a_local_file(tmp_path: Path) -> None:
         "pre_tokenizer": {"type": "Whitespace"},
         "post_processor": None,
         "decoder": None,
-        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "hello": 1, "world": 2}, "unk_token": "[UNK]"},
+        "model": {
+            "type": "WordLevel",
+            "vocab": {"[UNK]": 0, "hello": 1, "world": 2},
+            "unk_token": "[UNK]",
+        },
     }
     path = tmp_path / "tokenizer.json"
     path.write_text(json.dumps(spec))

@@ -30,18 +30,32 @@ def test_unknown_caching_is_not_zero() -> None:
 
 def test_anthropic_input_tokens_are_not_double_counted() -> None:
     # litellm#9812 charged cache_creation_input_tokens both as prompt and as creation.
-    usage = get_adapter("anthropic").read_usage({"usage": {
-        "input_tokens": 21, "cache_creation_input_tokens": 188086, "cache_read_input_tokens": 0,
-        "output_tokens": 393}})
+    usage = get_adapter("anthropic").read_usage(
+        {
+            "usage": {
+                "input_tokens": 21,
+                "cache_creation_input_tokens": 188086,
+                "cache_read_input_tokens": 0,
+                "output_tokens": 393,
+            }
+        }
+    )
     assert usage.uncached_input == 21
     assert usage.cache_write == 188086
     assert usage.total_input == 21 + 188086
 
 
 def test_anthropic_read_is_added_not_subtracted() -> None:
-    usage = get_adapter("anthropic").read_usage({"usage": {
-        "input_tokens": 3, "cache_read_input_tokens": 4096, "cache_creation_input_tokens": 0,
-        "output_tokens": 1}})
+    usage = get_adapter("anthropic").read_usage(
+        {
+            "usage": {
+                "input_tokens": 3,
+                "cache_read_input_tokens": 4096,
+                "cache_creation_input_tokens": 0,
+                "output_tokens": 1,
+            }
+        }
+    )
     assert (usage.uncached_input, usage.cache_read, usage.total_input) == (3, 4096, 4099)
     assert usage.hit_rate == pytest.approx(4096 / 4099)
 
@@ -51,9 +65,16 @@ def test_anthropic_read_is_added_not_subtracted() -> None:
 
 def test_openai_cached_tokens_are_inside_prompt_tokens() -> None:
     # litellm#40016 re-added cache tokens to an already inclusive prompt_tokens (1.9x).
-    usage = get_adapter("openai").read_usage({"usage": {
-        "prompt_tokens": 2006, "completion_tokens": 300, "total_tokens": 2306,
-        "prompt_tokens_details": {"cached_tokens": 1920}}})
+    usage = get_adapter("openai").read_usage(
+        {
+            "usage": {
+                "prompt_tokens": 2006,
+                "completion_tokens": 300,
+                "total_tokens": 2306,
+                "prompt_tokens_details": {"cached_tokens": 1920},
+            }
+        }
+    )
     assert usage.uncached_input == 86
     assert usage.total_input == 2006
 
@@ -61,26 +82,54 @@ def test_openai_cached_tokens_are_inside_prompt_tokens() -> None:
 def test_openai_reads_and_writes_are_separate_partitions() -> None:
     # laravel/ai#846 (gpt-5.6-luna): write turn, then read turn; antirez/ds4#29 summed them.
     adapter = get_adapter("openai-responses")
-    write = adapter.read_usage({"usage": {"input_tokens": 18014, "output_tokens": 1,
-                                          "input_tokens_details": {"cached_tokens": 0,
-                                                                   "cache_write_tokens": 18011}}})
-    read = adapter.read_usage({"usage": {"input_tokens": 18014, "output_tokens": 1,
-                                         "input_tokens_details": {"cached_tokens": 18011,
-                                                                  "cache_write_tokens": 0}}})
+    write = adapter.read_usage(
+        {
+            "usage": {
+                "input_tokens": 18014,
+                "output_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 18011},
+            }
+        }
+    )
+    read = adapter.read_usage(
+        {
+            "usage": {
+                "input_tokens": 18014,
+                "output_tokens": 1,
+                "input_tokens_details": {"cached_tokens": 18011, "cache_write_tokens": 0},
+            }
+        }
+    )
     assert (write.uncached_input, write.cache_write, write.cache_read) == (3, 18011, 0)
     assert (read.uncached_input, read.cache_write, read.cache_read) == (3, 0, 18011)
     assert write.total_input == read.total_input == 18014
 
 
 def test_openai_missing_details_on_old_models_count_as_zero_write() -> None:
-    usage = get_adapter("openai").read_usage({"usage": {
-        "prompt_tokens": 100, "completion_tokens": 1,
-        "prompt_tokens_details": {"cached_tokens": None, "cache_write_tokens": None,
-                                  "audio_tokens": 0}}})
+    usage = get_adapter("openai").read_usage(
+        {
+            "usage": {
+                "prompt_tokens": 100,
+                "completion_tokens": 1,
+                "prompt_tokens_details": {
+                    "cached_tokens": None,
+                    "cache_write_tokens": None,
+                    "audio_tokens": 0,
+                },
+            }
+        }
+    )
     # Details present but counts null: the SDK's construct() gives None for absent fields.
     assert usage.cache_read is None and usage.cache_write is None
-    usage = get_adapter("openai").read_usage({"usage": {
-        "prompt_tokens": 100, "completion_tokens": 1, "prompt_tokens_details": {"cached_tokens": 0}}})
+    usage = get_adapter("openai").read_usage(
+        {
+            "usage": {
+                "prompt_tokens": 100,
+                "completion_tokens": 1,
+                "prompt_tokens_details": {"cached_tokens": 0},
+            }
+        }
+    )
     assert (usage.cache_read, usage.cache_write, usage.uncached_input) == (0, 0, 100)
 
 
@@ -88,9 +137,17 @@ def test_openai_missing_details_on_old_models_count_as_zero_write() -> None:
 
 
 def test_gemini_cached_content_is_inside_prompt_count() -> None:
-    usage = get_adapter("gemini").read_usage({"usageMetadata": {
-        "promptTokenCount": 6156, "cachedContentTokenCount": 4096, "candidatesTokenCount": 5,
-        "thoughtsTokenCount": 10, "totalTokenCount": 6171}})
+    usage = get_adapter("gemini").read_usage(
+        {
+            "usageMetadata": {
+                "promptTokenCount": 6156,
+                "cachedContentTokenCount": 4096,
+                "candidatesTokenCount": 5,
+                "thoughtsTokenCount": 10,
+                "totalTokenCount": 6171,
+            }
+        }
+    )
     assert (usage.uncached_input, usage.cache_read, usage.output) == (2060, 4096, 15)
     assert usage.total_input == 6156
     assert usage.problems == ()
@@ -99,9 +156,15 @@ def test_gemini_cached_content_is_inside_prompt_count() -> None:
 def test_gemini_sdk_object_reads_like_json() -> None:
     from google.genai import types
 
-    response = types.GenerateContentResponse(usage_metadata=types.GenerateContentResponseUsageMetadata(
-        prompt_token_count=3000, cached_content_token_count=2048, candidates_token_count=7,
-        tool_use_prompt_token_count=11, total_token_count=3018))
+    response = types.GenerateContentResponse(
+        usage_metadata=types.GenerateContentResponseUsageMetadata(
+            prompt_token_count=3000,
+            cached_content_token_count=2048,
+            candidates_token_count=7,
+            tool_use_prompt_token_count=11,
+            total_token_count=3018,
+        )
+    )
     usage = get_adapter("gemini").read_usage(response)
     assert (usage.uncached_input, usage.cache_read, usage.output) == (952 + 11, 2048, 7)
 
@@ -110,25 +173,49 @@ def test_gemini_sdk_object_reads_like_json() -> None:
 
 
 def test_anthropic_ttl_split_mismatch_is_reported() -> None:
-    usage = get_adapter("anthropic").read_usage({"usage": {
-        "input_tokens": 1, "cache_creation_input_tokens": 100, "cache_read_input_tokens": 0,
-        "cache_creation": {"ephemeral_5m_input_tokens": 40, "ephemeral_1h_input_tokens": 50},
-        "output_tokens": 1}})
+    usage = get_adapter("anthropic").read_usage(
+        {
+            "usage": {
+                "input_tokens": 1,
+                "cache_creation_input_tokens": 100,
+                "cache_read_input_tokens": 0,
+                "cache_creation": {
+                    "ephemeral_5m_input_tokens": 40,
+                    "ephemeral_1h_input_tokens": 50,
+                },
+                "output_tokens": 1,
+            }
+        }
+    )
     assert usage.cache_write == 100  # the vendor's number is kept, not "fixed"
     assert "sums to 90" in usage.problems[0]
 
 
 def test_openai_cached_above_prompt_is_reported() -> None:
-    usage = get_adapter("openai").read_usage({"usage": {
-        "prompt_tokens": 100, "completion_tokens": 1, "total_tokens": 999,
-        "prompt_tokens_details": {"cached_tokens": 128}}})
+    usage = get_adapter("openai").read_usage(
+        {
+            "usage": {
+                "prompt_tokens": 100,
+                "completion_tokens": 1,
+                "total_tokens": 999,
+                "prompt_tokens_details": {"cached_tokens": 128},
+            }
+        }
+    )
     assert any("less than cached" in p for p in usage.problems)
     assert any("total_tokens (999)" in p for p in usage.problems)
 
 
 def test_gemini_total_mismatch_is_reported() -> None:
-    usage = get_adapter("gemini").read_usage({"usageMetadata": {
-        "promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 99}})
+    usage = get_adapter("gemini").read_usage(
+        {
+            "usageMetadata": {
+                "promptTokenCount": 10,
+                "candidatesTokenCount": 5,
+                "totalTokenCount": 99,
+            }
+        }
+    )
     assert "totalTokenCount (99)" in usage.problems[0]
 
 

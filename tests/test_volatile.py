@@ -31,8 +31,16 @@ NOW = datetime(2026, 11, 29, 20, 20, 40, tzinfo=timezone.utc)
         ("at 03:04 PM", "clock_time", "03:04 PM"),
         ("ts=1796070040 end", "epoch", "1796070040"),
         ("ts=1796070040123 end", "epoch", "1796070040123"),
-        ("request 3f2504e0-4f89-11d3-9a0c-0305e82c3301", "uuid", "3f2504e0-4f89-11d3-9a0c-0305e82c3301"),
-        ("nonce 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b", "hex_nonce", "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"),
+        (
+            "request 3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+            "uuid",
+            "3f2504e0-4f89-11d3-9a0c-0305e82c3301",
+        ),
+        (
+            "nonce 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
+            "hex_nonce",
+            "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b",
+        ),
         ("token Xk29fLqP0zR7mNvB3wYt8sGh", "base64_nonce", "Xk29fLqP0zR7mNvB3wYt8sGh"),
     ],
 )

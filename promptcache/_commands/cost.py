@@ -26,7 +26,9 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("files", nargs="+", help="response JSON files ('-' for stdin)")
-    parser.add_argument("--vendor", required=True, choices=ADAPTER_NAMES, help="the API that answered")
+    parser.add_argument(
+        "--vendor", required=True, choices=ADAPTER_NAMES, help="the API that answered"
+    )
     parser.add_argument("--model", help="the model, when the response does not name one")
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
@@ -44,8 +46,12 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{file}: the response names no model; pass --model")
         rows.append((file, usage, cost(usage, model=model, vendor=args.vendor, prices=table)))
     if args.format == "json":
-        payload = {"as_of": table.as_of, "currency": table.currency,
-                   "responses": [_json(f, u, c) for f, u, c in rows], "total": _total(rows)}
+        payload = {
+            "as_of": table.as_of,
+            "currency": table.currency,
+            "responses": [_json(f, u, c) for f, u, c in rows],
+            "total": _total(rows),
+        }
         sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         sys.stdout.write(_text(rows, table.as_of, table.currency))
@@ -64,14 +70,23 @@ def _load(file: str) -> Any:
 
 def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
     return {
-        "file": file, "model": price.model,
-        "usage": {"uncached_input": usage.uncached_input, "cache_write": usage.cache_write,
-                  "cache_read": usage.cache_read, "output": usage.output,
-                  "total_input": usage.total_input,
-                  "cache_write_by_ttl": dict(usage.cache_write_by_ttl),
-                  "problems": list(usage.problems)},
-        "cost": {"actual": price.actual, "without_cache": price.without_cache,
-                 "savings": price.savings, "breakdown": dict(price.breakdown)},
+        "file": file,
+        "model": price.model,
+        "usage": {
+            "uncached_input": usage.uncached_input,
+            "cache_write": usage.cache_write,
+            "cache_read": usage.cache_read,
+            "output": usage.output,
+            "total_input": usage.total_input,
+            "cache_write_by_ttl": dict(usage.cache_write_by_ttl),
+            "problems": list(usage.problems),
+        },
+        "cost": {
+            "actual": price.actual,
+            "without_cache": price.without_cache,
+            "savings": price.savings,
+            "breakdown": dict(price.breakdown),
+        },
     }
 
 
@@ -91,6 +106,8 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
         )
         lines += [f"  problem: {p}" for p in usage.problems]
     total = _total(rows)
-    lines.append(f"total: {currency} {total['actual']:.6f}, without caching "
-                 f"{total['without_cache']:.6f}, saved {total['savings']:.6f} (prices as of {as_of})")
+    lines.append(
+        f"total: {currency} {total['actual']:.6f}, without caching "
+        f"{total['without_cache']:.6f}, saved {total['savings']:.6f} (prices as of {as_of})"
+    )
     return "\n".join(lines) + "\n"

@@ -105,9 +105,7 @@ def _headline(result: DiffResult, paint: _Paint) -> str:
     if not result.invalidated:
         return paint.green(f"cache kept ({result.vendor}): b reads everything a wrote")
     lost = f"; about {result.tokens_lost:,} cached tokens lost" if result.tokens_lost else ""
-    return paint.red(
-        f"cache invalidated ({result.vendor}): {result.cause} in {result.layer}{lost}"
-    )
+    return paint.red(f"cache invalidated ({result.vendor}): {result.cause} in {result.layer}{lost}")
 
 
 def _excerpt_lines(result: DiffResult, paint: _Paint) -> list[str]:

@@ -25,7 +25,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
     parser.add_argument("--select", type=_codes, help="comma-separated codes or prefixes to report")
     parser.add_argument("--ignore", type=_codes, help="comma-separated codes or prefixes to skip")
-    parser.add_argument("--threshold", type=_tokens, help="tokens that must follow a volatile value")
+    parser.add_argument(
+        "--threshold", type=_tokens, help="tokens that must follow a volatile value"
+    )
     parser.add_argument("--config", type=Path, help="pyproject.toml to read (default: nearest)")
     parser.add_argument("--output", "-o", type=Path, help="write the report here instead of stdout")
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
@@ -40,8 +42,11 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config or find_pyproject(Path.cwd()))
     overrides = {
         key: value
-        for key, value in (("select", args.select), ("ignore", args.ignore),
-                           ("threshold", args.threshold))
+        for key, value in (
+            ("select", args.select),
+            ("ignore", args.ignore),
+            ("threshold", args.threshold),
+        )
         if value is not None
     }
     config = config.replace(**overrides)

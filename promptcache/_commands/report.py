@@ -20,8 +20,8 @@ def register(subparsers: Any) -> None:
         "report",
         help="hit rate, tokens, cost and invalidations by cause over a request log",
         description=(
-            "Read LOG, JSON Lines with one {\"vendor\", \"key\", \"at\", \"request\", "
-            "\"response\"} record per request, one line at a time (constant memory), and print "
+            'Read LOG, JSON Lines with one {"vendor", "key", "at", "request", '
+            '"response"} record per request, one line at a time (constant memory), and print '
             "the cache hit rate, read and write tokens, cost and savings, and the invalidations "
             "the monitor finds, costliest cause first."
         ),
@@ -76,7 +76,9 @@ def render_text(report: Report) -> str:
 def _cost_line(report: Report) -> str:
     if report.cost is None or report.cost_without_cache is None:
         return "cost           n/a (no record could be priced)"
-    unpriced = f"  ({report.unpriced_records:,} records unpriced)" if report.unpriced_records else ""
+    unpriced = (
+        f"  ({report.unpriced_records:,} records unpriced)" if report.unpriced_records else ""
+    )
     return (
         f"cost           {_money(report.cost, report.currency)} actual, "
         f"{_money(report.cost_without_cache, report.currency)} without caching, "

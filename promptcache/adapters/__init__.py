@@ -21,7 +21,14 @@ import importlib
 from .._errors import InputError
 from ._base import Adapter, BaseAdapter, Capabilities, UsageAccumulator
 
-__all__ = ["ADAPTER_NAMES", "Adapter", "BaseAdapter", "Capabilities", "UsageAccumulator", "get_adapter"]
+__all__ = [
+    "ADAPTER_NAMES",
+    "Adapter",
+    "BaseAdapter",
+    "Capabilities",
+    "UsageAccumulator",
+    "get_adapter",
+]
 
 # name -> (module, class); modules load on first use so a missing SDK costs nothing until then.
 _REGISTRY = {

@@ -125,7 +125,9 @@ class BaseAdapter:
 
     def _sdk_class(self, which: int) -> Any:
         module, package, extra = self.sdk[:3]
-        sdk = import_sdk(module, package=package, extra=extra, purpose=f"the {self.name} adapter's client")
+        sdk = import_sdk(
+            module, package=package, extra=extra, purpose=f"the {self.name} adapter's client"
+        )
         return getattr(sdk, self.sdk[which])
 
     def usage_from_stream(self, events: Iterable[Any]) -> CacheUsage:

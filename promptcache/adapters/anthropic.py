@@ -109,7 +109,9 @@ class AnthropicAdapter(BaseAdapter):
         rendered = prompt.render()
         reserved = sum(_count_markers(t) for t in extra_tools)
         if plan is not None and plan.vendor != self.name:
-            raise InputError(f"this plan was made for {plan.vendor!r}; plan with vendor='anthropic'")
+            raise InputError(
+                f"this plan was made for {plan.vendor!r}; plan with vendor='anthropic'"
+            )
         chosen = plan or _plan(self, prompt, model, ttl, layer_ttls, reserved, automatic, previous)
         kwargs: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
         body = _Body(prompt, rendered, chosen)
@@ -148,8 +150,11 @@ class AnthropicAdapter(BaseAdapter):
         if usage is None:
             usage = response
         return _usage_from(
-            _fields(usage), get_field(usage, "cache_creation"), model=get_field(response, "model"),
-            diagnosis=_diagnosis(response), endpoint="messages",
+            _fields(usage),
+            get_field(usage, "cache_creation"),
+            model=get_field(response, "model"),
+            diagnosis=_diagnosis(response),
+            endpoint="messages",
         )
 
     def accumulator(self) -> AnthropicStream:
@@ -194,7 +199,10 @@ class AnthropicStream:
                 "every event of the stream (or the SDK's final message) to the accumulator"
             )
         return _usage_from(
-            self._fields, self._creation, model=self._model, diagnosis=self._diagnosis,
+            self._fields,
+            self._creation,
+            model=self._model,
+            diagnosis=self._diagnosis,
             endpoint="messages.stream",
         )
 
@@ -316,7 +324,9 @@ def _document(part: DocumentPart) -> dict[str, Any]:
 
 
 def _tool_result(part: ToolResult) -> dict[str, Any]:
-    body: Any = part.content if isinstance(part.content, str) else [_content(c) for c in part.content]
+    body: Any = (
+        part.content if isinstance(part.content, str) else [_content(c) for c in part.content]
+    )
     out: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.tool_use_id, "content": body}
     if part.is_error:
         out["is_error"] = True
@@ -327,11 +337,25 @@ def _tool_result(part: ToolResult) -> dict[str, Any]:
 
 
 def _plan(
-    adapter: AnthropicAdapter, prompt: Prompt, model: str, ttl: str | None,
-    layer_ttls: Mapping[Layer, str] | None, reserved: int, automatic: bool, previous: Prompt | None,
+    adapter: AnthropicAdapter,
+    prompt: Prompt,
+    model: str,
+    ttl: str | None,
+    layer_ttls: Mapping[Layer, str] | None,
+    reserved: int,
+    automatic: bool,
+    previous: Prompt | None,
 ) -> Plan:
-    return plan(prompt, vendor=adapter.name, model=model, ttl=ttl, layer_ttls=layer_ttls,
-                reserved=reserved, automatic=automatic, previous=previous)
+    return plan(
+        prompt,
+        vendor=adapter.name,
+        model=model,
+        ttl=ttl,
+        layer_ttls=layer_ttls,
+        reserved=reserved,
+        automatic=automatic,
+        previous=previous,
+    )
 
 
 def _check_options(options: Mapping[str, Any], platform: str, automatic: bool, diag: Any) -> None:
@@ -427,7 +451,12 @@ def check_markers(kwargs: Mapping[str, Any]) -> None:
 
 # -- usage ------------------------------------------------------------------------------------
 
-_USAGE_FIELDS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
 
 
 def _fields(usage: Any) -> dict[str, int | None]:
@@ -435,7 +464,11 @@ def _fields(usage: Any) -> dict[str, int | None]:
 
 
 def _usage_from(
-    fields: Mapping[str, int | None], creation: Any, *, model: Any, diagnosis: CacheDiagnosis | None,
+    fields: Mapping[str, int | None],
+    creation: Any,
+    *,
+    model: Any,
+    diagnosis: CacheDiagnosis | None,
     endpoint: str,
 ) -> CacheUsage:
     problems: list[str] = []
@@ -450,16 +483,22 @@ def _usage_from(
             f"cache_creation TTL split ({', '.join(f'{k}={v}' for k, v in by_ttl.items())}) sums "
             f"to {sum(by_ttl.values())}, but cache_creation_input_tokens is {write}"
         )
-    problems += [f"{name} is negative ({value})" for name, value in fields.items()
-                 if value is not None and value < 0]
+    problems += [
+        f"{name} is negative ({value})"
+        for name, value in fields.items()
+        if value is not None and value < 0
+    ]
     return CacheUsage(
         uncached_input=fields.get("input_tokens") or 0,
         cache_read=(read or 0) if reported else None,
         cache_write=(write or 0) if reported else None,
         output=fields.get("output_tokens") or 0,
         cache_write_by_ttl={k: v for k, v in by_ttl.items() if v},
-        vendor="anthropic", endpoint=endpoint, model=model if isinstance(model, str) else None,
-        problems=tuple(problems), diagnosis=diagnosis,
+        vendor="anthropic",
+        endpoint=endpoint,
+        model=model if isinstance(model, str) else None,
+        problems=tuple(problems),
+        diagnosis=diagnosis,
     )
 
 

@@ -39,7 +39,10 @@ class EngineAdapter(OpenAIChatAdapter):
     name = "engine"
     vendor = "engine"
     capabilities: ClassVar[Capabilities] = Capabilities(
-        vendor="engine", marking="automatic", max_breakpoints=0, increment_tokens=16,
+        vendor="engine",
+        marking="automatic",
+        max_breakpoints=0,
+        increment_tokens=16,
     )
 
     def capabilities_for(self, model: str) -> Capabilities:
@@ -70,7 +73,9 @@ class EngineAdapter(OpenAIChatAdapter):
             extra["cache_salt"] = _checked_salt(cache_salt)
         if cache_prompt is not None:
             if engine != "llama.cpp":
-                raise InputError(f"cache_prompt is a llama.cpp option; {engine} caches prefixes itself")
+                raise InputError(
+                    f"cache_prompt is a llama.cpp option; {engine} caches prefixes itself"
+                )
             extra["cache_prompt"] = cache_prompt
         kwargs = {"model": model, **self._body(prompt, None), **options}
         if extra:

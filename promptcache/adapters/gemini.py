@@ -53,7 +53,11 @@ class GeminiAdapter(BaseAdapter):
     vendor = "gemini"
     sdk = ("google.genai", "google-genai", "gemini", "Client", "Client")
     capabilities: ClassVar[Capabilities] = Capabilities(
-        vendor="gemini", marking="automatic", max_breakpoints=0, ttls=(), default_ttl=None,
+        vendor="gemini",
+        marking="automatic",
+        max_breakpoints=0,
+        ttls=(),
+        default_ttl=None,
     )
 
     def to_request(
@@ -81,7 +85,9 @@ class GeminiAdapter(BaseAdapter):
             config_out.update(static_config(prompt, tool_config))
             contents = _contents(prompt, (Layer.DOCS, Layer.HISTORY, Layer.TAIL))
         if not contents:
-            raise InputError("Gemini needs at least one content; add one with Prompt.with_tail(...)")
+            raise InputError(
+                "Gemini needs at least one content; add one with Prompt.with_tail(...)"
+            )
         return {"model": model, "contents": contents, "config": config_out, **options}
 
     def read_usage(self, response: Any) -> CacheUsage:
@@ -104,9 +110,13 @@ def static_config(prompt: Prompt, tool_config: Mapping[str, Any] | None = None) 
     if prompt.system:
         out["system_instruction"] = {"parts": [{"text": b.text} for b in prompt.system]}
     if prompt.tools:
-        out["tools"] = [{"function_declarations": [
-            _declaration(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)
-        ]}]
+        out["tools"] = [
+            {
+                "function_declarations": [
+                    _declaration(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)
+                ]
+            }
+        ]
     if tool_config:
         out["tool_config"] = dict(tool_config)
     return out
@@ -120,7 +130,9 @@ def _declaration(tool: Tool) -> dict[str, Any]:
 
 
 def _check_cached(
-    prompt: Prompt, cached: str | CachedPrefix, config: Mapping[str, Any],
+    prompt: Prompt,
+    cached: str | CachedPrefix,
+    config: Mapping[str, Any],
     tool_config: Mapping[str, Any] | None,
 ) -> str:
     clash = [k for k in _CACHE_BOUND if k in config or _CAMEL.get(k, k) in config]
@@ -145,8 +157,12 @@ def _check_cached(
 
 
 def _contents(prompt: Prompt, layers: tuple[Layer, ...]) -> list[dict[str, Any]]:
-    names = {p.id: p.name for m in prompt.history + prompt.tail for p in m.content
-             if isinstance(p, ToolUse)}
+    names = {
+        p.id: p.name
+        for m in prompt.history + prompt.tail
+        for p in m.content
+        if isinstance(p, ToolUse)
+    }
     out: list[dict[str, Any]] = []
     for layer in layers:
         for part in prompt.layer(layer):
@@ -172,13 +188,19 @@ def _part(part: Content, names: Mapping[str, str]) -> dict[str, Any]:
     if isinstance(part, ToolUse):
         return {"function_call": {"id": part.id, "name": part.name, "args": dict(part.input)}}
     if isinstance(part, ToolResult):
-        body: Any = part.content if isinstance(part.content, str) else [
-            c.text for c in part.content if isinstance(c, TextPart)
-        ]
+        body: Any = (
+            part.content
+            if isinstance(part.content, str)
+            else [c.text for c in part.content if isinstance(c, TextPart)]
+        )
         key = "error" if part.is_error else "output"
-        return {"function_response": {"id": part.tool_use_id,
-                                      "name": names.get(part.tool_use_id, part.tool_use_id),
-                                      "response": {key: body}}}
+        return {
+            "function_response": {
+                "id": part.tool_use_id,
+                "name": names.get(part.tool_use_id, part.tool_use_id),
+                "response": {key: body},
+            }
+        }
     raise InputError(f"cannot render {type(part).__name__} for Gemini")
 
 
@@ -223,7 +245,10 @@ def _usage_from(usage: Any, *, model: str | None, endpoint: str) -> CacheUsage:
         cache_read=cached,
         cache_write=0,
         output=candidates + thoughts,
-        vendor="gemini", endpoint=endpoint, model=model, problems=tuple(problems),
+        vendor="gemini",
+        endpoint=endpoint,
+        model=model,
+        problems=tuple(problems),
     )
 
 
@@ -236,8 +261,14 @@ class GeminiStream:
     hops are summed here the way the SDK sums them.
     """
 
-    _FIELDS = ("prompt_token_count", "cached_content_token_count", "tool_use_prompt_token_count",
-               "candidates_token_count", "thoughts_token_count", "total_token_count")
+    _FIELDS = (
+        "prompt_token_count",
+        "cached_content_token_count",
+        "tool_use_prompt_token_count",
+        "candidates_token_count",
+        "thoughts_token_count",
+        "total_token_count",
+    )
 
     def __init__(self) -> None:
         self._done: dict[str, int] = {}
@@ -320,8 +351,13 @@ class GeminiCacheManager:
     """
 
     def __init__(
-        self, client: Any, *, ttl_seconds: int = 3600, prices: PriceTable | None = None,
-        adapter: GeminiAdapter | None = None, refresh_within_seconds: int = 300,
+        self,
+        client: Any,
+        *,
+        ttl_seconds: int = 3600,
+        prices: PriceTable | None = None,
+        adapter: GeminiAdapter | None = None,
+        refresh_within_seconds: int = 300,
     ) -> None:
         if ttl_seconds <= 0:
             raise InputError(f"ttl_seconds must be positive, got {ttl_seconds}")
@@ -345,7 +381,10 @@ class GeminiCacheManager:
             )
         rates = (self.prices or load_prices()).rates("gemini", model)
         if rates.read is None or rates.storage_per_hour is None:
-            return False, f"not creating a cache: the price row for {model} lacks read or storage rates"
+            return (
+                False,
+                f"not creating a cache: the price row for {model} lacks read or storage rates",
+            )
         hours = self.ttl_seconds / 3600
         saving = expected_requests * tokens * (rates.input - rates.read) / _MILLION
         storage = tokens * hours * rates.storage_per_hour / _MILLION
@@ -358,7 +397,12 @@ class GeminiCacheManager:
     # -- lifecycle (sync) ---------------------------------------------------------------------
 
     def ensure(
-        self, prompt: Prompt, *, model: str, expected_requests: int, slot: str = "default",
+        self,
+        prompt: Prompt,
+        *,
+        model: str,
+        expected_requests: int,
+        slot: str = "default",
         tool_config: Mapping[str, Any] | None = None,
     ) -> CacheDecision:
         """Reuse, refresh, recreate or create the cache for `prompt`'s static prefix."""
@@ -367,16 +411,24 @@ class GeminiCacheManager:
         held = self._slots.get((model, slot))
         if held is not None and held.prefix_hash == key:
             if _expiring(held, self.refresh_within):
-                return CacheDecision(cache=self.refresh(held), action="refreshed",
-                                     reason="TTL was about to run out")
+                return CacheDecision(
+                    cache=self.refresh(held), action="refreshed", reason="TTL was about to run out"
+                )
             return CacheDecision(cache=held, action="reused", reason="same static prefix")
         create, reason = self.worth_creating(tokens, model, expected_requests)
         if not create:
             return CacheDecision(cache=None, action="skipped", reason=reason)
         if held is not None:
             self.delete(held)
-        made = self._remember(slot, self.client.caches.create(
-            model=model, config=self._create_config(prompt, key, tool_config)), model, key, tokens)
+        made = self._remember(
+            slot,
+            self.client.caches.create(
+                model=model, config=self._create_config(prompt, key, tool_config)
+            ),
+            model,
+            key,
+            tokens,
+        )
         return CacheDecision(cache=made, action="recreated" if held else "created", reason=reason)
 
     def find(self, prompt: Prompt, *, model: str, slot: str = "default") -> CachedPrefix | None:
@@ -410,7 +462,12 @@ class GeminiCacheManager:
     # -- lifecycle (async: pass client.aio) ----------------------------------------------------
 
     async def aensure(
-        self, prompt: Prompt, *, model: str, expected_requests: int, slot: str = "default",
+        self,
+        prompt: Prompt,
+        *,
+        model: str,
+        expected_requests: int,
+        slot: str = "default",
         tool_config: Mapping[str, Any] | None = None,
     ) -> CacheDecision:
         rendered = prompt.render()
@@ -419,9 +476,13 @@ class GeminiCacheManager:
         if held is not None and held.prefix_hash == key:
             if _expiring(held, self.refresh_within):
                 answer = await self.client.caches.update(
-                    name=held.name, config={"ttl": f"{self.ttl_seconds}s"})
-                return CacheDecision(cache=self._replace(held, answer), action="refreshed",
-                                     reason="TTL was about to run out")
+                    name=held.name, config={"ttl": f"{self.ttl_seconds}s"}
+                )
+                return CacheDecision(
+                    cache=self._replace(held, answer),
+                    action="refreshed",
+                    reason="TTL was about to run out",
+                )
             return CacheDecision(cache=held, action="reused", reason="same static prefix")
         create, reason = self.worth_creating(tokens, model, expected_requests)
         if not create:
@@ -430,7 +491,8 @@ class GeminiCacheManager:
             await self.client.caches.delete(name=held.name)
             self._forget(held)
         answer = await self.client.caches.create(
-            model=model, config=self._create_config(prompt, key, tool_config))
+            model=model, config=self._create_config(prompt, key, tool_config)
+        )
         made = self._remember(slot, answer, model, key, tokens)
         return CacheDecision(cache=made, action="recreated" if held else "created", reason=reason)
 
@@ -440,7 +502,8 @@ class GeminiCacheManager:
         self, prompt: Prompt, key: str, tool_config: Mapping[str, Any] | None
     ) -> dict[str, Any]:
         config: dict[str, Any] = {
-            "ttl": f"{self.ttl_seconds}s", "display_name": f"promptcache-{key[:16]}"
+            "ttl": f"{self.ttl_seconds}s",
+            "display_name": f"promptcache-{key[:16]}",
         }
         config.update(static_config(prompt, tool_config))
         docs = _contents(prompt, (Layer.DOCS,))
@@ -449,14 +512,24 @@ class GeminiCacheManager:
         return config
 
     def _remember(self, slot: str, answer: Any, model: str, key: str, tokens: int) -> CachedPrefix:
-        made = CachedPrefix(name=str(get_field(answer, "name")), model=model, prefix_hash=key,
-                            tokens=tokens, expire_time=_expire(answer))
+        made = CachedPrefix(
+            name=str(get_field(answer, "name")),
+            model=model,
+            prefix_hash=key,
+            tokens=tokens,
+            expire_time=_expire(answer),
+        )
         self._slots[(model, slot)] = made
         return made
 
     def _replace(self, cache: CachedPrefix, answer: Any) -> CachedPrefix:
-        updated = CachedPrefix(name=cache.name, model=cache.model, prefix_hash=cache.prefix_hash,
-                               tokens=cache.tokens, expire_time=_expire(answer))
+        updated = CachedPrefix(
+            name=cache.name,
+            model=cache.model,
+            prefix_hash=cache.prefix_hash,
+            tokens=cache.tokens,
+            expire_time=_expire(answer),
+        )
         for slot, held in self._slots.items():
             if held.name == cache.name:
                 self._slots[slot] = updated

@@ -91,7 +91,10 @@ _EXPLICIT = Capabilities(
     automatic_mode=True,  # implicit mode is the default and takes one of the 4 writes
 )
 _AUTOMATIC = Capabilities(
-    vendor="openai", marking="automatic", max_breakpoints=0, increment_tokens=128,
+    vendor="openai",
+    marking="automatic",
+    max_breakpoints=0,
+    increment_tokens=128,
 )
 
 
@@ -131,7 +134,9 @@ class _OpenAIBase(BaseAdapter):
         explicit = supports_breakpoints(model)
         cache_options = self._cache_options(model, explicit, cache_mode, cache_ttl, options)
         if plan is not None and plan.vendor != self.name:
-            raise InputError(f"this plan was made for {plan.vendor!r}; plan with vendor={self.name!r}")
+            raise InputError(
+                f"this plan was made for {plan.vendor!r}; plan with vendor={self.name!r}"
+            )
         if explicit and plan is None:
             plan = _plan(self, prompt, model, ttl, layer_ttls, cache_options.get("mode"))
         kwargs: dict[str, Any] = {"model": model, **self._body(prompt, plan if explicit else None)}
@@ -180,11 +185,21 @@ class _OpenAIBase(BaseAdapter):
 
 
 def _plan(
-    adapter: _OpenAIBase, prompt: Prompt, model: str, ttl: str | None,
-    layer_ttls: Mapping[Layer, str] | None, mode: str | None,
+    adapter: _OpenAIBase,
+    prompt: Prompt,
+    model: str,
+    ttl: str | None,
+    layer_ttls: Mapping[Layer, str] | None,
+    mode: str | None,
 ) -> Plan:
-    return plan(prompt, vendor=adapter.name, model=model, ttl=ttl, layer_ttls=layer_ttls,
-                automatic=mode != "explicit")
+    return plan(
+        prompt,
+        vendor=adapter.name,
+        model=model,
+        ttl=ttl,
+        layer_ttls=layer_ttls,
+        automatic=mode != "explicit",
+    )
 
 
 def _breakpoint(ttl: str | None) -> dict[str, str]:
@@ -206,7 +221,9 @@ class _Marks:
         return (key in self.points, self.points.get(key))
 
 
-def _mark_last(parts: list[dict[str, Any]], marked: bool, ttl: str | None, markable: set[str]) -> None:
+def _mark_last(
+    parts: list[dict[str, Any]], marked: bool, ttl: str | None, markable: set[str]
+) -> None:
     if not marked:
         return
     for part in reversed(parts):
@@ -238,7 +255,9 @@ class OpenAIChatAdapter(_OpenAIBase):
         marks = _Marks(prompt, chosen)
         body: dict[str, Any] = {"messages": self._messages(prompt, marks)}
         if prompt.tools:
-            body["tools"] = [_chat_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)]
+            body["tools"] = [
+                _chat_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)
+            ]
         return body
 
     def _messages(self, prompt: Prompt, marks: _Marks) -> list[dict[str, Any]]:
@@ -297,13 +316,23 @@ def _chat_message(message: Message, marked: bool, ttl: str | None) -> list[dict[
     calls: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, ToolResult):
-            content = part.content if isinstance(part.content, str) else [
-                _chat_part(c) for c in part.content
-            ]
+            content = (
+                part.content
+                if isinstance(part.content, str)
+                else [_chat_part(c) for c in part.content]
+            )
             out.append({"role": "tool", "tool_call_id": part.tool_use_id, "content": content})
         elif isinstance(part, ToolUse):
-            calls.append({"id": part.id, "type": "function", "function": {
-                "name": part.name, "arguments": json.dumps(dict(part.input), sort_keys=True)}})
+            calls.append(
+                {
+                    "id": part.id,
+                    "type": "function",
+                    "function": {
+                        "name": part.name,
+                        "arguments": json.dumps(dict(part.input), sort_keys=True),
+                    },
+                }
+            )
         elif not isinstance(part, ThinkingPart):  # chat has no way to send reasoning back
             parts.append(_chat_part(part))
     if parts or calls:
@@ -335,8 +364,13 @@ def _chat_part(part: Content) -> dict[str, Any]:
     if isinstance(part, DocumentPart):
         if part.text is not None:
             return {"type": "text", "text": part.text}
-        return {"type": "file", "file": {"file_data": _data_url(part.media_type, part.data or ""),
-                                         "filename": part.title or "document.pdf"}}
+        return {
+            "type": "file",
+            "file": {
+                "file_data": _data_url(part.media_type, part.data or ""),
+                "filename": part.title or "document.pdf",
+            },
+        }
     raise InputError(f"cannot render {type(part).__name__} as a chat content part")
 
 
@@ -363,7 +397,10 @@ def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
         cache_read=(read or 0) if reported else None,
         cache_write=(write or 0) if reported else None,
         output=get_int(usage, "completion_tokens") or 0,
-        vendor=vendor, endpoint=endpoint, model=_model(response), problems=tuple(problems),
+        vendor=vendor,
+        endpoint=endpoint,
+        model=_model(response),
+        problems=tuple(problems),
     )
 
 
@@ -438,7 +475,9 @@ class OpenAIResponsesAdapter(_OpenAIBase):
                 items += _responses_items(message, *marks.get(layer, i))
         body: dict[str, Any] = {"input": items}
         if prompt.tools:
-            body["tools"] = [_responses_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)]
+            body["tools"] = [
+                _responses_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)
+            ]
         return body
 
     def prewarm_request(self, prompt: Prompt, *, model: str, **options: Any) -> dict[str, Any]:
@@ -455,7 +494,10 @@ class OpenAIResponsesAdapter(_OpenAIBase):
 
 def _responses_tool(tool: Tool) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "type": "function", "name": tool.name, "parameters": dict(tool.input_schema), "strict": False,
+        "type": "function",
+        "name": tool.name,
+        "parameters": dict(tool.input_schema),
+        "strict": False,
     }
     if tool.description:
         out["description"] = tool.description
@@ -467,16 +509,29 @@ def _responses_items(message: Message, marked: bool, ttl: str | None) -> list[di
     parts: list[dict[str, Any]] = []
     for part in message.content:
         if isinstance(part, ToolUse):
-            items.append({"type": "function_call", "call_id": part.id, "name": part.name,
-                          "arguments": json.dumps(dict(part.input), sort_keys=True)})
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": part.id,
+                    "name": part.name,
+                    "arguments": json.dumps(dict(part.input), sort_keys=True),
+                }
+            )
         elif isinstance(part, ToolResult):
-            output: Any = part.content if isinstance(part.content, str) else [
-                _responses_part(c) for c in part.content
-            ]
-            items.append({"type": "function_call_output", "call_id": part.tool_use_id, "output": output})
+            output: Any = (
+                part.content
+                if isinstance(part.content, str)
+                else [_responses_part(c) for c in part.content]
+            )
+            items.append(
+                {"type": "function_call_output", "call_id": part.tool_use_id, "output": output}
+            )
         elif not isinstance(part, ThinkingPart):
-            parts.append(_responses_part(part) if message.role == "user" else
-                         {"type": "output_text", "text": getattr(part, "text", "")})
+            parts.append(
+                _responses_part(part)
+                if message.role == "user"
+                else {"type": "output_text", "text": getattr(part, "text", "")}
+            )
     if parts:
         if message.role == "assistant":
             items.append({"role": "assistant", "content": "".join(p["text"] for p in parts)})
@@ -491,7 +546,11 @@ def _mark_responses(items: list[dict[str, Any]], ttl: str | None) -> None:
     for item in reversed(items):
         if item.get("type") == "function_call_output" and isinstance(item["output"], str):
             item["output"] = [{"type": "input_text", "text": item["output"]}]
-        content = item.get("output") if item.get("type") == "function_call_output" else item.get("content")
+        content = (
+            item.get("output")
+            if item.get("type") == "function_call_output"
+            else item.get("content")
+        )
         if item.get("role") != "assistant" and isinstance(content, list) and content:
             _mark_last(content, True, ttl, _RESPONSES_MARKABLE)
             return
@@ -506,8 +565,11 @@ def _responses_part(part: Content) -> dict[str, Any]:
     if isinstance(part, DocumentPart):
         if part.text is not None:
             return {"type": "input_text", "text": part.text}
-        return {"type": "input_file", "file_data": _data_url(part.media_type, part.data or ""),
-                "filename": part.title or "document.pdf"}
+        return {
+            "type": "input_file",
+            "file_data": _data_url(part.media_type, part.data or ""),
+            "filename": part.title or "document.pdf",
+        }
     raise InputError(f"cannot render {type(part).__name__} as a Responses input part")
 
 
@@ -520,8 +582,14 @@ def read_responses_usage(response: Any, *, endpoint: str = "responses") -> Cache
     read = get_int(details, "cached_tokens")
     write = get_int(details, "cache_write_tokens")
     split = get_field(details, "cache_write_tokens_details")
-    by_ttl = {k: v for k, v in (("30m", get_int(split, "ttl_30m_tokens")),
-                                ("12h", get_int(split, "ttl_12h_tokens"))) if v}
+    by_ttl = {
+        k: v
+        for k, v in (
+            ("30m", get_int(split, "ttl_30m_tokens")),
+            ("12h", get_int(split, "ttl_12h_tokens")),
+        )
+        if v
+    }
     reported = details is not None
     output = get_int(usage, "output_tokens") or 0
     problems = _partition_problems("input_tokens", input_tokens, read, write)
@@ -535,8 +603,13 @@ def read_responses_usage(response: Any, *, endpoint: str = "responses") -> Cache
         uncached_input=max(input_tokens - (read or 0) - (write or 0), 0),
         cache_read=(read or 0) if reported else None,
         cache_write=(write or 0) if reported else None,
-        output=output, cache_write_by_ttl=by_ttl, vendor="openai", endpoint=endpoint,
-        model=_model(response), problems=tuple(problems), diagnosis=_diagnosis(response),
+        output=output,
+        cache_write_by_ttl=by_ttl,
+        vendor="openai",
+        endpoint=endpoint,
+        model=_model(response),
+        problems=tuple(problems),
+        diagnosis=_diagnosis(response),
     )
 
 

@@ -57,17 +57,17 @@ class LintConfig:
     root: Path | None = None  # the folder of the pyproject.toml; None: the current folder
 
     def __post_init__(self) -> None:
-        if isinstance(self.threshold, bool) or not isinstance(self.threshold, int) or (
-            self.threshold < 0
+        if (
+            isinstance(self.threshold, bool)
+            or not isinstance(self.threshold, int)
+            or (self.threshold < 0)
         ):
             raise InputError(
                 f"lint threshold must be a whole number of tokens >= 0, got {self.threshold!r}"
             )
         for code in (*self.select, *self.ignore):
             if not any(rule.startswith(code.upper()) for rule in RULES):
-                raise InputError(
-                    f"{code!r} matches no lint rule; known codes: {', '.join(RULES)}"
-                )
+                raise InputError(f"{code!r} matches no lint rule; known codes: {', '.join(RULES)}")
 
     def enabled(self, code: str) -> bool:
         """Whether findings with `code` are reported (the longest matching prefix wins)."""
@@ -112,13 +112,21 @@ def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
 # -- pyproject.toml -----------------------------------------------------------------------------
 
 _LIST_KEYS = {
-    "select": "select", "ignore": "ignore", "volatile-calls": "volatile_calls",
-    "volatile-filters": "volatile_filters", "per-request": "per_request", "stable": "stable",
-    "include": "include", "exclude": "exclude", "search-path": "search_path",
+    "select": "select",
+    "ignore": "ignore",
+    "volatile-calls": "volatile_calls",
+    "volatile-filters": "volatile_filters",
+    "per-request": "per_request",
+    "stable": "stable",
+    "include": "include",
+    "exclude": "exclude",
+    "search-path": "search_path",
 }
 _EXTEND_KEYS = {
-    "extend-select": "select", "extend-volatile-calls": "volatile_calls",
-    "extend-volatile-filters": "volatile_filters", "extend-per-request": "per_request",
+    "extend-select": "select",
+    "extend-volatile-calls": "volatile_calls",
+    "extend-volatile-filters": "volatile_filters",
+    "extend-per-request": "per_request",
     "extend-include": "include",
 }
 _KNOWN = sorted({*_LIST_KEYS, *_EXTEND_KEYS, "threshold"})

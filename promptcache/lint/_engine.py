@@ -75,8 +75,13 @@ def lint_source(
     return _select(_suppress(_unique(findings), source), config)
 
 
-def lint_file(path: Path, *, config: LintConfig = DEFAULT_CONFIG, loader: Loader | None = None,
-              display: str | None = None) -> list[Finding]:
+def lint_file(
+    path: Path,
+    *,
+    config: LintConfig = DEFAULT_CONFIG,
+    loader: Loader | None = None,
+    display: str | None = None,
+) -> list[Finding]:
     """Lint one file: a template, a `.jinja` chat template or a tokenizer_config.json."""
     shown = display or str(path)
     try:
@@ -90,7 +95,9 @@ def lint_file(path: Path, *, config: LintConfig = DEFAULT_CONFIG, loader: Loader
     return lint_source(source, path=shown, config=config, loader=loader, file=path)
 
 
-def lint_paths(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CONFIG) -> list[Finding]:
+def lint_paths(
+    paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CONFIG
+) -> list[Finding]:
     """Lint files and folders (folders are searched with the config's include globs)."""
     loader = Loader(search_path=_search_path(config))
     findings: list[Finding] = []
@@ -117,7 +124,9 @@ def _walk(folder: Path, config: LintConfig) -> Iterator[Path]:
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
             file = Path(root, name)
-            if any(fnmatch.fnmatch(name, g) for g in config.include) and not _excluded(file, config):
+            if any(fnmatch.fnmatch(name, g) for g in config.include) and not _excluded(
+                file, config
+            ):
                 yield file
 
 
@@ -169,18 +178,22 @@ def at_risk(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, int, 
     return found
 
 
-def _finding(
-    hazard: Hazard, tokens: int, history: bool, path: str, lines: list[str]
-) -> Finding:
+def _finding(hazard: Hazard, tokens: int, history: bool, path: str, lines: list[str]) -> Finding:
     if history:
-        risk = (f"the whole conversation after it (and ~{tokens} tokens of template text) is "
-                "prefilled again on every request")
+        risk = (
+            f"the whole conversation after it (and ~{tokens} tokens of template text) is "
+            "prefilled again on every request"
+        )
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
     message = f"{hazard.detail} in the cacheable prefix: {risk}; {_FIX[hazard.code]}"
     return Finding(
-        path=path, line=hazard.line, column=_column(lines, hazard.line, hazard.anchor),
-        code=hazard.code, message=message, severity=RULES[hazard.code].severity,
+        path=path,
+        line=hazard.line,
+        column=_column(lines, hazard.line, hazard.anchor),
+        code=hazard.code,
+        message=message,
+        severity=RULES[hazard.code].severity,
         tokens_at_risk=tokens,
     )
 
@@ -218,8 +231,12 @@ def _lines(source: str) -> list[str]:
 
 def _parse_error(path: str, line: int, message: str) -> Finding:
     return Finding(
-        path=path, line=line, column=1, code="PC001",
-        message=f"cannot parse the template: {message}", severity=RULES["PC001"].severity,
+        path=path,
+        line=line,
+        column=1,
+        code="PC001",
+        message=f"cannot parse the template: {message}",
+        severity=RULES["PC001"].severity,
     )
 
 
@@ -297,6 +314,11 @@ def _chat_templates(data: object) -> list[_ChatTemplate]:
 
 def _moved(found: Finding, line: int, message: str) -> Finding:
     return Finding(
-        path=found.path, line=line, column=1, code=found.code, message=message,
-        severity=found.severity, tokens_at_risk=found.tokens_at_risk,
+        path=found.path,
+        line=line,
+        column=1,
+        code=found.code,
+        message=message,
+        severity=found.severity,
+        tokens_at_risk=found.tokens_at_risk,
     )

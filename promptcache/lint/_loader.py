@@ -28,7 +28,12 @@ class _GenerationExtension(Extension):
         return parser.parse_statements(("name:endgeneration",), drop_needle=True)
 
 
-_EXTENSIONS: list[str | type[Extension]] = ["jinja2.ext.do", "jinja2.ext.loopcontrols", "jinja2.ext.i18n", _GenerationExtension]
+_EXTENSIONS: list[str | type[Extension]] = [
+    "jinja2.ext.do",
+    "jinja2.ext.loopcontrols",
+    "jinja2.ext.i18n",
+    _GenerationExtension,
+]
 _ENV = jinja2.Environment(extensions=_EXTENSIONS, keep_trailing_newline=True)
 _CHAT_ENV = jinja2.Environment(
     extensions=_EXTENSIONS, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True

@@ -61,6 +61,11 @@ def rule_from_docstring(doc: str | None, *, code: str, name: str, severity: Seve
     summary = parts[0].strip().splitlines()[0] if parts[0].strip() else ""
     why, bad, good = (textwrap.dedent(part).strip("\n") for part in parts[2::2])
     return Rule(
-        code=code, name=name, summary=summary, severity=severity,
-        why=" ".join(why.split()), bad=bad, good=good,
+        code=code,
+        name=name,
+        summary=summary,
+        severity=severity,
+        why=" ".join(why.split()),
+        bad=bad,
+        good=good,
     )

@@ -23,8 +23,13 @@ def format_text(findings: Sequence[Finding]) -> str:
 def format_json(findings: Sequence[Finding]) -> str:
     records = [
         {
-            "path": f.path, "line": f.line, "column": f.column, "code": f.code,
-            "message": f.message, "severity": f.severity, "tokens_at_risk": f.tokens_at_risk,
+            "path": f.path,
+            "line": f.line,
+            "column": f.column,
+            "code": f.code,
+            "message": f.message,
+            "severity": f.severity,
+            "tokens_at_risk": f.tokens_at_risk,
         }
         for f in findings
     ]
@@ -36,8 +41,12 @@ def format_github(findings: Sequence[Finding]) -> str:
     for f in findings:
         properties = ",".join(
             f"{key}={_escape_property(value)}"
-            for key, value in (("file", f.path), ("line", f.line), ("col", f.column),
-                               ("title", f"{f.code} {RULES[f.code].name}"))
+            for key, value in (
+                ("file", f.path),
+                ("line", f.line),
+                ("col", f.column),
+                ("title", f"{f.code} {RULES[f.code].name}"),
+            )
         )
         lines.append(f"::{f.severity} {properties}::{_escape_data(f.message)}\n")
     return "".join(lines)

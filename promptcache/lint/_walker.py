@@ -149,14 +149,24 @@ class Walker:
         if loaded is None or loaded.label in self.stack or loaded.label == self.origin:
             return None
         walker = Walker(
-            config=self.config, loader=self.loader, origin=loaded.label, path=loaded.path,
-            chat=self.chat, stack=(*self.stack, self.origin),
+            config=self.config,
+            loader=self.loader,
+            origin=loaded.label,
+            path=loaded.path,
+            chat=self.chat,
+            stack=(*self.stack, self.origin),
         )
         return walker, loaded
 
     def _relocate(
-        self, events: Iterable[Event], line: int, anchor: str, describe: Callable[[Hazard], str],
-        *, always: bool = False, keep: frozenset[str] = frozenset(),
+        self,
+        events: Iterable[Event],
+        line: int,
+        anchor: str,
+        describe: Callable[[Hazard], str],
+        *,
+        always: bool = False,
+        keep: frozenset[str] = frozenset(),
     ) -> list[Event]:
         """Report hazards from another file (or a macro body) at the line that renders them."""
         keep = keep or frozenset({self.origin})
@@ -253,9 +263,13 @@ class Walker:
         hazard = self.reason(node.iter, scope)
         after: list[Event] = []
         if hazard is not None:
-            after.append(self._hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}"))
+            after.append(
+                self._hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
+            )
         elif (view := _unsorted_view(node.iter)) is not None:
-            after.append(self._hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`"))
+            after.append(
+                self._hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")
+            )
         inner = dict(scope)
         _bind(inner, node.target, hazard or STABLE)
         inner["loop"] = STABLE
@@ -291,7 +305,11 @@ class Walker:
             _bind(scope, node.target, _Captured(sum(e for e in captured if isinstance(e, int))))
         else:
             detail = f"a `{{% set %}}` block that renders {first.detail}"
-            _bind(scope, node.target, Hazard(first.code, first.line, first.anchor, detail, self.origin))
+            _bind(
+                scope,
+                node.target,
+                Hazard(first.code, first.line, first.anchor, detail, self.origin),
+            )
 
     def _s_Macro(self, node: nodes.Macro, scope: _Scope, out: list[Event]) -> None:
         scope[node.name] = _Macro(name=node.name, node=node, scope=scope, walker=self)
@@ -472,7 +490,10 @@ class Walker:
     # -- chat templates: history that re-renders (PC302) -----------------------------------
 
     def _check_position_branch(
-        self, node: nodes.If, body: Sequence[nodes.Node], else_: Sequence[nodes.Node],
+        self,
+        node: nodes.If,
+        body: Sequence[nodes.Node],
+        else_: Sequence[nodes.Node],
         out: list[Event],
     ) -> None:
         if not self._history or "branch" in self._reported or not _tests_position(node.test):
@@ -490,7 +511,11 @@ class Walker:
     def _check_history_expr(self, expr: nodes.Node, scope: _Scope, out: list[Event]) -> None:
         for call in _with_self(expr, nodes.Call):
             callee = call.node
-            splits = type(callee) is nodes.Getattr and callee.attr in ("split", "rsplit", "partition")
+            splits = type(callee) is nodes.Getattr and callee.attr in (
+                "split",
+                "rsplit",
+                "partition",
+            )
             if splits and any(_is_think_literal(arg) for arg in call.args):
                 detail = "`split(...)` that strips the reasoning from earlier turns"
                 hazard = self._hazard("PC302", call.lineno, callee.attr, detail)
@@ -501,12 +526,16 @@ class Walker:
             for c in _with_self(expr, nodes.Const)
         ):
             detail = "an empty `<think></think>` block for earlier turns"
-            self._report_history("empty", self._hazard("PC302", expr.lineno, "<think>", detail), out)
+            self._report_history(
+                "empty", self._hazard("PC302", expr.lineno, "<think>", detail), out
+            )
             return
         names = {n.name for n in _with_self(expr, nodes.Name)}
         if names & self._empty and any(_is_think_literal(c) for c in _with_self(expr, nodes.Const)):
             detail = "a `<think>` block that renders empty for turns whose reasoning was dropped"
-            self._report_history("empty", self._hazard("PC302", expr.lineno, "<think>", detail), out)
+            self._report_history(
+                "empty", self._hazard("PC302", expr.lineno, "<think>", detail), out
+            )
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -614,8 +643,10 @@ def _tests_position(test: nodes.Node) -> bool:
 
 def _is_loop_index(node: nodes.Node) -> bool:
     return (
-        type(node) is nodes.Getattr and type(node.node) is nodes.Name
-        and node.node.name == "loop" and node.attr in POSITION_ATTRS
+        type(node) is nodes.Getattr
+        and type(node.node) is nodes.Name
+        and node.node.name == "loop"
+        and node.attr in POSITION_ATTRS
     )
 
 

@@ -45,7 +45,9 @@ class RenderedTemplate:
         """Add `stable` to `layer` of `base` (a new Prompt when None) and `tail` as the tail."""
         prompt = base if base is not None else Prompt()
         if self.stable.strip():
-            prompt = prompt.add_docs(self.stable) if layer == "docs" else prompt.add_system(self.stable)
+            prompt = (
+                prompt.add_docs(self.stable) if layer == "docs" else prompt.add_system(self.stable)
+            )
         if self.tail.strip():
             prompt = prompt.with_tail(self.tail)
         return prompt
@@ -67,17 +69,24 @@ def render_template(
         raise InputError(f"{name}: the tail marker {TAIL_MARKER} appears more than once; keep one")
     if volatile != "ignore":
         for hazard in _static_hazards(source, config):
-            _refuse(volatile, f"{name}:{hazard.line}: {hazard.detail} renders above the tail "
-                    f"marker ({hazard.code}); move it below {TAIL_MARKER}")
-    text = _compile(env or _DEFAULT_ENV, mark_tail(source)).render({**(context or {}),
-                                                                     TAIL_NAME: _SENTINEL})
+            _refuse(
+                volatile,
+                f"{name}:{hazard.line}: {hazard.detail} renders above the tail "
+                f"marker ({hazard.code}); move it below {TAIL_MARKER}",
+            )
+    text = _compile(env or _DEFAULT_ENV, mark_tail(source)).render(
+        {**(context or {}), TAIL_NAME: _SENTINEL}
+    )
     stable, _, tail = text.partition(_SENTINEL)
     if _SENTINEL in tail:
         raise InputError(f"{name}: the tail marker rendered more than once (is it in a loop?)")
     if volatile != "ignore":
         for match in find_volatile(stable):
-            _refuse(volatile, f"{name}: the text above the tail marker contains a {match.label} "
-                    f"{match.value!r} at offset {match.offset}; render it below {TAIL_MARKER}")
+            _refuse(
+                volatile,
+                f"{name}: the text above the tail marker contains a {match.label} "
+                f"{match.value!r} at offset {match.offset}; render it below {TAIL_MARKER}",
+            )
     return RenderedTemplate(stable=stable, tail=tail)
 
 

@@ -75,16 +75,22 @@ def recorder(stub: str, host: str) -> vcr.VCR:
         return request
 
     return vcr.VCR(
-        cassette_library_dir=str(CASSETTES), record_mode="all", match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS, before_record_request=to_vendor_host,
+        cassette_library_dir=str(CASSETTES),
+        record_mode="all",
+        match_on=MATCH_ON,
+        filter_headers=FILTERED_HEADERS,
+        before_record_request=to_vendor_host,
         decode_compressed_response=True,
     )
 
 
 def replayer() -> vcr.VCR:
     return vcr.VCR(
-        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS, decode_compressed_response=True,
+        cassette_library_dir=str(CASSETTES),
+        record_mode="none",
+        match_on=MATCH_ON,
+        filter_headers=FILTERED_HEADERS,
+        decode_compressed_response=True,
     )
 
 

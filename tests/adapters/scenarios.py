@@ -28,8 +28,12 @@ ENGINE_HOST = "http://localhost:8000"
 # Fake keys: the cassettes must never hold them (the credential test checks).
 FAKE_KEYS = {"anthropic": "sk-ant-FAKE-0000", "openai": "sk-FAKE-0000", "gemini": "AIza-FAKE-0000"}
 
-POLICY = " ".join(f"Clause {i}: refunds within 30 days need a receipt and the original card." for i in range(90))
-MANUAL = " ".join(f"Section {i}: the widget resets when the blue button is held for 5 s." for i in range(150))
+POLICY = " ".join(
+    f"Clause {i}: refunds within 30 days need a receipt and the original card." for i in range(90)
+)
+MANUAL = " ".join(
+    f"Section {i}: the widget resets when the blue button is held for 5 s." for i in range(150)
+)
 
 
 def support_prompt() -> Prompt:
@@ -37,10 +41,16 @@ def support_prompt() -> Prompt:
     return (
         Prompt(volatile="ignore")
         .add_tools(
-            Tool(name="lookup_order", description="Find an order by id",
-                 input_schema={"type": "object", "properties": {"id": {"type": "string"}}}),
-            Tool(name="refund", description="Refund an order",
-                 input_schema={"type": "object", "properties": {"id": {"type": "string"}}}),
+            Tool(
+                name="lookup_order",
+                description="Find an order by id",
+                input_schema={"type": "object", "properties": {"id": {"type": "string"}}},
+            ),
+            Tool(
+                name="refund",
+                description="Refund an order",
+                input_schema={"type": "object", "properties": {"id": {"type": "string"}}},
+            ),
         )
         .add_system("You are the support agent of Acme. " + POLICY)
         .add_docs(MANUAL)
@@ -112,18 +122,34 @@ ANTHROPIC_MODEL = "claude-sonnet-4-6"
 
 def _a_message(usage: dict[str, Any], **extra: Any) -> dict[str, Any]:
     return {
-        "id": "msg_01PromptcacheWire", "type": "message", "role": "assistant",
-        "model": ANTHROPIC_MODEL, "content": [{"type": "text", "text": "Hold it for 10 s."}],
-        "stop_reason": "end_turn", "stop_sequence": None, "usage": usage, **extra,
+        "id": "msg_01PromptcacheWire",
+        "type": "message",
+        "role": "assistant",
+        "model": ANTHROPIC_MODEL,
+        "content": [{"type": "text", "text": "Hold it for 10 s."}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": usage,
+        **extra,
     }
 
 
-_A_WRITE = {"input_tokens": 14, "cache_creation_input_tokens": 2071, "cache_read_input_tokens": 0,
-            "cache_creation": {"ephemeral_5m_input_tokens": 1063, "ephemeral_1h_input_tokens": 1008},
-            "output_tokens": 9, "service_tier": "standard"}
-_A_READ = {"input_tokens": 14, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 2071,
-           "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
-           "output_tokens": 1, "service_tier": "standard"}
+_A_WRITE = {
+    "input_tokens": 14,
+    "cache_creation_input_tokens": 2071,
+    "cache_read_input_tokens": 0,
+    "cache_creation": {"ephemeral_5m_input_tokens": 1063, "ephemeral_1h_input_tokens": 1008},
+    "output_tokens": 9,
+    "service_tier": "standard",
+}
+_A_READ = {
+    "input_tokens": 14,
+    "cache_creation_input_tokens": 0,
+    "cache_read_input_tokens": 2071,
+    "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
+    "output_tokens": 1,
+    "service_tier": "standard",
+}
 
 
 def _anthropic_sync(base_url: str | None) -> Any:
@@ -131,7 +157,9 @@ def _anthropic_sync(base_url: str | None) -> Any:
     from promptcache import Layer
 
     kwargs = adapter.to_request(
-        support_prompt(), model=ANTHROPIC_MODEL, max_tokens=64,
+        support_prompt(),
+        model=ANTHROPIC_MODEL,
+        max_tokens=64,
         layer_ttls={Layer.TOOLS: "1h", Layer.SYSTEM: "1h"},
     )
     return adapter.read_usage(anthropic_client(base_url).messages.create(**kwargs))
@@ -145,8 +173,9 @@ def _anthropic_stream(base_url: str | None) -> Any:
 
 def _anthropic_async(base_url: str | None) -> Any:
     adapter = get_adapter("anthropic")
-    kwargs = adapter.to_request(support_prompt(), model=ANTHROPIC_MODEL, max_tokens=64,
-                                automatic=True)
+    kwargs = adapter.to_request(
+        support_prompt(), model=ANTHROPIC_MODEL, max_tokens=64, automatic=True
+    )
 
     async def run() -> Any:
         client = anthropic_client(base_url, is_async=True)
@@ -174,15 +203,21 @@ def _anthropic_async_stream(base_url: str | None) -> Any:
 def _anthropic_prewarm(base_url: str | None) -> Any:
     adapter = get_adapter("anthropic")
     base = support_prompt()
-    prompt = Prompt(volatile="ignore").add_tools(*base.tools).add_system(*base.system).add_docs(*base.docs)
+    prompt = (
+        Prompt(volatile="ignore")
+        .add_tools(*base.tools)
+        .add_system(*base.system)
+        .add_docs(*base.docs)
+    )
     kwargs = adapter.prewarm_request(prompt, model=ANTHROPIC_MODEL)  # type: ignore[attr-defined]
     return adapter.read_usage(anthropic_client(base_url).messages.create(**kwargs))
 
 
 def _anthropic_diagnostics(base_url: str | None) -> Any:
     adapter = get_adapter("anthropic")
-    kwargs = adapter.to_request(support_prompt(), model=ANTHROPIC_MODEL, max_tokens=64,
-                                previous_message_id="msg_01Previous")
+    kwargs = adapter.to_request(
+        support_prompt(), model=ANTHROPIC_MODEL, max_tokens=64, previous_message_id="msg_01Previous"
+    )
     return adapter.read_usage(anthropic_client(base_url).messages.create(**kwargs))
 
 
@@ -190,15 +225,32 @@ def _a_events(start_usage: dict[str, Any], delta_usage: dict[str, Any]) -> tuple
     message = {**_a_message(start_usage), "content": [], "stop_reason": None}
     return (
         ("message_start", {"type": "message_start", "message": message}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
         ("ping", {"type": "ping"}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": "Hold it."}}),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Hold it."},
+            },
+        ),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta",
-                           "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                           "usage": delta_usage}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": delta_usage,
+            },
+        ),
         ("message_stop", {"type": "message_stop"}),
     )
 
@@ -206,27 +258,62 @@ def _a_events(start_usage: dict[str, Any], delta_usage: dict[str, Any]) -> tuple
 # -- OpenAI -----------------------------------------------------------------------------------
 
 OPENAI_MODEL = "gpt-5.6-terra"
-_O_CHAT_USAGE = {"prompt_tokens": 2117, "completion_tokens": 6, "total_tokens": 2123,
-                 "prompt_tokens_details": {"cached_tokens": 1024, "cache_write_tokens": 1070,
-                                           "audio_tokens": 0},
-                 "completion_tokens_details": {"reasoning_tokens": 0}}
+_O_CHAT_USAGE = {
+    "prompt_tokens": 2117,
+    "completion_tokens": 6,
+    "total_tokens": 2123,
+    "prompt_tokens_details": {"cached_tokens": 1024, "cache_write_tokens": 1070, "audio_tokens": 0},
+    "completion_tokens_details": {"reasoning_tokens": 0},
+}
 
 
 def _chat_completion(usage: dict[str, Any] | None, model: str = OPENAI_MODEL) -> dict[str, Any]:
-    return {"id": "chatcmpl-wire", "object": "chat.completion", "created": 1796000000,
-            "model": model, "choices": [{"index": 0, "finish_reason": "stop",
-                                         "message": {"role": "assistant", "content": "Hold it."}}],
-            "usage": usage}
+    return {
+        "id": "chatcmpl-wire",
+        "object": "chat.completion",
+        "created": 1796000000,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "Hold it."},
+            }
+        ],
+        "usage": usage,
+    }
 
 
 def _chat_chunks(usage: dict[str, Any], model: str = OPENAI_MODEL) -> tuple[Any, ...]:
-    base = {"id": "chatcmpl-wire", "object": "chat.completion.chunk", "created": 1796000000,
-            "model": model}
+    base = {
+        "id": "chatcmpl-wire",
+        "object": "chat.completion.chunk",
+        "created": 1796000000,
+        "model": model,
+    }
     return (
-        (None, {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hold"},
-                                     "finish_reason": None}], "usage": None}),
-        (None, {**base, "choices": [{"index": 0, "delta": {"content": " it."},
-                                     "finish_reason": "stop"}], "usage": None}),
+        (
+            None,
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant", "content": "Hold"},
+                        "finish_reason": None,
+                    }
+                ],
+                "usage": None,
+            },
+        ),
+        (
+            None,
+            {
+                **base,
+                "choices": [{"index": 0, "delta": {"content": " it."}, "finish_reason": "stop"}],
+                "usage": None,
+            },
+        ),
         (None, {**base, "choices": [], "usage": usage}),
         (None, "[DONE]"),
     )
@@ -240,7 +327,9 @@ def _openai_chat_sync(base_url: str | None) -> Any:
 
 def _openai_chat_stream(base_url: str | None) -> Any:
     adapter = get_adapter("openai")
-    kwargs = adapter.to_request(support_prompt(), model=OPENAI_MODEL, stream=True, cache_mode="explicit")
+    kwargs = adapter.to_request(
+        support_prompt(), model=OPENAI_MODEL, stream=True, cache_mode="explicit"
+    )
     return adapter.usage_from_stream(openai_client(base_url).chat.completions.create(**kwargs))
 
 
@@ -256,31 +345,62 @@ def _openai_chat_legacy_async(base_url: str | None) -> Any:
     return asyncio.run(run())
 
 
-_O_RESP_USAGE = {"input_tokens": 2117, "output_tokens": 6, "total_tokens": 2123,
-                 "input_tokens_details": {"cached_tokens": 1024, "cache_write_tokens": 1070,
-                                          "cache_write_tokens_details": {"ttl_30m_tokens": 62,
-                                                                         "ttl_12h_tokens": 1008}},
-                 "output_tokens_details": {"reasoning_tokens": 0}}
+_O_RESP_USAGE = {
+    "input_tokens": 2117,
+    "output_tokens": 6,
+    "total_tokens": 2123,
+    "input_tokens_details": {
+        "cached_tokens": 1024,
+        "cache_write_tokens": 1070,
+        "cache_write_tokens_details": {"ttl_30m_tokens": 62, "ttl_12h_tokens": 1008},
+    },
+    "output_tokens_details": {"reasoning_tokens": 0},
+}
 
 
-def _response(usage: dict[str, Any] | None, status: str = "completed", **extra: Any) -> dict[str, Any]:
-    return {"id": "resp_wire", "object": "response", "created_at": 1796000000, "status": status,
-            "model": OPENAI_MODEL, "output": [{"type": "message", "id": "msg_wire",
-                                               "status": "completed", "role": "assistant",
-                                               "content": [{"type": "output_text", "text": "Hold it.",
-                                                            "annotations": []}]}],
-            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [], "usage": usage,
-            "error": None, "incomplete_details": None, "instructions": None, "metadata": {},
-            "temperature": 1.0, "top_p": 1.0, **extra}
+def _response(
+    usage: dict[str, Any] | None, status: str = "completed", **extra: Any
+) -> dict[str, Any]:
+    return {
+        "id": "resp_wire",
+        "object": "response",
+        "created_at": 1796000000,
+        "status": status,
+        "model": OPENAI_MODEL,
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_wire",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hold it.", "annotations": []}],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": usage,
+        "error": None,
+        "incomplete_details": None,
+        "instructions": None,
+        "metadata": {},
+        "temperature": 1.0,
+        "top_p": 1.0,
+        **extra,
+    }
 
 
 def _openai_responses_sync(base_url: str | None) -> Any:
     from promptcache import Layer
 
     adapter = get_adapter("openai-responses")
-    kwargs = adapter.to_request(support_prompt(), model=OPENAI_MODEL, cache_ttl="30m",
-                                layer_ttls={Layer.SYSTEM: "12h", Layer.DOCS: "12h"},
-                                comparison_response_id="resp_previous")
+    kwargs = adapter.to_request(
+        support_prompt(),
+        model=OPENAI_MODEL,
+        cache_ttl="30m",
+        layer_ttls={Layer.SYSTEM: "12h", Layer.DOCS: "12h"},
+        comparison_response_id="resp_previous",
+    )
     return adapter.read_usage(openai_client(base_url).responses.create(**kwargs))
 
 
@@ -301,36 +421,77 @@ def _openai_responses_async_stream(base_url: str | None) -> Any:
 
 def _responses_events() -> tuple[Any, ...]:
     return (
-        ("response.created", {"type": "response.created", "sequence_number": 0,
-                              "response": _response(None, status="in_progress")}),
-        ("response.output_text.delta", {"type": "response.output_text.delta", "sequence_number": 1,
-                                        "item_id": "msg_wire", "output_index": 0,
-                                        "content_index": 0, "delta": "Hold it.", "logprobs": []}),
-        ("response.completed", {"type": "response.completed", "sequence_number": 2,
-                                "response": _response(_O_RESP_USAGE)}),
+        (
+            "response.created",
+            {
+                "type": "response.created",
+                "sequence_number": 0,
+                "response": _response(None, status="in_progress"),
+            },
+        ),
+        (
+            "response.output_text.delta",
+            {
+                "type": "response.output_text.delta",
+                "sequence_number": 1,
+                "item_id": "msg_wire",
+                "output_index": 0,
+                "content_index": 0,
+                "delta": "Hold it.",
+                "logprobs": [],
+            },
+        ),
+        (
+            "response.completed",
+            {
+                "type": "response.completed",
+                "sequence_number": 2,
+                "response": _response(_O_RESP_USAGE),
+            },
+        ),
     )
 
 
 # -- Gemini -----------------------------------------------------------------------------------
 
 GEMINI_MODEL = "gemini-2.5-flash"
-_CACHE = {"name": "cachedContents/pcwire001", "model": f"models/{GEMINI_MODEL}",
-          "displayName": "promptcache-wire", "createTime": "2026-11-29T12:00:00Z",
-          "updateTime": "2026-11-29T12:00:00Z", "expireTime": "2099-11-29T13:00:00Z",
-          "usageMetadata": {"totalTokenCount": 1997}}
+_CACHE = {
+    "name": "cachedContents/pcwire001",
+    "model": f"models/{GEMINI_MODEL}",
+    "displayName": "promptcache-wire",
+    "createTime": "2026-11-29T12:00:00Z",
+    "updateTime": "2026-11-29T12:00:00Z",
+    "expireTime": "2099-11-29T13:00:00Z",
+    "usageMetadata": {"totalTokenCount": 1997},
+}
 
 
 def _g_response(usage: dict[str, Any], finish: str = "STOP", **candidate: Any) -> dict[str, Any]:
     ending = {"finishReason": finish} if finish else {}  # proto JSON omits an unset enum
-    return {"candidates": [{"content": {"parts": [{"text": "Hold it."}], "role": "model"},
-                            "index": 0, **ending, **candidate}],
-            "usageMetadata": usage, "modelVersion": GEMINI_MODEL, "responseId": "gwire"}
+    return {
+        "candidates": [
+            {
+                "content": {"parts": [{"text": "Hold it."}], "role": "model"},
+                "index": 0,
+                **ending,
+                **candidate,
+            }
+        ],
+        "usageMetadata": usage,
+        "modelVersion": GEMINI_MODEL,
+        "responseId": "gwire",
+    }
 
 
-_G_USAGE = {"promptTokenCount": 2030, "cachedContentTokenCount": 1997, "candidatesTokenCount": 4,
-            "thoughtsTokenCount": 10, "totalTokenCount": 2044,
-            "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 2030}],
-            "cacheTokensDetails": [{"modality": "TEXT", "tokenCount": 1997}]}
+_G_USAGE = {
+    "promptTokenCount": 2030,
+    "cachedContentTokenCount": 1997,
+    "candidatesTokenCount": 4,
+    "thoughtsTokenCount": 10,
+    "totalTokenCount": 2044,
+    "promptTokensDetails": [{"modality": "TEXT", "tokenCount": 2030}],
+    "cacheTokensDetails": [{"modality": "TEXT", "tokenCount": 1997}],
+}
 
 
 def _gemini_cache_lifecycle(base_url: str | None) -> Any:
@@ -371,10 +532,18 @@ def _gemini_continuation(base_url: str | None) -> Any:
     return adapter.read_usage(client.models.generate_content(**kwargs))
 
 
-_G_HOP1 = {"promptTokenCount": 2030, "cachedContentTokenCount": 1024, "candidatesTokenCount": 100,
-           "totalTokenCount": 2130}
-_G_HOP2 = {"promptTokenCount": 2140, "cachedContentTokenCount": 2048, "candidatesTokenCount": 20,
-           "totalTokenCount": 2160}
+_G_HOP1 = {
+    "promptTokenCount": 2030,
+    "cachedContentTokenCount": 1024,
+    "candidatesTokenCount": 100,
+    "totalTokenCount": 2130,
+}
+_G_HOP2 = {
+    "promptTokenCount": 2140,
+    "cachedContentTokenCount": 2048,
+    "candidatesTokenCount": 20,
+    "totalTokenCount": 2160,
+}
 
 
 # -- engines ----------------------------------------------------------------------------------
@@ -392,83 +561,268 @@ def _engine(engine: str, **options: Any) -> Callable[[str | None], Any]:
     return call
 
 
-_VLLM_USAGE = {"prompt_tokens": 2180, "completion_tokens": 6, "total_tokens": 2186,
-               "prompt_tokens_details": {"cached_tokens": 2048, "created_cache_tokens": 128}}
-_LLAMA_USAGE = {"prompt_tokens": 2180, "completion_tokens": 6, "total_tokens": 2186,
-                "prompt_tokens_details": {"cached_tokens": 2150}}
+_VLLM_USAGE = {
+    "prompt_tokens": 2180,
+    "completion_tokens": 6,
+    "total_tokens": 2186,
+    "prompt_tokens_details": {"cached_tokens": 2048, "created_cache_tokens": 128},
+}
+_LLAMA_USAGE = {
+    "prompt_tokens": 2180,
+    "completion_tokens": 6,
+    "total_tokens": 2186,
+    "prompt_tokens_details": {"cached_tokens": 2150},
+}
 
 
 SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("messages_create", "anthropic", ANTHROPIC_HOST, _anthropic_sync,
-             (Reply(_a_message(_A_WRITE)),),
-             {"uncached_input": 14, "cache_write": 2071, "cache_read": 0, "output": 9,
-              "cache_write_by_ttl": {"5m": 1063, "1h": 1008}}),
-    Scenario("messages_stream", "anthropic", ANTHROPIC_HOST, _anthropic_stream,
-             (Reply(events=_a_events(_A_READ, {"output_tokens": 12})),),
-             {"uncached_input": 14, "cache_write": 0, "cache_read": 2071, "output": 12}),
-    Scenario("messages_create_async_automatic", "anthropic", ANTHROPIC_HOST, _anthropic_async,
-             (Reply(_a_message(_A_READ)),),
-             {"uncached_input": 14, "cache_read": 2071, "cache_write": 0, "output": 1}),
-    Scenario("messages_stream_async", "anthropic", ANTHROPIC_HOST, _anthropic_async_stream,
-             (Reply(events=_a_events(_A_READ, {"output_tokens": 12, "input_tokens": 14,
-                                               "cache_read_input_tokens": 2071})),),
-             {"uncached_input": 14, "cache_read": 2071, "output": 12}),
-    Scenario("messages_prewarm", "anthropic", ANTHROPIC_HOST, _anthropic_prewarm,
-             (Reply({**_a_message({**_A_WRITE, "output_tokens": 0}), "content": [],
-                     "stop_reason": "max_tokens"}),),
-             {"cache_write": 2071, "output": 0}),
-    Scenario("messages_diagnostics", "anthropic", ANTHROPIC_HOST, _anthropic_diagnostics,
-             (Reply(_a_message(_A_WRITE, diagnostics={"cache_miss_reason": {
-                 "type": "system_changed", "cache_missed_input_tokens": 1800}})),),
-             {"cache_write": 2071, "diagnosis.reason": "system_changed",
-              "diagnosis.missed_tokens": 1800}),
-    Scenario("chat_create", "openai", OPENAI_HOST, _openai_chat_sync,
-             (Reply(_chat_completion(_O_CHAT_USAGE)),),
-             {"uncached_input": 23, "cache_read": 1024, "cache_write": 1070, "output": 6}),
-    Scenario("chat_stream", "openai", OPENAI_HOST, _openai_chat_stream,
-             (Reply(events=_chat_chunks(_O_CHAT_USAGE)),),
-             {"uncached_input": 23, "cache_read": 1024, "cache_write": 1070, "output": 6}),
-    Scenario("chat_create_async_pre56", "openai", OPENAI_HOST, _openai_chat_legacy_async,
-             (Reply(_chat_completion({"prompt_tokens": 2117, "completion_tokens": 6,
-                                      "total_tokens": 2123,
-                                      "prompt_tokens_details": {"cached_tokens": 1920}},
-                                     model="gpt-5.4-mini")),),
-             {"uncached_input": 197, "cache_read": 1920, "cache_write": 0, "output": 6}),
-    Scenario("responses_create", "openai", OPENAI_HOST, _openai_responses_sync,
-             (Reply(_response(_O_RESP_USAGE, prompt_cache_diagnostics={
-                 "type": "cache_miss", "reason": "tools_changed", "cache_missed_tokens": 1070,
-                 "comparison_reusable_tokens": 2094})),),
-             {"uncached_input": 23, "cache_read": 1024, "cache_write": 1070,
-              "cache_write_by_ttl": {"30m": 62, "12h": 1008}, "diagnosis.reason": "tools_changed"}),
-    Scenario("responses_stream_async", "openai", OPENAI_HOST, _openai_responses_async_stream,
-             (Reply(events=_responses_events()),),
-             {"uncached_input": 23, "cache_read": 1024, "cache_write": 1070, "output": 6}),
-    Scenario("cache_lifecycle", "gemini", GEMINI_HOST, _gemini_cache_lifecycle,
-             (Reply(_CACHE), Reply(_g_response(_G_USAGE)), Reply(_CACHE), Reply({})),
-             {"uncached_input": 33, "cache_read": 1997, "cache_write": 0, "output": 14}),
-    Scenario("generate_stream", "gemini", GEMINI_HOST, _gemini_stream,
-             (Reply(events=(
-                 (None, _g_response({"promptTokenCount": 2030, "candidatesTokenCount": 1,
-                                     "totalTokenCount": 2031}, finish="")),
-                 (None, _g_response({**_G_USAGE, "cachedContentTokenCount": 1536}))),),),
-             {"uncached_input": 494, "cache_read": 1536, "output": 14}),
-    Scenario("generate_async", "gemini", GEMINI_HOST, _gemini_async,
-             (Reply(_g_response({"promptTokenCount": 2030, "candidatesTokenCount": 4,
-                                 "totalTokenCount": 2034})),),
-             {"uncached_input": 2030, "cache_read": 0, "output": 4}),
-    Scenario("generate_continuation", "gemini", GEMINI_HOST, _gemini_continuation,
-             (Reply(_g_response(_G_HOP1, finish="CONTINUATION", continuationToken="aG9wMQ==")),
-              Reply(_g_response(_G_HOP2))),
-             {"uncached_input": 4170 - 3072, "cache_read": 3072, "output": 120}),
-    Scenario("vllm_chat", "engine", ENGINE_HOST, _engine("vllm", cache_salt="tenant-a-salt"),
-             (Reply(_chat_completion(_VLLM_USAGE, model="qwen3-8b")),),
-             {"uncached_input": 4, "cache_read": 2048, "cache_write": 128, "output": 6}),
-    Scenario("sglang_chat_no_report", "engine", ENGINE_HOST, _engine("sglang"),
-             (Reply(_chat_completion({"prompt_tokens": 2180, "completion_tokens": 6,
-                                      "total_tokens": 2186, "prompt_tokens_details": None},
-                                     model="qwen3-8b")),),
-             {"uncached_input": 2180, "cache_read": None, "cache_write": None, "output": 6}),
-    Scenario("llamacpp_chat_stream", "engine", ENGINE_HOST, _engine("llama.cpp", stream=True),
-             (Reply(events=_chat_chunks(_LLAMA_USAGE, model="qwen3-8b")),),
-             {"uncached_input": 30, "cache_read": 2150, "output": 6}),
+    Scenario(
+        "messages_create",
+        "anthropic",
+        ANTHROPIC_HOST,
+        _anthropic_sync,
+        (Reply(_a_message(_A_WRITE)),),
+        {
+            "uncached_input": 14,
+            "cache_write": 2071,
+            "cache_read": 0,
+            "output": 9,
+            "cache_write_by_ttl": {"5m": 1063, "1h": 1008},
+        },
+    ),
+    Scenario(
+        "messages_stream",
+        "anthropic",
+        ANTHROPIC_HOST,
+        _anthropic_stream,
+        (Reply(events=_a_events(_A_READ, {"output_tokens": 12})),),
+        {"uncached_input": 14, "cache_write": 0, "cache_read": 2071, "output": 12},
+    ),
+    Scenario(
+        "messages_create_async_automatic",
+        "anthropic",
+        ANTHROPIC_HOST,
+        _anthropic_async,
+        (Reply(_a_message(_A_READ)),),
+        {"uncached_input": 14, "cache_read": 2071, "cache_write": 0, "output": 1},
+    ),
+    Scenario(
+        "messages_stream_async",
+        "anthropic",
+        ANTHROPIC_HOST,
+        _anthropic_async_stream,
+        (
+            Reply(
+                events=_a_events(
+                    _A_READ,
+                    {"output_tokens": 12, "input_tokens": 14, "cache_read_input_tokens": 2071},
+                )
+            ),
+        ),
+        {"uncached_input": 14, "cache_read": 2071, "output": 12},
+    ),
+    Scenario(
+        "messages_prewarm",
+        "anthropic",
+        ANTHROPIC_HOST,
+        _anthropic_prewarm,
+        (
+            Reply(
+                {
+                    **_a_message({**_A_WRITE, "output_tokens": 0}),
+                    "content": [],
+                    "stop_reason": "max_tokens",
+                }
+            ),
+        ),
+        {"cache_write": 2071, "output": 0},
+    ),
+    Scenario(
+        "messages_diagnostics",
+        "anthropic",
+        ANTHROPIC_HOST,
+        _anthropic_diagnostics,
+        (
+            Reply(
+                _a_message(
+                    _A_WRITE,
+                    diagnostics={
+                        "cache_miss_reason": {
+                            "type": "system_changed",
+                            "cache_missed_input_tokens": 1800,
+                        }
+                    },
+                )
+            ),
+        ),
+        {
+            "cache_write": 2071,
+            "diagnosis.reason": "system_changed",
+            "diagnosis.missed_tokens": 1800,
+        },
+    ),
+    Scenario(
+        "chat_create",
+        "openai",
+        OPENAI_HOST,
+        _openai_chat_sync,
+        (Reply(_chat_completion(_O_CHAT_USAGE)),),
+        {"uncached_input": 23, "cache_read": 1024, "cache_write": 1070, "output": 6},
+    ),
+    Scenario(
+        "chat_stream",
+        "openai",
+        OPENAI_HOST,
+        _openai_chat_stream,
+        (Reply(events=_chat_chunks(_O_CHAT_USAGE)),),
+        {"uncached_input": 23, "cache_read": 1024, "cache_write": 1070, "output": 6},
+    ),
+    Scenario(
+        "chat_create_async_pre56",
+        "openai",
+        OPENAI_HOST,
+        _openai_chat_legacy_async,
+        (
+            Reply(
+                _chat_completion(
+                    {
+                        "prompt_tokens": 2117,
+                        "completion_tokens": 6,
+                        "total_tokens": 2123,
+                        "prompt_tokens_details": {"cached_tokens": 1920},
+                    },
+                    model="gpt-5.4-mini",
+                )
+            ),
+        ),
+        {"uncached_input": 197, "cache_read": 1920, "cache_write": 0, "output": 6},
+    ),
+    Scenario(
+        "responses_create",
+        "openai",
+        OPENAI_HOST,
+        _openai_responses_sync,
+        (
+            Reply(
+                _response(
+                    _O_RESP_USAGE,
+                    prompt_cache_diagnostics={
+                        "type": "cache_miss",
+                        "reason": "tools_changed",
+                        "cache_missed_tokens": 1070,
+                        "comparison_reusable_tokens": 2094,
+                    },
+                )
+            ),
+        ),
+        {
+            "uncached_input": 23,
+            "cache_read": 1024,
+            "cache_write": 1070,
+            "cache_write_by_ttl": {"30m": 62, "12h": 1008},
+            "diagnosis.reason": "tools_changed",
+        },
+    ),
+    Scenario(
+        "responses_stream_async",
+        "openai",
+        OPENAI_HOST,
+        _openai_responses_async_stream,
+        (Reply(events=_responses_events()),),
+        {"uncached_input": 23, "cache_read": 1024, "cache_write": 1070, "output": 6},
+    ),
+    Scenario(
+        "cache_lifecycle",
+        "gemini",
+        GEMINI_HOST,
+        _gemini_cache_lifecycle,
+        (Reply(_CACHE), Reply(_g_response(_G_USAGE)), Reply(_CACHE), Reply({})),
+        {"uncached_input": 33, "cache_read": 1997, "cache_write": 0, "output": 14},
+    ),
+    Scenario(
+        "generate_stream",
+        "gemini",
+        GEMINI_HOST,
+        _gemini_stream,
+        (
+            Reply(
+                events=(
+                    (
+                        None,
+                        _g_response(
+                            {
+                                "promptTokenCount": 2030,
+                                "candidatesTokenCount": 1,
+                                "totalTokenCount": 2031,
+                            },
+                            finish="",
+                        ),
+                    ),
+                    (None, _g_response({**_G_USAGE, "cachedContentTokenCount": 1536})),
+                ),
+            ),
+        ),
+        {"uncached_input": 494, "cache_read": 1536, "output": 14},
+    ),
+    Scenario(
+        "generate_async",
+        "gemini",
+        GEMINI_HOST,
+        _gemini_async,
+        (
+            Reply(
+                _g_response(
+                    {"promptTokenCount": 2030, "candidatesTokenCount": 4, "totalTokenCount": 2034}
+                )
+            ),
+        ),
+        {"uncached_input": 2030, "cache_read": 0, "output": 4},
+    ),
+    Scenario(
+        "generate_continuation",
+        "gemini",
+        GEMINI_HOST,
+        _gemini_continuation,
+        (
+            Reply(_g_response(_G_HOP1, finish="CONTINUATION", continuationToken="aG9wMQ==")),
+            Reply(_g_response(_G_HOP2)),
+        ),
+        {"uncached_input": 4170 - 3072, "cache_read": 3072, "output": 120},
+    ),
+    Scenario(
+        "vllm_chat",
+        "engine",
+        ENGINE_HOST,
+        _engine("vllm", cache_salt="tenant-a-salt"),
+        (Reply(_chat_completion(_VLLM_USAGE, model="qwen3-8b")),),
+        {"uncached_input": 4, "cache_read": 2048, "cache_write": 128, "output": 6},
+    ),
+    Scenario(
+        "sglang_chat_no_report",
+        "engine",
+        ENGINE_HOST,
+        _engine("sglang"),
+        (
+            Reply(
+                _chat_completion(
+                    {
+                        "prompt_tokens": 2180,
+                        "completion_tokens": 6,
+                        "total_tokens": 2186,
+                        "prompt_tokens_details": None,
+                    },
+                    model="qwen3-8b",
+                )
+            ),
+        ),
+        {"uncached_input": 2180, "cache_read": None, "cache_write": None, "output": 6},
+    ),
+    Scenario(
+        "llamacpp_chat_stream",
+        "engine",
+        ENGINE_HOST,
+        _engine("llama.cpp", stream=True),
+        (Reply(events=_chat_chunks(_LLAMA_USAGE, model="qwen3-8b")),),
+        {"uncached_input": 30, "cache_read": 2150, "output": 6},
+    ),
 )

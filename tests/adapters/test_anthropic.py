@@ -15,16 +15,26 @@ MODEL = "claude-sonnet-4-6"
 
 
 def prompt(*history: Message) -> Prompt:
-    return (Prompt(volatile="ignore").add_tools(Tool(name="lookup", description="find"))
-            .add_system(BIG).add_history(*history).with_tail("q"))
+    return (
+        Prompt(volatile="ignore")
+        .add_tools(Tool(name="lookup", description="find"))
+        .add_system(BIG)
+        .add_history(*history)
+        .with_tail("q")
+    )
 
 
 def markers(kwargs: dict[str, Any]) -> list[str]:
     found = [f"tools[{i}]" for i, t in enumerate(kwargs.get("tools", [])) if "cache_control" in t]
-    found += [f"system[{i}]" for i, b in enumerate(kwargs.get("system", [])) if "cache_control" in b]
+    found += [
+        f"system[{i}]" for i, b in enumerate(kwargs.get("system", [])) if "cache_control" in b
+    ]
     for m, msg in enumerate(kwargs["messages"]):
-        found += [f"messages[{m}].content[{c}]" for c, b in enumerate(msg["content"])
-                  if "cache_control" in b]
+        found += [
+            f"messages[{m}].content[{c}]"
+            for c, b in enumerate(msg["content"])
+            if "cache_control" in b
+        ]
     return found
 
 
@@ -36,7 +46,9 @@ def test_system_is_always_a_list_of_text_blocks_with_the_marker_on_a_block() -> 
 
 
 def test_no_marker_on_a_thinking_block() -> None:
-    turn = Message.assistant([TextPart(text="let me see"), ThinkingPart(thinking="t", signature="s")])
+    turn = Message.assistant(
+        [TextPart(text="let me see"), ThinkingPart(thinking="t", signature="s")]
+    )
     kwargs = get_adapter("anthropic").to_request(prompt(Message.user("a"), turn), model=MODEL)
     blocks = kwargs["messages"][1]["content"]
     assert "cache_control" not in blocks[1] and blocks[1]["type"] == "thinking"
@@ -44,8 +56,21 @@ def test_no_marker_on_a_thinking_block() -> None:
 
 
 def test_thinking_block_with_a_marker_is_refused() -> None:
-    kwargs = {"messages": [{"role": "assistant", "content": [
-        {"type": "thinking", "thinking": "t", "signature": "s", "cache_control": {"type": "ephemeral"}}]}]}
+    kwargs = {
+        "messages": [
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "thinking",
+                        "thinking": "t",
+                        "signature": "s",
+                        "cache_control": {"type": "ephemeral"},
+                    }
+                ],
+            }
+        ]
+    }
     with pytest.raises(InputError, match="thinking"):
         check_markers(kwargs)
 
@@ -58,42 +83,64 @@ def test_no_marker_below_the_minimum() -> None:
 
 def test_callers_markers_count_against_the_four_slots() -> None:
     # peers F2/F3: client markers plus injected ones made 5 -> 400 "Found 5".
-    server_tool = {"type": "web_search_20250305", "name": "web_search",
-                   "cache_control": {"type": "ephemeral"}}
+    server_tool = {
+        "type": "web_search_20250305",
+        "name": "web_search",
+        "cache_control": {"type": "ephemeral"},
+    }
     docs = Prompt(volatile="ignore").add_system(BIG).add_docs(BIG, BIG)
     kwargs = get_adapter("anthropic").to_request(
-        docs.add_history(Message.user("a")).with_tail("q"), model=MODEL,
-        extra_tools=[server_tool], automatic=True)
+        docs.add_history(Message.user("a")).with_tail("q"),
+        model=MODEL,
+        extra_tools=[server_tool],
+        automatic=True,
+    )
     total = len(markers(kwargs)) + 1  # + the automatic top-level marker
     assert total == 4
     assert kwargs["tools"][-1] is not server_tool and kwargs["tools"][-1]["cache_control"]
 
 
 def test_five_markers_are_refused_with_the_fix() -> None:
-    tools = [{"name": f"t{i}", "input_schema": {}, "cache_control": {"type": "ephemeral"}}
-             for i in range(5)]
+    tools = [
+        {"name": f"t{i}", "input_schema": {}, "cache_control": {"type": "ephemeral"}}
+        for i in range(5)
+    ]
     with pytest.raises(InputError, match=r"5 cache markers .* exceed Anthropic's 4"):
         check_markers({"tools": tools, "messages": []})
 
 
 def test_1h_after_5m_is_refused_across_sections() -> None:
     # peers F6: a 1h marker replayed into messages after a 5m system marker.
-    kwargs = {"system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}],
-              "messages": [{"role": "user", "content": [
-                  {"type": "text", "text": "x", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}]}
+    kwargs = {
+        "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}],
+        "messages": [
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": "x",
+                        "cache_control": {"type": "ephemeral", "ttl": "1h"},
+                    }
+                ],
+            }
+        ],
+    }
     with pytest.raises(InputError, match="ttl '1h' after a '5m' marker at system"):
         check_markers(kwargs)
 
 
 def test_automatic_ttl_must_not_exceed_the_explicit_ones() -> None:
     with pytest.raises(InputError, match="automatic"):
-        get_adapter("anthropic").to_request(prompt(Message.user("a")), model=MODEL,
-                                             automatic=True, automatic_ttl="1h")
+        get_adapter("anthropic").to_request(
+            prompt(Message.user("a")), model=MODEL, automatic=True, automatic_ttl="1h"
+        )
 
 
 def test_layer_ttls_render_on_the_wire() -> None:
     kwargs = get_adapter("anthropic").to_request(
-        prompt(Message.user("a")), model=MODEL, layer_ttls={Layer.SYSTEM: "1h"})
+        prompt(Message.user("a")), model=MODEL, layer_ttls={Layer.SYSTEM: "1h"}
+    )
     assert kwargs["system"][0]["cache_control"]["ttl"] == "1h"
     assert kwargs["messages"][0]["content"][0]["cache_control"]["ttl"] == "5m"
 
@@ -101,7 +148,9 @@ def test_layer_ttls_render_on_the_wire() -> None:
 @pytest.mark.parametrize("platform", ["bedrock", "vertex"])
 def test_automatic_mode_is_refused_on_bedrock_and_vertex(platform: str) -> None:
     with pytest.raises(InputError, match=f"not available on {platform}"):
-        get_adapter("anthropic").to_request(prompt(), model=MODEL, automatic=True, platform=platform)
+        get_adapter("anthropic").to_request(
+            prompt(), model=MODEL, automatic=True, platform=platform
+        )
 
 
 def test_platform_of_reads_the_client_class() -> None:
@@ -120,9 +169,15 @@ def test_prewarm_sets_max_tokens_zero_and_adds_a_message_after_the_prefix() -> N
     assert kwargs["messages"] == [{"role": "user", "content": [{"type": "text", "text": "."}]}]
 
 
-@pytest.mark.parametrize("option", [{"stream": True}, {"thinking": {"type": "enabled", "budget_tokens": 1024}},
-                                    {"tool_choice": {"type": "any"}},
-                                    {"output_config": {"format": {"type": "json_schema"}}}])
+@pytest.mark.parametrize(
+    "option",
+    [
+        {"stream": True},
+        {"thinking": {"type": "enabled", "budget_tokens": 1024}},
+        {"tool_choice": {"type": "any"}},
+        {"output_config": {"format": {"type": "json_schema"}}},
+    ],
+)
 def test_prewarm_refuses_what_the_api_rejects(option: dict[str, Any]) -> None:
     with pytest.raises(InputError, match="pre-warm"):
         get_adapter("anthropic").prewarm_request(prompt(), model=MODEL, **option)  # type: ignore[attr-defined]
@@ -130,7 +185,8 @@ def test_prewarm_refuses_what_the_api_rejects(option: dict[str, Any]) -> None:
 
 def test_diagnostics_opt_in_adds_the_body_field_and_the_beta_header() -> None:
     kwargs = get_adapter("anthropic").to_request(
-        prompt(), model=MODEL, diagnostics=True, extra_headers={"anthropic-beta": "other-beta"})
+        prompt(), model=MODEL, diagnostics=True, extra_headers={"anthropic-beta": "other-beta"}
+    )
     assert kwargs["diagnostics"] == {"previous_message_id": None}
     assert kwargs["extra_headers"]["anthropic-beta"] == f"other-beta,{DIAGNOSTICS_BETA}"
     plain = get_adapter("anthropic").to_request(prompt(), model=MODEL)
@@ -140,17 +196,32 @@ def test_diagnostics_opt_in_adds_the_body_field_and_the_beta_header() -> None:
 def test_diagnosis_is_read_from_the_sdk_message() -> None:
     from anthropic.types import Message as SDKMessage
 
-    message = SDKMessage.model_validate({
-        "id": "msg_1", "type": "message", "role": "assistant", "model": MODEL, "content": [],
-        "stop_reason": "end_turn", "stop_sequence": None,
-        "usage": {"input_tokens": 5, "output_tokens": 1, "cache_read_input_tokens": 0,
-                  "cache_creation_input_tokens": 2000},
-        "diagnostics": {"cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 1990}},
-    })
+    message = SDKMessage.model_validate(
+        {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": MODEL,
+            "content": [],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 5,
+                "output_tokens": 1,
+                "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 2000,
+            },
+            "diagnostics": {
+                "cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 1990}
+            },
+        }
+    )
     usage = get_adapter("anthropic").read_usage(message)
     assert usage.diagnosis is not None
     assert (usage.diagnosis.reason, usage.diagnosis.missed_tokens) == ("tools_changed", 1990)
-    pending = get_adapter("anthropic").read_usage({**message.model_dump(), "diagnostics": {"cache_miss_reason": None}})
+    pending = get_adapter("anthropic").read_usage(
+        {**message.model_dump(), "diagnostics": {"cache_miss_reason": None}}
+    )
     assert pending.diagnosis is not None and pending.diagnosis.pending
 
 
@@ -164,15 +235,38 @@ def test_prompt_fields_cannot_be_passed_twice() -> None:
 
 def test_stream_keeps_cache_counts_from_message_start_and_output_from_the_last_delta() -> None:
     acc = get_adapter("anthropic").accumulator()
-    acc.feed({"type": "message_start", "message": {"model": MODEL, "usage": {
-        "input_tokens": 3, "cache_read_input_tokens": 4096, "cache_creation_input_tokens": 10,
-        "cache_creation": {"ephemeral_5m_input_tokens": 10, "ephemeral_1h_input_tokens": 0},
-        "output_tokens": 1}}})
-    acc.feed({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}})
+    acc.feed(
+        {
+            "type": "message_start",
+            "message": {
+                "model": MODEL,
+                "usage": {
+                    "input_tokens": 3,
+                    "cache_read_input_tokens": 4096,
+                    "cache_creation_input_tokens": 10,
+                    "cache_creation": {
+                        "ephemeral_5m_input_tokens": 10,
+                        "ephemeral_1h_input_tokens": 0,
+                    },
+                    "output_tokens": 1,
+                },
+            },
+        }
+    )
+    acc.feed(
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "x"}}
+    )
     acc.feed({"type": "message_delta", "usage": {"output_tokens": 40}})
-    acc.feed({"type": "message_delta", "usage": {"output_tokens": 77, "cache_read_input_tokens": None}})
+    acc.feed(
+        {"type": "message_delta", "usage": {"output_tokens": 77, "cache_read_input_tokens": None}}
+    )
     usage = acc.usage
-    assert (usage.uncached_input, usage.cache_read, usage.cache_write, usage.output) == (3, 4096, 10, 77)
+    assert (usage.uncached_input, usage.cache_read, usage.cache_write, usage.output) == (
+        3,
+        4096,
+        10,
+        77,
+    )
     assert usage.cache_write_by_ttl == {"5m": 10}
     assert usage.model == MODEL
 
@@ -185,10 +279,13 @@ def test_stream_without_message_start_is_an_error() -> None:
 
 
 def test_proxy_without_cache_fields_reports_unknown() -> None:
-    usage = get_adapter("anthropic").read_usage({"usage": {"input_tokens": 900, "output_tokens": 2}})
+    usage = get_adapter("anthropic").read_usage(
+        {"usage": {"input_tokens": 900, "output_tokens": 2}}
+    )
     assert usage.cache_read is None and usage.cache_write is None
-    llama = get_adapter("anthropic").read_usage({"usage": {"input_tokens": 30, "output_tokens": 2,
-                                                           "cache_read_input_tokens": 900}})
+    llama = get_adapter("anthropic").read_usage(
+        {"usage": {"input_tokens": 30, "output_tokens": 2, "cache_read_input_tokens": 900}}
+    )
     assert (llama.cache_read, llama.cache_write) == (900, 0)
 
 
@@ -204,5 +301,7 @@ def test_a_given_plan_is_used_as_is() -> None:
     from promptcache import plan
 
     chosen = plan(prompt(Message.user("a")), vendor="anthropic", model=MODEL, ttl="1h")
-    kwargs = get_adapter("anthropic").to_request(prompt(Message.user("a")), model=MODEL, plan=chosen)
+    kwargs = get_adapter("anthropic").to_request(
+        prompt(Message.user("a")), model=MODEL, plan=chosen
+    )
     assert {b["cache_control"]["ttl"] for b in kwargs["system"] if "cache_control" in b} == {"1h"}

@@ -16,10 +16,18 @@ def _write(tmp_path: Path, name: str, data: object) -> str:
     return str(path)
 
 
-def test_cost_prices_a_response_and_sums(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    response = {"model": "claude-sonnet-4-6", "usage": {
-        "input_tokens": 0, "cache_read_input_tokens": 1_000_000, "cache_creation_input_tokens": 0,
-        "output_tokens": 0}}
+def test_cost_prices_a_response_and_sums(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    response = {
+        "model": "claude-sonnet-4-6",
+        "usage": {
+            "input_tokens": 0,
+            "cache_read_input_tokens": 1_000_000,
+            "cache_creation_input_tokens": 0,
+            "output_tokens": 0,
+        },
+    }
     file = _write(tmp_path, "r.json", response)
     assert main(["cost", "--vendor", "anthropic", "--format", "json", file, file]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -19,8 +19,9 @@ def test_no_markers_and_no_cache_key_by_default() -> None:
 
 
 def test_cache_salt_goes_in_extra_body() -> None:
-    kwargs = get_adapter("engine").to_request(prompt(), model="m", engine="sglang", cache_salt="t1",
-                                              extra_body={"top_k": 5})
+    kwargs = get_adapter("engine").to_request(
+        prompt(), model="m", engine="sglang", cache_salt="t1", extra_body={"top_k": 5}
+    )
     assert kwargs["extra_body"] == {"top_k": 5, "cache_salt": "t1"}
 
 
@@ -31,7 +32,9 @@ def test_bad_salt_is_refused(salt: str) -> None:
 
 
 def test_llamacpp_options() -> None:
-    kwargs = get_adapter("engine").to_request(prompt(), model="m", engine="llama.cpp", cache_prompt=True)
+    kwargs = get_adapter("engine").to_request(
+        prompt(), model="m", engine="llama.cpp", cache_prompt=True
+    )
     assert kwargs["extra_body"] == {"cache_prompt": True}
     with pytest.raises(InputError, match="no cache_salt"):
         get_adapter("engine").to_request(prompt(), model="m", engine="llama.cpp", cache_salt="x")
@@ -40,20 +43,32 @@ def test_llamacpp_options() -> None:
 
 
 def test_vllm_created_cache_tokens_are_writes() -> None:
-    usage = get_adapter("engine").read_usage({"usage": {
-        "prompt_tokens": 300, "completion_tokens": 2,
-        "prompt_tokens_details": {"cached_tokens": 160, "created_cache_tokens": 128}}})
+    usage = get_adapter("engine").read_usage(
+        {
+            "usage": {
+                "prompt_tokens": 300,
+                "completion_tokens": 2,
+                "prompt_tokens_details": {"cached_tokens": 160, "created_cache_tokens": 128},
+            }
+        }
+    )
     assert (usage.uncached_input, usage.cache_read, usage.cache_write) == (12, 160, 128)
 
 
 def test_vllm_without_prompt_tokens_details_is_unknown_not_zero() -> None:
     # peers J7: Prometheus shows hits but responses show none without the server flag.
-    usage = get_adapter("engine").read_usage({"usage": {"prompt_tokens": 300, "completion_tokens": 2}})
+    usage = get_adapter("engine").read_usage(
+        {"usage": {"prompt_tokens": 300, "completion_tokens": 2}}
+    )
     assert usage.cache_read is None and usage.hit_rate is None
     assert usage.uncached_input == 300
 
 
 def test_llamacpp_timings_fill_in() -> None:
-    usage = get_adapter("engine").read_usage({"usage": {"prompt_tokens": 300, "completion_tokens": 2},
-                                              "timings": {"cache_n": 256, "prompt_n": 44}})
+    usage = get_adapter("engine").read_usage(
+        {
+            "usage": {"prompt_tokens": 300, "completion_tokens": 2},
+            "timings": {"cache_n": 256, "prompt_n": 44},
+        }
+    )
     assert (usage.cache_read, usage.uncached_input) == (256, 44)

@@ -16,8 +16,14 @@ KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY
 @pytest.mark.parametrize("name", ["anthropic_usage.py", "openai_usage.py", "gemini_usage.py"])
 def test_example_runs_offline(name: str) -> None:
     env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    result = subprocess.run([sys.executable, str(EXAMPLES / name)], capture_output=True, text=True,
-                            env=env, timeout=120, check=False)
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES / name)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr
     assert "total_input=" in result.stdout
     assert "Traceback" not in result.stderr

@@ -16,9 +16,14 @@ MODEL = "gemini-2.5-pro"
 
 
 def prompt(manual: str = MANUAL) -> Prompt:
-    return (Prompt(volatile="ignore").add_tools(Tool(name="lookup", description="find"))
-            .add_system("You are support.").add_docs(manual)
-            .add_history(Message.user("hi"), Message.assistant("hello")).with_tail("q"))
+    return (
+        Prompt(volatile="ignore")
+        .add_tools(Tool(name="lookup", description="find"))
+        .add_system("You are support.")
+        .add_docs(manual)
+        .add_history(Message.user("hi"), Message.assistant("hello"))
+        .with_tail("q")
+    )
 
 
 class FakeCaches:
@@ -54,7 +59,9 @@ def test_implicit_request_orders_the_prefix_first() -> None:
 
 
 def test_cached_request_omits_system_tools_tool_config_and_docs() -> None:
-    kwargs = get_adapter("gemini").to_request(prompt(), model=MODEL, cached_content="cachedContents/x")
+    kwargs = get_adapter("gemini").to_request(
+        prompt(), model=MODEL, cached_content="cachedContents/x"
+    )
     assert kwargs["config"] == {"cached_content": "cachedContents/x"}
     assert [c["parts"][0]["text"] for c in kwargs["contents"]] == ["hi", "hello", "q"]
 
@@ -73,8 +80,10 @@ def test_cached_request_refuses_a_stale_cache() -> None:
 
 
 def test_function_calls_keep_their_names_in_responses() -> None:
-    turns = (Message.assistant([ToolUse(id="c1", name="lookup", input={"id": 7})]),
-             Message.user([ToolResult(tool_use_id="c1", content="shipped")]))
+    turns = (
+        Message.assistant([ToolUse(id="c1", name="lookup", input={"id": 7})]),
+        Message.user([ToolResult(tool_use_id="c1", content="shipped")]),
+    )
     kwargs = get_adapter("gemini").to_request(prompt().add_history(*turns), model=MODEL)
     response = kwargs["contents"][4]["parts"][0]["function_response"]
     assert response == {"id": "c1", "name": "lookup", "response": {"output": "shipped"}}
@@ -93,7 +102,9 @@ def test_create_then_reuse_by_prefix_hash() -> None:
     assert config["ttl"] == "600s"
     assert {"system_instruction", "tools", "contents"} <= set(config)
     assert config["display_name"] == f"promptcache-{static_hash(prompt().render())[:16]}"
-    again = manager.ensure(prompt().commit_tail("a").with_tail("next"), model=MODEL, expected_requests=20)
+    again = manager.ensure(
+        prompt().commit_tail("a").with_tail("next"), model=MODEL, expected_requests=20
+    )
     assert again.action == "reused" and again.cache == first.cache
     assert len(client.caches.calls) == 1
 
@@ -115,16 +126,29 @@ def test_refresh_extends_the_ttl_near_expiry() -> None:
     manager.ensure(prompt(), model=MODEL, expected_requests=20)
     refreshed = manager.ensure(prompt(), model=MODEL, expected_requests=20)
     assert refreshed.action == "refreshed"
-    assert client.caches.calls[-1] == ("update", {"name": "cachedContents/c1", "config": {"ttl": "900s"}})
+    assert client.caches.calls[-1] == (
+        "update",
+        {"name": "cachedContents/c1", "config": {"ttl": "900s"}},
+    )
     assert refreshed.cache is not None and refreshed.cache.expire_time is not None
     assert refreshed.cache.expire_time.year == 2099
 
 
 def test_find_adopts_a_cache_made_by_another_process() -> None:
     key = static_hash(prompt().render())
-    listed = [{"name": "cachedContents/other", "displayName": "promptcache-0000", "model": f"models/{MODEL}"},
-              {"name": "cachedContents/mine", "displayName": f"promptcache-{key[:16]}",
-               "model": f"models/{MODEL}", "expireTime": "2099-01-01T00:00:00Z"}]
+    listed = [
+        {
+            "name": "cachedContents/other",
+            "displayName": "promptcache-0000",
+            "model": f"models/{MODEL}",
+        },
+        {
+            "name": "cachedContents/mine",
+            "displayName": f"promptcache-{key[:16]}",
+            "model": f"models/{MODEL}",
+            "expireTime": "2099-01-01T00:00:00Z",
+        },
+    ]
     client = FakeClient()
     client.caches.list = lambda: iter(listed)  # type: ignore[attr-defined]
     manager = GeminiCacheManager(client)
@@ -146,7 +170,9 @@ def test_delete_all() -> None:
 def test_below_minimum_says_so_instead_of_a_400() -> None:
     # peers K1/K2: "Cached content is too small. total_token_count=896, min_total_token_count=1024"
     client = FakeClient()
-    decision = GeminiCacheManager(client).ensure(prompt("tiny manual"), model=MODEL, expected_requests=99)
+    decision = GeminiCacheManager(client).ensure(
+        prompt("tiny manual"), model=MODEL, expected_requests=99
+    )
     assert decision.cache is None and decision.action == "skipped"
     assert "below gemini-2.5-pro's minimum of 2048" in decision.reason
     assert "Cached content is too small" in decision.reason
@@ -189,23 +215,48 @@ def test_async_lifecycle() -> None:
 
 def test_stream_last_chunk_wins_within_a_hop() -> None:
     acc = get_adapter("gemini").accumulator()
-    acc.feed({"candidates": [{"content": {"parts": [{"text": "a"}]}}],
-              "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 1}})
-    acc.feed({"candidates": [{"finishReason": "STOP"}],
-              "usageMetadata": {"promptTokenCount": 100, "cachedContentTokenCount": 64,
-                                "candidatesTokenCount": 9}})
+    acc.feed(
+        {
+            "candidates": [{"content": {"parts": [{"text": "a"}]}}],
+            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 1},
+        }
+    )
+    acc.feed(
+        {
+            "candidates": [{"finishReason": "STOP"}],
+            "usageMetadata": {
+                "promptTokenCount": 100,
+                "cachedContentTokenCount": 64,
+                "candidatesTokenCount": 9,
+            },
+        }
+    )
     usage = acc.usage
     assert (usage.uncached_input, usage.cache_read, usage.output) == (36, 64, 9)
 
 
 def test_raw_continuation_hops_are_summed_like_the_sdk() -> None:
     acc = get_adapter("gemini").accumulator()
-    acc.feed({"candidates": [{"finishReason": "CONTINUATION"}],
-              "usageMetadata": {"promptTokenCount": 100, "cachedContentTokenCount": 0,
-                                "candidatesTokenCount": 50}})
-    acc.feed({"candidates": [{"finishReason": "STOP"}],
-              "usageMetadata": {"promptTokenCount": 160, "cachedContentTokenCount": 128,
-                                "candidatesTokenCount": 5}})
+    acc.feed(
+        {
+            "candidates": [{"finishReason": "CONTINUATION"}],
+            "usageMetadata": {
+                "promptTokenCount": 100,
+                "cachedContentTokenCount": 0,
+                "candidatesTokenCount": 50,
+            },
+        }
+    )
+    acc.feed(
+        {
+            "candidates": [{"finishReason": "STOP"}],
+            "usageMetadata": {
+                "promptTokenCount": 160,
+                "cachedContentTokenCount": 128,
+                "candidatesTokenCount": 5,
+            },
+        }
+    )
     usage = acc.usage
     assert (usage.total_input, usage.cache_read, usage.output) == (260, 128, 55)
 

@@ -29,13 +29,19 @@ def test_every_adapter_follows_the_protocol(name: str) -> None:
 
 
 def test_unknown_name_lists_the_valid_ones() -> None:
-    with pytest.raises(InputError, match="unknown adapter 'claude'; choose one of: anthropic, openai"):
+    with pytest.raises(
+        InputError, match="unknown adapter 'claude'; choose one of: anthropic, openai"
+    ):
         get_adapter("claude")
 
 
 def test_capabilities() -> None:
     anthropic = get_adapter("anthropic").capabilities
-    assert (anthropic.max_breakpoints, anthropic.lookback_blocks, anthropic.ttls) == (4, 20, ("1h", "5m"))
+    assert (anthropic.max_breakpoints, anthropic.lookback_blocks, anthropic.ttls) == (
+        4,
+        20,
+        ("1h", "5m"),
+    )
     assert anthropic.ttl_order == "non-increasing" and anthropic.marking == "explicit"
     openai = get_adapter("openai")
     assert openai.capabilities.max_breakpoints == 4 and openai.capabilities.lookback_blocks is None
@@ -44,27 +50,40 @@ def test_capabilities() -> None:
     assert get_adapter("gemini").capabilities.marking == "automatic"
 
 
-@pytest.mark.parametrize(("name", "model", "expected"), [
-    ("anthropic", "claude-opus-5", 512), ("anthropic", "claude-opus-5-5", 1024),
-    ("anthropic", "claude-sonnet-4-6-20260115", 1024), ("anthropic", "claude-haiku-4-5@20251001", 4096),
-    ("anthropic", "us.anthropic.claude-opus-4-7-v1:0", 2048), ("anthropic", "claude-new-thing", 1024),
-    ("openai", "gpt-5.6-terra", 1024), ("openai-responses", "gpt-4o", 1024),
-    ("gemini", "models/gemini-2.5-flash", 2048), ("gemini", "gemini-2.5-flash-lite", 2048),
-    ("gemini", "gemini-3.5-flash", 4096), ("engine", "qwen3-8b", 16),
-])
+@pytest.mark.parametrize(
+    ("name", "model", "expected"),
+    [
+        ("anthropic", "claude-opus-5", 512),
+        ("anthropic", "claude-opus-5-5", 1024),
+        ("anthropic", "claude-sonnet-4-6-20260115", 1024),
+        ("anthropic", "claude-haiku-4-5@20251001", 4096),
+        ("anthropic", "us.anthropic.claude-opus-4-7-v1:0", 2048),
+        ("anthropic", "claude-new-thing", 1024),
+        ("openai", "gpt-5.6-terra", 1024),
+        ("openai-responses", "gpt-4o", 1024),
+        ("gemini", "models/gemini-2.5-flash", 2048),
+        ("gemini", "gemini-2.5-flash-lite", 2048),
+        ("gemini", "gemini-3.5-flash", 4096),
+        ("engine", "qwen3-8b", 16),
+    ],
+)
 def test_minimum_tokens_from_the_shipped_table(name: str, model: str, expected: int) -> None:
     assert get_adapter(name).min_cacheable_tokens(model) == expected
 
 
 def test_minimum_tokens_user_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     override = tmp_path / "mins.json"
-    override.write_text(json.dumps({"vendors": {"anthropic": {"models": {"claude-sonnet-4-6": 2048}}}}))
+    override.write_text(
+        json.dumps({"vendors": {"anthropic": {"models": {"claude-sonnet-4-6": 2048}}}})
+    )
     monkeypatch.setenv("PROMPTCACHE_MIN_TOKENS", str(override))
     assert get_adapter("anthropic").min_cacheable_tokens("claude-sonnet-4-6") == 2048
     assert get_adapter("anthropic").min_cacheable_tokens("claude-opus-5") == 512  # merged
 
 
-def test_a_bad_override_file_says_what_is_wrong(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_bad_override_file_says_what_is_wrong(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
     monkeypatch.setenv("PROMPTCACHE_MIN_TOKENS", str(bad))
@@ -72,10 +91,14 @@ def test_a_bad_override_file_says_what_is_wrong(tmp_path: Path, monkeypatch: pyt
         get_adapter("anthropic").min_cacheable_tokens("claude-opus-5")
 
 
-@pytest.mark.parametrize(("name", "module", "extra"), [
-    ("anthropic", "anthropic", "anthropic"), ("openai", "openai", "openai"),
-    ("gemini", "google.genai", "gemini"),
-])
+@pytest.mark.parametrize(
+    ("name", "module", "extra"),
+    [
+        ("anthropic", "anthropic", "anthropic"),
+        ("openai", "openai", "openai"),
+        ("gemini", "google.genai", "gemini"),
+    ],
+)
 def test_missing_sdk_names_the_pip_command(
     name: str, module: str, extra: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -88,9 +111,11 @@ def test_missing_sdk_names_the_pip_command(
 def test_adapters_import_no_sdk() -> None:
     import subprocess
 
-    code = ("import sys; from promptcache.adapters import get_adapter\n"
-            "for n in ('anthropic','openai','openai-responses','gemini','engine'): get_adapter(n)\n"
-            "print(sorted(m for m in ('anthropic','openai','google.genai') if m in sys.modules))")
+    code = (
+        "import sys; from promptcache.adapters import get_adapter\n"
+        "for n in ('anthropic','openai','openai-responses','gemini','engine'): get_adapter(n)\n"
+        "print(sorted(m for m in ('anthropic','openai','google.genai') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

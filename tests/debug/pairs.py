@@ -59,33 +59,59 @@ def anthropic(
     }
 
 
-def _anthropic_turns(question: str = "My deploy fails with 502s since noon.") -> list[dict[str, Any]]:
+def _anthropic_turns(
+    question: str = "My deploy fails with 502s since noon.",
+) -> list[dict[str, Any]]:
     return [
         {"role": "user", "content": "Hi, I need help with my deployment."},
-        {"role": "assistant", "content": [
-            {"type": "text", "text": "Let me look that up."},
-            {"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "search_docs",
-             "input": {"query": "deployment 502", "limit": 3}},
-        ]},
-        {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "toolu_01A09q90qw90lq917835lq9",
-             "content": "Runbook 4.2: 502s after deploy usually mean the health check path moved."},
-        ]},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "text", "text": "Let me look that up."},
+                {
+                    "type": "tool_use",
+                    "id": "toolu_01A09q90qw90lq917835lq9",
+                    "name": "search_docs",
+                    "input": {"query": "deployment 502", "limit": 3},
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "toolu_01A09q90qw90lq917835lq9",
+                    "content": "Runbook 4.2: 502s after deploy usually mean the health check path moved.",
+                },
+            ],
+        },
         {"role": "assistant", "content": "Runbook 4.2 says the health check path may have moved."},
-        {"role": "user", "content": [
-            {"type": "text", "text": question, "cache_control": {"type": "ephemeral"}},
-        ]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": question, "cache_control": {"type": "ephemeral"}},
+            ],
+        },
     ]
 
 
-def anthropic_turns(question: str = "My deploy fails with 502s since noon.") -> list[dict[str, Any]]:
+def anthropic_turns(
+    question: str = "My deploy fails with 502s since noon.",
+) -> list[dict[str, Any]]:
     return _anthropic_turns(question)
 
 
 def openai_tools(tools: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
     return [
-        {"type": "function", "function": {
-            "name": t["name"], "description": t["description"], "parameters": t["input_schema"]}}
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": t["input_schema"],
+            },
+        }
         for t in copy.deepcopy(tools if tools is not None else TOOLS)
     ]
 
@@ -106,15 +132,27 @@ def openai(
     }
 
 
-def openai_turns(arguments: str = '{"query": "deployment 502", "limit": 3}') -> list[dict[str, Any]]:
+def openai_turns(
+    arguments: str = '{"query": "deployment 502", "limit": 3}',
+) -> list[dict[str, Any]]:
     return [
         {"role": "user", "content": "Hi, I need help with my deployment."},
-        {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "call_8f2a", "type": "function",
-             "function": {"name": "search_docs", "arguments": arguments}},
-        ]},
-        {"role": "tool", "tool_call_id": "call_8f2a",
-         "content": "Runbook 4.2: 502s after deploy usually mean the health check path moved."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "call_8f2a",
+                    "type": "function",
+                    "function": {"name": "search_docs", "arguments": arguments},
+                },
+            ],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_8f2a",
+            "content": "Runbook 4.2: 502s after deploy usually mean the health check path moved.",
+        },
         {"role": "assistant", "content": "Runbook 4.2 says the health check path may have moved."},
         {"role": "user", "content": "My deploy fails with 502s since noon."},
     ]
@@ -145,12 +183,28 @@ def gemini(
 def gemini_turns() -> list[dict[str, Any]]:
     return [
         {"role": "user", "parts": [{"text": "Hi, I need help with my deployment."}]},
-        {"role": "model", "parts": [
-            {"function_call": {"name": "search_docs", "args": {"query": "deployment 502", "limit": 3}}},
-        ]},
-        {"role": "user", "parts": [
-            {"function_response": {"name": "search_docs", "response": {"result": "Runbook 4.2"}}},
-        ]},
+        {
+            "role": "model",
+            "parts": [
+                {
+                    "function_call": {
+                        "name": "search_docs",
+                        "args": {"query": "deployment 502", "limit": 3},
+                    }
+                },
+            ],
+        },
+        {
+            "role": "user",
+            "parts": [
+                {
+                    "function_response": {
+                        "name": "search_docs",
+                        "response": {"result": "Runbook 4.2"},
+                    }
+                },
+            ],
+        },
         {"role": "model", "parts": [{"text": "Runbook 4.2 says the health check path moved."}]},
         {"role": "user", "parts": [{"text": "My deploy fails with 502s since noon."}]},
     ]

@@ -7,7 +7,7 @@ Record the wrapper cassettes: wrapped real SDK clients -> a stub vendor on 127.0
 The stub answers each request with the session's next synthetic reply (JSON or SSE). Recorded
 URIs are rewritten from the stub's address to the vendor's real host, so the replay tests run
 the SDK clients with their default base URLs; credentials are filtered out of the headers.
-See tests/debug/cassettes/README.md.
+See cassettes/wrap/README.md.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import vcr
 
 from .wire import HOSTS, SESSIONS, Reply
 
-CASSETTES = Path(__file__).resolve().parent / "cassettes"
+CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "wrap"
 FILTERED_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"]
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
@@ -73,16 +73,22 @@ def recorder(stub: str, host: str) -> vcr.VCR:
         return request
 
     return vcr.VCR(
-        cassette_library_dir=str(CASSETTES), record_mode="all", match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS, before_record_request=to_vendor_host,
+        cassette_library_dir=str(CASSETTES),
+        record_mode="all",
+        match_on=MATCH_ON,
+        filter_headers=FILTERED_HEADERS,
+        before_record_request=to_vendor_host,
         decode_compressed_response=True,
     )
 
 
 def replayer() -> vcr.VCR:
     return vcr.VCR(
-        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS, decode_compressed_response=True,
+        cassette_library_dir=str(CASSETTES),
+        record_mode="none",
+        match_on=MATCH_ON,
+        filter_headers=FILTERED_HEADERS,
+        decode_compressed_response=True,
     )
 
 

@@ -40,9 +40,15 @@ class AnthropicSim:
             if tokens[p] >= 1024:
                 self.entries[prefixes[p]] = at
         uncached = (tokens[-1] if tokens else 0) - read - write
-        return {"model": request["model"], "usage": {
-            "input_tokens": uncached, "cache_read_input_tokens": read,
-            "cache_creation_input_tokens": write, "output_tokens": 10}}
+        return {
+            "model": request["model"],
+            "usage": {
+                "input_tokens": uncached,
+                "cache_read_input_tokens": read,
+                "cache_creation_input_tokens": write,
+                "output_tokens": 10,
+            },
+        }
 
     def _lookback(self, point: int, prefixes: list[bytes], tokens: list[int], at: float) -> int:
         """Each breakpoint walks back up to 20 blocks for an earlier entry (Anthropic's rule)."""

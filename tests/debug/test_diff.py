@@ -26,7 +26,16 @@ SYSTEM_PATH = {
 }
 ALL = pytest.mark.parametrize("shape", sorted(SHAPES))
 
-EXPECTED_KEYS = ["invalidated", "layer", "cause", "path", "offset", "before", "after", "tokens_lost"]
+EXPECTED_KEYS = [
+    "invalidated",
+    "layer",
+    "cause",
+    "path",
+    "offset",
+    "before",
+    "after",
+    "tokens_lost",
+]
 
 
 def _pair(shape: str, **kw_b: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
@@ -46,15 +55,22 @@ def _pair(shape: str, **kw_b: Any) -> tuple[dict[str, Any], dict[str, Any], str]
             "Now: Tuesday, June 9, 2026, 03:04:20 PM +03:00",  # A2
             "Now: Tuesday, June 9, 2026, 03:05:47 PM +03:00",
         ),
-        ("Today is Tuesday, 09 June 2026 15:04:20 UTC", "Today is Tuesday, 09 June 2026 15:09:02 UTC"),
+        (
+            "Today is Tuesday, 09 June 2026 15:04:20 UTC",
+            "Today is Tuesday, 09 June 2026 15:09:02 UTC",
+        ),
     ],
 )
 def test_timestamp_in_system(shape: str, first: str, second: str) -> None:
     vendor, build = SHAPES[shape]
-    result = diff(build(system=pairs.with_header(first)), build(system=pairs.with_header(second)), vendor)
+    result = diff(
+        build(system=pairs.with_header(first)), build(system=pairs.with_header(second)), vendor
+    )
     assert result.invalidated
     assert (result.cause, result.layer, result.path) == ("timestamp", "system", SYSTEM_PATH[shape])
-    assert result.offset == next(i for i, (x, y) in enumerate(zip(first, second, strict=False)) if x != y)
+    assert result.offset == next(
+        i for i, (x, y) in enumerate(zip(first, second, strict=False)) if x != y
+    )
     assert result.before is not None and result.after is not None
     assert first[result.offset :][:2] in result.before
     assert result.tokens_lost and result.tokens_lost > 500
@@ -99,7 +115,9 @@ def test_tool_use_input_key_order_anthropic() -> None:
     b["messages"][1]["content"][1]["input"] = {"limit": 3, "query": "deployment 502"}
     result = diff(pairs.anthropic(), b, "anthropic")
     assert (result.cause, result.layer, result.path) == (
-        "key_order", "messages", "messages[1].content[1].input"
+        "key_order",
+        "messages",
+        "messages[1].content[1].input",
     )
     assert (result.before, result.after) == ("query, limit", "limit, query")
 
@@ -108,14 +126,20 @@ def test_tool_use_input_key_order_anthropic() -> None:
 def test_schema_properties_and_required_swapped(shape: str) -> None:
     swapped = copy.deepcopy(pairs.TOOLS)
     schema = swapped[0]["input_schema"]
-    swapped[0]["input_schema"] = {"type": "object", "required": schema["required"],
-                                  "properties": schema["properties"]}
+    swapped[0]["input_schema"] = {
+        "type": "object",
+        "required": schema["required"],
+        "properties": schema["properties"],
+    }
     vendor, build = SHAPES[shape]
     result = diff(build(), build(tools=swapped), vendor)
     assert (result.cause, result.layer) == ("key_order", "tools")
     assert result.path is not None and result.path.endswith(
-        {"anthropic": "tools[0].input_schema", "openai": "tools[0].function.parameters",
-         "gemini": "config.tools[0].function_declarations[0].parameters"}[shape]
+        {
+            "anthropic": "tools[0].input_schema",
+            "openai": "tools[0].function.parameters",
+            "gemini": "config.tools[0].function_declarations[0].parameters",
+        }[shape]
     )
 
 
@@ -155,8 +179,11 @@ def test_tool_schema_edited(shape: str) -> None:
 
 @ALL
 def test_tool_added(shape: str) -> None:
-    extra = {"name": "zz_restart", "description": "Restart a service.",
-             "input_schema": {"type": "object"}}
+    extra = {
+        "name": "zz_restart",
+        "description": "Restart a service.",
+        "input_schema": {"type": "object"},
+    }
     vendor, build = SHAPES[shape]
     result = diff(build(), build(tools=[*pairs.TOOLS, extra]), vendor)
     assert (result.cause, result.layer, result.invalidated) == ("tools_changed", "tools", True)
@@ -193,14 +220,19 @@ def test_whitespace_only(shape: str) -> None:
 
 
 def test_resume_moves_a_reminder_block() -> None:
-    reminder = {"type": "text", "text": "<system-reminder>Skills: deploy, rollback</system-reminder>"}
+    reminder = {
+        "type": "text",
+        "text": "<system-reminder>Skills: deploy, rollback</system-reminder>",
+    }
     a = pairs.anthropic()
     a["messages"][0] = {"role": "user", "content": [reminder, {"type": "text", "text": "Hi"}]}
     b = copy.deepcopy(a)
     b["messages"][0] = {"role": "user", "content": [{"type": "text", "text": "Hi"}]}
     result = diff(a, b, "anthropic")
     assert (result.cause, result.layer, result.path) == (
-        "content_changed", "messages", "messages[0].content[0].text"
+        "content_changed",
+        "messages",
+        "messages[0].content[0].text",
     )
     assert result.invalidated
 
@@ -224,8 +256,11 @@ def test_engine_think_block_dropped() -> None:
     # Crow#60 / Qwen3 templates: the client drops reasoning_content, the template renders an empty
     # think block, and the prefix diverges at that assistant turn.
     a = pairs.openai()
-    a["messages"][4] = {"role": "assistant", "content": "Runbook 4.2 says ...",
-                        "reasoning_content": "The user has 502s; check the runbook."}
+    a["messages"][4] = {
+        "role": "assistant",
+        "content": "Runbook 4.2 says ...",
+        "reasoning_content": "The user has 502s; check the runbook.",
+    }
     b = copy.deepcopy(a)
     del b["messages"][4]["reasoning_content"]
     result = diff(a, b, "engine")
@@ -240,7 +275,11 @@ def test_tool_choice_drops_messages_keeps_system() -> None:
     a = pairs.anthropic(tool_choice={"type": "auto"})
     b = pairs.anthropic(tool_choice={"type": "any"})
     result = diff(a, b, "anthropic")
-    assert (result.cause, result.layer, result.path) == ("tool_choice_changed", "messages", "tool_choice")
+    assert (result.cause, result.layer, result.path) == (
+        "tool_choice_changed",
+        "messages",
+        "tool_choice",
+    )
     # The system breakpoint survives: only the messages tier is lost.
     whole = diff(a, dict(a, model="x"), "anthropic").tokens_lost
     assert result.tokens_lost is not None and whole is not None and 0 < result.tokens_lost < whole
@@ -262,7 +301,9 @@ def test_thinking_toggle_anthropic() -> None:
 
 
 def test_reasoning_effort_openai() -> None:
-    result = diff(pairs.openai(reasoning_effort="low"), pairs.openai(reasoning_effort="high"), "openai")
+    result = diff(
+        pairs.openai(reasoning_effort="low"), pairs.openai(reasoning_effort="high"), "openai"
+    )
     assert (result.cause, result.invalidated) == ("thinking_changed", True)
 
 
@@ -275,7 +316,9 @@ def test_engine_enable_thinking_template_kwarg() -> None:
 
 def test_content_divergence_before_table_change_wins() -> None:
     a = pairs.anthropic(tool_choice={"type": "auto"})
-    b = pairs.anthropic(system=pairs.with_header("Current time: 15:04:21"), tool_choice={"type": "any"})
+    b = pairs.anthropic(
+        system=pairs.with_header("Current time: 15:04:21"), tool_choice={"type": "any"}
+    )
     assert diff(a, b, "anthropic").cause == "timestamp"
 
 
@@ -286,12 +329,25 @@ def test_content_divergence_before_table_change_wins() -> None:
 def test_sampling_and_limits_do_not_invalidate(shape: str) -> None:
     vendor, build = SHAPES[shape]
     a = build()
-    b = dict(build(), temperature=0.2, top_p=0.9, max_tokens=10, stream=True,
-             metadata={"user_id": "u-42"}, stop_sequences=["END"])
+    b = dict(
+        build(),
+        temperature=0.2,
+        top_p=0.9,
+        max_tokens=10,
+        stream=True,
+        metadata={"user_id": "u-42"},
+        stop_sequences=["END"],
+    )
     result = diff(a, b, vendor)
     assert result.to_json() == {
-        "invalidated": False, "layer": None, "cause": "none", "path": None, "offset": None,
-        "before": None, "after": None, "tokens_lost": 0,
+        "invalidated": False,
+        "layer": None,
+        "cause": "none",
+        "path": None,
+        "offset": None,
+        "before": None,
+        "after": None,
+        "tokens_lost": 0,
     }
 
 
@@ -302,11 +358,15 @@ def test_next_turn_appends_and_keeps_everything(shape: str) -> None:
     b = copy.deepcopy(a)
     key = "contents" if shape == "gemini" else "messages"
     if shape == "gemini":
-        b[key] += [{"role": "model", "parts": [{"text": "Check /healthz."}]},
-                   {"role": "user", "parts": [{"text": "It moved to /ready."}]}]
+        b[key] += [
+            {"role": "model", "parts": [{"text": "Check /healthz."}]},
+            {"role": "user", "parts": [{"text": "It moved to /ready."}]},
+        ]
     else:
-        b[key] += [{"role": "assistant", "content": "Check /healthz."},
-                   {"role": "user", "content": "It moved to /ready."}]
+        b[key] += [
+            {"role": "assistant", "content": "Check /healthz."},
+            {"role": "user", "content": "It moved to /ready."},
+        ]
     assert not diff(a, b, vendor).invalidated
 
 
@@ -316,8 +376,12 @@ def test_rolling_breakpoint_moves_without_invalidating() -> None:
     b["messages"][-1]["content"][0].pop("cache_control")
     b["messages"] += [
         {"role": "assistant", "content": "Check /healthz."},
-        {"role": "user", "content": [{"type": "text", "text": "It moved.",
-                                      "cache_control": {"type": "ephemeral"}}]},
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "It moved.", "cache_control": {"type": "ephemeral"}}
+            ],
+        },
     ]
     assert diff(a, b, "anthropic").to_json()["invalidated"] is False
 
@@ -360,14 +424,25 @@ def test_json_contract_keys_exactly() -> None:
 
 def test_every_cause_is_covered_here() -> None:
     tested = {
-        "timestamp", "random_id", "key_order", "tools_changed", "tool_order", "model_changed",
-        "whitespace", "content_changed", "tool_choice_changed", "thinking_changed", "none",
+        "timestamp",
+        "random_id",
+        "key_order",
+        "tools_changed",
+        "tool_order",
+        "model_changed",
+        "whitespace",
+        "content_changed",
+        "tool_choice_changed",
+        "thinking_changed",
+        "none",
     }
     assert tested == set(CAUSES)
 
 
 def test_unknown_vendor_names_the_choices() -> None:
-    with pytest.raises(InputError, match=r"unknown vendor 'bedrock'.*anthropic, openai, gemini, engine"):
+    with pytest.raises(
+        InputError, match=r"unknown vendor 'bedrock'.*anthropic, openai, gemini, engine"
+    ):
         diff({}, {}, "bedrock")
 
 
@@ -385,8 +460,11 @@ def test_non_utf8_safe_offsets_count_bytes() -> None:
 
 
 def test_openai_responses_shape() -> None:
-    a = {"model": "gpt-5.6-terra", "instructions": pairs.with_header("Time 10:00:01"),
-         "input": [{"role": "user", "content": "hi"}]}
+    a = {
+        "model": "gpt-5.6-terra",
+        "instructions": pairs.with_header("Time 10:00:01"),
+        "input": [{"role": "user", "content": "hi"}],
+    }
     b = dict(a, instructions=pairs.with_header("Time 10:00:02"))
     result = diff(a, b, "openai")
     assert (result.path, result.cause, result.layer) == ("instructions", "timestamp", "system")
@@ -394,8 +472,12 @@ def test_openai_responses_shape() -> None:
 
 def test_openai_explicit_mode_only_marked_prefixes_count() -> None:
     a = pairs.openai(prompt_cache_options={"mode": "explicit"})
-    a["messages"][0] = {"role": "developer", "content": [
-        {"type": "text", "text": pairs.GUIDE, "prompt_cache_breakpoint": {"mode": "explicit"}}]}
+    a["messages"][0] = {
+        "role": "developer",
+        "content": [
+            {"type": "text", "text": pairs.GUIDE, "prompt_cache_breakpoint": {"mode": "explicit"}}
+        ],
+    }
     b = copy.deepcopy(a)
     b["messages"][1]["content"] = "Hello there."
     assert not diff(a, b, "openai").invalidated  # after the only breakpoint

@@ -22,15 +22,27 @@ def _turn(request: dict[str, Any], n: int) -> dict[str, Any]:
     following["messages"][-1]["content"][0].pop("cache_control", None)
     following["messages"] += [
         {"role": "assistant", "content": f"Answer {n}."},
-        {"role": "user", "content": [{"type": "text", "text": f"Question {n + 1}?",
-                                      "cache_control": {"type": "ephemeral"}}]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"Question {n + 1}?",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        },
     ]
     return following
 
 
 def _session(
-    turns: int, *, plant: dict[int, Any] | None = None, gaps: dict[int, float] | None = None,
-    evict_at: int | None = None, monitor: Monitor | None = None,
+    turns: int,
+    *,
+    plant: dict[int, Any] | None = None,
+    gaps: dict[int, float] | None = None,
+    evict_at: int | None = None,
+    monitor: Monitor | None = None,
 ) -> tuple[list[Invalidation], Monitor]:
     events: list[Invalidation] = []
     monitor = monitor or Monitor("anthropic", on_invalidation=events.append, metrics=False)
@@ -61,7 +73,10 @@ def test_planted_timestamp_is_named() -> None:
     assert len(events) == 1
     event = events[0]
     assert (event.cause, event.layer, event.path, event.server_side) == (
-        "timestamp", "system", "system[0].text", False
+        "timestamp",
+        "system",
+        "system[0].text",
+        False,
     )
     assert event.actual_read == 0 and event.expected_read > 1500
     assert event.tokens_lost == event.expected_read
@@ -103,10 +118,18 @@ def test_vendor_diagnosis_is_attached_and_fills_the_cause() -> None:
     events: list[Invalidation] = []
     monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
     request = pairs.anthropic()
-    monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000,
-                                              output=1), at=0.0)
-    diagnosed = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1,
-                           diagnosis=CacheDiagnosis(reason="system_changed", missed_tokens=2000))
+    monitor.observe(
+        request,
+        usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1),
+        at=0.0,
+    )
+    diagnosed = CacheUsage(
+        uncached_input=5,
+        cache_read=0,
+        cache_write=2000,
+        output=1,
+        diagnosis=CacheDiagnosis(reason="system_changed", missed_tokens=2000),
+    )
     monitor.observe(request, usage=diagnosed, at=5.0)
     assert events[0].vendor_reason == "system_changed"
     assert events[0].cause == "content_changed" and not events[0].server_side
@@ -116,11 +139,20 @@ def test_vendor_diagnosis_from_a_response_dict() -> None:
     events: list[Invalidation] = []
     monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
     request = pairs.anthropic()
-    usage = {"input_tokens": 5, "cache_read_input_tokens": 0, "cache_creation_input_tokens": 2000,
-             "output_tokens": 1}
+    usage = {
+        "input_tokens": 5,
+        "cache_read_input_tokens": 0,
+        "cache_creation_input_tokens": 2000,
+        "output_tokens": 1,
+    }
     monitor.observe(request, {"model": "claude-sonnet-4-6", "usage": usage}, at=0.0)
-    response = {"model": "claude-sonnet-4-6", "usage": usage, "diagnostics": {
-        "cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 2000}}}
+    response = {
+        "model": "claude-sonnet-4-6",
+        "usage": usage,
+        "diagnostics": {
+            "cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 2000}
+        },
+    }
     monitor.observe(request, response, at=1.0)
     assert events and events[0].vendor_reason == "tools_changed"
     assert events[0].cause == "tools_changed"
@@ -141,15 +173,30 @@ def test_openai_automatic_caching_expects_the_whole_previous_prompt() -> None:
     events: list[Invalidation] = []
     monitor = Monitor("openai", on_invalidation=events.append, metrics=False)
     first = pairs.openai()
-    second = dict(first, messages=[*first["messages"], {"role": "assistant", "content": "ok"},
-                                   {"role": "user", "content": "and?"}])
-    monitor.observe(first, usage=CacheUsage(uncached_input=2200, cache_read=0, cache_write=None,
-                                            output=2), at=0.0)
-    ok = monitor.observe(second, usage=CacheUsage(uncached_input=54, cache_read=2176,
-                                                  cache_write=None, output=2), at=5.0)
+    second = dict(
+        first,
+        messages=[
+            *first["messages"],
+            {"role": "assistant", "content": "ok"},
+            {"role": "user", "content": "and?"},
+        ],
+    )
+    monitor.observe(
+        first,
+        usage=CacheUsage(uncached_input=2200, cache_read=0, cache_write=None, output=2),
+        at=0.0,
+    )
+    ok = monitor.observe(
+        second,
+        usage=CacheUsage(uncached_input=54, cache_read=2176, cache_write=None, output=2),
+        at=5.0,
+    )
     assert ok is None  # 128-token increments: 2176 of 2200 is a full read
-    monitor.observe(second, usage=CacheUsage(uncached_input=2230, cache_read=0, cache_write=None,
-                                             output=2), at=10.0)
+    monitor.observe(
+        second,
+        usage=CacheUsage(uncached_input=2230, cache_read=0, cache_write=None, output=2),
+        at=10.0,
+    )
     assert [e.cause for e in events] == ["none"]
 
 
@@ -164,9 +211,18 @@ def test_unknown_caching_is_not_judged() -> None:
 def test_body_budget_falls_back_to_hashes() -> None:
     events: list[Invalidation] = []
     monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False, body_budget=0)
-    _session(5, plant={3: lambda r: dict(r, system=[{"type": "text", "text": "other " * 900,
-                                                        "cache_control": {"type": "ephemeral"}}])},
-             monitor=monitor)
+    _session(
+        5,
+        plant={
+            3: lambda r: dict(
+                r,
+                system=[
+                    {"type": "text", "text": "other " * 900, "cache_control": {"type": "ephemeral"}}
+                ],
+            )
+        },
+        monitor=monitor,
+    )
     assert monitor.memory()["body_bytes"] == 0
     assert [(e.cause, e.path) for e in events] == [("content_changed", "system[0]")]
     assert "byte budget" in events[0].detail
@@ -219,11 +275,17 @@ def test_opentelemetry_span_attributes() -> None:
     monitor = Monitor("anthropic")
     request = pairs.anthropic()
     with tracer.start_as_current_span("turn-1"):
-        monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0,
-                                                  cache_write=2000, output=1), at=0.0)
+        monitor.observe(
+            request,
+            usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1),
+            at=0.0,
+        )
     with tracer.start_as_current_span("turn-2"):
-        monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0,
-                                                  cache_write=2000, output=1), at=1.0)
+        monitor.observe(
+            request,
+            usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1),
+            at=1.0,
+        )
     first, second = exporter.get_finished_spans()
     assert first.attributes["gen_ai.usage.cache_creation.input_tokens"] == 2000
     assert first.attributes["gen_ai.usage.cache_read.input_tokens"] == 0
@@ -246,8 +308,9 @@ def test_threads_lose_no_event() -> None:
 
     def worker(thread: int) -> None:
         for i in range(200):  # each thread owns its keys; every 10th observation misses
-            monitor.observe(request, usage=miss if i % 10 == 9 else hit, key=f"t{thread}-{i % 5}",
-                            at=float(i))
+            monitor.observe(
+                request, usage=miss if i % 10 == 9 else hit, key=f"t{thread}-{i % 5}", at=float(i)
+            )
 
     threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
     for thread in threads:
@@ -282,8 +345,11 @@ def test_bad_arguments() -> None:
     with pytest.raises(InputError, match="needs the response or usage"):
         monitor.observe(pairs.anthropic())
     with pytest.raises(InputError, match="at must be epoch seconds"):
-        monitor.observe(pairs.anthropic(), usage=CacheUsage(uncached_input=1, cache_read=0,
-                                                            cache_write=0, output=0), at="noon")  # type: ignore[arg-type]
+        monitor.observe(
+            pairs.anthropic(),
+            usage=CacheUsage(uncached_input=1, cache_read=0, cache_write=0, output=0),
+            at="noon",
+        )  # type: ignore[arg-type]
 
 
 def test_markers_moved_in_place_still_explain_the_miss() -> None:
@@ -293,18 +359,42 @@ def test_markers_moved_in_place_still_explain_the_miss() -> None:
     events: list[Invalidation] = []
     monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
     messages: list[dict[str, Any]] = [
-        {"role": "user", "content": [{"type": "text", "text": "Hi, deploy fails.",
-                                      "cache_control": {"type": "ephemeral"}}]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Hi, deploy fails.",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        },
     ]
-    request = {"model": "claude-sonnet-4-6", "max_tokens": 100, "system": pairs.GUIDE,
-               "messages": messages}
-    monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000,
-                                              output=1), at=0.0)
+    request = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 100,
+        "system": pairs.GUIDE,
+        "messages": messages,
+    }
+    monitor.observe(
+        request,
+        usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1),
+        at=0.0,
+    )
     del messages[0]["content"][0]["cache_control"]
     messages[0] = {"role": "user", "content": [{"type": "text", "text": "Hello, deploy fails."}]}
-    messages += [{"role": "assistant", "content": "Check it."},
-                 {"role": "user", "content": [{"type": "text", "text": "Done.",
-                                               "cache_control": {"type": "ephemeral"}}]}]
-    monitor.observe(request, usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2100,
-                                              output=1), at=5.0)
-    assert [(e.cause, e.path) for e in events] == [("content_changed", "messages[0].content[0].text")]
+    messages += [
+        {"role": "assistant", "content": "Check it."},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "Done.", "cache_control": {"type": "ephemeral"}}],
+        },
+    ]
+    monitor.observe(
+        request,
+        usage=CacheUsage(uncached_input=5, cache_read=0, cache_write=2100, output=1),
+        at=5.0,
+    )
+    assert [(e.cause, e.path) for e in events] == [
+        ("content_changed", "messages[0].content[0].text")
+    ]

@@ -13,15 +13,17 @@ from promptcache import CacheUsage, Monitor, _monitor, diff
 
 from . import pairs
 
-TEXT = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1,
-               max_size=200)
+TEXT = st.text(
+    alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1, max_size=200
+)
 
 
 @settings(max_examples=60, deadline=None)
 @given(system=TEXT, turns=st.lists(TEXT, min_size=1, max_size=6))
 def test_identical_requests_lose_nothing(system: str, turns: list[str]) -> None:
-    messages = [{"role": "user" if i % 2 == 0 else "assistant", "content": t}
-                for i, t in enumerate(turns)]
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": t} for i, t in enumerate(turns)
+    ]
     a = pairs.anthropic(system=system, messages=messages)
     assert diff(a, copy.deepcopy(a), "anthropic").to_json()["cause"] == "none"
 
@@ -37,8 +39,11 @@ def test_appending_never_invalidates(system: str, extra: list[str]) -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(system=TEXT, position=st.integers(min_value=0, max_value=199), char=st.characters(
-    codec="utf-8", exclude_categories=("Cs",)))
+@given(
+    system=TEXT,
+    position=st.integers(min_value=0, max_value=199),
+    char=st.characters(codec="utf-8", exclude_categories=("Cs",)),
+)
 def test_a_changed_character_is_located(system: str, position: int, char: str) -> None:
     position %= len(system)
     if system[position] == char:

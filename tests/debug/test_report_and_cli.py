@@ -23,8 +23,16 @@ def _turn(request: dict[str, Any], n: int) -> dict[str, Any]:
     following["messages"][-1]["content"][0].pop("cache_control", None)
     following["messages"] += [
         {"role": "assistant", "content": f"Answer {n}."},
-        {"role": "user", "content": [{"type": "text", "text": f"Question {n + 1}?",
-                                      "cache_control": {"type": "ephemeral"}}]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"Question {n + 1}?",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        },
     ]
     return following
 
@@ -38,8 +46,15 @@ def _log(sessions: int = 3, turns: int = 5) -> Iterator[str]:
                 request["system"][0]["text"] = pairs.with_header("Time: 20:41:07")
             at += 30
             response = sim.respond(request, at)
-            yield json.dumps({"vendor": "anthropic", "key": f"s{s}", "at": at,
-                              "request": request, "response": response})
+            yield json.dumps(
+                {
+                    "vendor": "anthropic",
+                    "key": f"s{s}",
+                    "at": at,
+                    "request": request,
+                    "response": response,
+                }
+            )
             request = _turn(request, n)
 
 
@@ -67,8 +82,17 @@ def test_report_orders_costliest_first() -> None:
     for s in range(3):  # three sessions that each lose their cache to a TTL gap
         sim, request = AnthropicSim(), pairs.anthropic()
         for n, at in enumerate((0.0, 30.0, 2000.0)):
-            extra.append(json.dumps({"vendor": "anthropic", "key": f"ttl{s}", "at": at,
-                                     "request": request, "response": sim.respond(request, at)}))
+            extra.append(
+                json.dumps(
+                    {
+                        "vendor": "anthropic",
+                        "key": f"ttl{s}",
+                        "at": at,
+                        "request": request,
+                        "response": sim.respond(request, at),
+                    }
+                )
+            )
             request = _turn(request, n)
     report = build_report([*lines, *extra])
     assert [c.cause for c in report.invalidations] == ["ttl_expired", "timestamp"]
@@ -137,9 +161,19 @@ def test_diff_cli_json_contract(tmp_path: Path, capsys: pytest.CaptureFixture[st
     b = _write(tmp_path, "b.json", pairs.anthropic(system=pairs.with_header("At 10:00:02")))
     assert main(["diff", a, b, "--vendor", "anthropic", "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert list(data) == ["invalidated", "layer", "cause", "path", "offset", "before", "after",
-                          "tokens_lost"]
-    assert data["cause"] == "timestamp" and data["path"] == "system[0].text" and data["offset"] == 10
+    assert list(data) == [
+        "invalidated",
+        "layer",
+        "cause",
+        "path",
+        "offset",
+        "before",
+        "after",
+        "tokens_lost",
+    ]
+    assert (
+        data["cause"] == "timestamp" and data["path"] == "system[0].text" and data["offset"] == 10
+    )
 
 
 def test_diff_cli_text_marks_the_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

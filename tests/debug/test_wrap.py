@@ -47,14 +47,23 @@ def test_anthropic_results_are_the_sdks_own() -> None:
     assert results[1].usage.cache_read_input_tokens == 2100
     event = events[0]
     assert (event.path, event.layer, event.expected_read, event.actual_read) == (
-        "system[0].text", "system", 2140, 0
+        "system[0].text",
+        "system",
+        2140,
+        0,
     )
 
 
 def test_streams_are_passed_through_unchanged() -> None:
     results, events, _ = _replay("anthropic_stream")
-    assert results[0] == ["message_start", "content_block_start", "content_block_delta",
-                          "content_block_stop", "message_delta", "message_stop"]
+    assert results[0] == [
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+    ]
     assert results[2] == "Check /ready."  # messages.stream() helper, final text
     assert events[0].server_side and events[0].expected_read == 2000
 

@@ -23,7 +23,11 @@ from . import pairs
 ANTHROPIC_HOST = "https://api.anthropic.com"
 OPENAI_HOST = "https://api.openai.com"
 GEMINI_HOST = "https://generativelanguage.googleapis.com"
-FAKE_KEYS = {"anthropic": "sk-ant-FAKE-debug", "openai": "sk-FAKE-debug", "gemini": "AIza-FAKE-debug"}
+FAKE_KEYS = {
+    "anthropic": "sk-ant-FAKE-debug",
+    "openai": "sk-FAKE-debug",
+    "gemini": "AIza-FAKE-debug",
+}
 
 Session = Callable[[str | None], tuple[list[Any], list[Invalidation]]]
 
@@ -69,29 +73,57 @@ def _anthropic(base_url: str | None, *, is_async: bool = False) -> Any:
 
 
 def _a_usage(read: int, write: int) -> dict[str, Any]:
-    return {"input_tokens": 12, "cache_read_input_tokens": read, "cache_creation_input_tokens": write,
-            "cache_creation": {"ephemeral_5m_input_tokens": write, "ephemeral_1h_input_tokens": 0},
-            "output_tokens": 7}
+    return {
+        "input_tokens": 12,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": write,
+        "cache_creation": {"ephemeral_5m_input_tokens": write, "ephemeral_1h_input_tokens": 0},
+        "output_tokens": 7,
+    }
 
 
 def _a_message(read: int, write: int) -> dict[str, Any]:
-    return {"id": "msg_01DebugWire", "type": "message", "role": "assistant",
-            "model": "claude-sonnet-4-6", "content": [{"type": "text", "text": "Check /ready."}],
-            "stop_reason": "end_turn", "stop_sequence": None, "usage": _a_usage(read, write)}
+    return {
+        "id": "msg_01DebugWire",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": "Check /ready."}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": _a_usage(read, write),
+    }
 
 
 def _a_events(read: int, write: int) -> tuple[tuple[str | None, Any], ...]:
     start = {**_a_message(read, write), "content": [], "stop_reason": None}
     return (
         ("message_start", {"type": "message_start", "message": start}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": "Check /ready."}}),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Check /ready."},
+            },
+        ),
         ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
-                                                             "stop_sequence": None},
-                           "usage": {"output_tokens": 7}}),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                "usage": {"output_tokens": 7},
+            },
+        ),
         ("message_stop", {"type": "message_stop"}),
     )
 
@@ -102,8 +134,10 @@ def _next_turn(request: dict[str, Any], answer: str, question: str) -> dict[str,
     following["messages"][-1]["content"][0].pop("cache_control", None)
     following["messages"] += [
         {"role": "assistant", "content": answer},
-        {"role": "user", "content": [{"type": "text", "text": question,
-                                      "cache_control": {"type": "ephemeral"}}]},
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}],
+        },
     ]
     return following
 
@@ -120,7 +154,11 @@ def anthropic_sync(base_url: str | None) -> tuple[list[Any], list[Invalidation]]
     return results, events
 
 
-ANTHROPIC_SYNC = (Reply(_a_message(0, 2100)), Reply(_a_message(2100, 40)), Reply(_a_message(0, 2190)))
+ANTHROPIC_SYNC = (
+    Reply(_a_message(0, 2100)),
+    Reply(_a_message(2100, 40)),
+    Reply(_a_message(0, 2190)),
+)
 
 
 def anthropic_stream(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
@@ -141,7 +179,8 @@ def anthropic_stream(base_url: str | None) -> tuple[list[Any], list[Invalidation
 
 
 ANTHROPIC_STREAM = (
-    Reply(events=_a_events(0, 2000)), Reply(events=_a_events(0, 2040)),
+    Reply(events=_a_events(0, 2000)),
+    Reply(events=_a_events(0, 2040)),
     Reply(events=_a_events(2040, 30)),
 )
 
@@ -151,8 +190,9 @@ def anthropic_async(base_url: str | None) -> tuple[list[Any], list[Invalidation]
     events, sink = _collect()
 
     async def run() -> list[Any]:
-        client = promptcache.wrap(_anthropic(base_url, is_async=True),
-                                  monitor=_monitor("anthropic", sink))
+        client = promptcache.wrap(
+            _anthropic(base_url, is_async=True), monitor=_monitor("anthropic", sink)
+        )
         first = pairs.anthropic()
         second = _next_turn(first, "Check /ready.", "Still 502.")
         second["tools"] = [second["tools"][2], second["tools"][0], second["tools"][1]]
@@ -168,7 +208,9 @@ def anthropic_async(base_url: str | None) -> tuple[list[Any], list[Invalidation]
 
 
 ANTHROPIC_ASYNC = (
-    Reply(_a_message(0, 2000)), Reply(events=_a_events(0, 2040)), Reply(events=_a_events(2040, 30)),
+    Reply(_a_message(0, 2000)),
+    Reply(events=_a_events(0, 2040)),
+    Reply(events=_a_events(2040, 30)),
 )
 
 
@@ -183,20 +225,50 @@ def _openai(base_url: str | None, *, is_async: bool = False) -> Any:
 
 
 def _chat(prompt: int, cached: int) -> dict[str, Any]:
-    return {"id": "chatcmpl-debug", "object": "chat.completion", "created": 1796000000,
-            "model": "gpt-5.4", "choices": [{"index": 0, "finish_reason": "stop",
-                                              "message": {"role": "assistant", "content": "Ok."}}],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": 2, "total_tokens": prompt + 2,
-                      "prompt_tokens_details": {"cached_tokens": cached}}}
+    return {
+        "id": "chatcmpl-debug",
+        "object": "chat.completion",
+        "created": 1796000000,
+        "model": "gpt-5.4",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "Ok."},
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": 2,
+            "total_tokens": prompt + 2,
+            "prompt_tokens_details": {"cached_tokens": cached},
+        },
+    }
 
 
 def _chat_chunks(prompt: int, cached: int) -> tuple[tuple[str | None, Any], ...]:
-    base = {"id": "chatcmpl-debug", "object": "chat.completion.chunk", "created": 1796000000,
-            "model": "gpt-5.4"}
+    base = {
+        "id": "chatcmpl-debug",
+        "object": "chat.completion.chunk",
+        "created": 1796000000,
+        "model": "gpt-5.4",
+    }
     usage = _chat(prompt, cached)["usage"]
     return (
-        (None, {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Ok."},
-                                     "finish_reason": "stop"}], "usage": None}),
+        (
+            None,
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant", "content": "Ok."},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": None,
+            },
+        ),
         (None, {**base, "choices": [], "usage": usage}),
         (None, "[DONE]"),
     )
@@ -208,18 +280,28 @@ def openai_chat(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
     client = promptcache.wrap(_openai(base_url), monitor=_monitor("openai", sink))
     first = pairs.openai()
     second = copy.deepcopy(first)
-    second["messages"] += [{"role": "assistant", "content": "Ok."},
-                           {"role": "user", "content": "It moved to /ready."}]
+    second["messages"] += [
+        {"role": "assistant", "content": "Ok."},
+        {"role": "user", "content": "It moved to /ready."},
+    ]
     third = copy.deepcopy(second)
     params = third["tools"][0]["function"]["parameters"]
     third["tools"][0]["function"]["parameters"] = {
-        "type": "object", "required": params["required"], "properties": params["properties"]}
-    third["messages"] += [{"role": "assistant", "content": "Ok."},
-                          {"role": "user", "content": "Thanks."}]
-    results: list[Any] = [client.chat.completions.create(**first),
-                          client.chat.completions.create(**second)]
-    stream = client.chat.completions.create(**third, stream=True,
-                                            stream_options={"include_usage": True})
+        "type": "object",
+        "required": params["required"],
+        "properties": params["properties"],
+    }
+    third["messages"] += [
+        {"role": "assistant", "content": "Ok."},
+        {"role": "user", "content": "Thanks."},
+    ]
+    results: list[Any] = [
+        client.chat.completions.create(**first),
+        client.chat.completions.create(**second),
+    ]
+    stream = client.chat.completions.create(
+        **third, stream=True, stream_options={"include_usage": True}
+    )
     results.append([chunk.choices[0].delta.content if chunk.choices else None for chunk in stream])
     return results, events
 
@@ -228,27 +310,51 @@ OPENAI_CHAT = (Reply(_chat(2200, 0)), Reply(_chat(2230, 2176)), Reply(events=_ch
 
 
 def _response(total: int, cached: int) -> dict[str, Any]:
-    return {"id": "resp_debug", "object": "response", "created_at": 1796000000, "status": "completed",
-            "model": "gpt-5.4", "output": [{"type": "message", "id": "msg_debug", "status": "completed",
-                                            "role": "assistant", "content": [
-                                                {"type": "output_text", "text": "Ok.",
-                                                 "annotations": []}]}],
-            "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
-            "usage": {"input_tokens": total, "output_tokens": 2, "total_tokens": total + 2,
-                      "input_tokens_details": {"cached_tokens": cached},
-                      "output_tokens_details": {"reasoning_tokens": 0}}}
+    return {
+        "id": "resp_debug",
+        "object": "response",
+        "created_at": 1796000000,
+        "status": "completed",
+        "model": "gpt-5.4",
+        "output": [
+            {
+                "type": "message",
+                "id": "msg_debug",
+                "status": "completed",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Ok.", "annotations": []}],
+            }
+        ],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+        "usage": {
+            "input_tokens": total,
+            "output_tokens": 2,
+            "total_tokens": total + 2,
+            "input_tokens_details": {"cached_tokens": cached},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
 
 
 def openai_responses_async(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
     """AsyncOpenAI Responses: `instructions` carries a request id the second time."""
     events, sink = _collect()
-    first = {"model": "gpt-5.4", "instructions": pairs.with_header("Session: support"),
-             "input": [{"role": "user", "content": "My deploy fails with 502s."}]}
-    second = dict(first, instructions=pairs.with_header(
-        "Session: support 3f2504e0-4f89-11d3-9a0c-0305e82c3301"))
+    first = {
+        "model": "gpt-5.4",
+        "instructions": pairs.with_header("Session: support"),
+        "input": [{"role": "user", "content": "My deploy fails with 502s."}],
+    }
+    second = dict(
+        first,
+        instructions=pairs.with_header("Session: support 3f2504e0-4f89-11d3-9a0c-0305e82c3301"),
+    )
 
     async def run() -> list[Any]:
-        client = promptcache.wrap(_openai(base_url, is_async=True), monitor=_monitor("openai", sink))
+        client = promptcache.wrap(
+            _openai(base_url, is_async=True), monitor=_monitor("openai", sink)
+        )
         async with client:
             return [await client.responses.create(**first), await client.responses.create(**second)]
 
@@ -269,13 +375,25 @@ def _gemini(base_url: str | None) -> Any:
 
 
 def _g_response(prompt: int, cached: int) -> dict[str, Any]:
-    usage: dict[str, Any] = {"promptTokenCount": prompt, "candidatesTokenCount": 3,
-                             "totalTokenCount": prompt + 3}
+    usage: dict[str, Any] = {
+        "promptTokenCount": prompt,
+        "candidatesTokenCount": 3,
+        "totalTokenCount": prompt + 3,
+    }
     if cached:
         usage["cachedContentTokenCount"] = cached
-    return {"candidates": [{"content": {"role": "model", "parts": [{"text": "Ok."}]},
-                            "finishReason": "STOP", "index": 0}],
-            "usageMetadata": usage, "modelVersion": "gemini-2.5-flash", "responseId": "debug"}
+    return {
+        "candidates": [
+            {
+                "content": {"role": "model", "parts": [{"text": "Ok."}]},
+                "finishReason": "STOP",
+                "index": 0,
+            }
+        ],
+        "usageMetadata": usage,
+        "modelVersion": "gemini-2.5-flash",
+        "responseId": "debug",
+    }
 
 
 def gemini_session(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
@@ -284,16 +402,20 @@ def gemini_session(base_url: str | None) -> tuple[list[Any], list[Invalidation]]
     client = promptcache.wrap(_gemini(base_url), monitor=_monitor("gemini", sink))
     first = pairs.gemini()
     second = copy.deepcopy(first)
-    second["contents"] += [{"role": "model", "parts": [{"text": "Ok."}]},
-                           {"role": "user", "parts": [{"text": "It moved to /ready."}]}]
+    second["contents"] += [
+        {"role": "model", "parts": [{"text": "Ok."}]},
+        {"role": "user", "parts": [{"text": "It moved to /ready."}]},
+    ]
     third = copy.deepcopy(second)
     del third["contents"][1:3]  # a history compactor dropped the tool call (content_changed)
     results: list[Any] = [client.models.generate_content(**first)]
     results.append([c.text for c in client.models.generate_content_stream(**second)])
 
     fourth = copy.deepcopy(third)
-    fourth["contents"] += [{"role": "model", "parts": [{"text": "Ok."}]},
-                           {"role": "user", "parts": [{"text": "Thanks."}]}]
+    fourth["contents"] += [
+        {"role": "model", "parts": [{"text": "Ok."}]},
+        {"role": "user", "parts": [{"text": "Thanks."}]},
+    ]
 
     async def run() -> list[Any]:
         answer = await client.aio.models.generate_content(**third)

@@ -116,7 +116,9 @@ def test_binary_and_undecodable_files(project: Path, capsys: pytest.CaptureFixtu
     assert "UTF-16" in records["templates/wide.j2"]["message"]
 
 
-def test_parse_error_does_not_stop_the_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_parse_error_does_not_stop_the_run(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (project / "templates" / "a_broken.j2").write_text("{% for x in y %}")
     assert main(["lint", "templates"]) == 1
     codes = [line.split()[1] for line in capsys.readouterr().out.splitlines()]

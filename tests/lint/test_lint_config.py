@@ -12,7 +12,9 @@ from promptcache.lint import DEFAULT_CONFIG, LintConfig, find_pyproject, load_co
 
 def _pyproject(tmp_path: Path, table: str) -> Path:
     path = tmp_path / "pyproject.toml"
-    path.write_text(f"[project]\nname = 'x'\n\n[tool.promptcache.lint]\n{table}\n", encoding="utf-8")
+    path.write_text(
+        f"[project]\nname = 'x'\n\n[tool.promptcache.lint]\n{table}\n", encoding="utf-8"
+    )
     return path
 
 
@@ -24,7 +26,10 @@ def test_defaults_without_a_file_or_table(tmp_path: Path) -> None:
 
 
 def test_all_keys(tmp_path: Path) -> None:
-    config = load_config(_pyproject(tmp_path, """
+    config = load_config(
+        _pyproject(
+            tmp_path,
+            """
 select = ["PC1"]
 ignore = ["PC103"]
 threshold = 250
@@ -34,7 +39,9 @@ stable = ["user_guide"]
 include = ["*.tmpl"]
 exclude = ["vendor/*"]
 search-path = ["templates"]
-"""))
+""",
+        )
+    )
     assert config.select == ("PC1",) and config.ignore == ("PC103",)
     assert config.threshold == 250
     assert config.volatile_calls[-1] == "clock.*" and "now" in config.volatile_calls

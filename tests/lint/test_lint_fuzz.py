@@ -18,27 +18,81 @@ from ._helpers import STATIC
 
 EXAMPLES = int(os.environ.get("PROMPTCACHE_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(
-    max_examples=EXAMPLES, deadline=None, derandomize=not os.environ.get("PROMPTCACHE_FUZZ_EXAMPLES"),
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=not os.environ.get("PROMPTCACHE_FUZZ_EXAMPLES"),
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 CONFIG = LintConfig(threshold=5)
 
 FRAGMENTS = [
-    "Static text. ", STATIC[:200], "\n", "{{ now() }}", "{{ user.name }}", "{{ x }}",
-    "{% if user.admin %}", "{% if x %}", "{% elif y %}", "{% else %}", "{% endif %}",
-    "{% for k, v in d.items() %}", "{% for m in messages %}", "{% for i in range(3) %}",
-    "{% endfor %}", "{% set t = now() %}", "{{ t }}", "{% set b %}", "{% endset %}",
-    "{% macro m(a) %}", "{% endmacro %}", "{{ m(1) }}", "{% call m(2) %}", "{% endcall %}",
-    "{% include 'a.j2' %}", "{% import 'a.j2' as h %}", "{{ h.m() }}",
-    "{% from 'a.j2' import m %}", "{% extends 'a.j2' %}", "{% block b %}", "{% endblock %}",
-    "{# promptcache: tail #}", "{# noqa: PC101 #}", "{# c #}", "{{ d | random }}",
-    "{% with z = uuid4() %}", "{% endwith %}", "{% filter upper %}", "{% endfilter %}",
-    "{{ '<think>\\n\\n</think>' }}", "{{ c.split('</think>')[-1] }}", "{% if loop.last %}",
-    "{% if add_generation_prompt %}", "{{ strftime_now('%Y') }}", "{% do x.append(1) %}",
-    "{% set ns = namespace(a=1) %}", "{% set ns.a = now() %}", "{{ ns.a }}",
-    "{% raw %}", "{% endraw %}", "{%- ", " -%}", "{{", "}}", "{%", "%}", "{#", "#}",
-    "{% generation %}", "{% endgeneration %}", "{{ 1 + }}", "{{ (((( }}", "\x00", "é", "🙂",
-    "{{ 9" + "9" * 5000 + " }}", "{{ " + "(" * 300 + "1" + ")" * 300 + " }}",
+    "Static text. ",
+    STATIC[:200],
+    "\n",
+    "{{ now() }}",
+    "{{ user.name }}",
+    "{{ x }}",
+    "{% if user.admin %}",
+    "{% if x %}",
+    "{% elif y %}",
+    "{% else %}",
+    "{% endif %}",
+    "{% for k, v in d.items() %}",
+    "{% for m in messages %}",
+    "{% for i in range(3) %}",
+    "{% endfor %}",
+    "{% set t = now() %}",
+    "{{ t }}",
+    "{% set b %}",
+    "{% endset %}",
+    "{% macro m(a) %}",
+    "{% endmacro %}",
+    "{{ m(1) }}",
+    "{% call m(2) %}",
+    "{% endcall %}",
+    "{% include 'a.j2' %}",
+    "{% import 'a.j2' as h %}",
+    "{{ h.m() }}",
+    "{% from 'a.j2' import m %}",
+    "{% extends 'a.j2' %}",
+    "{% block b %}",
+    "{% endblock %}",
+    "{# promptcache: tail #}",
+    "{# noqa: PC101 #}",
+    "{# c #}",
+    "{{ d | random }}",
+    "{% with z = uuid4() %}",
+    "{% endwith %}",
+    "{% filter upper %}",
+    "{% endfilter %}",
+    "{{ '<think>\\n\\n</think>' }}",
+    "{{ c.split('</think>')[-1] }}",
+    "{% if loop.last %}",
+    "{% if add_generation_prompt %}",
+    "{{ strftime_now('%Y') }}",
+    "{% do x.append(1) %}",
+    "{% set ns = namespace(a=1) %}",
+    "{% set ns.a = now() %}",
+    "{{ ns.a }}",
+    "{% raw %}",
+    "{% endraw %}",
+    "{%- ",
+    " -%}",
+    "{{",
+    "}}",
+    "{%",
+    "%}",
+    "{#",
+    "#}",
+    "{% generation %}",
+    "{% endgeneration %}",
+    "{{ 1 + }}",
+    "{{ (((( }}",
+    "\x00",
+    "é",
+    "🙂",
+    "{{ 9" + "9" * 5000 + " }}",
+    "{{ " + "(" * 300 + "1" + ")" * 300 + " }}",
 ]
 
 
@@ -73,7 +127,16 @@ def _check(source: str, **kwargs: object) -> None:
     findings = lint_source(source, config=CONFIG, **kwargs)  # type: ignore[arg-type]
     for finding in findings:
         assert finding.line >= 1 and finding.column >= 1
-        assert finding.code in {"PC001", "PC101", "PC102", "PC103", "PC104", "PC201", "PC301", "PC302"}
+        assert finding.code in {
+            "PC001",
+            "PC101",
+            "PC102",
+            "PC103",
+            "PC104",
+            "PC201",
+            "PC301",
+            "PC302",
+        }
     for fmt in ("text", "json", "sarif", "github"):
         format_findings(findings, fmt)
 
@@ -97,8 +160,11 @@ def test_arbitrary_text_never_crashes(source: str) -> None:
     _check(source)
 
 
-@settings(max_examples=min(EXAMPLES, 60), deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=min(EXAMPLES, 60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(data=st.binary(max_size=300))
 def test_arbitrary_bytes_are_findings_not_crashes(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "t.j2"

@@ -67,8 +67,15 @@ def test_sarif_schema_rejects_a_broken_log() -> None:
 
 
 def test_github_annotations_escape_properties_and_data() -> None:
-    finding = Finding(path="a:b,c.j2", line=3, column=4, code="PC102",
-                      message="50% of it\nis lost", severity="warning", tokens_at_risk=9)
+    finding = Finding(
+        path="a:b,c.j2",
+        line=3,
+        column=4,
+        code="PC102",
+        message="50% of it\nis lost",
+        severity="warning",
+        tokens_at_risk=9,
+    )
     line = format_findings([finding], "github")
     assert line == (
         "::warning file=a%3Ab%2Cc.j2,line=3,col=4,title=PC102 per-request-variable"

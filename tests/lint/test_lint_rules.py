@@ -38,11 +38,16 @@ CASES = [
     ("set-block-render-top", "{% set s %}{{ now() }}{% endset %}{{ s }}" + STATIC, ["PC101"]),
     ("set-block-render-bottom", "{% set s %}{{ now() }}{% endset %}" + STATIC + "{{ s }}", []),
     ("set-stable-shadows", "{% set date = '2024-01-01' %}{{ date }}" + STATIC, []),
-    ("set-tainted-in-one-branch",
-     "{% if x %}{% set t = now() %}{% else %}{% set t = 'n/a' %}{% endif %}{{ t }}" + STATIC,
-     ["PC101"]),
-    ("namespace-attr", "{% set ns = namespace() %}{% set ns.t = now() %}{{ ns.t }}" + STATIC,
-     ["PC101"]),
+    (
+        "set-tainted-in-one-branch",
+        "{% if x %}{% set t = now() %}{% else %}{% set t = 'n/a' %}{% endif %}{{ t }}" + STATIC,
+        ["PC101"],
+    ),
+    (
+        "namespace-attr",
+        "{% set ns = namespace() %}{% set ns.t = now() %}{{ ns.t }}" + STATIC,
+        ["PC101"],
+    ),
     ("with-block", "{% with t = now() %}{{ t }}{% endwith %}" + STATIC, ["PC101"]),
     # PC102 - per-request variables
     ("pc102-user-attr", "Hello {{ user.name }}.\n" + STATIC, ["PC102"]),
@@ -53,11 +58,17 @@ CASES = [
     ("pc102-question-end", STATIC + "Question: {{ question }}", []),
     ("pc102-stable-var", "You are {{ persona }}.\n" + STATIC, []),
     ("pc102-loop-shadow", "{% for question in faq %}{{ question }}{% endfor %}" + STATIC, []),
-    ("pc102-macro-param-shadow",
-     "{% macro q(question) %}{{ question }}{% endmacro %}{{ q('fixed') }}" + STATIC, []),
+    (
+        "pc102-macro-param-shadow",
+        "{% macro q(question) %}{{ question }}{% endmacro %}{{ q('fixed') }}" + STATIC,
+        [],
+    ),
     # PC103 - branches and loops on per-request values
-    ("pc103-if-user", "{% if user.is_admin %}You may change settings.{% endif %}\n" + STATIC,
-     ["PC103"]),
+    (
+        "pc103-if-user",
+        "{% if user.is_admin %}You may change settings.{% endif %}\n" + STATIC,
+        ["PC103"],
+    ),
     ("pc103-elif", "{% if mode %}a{% elif session_id %}b{% endif %}" + STATIC, ["PC103"]),
     ("pc103-if-time", "{% if now().hour < 12 %}Good morning.{% endif %}" + STATIC, ["PC103"]),
     ("pc103-for-user", "{% for o in user.orders %}#{% endfor %}" + STATIC, ["PC103"]),
@@ -65,43 +76,75 @@ CASES = [
     ("pc103-if-config", "{% if tools %}Use the tools.{% endif %}" + STATIC, []),
     ("pc103-if-defined", "{% if user is defined %}Hi.{% endif %}" + STATIC, []),
     # PC104 - macros (includes/imports/extends are tested with files below)
-    ("pc104-macro-now", "{% macro stamp() %}{{ now() }}{% endmacro %}{{ stamp() }}" + STATIC,
-     ["PC104"]),
-    ("pc104-macro-rendered-late",
-     "{% macro stamp() %}{{ now() }}{% endmacro %}" + STATIC + "{{ stamp() }}", []),
-    ("pc104-macro-stable", "{% macro rule(n) %}Rule {{ n }}.{% endmacro %}{{ rule(1) }}" + STATIC,
-     []),
-    ("pc104-nested-macro",
-     "{% macro a() %}{{ uuid4() }}{% endmacro %}{% macro b() %}[{{ a() }}]{% endmacro %}"
-     "{{ b() }}" + STATIC, ["PC104"]),
-    ("pc104-recursive-macro",
-     "{% macro r(n) %}{% if n %}{{ r(n - 1) }}{% endif %}{% endmacro %}{{ r(3) }}" + STATIC, []),
-    ("pc104-call-block",
-     "{% macro box() %}{{ now() }}{{ caller() }}{% endmacro %}{% call box() %}x{% endcall %}"
-     + STATIC, ["PC104"]),
-    ("pc104-set-from-macro",
-     "{% macro stamp() %}{{ now() }}{% endmacro %}{% set s = stamp() %}{{ s }}" + STATIC,
-     ["PC104"]),
+    (
+        "pc104-macro-now",
+        "{% macro stamp() %}{{ now() }}{% endmacro %}{{ stamp() }}" + STATIC,
+        ["PC104"],
+    ),
+    (
+        "pc104-macro-rendered-late",
+        "{% macro stamp() %}{{ now() }}{% endmacro %}" + STATIC + "{{ stamp() }}",
+        [],
+    ),
+    (
+        "pc104-macro-stable",
+        "{% macro rule(n) %}Rule {{ n }}.{% endmacro %}{{ rule(1) }}" + STATIC,
+        [],
+    ),
+    (
+        "pc104-nested-macro",
+        "{% macro a() %}{{ uuid4() }}{% endmacro %}{% macro b() %}[{{ a() }}]{% endmacro %}"
+        "{{ b() }}" + STATIC,
+        ["PC104"],
+    ),
+    (
+        "pc104-recursive-macro",
+        "{% macro r(n) %}{% if n %}{{ r(n - 1) }}{% endif %}{% endmacro %}{{ r(3) }}" + STATIC,
+        [],
+    ),
+    (
+        "pc104-call-block",
+        "{% macro box() %}{{ now() }}{{ caller() }}{% endmacro %}{% call box() %}x{% endcall %}"
+        + STATIC,
+        ["PC104"],
+    ),
+    (
+        "pc104-set-from-macro",
+        "{% macro stamp() %}{{ now() }}{% endmacro %}{% set s = stamp() %}{{ s }}" + STATIC,
+        ["PC104"],
+    ),
     # PC201 - unsorted mapping iteration
     ("pc201-items", "{% for k, v in tools.items() %}{{ k }}{% endfor %}" + STATIC, ["PC201"]),
     ("pc201-keys", "{% for k in schema.keys() %}{{ k }}{% endfor %}" + STATIC, ["PC201"]),
     ("pc201-values", "{% for v in tools.values() %}{{ v }}{% endfor %}" + STATIC, ["PC201"]),
-    ("pc201-items-filter", "{% for k, v in tools | items %}{{ k }}{% endfor %}" + STATIC,
-     ["PC201"]),
+    (
+        "pc201-items-filter",
+        "{% for k, v in tools | items %}{{ k }}{% endfor %}" + STATIC,
+        ["PC201"],
+    ),
     ("pc201-output-join", "{{ tools.keys() | join(', ') }}" + STATIC, ["PC201"]),
     ("pc201-dictsort", "{% for k, v in tools | dictsort %}{{ k }}{% endfor %}" + STATIC, []),
-    ("pc201-sorted-items", "{% for k, v in tools.items() | sort %}{{ k }}{% endfor %}" + STATIC,
-     []),
+    (
+        "pc201-sorted-items",
+        "{% for k, v in tools.items() | sort %}{{ k }}{% endfor %}" + STATIC,
+        [],
+    ),
     ("pc201-at-end", STATIC + "{% for k, v in tools.items() %}{{ k }}{% endfor %}", []),
     # The tail marker ends the cacheable prefix.
     ("marker-tail", "{{ persona }}\n{# promptcache: tail #}\nNow {{ now() }}\n" + STATIC, []),
     ("marker-trim", "{{ persona }}\n{#- promptcache: tail -#}\n{{ now() }}\n" + STATIC, []),
-    ("marker-below-volatile", "Now {{ now() }}\n" + STATIC + "{# promptcache: tail #}\n", ["PC101"]),
+    (
+        "marker-below-volatile",
+        "Now {{ now() }}\n" + STATIC + "{# promptcache: tail #}\n",
+        ["PC101"],
+    ),
     ("marker-plain-comment", "{# just a comment #}{{ now() }}" + STATIC, ["PC101"]),
 ]
 
 
-@pytest.mark.parametrize(("template", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("template", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_rule_cases(template: str, expected: list[str]) -> None:
     assert codes(template) == expected
 
@@ -201,8 +244,14 @@ def _file_codes(folder: Path, name: str) -> list[str]:
 
 
 def test_include_volatile_partial(tmp_path: Path) -> None:
-    _write(tmp_path, {"stamp.j2": "Generated at {{ now() }}.", "main.j2":
-                      "{% include 'stamp.j2' %}\n" + STATIC, "ok.j2": STATIC + "{% include 'stamp.j2' %}"})
+    _write(
+        tmp_path,
+        {
+            "stamp.j2": "Generated at {{ now() }}.",
+            "main.j2": "{% include 'stamp.j2' %}\n" + STATIC,
+            "ok.j2": STATIC + "{% include 'stamp.j2' %}",
+        },
+    )
     (finding,) = lint_file(tmp_path / "main.j2")
     assert (finding.code, finding.line, finding.column) == ("PC104", 1, 4)
     assert "included template 'stamp.j2' (line 1) renders volatile call `now()`" in finding.message
@@ -210,11 +259,14 @@ def test_include_volatile_partial(tmp_path: Path) -> None:
 
 
 def test_include_is_followed_transitively(tmp_path: Path) -> None:
-    _write(tmp_path, {
-        "a.j2": "{% include 'b.j2' %}\n" + STATIC,
-        "b.j2": "B {% include 'c.j2' %}",
-        "c.j2": "C {{ request_id }}",
-    })
+    _write(
+        tmp_path,
+        {
+            "a.j2": "{% include 'b.j2' %}\n" + STATIC,
+            "b.j2": "B {% include 'c.j2' %}",
+            "c.j2": "C {{ request_id }}",
+        },
+    )
     (finding,) = lint_file(tmp_path / "a.j2")
     assert finding.code == "PC104"
     assert "'b.j2'" in finding.message and "'c.j2'" in finding.message
@@ -227,28 +279,38 @@ def test_include_static_text_counts_as_content_at_risk(tmp_path: Path) -> None:
 
 
 def test_include_cycle_and_missing_and_dynamic(tmp_path: Path) -> None:
-    _write(tmp_path, {
-        "x.j2": "{% include 'y.j2' %}{% include 'missing.j2' ignore missing %}"
-        "{% include name %}" + STATIC,
-        "y.j2": "{% include 'x.j2' %}",
-    })
+    _write(
+        tmp_path,
+        {
+            "x.j2": "{% include 'y.j2' %}{% include 'missing.j2' ignore missing %}"
+            "{% include name %}" + STATIC,
+            "y.j2": "{% include 'x.j2' %}",
+        },
+    )
     assert _file_codes(tmp_path, "x.j2") == []
 
 
 def test_include_sees_tainted_context(tmp_path: Path) -> None:
-    _write(tmp_path, {"show.j2": "{{ ts }}", "main.j2":
-                      "{% set ts = now() %}{% include 'show.j2' %}" + STATIC})
+    _write(
+        tmp_path,
+        {"show.j2": "{{ ts }}", "main.j2": "{% set ts = now() %}{% include 'show.j2' %}" + STATIC},
+    )
     assert _file_codes(tmp_path, "main.j2") == ["PC104"]
 
 
 def test_import_and_from_import(tmp_path: Path) -> None:
-    _write(tmp_path, {
-        "helpers.j2": "{% macro stamp() %}{{ now() }}{% endmacro %}"
-        "{% macro rule(n) %}Rule {{ n }}{% endmacro %}",
-        "a.j2": "{% import 'helpers.j2' as h %}{{ h.stamp() }}" + STATIC,
-        "b.j2": "{% from 'helpers.j2' import stamp as s %}{{ s() }}" + STATIC,
-        "c.j2": "{% from 'helpers.j2' import stamp, rule %}{{ rule(1) }}" + STATIC + "{{ stamp() }}",
-    })
+    _write(
+        tmp_path,
+        {
+            "helpers.j2": "{% macro stamp() %}{{ now() }}{% endmacro %}"
+            "{% macro rule(n) %}Rule {{ n }}{% endmacro %}",
+            "a.j2": "{% import 'helpers.j2' as h %}{{ h.stamp() }}" + STATIC,
+            "b.j2": "{% from 'helpers.j2' import stamp as s %}{{ s() }}" + STATIC,
+            "c.j2": "{% from 'helpers.j2' import stamp, rule %}{{ rule(1) }}"
+            + STATIC
+            + "{{ stamp() }}",
+        },
+    )
     (finding,) = lint_file(tmp_path / "a.j2")
     assert finding.code == "PC104"
     assert "macro `stamp()` (line 1 of" in finding.message and "helpers.j2" in finding.message
@@ -257,56 +319,78 @@ def test_import_and_from_import(tmp_path: Path) -> None:
 
 
 def test_extends_volatile_parent(tmp_path: Path) -> None:
-    _write(tmp_path, {
-        "base.j2": "Time {{ now() }}\n{% block body %}{% endblock %}",
-        "child.j2": "{% extends 'base.j2' %}{% block body %}" + STATIC + "{% endblock %}",
-    })
+    _write(
+        tmp_path,
+        {
+            "base.j2": "Time {{ now() }}\n{% block body %}{% endblock %}",
+            "child.j2": "{% extends 'base.j2' %}{% block body %}" + STATIC + "{% endblock %}",
+        },
+    )
     (finding,) = lint_file(tmp_path / "child.j2")
     assert (finding.code, finding.line) == ("PC104", 1)
     assert "parent template 'base.j2' (line 1) renders volatile call `now()`" in finding.message
 
 
 def test_extends_child_block_keeps_its_own_location(tmp_path: Path) -> None:
-    _write(tmp_path, {
-        "base.j2": "{% block head %}{% endblock %}\n" + STATIC + "{% block tail %}{% endblock %}",
-        "top.j2": "{% extends 'base.j2' %}\n{% block head %}{{ user.name }}{% endblock %}",
-        "bottom.j2": "{% extends 'base.j2' %}\n{% block tail %}{{ user.name }}{% endblock %}",
-    })
+    _write(
+        tmp_path,
+        {
+            "base.j2": "{% block head %}{% endblock %}\n"
+            + STATIC
+            + "{% block tail %}{% endblock %}",
+            "top.j2": "{% extends 'base.j2' %}\n{% block head %}{{ user.name }}{% endblock %}",
+            "bottom.j2": "{% extends 'base.j2' %}\n{% block tail %}{{ user.name }}{% endblock %}",
+        },
+    )
     (finding,) = lint_file(tmp_path / "top.j2")
     assert (finding.code, finding.line) == ("PC102", 2)
     assert _file_codes(tmp_path, "bottom.j2") == []
 
 
 def test_extends_unresolved_parent_still_lints_blocks(tmp_path: Path) -> None:
-    _write(tmp_path, {"c.j2": "{% extends 'nowhere.j2' %}{% block b %}{{ now() }}" + STATIC
-                      + "{% endblock %}"})
+    _write(
+        tmp_path,
+        {"c.j2": "{% extends 'nowhere.j2' %}{% block b %}{{ now() }}" + STATIC + "{% endblock %}"},
+    )
     assert _file_codes(tmp_path, "c.j2") == ["PC101"]
 
 
 def test_extends_chain_most_derived_block_wins(tmp_path: Path) -> None:
-    _write(tmp_path, {
-        "base.j2": "{% block head %}{% endblock %}\n" + STATIC,
-        "mid.j2": "{% extends 'base.j2' %}{% block head %}{{ now() }}{% endblock %}",
-        "leaf.j2": "{% extends 'mid.j2' %}{% block head %}Stable head.{% endblock %}",
-    })
+    _write(
+        tmp_path,
+        {
+            "base.j2": "{% block head %}{% endblock %}\n" + STATIC,
+            "mid.j2": "{% extends 'base.j2' %}{% block head %}{{ now() }}{% endblock %}",
+            "leaf.j2": "{% extends 'mid.j2' %}{% block head %}Stable head.{% endblock %}",
+        },
+    )
     assert _file_codes(tmp_path, "leaf.j2") == []
     assert _file_codes(tmp_path, "mid.j2") == ["PC101"]
 
 
 def test_search_path_resolves_includes(tmp_path: Path) -> None:
-    _write(tmp_path, {"partials/stamp.j2": "{{ now() }}", "prompts/main.j2":
-                      "{% include 'stamp.j2' %}" + STATIC})
+    _write(
+        tmp_path,
+        {
+            "partials/stamp.j2": "{{ now() }}",
+            "prompts/main.j2": "{% include 'stamp.j2' %}" + STATIC,
+        },
+    )
     assert _file_codes(tmp_path, "prompts/main.j2") == []  # not found: unknown, not a finding
-    found = lint_file(tmp_path / "prompts/main.j2",
-                      config=config(root=tmp_path, search_path=("partials",)))
+    found = lint_file(
+        tmp_path / "prompts/main.j2", config=config(root=tmp_path, search_path=("partials",))
+    )
     assert [f.code for f in found] == ["PC104"]
 
 
 def test_extends_chain_leaf_block_keeps_its_location(tmp_path: Path) -> None:
-    _write(tmp_path, {
-        "base.j2": "{% block head %}{% endblock %}\n" + STATIC,
-        "mid.j2": "{% extends 'base.j2' %}{% block head %}Mid.{% endblock %}",
-        "leaf.j2": "{% extends 'mid.j2' %}\n{% block head %}{{ request_id }}{% endblock %}",
-    })
+    _write(
+        tmp_path,
+        {
+            "base.j2": "{% block head %}{% endblock %}\n" + STATIC,
+            "mid.j2": "{% extends 'base.j2' %}{% block head %}Mid.{% endblock %}",
+            "leaf.j2": "{% extends 'mid.j2' %}\n{% block head %}{{ request_id }}{% endblock %}",
+        },
+    )
     (finding,) = lint_file(tmp_path / "leaf.j2")
     assert (finding.code, finding.line) == ("PC102", 2)

@@ -25,8 +25,23 @@ from .._model import rule_from_docstring
 RULE = rule_from_docstring(__doc__, code="PC101", name="volatile-call", severity="warning")
 
 DEFAULT_VOLATILE_CALLS = (
-    "now", "*.now", "utcnow", "*.utcnow", "today", "*.today", "time", "time.*",
-    "datetime.*", "strftime_now", "uuid*", "*.uuid*", "random*", "*.random*",
-    "secrets.*", "*.urandom", "*.token_hex", "*.token_urlsafe",
+    "now",
+    "*.now",
+    "utcnow",
+    "*.utcnow",
+    "today",
+    "*.today",
+    "time",
+    "time.*",
+    "datetime.*",
+    "strftime_now",
+    "uuid*",
+    "*.uuid*",
+    "random*",
+    "*.random*",
+    "secrets.*",
+    "*.urandom",
+    "*.token_hex",
+    "*.token_urlsafe",
 )
 DEFAULT_VOLATILE_FILTERS = ("random", "shuffle")
