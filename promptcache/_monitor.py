@@ -614,7 +614,7 @@ def _snapshot(request: Mapping[str, Any]) -> dict[str, Any]:
     """
     A copy of the request one level down (two inside a Gemini `config`): later appends to, or
     replacements in, the caller's lists do not reach it. The elements themselves are shared, not
-    copied; a message dict edited in place after it was sent is seen edited (docs/debugging.md).
+    copied; a message dict edited in place after it was sent is seen edited (README, "Monitor").
     """
     snapshot = {k: list(v) if type(v) is list else v for k, v in request.items()}
     config = snapshot.get("config")

@@ -31,7 +31,7 @@ def test_manifest_declares_the_hook() -> None:
 
 
 def test_hook_is_documented() -> None:
-    docs = (ROOT / "docs" / "lint.md").read_text(encoding="utf-8")
+    docs = (ROOT / "README.md").read_text(encoding="utf-8")
     for hook in _manifest():
         assert f"id: {hook['id']}" in docs
 
