@@ -13,97 +13,31 @@ of the recorded headers. See cassettes/README.md.
 from __future__ import annotations
 
 import sys
-import threading
-from collections import deque
-from collections.abc import Iterator
-from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
-import vcr
-
-from .scenarios import SCENARIOS, Reply, Scenario
+from .._recording import Stub, recorder, stub_server
+from .._recording import replayer as _replayer
+from .scenarios import SCENARIOS, Scenario
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes"
-FILTERED_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"]
-MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
+
+__all__ = ["CASSETTES", "main", "record", "replayer"]
 
 
-class _Stub(BaseHTTPRequestHandler):
-    replies: ClassVar[deque[Reply]] = deque()
-    seen: ClassVar[list[tuple[str, str]]] = []
-
-    def _answer(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        self.rfile.read(length)
-        self.seen.append((self.command, self.path))
-        if not self.replies:
-            self.send_error(500, f"stub has no reply left for {self.command} {self.path}")
-            return
-        reply = self.replies.popleft()
-        kind, body = reply.encode()
-        self.send_response(reply.status)
-        self.send_header("content-type", kind)
-        self.send_header("content-length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    do_POST = do_GET = do_PATCH = do_DELETE = _answer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        return None
+def replayer() -> Any:
+    return _replayer(CASSETTES)
 
 
-@contextmanager
-def stub_server() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
-def recorder(stub: str, host: str) -> vcr.VCR:
-    def to_vendor_host(request: Any) -> Any:
-        request.uri = request.uri.replace(stub, host, 1)
-        for name in [k for k in request.headers if k.lower() == "host"]:
-            request.headers[name] = host.split("://", 1)[1]
-        return request
-
-    return vcr.VCR(
-        cassette_library_dir=str(CASSETTES),
-        record_mode="all",
-        match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS,
-        before_record_request=to_vendor_host,
-        decode_compressed_response=True,
-    )
-
-
-def replayer() -> vcr.VCR:
-    return vcr.VCR(
-        cassette_library_dir=str(CASSETTES),
-        record_mode="none",
-        match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS,
-        decode_compressed_response=True,
-    )
-
-
-def record(scenario: Scenario, stub: str) -> Any:
-    _Stub.replies = deque(scenario.replies)
-    _Stub.seen = []
+def record(scenario: Scenario, stub: Stub) -> Any:
+    stub.serve(scenario.replies)
     path = CASSETTES / scenario.cassette
     path.parent.mkdir(parents=True, exist_ok=True)
     path.unlink(missing_ok=True)
-    with recorder(stub, scenario.host).use_cassette(scenario.cassette):
-        result = scenario.call(stub)
-    if _Stub.replies:
-        raise RuntimeError(f"{scenario.name}: {len(_Stub.replies)} replies were not requested")
+    with recorder(CASSETTES, stub.url, scenario.host).use_cassette(scenario.cassette):
+        result = scenario.call(stub.url)
+    if stub.replies:
+        raise RuntimeError(f"{scenario.name}: {len(stub.replies)} replies were not requested")
     return result
 
 
@@ -112,7 +46,7 @@ def main(names: list[str]) -> int:
     with stub_server() as stub:
         for scenario in chosen:
             usage = record(scenario, stub)
-            print(f"{scenario.cassette}: {[m + ' ' + p for m, p in _Stub.seen]} -> {usage}")
+            print(f"{scenario.cassette}: {[m + ' ' + p for m, p in stub.seen]} -> {usage}")
     return 0
 
 

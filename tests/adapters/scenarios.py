@@ -11,7 +11,6 @@ replaying) and returns what the adapter read.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,6 +18,8 @@ from typing import Any
 from promptcache import Message, Prompt, Tool
 from promptcache.adapters import get_adapter
 from promptcache.adapters.gemini import GeminiCacheManager
+
+from .._recording import Reply
 
 ANTHROPIC_HOST = "https://api.anthropic.com"
 OPENAI_HOST = "https://api.openai.com"
@@ -57,24 +58,6 @@ def support_prompt() -> Prompt:
         .add_history(Message.user("My widget froze."), Message.assistant("Hold the blue button."))
         .with_tail("It froze again. What now?")
     )
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One stub answer: a JSON body, or SSE events (each (event name or None, JSON or raw str))."""
-
-    body: Any = None
-    events: tuple[tuple[str | None, Any], ...] = ()
-    status: int = 200
-
-    def encode(self) -> tuple[str, bytes]:
-        if not self.events:
-            return "application/json", json.dumps(self.body).encode()
-        chunks = []
-        for name, data in self.events:
-            text = data if isinstance(data, str) else json.dumps(data)
-            chunks.append((f"event: {name}\n" if name else "") + f"data: {text}\n\n")
-        return "text/event-stream", "".join(chunks).encode()
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import json
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import promptcache
 from promptcache import Invalidation
 
+from .._recording import Reply
 from . import pairs
 
 ANTHROPIC_HOST = "https://api.anthropic.com"
@@ -30,22 +29,6 @@ FAKE_KEYS = {
 }
 
 Session = Callable[[str | None], tuple[list[Any], list[Invalidation]]]
-
-
-@dataclass(frozen=True)
-class Reply:
-    body: Any = None
-    events: tuple[tuple[str | None, Any], ...] = ()
-
-    def encode(self) -> tuple[str, bytes]:
-        if not self.events:
-            return "application/json", json.dumps(self.body).encode()
-        out = [
-            (f"event: {name}\n" if name else "")
-            + f"data: {data if isinstance(data, str) else json.dumps(data)}\n\n"
-            for name, data in self.events
-        ]
-        return "text/event-stream", "".join(out).encode()
 
 
 def _collect() -> tuple[list[Invalidation], Callable[[Invalidation], None]]:

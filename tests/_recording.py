@@ -1,0 +1,123 @@
+"""
+The recording kit shared by the wire cassettes (tests/adapters) and the wrapper cassettes
+(tests/debug): a stub vendor on 127.0.0.1 that serves synthetic replies, and vcrpy set up to
+record the real SDK clients' traffic against it and replay it offline.
+
+While recording, each request's URI is rewritten from the stub's address to the vendor's real
+host, so replays run the SDK clients with their default base URLs. Credentials are filtered out
+of the recorded headers (tests/test_cassettes.py checks every cassette).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import deque
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import vcr
+
+FILTERED_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"]
+MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One stub answer: a JSON body, or SSE events (each (event name or None, JSON or raw str))."""
+
+    body: Any = None
+    events: tuple[tuple[str | None, Any], ...] = ()
+    status: int = 200
+
+    def encode(self) -> tuple[str, bytes]:
+        if not self.events:
+            return "application/json", json.dumps(self.body).encode()
+        chunks = []
+        for name, data in self.events:
+            text = data if isinstance(data, str) else json.dumps(data)
+            chunks.append((f"event: {name}\n" if name else "") + f"data: {text}\n\n")
+        return "text/event-stream", "".join(chunks).encode()
+
+
+@dataclass
+class Stub:
+    """The running stub: its URL, the replies still to serve, and the requests it saw."""
+
+    url: str
+    replies: deque[Reply] = field(default_factory=deque)
+    seen: list[tuple[str, str]] = field(default_factory=list)
+
+    def serve(self, replies: Any) -> None:
+        self.replies.clear()
+        self.replies.extend(replies)
+        self.seen.clear()
+
+
+@contextmanager
+def stub_server() -> Iterator[Stub]:
+    stub = Stub(url="")
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            stub.seen.append((self.command, self.path))
+            if not stub.replies:
+                self.send_error(500, f"stub has no reply left for {self.command} {self.path}")
+                return
+            reply = stub.replies.popleft()
+            kind, body = reply.encode()
+            self.send_response(reply.status)
+            self.send_header("content-type", kind)
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_POST = do_GET = do_PATCH = do_DELETE = _answer
+
+        def log_message(self, format: str, *args: Any) -> None:
+            return None
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    stub.url = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield stub
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def recorder(library: Path, stub: str, host: str) -> vcr.VCR:
+    """A VCR that records into `library`, rewriting the stub's address to the vendor `host`."""
+
+    def to_vendor_host(request: Any) -> Any:
+        request.uri = request.uri.replace(stub, host, 1)
+        for name in [k for k in request.headers if k.lower() == "host"]:
+            request.headers[name] = host.split("://", 1)[1]
+        return request
+
+    return vcr.VCR(
+        cassette_library_dir=str(library),
+        record_mode="all",
+        match_on=MATCH_ON,
+        filter_headers=FILTERED_HEADERS,
+        before_record_request=to_vendor_host,
+        decode_compressed_response=True,
+    )
+
+
+def replayer(library: Path) -> vcr.VCR:
+    """A VCR that only replays (`record_mode="none"`): a request not in the cassette fails."""
+    return vcr.VCR(
+        cassette_library_dir=str(library),
+        record_mode="none",
+        match_on=MATCH_ON,
+        filter_headers=FILTERED_HEADERS,
+        decode_compressed_response=True,
+    )
