@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -13,6 +12,7 @@ from .._errors import InputError
 from .._pricing import Cost, cost, load_prices
 from .._usage import CacheUsage
 from ..adapters import ADAPTER_NAMES, get_adapter
+from ._io import load_json_object
 
 
 def register(subparsers: Any) -> None:
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     table = load_prices(args.prices)
     rows = []
     for file in args.files:
-        usage = adapter.read_usage(_load(file))
+        usage = adapter.read_usage(load_json_object(file, holds="a vendor response or its usage"))
         model = args.model or usage.model
         if not model:
             raise InputError(f"{file}: the response names no model; pass --model")
@@ -56,16 +56,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_text(rows, table.as_of, table.currency))
     return 0
-
-
-def _load(file: str) -> Any:
-    try:
-        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-        return orjson.loads(raw)
-    except OSError as exc:
-        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{file!r} is not JSON: {exc}") from None
 
 
 def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:

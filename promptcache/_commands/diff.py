@@ -5,13 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import Any, TextIO
 
 import orjson
 
 from .._diff import VENDORS, DiffResult, diff
 from .._errors import InputError
+from ._io import load_json_object
 
 _FIXES = {
     "timestamp": "render the time at day precision, or move it to the last user message",
@@ -52,30 +52,14 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.a == "-" and args.b == "-":
         raise InputError("only one of A and B can be '-' (stdin)")
-    result = diff(_load(args.a), _load(args.b), args.vendor)
+    holds = "SDK keyword arguments"
+    a, b = load_json_object(args.a, holds=holds), load_json_object(args.b, holds=holds)
+    result = diff(a, b, args.vendor)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
     else:
         sys.stdout.write(render_text(result, color=_use_color(args.color, sys.stdout)))
     return 1 if result.invalidated else 0
-
-
-def _load(file: str) -> Any:
-    try:
-        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            f"{file} is not valid JSON ({exc}); diff reads a JSON object of SDK keyword arguments"
-        ) from None
-    if not isinstance(data, dict):
-        raise InputError(
-            f"{file} holds a JSON {type(data).__name__}; expected an object of SDK keyword arguments"
-        )
-    return data
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:

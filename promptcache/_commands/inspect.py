@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -15,6 +14,7 @@ from .._parts import Message, Part, Tool
 from .._plan import plan
 from .._prompt import Layer, Prompt, Rendered
 from .._volatile import find_volatile
+from ._io import load_json_object
 
 _STABLE = (Layer.TOOLS, Layer.SYSTEM, Layer.DOCS)
 
@@ -42,7 +42,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    data = _load(args.file)
+    data = load_json_object(args.file, holds="SDK keyword arguments or a dumped Prompt")
     ingested = _ingest(data, args.vendor)
     model = args.model or ingested.model
     rendered = ingested.prompt.render()
@@ -52,17 +52,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_text(report))
     return 0
-
-
-def _load(file: str) -> Any:
-    try:
-        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(f"{file} is not valid JSON: {exc}; inspect reads a JSON object") from None
 
 
 def _ingest(data: Any, vendor: str | None) -> Ingested:

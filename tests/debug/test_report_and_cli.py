@@ -200,7 +200,8 @@ def test_diff_cli_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture
     good = _write(tmp_path, "a.json", pairs.openai())
     assert main(["diff", good, str(bad)]) == 2
     err = capsys.readouterr().err
-    assert "holds a JSON list; expected an object" in err and "Traceback" not in err
+    assert "holds a JSON list; expected a JSON object of SDK keyword arguments" in err
+    assert "Traceback" not in err
     assert main(["diff", good, str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
     assert main(["diff", good, good, "--vendor", "bedrock"]) == 2

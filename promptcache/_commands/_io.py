@@ -1,0 +1,33 @@
+"""Input helpers shared by the subcommands."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._errors import InputError
+
+
+def load_json_object(file: str, *, holds: str) -> dict[str, Any]:
+    """
+    Read a JSON object from `file` ('-' is standard input). `holds` says what the file should
+    hold ("SDK keyword arguments"), so every error names the file, the problem and the fix.
+    """
+    try:
+        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise InputError(
+            f"{file} is not valid JSON ({exc}); expected a JSON object of {holds}"
+        ) from None
+    if not isinstance(data, dict):
+        raise InputError(
+            f"{file} holds a JSON {type(data).__name__}; expected a JSON object of {holds}"
+        )
+    return data
