@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal
 from ._canonical import canonical_bytes, json_path
 from ._errors import InputError
 from ._tokens import TokenCounter
+from ._volatile import VolatileMatch, candidates
 
 __all__ = [
     "Content",
@@ -38,7 +39,7 @@ _Link = tuple[str, bytes, bytes, int, int]
 class _Canonical:
     """Memoised canonical bytes, their digest and token count; equality by the bytes."""
 
-    __slots__ = ("_data", "_digest", "_link")
+    __slots__ = ("_data", "_digest", "_link", "_scan")
 
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -80,6 +81,18 @@ class _Canonical:
         )
         object.__setattr__(self, "_link", (counter, link))
         return link
+
+    def volatile_candidates(self) -> tuple[VolatileMatch, ...]:
+        """
+        Values in this part that may be volatile (before the recency check), found once: the
+        text of a text part, or the canonical JSON of anything else.
+        """
+        found: tuple[VolatileMatch, ...] | None = getattr(self, "_scan", None)
+        if found is None:
+            text = getattr(self, "text", None)
+            found = candidates(text if isinstance(text, str) else self.canonical().decode("utf-8"))
+            object.__setattr__(self, "_scan", found)
+        return found
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):

@@ -27,19 +27,17 @@ from __future__ import annotations
 
 import bisect
 import enum
-import functools
 import hashlib
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any, Literal, NamedTuple
 
 from ._canonical import json_path
 from ._errors import InputError, VolatileContentError, VolatileContentWarning
 from ._parts import Doc, Message, Part, SystemBlock, Tool, part_from_json
 from ._tokens import DEFAULT_COUNTER, TokenCounter
-from ._volatile import find_volatile
+from ._volatile import recent
 
 __all__ = ["Block", "Layer", "Prompt", "Rendered", "VolatilePolicy"]
 
@@ -60,6 +58,7 @@ class Layer(enum.IntEnum):
         return self.name.lower()
 
 
+_LAYERS = tuple(Layer)  # iterating the enum class itself is several times slower
 _NAMES = {layer: layer.name.lower() for layer in Layer}
 _STABLE_GUARDED = (Layer.TOOLS, Layer.SYSTEM, Layer.DOCS)
 
@@ -207,19 +206,23 @@ class Prompt:
         if known is not None and known[0] is counter and len(known[1]) == self._block_count():
             return Rendered(blocks=known[1], counter=counter.name)
         start = known[1] if known is not None and known[0] is counter else ()
-        blocks = list(start)
-        previous = blocks[-1].hash if blocks else b""
+        blocks: list[Block] = []
+        previous = start[-1].hash if start else b""
         # The loop every request runs: kept flat, positional, and free of helper calls.
         append, sha256, new = blocks.append, hashlib.sha256, tuple.__new__
-        skip = len(blocks)
-        for layer in Layer:
+        skip = len(start)
+        for layer in _LAYERS:
+            size = len(getattr(self, _NAMES[layer]))
+            if skip >= size:  # rendered already: not even the tools need sorting again
+                skip -= size
+                continue
             parts = self.layer(layer)
-            for index in range(skip, len(parts)):
+            for index in range(skip, size):
                 role, data, link, tokens, count = parts[index].link(counter)
                 previous = sha256(previous + link).digest()  # the chain: see the module doc
                 append(new(Block, (layer, index, role, data, tokens, count, previous)))
-            skip = max(0, skip - len(parts))
-        result = tuple(blocks)
+            skip = 0
+        result = start + tuple(blocks)
         object.__setattr__(self, "_known", (counter, result))
         return Rendered(blocks=result, counter=counter.name)
 
@@ -320,9 +323,7 @@ class Prompt:
                 self._guard(layer, index, part)
 
     def _guard(self, layer: Layer, index: int, part: Part) -> None:
-        if not _may_be_volatile(part):
-            return
-        for match in find_volatile(_guarded_text(part)):
+        for match in recent(part.volatile_candidates()):
             message = (
                 f"{layer}[{index}] (layer {layer!s}, block {index}) contains a {match.label} "
                 f"{match.value!r} at offset {match.offset}. A value that changes per request in a "
@@ -344,25 +345,8 @@ class Prompt:
         )
 
 
-@functools.lru_cache(maxsize=1024)
-def _may_be_volatile(part: Part) -> bool:
-    """Whether the part's text has any candidate at all; memoised, as parts repeat per request."""
-    return bool(find_volatile(_guarded_text(part), window=timedelta.max))
-
-
 def _layer_of(block: Block) -> Layer:
     return block.layer
-
-
-@functools.lru_cache(maxsize=1024)
-def _guarded_text(part: Part) -> str:
-    """
-    The text the volatile guard scans. Memoised per part so that a part reused by every request
-    hands the scanner the same string object, whose scan is memoised in turn.
-    """
-    if isinstance(part, (SystemBlock, Doc)):
-        return part.text
-    return part.canonical().decode("utf-8")
 
 
 def _as_tool(value: Tool | Mapping[str, Any], path: str) -> Tool:

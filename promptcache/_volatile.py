@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 
-__all__ = ["VolatileMatch", "find_volatile"]
+__all__ = ["VolatileMatch", "candidates", "find_volatile", "recent"]
 
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _MONTH_NAMES = (
@@ -68,17 +68,26 @@ def find_volatile(
     text: str, *, now: datetime | None = None, window: timedelta = timedelta(days=3)
 ) -> list[VolatileMatch]:
     """Return the volatile-looking values in `text`, in order of appearance."""
-    candidates = _candidates(text)
-    if not candidates:
+    return recent(candidates(text), now=now, window=window)
+
+
+def recent(
+    found: tuple[VolatileMatch, ...],
+    *,
+    now: datetime | None = None,
+    window: timedelta = timedelta(days=3),
+) -> list[VolatileMatch]:
+    """The `candidates` that are volatile now: dates and times only when near `now`."""
+    if not found:
         return []
     moment = now or datetime.now(timezone.utc)
-    return [match for match in candidates if _is_volatile(match, moment, window)]
+    return [match for match in found if _is_volatile(match, moment, window)]
 
 
 @functools.lru_cache(maxsize=256)
-def _candidates(text: str) -> tuple[VolatileMatch, ...]:
+def candidates(text: str) -> tuple[VolatileMatch, ...]:
     """
-    Every pattern hit in `text`, before the recency check.
+    Every pattern hit in `text`, before the recency check of `recent`.
 
     Memoised: stable layers repeat the same texts request after request (that is why they are
     cacheable), so the scan is paid once per distinct text. Recency is judged on every call.
