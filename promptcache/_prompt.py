@@ -25,9 +25,7 @@ the blocks in front of the layer that changed.
 
 from __future__ import annotations
 
-import bisect
 import enum
-import hashlib
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -209,17 +207,17 @@ class Prompt:
         blocks: list[Block] = []
         previous = start[-1].hash if start else b""
         # The loop every request runs: kept flat, positional, and free of helper calls.
-        append, sha256, new = blocks.append, hashlib.sha256, tuple.__new__
+        append, new = blocks.append, tuple.__new__
         skip = len(start)
-        for layer in _LAYERS:
-            size = len(getattr(self, _NAMES[layer]))
+        for layer, size in zip(_LAYERS, self._sizes(), strict=True):
             if skip >= size:  # rendered already: not even the tools need sorting again
                 skip -= size
                 continue
             parts = self.layer(layer)
             for index in range(skip, size):
-                role, data, link, tokens, count = parts[index].link(counter)
-                previous = sha256(previous + link).digest()  # the chain: see the module doc
+                part = parts[index]
+                role, data, link, tokens, count = part.link(counter)
+                previous = part.chain(previous, link)  # SHA-256(previous || link), memoised
                 append(new(Block, (layer, index, role, data, tokens, count, previous)))
             skip = 0
         result = start + tuple(blocks)
@@ -307,9 +305,11 @@ class Prompt:
         if self._known is None:
             return None
         counter, blocks = self._known
-        # Blocks are in layer order, so the cut is a binary search.
-        cut = bisect.bisect_right if appended else bisect.bisect_left
-        return (counter, blocks[: cut(blocks, layer, key=_layer_of)])
+        # Blocks follow the parts in layer order: the valid ones are those of the earlier layers
+        # (and of this layer, when it only grew), as far as rendering had got.
+        sizes = self._sizes()
+        keep = sum(sizes[: layer + 1] if appended else sizes[:layer])
+        return (counter, blocks[:keep])
 
     def _check(self, layer: Layer, parts: _LayerParts, start: int) -> None:
         """Validate the new parts (from `start` on) and guard them when the layer is stable."""
@@ -339,14 +339,18 @@ class Prompt:
             return self.tools
         return tuple(sorted(self.tools, key=lambda tool: tool.name))
 
-    def _block_count(self) -> int:
+    def _sizes(self) -> tuple[int, int, int, int, int]:
+        """The number of parts in each layer, in render order."""
         return (
-            len(self.tools) + len(self.system) + len(self.docs) + len(self.history) + len(self.tail)
+            len(self.tools),
+            len(self.system),
+            len(self.docs),
+            len(self.history),
+            len(self.tail),
         )
 
-
-def _layer_of(block: Block) -> Layer:
-    return block.layer
+    def _block_count(self) -> int:
+        return sum(self._sizes())
 
 
 def _as_tool(value: Tool | Mapping[str, Any], path: str) -> Tool:

@@ -230,3 +230,26 @@ def test_json_round_trip() -> None:
     assert [b.hash for b in again.render()] == [b.hash for b in prompt.render()]
     with pytest.raises(InputError, match="not a dumped Prompt"):
         Prompt.from_json({"format": "other"})
+
+
+def test_a_part_shared_by_different_prefixes_hashes_right_in_each() -> None:
+    shared = Message.user("the same turn")
+    a = Prompt().add_system("alpha").add_history(shared)
+    b = Prompt().add_system("beta").add_history(shared)
+    for _ in range(2):  # the second round hits each part's memo of its last predecessor
+        for prompt, system in ((a, "alpha"), (b, "beta"), (a, "alpha")):
+            fresh = Prompt().add_system(system).add_history(Message.user("the same turn"))
+            assert [x.hash for x in Prompt(**prompt._fields()).render()] == [
+                x.hash for x in fresh.render()
+            ]
+
+
+def test_chain_hash_definition() -> None:
+    import hashlib
+
+    rendered = Prompt().add_system("s").with_tail("q").render()
+    first, second = rendered.blocks
+    system_digest = hashlib.sha256(first.data).digest()
+    assert first.hash == hashlib.sha256(b"" + b"system\0" + system_digest).digest()
+    tail_digest = hashlib.sha256(second.data).digest()
+    assert second.hash == hashlib.sha256(first.hash + b"user\0" + tail_digest).digest()
