@@ -866,7 +866,8 @@ def _classify_text(layer: str, path: str, old: str, new: str) -> _Found:
     volatile = _volatile_cause(old, new, start, end_old, end_new)
     if volatile is not None:
         cause, label = volatile
-        detail = f"a {label} changed between the requests"
+        article = "an" if label.startswith(("ISO", "RFC", "epoch")) else "a"  # as spoken
+        detail = f"{article} {label} changed between the requests"
     elif _same_but_spacing(old, new, start, end_old, end_new):
         cause, detail = "whitespace", f"only whitespace differs at {path}"
     else:
