@@ -172,7 +172,7 @@ def compare_elements(
     if table is not None and (found is None or table.cut <= found.position):
         return _table_result(table, points, ea, vendor, counter)
     if found is None:
-        return _identical(vendor)
+        return identical(vendor)
     located = _locate(found, ea, eb, vendor)
     lost = _tokens_lost(ea, points, found.position, counter)
     return _result(located, lost, vendor)
@@ -1046,7 +1046,8 @@ def _joined(excerpt: Excerpt | None, *, old: bool) -> str | None:
     return excerpt.lead + excerpt.new + excerpt.trail_new
 
 
-def _identical(vendor: str) -> DiffResult:
+def identical(vendor: str) -> DiffResult:
+    """The result for two requests that do not differ in anything the cache sees."""
     return DiffResult(
         invalidated=False,
         layer=None,

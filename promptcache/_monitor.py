@@ -42,6 +42,7 @@ from ._diff import (
     _table_change,
     check_vendor,
     compare_elements,
+    identical,
     request_elements,
 )
 from ._errors import InputError
@@ -694,17 +695,7 @@ def _hash_only(
         min(len(records), len(current)),
     )
     if index >= len(records):
-        return DiffResult(
-            invalidated=False,
-            layer=None,
-            cause="none",
-            path=None,
-            offset=None,
-            before=None,
-            after=None,
-            tokens_lost=0,
-            vendor=vendor,
-        )
+        return identical(vendor)
     record = records[index]
     return DiffResult(
         invalidated=True,
