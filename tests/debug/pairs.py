@@ -213,3 +213,23 @@ def gemini_turns() -> list[dict[str, Any]]:
 def with_header(header: str) -> str:
     """A system prompt that starts with a rendered header, as the stories' templates did."""
     return header + "\n\n" + GUIDE
+
+
+def next_turn(request: dict[str, Any], n: int) -> dict[str, Any]:
+    """The Anthropic request of the following turn: answer n, question n + 1, the marker moved."""
+    following = copy.deepcopy(request)
+    following["messages"][-1]["content"][0].pop("cache_control", None)
+    following["messages"] += [
+        {"role": "assistant", "content": f"Answer {n}."},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": f"Question {n + 1}?",
+                    "cache_control": {"type": "ephemeral"},
+                }
+            ],
+        },
+    ]
+    return following

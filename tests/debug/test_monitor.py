@@ -17,25 +17,6 @@ from . import pairs
 from .sim import AnthropicSim
 
 
-def _turn(request: dict[str, Any], n: int) -> dict[str, Any]:
-    following = copy.deepcopy(request)
-    following["messages"][-1]["content"][0].pop("cache_control", None)
-    following["messages"] += [
-        {"role": "assistant", "content": f"Answer {n}."},
-        {
-            "role": "user",
-            "content": [
-                {
-                    "type": "text",
-                    "text": f"Question {n + 1}?",
-                    "cache_control": {"type": "ephemeral"},
-                }
-            ],
-        },
-    ]
-    return following
-
-
 def _session(
     turns: int,
     *,
@@ -54,7 +35,7 @@ def _session(
         if evict_at == n:
             sim.evict()
         monitor.observe(request, sim.respond(request, at), at=at, key="session-1")
-        request = _turn(request, n)
+        request = pairs.next_turn(request, n)
     return events, monitor
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import json
 import tracemalloc
 from collections.abc import Iterator
@@ -16,25 +15,6 @@ from promptcache.cli import main
 
 from . import pairs
 from .sim import AnthropicSim
-
-
-def _turn(request: dict[str, Any], n: int) -> dict[str, Any]:
-    following = copy.deepcopy(request)
-    following["messages"][-1]["content"][0].pop("cache_control", None)
-    following["messages"] += [
-        {"role": "assistant", "content": f"Answer {n}."},
-        {
-            "role": "user",
-            "content": [
-                {
-                    "type": "text",
-                    "text": f"Question {n + 1}?",
-                    "cache_control": {"type": "ephemeral"},
-                }
-            ],
-        },
-    ]
-    return following
 
 
 def _log(sessions: int = 3, turns: int = 5) -> Iterator[str]:
@@ -55,7 +35,7 @@ def _log(sessions: int = 3, turns: int = 5) -> Iterator[str]:
                     "response": response,
                 }
             )
-            request = _turn(request, n)
+            request = pairs.next_turn(request, n)
 
 
 @pytest.fixture
@@ -93,7 +73,7 @@ def test_report_orders_costliest_first() -> None:
                     }
                 )
             )
-            request = _turn(request, n)
+            request = pairs.next_turn(request, n)
     report = build_report([*lines, *extra])
     assert [c.cause for c in report.invalidations] == ["ttl_expired", "timestamp"]
 
