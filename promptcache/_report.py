@@ -211,9 +211,10 @@ def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
         or "request" not in record
         or ("response" not in record and "usage" not in record)
     ):
+        text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
         raise InputError(
             f"line {number}: expected an object with 'request' and 'response' keys, got "
-            f"{str(line)[:60]!r}"
+            f"{text.strip()[:60]!r}; write one {{\"request\": ..., \"response\": ...}} a line"
         )
     return record
 

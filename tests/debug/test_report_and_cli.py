@@ -185,3 +185,14 @@ def test_diff_cli_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["diff", good, str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
     assert main(["diff", good, good, "--vendor", "bedrock"]) == 2
+
+
+def test_report_record_without_request_names_line_and_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"x": 1}\n')
+    assert main(["report", str(log), "--vendor", "anthropic"]) == 2
+    err = capsys.readouterr().err
+    assert "line 1: expected an object with 'request' and 'response' keys" in err
+    assert "got '{\"x\": 1}'" in err and "Traceback" not in err
