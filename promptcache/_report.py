@@ -214,7 +214,7 @@ def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
         text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
         raise InputError(
             f"line {number}: expected an object with 'request' and 'response' keys, got "
-            f"{text.strip()[:60]!r}; write one {{\"request\": ..., \"response\": ...}} a line"
+            f'{text.strip()[:60]!r}; write one {{"request": ..., "response": ...}} a line'
         )
     return record
 

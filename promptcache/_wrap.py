@@ -8,8 +8,11 @@ The wrapper is a thin proxy: attribute access passes through to the real client,
 few methods that send prompts, which call the real method, hand the request and the response (or,
 for a stream, the usage gathered as the caller iterates) to the monitor, and return the SDK's own
 object. Streams are returned wrapped so they can be read to the end; everything else about them
-(context manager, `close()`, attributes) is the SDK's. Observing never raises into the caller:
-a monitor failure is logged, a vendor error propagates untouched.
+(context manager, `close()`, attributes) is the SDK's. The streaming helpers (Anthropic's
+`messages.stream()`, OpenAI's `chat.completions.stream()` and `responses.stream()`) hand the
+caller the SDK's own stream and are observed once, when their block exits, from what that stream
+already accumulated. Observing never raises into the caller: a monitor failure is logged, a
+vendor error propagates untouched.
 """
 
 from __future__ import annotations
@@ -27,10 +30,20 @@ __all__ = ["wrap"]
 LOGGER = logging.getLogger("promptcache.wrap")
 
 # What to hook per vendor: attribute path -> how the method returns ("call": a response, or a
-# stream when stream=True; "iter": always a stream; "manager": Anthropic's messages.stream()).
+# stream when stream=True; "iter": always a stream; "*-manager": a streaming helper's context
+# manager, observed when its block exits: Anthropic's messages.stream(), OpenAI's
+# chat.completions.stream() and responses.stream()).
 _HOOKS: dict[str, dict[tuple[str, ...], str]] = {
-    "anthropic": {("messages", "create"): "call", ("messages", "stream"): "manager"},
-    "openai": {("chat", "completions", "create"): "call", ("responses", "create"): "call"},
+    "anthropic": {
+        ("messages", "create"): "call",
+        ("messages", "stream"): "anthropic-manager",
+    },
+    "openai": {
+        ("chat", "completions", "create"): "call",
+        ("chat", "completions", "stream"): "chat-manager",
+        ("responses", "create"): "call",
+        ("responses", "stream"): "responses-manager",
+    },
     "gemini": {
         ("models", "generate_content"): "call",
         ("models", "generate_content_stream"): "iter",
@@ -167,8 +180,8 @@ class _Proxy:
 
 
 def _hook(method: Callable[..., Any], kind: str, watcher: _Watcher) -> Callable[..., Any]:
-    if kind == "manager":
-        return _manager_hook(method, watcher)
+    if kind.endswith("-manager"):
+        return _manager_hook(method, kind, watcher)
 
     def observed(*args: Any, **kwargs: Any) -> Any:
         result = method(*args, **kwargs)
@@ -282,22 +295,33 @@ class _ObservedAsyncStream(_StreamBase):
         return await exit_(*exc) if exit_ is not None else None
 
 
-def _manager_hook(method: Callable[..., Any], watcher: _Watcher) -> Callable[..., Any]:
-    """Anthropic's `messages.stream(...)`: observe the final snapshot when the block exits."""
+def _manager_hook(method: Callable[..., Any], kind: str, watcher: _Watcher) -> Callable[..., Any]:
+    """A streaming helper (`with client.messages.stream(...) as stream:`, OpenAI's
+    `chat.completions.stream()` / `responses.stream()`, sync or async): the caller gets the SDK's
+    own stream; the final usage is observed once, when the block exits."""
 
     def observed(*args: Any, **kwargs: Any) -> Any:
-        return _ObservedManager(method(*args, **kwargs), watcher.request(kwargs), watcher)
+        manager = method(*args, **kwargs)
+        if kind == "responses-manager" and "response_id" in kwargs:
+            return manager  # resumes a stored response: no prompt is sent
+        return _ObservedManager(manager, kind, watcher.request(kwargs), watcher)
 
     observed.__wrapped__ = method  # type: ignore[attr-defined]
     return observed
 
 
 class _ObservedManager:
-    def __init__(self, manager: Any, request: Mapping[str, Any], watcher: _Watcher) -> None:
+    """Wraps only the context manager; what `with` / `async with` yields is the SDK's stream."""
+
+    def __init__(
+        self, manager: Any, kind: str, request: Mapping[str, Any], watcher: _Watcher
+    ) -> None:
         self._manager = manager
+        self._kind = kind
         self._request = request
         self._watcher = watcher
         self._stream: Any = None
+        self._done = False
 
     def __enter__(self) -> Any:
         self._stream = self._manager.__enter__()
@@ -316,13 +340,68 @@ class _ObservedManager:
         return await self._manager.__aexit__(*exc)
 
     def _observe(self) -> None:
-        current = getattr(self._stream, "_current_snapshot_or_none", None)
+        """Reads what the stream has accumulated from the events the caller consumed (never
+        reads further); observes nothing when the block left before the usage arrived."""
+        if self._done or self._stream is None:
+            return
+        self._done = True
         try:
-            snapshot = current() if callable(current) else self._stream.current_message_snapshot
-        except Exception:  # the block exited before the stream started
-            snapshot = None
-        if snapshot is not None:
-            self._watcher.observe(self._request, snapshot)
+            if self._kind == "anthropic-manager":
+                snapshot = _anthropic_snapshot(self._stream)
+                if snapshot is not None:
+                    self._watcher.observe(self._request, snapshot)
+                return
+            final = _openai_final(self._stream, self._kind)
+        except Exception:  # an SDK whose stream internals moved: say so, never raise
+            LOGGER.exception(
+                "promptcache: could not read the %s stream", self._watcher.monitor.vendor
+            )
+            return
+        if final is None:
+            LOGGER.info("promptcache: the stream ended before its usage arrived; not observed")
+            return
+        accumulator = self._watcher.accumulator(self._request)
+        if accumulator is None:
+            return
+        try:
+            accumulator.feed(final)
+            usage = accumulator.usage
+        except InputError as exc:  # a chat stream without stream_options={"include_usage": True}
+            LOGGER.info("promptcache: stream carried no usage: %s", exc)
+            return
+        except Exception:
+            LOGGER.exception("promptcache: could not read the stream's usage")
+            return
+        self._watcher.observe(self._request, usage=usage)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._manager, name)
+
+
+def _anthropic_snapshot(stream: Any) -> Any:
+    current = getattr(stream, "_current_snapshot_or_none", None)
+    try:
+        return current() if callable(current) else stream.current_message_snapshot
+    except Exception:  # the block exited before the stream started
+        return None
+
+
+def _openai_final(stream: Any, kind: str) -> Any:
+    """
+    What the SDK stream accumulated, as an event the adapter's accumulator reads, or None.
+
+    Chat: `current_completion_snapshot` carries the `usage` of the last chunk read, which is the
+    final `include_usage` chunk once the stream has been read to the end (None before, or
+    without `include_usage`). Responses: the SDK keeps the `response.completed` response in its
+    stream state; a stream that ended `response.incomplete` / `.failed` keeps no usage there.
+    """
+    if kind == "chat-manager":
+        try:
+            return stream.current_completion_snapshot
+        except AssertionError:  # the SDK asserts when no chunk was read yet
+            return None
+    state = getattr(stream, "_state", None)
+    response = getattr(state, "_completed_response", None)
+    if response is None:
+        return None
+    return {"type": "response.completed", "response": response}

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -20,7 +21,11 @@ EXPECTED = {
     "openai_chat": ["key_order"],
     "openai_responses_async": ["random_id"],
     "gemini_session": ["content_changed"],
+    "openai_chat_stream": ["tool_order"],
+    "openai_responses_stream": ["whitespace"],
+    "openai_stream_abandoned": [],
 }
+OBSERVED = {"openai_stream_abandoned": 1}  # default: one observation per recorded request
 
 
 def _replay(name: str) -> tuple[list[Any], list[promptcache.Invalidation], Any]:
@@ -36,7 +41,26 @@ def _replay(name: str) -> tuple[list[Any], list[promptcache.Invalidation], Any]:
 def test_every_call_is_observed(name: str) -> None:
     _, events, _ = _replay(name)
     assert [e.cause for e in events] == EXPECTED[name]
-    assert MONITORS[-1].stats()["observations"] == len(SESSIONS[name][1])
+    expected = OBSERVED.get(name, len(SESSIONS[name][1]))
+    assert MONITORS[-1].stats()["observations"] == expected
+
+
+@pytest.fixture
+def observed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, Any], Any]]:
+    """Every (request, usage) the monitors were handed, in order."""
+    calls: list[tuple[dict[str, Any], Any]] = []
+    original = promptcache.Monitor.observe
+
+    def spy(self: promptcache.Monitor, request: Any, response: Any = None, **kw: Any) -> Any:
+        calls.append((dict(request), kw.get("usage")))
+        return original(self, request, response, **kw)
+
+    monkeypatch.setattr(promptcache.Monitor, "observe", spy)
+    return calls
+
+
+def _usages(calls: list[tuple[dict[str, Any], Any]]) -> list[tuple[int, int, int, str | None]]:
+    return [(u.uncached_input, u.cache_read, u.output, u.endpoint) for _, u in calls]
 
 
 def test_anthropic_results_are_the_sdks_own() -> None:
@@ -135,3 +159,155 @@ def test_other_attributes_pass_through() -> None:
     assert wrapped.api_key == "sk-ant-test"
     assert wrapped.messages.count_tokens == client.messages.count_tokens
     assert wrapped.messages.create.__wrapped__ == client.messages.create
+
+
+# -- OpenAI's streaming helpers: chat.completions.stream() and responses.stream() -------------
+
+
+def test_openai_chat_stream_helper(observed: list[tuple[dict[str, Any], Any]]) -> None:
+    from openai.lib.streaming.chat import AsyncChatCompletionStream, ChatCompletionStream
+    from openai.types.chat import ParsedChatCompletion
+
+    results, events, _ = _replay("openai_chat_stream")
+    (one, kinds, final), (two, _, final_two), (three, akinds, final_three) = results
+    assert type(one) is ChatCompletionStream and type(two) is ChatCompletionStream
+    assert type(three) is AsyncChatCompletionStream
+    assert kinds == akinds == ["chunk", "content.delta", "content.done", "chunk"]
+    assert all(isinstance(f, ParsedChatCompletion) for f in (final, final_two, final_three))
+    assert final.choices[0].message.content == "Ok." and final_two.usage is not None
+    assert final_two.usage.prompt_tokens_details.cached_tokens == 2176
+    # once per stream, the final usage chunk's figures, whichever way the stream was read
+    assert _usages(observed) == [
+        (2200, 0, 2, "chat.completions.stream"),
+        (2230 - 2176, 2176, 2, "chat.completions.stream"),
+        (2260, 0, 2, "chat.completions.stream"),
+    ]
+    assert [len(request["messages"]) for request, _ in observed] == [6, 8, 10]
+    assert (events[0].path, events[0].expected_read, events[0].actual_read) == ("tools[0]", 2230, 0)
+
+
+def test_openai_responses_stream_helper(observed: list[tuple[dict[str, Any], Any]]) -> None:
+    from openai.lib.streaming.responses import AsyncResponseStream, ResponseStream
+    from openai.types.responses import ParsedResponse
+
+    results, events, _ = _replay("openai_responses_stream")
+    (one, kinds, final), (two, _, final_two), (three, akinds, final_three) = results
+    assert type(one) is ResponseStream and type(two) is ResponseStream
+    assert type(three) is AsyncResponseStream
+    assert kinds == akinds and kinds[0] == "response.created" and kinds[-1] == "response.completed"
+    assert all(isinstance(f, ParsedResponse) for f in (final, final_two, final_three))
+    assert final.output_text == "Ok." and final_two.usage is not None
+    assert final_two.usage.input_tokens_details.cached_tokens == 2048
+    assert _usages(observed) == [
+        (2100, 0, 2, "responses.stream"),
+        (2140 - 2048, 2048, 2, "responses.stream"),
+        (2170, 0, 2, "responses.stream"),
+    ]
+    assert events[0].path == "instructions" and events[0].expected_read == 2140
+
+
+def test_abandoned_helper_streams_observe_nothing_and_never_raise(
+    observed: list[tuple[dict[str, Any], Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    from openai.lib.streaming.chat import ChatCompletionStream
+    from openai.lib.streaming.responses import AsyncResponseStream
+
+    with caplog.at_level(logging.INFO, logger="promptcache.wrap"):
+        results, events, _ = _replay("openai_stream_abandoned")
+    left_chat, left_responses, no_usage, complete = results
+    assert type(left_chat[0]) is ChatCompletionStream and left_chat[1] == "chunk"
+    assert type(left_responses[0]) is AsyncResponseStream
+    assert left_responses[1] == "response.created"
+    assert no_usage[1] == ["chunk", "content.delta", "content.done"]
+    assert complete[1].usage.prompt_tokens == 2260
+    # only the stream read to its usage chunk was observed, once
+    assert _usages(observed) == [(2260 - 2176, 2176, 2, "chat.completions.stream")]
+    assert events == []
+    assert caplog.text.count("the stream ended before its usage arrived") == 1  # responses
+    assert caplog.text.count("stream carried no usage") == 2  # chat: left early; no include_usage
+    assert "Traceback" not in caplog.text and "ERROR" not in caplog.text
+
+
+class _FakeManager:
+    """A streaming helper's manager whose stream is whatever the test gives."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.exits = 0
+
+    def __enter__(self) -> Any:
+        return self.stream
+
+    def __exit__(self, *exc: Any) -> None:
+        self.exits += 1
+
+    async def __aenter__(self) -> Any:
+        return self.stream
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.exits += 1
+
+
+def _fake_openai(stream: Any) -> Any:
+    class Completions:
+        def stream(self, **kwargs: Any) -> _FakeManager:
+            self.manager = _FakeManager(stream)
+            return self.manager
+
+    class Chat:
+        completions = Completions()
+
+    class Responses:
+        def stream(self, **kwargs: Any) -> _FakeManager:
+            self.manager = _FakeManager(stream)
+            return self.manager
+
+    class Client:
+        chat = Chat()
+        responses = Responses()
+
+    return Client()
+
+
+def test_helper_stream_internals_that_moved_are_logged_not_raised(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Moved:
+        @property
+        def current_completion_snapshot(self) -> Any:
+            raise RuntimeError("renamed in a later SDK")
+
+    client = _fake_openai(Moved())
+    monitor = promptcache.Monitor("openai", metrics=False)
+    wrapped = promptcache.wrap(client, vendor="openai", monitor=monitor)
+    with wrapped.chat.completions.stream(model="gpt-5.4", messages=[]) as stream:
+        assert type(stream) is Moved
+    with wrapped.responses.stream(model="gpt-5.4", input="hi") as stream:  # no `_state` at all
+        assert type(stream) is Moved
+    assert client.chat.completions.manager.exits == 1 and client.responses.manager.exits == 1
+    assert monitor.stats()["observations"] == 0
+    assert "could not read the openai stream" in caplog.text
+
+
+def test_helper_streams_for_an_engine_and_resumed_responses() -> None:
+    import asyncio
+
+    class Done:
+        current_completion_snapshot: ClassVar[dict[str, Any]] = {
+            "usage": {"prompt_tokens": 1500, "prompt_tokens_details": {"cached_tokens": 1024}}
+        }
+
+    client = _fake_openai(Done())
+    monitor = promptcache.Monitor("engine", metrics=False)
+    wrapped = promptcache.wrap(client, vendor="engine", monitor=monitor)
+
+    async def run() -> None:
+        async with wrapped.chat.completions.stream(model="qwen3", messages=[]) as stream:
+            assert type(stream) is Done
+
+    asyncio.run(run())
+    assert monitor.stats()["observations"] == 1
+    # responses.stream(response_id=...) resumes a stored response: nothing sent, nothing wrapped
+    manager = wrapped.responses.stream(response_id="resp_1", starting_after=3)
+    assert manager is client.responses.manager
+    assert wrapped.chat.completions.stream.__wrapped__ == client.chat.completions.stream

@@ -347,6 +347,189 @@ def openai_responses_async(base_url: str | None) -> tuple[list[Any], list[Invali
 OPENAI_RESPONSES = (Reply(_response(2100, 0)), Reply(_response(2140, 0)))
 
 
+def _chat_turns(*questions: str) -> list[dict[str, Any]]:
+    """The Chat Completions request of each turn: the conversation grows by one exchange."""
+    turns = [pairs.openai()]
+    for question in questions:
+        following = copy.deepcopy(turns[-1])
+        following["messages"] += [
+            {"role": "assistant", "content": "Ok."},
+            {"role": "user", "content": question},
+        ]
+        turns.append(following)
+    return turns
+
+
+_USAGE = {"stream_options": {"include_usage": True}}
+
+
+def openai_chat_stream(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """The chat.completions.stream() helper, sync then async: turn 1 iterates the events, turn 2
+    only calls get_final_completion(), turn 3 (async) gets its tools from a set (tool_order)."""
+    events, sink = _collect()
+    monitor = _monitor("openai", sink)
+    client = promptcache.wrap(_openai(base_url), monitor=monitor)
+    first, second, third = _chat_turns("It moved to /ready.", "Thanks.")
+    third["tools"] = [third["tools"][1], third["tools"][2], third["tools"][0]]
+    results: list[Any] = []
+    with client.chat.completions.stream(**first, **_USAGE) as stream:
+        kinds = [event.type for event in stream]
+        results.append((stream, kinds, stream.get_final_completion()))
+    with client.chat.completions.stream(**second, **_USAGE) as stream:
+        results.append((stream, None, stream.get_final_completion()))
+
+    async def run() -> Any:
+        aclient = promptcache.wrap(_openai(base_url, is_async=True), monitor=monitor)
+        async with aclient, aclient.chat.completions.stream(**third, **_USAGE) as astream:
+            kinds = [event.type async for event in astream]
+            return (astream, kinds, await astream.get_final_completion())
+
+    results.append(asyncio.run(run()))
+    return results, events
+
+
+OPENAI_CHAT_STREAM = (
+    Reply(events=_chat_chunks(2200, 0)),
+    Reply(events=_chat_chunks(2230, 2176)),
+    Reply(events=_chat_chunks(2260, 0)),
+)
+
+
+def _r_events(total: int, cached: int) -> tuple[tuple[str | None, Any], ...]:
+    """A Responses stream, event by event, ending in response.completed with the usage."""
+    final = _response(total, cached)
+    message = final["output"][0]
+    started = {**final, "status": "in_progress", "output": [], "usage": None}
+    part = {"type": "output_text", "text": "", "annotations": []}
+    item = {**message, "status": "in_progress", "content": []}
+    sequence = [
+        {"type": "response.created", "response": started},
+        {"type": "response.in_progress", "response": started},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+        {
+            "type": "response.content_part.added",
+            "item_id": "msg_debug",
+            "output_index": 0,
+            "content_index": 0,
+            "part": part,
+        },
+        {
+            "type": "response.output_text.delta",
+            "item_id": "msg_debug",
+            "output_index": 0,
+            "content_index": 0,
+            "delta": "Ok.",
+            "logprobs": [],
+        },
+        {
+            "type": "response.output_text.done",
+            "item_id": "msg_debug",
+            "output_index": 0,
+            "content_index": 0,
+            "text": "Ok.",
+            "logprobs": [],
+        },
+        {
+            "type": "response.content_part.done",
+            "item_id": "msg_debug",
+            "output_index": 0,
+            "content_index": 0,
+            "part": message["content"][0],
+        },
+        {"type": "response.output_item.done", "output_index": 0, "item": message},
+        {"type": "response.completed", "response": final},
+    ]
+    return tuple(
+        (event["type"], {**event, "sequence_number": n}) for n, event in enumerate(sequence)
+    )
+
+
+def _responses_turns() -> list[dict[str, Any]]:
+    first = {
+        "model": "gpt-5.4",
+        "instructions": pairs.with_header("Session: support"),
+        "input": [{"role": "user", "content": "My deploy fails with 502s."}],
+    }
+    second = copy.deepcopy(first)
+    second["input"] += [
+        {"role": "assistant", "content": "Ok."},
+        {"role": "user", "content": "It moved to /ready."},
+    ]
+    third = copy.deepcopy(second)
+    third["input"] += [
+        {"role": "assistant", "content": "Ok."},
+        {"role": "user", "content": "Thanks."},
+    ]
+    return [first, second, third]
+
+
+def openai_responses_stream(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """The responses.stream() helper: two sync turns, then an async one whose instructions
+    template lost its trailing blank line (whitespace)."""
+    events, sink = _collect()
+    monitor = _monitor("openai", sink)
+    client = promptcache.wrap(_openai(base_url), monitor=monitor)
+    first, second, third = _responses_turns()
+    third["instructions"] = third["instructions"].replace("\n\n", "\n", 1)
+    results: list[Any] = []
+    with client.responses.stream(**first) as stream:
+        kinds = [event.type for event in stream]
+        results.append((stream, kinds, stream.get_final_response()))
+    with client.responses.stream(**second) as stream:
+        results.append((stream, None, stream.get_final_response()))
+
+    async def run() -> Any:
+        aclient = promptcache.wrap(_openai(base_url, is_async=True), monitor=monitor)
+        async with aclient, aclient.responses.stream(**third) as astream:
+            kinds = [event.type async for event in astream]
+            return (astream, kinds, await astream.get_final_response())
+
+    results.append(asyncio.run(run()))
+    return results, events
+
+
+OPENAI_RESPONSES_STREAM = (
+    Reply(events=_r_events(2100, 0)),
+    Reply(events=_r_events(2140, 2048)),
+    Reply(events=_r_events(2170, 0)),
+)
+
+
+def openai_stream_abandoned(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """Helper streams that observe nothing: a sync chat stream and an async responses stream left
+    after their first event, a chat stream read to the end without include_usage; then one
+    complete chat stream, the only observation."""
+    events, sink = _collect()
+    monitor = _monitor("openai", sink)
+    client = promptcache.wrap(_openai(base_url), monitor=monitor)
+    first, second, third = _chat_turns("It moved to /ready.", "Thanks.")
+    results: list[Any] = []
+    with client.chat.completions.stream(**first, **_USAGE) as stream:
+        results.append((stream, next(iter(stream)).type))
+
+    async def run() -> Any:
+        aclient = promptcache.wrap(_openai(base_url, is_async=True), monitor=monitor)
+        async with aclient, aclient.responses.stream(**_responses_turns()[0]) as astream:
+            async for event in astream:
+                return (astream, event.type)
+        return None
+
+    results.append(asyncio.run(run()))
+    with client.chat.completions.stream(**second) as stream:
+        results.append((stream, [event.type for event in stream]))
+    with client.chat.completions.stream(**third, **_USAGE) as stream:
+        results.append((stream, stream.get_final_completion()))
+    return results, events
+
+
+OPENAI_STREAM_ABANDONED = (
+    Reply(events=_chat_chunks(2200, 0)),
+    Reply(events=_r_events(2100, 0)),
+    Reply(events=_chat_chunks(2230, 2176)[:1] + _chat_chunks(2230, 2176)[2:]),
+    Reply(events=_chat_chunks(2260, 2176)),
+)
+
+
 # -- Gemini -----------------------------------------------------------------------------------
 
 
@@ -422,6 +605,9 @@ SESSIONS: dict[str, tuple[Session, tuple[Reply, ...]]] = {
     "anthropic_async": (anthropic_async, ANTHROPIC_ASYNC),
     "openai_chat": (openai_chat, OPENAI_CHAT),
     "openai_responses_async": (openai_responses_async, OPENAI_RESPONSES),
+    "openai_chat_stream": (openai_chat_stream, OPENAI_CHAT_STREAM),
+    "openai_responses_stream": (openai_responses_stream, OPENAI_RESPONSES_STREAM),
+    "openai_stream_abandoned": (openai_stream_abandoned, OPENAI_STREAM_ABANDONED),
     "gemini_session": (gemini_session, GEMINI),
 }
 HOSTS = {"anthropic": ANTHROPIC_HOST, "openai": OPENAI_HOST, "gemini": GEMINI_HOST}
