@@ -31,7 +31,24 @@ from ._errors import InputError
 from ._tokens import DEFAULT_COUNTER, TokenCounter
 from ._volatile import find_volatile
 
-__all__ = ["CAUSES", "VENDORS", "DiffResult", "Excerpt", "Unit", "diff", "request_units"]
+__all__ = [
+    "CAUSES",
+    "MARKERS",
+    "VENDORS",
+    "DiffResult",
+    "Element",
+    "Excerpt",
+    "Unit",
+    "check_vendor",
+    "compare_elements",
+    "diff",
+    "identical",
+    "plain",
+    "plain_request",
+    "request_elements",
+    "request_units",
+    "table_change",
+]
 
 Vendor = Literal["anthropic", "openai", "gemini", "engine"]
 VENDORS: tuple[str, ...] = ("anthropic", "openai", "gemini", "engine")
@@ -58,7 +75,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
     "gemini": ("tools", "system", "messages"),
     "engine": ("system", "tools", "messages"),
 }
-_MARKERS = ("cache_control", "prompt_cache_breakpoint")
+MARKERS = ("cache_control", "prompt_cache_breakpoint")
 _TIME_KINDS = frozenset({"iso_timestamp", "rfc2822", "date", "date_words", "clock_time", "epoch"})
 # A value that changed between two requests and parses as a time is a clock reading whatever
 # date it names, so the "near now" window of the volatile guard is opened wide.
@@ -136,7 +153,7 @@ def diff(
 ) -> DiffResult:
     """Compare request `b` against the earlier request `a` as `vendor` caches them."""
     vendor = check_vendor(vendor)
-    a, b = _plain_request(a, "a"), _plain_request(b, "b")
+    a, b = plain_request(a, "a"), plain_request(b, "b")
     ea, eb = request_elements(a, vendor), request_elements(b, vendor)
     return compare_elements(a, b, ea, eb, vendor, counter or DEFAULT_COUNTER)
 
@@ -168,7 +185,7 @@ def compare_elements(
     """
     found = _first_divergence(ea, eb)
     points = None if every_prefix else _breakpoints(a, ea, vendor)
-    table = _table_change(a, b, vendor, ea)
+    table = table_change(a, b, vendor, ea)
     if table is not None and (found is None or table.cut <= found.position):
         return _table_result(table, points, ea, vendor, counter)
     if found is None:
@@ -209,7 +226,7 @@ class Span:
 def request_elements(request: Mapping[str, Any], vendor: str) -> list[Element]:
     """The request's elements in the vendor's render order."""
     return [
-        Element(span.layer, span.path_of(i), _plain(item), span.content_key)
+        Element(span.layer, span.path_of(i), plain(item), span.content_key)
         for span in request_spans(request, vendor)
         for i, item in enumerate(span.items)
     ]
@@ -267,7 +284,7 @@ def _openai_layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
 
 
 def _gemini_layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
-    config = _plain(request.get("config")) or {}
+    config = plain(request.get("config")) or {}
     if not isinstance(config, Mapping):
         raise InputError(f"config: expected a dict, got {type(config).__name__}")
     system = _pick(config, "system_instruction", "systemInstruction")
@@ -344,12 +361,12 @@ def _one_message(message: Mapping[str, Any], where: str, key: str, layer: str) -
 
 
 def _unit(layer: str, path: str, value: Any) -> Unit:
-    value = _plain(value)
-    if not (isinstance(value, Mapping) and any(m in value for m in _MARKERS)):
+    value = plain(value)
+    if not (isinstance(value, Mapping) and any(m in value for m in MARKERS)):
         return Unit(layer, path, value, _dumps(value, path), False)
-    marker = next(value[m] for m in _MARKERS if m in value)
+    marker = next(value[m] for m in MARKERS if m in value)
     ttl = marker.get("ttl") if isinstance(marker, Mapping) else None
-    value = {k: v for k, v in value.items() if k not in _MARKERS}
+    value = {k: v for k, v in value.items() if k not in MARKERS}
     return Unit(
         layer, path, value, _dumps(value, path), True, ttl if isinstance(ttl, str) else None
     )
@@ -364,7 +381,7 @@ def _dumps(value: Any, path: str) -> bytes:
         raise InputError(f"{path}: cannot serialise {type(value).__name__}") from None
 
 
-def _plain(value: Any) -> Any:
+def plain(value: Any) -> Any:
     """SDK objects (pydantic models) become the JSON they are sent as; everything else as is."""
     if type(value) in (dict, list, str):
         return value
@@ -374,8 +391,8 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _plain_request(request: Any, name: str) -> Mapping[str, Any]:
-    request = _plain(request)
+def plain_request(request: Any, name: str) -> Mapping[str, Any]:
+    request = plain(request)
     if not isinstance(request, Mapping):
         raise InputError(
             f"request {name} must be a dict of SDK keyword arguments, got {type(request).__name__}"
@@ -386,7 +403,7 @@ def _plain_request(request: Any, name: str) -> Mapping[str, Any]:
 def _pick(mapping: Mapping[str, Any], *names: str) -> Any:
     for name in names:
         if mapping.get(name) is not None:
-            return _plain(mapping[name])
+            return plain(mapping[name])
     return None
 
 
@@ -508,7 +525,7 @@ def _marked(elements: Sequence[Element]) -> list[Position]:
 
 
 def _has_marker(value: Any) -> bool:
-    return isinstance(value, Mapping) and any(m in value for m in _MARKERS)
+    return isinstance(value, Mapping) and any(m in value for m in MARKERS)
 
 
 def _unit_count(element: Element) -> int:
@@ -529,7 +546,7 @@ def _explicit_only(request: Mapping[str, Any]) -> bool:
 def breakpoints(request: Mapping[str, Any], vendor: str) -> list[int]:
     """Unit indices (into `request_units`) after which the request writes a cache entry."""
     vendor = check_vendor(vendor)
-    request = _plain_request(request, "request")
+    request = plain_request(request, "request")
     elements = request_elements(request, vendor)
     offsets, total = [], 0
     for element in elements:
@@ -577,7 +594,7 @@ class _TableChange:
     after: Any
 
 
-def _table_change(
+def table_change(
     a: Mapping[str, Any], b: Mapping[str, Any], vendor: str, elements: Sequence[Element]
 ) -> _TableChange | None:
     """A parameter outside the render order whose change still drops cache tiers."""
@@ -618,11 +635,11 @@ _TABLE: dict[str, tuple[tuple[str, str], ...]] = {
 def _get_path(request: Mapping[str, Any], dotted: str) -> Any:
     value: Any = request
     for name in dotted.split("."):
-        value = _plain(value)
+        value = plain(value)
         if not isinstance(value, Mapping):
             return None
         value = value.get(name)
-    return _plain(value)
+    return plain(value)
 
 
 def _first_in_layer(elements: Sequence[Element], layer: str) -> int:
@@ -736,7 +753,7 @@ def _tool_values(elements: Sequence[Element]) -> list[Any]:
 
 def _strip(value: Any) -> Any:
     if _has_marker(value):
-        return {k: v for k, v in value.items() if k not in _MARKERS}
+        return {k: v for k, v in value.items() if k not in MARKERS}
     return value
 
 

@@ -34,16 +34,16 @@ from typing import Any
 import orjson
 
 from ._diff import (
-    _MARKERS,
+    MARKERS,
     DiffResult,
     Element,
-    _plain,
-    _plain_request,
-    _table_change,
     check_vendor,
     compare_elements,
     identical,
+    plain,
+    plain_request,
     request_elements,
+    table_change,
 )
 from ._errors import InputError
 from ._tokens import DEFAULT_COUNTER, TokenCounter
@@ -240,7 +240,7 @@ class Monitor:
         Returns the `Invalidation` when the read fell short of what the previous request with
         the same key left in the cache, else None.
         """
-        plain = _plain_request(request, "request")
+        plain = plain_request(request, "request")
         if usage is None:
             if response is None:
                 raise InputError("observe() needs the response or usage=CacheUsage(...)")
@@ -627,7 +627,7 @@ def _snapshot(request: Mapping[str, Any]) -> dict[str, Any]:
 def _params(request: Mapping[str, Any]) -> dict[str, Any]:
     """The request minus its elements: model, settings, top-level markers (small)."""
     params = {k: v for k, v in request.items() if k not in _LAYER_KEYS}
-    config = _plain(params.get("config"))
+    config = plain(params.get("config"))
     if isinstance(config, Mapping):
         params["config"] = {k: v for k, v in config.items() if k not in _GEMINI_LAYER_CONFIG}
     return params
@@ -646,15 +646,15 @@ def _without_markers(element: Element) -> tuple[Any, str | None, bool]:
     return _strip_one(value)
 
 
-_MARKER_KEYS = frozenset(_MARKERS)
+_MARKER_KEYS = frozenset(MARKERS)
 
 
 def _strip_one(value: Any) -> tuple[Any, str | None, bool]:
-    if not (isinstance(value, Mapping) and any(m in value for m in _MARKERS)):
+    if not (isinstance(value, Mapping) and any(m in value for m in MARKERS)):
         return value, None, False
-    marker = next(value[m] for m in _MARKERS if m in value)
+    marker = next(value[m] for m in MARKERS if m in value)
     ttl = marker.get("ttl") if isinstance(marker, Mapping) else None
-    stripped = {k: v for k, v in value.items() if k not in _MARKERS}
+    stripped = {k: v for k, v in value.items() if k not in MARKERS}
     return stripped, ttl if isinstance(ttl, str) else None, True
 
 
@@ -669,7 +669,7 @@ def _hash_only(
 ) -> DiffResult:
     """The body was over the budget: locate the divergent element by hash, cause by layer only."""
     elements = request_elements(request, vendor)
-    table = _table_change(previous.settings, request, vendor, elements)
+    table = table_change(previous.settings, request, vendor, elements)
     records = monitor._records(previous)
     lost_all = sum(r.tokens for r in records)
     if table is not None and table.cause == "model_changed":
