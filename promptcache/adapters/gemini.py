@@ -340,6 +340,20 @@ class CacheDecision:
     reason: str
 
 
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """A decision of `ensure`: the action, why, the cache held for the slot, the prefix key."""
+
+    action: str
+    reason: str
+    held: CachedPrefix | None
+    key: str
+    tokens: int
+
+    def done(self, cache: CachedPrefix | None) -> CacheDecision:
+        return CacheDecision(cache=cache, action=self.action, reason=self.reason)
+
+
 class GeminiCacheManager:
     """
     Runs the explicit-cache lifecycle against a `google.genai.Client` (or `client.aio`, with the
@@ -406,30 +420,16 @@ class GeminiCacheManager:
         tool_config: Mapping[str, Any] | None = None,
     ) -> CacheDecision:
         """Reuse, refresh, recreate or create the cache for `prompt`'s static prefix."""
-        rendered = prompt.render()
-        key, tokens = static_hash(rendered), _static_tokens(rendered)
-        held = self._slots.get((model, slot))
-        if held is not None and held.prefix_hash == key:
-            if _expiring(held, self.refresh_within):
-                return CacheDecision(
-                    cache=self.refresh(held), action="refreshed", reason="TTL was about to run out"
-                )
-            return CacheDecision(cache=held, action="reused", reason="same static prefix")
-        create, reason = self.worth_creating(tokens, model, expected_requests)
-        if not create:
-            return CacheDecision(cache=None, action="skipped", reason=reason)
-        if held is not None:
-            self.delete(held)
-        made = self._remember(
-            slot,
-            self.client.caches.create(
-                model=model, config=self._create_config(prompt, key, tool_config)
-            ),
-            model,
-            key,
-            tokens,
-        )
-        return CacheDecision(cache=made, action="recreated" if held else "created", reason=reason)
+        step = self._decide(prompt, model, expected_requests, slot)
+        if step.action == "refreshed" and step.held is not None:
+            return step.done(self.refresh(step.held))
+        if step.action in ("created", "recreated"):
+            if step.held is not None:
+                self.delete(step.held)
+            config = self._create_config(prompt, step.key, tool_config)
+            answer = self.client.caches.create(model=model, config=config)
+            return step.done(self._remember(slot, answer, model, step.key, step.tokens))
+        return step.done(step.held)
 
     def find(self, prompt: Prompt, *, model: str, slot: str = "default") -> CachedPrefix | None:
         """
@@ -470,31 +470,34 @@ class GeminiCacheManager:
         slot: str = "default",
         tool_config: Mapping[str, Any] | None = None,
     ) -> CacheDecision:
+        """`ensure` for an async client (`client.aio`): the same decisions, awaited calls."""
+        step = self._decide(prompt, model, expected_requests, slot)
+        if step.action == "refreshed" and step.held is not None:
+            config = {"ttl": f"{self.ttl_seconds}s"}
+            answer = await self.client.caches.update(name=step.held.name, config=config)
+            return step.done(self._replace(step.held, answer))
+        if step.action in ("created", "recreated"):
+            if step.held is not None:
+                await self.client.caches.delete(name=step.held.name)
+                self._forget(step.held)
+            config = self._create_config(prompt, step.key, tool_config)
+            answer = await self.client.caches.create(model=model, config=config)
+            return step.done(self._remember(slot, answer, model, step.key, step.tokens))
+        return step.done(step.held)
+
+    def _decide(self, prompt: Prompt, model: str, expected_requests: int, slot: str) -> _Step:
+        """What `ensure` should do, before any call to the API (shared by sync and async)."""
         rendered = prompt.render()
         key, tokens = static_hash(rendered), _static_tokens(rendered)
         held = self._slots.get((model, slot))
         if held is not None and held.prefix_hash == key:
             if _expiring(held, self.refresh_within):
-                answer = await self.client.caches.update(
-                    name=held.name, config={"ttl": f"{self.ttl_seconds}s"}
-                )
-                return CacheDecision(
-                    cache=self._replace(held, answer),
-                    action="refreshed",
-                    reason="TTL was about to run out",
-                )
-            return CacheDecision(cache=held, action="reused", reason="same static prefix")
+                return _Step("refreshed", "TTL was about to run out", held, key, tokens)
+            return _Step("reused", "same static prefix", held, key, tokens)
         create, reason = self.worth_creating(tokens, model, expected_requests)
         if not create:
-            return CacheDecision(cache=None, action="skipped", reason=reason)
-        if held is not None:
-            await self.client.caches.delete(name=held.name)
-            self._forget(held)
-        answer = await self.client.caches.create(
-            model=model, config=self._create_config(prompt, key, tool_config)
-        )
-        made = self._remember(slot, answer, model, key, tokens)
-        return CacheDecision(cache=made, action="recreated" if held else "created", reason=reason)
+            return _Step("skipped", reason, None, key, tokens)
+        return _Step("recreated" if held else "created", reason, held, key, tokens)
 
     # -- internals ----------------------------------------------------------------------------
 
