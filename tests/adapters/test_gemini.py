@@ -198,6 +198,9 @@ def test_async_lifecycle() -> None:
         async def delete(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
             return super().delete(**kwargs)
 
+        async def update(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+            return super().update(**kwargs)
+
     client = FakeClient()
     client.caches = AsyncCaches()
     manager = GeminiCacheManager(client)
@@ -205,9 +208,41 @@ def test_async_lifecycle() -> None:
     async def run() -> list[str]:
         first = await manager.aensure(prompt(), model=MODEL, expected_requests=20)
         second = await manager.aensure(prompt(MANUAL + "!"), model=MODEL, expected_requests=20)
-        return [first.action, second.action]
+        third = await manager.aensure(prompt(MANUAL + "!"), model=MODEL, expected_requests=20)
+        tiny = await manager.aensure(prompt("tiny"), model=MODEL, expected_requests=20, slot="t")
+        return [first.action, second.action, third.action, tiny.action]
 
-    assert asyncio.run(run()) == ["created", "recreated"]
+    assert asyncio.run(run()) == ["created", "recreated", "reused", "skipped"]
+    assert [c[0] for c in client.caches.calls] == ["create", "delete", "create"]
+
+
+def test_async_refresh_extends_the_ttl_near_expiry() -> None:
+    import asyncio
+
+    class AsyncCaches(FakeCaches):
+        async def create(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+            return super().create(**kwargs)
+
+        async def update(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+            return super().update(**kwargs)
+
+    client = FakeClient()
+    client.caches = AsyncCaches()
+    client.caches.expire = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=30)).isoformat()
+    manager = GeminiCacheManager(client, ttl_seconds=900, refresh_within_seconds=300)
+
+    async def run() -> Any:
+        await manager.aensure(prompt(), model=MODEL, expected_requests=20)
+        return await manager.aensure(prompt(), model=MODEL, expected_requests=20)
+
+    refreshed = asyncio.run(run())
+    assert refreshed.action == "refreshed"
+    assert client.caches.calls[-1] == (
+        "update",
+        {"name": "cachedContents/c1", "config": {"ttl": "900s"}},
+    )
+    assert refreshed.cache is not None and refreshed.cache.expire_time is not None
+    assert refreshed.cache.expire_time.year == 2099
 
 
 # -- streams ----------------------------------------------------------------------------------
