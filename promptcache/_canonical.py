@@ -50,9 +50,12 @@ def canonical_bytes(value: Any, path: str = "$") -> bytes:
     return data
 
 
-def chain_hash(previous: bytes, tag: bytes, content_digest: bytes) -> bytes:
-    """hash(i) = SHA-256(hash(i-1) || tag || SHA-256(bytes(i))); `tag` names the block's role."""
-    return hashlib.sha256(previous + tag + content_digest).digest()
+def chain_hash(previous: bytes, link: bytes) -> bytes:
+    """
+    One step of the block hash chain: hash(i) = SHA-256(hash(i-1) || link(i)), where link(i) is
+    the block's role, a NUL, and SHA-256 of its canonical bytes.
+    """
+    return hashlib.sha256(previous + link).digest()
 
 
 def json_path(parent: str, key: str | int) -> str:

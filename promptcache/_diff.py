@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any, Literal
+from typing import Any
 
 import orjson
 
@@ -50,7 +50,6 @@ __all__ = [
     "table_change",
 ]
 
-Vendor = Literal["anthropic", "openai", "gemini", "engine"]
 VENDORS: tuple[str, ...] = ("anthropic", "openai", "gemini", "engine")
 CAUSES: tuple[str, ...] = (
     "timestamp",

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
-from ._canonical import canonical_bytes, json_path
+from ._canonical import canonical_bytes, chain_hash, json_path
 from ._errors import InputError
 from ._tokens import TokenCounter
 from ._volatile import VolatileMatch, candidates
@@ -93,7 +93,7 @@ class _Canonical:
         memo: tuple[bytes, bytes] | None = getattr(self, "_chain", None)
         if memo is not None and memo[0] == previous:
             return memo[1]
-        result = hashlib.sha256(previous + link).digest()
+        result = chain_hash(previous, link)
         object.__setattr__(self, "_chain", (previous, result))
         return result
 
