@@ -29,7 +29,7 @@ import orjson
 from ._canonical import canonical_bytes, json_path
 from ._errors import InputError
 from ._tokens import DEFAULT_COUNTER, TokenCounter
-from ._volatile import find_volatile
+from ._volatile import describe, find_volatile
 
 __all__ = [
     "CAUSES",
@@ -882,8 +882,7 @@ def _classify_text(layer: str, path: str, old: str, new: str) -> _Found:
     volatile = _volatile_cause(old, new, start, end_old, end_new)
     if volatile is not None:
         cause, label = volatile
-        article = "an" if label.startswith(("ISO", "RFC", "epoch")) else "a"  # as spoken
-        detail = f"{article} {label} changed between the requests"
+        detail = f"{describe(label)} changed between the requests"
     elif _same_but_spacing(old, new, start, end_old, end_new):
         cause, detail = "whitespace", f"only whitespace differs at {path}"
     else:

@@ -206,7 +206,7 @@ class Prompt:
         start = known[1] if known is not None and known[0] is counter else ()
         blocks: list[Block] = []
         previous = start[-1].hash if start else b""
-        # The loop every request runs: kept flat, positional, and free of helper calls.
+        # The loop every request runs: flat and positional; each part memoises its link and hash.
         append, new = blocks.append, tuple.__new__
         skip = len(start)
         for layer, size in zip(_LAYERS, self._sizes(), strict=True):
@@ -325,7 +325,7 @@ class Prompt:
     def _guard(self, layer: Layer, index: int, part: Part) -> None:
         for match in recent(part.volatile_candidates()):
             message = (
-                f"{layer}[{index}] (layer {layer!s}, block {index}) contains a {match.label} "
+                f"{layer}[{index}] (layer {layer!s}, block {index}) contains {match.described} "
                 f"{match.value!r} at offset {match.offset}. A value that changes per request in a "
                 f"stable layer breaks the cache for everything after it; move it to the tail "
                 f"with Prompt.with_tail(...)."

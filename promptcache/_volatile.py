@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 
-__all__ = ["VolatileMatch", "candidates", "find_volatile", "recent"]
+__all__ = ["VolatileMatch", "candidates", "describe", "find_volatile", "recent"]
 
 _MONTHS = "jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec"
 _MONTH_NAMES = (
@@ -62,6 +62,16 @@ class VolatileMatch:
     @property
     def label(self) -> str:
         return _LABELS.get(self.kind, self.kind)
+
+    @property
+    def described(self) -> str:
+        """The label with its article, as spoken: "an ISO 8601 timestamp", "a UUID"."""
+        return describe(self.label)
+
+
+def describe(label: str) -> str:
+    """`label` with the article it takes when read aloud."""
+    return f"{'an' if label.startswith(('ISO', 'RFC', 'epoch')) else 'a'} {label}"
 
 
 def find_volatile(

@@ -108,3 +108,11 @@ def test_guard_warns_once_per_part_not_on_every_add() -> None:
         warnings.simplefilter("error")
         prompt.add_system("more").add_docs("doc")
     assert len(record) == 1
+
+
+def test_guard_message_reads_naturally() -> None:
+    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    with pytest.warns(VolatileContentWarning, match="contains an ISO 8601 timestamp"):
+        Prompt().add_system(f"Now: {stamp}")
+    with pytest.raises(VolatileContentError, match="contains a UUID"):
+        Prompt(volatile="error").add_docs("id 3f2504e0-4f89-11d3-9a0c-0305e82c3301")
