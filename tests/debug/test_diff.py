@@ -422,8 +422,23 @@ def test_json_contract_keys_exactly() -> None:
     assert list(result.to_json()) == EXPECTED_KEYS
 
 
-def test_every_cause_is_covered_here() -> None:
-    tested = {
+def test_every_cause_is_asserted_by_a_test_here() -> None:
+    # The causes this module's assertions expect (string constants inside an `assert` that
+    # mentions `cause`), so deleting the last test of a cause fails here.
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    asserted = {
+        node.value
+        for statement in ast.walk(tree)
+        if isinstance(statement, ast.Assert) and "cause" in ast.unparse(statement.test)
+        for node in ast.walk(statement.test)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    }
+    assert set(CAUSES) <= asserted, sorted(set(CAUSES) - asserted)
+    # The vocabulary itself is a contract (the JSON output of `promptcache diff`).
+    assert CAUSES == (
         "timestamp",
         "random_id",
         "key_order",
@@ -435,8 +450,7 @@ def test_every_cause_is_covered_here() -> None:
         "tool_choice_changed",
         "thinking_changed",
         "none",
-    }
-    assert tested == set(CAUSES)
+    )
 
 
 def test_unknown_vendor_names_the_choices() -> None:
