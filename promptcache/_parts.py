@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+import orjson
+
 from ._canonical import canonical_bytes, chain_hash, json_path
 from ._errors import InputError
 from ._tokens import TokenCounter
@@ -51,6 +53,15 @@ class _Canonical:
             data = canonical_bytes(self.to_json(), path)
             object.__setattr__(self, "_data", data)
         return data
+
+    def sorted_json(self) -> dict[str, Any]:
+        """
+        A fresh copy of `to_json()` with every object's keys in sorted order. Adapters hand this
+        to the vendor SDKs, which serialise dicts in insertion order: a schema built with its keys
+        in another order must still go out as the same bytes.
+        """
+        value: dict[str, Any] = orjson.loads(self.canonical())
+        return value
 
     def digest(self) -> bytes:
         """SHA-256 of the canonical bytes, computed once: the block hash chain links these."""

@@ -264,7 +264,7 @@ def _mark(block: dict[str, Any], marked: bool, ttl: str | None) -> dict[str, Any
 
 
 def _tool(tool: Tool) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": tool.name, "input_schema": dict(tool.input_schema)}
+    out: dict[str, Any] = {"name": tool.name, "input_schema": tool.sorted_json()["input_schema"]}
     if tool.description:
         out["description"] = tool.description
     return out
@@ -303,7 +303,12 @@ def _content(part: Content) -> dict[str, Any]:
     if isinstance(part, DocumentPart):
         return _document(part)
     if isinstance(part, ToolUse):
-        return {"type": "tool_use", "id": part.id, "name": part.name, "input": dict(part.input)}
+        return {
+            "type": "tool_use",
+            "id": part.id,
+            "name": part.name,
+            "input": part.sorted_json()["input"],
+        }
     if isinstance(part, ToolResult):
         return _tool_result(part)
     if isinstance(part, ThinkingPart):

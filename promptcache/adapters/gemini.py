@@ -123,7 +123,10 @@ def static_config(prompt: Prompt, tool_config: Mapping[str, Any] | None = None) 
 
 
 def _declaration(tool: Tool) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": tool.name, "parameters_json_schema": dict(tool.input_schema)}
+    out: dict[str, Any] = {
+        "name": tool.name,
+        "parameters_json_schema": tool.sorted_json()["input_schema"],
+    }
     if tool.description:
         out["description"] = tool.description
     return out
@@ -186,7 +189,9 @@ def _part(part: Content, names: Mapping[str, str]) -> dict[str, Any]:
     if isinstance(part, DocumentPart):
         return {"text": part.text or ""}
     if isinstance(part, ToolUse):
-        return {"function_call": {"id": part.id, "name": part.name, "args": dict(part.input)}}
+        return {
+            "function_call": {"id": part.id, "name": part.name, "args": part.sorted_json()["input"]}
+        }
     if isinstance(part, ToolResult):
         body: Any = (
             part.content

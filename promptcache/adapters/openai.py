@@ -303,7 +303,7 @@ def _doc_text(text: str, title: str | None) -> str:
 
 
 def _chat_tool(tool: Tool) -> dict[str, Any]:
-    function: dict[str, Any] = {"name": tool.name, "parameters": dict(tool.input_schema)}
+    function: dict[str, Any] = {"name": tool.name, "parameters": tool.sorted_json()["input_schema"]}
     if tool.description:
         function["description"] = tool.description
     return {"type": "function", "function": function}
@@ -496,7 +496,7 @@ def _responses_tool(tool: Tool) -> dict[str, Any]:
     out: dict[str, Any] = {
         "type": "function",
         "name": tool.name,
-        "parameters": dict(tool.input_schema),
+        "parameters": tool.sorted_json()["input_schema"],
         "strict": False,
     }
     if tool.description:
