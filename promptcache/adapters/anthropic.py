@@ -215,12 +215,12 @@ class _Body:
 
     def __init__(self, prompt: Prompt, rendered: Rendered, chosen: Plan) -> None:
         self.prompt = prompt
-        self.plan = chosen
         self.offset = {layer: _first_index(rendered, layer) for layer in Layer}
+        self.marks = {point.block_index: point.ttl for point in chosen.breakpoints}
 
     def _ttl_at(self, layer: Layer, index: int) -> tuple[bool, str | None]:
-        point = self.plan.at(self.offset[layer] + index)
-        return (point is not None, point.ttl if point is not None else None)
+        at = self.offset[layer] + index
+        return (at in self.marks, self.marks.get(at))
 
     def tools(self) -> list[dict[str, Any]]:
         out = []
