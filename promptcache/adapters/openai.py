@@ -505,41 +505,52 @@ def _responses_tool(tool: Tool) -> dict[str, Any]:
 
 
 def _responses_items(message: Message, marked: bool, ttl: str | None) -> list[dict[str, Any]]:
+    """
+    One message as Responses input items, in the message's own order: text runs become message
+    items, and each call or result its own item (text before a call stays before it).
+    """
     items: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
     for part in message.content:
-        if isinstance(part, ToolUse):
-            items.append(
-                {
-                    "type": "function_call",
-                    "call_id": part.id,
-                    "name": part.name,
-                    "arguments": json.dumps(dict(part.input), sort_keys=True),
-                }
-            )
-        elif isinstance(part, ToolResult):
-            output: Any = (
-                part.content
-                if isinstance(part.content, str)
-                else [_responses_part(c) for c in part.content]
-            )
-            items.append(
-                {"type": "function_call_output", "call_id": part.tool_use_id, "output": output}
-            )
+        if isinstance(part, (ToolUse, ToolResult)):
+            _flush_text(items, parts, message.role)
+            parts = []
+            items.append(_responses_call_item(part))
         elif not isinstance(part, ThinkingPart):
             parts.append(
                 _responses_part(part)
                 if message.role == "user"
                 else {"type": "output_text", "text": getattr(part, "text", "")}
             )
-    if parts:
-        if message.role == "assistant":
-            items.append({"role": "assistant", "content": "".join(p["text"] for p in parts)})
-        else:
-            items.append({"role": "user", "content": parts})
+    _flush_text(items, parts, message.role)
     if marked:
         _mark_responses(items, ttl)
     return items
+
+
+def _flush_text(items: list[dict[str, Any]], parts: list[dict[str, Any]], role: str) -> None:
+    if not parts:
+        return
+    if role == "assistant":
+        items.append({"role": "assistant", "content": "".join(p["text"] for p in parts)})
+    else:
+        items.append({"role": "user", "content": parts})
+
+
+def _responses_call_item(part: ToolUse | ToolResult) -> dict[str, Any]:
+    if isinstance(part, ToolUse):
+        return {
+            "type": "function_call",
+            "call_id": part.id,
+            "name": part.name,
+            "arguments": json.dumps(dict(part.input), sort_keys=True),
+        }
+    output: Any = (
+        part.content
+        if isinstance(part.content, str)
+        else [_responses_part(c) for c in part.content]
+    )
+    return {"type": "function_call_output", "call_id": part.tool_use_id, "output": output}
 
 
 def _mark_responses(items: list[dict[str, Any]], ttl: str | None) -> None:

@@ -282,3 +282,14 @@ def test_responses_only_options_are_refused_on_chat() -> None:
         get_adapter("openai").to_request(prompt(), model="gpt-5.6", prewarm=True)
     kwargs = get_adapter("openai-responses").prewarm_request(prompt(), model="gpt-5.6")  # type: ignore[attr-defined]
     assert kwargs["prompt_cache_options"] == {"mode": "implicit", "prewarm": True}
+
+
+def test_responses_keeps_text_before_the_call_it_precedes() -> None:
+    from promptcache import TextPart, ToolUse
+
+    turn = Message.assistant([TextPart(text="Looking."), ToolUse(id="c1", name="lookup", input={})])
+    kwargs = get_adapter("openai-responses").to_request(
+        Prompt().add_history(Message.user("where?"), turn).with_tail("thanks"), model="gpt-5.4"
+    )
+    kinds = [item.get("type", item.get("role")) for item in kwargs["input"]]
+    assert kinds == ["user", "assistant", "function_call", "user"]
