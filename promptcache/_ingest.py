@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -187,7 +187,7 @@ def _read_openai(request: Mapping[str, Any]) -> _Read:
     for i, m in enumerate(_items(request, "messages")):
         role = m.get("role")
         if role in ("system", "developer") and not messages:
-            system.append(_openai_text(m.get("content"), f"messages[{i}]"))
+            system.extend(_texts(m.get("content"), f"messages[{i}]"))
         elif role == "tool":
             result = ToolResult(
                 tool_use_id=m.get("tool_call_id", ""),
@@ -244,6 +244,13 @@ def _openai_part(part: Mapping[str, Any], path: str) -> Content:
     raise InputError(f"{path}: unsupported content part type {kind!r}")
 
 
+def _texts(content: Any, path: str) -> list[str]:
+    """A system or developer message's text parts, one system block each."""
+    if isinstance(content, str):
+        return [content]
+    return [_text(p, path) for p in content or []]
+
+
 def _openai_text(content: Any, path: str) -> str:
     if isinstance(content, str):
         return content
@@ -276,29 +283,38 @@ def _read_openai_responses(request: Mapping[str, Any]) -> _Read:
         path = f"input[{i}]"
         kind = item.get("type", "message")
         if kind == "function_call":
-            messages.append(
-                Message.assistant(
-                    [
-                        ToolUse(
-                            id=item.get("call_id", ""),
-                            name=item["name"],
-                            input=_arguments(item.get("arguments")),
-                        )
-                    ]
-                )
+            call = ToolUse(
+                id=item.get("call_id", ""),
+                name=item["name"],
+                input=_arguments(item.get("arguments")),
             )
+            _join(messages, "assistant", call)
         elif kind == "function_call_output":
             output = item.get("output", "")
             text = output if isinstance(output, str) else _openai_text(output, path)
-            messages.append(
-                Message.user([ToolResult(tool_use_id=item.get("call_id", ""), content=text)])
-            )
+            _join(messages, "user", ToolResult(tool_use_id=item.get("call_id", ""), content=text))
         elif item.get("role") in ("system", "developer") and not messages:
-            system.append(_openai_text(item.get("content"), path))
+            system.extend(_texts(item.get("content"), path))
         else:
             role = "assistant" if item.get("role") == "assistant" else "user"
             messages.append(_message(role, _openai_content(item, path)))
     return tools, system, messages
+
+
+def _join(messages: list[Message], role: Literal["user", "assistant"], part: Content) -> None:
+    """
+    Responses sends calls and their outputs as items of their own; they belong to the turn in
+    front of them (the assistant's text and its calls, or one user turn of results).
+    """
+    previous = messages[-1] if messages else None
+    calls_or_results = previous is not None and all(
+        isinstance(p, (ToolResult if role == "user" else (TextPart, ToolUse, ThinkingPart)))
+        for p in previous.content
+    )
+    if previous is not None and previous.role == role and calls_or_results:
+        messages[-1] = Message(role=role, content=(*previous.content, part))
+    else:
+        messages.append(Message(role=role, content=[part]))
 
 
 # -- Gemini -------------------------------------------------------------------------------
@@ -310,13 +326,13 @@ def _read_gemini(request: Mapping[str, Any]) -> _Read:
         Tool(
             name=d["name"],
             description=d.get("description", ""),
-            input_schema=d.get("parameters", {}),
+            input_schema=_get(d, "parameters_json_schema") or d.get("parameters") or {},
         )
         for group in _get(config, "tools") or []
         for d in _get(group, "function_declarations") or []
     ]
     instruction = _get(config, "system_instruction")
-    system = [] if instruction is None else [_gemini_text(instruction)]
+    system = [] if instruction is None else _gemini_texts(instruction)
     contents = request.get("contents") or []
     if isinstance(contents, str):
         contents = [{"role": "user", "parts": [{"text": contents}]}]
@@ -333,10 +349,11 @@ def _read_gemini(request: Mapping[str, Any]) -> _Read:
     return tools, system, messages
 
 
-def _gemini_text(instruction: Any) -> str:
+def _gemini_texts(instruction: Any) -> list[str]:
+    """Each part of a system instruction is one system block, as the adapter writes them."""
     if isinstance(instruction, str):
-        return instruction
-    return "".join(p.get("text", "") for p in _get(instruction, "parts") or [])
+        return [instruction]
+    return [p.get("text", "") for p in _get(instruction, "parts") or []]
 
 
 def _gemini_part(part: Mapping[str, Any], path: str) -> Content:
@@ -347,7 +364,16 @@ def _gemini_part(part: Mapping[str, Any], path: str) -> Content:
         return ToolUse(id=call.get("id", ""), name=call.get("name", ""), input=call.get("args", {}))
     response = _get(part, "function_response")
     if response is not None:
-        body = orjson.dumps(response.get("response", {}), option=orjson.OPT_SORT_KEYS).decode()
+        payload = response.get("response", {})
+        # {"output": text} is how a plain-text tool result travels (the adapter writes it so).
+        output = (
+            payload.get("output") if isinstance(payload, Mapping) and len(payload) == 1 else None
+        )
+        body = (
+            output
+            if isinstance(output, str)
+            else orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
+        )
         return ToolResult(tool_use_id=response.get("id", response.get("name", "")), content=body)
     inline = _get(part, "inline_data")
     if inline is not None:
