@@ -35,7 +35,7 @@ from ._canonical import json_path
 from ._errors import InputError, VolatileContentError, VolatileContentWarning
 from ._parts import Doc, Message, Part, SystemBlock, Tool, part_from_json
 from ._tokens import DEFAULT_COUNTER, TokenCounter
-from ._volatile import recent
+from ._volatile import VolatileMatch, recent
 
 __all__ = ["Block", "Layer", "Prompt", "Rendered", "VolatilePolicy"]
 
@@ -229,6 +229,18 @@ class Prompt:
         if layer is Layer.TOOLS:
             return self._sorted_tools()
         return getattr(self, _NAMES[layer])  # type: ignore[no-any-return]
+
+    def volatile_values(self) -> list[tuple[str, VolatileMatch]]:
+        """
+        Every value in the tools, system and docs layers that looks volatile now, with the path
+        of its block in render order (`system[1]`), whatever this prompt's `volatile` policy.
+        """
+        return [
+            (f"{_NAMES[layer]}[{index}]", match)
+            for layer in _STABLE_GUARDED
+            for index, part in enumerate(self.layer(layer))
+            for match in recent(part.volatile_candidates())
+        ]
 
     # -- dump / load ----------------------------------------------------------------------
 

@@ -16,7 +16,6 @@ way `promptcache diff` does for raw requests.
 from __future__ import annotations
 
 from ._prompt import Block, Layer, Prompt, Rendered
-from ._volatile import find_volatile
 
 __all__ = ["assert_no_volatile", "assert_prefix_stable"]
 
@@ -41,10 +40,8 @@ def assert_prefix_stable(
 def assert_no_volatile(prompt: Prompt) -> None:
     """Fail if any tools, system or docs text looks like it changes per request."""
     found = [
-        f"{layer}[{index}] offset {match.offset}: {match.label} {match.value!r}"
-        for layer in (Layer.TOOLS, Layer.SYSTEM, Layer.DOCS)
-        for index, part in enumerate(prompt.layer(layer))
-        for match in find_volatile(getattr(part, "text", None) or part.canonical().decode())
+        f"{path} offset {match.offset}: {match.label} {match.value!r}"
+        for path, match in prompt.volatile_values()
     ]
     if found:
         raise AssertionError(

@@ -116,3 +116,19 @@ def test_guard_message_reads_naturally() -> None:
         Prompt().add_system(f"Now: {stamp}")
     with pytest.raises(VolatileContentError, match="contains a UUID"):
         Prompt(volatile="error").add_docs("id 3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+
+
+def test_volatile_values_lists_paths_in_render_order_under_any_policy() -> None:
+    prompt = (
+        Prompt(volatile="ignore")
+        .add_tools(
+            Tool(name="zeta"),
+            Tool(name="alpha", description="nonce 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b"),
+        )
+        .add_system("Be brief.", "session 3f2504e0-4f89-11d3-9a0c-0305e82c3301")
+        .with_tail("request 3f2504e0-4f89-11d3-9a0c-0305e82c3302")
+    )
+    assert [(path, match.kind) for path, match in prompt.volatile_values()] == [
+        ("tools[0]", "hex_nonce"),
+        ("system[1]", "uuid"),
+    ]

@@ -13,10 +13,7 @@ from .._ingest import VENDORS, Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
 from .._prompt import Layer, Prompt, Rendered
-from .._volatile import find_volatile
 from ._io import load_json_object
-
-_STABLE = (Layer.TOOLS, Layer.SYSTEM, Layer.DOCS)
 
 
 def register(subparsers: Any) -> None:
@@ -123,21 +120,10 @@ def _kinds(message: Message) -> str:
 
 
 def _volatile(prompt: Prompt) -> list[dict[str, Any]]:
-    found = []
-    for layer in _STABLE:
-        for index, part in enumerate(prompt.layer(layer)):
-            text = getattr(part, "text", None)
-            text = text if isinstance(text, str) else part.canonical().decode()
-            for match in find_volatile(text):
-                found.append(
-                    {
-                        "path": f"{layer}[{index}]",
-                        "kind": match.label,
-                        "value": match.value,
-                        "offset": match.offset,
-                    }
-                )
-    return found
+    return [
+        {"path": path, "kind": match.label, "value": match.value, "offset": match.offset}
+        for path, match in prompt.volatile_values()
+    ]
 
 
 def _text(report: dict[str, Any]) -> str:
