@@ -105,7 +105,12 @@ def main() -> None:
     for note in layout.notes:
         print(f"  note: {note}")
     kwargs = get_adapter("anthropic").to_request(turn2, model=model, plan=layout)
-    markers = str(kwargs).count("cache_control")
+    blocks = [
+        *kwargs.get("tools", []),
+        *kwargs.get("system", []),
+        *(block for message in kwargs["messages"] for block in message["content"]),
+    ]
+    markers = sum("cache_control" in block for block in blocks)
     print(f"  -> messages.create(**kwargs) with {markers} cache_control markers; send it as is.")
 
 
