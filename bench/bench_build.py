@@ -14,7 +14,9 @@ Three figures, each the median of per-round ratios with the baseline timed alter
                            assembles and renders a new request from them. Target <= 1.5x.
   cold build + render      the same, but every part is made from plain dicts first (the first
                            request of a process, or an app that rebuilds everything every time).
-  append one turn + render the next turn of the conversation. Target <= 10% of the full build.
+  append one turn + render the next turn of the conversation: the assistant's reply and the
+                           user's next question, both new messages. Target <= 10% of the
+                           request build.
 """
 
 from __future__ import annotations
@@ -131,7 +133,8 @@ def main() -> int:
     cold, _, cold_ratio = paired(lambda: assemble(make_parts(data)).render(), dump, rounds=40)
     base = assemble(held)
     base.render()
-    reply, question = "It ships tomorrow.", Message.user("And the refund? " + data["question"])
+    # Both arrive as strings, as they do in a chat loop: each call makes two new messages.
+    reply, question = "It ships tomorrow.", "And the refund? " + data["question"]
     append, _, append_ratio = paired(
         lambda: base.commit_tail(reply).with_tail(question).render(), dump
     )

@@ -28,7 +28,7 @@ from __future__ import annotations
 import enum
 import warnings
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
 from ._canonical import json_path
@@ -121,10 +121,15 @@ class Rendered:
 
 
 _LayerParts = tuple[Part, ...]
-_Known = tuple[TokenCounter, tuple[Block, ...]]
+_Layers = tuple[_LayerParts, _LayerParts, _LayerParts, _LayerParts, _LayerParts]
+_NO_LAYERS: _Layers = ((), (), (), (), ())
+# What a prompt knows of its rendering: the counter, the last `Rendered` of this prompt or of one
+# it grew from, and how many of its leading blocks are still valid here. Builder calls only lower
+# that count; `render` slices once, so a chain of builder calls copies no blocks.
+_Known = tuple[TokenCounter, Rendered, int]
+_set = object.__setattr__
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class Prompt:
     """
     A prompt laid out in stability order. Build it with the `add_*` and `with_tail` methods:
@@ -135,30 +140,86 @@ class Prompt:
 
     `volatile` says what happens when text in the tools, system or docs layer looks like it
     changes per request: "warn" (the default) issues a `VolatileContentWarning`, "error" raises
-    `VolatileContentError`, "ignore" skips the check.
+    `VolatileContentError`, "ignore" skips the check. The layer keywords are shorthand for the
+    builder: `Prompt(system=["..."], tail=["..."])` checks and guards its parts just the same.
+
+    A prompt is immutable and compares by identity; compare `render()` results for content.
     """
 
-    tools: tuple[Tool, ...] = ()
-    system: tuple[SystemBlock, ...] = ()
-    docs: tuple[Doc, ...] = ()
-    history: tuple[Message, ...] = ()
-    tail: tuple[Message, ...] = ()
-    pin_tool_order: bool = False
-    volatile: VolatilePolicy = "warn"
-    _known: _Known | None = field(default=None, repr=False)
+    __slots__ = ("_known", "_layers", "pin_tool_order", "volatile")
 
-    def __post_init__(self) -> None:
-        if self.volatile not in ("warn", "error", "ignore"):
-            raise InputError(f"volatile must be 'warn', 'error' or 'ignore', got {self.volatile!r}")
+    _layers: _Layers
+    pin_tool_order: bool
+    volatile: VolatilePolicy
+    _known: _Known | None
+
+    def __init__(
+        self,
+        *,
+        tools: Iterable[Tool | Mapping[str, Any]] = (),
+        system: Iterable[str | SystemBlock] = (),
+        docs: Iterable[str | Doc] = (),
+        history: Iterable[Message] = (),
+        tail: Iterable[str | Message] = (),
+        pin_tool_order: bool = False,
+        volatile: VolatilePolicy = "warn",
+    ) -> None:
+        if volatile not in ("warn", "error", "ignore"):
+            raise InputError(f"volatile must be 'warn', 'error' or 'ignore', got {volatile!r}")
+        _set(self, "_layers", _NO_LAYERS)
+        _set(self, "pin_tool_order", bool(pin_tool_order))
+        _set(self, "volatile", volatile)
+        _set(self, "_known", None)
+        if tools or system or docs or history or tail:
+            built = (
+                self.add_tools(*tools)
+                .add_system(*system)
+                .add_docs(*docs)
+                .add_history(*history)
+                .with_tail(*tail)
+            )
+            _set(self, "_layers", built._layers)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(
+            f"Prompt is immutable (setting {name!r}); the builder methods return a new one"
+        )
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"Prompt is immutable (deleting {name!r})")
+
+    def __repr__(self) -> str:
+        sizes = ", ".join(f"{_NAMES[layer]}={len(self._layers[layer])}" for layer in _LAYERS)
+        return f"<Prompt {sizes}, pin_tool_order={self.pin_tool_order}, volatile={self.volatile!r}>"
+
+    @property
+    def tools(self) -> tuple[Tool, ...]:
+        """The tools in the order they were added (`layer(Layer.TOOLS)` gives render order)."""
+        return self._layers[Layer.TOOLS]  # type: ignore[return-value]
+
+    @property
+    def system(self) -> tuple[SystemBlock, ...]:
+        return self._layers[Layer.SYSTEM]  # type: ignore[return-value]
+
+    @property
+    def docs(self) -> tuple[Doc, ...]:
+        return self._layers[Layer.DOCS]  # type: ignore[return-value]
+
+    @property
+    def history(self) -> tuple[Message, ...]:
+        return self._layers[Layer.HISTORY]  # type: ignore[return-value]
+
+    @property
+    def tail(self) -> tuple[Message, ...]:
+        return self._layers[Layer.TAIL]  # type: ignore[return-value]
 
     # -- builder --------------------------------------------------------------------------
 
     def add_tools(self, *tools: Tool | Mapping[str, Any]) -> Prompt:
         """Add tool definitions (`Tool`s, or dicts with name, description and input_schema)."""
-        new = tuple(
-            _as_tool(t, json_path("tools", len(self.tools) + i)) for i, t in enumerate(tools)
-        )
-        merged = self.tools + new
+        have = self.tools
+        new = tuple(_as_tool(t, json_path("tools", len(have) + i)) for i, t in enumerate(tools))
+        merged = have + new
         _check_unique_names(merged)
         return self._extend(Layer.TOOLS, merged)
 
@@ -188,28 +249,32 @@ class Prompt:
         request's prefix matches this one's up to and including the old tail.
         """
         moved = tuple(Message.assistant(r) if isinstance(r, str) else r for r in replies)
-        history = self.history + self.tail + moved
+        history = self.history + self.tail + _as_messages(moved)
         return self._extend(Layer.HISTORY, history, clear_tail=True)
 
     def pinned(self, pin: bool = True) -> Prompt:
         """Keep tools in the order they were added instead of sorting them by name."""
-        return Prompt(**{**self._fields(), "pin_tool_order": pin})
+        return self._derive(self._layers, None, pin_tool_order=pin)
 
     # -- rendering ------------------------------------------------------------------------
 
     def render(self, counter: TokenCounter | None = None) -> Rendered:
         """Render to blocks; reuses every block already rendered for a prompt this grew from."""
         counter = counter or DEFAULT_COUNTER
+        sizes = tuple(map(len, self._layers))
+        start: tuple[Block, ...] = ()
         known = self._known
-        if known is not None and known[0] is counter and len(known[1]) == self._block_count():
-            return Rendered(blocks=known[1], counter=counter.name)
-        start = known[1] if known is not None and known[0] is counter else ()
+        if known is not None and known[0] is counter:
+            done, valid = known[1].blocks, known[2]
+            if valid == len(done) == sum(sizes):
+                return known[1]
+            start = done if valid == len(done) else done[:valid]
         blocks: list[Block] = []
         previous = start[-1].hash if start else b""
         # The loop every request runs: flat and positional; each part memoises its link and hash.
         append, new = blocks.append, tuple.__new__
         skip = len(start)
-        for layer, size in zip(_LAYERS, self._sizes(), strict=True):
+        for layer, size in zip(_LAYERS, sizes, strict=True):
             if skip >= size:  # rendered already: not even the tools need sorting again
                 skip -= size
                 continue
@@ -221,14 +286,15 @@ class Prompt:
                 append(new(Block, (layer, index, role, data, tokens, count, previous)))
             skip = 0
         result = start + tuple(blocks)
-        object.__setattr__(self, "_known", (counter, result))
-        return Rendered(blocks=result, counter=counter.name)
+        rendered = Rendered(blocks=result, counter=counter.name)
+        _set(self, "_known", (counter, rendered, len(result)))
+        return rendered
 
     def layer(self, layer: Layer) -> _LayerParts:
         """The parts of one layer, in render order."""
         if layer is Layer.TOOLS:
             return self._sorted_tools()
-        return getattr(self, _NAMES[layer])  # type: ignore[no-any-return]
+        return self._layers[layer]
 
     def volatile_values(self) -> list[tuple[str, VolatileMatch]]:
         """
@@ -249,7 +315,7 @@ class Prompt:
         return {
             "format": _FORMAT,
             "pin_tool_order": self.pin_tool_order,
-            **{str(layer): [p.to_json() for p in getattr(self, str(layer))] for layer in Layer},
+            **{_NAMES[layer]: [p.to_json() for p in self._layers[layer]] for layer in _LAYERS},
         }
 
     @classmethod
@@ -274,27 +340,20 @@ class Prompt:
             layers[name] = tuple(
                 part_from_json(item, json_path(name, i), kind) for i, item in enumerate(items)
             )
-        prompt = cls(pin_tool_order=bool(data.get("pin_tool_order", False)), volatile=volatile)
-        return (
-            prompt.add_tools(*layers["tools"])
-            .add_system(*layers["system"])
-            .add_docs(*layers["docs"])
-            .add_history(*layers["history"])
-            .with_tail(*layers["tail"])
+        return cls(
+            **layers, pin_tool_order=bool(data.get("pin_tool_order", False)), volatile=volatile
         )
 
     # -- internals ------------------------------------------------------------------------
 
-    def _fields(self) -> dict[str, Any]:
-        return {
-            "tools": self.tools,
-            "system": self.system,
-            "docs": self.docs,
-            "history": self.history,
-            "tail": self.tail,
-            "pin_tool_order": self.pin_tool_order,
-            "volatile": self.volatile,
-        }
+    def _derive(self, layers: _Layers, known: _Known | None, *, pin_tool_order: bool) -> Prompt:
+        """A prompt with these layers and this prompt's policy, built without re-validating."""
+        new = object.__new__(Prompt)
+        _set(new, "_layers", layers)
+        _set(new, "pin_tool_order", pin_tool_order)
+        _set(new, "volatile", self.volatile)
+        _set(new, "_known", known)
+        return new
 
     def _extend(
         self, layer: Layer, parts: _LayerParts, *, replaced: bool = False, clear_tail: bool = False
@@ -303,25 +362,22 @@ class Prompt:
         A new prompt whose `layer` holds `parts`: the old parts plus new ones at the end, or,
         when `replaced`, all new ones. Only the new parts are checked.
         """
-        self._check(layer, parts, start=0 if replaced else len(getattr(self, _NAMES[layer])))
-        fields = self._fields()
-        fields[_NAMES[layer]] = parts
+        layers = self._layers
+        self._check(layer, parts, start=0 if replaced else len(layers[layer]))
+        changed = list(layers)
+        changed[layer] = parts
         if clear_tail:
-            fields["tail"] = ()
+            changed[Layer.TAIL] = ()
         # Sorting can put a new tool anywhere in the layer, so only a pinned layer keeps its blocks.
         appended = not replaced and (layer is not Layer.TOOLS or self.pin_tool_order)
-        return Prompt(**fields, _known=self._carry(layer, appended))
-
-    def _carry(self, layer: Layer, appended: bool) -> _Known | None:
-        """The rendered blocks that stay valid in front of a change to `layer`."""
-        if self._known is None:
-            return None
-        counter, blocks = self._known
-        # Blocks follow the parts in layer order: the valid ones are those of the earlier layers
-        # (and of this layer, when it only grew), as far as rendering had got.
-        sizes = self._sizes()
-        keep = sum(sizes[: layer + 1] if appended else sizes[:layer])
-        return (counter, blocks[:keep])
+        known = self._known
+        if known is not None:
+            # Blocks follow the parts in layer order: the valid ones are those of the earlier
+            # layers (and of this layer, when it only grew), as far as rendering had got.
+            keep = sum(map(len, layers[: layer + 1 if appended else layer]))
+            known = (known[0], known[1], min(known[2], keep))
+        new_layers: _Layers = tuple(changed)  # type: ignore[assignment]
+        return self._derive(new_layers, known, pin_tool_order=self.pin_tool_order)
 
     def _check(self, layer: Layer, parts: _LayerParts, start: int) -> None:
         """Validate the new parts (from `start` on) and guard them when the layer is stable."""
@@ -350,19 +406,6 @@ class Prompt:
         if self.pin_tool_order:
             return self.tools
         return tuple(sorted(self.tools, key=lambda tool: tool.name))
-
-    def _sizes(self) -> tuple[int, int, int, int, int]:
-        """The number of parts in each layer, in render order."""
-        return (
-            len(self.tools),
-            len(self.system),
-            len(self.docs),
-            len(self.history),
-            len(self.tail),
-        )
-
-    def _block_count(self) -> int:
-        return sum(self._sizes())
 
 
 def _as_tool(value: Tool | Mapping[str, Any], path: str) -> Tool:

@@ -239,7 +239,7 @@ def test_a_part_shared_by_different_prefixes_hashes_right_in_each() -> None:
     for _ in range(2):  # the second round hits each part's memo of its last predecessor
         for prompt, system in ((a, "alpha"), (b, "beta"), (a, "alpha")):
             fresh = Prompt().add_system(system).add_history(Message.user("the same turn"))
-            assert [x.hash for x in Prompt(**prompt._fields()).render()] == [
+            assert [x.hash for x in prompt.pinned(False).render()] == [
                 x.hash for x in fresh.render()
             ]
 
