@@ -38,20 +38,34 @@ __all__ = [
 _Link = tuple[str, bytes, bytes, int, int]
 
 
+class _Memo:
+    """
+    What a part works out about itself, each the first time it is needed. A part never changes,
+    so neither do these. They are class defaults on a small separate object: a new part pays for
+    one object instead of a slot write per value, and a frozen part can still fill them in.
+    """
+
+    data: bytes | None = None  # the canonical bytes
+    link: tuple[TokenCounter, _Link] | None = None  # what its block needs, for one counter
+    chain: tuple[bytes, bytes] | None = None  # the last (previous hash, chained hash) pair
+    scan: tuple[VolatileMatch, ...] | None = None  # volatile-looking values, before recency
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class _Canonical:
     """Memoised canonical bytes, their digest and token count; equality by the bytes."""
 
-    __slots__ = ("_chain", "_data", "_digest", "_link", "_scan")
+    _memo: _Memo = field(default_factory=_Memo, init=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
 
     def canonical(self, path: str = "$") -> bytes:
         """The canonical JSON bytes of this part; `path` names it in any error."""
-        data: bytes | None = getattr(self, "_data", None)
+        memo = self._memo
+        data = memo.data
         if data is None:
-            data = canonical_bytes(self.to_json(), path)
-            object.__setattr__(self, "_data", data)
+            data = memo.data = canonical_bytes(self.to_json(), path)
         return data
 
     def sorted_json(self) -> dict[str, Any]:
@@ -63,34 +77,27 @@ class _Canonical:
         value: dict[str, Any] = orjson.loads(self.canonical())
         return value
 
-    def digest(self) -> bytes:
-        """SHA-256 of the canonical bytes, computed once: the block hash chain links these."""
-        digest: bytes | None = getattr(self, "_digest", None)
-        if digest is None:
-            digest = hashlib.sha256(self.canonical()).digest()
-            object.__setattr__(self, "_digest", digest)
-        return digest
-
     def link(self, counter: TokenCounter) -> _Link:
         """
         What a block of this part needs, computed once per part and counter: the role, the
         bytes, the role tag plus content digest that the hash chain folds in, the token count
         and the number of content blocks. Rendering a request is then one lookup per block.
         """
-        memo: tuple[TokenCounter, _Link] | None = getattr(self, "_link", None)
-        if memo is not None and memo[0] is counter:
-            return memo[1]
+        memo = self._memo
+        known = memo.link
+        if known is not None and known[0] is counter:
+            return known[1]
         role: str = getattr(self, "role", "")
-        data = self.canonical()
+        data = memo.data or self.canonical()
         content = getattr(self, "content", None)
         link = (
             role,
             data,
-            role.encode() + b"\0" + self.digest(),
+            role.encode() + b"\0" + hashlib.sha256(data).digest(),
             counter.count(data.decode("utf-8")),
             len(content) if isinstance(content, tuple) else 1,
         )
-        object.__setattr__(self, "_link", (counter, link))
+        memo.link = (counter, link)
         return link
 
     def chain(self, previous: bytes, link: bytes) -> bytes:
@@ -101,11 +108,12 @@ class _Canonical:
         sits behind the same prefix every time, so the steady state costs a comparison instead
         of a SHA-256.
         """
-        memo: tuple[bytes, bytes] | None = getattr(self, "_chain", None)
-        if memo is not None and memo[0] == previous:
-            return memo[1]
+        memo = self._memo
+        known = memo.chain
+        if known is not None and known[0] == previous:
+            return known[1]
         result = chain_hash(previous, link)
-        object.__setattr__(self, "_chain", (previous, result))
+        memo.chain = (previous, result)
         return result
 
     def volatile_candidates(self) -> tuple[VolatileMatch, ...]:
@@ -113,11 +121,12 @@ class _Canonical:
         Values in this part that may be volatile (before the recency check), found once: the
         text of a text part, or the canonical JSON of anything else.
         """
-        found: tuple[VolatileMatch, ...] | None = getattr(self, "_scan", None)
+        memo = self._memo
+        found = memo.scan
         if found is None:
             text = getattr(self, "text", None)
             found = candidates(text if isinstance(text, str) else self.canonical().decode("utf-8"))
-            object.__setattr__(self, "_scan", found)
+            memo.scan = found
         return found
 
     def __eq__(self, other: object) -> bool:
@@ -314,15 +323,21 @@ class Message(_Canonical):
                 f"Message.role must be 'user' or 'assistant', got {role!r}; "
                 "system text belongs in Prompt.add_system()"
             )
-        parts = (TextPart(text=content),) if isinstance(content, str) else tuple(content)
-        for index, part in enumerate(parts):
-            if not isinstance(part, _CONTENT_TYPES):
-                raise InputError(
-                    f"Message content[{index}] must be a content part (TextPart, ImagePart, ...), "
-                    f"got {type(part).__name__} {part!r:.60}"
-                )
+        memo = _Memo()
+        if isinstance(content, str):
+            parts: tuple[Content, ...] = (TextPart(text=content),)
+            memo.data = _text_message_bytes(role, content)
+        else:
+            parts = tuple(content)
+            for index, part in enumerate(parts):
+                if not isinstance(part, _CONTENT_TYPES):
+                    raise InputError(
+                        f"Message content[{index}] must be a content part (TextPart, "
+                        f"ImagePart, ...), got {type(part).__name__} {part!r:.60}"
+                    )
         object.__setattr__(self, "role", role)
         object.__setattr__(self, "content", parts)
+        object.__setattr__(self, "_memo", memo)
 
     @classmethod
     def user(cls, content: str | Sequence[Content]) -> Message:
@@ -342,6 +357,20 @@ class Message(_Canonical):
 
 
 Part = Tool | SystemBlock | Doc | Message
+
+
+def _text_message_bytes(role: str, text: str) -> bytes | None:
+    """
+    The canonical bytes of a message that is one text part, assembled around the one value that
+    needs encoding: most messages are plain text, and this is several times cheaper than
+    building `to_json()` and serialising it. The bytes are the same (a property test holds them
+    so). None when orjson refuses the text (a lone surrogate): the general path then names it.
+    """
+    try:
+        encoded = orjson.dumps(text)
+    except orjson.JSONEncodeError:
+        return None
+    return b'{"content":[{"text":' + encoded + b',"type":"text"}],"role":"' + role.encode() + b'"}'
 
 
 def part_from_json(data: Any, path: str, kind: type[Part]) -> Part:

@@ -248,8 +248,7 @@ class Prompt:
         String replies are assistant messages. The moved messages keep their hashes, so the next
         request's prefix matches this one's up to and including the old tail.
         """
-        moved = tuple(Message.assistant(r) if isinstance(r, str) else r for r in replies)
-        history = self.history + self.tail + _as_messages(moved)
+        history = self.history + self.tail + _as_messages(replies, "assistant")
         return self._extend(Layer.HISTORY, history, clear_tail=True)
 
     def pinned(self, pin: bool = True) -> Prompt:
@@ -261,12 +260,12 @@ class Prompt:
     def render(self, counter: TokenCounter | None = None) -> Rendered:
         """Render to blocks; reuses every block already rendered for a prompt this grew from."""
         counter = counter or DEFAULT_COUNTER
-        sizes = tuple(map(len, self._layers))
+        layers = self._layers
         start: tuple[Block, ...] = ()
         known = self._known
         if known is not None and known[0] is counter:
             done, valid = known[1].blocks, known[2]
-            if valid == len(done) == sum(sizes):
+            if valid == len(done) == sum(map(len, layers)):
                 return known[1]
             start = done if valid == len(done) else done[:valid]
         blocks: list[Block] = []
@@ -274,11 +273,14 @@ class Prompt:
         # The loop every request runs: flat and positional; each part memoises its link and hash.
         append, new = blocks.append, tuple.__new__
         skip = len(start)
-        for layer, size in zip(_LAYERS, sizes, strict=True):
+        for layer in _LAYERS:
+            parts = layers[layer]
+            size = len(parts)
             if skip >= size:  # rendered already: not even the tools need sorting again
                 skip -= size
                 continue
-            parts = self.layer(layer)
+            if layer is Layer.TOOLS:
+                parts = self._sorted_tools()
             for index in range(skip, size):
                 part = parts[index]
                 role, data, link, tokens, count = part.link(counter)
@@ -368,12 +370,12 @@ class Prompt:
         changed[layer] = parts
         if clear_tail:
             changed[Layer.TAIL] = ()
-        # Sorting can put a new tool anywhere in the layer, so only a pinned layer keeps its blocks.
-        appended = not replaced and (layer is not Layer.TOOLS or self.pin_tool_order)
         known = self._known
         if known is not None:
             # Blocks follow the parts in layer order: the valid ones are those of the earlier
-            # layers (and of this layer, when it only grew), as far as rendering had got.
+            # layers (and of this layer when it only grew, unless sorting may have moved a new
+            # tool in among the old ones), as far as rendering had got.
+            appended = not replaced and (layer is not Layer.TOOLS or self.pin_tool_order)
             keep = sum(map(len, layers[: layer + 1 if appended else layer]))
             known = (known[0], known[1], min(known[2], keep))
         new_layers: _Layers = tuple(changed)  # type: ignore[assignment]
@@ -385,7 +387,7 @@ class Prompt:
         guarded = layer in _STABLE_GUARDED and self.volatile != "ignore"
         for index in range(start, len(parts)):
             part = parts[index]
-            if getattr(part, "_data", None) is None:  # parts are validated once, on first use
+            if part._memo.data is None:  # parts are validated once, on first use
                 part.canonical(f"{name}[{index}]")
             if guarded:
                 self._guard(layer, index, part)
@@ -424,11 +426,14 @@ def _as_tool(value: Tool | Mapping[str, Any], path: str) -> Tool:
     )
 
 
-def _as_messages(messages: Iterable[str | Message]) -> tuple[Message, ...]:
+def _as_messages(
+    messages: Iterable[str | Message], role: Literal["user", "assistant"] = "user"
+) -> tuple[Message, ...]:
+    """The messages as `Message`s; a plain string becomes a text message from `role`."""
     out = []
     for message in messages:
         if isinstance(message, str):
-            message = Message.user(message)
+            message = Message(role=role, content=message)
         elif not isinstance(message, Message):
             raise InputError(
                 f"expected a Message or str, got {type(message).__name__} {message!r:.60}"

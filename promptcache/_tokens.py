@@ -63,10 +63,8 @@ class EstimateCounter:
         self.chars_per_token = chars_per_token
 
     def count(self, text: str) -> int:
-        if not text:
-            return 0
         if text.isascii():
-            return max(1, round(len(text) / self.chars_per_token))
+            return max(1, round(len(text) / self.chars_per_token)) if text else 0
         extra_bytes = len(text.encode("utf-8")) - len(text)
         return max(1, round(len(text) / self.chars_per_token + extra_bytes / 3))
 

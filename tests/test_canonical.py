@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptcache import CanonicalError, Prompt, Tool, canonical_bytes
+from promptcache import CanonicalError, Message, Prompt, Tool, canonical_bytes
 
 json_scalars = st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.text(max_size=8)
 json_values = st.recursive(
@@ -129,3 +129,17 @@ def test_equal_prompts_give_equal_bytes_under_any_hash_seed() -> None:
         outputs.add(result.stdout)
     assert len(outputs) == 1
     assert len(next(iter(outputs)).split()) == 10
+
+
+@given(text=st.text(), role=st.sampled_from(["user", "assistant"]))
+def test_a_text_message_is_assembled_to_the_same_bytes_as_serialising_it(
+    text: str, role: Any
+) -> None:
+    message = Message(role=role, content=text)
+    assert message.canonical() == canonical_bytes(message.to_json())
+
+
+def test_a_text_message_orjson_refuses_is_named_when_used() -> None:
+    message = Message.user("lone \ud800 surrogate")
+    with pytest.raises(CanonicalError, match=r"tail\[0\]"):
+        Prompt().with_tail(message)

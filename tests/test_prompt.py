@@ -20,6 +20,7 @@ from promptcache import (
     Tool,
     ToolResult,
     ToolUse,
+    VolatileContentError,
 )
 
 SEARCH = Tool(name="search", description="Search the web", input_schema={"type": "object"})
@@ -184,6 +185,74 @@ def test_incremental_render_equals_render_from_scratch(
         .with_tail(tail)
     )
     assert grown.render().blocks == scratch.render().blocks
+
+
+_steps = st.lists(
+    st.tuples(
+        st.sampled_from(
+            ["tool", "system", "doc", "history", "tail", "commit", "pin", "unpin", "render"]
+        ),
+        st.text(alphabet="abc", max_size=3),
+    ),
+    max_size=25,
+)
+
+
+@given(steps=_steps)
+@settings(max_examples=150)
+def test_any_sequence_of_builder_calls_renders_as_from_scratch(steps: list[Any]) -> None:
+    """Whatever was rendered on the way, the blocks carried forward are exactly the valid ones."""
+    prompt = Prompt(volatile="ignore")
+    for number, (step, text) in enumerate(steps):
+        if step == "tool":  # a new name sorts in anywhere among the others
+            prompt = prompt.add_tools(Tool(name=f"{text}{number:02}", description=text))
+        elif step == "system":
+            prompt = prompt.add_system(text)
+        elif step == "doc":
+            prompt = prompt.add_docs(text)
+        elif step == "history":
+            prompt = prompt.add_history(Message.user(text))
+        elif step == "tail":
+            prompt = prompt.with_tail(text)
+        elif step == "commit":
+            prompt = prompt.commit_tail(text)
+        elif step in ("pin", "unpin"):
+            prompt = prompt.pinned(step == "pin")
+        else:
+            prompt.render()
+    scratch = Prompt(
+        tools=prompt.tools,
+        system=prompt.system,
+        docs=prompt.docs,
+        history=prompt.history,
+        tail=prompt.tail,
+        pin_tool_order=prompt.pin_tool_order,
+        volatile="ignore",
+    )
+    assert prompt.render().blocks == scratch.render().blocks
+
+
+def test_a_prompt_cannot_be_changed_in_place() -> None:
+    prompt = Prompt().add_system("s")
+    with pytest.raises(AttributeError, match="immutable"):
+        prompt.volatile = "error"  # type: ignore[misc]
+    with pytest.raises(AttributeError, match="immutable"):
+        del prompt.pin_tool_order  # type: ignore[misc]
+    assert repr(prompt) == (
+        "<Prompt tools=0, system=1, docs=0, history=0, tail=0, pin_tool_order=False, "
+        "volatile='warn'>"
+    )
+
+
+def test_the_layer_keywords_are_checked_and_guarded_like_the_builder() -> None:
+    built = Prompt(tools=[{"name": "t"}], system=["s"], docs=["d"], tail=["q"])
+    assert layers(built) == ["tools", "system", "docs", "tail"]
+    with pytest.raises(VolatileContentError, match=r"system\[0\]"):
+        Prompt(system=["It is 2026-11-29T10:00:00Z"], volatile="error")
+    with pytest.raises(InputError, match="expected a Message or str"):
+        Prompt(history=[{"role": "user", "content": "hi"}])  # type: ignore[list-item]
+    with pytest.raises(InputError, match="expected a Message or str"):
+        Prompt().commit_tail(42)  # type: ignore[arg-type]
 
 
 def test_incremental_render_reuses_unchanged_blocks() -> None:
