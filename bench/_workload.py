@@ -103,13 +103,13 @@ def turn(rng: random.Random, index: int) -> list[dict[str, Any]]:
     return [user, {"role": "assistant", "content": prose(rng, 80)}]
 
 
-def workload(seed: int = 7) -> dict[str, Any]:
+def workload(seed: int = 7, turns: int = 50) -> dict[str, Any]:
     """40 tools with nested schemas, an ~8k-token system prompt, 3 ~10k-token documents, 50 turns."""
     rng = random.Random(seed)
     return {
         "tools": [tool_spec(rng, i) for i in range(40)],
         "system": prose(rng, 8000),
         "docs": [{"title": f"doc {i}", "text": prose(rng, 10000)} for i in range(3)],
-        "history": [message for i in range(50) for message in turn(rng, i)],
+        "history": [message for i in range(turns) for message in turn(rng, i)],
         "question": "Where is my order? " + prose(rng, 20),
     }
