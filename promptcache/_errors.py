@@ -14,6 +14,8 @@ Every message says what was wrong, the offending value or path, and how to fix i
 
 from __future__ import annotations
 
+import sys
+
 __all__ = [
     "CanonicalError",
     "InputError",
@@ -48,10 +50,20 @@ class MissingDependencyError(PromptCacheError, ImportError):
     def __init__(self, package: str, extra: str, purpose: str) -> None:
         self.package = package
         self.extra = extra
-        super().__init__(
-            f"{purpose} needs the `{package}` package, which is not installed. "
-            f"Install it with: pip install 'promptcache[{extra}]'"
-        )
+        needs = _NEEDS_PYTHON.get(package)
+        if needs is not None and sys.version_info < needs:
+            fix = (
+                f"the releases promptcache supports need Python {needs[0]}.{needs[1]} or newer, "
+                f"and this is Python {sys.version_info[0]}.{sys.version_info[1]}"
+            )
+        else:
+            fix = f"Install it with: pip install 'promptcache[{extra}]'"
+        super().__init__(f"{purpose} needs the `{package}` package, which is not installed; {fix}")
+
+
+# Optional packages whose supported releases need a newer Python than promptcache itself: their
+# extra installs nothing on an older one (see the markers in pyproject.toml).
+_NEEDS_PYTHON = {"google-genai": (3, 11)}
 
 
 class VolatileContentWarning(UserWarning):

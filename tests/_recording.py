@@ -20,6 +20,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 import vcr
 
 FILTERED_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"]
@@ -121,3 +122,42 @@ def replayer(library: Path) -> vcr.VCR:
         filter_headers=FILTERED_HEADERS,
         decode_compressed_response=True,
     )
+
+
+# -- the SDK clients the cassettes were recorded with -------------------------------------------
+
+ANTHROPIC_HOST = "https://api.anthropic.com"
+OPENAI_HOST = "https://api.openai.com"
+GEMINI_HOST = "https://generativelanguage.googleapis.com"
+
+# Fake keys: the cassettes must never hold them (tests/test_cassettes.py checks).
+FAKE_KEYS = {"anthropic": "sk-ant-FAKE-0000", "openai": "sk-FAKE-0000", "gemini": "AIza-FAKE-0000"}
+
+
+def anthropic_client(base_url: str | None, *, is_async: bool = False) -> Any:
+    import anthropic
+
+    cls = anthropic.AsyncAnthropic if is_async else anthropic.Anthropic
+    return cls(api_key=FAKE_KEYS["anthropic"], base_url=base_url or ANTHROPIC_HOST, max_retries=0)
+
+
+def openai_client(base_url: str | None, *, is_async: bool = False, host: str = OPENAI_HOST) -> Any:
+    import openai
+
+    cls = openai.AsyncOpenAI if is_async else openai.OpenAI
+    return cls(api_key=FAKE_KEYS["openai"], base_url=f"{base_url or host}/v1", max_retries=0)
+
+
+def google_genai() -> Any:
+    """
+    The `google.genai` module, or a skip: google-genai 3 needs Python >= 3.11, so on 3.10 the
+    `gemini` extra installs without it and the tests that drive the real client skip.
+    """
+    return pytest.importorskip(
+        "google.genai", reason="google-genai is not installed (its 3.x releases need Python 3.11+)"
+    )
+
+
+def gemini_client(base_url: str | None) -> Any:
+    options = {"base_url": base_url or f"{GEMINI_HOST}/", "api_version": "v1"}
+    return google_genai().Client(api_key=FAKE_KEYS["gemini"], http_options=options)

@@ -11,6 +11,8 @@ import pytest
 from promptcache import CacheUsage, InputError
 from promptcache.adapters import get_adapter
 
+from ._recording import google_genai
+
 
 def test_total_input_is_uncached_plus_write_plus_read() -> None:
     usage = CacheUsage(uncached_input=10, cache_read=100, cache_write=1000, output=5)
@@ -154,7 +156,7 @@ def test_gemini_cached_content_is_inside_prompt_count() -> None:
 
 
 def test_gemini_sdk_object_reads_like_json() -> None:
-    from google.genai import types
+    types = google_genai().types
 
     response = types.GenerateContentResponse(
         usage_metadata=types.GenerateContentResponseUsageMetadata(

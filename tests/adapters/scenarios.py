@@ -19,15 +19,17 @@ from promptcache import Message, Prompt, Tool
 from promptcache.adapters import get_adapter
 from promptcache.adapters.gemini import GeminiCacheManager
 
-from .._recording import Reply
+from .._recording import (
+    ANTHROPIC_HOST,
+    GEMINI_HOST,
+    OPENAI_HOST,
+    Reply,
+    anthropic_client,
+    gemini_client,
+    openai_client,
+)
 
-ANTHROPIC_HOST = "https://api.anthropic.com"
-OPENAI_HOST = "https://api.openai.com"
-GEMINI_HOST = "https://generativelanguage.googleapis.com"
 ENGINE_HOST = "http://localhost:8000"
-
-# Fake keys: the cassettes must never hold them (the credential test checks).
-FAKE_KEYS = {"anthropic": "sk-ant-FAKE-0000", "openai": "sk-FAKE-0000", "gemini": "AIza-FAKE-0000"}
 
 POLICY = " ".join(
     f"Clause {i}: refunds within 30 days need a receipt and the original card." for i in range(90)
@@ -72,30 +74,6 @@ class Scenario:
     @property
     def cassette(self) -> str:
         return f"{self.vendor}/{self.name}.yaml"
-
-
-# -- clients ----------------------------------------------------------------------------------
-
-
-def anthropic_client(base_url: str | None, *, is_async: bool = False) -> Any:
-    import anthropic
-
-    cls = anthropic.AsyncAnthropic if is_async else anthropic.Anthropic
-    return cls(api_key=FAKE_KEYS["anthropic"], base_url=base_url or ANTHROPIC_HOST, max_retries=0)
-
-
-def openai_client(base_url: str | None, *, is_async: bool = False, host: str = OPENAI_HOST) -> Any:
-    import openai
-
-    cls = openai.AsyncOpenAI if is_async else openai.OpenAI
-    return cls(api_key=FAKE_KEYS["openai"], base_url=f"{base_url or host}/v1", max_retries=0)
-
-
-def gemini_client(base_url: str | None) -> Any:
-    from google import genai
-
-    options = {"base_url": base_url or f"{GEMINI_HOST}/", "api_version": "v1"}
-    return genai.Client(api_key=FAKE_KEYS["gemini"], http_options=options)
 
 
 # -- Anthropic --------------------------------------------------------------------------------

@@ -103,9 +103,17 @@ def test_missing_sdk_names_the_pip_command(
     name: str, module: str, extra: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, module, None)  # makes `import module` raise ImportError
+    monkeypatch.setattr("promptcache._errors._NEEDS_PYTHON", {})  # whatever Python runs this
     with pytest.raises(MissingDependencyError) as info:
         get_adapter(name).client(api_key="x")
     assert f"pip install 'promptcache[{extra}]'" in str(info.value)
+
+
+def test_an_sdk_this_python_is_too_old_for_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "google.genai", None)
+    monkeypatch.setattr("promptcache._errors._NEEDS_PYTHON", {"google-genai": (99, 1)})
+    with pytest.raises(MissingDependencyError, match=r"need Python 99\.1 or newer, and this is"):
+        get_adapter("gemini").client(api_key="x")
 
 
 def test_adapters_import_no_sdk() -> None:

@@ -11,6 +11,7 @@ import pytest
 import promptcache
 from promptcache import InputError
 
+from .._recording import google_genai
 from .recorder import CASSETTES, replayer
 from .wire import MONITORS, SESSIONS
 
@@ -102,7 +103,7 @@ def test_async_and_openai_streams() -> None:
 
 
 def test_gemini_sync_stream_and_aio() -> None:
-    from google.genai import types
+    types = google_genai().types
 
     results, events, _ = _replay("gemini_session")
     assert isinstance(results[0], types.GenerateContentResponse)

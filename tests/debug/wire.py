@@ -16,17 +16,16 @@ from typing import Any
 import promptcache
 from promptcache import Invalidation
 
-from .._recording import Reply
+from .._recording import (
+    ANTHROPIC_HOST,
+    GEMINI_HOST,
+    OPENAI_HOST,
+    Reply,
+    anthropic_client,
+    gemini_client,
+    openai_client,
+)
 from . import pairs
-
-ANTHROPIC_HOST = "https://api.anthropic.com"
-OPENAI_HOST = "https://api.openai.com"
-GEMINI_HOST = "https://generativelanguage.googleapis.com"
-FAKE_KEYS = {
-    "anthropic": "sk-ant-FAKE-debug",
-    "openai": "sk-FAKE-debug",
-    "gemini": "AIza-FAKE-debug",
-}
 
 Session = Callable[[str | None], tuple[list[Any], list[Invalidation]]]
 
@@ -46,13 +45,6 @@ def _monitor(vendor: str, events: Callable[[Invalidation], None]) -> promptcache
 
 
 # -- Anthropic --------------------------------------------------------------------------------
-
-
-def _anthropic(base_url: str | None, *, is_async: bool = False) -> Any:
-    import anthropic
-
-    cls = anthropic.AsyncAnthropic if is_async else anthropic.Anthropic
-    return cls(api_key=FAKE_KEYS["anthropic"], base_url=base_url or ANTHROPIC_HOST, max_retries=0)
 
 
 def _a_usage(read: int, write: int) -> dict[str, Any]:
@@ -128,7 +120,7 @@ def _next_turn(request: dict[str, Any], answer: str, question: str) -> dict[str,
 def anthropic_sync(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
     """Three turns; the third renders the clock into the system prompt (goose#2434)."""
     events, sink = _collect()
-    client = promptcache.wrap(_anthropic(base_url), monitor=_monitor("anthropic", sink))
+    client = promptcache.wrap(anthropic_client(base_url), monitor=_monitor("anthropic", sink))
     first = pairs.anthropic(system=pairs.with_header("Today: 2026-11-29"))
     second = _next_turn(first, "Check /ready.", "It moved to /ready.")
     third = copy.deepcopy(_next_turn(second, "Fixed?", "Yes, thanks."))
@@ -148,7 +140,7 @@ def anthropic_stream(base_url: str | None) -> tuple[list[Any], list[Invalidation
     """create(stream=True) twice on an identical prefix, the second missed by the server; then
     the messages.stream() helper."""
     events, sink = _collect()
-    client = promptcache.wrap(_anthropic(base_url), monitor=_monitor("anthropic", sink))
+    client = promptcache.wrap(anthropic_client(base_url), monitor=_monitor("anthropic", sink))
     first = pairs.anthropic()
     second = _next_turn(first, "Check /ready.", "Still 502.")
     results: list[Any] = []
@@ -174,7 +166,7 @@ def anthropic_async(base_url: str | None) -> tuple[list[Any], list[Invalidation]
 
     async def run() -> list[Any]:
         client = promptcache.wrap(
-            _anthropic(base_url, is_async=True), monitor=_monitor("anthropic", sink)
+            anthropic_client(base_url, is_async=True), monitor=_monitor("anthropic", sink)
         )
         first = pairs.anthropic()
         second = _next_turn(first, "Check /ready.", "Still 502.")
@@ -198,13 +190,6 @@ ANTHROPIC_ASYNC = (
 
 
 # -- OpenAI -----------------------------------------------------------------------------------
-
-
-def _openai(base_url: str | None, *, is_async: bool = False) -> Any:
-    import openai
-
-    cls = openai.AsyncOpenAI if is_async else openai.OpenAI
-    return cls(api_key=FAKE_KEYS["openai"], base_url=f"{base_url or OPENAI_HOST}/v1", max_retries=0)
 
 
 def _chat(prompt: int, cached: int) -> dict[str, Any]:
@@ -260,7 +245,7 @@ def _chat_chunks(prompt: int, cached: int) -> tuple[tuple[str | None, Any], ...]
 def openai_chat(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
     """Chat Completions: turn 2 appends; turn 3 (streamed) swaps schema keys (sglang#34553)."""
     events, sink = _collect()
-    client = promptcache.wrap(_openai(base_url), monitor=_monitor("openai", sink))
+    client = promptcache.wrap(openai_client(base_url), monitor=_monitor("openai", sink))
     first = pairs.openai()
     second = copy.deepcopy(first)
     second["messages"] += [
@@ -336,7 +321,7 @@ def openai_responses_async(base_url: str | None) -> tuple[list[Any], list[Invali
 
     async def run() -> list[Any]:
         client = promptcache.wrap(
-            _openai(base_url, is_async=True), monitor=_monitor("openai", sink)
+            openai_client(base_url, is_async=True), monitor=_monitor("openai", sink)
         )
         async with client:
             return [await client.responses.create(**first), await client.responses.create(**second)]
@@ -368,7 +353,7 @@ def openai_chat_stream(base_url: str | None) -> tuple[list[Any], list[Invalidati
     only calls get_final_completion(), turn 3 (async) gets its tools from a set (tool_order)."""
     events, sink = _collect()
     monitor = _monitor("openai", sink)
-    client = promptcache.wrap(_openai(base_url), monitor=monitor)
+    client = promptcache.wrap(openai_client(base_url), monitor=monitor)
     first, second, third = _chat_turns("It moved to /ready.", "Thanks.")
     third["tools"] = [third["tools"][1], third["tools"][2], third["tools"][0]]
     results: list[Any] = []
@@ -379,7 +364,7 @@ def openai_chat_stream(base_url: str | None) -> tuple[list[Any], list[Invalidati
         results.append((stream, None, stream.get_final_completion()))
 
     async def run() -> Any:
-        aclient = promptcache.wrap(_openai(base_url, is_async=True), monitor=monitor)
+        aclient = promptcache.wrap(openai_client(base_url, is_async=True), monitor=monitor)
         async with aclient, aclient.chat.completions.stream(**third, **_USAGE) as astream:
             kinds = [event.type async for event in astream]
             return (astream, kinds, await astream.get_final_completion())
@@ -468,7 +453,7 @@ def openai_responses_stream(base_url: str | None) -> tuple[list[Any], list[Inval
     template lost its trailing blank line (whitespace)."""
     events, sink = _collect()
     monitor = _monitor("openai", sink)
-    client = promptcache.wrap(_openai(base_url), monitor=monitor)
+    client = promptcache.wrap(openai_client(base_url), monitor=monitor)
     first, second, third = _responses_turns()
     third["instructions"] = third["instructions"].replace("\n\n", "\n", 1)
     results: list[Any] = []
@@ -479,7 +464,7 @@ def openai_responses_stream(base_url: str | None) -> tuple[list[Any], list[Inval
         results.append((stream, None, stream.get_final_response()))
 
     async def run() -> Any:
-        aclient = promptcache.wrap(_openai(base_url, is_async=True), monitor=monitor)
+        aclient = promptcache.wrap(openai_client(base_url, is_async=True), monitor=monitor)
         async with aclient, aclient.responses.stream(**third) as astream:
             kinds = [event.type async for event in astream]
             return (astream, kinds, await astream.get_final_response())
@@ -501,14 +486,14 @@ def openai_stream_abandoned(base_url: str | None) -> tuple[list[Any], list[Inval
     complete chat stream, the only observation."""
     events, sink = _collect()
     monitor = _monitor("openai", sink)
-    client = promptcache.wrap(_openai(base_url), monitor=monitor)
+    client = promptcache.wrap(openai_client(base_url), monitor=monitor)
     first, second, third = _chat_turns("It moved to /ready.", "Thanks.")
     results: list[Any] = []
     with client.chat.completions.stream(**first, **_USAGE) as stream:
         results.append((stream, next(iter(stream)).type))
 
     async def run() -> Any:
-        aclient = promptcache.wrap(_openai(base_url, is_async=True), monitor=monitor)
+        aclient = promptcache.wrap(openai_client(base_url, is_async=True), monitor=monitor)
         async with aclient, aclient.responses.stream(**_responses_turns()[0]) as astream:
             async for event in astream:
                 return (astream, event.type)
@@ -531,13 +516,6 @@ OPENAI_STREAM_ABANDONED = (
 
 
 # -- Gemini -----------------------------------------------------------------------------------
-
-
-def _gemini(base_url: str | None) -> Any:
-    from google import genai
-
-    options = {"base_url": base_url or f"{GEMINI_HOST}/", "api_version": "v1"}
-    return genai.Client(api_key=FAKE_KEYS["gemini"], http_options=options)
 
 
 def _g_response(prompt: int, cached: int) -> dict[str, Any]:
@@ -565,7 +543,7 @@ def _g_response(prompt: int, cached: int) -> dict[str, Any]:
 def gemini_session(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
     """generate_content, a streamed turn, aio with a dropped earlier turn, then an aio stream."""
     events, sink = _collect()
-    client = promptcache.wrap(_gemini(base_url), monitor=_monitor("gemini", sink))
+    client = promptcache.wrap(gemini_client(base_url), monitor=_monitor("gemini", sink))
     first = pairs.gemini()
     second = copy.deepcopy(first)
     second["contents"] += [
