@@ -149,7 +149,9 @@ def get_field(obj: Any, *path: str) -> Any:
     for name in path:
         if obj is None:
             return None
-        obj = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+        # `type(...) is dict` first: JSON responses are dicts, and the ABC check costs more.
+        is_mapping = type(obj) is dict or isinstance(obj, Mapping)
+        obj = obj.get(name) if is_mapping else getattr(obj, name, None)
     return obj
 
 
