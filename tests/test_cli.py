@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,76 @@ def test_inspect_explains_a_prefix_below_the_minimum(
 ) -> None:
     assert main(["inspect", str(request_file)]) == 0
     assert "below claude-sonnet-4-6's minimum of 1024" in capsys.readouterr().out
+
+
+def _marked(body: dict[str, Any], *where: tuple[str, int, str | None]) -> dict[str, Any]:
+    for layer, index, ttl in where:
+        marker: dict[str, Any] = (
+            {"type": "ephemeral"} if ttl is None else {"type": "ephemeral", "ttl": ttl}
+        )
+        if layer == "messages":
+            body["messages"][index]["content"][-1]["cache_control"] = marker
+        else:
+            body[layer][index]["cache_control"] = marker
+    return body
+
+
+def _with_list_content(body: dict[str, Any]) -> dict[str, Any]:
+    for message in body["messages"]:
+        if isinstance(message["content"], str):
+            message["content"] = [{"type": "text", "text": message["content"]}]
+    return body
+
+
+def test_inspect_lists_the_files_own_markers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = _marked(_with_list_content(json.loads(json.dumps(ANTHROPIC))), ("system", 0, "1h"))
+    path = tmp_path / "marked.json"
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path)]) == 0
+    assert "cache markers already in the file: system[0] (1h)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("where", "problem"),
+    [
+        (
+            [
+                ("tools", 0, None),
+                ("tools", 1, None),
+                ("system", 0, None),
+                ("messages", 0, None),
+                ("messages", 1, None),
+            ],
+            "exceed Anthropic's 4",
+        ),
+        ([("tools", 1, "5m"), ("system", 0, "1h")], "has ttl '1h' after a '5m' marker at tools[1]"),
+    ],
+)
+def test_inspect_fails_on_markers_the_api_would_refuse(
+    where: list[tuple[str, int, str | None]],
+    problem: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    body = _marked(_with_list_content(json.loads(json.dumps(ANTHROPIC))), *where)
+    path = tmp_path / "refused.json"
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert "  problem: " in out and problem in out
+    assert main(["inspect", str(path), "--format", "json"]) == 1
+    assert problem in json.loads(capsys.readouterr().out)["markers"]["problems"][0]
+
+
+def test_inspect_reads_malformed_markers_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = json.loads(json.dumps(ANTHROPIC))
+    body["tools"][0]["cache_control"] = "yes"
+    body["system"].append("not a block")
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path)]) in (0, 1, 2)
+    assert "Traceback" not in capsys.readouterr().err

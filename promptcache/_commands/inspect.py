@@ -13,6 +13,7 @@ from .._ingest import VENDORS, Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
 from .._prompt import Layer, Prompt, Rendered
+from ..adapters.anthropic import check_markers, markers_in_order
 from ._io import load_json_object
 
 
@@ -44,11 +45,12 @@ def run(args: argparse.Namespace) -> int:
     model = args.model or ingested.model
     rendered = ingested.prompt.render()
     report = _report(ingested, model, rendered)
+    report["markers"] = _markers(data, ingested.vendor)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         sys.stdout.write(_text(report))
-    return 0
+    return 1 if report["markers"]["problems"] else 0
 
 
 def _ingest(data: Any, vendor: str | None) -> Ingested:
@@ -106,6 +108,25 @@ def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> d
     }
 
 
+def _markers(data: dict[str, Any], vendor: str) -> dict[str, Any]:
+    """
+    The cache markers the file already carries, and what the API would refuse about them (more
+    than four, a 1h marker after a 5m one). Anthropic only: the other vendors take no markers.
+    """
+    if vendor != "anthropic":
+        return {"present": [], "problems": []}
+    try:
+        present = list(markers_in_order(data))
+    except InputError as exc:  # a marker on a thinking block
+        return {"present": [], "problems": [str(exc)]}
+    problems: list[str] = []
+    try:
+        check_markers(data)
+    except InputError as exc:
+        problems.append(str(exc))
+    return {"present": [{"path": w, "ttl": ttl} for w, ttl in present], "problems": problems}
+
+
 def _summary(part: Part) -> str:
     """A few words that tell the block apart: a tool's name, the start of a text."""
     if isinstance(part, Tool):
@@ -149,6 +170,7 @@ def _text(report: dict[str, Any]) -> str:
         f"cacheable prefix: {tokens['cacheable_prefix']:,} tokens ({share:.0%}), hash {report['prefix_hash'] or '-'}",
     ]
     lines += _breakpoint_lines(report["breakpoints"])
+    lines += _marker_lines(report["markers"])
     lines += _volatile_lines(report["volatile"])
     return "\n".join(lines) + "\n"
 
@@ -162,6 +184,15 @@ def _breakpoint_lines(breakpoints: dict[str, Any]) -> list[str]:
     lines += [f"  note: {note}" for note in breakpoints["notes"]]
     if len(lines) == 1:
         lines.append("  none")
+    return lines
+
+
+def _marker_lines(markers: dict[str, Any]) -> list[str]:
+    if not markers["present"] and not markers["problems"]:
+        return []
+    where = ", ".join(f"{m['path']} ({m['ttl'] or 'default ttl'})" for m in markers["present"])
+    lines = [f"cache markers already in the file: {where or 'unreadable'}"]
+    lines += [f"  problem: {problem}" for problem in markers["problems"]]
     return lines
 
 

@@ -417,33 +417,50 @@ def _count_markers(value: Any) -> int:
     return 0
 
 
-def _markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
-    """(where, ttl) of every marker in the order the API reads them: tools, system, messages."""
-    for i, tool in enumerate(kwargs.get("tools") or ()):
-        if isinstance(tool, Mapping) and tool.get("cache_control"):
-            yield f"tools[{i}]", tool["cache_control"].get("ttl")
-    system = kwargs.get("system")
-    if isinstance(system, list):
-        for i, block in enumerate(system):
-            if block.get("cache_control"):
-                yield f"system[{i}]", block["cache_control"].get("ttl")
-    for m, message in enumerate(kwargs.get("messages") or ()):
-        content = message.get("content")
-        for c, block in enumerate(content if isinstance(content, list) else ()):
-            if block.get("cache_control"):
+def markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | None]]:
+    """
+    (where, ttl) of every marker in the order the API reads them: tools, system, messages.
+
+    Reads requests the caller wrote (`promptcache inspect` runs it on files), so anything that is
+    not a marked JSON object is skipped rather than trusted.
+    """
+    for i, tool in enumerate(_items(kwargs.get("tools"))):
+        if _marked(tool):
+            yield f"tools[{i}]", _ttl_of(tool)
+    for i, block in enumerate(_items(kwargs.get("system"))):
+        if _marked(block):
+            yield f"system[{i}]", _ttl_of(block)
+    for m, message in enumerate(_items(kwargs.get("messages"))):
+        content = message.get("content") if isinstance(message, Mapping) else None
+        for c, block in enumerate(_items(content)):
+            if _marked(block):
                 if block.get("type") in _UNMARKABLE:
                     raise InputError(
                         f"messages[{m}].content[{c}] is a {block['type']} block with "
                         "cache_control; the API rejects markers on thinking blocks"
                     )
-                yield f"messages[{m}].content[{c}]", block["cache_control"].get("ttl")
-    if kwargs.get("cache_control"):
-        yield "automatic (top-level cache_control)", kwargs["cache_control"].get("ttl")
+                yield f"messages[{m}].content[{c}]", _ttl_of(block)
+    if _marked(kwargs):
+        yield "automatic (top-level cache_control)", _ttl_of(kwargs)
+
+
+def _items(value: Any) -> Sequence[Any]:
+    return value if isinstance(value, list | tuple) else ()
+
+
+def _marked(value: Any) -> bool:
+    return isinstance(value, Mapping) and bool(value.get("cache_control"))
+
+
+def _ttl_of(value: Mapping[str, Any]) -> str | None:
+    marker = value["cache_control"]
+    ttl = marker.get("ttl") if isinstance(marker, Mapping) else None
+    return ttl if isinstance(ttl, str) else None
 
 
 def check_markers(kwargs: Mapping[str, Any]) -> None:
     """Refuse what Anthropic would answer 400 to: more than 4 markers, or 1h after 5m."""
-    markers = list(_markers_in_order(kwargs))
+    markers = list(markers_in_order(kwargs))
     limit = AnthropicAdapter.capabilities.max_breakpoints
     if len(markers) > limit:
         raise InputError(
