@@ -13,7 +13,9 @@ field; the changed text is classified into a cause.
 (the last block), or automatic prefix caching (OpenAI, Gemini, engines: every prefix of the whole
 request). `b` loses the entries at or after the divergence. Parameters outside the render order
 (sampling, `max_tokens`, `metadata`, `stream`) never invalidate; the vendor's invalidation table
-adds the parameters that do (model everywhere; `tool_choice` and `thinking` on Anthropic).
+adds the parameters that do (model everywhere; `tool_choice` and `thinking` on Anthropic;
+reasoning effort on OpenAI; `cache_salt`, chat template kwargs and reasoning effort on engines),
+read from the body as sent, `extra_body` merged in.
 """
 
 from __future__ import annotations
@@ -57,11 +59,13 @@ CAUSES: tuple[str, ...] = (
     "key_order",
     "tools_changed",
     "tool_order",
+    "block_order",
     "model_changed",
     "whitespace",
     "content_changed",
     "tool_choice_changed",
     "thinking_changed",
+    "cache_salt_changed",
     "none",
 )
 
@@ -606,9 +610,10 @@ def table_change(
             before=a.get("model"),
             after=b.get("model"),
         )
-    for path, cause in _TABLE.get(vendor, ()):
-        before, after = _get_path(a, path), _get_path(b, path)
+    for name, cause in _TABLE.get(vendor, ()):
+        (path_a, before), (path_b, after) = _setting(a, name), _setting(b, name)
         if before != after:
+            path = path_b if after is not None else path_a
             cut = (_first_in_layer(elements, "messages") if vendor == "anthropic" else 0, 0)
             layer = "messages" if vendor == "anthropic" else "model"
             return _TableChange(
@@ -619,7 +624,9 @@ def table_change(
 
 # Anthropic: "tool_choice ... No for messages", "thinking config or output_config.effort ... No
 # for messages". OpenAI: reasoning effort is a documented `cache_miss` reason. Engines: chat
-# template kwargs (enable_thinking) change what the template renders from the top.
+# template kwargs (enable_thinking) and reasoning_effort change what the template renders from
+# the top; vLLM and SGLang hash `cache_salt` into the first block, so one salt never reads
+# another's cache.
 _TABLE: dict[str, tuple[tuple[str, str], ...]] = {
     "anthropic": (
         ("tool_choice", "tool_choice_changed"),
@@ -627,8 +634,23 @@ _TABLE: dict[str, tuple[tuple[str, str], ...]] = {
         ("output_config.effort", "thinking_changed"),
     ),
     "openai": (("reasoning_effort", "thinking_changed"), ("reasoning.effort", "thinking_changed")),
-    "engine": (("chat_template_kwargs", "thinking_changed"),),
+    "engine": (
+        ("cache_salt", "cache_salt_changed"),
+        ("chat_template_kwargs", "thinking_changed"),
+        ("reasoning_effort", "thinking_changed"),
+    ),
 }
+
+
+def _setting(request: Mapping[str, Any], dotted: str) -> tuple[str, Any]:
+    """
+    Where a setting is and its value as sent: the SDKs merge `extra_body` over the named
+    arguments, and fields the SDK has no parameter for (engine `cache_salt`) can only go there.
+    """
+    extra = plain(request.get("extra_body"))
+    if isinstance(extra, Mapping) and dotted.split(".", 1)[0] in extra:
+        return f"extra_body.{dotted}", _get_path(extra, dotted)
+    return dotted, _get_path(request, dotted)
 
 
 def _get_path(request: Mapping[str, Any], dotted: str) -> Any:
@@ -673,6 +695,8 @@ def _table_result(
 def _table_detail(change: _TableChange, vendor: str) -> str:
     if change.cause == "model_changed":
         return "the model changed: caches are per model, so nothing written before is read"
+    if change.cause == "cache_salt_changed":
+        return f"`{change.path}` changed: the engine keeps each salt's cache apart, nothing is read"
     if vendor == "anthropic":
         return (
             f"`{change.path}` changed: Anthropic keeps the tools and system cache, drops messages"
@@ -715,6 +739,8 @@ def _locate(
     layer = ua.layer
     if layer == "tools" and _same_tools_reordered(ea, eb):
         return _tool_order(ua, ub)
+    if layer == "system" and _same_blocks_reordered(ea, eb, layer):
+        return _block_order(ua, ub)
     if ua.value == ub.value:
         return _key_order(ua, ub)
     path, old, new = _first_leaf(ua.value, ub.value, ua.path)
@@ -767,6 +793,46 @@ def _same_tools_reordered(ea: Sequence[Element], eb: Sequence[Element]) -> bool:
     return sorted(map(canonical_bytes, tools_a)) == sorted(map(canonical_bytes, tools_b))
 
 
+def _same_blocks_reordered(ea: Sequence[Element], eb: Sequence[Element], layer: str) -> bool:
+    """The layer holds the same blocks (markers aside, byte for byte) in another order."""
+    blocks_a, blocks_b = _layer_blocks(ea, layer), _layer_blocks(eb, layer)
+    return blocks_a != blocks_b and sorted(blocks_a) == sorted(blocks_b)
+
+
+def _layer_blocks(elements: Sequence[Element], layer: str) -> list[bytes]:
+    return [b"".join(u.data for u in element_units(e)) for e in elements if e.layer == layer]
+
+
+def _block_order(ua: Unit, ub: Unit) -> _Found:
+    old, new = _block_text(ua.value), _block_text(ub.value)
+    return _Found(
+        layer=ua.layer,
+        path=ua.path,
+        cause="block_order",
+        old=old,
+        new=new,
+        excerpt=_whole(old, new),
+        offset=_unit_offset(ua, ub),
+        detail=(
+            f"same {ua.layer} blocks in a different order: {ua.path} was {_clip(old)!r}, "
+            f"now {_clip(new)!r}"
+        ),
+    )
+
+
+def _block_text(block: Any) -> str:
+    if isinstance(block, Mapping) and isinstance(block.get("text"), str):
+        return str(block["text"])
+    return block if isinstance(block, str) else orjson.dumps(block).decode()
+
+
+def _unit_offset(ua: Unit, ub: Unit) -> int:
+    """Bytes into the string at the unit's path, or into its JSON when it is not a string."""
+    if isinstance(ua.value, str) and isinstance(ub.value, str):
+        return _json_offset(ua.value, ub.value)
+    return _json_offset(ua.data.decode(), ub.data.decode())
+
+
 def _tool_order(ua: Unit, ub: Unit) -> _Found:
     old, new = _tool_name(ua.value), _tool_name(ub.value)
     return _Found(
@@ -794,17 +860,65 @@ def _tool_name(tool: Any) -> str:
 
 def _key_order(ua: Unit, ub: Unit) -> _Found:
     path, ka, kb = _first_reordered(ua.value, ub.value, ua.path)
+    detail = f"same content, keys of {path} serialised in a different order"
+    offset = _json_offset(ua.data.decode(), ub.data.decode())
+    return _reordered_keys(ua.layer, path, ka, kb, offset, detail)
+
+
+def _reordered_keys(
+    layer: str, path: str, ka: list[str], kb: list[str], offset: int, detail: str
+) -> _Found:
     old, new = ", ".join(ka), ", ".join(kb)
     return _Found(
-        layer=ua.layer,
+        layer=layer,
         path=path,
         cause="key_order",
         old=old,
         new=new,
         excerpt=_whole(old, new),
-        offset=_json_offset(ua.data.decode(), ub.data.decode()),
-        detail=f"same content, keys of {path} serialised in a different order",
+        offset=offset,
+        detail=detail,
     )
+
+
+def _serialised_json(layer: str, path: str, old: str, new: str) -> _Found | None:
+    """
+    JSON carried as a string (OpenAI tool-call arguments, tool results) serialised again: the
+    same value with its keys in another order (`json.dumps` without `sort_keys`) is key_order,
+    with other spacing only (other `separators`) is whitespace.
+    """
+    value_old, value_new = _json_container(old), _json_container(new)
+    if value_old is None or value_old != value_new:
+        return None
+    where, ka, kb = _first_reordered(value_old, value_new, path)
+    offset = _byte_offset(old, _common_prefix(old, new))
+    if ka:
+        keys = "its keys" if where == path else f"the keys of {where}"
+        detail = f"same JSON in the string at {path}, {keys} in a different order"
+        return _reordered_keys(layer, path, ka, kb, offset, detail)
+    if _SPACE.sub("", old) == _SPACE.sub("", new):
+        return _Found(
+            layer=layer,
+            path=path,
+            cause="whitespace",
+            old=old,
+            new=new,
+            excerpt=_excerpt(old, new),
+            offset=offset,
+            detail=f"same JSON in the string at {path}, serialised with other spacing",
+        )
+    return None
+
+
+def _json_container(text: str) -> Any:
+    """The object or array `text` holds as JSON, or None."""
+    if not text.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return value if isinstance(value, (dict, list)) else None
 
 
 def _first_reordered(a: Any, b: Any, path: str) -> tuple[str, list[str], list[str]]:
@@ -851,7 +965,7 @@ def _classify(
     layer: str, path: str, old: Any, new: Any, ea: Sequence[Element], eb: Sequence[Element]
 ) -> _Found:
     if isinstance(old, str) and isinstance(new, str):
-        return _classify_text(layer, path, old, new)
+        return _serialised_json(layer, path, old, new) or _classify_text(layer, path, old, new)
     shown_old = None if old is _MISSING else _show(old) or "null"
     shown_new = None if new is _MISSING else _show(new) or "null"
     cause = "tools_changed" if layer == "tools" else "content_changed"
@@ -913,7 +1027,29 @@ def _volatile_cause(
     if found_new and not found_old:  # a value appeared (a timestamp added to the prompt)
         kind, label = found_new[0]
         return ("timestamp" if kind in _TIME_KINDS else "random_id"), label
+    if _clock_at(old, start, end_old) and _clock_at(new, start, end_new):
+        return "timestamp", "clock time"
     return None
+
+
+# A bare wall-clock reading, `14:03` or `9:05:59`: too common in prose for the volatile scan,
+# which wants seconds or AM/PM, but a time when it is the token that changed on both sides.
+_CLOCK = re.compile(r"(?:[01]?\d|2[0-3]):[0-5]\d(?::[0-5]\d)?")
+_CLOCK_LEN = len("23:59:59")
+
+
+def _clock_at(text: str, start: int, end: int) -> bool:
+    """The changed span [start, end) lies inside a word that is a valid clock time."""
+    lo, hi, reach = start, end, _CLOCK_LEN + 1  # a word longer than a clock is not one
+    while lo > max(0, start - reach) and _in_word(text[lo - 1]):
+        lo -= 1
+    while hi < min(len(text), end + reach) and _in_word(text[hi]):
+        hi += 1
+    return hi - lo <= _CLOCK_LEN and _CLOCK.fullmatch(text, lo, hi) is not None
+
+
+def _in_word(char: str) -> bool:
+    return char.isalnum() or char in ":_"
 
 
 def _kind_group(kind: str) -> frozenset[str]:

@@ -20,11 +20,13 @@ _FIXES = {
     "dict in one fixed order",
     "tools_changed": "keep the tool set fixed for the session; add tools only at the end",
     "tool_order": "sort tools by name before sending (MCP and dict order are not stable)",
+    "block_order": "join system sections in one fixed order (sort them; don't iterate a map or set)",
     "model_changed": "caches are per model; keep one model per session or accept one rewrite",
     "whitespace": "normalise whitespace when rendering templates (trim_blocks, strip)",
     "content_changed": "earlier content must be sent byte for byte as before; append, don't edit",
     "tool_choice_changed": "keep tool_choice fixed for the session",
     "thinking_changed": "keep the thinking / reasoning settings fixed for the session",
+    "cache_salt_changed": "keep one cache_salt per tenant for the whole session",
 }
 
 

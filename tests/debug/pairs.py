@@ -59,8 +59,12 @@ def anthropic(
     }
 
 
+RUNBOOK = "Runbook 4.2: 502s after deploy usually mean the health check path moved."
+
+
 def _anthropic_turns(
     question: str = "My deploy fails with 502s since noon.",
+    result: str = RUNBOOK,
 ) -> list[dict[str, Any]]:
     return [
         {"role": "user", "content": "Hi, I need help with my deployment."},
@@ -82,7 +86,7 @@ def _anthropic_turns(
                 {
                     "type": "tool_result",
                     "tool_use_id": "toolu_01A09q90qw90lq917835lq9",
-                    "content": "Runbook 4.2: 502s after deploy usually mean the health check path moved.",
+                    "content": result,
                 },
             ],
         },
@@ -98,8 +102,9 @@ def _anthropic_turns(
 
 def anthropic_turns(
     question: str = "My deploy fails with 502s since noon.",
+    result: str = RUNBOOK,
 ) -> list[dict[str, Any]]:
-    return _anthropic_turns(question)
+    return _anthropic_turns(question, result)
 
 
 def openai_tools(tools: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -134,6 +139,7 @@ def openai(
 
 def openai_turns(
     arguments: str = '{"query": "deployment 502", "limit": 3}',
+    result: str = RUNBOOK,
 ) -> list[dict[str, Any]]:
     return [
         {"role": "user", "content": "Hi, I need help with my deployment."},
@@ -151,11 +157,45 @@ def openai_turns(
         {
             "role": "tool",
             "tool_call_id": "call_8f2a",
-            "content": "Runbook 4.2: 502s after deploy usually mean the health check path moved.",
+            "content": result,
         },
         {"role": "assistant", "content": "Runbook 4.2 says the health check path may have moved."},
         {"role": "user", "content": "My deploy fails with 502s since noon."},
     ]
+
+
+def openai_responses(
+    arguments: str = '{"query": "deployment 502", "limit": 3}',
+    output: str = RUNBOOK,
+) -> dict[str, Any]:
+    """Responses API: `instructions`, flat function tools, and a function call in the `input`."""
+    return {
+        "model": "gpt-5.4",
+        "instructions": GUIDE,
+        "tools": [{"type": "function", **t["function"]} for t in openai_tools()],
+        "input": [
+            {"role": "user", "content": "Hi, I need help with my deployment."},
+            {
+                "type": "function_call",
+                "call_id": "call_8f2a",
+                "name": "search_docs",
+                "arguments": arguments,
+            },
+            {"type": "function_call_output", "call_id": "call_8f2a", "output": output},
+            {"role": "user", "content": "My deploy fails with 502s since noon."},
+        ],
+    }
+
+
+def engine(extra_body: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    """
+    A vLLM / SGLang chat request as `EngineAdapter.to_request` builds it: engine-only fields
+    (`cache_salt`, `chat_template_kwargs`) in `extra_body`, which the OpenAI SDK merges into the body.
+    """
+    request = openai(model="qwen3-8b", **extra)
+    if extra_body is not None:
+        request["extra_body"] = extra_body
+    return request
 
 
 def gemini_tools(tools: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -213,6 +253,27 @@ def gemini_turns() -> list[dict[str, Any]]:
 def with_header(header: str) -> str:
     """A system prompt that starts with a rendered header, as the stories' templates did."""
     return header + "\n\n" + GUIDE
+
+
+# System sections kept in a dict or set and joined per request: the order can change.
+PERSONA = "You are a support agent for Acme Cloud. Cite the runbook section you rely on. " * 20
+POLICY = "Escalation: page on-call for sev1, open a ticket for sev2, never share notes. " * 20
+STYLE = "Answer in short numbered steps and name the command the user should run next. " * 20
+
+
+def anthropic_sections(*sections: str, **extra: Any) -> dict[str, Any]:
+    """One system block per section, the last one marked (Claude Code style)."""
+    request = anthropic(**extra)
+    request["system"] = [{"type": "text", "text": text} for text in sections]
+    request["system"][-1]["cache_control"] = {"type": "ephemeral"}
+    return request
+
+
+def openai_sections(*sections: str, **extra: Any) -> dict[str, Any]:
+    """One system message per section before the conversation (LangChain stacks them so)."""
+    request = openai(**extra)
+    request["messages"][:1] = [{"role": "system", "content": text} for text in sections]
+    return request
 
 
 def next_turn(request: dict[str, Any], n: int) -> dict[str, Any]:

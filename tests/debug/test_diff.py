@@ -76,6 +76,34 @@ def test_timestamp_in_system(shape: str, first: str, second: str) -> None:
     assert result.tokens_lost and result.tokens_lost > 500
 
 
+@ALL
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [("Current Time: 14:03", "Current Time: 14:04"), ("Time: 9:59", "Time: 10:00")],
+)
+def test_bare_clock_in_system_is_a_timestamp(shape: str, first: str, second: str) -> None:
+    # A minute-precision clock with no date and no seconds: "HH:MM" rendered from now().
+    vendor, build = SHAPES[shape]
+    a, b = build(system=pairs.with_header(first)), build(system=pairs.with_header(second))
+    result = diff(a, b, vendor)
+    assert (result.cause, result.layer, result.path) == ("timestamp", "system", SYSTEM_PATH[shape])
+    assert "clock time" in result.detail
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Keep a 3:4 aspect ratio.", "Keep a 3:5 aspect ratio."),  # not a clock: one minute digit
+        ("Final score 24:10.", "Final score 24:11."),  # no 24th hour
+        ("Room B14:03 is free.", "Room B14:04 is free."),  # glued to a word
+    ],
+)
+def test_colon_numbers_that_are_not_clocks_stay_content(first: str, second: str) -> None:
+    a = pairs.anthropic(system=pairs.with_header(first))
+    b = pairs.anthropic(system=pairs.with_header(second))
+    assert diff(a, b, "anthropic").cause == "content_changed"
+
+
 def test_date_rollover_before_history_is_a_timestamp() -> None:
     # openclaw#148304: "Current date: YYYY-MM-DD" after the system boundary, before history.
     a = pairs.anthropic(system=pairs.with_header("Current date: 2026-11-28"))
@@ -143,13 +171,78 @@ def test_schema_properties_and_required_swapped(shape: str) -> None:
     )
 
 
-def test_openai_serialised_arguments_key_order_is_content() -> None:
-    # The arguments are a JSON *string* on OpenAI: a reordering is a text change of that string.
-    a = pairs.openai(messages=pairs.openai_turns('{"query": "deployment 502", "limit": 3}'))
-    b = pairs.openai(messages=pairs.openai_turns('{"limit": 3, "query": "deployment 502"}'))
+ARGS = '{"query": "deployment 502", "limit": 3}'
+ARGS_SWAPPED = '{"limit": 3, "query": "deployment 502"}'
+RESULT = '{"section": "4.2", "hits": [{"title": "502 after deploy", "score": 0.91}]}'
+RESULT_SWAPPED = '{"hits": [{"score": 0.91, "title": "502 after deploy"}], "section": "4.2"}'
+
+
+def test_openai_serialised_arguments_key_order() -> None:
+    # The arguments are a JSON *string* on OpenAI; dspy#10216 re-serialised them without
+    # sort_keys. Same value, keys in another order: key_order, located at the string.
+    a = pairs.openai(messages=pairs.openai_turns(ARGS))
+    b = pairs.openai(messages=pairs.openai_turns(ARGS_SWAPPED))
     result = diff(a, b, "openai")
     assert result.path == "messages[2].tool_calls[0].function.arguments"
-    assert result.cause == "content_changed" and result.invalidated
+    assert result.cause == "key_order" and result.invalidated
+    assert (result.before, result.after, result.offset) == ("query, limit", "limit, query", 2)
+
+
+@pytest.mark.parametrize(
+    ("vendor", "build", "path"),
+    [
+        (
+            "openai",
+            lambda r: pairs.openai(messages=pairs.openai_turns(result=r)),
+            "messages[3].content",
+        ),
+        (
+            "engine",
+            lambda r: pairs.engine(messages=pairs.openai_turns(result=r)),
+            "messages[3].content",
+        ),
+        (
+            "anthropic",
+            lambda r: pairs.anthropic(messages=pairs.anthropic_turns(result=r)),
+            "messages[2].content[0].content",
+        ),
+        ("openai", lambda r: pairs.openai_responses(output=r), "input[2].output"),
+    ],
+    ids=["openai-tool-message", "engine-tool-message", "anthropic-tool-result", "responses"],
+)
+def test_serialised_tool_result_key_order(vendor: str, build: Shape, path: str) -> None:
+    result = diff(build(RESULT), build(RESULT_SWAPPED), vendor)
+    assert (result.cause, result.path, result.invalidated) == ("key_order", path, True)
+    assert (result.before, result.after) == ("section, hits", "hits, section")
+    # A different value in the same JSON is an edit, whatever order its keys come in.
+    edited = RESULT_SWAPPED.replace("0.91", "0.42")
+    assert diff(build(RESULT), build(edited), vendor).cause == "content_changed"
+
+
+def test_responses_function_call_arguments_key_order() -> None:
+    a = pairs.openai_responses(arguments=ARGS)
+    b = pairs.openai_responses(arguments=ARGS_SWAPPED)
+    result = diff(a, b, "openai")
+    assert (result.cause, result.layer, result.path) == (
+        "key_order",
+        "messages",
+        "input[1].arguments",
+    )
+
+
+def test_serialised_arguments_nested_key_order_names_the_object() -> None:
+    a = pairs.openai(messages=pairs.openai_turns('{"filter": {"env": "prod", "since": "noon"}}'))
+    b = pairs.openai(messages=pairs.openai_turns('{"filter": {"since": "noon", "env": "prod"}}'))
+    result = diff(a, b, "openai")
+    assert (result.cause, result.before, result.after) == ("key_order", "env, since", "since, env")
+    assert "filter" in result.detail
+
+
+def test_serialised_arguments_respaced_is_whitespace() -> None:
+    # json.dumps(separators=(",", ":")) on one side: only the spacing differs, keys as before.
+    a = pairs.openai(messages=pairs.openai_turns(ARGS))
+    b = pairs.openai(messages=pairs.openai_turns('{"query":"deployment 502","limit":3}'))
+    assert diff(a, b, "openai").cause == "whitespace"
 
 
 # -- tool_order: zeroclaw#10959 (HashMap), term-llm#113 (Go map), Gemini declarations -------
@@ -161,6 +254,35 @@ def test_same_tools_permuted(shape: str) -> None:
     result = diff(build(), build(tools=[pairs.STATUS, pairs.SEARCH, pairs.TICKET]), vendor)
     assert (result.cause, result.layer, result.invalidated) == ("tool_order", "tools", True)
     assert result.tokens_lost and result.tokens_lost > 500  # everything after the tools
+
+
+# -- block_order: system sections from a map or set (Go map iteration, Python set of parts) ----
+
+
+@pytest.mark.parametrize(
+    ("shape", "vendor", "path"),
+    [
+        (pairs.anthropic_sections, "anthropic", "system[0]"),
+        (pairs.openai_sections, "openai", "messages[0].content"),
+        (pairs.openai_sections, "engine", "messages[0].content"),
+    ],
+    ids=["anthropic", "openai", "engine"],
+)
+def test_system_sections_permuted(shape: Shape, vendor: str, path: str) -> None:
+    a = shape(pairs.PERSONA, pairs.POLICY, pairs.STYLE)
+    result = diff(a, shape(pairs.POLICY, pairs.PERSONA, pairs.STYLE), vendor)
+    assert (result.cause, result.layer, result.path) == ("block_order", "system", path)
+    assert result.invalidated and result.tokens_lost and result.tokens_lost > 500
+    assert result.before is not None and result.before.startswith("You are a support agent")
+    assert result.after is not None and result.after.startswith("Escalation")
+    later = diff(a, shape(pairs.PERSONA, pairs.STYLE, pairs.POLICY), vendor)
+    assert (later.cause, later.path) == ("block_order", path.replace("[0]", "[1]", 1))
+
+
+def test_system_sections_permuted_and_edited_is_content() -> None:
+    a = pairs.anthropic_sections(pairs.PERSONA, pairs.POLICY)
+    b = pairs.anthropic_sections(pairs.POLICY, pairs.PERSONA + " Be brief.")
+    assert diff(a, b, "anthropic").cause == "content_changed"
 
 
 # -- tools_changed: schema drift (hermes#100336), MCP tool added -----------------------------
@@ -314,6 +436,69 @@ def test_engine_enable_thinking_template_kwarg() -> None:
     assert diff(a, b, "engine").cause == "thinking_changed"
 
 
+def test_engine_enable_thinking_in_extra_body() -> None:
+    # Where the OpenAI SDK takes engine-only fields, and where EngineAdapter puts them.
+    a = pairs.engine(extra_body={"chat_template_kwargs": {"enable_thinking": False}})
+    b = pairs.engine(extra_body={"chat_template_kwargs": {"enable_thinking": True}})
+    result = diff(a, b, "engine")
+    assert (result.cause, result.invalidated) == ("thinking_changed", True)
+    assert result.path == "extra_body.chat_template_kwargs"
+
+
+def test_engine_reasoning_effort() -> None:
+    # gpt-oss on vLLM: the effort is rendered into the system turn by the chat template.
+    a, b = pairs.engine(reasoning_effort="low"), pairs.engine(reasoning_effort="high")
+    result = diff(a, b, "engine")
+    assert (result.cause, result.invalidated, result.path) == (
+        "thinking_changed",
+        True,
+        "reasoning_effort",
+    )
+
+
+# -- cache_salt_changed: vLLM / SGLang per-tenant cache isolation -----------------------------
+
+
+def test_engine_cache_salt_from_the_adapter() -> None:
+    from promptcache import Prompt
+    from promptcache.adapters import get_adapter
+
+    prompt = Prompt().add_system(pairs.GUIDE).with_tail("My deploy fails with 502s since noon.")
+    adapter = get_adapter("engine")
+    a = adapter.to_request(prompt, model="qwen3-8b", cache_salt="tenant-a-7Qm2")
+    b = adapter.to_request(prompt, model="qwen3-8b", cache_salt="tenant-b-9Xk4")
+    result = diff(a, b, "engine")
+    assert (result.cause, result.path, result.invalidated) == (
+        "cache_salt_changed",
+        "extra_body.cache_salt",
+        True,
+    )
+    assert (result.before, result.after) == ("tenant-a-7Qm2", "tenant-b-9Xk4")
+    assert result.tokens_lost and result.tokens_lost > 500  # the salt seeds every block hash
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        (pairs.engine(cache_salt="tenant-a"), pairs.engine(cache_salt="tenant-b")),  # raw body
+        (pairs.engine(), pairs.engine(extra_body={"cache_salt": "tenant-a"})),  # salt added
+    ],
+    ids=["top-level", "added"],
+)
+def test_engine_cache_salt_changed(a: dict[str, Any], b: dict[str, Any]) -> None:
+    result = diff(a, b, "engine")
+    assert (result.cause, result.layer, result.invalidated) == ("cache_salt_changed", "model", True)
+
+
+def test_engine_setting_moved_into_extra_body_is_the_same_request() -> None:
+    # The SDK merges extra_body into the body: the server sees the same request.
+    a = pairs.engine(cache_salt="tenant-a", chat_template_kwargs={"enable_thinking": False})
+    b = pairs.engine(
+        extra_body={"cache_salt": "tenant-a", "chat_template_kwargs": {"enable_thinking": False}}
+    )
+    assert diff(a, b, "engine").to_json()["invalidated"] is False
+
+
 def test_content_divergence_before_table_change_wins() -> None:
     a = pairs.anthropic(tool_choice={"type": "auto"})
     b = pairs.anthropic(
@@ -444,11 +629,13 @@ def test_every_cause_is_asserted_by_a_test_here() -> None:
         "key_order",
         "tools_changed",
         "tool_order",
+        "block_order",
         "model_changed",
         "whitespace",
         "content_changed",
         "tool_choice_changed",
         "thinking_changed",
+        "cache_salt_changed",
         "none",
     )
 

@@ -196,3 +196,10 @@ def test_report_record_without_request_names_line_and_shape(
     err = capsys.readouterr().err
     assert "line 1: expected an object with 'request' and 'response' keys" in err
     assert "got '{\"x\": 1}'" in err and "Traceback" not in err
+
+
+def test_every_cause_that_loses_cache_has_a_fix_line() -> None:
+    from promptcache._commands.diff import _FIXES
+    from promptcache._diff import CAUSES
+
+    assert set(CAUSES) - {"none"} == set(_FIXES)
