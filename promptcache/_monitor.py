@@ -9,10 +9,18 @@ session obeys
 (with automatic prefix caching, where writes go unreported, the whole previous prompt stands in
 for the write). A read short of that is a miss. The monitor then asks, in order: did the request
 change on our side (the local `diff` against the previous request names the field and cause)? Was
-the gap longer than the TTL (`ttl_expired`)? Was the prefix below the vendor's minimum
-(`below_minimum`)? If none of those, the server missed on an identical prefix (eviction, routing):
-cause "none", `server_side=True`. The vendor's own diagnostics, when the response carries them,
-are attached and fill in the cause the local view cannot see.
+the gap longer than the TTL (`ttl_expired`; the TTL is the shortest the markers asked for or the
+server reports writing, so a 1h request written at 5m is named)? Was the prefix below the vendor's
+minimum (`below_minimum`)? If none of those, the server missed on an identical prefix (eviction,
+routing): cause "none", `server_side=True`. The vendor's own diagnostics, when the response
+carries them, are attached and fill in the cause the local view cannot see.
+
+Three things the rule above cannot see are checked apart. Markers placed with nothing read or
+written expect nothing: under the minimum that is `below_minimum`, over it, on the second such
+turn in a row, `not_cached` (the markers never took effect); each once per key. And the default
+key is per model, so a switch of model starts a key with no previous request: a full miss there
+is compared with the latest request under another model, and `model_changed` is named when it
+began the same way.
 
 Memory is bounded: per key, hashes of the request's units always, and the serialised units (the
 "body", needed to name a field) only while the total stays within `body_budget` bytes, least
@@ -88,8 +96,9 @@ class Invalidation:
     """
     One unexpected cache miss: what should have been read, what was, and why.
 
-    `cause` is a `diff` cause, or "ttl_expired" / "below_minimum", or "none" with
-    `server_side=True` when the prefix was identical and the server still missed. `vendor_reason`
+    `cause` is a `diff` cause, or "ttl_expired" / "below_minimum" / "not_cached" (markers sent over
+    the minimum, nothing ever written or read), or "none" with `server_side=True` when the prefix
+    was identical and the server still missed. `vendor_reason`
     is the vendor's own diagnosis verbatim, when the response carried one.
     """
 
@@ -142,6 +151,9 @@ class _Entry:
     What one key's previous request left behind. The body is the request's own elements, held by
     reference in copied containers (nothing is serialised on the hot path); `records` (hashes,
     sizes) are computed from it when it is needed or when the body is dropped for the budget.
+    `written` is the write's split by TTL as the server reported it. `dry` counts the turns in a
+    row, this one included, whose marked prefix (`prefix` tokens) was over the minimum and yet
+    neither read nor written; both stay 0 on any other turn.
     """
 
     at: float
@@ -153,6 +165,9 @@ class _Entry:
     params: dict[str, Any]
     records: tuple[_Record, ...] | None
     size: int
+    written: Mapping[str, int]
+    dry: int = 0
+    prefix: int = 0
 
     @property
     def has_body(self) -> bool:
@@ -218,7 +233,7 @@ class Monitor:
         self._lock = threading.Lock()
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._body_bytes = 0
-        self._warned_minimum: set[str] = set()
+        self._warned: dict[str, set[str]] = {}  # the once-per-key causes already reported
         self._stats = _Stats()
         self._minimums: dict[str, int] = {}
         self._exporter = _Exporter(self.vendor, prometheus_registry) if metrics else None
@@ -249,7 +264,7 @@ class Monitor:
         name = key if key is not None else self.key_of(plain)
         entry = self._entry(plain, usage, moment)
         previous = self._swap(name, entry)
-        event = self._judge(name, previous, entry, plain, usage)
+        event = self._judge(name, previous, entry, plain, usage, defaulted=key is None)
         if self._exporter is not None:
             self._exporter.usage(usage)
         if event is not None:
@@ -294,7 +309,7 @@ class Monitor:
             entry = self._entries.pop(key, None)
             if entry is not None and entry.has_body:
                 self._body_bytes -= entry.size
-            self._warned_minimum.discard(key)
+            self._warned.pop(key, None)
 
     # -- state ----------------------------------------------------------------------------
 
@@ -319,6 +334,7 @@ class Monitor:
             params={},
             records=None,
             size=_BYTES_PER_TOKEN * max(usage.total_input, 1),
+            written=usage.cache_write_by_ttl,
         )
 
     def _records(self, entry: _Entry) -> tuple[_Record, ...]:
@@ -362,7 +378,7 @@ class Monitor:
             old_key, old = self._entries.popitem(last=False)
             if old.has_body:
                 self._body_bytes -= old.size
-            self._warned_minimum.discard(old_key)
+            self._warned.pop(old_key, None)
         if self._body_bytes <= self.body_budget:
             return
         for entry in self._entries.values():  # least recently used first
@@ -377,11 +393,26 @@ class Monitor:
     def _ttl(self, entry: _Entry) -> float | None:
         if self.ttl_seconds is not None:
             return self.ttl_seconds
-        named = [
-            _TTL_SECONDS[t] for t in _entry_ttls(entry, self._records(entry)) if t in _TTL_SECONDS
-        ]
+        asked = _entry_ttls(entry, self._records(entry))
         # The shortest TTL is the first entry to lapse, and everything after it goes with it.
+        # What the server says it wrote counts too: a relay that drops `ttl` makes a 1h write 5m.
+        named = [_TTL_SECONDS[t] for t in (*asked, *_written(entry)) if t in _TTL_SECONDS]
         return min(named) if named else _DEFAULT_TTL[self.vendor]
+
+    def _downgrade(self, entry: _Entry) -> str:
+        """Words for a write the server made with a shorter TTL than the markers asked; or ''."""
+        asked = [t for t in _entry_ttls(entry, self._records(entry)) if t in _TTL_SECONDS]
+        written = [t for t in _written(entry) if t in _TTL_SECONDS]
+        if not asked or not written:
+            return ""
+        shortest_asked = min(asked, key=_TTL_SECONDS.__getitem__)
+        shortest_written = min(written, key=_TTL_SECONDS.__getitem__)
+        if _TTL_SECONDS[shortest_written] >= _TTL_SECONDS[shortest_asked]:
+            return ""
+        return (
+            f"; the prefix was written with a {shortest_written} TTL although {shortest_asked} "
+            "was requested (a proxy, relay or older SDK dropping the marker's `ttl`?)"
+        )
 
     def _minimum(self, model: str | None) -> int:
         if self.min_tokens is not None:
@@ -421,11 +452,15 @@ class Monitor:
         entry: _Entry,
         request: Mapping[str, Any],
         usage: CacheUsage,
+        *,
+        defaulted: bool,
     ) -> Invalidation | None:
         if usage.cache_read is None:
             return None  # the server did not report caching: nothing to judge
-        small = self._below_minimum(key, entry, usage)
+        small = self._nothing_cached(key, previous, entry, usage)
         if previous is None:
+            if small is None and defaulted and usage.cache_read == 0:
+                return self._switched_model(key, entry, usage)
             return small
         expected = self._expected(previous)
         slack = max(_SLACK_TOKENS[self.vendor], int(expected * _SLACK_SHARE))
@@ -440,28 +475,136 @@ class Monitor:
             return max(written, previous.total)  # automatic prefix caching: the whole prompt
         return written
 
-    def _below_minimum(self, key: str, entry: _Entry, usage: CacheUsage) -> Invalidation | None:
-        """Markers placed, nothing read or written, prefix under the minimum: once per key."""
-        if usage.cache_read or usage.cache_write:
+    def _nothing_cached(
+        self, key: str, previous: _Entry | None, entry: _Entry, usage: CacheUsage
+    ) -> Invalidation | None:
+        """
+        Markers placed, nothing read or written. Under the minimum that is the vendor's rule
+        (`below_minimum`); over it, the markers never took effect (`not_cached`). Each once per key.
+        """
+        if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
             return None
         prefix, marked = self._prefix_tokens(entry)
         minimum = self._minimum(entry.model)
-        if not marked or prefix >= minimum:
+        if not marked:
             return None
-        with self._lock:
-            if key in self._warned_minimum:
+        if prefix < minimum:
+            if not self._first_time(key, "below_minimum"):
                 return None
-            self._warned_minimum.add(key)
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="below_minimum",
+                expected=0,
+                server_side=False,
+                detail=f"the cached prefix is about {prefix} tokens, under the "
+                f"{minimum}-token minimum for {entry.model}: the vendor caches nothing",
+            )
+        if usage.cache_write is None or self._automatic(entry):
+            return None  # writes go unreported: a first request that wrote looks just the same
+        entry.dry, entry.prefix = (previous.dry if previous is not None else 0) + 1, prefix
+        # On the second such turn in a row, not the first: one request proves little (a request
+        # sent once needs no cache; a prefix our estimate puts just over the minimum may be just
+        # under the vendor's count), two in a row with the prefix grown is the pattern, and the
+        # wait costs one turn. Not `server_side`: nothing was evicted, and the likely causes (a
+        # gateway, the dialect, a longer prefix needed) are the caller's to fix.
+        if previous is None or entry.dry < 2 or not self._first_time(key, "not_cached"):
+            return None
         return self._event(
             key,
             entry,
             usage,
-            cause="below_minimum",
-            expected=0,
+            cause="not_cached",
+            expected=previous.prefix,
             server_side=False,
-            detail=f"the cached prefix is about {prefix} tokens, under the "
-            f"{minimum}-token minimum for {entry.model}: the vendor caches nothing",
+            gap=entry.at - previous.at,
+            detail=f"cache markers were sent on {entry.dry} requests in a row (prefix about "
+            f"{prefix} tokens, over the {minimum}-token minimum for {entry.model}) but nothing "
+            "was written or read. Likely: a proxy or gateway strips the markers; the markers are "
+            "in the wrong dialect for this endpoint or SDK; or the model's real minimum is higher "
+            "than promptcache's table (lengthen the cached prefix)",
         )
+
+    def _said(self, key: str, cause: str) -> bool:
+        with self._lock:
+            return cause in self._warned.get(key, ())
+
+    def _first_time(self, key: str, cause: str) -> bool:
+        """Whether a once-per-key `cause` is new for `key`; it counts as said from now on."""
+        with self._lock:
+            said = self._warned.setdefault(key, set())
+            if cause in said:
+                return False
+            said.add(cause)
+            return True
+
+    def _switched_model(self, key: str, entry: _Entry, usage: CacheUsage) -> Invalidation | None:
+        """
+        A full miss on the first request under a default key (vendor and model): if a request
+        under another model, the latest that did, began the same way within its TTL, the model
+        was switched mid-session (a fallback), which loses the whole cache. A router and a main
+        model used side by side send different prefixes, and stay quiet.
+        """
+        if key != f"{self.vendor}:{entry.model}":
+            return None  # `prompt_cache_key` or `metadata.user_id`: one key across models
+        with self._lock:
+            others = [
+                e
+                for k, e in reversed(self._entries.items())
+                if e.model != entry.model and k == f"{self.vendor}:{e.model}"
+            ]
+        for other in others:  # latest first
+            gap = entry.at - other.at
+            ttl = self._ttl(other)
+            if ttl is not None and gap > ttl:
+                continue  # lapsed anyway: the switch lost nothing
+            shared = self._shared_start(other, entry)
+            expected = min(self._expected(other), shared)
+            if expected <= 0:
+                continue
+            before, after = str(other.model), str(entry.model)
+            detail = (
+                f"the model changed from {before} to {after} {gap:.0f} s after a {before} request "
+                f"that began the same way: caches are per model, so nothing cached under {before} "
+                "is read (the default key is per model; pass key= to follow a session across "
+                "models)"
+            )
+            found = DiffResult(
+                invalidated=True,
+                layer="model",
+                cause="model_changed",
+                path="model",
+                offset=None,
+                before=before,
+                after=after,
+                tokens_lost=expected,
+                vendor=self.vendor,
+                detail=detail,
+            )
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="model_changed",
+                expected=expected,
+                server_side=False,
+                found=found,
+                gap=gap,
+                reason=_vendor_reason(usage),
+                detail=detail,
+            )
+        return None
+
+    def _shared_start(self, before: _Entry, after: _Entry) -> int:
+        """
+        Tokens of the elements `after` starts with as `before` did, when they cover everything
+        `before` had ahead of its conversation (tools, system; else its first message); else 0.
+        """
+        old, new = self._records(before), self._records(after)
+        lead = next((i for i, r in enumerate(old) if r.layer == "messages"), len(old)) or 1
+        same = _common_start(old, new)
+        return sum(r.tokens for r in old[:same]) if same >= lead else 0
 
     def _explain(
         self,
@@ -499,7 +642,8 @@ class Monitor:
                 server_side=False,
                 gap=gap,
                 reason=reason,
-                detail=f"{gap:.0f} s since the last request, over the {ttl:.0f} s TTL",
+                detail=f"{gap:.0f} s since the last request, over the {ttl:.0f} s TTL"
+                + self._downgrade(previous),
             )
         cause = _VENDOR_CAUSES.get(reason or "", "none")
         detail = (
@@ -608,6 +752,11 @@ def _entry_ttls(entry: _Entry, records: Sequence[_Record]) -> list[str]:
     return ttls
 
 
+def _written(entry: _Entry) -> list[str]:
+    """The TTLs the server says the entry's write went to."""
+    return [ttl for ttl, tokens in entry.written.items() if tokens]
+
+
 _GEMINI_LAYER_CONFIG = frozenset({"system_instruction", "systemInstruction", "tools"})
 
 
@@ -685,15 +834,7 @@ def _hash_only(
             vendor=vendor,
             detail="the model changed: caches are per model",
         )
-    current = [monitor._record(e) for e in elements]
-    index = next(
-        (
-            i
-            for i, (old, new) in enumerate(zip(records, current, strict=False))
-            if old.digest != new.digest or old.path != new.path
-        ),
-        min(len(records), len(current)),
-    )
+    index = _common_start(records, [monitor._record(e) for e in elements])
     if index >= len(records):
         return identical(vendor)
     record = records[index]
@@ -709,6 +850,18 @@ def _hash_only(
         vendor=vendor,
         detail=f"{record.path} differs (body not kept: over the monitor's byte budget, so the "
         "field and cause are not resolved further)",
+    )
+
+
+def _common_start(old: Sequence[_Record], new: Sequence[_Record]) -> int:
+    """How many leading elements are the same in both (by hash and path)."""
+    return next(
+        (
+            i
+            for i, (a, b) in enumerate(zip(old, new, strict=False))
+            if a.digest != b.digest or a.path != b.path
+        ),
+        min(len(old), len(new)),
     )
 
 

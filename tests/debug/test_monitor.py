@@ -379,3 +379,182 @@ def test_markers_moved_in_place_still_explain_the_miss() -> None:
     assert [(e.cause, e.path) for e in events] == [
         ("content_changed", "messages[0].content[0].text")
     ]
+
+
+# -- markers sent, nothing cached -----------------------------------------------------------
+
+
+def _markers_stripped(request: dict[str, Any]) -> dict[str, Any]:
+    """What a gateway that strips `cache_control` forwards: the request minus its markers."""
+    stripped = copy.deepcopy(request)
+    for block in stripped["system"]:
+        block.pop("cache_control", None)
+    for message in stripped["messages"]:
+        if isinstance(message["content"], list):
+            for block in message["content"]:
+                block.pop("cache_control", None)
+    return stripped
+
+
+def test_markers_stripped_on_the_way_is_reported_once() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    sim, request, seen = AnthropicSim(), pairs.anthropic(), []
+    for n in range(5):
+        response = sim.respond(_markers_stripped(request), at=10.0 * n)
+        assert response["usage"]["cache_creation_input_tokens"] == 0
+        seen.append(monitor.observe(request, response, at=10.0 * n, key="k"))
+        request = pairs.next_turn(request, n)
+    assert [e is not None for e in seen] == [False, True, False, False, False]
+    event = events[0]
+    assert (event.cause, event.server_side, event.actual_read) == ("not_cached", False, 0)
+    assert event.expected_read > 1500 and event.tokens_lost == event.expected_read
+    assert "nothing was written or read" in event.detail
+    for reason in ("strips", "dialect", "minimum"):
+        assert reason in event.detail
+    assert monitor.stats()["by_cause"] == {"not_cached": 1}
+
+
+def test_a_single_uncached_turn_is_not_reported() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    request = pairs.anthropic()
+    nothing = CacheUsage(uncached_input=2000, cache_read=0, cache_write=0, output=3)
+    written = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=3)
+    read = CacheUsage(uncached_input=5, cache_read=2000, cache_write=0, output=3)
+    for usage, at in ((nothing, 0.0), (written, 10.0), (read, 20.0), (nothing, 30.0)):
+        monitor.observe(request, usage=usage, at=at, key="k")
+    # the last turn is a plain miss (it should have read 2000), not a dry run of turns
+    assert [e.cause for e in events] == ["none"]
+
+
+def test_not_cached_after_below_minimum_once_the_prefix_grows() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    nothing = CacheUsage(uncached_input=60, cache_read=0, cache_write=0, output=3)
+    small = pairs.anthropic(system="You are terse.", tools=[])
+    large = pairs.anthropic()
+    for at, request in enumerate((small, small, large, large, large)):
+        monitor.observe(request, usage=nothing, at=float(at), key="k")
+    assert [e.cause for e in events] == ["below_minimum", "not_cached"]
+
+
+def test_not_cached_is_not_judged_where_writes_go_unreported() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("openai", on_invalidation=events.append, metrics=False)
+    request = pairs.openai()
+    first = CacheUsage(uncached_input=2200, cache_read=0, cache_write=None, output=2)
+    monitor.observe(request, usage=first, at=0.0, key="k")
+    monitor.observe(request, usage=first, at=5.0, key="k")
+    assert [e.cause for e in events] == ["none"]  # automatic caching: a plain miss
+
+
+# -- a model switch under the default key ---------------------------------------------------
+
+
+def _switch_session(key: str | None) -> list[Invalidation]:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    sim, request = AnthropicSim(), pairs.anthropic()
+    for n in range(5):
+        if n == 3:  # the fallback to a cheaper model, mid-conversation
+            request = dict(request, model="claude-sonnet-4-5")
+        monitor.observe(request, sim.respond(request, 20.0 * n), at=20.0 * n, key=key)
+        request = pairs.next_turn(request, n)
+    return events
+
+
+def test_model_switch_under_the_default_key_is_named() -> None:
+    events = _switch_session(None)
+    assert len(events) == 1
+    event = events[0]
+    assert (event.cause, event.layer, event.path, event.server_side) == (
+        "model_changed",
+        "model",
+        "model",
+        False,
+    )
+    assert (event.before, event.after) == ("claude-sonnet-4-6", "claude-sonnet-4-5")
+    assert event.key == "anthropic:claude-sonnet-4-5" and event.gap_seconds == 20.0
+    assert event.actual_read == 0 and event.expected_read > 1500
+    assert "claude-sonnet-4-6" in event.detail and "claude-sonnet-4-5" in event.detail
+
+
+def test_model_switch_under_an_explicit_key_is_named_once() -> None:
+    events = _switch_session("session-1")
+    assert [(e.cause, e.key) for e in events] == [("model_changed", "session-1")]
+
+
+def test_router_and_main_model_side_by_side_raise_nothing() -> None:
+    # A router (its own system prompt, the same tools) and the main model, alternating. Each
+    # model's first request is a full miss under a fresh default key; the prefixes differ.
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    sim, main = AnthropicSim(), pairs.anthropic()
+    router = pairs.anthropic(system="Route the ticket to one queue. " * 200)
+    router["model"] = "claude-sonnet-4-5"
+    for n in range(4):
+        for request in (main, router):
+            monitor.observe(request, sim.respond(request, 10.0 * n), at=10.0 * n)
+        main = pairs.next_turn(main, n)
+    assert events == [] and monitor.memory()["keys"] == 2
+
+
+def test_model_switch_after_the_cache_lapsed_is_not_blamed() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    request = pairs.anthropic()
+    written = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    monitor.observe(request, usage=written, at=0.0)
+    monitor.observe(dict(request, model="claude-sonnet-4-5"), usage=written, at=3600.0)
+    assert events == []
+
+
+# -- a TTL downgraded on the way ------------------------------------------------------------
+
+
+def _one_hour_request() -> dict[str, Any]:
+    request = pairs.anthropic()
+    request["system"][0]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
+    request["messages"][-1]["content"][0].pop("cache_control")
+    return request
+
+
+def _written(split: dict[str, int], read: int = 0) -> dict[str, Any]:
+    creation = {f"ephemeral_{ttl}_input_tokens": n for ttl, n in split.items()}
+    usage = {
+        "input_tokens": 10,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": sum(split.values()),
+        "cache_creation": creation,
+        "output_tokens": 5,
+    }
+    return {"model": "claude-sonnet-4-6", "usage": usage}
+
+
+def test_one_hour_ttl_downgraded_to_five_minutes_is_named() -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    request = _one_hour_request()
+    monitor.observe(request, _written({"5m": 2000, "1h": 0}), at=0.0)
+    event = monitor.observe(request, _written({"5m": 2000, "1h": 0}), at=600.0)
+    assert event is not None
+    assert (event.cause, event.server_side, event.gap_seconds) == ("ttl_expired", False, 600.0)
+    assert "over the 300 s TTL" in event.detail
+    assert "written with a 5m TTL although 1h was requested" in event.detail
+
+
+def test_one_hour_ttl_honoured_is_not_blamed() -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    request = _one_hour_request()
+    monitor.observe(request, _written({"5m": 0, "1h": 2000}), at=0.0)
+    event = monitor.observe(request, _written({"5m": 0, "1h": 2000}), at=600.0)
+    assert event is not None and (event.cause, event.server_side) == ("none", True)
+
+
+def test_plain_ttl_expiry_mentions_no_downgrade() -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    request = pairs.anthropic()
+    monitor.observe(request, _written({"5m": 2000}), at=0.0)
+    event = monitor.observe(request, _written({"5m": 2000}), at=600.0)
+    assert event is not None and event.cause == "ttl_expired"
+    assert "although" not in event.detail
