@@ -36,6 +36,7 @@ _FIX = {
     "PC102": "render it at the end of the template or below `{# promptcache: tail #}`",
     "PC103": "move the branch below the static content, or below `{# promptcache: tail #}`",
     "PC104": "render it at the end of the template or below `{# promptcache: tail #}`",
+    "PC105": "fill it at the end of the text or below `{# promptcache: tail #}`",
     "PC201": "iterate with `| dictsort` (or `| sort`) so the order is fixed",
     "PC301": "pass the date in the newest user message, or pin `date_string` in the request",
     "PC302": "render every earlier turn the same way, whatever its position",

@@ -27,6 +27,7 @@ from jinja2 import nodes
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig
 from ._loader import LoadedTemplate, Loader
+from .rules.PC105 import FORMAT_FIELD
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES
 from .rules.PC302 import POSITION_ATTRS, REASONING_WORDS
@@ -197,9 +198,25 @@ class Walker:
     def _s_Output(self, node: nodes.Output, scope: _Scope, out: list[Event]) -> None:
         for child in node.nodes:
             if type(child) is nodes.TemplateData:
-                out.append(_count(child.data))
+                self._text(child, out)
             else:
                 self._render(child, scope, out)
+
+    def _text(self, data: nodes.TemplateData, out: list[Event]) -> None:
+        """Static text, and any `{placeholder}` in it that a later str.format fills per request."""
+        text = data.data
+        start = 0
+        if not self.chat and "{" in text:
+            for match in FORMAT_FIELD.finditer(text):
+                name = match.group(1)
+                if not self.config.is_per_request(name):
+                    continue
+                out.append(_count(text[start : match.start()]))
+                line = data.lineno + text.count("\n", 0, match.start())
+                detail = f"format placeholder `{{{name}}}`, filled per request"
+                out.append(self._hazard("PC105", line, match.group(0), detail))
+                start = match.end()
+        out.append(_count(text[start:]))
 
     def _render(self, expr: nodes.Expr, scope: _Scope, out: list[Event]) -> None:
         """An expression whose value is written to the output."""

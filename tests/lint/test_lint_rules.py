@@ -58,6 +58,14 @@ CASES = [
     ("pc102-question-end", STATIC + "Question: {{ question }}", []),
     ("pc102-stable-var", "You are {{ persona }}.\n" + STATIC, []),
     ("pc102-loop-shadow", "{% for question in faq %}{{ question }}{% endfor %}" + STATIC, []),
+    # PC105 - str.format / f-string / LangChain placeholders that Jinja passes through (A5)
+    ("pc105-current-datetime", "Current time: {current_datetime}\n" + STATIC, ["PC105"]),
+    ("pc105-user-attr", "Answer for {user.name}.\n" + STATIC, ["PC105"]),
+    ("pc105-second-line", "You are terse.\nAsked: {question}\n" + STATIC, ["PC105"]),
+    ("pc105-below-tail", STATIC + "{# promptcache: tail #}\nTime: {current_datetime}", []),
+    ("pc105-stable-name", "Answer in a {tone} tone.\n" + STATIC, []),
+    ("pc105-json-example", 'Reply as {"answer": "..."} or {{ "{}" }}.\n' + STATIC, []),
+    ("pc105-escaped-braces", "Write {{ '{{' }}current_time{{ '}}' }} literally.\n" + STATIC, []),
     (
         "pc102-macro-param-shadow",
         "{% macro q(question) %}{{ question }}{% endmacro %}{{ q('fixed') }}" + STATIC,
