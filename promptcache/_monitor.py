@@ -11,8 +11,11 @@ for the write). A read short of that is a miss. The monitor then asks, in order:
 change on our side (the local `diff` against the previous request names the field and cause)? Was
 the gap longer than the TTL (`ttl_expired`; the TTL is the shortest the markers asked for or the
 server reports writing, so a 1h request written at 5m is named)? Was the prefix below the vendor's
-minimum (`below_minimum`)? If none of those, the server missed on an identical prefix (eviction,
-routing): cause "none", `server_side=True`. The vendor's own diagnostics, when the response
+minimum (`below_minimum`)? Did the previous request's last breakpoint lie more than the 20
+content blocks Anthropic looks back over before every breakpoint of this one (`lookback`: a
+parallel tool fan-out appended past a single rolling marker; counted from the kept request bodies,
+on a miss only)? If none of those, the server missed on an identical prefix (eviction, routing):
+cause "none", `server_side=True`. The vendor's own diagnostics, when the response
 carries them, are attached and fill in the cause the local view cannot see.
 
 Three things the rule above cannot see are checked apart. Markers placed with nothing read or
@@ -45,8 +48,10 @@ from ._diff import (
     MARKERS,
     DiffResult,
     Element,
+    breakpoints,
     check_vendor,
     compare_elements,
+    element_units,
     identical,
     plain,
     plain_request,
@@ -79,6 +84,8 @@ _SLACK_SHARE = 0.02
 # bytes of JSON per token), which costs nothing to compute on the hot path.
 _BYTES_PER_TOKEN = 4
 _FALLBACK_MIN = {"anthropic": 1024, "openai": 1024, "gemini": 1024, "engine": 0}
+# Anthropic: a breakpoint finds an earlier cache entry at most this many content blocks back.
+_LOOKBACK_BLOCKS = 20
 _LAYER_KEYS = frozenset({"tools", "system", "messages", "input", "instructions", "contents"})
 # The vendor's own reason (Anthropic `cache_miss_reason.type`, OpenAI `reason`) in our vocabulary.
 _VENDOR_CAUSES = {
@@ -97,8 +104,10 @@ class Invalidation:
     One unexpected cache miss: what should have been read, what was, and why.
 
     `cause` is a `diff` cause, or "ttl_expired" / "below_minimum" / "not_cached" (markers sent over
-    the minimum, nothing ever written or read), or "none" with `server_side=True` when the prefix
-    was identical and the server still missed. `vendor_reason`
+    the minimum, nothing ever written or read) / "lookback" (Anthropic: the previous request's last
+    breakpoint lies more than 20 content blocks before every breakpoint of this request, so none
+    of them finds its entry; `detail` gives the count and the fix), or "none" with
+    `server_side=True` when the prefix was identical and the server still missed. `vendor_reason`
     is the vendor's own diagnosis verbatim, when the response carried one.
     """
 
@@ -645,6 +654,19 @@ class Monitor:
                 detail=f"{gap:.0f} s since the last request, over the {ttl:.0f} s TTL"
                 + self._downgrade(previous),
             )
+        overflow = self._lookback(previous, request)
+        if overflow is not None:
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="lookback",
+                expected=expected,
+                server_side=False,
+                gap=gap,
+                reason=reason,
+                detail=overflow,
+            )
         cause = _VENDOR_CAUSES.get(reason or "", "none")
         detail = (
             f"the vendor reports {reason}"
@@ -662,6 +684,34 @@ class Monitor:
             gap=gap,
             reason=reason,
             detail=detail,
+        )
+
+    def _lookback(self, previous: _Entry, request: Mapping[str, Any]) -> str | None:
+        """
+        Words for a previous entry out of every breakpoint's reach (Anthropic's 20-block
+        lookback), or None. Needs the previous body: its markers are not kept in the hashes.
+        """
+        if self.vendor != "anthropic" or previous.body is None:
+            return None
+        old_paths, old_points = _content_blocks(previous.body)
+        if not old_points:
+            return None
+        last = old_points[-1]
+        paths, points = _content_blocks(request)
+        if any(0 <= point - last <= _LOOKBACK_BLOCKS for point in points):
+            return None
+        beyond = [point for point in points if point > last]
+        if not beyond:
+            return None  # no marker after the previous one: nothing looked back for it
+        nearest = beyond[0]
+        return (
+            f"the previous request's last breakpoint ({old_paths[last]}) lies {nearest - last} "
+            f"content blocks before the nearest breakpoint of this request ({paths[nearest]}); "
+            f"Anthropic looks back at most {_LOOKBACK_BLOCKS} content blocks from a breakpoint, "
+            "so the previous entry was not found (typically a parallel tool fan-out appended in "
+            "one step). Let promptcache plan the markers (the Anthropic adapter places a lookback "
+            f"breakpoint), or add an intermediate breakpoint at most {_LOOKBACK_BLOCKS} content "
+            f"blocks after {old_paths[last]}"
         )
 
     def _diff(self, previous: _Entry, request: Mapping[str, Any]) -> DiffResult | None:
@@ -851,6 +901,24 @@ def _hash_only(
         detail=f"{record.path} differs (body not kept: over the monitor's byte budget, so the "
         "field and cause are not resolved further)",
     )
+
+
+def _content_blocks(request: Mapping[str, Any]) -> tuple[list[str], list[int]]:
+    """
+    An Anthropic request's content blocks in the order the API reads them (tools, system blocks,
+    each message's content blocks; a message's role is no block): their paths, and the indices of
+    the ones that carry a breakpoint (the top-level automatic one marks the last block).
+    """
+    paths: list[str] = []
+    at_unit: list[int | None] = []  # unit index -> content block index (None: a message's role)
+    for element in request_elements(request, "anthropic"):
+        heads = 1 if element.content_key is not None and isinstance(element.value, Mapping) else 0
+        for number, unit in enumerate(element_units(element)):
+            at_unit.append(None if number < heads else len(paths))
+            if number >= heads:
+                paths.append(unit.path)
+    points = [at_unit[u] for u in breakpoints(request, "anthropic")]
+    return paths, sorted({p for p in points if p is not None})
 
 
 def _common_start(old: Sequence[_Record], new: Sequence[_Record]) -> int:

@@ -12,6 +12,14 @@ last block in front of the tail). With slots to spare, in this order of priority
 3. the layer boundaries (end of docs, of system, of tools), so that a change to a later layer
    still reads the earlier ones from the cache.
 
+A breakpoint sits on a block's last content block that can carry a marker, except the lagging
+one: it goes on the end of a message 10 to 15 content blocks back (where an earlier request's
+entry would be), and when no message ends there, on the content block 15 back inside the message:
+a parallel tool fan-out puts dozens of blocks into one assistant message and one user message,
+and a marker on a message end would then sit at the prefix end itself or beyond the lookback.
+Its path names the block: `history[4].content[2]`. When the lookback breakpoint cannot be placed
+(no free slot, no block that can carry a marker), a note says the previous entry is out of reach.
+
 A breakpoint whose prefix is below the model's minimum is skipped (the vendor would not cache it
 and the slot would be wasted); the plan's notes say why, in words `promptcache inspect` prints.
 
@@ -24,10 +32,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import orjson
 
+from ._canonical import json_path
 from ._errors import InputError
 from ._prompt import Block, Layer, Prompt, Rendered
 from ._tokens import TokenCounter
@@ -39,17 +48,26 @@ __all__ = ["Breakpoint", "Plan", "plan"]
 
 # Anthropic's guidance: with a 20-block lookback, add an intermediate breakpoint every ~15 blocks.
 _LAG_FRACTION = 0.75
+# A message end this close to the 15 is taken instead (10 of 20 blocks back: it still reaches 30).
+_LAG_NEAREST_FRACTION = 0.5
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Breakpoint:
-    """A cache marker on one rendered block (`block_index` indexes `Rendered.blocks`)."""
+    """
+    A cache marker on one rendered block (`block_index` indexes `Rendered.blocks`).
+
+    `part` is the content block of a message that carries it (an index into `Message.content`);
+    None: the block's last content block that can carry one (a tool, system block or document is
+    one block). Only the lagging lookback breakpoint inside a long message sets it.
+    """
 
     block_index: int
     path: str
     ttl: str | None
     reason: str
-    tokens: int  # prefix tokens up to and including this block
+    tokens: int  # prefix tokens up to and including this block (or content block)
+    part: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -66,8 +84,24 @@ class Plan:
     automatic: bool = False
 
     def at(self, block_index: int) -> Breakpoint | None:
-        """The breakpoint on a block, if there is one."""
+        """The breakpoint on a block, if there is one (the first, if a message has two)."""
         return next((b for b in self.breakpoints if b.block_index == block_index), None)
+
+
+class _Refusal(NamedTuple):
+    """Why a breakpoint was not placed: no free slot, no markable block, or under the minimum."""
+
+    cause: Literal["slots", "unmarkable", "minimum"]
+    note: str
+
+
+class _Chosen(NamedTuple):
+    """A breakpoint the planner placed, before the TTLs: where, why, and the prefix tokens."""
+
+    block_index: int
+    part: int | None
+    reason: str
+    tokens: int
 
 
 def plan(
@@ -107,7 +141,7 @@ def plan(
         caps.max_breakpoints - reserved - (1 if use_auto and caps.max_breakpoints else 0)
     )
     builder.place(previous.render(counter) if isinstance(previous, Prompt) else previous)
-    breakpoints = _with_ttls(builder.chosen, caps, ttl, layer_ttls, rendered)
+    breakpoints = _with_ttls(builder.chosen, caps, ttl, layer_ttls, rendered.blocks)
     return Plan(
         vendor=vendor,
         model=model,
@@ -133,7 +167,7 @@ class _Planner:
         self.automatic = automatic
         self.budget = 0
         self.notes: list[str] = []
-        self.chosen: list[tuple[int, str]] = []
+        self.chosen: list[_Chosen] = []
         self.cumulative = _cumulative(self.blocks)
         self.prefix_end = _last_prefix_index(self.blocks)
         self.prefix_tokens = self.cumulative[self.prefix_end] if self.prefix_end >= 0 else 0
@@ -173,31 +207,36 @@ class _Planner:
             note += f" (cached in {step}-token steps: up to {cached} tokens)"
         return note
 
-    def _add(self, index: int, reason: str) -> None:
+    def _add(self, index: int, reason: str, part: int | None = None) -> None:
+        """Place a breakpoint on block `index` (content block `part`), or note why not."""
+        refused = self._place(index, part, reason)
+        if refused is not None:
+            self.notes.append(refused.note)
+
+    def _place(self, index: int, part: int | None, reason: str) -> _Refusal | None:
+        """Place a breakpoint; None when placed (or already there), else why not."""
+        where = _path(self.blocks[index], part)
         if len(self.chosen) >= self.budget:
-            self.notes.append(
-                f"no breakpoint at {self.blocks[index].path} ({reason}): the {self.budget} "
-                f"free slot(s) are used"
-            )
-            return
-        target = self._markable_at_or_before(index)
+            note = f"no breakpoint at {where} ({reason}): the {self.budget} free slot(s) are used"
+            return _Refusal("slots", note)
+        target = self._markable_at_or_before(index, part)
         if target is None:
-            self.notes.append(
-                f"no breakpoint for {reason}: no block at or before "
-                f"{self.blocks[index].path} can carry a marker"
+            note = f"no breakpoint for {reason}: no block at or before {where} can carry a marker"
+            return _Refusal("unmarkable", note)
+        if target[0] != index or (part is not None and target[1] != part):
+            reason += f"; moved from {where}, which cannot carry a marker"
+        spot = self._normal(*target)
+        tokens = self._tokens_through(*spot)
+        if tokens < self.minimum:
+            return _Refusal(
+                "minimum",
+                f"no breakpoint at {_path(self.blocks[spot[0]], spot[1])} "
+                f"({reason.split(';')[0]}): only {tokens} tokens before it, below {self.model}'s "
+                f"minimum of {self.minimum}",
             )
-            return
-        if target != index:
-            reason += f"; moved from {self.blocks[index].path}, which cannot carry a marker"
-        if self.cumulative[target] < self.minimum:
-            self.notes.append(
-                f"no breakpoint at {self.blocks[target].path} ({reason.split(';')[0]}): only "
-                f"{self.cumulative[target]} tokens before it, below {self.model}'s minimum of "
-                f"{self.minimum}"
-            )
-            return
-        if all(target != chosen for chosen, _ in self.chosen):
-            self.chosen.append((target, reason))
+        if all((c.block_index, c.part) != spot for c in self.chosen):
+            self.chosen.append(_Chosen(*spot, reason, tokens))
+        return None
 
     def _add_lookback(self, previous: Rendered | None) -> None:
         window = self.caps.lookback_blocks
@@ -207,19 +246,52 @@ class _Planner:
         if anchor is not None:
             gap = self._parts_between(anchor, self.prefix_end)
             if gap > window:
-                self._add(
+                self._add_reaching(
                     anchor,
+                    None,
                     f"lookback: {gap} content blocks since the previous request's "
                     f"breakpoint exceed the {window}-block lookback",
+                    f"this request cannot read the previous request's cache entry at "
+                    f"{self.blocks[anchor].path}, {gap} content blocks before the end of the "
+                    f"prefix (beyond the {window}-block lookback): no lookback breakpoint can go "
+                    "there",
                 )
             return
-        lag = self._lagging_index(int(window * _LAG_FRACTION))
-        if lag is not None and self._parts_between(self._static_end(), self.prefix_end) > window:
-            self._add(
-                lag,
+        if self._parts_between(self._static_end(), self.prefix_end) <= window:
+            return
+        lag = self._lagging_point(int(window * _LAG_FRACTION), int(window * _LAG_NEAREST_FRACTION))
+        if lag is not None:
+            self._add_reaching(
+                *lag,
                 f"lookback: more than {window} content blocks of history; a lagging "
                 f"breakpoint keeps the previous entry within reach",
+                f"if this request added more than {window} content blocks since the previous "
+                "one (a parallel tool fan-out), it cannot read the previous request's cache "
+                f"entry: no lagging breakpoint can go at {_path(self.blocks[lag[0]], lag[1])}",
             )
+
+    def _add_reaching(self, index: int, part: int | None, reason: str, lost: str) -> None:
+        """
+        Place a lookback breakpoint. When it cannot go in, `lost` says in plain words what that
+        costs, and the note adds why; under the minimum there is no entry to reach, so the usual
+        note is enough.
+        """
+        refused = self._place(index, part, reason)
+        if refused is None:
+            return
+        if refused.cause == "slots":
+            # The end of the prefix comes first, so this is the case of a single free slot.
+            automatic = " or turn the automatic one off" if self.automatic else ""
+            self.notes.append(
+                f"{lost}, as no slot is left (the one free slot marks the end of the prefix; set "
+                f"fewer cache markers of your own{automatic})"
+            )
+        elif refused.cause == "unmarkable":
+            self.notes.append(
+                f"{lost}, as no block at or before it can carry a marker (thinking blocks cannot)"
+            )
+        else:
+            self.notes.append(refused.note)
 
     def _add_layer_end(self, layer: Layer) -> None:
         indices = [i for i, b in enumerate(self.blocks[: self.prefix_end + 1]) if b.layer == layer]
@@ -246,33 +318,82 @@ class _Planner:
         ends = [i for i, b in enumerate(self.blocks) if b.layer < Layer.HISTORY]
         return ends[-1] if ends else -1
 
-    def _lagging_index(self, spacing: int) -> int | None:
-        parts = 0
+    def _lagging_point(self, spacing: int, nearest: int) -> tuple[int, int | None] | None:
+        """
+        Where the lagging breakpoint goes, as (block index, content index or None): the end of the
+        message with `nearest` to `spacing` content blocks after it, else the content block with
+        `spacing` after it, inside the message that holds it.
+        """
+        after = 0
         for index in range(self.prefix_end, -1, -1):
-            parts += self.blocks[index].parts
-            if parts > spacing:
-                return index
+            parts = self.blocks[index].parts
+            if after + parts > spacing:
+                if after >= nearest:
+                    return index, None
+                return index, parts - 1 - (spacing - after)
+            after += parts
         return None
 
-    def _markable_at_or_before(self, index: int) -> int | None:
+    def _markable_at_or_before(self, index: int, part: int | None) -> tuple[int, int | None] | None:
+        """
+        The last place at or before content block `part` of block `index` (None: its last) that
+        can carry a marker: (block index, content index; None for a block that is not a message).
+        """
         for i in range(index, -1, -1):
-            if _markable(self.blocks[i], self.caps):
-                return i
+            block = self.blocks[i]
+            if str(block.layer) in self.caps.unmarkable_layers:
+                continue
+            if block.layer < Layer.HISTORY:
+                return i, None
+            flags = self._markable_parts(i)
+            last = part if i == index and part is not None else len(flags) - 1
+            for c in range(min(last, len(flags) - 1), -1, -1):
+                if flags[c]:
+                    return i, c
         return None
 
+    def _normal(self, index: int, part: int | None) -> tuple[int, int | None]:
+        """A place with `part` None when it is the block's last markable content block."""
+        if part is None:
+            return index, None
+        flags = self._markable_parts(index)
+        last = max(c for c, markable in enumerate(flags) if markable)
+        return index, None if part == last else part
 
-def _markable(block: Block, caps: Capabilities) -> bool:
-    if str(block.layer) in caps.unmarkable_layers:
-        return False
-    if block.layer < Layer.HISTORY:
-        return True
-    message = orjson.loads(block.data)
-    role = message.get("role", "")
-    return any(
-        part.get("type") not in caps.unmarkable
-        and f"{role}:{part.get('type')}" not in caps.unmarkable
-        for part in message.get("content", [])
-    )
+    def _markable_parts(self, index: int) -> list[bool]:
+        """For each content block of message `index`, whether it can carry a marker."""
+        message = _message(self.blocks[index])
+        role = message.get("role", "")
+        return [_markable_part(role, part, self.caps) for part in message.get("content", [])]
+
+    def _tokens_through(self, index: int, part: int | None) -> int:
+        """
+        Prefix tokens up to and including content block `part` of block `index`. Inside a message
+        the count is estimated: the message's tokens are shared out in proportion to the
+        serialised size of its content blocks (a short text block costs little, a long tool result
+        much), and added to the exact count of the blocks in front of it.
+        """
+        if part is None:
+            return self.cumulative[index]
+        before = self.cumulative[index - 1] if index else 0
+        sizes = [len(orjson.dumps(c)) for c in _message(self.blocks[index]).get("content", [])]
+        share = sum(sizes[: part + 1]) / sum(sizes) if sum(sizes) else 1.0
+        return before + int(self.blocks[index].tokens * share)
+
+
+def _message(block: Block) -> dict[str, Any]:
+    message: dict[str, Any] = orjson.loads(block.data)
+    return message
+
+
+def _markable_part(role: str, part: Any, caps: Capabilities) -> bool:
+    kind = part.get("type") if isinstance(part, dict) else None
+    return kind not in caps.unmarkable and f"{role}:{kind}" not in caps.unmarkable
+
+
+def _path(block: Block, part: int | None) -> str:
+    """`history[4]`, or `history[4].content[2]` for a content block inside the message."""
+    return block.path if part is None else json_path(json_path(block.path, "content"), part)
 
 
 def _cumulative(blocks: Sequence[Block]) -> list[int]:
@@ -289,16 +410,16 @@ def _last_prefix_index(blocks: Sequence[Block]) -> int:
 
 
 def _with_ttls(
-    chosen: list[tuple[int, str]],
+    chosen: list[_Chosen],
     caps: Capabilities,
     ttl: str | None,
     layer_ttls: Mapping[Layer, str] | None,
-    rendered: Rendered,
+    blocks: Sequence[Block],
 ) -> tuple[Breakpoint, ...]:
-    cumulative = _cumulative(rendered.blocks)
     out = []
-    for index, reason in sorted(chosen):
-        block = rendered.blocks[index]
+    # In request order: a content block inside a message comes before the message's last one.
+    for point in sorted(chosen, key=lambda c: (c.block_index, c.part is None, c.part or 0)):
+        block = blocks[point.block_index]
         chosen_ttl = (layer_ttls or {}).get(block.layer, ttl) or caps.default_ttl
         if chosen_ttl is not None and caps.ttls and chosen_ttl not in caps.ttls:
             raise InputError(
@@ -307,11 +428,12 @@ def _with_ttls(
             )
         out.append(
             Breakpoint(
-                block_index=index,
-                path=block.path,
+                block_index=point.block_index,
+                path=_path(block, point.part),
                 ttl=chosen_ttl,
-                reason=reason,
-                tokens=cumulative[index],
+                reason=point.reason,
+                tokens=point.tokens,
+                part=point.part,
             )
         )
     check_ttl_order([(b.path, b.ttl) for b in out], caps)

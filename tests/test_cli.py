@@ -197,3 +197,35 @@ def test_inspect_reads_malformed_markers_without_a_traceback(
     path.write_text(json.dumps(body))
     assert main(["inspect", str(path)]) in (0, 1, 2)
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_inspect_shows_a_breakpoint_inside_a_fan_out_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # peers F8: an agent turn of 18 parallel tool calls, whose results are the new turn
+    body = json.loads(json.dumps(ANTHROPIC))
+    body["system"][0]["text"] = "You answer questions about orders. " * 600
+    body["messages"][-1]["content"][0].pop("cache_control")
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{i:02d}", "name": "alpha", "input": {"order": i}}
+        for i in range(18)
+    ]
+    results = [
+        {"type": "tool_result", "tool_use_id": f"toolu_{i:02d}", "content": f"order {i}: late"}
+        for i in range(18)
+    ]
+    body["messages"] += [
+        {"role": "assistant", "content": [{"type": "text", "text": "Checking each."}, *uses]},
+        {"role": "user", "content": results},
+    ]
+    path = tmp_path / "fan_out.json"
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "  history[5].content[3] ttl 5m   lookback: more than 20 content blocks" in out
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    planned = json.loads(capsys.readouterr().out)["breakpoints"]["planned"]
+    assert [(bp["path"], bp["block_index"], bp["part"]) for bp in planned[-2:]] == [
+        ("history[5].content[3]", 8, 3),
+        ("history[5]", 8, None),
+    ]

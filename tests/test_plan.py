@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache import InputError, Layer, Message, Prompt, TextPart, ThinkingPart, Tool
+from promptcache import (
+    InputError,
+    Layer,
+    Message,
+    Prompt,
+    TextPart,
+    ThinkingPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+)
 from promptcache._plan import plan
 
 BIG = "Refunds need a receipt and the original card. " * 200  # ~2300 estimated tokens
@@ -178,3 +188,133 @@ def test_plan_accepts_a_rendered_prompt() -> None:
     assert plan(prompt.render(), vendor="anthropic", model=MODEL) == plan(
         prompt, vendor="anthropic", model=MODEL
     )
+
+
+# -- lookback inside a parallel tool fan-out (peers F8, F9, D6) --------------------------------
+
+
+def _uses(count: int) -> list[ToolUse]:
+    return [
+        ToolUse(id=f"toolu_{i:02d}", name="lookup_order", input={"order": i}) for i in range(count)
+    ]
+
+
+def _results(count: int) -> list[ToolResult]:
+    return [
+        ToolResult(tool_use_id=f"toolu_{i:02d}", content=f"order {i}: shipped two days late")
+        for i in range(count)
+    ]
+
+
+def _before_fan_out() -> Prompt:
+    """A big system prompt, a short exchange, then the question that starts the fan-out."""
+    return (
+        Prompt(volatile="ignore")
+        .add_system(BIG)
+        .add_history(Message.user("hi"), Message.assistant("Hello, how can I help?"))
+        .with_tail("Which of this week's orders shipped late?")
+    )
+
+
+def _after_fan_out(calls: int = 18) -> Prompt:
+    """The next request: 18 parallel tool calls and their 18 results, then a new tail."""
+    return (
+        _before_fan_out()
+        .commit_tail(Message.assistant(_uses(calls)))
+        .add_history(Message.user(_results(calls)))
+        .with_tail("Summarise them.")
+    )
+
+
+def test_lagging_breakpoint_goes_inside_a_fan_out_message() -> None:
+    rendered = _after_fan_out().render()
+    result = plan(rendered, vendor="anthropic", model=MODEL)
+    end = result.breakpoints[-1]
+    assert (end.path, end.part) == ("history[4]", None)
+    lag = [b for b in result.breakpoints if "lagging" in b.reason]
+    assert len(lag) == 1
+    # on the third of the 18 results: 15 content blocks after it, within the 20-block lookback
+    assert (lag[0].block_index, lag[0].part, lag[0].path) == (5, 2, "history[4].content[2]")
+    assert lag[0].ttl == "5m" and rendered.blocks[5].parts == 18
+    # the tokens up to a content block inside a message are an estimate between its two ends
+    assert sum(b.tokens for b in rendered.blocks[:5]) < lag[0].tokens < end.tokens
+
+
+def test_lagging_breakpoint_moves_off_a_thinking_block() -> None:
+    # interleaved thinking: a thinking block in front of each tool call; the results are the tail
+    turn = Message.assistant(
+        [p for use in _uses(9) for p in (ThinkingPart(thinking="check", signature="s"), use)]
+    )
+    prompt = _before_fan_out().commit_tail(turn).with_tail(Message.user(_results(9)))
+    lag = [b for b in plan(prompt, vendor="anthropic", model=MODEL).breakpoints if b.part]
+    assert [b.path for b in lag] == ["history[3].content[1]"]
+    assert "moved from history[3].content[2], which cannot carry a marker" in lag[0].reason
+
+
+def test_lagging_breakpoint_inside_a_message_respects_the_minimum() -> None:
+    rendered = _after_fan_out().render()
+    planned = plan(rendered, vendor="anthropic", model=MODEL).breakpoints
+    lag = next(b for b in planned if b.part is not None)
+    result = plan(rendered, vendor="anthropic", model=MODEL, min_tokens=lag.tokens + 1)
+    assert all(b.part is None for b in result.breakpoints)
+    assert any(
+        n.startswith("no breakpoint at history[4].content[2] (lookback") and "below" in n
+        for n in result.notes
+    )
+
+
+def test_short_messages_keep_the_lagging_breakpoint_on_a_message_end() -> None:
+    pairs = [Message.user([TextPart(text=f"q{i}"), TextPart(text="context")]) for i in range(20)]
+    result = plan(base().add_history(*pairs).with_tail("q"), vendor="anthropic", model=MODEL)
+    lag = [b for b in result.breakpoints if "lagging" in b.reason]
+    assert [(b.path, b.part) for b in lag] == [("history[12]", None)]  # 14 blocks after it
+
+
+def test_fan_out_with_previous_reads_the_previous_requests_end() -> None:
+    result = plan(_after_fan_out(), vendor="anthropic", model=MODEL, previous=_before_fan_out())
+    reasons = {b.path: b.reason for b in result.breakpoints}
+    assert "37 content blocks since the previous request's breakpoint" in reasons["history[1]"]
+    assert result.notes == ()
+
+
+def test_no_slot_for_the_lookback_breakpoint_is_said_in_plain_words() -> None:
+    result = plan(
+        _after_fan_out(),
+        vendor="anthropic",
+        model=MODEL,
+        previous=_before_fan_out(),
+        reserved=3,
+    )
+    assert [b.path for b in result.breakpoints] == ["history[4]"]
+    assert any(
+        "cannot read the previous request's cache entry at history[1]" in n
+        and "37 content blocks" in n
+        and "no slot is left" in n
+        for n in result.notes
+    )
+
+
+def test_no_slot_for_the_lagging_breakpoint_is_said_in_plain_words() -> None:
+    result = plan(_after_fan_out(), vendor="anthropic", model=MODEL, reserved=3)
+    assert [b.path for b in result.breakpoints] == ["history[4]"]
+    assert any(
+        "more than 20 content blocks" in n
+        and "cannot read the previous request's cache entry" in n
+        and "history[4].content[2]" in n
+        for n in result.notes
+    )
+
+
+def test_breakpoints_on_one_message_keep_the_ttl_order() -> None:
+    result = plan(
+        _after_fan_out(),
+        vendor="anthropic",
+        model=MODEL,
+        layer_ttls={Layer.SYSTEM: "1h"},
+        ttl="5m",
+    )
+    assert [(b.path, b.ttl) for b in result.breakpoints] == [
+        ("system[0]", "1h"),
+        ("history[4].content[2]", "5m"),
+        ("history[4]", "5m"),
+    ]

@@ -99,9 +99,17 @@ def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> d
     ):
         return {"planned": [], "notes": ["pass --vendor and --model to plan breakpoints"]}
     result = plan(rendered, vendor=ingested.vendor, model=model)
+    # `part`: the content block inside a message that carries the marker (a lagging breakpoint in
+    # a parallel tool fan-out, path `history[4].content[2]`); None: the block's last one.
     return {
         "planned": [
-            {"path": bp.path, "block_index": bp.block_index, "ttl": bp.ttl, "reason": bp.reason}
+            {
+                "path": bp.path,
+                "block_index": bp.block_index,
+                "part": bp.part,
+                "ttl": bp.ttl,
+                "reason": bp.reason,
+            }
             for bp in result.breakpoints
         ],
         "notes": list(result.notes),
@@ -177,8 +185,9 @@ def _text(report: dict[str, Any]) -> str:
 
 def _breakpoint_lines(breakpoints: dict[str, Any]) -> list[str]:
     lines = ["breakpoints:"]
+    width = max([16, *(len(bp["path"]) for bp in breakpoints["planned"])])  # history[4].content[2]
     lines += [
-        f"  {bp['path']:<16} ttl {bp['ttl'] or '-':<4} {bp['reason']}"
+        f"  {bp['path']:<{width}} ttl {bp['ttl'] or '-':<4} {bp['reason']}"
         for bp in breakpoints["planned"]
     ]
     lines += [f"  note: {note}" for note in breakpoints["notes"]]

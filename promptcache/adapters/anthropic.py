@@ -216,11 +216,17 @@ class _Body:
     def __init__(self, prompt: Prompt, rendered: Rendered, chosen: Plan) -> None:
         self.prompt = prompt
         self.offset = {layer: _first_index(rendered, layer) for layer in Layer}
-        self.marks = {point.block_index: point.ttl for point in chosen.breakpoints}
+        # block index -> {content index (None: the last markable one) -> ttl}
+        self.marks: dict[int, dict[int | None, str | None]] = {}
+        for point in chosen.breakpoints:
+            self.marks.setdefault(point.block_index, {})[point.part] = point.ttl
 
     def _ttl_at(self, layer: Layer, index: int) -> tuple[bool, str | None]:
-        at = self.offset[layer] + index
-        return (at in self.marks, self.marks.get(at))
+        marks = self._marks_at(layer, index)
+        return (None in marks, marks.get(None))
+
+    def _marks_at(self, layer: Layer, index: int) -> Mapping[int | None, str | None]:
+        return self.marks.get(self.offset[layer] + index, {})
 
     def tools(self) -> list[dict[str, Any]]:
         out = []
@@ -245,7 +251,7 @@ class _Body:
         for layer in (Layer.HISTORY, Layer.TAIL):
             for i, message in enumerate(self.prompt.layer(layer)):
                 assert isinstance(message, Message)
-                out.append(_message(message, *self._ttl_at(layer, i)))
+                out.append(_message(message, self._marks_at(layer, i)))
         return out
 
 
@@ -279,15 +285,27 @@ def _doc_text(doc: Doc) -> str:
     return f"<document{attrs}>\n{doc.text}\n</document>"
 
 
-def _message(message: Message, marked: bool, ttl: str | None) -> dict[str, Any]:
+def _message(message: Message, marks: Mapping[int | None, str | None]) -> dict[str, Any]:
     content = [_content(part) for part in message.content]
-    if marked:
-        # The marker goes on the last block that may carry one: never on a thinking block.
-        for block in reversed(content):
-            if block["type"] not in _UNMARKABLE:
-                block["cache_control"] = _marker(ttl)
-                break
+    for part, ttl in marks.items():
+        # None: the last block that may carry a marker (never a thinking block); a number is a
+        # content block the plan chose inside the message (a lagging lookback breakpoint).
+        at = _last_markable(content) if part is None else part
+        if at is None:
+            continue
+        if not 0 <= at < len(content):
+            raise InputError(
+                f"the plan marks content block {at} of a message with {len(content)}; plan this "
+                "prompt again"
+            )
+        content[at]["cache_control"] = _marker(ttl)
     return {"role": message.role, "content": content}
+
+
+def _last_markable(content: Sequence[Mapping[str, Any]]) -> int | None:
+    return next(
+        (c for c in reversed(range(len(content))) if content[c]["type"] not in _UNMARKABLE), None
+    )
 
 
 def _content(part: Content) -> dict[str, Any]:

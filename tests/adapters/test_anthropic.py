@@ -6,9 +6,23 @@ from typing import Any
 
 import pytest
 
-from promptcache import InputError, Layer, Message, Prompt, TextPart, ThinkingPart, Tool
+from promptcache import (
+    Breakpoint,
+    InputError,
+    Layer,
+    Message,
+    Plan,
+    Prompt,
+    TextPart,
+    ThinkingPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+)
 from promptcache.adapters import get_adapter
 from promptcache.adapters.anthropic import DIAGNOSTICS_BETA, check_markers, platform_of
+
+from ..debug.sim import AnthropicSim
 
 BIG = "Refunds need a receipt and the original card. " * 200
 MODEL = "claude-sonnet-4-6"
@@ -305,3 +319,84 @@ def test_a_given_plan_is_used_as_is() -> None:
         prompt(Message.user("a")), model=MODEL, plan=chosen
     )
     assert {b["cache_control"]["ttl"] for b in kwargs["system"] if "cache_control" in b} == {"1h"}
+
+
+# -- parallel tool fan-outs and the 20-block lookback (peers F8, F9, D6) -----------------------
+
+
+def _fan_out(calls: int) -> tuple[Message, Message]:
+    """One assistant turn of `calls` parallel tool calls (after a line of text), and the results."""
+    uses = [
+        ToolUse(id=f"toolu_{i:02d}", name="lookup", input={"order": 1000 + i}) for i in range(calls)
+    ]
+    results = [
+        ToolResult(tool_use_id=f"toolu_{i:02d}", content=f"order {1000 + i}: shipped late")
+        for i in range(calls)
+    ]
+    return Message.assistant([TextPart(text="Checking each order."), *uses]), Message.user(results)
+
+
+def test_lagging_marker_goes_on_a_content_block_inside_the_fan_out() -> None:
+    calls, results = _fan_out(17)
+    kwargs = get_adapter("anthropic").to_request(
+        prompt(Message.user("hi"), Message.assistant("hello"), calls, results), model=MODEL
+    )
+    assert markers(kwargs) == ["system[0]", "messages[3].content[1]", "messages[3].content[16]"]
+    assert kwargs["messages"][3]["content"][1]["cache_control"] == {
+        "type": "ephemeral",
+        "ttl": "5m",
+    }
+    assert kwargs["messages"][4] == {"role": "user", "content": [{"type": "text", "text": "q"}]}
+
+
+def test_an_agent_loop_with_a_wide_fan_out_still_reads_the_previous_turn() -> None:
+    # peers F8: the tool calls and their results go into history in one step; a single marker
+    # at the end would look back 20 content blocks and miss the previous request's entry.
+    adapter, sim = get_adapter("anthropic"), AnthropicSim()
+    log = "\n".join(f"order {1000 + i}: carrier UPS, promised Monday" for i in range(120))
+    first = (
+        Prompt(volatile="ignore")
+        .add_tools(Tool(name="lookup", description="Look an order up."))
+        .add_system(BIG)
+        .add_history(
+            Message.user("Pull this week's shipping log."),
+            Message.assistant([ToolUse(id="toolu_log", name="lookup", input={"log": "week"})]),
+            Message.user([ToolResult(tool_use_id="toolu_log", content=log)]),
+            Message.assistant("I have the log."),
+        )
+        .with_tail("Which of these orders shipped late? Check each one.")
+    )
+    written = sim.respond(adapter.to_request(first, model=MODEL), at=0.0)["usage"]
+    calls, results = _fan_out(16)
+    second = first.commit_tail(calls).add_history(results)
+    request = adapter.to_request(second, model=MODEL)
+    read = sim.respond(request, at=30.0)["usage"]["cache_read_input_tokens"]
+    expected = written["cache_read_input_tokens"] + written["cache_creation_input_tokens"]
+    assert expected > 3000 and read >= expected
+    check_markers(request)
+
+
+def test_a_plan_marking_a_thinking_block_is_refused() -> None:
+    turn = Message.assistant([ThinkingPart(thinking="t", signature="s"), TextPart(text="ok")])
+    given = Plan(
+        vendor="anthropic",
+        model=MODEL,
+        breakpoints=(
+            Breakpoint(
+                block_index=3,
+                part=0,
+                path="history[1].content[0]",
+                ttl="5m",
+                reason="by hand",
+                tokens=2400,
+            ),
+        ),
+        notes=(),
+        prefix_tokens=2400,
+        min_tokens=1024,
+        budget=4,
+    )
+    with pytest.raises(InputError, match=r"messages\[1\]\.content\[0\] is a thinking block"):
+        get_adapter("anthropic").to_request(
+            prompt(Message.user("a"), turn), model=MODEL, plan=given
+        )

@@ -2,18 +2,20 @@
 A tiny Anthropic cache emulator for the monitor tests: what the server would read and write.
 
 A request writes an entry at each breakpoint (the hash of the unit bytes up to it); the next
-request reads the longest live entry found by walking back up to 20 blocks from each of its
-breakpoints.
+request reads the longest live entry found by walking back up to 20 content blocks from each of
+its breakpoints (tools, system blocks and message content blocks count; a message's role does
+not).
 Entries live `ttl` seconds from their last use. `evict()` plays a server-side drop.
 """
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from typing import Any
 
 from promptcache import DEFAULT_COUNTER
-from promptcache._diff import breakpoints, request_units
+from promptcache._diff import Unit, breakpoints, request_units
 
 
 class AnthropicSim:
@@ -33,7 +35,8 @@ class AnthropicSim:
             running += DEFAULT_COUNTER.count(unit.data.decode())
             prefixes.append(digest.copy().digest())
             tokens.append(running)
-        read = max((self._lookback(p, prefixes, tokens, at) for p in points), default=0)
+        blocks = [i for i, unit in enumerate(units) if not _is_head(unit)]
+        read = max((self._lookback(p, blocks, prefixes, tokens, at) for p in points), default=0)
         last = max(points, default=-1)
         write = tokens[last] - read if last >= 0 and tokens[last] >= 1024 else 0
         for p in points:
@@ -50,9 +53,12 @@ class AnthropicSim:
             },
         }
 
-    def _lookback(self, point: int, prefixes: list[bytes], tokens: list[int], at: float) -> int:
-        """Each breakpoint walks back up to 20 blocks for an earlier entry (Anthropic's rule)."""
-        for index in range(point, max(-1, point - 21), -1):
+    def _lookback(
+        self, point: int, blocks: list[int], prefixes: list[bytes], tokens: list[int], at: float
+    ) -> int:
+        """Each breakpoint walks back up to 20 content blocks for an earlier entry (Anthropic's)."""
+        start = bisect.bisect_right(blocks, point) - 1  # the point itself, or the block before
+        for index in reversed(blocks[max(0, start - 20) : start + 1]):
             if self._live(prefixes[index], at):
                 return tokens[index]
         return 0
@@ -60,3 +66,8 @@ class AnthropicSim:
     def _live(self, key: bytes, at: float) -> bool:
         seen = self.entries.get(key)
         return seen is not None and at - seen <= self.ttl
+
+
+def _is_head(unit: Unit) -> bool:
+    """A message's role and other fields: the unit in front of its content blocks."""
+    return unit.layer == "messages" and ".content" not in unit.path

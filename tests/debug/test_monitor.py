@@ -558,3 +558,75 @@ def test_plain_ttl_expiry_mentions_no_downgrade() -> None:
     event = monitor.observe(request, _written({"5m": 2000}), at=600.0)
     assert event is not None and event.cause == "ttl_expired"
     assert "although" not in event.detail
+
+
+# -- a wide tool fan-out past Anthropic's 20-block lookback (peers F8, D6) -------------------
+
+
+def _fan_out_turn(request: dict[str, Any], calls: int = 18) -> dict[str, Any]:
+    """18 parallel tool calls and their results in one step, the rolling marker moved onto them."""
+    following = copy.deepcopy(request)
+    following["messages"][-1]["content"][0].pop("cache_control", None)
+    uses = [
+        {"type": "tool_use", "id": f"toolu_{i:02d}", "name": "service_status", "input": {"n": i}}
+        for i in range(calls)
+    ]
+    results = [
+        {"type": "tool_result", "tool_use_id": f"toolu_{i:02d}", "content": f"region {i}: ok"}
+        for i in range(calls)
+    ]
+    results[-1]["cache_control"] = {"type": "ephemeral"}
+    following["messages"] += [
+        {"role": "assistant", "content": [{"type": "text", "text": "Checking."}, *uses]},
+        {"role": "user", "content": results},
+    ]
+    return following
+
+
+def _fan_out_session(
+    turn: Any = _fan_out_turn, **options: Any
+) -> tuple[Invalidation | None, dict[str, Any]]:
+    monitor = Monitor("anthropic", metrics=False, **options)
+    sim, request = AnthropicSim(), pairs.anthropic()
+    monitor.observe(request, sim.respond(request, 0.0), at=0.0, key="k")
+    following = turn(request)
+    response = sim.respond(following, 20.0)
+    return monitor.observe(following, response, at=20.0, key="k"), response
+
+
+def test_a_fan_out_past_the_lookback_is_named_not_blamed_on_the_server() -> None:
+    event, response = _fan_out_session()
+    assert event is not None
+    assert 0 < response["usage"]["cache_read_input_tokens"] < event.expected_read
+    assert (event.cause, event.server_side) == ("lookback", False)
+    assert "messages[4].content[0]" in event.detail  # the previous request's last breakpoint
+    assert "37 content blocks" in event.detail and "20" in event.detail
+    assert "intermediate breakpoint" in event.detail and "promptcache" in event.detail
+
+
+def test_an_intermediate_breakpoint_keeps_the_previous_entry_in_reach() -> None:
+    def with_intermediate(request: dict[str, Any]) -> dict[str, Any]:
+        following = _fan_out_turn(request)
+        following["messages"][-2]["content"][-1]["cache_control"] = {"type": "ephemeral"}
+        return following
+
+    event, response = _fan_out_session(with_intermediate)
+    assert event is None and response["usage"]["cache_read_input_tokens"] > 1500
+
+
+def test_a_miss_within_the_lookback_is_still_the_servers() -> None:
+    def evicted(request: dict[str, Any]) -> dict[str, Any]:
+        return pairs.next_turn(request, 0)
+
+    monitor = Monitor("anthropic", metrics=False)
+    sim, request = AnthropicSim(), pairs.anthropic()
+    monitor.observe(request, sim.respond(request, 0.0), at=0.0, key="k")
+    sim.evict()
+    following = evicted(request)
+    event = monitor.observe(following, sim.respond(following, 20.0), at=20.0, key="k")
+    assert event is not None and (event.cause, event.server_side) == ("none", True)
+
+
+def test_lookback_is_not_judged_once_the_body_is_dropped() -> None:
+    event, _ = _fan_out_session(body_budget=0)
+    assert event is not None and event.cause != "lookback"
