@@ -795,6 +795,9 @@ def _same_tools_reordered(ea: Sequence[Element], eb: Sequence[Element]) -> bool:
 
 def _same_blocks_reordered(ea: Sequence[Element], eb: Sequence[Element], layer: str) -> bool:
     """The layer holds the same blocks (markers aside, byte for byte) in another order."""
+    count = sum(e.layer == layer for e in ea)
+    if count < 2 or count != sum(e.layer == layer for e in eb):
+        return False  # one block cannot be reordered: don't serialise a long system prompt again
     blocks_a, blocks_b = _layer_blocks(ea, layer), _layer_blocks(eb, layer)
     return blocks_a != blocks_b and sorted(blocks_a) == sorted(blocks_b)
 
