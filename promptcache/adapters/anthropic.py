@@ -449,7 +449,7 @@ def markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
         if _marked(block):
             yield f"system[{i}]", _ttl_of(block)
     for m, message in enumerate(_items(kwargs.get("messages"))):
-        content = message.get("content") if isinstance(message, Mapping) else None
+        content = message.get("content") if _is_object(message) else None
         for c, block in enumerate(_items(content)):
             if _marked(block):
                 if block.get("type") in _UNMARKABLE:
@@ -463,11 +463,17 @@ def markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
 
 
 def _items(value: Any) -> Sequence[Any]:
-    return value if isinstance(value, list | tuple) else ()
+    return value if type(value) is list or isinstance(value, list | tuple) else ()
+
+
+def _is_object(value: Any) -> bool:
+    # `type(...) is dict` first: this runs on every content block of every request, and the
+    # Mapping ABC check costs several times more.
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _marked(value: Any) -> bool:
-    return isinstance(value, Mapping) and bool(value.get("cache_control"))
+    return _is_object(value) and bool(value.get("cache_control"))
 
 
 def _ttl_of(value: Mapping[str, Any]) -> str | None:
