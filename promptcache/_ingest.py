@@ -8,6 +8,7 @@ are dropped (they are layout, not content), and the last user turn becomes the t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -42,6 +43,29 @@ class Ingested:
     vendor: str
 
 
+def _a_request(vendor: str | None) -> str:
+    if vendor is None:
+        return "a vendor SDK request"
+    return f"{'an' if vendor[0] in 'aeio' else 'a'} {vendor} request"
+
+
+_NOT_AN_OBJECT = re.compile(r"^'(\w+)' object has no attribute")
+_NOT_A_LIST = re.compile(r"^'(\w+)' object is not (?:iterable|subscriptable)")
+
+
+def _shape_problem(exc: Exception) -> str:
+    """What a reader tripped on, in the words of the JSON the caller wrote."""
+    if isinstance(exc, KeyError):
+        return f"an object has no {exc.args[0]!r} key"
+    names = {"str": "a string", "int": "a number", "float": "a number", "bool": "true or false"}
+    names |= {"NoneType": "null", "list": "a list", "dict": "an object"}
+    for pattern, wanted in ((_NOT_AN_OBJECT, "an object"), (_NOT_A_LIST, "a list")):
+        found = pattern.match(str(exc))
+        if found:
+            return f"expected {wanted}, found {names.get(found[1], found[1])}"
+    return f"a value has the wrong type ({exc})"
+
+
 def detect_vendor(request: Mapping[str, Any]) -> str:
     """Guess the vendor dialect from the shape of the request's keyword arguments."""
     if "contents" in request:
@@ -69,11 +93,20 @@ def prompt_from_request(request: Mapping[str, Any], vendor: str | None = None) -
         raise InputError(
             f"a request must be a JSON object of keyword arguments, got {type(request).__name__}"
         )
-    vendor = vendor or detect_vendor(request)
-    reader = _READERS.get(vendor)
-    if reader is None:
+    if vendor is not None and vendor not in _READERS:
         raise InputError(f"unknown vendor {vendor!r}; expected one of {', '.join(VENDORS)}")
-    tools, system, messages = reader(request)
+    try:
+        vendor = vendor or detect_vendor(request)
+        tools, system, messages = _READERS[vendor](request)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        # The readers walk what the caller saved; the checks that name a path catch the common
+        # mistakes, and anything else malformed (a string where an object belongs, an object
+        # without its name) ends here instead of as an internal error.
+        raise InputError(
+            f"this does not read as {_a_request(vendor)}: {_shape_problem(exc)}. Fix: save the "
+            "keyword arguments of the SDK call as JSON (messages or input or contents a list of "
+            "objects, tools a list of objects with a name), or pass the right --vendor"
+        ) from exc
     history, tail = _split_tail(messages)
     prompt = (
         Prompt(pin_tool_order=True, volatile="ignore")
@@ -275,9 +308,10 @@ def _read_openai_responses(request: Mapping[str, Any]) -> _Read:
         _openai_tool(t) for t in _items(request, "tools") if t.get("type", "function") == "function"
     ]
     system = [request["instructions"]] if request.get("instructions") else []
-    items = request.get("input") or []
-    if isinstance(items, str):
-        items = [{"role": "user", "content": items}]
+    text = request.get("input")
+    items = (
+        [{"role": "user", "content": text}] if isinstance(text, str) else _items(request, "input")
+    )
     messages: list[Message] = []
     for i, item in enumerate(items):
         path = f"input[{i}]"
@@ -396,7 +430,9 @@ def _get(mapping: Mapping[str, Any], snake: str) -> Any:
 def _items(request: Mapping[str, Any], key: str) -> Sequence[Mapping[str, Any]]:
     value = request.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-        raise InputError(f"{key!r} must be a list of objects, got {orjson.dumps(value)[:60]!r}")
+        raise InputError(
+            f"{key!r} must be a list of objects, got {orjson.dumps(value)[:60].decode(errors='replace')}"
+        )
     return value
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from promptcache.cli import main
 
@@ -229,3 +231,97 @@ def test_inspect_shows_a_breakpoint_inside_a_fan_out_message(
         ("history[5].content[3]", 8, 3),
         ("history[5]", 8, None),
     ]
+
+
+@pytest.mark.parametrize(
+    ("body", "vendor", "problem"),
+    [
+        ({"contents": ["hi", 3]}, None, "a gemini request: expected an object, found a string"),
+        (
+            {"messages": [], "tools": [{"description": "no name"}], "max_tokens": 5},
+            None,
+            "an anthropic request: an object has no 'name' key",
+        ),
+        ({"messages": 3, "max_tokens": 1}, None, "expected a list, found a number"),
+        ({"input": [None]}, None, "'input' must be a list of objects, got [null]"),
+        ({"contents": True}, "gemini", "a gemini request: expected a list, found true or false"),
+    ],
+)
+def test_inspect_names_a_malformed_request_instead_of_failing_inside(
+    body: dict[str, Any],
+    vendor: str | None,
+    problem: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    path = tmp_path / "odd.json"
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path), *(["--vendor", vendor] if vendor else [])]) == 2
+    err = capsys.readouterr().err
+    assert problem in err and "internal error" not in err
+
+
+_KEYS = st.sampled_from(
+    [
+        "role",
+        "content",
+        "type",
+        "text",
+        "cache_control",
+        "ttl",
+        "tools",
+        "system",
+        "messages",
+        "model",
+        "input",
+        "name",
+        "input_schema",
+        "tool_use_id",
+        "id",
+        "extra_body",
+        "cache_salt",
+        "arguments",
+        "function",
+        "tool_calls",
+        "contents",
+        "parts",
+        "config",
+        "instructions",
+        "call_id",
+        "output",
+        "function_call",
+        "function_response",
+    ]
+)
+_LEAVES = st.none() | st.booleans() | st.integers(-2, 2) | st.text(max_size=6)
+_LEAVES |= st.sampled_from(["user", "assistant", "system", "tool", "text", "tool_use", "1h"])
+_VALUES = st.recursive(
+    _LEAVES,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(
+    a=st.dictionaries(_KEYS, _VALUES, min_size=1, max_size=5),
+    b=st.dictionaries(_KEYS, _VALUES, max_size=5),
+    vendor=st.sampled_from([None, "anthropic", "openai", "openai-responses", "gemini"]),
+)
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_any_json_object_gets_an_answer_not_an_internal_error(
+    a: dict[str, Any],
+    b: dict[str, Any],
+    vendor: str | None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps(a))
+    second.write_text(json.dumps(b))
+    chosen = ["--vendor", vendor] if vendor else []
+    assert main(["inspect", str(first), *chosen]) in (0, 1, 2)
+    diff_vendor = ["--vendor", vendor] if vendor and vendor != "openai-responses" else []
+    assert main(["diff", str(first), str(second), *diff_vendor]) in (0, 1, 2)
+    assert "internal error" not in capsys.readouterr().err
