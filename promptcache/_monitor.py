@@ -952,7 +952,7 @@ def read_usage(vendor: str, response: Any, request: Mapping[str, Any] | None = N
     name = vendor
     if (
         vendor == "openai"
-        and request is not None
+        and isinstance(request, Mapping)
         and ("input" in request or "instructions" in request)
     ):
         name = "openai-responses"

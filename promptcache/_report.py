@@ -238,6 +238,11 @@ def _add(
     number: int,
 ) -> None:
     request = record["request"]
+    if not isinstance(request, Mapping):
+        raise InputError(
+            f"line {number}: 'request' must be an object (the SDK call's keyword arguments), "
+            f"got {orjson.dumps(request)[:40].decode(errors='replace')}"
+        )
     try:
         usage = read_usage(vendor, record.get("response", record.get("usage")), request)
         event = monitor.observe(

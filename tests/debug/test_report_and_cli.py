@@ -99,6 +99,17 @@ def test_report_bad_line_names_it(tmp_path: Path, capsys: pytest.CaptureFixture[
     assert "line 2: not valid JSON" in err and "Traceback" not in err
 
 
+def test_report_names_a_request_that_is_not_an_object(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "scalar.jsonl"
+    record = json.loads(next(_log()))
+    path.write_text(json.dumps({**record, "vendor": "openai", "request": -1}) + "\n")
+    assert main(["report", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "line 1: 'request' must be an object" in err and "internal error" not in err
+
+
 def test_report_needs_a_vendor(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "novendor.jsonl"
     record = json.loads(next(_log()))
