@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 
 import orjson
 
@@ -19,6 +19,9 @@ from ._canonical import canonical_bytes, chain_hash, json_path
 from ._errors import InputError
 from ._tokens import TokenCounter
 from ._volatile import VolatileMatch, candidates
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "Content",
@@ -51,11 +54,24 @@ class _Memo:
     scan: tuple[VolatileMatch, ...] | None = None  # volatile-looking values, before recency
 
 
-@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class _Canonical:
-    """Memoised canonical bytes, their digest and token count; equality by the bytes."""
+    """
+    Memoised canonical bytes, their digest and token count; equality by the bytes.
 
-    _memo: _Memo = field(default_factory=_Memo, init=False, repr=False)
+    The memo is a slot, not a dataclass field, so `dataclasses.fields`, `asdict` and `replace`
+    see only what the caller gave. Subclasses that define `__post_init__` call this one first.
+    """
+
+    __slots__ = ("_memo",)
+    _memo: _Memo
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_memo", _Memo())
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle and copy by the fields the caller gave; the copy works out its memo afresh."""
+        given = fields(cast("DataclassInstance", self))  # every concrete part is a dataclass
+        return (_rebuild, (type(self), {f.name: getattr(self, f.name) for f in given}))
 
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -154,6 +170,7 @@ class Tool(_Canonical):
     input_schema: Mapping[str, Any] = field(default_factory=lambda: {"type": "object"})
 
     def __post_init__(self) -> None:
+        _Canonical.__post_init__(self)
         _need_str(self.name, "Tool.name")
         _need_str(self.description, f"Tool({self.name!r}).description")
         if not self.name:
@@ -180,6 +197,7 @@ class SystemBlock(_Canonical):
     text: str
 
     def __post_init__(self) -> None:
+        _Canonical.__post_init__(self)
         _need_str(self.text, "SystemBlock.text")
 
     def to_json(self) -> dict[str, Any]:
@@ -196,6 +214,7 @@ class Doc(_Canonical):
     source: str | None = None
 
     def __post_init__(self) -> None:
+        _Canonical.__post_init__(self)
         _need_str(self.text, "Doc.text")
 
     def to_json(self) -> dict[str, Any]:
@@ -212,6 +231,7 @@ class TextPart(_Canonical):
     text: str
 
     def __post_init__(self) -> None:
+        _Canonical.__post_init__(self)
         _need_str(self.text, "TextPart.text")
 
     def to_json(self) -> dict[str, Any]:
@@ -227,6 +247,7 @@ class ImagePart(_Canonical):
     url: str | None = None
 
     def __post_init__(self) -> None:
+        _Canonical.__post_init__(self)
         if (self.data is None) == (self.url is None):
             raise InputError("ImagePart needs exactly one of data= (base64) or url=")
 
@@ -246,6 +267,7 @@ class DocumentPart(_Canonical):
     title: str | None = None
 
     def __post_init__(self) -> None:
+        _Canonical.__post_init__(self)
         if (self.data is None) == (self.text is None):
             raise InputError("DocumentPart needs exactly one of data= (base64) or text=")
 
@@ -357,6 +379,10 @@ class Message(_Canonical):
 
 
 Part = Tool | SystemBlock | Doc | Message
+
+
+def _rebuild(kind: type[_Canonical], values: dict[str, Any]) -> _Canonical:
+    return kind(**values)
 
 
 def _text_message_bytes(role: str, text: str) -> bytes | None:

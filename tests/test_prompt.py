@@ -322,3 +322,28 @@ def test_chain_hash_definition() -> None:
     assert first.hash == hashlib.sha256(b"" + b"system\0" + system_digest).digest()
     tail_digest = hashlib.sha256(second.data).digest()
     assert second.hash == hashlib.sha256(first.hash + b"user\0" + tail_digest).digest()
+
+
+_EVERY_KIND = [
+    Tool(name="t", input_schema={"b": 1, "a": 2}),
+    SystemBlock(text="s"),
+    Doc(text="d", title="manual"),
+    Message.assistant([TextPart(text="a"), ToolUse(id="1", name="n", input={"q": [1]})]),
+    Message.user([ToolResult(tool_use_id="1", content=(TextPart(text="r"),))]),
+    ImagePart(url="https://example.invalid/a.png"),
+    ThinkingPart(thinking="hm", signature="sig"),
+]
+
+
+@pytest.mark.parametrize("part", _EVERY_KIND, ids=lambda p: type(p).__name__)
+def test_parts_are_plain_dataclasses_to_copy_pickle_and_inspect(part: Any) -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    part.canonical()  # fill the memo first: copies must not share it, fields must not show it
+    assert "_memo" not in dataclasses.asdict(part)
+    assert "_memo" not in {f.name for f in dataclasses.fields(part)}
+    for twin in (pickle.loads(pickle.dumps(part)), copy.deepcopy(part), copy.copy(part)):
+        assert twin == part and twin.canonical() == part.canonical()
+        assert twin._memo is not part._memo
