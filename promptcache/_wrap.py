@@ -40,8 +40,11 @@ _HOOKS: dict[str, dict[tuple[str, ...], str]] = {
     },
     "openai": {
         ("chat", "completions", "create"): "call",
+        ("chat", "completions", "parse"): "call",  # structured outputs: a parsed ChatCompletion
+        ("beta", "chat", "completions", "parse"): "call",  # the same, where older code calls it
         ("chat", "completions", "stream"): "chat-manager",
         ("responses", "create"): "call",
+        ("responses", "parse"): "call",
         ("responses", "stream"): "responses-manager",
     },
     "gemini": {

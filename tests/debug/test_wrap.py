@@ -20,6 +20,7 @@ EXPECTED = {
     "anthropic_stream": ["none"],
     "anthropic_async": ["tool_order"],
     "openai_chat": ["key_order"],
+    "openai_parse": ["timestamp", "below_minimum"],
     "openai_responses_async": ["random_id"],
     "gemini_session": ["content_changed"],
     "openai_chat_stream": ["tool_order"],
@@ -62,6 +63,15 @@ def observed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict[str, Any], Any]
 
 def _usages(calls: list[tuple[dict[str, Any], Any]]) -> list[tuple[int, int, int, str | None]]:
     return [(u.uncached_input, u.cache_read, u.output, u.endpoint) for _, u in calls]
+
+
+def test_structured_output_parse_is_observed_and_returns_the_parsed_value() -> None:
+    results, events, _ = _replay("openai_parse")
+    assert [type(r).__name__ for r in results] == ["Verdict"] * 4
+    assert all(r.answer == "Ok." for r in results)
+    timestamp, small = events
+    assert (timestamp.path, timestamp.actual_read) == ("messages[0].content", 0)
+    assert small.key == "parse"  # responses.parse(), observed under its prompt_cache_key
 
 
 def test_anthropic_results_are_the_sdks_own() -> None:

@@ -577,11 +577,64 @@ GEMINI = (
     Reply(events=((None, _g_response(2280, 2176)),)),
 )
 
+
+def openai_parse(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """Structured outputs: `.parse()` on chat and on Responses; turn 3 stamps the system prompt."""
+    from pydantic import BaseModel
+
+    class Verdict(BaseModel):
+        answer: str
+
+    events, sink = _collect()
+    client = promptcache.wrap(openai_client(base_url), monitor=_monitor("openai", sink))
+    first = pairs.openai()
+    del first["tools"]  # parse() accepts only strict function tools
+    second = copy.deepcopy(first)
+    second["messages"] += [
+        {"role": "assistant", "content": '{"answer":"Ok."}'},
+        {"role": "user", "content": "It moved to /ready."},
+    ]
+    third = copy.deepcopy(second)
+    third["messages"][0]["content"] = (
+        "Now: 2026-11-29T20:41:07Z. " + third["messages"][0]["content"]
+    )
+    results: list[Any] = [
+        client.chat.completions.parse(**request, response_format=Verdict).choices[0].message.parsed
+        for request in (first, second, third)
+    ]
+    parsed = client.responses.parse(
+        model="gpt-5.4", input="Is /ready up?", text_format=Verdict, prompt_cache_key="parse"
+    )
+    results.append(parsed.output_parsed)
+    return results, events
+
+
+def _parsed_chat(prompt: int, cached: int) -> dict[str, Any]:
+    reply = _chat(prompt, cached)
+    reply["choices"][0]["message"]["content"] = '{"answer":"Ok."}'
+    return reply
+
+
+def _parsed_response(total: int, cached: int) -> dict[str, Any]:
+    reply = _response(total, cached)
+    reply["output"][0]["content"][0]["text"] = '{"answer":"Ok."}'
+    return reply
+
+
+OPENAI_PARSE = (
+    Reply(_parsed_chat(2200, 0)),
+    Reply(_parsed_chat(2230, 2176)),
+    Reply(_parsed_chat(2260, 0)),
+    Reply(_parsed_response(40, 0)),
+)
+
+
 SESSIONS: dict[str, tuple[Session, tuple[Reply, ...]]] = {
     "anthropic_sync": (anthropic_sync, ANTHROPIC_SYNC),
     "anthropic_stream": (anthropic_stream, ANTHROPIC_STREAM),
     "anthropic_async": (anthropic_async, ANTHROPIC_ASYNC),
     "openai_chat": (openai_chat, OPENAI_CHAT),
+    "openai_parse": (openai_parse, OPENAI_PARSE),
     "openai_responses_async": (openai_responses_async, OPENAI_RESPONSES),
     "openai_chat_stream": (openai_chat_stream, OPENAI_CHAT_STREAM),
     "openai_responses_stream": (openai_responses_stream, OPENAI_RESPONSES_STREAM),
