@@ -11,8 +11,9 @@ object. Streams are returned wrapped so they can be read to the end; everything 
 (context manager, `close()`, attributes) is the SDK's. The streaming helpers (Anthropic's
 `messages.stream()`, OpenAI's `chat.completions.stream()` and `responses.stream()`) hand the
 caller the SDK's own stream and are observed once, when their block exits, from what that stream
-already accumulated. Observing never raises into the caller: a monitor failure is logged, a
-vendor error propagates untouched.
+already accumulated. A Gemini chat session (`chats.create()`) is handed the observed models, so
+each `send_message` is observed with the whole conversation it sends. Observing never raises into
+the caller: a monitor failure is logged, a vendor error propagates untouched.
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ _HOOKS: dict[str, dict[tuple[str, ...], str]] = {
         ("models", "generate_content_stream"): "iter",
         ("aio", "models", "generate_content"): "call",
         ("aio", "models", "generate_content_stream"): "iter",
+        # A chat session sends through the models it was made with: hand it the observed ones.
+        ("chats", "create"): "chat-session",
+        ("aio", "chats", "create"): "chat-session",
     },
 }
 _TRANSPORT = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
@@ -152,11 +156,19 @@ class _Proxy:
         value = getattr(self._target, name)
         path = (*self._path, name)
         kind = self._hooks.get(path)
+        if kind == "chat-session":
+            models = (*path[:-2], "models")
+            return _chat_session_hook(value, lambda real: _Proxy(real, models, *self._peers))
         if kind is not None:
             return _hook(value, kind, self._watcher)
         if any(hook[: len(path)] == path for hook in self._hooks):
             return _Proxy(value, path, self._hooks, self._watcher)
         return value
+
+    @property
+    def _peers(self) -> tuple[dict[tuple[str, ...], str], _Watcher]:
+        """What a proxy made elsewhere for the same client needs: the hooks and the watcher."""
+        return self._hooks, self._watcher
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._target, name, value)
@@ -180,6 +192,28 @@ class _Proxy:
 
     async def __aexit__(self, *exc: Any) -> Any:
         return await self._target.__aexit__(*exc)
+
+
+def _chat_session_hook(
+    create: Callable[..., Any], observe: Callable[[Any], _Proxy]
+) -> Callable[..., Any]:
+    """
+    Gemini's `chats.create()`: the session it returns sends every turn through the `models` it
+    was made with, so it gets the observed ones; each `send_message` (streamed or not, sync or
+    async) is then observed with the whole conversation it sends.
+    """
+
+    def observed(*args: Any, **kwargs: Any) -> Any:
+        chat = create(*args, **kwargs)
+        real = getattr(chat, "_modules", None)
+        if real is None:  # an SDK whose chat internals moved: say so, never raise
+            LOGGER.warning("promptcache: cannot observe this Gemini chat session (SDK changed?)")
+            return chat
+        chat._modules = observe(real)
+        return chat
+
+    observed.__wrapped__ = create  # type: ignore[attr-defined]
+    return observed
 
 
 def _hook(method: Callable[..., Any], kind: str, watcher: _Watcher) -> Callable[..., Any]:

@@ -23,6 +23,7 @@ EXPECTED = {
     "openai_parse": ["timestamp", "below_minimum"],
     "openai_responses_async": ["random_id"],
     "gemini_session": ["content_changed"],
+    "gemini_chat": ["timestamp"],
     "openai_chat_stream": ["tool_order"],
     "openai_responses_stream": ["whitespace"],
     "openai_stream_abandoned": [],
@@ -72,6 +73,16 @@ def test_structured_output_parse_is_observed_and_returns_the_parsed_value() -> N
     timestamp, small = events
     assert (timestamp.path, timestamp.actual_read) == ("messages[0].content", 0)
     assert small.key == "parse"  # responses.parse(), observed under its prompt_cache_key
+
+
+def test_gemini_chat_sessions_are_observed_turn_by_turn(
+    observed: list[tuple[dict[str, Any], Any]],
+) -> None:
+    results, events, _ = _replay("gemini_chat")
+    assert results == ["Ok."] * 4
+    # each turn is observed with the whole conversation the session sends
+    assert [len(request["contents"]) for request, _ in observed] == [1, 3, 5, 1]
+    assert (events[0].path, events[0].cause) == ("config.system_instruction", "timestamp")
 
 
 def test_anthropic_results_are_the_sdks_own() -> None:

@@ -578,6 +578,36 @@ GEMINI = (
 )
 
 
+def gemini_chat(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """A chat session (`chats.create` + `send_message`), turn 3 stamps the system instruction."""
+    events, sink = _collect()
+    client = promptcache.wrap(gemini_client(base_url), monitor=_monitor("gemini", sink))
+    config = {"system_instruction": pairs.GUIDE}
+    chat = client.chats.create(model="gemini-2.5-flash", config=config)
+    results: list[Any] = [
+        chat.send_message("The deploy failed at /health.").text,
+        chat.send_message("It moved to /ready.").text,
+        chat.send_message(
+            "Thanks.", config={"system_instruction": "Now: 2026-11-29T20:41:07Z. " + pairs.GUIDE}
+        ).text,
+    ]
+
+    async def run() -> str | None:
+        session = client.aio.chats.create(model="gemini-2.5-flash", config=config)
+        return (await session.send_message("Is /ready up?")).text
+
+    results.append(asyncio.run(run()))
+    return results, events
+
+
+GEMINI_CHAT = (
+    Reply(_g_response(2300, 0)),
+    Reply(_g_response(2330, 2048)),
+    Reply(_g_response(2360, 0)),
+    Reply(_g_response(2310, 2300)),
+)
+
+
 def openai_parse(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
     """Structured outputs: `.parse()` on chat and on Responses; turn 3 stamps the system prompt."""
     from pydantic import BaseModel
@@ -640,5 +670,6 @@ SESSIONS: dict[str, tuple[Session, tuple[Reply, ...]]] = {
     "openai_responses_stream": (openai_responses_stream, OPENAI_RESPONSES_STREAM),
     "openai_stream_abandoned": (openai_stream_abandoned, OPENAI_STREAM_ABANDONED),
     "gemini_session": (gemini_session, GEMINI),
+    "gemini_chat": (gemini_chat, GEMINI_CHAT),
 }
 HOSTS = {"anthropic": ANTHROPIC_HOST, "openai": OPENAI_HOST, "gemini": GEMINI_HOST}
