@@ -25,7 +25,7 @@ from typing import Any, Union
 from jinja2 import nodes
 
 from .._tokens import DEFAULT_COUNTER
-from ._config import LintConfig
+from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader
 from .rules.PC105 import FORMAT_FIELD
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
@@ -39,6 +39,7 @@ _MAX_DEPTH = 16
 _MOVING = frozenset({"last", "revindex", "revindex0", "length"})
 _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
 _count = DEFAULT_COUNTER.count
+_is_chat_date_name = _matcher(CHAT_DATE_NAMES)
 
 
 class Sentinel(enum.Enum):
@@ -472,7 +473,7 @@ class Walker:
         if bound is not None:
             return None
         if self.chat:
-            if _chat_date_name(dotted):
+            if _is_chat_date_name(dotted):
                 return self._volatile("PC301", line, root, f"the date variable `{dotted}`")
             return None
         if self.config.is_per_request(dotted):
@@ -629,13 +630,6 @@ def _is_messages(expr: nodes.Node) -> bool:
     if dotted is None and type(expr) is nodes.Filter and expr.node is not None:
         return _is_messages(expr.node)
     return dotted is not None and "messages" in dotted.lower()
-
-
-def _chat_date_name(dotted: str) -> bool:
-    import fnmatch
-
-    lowered = dotted.lower()
-    return any(fnmatch.fnmatchcase(lowered, pattern) for pattern in CHAT_DATE_NAMES)
 
 
 def _tests_position(test: nodes.Node) -> bool:
