@@ -451,8 +451,7 @@ class Walker:
             if dotted is not None:
                 return self._variable_reason(dotted, expr.lineno, scope)
         if kind is nodes.Filter and self.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
-            hazard = self._volatile("PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
-            return hazard
+            return self._hazard("PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
         for child in expr.iter_child_nodes():
             found = self.reason(child, scope)
             if found is not None:
@@ -474,10 +473,10 @@ class Walker:
             return None
         if self.chat:
             if _is_chat_date_name(dotted):
-                return self._volatile("PC301", line, root, f"the date variable `{dotted}`")
+                return self._hazard("PC301", line, root, f"the date variable `{dotted}`")
             return None
         if self.config.is_per_request(dotted):
-            return self._volatile("PC102", line, root, f"per-request variable `{dotted}`")
+            return self._hazard("PC102", line, root, f"per-request variable `{dotted}`")
         return None
 
     def _call_reason(self, expr: nodes.Call, scope: _Scope) -> Hazard | None:
@@ -485,7 +484,7 @@ class Walker:
         if dotted is not None:
             if self._macro(expr.node, scope) is None and self.config.is_volatile_call(dotted):
                 anchor = dotted.rsplit(".", 1)[-1]
-                return self._volatile("PC101", expr.lineno, anchor, f"volatile call `{dotted}()`")
+                return self._hazard("PC101", expr.lineno, anchor, f"volatile call `{dotted}()`")
         else:
             found = self.reason(expr.node, scope)
             if found is not None:
@@ -496,9 +495,6 @@ class Walker:
                 if found is not None:
                     return found
         return None
-
-    def _volatile(self, code: str, line: int, anchor: str, detail: str) -> Hazard:
-        return self._hazard(code, line, anchor, detail)
 
     def _hazard(self, code: str, line: int, anchor: str, detail: str) -> Hazard:
         if self.chat and code in ("PC101", "PC102", "PC103"):
