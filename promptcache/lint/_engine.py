@@ -31,16 +31,6 @@ _NOQA = re.compile(r"\{#-?\s*noqa\b(?::?\s*(?P<codes>[A-Za-z0-9,\s]*?))?\s*-?#\}
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _KEYWORDS = frozenset({"if", "elif", "for", "include", "extends", "set"})
 _SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
-_FIX = {
-    "PC101": "render it at the end of the template or below `{# promptcache: tail #}`",
-    "PC102": "render it at the end of the template or below `{# promptcache: tail #}`",
-    "PC103": "move the branch below the static content, or below `{# promptcache: tail #}`",
-    "PC104": "render it at the end of the template or below `{# promptcache: tail #}`",
-    "PC105": "fill it at the end of the text or below `{# promptcache: tail #}`",
-    "PC201": "iterate with `| dictsort` (or `| sort`) so the order is fixed",
-    "PC301": "pass the date in the newest user message, or pin `date_string` in the request",
-    "PC302": "render every earlier turn the same way, whatever its position",
-}
 
 
 def lint_source(
@@ -187,7 +177,7 @@ def _finding(hazard: Hazard, tokens: int, history: bool, path: str, lines: list[
         )
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
-    message = f"{hazard.detail} in the cacheable prefix: {risk}; {_FIX[hazard.code]}"
+    message = f"{hazard.detail} in the cacheable prefix: {risk}; {RULES[hazard.code].fix}"
     return Finding(
         path=path,
         line=hazard.line,

@@ -25,6 +25,7 @@ class Rule:
     why: str
     bad: str
     good: str
+    fix: str = ""  # how to mend a finding, the end of its message; empty for PC001
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,7 +44,9 @@ class Finding:
         return (self.path, self.line, self.column, self.code)
 
 
-def rule_from_docstring(doc: str | None, *, code: str, name: str, severity: Severity) -> Rule:
+def rule_from_docstring(
+    doc: str | None, *, code: str, name: str, severity: Severity, fix: str = ""
+) -> Rule:
     """
     Build a `Rule` from a rule module's docstring.
 
@@ -68,4 +71,5 @@ def rule_from_docstring(doc: str | None, *, code: str, name: str, severity: Seve
         why=" ".join(why.split()),
         bad=bad,
         good=good,
+        fix=fix,
     )

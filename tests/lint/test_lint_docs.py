@@ -34,6 +34,7 @@ def test_every_rule_is_documented(code: str) -> None:
     assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
     assert rule.summary and rule.why and rule.bad and rule.good
     assert rule.bad != rule.good
+    assert bool(rule.fix) == (code != "PC001"), "a rule with findings to mend says how"
     assert f"## {code}\n" in rules_markdown()
 
 
@@ -45,9 +46,12 @@ def test_examples_do_what_they_say(code: str) -> None:
     rule = RULES[code]
     config = LintConfig(threshold=1)
     chat = code.startswith("PC3")
-    bad = [f.code for f in lint_source(rule.bad, config=config, chat=chat)]
+    found = lint_source(rule.bad, config=config, chat=chat)
+    bad = [f.code for f in found]
     good = [f.code for f in lint_source(rule.good, config=config, chat=chat)]
     assert code in bad
+    if code != "PC001":  # a parse error has no fix to suggest
+        assert all(f.message.endswith(f"; {rule.fix}") for f in found if f.code == code)
     assert good == []
 
 

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from .._model import rule_from_docstring
 
-RULE = rule_from_docstring(__doc__, code="PC101", name="volatile-call", severity="warning")
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC101",
+    name="volatile-call",
+    severity="warning",
+    fix="render it at the end of the template or below `{# promptcache: tail #}`",
+)
 
 DEFAULT_VOLATILE_CALLS = (
     "now",

@@ -21,7 +21,13 @@ from __future__ import annotations
 
 from .._model import rule_from_docstring
 
-RULE = rule_from_docstring(__doc__, code="PC102", name="per-request-variable", severity="warning")
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC102",
+    name="per-request-variable",
+    severity="warning",
+    fix="render it at the end of the template or below `{# promptcache: tail #}`",
+)
 
 DEFAULT_PER_REQUEST = (
     "user",

@@ -20,4 +20,10 @@ from __future__ import annotations
 
 from .._model import rule_from_docstring
 
-RULE = rule_from_docstring(__doc__, code="PC103", name="per-request-branch", severity="warning")
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC103",
+    name="per-request-branch",
+    severity="warning",
+    fix="move the branch below the static content, or below `{# promptcache: tail #}`",
+)

@@ -22,4 +22,10 @@ from __future__ import annotations
 
 from .._model import rule_from_docstring
 
-RULE = rule_from_docstring(__doc__, code="PC104", name="volatile-dependency", severity="warning")
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC104",
+    name="volatile-dependency",
+    severity="warning",
+    fix="render it at the end of the template or below `{# promptcache: tail #}`",
+)

@@ -25,7 +25,11 @@ import re
 from .._model import rule_from_docstring
 
 RULE = rule_from_docstring(
-    __doc__, code="PC105", name="per-request-placeholder", severity="warning"
+    __doc__,
+    code="PC105",
+    name="per-request-placeholder",
+    severity="warning",
+    fix="fill it at the end of the text or below `{# promptcache: tail #}`",
 )
 
 # `{name}` or `{name.attr}` with single braces; `{{` is Jinja's own and never reaches the text.

@@ -22,7 +22,13 @@ from __future__ import annotations
 
 from .._model import rule_from_docstring
 
-RULE = rule_from_docstring(__doc__, code="PC201", name="unsorted-mapping", severity="warning")
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC201",
+    name="unsorted-mapping",
+    severity="warning",
+    fix="iterate with `| dictsort` (or `| sort`) so the order is fixed",
+)
 
 MAPPING_VIEWS = frozenset({"items", "keys", "values"})
 SORTING_FILTERS = frozenset({"sort", "dictsort"})

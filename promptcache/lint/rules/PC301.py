@@ -21,6 +21,12 @@ from __future__ import annotations
 
 from .._model import rule_from_docstring
 
-RULE = rule_from_docstring(__doc__, code="PC301", name="chat-date-injection", severity="warning")
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC301",
+    name="chat-date-injection",
+    severity="warning",
+    fix="pass the date in the newest user message, or pin `date_string` in the request",
+)
 
 CHAT_DATE_NAMES = ("date_string", "current_date*", "current_time*", "today*", "now")

@@ -25,7 +25,13 @@ from __future__ import annotations
 
 from .._model import rule_from_docstring
 
-RULE = rule_from_docstring(__doc__, code="PC302", name="chat-history-rerender", severity="warning")
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC302",
+    name="chat-history-rerender",
+    severity="warning",
+    fix="render every earlier turn the same way, whatever its position",
+)
 
 POSITION_ATTRS = frozenset({"last", "first", "index", "index0", "revindex", "revindex0", "length"})
 REASONING_WORDS = ("think", "reasoning")
