@@ -8,6 +8,7 @@ or below the `{# promptcache: tail #}` marker, costs nothing.
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import json
 import os
@@ -284,7 +285,7 @@ def _lint_tokenizer_config(source: str, path: str, config: LintConfig) -> list[F
     for template in _chat_templates(data):
         for found in lint_source(template.source, path=path, config=config, chat=True):
             message = f"{template.label} line {found.line}: {found.message}"
-            findings.append(_moved(found, key_line, message))
+            findings.append(dataclasses.replace(found, line=key_line, column=1, message=message))
     return findings
 
 
@@ -301,15 +302,3 @@ def _chat_templates(data: object) -> list[_ChatTemplate]:
             if isinstance(item, dict) and isinstance(item.get("template"), str)
         ]
     return []
-
-
-def _moved(found: Finding, line: int, message: str) -> Finding:
-    return Finding(
-        path=found.path,
-        line=line,
-        column=1,
-        code=found.code,
-        message=message,
-        severity=found.severity,
-        tokens_at_risk=found.tokens_at_risk,
-    )
