@@ -203,6 +203,16 @@ def test_inspect_reads_malformed_markers_without_a_traceback(
     assert "Traceback" not in err and "internal error" not in err
 
 
+def test_inspect_reads_a_request_whose_format_field_is_not_a_string(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `format` names a dumped Prompt only when it is a string; anything else is a plain request
+    path = tmp_path / "format.json"
+    path.write_text(json.dumps({"format": 3, "messages": [{"role": "user", "content": "hi"}]}))
+    assert main(["inspect", str(path)]) == 0
+    assert "internal error" not in capsys.readouterr().err
+
+
 def test_inspect_shows_a_breakpoint_inside_a_fan_out_message(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -293,6 +303,7 @@ _KEYS = st.sampled_from(
         "output",
         "function_call",
         "function_response",
+        "format",
     ]
 )
 _LEAVES = st.none() | st.booleans() | st.integers(-2, 2) | st.text(max_size=6)

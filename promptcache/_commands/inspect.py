@@ -53,10 +53,8 @@ def run(args: argparse.Namespace) -> int:
     return 1 if report["markers"]["problems"] else 0
 
 
-def _ingest(data: Any, vendor: str | None) -> Ingested:
-    if not isinstance(data, dict):
-        raise InputError(f"expected a JSON object, got a JSON {type(data).__name__}")
-    if data.get("format", "").startswith("promptcache.prompt/"):
+def _ingest(data: dict[str, Any], vendor: str | None) -> Ingested:
+    if str(data.get("format", "")).startswith("promptcache.prompt/"):
         return Ingested(
             prompt=Prompt.from_json(data, volatile="ignore"), model=None, vendor=vendor or "neutral"
         )
