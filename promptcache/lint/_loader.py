@@ -78,9 +78,13 @@ def decode(data: bytes) -> str:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoadedTemplate:
     name: str
-    label: str
     path: Path
     ast: nodes.Template
+
+    @property
+    def label(self) -> str:
+        """The template's name in findings and in the include stack: its path."""
+        return str(self.path)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -99,7 +103,7 @@ class Loader:
                 path = folder / name
                 ast = self._parse(path, chat)
                 if ast is not None:
-                    return LoadedTemplate(name=name, label=str(path), path=path, ast=ast)
+                    return LoadedTemplate(name=name, path=path, ast=ast)
         return None
 
     def _parse(self, path: Path, chat: bool) -> nodes.Template | None:
