@@ -41,6 +41,7 @@ __all__ = [
     "Element",
     "Excerpt",
     "Unit",
+    "automatic",
     "check_vendor",
     "compare_elements",
     "diff",
@@ -49,6 +50,7 @@ __all__ = [
     "plain_request",
     "request_elements",
     "request_units",
+    "strip_markers",
     "table_change",
 ]
 
@@ -364,15 +366,18 @@ def _one_message(message: Mapping[str, Any], where: str, key: str, layer: str) -
 
 
 def _unit(layer: str, path: str, value: Any) -> Unit:
-    value = plain(value)
-    if not (isinstance(value, Mapping) and any(m in value for m in MARKERS)):
-        return Unit(layer, path, value, _dumps(value, path), False)
+    value, ttl, marked = strip_markers(plain(value))
+    return Unit(layer, path, value, _dumps(value, path), marked, ttl)
+
+
+def strip_markers(value: Any) -> tuple[Any, str | None, bool]:
+    """`value` without its cache markers, the first marker's TTL, and whether it had one."""
+    if not _has_marker(value):
+        return value, None, False
     marker = next(value[m] for m in MARKERS if m in value)
     ttl = marker.get("ttl") if isinstance(marker, Mapping) else None
-    value = {k: v for k, v in value.items() if k not in MARKERS}
-    return Unit(
-        layer, path, value, _dumps(value, path), True, ttl if isinstance(ttl, str) else None
-    )
+    stripped = {k: v for k, v in value.items() if k not in MARKERS}
+    return stripped, ttl if isinstance(ttl, str) else None, True
 
 
 def _dumps(value: Any, path: str) -> bytes:
@@ -503,15 +508,27 @@ def _breakpoints(
     request: Mapping[str, Any], elements: Sequence[Element], vendor: str
 ) -> list[Position] | None:
     """Positions after which `request` wrote a cache entry; None: every prefix (automatic)."""
+    if automatic(request, vendor):
+        return None
+    marked = _marked(elements)
+    if vendor == "anthropic" and request.get("cache_control") is not None and elements:
+        last = len(elements) - 1
+        marked = sorted({*marked, (last, _unit_count(elements[last]) - 1)})
+    return marked
+
+
+def automatic(request: Mapping[str, Any], vendor: str) -> bool:
+    """
+    Whether the vendor caches every prefix of `request` whatever its markers say: automatic
+    prefix caching (OpenAI unless `prompt_cache_options` asks for explicit mode, Gemini implicit,
+    engines). Anthropic caches only at breakpoints.
+    """
     if vendor == "anthropic":
-        marked = _marked(elements)
-        if request.get("cache_control") is not None and elements:
-            last = len(elements) - 1
-            marked = sorted({*marked, (last, _unit_count(elements[last]) - 1)})
-        return marked
-    if vendor == "openai" and _explicit_only(request):
-        return _marked(elements)
-    return None  # automatic prefix caching (OpenAI, Gemini implicit, engines)
+        return False
+    options = request.get("prompt_cache_options")
+    return not (
+        vendor == "openai" and isinstance(options, Mapping) and options.get("mode") == "explicit"
+    )
 
 
 def _marked(elements: Sequence[Element]) -> list[Position]:
@@ -539,11 +556,6 @@ def _unit_count(element: Element) -> int:
     if isinstance(content, (list, tuple)):
         return 1 + len(content)
     return 2 if key in value else 1
-
-
-def _explicit_only(request: Mapping[str, Any]) -> bool:
-    options = request.get("prompt_cache_options")
-    return isinstance(options, Mapping) and options.get("mode") == "explicit"
 
 
 def breakpoints(request: Mapping[str, Any], vendor: str) -> list[int]:
@@ -773,13 +785,7 @@ def _structural(ua: Unit | None, ub: Unit | None, order: Sequence[str]) -> _Foun
 
 
 def _tool_values(elements: Sequence[Element]) -> list[Any]:
-    return [_strip(e.value) for e in elements if e.layer == "tools"]
-
-
-def _strip(value: Any) -> Any:
-    if _has_marker(value):
-        return {k: v for k, v in value.items() if k not in MARKERS}
-    return value
+    return [strip_markers(e.value)[0] for e in elements if e.layer == "tools"]
 
 
 def _same_tools_reordered(ea: Sequence[Element], eb: Sequence[Element]) -> bool:

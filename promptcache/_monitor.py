@@ -48,6 +48,7 @@ from ._diff import (
     MARKERS,
     DiffResult,
     Element,
+    automatic,
     breakpoints,
     check_vendor,
     compare_elements,
@@ -56,6 +57,7 @@ from ._diff import (
     plain,
     plain_request,
     request_elements,
+    strip_markers,
     table_change,
 )
 from ._errors import InputError
@@ -433,14 +435,7 @@ class Monitor:
 
     def _automatic(self, entry: _Entry) -> bool:
         """Automatic prefix caching: the whole prompt is cached, whatever the markers say."""
-        if self.vendor == "anthropic":
-            return False
-        options = entry.settings.get("prompt_cache_options")
-        return not (
-            self.vendor == "openai"
-            and isinstance(options, Mapping)
-            and options.get("mode") == "explicit"
-        )
+        return automatic(entry.settings, self.vendor)
 
     def _prefix_tokens(self, entry: _Entry) -> tuple[int, bool]:
         """Tokens up to the last breakpoint (element granularity), and whether there is one."""
@@ -839,22 +834,13 @@ def _without_markers(element: Element) -> tuple[Any, str | None, bool]:
         blocks = value[key]
         if not any(isinstance(b, Mapping) and _MARKER_KEYS & b.keys() for b in blocks):
             return value, None, False
-        stripped = [_strip_one(b) for b in blocks]
+        stripped = [strip_markers(b) for b in blocks]
         ttl = next((t for _, t, marked in stripped if marked and t), None)
         return {**value, key: [b for b, _, _ in stripped]}, ttl, True
-    return _strip_one(value)
+    return strip_markers(value)
 
 
 _MARKER_KEYS = frozenset(MARKERS)
-
-
-def _strip_one(value: Any) -> tuple[Any, str | None, bool]:
-    if not (isinstance(value, Mapping) and any(m in value for m in MARKERS)):
-        return value, None, False
-    marker = next(value[m] for m in MARKERS if m in value)
-    ttl = marker.get("ttl") if isinstance(marker, Mapping) else None
-    stripped = {k: v for k, v in value.items() if k not in MARKERS}
-    return stripped, ttl if isinstance(ttl, str) else None, True
 
 
 def _vendor_reason(usage: CacheUsage) -> str | None:
