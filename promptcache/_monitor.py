@@ -935,15 +935,19 @@ def read_usage(vendor: str, response: Any, request: Mapping[str, Any] | None = N
     """The usage record of a response, through the vendor's adapter."""
     if isinstance(response, CacheUsage):
         return response
-    name = vendor
+    usage: CacheUsage = adapter_for(vendor, request).read_usage(response)
+    return usage
+
+
+def adapter_for(vendor: str, request: Mapping[str, Any] | None) -> Any:
+    """The adapter that reads `request`'s responses: OpenAI's Responses API has its own."""
     if (
         vendor == "openai"
         and isinstance(request, Mapping)
         and ("input" in request or "instructions" in request)
     ):
-        name = "openai-responses"
-    usage: CacheUsage = _adapter(name).read_usage(response)
-    return usage
+        return _adapter("openai-responses")
+    return _adapter(vendor)
 
 
 _ADAPTERS: dict[str, Any] = {}

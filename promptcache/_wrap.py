@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from typing import Any
 
 from ._errors import InputError
-from ._monitor import Invalidation, Monitor
+from ._monitor import Invalidation, Monitor, adapter_for
 
 __all__ = ["wrap"]
 
@@ -124,12 +124,7 @@ class _Watcher:
 
     def accumulator(self, request: Mapping[str, Any]) -> Any:
         try:
-            from .adapters import get_adapter
-
-            name = self.monitor.vendor
-            if name == "openai" and ("input" in request or "instructions" in request):
-                name = "openai-responses"
-            return get_adapter(name).accumulator()
+            return adapter_for(self.monitor.vendor, request).accumulator()
         except Exception:
             LOGGER.exception("promptcache: no stream accumulator for %s", self.monitor.vendor)
             return None
