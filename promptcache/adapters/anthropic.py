@@ -16,7 +16,7 @@ tools and system prompt cached.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from .._errors import InputError
 from .._parts import (
@@ -31,13 +31,11 @@ from .._parts import (
     ToolResult,
     ToolUse,
 )
-from .._plan import Plan, check_ttl_order, plan
+from .._plan import Plan, check_ttl_order
+from .._plan import plan as make_plan
 from .._prompt import Layer, Prompt
 from .._usage import CacheDiagnosis, CacheUsage
 from ._base import BaseAdapter, Capabilities, get_field, get_int
-
-if TYPE_CHECKING:
-    from .._prompt import Rendered
 
 __all__ = ["DIAGNOSTICS_BETA", "AnthropicAdapter", "AnthropicStream", "platform_of"]
 
@@ -46,6 +44,7 @@ _PLATFORMS = ("anthropic", "aws", "bedrock", "vertex", "foundry")
 _NO_AUTOMATIC = ("bedrock", "vertex")
 _RESERVED_KWARGS = ("tools", "system", "messages", "model")
 _UNMARKABLE = ("thinking", "redacted_thinking")
+_AUTOMATIC = "automatic (top-level cache_control)"
 
 
 def platform_of(client: Any) -> str:
@@ -106,17 +105,25 @@ class AnthropicAdapter(BaseAdapter):
         (temperature, thinking, stream, ...) pass through unchanged.
         """
         _check_options(options, platform, automatic, diagnostics or previous_message_id)
-        rendered = prompt.render()
         reserved = sum(_count_markers(t) for t in extra_tools)
         if plan is not None and plan.vendor != self.name:
             raise InputError(
                 f"this plan was made for {plan.vendor!r}; plan with vendor='anthropic'"
             )
-        chosen = plan or _plan(self, prompt, model, ttl, layer_ttls, reserved, automatic, previous)
+        chosen = plan or make_plan(
+            prompt,
+            vendor=self.name,
+            model=model,
+            ttl=ttl,
+            layer_ttls=layer_ttls,
+            reserved=reserved,
+            automatic=automatic,
+            previous=previous,
+        )
         kwargs: dict[str, Any] = {"model": model, "max_tokens": max_tokens}
-        body = _Body(prompt, rendered, chosen)
+        body = _Body(prompt, chosen)
         if prompt.tools or extra_tools:
-            kwargs["tools"] = body.tools() + [dict(t) for t in extra_tools]
+            kwargs["tools"] = body.tools(extra_tools)
         if prompt.system or prompt.docs:
             kwargs["system"] = body.system()
         kwargs["messages"] = body.messages()
@@ -126,7 +133,10 @@ class AnthropicAdapter(BaseAdapter):
             kwargs["diagnostics"] = {"previous_message_id": previous_message_id}
             options["extra_headers"] = _with_beta(options.get("extra_headers"), DIAGNOSTICS_BETA)
         kwargs.update(options)
-        check_markers(kwargs)
+        if _marked(kwargs):
+            body.markers.append((_AUTOMATIC, _ttl_of(kwargs)))
+        # The body knows every marker it placed, so the request is not scanned again for them.
+        _check_marker_list(body.markers)
         return kwargs
 
     def prewarm_request(self, prompt: Prompt, *, model: str, **options: Any) -> dict[str, Any]:
@@ -211,62 +221,93 @@ class AnthropicStream:
 
 
 class _Body:
-    """Renders each layer, putting a marker on the blocks the plan names."""
+    """
+    Renders each layer, putting a marker on the blocks the plan names. `markers` lists the
+    (where, ttl) of every marker placed, in the order the API reads them.
+    """
 
-    def __init__(self, prompt: Prompt, rendered: Rendered, chosen: Plan) -> None:
+    def __init__(self, prompt: Prompt, chosen: Plan) -> None:
         self.prompt = prompt
-        self.offset = {layer: _first_index(rendered, layer) for layer in Layer}
-        # block index -> {content index (None: the last markable one) -> ttl}
-        self.marks: dict[int, dict[int | None, str | None]] = {}
+        self.markers: list[tuple[str, str | None]] = []
+        self.refused: InputError | None = None  # the first marker on a thinking block
+        blocks = prompt.render().blocks
+        # (layer, index) -> {content index (None: the last markable one) -> ttl}
+        self.marks: dict[tuple[Layer, int], dict[int | None, str | None]] = {}
         for point in chosen.breakpoints:
-            self.marks.setdefault(point.block_index, {})[point.part] = point.ttl
+            if not 0 <= point.block_index < len(blocks):
+                raise InputError(
+                    f"the plan marks block {point.block_index} of a prompt with {len(blocks)}; "
+                    "plan this prompt again"
+                )
+            block = blocks[point.block_index]
+            self.marks.setdefault((block.layer, block.index), {})[point.part] = point.ttl
 
-    def _ttl_at(self, layer: Layer, index: int) -> tuple[bool, str | None]:
-        marks = self._marks_at(layer, index)
-        return (None in marks, marks.get(None))
+    def _block(self, block: dict[str, Any], layer: Layer, index: int, where: str) -> dict[str, Any]:
+        marks = self.marks.get((layer, index))
+        if marks is not None and None in marks:
+            ttl = marks[None]
+            block["cache_control"] = _marker(ttl)
+            self.markers.append((where, ttl or None))
+        return block
 
-    def _marks_at(self, layer: Layer, index: int) -> Mapping[int | None, str | None]:
-        return self.marks.get(self.offset[layer] + index, {})
-
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self, extra: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         out = []
         for i, tool in enumerate(self.prompt.layer(Layer.TOOLS)):
             assert isinstance(tool, Tool)
-            out.append(_mark(_tool(tool), *self._ttl_at(Layer.TOOLS, i)))
+            out.append(self._block(_tool(tool), Layer.TOOLS, i, f"tools[{i}]"))
+        for raw in extra:
+            if _marked(raw):
+                self.markers.append((f"tools[{len(out)}]", _ttl_of(raw)))
+            out.append(dict(raw))
         return out
 
     def system(self) -> list[dict[str, Any]]:
-        out = [
-            _mark({"type": "text", "text": block.text}, *self._ttl_at(Layer.SYSTEM, i))
-            for i, block in enumerate(self.prompt.system)
+        texts = [(Layer.SYSTEM, i, block.text) for i, block in enumerate(self.prompt.system)]
+        texts += [(Layer.DOCS, i, _doc_text(doc)) for i, doc in enumerate(self.prompt.docs)]
+        return [
+            self._block({"type": "text", "text": text}, layer, i, f"system[{n}]")
+            for n, (layer, i, text) in enumerate(texts)
         ]
-        out += [
-            _mark({"type": "text", "text": _doc_text(doc)}, *self._ttl_at(Layer.DOCS, i))
-            for i, doc in enumerate(self.prompt.docs)
-        ]
-        return out
 
     def messages(self) -> list[dict[str, Any]]:
-        out = []
+        out: list[dict[str, Any]] = []
         for layer in (Layer.HISTORY, Layer.TAIL):
             for i, message in enumerate(self.prompt.layer(layer)):
                 assert isinstance(message, Message)
-                out.append(_message(message, self._marks_at(layer, i)))
+                out.append(self._message(message, self.marks.get((layer, i)), len(out)))
+        if self.refused is not None:
+            raise self.refused
         return out
 
-
-def _first_index(rendered: Rendered, layer: Layer) -> int:
-    return next((b_i for b_i, b in enumerate(rendered.blocks) if b.layer >= layer), len(rendered))
+    def _message(
+        self, message: Message, marks: Mapping[int | None, str | None] | None, m: int
+    ) -> dict[str, Any]:
+        content = [_content(part) for part in message.content]
+        if marks:
+            placed: dict[int, str | None] = {}
+            for part, ttl in marks.items():
+                # None: the last block that may carry a marker (never a thinking block); a number
+                # is a content block the plan chose inside the message (a lagging lookback one).
+                at = _last_markable(content) if part is None else part
+                if at is None:
+                    continue
+                if not 0 <= at < len(content):
+                    raise InputError(
+                        f"the plan marks content block {at} of a message with {len(content)}; "
+                        "plan this prompt again"
+                    )
+                placed[at] = ttl
+            for at, ttl in sorted(placed.items()):
+                block, where = content[at], f"messages[{m}].content[{at}]"
+                if block["type"] in _UNMARKABLE and self.refused is None:
+                    self.refused = _thinking_marked(where, block["type"])
+                block["cache_control"] = _marker(ttl)
+                self.markers.append((where, ttl or None))
+        return {"role": message.role, "content": content}
 
 
 def _marker(ttl: str | None) -> dict[str, str]:
     return {"type": "ephemeral", "ttl": ttl} if ttl else {"type": "ephemeral"}
-
-
-def _mark(block: dict[str, Any], marked: bool, ttl: str | None) -> dict[str, Any]:
-    if marked:
-        block["cache_control"] = _marker(ttl)
-    return block
 
 
 def _tool(tool: Tool) -> dict[str, Any]:
@@ -283,23 +324,6 @@ def _doc_text(doc: Doc) -> str:
         f' {k}="{v}"' for k, v in (("title", doc.title), ("source", doc.source)) if v is not None
     )
     return f"<document{attrs}>\n{doc.text}\n</document>"
-
-
-def _message(message: Message, marks: Mapping[int | None, str | None]) -> dict[str, Any]:
-    content = [_content(part) for part in message.content]
-    for part, ttl in marks.items():
-        # None: the last block that may carry a marker (never a thinking block); a number is a
-        # content block the plan chose inside the message (a lagging lookback breakpoint).
-        at = _last_markable(content) if part is None else part
-        if at is None:
-            continue
-        if not 0 <= at < len(content):
-            raise InputError(
-                f"the plan marks content block {at} of a message with {len(content)}; plan this "
-                "prompt again"
-            )
-        content[at]["cache_control"] = _marker(ttl)
-    return {"role": message.role, "content": content}
 
 
 def _last_markable(content: Sequence[Mapping[str, Any]]) -> int | None:
@@ -357,28 +381,6 @@ def _tool_result(part: ToolResult) -> dict[str, Any]:
 
 
 # -- checks -----------------------------------------------------------------------------------
-
-
-def _plan(
-    adapter: AnthropicAdapter,
-    prompt: Prompt,
-    model: str,
-    ttl: str | None,
-    layer_ttls: Mapping[Layer, str] | None,
-    reserved: int,
-    automatic: bool,
-    previous: Prompt | None,
-) -> Plan:
-    return plan(
-        prompt,
-        vendor=adapter.name,
-        model=model,
-        ttl=ttl,
-        layer_ttls=layer_ttls,
-        reserved=reserved,
-        automatic=automatic,
-        previous=previous,
-    )
 
 
 def _check_options(options: Mapping[str, Any], platform: str, automatic: bool, diag: Any) -> None:
@@ -453,13 +455,16 @@ def markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
         for c, block in enumerate(_items(content)):
             if _marked(block):
                 if block.get("type") in _UNMARKABLE:
-                    raise InputError(
-                        f"messages[{m}].content[{c}] is a {block['type']} block with "
-                        "cache_control; the API rejects markers on thinking blocks"
-                    )
+                    raise _thinking_marked(f"messages[{m}].content[{c}]", block["type"])
                 yield f"messages[{m}].content[{c}]", _ttl_of(block)
     if _marked(kwargs):
-        yield "automatic (top-level cache_control)", _ttl_of(kwargs)
+        yield _AUTOMATIC, _ttl_of(kwargs)
+
+
+def _thinking_marked(where: str, kind: str) -> InputError:
+    return InputError(
+        f"{where} is a {kind} block with cache_control; the API rejects markers on thinking blocks"
+    )
 
 
 def _items(value: Any) -> Sequence[Any]:
@@ -484,7 +489,10 @@ def _ttl_of(value: Mapping[str, Any]) -> str | None:
 
 def check_markers(kwargs: Mapping[str, Any]) -> None:
     """Refuse what Anthropic would answer 400 to: more than 4 markers, or 1h after 5m."""
-    markers = list(markers_in_order(kwargs))
+    _check_marker_list(list(markers_in_order(kwargs)))
+
+
+def _check_marker_list(markers: list[tuple[str, str | None]]) -> None:
     limit = AnthropicAdapter.capabilities.max_breakpoints
     if len(markers) > limit:
         raise InputError(

@@ -400,3 +400,13 @@ def test_a_plan_marking_a_thinking_block_is_refused() -> None:
         get_adapter("anthropic").to_request(
             prompt(Message.user("a"), turn), model=MODEL, plan=given
         )
+
+
+def test_a_plan_for_a_longer_prompt_is_refused() -> None:
+    longer = prompt(Message.user("a"), Message.assistant("b"), Message.user("c"))
+    from promptcache import plan
+
+    stale = plan(longer, vendor="anthropic", model=MODEL)
+    assert max(b.block_index for b in stale.breakpoints) >= 3
+    with pytest.raises(InputError, match=r"marks block \d+ of a prompt with 3; plan this prompt"):
+        get_adapter("anthropic").to_request(prompt(), model=MODEL, plan=stale)
