@@ -32,13 +32,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import orjson
 
 from ._canonical import json_path
 from ._errors import InputError
-from ._prompt import Block, Layer, Prompt, Rendered
+from ._prompt import Block, Layer, Prompt, Rendered, last_through
 from ._tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -168,8 +170,8 @@ class _Planner:
         self.budget = 0
         self.notes: list[str] = []
         self.chosen: list[_Chosen] = []
-        self.cumulative = _cumulative(self.blocks)
-        self.prefix_end = _last_prefix_index(self.blocks)
+        self.cumulative: list[int] = list(accumulate(map(_TOKENS, self.blocks)))
+        self.prefix_end = last_through(self.blocks, Layer.HISTORY)
         self.prefix_tokens = self.cumulative[self.prefix_end] if self.prefix_end >= 0 else 0
 
     def place(self, previous: Rendered | None) -> None:
@@ -294,29 +296,30 @@ class _Planner:
             self.notes.append(refused.note)
 
     def _add_layer_end(self, layer: Layer) -> None:
-        indices = [i for i, b in enumerate(self.blocks[: self.prefix_end + 1]) if b.layer == layer]
+        end = last_through(self.blocks, layer)  # the tools, system and docs precede the tail
         if (
-            indices
-            and indices[-1] != self.prefix_end
+            end >= 0
+            and self.blocks[end].layer == layer
+            and end != self.prefix_end
             and str(layer) not in self.caps.unmarkable_layers
         ):
-            self._add(indices[-1], f"end of the {layer} layer")
+            self._add(end, f"end of the {layer} layer")
 
     def _previous_end(self, previous: Rendered) -> int | None:
-        prefix = previous.prefix
-        if not prefix:
+        # A chained hash covers every block up to its own, so only the block at the same index
+        # can carry it.
+        end = last_through(previous.blocks, Layer.HISTORY)
+        if end < 0 or end >= len(self.blocks):
             return None
-        wanted = prefix[-1].hash
-        return next((i for i, b in enumerate(self.blocks) if b.hash == wanted), None)
+        return end if self.blocks[end].hash == previous.blocks[end].hash else None
 
     def _parts_between(self, start: int, end: int) -> int:
         """Content blocks after `start` up to and including `end`."""
-        return sum(b.parts for b in self.blocks[start + 1 : end + 1])
+        return sum(map(_PARTS, self.blocks[start + 1 : end + 1]))
 
     def _static_end(self) -> int:
         """The last block in front of the history (-1 when there is none)."""
-        ends = [i for i, b in enumerate(self.blocks) if b.layer < Layer.HISTORY]
-        return ends[-1] if ends else -1
+        return last_through(self.blocks, Layer.DOCS)
 
     def _lagging_point(self, spacing: int, nearest: int) -> tuple[int, int | None] | None:
         """
@@ -396,17 +399,8 @@ def _path(block: Block, part: int | None) -> str:
     return block.path if part is None else json_path(json_path(block.path, "content"), part)
 
 
-def _cumulative(blocks: Sequence[Block]) -> list[int]:
-    out, total = [], 0
-    for block in blocks:
-        total += block.tokens
-        out.append(total)
-    return out
-
-
-def _last_prefix_index(blocks: Sequence[Block]) -> int:
-    indices = [i for i, b in enumerate(blocks) if b.layer < Layer.TAIL]
-    return indices[-1] if indices else -1
+_TOKENS = attrgetter("tokens")
+_PARTS = attrgetter("parts")
 
 
 def _with_ttls(

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import enum
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, NamedTuple
 
@@ -105,7 +106,7 @@ class Rendered:
     @property
     def prefix(self) -> tuple[Block, ...]:
         """The cacheable blocks: everything in front of the tail."""
-        return tuple(block for block in self.blocks if block.layer < Layer.TAIL)
+        return self.blocks[: last_through(self.blocks, Layer.HISTORY) + 1]
 
     @property
     def prefix_hash(self) -> bytes:
@@ -118,6 +119,11 @@ class Rendered:
 
     def __len__(self) -> int:
         return len(self.blocks)
+
+
+def last_through(blocks: Sequence[Block], layer: Layer) -> int:
+    """The index of the last block in `layer` or an earlier one (-1: none); blocks render in order."""
+    return bisect_right(blocks, layer, key=lambda block: block.layer) - 1
 
 
 _LayerParts = tuple[Part, ...]

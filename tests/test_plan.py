@@ -130,6 +130,15 @@ def test_no_lookback_breakpoint_for_a_small_turn() -> None:
     assert all("lookback" not in b.reason for b in result.breakpoints)
 
 
+def test_a_previous_request_of_another_conversation_falls_back_to_the_lagging_breakpoint() -> None:
+    history = tuple(Message.user(f"m{i}") for i in range(40))
+    current = base().add_history(*history).with_tail("q")
+    other = base().add_history(*(Message.user(f"x{i}") for i in range(10))).with_tail("q")
+    with_other = plan(current, vendor="anthropic", model=MODEL, previous=other)
+    assert with_other.breakpoints == plan(current, vendor="anthropic", model=MODEL).breakpoints
+    assert all("previous request's breakpoint" not in b.reason for b in with_other.breakpoints)
+
+
 def test_lagging_breakpoint_without_previous() -> None:
     history = tuple(Message.user(f"m{i}") for i in range(40))
     current = base().add_history(*history).with_tail("q")
