@@ -25,7 +25,7 @@ import orjson
 
 from ._diff import check_vendor
 from ._errors import InputError
-from ._monitor import Invalidation, Monitor, read_usage
+from ._monitor import Invalidation, Monitor, _model, read_usage
 from ._usage import CacheUsage
 
 __all__ = ["CauseSummary", "Report", "build_report"]
@@ -119,7 +119,6 @@ class _Totals:
     events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost_cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
-    currency: str = "USD"
 
 
 class _Pricer:
@@ -128,6 +127,11 @@ class _Pricer:
     def __init__(self) -> None:
         self._unknown: set[tuple[str, str]] = set()
         self._table: Any = None
+
+    @property
+    def currency(self) -> str:
+        """The price table's currency (USD until a table is loaded)."""
+        return "USD" if self._table is None else str(self._table.currency)
 
     def price(
         self, usage: CacheUsage, vendor: str, model: str | None
@@ -149,31 +153,20 @@ class _Pricer:
         """What `tokens` cost as uncached input instead of cache reads."""
         if not tokens:
             return 0.0
-        full = self.price(
-            CacheUsage(
-                uncached_input=tokens,
-                cache_read=0,
-                cache_write=0,
-                output=0,
-                vendor=vendor,
-                model=model,
-            ),
-            vendor,
-            model,
-        )
-        read = self.price(
-            CacheUsage(
-                uncached_input=0,
-                cache_read=tokens,
-                cache_write=0,
-                output=0,
-                vendor=vendor,
-                model=model,
-            ),
-            vendor,
-            model,
-        )
+        full = self.price(_input(tokens, 0, vendor, model), vendor, model)
+        read = self.price(_input(0, tokens, vendor, model), vendor, model)
         return None if full is None or read is None else full[0] - read[0]
+
+
+def _input(uncached: int, read: int, vendor: str, model: str | None) -> CacheUsage:
+    return CacheUsage(
+        uncached_input=uncached,
+        cache_read=read,
+        cache_write=0,
+        output=0,
+        vendor=vendor,
+        model=model,
+    )
 
 
 def build_report(
@@ -196,7 +189,7 @@ def build_report(
                 name, logger=_QUIET, metrics=False, body_budget=body_budget, max_keys=max_keys
             )
         _add(totals, pricer, monitors[name], record, name, number)
-    return _summary(totals)
+    return _summary(totals, pricer.currency)
 
 
 def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
@@ -255,7 +248,7 @@ def _add(
     totals.read += usage.cache_read or 0
     totals.write += usage.cache_write or 0
     totals.output += usage.output
-    model = request.get("model") if isinstance(request.get("model"), str) else usage.model
+    model = _model(request, usage)
     priced = pricer.price(usage, vendor, model)
     if priced is None:
         totals.unpriced += 1
@@ -288,7 +281,7 @@ def _moment(value: Any, number: int) -> float | datetime | None:
     raise InputError(f"line {number}: 'at' must be epoch seconds or ISO 8601, got {value!r}")
 
 
-def _summary(totals: _Totals) -> Report:
+def _summary(totals: _Totals, currency: str) -> Report:
     causes = [
         CauseSummary(
             cause=cause,
@@ -310,5 +303,5 @@ def _summary(totals: _Totals) -> Report:
         cost_without_cache=totals.without if priced else None,
         unpriced_records=totals.unpriced,
         invalidations=tuple(causes),
-        currency=totals.currency,
+        currency=currency,
     )

@@ -56,6 +56,17 @@ def test_report_totals_and_causes() -> None:
     assert cause.tokens_lost > 1500 and cause.cost_lost is not None and cause.cost_lost > 0
 
 
+def test_report_prices_in_the_price_tables_currency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(json.dumps({"currency": "EUR", "vendors": {}}))
+    monkeypatch.setenv("PROMPTCACHE_PRICES", str(prices))
+    report = build_report(_log(sessions=1))
+    assert report.cost is not None and report.currency == "EUR"
+    assert report.to_json()["cost"]["currency"] == "EUR"
+
+
 def test_report_orders_costliest_first() -> None:
     lines = list(_log(sessions=2))
     extra = []
