@@ -36,10 +36,11 @@ from .._parts import (
     ToolResult,
     ToolUse,
 )
-from .._plan import Plan, plan
+from .._plan import Plan
+from .._plan import plan as make_plan
 from .._prompt import Layer, Prompt, Rendered
 from .._usage import CacheDiagnosis, CacheUsage
-from ._base import BaseAdapter, Capabilities, get_field, get_int
+from ._base import BaseAdapter, Capabilities, get_field, get_int, static_blocks
 
 __all__ = [
     "OpenAIChatAdapter",
@@ -70,7 +71,7 @@ def cache_key(prompt: Prompt | Rendered, model: str, tenant: str | None = None) 
     that changed every turn would send each turn of a conversation to a different machine.
     """
     rendered = prompt.render() if isinstance(prompt, Prompt) else prompt
-    static = [b for b in rendered.blocks if b.layer < Layer.HISTORY]
+    static = static_blocks(rendered)
     anchor = static[-1].hash if static else b""
     digest = hashlib.sha256(
         b"promptcache/1\0" + model.encode() + b"\0" + (tenant or "").encode() + b"\0" + anchor
@@ -138,7 +139,14 @@ class _OpenAIBase(BaseAdapter):
                 f"this plan was made for {plan.vendor!r}; plan with vendor={self.name!r}"
             )
         if explicit and plan is None:
-            plan = _plan(self, prompt, model, ttl, layer_ttls, cache_options.get("mode"))
+            plan = make_plan(
+                prompt,
+                vendor=self.name,
+                model=model,
+                ttl=ttl,
+                layer_ttls=layer_ttls,
+                automatic=cache_options.get("mode") != "explicit",
+            )
         kwargs: dict[str, Any] = {"model": model, **self._body(prompt, plan if explicit else None)}
         kwargs["prompt_cache_key"] = prompt_cache_key or cache_key(prompt, model, tenant)
         if cache_options:
@@ -182,24 +190,6 @@ class _OpenAIBase(BaseAdapter):
 
     def _stream_usage(self, kwargs: dict[str, Any]) -> None:
         return None
-
-
-def _plan(
-    adapter: _OpenAIBase,
-    prompt: Prompt,
-    model: str,
-    ttl: str | None,
-    layer_ttls: Mapping[Layer, str] | None,
-    mode: str | None,
-) -> Plan:
-    return plan(
-        prompt,
-        vendor=adapter.name,
-        model=model,
-        ttl=ttl,
-        layer_ttls=layer_ttls,
-        automatic=mode != "explicit",
-    )
 
 
 def _breakpoint(ttl: str | None) -> dict[str, str]:
