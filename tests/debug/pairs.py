@@ -10,6 +10,18 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+# The stable machine contract of `diff` (`DiffResult.to_json`, `promptcache diff --format json`).
+DIFF_JSON_KEYS = [
+    "invalidated",
+    "layer",
+    "cause",
+    "path",
+    "offset",
+    "before",
+    "after",
+    "tokens_lost",
+]
+
 GUIDE = (
     "You are a support agent for Acme Cloud. Follow the escalation policy, cite the runbook "
     "section you rely on, and never reveal internal ticket notes. "

@@ -26,17 +26,6 @@ SYSTEM_PATH = {
 }
 ALL = pytest.mark.parametrize("shape", sorted(SHAPES))
 
-EXPECTED_KEYS = [
-    "invalidated",
-    "layer",
-    "cause",
-    "path",
-    "offset",
-    "before",
-    "after",
-    "tokens_lost",
-]
-
 
 def _pair(shape: str, **kw_b: Any) -> tuple[dict[str, Any], dict[str, Any], str]:
     vendor, build = SHAPES[shape]
@@ -604,7 +593,7 @@ def test_mcp_tool_order_stable_negative_control() -> None:
 
 def test_json_contract_keys_exactly() -> None:
     result = diff(pairs.anthropic(), pairs.anthropic(system="changed"), "anthropic")
-    assert list(result.to_json()) == EXPECTED_KEYS
+    assert list(result.to_json()) == pairs.DIFF_JSON_KEYS
 
 
 def test_every_cause_is_asserted_by_a_test_here() -> None:

@@ -163,16 +163,7 @@ def test_diff_cli_json_contract(tmp_path: Path, capsys: pytest.CaptureFixture[st
     b = _write(tmp_path, "b.json", pairs.anthropic(system=pairs.with_header("At 10:00:02")))
     assert main(["diff", a, b, "--vendor", "anthropic", "--format", "json"]) == 1
     data = json.loads(capsys.readouterr().out)
-    assert list(data) == [
-        "invalidated",
-        "layer",
-        "cause",
-        "path",
-        "offset",
-        "before",
-        "after",
-        "tokens_lost",
-    ]
+    assert list(data) == pairs.DIFF_JSON_KEYS
     assert (
         data["cause"] == "timestamp" and data["path"] == "system[0].text" and data["offset"] == 10
     )
