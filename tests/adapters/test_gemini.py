@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from typing import Any
 
@@ -44,9 +45,22 @@ class FakeCaches:
         return {}
 
 
+class AsyncCaches(FakeCaches):
+    """`client.aio.caches`: the same calls, awaited."""
+
+    async def create(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        return super().create(**kwargs)
+
+    async def delete(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        return super().delete(**kwargs)
+
+    async def update(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+        return super().update(**kwargs)
+
+
 class FakeClient:
-    def __init__(self) -> None:
-        self.caches = FakeCaches()
+    def __init__(self, caches: FakeCaches | None = None) -> None:
+        self.caches = caches or FakeCaches()
 
 
 def test_implicit_request_orders_the_prefix_first() -> None:
@@ -189,20 +203,7 @@ def test_no_cache_when_storage_costs_more_than_the_reuse_saves() -> None:
 
 
 def test_async_lifecycle() -> None:
-    import asyncio
-
-    class AsyncCaches(FakeCaches):
-        async def create(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-            return super().create(**kwargs)
-
-        async def delete(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-            return super().delete(**kwargs)
-
-        async def update(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-            return super().update(**kwargs)
-
-    client = FakeClient()
-    client.caches = AsyncCaches()
+    client = FakeClient(AsyncCaches())
     manager = GeminiCacheManager(client)
 
     async def run() -> list[str]:
@@ -217,17 +218,7 @@ def test_async_lifecycle() -> None:
 
 
 def test_async_refresh_extends_the_ttl_near_expiry() -> None:
-    import asyncio
-
-    class AsyncCaches(FakeCaches):
-        async def create(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-            return super().create(**kwargs)
-
-        async def update(self, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
-            return super().update(**kwargs)
-
-    client = FakeClient()
-    client.caches = AsyncCaches()
+    client = FakeClient(AsyncCaches())
     client.caches.expire = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=30)).isoformat()
     manager = GeminiCacheManager(client, ttl_seconds=900, refresh_within_seconds=300)
 
