@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import threading
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -122,6 +122,72 @@ def replayer(library: Path) -> vcr.VCR:
         filter_headers=FILTERED_HEADERS,
         decode_compressed_response=True,
     )
+
+
+# -- streamed replies ---------------------------------------------------------------------------
+
+Events = tuple[tuple[str | None, Any], ...]
+
+
+def anthropic_events(
+    message: dict[str, Any], text: str, delta_usage: dict[str, Any], *, ping: bool = False
+) -> Events:
+    """
+    A Messages stream of one text block: `message_start` carrying `message` (its usage is the
+    start usage), the block's events (a `ping` after its start when asked), then a
+    `message_delta` carrying `delta_usage`.
+    """
+    start = {**message, "content": [], "stop_reason": None}
+    block = {
+        "type": "content_block_start",
+        "index": 0,
+        "content_block": {"type": "text", "text": ""},
+    }
+    delta = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": text},
+    }
+    ending = {
+        "type": "message_delta",
+        "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+        "usage": delta_usage,
+    }
+    events: list[tuple[str | None, Any]] = [
+        ("message_start", {"type": "message_start", "message": start}),
+        ("content_block_start", block),
+    ]
+    if ping:
+        events.append(("ping", {"type": "ping"}))
+    events += [
+        ("content_block_delta", delta),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", ending),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    return tuple(events)
+
+
+def chat_chunks(completion_id: str, model: str, texts: Sequence[str], usage: Any) -> Events:
+    """
+    A Chat Completions stream: one chunk per text (the first carries the role, the last the
+    finish reason), the extra final chunk with `usage` and no choices, then `[DONE]`.
+    """
+    base = {
+        "id": completion_id,
+        "object": "chat.completion.chunk",
+        "created": 1796000000,
+        "model": model,
+    }
+    chunks: list[tuple[str | None, Any]] = []
+    for n, text in enumerate(texts):
+        delta = {"role": "assistant", "content": text} if n == 0 else {"content": text}
+        finish = "stop" if n == len(texts) - 1 else None
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        chunks.append((None, {**base, "choices": [choice], "usage": None}))
+    chunks.append((None, {**base, "choices": [], "usage": usage}))
+    chunks.append((None, "[DONE]"))
+    return tuple(chunks)
 
 
 # -- the SDK clients the cassettes were recorded with -------------------------------------------

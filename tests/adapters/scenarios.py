@@ -23,8 +23,11 @@ from .._recording import (
     ANTHROPIC_HOST,
     GEMINI_HOST,
     OPENAI_HOST,
+    Events,
     Reply,
     anthropic_client,
+    anthropic_events,
+    chat_chunks,
     gemini_client,
     openai_client,
 )
@@ -182,38 +185,8 @@ def _anthropic_diagnostics(base_url: str | None) -> Any:
     return adapter.read_usage(anthropic_client(base_url).messages.create(**kwargs))
 
 
-def _a_events(start_usage: dict[str, Any], delta_usage: dict[str, Any]) -> tuple[Any, ...]:
-    message = {**_a_message(start_usage), "content": [], "stop_reason": None}
-    return (
-        ("message_start", {"type": "message_start", "message": message}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        ("ping", {"type": "ping"}),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "Hold it."},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": delta_usage,
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    )
+def _a_events(start_usage: dict[str, Any], delta_usage: dict[str, Any]) -> Events:
+    return anthropic_events(_a_message(start_usage), "Hold it.", delta_usage, ping=True)
 
 
 # -- OpenAI -----------------------------------------------------------------------------------
@@ -245,39 +218,8 @@ def _chat_completion(usage: dict[str, Any] | None, model: str = OPENAI_MODEL) ->
     }
 
 
-def _chat_chunks(usage: dict[str, Any], model: str = OPENAI_MODEL) -> tuple[Any, ...]:
-    base = {
-        "id": "chatcmpl-wire",
-        "object": "chat.completion.chunk",
-        "created": 1796000000,
-        "model": model,
-    }
-    return (
-        (
-            None,
-            {
-                **base,
-                "choices": [
-                    {
-                        "index": 0,
-                        "delta": {"role": "assistant", "content": "Hold"},
-                        "finish_reason": None,
-                    }
-                ],
-                "usage": None,
-            },
-        ),
-        (
-            None,
-            {
-                **base,
-                "choices": [{"index": 0, "delta": {"content": " it."}, "finish_reason": "stop"}],
-                "usage": None,
-            },
-        ),
-        (None, {**base, "choices": [], "usage": usage}),
-        (None, "[DONE]"),
-    )
+def _chat_chunks(usage: dict[str, Any], model: str = OPENAI_MODEL) -> Events:
+    return chat_chunks("chatcmpl-wire", model, ("Hold", " it."), usage)
 
 
 def _openai_chat_sync(base_url: str | None) -> Any:
