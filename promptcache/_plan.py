@@ -170,6 +170,7 @@ class _Planner:
         self.budget = 0
         self.notes: list[str] = []
         self.chosen: list[_Chosen] = []
+        self.contents: dict[int, list[Any]] = {}  # the parsed content blocks, by message index
         self.cumulative: list[int] = list(accumulate(map(_TOKENS, self.blocks)))
         self.prefix_end = last_through(self.blocks, Layer.HISTORY)
         self.prefix_tokens = self.cumulative[self.prefix_end] if self.prefix_end >= 0 else 0
@@ -365,9 +366,17 @@ class _Planner:
 
     def _markable_parts(self, index: int) -> list[bool]:
         """For each content block of message `index`, whether it can carry a marker."""
-        message = _message(self.blocks[index])
-        role = message.get("role", "")
-        return [_markable_part(role, part, self.caps) for part in message.get("content", [])]
+        role = self.blocks[index].role
+        return [_markable_part(role, part, self.caps) for part in self._content(index)]
+
+    def _content(self, index: int) -> list[Any]:
+        """The content blocks of message `index`, parsed from its bytes once per plan."""
+        content = self.contents.get(index)
+        if content is None:
+            content = self.contents[index] = orjson.loads(self.blocks[index].data).get(
+                "content", []
+            )
+        return content
 
     def _tokens_through(self, index: int, part: int | None) -> int:
         """
@@ -379,14 +388,9 @@ class _Planner:
         if part is None:
             return self.cumulative[index]
         before = self.cumulative[index - 1] if index else 0
-        sizes = [len(orjson.dumps(c)) for c in _message(self.blocks[index]).get("content", [])]
+        sizes = [len(orjson.dumps(c)) for c in self._content(index)]
         share = sum(sizes[: part + 1]) / sum(sizes) if sum(sizes) else 1.0
         return before + int(self.blocks[index].tokens * share)
-
-
-def _message(block: Block) -> dict[str, Any]:
-    message: dict[str, Any] = orjson.loads(block.data)
-    return message
 
 
 def _markable_part(role: str, part: Any, caps: Capabilities) -> bool:
