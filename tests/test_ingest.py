@@ -102,22 +102,23 @@ GEMINI: dict[str, Any] = {
 
 
 @pytest.mark.parametrize(
-    ("request_", "vendor"),
+    ("request_", "vendor", "roles"),
     [
-        (ANTHROPIC, "anthropic"),
-        (OPENAI, "openai"),
-        (RESPONSES, "openai-responses"),
-        (GEMINI, "gemini"),
+        (ANTHROPIC, "anthropic", ["user", "assistant", "user", "assistant"]),
+        # The tool result is a user turn, so it joins the trailing run of user turns: the tail.
+        (OPENAI, "openai", ["user", "assistant"]),
+        (RESPONSES, "openai-responses", ["user", "assistant"]),
+        (GEMINI, "gemini", ["user", "assistant"]),
     ],
 )
-def test_each_vendor_shape_is_read(request_: dict[str, Any], vendor: str) -> None:
+def test_each_vendor_shape_is_read(request_: dict[str, Any], vendor: str, roles: list[str]) -> None:
     assert detect_vendor(request_) == vendor
     ingested = prompt_from_request(request_)
     prompt = ingested.prompt
     assert ingested.vendor == vendor and ingested.model == request_["model"]
     assert [s.text for s in prompt.system] == ["You are terse."]
     assert prompt.tail[-1].text == "next?"
-    assert all(m.role in ("user", "assistant") for m in prompt.history)
+    assert [m.role for m in prompt.history] == roles
     kinds = {type(p) for m in prompt.history + prompt.tail for p in m.content}
     assert ToolResult in kinds and ToolUse in kinds
 
