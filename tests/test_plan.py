@@ -171,12 +171,15 @@ def test_openai_never_marks_tools() -> None:
     result = plan(prompt, vendor="openai", model="gpt-5.6-terra")
     assert all(not b.path.startswith("tools") for b in result.breakpoints)
     assert len(result.breakpoints) == 3  # implicit mode: 1 implicit + 3 explicit writes
+    assert result.notes == ()  # the tools layer is not even tried, so no slot note about it
 
 
 def test_openai_explicit_mode_gets_four() -> None:
     prompt = base().add_history(Message.user("a"), Message.user("b")).with_tail("q")
     result = plan(prompt, vendor="openai", model="gpt-5.6-terra", automatic=False)
     assert len(result.breakpoints) == 3  # system, docs, end (tools unmarkable)
+    assert [b.path for b in result.breakpoints] == ["system[0]", "docs[0]", "history[1]"]
+    assert result.notes == ()  # a layer that can never carry a marker is skipped, not refused
 
 
 def test_automatic_vendors_get_notes_not_breakpoints() -> None:
