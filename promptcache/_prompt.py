@@ -109,6 +109,11 @@ class Rendered:
         return self.blocks[: last_through(self.blocks, Layer.HISTORY) + 1]
 
     @property
+    def static(self) -> tuple[Block, ...]:
+        """The blocks in front of the history (tools, system, docs): what every turn shares."""
+        return self.blocks[: last_through(self.blocks, Layer.DOCS) + 1]
+
+    @property
     def prefix_hash(self) -> bytes:
         """The chained hash at the end of the cacheable prefix (empty when there is none)."""
         prefix = self.prefix

@@ -140,6 +140,9 @@ def test_rendered_prefix_and_tokens() -> None:
     rendered = Prompt().add_system("a" * 400).with_tail("b" * 40).render()
     assert rendered.layer_tokens(Layer.SYSTEM) > rendered.layer_tokens(Layer.TAIL) > 0
     assert rendered.prefix_hash == rendered.blocks[0].hash
+    assert rendered.static == rendered.blocks[:1]  # the system block; the tail is not static
+    grown = Prompt().add_tools(SEARCH).add_docs("d").add_history(Message.user("h")).render()
+    assert [b.path for b in grown.static] == ["tools[0]", "docs[0]"]
     assert rendered.tokens == sum(b.tokens for b in rendered)
     assert Prompt().render().prefix_hash == b""
 

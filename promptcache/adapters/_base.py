@@ -6,7 +6,6 @@ works on SDK objects and plain JSON alike, and the lazy SDK import.
 from __future__ import annotations
 
 import importlib
-from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import ModuleType
@@ -14,12 +13,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_chec
 
 from .._errors import InputError, MissingDependencyError
 from .._pricing import MinTokenTable, load_min_tokens
-from .._prompt import Layer
 from .._usage import CacheUsage
 
 if TYPE_CHECKING:
     from .._plan import Plan
-    from .._prompt import Block, Prompt, Rendered
+    from .._prompt import Prompt
 
 __all__ = [
     "Adapter",
@@ -29,7 +27,6 @@ __all__ = [
     "get_field",
     "get_int",
     "import_sdk",
-    "static_blocks",
 ]
 
 Marking = Literal["explicit", "automatic"]
@@ -178,15 +175,6 @@ def first_int(obj: Any, *names: str) -> int | None:
         if value is not None:
             return value
     return None
-
-
-def static_blocks(rendered: Rendered) -> tuple[Block, ...]:
-    """
-    The blocks in front of the history (tools, system, docs): the prefix every turn shares.
-    Blocks come in layer order, so this is a binary search, not a walk over the history.
-    """
-    blocks = rendered.blocks
-    return blocks[: bisect_left(blocks, Layer.HISTORY, key=lambda block: block.layer)]
 
 
 def import_sdk(module: str, *, package: str, extra: str, purpose: str) -> ModuleType:

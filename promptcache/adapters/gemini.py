@@ -37,7 +37,7 @@ from .._plan import Plan
 from .._pricing import PriceTable, load_prices
 from .._prompt import Layer, Prompt, Rendered
 from .._usage import CacheUsage
-from ._base import BaseAdapter, Capabilities, first_int, get_field, static_blocks
+from ._base import BaseAdapter, Capabilities, first_int, get_field
 
 __all__ = ["CacheDecision", "CachedPrefix", "GeminiAdapter", "GeminiCacheManager", "GeminiStream"]
 
@@ -321,7 +321,7 @@ def _finish(chunk: Mapping[str, Any]) -> Any:
 
 def static_hash(rendered: Rendered) -> str:
     """Hex hash at the end of the static prefix (tools, system, docs): the cache's identity."""
-    static = static_blocks(rendered)
+    static = rendered.static
     return static[-1].hash.hex() if static else ""
 
 
@@ -548,7 +548,7 @@ class GeminiCacheManager:
 
 
 def _static_tokens(rendered: Rendered) -> int:
-    return sum(b.tokens for b in static_blocks(rendered))
+    return sum(b.tokens for b in rendered.static)
 
 
 def _expire(answer: Any) -> dt.datetime | None:

@@ -40,7 +40,7 @@ from .._plan import Plan
 from .._plan import plan as make_plan
 from .._prompt import Layer, Prompt, Rendered
 from .._usage import CacheDiagnosis, CacheUsage
-from ._base import BaseAdapter, Capabilities, get_field, get_int, static_blocks
+from ._base import BaseAdapter, Capabilities, get_field, get_int
 
 __all__ = [
     "OpenAIChatAdapter",
@@ -71,7 +71,7 @@ def cache_key(prompt: Prompt | Rendered, model: str, tenant: str | None = None) 
     that changed every turn would send each turn of a conversation to a different machine.
     """
     rendered = prompt.render() if isinstance(prompt, Prompt) else prompt
-    static = static_blocks(rendered)
+    static = rendered.static
     anchor = static[-1].hash if static else b""
     digest = hashlib.sha256(
         b"promptcache/1\0" + model.encode() + b"\0" + (tenant or "").encode() + b"\0" + anchor
