@@ -20,8 +20,11 @@ from .._recording import (
     ANTHROPIC_HOST,
     GEMINI_HOST,
     OPENAI_HOST,
+    Events,
     Reply,
     anthropic_client,
+    anthropic_events,
+    chat_chunks,
     gemini_client,
     openai_client,
 )
@@ -70,37 +73,8 @@ def _a_message(read: int, write: int) -> dict[str, Any]:
     }
 
 
-def _a_events(read: int, write: int) -> tuple[tuple[str | None, Any], ...]:
-    start = {**_a_message(read, write), "content": [], "stop_reason": None}
-    return (
-        ("message_start", {"type": "message_start", "message": start}),
-        (
-            "content_block_start",
-            {
-                "type": "content_block_start",
-                "index": 0,
-                "content_block": {"type": "text", "text": ""},
-            },
-        ),
-        (
-            "content_block_delta",
-            {
-                "type": "content_block_delta",
-                "index": 0,
-                "delta": {"type": "text_delta", "text": "Check /ready."},
-            },
-        ),
-        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
-        (
-            "message_delta",
-            {
-                "type": "message_delta",
-                "delta": {"stop_reason": "end_turn", "stop_sequence": None},
-                "usage": {"output_tokens": 7},
-            },
-        ),
-        ("message_stop", {"type": "message_stop"}),
-    )
+def _a_events(read: int, write: int) -> Events:
+    return anthropic_events(_a_message(read, write), "Check /ready.", {"output_tokens": 7})
 
 
 def _next_turn(request: dict[str, Any], answer: str, question: str) -> dict[str, Any]:
@@ -214,32 +188,8 @@ def _chat(prompt: int, cached: int) -> dict[str, Any]:
     }
 
 
-def _chat_chunks(prompt: int, cached: int) -> tuple[tuple[str | None, Any], ...]:
-    base = {
-        "id": "chatcmpl-debug",
-        "object": "chat.completion.chunk",
-        "created": 1796000000,
-        "model": "gpt-5.4",
-    }
-    usage = _chat(prompt, cached)["usage"]
-    return (
-        (
-            None,
-            {
-                **base,
-                "choices": [
-                    {
-                        "index": 0,
-                        "delta": {"role": "assistant", "content": "Ok."},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": None,
-            },
-        ),
-        (None, {**base, "choices": [], "usage": usage}),
-        (None, "[DONE]"),
-    )
+def _chat_chunks(prompt: int, cached: int) -> Events:
+    return chat_chunks("chatcmpl-debug", "gpt-5.4", ("Ok.",), _chat(prompt, cached)["usage"])
 
 
 def openai_chat(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
