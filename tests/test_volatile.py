@@ -92,6 +92,13 @@ def test_guard_checks_tools() -> None:
         Prompt(volatile="error").add_tools(tool)
 
 
+def test_guard_names_the_tool_whose_render_position_differs() -> None:
+    # Added second, rendered first (tools sort by name): the index alone would mislead.
+    stamped = Tool(name="a_lookup", description="nonce 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b")
+    with pytest.raises(VolatileContentError, match=r"tools\[1\] \(layer tools, tool 'a_lookup'\)"):
+        Prompt(volatile="error").add_tools(Tool(name="z_search"), stamped)
+
+
 def test_guard_ignores_tail_and_history_and_can_be_off() -> None:
     stamp = datetime.now(timezone.utc).isoformat()
     with warnings.catch_warnings():
