@@ -7,19 +7,24 @@ import subprocess
 import sys
 from pathlib import Path
 
-LAYOUT = Path(__file__).resolve().parents[1] / "examples" / "layout.py"
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def test_layout_example_runs_offline() -> None:
+def run_offline(name: str) -> subprocess.CompletedProcess[str]:
+    """Run `examples/<name>` in a fresh interpreter with every *_API_KEY removed."""
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    result = subprocess.run(
-        [sys.executable, str(LAYOUT)],
+    return subprocess.run(
+        [sys.executable, str(EXAMPLES / name)],
         capture_output=True,
         text=True,
         env=env,
         timeout=120,
         check=False,
     )
+
+
+def test_layout_example_runs_offline() -> None:
+    result = run_offline("layout.py")
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Request 2 repeats the first 5 blocks of request 1" in out
