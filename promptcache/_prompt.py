@@ -404,10 +404,10 @@ class Prompt:
                 self._guard(layer, index, part)
 
     def _guard(self, layer: Layer, index: int, part: Part) -> None:
-        # Tools render sorted by name, so their index here (the order they were added) is not
-        # their block's: name the tool instead.
-        block = f"tool {part.name!r}" if isinstance(part, Tool) else f"block {index}"
         for match in recent(part.volatile_candidates()):
+            # Tools render sorted by name, so their index here (the order they were added) is
+            # not their block's: name the tool instead.
+            block = f"tool {part.name!r}" if isinstance(part, Tool) else f"block {index}"
             message = (
                 f"{layer}[{index}] (layer {layer!s}, {block}) contains {match.described} "
                 f"{match.value!r} at offset {match.offset}. A value that changes per request in a "
