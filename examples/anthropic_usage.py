@@ -4,7 +4,7 @@ Anthropic: let promptcache place the cache breakpoints, call the SDK, read one u
     python examples/anthropic_usage.py      # offline: replays cassettes/anthropic/*.yaml
     ANTHROPIC_API_KEY=... python examples/anthropic_usage.py   # live
 
-Offline mode needs vcrpy (`pip install 'promptcache[dev]'`); the replayed answers are the
+Offline mode needs vcrpy (`pip install 'promptcache-sdk[dev]'`); the replayed answers are the
 synthetic ones described in cassettes/README.md.
 """
 

@@ -57,7 +57,7 @@ class MissingDependencyError(PromptCacheError, ImportError):
                 f"and this is Python {sys.version_info[0]}.{sys.version_info[1]}"
             )
         else:
-            fix = f"Install it with: pip install 'promptcache[{extra}]'"
+            fix = f"Install it with: pip install 'promptcache-sdk[{extra}]'"
         super().__init__(f"{purpose} needs the `{package}` package, which is not installed; {fix}")
 
 

@@ -80,7 +80,7 @@ class TiktokenCounter:
     Exact counts with tiktoken from a local `.tiktoken` ranks file (no download).
 
     `pattern` is the encoding's split regex; the default is the o200k pattern used by current
-    OpenAI models. Needs `pip install 'promptcache[tokenizers]'`.
+    OpenAI models. Needs `pip install 'promptcache-sdk[tokenizers]'`.
     """
 
     def __init__(self, path: str | Path, *, pattern: str = O200K_PATTERN, name: str = "") -> None:

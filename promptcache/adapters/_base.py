@@ -115,7 +115,7 @@ class BaseAdapter:
         raise NotImplementedError
 
     def client(self, **kwargs: Any) -> Any:
-        """The vendor SDK's client, imported on first use (`pip install 'promptcache[...]'`)."""
+        """The vendor SDK's client, imported on first use (`pip install 'promptcache-sdk[...]'`)."""
         return self._sdk_class(3)(**kwargs)
 
     def async_client(self, **kwargs: Any) -> Any:

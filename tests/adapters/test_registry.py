@@ -106,7 +106,7 @@ def test_missing_sdk_names_the_pip_command(
     monkeypatch.setattr("promptcache._errors._NEEDS_PYTHON", {})  # whatever Python runs this
     with pytest.raises(MissingDependencyError) as info:
         get_adapter(name).client(api_key="x")
-    assert f"pip install 'promptcache[{extra}]'" in str(info.value)
+    assert f"pip install 'promptcache-sdk[{extra}]'" in str(info.value)
 
 
 def test_an_sdk_this_python_is_too_old_for_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
