@@ -12,7 +12,6 @@ promptcache: make LLM prompt caching work, and make its failures visible.
 from __future__ import annotations
 
 from ._canonical import canonical_bytes
-from ._diff import DiffResult, diff
 from ._errors import (
     CanonicalError,
     InputError,
@@ -21,7 +20,6 @@ from ._errors import (
     VolatileContentError,
     VolatileContentWarning,
 )
-from ._monitor import Invalidation, Monitor
 from ._parts import (
     Content,
     Doc,
@@ -57,6 +55,7 @@ from ._usage import CacheDiagnosis, CacheUsage
 from ._volatile import VolatileMatch, find_volatile
 from ._wrap import wrap
 from .adapters import get_adapter
+from .debug import DiffResult, Invalidation, Monitor, diff
 
 __version__ = "0.1.0"
 

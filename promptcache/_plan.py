@@ -40,11 +40,13 @@ import orjson
 
 from ._canonical import json_path
 from ._errors import InputError
+from ._pricing import load_min_tokens
 from ._prompt import Block, Layer, Prompt, Rendered, last_through
 from ._tokens import TokenCounter
+from .vendors import get_vendor
 
 if TYPE_CHECKING:
-    from .adapters._base import Capabilities
+    from .vendors import Capabilities
 
 __all__ = ["Breakpoint", "Plan", "plan"]
 
@@ -120,7 +122,8 @@ def plan(
     min_tokens: int | None = None,
 ) -> Plan:
     """
-    Plan the breakpoints of one request for `vendor` (an adapter name) and `model`.
+    Plan the breakpoints of one request for `vendor` (a name or alias from the registry in
+    `promptcache.vendors`) and `model`.
 
     `ttl` applies to every breakpoint unless `layer_ttls` names the block's layer. `reserved`
     counts markers the caller sets themselves (they use up the same slots). `automatic` says the
@@ -129,12 +132,13 @@ def plan(
     of the request before this one, which lets the lookback rule place its breakpoint exactly.
     `min_tokens` overrides the model's minimum from the table.
     """
-    from .adapters import get_adapter
-
-    adapter = get_adapter(vendor)
-    caps = adapter.capabilities_for(model)
+    spec = get_vendor(vendor)
+    vendor = spec.name
+    caps = spec.capabilities_for(model)
     rendered = prompt.render(counter) if isinstance(prompt, Prompt) else prompt
-    minimum = adapter.min_cacheable_tokens(model) if min_tokens is None else min_tokens
+    if min_tokens is None:
+        min_tokens = load_min_tokens().minimum(spec.family, model)
+    minimum = min_tokens
     use_auto = caps.automatic_mode if automatic is None else automatic
     builder = _Planner(caps, rendered, model, minimum, use_auto)
     if reserved < 0:

@@ -23,10 +23,11 @@ from typing import Any
 
 import orjson
 
-from ._diff import check_vendor
 from ._errors import InputError
-from ._monitor import Invalidation, Monitor, _model, read_usage
 from ._usage import CacheUsage
+from .debug.memory import model_of
+from .debug.monitor import Invalidation, Monitor, read_usage
+from .vendors import Vendor, get_vendor, resolve_vendor
 
 __all__ = ["CauseSummary", "Report", "build_report"]
 
@@ -183,12 +184,12 @@ def build_report(
         if not line.strip():
             continue
         record = _record(line, number)
-        name = _vendor(record, vendor, number)
-        if name not in monitors:
-            monitors[name] = Monitor(
-                name, logger=_QUIET, metrics=False, body_budget=body_budget, max_keys=max_keys
+        spec = _vendor(record, vendor, number)
+        if spec.name not in monitors:
+            monitors[spec.name] = Monitor(
+                spec, logger=_QUIET, metrics=False, body_budget=body_budget, max_keys=max_keys
             )
-        _add(totals, pricer, monitors[name], record, name, number)
+        _add(totals, pricer, monitors[spec.name], record, spec, number)
     return _summary(totals, pricer.currency)
 
 
@@ -212,12 +213,16 @@ def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
     return record
 
 
-def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> str:
+def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> Vendor:
+    """The record's format: named by the record or --vendor (checked), else detected."""
     name = record.get("vendor", default)
-    if not isinstance(name, str):
-        raise InputError(f"line {number}: the record names no vendor; pass --vendor")
+    if name is not None and not isinstance(name, str):
+        raise InputError(f"line {number}: 'vendor' must be a name, got {name!r}")
+    request = record["request"]
     try:
-        return check_vendor(name)
+        if not isinstance(request, Mapping):
+            return get_vendor(name) if name is not None else resolve_vendor({}, None)
+        return resolve_vendor(request, name)
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
 
@@ -227,7 +232,7 @@ def _add(
     pricer: _Pricer,
     monitor: Monitor,
     record: Mapping[str, Any],
-    vendor: str,
+    spec: Vendor,
     number: int,
 ) -> None:
     request = record["request"]
@@ -237,7 +242,7 @@ def _add(
             f"got {orjson.dumps(request)[:40].decode(errors='replace')}"
         )
     try:
-        usage = read_usage(vendor, record.get("response", record.get("usage")), request)
+        usage = read_usage(spec, _usage_of(record, number))
         event = monitor.observe(
             request, usage=usage, key=record.get("key"), at=_moment(record.get("at"), number)
         )
@@ -248,7 +253,8 @@ def _add(
     totals.read += usage.cache_read or 0
     totals.write += usage.cache_write or 0
     totals.output += usage.output
-    model = _model(request, usage)
+    vendor = spec.name
+    model = model_of(request, usage)
     priced = pricer.price(usage, vendor, model)
     if priced is None:
         totals.unpriced += 1
@@ -268,6 +274,13 @@ def _add_event(
     lost = pricer.lost(event.tokens_lost, vendor, model)
     if lost is not None:
         totals.lost_cost[event.cause] += lost
+
+
+def _usage_of(record: Mapping[str, Any], number: int) -> Any:
+    answer = record.get("response", record.get("usage"))
+    if answer is None:
+        raise InputError(f"line {number}: 'response' is null; log the response or its usage")
+    return answer
 
 
 def _moment(value: Any, number: int) -> float | datetime | None:

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from typing import Any
 
 from ._errors import InputError
-from ._monitor import Invalidation, Monitor, adapter_for
+from .debug.monitor import Invalidation, Monitor, adapter_for
 
 __all__ = ["wrap"]
 

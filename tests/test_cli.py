@@ -208,7 +208,12 @@ def test_inspect_reads_a_request_whose_format_field_is_not_a_string(
 ) -> None:
     # `format` names a dumped Prompt only when it is a string; anything else is a plain request
     path = tmp_path / "format.json"
-    path.write_text(json.dumps({"format": 3, "messages": [{"role": "user", "content": "hi"}]}))
+    body = {
+        "format": 3,
+        "model": "claude-sonnet-4-6",
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    path.write_text(json.dumps(body))
     assert main(["inspect", str(path)]) == 0
     assert "internal error" not in capsys.readouterr().err
 
@@ -254,7 +259,7 @@ def test_inspect_shows_a_breakpoint_inside_a_fan_out_message(
             None,
             "an anthropic request: an object has no 'name' key",
         ),
-        ({"messages": 3, "max_tokens": 1}, None, "expected a list, found a number"),
+        ({"messages": 3, "max_tokens": 1}, None, "'messages' must be a list of objects, got 3"),
         ({"input": [None]}, None, "'input' must be a list of objects, got [null]"),
         ({"contents": True}, "gemini", "a gemini request: expected a list, found true or false"),
     ],

@@ -5,7 +5,8 @@ from typing import Any
 import pytest
 
 from promptcache import InputError, Layer, ThinkingPart, ToolResult, ToolUse
-from promptcache._ingest import detect_vendor, prompt_from_request
+from promptcache._ingest import prompt_from_request
+from promptcache.vendors import detect_vendor
 
 ANTHROPIC: dict[str, Any] = {
     "model": "claude-sonnet-4-6",
@@ -112,7 +113,7 @@ GEMINI: dict[str, Any] = {
     ],
 )
 def test_each_vendor_shape_is_read(request_: dict[str, Any], vendor: str, roles: list[str]) -> None:
-    assert detect_vendor(request_) == vendor
+    assert detect_vendor(request_).name == vendor
     ingested = prompt_from_request(request_)
     prompt = ingested.prompt
     assert ingested.vendor == vendor and ingested.model == request_["model"]
@@ -147,7 +148,7 @@ def test_openai_tool_arguments_are_parsed() -> None:
     ("request_", "message"),
     [
         ({"model": "x"}, "cannot tell which vendor"),
-        ({"messages": "hello"}, "'messages' must be a list of objects"),
+        ({"messages": "hello", "max_tokens": 1}, "'messages' must be a list of objects"),
         (
             {"messages": [{"role": "robot", "content": "x"}], "max_tokens": 1},
             "role must be 'user' or 'assistant'",

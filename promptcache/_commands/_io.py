@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import orjson
 
 from .._errors import InputError
+from ..vendors import VENDOR_NAMES, get_vendor
 
 
 def load_json_object(file: str, *, holds: str) -> dict[str, Any]:
@@ -31,3 +33,25 @@ def load_json_object(file: str, *, holds: str) -> dict[str, Any]:
             f"{file} holds a JSON {type(data).__name__}; expected a JSON object of {holds}"
         )
     return data
+
+
+def vendor_name(text: str) -> str:
+    """argparse `type=` for every `--vendor`: any registry name or alias, in any case."""
+    try:
+        return get_vendor(text).name
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_vendor_option(
+    parser: argparse.ArgumentParser, what: str, *, required: bool = False
+) -> None:
+    """The one `--vendor` option: names and aliases from `promptcache.vendors`, detected if left out."""
+    parser.add_argument(
+        "--vendor",
+        type=vendor_name,
+        required=required,
+        metavar="VENDOR",
+        help=f"{what}: {', '.join(VENDOR_NAMES)} or an alias (`promptcache vendors`); "
+        "default: detected from the request's shape",
+    )

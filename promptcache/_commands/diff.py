@@ -9,9 +9,9 @@ from typing import Any, TextIO
 
 import orjson
 
-from .._diff import VENDORS, DiffResult, diff
 from .._errors import InputError
-from ._io import load_json_object
+from ..debug.diff import DiffResult, diff
+from ._io import add_vendor_option, load_json_object
 
 _FIXES = {
     "timestamp": "render the time at day precision, or move it to the last user message",
@@ -43,7 +43,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("a", help="the earlier request (JSON file, '-' for stdin)")
     parser.add_argument("b", help="the later request (JSON file)")
-    parser.add_argument("--vendor", choices=VENDORS, default="anthropic", help="cache semantics")
+    add_vendor_option(parser, "whose cache semantics")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto", help="colour the text"

@@ -9,12 +9,13 @@ from typing import Any
 import orjson
 
 from .._errors import InputError
-from .._ingest import VENDORS, Ingested, prompt_from_request
+from .._ingest import Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
 from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
-from ._io import load_json_object
+from ..vendors import VENDOR_NAMES
+from ._io import add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:
@@ -31,9 +32,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "file", help="JSON file with SDK keyword arguments or a dumped Prompt ('-' for stdin)"
     )
-    parser.add_argument(
-        "--vendor", choices=VENDORS, help="the request's dialect (default: detected)"
-    )
+    add_vendor_option(parser, "the request's format")
     parser.add_argument("--model", help="the model, when FILE does not name one")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.set_defaults(handler=run)
@@ -91,10 +90,7 @@ def _report(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[s
 
 
 def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[str, Any]:
-    if (
-        ingested.vendor not in ("anthropic", "openai", "openai-responses", "gemini")
-        or model is None
-    ):
+    if ingested.vendor not in VENDOR_NAMES or model is None:
         return {"planned": [], "notes": ["pass --vendor and --model to plan breakpoints"]}
     result = plan(rendered, vendor=ingested.vendor, model=model)
     # `part`: the content block inside a message that carries the marker (a lagging breakpoint in

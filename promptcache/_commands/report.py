@@ -10,9 +10,9 @@ from typing import Any
 
 import orjson
 
-from .._diff import VENDORS
 from .._errors import InputError
 from .._report import Report, build_report
+from ._io import add_vendor_option
 
 
 def register(subparsers: Any) -> None:
@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("log", help="the JSONL log ('-' for stdin)")
-    parser.add_argument("--vendor", choices=VENDORS, help="vendor of records that name none")
+    add_vendor_option(parser, "vendor of records that name none")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.set_defaults(handler=run)
 

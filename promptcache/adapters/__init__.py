@@ -19,7 +19,8 @@ from __future__ import annotations
 import importlib
 
 from .._errors import InputError
-from ._base import Adapter, BaseAdapter, Capabilities, UsageAccumulator
+from ..vendors import Capabilities, get_vendor
+from ._base import Adapter, BaseAdapter, UsageAccumulator
 
 __all__ = [
     "ADAPTER_NAMES",
@@ -42,9 +43,12 @@ ADAPTER_NAMES = tuple(_REGISTRY)
 
 
 def get_adapter(name: str) -> Adapter:
-    """The adapter registered under `name`; an unknown name lists the valid ones."""
+    """
+    The adapter for `name`, any name or alias of the vendor registry (`promptcache vendors`), in
+    any case; an unknown name lists the valid ones.
+    """
     try:
-        module_name, class_name = _REGISTRY[name]
+        module_name, class_name = _REGISTRY[get_vendor(name).name]
     except (KeyError, TypeError):
         raise InputError(
             f"unknown adapter {name!r}; choose one of: {', '.join(ADAPTER_NAMES)}"

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from .._errors import InputError, MissingDependencyError
 from .._pricing import MinTokenTable, load_min_tokens
 from .._usage import CacheUsage
+from ..vendors import Capabilities, Vendor, get_vendor
 
 if TYPE_CHECKING:
     from .._plan import Plan
@@ -28,35 +28,6 @@ __all__ = [
     "get_int",
     "import_sdk",
 ]
-
-Marking = Literal["explicit", "automatic"]
-TtlOrder = Literal["non-increasing", "none"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Capabilities:
-    """
-    What a vendor's prompt cache can do, as data. The planner reads only this.
-
-    `ttls` lists the TTL choices longest first. With `ttl_order="non-increasing"` a breakpoint may
-    not carry a longer TTL than one in front of it (Anthropic: "a ttl='1h' cache_control block
-    must not come after a ttl='5m' cache_control block"). `lookback_blocks` is how many content
-    blocks the vendor walks back from a breakpoint to find an earlier cache entry (None: no
-    limit). `unmarkable` names content-part types that may not carry a marker, and
-    `unmarkable_layers` the prompt layers that never can (OpenAI: tools and instructions).
-    """
-
-    vendor: str
-    marking: Marking
-    max_breakpoints: int
-    lookback_blocks: int | None = None
-    ttls: tuple[str, ...] = ()
-    default_ttl: str | None = None
-    ttl_order: TtlOrder = "none"
-    unmarkable: frozenset[str] = frozenset()
-    unmarkable_layers: frozenset[str] = frozenset()
-    automatic_mode: bool = False
-    increment_tokens: int | None = None
 
 
 @runtime_checkable
@@ -103,8 +74,13 @@ class BaseAdapter:
     def __init__(self, *, min_tokens: MinTokenTable | None = None) -> None:
         self._min_tokens = min_tokens
 
+    @property
+    def spec(self) -> Vendor:
+        """The request format this adapter writes: its rules live in `promptcache.vendors`."""
+        return get_vendor(self.name)
+
     def capabilities_for(self, model: str) -> Capabilities:
-        return self.capabilities
+        return self.spec.capabilities_for(model)
 
     def min_cacheable_tokens(self, model: str) -> int:
         """The smallest prefix this vendor caches for `model`, from the editable table."""

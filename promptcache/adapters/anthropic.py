@@ -35,7 +35,9 @@ from .._plan import Plan, check_ttl_order
 from .._plan import plan as make_plan
 from .._prompt import Layer, Prompt
 from .._usage import CacheDiagnosis, CacheUsage
-from ._base import BaseAdapter, Capabilities, get_field, get_int
+from ..vendors import Capabilities
+from ..vendors.anthropic import RULES
+from ._base import BaseAdapter, get_field, get_int
 
 __all__ = ["DIAGNOSTICS_BETA", "AnthropicAdapter", "AnthropicStream", "platform_of"]
 
@@ -62,17 +64,7 @@ class AnthropicAdapter(BaseAdapter):
     name = "anthropic"
     vendor = "anthropic"
     sdk = ("anthropic", "anthropic", "anthropic", "Anthropic", "AsyncAnthropic")
-    capabilities: ClassVar[Capabilities] = Capabilities(
-        vendor="anthropic",
-        marking="explicit",
-        max_breakpoints=4,
-        lookback_blocks=20,
-        ttls=("1h", "5m"),
-        default_ttl="5m",
-        ttl_order="non-increasing",
-        unmarkable=frozenset(_UNMARKABLE),
-        automatic_mode=False,
-    )
+    capabilities: ClassVar[Capabilities] = RULES.capabilities
 
     # -- request ----------------------------------------------------------------------------
 

@@ -23,7 +23,8 @@ from .._errors import InputError
 from .._plan import Plan
 from .._prompt import Prompt
 from .._usage import CacheUsage
-from ._base import Capabilities
+from ..vendors import Capabilities
+from ..vendors.engine import RULES
 from .openai import OpenAIChatAdapter, OpenAIChatStream, read_chat_usage
 
 __all__ = ["EngineAdapter"]
@@ -38,15 +39,7 @@ class EngineAdapter(OpenAIChatAdapter):
 
     name = "engine"
     vendor = "engine"
-    capabilities: ClassVar[Capabilities] = Capabilities(
-        vendor="engine",
-        marking="automatic",
-        max_breakpoints=0,
-        increment_tokens=16,
-    )
-
-    def capabilities_for(self, model: str) -> Capabilities:
-        return self.capabilities
+    capabilities: ClassVar[Capabilities] = RULES.capabilities
 
     def to_request(
         self,

@@ -37,7 +37,9 @@ from .._plan import Plan
 from .._pricing import PriceTable, load_prices
 from .._prompt import Layer, Prompt, Rendered
 from .._usage import CacheUsage
-from ._base import BaseAdapter, Capabilities, first_int, get_field
+from ..vendors import Capabilities
+from ..vendors.gemini import RULES
+from ._base import BaseAdapter, first_int, get_field
 
 __all__ = ["CacheDecision", "CachedPrefix", "GeminiAdapter", "GeminiCacheManager", "GeminiStream"]
 
@@ -52,13 +54,7 @@ class GeminiAdapter(BaseAdapter):
     name = "gemini"
     vendor = "gemini"
     sdk = ("google.genai", "google-genai", "gemini", "Client", "Client")
-    capabilities: ClassVar[Capabilities] = Capabilities(
-        vendor="gemini",
-        marking="automatic",
-        max_breakpoints=0,
-        ttls=(),
-        default_ttl=None,
-    )
+    capabilities: ClassVar[Capabilities] = RULES.capabilities
 
     def to_request(
         self,

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from .._errors import InputError
@@ -40,7 +38,9 @@ from .._plan import Plan
 from .._plan import plan as make_plan
 from .._prompt import Layer, Prompt, Rendered
 from .._usage import CacheDiagnosis, CacheUsage
-from ._base import BaseAdapter, Capabilities, get_field, get_int
+from ..vendors import Capabilities, openai_chat, openai_responses
+from ..vendors._openai import supports_breakpoints
+from ._base import BaseAdapter, get_field, get_int
 
 __all__ = [
     "OpenAIChatAdapter",
@@ -53,15 +53,6 @@ __all__ = [
 
 _MODE = ("implicit", "explicit")
 _RESERVED_KWARGS = ("messages", "input", "tools", "model", "instructions")
-_MODEL_VERSION = re.compile(r"gpt-(\d+)(?:\.(\d+))?")
-
-
-def supports_breakpoints(model: str) -> bool:
-    """True for GPT-5.6 and later (explicit breakpoints, cache-write fee, `prompt_cache_options`)."""
-    match = _MODEL_VERSION.search(model.lower())
-    if match is None:
-        return False
-    return (int(match.group(1)), int(match.group(2) or 0)) >= (5, 6)
 
 
 def cache_key(prompt: Prompt | Rendered, model: str, tenant: str | None = None) -> str:
@@ -79,35 +70,12 @@ def cache_key(prompt: Prompt | Rendered, model: str, tenant: str | None = None) 
     return f"pc1-{digest[:32]}"
 
 
-_EXPLICIT = Capabilities(
-    vendor="openai",
-    marking="explicit",
-    max_breakpoints=4,
-    lookback_blocks=None,  # "up to the latest 80 breakpoints ... without a content-block lookback"
-    ttls=("12h", "30m"),
-    default_ttl=None,  # a breakpoint without ttl inherits prompt_cache_options.ttl
-    ttl_order="none",
-    unmarkable=frozenset({"thinking", "tool_use"}),
-    unmarkable_layers=frozenset({"tools"}),
-    automatic_mode=True,  # implicit mode is the default and takes one of the 4 writes
-)
-_AUTOMATIC = Capabilities(
-    vendor="openai",
-    marking="automatic",
-    max_breakpoints=0,
-    increment_tokens=128,
-)
-
-
 class _OpenAIBase(BaseAdapter):
     vendor = "openai"
     sdk = ("openai", "openai", "openai", "OpenAI", "AsyncOpenAI")
-    capabilities: ClassVar[Capabilities] = _EXPLICIT
+    capabilities: ClassVar[Capabilities] = openai_chat.RULES.capabilities
     _request_ttls: ClassVar[tuple[str, ...]] = ("30m",)
     _endpoint: ClassVar[str] = ""
-
-    def capabilities_for(self, model: str) -> Capabilities:
-        return self.capabilities if supports_breakpoints(model) else _AUTOMATIC
 
     def to_request(
         self,
@@ -447,9 +415,7 @@ class OpenAIResponsesAdapter(_OpenAIBase):
     """`client.responses.create(**adapter.to_request(...))`."""
 
     name = "openai-responses"
-    capabilities: ClassVar[Capabilities] = replace(
-        _EXPLICIT, unmarkable=frozenset({"thinking", "tool_use", "assistant:text"})
-    )
+    capabilities: ClassVar[Capabilities] = openai_responses.RULES.capabilities
     _request_ttls = ("30m", "12h")
     _endpoint = "responses"
 

@@ -30,9 +30,15 @@ def test_every_adapter_follows_the_protocol(name: str) -> None:
 
 def test_unknown_name_lists_the_valid_ones() -> None:
     with pytest.raises(
-        InputError, match="unknown adapter 'claude'; choose one of: anthropic, openai"
+        InputError, match="unknown vendor 'bedrock'; use one of anthropic, openai, openai-res"
     ):
-        get_adapter("claude")
+        get_adapter("bedrock")
+
+
+def test_names_are_case_insensitive_with_aliases() -> None:
+    assert get_adapter("Claude").name == "anthropic"
+    assert get_adapter("vLLM").name == "engine"
+    assert get_adapter("Responses").name == "openai-responses"
 
 
 def test_capabilities() -> None:

@@ -15,7 +15,8 @@ import hashlib
 from typing import Any
 
 from promptcache import DEFAULT_COUNTER
-from promptcache._diff import Unit, breakpoints, request_units
+from promptcache.debug.divergence import breakpoints
+from promptcache.vendors import Unit, get_vendor
 
 
 class AnthropicSim:
@@ -27,8 +28,8 @@ class AnthropicSim:
         self.entries.clear()
 
     def respond(self, request: dict[str, Any], at: float) -> dict[str, Any]:
-        units = request_units(request, "anthropic")
-        points = breakpoints(request, "anthropic")
+        units = get_vendor("anthropic").units(request)
+        points = breakpoints(request, get_vendor("anthropic"))
         digest, prefixes, tokens, running = hashlib.sha256(request["model"].encode()), [], [], 0
         for unit in units:
             digest.update(unit.data)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from promptcache import InputError
-from promptcache._diff import CAUSES, diff
+from promptcache import InputError, diff
+from promptcache.debug.causes import CAUSES
 
 from . import pairs
 
@@ -631,14 +631,15 @@ def test_every_cause_is_asserted_by_a_test_here() -> None:
 
 def test_unknown_vendor_names_the_choices() -> None:
     with pytest.raises(
-        InputError, match=r"unknown vendor 'bedrock'.*anthropic, openai, gemini, engine"
+        InputError,
+        match=r"unknown vendor 'bedrock'.*anthropic, openai, openai-responses, gemini, engine",
     ):
         diff({}, {}, "bedrock")
 
 
 def test_bad_shape_names_the_path() -> None:
     with pytest.raises(InputError, match="tools: expected a list"):
-        diff({"tools": {"a": 1}}, {}, "anthropic")
+        diff({"messages": [], "tools": {"a": 1}}, {"messages": []}, "anthropic")
 
 
 def test_non_utf8_safe_offsets_count_bytes() -> None:

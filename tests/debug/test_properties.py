@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from promptcache import CacheUsage, Monitor, _monitor, diff
+from promptcache import CacheUsage, Monitor, diff
+from promptcache.debug import exporters
 
 from . import pairs
 
@@ -55,7 +56,7 @@ def test_a_changed_character_is_located(system: str, position: int, char: str) -
 
 
 def test_monitor_works_without_optional_packages(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_monitor, "_optional", lambda module: None)
+    monkeypatch.setattr(exporters, "_optional", lambda module: None)
     events: list[Any] = []
     monitor = Monitor("anthropic", on_invalidation=events.append)  # metrics on, nothing installed
     request = pairs.anthropic()

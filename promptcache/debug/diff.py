@@ -1,0 +1,208 @@
+"""
+`diff(a, b, vendor)`: the first place two requests diverge in the vendor's render order, whether
+that loses any cache `a` wrote, and why.
+
+A request (the SDK keyword arguments) is cut into *units* in render order: one per tool, one per
+system block, and per message a head (role and other fields) and one unit per content block.
+Cache markers are stripped from the units: they say where an entry is written, they are not part
+of the cached bytes, and a rolling breakpoint moves every turn. The first unit whose bytes differ
+is the divergence (`divergence`); a walk inside it finds the exact field and the changed text is
+classified into a cause (`causes`).
+
+`a` wrote cache at its breakpoints: explicit markers, a top-level automatic marker (Anthropic's
+`cache_control`: the last block), or automatic prefix caching (every prefix of the whole request).
+`b` loses the entries at or after the divergence. Parameters outside the render order never
+invalidate, except the model and the vendor's own settings (`settings`).
+
+The vendor is read from the registry (`promptcache.vendors`): any name or alias, or None to
+detect it from the requests' shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .._errors import InputError
+from .._tokens import DEFAULT_COUNTER, TokenCounter
+from ..vendors import Vendor, resolve_vendor
+from ..vendors._elements import Element, plain_request
+from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
+from .divergence import Position, first_divergence, tokens_lost, write_points
+from .settings import SettingChange, setting_change
+
+__all__ = ["DiffResult", "compare_elements", "diff", "identical"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DiffResult:
+    """
+    The first divergence between two requests and what it costs.
+
+    `path` and `offset` locate the first differing byte: `offset` counts UTF-8 bytes into the
+    string at `path`, or into the JSON of the value at `path` when it is not a string. When `b`
+    loses nothing (`invalidated` is False, `cause` is "none") the location still names the first
+    difference, if any, so a person can see that it sits after the last breakpoint.
+    """
+
+    invalidated: bool
+    layer: str | None
+    cause: str
+    path: str | None
+    offset: int | None
+    before: str | None
+    after: str | None
+    tokens_lost: int | None
+    vendor: str = "anthropic"
+    detail: str = ""
+    excerpt: Excerpt | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable machine contract: exactly these keys."""
+        return {
+            "invalidated": self.invalidated,
+            "layer": self.layer,
+            "cause": self.cause,
+            "path": self.path,
+            "offset": self.offset,
+            "before": self.before,
+            "after": self.after,
+            "tokens_lost": self.tokens_lost,
+        }
+
+
+def diff(
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    vendor: str | Vendor | None = None,
+    *,
+    counter: TokenCounter | None = None,
+) -> DiffResult:
+    """
+    Compare request `b` against the earlier request `a` as `vendor` caches them. `vendor` is a
+    name or alias from `promptcache vendors`, or None to detect it from `a`'s shape; a request
+    that does not read as that vendor's is an `InputError`, never a silent "cache kept".
+    """
+    a, b = plain_request(a, "a"), plain_request(b, "b")
+    spec = resolve_vendor(a, vendor)
+    if resolve_vendor(b, spec) is not spec:
+        _raise_mixed(spec, resolve_vendor(b, spec))
+    ea, eb = spec.elements(a), spec.elements(b)
+    return compare_elements(a, b, ea, eb, spec, counter or DEFAULT_COUNTER)
+
+
+def _raise_mixed(first: Vendor, second: Vendor) -> None:
+    raise InputError(
+        f"request a reads as {first.title} but b as {second.title}: a cache is never shared "
+        "between two API formats; compare two requests sent to the same endpoint"
+    )
+
+
+def compare_elements(
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    ea: Sequence[Element],
+    eb: Sequence[Element],
+    vendor: Vendor,
+    counter: TokenCounter,
+    *,
+    every_prefix: bool = False,
+) -> DiffResult:
+    """
+    The diff of two requests already cut into elements. `every_prefix=True` treats every prefix
+    of `a` as cached, whatever its markers say: the monitor uses it once the server has already
+    reported a short read, when any divergence inside `a` is an explanation.
+    """
+    found = first_divergence(ea, eb)
+    points = None if every_prefix else write_points(a, ea, vendor)
+    table = setting_change(a, b, vendor, ea)
+    if table is not None and (found is None or table.cut <= found.position):
+        return _setting_result(table, points, ea, vendor, counter)
+    if found is None:
+        return identical(vendor.name)
+    located = locate(found, ea, eb, vendor.rules.render_order)
+    lost = tokens_lost(ea, points, found.position, counter)
+    return _result(located, lost, vendor.name)
+
+
+def _setting_result(
+    change: SettingChange,
+    points: Sequence[Position] | None,
+    elements: Sequence[Element],
+    vendor: Vendor,
+    counter: TokenCounter,
+) -> DiffResult:
+    lost = tokens_lost(elements, points, change.cut, counter)
+    before, after = show(change.before), show(change.after)
+    excerpt = excerpt_of(before, after) if before is not None and after is not None else None
+    return DiffResult(
+        invalidated=lost is not None,
+        layer=change.layer if lost is not None else None,
+        cause=change.cause if lost is not None else "none",
+        path=change.path,
+        offset=byte_offset(before or "", common_prefix(before or "", after or "")),
+        before=before,
+        after=after,
+        tokens_lost=lost or 0,
+        vendor=vendor.name,
+        detail=_setting_detail(change, vendor) + ("" if lost else "; a wrote no cache there"),
+        excerpt=excerpt,
+    )
+
+
+def _setting_detail(change: SettingChange, vendor: Vendor) -> str:
+    if change.cause == "model_changed":
+        return "the model changed: caches are per model, so nothing written before is read"
+    if change.cause == "cache_salt_changed":
+        return f"`{change.path}` changed: the engine keeps each salt's cache apart, nothing is read"
+    if change.layer == "messages":
+        return (
+            f"`{change.path}` changed: {vendor.title} keeps the tools and system cache, "
+            "drops messages"
+        )
+    return f"`{change.path}` changed: the vendor drops the cached prefix"
+
+
+def _result(found: Found, lost: int | None, vendor: str) -> DiffResult:
+    excerpt = found.excerpt
+    before = None if found.old is None else _joined(excerpt, old=True)
+    after = None if found.new is None else _joined(excerpt, old=False)
+    invalidated = lost is not None
+    return DiffResult(
+        invalidated=invalidated,
+        layer=found.layer,
+        cause=found.cause if invalidated else "none",
+        path=found.path,
+        offset=found.offset,
+        before=before,
+        after=after,
+        tokens_lost=lost or 0,
+        vendor=vendor,
+        detail=found.detail if invalidated else f"{found.detail}, after the last breakpoint",
+        excerpt=excerpt,
+    )
+
+
+def _joined(excerpt: Excerpt | None, *, old: bool) -> str | None:
+    if excerpt is None:
+        return None
+    if old:
+        return excerpt.lead + excerpt.old + excerpt.trail_old
+    return excerpt.lead + excerpt.new + excerpt.trail_new
+
+
+def identical(vendor: str) -> DiffResult:
+    """The result for two requests that do not differ in anything the cache sees."""
+    return DiffResult(
+        invalidated=False,
+        layer=None,
+        cause="none",
+        path=None,
+        offset=None,
+        before=None,
+        after=None,
+        tokens_lost=0,
+        vendor=vendor,
+        detail="no difference in anything the cache sees",
+    )

@@ -1,0 +1,52 @@
+"""`Invalidation`: one unexpected cache miss, as the monitor reports it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Invalidation"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Invalidation:
+    """
+    One unexpected cache miss: what should have been read, what was, and why.
+
+    `cause` is a `diff` cause, or "ttl_expired" / "below_minimum" / "not_cached" (markers sent over
+    the minimum, nothing ever written or read) / "lookback" (Anthropic: the previous request's last
+    breakpoint lies more than 20 content blocks before every breakpoint of this request, so none
+    of them finds its entry; `detail` gives the count and the fix), or "none" with
+    `server_side=True` when the prefix was identical and the server still missed. `vendor_reason`
+    is the vendor's own diagnosis verbatim, when the response carried one.
+    """
+
+    key: str
+    vendor: str
+    model: str | None
+    cause: str
+    layer: str | None
+    path: str | None
+    offset: int | None
+    before: str | None
+    after: str | None
+    expected_read: int
+    actual_read: int
+    tokens_lost: int
+    gap_seconds: float | None
+    server_side: bool
+    vendor_reason: str | None
+    detail: str
+    at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+    def message(self) -> str:
+        where = f" at {self.path}" if self.path else ""
+        if self.offset is not None and self.path:
+            where += f" byte {self.offset}"
+        return (
+            f"prompt cache miss for key {self.key!r} ({self.vendor}): cause {self.cause}{where}; "
+            f"read {self.actual_read} of {self.expected_read} expected tokens. {self.detail}"
+        )

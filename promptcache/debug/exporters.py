@@ -1,0 +1,115 @@
+"""
+Exporters of the monitor's usage and events: OpenTelemetry span attributes and events, and
+Prometheus counters, each only when its library is installed. No prompt text is exported:
+causes, paths, counts and the cache key only.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .._usage import CacheUsage
+from .events import Invalidation
+
+__all__ = ["Exporter"]
+
+
+class Exporter:
+    """OpenTelemetry span attributes and Prometheus counters, each only when installed."""
+
+    def __init__(self, registry: Any) -> None:
+        self._trace = _optional("opentelemetry.trace")
+        self._counters = _prometheus_counters(registry)
+        # The per-vendor children are bound once; `labels()` on every request is a dict walk.
+        self._usage_counters: dict[str, tuple[Any, Any, Any]] = {}
+
+    def usage(self, usage: CacheUsage, vendor: str) -> None:
+        span = self._span()
+        if span is not None:
+            span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cache_read or 0)
+            span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write or 0)
+            span.set_attribute("gen_ai.usage.input_tokens", usage.total_input)
+        if self._counters is not None:
+            read, write, total = self._bound(vendor)
+            read.inc(usage.cache_read or 0)
+            write.inc(usage.cache_write or 0)
+            total.inc(usage.total_input)
+
+    def _bound(self, vendor: str) -> tuple[Any, Any, Any]:
+        bound = self._usage_counters.get(vendor)
+        if bound is None:
+            counters = self._counters or {}
+            read, write, total = (counters[n].labels(vendor) for n in ("read", "write", "input"))
+            bound = self._usage_counters[vendor] = (read, write, total)
+        return bound
+
+    def invalidation(self, event: Invalidation) -> None:
+        span = self._span()
+        if span is not None:
+            span.set_attribute("promptcache.invalidation.cause", event.cause)
+            span.add_event("promptcache.cache_invalidation", _span_event(event))
+        if self._counters is not None:
+            self._counters["events"].labels(event.vendor, event.cause).inc()
+            self._counters["lost"].labels(event.vendor, event.cause).inc(event.tokens_lost)
+
+    def _span(self) -> Any:
+        if self._trace is None:
+            return None
+        span = self._trace.get_current_span()
+        return span if span.is_recording() else None
+
+
+def _span_event(event: Invalidation) -> dict[str, Any]:
+    attributes: dict[str, Any] = {
+        "promptcache.cause": event.cause,
+        "promptcache.key": event.key,
+        "promptcache.expected_read": event.expected_read,
+        "promptcache.actual_read": event.actual_read,
+        "promptcache.server_side": event.server_side,
+    }
+    if event.path:
+        attributes["promptcache.path"] = event.path
+    return attributes
+
+
+def _optional(module: str) -> Any:
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        return None
+
+
+_COUNTERS: dict[int, tuple[Any, dict[str, Any]]] = {}
+_COUNTERS_LOCK = threading.Lock()
+
+
+def _prometheus_counters(registry: Any) -> dict[str, Any] | None:
+    """One set of counters per registry (registering a name twice is an error in prometheus)."""
+    client = _optional("prometheus_client")
+    if client is None:
+        return None
+    registry = registry if registry is not None else client.REGISTRY
+    with _COUNTERS_LOCK:
+        if id(registry) not in _COUNTERS:  # the registry is kept alive with its counters
+            _COUNTERS[id(registry)] = (registry, _make_counters(client, registry))
+        return _COUNTERS[id(registry)][1]
+
+
+def _make_counters(client: Any, registry: Any) -> dict[str, Any]:
+    def counter(name: str, text: str, *labels: str) -> Any:
+        return client.Counter(name, text, labels, registry=registry)
+
+    return {
+        "read": counter("promptcache_cache_read_tokens", "Input tokens read from cache", "vendor"),
+        "write": counter("promptcache_cache_write_tokens", "Input tokens written", "vendor"),
+        "input": counter("promptcache_input_tokens", "Input tokens, cached or not", "vendor"),
+        "events": counter(
+            "promptcache_invalidations", "Unexpected cache misses by cause", "vendor", "cause"
+        ),
+        "lost": counter(
+            "promptcache_tokens_lost", "Tokens expected from cache but not read", "vendor", "cause"
+        ),
+    }

@@ -1,0 +1,498 @@
+"""
+The monitor's judging: given what a key's previous request left in the cache and what this one
+read, decide whether a read fell short and name why (the local diff, TTL, minimum, lookback,
+a marker that never took effect, a model switch, or the server). Every vendor fact comes from
+the entry's `Vendor` record.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from .._pricing import load_min_tokens
+from .._tokens import TokenCounter
+from .._usage import CacheUsage
+from ..vendors import TTL_SECONDS, Vendor
+from ..vendors._elements import Element, element_units
+from .diff import DiffResult, compare_elements, identical
+from .divergence import automatic, breakpoints
+from .events import Invalidation
+from .memory import Entry, Record, common_start, entry_ttls, without_markers, written
+from .settings import setting_change
+
+__all__ = ["Judging", "vendor_reason"]
+
+# A read this share of the expected one short is still a hit (tokenizer drift, template tails).
+_SLACK_SHARE = 0.02
+
+
+class Judging:
+    """The judging half of `Monitor`: reads entries, never changes what the monitor holds."""
+
+    ttl_seconds: float | None
+    min_tokens: int | None
+    counter: TokenCounter
+    _lock: threading.Lock
+    _entries: OrderedDict[str, Entry]
+    _warned: dict[str, set[str]]
+    _minimums: dict[tuple[str, str], int]
+
+    def _default_key(self, vendor: Vendor, model: str | None) -> str:
+        raise NotImplementedError
+
+    def _records(self, entry: Entry) -> tuple[Record, ...]:
+        """The entry's element records (hash, tokens, markers), computed once."""
+        records, body = entry.records, entry.body
+        if records is not None:
+            return records
+        if body is None:  # dropped meanwhile by another thread, which kept the records first
+            return entry.records or ()
+        records = tuple(self._record(e) for e in entry.vendor.elements(body))
+        entry.records = records
+        return records
+
+    def _record(self, element: Element) -> Record:
+        data = orjson.dumps(element.value)
+        stripped, ttl, marked = without_markers(element)
+        clean = data if not marked else orjson.dumps(stripped)
+        return Record(
+            element.layer,
+            element.path,
+            hash(clean),
+            self.counter.count(clean.decode("utf-8")),
+            ttl,
+            marked,
+        )
+
+    def _ttl(self, entry: Entry) -> float | None:
+        if self.ttl_seconds is not None:
+            return self.ttl_seconds
+        asked = entry_ttls(entry, self._records(entry))
+        # The shortest TTL is the first entry to lapse, and everything after it goes with it.
+        # What the server says it wrote counts too: a relay that drops `ttl` makes a 1h write 5m.
+        named = [TTL_SECONDS[t] for t in (*asked, *written(entry))]
+        return min(named) if named else entry.vendor.rules.default_ttl_seconds
+
+    def _downgrade(self, entry: Entry) -> str:
+        """Words for a write the server made with a shorter TTL than the markers asked; or ''."""
+        asked = entry_ttls(entry, self._records(entry))
+        wrote = written(entry)
+        if not asked or not wrote:
+            return ""
+        shortest_asked = min(asked, key=TTL_SECONDS.__getitem__)
+        shortest_written = min(wrote, key=TTL_SECONDS.__getitem__)
+        if TTL_SECONDS[shortest_written] >= TTL_SECONDS[shortest_asked]:
+            return ""
+        return (
+            f"; the prefix was written with a {shortest_written} TTL although {shortest_asked} "
+            "was requested (a proxy, relay or older SDK dropping the marker's `ttl`?)"
+        )
+
+    def _minimum(self, entry: Entry) -> int:
+        """The model's minimum from the shipped table (or its override file, which must parse)."""
+        if self.min_tokens is not None:
+            return self.min_tokens
+        name = (entry.vendor.family, entry.model or "")
+        if name not in self._minimums:
+            self._minimums[name] = load_min_tokens().minimum(*name)
+        return self._minimums[name]
+
+    def _automatic(self, entry: Entry) -> bool:
+        """Automatic prefix caching: the whole prompt is cached, whatever the markers say."""
+        return automatic(entry.settings, entry.vendor)
+
+    def _prefix_tokens(self, entry: Entry) -> tuple[int, bool]:
+        """Tokens up to the last breakpoint (element granularity), and whether there is one."""
+        if self._automatic(entry):
+            return entry.total, entry.total > 0
+        records = self._records(entry)
+        last = max((i for i, r in enumerate(records) if r.marked), default=-1)
+        top = entry.vendor.rules.top_level_marker
+        if top is not None and entry.settings.get(top) is not None:
+            last = len(records) - 1
+        return sum(r.tokens for r in records[: last + 1]), last >= 0
+
+    # -- judging --------------------------------------------------------------------------
+
+    def _judge(
+        self,
+        key: str,
+        previous: Entry | None,
+        entry: Entry,
+        request: Mapping[str, Any],
+        usage: CacheUsage,
+        *,
+        defaulted: bool,
+    ) -> Invalidation | None:
+        if usage.cache_read is None:
+            return None  # the server did not report caching: nothing to judge
+        small = self._nothing_cached(key, previous, entry, usage)
+        if previous is None:
+            if small is None and defaulted and usage.cache_read == 0:
+                return self._switched_model(key, entry, usage)
+            return small
+        expected = self._expected(previous)
+        slack = max(entry.vendor.rules.granularity_tokens, int(expected * _SLACK_SHARE))
+        if expected <= 0 or usage.cache_read >= expected - slack:
+            return small
+        return self._explain(key, previous, entry, request, usage, expected)
+
+    def _expected(self, previous: Entry) -> int:
+        """What the previous request left in the cache for this one to read."""
+        written = previous.read + previous.write
+        if self._automatic(previous) and previous.total >= self._minimum(previous):
+            return max(written, previous.total)  # automatic prefix caching: the whole prompt
+        return written
+
+    def _nothing_cached(
+        self, key: str, previous: Entry | None, entry: Entry, usage: CacheUsage
+    ) -> Invalidation | None:
+        """
+        Markers placed, nothing read or written. Under the minimum that is the vendor's rule
+        (`below_minimum`); over it, the markers never took effect (`not_cached`). Each once per key.
+        """
+        if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
+            return None
+        prefix, marked = self._prefix_tokens(entry)
+        minimum = self._minimum(entry)
+        if not marked:
+            return None
+        if prefix < minimum:
+            if not self._first_time(key, "below_minimum"):
+                return None
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="below_minimum",
+                expected=0,
+                server_side=False,
+                detail=f"the cached prefix is about {prefix} tokens, under the "
+                f"{minimum}-token minimum for {entry.model}: the vendor caches nothing",
+            )
+        if usage.cache_write is None or self._automatic(entry):
+            return None  # writes go unreported: a first request that wrote looks just the same
+        entry.dry, entry.prefix = (previous.dry if previous is not None else 0) + 1, prefix
+        # On the second such turn in a row, not the first: one request proves little (a request
+        # sent once needs no cache; a prefix our estimate puts just over the minimum may be just
+        # under the vendor's count), two in a row with the prefix grown is the pattern, and the
+        # wait costs one turn. Not `server_side`: nothing was evicted, and the likely causes (a
+        # gateway, the dialect, a longer prefix needed) are the caller's to fix.
+        if previous is None or entry.dry < 2 or not self._first_time(key, "not_cached"):
+            return None
+        return self._event(
+            key,
+            entry,
+            usage,
+            cause="not_cached",
+            expected=previous.prefix,
+            server_side=False,
+            gap=entry.at - previous.at,
+            detail=f"cache markers were sent on {entry.dry} requests in a row (prefix about "
+            f"{prefix} tokens, over the {minimum}-token minimum for {entry.model}) but nothing "
+            "was written or read. Likely: a proxy or gateway strips the markers; the markers are "
+            "in the wrong dialect for this endpoint or SDK; or the model's real minimum is higher "
+            "than promptcache's table (lengthen the cached prefix)",
+        )
+
+    def _said(self, key: str, cause: str) -> bool:
+        with self._lock:
+            return cause in self._warned.get(key, ())
+
+    def _first_time(self, key: str, cause: str) -> bool:
+        """Whether a once-per-key `cause` is new for `key`; it counts as said from now on."""
+        with self._lock:
+            said = self._warned.setdefault(key, set())
+            if cause in said:
+                return False
+            said.add(cause)
+            return True
+
+    def _switched_model(self, key: str, entry: Entry, usage: CacheUsage) -> Invalidation | None:
+        """
+        A full miss on the first request under a default key (vendor and model): if a request
+        under another model, the latest that did, began the same way within its TTL, the model
+        was switched mid-session (a fallback), which loses the whole cache. A router and a main
+        model used side by side send different prefixes, and stay quiet.
+        """
+        if key != self._default_key(entry.vendor, entry.model):
+            return None  # `prompt_cache_key` or `metadata.user_id`: one key across models
+        with self._lock:
+            others = [
+                e
+                for k, e in reversed(self._entries.items())
+                if e.model != entry.model and k == self._default_key(e.vendor, e.model)
+            ]
+        for other in others:  # latest first
+            gap = entry.at - other.at
+            ttl = self._ttl(other)
+            if ttl is not None and gap > ttl:
+                continue  # lapsed anyway: the switch lost nothing
+            shared = self._shared_start(other, entry)
+            expected = min(self._expected(other), shared)
+            if expected <= 0:
+                continue
+            before, after = str(other.model), str(entry.model)
+            detail = (
+                f"the model changed from {before} to {after} {gap:.0f} s after a {before} request "
+                f"that began the same way: caches are per model, so nothing cached under {before} "
+                "is read (the default key is per model; pass key= to follow a session across "
+                "models)"
+            )
+            found = DiffResult(
+                invalidated=True,
+                layer="model",
+                cause="model_changed",
+                path="model",
+                offset=None,
+                before=before,
+                after=after,
+                tokens_lost=expected,
+                vendor=entry.vendor.name,
+                detail=detail,
+            )
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="model_changed",
+                expected=expected,
+                server_side=False,
+                found=found,
+                gap=gap,
+                reason=vendor_reason(usage),
+                detail=detail,
+            )
+        return None
+
+    def _shared_start(self, before: Entry, after: Entry) -> int:
+        """
+        Tokens of the elements `after` starts with as `before` did, when they cover everything
+        `before` had ahead of its conversation (tools, system; else its first message); else 0.
+        """
+        old, new = self._records(before), self._records(after)
+        lead = next((i for i, r in enumerate(old) if r.layer == "messages"), len(old)) or 1
+        same = common_start(old, new)
+        return sum(r.tokens for r in old[:same]) if same >= lead else 0
+
+    def _explain(
+        self,
+        key: str,
+        previous: Entry,
+        entry: Entry,
+        request: Mapping[str, Any],
+        usage: CacheUsage,
+        expected: int,
+    ) -> Invalidation:
+        found = self._diff(previous, request)
+        gap = entry.at - previous.at
+        reason = vendor_reason(usage)
+        ttl = self._ttl(previous)
+        if found is not None and found.invalidated:
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause=found.cause,
+                expected=expected,
+                server_side=False,
+                found=found,
+                gap=gap,
+                reason=reason,
+                detail=found.detail,
+            )
+        if ttl is not None and gap > ttl:
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="ttl_expired",
+                expected=expected,
+                server_side=False,
+                gap=gap,
+                reason=reason,
+                detail=f"{gap:.0f} s since the last request, over the {ttl:.0f} s TTL"
+                + self._downgrade(previous),
+            )
+        overflow = self._lookback(previous, request)
+        if overflow is not None:
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="lookback",
+                expected=expected,
+                server_side=False,
+                gap=gap,
+                reason=reason,
+                detail=overflow,
+            )
+        cause = entry.vendor.rules.miss_reasons.get(reason or "", "none")
+        detail = (
+            f"the vendor reports {reason}"
+            if cause != "none"
+            else "identical prefix within the TTL and no read: a server-side miss (eviction, "
+            "routing to another replica, or capacity)"
+        )
+        return self._event(
+            key,
+            entry,
+            usage,
+            cause=cause,
+            expected=expected,
+            server_side=cause == "none",
+            gap=gap,
+            reason=reason,
+            detail=detail,
+        )
+
+    def _lookback(self, previous: Entry, request: Mapping[str, Any]) -> str | None:
+        """
+        Words for a previous entry out of every breakpoint's reach (Anthropic's 20-block
+        lookback), or None. Needs the previous body: its markers are not kept in the hashes.
+        """
+        vendor = previous.vendor
+        window = vendor.rules.capabilities.lookback_blocks
+        if window is None or previous.body is None:
+            return None
+        old_paths, old_points = _content_blocks(previous.body, vendor)
+        if not old_points:
+            return None
+        last = old_points[-1]
+        paths, points = _content_blocks(request, vendor)
+        if any(0 <= point - last <= window for point in points):
+            return None
+        beyond = [point for point in points if point > last]
+        if not beyond:
+            return None  # no marker after the previous one: nothing looked back for it
+        nearest = beyond[0]
+        return (
+            f"the previous request's last breakpoint ({old_paths[last]}) lies {nearest - last} "
+            f"content blocks before the nearest breakpoint of this request ({paths[nearest]}); "
+            f"the vendor looks back at most {window} content blocks from a breakpoint, "
+            "so the previous entry was not found (typically a parallel tool fan-out appended in "
+            "one step). Let promptcache plan the markers (the Anthropic adapter places a lookback "
+            f"breakpoint), or add an intermediate breakpoint at most {window} content "
+            f"blocks after {old_paths[last]}"
+        )
+
+    def _diff(self, previous: Entry, request: Mapping[str, Any]) -> DiffResult | None:
+        if previous.body is not None:
+            before = previous.body
+            # The server already reported the short read, so any divergence inside the previous
+            # request explains it, wherever its markers sit now (callers often move them in place).
+            return compare_elements(
+                before,
+                request,
+                previous.vendor.elements(before),
+                previous.vendor.elements(request),
+                previous.vendor,
+                self.counter,
+                every_prefix=True,
+            )
+        return self._hash_only(previous, request)
+
+    def _event(
+        self,
+        key: str,
+        entry: Entry,
+        usage: CacheUsage,
+        *,
+        cause: str,
+        expected: int,
+        server_side: bool,
+        detail: str,
+        found: DiffResult | None = None,
+        gap: float | None = None,
+        reason: str | None = None,
+    ) -> Invalidation:
+        actual = usage.cache_read or 0
+        return Invalidation(
+            key=key,
+            vendor=entry.vendor.name,
+            model=entry.model,
+            cause=cause,
+            layer=found.layer if found else None,
+            path=found.path if found else None,
+            offset=found.offset if found else None,
+            before=found.before if found else None,
+            after=found.after if found else None,
+            expected_read=expected,
+            actual_read=actual,
+            tokens_lost=max(0, expected - actual),
+            gap_seconds=gap,
+            server_side=server_side,
+            vendor_reason=reason,
+            detail=detail,
+            at=entry.at,
+        )
+
+    def _hash_only(self, previous: Entry, request: Mapping[str, Any]) -> DiffResult:
+        """The body was over the budget: locate the divergent element by hash, cause by layer only."""
+        vendor = previous.vendor
+        elements = vendor.elements(request)
+        table = setting_change(previous.settings, request, vendor, elements)
+        records = self._records(previous)
+        lost_all = sum(r.tokens for r in records)
+        if table is not None and table.cause == "model_changed":
+            return DiffResult(
+                invalidated=True,
+                layer="model",
+                cause="model_changed",
+                path="model",
+                offset=None,
+                before=str(table.before),
+                after=str(table.after),
+                tokens_lost=lost_all,
+                vendor=vendor.name,
+                detail="the model changed: caches are per model",
+            )
+        index = common_start(records, [self._record(e) for e in elements])
+        if index >= len(records):
+            return identical(vendor.name)
+        record = records[index]
+        return DiffResult(
+            invalidated=True,
+            layer=record.layer,
+            cause="tools_changed" if record.layer == "tools" else "content_changed",
+            path=record.path,
+            offset=None,
+            before=None,
+            after=None,
+            tokens_lost=sum(r.tokens for r in records[index:]),
+            vendor=vendor.name,
+            detail=f"{record.path} differs (body not kept: over the monitor's byte budget, so the "
+            "field and cause are not resolved further)",
+        )
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+
+def vendor_reason(usage: CacheUsage) -> str | None:
+    diagnosis = getattr(usage, "diagnosis", None)
+    reason = getattr(diagnosis, "reason", None)
+    return reason if isinstance(reason, str) else None
+
+
+def _content_blocks(request: Mapping[str, Any], vendor: Vendor) -> tuple[list[str], list[int]]:
+    """
+    A request's content blocks in the order the API reads them (tools, system blocks,
+    each message's content blocks; a message's role is no block): their paths, and the indices of
+    the ones that carry a breakpoint (the top-level automatic one marks the last block).
+    """
+    paths: list[str] = []
+    at_unit: list[int | None] = []  # unit index -> content block index (None: a message's role)
+    for element in vendor.elements(request):
+        heads = 1 if element.content_key is not None and isinstance(element.value, Mapping) else 0
+        for number, unit in enumerate(element_units(element)):
+            at_unit.append(None if number < heads else len(paths))
+            if number >= heads:
+                paths.append(unit.path)
+    points = [at_unit[u] for u in breakpoints(request, vendor)]
+    return paths, sorted({p for p in points if p is not None})

@@ -1,0 +1,161 @@
+"""
+What the monitor keeps per cache key: the previous request (its body while the byte budget
+allows, then hashes only), the usage it got, and the counters. Plain data and the helpers that
+build it; the judging reads it.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .._usage import CacheUsage
+from ..vendors import TTL_SECONDS, Vendor
+from ..vendors._elements import MARKERS, Element, get_path, plain, strip_markers
+
+__all__ = [
+    "Entry",
+    "Record",
+    "Stats",
+    "common_start",
+    "entry_ttls",
+    "model_of",
+    "params",
+    "snapshot",
+    "without_markers",
+    "written",
+]
+
+_LAYER_KEYS = frozenset({"tools", "system", "messages", "input", "instructions", "contents"})
+_CONFIG_LAYER_KEYS = frozenset({"system_instruction", "systemInstruction", "tools"})
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One element as hashes: what stays of a body once it is dropped for the byte budget."""
+
+    layer: str
+    path: str
+    digest: int
+    tokens: int
+    ttl: str | None
+    marked: bool
+
+
+@dataclass(slots=True, kw_only=True)
+class Entry:
+    """
+    What one key's previous request left behind. The body is the request's own elements, held by
+    reference in copied containers (nothing is serialised on the hot path); `records` (hashes,
+    sizes) are computed from it when it is needed or when the body is dropped for the budget.
+    `written` is the write's split by TTL as the server reported it. `dry` counts the turns in a
+    row, this one included, whose marked prefix (`prefix` tokens) was over the minimum and yet
+    neither read nor written; both stay 0 on any other turn.
+    """
+
+    at: float
+    vendor: Vendor
+    read: int
+    write: int
+    total: int
+    model: str | None
+    body: dict[str, Any] | None
+    params: dict[str, Any]
+    records: tuple[Record, ...] | None
+    size: int
+    written: Mapping[str, int]
+    dry: int = 0
+    prefix: int = 0
+
+    @property
+    def has_body(self) -> bool:
+        return self.body is not None
+
+    @property
+    def settings(self) -> Mapping[str, Any]:
+        """Model and parameters: from the body while it is kept, then from `params`."""
+        return self.body if self.body is not None else self.params
+
+
+@dataclass(slots=True)
+class Stats:
+    observations: int = 0
+    events: int = 0
+    by_cause: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    tokens_lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+
+def model_of(request: Mapping[str, Any], usage: CacheUsage) -> str | None:
+    model = request.get("model")
+    return model if isinstance(model, str) else usage.model
+
+
+def entry_ttls(entry: Entry, records: Sequence[Record]) -> list[str]:
+    """The TTLs the entry's markers and request settings asked for (`CacheRules.ttl_settings`)."""
+    ttls = [r.ttl for r in records if r.marked and r.ttl]
+    rules = entry.vendor.rules
+    for dotted in rules.ttl_settings:
+        value = get_path(entry.settings, dotted)
+        if isinstance(value, str):
+            ttls.append(value)
+    default = rules.capabilities.default_ttl
+    if not ttls and default is not None and any(r.marked for r in records):
+        ttls.append(default)
+    return [ttl for ttl in ttls if ttl in TTL_SECONDS]
+
+
+def written(entry: Entry) -> list[str]:
+    """The TTLs the server says the entry's write went to."""
+    return [ttl for ttl, tokens in entry.written.items() if tokens and ttl in TTL_SECONDS]
+
+
+def snapshot(request: Mapping[str, Any]) -> dict[str, Any]:
+    """
+    A copy of the request one level down (two inside a Gemini `config`): later appends to, or
+    replacements in, the caller's lists do not reach it. The elements themselves are shared, not
+    copied; a message dict edited in place after it was sent is seen edited (README, "Monitor").
+    """
+    copy = {k: list(v) if type(v) is list else v for k, v in request.items()}
+    config = copy.get("config")
+    if type(config) is dict:
+        copy["config"] = {k: list(v) if type(v) is list else v for k, v in config.items()}
+    return copy
+
+
+def params(request: Mapping[str, Any]) -> dict[str, Any]:
+    """The request minus its elements: model, settings, top-level markers (small)."""
+    kept = {k: v for k, v in request.items() if k not in _LAYER_KEYS}
+    config = plain(kept.get("config"))
+    if isinstance(config, Mapping):
+        kept["config"] = {k: v for k, v in config.items() if k not in _CONFIG_LAYER_KEYS}
+    return kept
+
+
+def without_markers(element: Element) -> tuple[Any, str | None, bool]:
+    """The element with cache markers removed, the first marker's TTL, and whether it had one."""
+    value, key = element.value, element.content_key
+    if key is not None and isinstance(value, Mapping) and isinstance(value.get(key), list):
+        blocks = value[key]
+        if not any(isinstance(b, Mapping) and _MARKER_KEYS & b.keys() for b in blocks):
+            return value, None, False
+        stripped = [strip_markers(b) for b in blocks]
+        ttl = next((t for _, t, marked in stripped if marked and t), None)
+        return {**value, key: [b for b, _, _ in stripped]}, ttl, True
+    return strip_markers(value)
+
+
+_MARKER_KEYS = frozenset(MARKERS)
+
+
+def common_start(old: Sequence[Record], new: Sequence[Record]) -> int:
+    """How many leading elements are the same in both (by hash and path)."""
+    return next(
+        (
+            i
+            for i, (a, b) in enumerate(zip(old, new, strict=False))
+            if a.digest != b.digest or a.path != b.path
+        ),
+        min(len(old), len(new)),
+    )

@@ -1,0 +1,222 @@
+"""
+A request cut into the pieces every vendor's cache sees, whatever the vendor: elements (a tool,
+a system block, a message) in render order, and units (a message's head and each content block).
+
+Vendor modules say where a request keeps its layers (`Span`s); everything here is neutral.
+Cache markers (`cache_control`, `prompt_cache_breakpoint`) are stripped from units: they say
+where an entry is written, they are not part of the cached bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from .._canonical import canonical_bytes, json_path
+from .._errors import InputError
+
+__all__ = [
+    "MARKERS",
+    "Element",
+    "Span",
+    "Unit",
+    "check_list",
+    "dumps",
+    "element_units",
+    "get_path",
+    "has_marker",
+    "list_span",
+    "messages_span",
+    "pick",
+    "plain",
+    "plain_request",
+    "scalar_span",
+    "setting",
+    "strip_markers",
+    "system_spans",
+    "unit_count",
+]
+
+MARKERS = ("cache_control", "prompt_cache_breakpoint")
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One piece of a request in render order, markers stripped, serialised as sent."""
+
+    layer: str
+    path: str
+    value: Any
+    data: bytes
+    marker: bool
+    ttl: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Element:
+    """A top-level item in render order: a tool, a system block, a message (markers kept)."""
+
+    layer: str
+    path: str
+    value: Any
+    content_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A run of elements from one container: `messages[2:]`, `tools`, the scalar `system`."""
+
+    layer: str
+    path: str
+    items: Sequence[Any]
+    start: int = 0
+    listed: bool = True
+    content_key: str | None = None
+
+    def path_of(self, index: int) -> str:
+        return f"{self.path}[{self.start + index}]" if self.listed else self.path
+
+
+# -- spans: where a vendor module says a layer is ---------------------------------------------
+
+
+def check_list(path: str, items: Any) -> None:
+    if items is not None and not isinstance(items, (list, tuple)):
+        raise InputError(f"{path}: expected a list, got {type(items).__name__} {items!r:.60}")
+
+
+def scalar_span(layer: str, path: str, value: Any) -> Span:
+    return Span(layer, path, (value,), 0, False)
+
+
+def list_span(layer: str, path: str, items: Any) -> list[Span]:
+    check_list(path, items)
+    return [Span(layer, path, items)] if items else []
+
+
+def system_spans(path: str, system: Any) -> list[Span]:
+    if system is None:
+        return []
+    if isinstance(system, (list, tuple)):
+        return list_span("system", path, system)
+    return [scalar_span("system", path, system)]
+
+
+def messages_span(messages: Any, path: str, content_key: str) -> list[Span]:
+    if messages is not None and not isinstance(messages, (list, tuple)):
+        raise InputError(f"{path}: expected a list of messages, got {type(messages).__name__}")
+    return [Span("messages", path, messages, 0, True, content_key)] if messages else []
+
+
+# -- units ---------------------------------------------------------------------------------
+
+
+def element_units(element: Element) -> list[Unit]:
+    value, key = element.value, element.content_key
+    if key is not None and isinstance(value, Mapping):
+        return _one_message(value, element.path, key, element.layer)
+    return [_unit(element.layer, element.path, value)]
+
+
+def unit_count(element: Element) -> int:
+    value, key = element.value, element.content_key
+    if key is None or not isinstance(value, Mapping):
+        return 1
+    content = value.get(key)
+    if isinstance(content, (list, tuple)):
+        return 1 + len(content)
+    return 2 if key in value else 1
+
+
+def _one_message(message: Mapping[str, Any], where: str, key: str, layer: str) -> list[Unit]:
+    head = {k: v for k, v in message.items() if k != key}
+    units = [_unit(layer, where, head)]
+    content = message.get(key)
+    if isinstance(content, (list, tuple)):
+        units += [
+            _unit(layer, json_path(json_path(where, key), j), c) for j, c in enumerate(content)
+        ]
+    elif key in message:
+        units.append(_unit(layer, json_path(where, key), content))
+    return units
+
+
+def _unit(layer: str, path: str, value: Any) -> Unit:
+    value, ttl, marked = strip_markers(plain(value))
+    return Unit(layer, path, value, dumps(value, path), marked, ttl)
+
+
+def has_marker(value: Any) -> bool:
+    return isinstance(value, Mapping) and any(m in value for m in MARKERS)
+
+
+def strip_markers(value: Any) -> tuple[Any, str | None, bool]:
+    """`value` without its cache markers, the first marker's TTL, and whether it had one."""
+    if not has_marker(value):
+        return value, None, False
+    marker = next(value[m] for m in MARKERS if m in value)
+    ttl = marker.get("ttl") if isinstance(marker, Mapping) else None
+    stripped = {k: v for k, v in value.items() if k not in MARKERS}
+    return stripped, ttl if isinstance(ttl, str) else None, True
+
+
+def dumps(value: Any, path: str) -> bytes:
+    """The bytes as the SDK sends them: keys in insertion order, which is what the vendor hashes."""
+    try:
+        return orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        canonical_bytes(value, path)  # names the offending path and the fix
+        raise InputError(f"{path}: cannot serialise {type(value).__name__}") from None
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+def plain(value: Any) -> Any:
+    """SDK objects (pydantic models) become the JSON they are sent as; everything else as is."""
+    if type(value) in (dict, list, str):
+        return value
+    dump = getattr(value, "model_dump", None)
+    if callable(dump) and not isinstance(value, Mapping):
+        return dump(mode="json", exclude_none=True, by_alias=False)
+    return value
+
+
+def plain_request(request: Any, name: str) -> Mapping[str, Any]:
+    request = plain(request)
+    if not isinstance(request, Mapping):
+        raise InputError(
+            f"request {name} must be a dict of SDK keyword arguments, got {type(request).__name__}"
+        )
+    return request
+
+
+def pick(mapping: Mapping[str, Any], *names: str) -> Any:
+    for name in names:
+        if mapping.get(name) is not None:
+            return plain(mapping[name])
+    return None
+
+
+def get_path(request: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = request
+    for name in dotted.split("."):
+        value = plain(value)
+        if not isinstance(value, Mapping):
+            return None
+        value = value.get(name)
+    return plain(value)
+
+
+def setting(request: Mapping[str, Any], dotted: str) -> tuple[str, Any]:
+    """
+    Where a setting is and its value as sent: the SDKs merge `extra_body` over the named
+    arguments, and fields the SDK has no parameter for (engine `cache_salt`) can only go there.
+    """
+    extra = plain(request.get("extra_body"))
+    if isinstance(extra, Mapping) and dotted.split(".", 1)[0] in extra:
+        return f"extra_body.{dotted}", get_path(extra, dotted)
+    return dotted, get_path(request, dotted)

@@ -1,0 +1,75 @@
+"""`Vendor`: one request format's rules, readers and call paths, as one record."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .._usage import CacheUsage
+from ._elements import Element, Span, Unit, element_units, plain
+from ._reading import PromptParts
+from ._rules import CacheRules, Capabilities
+
+__all__ = ["Vendor"]
+
+
+def _never(model: str) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Vendor:
+    """
+    One request format. `layers` cuts a request into its layers (`Span`s by layer name);
+    `read_prompt` reads it back into prompt parts; `read_usage` reads a response's usage;
+    `misfit` says why a request cannot be of this format (None: it can); `signs` and
+    `response_signs` count the features that mark a request or response as this format's (for
+    detection); `call_paths` are the SDK methods that send this format (attribute path -> how
+    the method returns: "call", "iter", "chat-session" or a streaming helper's "*-manager").
+    """
+
+    name: str
+    title: str
+    aliases: tuple[str, ...]
+    rules: CacheRules
+    layers: Callable[[Mapping[str, Any]], dict[str, list[Span]]]
+    read_prompt: Callable[[Mapping[str, Any]], PromptParts]
+    read_usage: Callable[[Any], CacheUsage]
+    misfit: Callable[[Mapping[str, Any]], str | None]
+    signs: Callable[[Mapping[str, Any]], int]
+    response_signs: Callable[[Any], int]
+    call_paths: Mapping[tuple[str, ...], str]
+    sdk: str
+    supports_breakpoints: Callable[[str], bool] = _never
+
+    @property
+    def family(self) -> str:
+        """Formats of one vendor share a family (its key in the price and minimum tables)."""
+        return self.rules.min_tokens_key
+
+    def capabilities_for(self, model: str) -> Capabilities:
+        automatic = self.rules.automatic_capabilities
+        if automatic is None or self.supports_breakpoints(model):
+            return self.rules.capabilities
+        return automatic
+
+    def spans(self, request: Mapping[str, Any]) -> list[Span]:
+        """The containers of a request in render order, without touching their items."""
+        by_layer = self.layers(request)
+        return [span for layer in self.rules.render_order for span in by_layer.get(layer, ())]
+
+    def elements(self, request: Mapping[str, Any]) -> list[Element]:
+        """The request's elements in the vendor's render order."""
+        return [
+            Element(span.layer, span.path_of(i), plain(item), span.content_key)
+            for span in self.spans(request)
+            for i, item in enumerate(span.items)
+        ]
+
+    def units(self, request: Mapping[str, Any]) -> list[Unit]:
+        """The request's units (message heads and content blocks split) in render order."""
+        return [u for e in self.elements(request) for u in element_units(e)]
+
+    def __repr__(self) -> str:
+        return f"Vendor({self.name!r})"

@@ -1,0 +1,237 @@
+"""
+Anthropic Messages (`client.messages.create`): caches only at explicit `cache_control` markers
+(block-level, or the top-level automatic one that marks the last block), at most 4 per request,
+looking back at most 20 content blocks from each; 5m and 1h TTLs, a 1h marker never after a 5m
+one. Render order tools -> system -> messages. `tool_choice` and thinking settings drop the
+messages' cache but keep tools and system.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import InputError
+from .._parts import (
+    Content,
+    DocumentPart,
+    ImagePart,
+    TextPart,
+    ThinkingPart,
+    Tool,
+    ToolResult,
+    ToolUse,
+)
+from ._elements import Span, list_span, messages_span, system_spans
+from ._reading import PromptParts, items, message, sample, text
+from ._rules import CacheRules, Capabilities, Setting
+from ._usage import adapter_usage
+from ._vendor import Vendor
+
+__all__ = ["RULES", "VENDOR"]
+
+RULES = CacheRules(
+    marking="explicit",
+    capabilities=Capabilities(
+        vendor="anthropic",
+        marking="explicit",
+        max_breakpoints=4,
+        lookback_blocks=20,
+        ttls=("1h", "5m"),
+        default_ttl="5m",
+        ttl_order="non-increasing",
+        unmarkable=frozenset({"thinking", "redacted_thinking"}),
+        automatic_mode=False,
+    ),
+    top_level_marker="cache_control",
+    default_ttl_seconds=300.0,
+    ttl_settings=("cache_control.ttl",),
+    # Reads are exact to the breakpoint; the slack covers our token estimate only.
+    granularity_tokens=8,
+    min_tokens_key="anthropic",
+    render_order=("tools", "system", "messages"),
+    # "tool_choice ... No for messages", "thinking config or output_config.effort ... No for
+    # messages": tools and system stay cached.
+    invalidating=(
+        Setting(path="tool_choice", cause="tool_choice_changed", drops="messages"),
+        Setting(path="thinking", cause="thinking_changed", drops="messages"),
+        Setting(path="output_config.effort", cause="thinking_changed", drops="messages"),
+    ),
+    miss_reasons={
+        "model_changed": "model_changed",
+        "tools_changed": "tools_changed",
+        "system_changed": "content_changed",
+        "messages_changed": "content_changed",
+    },
+)
+
+CALL_PATHS: Mapping[tuple[str, ...], str] = {
+    ("messages", "create"): "call",
+    ("messages", "stream"): "anthropic-manager",
+}
+
+
+def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
+    return {
+        "tools": list_span("tools", "tools", request.get("tools")),
+        "system": system_spans("system", request.get("system")),
+        "messages": messages_span(request.get("messages"), "messages", "content"),
+    }
+
+
+# -- shape ---------------------------------------------------------------------------------
+
+_OWN_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "document"})
+_FOREIGN_BLOCKS = frozenset({"image_url", "input_text", "input_image", "input_audio", "file"})
+
+
+def misfit(request: Mapping[str, Any]) -> str | None:
+    for key in ("contents", "input", "instructions"):
+        if key in request:
+            return f"a top-level {key!r}"
+    if "messages" not in request:
+        return "no 'messages'"
+    for i, m in sample(request["messages"]):
+        if isinstance(m, Mapping) and m.get("role") in ("system", "developer", "tool"):
+            return f"messages[{i}] with role {m.get('role')!r} (Anthropic: user or assistant)"
+        if isinstance(m, Mapping) and m.get("tool_calls"):
+            return f"messages[{i}].tool_calls"
+        kinds = _block_types(m)
+        if kinds & _FOREIGN_BLOCKS:
+            return f"messages[{i}] with a {sorted(kinds & _FOREIGN_BLOCKS)[0]!r} part"
+    for i, t in enumerate(request.get("tools") or ()):
+        if isinstance(t, Mapping) and t.get("type") == "function":
+            return f"tools[{i}] of type 'function'"
+    return None
+
+
+def signs(request: Mapping[str, Any]) -> int:
+    found = int(_CLAUDE.search(str(request.get("model") or "")) is not None)
+    found += "system" in request
+    found += any(_block_types(m) & _OWN_BLOCKS for _, m in sample(request.get("messages")))
+    found += any(isinstance(t, Mapping) and "input_schema" in t for t in request.get("tools") or ())
+    found += any(k in request for k in ("cache_control", "thinking", "output_config"))
+    found += "max_tokens" in request  # required here; OpenAI's is max_completion_tokens
+    return found
+
+
+def response_signs(response: Any) -> int:
+    if not isinstance(response, Mapping):
+        return 0
+    usage = response.get("usage")
+    found = int(response.get("type") == "message")
+    if isinstance(usage, Mapping):
+        found += "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage
+    return found
+
+
+_CLAUDE = re.compile(r"(^|[./])claude")
+
+
+def _block_types(message: Any) -> set[str]:
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, (list, tuple)):
+        return set()
+    return {str(b.get("type")) for b in content if isinstance(b, Mapping)}
+
+
+# -- request -> prompt ---------------------------------------------------------------------
+
+
+def read_prompt(request: Mapping[str, Any]) -> PromptParts:
+    tools = [
+        Tool(
+            name=t["name"],
+            description=t.get("description", ""),
+            input_schema=t.get("input_schema", {}),
+        )
+        for t in items(request, "tools")
+    ]
+    system = request.get("system") or []
+    texts = [system] if isinstance(system, str) else [text(b, "system") for b in system]
+    messages = [
+        message(m.get("role"), _content(m.get("content"), f"messages[{i}]"))
+        for i, m in enumerate(items(request, "messages"))
+    ]
+    return tools, texts, messages
+
+
+def _content(content: Any, path: str) -> list[Content]:
+    if isinstance(content, str):
+        return [TextPart(text=content)]
+    return [
+        part
+        for i, block in enumerate(content or [])
+        if (part := _part(block, f"{path}.content[{i}]"))
+    ]
+
+
+def _part(block: Mapping[str, Any], path: str) -> Content | None:
+    kind = block.get("type")
+    if kind == "text":
+        return TextPart(text=block["text"])
+    if kind == "image":
+        source = block.get("source", {})
+        return ImagePart(
+            media_type=source.get("media_type", "image/png"),
+            data=source.get("data"),
+            url=source.get("url"),
+        )
+    if kind == "document":
+        return _document(block)
+    if kind == "tool_use":
+        return ToolUse(id=block["id"], name=block["name"], input=block.get("input", {}))
+    if kind == "tool_result":
+        return _tool_result(block, path)
+    if kind in ("thinking", "redacted_thinking"):
+        return ThinkingPart(
+            thinking=block.get("thinking", block.get("data", "")),
+            signature=block.get("signature", ""),
+        )
+    raise InputError(f"{path}: unsupported content block type {kind!r}")
+
+
+def _document(block: Mapping[str, Any]) -> DocumentPart:
+    source = block.get("source", {})
+    if source.get("type") == "text":
+        return DocumentPart(
+            media_type=source.get("media_type", "text/plain"),
+            text=source.get("data"),
+            title=block.get("title"),
+        )
+    return DocumentPart(
+        media_type=source.get("media_type", "application/pdf"),
+        data=source.get("data") or source.get("url"),
+        title=block.get("title"),
+    )
+
+
+def _tool_result(block: Mapping[str, Any], path: str) -> ToolResult:
+    inner = block.get("content", "")
+    body = (
+        inner
+        if isinstance(inner, str)
+        else tuple(
+            p for p in (_part(b, path) for b in inner) if isinstance(p, (TextPart, ImagePart))
+        )
+    )
+    return ToolResult(
+        tool_use_id=block["tool_use_id"], content=body, is_error=bool(block.get("is_error"))
+    )
+
+
+VENDOR = Vendor(
+    name="anthropic",
+    title="Anthropic Messages",
+    aliases=("claude", "anthropic-messages", "messages"),
+    rules=RULES,
+    layers=layers,
+    read_prompt=read_prompt,
+    read_usage=adapter_usage("anthropic"),
+    misfit=misfit,
+    signs=signs,
+    response_signs=response_signs,
+    call_paths=CALL_PATHS,
+    sdk="anthropic",
+)

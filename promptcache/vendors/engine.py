@@ -1,0 +1,66 @@
+"""
+Self-hosted engines (vLLM, SGLang, llama.cpp) through their OpenAI-compatible Chat Completions
+API: automatic prefix caching of full KV blocks (vLLM: 16 tokens), evicted least recently used
+(no TTL), no markers. Tools render through the chat template into the system turn after its
+text. `cache_salt` (vLLM, SGLang) keeps each salt's cache apart; chat template kwargs and
+reasoning effort change what the template renders from the top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ._elements import setting
+from ._openai import openai_model, response_signs
+from ._rules import CacheRules, Capabilities, Setting
+from ._usage import adapter_usage
+from ._vendor import Vendor
+from .openai_chat import CALL_PATHS, chat_layers, chat_misfit, chat_signs, read_chat_prompt
+
+__all__ = ["RULES", "VENDOR"]
+
+RULES = CacheRules(
+    marking="automatic",
+    capabilities=Capabilities(
+        vendor="engine",
+        marking="automatic",
+        max_breakpoints=0,
+        increment_tokens=16,
+    ),
+    default_ttl_seconds=None,  # LRU eviction, not time
+    # Blocks of 16 tokens plus what the chat template appends after the last message.
+    granularity_tokens=64,
+    min_tokens_key="engine",
+    render_order=("system", "tools", "messages"),
+    invalidating=(
+        Setting(path="cache_salt", cause="cache_salt_changed"),
+        Setting(path="chat_template_kwargs", cause="thinking_changed"),
+        Setting(path="reasoning_effort", cause="thinking_changed"),
+    ),
+)
+
+_ENGINE_FIELDS = ("cache_salt", "chat_template_kwargs", "top_k", "min_p", "repetition_penalty")
+
+
+def signs(request: Mapping[str, Any]) -> int:
+    found = sum(setting(request, name)[1] is not None for name in _ENGINE_FIELDS)
+    model = request.get("model")
+    local = isinstance(model, str) and ("/" in model or model.endswith(".gguf"))
+    return found + local + (chat_signs(request) if found or local else 0) - openai_model(model)
+
+
+VENDOR = Vendor(
+    name="engine",
+    title="OpenAI-compatible engine (vLLM, SGLang, llama.cpp)",
+    aliases=("vllm", "sglang", "llama.cpp", "llamacpp", "llama-cpp", "llama-server"),
+    rules=RULES,
+    layers=chat_layers,
+    read_prompt=read_chat_prompt,
+    read_usage=adapter_usage("engine"),
+    misfit=chat_misfit,
+    signs=signs,
+    response_signs=lambda response: response_signs(response, "chat.completion"),
+    call_paths=CALL_PATHS,
+    sdk="openai",
+)

@@ -1,0 +1,186 @@
+"""
+Gemini (`client.models.generate_content`): implicit caching of every prefix over the model's
+minimum (the shipped table), no markers; an explicit cache is a separate resource
+(`cached_content`). The implicit cache's lifetime is undocumented.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import orjson
+
+from .._errors import InputError
+from .._parts import Content, DocumentPart, ImagePart, TextPart, Tool, ToolResult, ToolUse
+from ._elements import Span, list_span, messages_span, pick, plain, scalar_span
+from ._reading import PromptParts, message
+from ._rules import CacheRules, Capabilities
+from ._usage import adapter_usage
+from ._vendor import Vendor
+
+__all__ = ["RULES", "VENDOR"]
+
+RULES = CacheRules(
+    marking="automatic",
+    capabilities=Capabilities(
+        vendor="gemini",
+        marking="automatic",
+        max_breakpoints=0,
+        ttls=(),
+        default_ttl=None,
+    ),
+    # Undocumented for the implicit cache; we assume the Anthropic/OpenAI five minutes.
+    default_ttl_seconds=300.0,
+    granularity_tokens=256,
+    min_tokens_key="gemini",
+    render_order=("tools", "system", "messages"),
+)
+
+CALL_PATHS: Mapping[tuple[str, ...], str] = {
+    ("models", "generate_content"): "call",
+    ("models", "generate_content_stream"): "iter",
+    ("aio", "models", "generate_content"): "call",
+    ("aio", "models", "generate_content_stream"): "iter",
+    # A chat session sends through the models it was made with: hand it the observed ones.
+    ("chats", "create"): "chat-session",
+    ("aio", "chats", "create"): "chat-session",
+}
+
+
+def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
+    config = plain(request.get("config")) or {}
+    if not isinstance(config, Mapping):
+        raise InputError(f"config: expected a dict, got {type(config).__name__}")
+    system = pick(config, "system_instruction", "systemInstruction")
+    if system is None:
+        system = pick(request, "system_instruction", "systemInstruction")
+    tools = config.get("tools", request.get("tools"))
+    where = "config.tools" if "tools" in config else "tools"
+    contents = request.get("contents")
+    if isinstance(contents, str):
+        messages = [scalar_span("messages", "contents", contents)]
+    else:
+        messages = messages_span(contents, "contents", "parts")
+    return {
+        "tools": list_span("tools", where, tools),
+        "system": [] if system is None else [scalar_span("system", _system_path(config), system)],
+        "messages": messages,
+    }
+
+
+def _system_path(config: Mapping[str, Any]) -> str:
+    if "system_instruction" in config:
+        return "config.system_instruction"
+    return "config.systemInstruction" if "systemInstruction" in config else "system_instruction"
+
+
+def misfit(request: Mapping[str, Any]) -> str | None:
+    for key in ("messages", "input", "instructions", "system"):
+        if key in request:
+            return f"a top-level {key!r}"
+    if "contents" not in request:
+        return "no 'contents'"
+    return None
+
+
+_GEMINI = re.compile(r"(^|/)(gemini|gemma)")
+
+
+def signs(request: Mapping[str, Any]) -> int:
+    return 1 + int(_GEMINI.search(str(request.get("model") or "")) is not None)
+
+
+def response_signs(response: Any) -> int:
+    if not isinstance(response, Mapping):
+        return 0
+    return int("usage_metadata" in response or "usageMetadata" in response)
+
+
+# -- request -> prompt ---------------------------------------------------------------------
+
+
+def read_prompt(request: Mapping[str, Any]) -> PromptParts:
+    config = request.get("config") or {}
+    tools = [
+        Tool(
+            name=d["name"],
+            description=d.get("description", ""),
+            input_schema=_get(d, "parameters_json_schema") or d.get("parameters") or {},
+        )
+        for group in _get(config, "tools") or []
+        for d in _get(group, "function_declarations") or []
+    ]
+    instruction = _get(config, "system_instruction")
+    system = [] if instruction is None else _texts(instruction)
+    contents = request.get("contents") or []
+    if isinstance(contents, str):
+        contents = [{"role": "user", "parts": [{"text": contents}]}]
+    messages = [
+        message(
+            "assistant" if c.get("role") == "model" else "user",
+            [_part(p, f"contents[{i}].parts[{j}]") for j, p in enumerate(c.get("parts", []))],
+        )
+        for i, c in enumerate(contents)
+    ]
+    return tools, system, messages
+
+
+def _texts(instruction: Any) -> list[str]:
+    """Each part of a system instruction is one system block, as the adapter writes them."""
+    if isinstance(instruction, str):
+        return [instruction]
+    return [p.get("text", "") for p in _get(instruction, "parts") or []]
+
+
+def _part(part: Mapping[str, Any], path: str) -> Content:
+    if "text" in part:
+        return TextPart(text=part["text"])
+    call = _get(part, "function_call")
+    if call is not None:
+        return ToolUse(id=call.get("id", ""), name=call.get("name", ""), input=call.get("args", {}))
+    response = _get(part, "function_response")
+    if response is not None:
+        return _tool_result(response)
+    inline = _get(part, "inline_data")
+    if inline is not None:
+        mime = _get(inline, "mime_type") or "application/octet-stream"
+        kind = ImagePart if str(mime).startswith("image/") else DocumentPart
+        return kind(media_type=mime, data=inline.get("data", ""))
+    raise InputError(f"{path}: unsupported Gemini part with keys {sorted(part)}")
+
+
+def _tool_result(response: Mapping[str, Any]) -> ToolResult:
+    payload = response.get("response", {})
+    # {"output": text} is how a plain-text tool result travels (the adapter writes it so).
+    output = payload.get("output") if isinstance(payload, Mapping) and len(payload) == 1 else None
+    body = (
+        output
+        if isinstance(output, str)
+        else orjson.dumps(payload, option=orjson.OPT_SORT_KEYS).decode()
+    )
+    return ToolResult(tool_use_id=response.get("id", response.get("name", "")), content=body)
+
+
+def _get(mapping: Mapping[str, Any], snake: str) -> Any:
+    """Gemini accepts snake_case (Python SDK) and camelCase (wire) keys."""
+    head, *rest = snake.split("_")
+    camel = head + "".join(word.title() for word in rest)
+    return mapping.get(snake, mapping.get(camel))
+
+
+VENDOR = Vendor(
+    name="gemini",
+    title="Gemini generateContent",
+    aliases=("google", "vertex", "vertex-ai", "google-genai"),
+    rules=RULES,
+    layers=layers,
+    read_prompt=read_prompt,
+    read_usage=adapter_usage("gemini"),
+    misfit=misfit,
+    signs=signs,
+    response_signs=response_signs,
+    call_paths=CALL_PATHS,
+    sdk="google-genai",
+)

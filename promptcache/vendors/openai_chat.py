@@ -1,0 +1,159 @@
+"""
+OpenAI Chat Completions (`client.chat.completions.create`): every prefix of 1,024 tokens or more
+is cached automatically (hits in 128-token increments, kept 5-10 minutes); GPT-5.6 and later
+also take explicit `prompt_cache_breakpoint` markers (`prompt_cache_options.mode: "explicit"`
+turns automatic caching off). Reasoning effort is part of the cached prefix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._parts import Message, ToolResult
+from ._elements import Span, check_list, scalar_span
+from ._openai import (
+    AUTOMATIC,
+    EXPLICIT,
+    INVALIDATING,
+    MISS_REASONS,
+    leading_system,
+    openai_model,
+    response_signs,
+    supports_breakpoints,
+    tool_spans,
+)
+from ._reading import (
+    PromptParts,
+    items,
+    message,
+    openai_content,
+    openai_text,
+    openai_tool,
+    sample,
+    texts,
+)
+from ._rules import CacheRules
+from ._usage import adapter_usage
+from ._vendor import Vendor
+
+__all__ = ["RULES", "VENDOR", "chat_layers", "chat_misfit", "chat_signs", "read_chat_prompt"]
+
+RULES = CacheRules(
+    marking="automatic",
+    capabilities=EXPLICIT,
+    automatic_capabilities=AUTOMATIC,
+    explicit_switch=("prompt_cache_options.mode", "explicit"),
+    # In-memory caches last "5-10 minutes" of inactivity: the short end.
+    default_ttl_seconds=300.0,
+    ttl_settings=("prompt_cache_options.ttl", "prompt_cache_retention"),
+    granularity_tokens=128,
+    min_tokens_key="openai",
+    # Not documented; we assume the same as Anthropic's.
+    render_order=("tools", "system", "messages"),
+    invalidating=INVALIDATING,
+    miss_reasons=MISS_REASONS,
+)
+
+CALL_PATHS: Mapping[tuple[str, ...], str] = {
+    ("chat", "completions", "create"): "call",
+    ("chat", "completions", "parse"): "call",  # structured outputs: a parsed ChatCompletion
+    ("beta", "chat", "completions", "parse"): "call",  # the same, where older code calls it
+    ("chat", "completions", "stream"): "chat-manager",
+}
+
+
+def chat_layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
+    """`messages`: leading system/developer messages are the system layer, the rest messages."""
+    items_ = request.get("messages")
+    tools = tool_spans(request)
+    if isinstance(items_, str):
+        return {
+            "tools": tools,
+            "system": [],
+            "messages": [scalar_span("messages", "messages", items_)],
+        }
+    check_list("messages", items_)
+    items_ = items_ or []
+    lead = leading_system(items_)
+    system = [Span("system", "messages", items_[:lead], 0, True, "content")] if lead else []
+    rest = items_[lead:]
+    messages = [Span("messages", "messages", rest, lead, True, "content")] if rest else []
+    return {"tools": tools, "system": system, "messages": messages}
+
+
+# -- shape ---------------------------------------------------------------------------------
+
+_FOREIGN_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking"})
+
+
+def chat_misfit(request: Mapping[str, Any]) -> str | None:
+    for key in ("contents", "input", "instructions", "system"):
+        if key in request:
+            return f"a top-level {key!r}"
+    if "messages" not in request:
+        return "no 'messages'"
+    for i, m in sample(request["messages"]):
+        content = m.get("content") if isinstance(m, Mapping) else None
+        for block in content if isinstance(content, (list, tuple)) else ():
+            if isinstance(block, Mapping) and block.get("type") in _FOREIGN_BLOCKS:
+                return f"messages[{i}] with a {block['type']!r} block"
+    for i, t in enumerate(request.get("tools") or ()):
+        if isinstance(t, Mapping) and "input_schema" in t:
+            return f"tools[{i}] with an 'input_schema' (Chat Completions: function.parameters)"
+    return None
+
+
+def chat_signs(request: Mapping[str, Any]) -> int:
+    messages = [m for _, m in sample(request.get("messages")) if isinstance(m, Mapping)]
+    found = int(any(m.get("role") in ("system", "developer", "tool") for m in messages))
+    found += any(m.get("tool_calls") for m in messages)
+    found += any(
+        isinstance(t, Mapping) and t.get("type") == "function" for t in request.get("tools") or ()
+    )
+    return found
+
+
+def _signs(request: Mapping[str, Any]) -> int:
+    own = ("prompt_cache_key", "prompt_cache_options", "max_completion_tokens")
+    return chat_signs(request) + openai_model(request.get("model")) + any(k in request for k in own)
+
+
+# -- request -> prompt ---------------------------------------------------------------------
+
+
+def read_chat_prompt(request: Mapping[str, Any]) -> PromptParts:
+    tools = [openai_tool(t.get("function", t)) for t in items(request, "tools")]
+    system: list[str] = []
+    messages: list[Message] = []
+    for i, m in enumerate(items(request, "messages")):
+        role, path = m.get("role"), f"messages[{i}]"
+        if role in ("system", "developer") and not messages:
+            system.extend(texts(m.get("content"), path))
+        elif role == "tool":
+            result = ToolResult(
+                tool_use_id=m.get("tool_call_id", ""), content=openai_text(m.get("content"), path)
+            )
+            messages.append(Message.user([result]))
+        elif role in ("system", "developer"):
+            messages.append(Message.user(openai_text(m.get("content"), path)))
+        else:
+            messages.append(message(role, openai_content(m, path)))
+    return tools, system, messages
+
+
+VENDOR = Vendor(
+    name="openai",
+    title="OpenAI Chat Completions",
+    aliases=("openai-chat", "chat", "chat-completions", "azure-openai"),
+    rules=RULES,
+    layers=chat_layers,
+    read_prompt=read_chat_prompt,
+    read_usage=adapter_usage("openai"),
+    misfit=chat_misfit,
+    signs=_signs,
+    response_signs=lambda response: response_signs(response, "chat.completion"),
+    call_paths=CALL_PATHS,
+    sdk="openai",
+    supports_breakpoints=supports_breakpoints,
+)

@@ -1,0 +1,166 @@
+"""
+OpenAI Responses (`client.responses.create`): the same cache as Chat Completions (automatic
+prefix caching; explicit breakpoints on GPT-5.6 and later, with a 12h TTL here too), over
+`instructions` + `input` items. Function calls and their outputs are items of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any, Literal
+
+from .._parts import Content, Message, TextPart, ThinkingPart, ToolResult, ToolUse
+from ._elements import Span, check_list, scalar_span, system_spans
+from ._openai import (
+    AUTOMATIC,
+    EXPLICIT,
+    INVALIDATING,
+    MISS_REASONS,
+    leading_system,
+    openai_model,
+    response_signs,
+    supports_breakpoints,
+    tool_spans,
+)
+from ._reading import (
+    PromptParts,
+    arguments,
+    items,
+    message,
+    openai_content,
+    openai_text,
+    openai_tool,
+    texts,
+)
+from ._rules import CacheRules
+from ._usage import adapter_usage
+from ._vendor import Vendor
+
+__all__ = ["RULES", "VENDOR"]
+
+RULES = CacheRules(
+    marking="automatic",
+    capabilities=replace(
+        EXPLICIT, unmarkable=frozenset({"thinking", "tool_use", "assistant:text"})
+    ),
+    automatic_capabilities=AUTOMATIC,
+    explicit_switch=("prompt_cache_options.mode", "explicit"),
+    default_ttl_seconds=300.0,
+    ttl_settings=("prompt_cache_options.ttl", "prompt_cache_retention"),
+    granularity_tokens=128,
+    min_tokens_key="openai",
+    render_order=("tools", "system", "messages"),
+    invalidating=INVALIDATING,
+    miss_reasons=MISS_REASONS,
+)
+
+CALL_PATHS: Mapping[tuple[str, ...], str] = {
+    ("responses", "create"): "call",
+    ("responses", "parse"): "call",
+    ("responses", "stream"): "responses-manager",
+}
+
+
+def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
+    """`instructions` and leading system/developer items are the system layer."""
+    items_ = request.get("input")
+    system: list[Span] = []
+    if request.get("instructions") is not None:
+        system = system_spans("instructions", request["instructions"])
+    tools = tool_spans(request)
+    if isinstance(items_, str):
+        return {
+            "tools": tools,
+            "system": system,
+            "messages": [scalar_span("messages", "input", items_)],
+        }
+    check_list("input", items_)
+    items_ = items_ or []
+    lead = leading_system(items_)
+    if lead:
+        system.append(Span("system", "input", items_[:lead], 0, True, "content"))
+    rest = items_[lead:]
+    messages = [Span("messages", "input", rest, lead, True, "content")] if rest else []
+    return {"tools": tools, "system": system, "messages": messages}
+
+
+def misfit(request: Mapping[str, Any]) -> str | None:
+    for key in ("contents", "messages", "system"):
+        if key in request:
+            return f"a top-level {key!r}"
+    if "input" not in request and "instructions" not in request:
+        return "neither 'input' nor 'instructions'"
+    return None
+
+
+def signs(request: Mapping[str, Any]) -> int:
+    return 1 + ("input" in request) + openai_model(request.get("model"))
+
+
+# -- request -> prompt ---------------------------------------------------------------------
+
+
+def read_prompt(request: Mapping[str, Any]) -> PromptParts:
+    tools = [
+        openai_tool(t) for t in items(request, "tools") if t.get("type", "function") == "function"
+    ]
+    system = [request["instructions"]] if request.get("instructions") else []
+    text = request.get("input")
+    listed = (
+        [{"role": "user", "content": text}] if isinstance(text, str) else items(request, "input")
+    )
+    messages: list[Message] = []
+    for i, item in enumerate(listed):
+        path = f"input[{i}]"
+        kind = item.get("type", "message")
+        if kind == "function_call":
+            call = ToolUse(
+                id=item.get("call_id", ""),
+                name=item["name"],
+                input=arguments(item.get("arguments")),
+            )
+            _join(messages, "assistant", call)
+        elif kind == "function_call_output":
+            output = item.get("output", "")
+            body = output if isinstance(output, str) else openai_text(output, path)
+            _join(messages, "user", ToolResult(tool_use_id=item.get("call_id", ""), content=body))
+        elif item.get("role") in ("system", "developer") and not messages:
+            system.extend(texts(item.get("content"), path))
+        else:
+            role = "assistant" if item.get("role") == "assistant" else "user"
+            messages.append(message(role, openai_content(item, path)))
+    return tools, system, messages
+
+
+def _join(messages: list[Message], role: Literal["user", "assistant"], part: Content) -> None:
+    """
+    Responses sends calls and their outputs as items of their own; they belong to the turn in
+    front of them (the assistant's text and its calls, or one user turn of results).
+    """
+    previous = messages[-1] if messages else None
+    calls_or_results = previous is not None and all(
+        isinstance(p, (ToolResult if role == "user" else (TextPart, ToolUse, ThinkingPart)))
+        for p in previous.content
+    )
+    if previous is not None and previous.role == role and calls_or_results:
+        messages[-1] = Message(role=role, content=(*previous.content, part))
+    else:
+        messages.append(Message(role=role, content=[part]))
+
+
+VENDOR = Vendor(
+    name="openai-responses",
+    title="OpenAI Responses",
+    aliases=("responses", "openai-response"),
+    rules=RULES,
+    layers=layers,
+    read_prompt=read_prompt,
+    read_usage=adapter_usage("openai-responses"),
+    misfit=misfit,
+    signs=signs,
+    response_signs=lambda response: response_signs(response, "response"),
+    call_paths=CALL_PATHS,
+    sdk="openai",
+    supports_breakpoints=supports_breakpoints,
+)
