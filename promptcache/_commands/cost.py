@@ -11,8 +11,8 @@ import orjson
 from .._errors import InputError
 from .._pricing import Cost, cost, load_prices
 from .._usage import CacheUsage
-from ..adapters import ADAPTER_NAMES, get_adapter
-from ._io import load_json_object
+from ..vendors import Vendor, detect_response_vendor, get_vendor
+from ._io import add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:
@@ -26,9 +26,7 @@ def register(subparsers: Any) -> None:
         ),
     )
     parser.add_argument("files", nargs="+", help="response JSON files ('-' for stdin)")
-    parser.add_argument(
-        "--vendor", required=True, choices=ADAPTER_NAMES, help="the API that answered"
-    )
+    add_vendor_option(parser, "the API that answered")
     parser.add_argument("--model", help="the model, when the response does not name one")
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
@@ -36,15 +34,16 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    adapter = get_adapter(args.vendor)
     table = load_prices(args.prices)
     rows = []
     for file in args.files:
-        usage = adapter.read_usage(load_json_object(file, holds="a vendor response or its usage"))
+        response = load_json_object(file, holds="a vendor response or its usage")
+        vendor = get_vendor(args.vendor) if args.vendor else _detected(response, file)
+        usage = vendor.read_usage(response)
         model = args.model or usage.model
         if not model:
             raise InputError(f"{file}: the response names no model; pass --model")
-        rows.append((file, usage, cost(usage, model=model, vendor=args.vendor, prices=table)))
+        rows.append((file, usage, cost(usage, model=model, vendor=vendor.name, prices=table)))
     if args.format == "json":
         payload = {
             "as_of": table.as_of,
@@ -56,6 +55,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_text(rows, table.as_of, table.currency))
     return 0
+
+
+def _detected(response: dict[str, Any], file: str) -> Vendor:
+    try:
+        return detect_response_vendor(response)
+    except InputError as exc:
+        raise InputError(f"{file}: {exc}") from None
 
 
 def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:

@@ -58,6 +58,7 @@ LOGGER = logging.getLogger("promptcache.monitor")
 # Bodies are held by reference; their size is estimated from the vendor's token count (about four
 # bytes of JSON per token), which costs nothing to compute on the hot path.
 _BYTES_PER_TOKEN = 4
+_SHAPES = 256  # request shapes whose format is remembered
 
 
 class Monitor(Judging):
@@ -112,6 +113,7 @@ class Monitor(Judging):
         self._warned: dict[str, set[str]] = {}  # the once-per-key causes already reported
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
+        self._shapes: dict[tuple[frozenset[str], str | None], Vendor] = {}
         self._exporter = Exporter(prometheus_registry) if metrics else None
 
     # -- the one call ---------------------------------------------------------------------
@@ -167,9 +169,21 @@ class Monitor(Judging):
 
     def _vendor_of(self, request: Mapping[str, Any], response: Any) -> Vendor:
         """The request's format: the named vendor's (checked against its shape) or detected."""
+        # Requests of one application come in a handful of shapes: read each shape once (the
+        # top-level fields and the model decide it), not every request's messages again.
+        model = request.get("model")
+        shape = (frozenset(request), model if isinstance(model, str) else None)
+        known = self._shapes.get(shape)
+        if known is not None:
+            return known
         if self._named is not None:
-            return resolve_vendor(request, self._named)
-        return detect_vendor(request, None if isinstance(response, CacheUsage) else response)
+            found = resolve_vendor(request, self._named)
+        else:
+            found = detect_vendor(request, None if isinstance(response, CacheUsage) else response)
+        if len(self._shapes) >= _SHAPES:
+            self._shapes.clear()
+        self._shapes[shape] = found
+        return found
 
     # -- introspection --------------------------------------------------------------------
 

@@ -36,6 +36,7 @@ __all__ = [
     "Span",
     "Unit",
     "Vendor",
+    "detect_response_vendor",
     "detect_vendor",
     "get_vendor",
     "resolve_vendor",
@@ -92,6 +93,21 @@ def detect_vendor(request: Mapping[str, Any], response: Any = None) -> Vendor:
     raise InputError(
         f"this request could be {_either(tied)}: its shape does not say which. Pass "
         f"--vendor / vendor= one of {', '.join(v.name for v in tied)}"
+    )
+
+
+def detect_response_vendor(response: Any) -> Vendor:
+    """The format of a response (or only its usage object), from its shape and model."""
+    answer = plain(response)
+    scored = sorted(((v.response_signs(answer), v) for v in VENDORS), key=lambda p: -p[0])
+    best = scored[0][0]
+    tied = [v for score, v in scored if score == best]
+    if best > 0 and len(tied) == 1:
+        return tied[0]
+    keys = sorted(answer)[:8] if isinstance(answer, Mapping) else type(answer).__name__
+    which = f"could be {_either(tied)}" if best > 0 else f"has no field we know (keys: {keys})"
+    raise InputError(
+        f"cannot tell which API answered: this response {which}. Pass --vendor / vendor="
     )
 
 

@@ -84,7 +84,11 @@ def leading_system(items: Any) -> int:
     return count
 
 
-def response_signs(response: Any, obj: str) -> int:
+def response_signs(response: Any, obj: str, usage_field: str) -> int:
+    """`obj`: the response's `object`; `usage_field`: a field only this format's usage has."""
     if not isinstance(response, Mapping):
         return 0
-    return int(response.get("object") == obj)
+    usage = response.get("usage", response)  # a response, or only its usage object
+    found = int(str(response.get("object", "")).startswith(obj))
+    found += isinstance(usage, Mapping) and usage_field in usage
+    return found + openai_model(response.get("model"))

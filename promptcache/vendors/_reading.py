@@ -28,7 +28,7 @@ __all__ = [
 PromptParts = tuple[list[Tool], list[str], list[Message]]
 
 
-_SAMPLE = 8
+_SAMPLE = 2
 
 
 def sample(values: Any) -> list[tuple[int, Any]]:

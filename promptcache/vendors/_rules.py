@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 __all__ = ["TTL_SECONDS", "CacheRules", "Capabilities", "Setting"]
 
@@ -104,3 +104,34 @@ class CacheRules:
     @property
     def caches_only_at_markers(self) -> bool:
         return self.marking == "explicit"
+
+    def to_json(self) -> dict[str, Any]:
+        """The rules as JSON (`promptcache vendors --format json`): every field, by name."""
+        caps = self.capabilities
+        return {
+            "marking": self.marking,
+            "explicit_switch": _pair(self.explicit_switch),
+            "top_level_marker": self.top_level_marker,
+            "max_breakpoints": caps.max_breakpoints,
+            "lookback_blocks": caps.lookback_blocks,
+            "ttls": list(caps.ttls),
+            "default_ttl": caps.default_ttl,
+            "ttl_order": caps.ttl_order,
+            "default_ttl_seconds": self.default_ttl_seconds,
+            "ttl_settings": list(self.ttl_settings),
+            "granularity_tokens": self.granularity_tokens,
+            "min_tokens_key": self.min_tokens_key,
+            "render_order": list(self.render_order),
+            "unmarkable": sorted(caps.unmarkable),
+            "unmarkable_layers": sorted(caps.unmarkable_layers),
+            "breakpoints_need_model": self.automatic_capabilities is not None,
+            "invalidating": [
+                {"path": "model", "cause": "model_changed", "drops": "everything"},
+                *({"path": s.path, "cause": s.cause, "drops": s.drops} for s in self.invalidating),
+            ],
+            "miss_reasons": dict(self.miss_reasons),
+        }
+
+
+def _pair(pair: tuple[str, str] | None) -> dict[str, str] | None:
+    return None if pair is None else {"setting": pair[0], "value": pair[1]}

@@ -71,5 +71,16 @@ class Vendor:
         """The request's units (message heads and content blocks split) in render order."""
         return [u for e in self.elements(request) for u in element_units(e)]
 
+    def to_json(self, minimum: int | None = None) -> dict[str, Any]:
+        """Name, aliases, title, rules and call paths as JSON; `minimum`: the table's default."""
+        return {
+            "name": self.name,
+            "aliases": list(self.aliases),
+            "title": self.title,
+            "sdk": self.sdk,
+            "rules": {**self.rules.to_json(), "min_tokens_default": minimum},
+            "call_paths": {".".join(path): kind for path, kind in self.call_paths.items()},
+        }
+
     def __repr__(self) -> str:
         return f"Vendor({self.name!r})"

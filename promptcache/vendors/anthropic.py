@@ -93,15 +93,15 @@ def misfit(request: Mapping[str, Any]) -> str | None:
     if "messages" not in request:
         return "no 'messages'"
     for i, m in sample(request["messages"]):
-        if isinstance(m, Mapping) and m.get("role") in ("system", "developer", "tool"):
+        if isinstance(m, dict) and m.get("role") in ("system", "developer", "tool"):
             return f"messages[{i}] with role {m.get('role')!r} (Anthropic: user or assistant)"
-        if isinstance(m, Mapping) and m.get("tool_calls"):
+        if isinstance(m, dict) and m.get("tool_calls"):
             return f"messages[{i}].tool_calls"
         kinds = _block_types(m)
         if kinds & _FOREIGN_BLOCKS:
             return f"messages[{i}] with a {sorted(kinds & _FOREIGN_BLOCKS)[0]!r} part"
-    for i, t in enumerate(request.get("tools") or ()):
-        if isinstance(t, Mapping) and t.get("type") == "function":
+    for i, t in sample(request.get("tools")):
+        if isinstance(t, dict) and t.get("type") == "function":
             return f"tools[{i}] of type 'function'"
     return None
 
@@ -110,7 +110,9 @@ def signs(request: Mapping[str, Any]) -> int:
     found = int(_CLAUDE.search(str(request.get("model") or "")) is not None)
     found += "system" in request
     found += any(_block_types(m) & _OWN_BLOCKS for _, m in sample(request.get("messages")))
-    found += any(isinstance(t, Mapping) and "input_schema" in t for t in request.get("tools") or ())
+    found += any(
+        isinstance(t, Mapping) and "input_schema" in t for _, t in sample(request.get("tools"))
+    )
     found += any(k in request for k in ("cache_control", "thinking", "output_config"))
     found += "max_tokens" in request  # required here; OpenAI's is max_completion_tokens
     return found
@@ -119,8 +121,9 @@ def signs(request: Mapping[str, Any]) -> int:
 def response_signs(response: Any) -> int:
     if not isinstance(response, Mapping):
         return 0
-    usage = response.get("usage")
+    usage = response.get("usage", response)  # a response, or only its usage object
     found = int(response.get("type") == "message")
+    found += _CLAUDE.search(str(response.get("model") or "")) is not None
     if isinstance(usage, Mapping):
         found += "cache_read_input_tokens" in usage or "cache_creation_input_tokens" in usage
     return found
@@ -130,10 +133,8 @@ _CLAUDE = re.compile(r"(^|[./])claude")
 
 
 def _block_types(message: Any) -> set[str]:
-    content = message.get("content") if isinstance(message, Mapping) else None
-    if not isinstance(content, (list, tuple)):
-        return set()
-    return {str(b.get("type")) for b in content if isinstance(b, Mapping)}
+    content = message.get("content") if isinstance(message, dict) else None
+    return {str(b.get("type")) for _, b in sample(content) if isinstance(b, dict)}
 
 
 # -- request -> prompt ---------------------------------------------------------------------

@@ -50,6 +50,13 @@ def signs(request: Mapping[str, Any]) -> int:
     return found + local + (chat_signs(request) if found or local else 0) - openai_model(model)
 
 
+def _response_signs(response: Any) -> int:
+    found = response_signs(response, "chat.completion", "prompt_tokens")
+    model = response.get("model") if isinstance(response, Mapping) else None
+    local = isinstance(model, str) and ("/" in model or model.endswith(".gguf"))
+    return found + local - 2 * openai_model(model)
+
+
 VENDOR = Vendor(
     name="engine",
     title="OpenAI-compatible engine (vLLM, SGLang, llama.cpp)",
@@ -60,7 +67,7 @@ VENDOR = Vendor(
     read_usage=adapter_usage("engine"),
     misfit=chat_misfit,
     signs=signs,
-    response_signs=lambda response: response_signs(response, "chat.completion"),
+    response_signs=_response_signs,
     call_paths=CALL_PATHS,
     sdk="openai",
 )

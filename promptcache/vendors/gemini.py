@@ -95,7 +95,10 @@ def signs(request: Mapping[str, Any]) -> int:
 def response_signs(response: Any) -> int:
     if not isinstance(response, Mapping):
         return 0
-    return int("usage_metadata" in response or "usageMetadata" in response)
+    found = int(any(k in response for k in ("usage_metadata", "usageMetadata", "candidates")))
+    found += any(k in response for k in ("promptTokenCount", "prompt_token_count"))
+    model = response.get("model_version", response.get("modelVersion"))
+    return found + (_GEMINI.search(str(model or "")) is not None)
 
 
 # -- request -> prompt ---------------------------------------------------------------------

@@ -94,11 +94,11 @@ def chat_misfit(request: Mapping[str, Any]) -> str | None:
     if "messages" not in request:
         return "no 'messages'"
     for i, m in sample(request["messages"]):
-        content = m.get("content") if isinstance(m, Mapping) else None
-        for block in content if isinstance(content, (list, tuple)) else ():
-            if isinstance(block, Mapping) and block.get("type") in _FOREIGN_BLOCKS:
+        content = m.get("content") if isinstance(m, dict) else None
+        for _, block in sample(content):
+            if isinstance(block, dict) and block.get("type") in _FOREIGN_BLOCKS:
                 return f"messages[{i}] with a {block['type']!r} block"
-    for i, t in enumerate(request.get("tools") or ()):
+    for i, t in sample(request.get("tools")):
         if isinstance(t, Mapping) and "input_schema" in t:
             return f"tools[{i}] with an 'input_schema' (Chat Completions: function.parameters)"
     return None
@@ -109,7 +109,8 @@ def chat_signs(request: Mapping[str, Any]) -> int:
     found = int(any(m.get("role") in ("system", "developer", "tool") for m in messages))
     found += any(m.get("tool_calls") for m in messages)
     found += any(
-        isinstance(t, Mapping) and t.get("type") == "function" for t in request.get("tools") or ()
+        isinstance(t, Mapping) and t.get("type") == "function"
+        for _, t in sample(request.get("tools"))
     )
     return found
 
@@ -152,7 +153,7 @@ VENDOR = Vendor(
     read_usage=adapter_usage("openai"),
     misfit=chat_misfit,
     signs=_signs,
-    response_signs=lambda response: response_signs(response, "chat.completion"),
+    response_signs=lambda response: response_signs(response, "chat.completion", "prompt_tokens"),
     call_paths=CALL_PATHS,
     sdk="openai",
     supports_breakpoints=supports_breakpoints,
