@@ -23,10 +23,20 @@ _FIXES = {
     "block_order": "join system sections in one fixed order (sort them; don't iterate a map or set)",
     "model_changed": "caches are per model; keep one model per session or accept one rewrite",
     "whitespace": "normalise whitespace when rendering templates (trim_blocks, strip)",
+    "unicode_normalization": "normalise text to one form before sending "
+    "(unicodedata.normalize('NFC', text)); copy-paste and macOS file names produce NFD",
     "content_changed": "earlier content must be sent byte for byte as before; append, don't edit",
     "tool_choice_changed": "keep tool_choice fixed for the session",
     "thinking_changed": "keep the thinking / reasoning settings fixed for the session",
     "cache_salt_changed": "keep one cache_salt per tenant for the whole session",
+    "not_cached": "mark the end of the stable prefix (promptcache's adapters place the markers)",
+}
+# When the value already sits in the final user turn, "move it there" is no fix.
+_TAIL_FIXES = {
+    "timestamp": "it is already in the last user message: end the cached prefix before this "
+    "turn (no breakpoint on it), or render the time at day precision",
+    "random_id": "it is already in the last user message: end the cached prefix before this "
+    "turn (no breakpoint on it)",
 }
 
 
@@ -38,7 +48,7 @@ def register(subparsers: Any) -> None:
             "Compare request B against the earlier request A (JSON files holding the SDK keyword "
             "arguments) in the vendor's render order. Prints whether B loses cache A wrote at its "
             "breakpoints, the layer, path, byte offset and cause of the first divergence, and an "
-            "estimate of the tokens lost. Exit 0: nothing lost; 1: invalidated; 2: error."
+            "estimate of the tokens lost. Without --vendor the vendor is detected from the requests' shape. Exit 0: nothing lost; 1: invalidated, or nothing was cached (no marker on a vendor that caches only at markers); 2: error (including a request that does not read as the vendor)."
         ),
     )
     parser.add_argument("a", help="the earlier request (JSON file, '-' for stdin)")
@@ -61,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
     else:
         sys.stdout.write(render_text(result, color=_use_color(args.color, sys.stdout)))
-    return 1 if result.invalidated else 0
+    return 1 if result.invalidated or result.cause == "not_cached" else 0
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -82,12 +92,15 @@ def render_text(result: DiffResult, *, color: bool = False) -> str:
     if result.detail:
         lines.append(f"  {result.detail}")
     lines += _excerpt_lines(result, paint)
-    if result.invalidated and result.cause in _FIXES:
-        lines.append(f"  fix: {_FIXES[result.cause]}")
+    fixes = _TAIL_FIXES if result.in_tail and result.cause in _TAIL_FIXES else _FIXES
+    if (result.invalidated or result.cause == "not_cached") and result.cause in fixes:
+        lines.append(f"  fix: {fixes[result.cause]}")
     return "\n".join(lines) + "\n"
 
 
 def _headline(result: DiffResult, paint: _Paint) -> str:
+    if result.cause == "not_cached":
+        return paint.red(f"nothing cached ({result.vendor}): a carries no cache marker")
     if not result.invalidated:
         return paint.green(f"cache kept ({result.vendor}): b reads everything a wrote")
     lost = f"; about {result.tokens_lost:,} cached tokens lost" if result.tokens_lost else ""

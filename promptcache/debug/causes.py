@@ -7,6 +7,7 @@ name why it changed (a timestamp, an id, keys in another order, tools reordered,
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -39,10 +40,12 @@ CAUSES: tuple[str, ...] = (
     "block_order",
     "model_changed",
     "whitespace",
+    "unicode_normalization",
     "content_changed",
     "tool_choice_changed",
     "thinking_changed",
     "cache_salt_changed",
+    "not_cached",
     "none",
 )
 
@@ -97,6 +100,10 @@ def locate(
     layer = ua.layer
     if layer == "tools" and _same_tools_reordered(ea, eb):
         return _tool_order(ua, ub)
+    if layer == "tools":
+        moved = _tool_inserted_or_removed(ea, eb, ua, ub)
+        if moved is not None:
+            return moved
     if layer == "system" and _same_blocks_reordered(ea, eb, layer):
         return _block_order(ua, ub)
     if ua.value == ub.value:
@@ -354,6 +361,14 @@ def _classify_text(layer: str, path: str, old: str, new: str) -> Found:
         detail = f"{describe(label)} changed between the requests"
     elif _same_but_spacing(old, new, start, end_old, end_new):
         cause, detail = "whitespace", f"only whitespace differs at {path}"
+    elif _same_but_normalisation(old, new):
+        cause = "unicode_normalization"
+        detail = (
+            f"same text at {path} in another Unicode normalisation form (composed vs decomposed "
+            "characters, e.g. 'é' as one code point or as 'e' plus an accent)"
+        )
+    elif layer == "system" and _same_sections_reordered(old, new):
+        return _sections_reordered(layer, path, old, new)
     else:
         cause = "tools_changed" if layer == "tools" else "content_changed"
         detail = f"text of {path} changed"
@@ -367,6 +382,86 @@ def _classify_text(layer: str, path: str, old: str, new: str) -> Found:
         excerpt=excerpt,
         offset=byte_offset(old, start),
         detail=detail,
+    )
+
+
+def _same_but_normalisation(old: str, new: str) -> bool:
+    """Equal once both are in NFC (or NFKC): the bytes differ, the text a person reads does not."""
+    if old.isascii() and new.isascii():
+        return False
+    return any(
+        unicodedata.normalize(form, old) == unicodedata.normalize(form, new)
+        for form in ("NFC", "NFKC")
+    )
+
+
+# Sections of one system string: paragraphs apart by a blank line (how templates join parts).
+_SECTION_BREAK = re.compile(r"\n\s*\n")
+
+
+def _sections(text: str) -> list[str]:
+    return [part.strip() for part in _SECTION_BREAK.split(text) if part.strip()]
+
+
+def _same_sections_reordered(old: str, new: str) -> bool:
+    if len(old) + len(new) > 2 * _DEEP_LIMIT:
+        return False
+    a, b = _sections(old), _sections(new)
+    return len(a) >= 2 and a != b and sorted(a) == sorted(b)
+
+
+def _sections_reordered(layer: str, path: str, old: str, new: str) -> Found:
+    a, b = _sections(old), _sections(new)
+    first = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+    start = common_prefix(old, new)
+    return Found(
+        layer=layer,
+        path=path,
+        cause="block_order",
+        old=a[first],
+        new=b[first],
+        excerpt=_whole(a[first], b[first]),
+        offset=byte_offset(old, start),
+        detail=(
+            f"the same {len(a)} sections of {path} in a different order: section {first + 1} "
+            f"was {_clip(a[first])!r}, now {_clip(b[first])!r}"
+        ),
+    )
+
+
+def _tool_inserted_or_removed(
+    ea: Sequence[Element], eb: Sequence[Element], ua: Unit, ub: Unit
+) -> Found | None:
+    """
+    A tool added or dropped in the middle of the list shifts every tool after it: name the tool
+    that came or went, not the field of its neighbour that now sits at its index.
+    """
+    names_a = [_tool_name(v) for v in _tool_values(ea)]
+    names_b = [_tool_name(v) for v in _tool_values(eb)]
+    if len(names_a) == len(names_b):
+        return None
+    longer, shorter = (names_b, names_a) if len(names_b) > len(names_a) else (names_a, names_b)
+    index = next(
+        (i for i, (x, y) in enumerate(zip(longer, shorter, strict=False)) if x != y),
+        len(shorter),
+    )
+    if longer[:index] + longer[index + 1 :] != shorter:
+        return None  # more than one tool came or went: the generic description says which
+    name = longer[index]
+    added = len(names_b) > len(names_a)
+    where = f"{ua.path.split('[')[0]}[{index}]"
+    verb = "inserted at" if added else "removed from"
+    shown = _clip(orjson.dumps(_tool_values(eb if added else ea)[index]).decode())
+    return Found(
+        layer="tools",
+        path=where,
+        cause="tools_changed",
+        old=None if added else shown,
+        new=shown if added else None,
+        excerpt=_whole("" if added else shown, shown if added else ""),
+        offset=0,
+        detail=f"tool {name!r} {verb} {where}; the {len(longer) - index - 1} tools after it "
+        "moved one place",
     )
 
 
@@ -384,7 +479,24 @@ def _volatile_cause(
         return ("timestamp" if kind in _TIME_KINDS else "random_id"), label
     if _clock_at(old, start, end_old) and _clock_at(new, start, end_new):
         return "timestamp", "clock time"
+    if _id_at(old, start, end_old) and _id_at(new, start, end_new):
+        return "random_id", "request id"
     return None
+
+
+# A short hex id (`[req 7f3a9c21e4b8]`, a trace or request id): shorter than the volatile scan's
+# nonces, but an id when it is the whole token that changed on both sides.
+_HEX_ID = re.compile(r"(?=[0-9a-fA-F]*\d)(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{8,64}")
+
+
+def _id_at(text: str, start: int, end: int) -> bool:
+    """The changed span [start, end) lies inside a word that is a hex id of 8 or more digits."""
+    lo, hi = start, end
+    while lo > max(0, start - 64) and text[lo - 1].isalnum():
+        lo -= 1
+    while hi < min(len(text), end + 64) and text[hi].isalnum():
+        hi += 1
+    return _HEX_ID.fullmatch(text, lo, hi) is not None
 
 
 # A bare wall-clock reading, `14:03` or `9:05:59`: too common in prose for the volatile scan,

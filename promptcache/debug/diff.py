@@ -43,7 +43,9 @@ class DiffResult:
     `path` and `offset` locate the first differing byte: `offset` counts UTF-8 bytes into the
     string at `path`, or into the JSON of the value at `path` when it is not a string. When `b`
     loses nothing (`invalidated` is False, `cause` is "none") the location still names the first
-    difference, if any, so a person can see that it sits after the last breakpoint.
+    difference, if any, so a person can see that it sits after the last breakpoint. `cause`
+    "not_cached": `a` carries no cache marker and the vendor caches only at markers, so nothing
+    was cached to keep. `in_tail`: the difference lies in the final user turn (the tail).
     """
 
     invalidated: bool
@@ -57,6 +59,7 @@ class DiffResult:
     vendor: str = "anthropic"
     detail: str = ""
     excerpt: Excerpt | None = None
+    in_tail: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The stable machine contract: exactly these keys."""
@@ -116,6 +119,8 @@ def compare_elements(
     """
     found = first_divergence(ea, eb)
     points = None if every_prefix else write_points(a, ea, vendor)
+    if points == [] and ea:
+        return _not_cached(vendor)
     table = setting_change(a, b, vendor, ea)
     if table is not None and (found is None or table.cut <= found.position):
         return _setting_result(table, points, ea, vendor, counter)
@@ -123,7 +128,48 @@ def compare_elements(
         return identical(vendor.name)
     located = locate(found, ea, eb, vendor.rules.render_order)
     lost = tokens_lost(ea, points, found.position, counter)
-    return _result(located, lost, vendor.name)
+    tail = found.element >= _tail_start(ea) and found.element >= _tail_start(eb)
+    if points is None and not every_prefix and tail:
+        # Automatic prefix caching reads every prefix: a change only inside the final user turn
+        # leaves everything before it read. Ordinary traffic, not a lost cache.
+        return _result(located, None, vendor.name, tail, automatic=True)
+    return _result(located, lost, vendor.name, tail)
+
+
+def _tail_start(elements: Sequence[Element]) -> int:
+    """Where the trailing run of user turns (the new question and what came with it) starts."""
+    start = len(elements)
+    while start > 0 and _user_turn(elements[start - 1]):
+        start -= 1
+    return start
+
+
+def _user_turn(element: Element) -> bool:
+    value = element.value
+    if element.layer != "messages":
+        return False
+    if not isinstance(value, Mapping):
+        return True  # a bare string `input` / `contents`: the user's turn
+    return value.get("role", "user") == "user" and value.get("type") in (None, "message")
+
+
+def _not_cached(vendor: Vendor) -> DiffResult:
+    return DiffResult(
+        invalidated=False,
+        layer=None,
+        cause="not_cached",
+        path=None,
+        offset=None,
+        before=None,
+        after=None,
+        tokens_lost=0,
+        vendor=vendor.name,
+        detail=(
+            f"request a carries no cache marker and {vendor.title} caches only at markers: "
+            "nothing was cached, so there was nothing to keep. Add a breakpoint at the end of "
+            "the stable prefix (promptcache's adapters place them)"
+        ),
+    )
 
 
 def _setting_result(
@@ -164,7 +210,9 @@ def _setting_detail(change: SettingChange, vendor: Vendor) -> str:
     return f"`{change.path}` changed: the vendor drops the cached prefix"
 
 
-def _result(found: Found, lost: int | None, vendor: str) -> DiffResult:
+def _result(
+    found: Found, lost: int | None, vendor: str, tail: bool = False, *, automatic: bool = False
+) -> DiffResult:
     excerpt = found.excerpt
     before = None if found.old is None else _joined(excerpt, old=True)
     after = None if found.new is None else _joined(excerpt, old=False)
@@ -179,9 +227,16 @@ def _result(found: Found, lost: int | None, vendor: str) -> DiffResult:
         after=after,
         tokens_lost=lost or 0,
         vendor=vendor,
-        detail=found.detail if invalidated else f"{found.detail}, after the last breakpoint",
+        detail=found.detail if invalidated else f"{found.detail}, {_kept_because(automatic)}",
         excerpt=excerpt,
+        in_tail=tail,
     )
+
+
+def _kept_because(automatic: bool) -> str:
+    if automatic:
+        return "in the final user turn: everything before it is still read from the cache"
+    return "after the last breakpoint"
 
 
 def _joined(excerpt: Excerpt | None, *, old: bool) -> str | None:

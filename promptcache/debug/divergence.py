@@ -30,6 +30,7 @@ __all__ = [
     "breakpoints",
     "first_divergence",
     "run_bytes",
+    "tokens_between",
     "tokens_lost",
     "write_points",
 ]
@@ -183,16 +184,21 @@ def tokens_lost(
 ) -> int | None:
     """Tokens `a` wrote up to its last breakpoint that `b` can no longer read; None: none lost."""
     if points is None:  # every prefix was cached: everything from the divergence on is lost
-        return _tokens(elements, at[0], len(elements), counter) if at[0] < len(elements) else None
+        return (
+            tokens_between(elements, at[0], len(elements), counter)
+            if at[0] < len(elements)
+            else None
+        )
     lost = [p for p in points if p >= at]
     if not lost:
         return None
     kept = max((p for p in points if p < at), default=None)
     first = 0 if kept is None else kept[0] + (1 if kept[0] < at[0] else 0)
-    return _tokens(elements, first, max(lost)[0] + 1, counter)
+    return tokens_between(elements, first, max(lost)[0] + 1, counter)
 
 
-def _tokens(elements: Sequence[Element], start: int, end: int, counter: TokenCounter) -> int:
+def tokens_between(elements: Sequence[Element], start: int, end: int, counter: TokenCounter) -> int:
+    """Tokens of elements [start, end), serialised as sent."""
     if end <= start:
         return 0
     return counter.count(run_bytes(elements, start, end).decode("utf-8"))

@@ -621,10 +621,12 @@ def test_every_cause_is_asserted_by_a_test_here() -> None:
         "block_order",
         "model_changed",
         "whitespace",
+        "unicode_normalization",
         "content_changed",
         "tool_choice_changed",
         "thinking_changed",
         "cache_salt_changed",
+        "not_cached",
         "none",
     )
 
@@ -674,3 +676,124 @@ def test_openai_explicit_mode_only_marked_prefixes_count() -> None:
     assert not diff(a, b, "openai").invalidated  # after the only breakpoint
     b["messages"][0]["content"][0]["text"] = pairs.GUIDE + " "
     assert diff(a, b, "openai").invalidated
+
+
+# -- issue 9: no silent answers ---------------------------------------------------------------
+
+
+def test_without_a_vendor_the_request_shape_decides() -> None:
+    # An OpenAI pair whose system prompt gained a timestamp: read as Anthropic (the old default)
+    # it had no markers and came out "cache kept".
+    a = pairs.openai(system=pairs.with_header("Today is 2026-06-09 15:04:20."))
+    b = pairs.openai(system=pairs.with_header("Today is 2026-06-09 15:09:41."))
+    result = diff(a, b)
+    assert (result.vendor, result.invalidated, result.cause) == ("openai", True, "timestamp")
+
+
+@pytest.mark.parametrize(
+    ("build", "wrong"),
+    [(pairs.anthropic, "gemini"), (pairs.gemini, "anthropic"), (pairs.openai_responses, "engine")],
+)
+def test_a_request_that_does_not_read_as_the_named_vendor_is_an_error(
+    build: Callable[[], dict[str, Any]], wrong: str
+) -> None:
+    with pytest.raises(InputError, match="does not read as"):
+        diff(build(), build(), wrong)
+
+
+def test_no_markers_on_an_explicit_vendor_means_nothing_was_cached() -> None:
+    a = pairs.anthropic()
+    a["system"][0].pop("cache_control")
+    a["messages"][-1]["content"][0].pop("cache_control")
+    b = copy.deepcopy(a)
+    b["system"][0]["text"] = "Today is 2026-06-09. " + pairs.GUIDE
+    result = diff(a, b, "anthropic")
+    assert not result.invalidated and result.cause == "not_cached"
+    assert "caches only at markers" in result.detail and result.tokens_lost == 0
+
+
+TAIL_VENDORS = {
+    "openai": (pairs.openai, lambda r: r["messages"], "content"),
+    "engine": (
+        lambda: pairs.engine(extra_body={"cache_salt": "t1"}),
+        lambda r: r["messages"],
+        "content",
+    ),
+    "openai-responses": (pairs.openai_responses, lambda r: r["input"], "content"),
+    "gemini": (pairs.gemini, lambda r: r["contents"], "parts"),
+}
+
+
+@pytest.mark.parametrize("vendor", sorted(TAIL_VENDORS))
+def test_a_change_only_in_the_final_user_turn_loses_nothing_on_automatic_vendors(
+    vendor: str,
+) -> None:
+    build, turns, key = TAIL_VENDORS[vendor]
+    a, b = build(), build()
+    last = turns(b)[-1]
+    text = "What changed since 2026-06-09 15:04:21?"
+    last[key] = [{"text": text}] if key == "parts" else text
+    result = diff(a, b, vendor)
+    assert not result.invalidated and result.cause == "none" and result.tokens_lost == 0
+    assert result.path is not None and result.in_tail  # located, for the person reading
+    assert "final user turn" in result.detail
+
+
+def test_a_change_before_the_final_user_turn_still_counts_on_automatic_vendors() -> None:
+    a, b = pairs.openai(), pairs.openai()
+    b["messages"][-2]["content"] = "Runbook 4.2 says the health check path moved at 15:04:21."
+    assert diff(a, b, "openai").invalidated
+
+
+def test_the_fix_never_says_move_it_where_it_already_is() -> None:
+    from promptcache._commands.diff import render_text
+
+    a = pairs.anthropic()
+    b = copy.deepcopy(a)
+    b["messages"][-1]["content"][0]["text"] = "Time now: 2026-06-09 15:04:21"
+    a["messages"][-1]["content"][0]["text"] = "Time now: 2026-06-09 15:03:02"
+    result = diff(a, b, "anthropic")  # the rolling marker sits on the last turn: a real loss
+    assert result.cause == "timestamp" and result.in_tail
+    text = render_text(result)
+    assert "move it to the last user message" not in text
+    assert "already in the last user message" in text
+
+
+def test_sections_of_one_system_string_reordered_are_block_order() -> None:
+    joined = "\n\n".join
+    a = pairs.openai(system=joined([pairs.PERSONA, pairs.POLICY, pairs.STYLE]))
+    b = pairs.openai(system=joined([pairs.POLICY, pairs.PERSONA, pairs.STYLE]))
+    result = diff(a, b, "openai")
+    assert result.cause == "block_order" and result.invalidated
+    assert result.path == "messages[0].content" and "3 sections" in result.detail
+
+
+def test_an_id_inside_an_earlier_message_is_a_random_id() -> None:
+    a, b = pairs.anthropic(), pairs.anthropic()
+    a["messages"][0]["content"] = "Hi, I need help with my deployment. [req 7f3a9c21e4b8]"
+    b["messages"][0]["content"] = "Hi, I need help with my deployment. [req 0b1d44e9a2c7]"
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.path) == ("random_id", "messages[0].content")
+
+
+def test_a_tool_inserted_mid_list_is_described_as_an_insertion() -> None:
+    extra = {"name": "refund_order", "description": "Refund.", "input_schema": {"type": "object"}}
+    a = pairs.anthropic()
+    b = pairs.anthropic(tools=[pairs.SEARCH, extra, pairs.TICKET, pairs.STATUS])
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.path) == ("tools_changed", "tools[1]")
+    assert "'refund_order' inserted at tools[1]" in result.detail
+    assert "open_ticket" not in result.detail  # not a rename of its neighbour
+    removed = diff(b, a, "anthropic")
+    assert "'refund_order' removed from tools[1]" in removed.detail
+
+
+def test_a_unicode_normalisation_only_change_says_so() -> None:
+    import unicodedata
+
+    composed = "Café menu, crème brûlée. " + pairs.GUIDE
+    a = pairs.anthropic(system=composed)
+    b = pairs.anthropic(system=unicodedata.normalize("NFD", composed))
+    result = diff(a, b, "anthropic")
+    assert result.cause == "unicode_normalization" and result.invalidated
+    assert "normalisation" in result.detail

@@ -1,0 +1,192 @@
+"""The vendor registry: one home per request format, every rule filled, names from one place."""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import json
+import pkgutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import promptcache.vendors as vendors
+from promptcache import InputError
+from promptcache._commands._io import vendor_name
+from promptcache._pricing import load_min_tokens, load_prices
+from promptcache.adapters import ADAPTER_NAMES, get_adapter
+from promptcache.cli import build_parser, main
+from promptcache.debug.causes import CAUSES
+from promptcache.vendors import (
+    TTL_SECONDS,
+    VENDOR_NAMES,
+    VENDORS,
+    CacheRules,
+    Vendor,
+    detect_vendor,
+    get_vendor,
+    resolve_vendor,
+)
+
+PACKAGE = Path(vendors.__file__).parent
+LAYERS = {"tools", "system", "messages"}
+
+
+def test_every_vendor_module_is_registered() -> None:
+    import importlib
+
+    modules = [m.name for m in pkgutil.iter_modules([str(PACKAGE)]) if not m.name.startswith("_")]
+    records = [importlib.import_module(f"promptcache.vendors.{m}").VENDOR for m in modules]
+    assert sorted(v.name for v in records) == sorted(VENDOR_NAMES)
+    assert VENDOR_NAMES == ADAPTER_NAMES  # every format has its writer, and no writer is homeless
+
+
+@pytest.mark.parametrize("vendor", VENDORS, ids=lambda v: v.name)
+def test_every_vendor_fills_every_rule(vendor: Vendor) -> None:
+    rules = vendor.rules
+    described = rules.to_json()
+    for field in dataclasses.fields(CacheRules):
+        if field.name not in ("capabilities", "automatic_capabilities"):
+            assert field.name in described, f"{field.name} is not described"
+    assert rules.marking in ("explicit", "automatic")
+    assert rules.capabilities.marking == rules.marking or rules.explicit_switch is not None
+    assert rules.granularity_tokens > 0
+    assert set(rules.render_order) == LAYERS and len(rules.render_order) == 3
+    assert rules.min_tokens_key in load_min_tokens().vendors  # minimums from the shipped table
+    assert set(rules.capabilities.ttls) <= set(TTL_SECONDS)
+    assert all(s.cause in CAUSES for s in rules.invalidating)
+    assert set(rules.miss_reasons.values()) <= set(CAUSES)
+    assert rules.default_ttl_seconds is None or rules.default_ttl_seconds > 0
+    assert vendor.call_paths and set(vendor.call_paths.values()) <= {
+        "call",
+        "iter",
+        "chat-session",
+        "anthropic-manager",
+        "chat-manager",
+        "responses-manager",
+    }
+    assert vendor.name not in vendor.aliases and vendor.title
+    if rules.marking == "explicit":
+        assert rules.capabilities.max_breakpoints > 0
+    if rules.min_tokens_key != "engine":  # self-hosted engines have no price list
+        assert rules.min_tokens_key in load_prices().vendors
+
+
+def test_names_are_unique_and_case_insensitive() -> None:
+    names = [n for v in VENDORS for n in (v.name, *v.aliases)]
+    assert len(names) == len(set(names))
+    for vendor in VENDORS:
+        for name in (vendor.name, *vendor.aliases):
+            assert get_vendor(name.upper()) is vendor
+            assert get_vendor(f" {name.title()} ") is vendor
+
+
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("openai", "openai"),
+        ("OpenAI-Responses", "openai-responses"),
+        ("responses", "openai-responses"),
+        ("Vertex", "gemini"),
+        ("vllm", "engine"),
+        ("SGLang", "engine"),
+        ("llama.cpp", "engine"),
+    ],
+)
+def test_the_aliases_the_issue_names(alias: str, name: str) -> None:
+    assert get_vendor(alias).name == name
+    assert get_adapter(alias).name == name
+
+
+def test_unknown_names_list_every_name() -> None:
+    with pytest.raises(InputError, match="anthropic, openai, openai-responses, gemini, engine"):
+        get_vendor("bedrock")
+
+
+def _vendor_options() -> dict[str, argparse.Action]:
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    found = {}
+    for command, subparser in sub.choices.items():
+        for action in subparser._actions:
+            if "--vendor" in action.option_strings:
+                found[command] = action
+    return found
+
+
+def test_every_commands_vendor_option_comes_from_the_registry() -> None:
+    options = _vendor_options()
+    assert set(options) >= {"diff", "inspect", "report", "cost"}
+    for command, action in options.items():
+        assert action.type is vendor_name, command
+        assert action.choices is None, command  # no hand-written list to drift
+        for vendor in VENDORS:
+            for name in (vendor.name, *vendor.aliases):
+                assert action.type(name.upper()) == vendor.name
+
+
+# The readers of vendor rules: they hold no vendor table of their own. (Adapters write requests
+# with their SDK's own details; `_wrap.py` is being reworked on its own branch.)
+READERS = ("debug", "_commands", "_report.py", "_plan.py", "_ingest.py", "_monitor.py", "_diff.py")
+
+
+def test_no_rule_reader_keeps_a_vendor_table() -> None:
+    # The names live in the registry: a tuple, set or dict keyed by two or more of them elsewhere
+    # is a second table that can drift (the old diff/inspect/report/cost --vendor lists did).
+    root = PACKAGE.parent
+    known = {n for v in VENDORS for n in (v.name, *v.aliases)}
+    offenders = []
+    paths = [p for name in READERS for p in sorted(root.glob(name)) for p in [p, *p.rglob("*.py")]]
+    for path in {p for p in paths if p.suffix == ".py"}:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            elts = node.keys if isinstance(node, ast.Dict) else getattr(node, "elts", None)
+            if isinstance(node, (ast.Tuple, ast.List, ast.Set, ast.Dict)) and elts:
+                names = {e.value for e in elts if isinstance(e, ast.Constant) and e.value in known}
+                if len(names) >= 2:
+                    offenders.append(f"{path.relative_to(root)}:{node.lineno} {names}")
+    assert not offenders, offenders
+
+
+def test_vendors_command_prints_every_vendor(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vendors"]) == 0
+    out = capsys.readouterr().out
+    for vendor in VENDORS:
+        assert vendor.title in out and vendor.name in out
+    assert "only at cache markers" in out and "every prefix" in out
+
+
+def test_vendors_command_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["vendors", "--format", "json"]) == 0
+    listed: list[dict[str, Any]] = json.loads(capsys.readouterr().out)
+    assert [v["name"] for v in listed] == list(VENDOR_NAMES)
+    by_name = {v["name"]: v for v in listed}
+    assert "vllm" in by_name["engine"]["aliases"]
+    assert by_name["anthropic"]["rules"]["max_breakpoints"] == 4
+    assert by_name["gemini"]["rules"]["min_tokens_default"] == 4096  # the shipped table's
+    assert by_name["openai"]["rules"]["granularity_tokens"] == 128
+    for described in listed:
+        assert {"name", "aliases", "rules"} <= set(described)
+
+
+# -- detection ------------------------------------------------------------------------------
+
+
+def test_detection_needs_a_shape_that_says_which() -> None:
+    bare = {"messages": [{"role": "user", "content": "hi"}]}
+    with pytest.raises(InputError, match=r"could be Anthropic Messages .* or OpenAI Chat"):
+        detect_vendor(bare)
+    assert detect_vendor({**bare, "model": "claude-sonnet-4-6"}).name == "anthropic"
+    assert detect_vendor({**bare, "model": "gpt-5.4"}).name == "openai"
+    assert detect_vendor({**bare, "model": "Qwen/Qwen3-8B"}).name == "engine"
+    assert detect_vendor({"input": "hi", "model": "gpt-5.4"}).name == "openai-responses"
+    assert detect_vendor({"contents": "hi", "model": "gemini-2.5-pro"}).name == "gemini"
+
+
+def test_a_named_vendor_must_fit_the_request() -> None:
+    anthropic_body = {"model": "claude-x", "system": "s", "messages": []}
+    with pytest.raises(InputError, match=r"not read as Gemini .* has a top-level 'messages'"):
+        resolve_vendor(anthropic_body, "gemini")
+    # "openai" names both of OpenAI's formats: the one that fits is taken
+    assert resolve_vendor({"input": "hi"}, "openai").name == "openai-responses"
