@@ -360,3 +360,35 @@ def _answer(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     else:
         assert out and not err, (code, out, err)
     return code, out
+
+
+# -- issue 9: vendor detection and names ----------------------------------------------------
+
+
+def test_inspect_with_a_vendor_that_does_not_fit_is_an_error(
+    request_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An Anthropic body read as Gemini used to report 0 tokens and exit 0.
+    assert main(["inspect", str(request_file), "--vendor", "gemini"]) == 2
+    err = capsys.readouterr().err
+    assert "does not read as Gemini" in err and "looks like Anthropic Messages" in err
+    assert main(["inspect", str(request_file), "--vendor", "CLAUDE"]) == 0  # aliases, any case
+
+
+def test_inspect_shows_the_request_wide_ttl_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "openai.json"
+    body = {
+        "model": "gpt-5.4",
+        "prompt_cache_retention": "24h",
+        "messages": [
+            {"role": "developer", "content": "Be terse."},
+            {"role": "user", "content": "hi"},
+        ],
+    }
+    path.write_text(json.dumps(body))
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["vendor"] == "openai"
+    assert report["ttl_settings"] == {"prompt_cache_retention": "24h"}

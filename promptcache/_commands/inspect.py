@@ -14,7 +14,8 @@ from .._parts import Message, Part, Tool
 from .._plan import plan
 from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
-from ..vendors import VENDOR_NAMES
+from ..vendors import VENDOR_NAMES, get_vendor
+from ..vendors._elements import get_path
 from ._io import add_vendor_option, load_json_object
 
 
@@ -45,11 +46,20 @@ def run(args: argparse.Namespace) -> int:
     rendered = ingested.prompt.render()
     report = _report(ingested, model, rendered)
     report["markers"] = _markers(data, ingested.vendor)
+    report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         sys.stdout.write(_text(report))
     return 1 if report["markers"]["problems"] else 0
+
+
+def _ttl_settings(data: dict[str, Any], vendor: str) -> dict[str, Any]:
+    """The request-wide TTL settings the format knows (`CacheRules.ttl_settings`) it carries."""
+    if vendor not in VENDOR_NAMES:
+        return {}
+    found = {path: get_path(data, path) for path in get_vendor(vendor).rules.ttl_settings}
+    return {path: value for path, value in found.items() if value is not None}
 
 
 def _ingest(data: dict[str, Any], vendor: str | None) -> Ingested:
@@ -170,6 +180,7 @@ def _text(report: dict[str, Any]) -> str:
     lines += [
         "",
         f"cacheable prefix: {tokens['cacheable_prefix']:,} tokens ({share:.0%}), hash {report['prefix_hash'] or '-'}",
+        *(f"cache lifetime: {k} = {v}" for k, v in report["ttl_settings"].items()),
     ]
     lines += _breakpoint_lines(report["breakpoints"])
     lines += _marker_lines(report["markers"])

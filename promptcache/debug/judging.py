@@ -161,7 +161,7 @@ class Judging:
         prefix, marked = self._prefix_tokens(entry)
         minimum = self._minimum(entry)
         if not marked:
-            return None
+            return self._unmarked(key, entry, usage, minimum)
         if prefix < minimum:
             if not self._first_time(key, "below_minimum"):
                 return None
@@ -198,6 +198,30 @@ class Judging:
             "was written or read. Likely: a proxy or gateway strips the markers; the markers are "
             "in the wrong dialect for this endpoint or SDK; or the model's real minimum is higher "
             "than promptcache's table (lengthen the cached prefix)",
+        )
+
+    def _unmarked(
+        self, key: str, entry: Entry, usage: CacheUsage, minimum: int
+    ) -> Invalidation | None:
+        """
+        No marker on a vendor that caches only at markers: nothing is cached, however long the
+        prompt. Said once per key, when the prompt is long enough to be worth caching.
+        """
+        vendor = entry.vendor
+        if not vendor.rules.caches_only_at_markers or entry.total < minimum:
+            return None
+        if not self._first_time(key, "not_cached"):
+            return None
+        return self._event(
+            key,
+            entry,
+            usage,
+            cause="not_cached",
+            expected=0,
+            server_side=False,
+            detail=f"the request carries no cache marker and {vendor.title} caches only at "
+            f"markers: nothing of its {entry.total} input tokens was cached. Mark the end of the "
+            "stable prefix (promptcache's adapters place the markers)",
         )
 
     def _said(self, key: str, cause: str) -> bool:

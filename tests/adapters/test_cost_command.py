@@ -42,3 +42,31 @@ def test_cost_needs_a_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert "pass --model" in capsys.readouterr().err
     assert main(["cost", "--vendor", "anthropic", "--model", "claude-haiku-4-5", file]) == 0
     assert "total: USD" in capsys.readouterr().out
+
+
+def test_cost_detects_the_api_from_the_response(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    anthropic = {
+        "type": "message",
+        "model": "claude-sonnet-4-6",
+        "usage": {"input_tokens": 10, "cache_read_input_tokens": 100, "output_tokens": 1},
+    }
+    chat = {
+        "object": "chat.completion",
+        "model": "gpt-5.4",
+        "usage": {"prompt_tokens": 110, "completion_tokens": 1, "total_tokens": 111},
+    }
+    files = [_write(tmp_path, "a.json", anthropic), _write(tmp_path, "c.json", chat)]
+    assert main(["cost", "--format", "json", *files]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [r["usage"]["cache_read"] for r in out["responses"]] == [100, None]
+    assert main(["cost", "--vendor", "CLAUDE", files[0]]) == 0  # an alias, in any case
+
+
+def test_cost_refuses_a_response_whose_api_it_cannot_tell(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = _write(tmp_path, "x.json", {"model": "my-model", "tokens": 3})
+    assert main(["cost", file]) == 2
+    assert "cannot tell which API answered" in capsys.readouterr().err

@@ -630,3 +630,95 @@ def test_a_miss_within_the_lookback_is_still_the_servers() -> None:
 def test_lookback_is_not_judged_once_the_body_is_dropped() -> None:
     event, _ = _fan_out_session(body_budget=0)
     assert event is not None and event.cause != "lookback"
+
+
+# -- issue 9: vendor detection, no silent answers, one source per vendor fact ---------------
+
+
+def _usage(read: int, write: int | None = 0, uncached: int = 3000) -> CacheUsage:
+    return CacheUsage(uncached_input=uncached, cache_read=read, cache_write=write, output=1)
+
+
+def test_without_a_vendor_each_request_format_is_detected() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor(on_invalidation=events.append, metrics=False)
+    for build in (pairs.anthropic, pairs.openai, pairs.gemini, pairs.openai_responses):
+        monitor.observe(build(), usage=_usage(0, 3000), key=build.__name__, at=0.0)
+    changed = pairs.openai(system=pairs.with_header("Today is 2026-06-09 15:04:21."))
+    event = monitor.observe(changed, usage=_usage(0, 0), key="openai", at=10.0)
+    assert event is not None and (event.vendor, event.cause) == ("openai", "timestamp")
+
+
+def test_a_request_that_does_not_fit_the_named_vendor_is_an_error() -> None:
+    monitor = Monitor("gemini", metrics=False)
+    with pytest.raises(InputError, match="does not read as Gemini"):
+        monitor.observe(pairs.anthropic(), usage=_usage(0))
+
+
+def test_no_markers_on_an_explicit_vendor_is_said_once() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    request = pairs.anthropic()
+    request["system"][0].pop("cache_control")
+    request["messages"][-1]["content"][0].pop("cache_control")
+    for at in (0.0, 10.0, 20.0):
+        monitor.observe(request, usage=_usage(0, 0), key="k", at=at)
+    assert [e.cause for e in events] == ["not_cached"]
+    assert "no cache marker" in events[0].detail and "caches only at markers" in events[0].detail
+
+
+def test_a_malformed_minimum_override_raises_as_plan_does(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptcache import Prompt, plan
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    monkeypatch.setenv("PROMPTCACHE_MIN_TOKENS", str(bad))
+    with pytest.raises(InputError, match="not valid JSON"):
+        plan(Prompt().add_system("x"), vendor="gemini", model="gemini-2.5-pro")
+    monitor = Monitor("gemini", metrics=False)  # it used to fall back to 1,024 tokens quietly
+    with pytest.raises(InputError, match="not valid JSON"):
+        monitor.observe(pairs.gemini(), usage=_usage(0, None), at=0.0)
+
+
+@pytest.mark.parametrize(
+    ("vendor", "model"),
+    [
+        ("anthropic", "claude-haiku-4-5"),
+        ("openai", "gpt-5.4"),
+        ("gemini", "gemini-3.5-flash"),
+        ("gemini", "gemini-2.5-pro"),
+        ("engine", "qwen3-8b"),
+    ],
+)
+def test_monitor_and_planner_read_one_minimum(vendor: str, model: str) -> None:
+    from promptcache import Prompt, plan
+    from promptcache.debug.memory import Entry
+    from promptcache.vendors import get_vendor
+
+    planned = plan(Prompt().add_system("x"), vendor=vendor, model=model).min_tokens
+    entry = Entry(
+        at=0.0,
+        vendor=get_vendor(vendor),
+        read=0,
+        write=0,
+        total=0,
+        model=model,
+        body=None,
+        params={},
+        records=(),
+        size=0,
+        written={},
+    )
+    assert Monitor(vendor, metrics=False)._minimum(entry) == planned
+
+
+def test_a_24h_retention_is_the_ttl_on_every_openai_format() -> None:
+    for build in (pairs.openai, pairs.openai_responses):
+        events: list[Invalidation] = []
+        monitor = Monitor("openai", on_invalidation=events.append, metrics=False)
+        request = {**build(), "prompt_cache_retention": "24h"}
+        monitor.observe(request, usage=_usage(0, None), key="k", at=0.0)
+        monitor.observe(request, usage=_usage(0, None), key="k", at=3 * 3600.0)
+        assert [e.cause for e in events] == ["none"], build.__name__  # 3 h < 24 h: not expired
