@@ -24,8 +24,9 @@ from .._plan import Plan
 from .._prompt import Prompt
 from .._usage import CacheUsage
 from ..vendors import Capabilities
+from ..vendors._openai import OpenAIChatStream, read_chat_usage
 from ..vendors.engine import RULES
-from .openai import OpenAIChatAdapter, OpenAIChatStream, read_chat_usage
+from .openai import OpenAIChatAdapter
 
 __all__ = ["EngineAdapter"]
 

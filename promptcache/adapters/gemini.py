@@ -38,8 +38,8 @@ from .._pricing import PriceTable, load_prices
 from .._prompt import Layer, Prompt, Rendered
 from .._usage import CacheUsage
 from ..vendors import Capabilities
-from ..vendors.gemini import RULES
-from ._base import BaseAdapter, first_int, get_field
+from ..vendors.gemini import RULES, GeminiStream, read_usage
+from ._base import BaseAdapter, get_field
 
 __all__ = ["CacheDecision", "CachedPrefix", "GeminiAdapter", "GeminiCacheManager", "GeminiStream"]
 
@@ -88,13 +88,7 @@ class GeminiAdapter(BaseAdapter):
 
     def read_usage(self, response: Any) -> CacheUsage:
         """A `GenerateContentResponse` (SDK object or JSON dict), or its usage metadata alone."""
-        usage = _usage_metadata(response)
-        if usage is None:
-            raise InputError(
-                "the response has no usage_metadata (usageMetadata); pass the whole "
-                "GenerateContentResponse or its JSON"
-            )
-        return _usage_from(usage, model=_model(response), endpoint="generateContent")
+        return read_usage(response)
 
     def accumulator(self) -> GeminiStream:
         return GeminiStream()
@@ -206,110 +200,6 @@ def _part(part: Content, names: Mapping[str, str]) -> dict[str, Any]:
 
 
 # -- usage ------------------------------------------------------------------------------------
-
-
-def _usage_metadata(response: Any) -> Any:
-    usage = get_field(response, "usage_metadata")
-    if usage is None:
-        usage = get_field(response, "usageMetadata")
-    if usage is None and first_int(response, "prompt_token_count", "promptTokenCount") is not None:
-        usage = response
-    return usage
-
-
-def _model(response: Any) -> str | None:
-    model = get_field(response, "model_version")
-    if model is None:
-        model = get_field(response, "modelVersion")
-    return model if isinstance(model, str) else None
-
-
-def _usage_from(usage: Any, *, model: str | None, endpoint: str) -> CacheUsage:
-    prompt = first_int(usage, "prompt_token_count", "promptTokenCount") or 0
-    cached = first_int(usage, "cached_content_token_count", "cachedContentTokenCount") or 0
-    tool_use = first_int(usage, "tool_use_prompt_token_count", "toolUsePromptTokenCount") or 0
-    candidates = first_int(usage, "candidates_token_count", "candidatesTokenCount") or 0
-    thoughts = first_int(usage, "thoughts_token_count", "thoughtsTokenCount") or 0
-    problems = []
-    if cached > prompt:
-        problems.append(f"cachedContentTokenCount ({cached}) exceeds promptTokenCount ({prompt})")
-    total = first_int(usage, "total_token_count", "totalTokenCount")
-    expected = prompt + tool_use + candidates + thoughts
-    if total is not None and total != expected:
-        problems.append(
-            f"totalTokenCount ({total}) != prompt ({prompt}) + tool-use prompt ({tool_use}) + "
-            f"candidates ({candidates}) + thoughts ({thoughts}) = {expected}"
-        )
-    return CacheUsage(
-        # Tool-use prompt tokens are billed as input; thoughts are billed as output.
-        uncached_input=max(prompt - cached, 0) + tool_use,
-        cache_read=cached,
-        cache_write=0,
-        output=candidates + thoughts,
-        vendor="gemini",
-        endpoint=endpoint,
-        model=model,
-        problems=tuple(problems),
-    )
-
-
-class GeminiStream:
-    """
-    Each chunk's usage is the running total of its HTTP stream, so the last one wins. The SDK's
-    automatic continuation re-sends the request when a response ends with finish reason
-    CONTINUATION and yields chunks whose usage already sums the hops: for SDK objects the last
-    chunk is the answer. Raw JSON chunks are per hop: a CONTINUATION finish closes a hop, and the
-    hops are summed here the way the SDK sums them.
-    """
-
-    _FIELDS = (
-        "prompt_token_count",
-        "cached_content_token_count",
-        "tool_use_prompt_token_count",
-        "candidates_token_count",
-        "thoughts_token_count",
-        "total_token_count",
-    )
-
-    def __init__(self) -> None:
-        self._done: dict[str, int] = {}
-        self._current: Any = None
-        self._model: str | None = None
-        self._hops = 0
-
-    def feed(self, event: Any) -> None:
-        usage = _usage_metadata(event)
-        if usage is not None:
-            self._current = usage
-        self._model = _model(event) or self._model
-        if isinstance(event, Mapping) and _finish(event) == "CONTINUATION":
-            self._close_hop()
-
-    def _close_hop(self) -> None:
-        if self._current is None:
-            return
-        for name in self._FIELDS:
-            camel = "".join(w.capitalize() if i else w for i, w in enumerate(name.split("_")))
-            value = first_int(self._current, name, camel) or 0
-            self._done[name] = self._done.get(name, 0) + value
-        self._current = None
-        self._hops += 1
-
-    @property
-    def usage(self) -> CacheUsage:
-        if self._current is None and not self._done:
-            raise InputError("the stream carried no usageMetadata; read it to the end")
-        if self._hops:
-            self._close_hop()
-            merged: Any = dict(self._done)
-            return _usage_from(merged, model=self._model, endpoint="streamGenerateContent")
-        return _usage_from(self._current, model=self._model, endpoint="streamGenerateContent")
-
-
-def _finish(chunk: Mapping[str, Any]) -> Any:
-    candidates = chunk.get("candidates") or [{}]
-    first = candidates[0] if isinstance(candidates[0], Mapping) else {}
-    return first.get("finishReason", first.get("finish_reason"))
 
 
 # -- explicit caches --------------------------------------------------------------------------

@@ -37,10 +37,11 @@ from .._parts import (
 from .._plan import Plan
 from .._plan import plan as make_plan
 from .._prompt import Layer, Prompt, Rendered
-from .._usage import CacheDiagnosis, CacheUsage
+from .._usage import CacheUsage
 from ..vendors import Capabilities, openai_chat, openai_responses
-from ..vendors._openai import supports_breakpoints
-from ._base import BaseAdapter, get_field, get_int
+from ..vendors._openai import OpenAIChatStream, read_chat_usage, supports_breakpoints
+from ..vendors.openai_responses import OpenAIResponsesStream, read_responses_usage
+from ._base import BaseAdapter
 
 __all__ = [
     "OpenAIChatAdapter",
@@ -332,83 +333,9 @@ def _chat_part(part: Content) -> dict[str, Any]:
     raise InputError(f"cannot render {type(part).__name__} as a chat content part")
 
 
-def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
-    """Chat Completions usage; also what vLLM, SGLang and llama.cpp return."""
-    usage = get_field(response, "usage")
-    if usage is None:
-        usage = response
-    details = get_field(usage, "prompt_tokens_details")
-    prompt_tokens = get_int(usage, "prompt_tokens") or 0
-    read = get_int(details, "cached_tokens")
-    # OpenAI GPT-5.6 says cache_write_tokens; vLLM says created_cache_tokens.
-    write = get_int(details, "cache_write_tokens")
-    if write is None:
-        write = get_int(details, "created_cache_tokens")
-    timings = get_field(response, "timings")
-    if details is None and timings is not None:
-        read = get_int(timings, "cache_n")  # llama.cpp's native counters
-    reported = read is not None or write is not None
-    problems = _partition_problems("prompt_tokens", prompt_tokens, read, write)
-    problems += _total_problems(usage, prompt_tokens, get_int(usage, "completion_tokens") or 0)
-    return CacheUsage(
-        uncached_input=max(prompt_tokens - (read or 0) - (write or 0), 0),
-        cache_read=(read or 0) if reported else None,
-        cache_write=(write or 0) if reported else None,
-        output=get_int(usage, "completion_tokens") or 0,
-        vendor=vendor,
-        endpoint=endpoint,
-        model=_model(response),
-        problems=tuple(problems),
-    )
-
-
-def _partition_problems(name: str, total: int, read: int | None, write: int | None) -> list[str]:
-    if (read or 0) + (write or 0) > total:
-        return [
-            f"{name} ({total}) is less than cached ({read or 0}) + written ({write or 0}); "
-            "uncached input reported as 0"
-        ]
-    return []
-
-
-def _total_problems(usage: Any, prompt: int, output: int) -> list[str]:
-    total = get_int(usage, "total_tokens")
-    if total is not None and total != prompt + output:
-        return [f"total_tokens ({total}) != input ({prompt}) + output ({output})"]
-    return []
-
-
-def _model(response: Any) -> str | None:
-    model = get_field(response, "model")
-    return model if isinstance(model, str) else None
-
-
-class OpenAIChatStream:
-    """Keeps the last chunk that carries `usage` (the extra final chunk with `choices: []`)."""
-
-    def __init__(self, *, vendor: str, endpoint: str = "chat.completions.stream") -> None:
-        self._vendor = vendor
-        self._endpoint = endpoint
-        self._last: Any = None
-
-    def feed(self, event: Any) -> None:
-        if get_field(event, "usage") is not None:
-            self._last = event
-
-    @property
-    def usage(self) -> CacheUsage:
-        if self._last is None:
-            raise InputError(
-                "the stream had no usage chunk; create it with stream_options={'include_usage': "
-                "True} (to_request adds it when stream=True), and read the stream to the end"
-            )
-        return read_chat_usage(self._last, vendor=self._vendor, endpoint=self._endpoint)
-
-
 # -- Responses --------------------------------------------------------------------------------
 
 _RESPONSES_MARKABLE = {"input_text", "input_image", "input_file"}
-_FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
 
 
 class OpenAIResponsesAdapter(_OpenAIBase):
@@ -538,77 +465,3 @@ def _responses_part(part: Content) -> dict[str, Any]:
             "filename": part.title or "document.pdf",
         }
     raise InputError(f"cannot render {type(part).__name__} as a Responses input part")
-
-
-def read_responses_usage(response: Any, *, endpoint: str = "responses") -> CacheUsage:
-    usage = get_field(response, "usage")
-    if usage is None and get_field(response, "input_tokens") is not None:
-        usage, response = response, None
-    details = get_field(usage, "input_tokens_details")
-    input_tokens = get_int(usage, "input_tokens") or 0
-    read = get_int(details, "cached_tokens")
-    write = get_int(details, "cache_write_tokens")
-    split = get_field(details, "cache_write_tokens_details")
-    by_ttl = {
-        k: v
-        for k, v in (
-            ("30m", get_int(split, "ttl_30m_tokens")),
-            ("12h", get_int(split, "ttl_12h_tokens")),
-        )
-        if v
-    }
-    reported = details is not None
-    output = get_int(usage, "output_tokens") or 0
-    problems = _partition_problems("input_tokens", input_tokens, read, write)
-    problems += _total_problems(usage, input_tokens, output)
-    if by_ttl and sum(by_ttl.values()) != (write or 0):
-        problems.append(
-            f"cache_write_tokens_details sums to {sum(by_ttl.values())}, but cache_write_tokens "
-            f"is {write or 0}"
-        )
-    return CacheUsage(
-        uncached_input=max(input_tokens - (read or 0) - (write or 0), 0),
-        cache_read=(read or 0) if reported else None,
-        cache_write=(write or 0) if reported else None,
-        output=output,
-        cache_write_by_ttl=by_ttl,
-        vendor="openai",
-        endpoint=endpoint,
-        model=_model(response),
-        problems=tuple(problems),
-        diagnosis=_diagnosis(response),
-    )
-
-
-def _diagnosis(response: Any) -> CacheDiagnosis | None:
-    found = get_field(response, "prompt_cache_diagnostics")
-    if found is None:
-        return None
-    kind = get_field(found, "type")
-    raw = found if isinstance(found, Mapping) else found.model_dump()
-    return CacheDiagnosis(
-        reason=get_field(found, "reason") if kind == "cache_miss" else kind,
-        missed_tokens=get_int(found, "cache_missed_tokens"),
-        reusable_tokens=get_int(found, "comparison_reusable_tokens"),
-        raw=dict(raw),
-    )
-
-
-class OpenAIResponsesStream:
-    """Reads the usage of `response.completed` (or `.incomplete` / `.failed`)."""
-
-    def __init__(self) -> None:
-        self._response: Any = None
-
-    def feed(self, event: Any) -> None:
-        if get_field(event, "type") in _FINAL_EVENTS:
-            self._response = get_field(event, "response")
-
-    @property
-    def usage(self) -> CacheUsage:
-        if self._response is None or get_field(self._response, "usage") is None:
-            raise InputError(
-                "the stream ended without a response.completed event carrying usage; read the "
-                "stream to the end"
-            )
-        return read_responses_usage(self._response, endpoint="responses.stream")

@@ -6,7 +6,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .._errors import InputError
+from .._usage import CacheUsage
 from ._elements import Span, list_span
+from ._fields import get_field, get_int
 from ._rules import Capabilities, Setting
 
 __all__ = [
@@ -14,11 +17,16 @@ __all__ = [
     "EXPLICIT",
     "INVALIDATING",
     "MISS_REASONS",
+    "OpenAIChatStream",
     "leading_system",
     "openai_model",
+    "partition_problems",
+    "read_chat_usage",
+    "response_model",
     "response_signs",
     "supports_breakpoints",
     "tool_spans",
+    "total_problems",
 ]
 
 _MODEL_VERSION = re.compile(r"gpt-(\d+)(?:\.(\d+))?")
@@ -92,3 +100,79 @@ def response_signs(response: Any, obj: str, usage_field: str) -> int:
     found = int(str(response.get("object", "")).startswith(obj))
     found += isinstance(usage, Mapping) and usage_field in usage
     return found + openai_model(response.get("model"))
+
+
+# -- Chat Completions usage (OpenAI and the engines) ------------------------------------
+
+
+def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
+    """Chat Completions usage; also what vLLM, SGLang and llama.cpp return."""
+    usage = get_field(response, "usage")
+    if usage is None:
+        usage = response
+    details = get_field(usage, "prompt_tokens_details")
+    prompt_tokens = get_int(usage, "prompt_tokens") or 0
+    read = get_int(details, "cached_tokens")
+    # OpenAI GPT-5.6 says cache_write_tokens; vLLM says created_cache_tokens.
+    write = get_int(details, "cache_write_tokens")
+    if write is None:
+        write = get_int(details, "created_cache_tokens")
+    timings = get_field(response, "timings")
+    if details is None and timings is not None:
+        read = get_int(timings, "cache_n")  # llama.cpp's native counters
+    reported = read is not None or write is not None
+    problems = partition_problems("prompt_tokens", prompt_tokens, read, write)
+    problems += total_problems(usage, prompt_tokens, get_int(usage, "completion_tokens") or 0)
+    return CacheUsage(
+        uncached_input=max(prompt_tokens - (read or 0) - (write or 0), 0),
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=get_int(usage, "completion_tokens") or 0,
+        vendor=vendor,
+        endpoint=endpoint,
+        model=response_model(response),
+        problems=tuple(problems),
+    )
+
+
+def partition_problems(name: str, total: int, read: int | None, write: int | None) -> list[str]:
+    if (read or 0) + (write or 0) > total:
+        return [
+            f"{name} ({total}) is less than cached ({read or 0}) + written ({write or 0}); "
+            "uncached input reported as 0"
+        ]
+    return []
+
+
+def total_problems(usage: Any, prompt: int, output: int) -> list[str]:
+    total = get_int(usage, "total_tokens")
+    if total is not None and total != prompt + output:
+        return [f"total_tokens ({total}) != input ({prompt}) + output ({output})"]
+    return []
+
+
+def response_model(response: Any) -> str | None:
+    model = get_field(response, "model")
+    return model if isinstance(model, str) else None
+
+
+class OpenAIChatStream:
+    """Keeps the last chunk that carries `usage` (the extra final chunk with `choices: []`)."""
+
+    def __init__(self, *, vendor: str, endpoint: str = "chat.completions.stream") -> None:
+        self._vendor = vendor
+        self._endpoint = endpoint
+        self._last: Any = None
+
+    def feed(self, event: Any) -> None:
+        if get_field(event, "usage") is not None:
+            self._last = event
+
+    @property
+    def usage(self) -> CacheUsage:
+        if self._last is None:
+            raise InputError(
+                "the stream had no usage chunk; create it with stream_options={'include_usage': "
+                "True} (to_request adds it when stream=True), and read the stream to the end"
+            )
+        return read_chat_usage(self._last, vendor=self._vendor, endpoint=self._endpoint)

@@ -23,13 +23,14 @@ from .._parts import (
     ToolResult,
     ToolUse,
 )
+from .._usage import CacheDiagnosis, CacheUsage
 from ._elements import Span, list_span, messages_span, system_spans
+from ._fields import get_field, get_int
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
-from ._usage import adapter_usage
 from ._vendor import Vendor
 
-__all__ = ["RULES", "VENDOR"]
+__all__ = ["RULES", "VENDOR", "AnthropicStream", "read_usage"]
 
 RULES = CacheRules(
     marking="explicit",
@@ -222,6 +223,145 @@ def _tool_result(block: Mapping[str, Any], path: str) -> ToolResult:
     )
 
 
+# -- usage ---------------------------------------------------------------------------------
+
+
+def read_usage(response: Any) -> CacheUsage:
+    """A `Message` (SDK object or JSON dict), or its `usage` alone."""
+    usage = get_field(response, "usage")
+    if usage is None:
+        usage = response
+    return _usage_from(
+        _fields(usage),
+        get_field(usage, "cache_creation"),
+        model=get_field(response, "model"),
+        diagnosis=_diagnosis(response),
+        endpoint="messages",
+    )
+
+
+class AnthropicStream:
+    """
+    Reads `message_start` (input, cache, TTL split) and each `message_delta` (cumulative output and
+    optional cumulative input/cache counts; later non-null values replace earlier ones, as the
+    SDK's own accumulator does). The TTL split only comes in `message_start`.
+    """
+
+    def __init__(self) -> None:
+        self._fields: dict[str, int | None] = {}
+        self._creation: Any = None
+        self._model: str | None = None
+        self._diagnosis: CacheDiagnosis | None = None
+        self._started = False
+
+    def feed(self, event: Any) -> None:
+        kind = get_field(event, "type")
+        if kind == "message_start":
+            message = get_field(event, "message")
+            usage = get_field(message, "usage")
+            self._fields = _fields(usage)
+            self._creation = get_field(usage, "cache_creation")
+            self._model = get_field(message, "model")
+            self._diagnosis = _diagnosis(message)
+            self._started = True
+        elif kind == "message_delta":
+            usage = get_field(event, "usage")
+            for name, value in _fields(usage).items():
+                if value is not None:
+                    self._fields[name] = value
+
+    @property
+    def usage(self) -> CacheUsage:
+        if not self._started:
+            raise InputError(
+                "the stream ended before a message_start event, so it carried no usage; feed "
+                "every event of the stream (or the SDK's final message) to the accumulator"
+            )
+        return _usage_from(
+            self._fields,
+            self._creation,
+            model=self._model,
+            diagnosis=self._diagnosis,
+            endpoint="messages.stream",
+        )
+
+
+_USAGE_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+)
+
+
+def _fields(usage: Any) -> dict[str, int | None]:
+    return {name: get_int(usage, name) for name in _USAGE_FIELDS}
+
+
+def _usage_from(
+    fields: Mapping[str, int | None],
+    creation: Any,
+    *,
+    model: Any,
+    diagnosis: CacheDiagnosis | None,
+    endpoint: str,
+) -> CacheUsage:
+    problems: list[str] = []
+    by_ttl = _ttl_split(creation)
+    write = fields.get("cache_creation_input_tokens")
+    read = fields.get("cache_read_input_tokens")
+    reported = write is not None or read is not None or creation is not None
+    if write is None and by_ttl:
+        write = sum(by_ttl.values())
+    if by_ttl and write is not None and sum(by_ttl.values()) != write:
+        problems.append(
+            f"cache_creation TTL split ({', '.join(f'{k}={v}' for k, v in by_ttl.items())}) sums "
+            f"to {sum(by_ttl.values())}, but cache_creation_input_tokens is {write}"
+        )
+    problems += [
+        f"{name} is negative ({value})"
+        for name, value in fields.items()
+        if value is not None and value < 0
+    ]
+    return CacheUsage(
+        uncached_input=fields.get("input_tokens") or 0,
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=fields.get("output_tokens") or 0,
+        cache_write_by_ttl={k: v for k, v in by_ttl.items() if v},
+        vendor="anthropic",
+        endpoint=endpoint,
+        model=model if isinstance(model, str) else None,
+        problems=tuple(problems),
+        diagnosis=diagnosis,
+    )
+
+
+def _ttl_split(creation: Any) -> dict[str, int]:
+    if creation is None:
+        return {}
+    split = {
+        "5m": get_int(creation, "ephemeral_5m_input_tokens"),
+        "1h": get_int(creation, "ephemeral_1h_input_tokens"),
+    }
+    return {k: v for k, v in split.items() if v is not None}
+
+
+def _diagnosis(message: Any) -> CacheDiagnosis | None:
+    diagnostics = get_field(message, "diagnostics")
+    if diagnostics is None:
+        return None
+    reason = get_field(diagnostics, "cache_miss_reason")
+    if reason is None:
+        return CacheDiagnosis(reason=None)
+    raw = reason if isinstance(reason, Mapping) else reason.model_dump()
+    return CacheDiagnosis(
+        reason=get_field(reason, "type"),
+        missed_tokens=get_int(reason, "cache_missed_input_tokens"),
+        raw=dict(raw),
+    )
+
+
 VENDOR = Vendor(
     name="anthropic",
     title="Anthropic Messages",
@@ -229,7 +369,7 @@ VENDOR = Vendor(
     rules=RULES,
     layers=layers,
     read_prompt=read_prompt,
-    read_usage=adapter_usage("anthropic"),
+    read_usage=read_usage,
     misfit=misfit,
     signs=signs,
     response_signs=response_signs,

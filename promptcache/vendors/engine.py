@@ -11,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .._usage import CacheUsage
 from ._elements import setting
-from ._openai import openai_model, response_signs
+from ._openai import openai_model, read_chat_usage, response_signs
 from ._rules import CacheRules, Capabilities, Setting
-from ._usage import adapter_usage
 from ._vendor import Vendor
 from .openai_chat import CALL_PATHS, chat_layers, chat_misfit, chat_signs, read_chat_prompt
 
@@ -57,6 +57,11 @@ def _response_signs(response: Any) -> int:
     return found + local - 2 * openai_model(model)
 
 
+def _read_usage(response: Any) -> CacheUsage:
+    """An engine's chat completion (SDK object or JSON dict)."""
+    return read_chat_usage(response, vendor="engine", endpoint="chat.completions")
+
+
 VENDOR = Vendor(
     name="engine",
     title="OpenAI-compatible engine (vLLM, SGLang, llama.cpp)",
@@ -64,7 +69,7 @@ VENDOR = Vendor(
     rules=RULES,
     layers=chat_layers,
     read_prompt=read_chat_prompt,
-    read_usage=adapter_usage("engine"),
+    read_usage=_read_usage,
     misfit=chat_misfit,
     signs=signs,
     response_signs=_response_signs,

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._parts import Message, ToolResult
+from .._usage import CacheUsage
 from ._elements import Span, check_list, scalar_span
 from ._openai import (
     AUTOMATIC,
@@ -19,6 +20,7 @@ from ._openai import (
     MISS_REASONS,
     leading_system,
     openai_model,
+    read_chat_usage,
     response_signs,
     supports_breakpoints,
     tool_spans,
@@ -34,7 +36,6 @@ from ._reading import (
     texts,
 )
 from ._rules import CacheRules
-from ._usage import adapter_usage
 from ._vendor import Vendor
 
 __all__ = ["RULES", "VENDOR", "chat_layers", "chat_misfit", "chat_signs", "read_chat_prompt"]
@@ -143,6 +144,11 @@ def read_chat_prompt(request: Mapping[str, Any]) -> PromptParts:
     return tools, system, messages
 
 
+def _read_usage(response: Any) -> CacheUsage:
+    """A `ChatCompletion` (SDK object or JSON dict), or its `usage` alone."""
+    return read_chat_usage(response, vendor="openai", endpoint="chat.completions")
+
+
 VENDOR = Vendor(
     name="openai",
     title="OpenAI Chat Completions",
@@ -150,7 +156,7 @@ VENDOR = Vendor(
     rules=RULES,
     layers=chat_layers,
     read_prompt=read_chat_prompt,
-    read_usage=adapter_usage("openai"),
+    read_usage=_read_usage,
     misfit=chat_misfit,
     signs=_signs,
     response_signs=lambda response: response_signs(response, "chat.completion", "prompt_tokens"),

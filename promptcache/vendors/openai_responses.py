@@ -10,8 +10,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Literal
 
+from .._errors import InputError
 from .._parts import Content, Message, TextPart, ThinkingPart, ToolResult, ToolUse
+from .._usage import CacheDiagnosis, CacheUsage
 from ._elements import Span, check_list, scalar_span, system_spans
+from ._fields import get_field, get_int
 from ._openai import (
     AUTOMATIC,
     EXPLICIT,
@@ -19,9 +22,12 @@ from ._openai import (
     MISS_REASONS,
     leading_system,
     openai_model,
+    partition_problems,
+    response_model,
     response_signs,
     supports_breakpoints,
     tool_spans,
+    total_problems,
 )
 from ._reading import (
     PromptParts,
@@ -34,10 +40,9 @@ from ._reading import (
     texts,
 )
 from ._rules import CacheRules
-from ._usage import adapter_usage
 from ._vendor import Vendor
 
-__all__ = ["RULES", "VENDOR"]
+__all__ = ["RULES", "VENDOR", "OpenAIResponsesStream", "read_responses_usage"]
 
 RULES = CacheRules(
     marking="automatic",
@@ -149,6 +154,85 @@ def _join(messages: list[Message], role: Literal["user", "assistant"], part: Con
         messages.append(Message(role=role, content=[part]))
 
 
+# -- usage ---------------------------------------------------------------------------------
+
+_FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+
+
+def read_responses_usage(response: Any, *, endpoint: str = "responses") -> CacheUsage:
+    usage = get_field(response, "usage")
+    if usage is None and get_field(response, "input_tokens") is not None:
+        usage, response = response, None
+    details = get_field(usage, "input_tokens_details")
+    input_tokens = get_int(usage, "input_tokens") or 0
+    read = get_int(details, "cached_tokens")
+    write = get_int(details, "cache_write_tokens")
+    split = get_field(details, "cache_write_tokens_details")
+    by_ttl = {
+        k: v
+        for k, v in (
+            ("30m", get_int(split, "ttl_30m_tokens")),
+            ("12h", get_int(split, "ttl_12h_tokens")),
+        )
+        if v
+    }
+    reported = details is not None
+    output = get_int(usage, "output_tokens") or 0
+    problems = partition_problems("input_tokens", input_tokens, read, write)
+    problems += total_problems(usage, input_tokens, output)
+    if by_ttl and sum(by_ttl.values()) != (write or 0):
+        problems.append(
+            f"cache_write_tokens_details sums to {sum(by_ttl.values())}, but cache_write_tokens "
+            f"is {write or 0}"
+        )
+    return CacheUsage(
+        uncached_input=max(input_tokens - (read or 0) - (write or 0), 0),
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=output,
+        cache_write_by_ttl=by_ttl,
+        vendor="openai",
+        endpoint=endpoint,
+        model=response_model(response),
+        problems=tuple(problems),
+        diagnosis=_diagnosis(response),
+    )
+
+
+def _diagnosis(response: Any) -> CacheDiagnosis | None:
+    found = get_field(response, "prompt_cache_diagnostics")
+    if found is None:
+        return None
+    kind = get_field(found, "type")
+    raw = found if isinstance(found, Mapping) else found.model_dump()
+    return CacheDiagnosis(
+        reason=get_field(found, "reason") if kind == "cache_miss" else kind,
+        missed_tokens=get_int(found, "cache_missed_tokens"),
+        reusable_tokens=get_int(found, "comparison_reusable_tokens"),
+        raw=dict(raw),
+    )
+
+
+class OpenAIResponsesStream:
+    """Reads the usage of `response.completed` (or `.incomplete` / `.failed`)."""
+
+    def __init__(self) -> None:
+        self._response: Any = None
+
+    def feed(self, event: Any) -> None:
+        if get_field(event, "type") in _FINAL_EVENTS:
+            self._response = get_field(event, "response")
+
+    @property
+    def usage(self) -> CacheUsage:
+        if self._response is None or get_field(self._response, "usage") is None:
+            raise InputError(
+                "the stream ended without a response.completed event carrying usage; read the "
+                "stream to the end"
+            )
+        return read_responses_usage(self._response, endpoint="responses.stream")
+
+
 VENDOR = Vendor(
     name="openai-responses",
     title="OpenAI Responses",
@@ -156,7 +240,7 @@ VENDOR = Vendor(
     rules=RULES,
     layers=layers,
     read_prompt=read_prompt,
-    read_usage=adapter_usage("openai-responses"),
+    read_usage=read_responses_usage,
     misfit=misfit,
     signs=signs,
     response_signs=lambda response: response_signs(response, "response", "input_tokens_details"),

@@ -1,0 +1,49 @@
+"""Field access that works on SDK objects and plain JSON alike (the usage readers use it)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .._errors import InputError
+
+__all__ = ["first_int", "get_field", "get_int"]
+
+
+def get_field(obj: Any, *path: str) -> Any:
+    """
+    Follow `path` through SDK objects or plain dicts; None where any step is missing.
+
+    SDK models expose fields as attributes (unknown server fields land in pydantic's extras, which
+    getattr also reaches); JSON dicts use the wire names, which equal the attribute names for
+    Anthropic and OpenAI. Gemini readers pass both spellings.
+    """
+    for name in path:
+        if obj is None:
+            return None
+        # `type(...) is dict` first: JSON responses are dicts, and the ABC check costs more.
+        is_mapping = type(obj) is dict or isinstance(obj, Mapping)
+        obj = obj.get(name) if is_mapping else getattr(obj, name, None)
+    return obj
+
+
+def get_int(obj: Any, *path: str) -> int | None:
+    """An integer field, or None when absent. A non-integer value is an error, not a 0."""
+    value = get_field(obj, *path)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InputError(
+            f"usage field {'.'.join(path)} should be an integer, got {type(value).__name__} "
+            f"{value!r:.40}; pass the SDK response object or its JSON dict"
+        )
+    return value
+
+
+def first_int(obj: Any, *names: str) -> int | None:
+    """The first present integer among alternative spellings (snake_case, camelCase)."""
+    for name in names:
+        value = get_int(obj, name)
+        if value is not None:
+            return value
+    return None
