@@ -29,6 +29,7 @@ from typing import Any
 
 from ._errors import InputError
 from ._usage import CacheUsage
+from .vendors import get_vendor
 
 __all__ = [
     "Cost",
@@ -44,10 +45,22 @@ __all__ = [
 PRICES_ENV = "PROMPTCACHE_PRICES"
 MIN_TOKENS_ENV = "PROMPTCACHE_MIN_TOKENS"
 _MILLION = 1_000_000
-# Which TTL an unsplit write is billed at: the vendor's default TTL.
-_DEFAULT_WRITE_TTL = {"anthropic": "5m", "openai": "30m"}
-# Adapter names that share a price list.
-_PRICE_VENDOR = {"openai-responses": "openai", "openai-chat": "openai"}
+
+
+def _table_key(vendor: str) -> str:
+    """A vendor name or alias as the tables key it: formats of one vendor share a list."""
+    try:
+        return get_vendor(vendor).family
+    except InputError:
+        return vendor  # the table says which vendors it knows
+
+
+def _billed_write_ttl(vendor: str) -> str:
+    """Which TTL an unsplit write is billed at (`CacheRules.billed_write_ttl`)."""
+    try:
+        return get_vendor(vendor).rules.billed_write_ttl or ""
+    except InputError:
+        return ""
 
 
 def normalise_model(model: str) -> str:
@@ -172,7 +185,7 @@ class PriceTable:
     vendors: Mapping[str, Mapping[str, Mapping[str, Any]]]
 
     def rates(self, vendor: str, model: str) -> Rates:
-        vendor = _PRICE_VENDOR.get(vendor, vendor)
+        vendor = _table_key(vendor)
         models = self.vendors.get(vendor)
         if models is None:
             raise InputError(
@@ -197,7 +210,7 @@ class MinTokenTable:
     vendors: Mapping[str, Mapping[str, Any]]
 
     def minimum(self, vendor: str, model: str) -> int:
-        vendor = _PRICE_VENDOR.get(vendor, vendor)
+        vendor = _table_key(vendor)
         entry = self.vendors.get(vendor)
         if entry is None:
             raise InputError(
@@ -285,7 +298,7 @@ def cost(
         )
     table = prices or load_prices()
     rates = table.rates(vendor, model)
-    breakdown = _breakdown(usage, rates, _PRICE_VENDOR.get(vendor, vendor), storage_token_hours)
+    breakdown = _breakdown(usage, rates, vendor, storage_token_hours)
     notes = (
         () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
     )
@@ -338,7 +351,7 @@ def _write_costs(usage: CacheUsage, rates: Rates, vendor: str) -> dict[str, floa
             out[f"cache_write_{ttl}"] = tokens * _write_rate(rates, ttl, vendor) / _MILLION
     rest = usage.cache_write - split
     if rest > 0:
-        ttl = _DEFAULT_WRITE_TTL.get(vendor, "")
+        ttl = _billed_write_ttl(vendor)
         out["cache_write"] = rest * _write_rate(rates, ttl, vendor) / _MILLION
     return out
 

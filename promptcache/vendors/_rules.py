@@ -81,6 +81,7 @@ class CacheRules:
       was expected is still a hit, and a change this close to the end of an automatically
       cached request loses nothing measurable.
     - `min_tokens_key`: the vendor's key in the shipped minimum-token and price tables.
+    - `billed_write_ttl`: the TTL a cache write is billed at when the usage does not split it.
     - `render_order`: the order the vendor lays out the request's layers before hashing.
     - `invalidating`: settings outside the render order whose change drops cache (the model
       always does; it is not listed).
@@ -97,6 +98,7 @@ class CacheRules:
     ttl_settings: tuple[str, ...] = ()
     granularity_tokens: int
     min_tokens_key: str
+    billed_write_ttl: str | None = None
     render_order: tuple[str, ...] = ("tools", "system", "messages")
     invalidating: tuple[Setting, ...] = ()
     miss_reasons: Mapping[str, str] = field(default_factory=dict)
@@ -121,6 +123,7 @@ class CacheRules:
             "ttl_settings": list(self.ttl_settings),
             "granularity_tokens": self.granularity_tokens,
             "min_tokens_key": self.min_tokens_key,
+            "billed_write_ttl": self.billed_write_ttl,
             "render_order": list(self.render_order),
             "unmarkable": sorted(caps.unmarkable),
             "unmarkable_layers": sorted(caps.unmarkable_layers),

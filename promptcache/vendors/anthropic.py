@@ -51,6 +51,7 @@ RULES = CacheRules(
     # Reads are exact to the breakpoint; the slack covers our token estimate only.
     granularity_tokens=8,
     min_tokens_key="anthropic",
+    billed_write_ttl="5m",
     render_order=("tools", "system", "messages"),
     # "tool_choice ... No for messages", "thinking config or output_config.effort ... No for
     # messages": tools and system stay cached.

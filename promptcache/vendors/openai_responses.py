@@ -55,6 +55,7 @@ RULES = CacheRules(
     ttl_settings=("prompt_cache_options.ttl", "prompt_cache_retention"),
     granularity_tokens=128,
     min_tokens_key="openai",
+    billed_write_ttl="30m",  # prompt_cache_options.ttl's default
     render_order=("tools", "system", "messages"),
     invalidating=INVALIDATING,
     miss_reasons=MISS_REASONS,

@@ -129,7 +129,16 @@ def test_every_commands_vendor_option_comes_from_the_registry() -> None:
 
 # The readers of vendor rules: they hold no vendor table of their own. (Adapters write requests
 # with their SDK's own details; `_wrap.py` is being reworked on its own branch.)
-READERS = ("debug", "_commands", "_report.py", "_plan.py", "_ingest.py", "_monitor.py", "_diff.py")
+READERS = (
+    "debug",
+    "_commands",
+    "_report.py",
+    "_plan.py",
+    "_ingest.py",
+    "_pricing.py",
+    "_monitor.py",
+    "_diff.py",
+)
 
 
 def test_no_rule_reader_keeps_a_vendor_table() -> None:
