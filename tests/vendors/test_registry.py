@@ -199,3 +199,77 @@ def test_a_named_vendor_must_fit_the_request() -> None:
         resolve_vendor(anthropic_body, "gemini")
     # "openai" names both of OpenAI's formats: the one that fits is taken
     assert resolve_vendor({"input": "hi"}, "openai").name == "openai-responses"
+
+
+# -- every command without --vendor, on every format ----------------------------------------
+
+MODELS = {
+    "anthropic": "claude-sonnet-4-6",
+    "openai": "gpt-5.4",
+    "openai-responses": "gpt-5.4",
+    "gemini": "gemini-2.5-pro",
+    "engine": "Qwen/Qwen3-8B",
+}
+RESPONSES = {
+    "anthropic": {
+        "type": "message",
+        "model": "claude-sonnet-4-6",
+        "usage": {"input_tokens": 5, "cache_read_input_tokens": 900, "output_tokens": 2},
+    },
+    "openai": {
+        "object": "chat.completion",
+        "model": "gpt-5.4",
+        "usage": {"prompt_tokens": 905, "completion_tokens": 2, "total_tokens": 907},
+    },
+    "openai-responses": {
+        "object": "response",
+        "model": "gpt-5.4",
+        "usage": {"input_tokens": 905, "output_tokens": 2, "total_tokens": 907},
+    },
+    "gemini": {
+        "modelVersion": "gemini-2.5-pro",
+        "usageMetadata": {"promptTokenCount": 905, "candidatesTokenCount": 2},
+    },
+    "engine": {
+        "object": "chat.completion",
+        "model": "Qwen/Qwen3-8B",
+        "usage": {"prompt_tokens": 905, "completion_tokens": 2, "total_tokens": 907},
+    },
+}
+
+
+@pytest.mark.parametrize("vendor", VENDOR_NAMES)
+def test_every_command_works_without_a_vendor(
+    vendor: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptcache import Prompt, Tool
+
+    prompt = (
+        Prompt()
+        .add_tools(Tool(name="lookup", description="Find.", input_schema={"type": "object"}))
+        .add_system("You are the support agent.")
+        .with_tail("Where is my order?")
+    )
+    request = get_adapter(vendor).to_request(prompt, model=MODELS[vendor])
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["vendor"] == vendor
+    # a prompt this short gets no Anthropic marker (under the minimum): nothing was cached
+    explicit = get_vendor(vendor).rules.caches_only_at_markers
+    assert main(["diff", str(path), str(path), "--format", "json"]) == (1 if explicit else 0)
+    out = json.loads(capsys.readouterr().out)
+    assert out["invalidated"] is False
+    assert out["cause"] == ("not_cached" if explicit else "none")
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"request": request, "response": RESPONSES[vendor]}) + "\n")
+    assert main(["report", str(log), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 1
+    answer = tmp_path / "response.json"
+    answer.write_text(json.dumps(RESPONSES[vendor]))
+    if vendor == "engine":  # self-hosted: no price list, and cost says so
+        assert main(["cost", str(answer), "--model", "Qwen/Qwen3-8B"]) == 2
+        assert "no prices for vendor 'engine'" in capsys.readouterr().err
+    else:
+        assert main(["cost", str(answer), "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["responses"][0]["usage"]["output"] == 2
