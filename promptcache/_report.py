@@ -27,7 +27,7 @@ from ._errors import InputError
 from ._usage import CacheUsage
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
-from .vendors import Vendor, get_vendor, resolve_vendor
+from .vendors import Vendor, resolve_vendor
 
 __all__ = ["CauseSummary", "Report", "build_report"]
 
@@ -219,9 +219,12 @@ def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> Vend
     if name is not None and not isinstance(name, str):
         raise InputError(f"line {number}: 'vendor' must be a name, got {name!r}")
     request = record["request"]
+    if not isinstance(request, Mapping):
+        raise InputError(
+            f"line {number}: 'request' must be an object (the SDK call's keyword arguments), "
+            f"got {orjson.dumps(request)[:40].decode(errors='replace')}"
+        )
     try:
-        if not isinstance(request, Mapping):
-            return get_vendor(name) if name is not None else resolve_vendor({}, None)
         return resolve_vendor(request, name)
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
