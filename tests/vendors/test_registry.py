@@ -273,3 +273,22 @@ def test_every_command_works_without_a_vendor(
     else:
         assert main(["cost", str(answer), "--format", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["responses"][0]["usage"]["output"] == 2
+
+
+def test_every_api_that_takes_a_vendor_takes_its_aliases() -> None:
+    from promptcache import CacheUsage, Monitor, Prompt, cost, diff, plan
+    from promptcache._report import build_report
+
+    usage = CacheUsage(uncached_input=10, cache_read=100, cache_write=50, output=1)
+    assert cost(usage, model="claude-sonnet-4-6", vendor="Claude").actual == pytest.approx(
+        cost(usage, model="claude-sonnet-4-6", vendor="anthropic").actual
+    )
+    assert plan(Prompt().add_system("x"), vendor="VLLM", model="q").vendor == "engine"
+    assert plan(Prompt().add_system("x"), vendor="Responses", model="gpt-5.6").vendor == (
+        "openai-responses"
+    )
+    assert Monitor("SGLang", metrics=False).vendor == "engine"
+    request = {"model": "gpt-5.4", "messages": [{"role": "user", "content": "hi"}]}
+    assert diff(request, request, "Azure-OpenAI").vendor == "openai"
+    line = json.dumps({"request": request, "usage": {"prompt_tokens": 3, "completion_tokens": 1}})
+    assert build_report([line], vendor="CHAT").records == 1
