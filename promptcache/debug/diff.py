@@ -56,7 +56,7 @@ class DiffResult:
     before: str | None
     after: str | None
     tokens_lost: int | None
-    vendor: str = "anthropic"
+    vendor: str = ""
     detail: str = ""
     excerpt: Excerpt | None = None
     in_tail: bool = False

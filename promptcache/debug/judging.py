@@ -400,7 +400,7 @@ class Judging:
             f"content blocks before the nearest breakpoint of this request ({paths[nearest]}); "
             f"the vendor looks back at most {window} content blocks from a breakpoint, "
             "so the previous entry was not found (typically a parallel tool fan-out appended in "
-            "one step). Let promptcache plan the markers (the Anthropic adapter places a lookback "
+            "one step). Let promptcache plan the markers (its adapter places a lookback "
             f"breakpoint), or add an intermediate breakpoint at most {window} content "
             f"blocks after {old_paths[last]}"
         )
