@@ -4,86 +4,170 @@
     client = promptcache.wrap(anthropic.Anthropic(), on_invalidation=alert)
     client.messages.create(**kwargs)          # same call, same result, now observed
 
-The wrapper is a thin proxy: attribute access passes through to the real client, except for the
-few methods that send prompts, which call the real method, hand the request and the response (or,
-for a stream, the usage gathered as the caller iterates) to the monitor, and return the SDK's own
-object. Streams are returned wrapped so they can be read to the end; everything else about them
-(context manager, `close()`, attributes) is the SDK's. The streaming helpers (Anthropic's
-`messages.stream()`, OpenAI's `chat.completions.stream()` and `responses.stream()`) hand the
-caller the SDK's own stream and are observed once, when their block exits, from what that stream
-already accumulated. A Gemini chat session (`chats.create()`) is handed the observed models, so
-each `send_message` is observed with the whole conversation it sends. Observing never raises into
-the caller: a monitor failure is logged, a vendor error propagates untouched.
+The wrapper is a thin proxy: attribute access passes through to the real client, except on the
+way to the methods that send prompts (`CALL_PATHS`, one table of attribute paths per SDK). Those
+call the real method, hand the request and the response (or, for a stream, the usage gathered as
+the caller iterates) to the monitor, and return the SDK's own object. Around them:
+
+- `with_options()` / `copy()` return the SDK's new client, wrapped the same way (same monitor);
+- `with_raw_response` / `with_streaming_response` anywhere on a path: the caller gets the SDK's
+  raw response; its `parse()` is observed (a raw non-streamed reply is parsed at once; the SDK
+  caches that parse, so the caller's own `parse()` returns the same object);
+- the streaming helpers (`messages.stream()`, `chat.completions.stream()`, `responses.stream()`)
+  hand the caller the SDK's own stream and are observed once, when their block exits;
+- a Gemini chat session (`chats.create()`) is handed the observed models;
+- a path that sends prompts wrap() cannot observe (batches, WebSocket sessions, runners that send
+  through the unwrapped client) logs one warning per path, and works as before.
+
+Observing never changes or breaks the caller's call: each request is read the way the SDK
+serialises it (`_sent`: any iterable, mapping, model or view the SDK accepts; one-shot iterators
+are drained into a list the SDK is then given); what cannot be read is reported once per path
+with its type, length and a short hash (never prompt text, never a traceback), and not observed.
+Vendor errors propagate untouched.
 """
 
 from __future__ import annotations
 
 import inspect
 import logging
+import re
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, cast
 
+from ._diff import request_elements
 from ._errors import InputError
 from .debug.monitor import Invalidation, Monitor, adapter_for
+from ._sent import Unreadable, describe, sent_form, settle
 
-__all__ = ["wrap"]
+__all__ = ["CALL_PATHS", "CallPaths", "wrap"]
 
 LOGGER = logging.getLogger("promptcache.wrap")
 
-# What to hook per vendor: attribute path -> how the method returns ("call": a response, or a
-# stream when stream=True; "iter": always a stream; "*-manager": a streaming helper's context
-# manager, observed when its block exits: Anthropic's messages.stream(), OpenAI's
-# chat.completions.stream() and responses.stream()).
-_HOOKS: dict[str, dict[tuple[str, ...], str]] = {
-    "anthropic": {
-        ("messages", "create"): "call",
-        ("messages", "stream"): "anthropic-manager",
-    },
-    "openai": {
-        ("chat", "completions", "create"): "call",
-        ("chat", "completions", "parse"): "call",  # structured outputs: a parsed ChatCompletion
-        ("beta", "chat", "completions", "parse"): "call",  # the same, where older code calls it
-        ("chat", "completions", "stream"): "chat-manager",
-        ("responses", "create"): "call",
-        ("responses", "parse"): "call",
-        ("responses", "stream"): "responses-manager",
-    },
-    "gemini": {
-        ("models", "generate_content"): "call",
-        ("models", "generate_content_stream"): "iter",
-        ("aio", "models", "generate_content"): "call",
-        ("aio", "models", "generate_content_stream"): "iter",
-        # A chat session sends through the models it was made with: hand it the observed ones.
-        ("chats", "create"): "chat-session",
-        ("aio", "chats", "create"): "chat-session",
-    },
+ClientT = TypeVar("ClientT")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallPaths:
+    """
+    Where one SDK sends prompts, as dotted attribute paths from the client.
+
+    `sends`: path -> how the method returns: "call" (a response, or a stream when
+    `stream=True`), "iter" (always a stream), "anthropic-manager" / "chat-manager" /
+    "responses-manager" (a streaming helper's context manager, observed when its block exits),
+    "chat-session" (Gemini `chats.create()`: the session gets the observed models).
+    `copies`: client methods that return a configured copy of the client.
+    `modes`: attributes that change what the calls below them return (a raw HTTP response).
+    `unobservable`: paths that send prompts wrap() cannot see, with the reason (warned once).
+    `transport`: call arguments that are not part of the request body.
+    """
+
+    sends: Mapping[str, str]
+    copies: frozenset[str] = frozenset()
+    modes: frozenset[str] = frozenset()
+    unobservable: Mapping[str, str] = field(default_factory=dict)
+    transport: frozenset[str] = frozenset({"extra_headers", "extra_query", "timeout"})
+
+
+_BATCH = "a batch: its results arrive later, outside this call"
+_SOCKET = "a realtime WebSocket session"
+_STAINLESS = frozenset({"with_raw_response", "with_streaming_response"})
+
+CALL_PATHS: dict[str, CallPaths] = {
+    # anthropic 2.14 (`Anthropic`, `AsyncAnthropic`)
+    "anthropic": CallPaths(
+        sends={
+            "messages.create": "call",
+            "messages.parse": "call",  # structured outputs: a ParsedMessage
+            "messages.stream": "anthropic-manager",
+            "beta.messages.create": "call",
+            "beta.messages.parse": "call",
+            "beta.messages.stream": "anthropic-manager",
+        },
+        copies=frozenset({"copy", "with_options", "with_middleware"}),
+        modes=_STAINLESS,
+        unobservable={
+            "messages.batches.create": _BATCH,
+            "beta.messages.batches.create": _BATCH,
+            "beta.messages.tool_runner": "the runner sends each turn through the unwrapped client",
+            "beta.messages.thread": "a thread sends each turn through the unwrapped client",
+        },
+        transport=frozenset({"extra_headers", "extra_query", "timeout", "betas"}),
+    ),
+    # openai 3.57 (`OpenAI`, `AsyncOpenAI`, and engines behind an OpenAI client)
+    "openai": CallPaths(
+        sends={
+            "chat.completions.create": "call",
+            "chat.completions.parse": "call",  # structured outputs: a ParsedChatCompletion
+            "chat.completions.stream": "chat-manager",
+            "beta.chat.completions.parse": "call",  # where older SDKs kept parse() and stream()
+            "beta.chat.completions.stream": "chat-manager",
+            "responses.create": "call",
+            "responses.parse": "call",
+            "responses.stream": "responses-manager",
+            "beta.responses.create": "call",
+        },
+        copies=frozenset({"copy", "with_options"}),
+        modes=_STAINLESS,
+        unobservable={
+            "batches.create": _BATCH,
+            "completions.create": "legacy text completions, a request format promptcache does "
+            "not read",
+            "responses.compact": "compaction, whose usage promptcache does not read",
+            "responses.connect": _SOCKET,
+            "realtime.connect": _SOCKET,
+            "beta.realtime.connect": _SOCKET,
+        },
+    ),
+    # google-genai 3.6 (`genai.Client`, and its `aio`)
+    "gemini": CallPaths(
+        sends={
+            "models.generate_content": "call",
+            "models.generate_content_stream": "iter",
+            "aio.models.generate_content": "call",
+            "aio.models.generate_content_stream": "iter",
+            "chats.create": "chat-session",
+            "aio.chats.create": "chat-session",
+        },
+        unobservable={
+            "batches.create": _BATCH,
+            "aio.batches.create": _BATCH,
+            "live.connect": "a Live API WebSocket session",
+            "aio.live.connect": "a Live API WebSocket session",
+            "interactions.create": "the Interactions API, a request format promptcache does "
+            "not read",
+            "aio.interactions.create": "the Interactions API, a request format promptcache "
+            "does not read",
+        },
+    ),
 }
-_TRANSPORT = frozenset({"extra_headers", "extra_query", "extra_body", "timeout"})
 
 
 def wrap(
-    client: Any,
+    client: ClientT,
     *,
     monitor: Monitor | None = None,
     vendor: str | None = None,
     key: str | Callable[[Mapping[str, Any]], str] | None = None,
     on_invalidation: Callable[[Invalidation], Any] | None = None,
-) -> Any:
+) -> ClientT:
     """
-    Return `client` with its prompt-sending methods observed.
+    Return `client` with its prompt-sending methods observed; to a type checker (and to
+    `isinstance`) it is still the client's own type.
 
     `vendor` defaults from the client's package; pass "engine" for an OpenAI client pointed at
     vLLM, SGLang or llama.cpp. `key` (a string, or a function of the request) names the cache key
     per call; by default the monitor derives it from the request.
     """
     name = vendor or _vendor_of(client)
-    hooks = _HOOKS["openai" if name == "engine" else name] if name in (*_HOOKS, "engine") else None
-    if hooks is None:
+    paths = CALL_PATHS.get("openai" if name == "engine" else name)
+    if paths is None:
         raise InputError(
             f"wrap() does not know vendor {name!r}; use anthropic, openai, gemini or engine"
         )
-    watcher = _Watcher(monitor or Monitor(name, on_invalidation=on_invalidation), key)
-    return _Proxy(client, (), hooks, watcher)
+    watcher = _Watcher(monitor or Monitor(name, on_invalidation=on_invalidation), key, paths)
+    return cast(ClientT, _Proxy(client, (), None, _Routes.of(paths), watcher))
 
 
 def _vendor_of(client: Any) -> str:
@@ -101,69 +185,184 @@ def _vendor_of(client: Any) -> str:
     )
 
 
-class _Watcher:
-    """The monitor plus the key rule; never lets a monitoring failure reach the caller."""
+@dataclass(frozen=True, slots=True)
+class _Routes:
+    """A `CallPaths` as the proxy walks it: tuples of attribute names, and every prefix."""
 
-    def __init__(self, monitor: Monitor, key: str | Callable[[Mapping[str, Any]], str] | None):
+    sends: dict[tuple[str, ...], str]
+    unobservable: dict[tuple[str, ...], str]
+    prefixes: frozenset[tuple[str, ...]]
+    copies: frozenset[str]
+    modes: frozenset[str]
+
+    @classmethod
+    def of(cls, paths: CallPaths) -> _Routes:
+        sends = {tuple(p.split(".")): kind for p, kind in paths.sends.items()}
+        unobservable = {tuple(p.split(".")): why for p, why in paths.unobservable.items()}
+        prefixes = {path[:n] for path in (*sends, *unobservable) for n in range(1, len(path))}
+        return cls(sends, unobservable, frozenset(prefixes), paths.copies, paths.modes)
+
+
+class _Watcher:
+    """The monitor, the key rule and the warnings already given; never raises to the caller."""
+
+    def __init__(
+        self,
+        monitor: Monitor,
+        key: str | Callable[[Mapping[str, Any]], str] | None,
+        paths: CallPaths,
+    ) -> None:
         self.monitor = monitor
         self.key = key
+        self.transport = paths.transport
+        self._said: set[tuple[str, ...]] = set()
+        self._lock = threading.Lock()
 
-    def request(self, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-        body = {k: v for k, v in kwargs.items() if k not in _TRANSPORT}
-        extra = kwargs.get("extra_body")
-        if isinstance(extra, Mapping):
-            body.update(extra)
-        return body
+    def once(self, level: int, what: tuple[str, ...], message: str, *args: Any) -> None:
+        """Log `message` the first time `what` happens for this wrapped client, never again."""
+        with self._lock:
+            if what in self._said:
+                return
+            self._said.add(what)
+        LOGGER.log(level, message, *args)
 
-    def observe(self, request: Mapping[str, Any], response: Any = None, usage: Any = None) -> None:
+    def prepare(self, call: str, kwargs: dict[str, Any]) -> tuple[dict[str, Any] | None, Any]:
+        """
+        The request `call` sends, as the SDK serialises it (None when it cannot be read, said
+        once), and the kwargs to hand the SDK: the caller's own, with any one-shot iterator
+        drained into a list (the SDK sends either as the same JSON array).
+        """
+        kwargs = settle(kwargs)  # a caller's iterator that raises raises here, as in the SDK
+        request: dict[str, Any] = {}
+        try:
+            body = {k: v for k, v in kwargs.items() if k not in self.transport}
+            extra = body.pop("extra_body", None)
+            request = sent_form(body, self.monitor.vendor)
+            if isinstance(extra, Mapping):
+                request.update(sent_form(extra, self.monitor.vendor))
+            request_elements(request, self.monitor.vendor)  # readable as this vendor's request?
+        except Unreadable as exc:
+            self._unreadable(call, exc.path, exc.why, exc.shape)
+            return None, kwargs
+        except InputError as exc:  # the request reader: a shape the vendor format does not have
+            where = _field_of(exc, request)
+            shape = describe(kwargs.get(where, request.get(where)))
+            self._unreadable(call, where, "not a shape of this vendor's request", shape)
+            return None, kwargs
+        except Exception as exc:
+            self._unreadable(call, "request", f"{type(exc).__name__} while reading", "")
+            return None, kwargs
+        return request, kwargs
+
+    def _unreadable(self, call: str, where: str, why: str, shape: str) -> None:
+        self.once(
+            logging.WARNING,
+            ("unreadable", call, where, shape.split(",", 1)[0]),
+            "promptcache: wrap() cannot read %s of %s (%s: %s); such calls are not observed",
+            where,
+            call,
+            why,
+            shape,
+        )
+
+    def observe(
+        self, call: str, request: Mapping[str, Any], response: Any = None, usage: Any = None
+    ) -> None:
         try:
             key = self.key(request) if callable(self.key) else self.key
             self.monitor.observe(request, response, usage=usage, key=key)
-        except Exception:
-            LOGGER.exception("promptcache: could not observe a %s call", self.monitor.vendor)
+        except Exception as exc:  # its message may quote the prompt: name the type only
+            self.once(
+                logging.WARNING,
+                ("observe", call, type(exc).__name__),
+                "promptcache: could not observe a %s call to %s (%s); its result is untouched",
+                self.monitor.vendor,
+                call,
+                type(exc).__name__,
+            )
 
-    def accumulator(self, request: Mapping[str, Any]) -> Any:
+    def accumulator(self, call: str, request: Mapping[str, Any]) -> Any:
         try:
             return adapter_for(self.monitor.vendor, request).accumulator()
-        except Exception:
-            LOGGER.exception("promptcache: no stream accumulator for %s", self.monitor.vendor)
+        except Exception as exc:
+            self.once(
+                logging.WARNING,
+                ("accumulator", call),
+                "promptcache: no %s stream reader for %s (%s); its streams are not observed",
+                self.monitor.vendor,
+                call,
+                type(exc).__name__,
+            )
             return None
+
+
+_FIELD = re.compile(r"([A-Za-z_]\w*)")
+
+
+def _field_of(exc: Exception, request: Mapping[str, Any]) -> str:
+    """The top-level field a reader error names (its message starts with the path)."""
+    match = _FIELD.match(str(exc))
+    name = match.group(1) if match else ""
+    return name if name in request else "request"
 
 
 class _Proxy:
     """Passes attributes through; wraps the hooked methods and the objects on the way to them."""
 
-    __slots__ = ("_hooks", "_path", "_target", "_watcher")
+    __slots__ = ("_mode", "_path", "_routes", "_target", "_watcher")
 
     def __init__(
         self,
         target: Any,
         path: tuple[str, ...],
-        hooks: dict[tuple[str, ...], str],
+        mode: str | None,
+        routes: _Routes,
         watcher: _Watcher,
     ) -> None:
         object.__setattr__(self, "_target", target)
         object.__setattr__(self, "_path", path)
-        object.__setattr__(self, "_hooks", hooks)
+        object.__setattr__(self, "_mode", mode)
+        object.__setattr__(self, "_routes", routes)
         object.__setattr__(self, "_watcher", watcher)
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance(wrapped, anthropic.Anthropic) holds
+        return type(self._target)
 
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._target, name)
+        routes = self._routes
+        if name in routes.modes:
+            return _Proxy(value, self._path, name, routes, self._watcher)
+        if not self._path and self._mode is None and name in routes.copies and callable(value):
+            return _copy_hook(value, routes, self._watcher)
         path = (*self._path, name)
-        kind = self._hooks.get(path)
-        if kind == "chat-session":
-            models = (*path[:-2], "models")
-            return _chat_session_hook(value, lambda real: _Proxy(real, models, *self._peers))
+        kind = routes.sends.get(path)
         if kind is not None:
-            return _hook(value, kind, self._watcher)
-        if any(hook[: len(path)] == path for hook in self._hooks):
-            return _Proxy(value, path, self._hooks, self._watcher)
+            return self._hook(value, path, kind)
+        why = routes.unobservable.get(path)
+        if why is not None:
+            _say_unobservable(self._watcher, _dotted(path, self._mode), why)
+            return value
+        if path in routes.prefixes:
+            return _Proxy(value, path, self._mode, routes, self._watcher)
         return value
 
-    @property
-    def _peers(self) -> tuple[dict[tuple[str, ...], str], _Watcher]:
-        """What a proxy made elsewhere for the same client needs: the hooks and the watcher."""
-        return self._hooks, self._watcher
+    def _hook(self, method: Any, path: tuple[str, ...], kind: str) -> Any:
+        call = _dotted(path, self._mode)
+        if kind == "chat-session":
+            models = (*path[:-2], "models")
+            return _chat_session_hook(
+                method,
+                lambda real: _Proxy(real, models, None, self._routes, self._watcher),
+                self._watcher,
+            )
+        if kind.endswith("-manager"):
+            if self._mode is not None:  # no SDK offers this; say so rather than guess
+                _say_unobservable(self._watcher, call, "a streaming helper behind " + self._mode)
+                return method
+            return _manager_hook(method, kind, call, self._watcher)
+        return _hook(method, kind, call, self._mode, self._watcher)
 
     def __setattr__(self, name: str, value: Any) -> None:
         setattr(self._target, name, value)
@@ -189,8 +388,32 @@ class _Proxy:
         return await self._target.__aexit__(*exc)
 
 
+def _dotted(path: tuple[str, ...], mode: str | None) -> str:
+    return ".".join(path) + (f" ({mode})" if mode else "")
+
+
+def _say_unobservable(watcher: _Watcher, call: str, why: str) -> None:
+    watcher.once(
+        logging.WARNING,
+        ("unobservable", call),
+        "promptcache: wrap() cannot observe %s (%s); calls through it are not checked",
+        call,
+        why,
+    )
+
+
+def _copy_hook(method: Callable[..., Any], routes: _Routes, watcher: _Watcher) -> Any:
+    """`with_options()` / `copy()`: the SDK's new client, observed by the same monitor."""
+
+    def observed(*args: Any, **kwargs: Any) -> Any:
+        return _Proxy(method(*args, **kwargs), (), None, routes, watcher)
+
+    observed.__wrapped__ = method  # type: ignore[attr-defined]
+    return observed
+
+
 def _chat_session_hook(
-    create: Callable[..., Any], observe: Callable[[Any], _Proxy]
+    create: Callable[..., Any], observe: Callable[[Any], _Proxy], watcher: _Watcher
 ) -> Callable[..., Any]:
     """
     Gemini's `chats.create()`: the session it returns sends every turn through the `models` it
@@ -202,7 +425,7 @@ def _chat_session_hook(
         chat = create(*args, **kwargs)
         real = getattr(chat, "_modules", None)
         if real is None:  # an SDK whose chat internals moved: say so, never raise
-            LOGGER.warning("promptcache: cannot observe this Gemini chat session (SDK changed?)")
+            _say_unobservable(watcher, "chats.create", "this SDK's chat session internals moved")
             return chat
         chat._modules = observe(real)
         return chat
@@ -211,57 +434,197 @@ def _chat_session_hook(
     return observed
 
 
-def _hook(method: Callable[..., Any], kind: str, watcher: _Watcher) -> Callable[..., Any]:
-    if kind.endswith("-manager"):
-        return _manager_hook(method, kind, watcher)
-
+def _hook(
+    method: Callable[..., Any], kind: str, call: str, mode: str | None, watcher: _Watcher
+) -> Callable[..., Any]:
     def observed(*args: Any, **kwargs: Any) -> Any:
+        request, kwargs = watcher.prepare(call, kwargs)
         result = method(*args, **kwargs)
-        request = watcher.request(kwargs)
+        if request is None:
+            return result
+        if mode == "with_streaming_response":  # a context manager, sync or async
+            return _ObservedResponseManager(result, _Call(call, request, kind, watcher))
+        here = _Call(call, request, kind, watcher)
         # Async clients return a coroutine (the SDKs' decorators hide `async def` from inspect).
         if inspect.isawaitable(result):
-            return _after_await(result, request, kind, watcher)
-        return _after(result, request, kind, watcher)
+            return _after_await(result, here, mode)
+        if mode == "with_raw_response":
+            return here.raw(result)
+        return here.after(result)
 
     observed.__wrapped__ = method  # type: ignore[attr-defined]
     return observed
 
 
-async def _after_await(
-    pending: Awaitable[Any], request: Mapping[str, Any], kind: str, watcher: _Watcher
-) -> Any:
-    return _after(await pending, request, kind, watcher)
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One observed call: its path, the request it sent, how it returns, who watches it."""
+
+    name: str
+    request: Mapping[str, Any]
+    kind: str
+    watcher: _Watcher
+
+    @property
+    def streams(self) -> bool:
+        return self.kind == "iter" or bool(self.request.get("stream"))
+
+    def after(self, result: Any) -> Any:
+        """The SDK's result, observed (a stream is returned wrapped, observed at its end)."""
+        if self.streams:
+            return _stream(result, self)
+        self.watcher.observe(self.name, self.request, result)
+        return result
+
+    def raw(self, response: Any) -> Any:
+        """A raw response: a reply is parsed now (the SDK caches it for the caller's parse())."""
+        if self.streams:
+            return _ObservedRaw(response, self)
+        try:
+            parsed = response.parse()
+        except Exception as exc:
+            self._unparsed(exc)
+            return response
+        self.after(parsed)
+        return response
+
+    async def araw(self, response: Any) -> Any:
+        if self.streams:
+            return _ObservedRaw(response, self)
+        try:  # an async client's raw response parses async, except OpenAI's legacy one
+            parsed = response.parse()
+            if inspect.isawaitable(parsed):
+                parsed = await parsed
+        except Exception as exc:
+            self._unparsed(exc)
+            return response
+        self.after(parsed)
+        return response
+
+    def _unparsed(self, exc: Exception) -> None:
+        self.watcher.once(
+            logging.WARNING,
+            ("unparsed", self.name),
+            "promptcache: could not parse the raw response of %s (%s); not observed",
+            self.name,
+            type(exc).__name__,
+        )
 
 
-def _after(result: Any, request: Mapping[str, Any], kind: str, watcher: _Watcher) -> Any:
-    if kind == "iter" or request.get("stream"):
-        return _stream(result, request, watcher)
-    watcher.observe(request, result)
-    return result
+async def _after_await(pending: Awaitable[Any], call: _Call, mode: str | None) -> Any:
+    result = await pending
+    if mode == "with_raw_response":
+        return await call.araw(result)
+    return call.after(result)
 
 
-def _stream(stream: Any, request: Mapping[str, Any], watcher: _Watcher) -> Any:
+class _ObservedRaw:
+    """
+    A raw response whose body is still to be read (a stream, or `with_streaming_response`):
+    `parse()` returns what the SDK's does, observed (a stream wrapped, a reply observed once).
+    """
+
+    def __init__(self, response: Any, call: _Call) -> None:
+        self._response = response
+        self._call = call
+        self._parsed: list[Any] = []  # the caller's parse() result, once taken
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return type(self._response)
+
+    @property
+    def observed(self) -> bool:
+        return bool(self._parsed)
+
+    def parse(self, *args: Any, **kwargs: Any) -> Any:
+        result = self._response.parse(*args, **kwargs)
+        if args or kwargs:  # parsed into the caller's own type: nothing this can read
+            return result
+        if inspect.isawaitable(result):
+            return self._take_later(result)
+        return self._take(result)
+
+    async def _take_later(self, pending: Awaitable[Any]) -> Any:
+        return self._take(await pending)
+
+    def _take(self, parsed: Any) -> Any:
+        if not self._parsed:
+            self._parsed.append(self._call.after(parsed))
+        return self._parsed[0]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._response, name)
+
+
+class _ObservedResponseManager:
+    """`with_streaming_response`'s context manager: yields the raw response, parse() observed."""
+
+    def __init__(self, manager: Any, call: _Call) -> None:
+        self._manager = manager
+        self._call = call
+        self._response: _ObservedRaw | None = None
+
+    def __enter__(self) -> Any:
+        self._response = _ObservedRaw(self._manager.__enter__(), self._call)
+        return self._response
+
+    def __exit__(self, *exc: Any) -> Any:
+        self._check()
+        return self._manager.__exit__(*exc)
+
+    async def __aenter__(self) -> Any:
+        self._response = _ObservedRaw(await self._manager.__aenter__(), self._call)
+        return self._response
+
+    async def __aexit__(self, *exc: Any) -> Any:
+        self._check()
+        return await self._manager.__aexit__(*exc)
+
+    def _check(self) -> None:
+        if self._response is not None and not self._response.observed:
+            self._call.watcher.once(
+                logging.WARNING,
+                ("unparsed", self._call.name),
+                "promptcache: %s was read without parse(); such calls are not observed",
+                self._call.name,
+            )
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._manager, name)
+
+
+def _stream(stream: Any, call: _Call) -> Any:
     if hasattr(stream, "__aiter__"):
-        return _ObservedAsyncStream(stream, request, watcher)
-    return _ObservedStream(stream, request, watcher)
+        return _ObservedAsyncStream(stream, call)
+    return _ObservedStream(stream, call)
 
 
 class _StreamBase:
     """Feeds each event to the vendor's usage accumulator; observes once, at the end."""
 
-    def __init__(self, stream: Any, request: Mapping[str, Any], watcher: _Watcher) -> None:
+    def __init__(self, stream: Any, call: _Call) -> None:
         self._stream = stream
-        self._request = request
-        self._watcher = watcher
-        self._accumulator = watcher.accumulator(request)
+        self._call = call
+        self._accumulator = call.watcher.accumulator(call.name, call.request)
         self._done = False
+
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:
+        return type(self._stream)
 
     def _feed(self, event: Any) -> None:
         if self._accumulator is not None:
             try:
                 self._accumulator.feed(event)
-            except Exception:
-                LOGGER.exception("promptcache: could not read a stream event")
+            except Exception as exc:
+                self._call.watcher.once(
+                    logging.WARNING,
+                    ("event", self._call.name),
+                    "promptcache: could not read a stream event of %s (%s); not observed",
+                    self._call.name,
+                    type(exc).__name__,
+                )
                 self._accumulator = None
 
     def _finish(self) -> None:
@@ -270,10 +633,10 @@ class _StreamBase:
         self._done = True
         try:
             usage = self._accumulator.usage
-        except InputError as exc:  # no usage in the stream (OpenAI without include_usage)
-            LOGGER.info("promptcache: stream carried no usage: %s", exc)
+        except InputError:  # no usage in the stream (OpenAI without include_usage)
+            LOGGER.info("promptcache: stream carried no usage: %s not observed", self._call.name)
             return
-        self._watcher.observe(self._request, usage=usage)
+        self._call.watcher.observe(self._call.name, self._call.request, usage=usage)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -316,6 +679,15 @@ class _ObservedAsyncStream(_StreamBase):
     def __aiter__(self) -> AsyncIterator[Any]:
         return self._events()
 
+    async def __anext__(self) -> Any:
+        try:
+            event = await self._stream.__anext__()
+        except StopAsyncIteration:
+            self._finish()
+            raise
+        self._feed(event)
+        return event
+
     async def __aenter__(self) -> _ObservedAsyncStream:
         enter = getattr(self._stream, "__aenter__", None)
         if enter is not None:
@@ -327,16 +699,21 @@ class _ObservedAsyncStream(_StreamBase):
         return await exit_(*exc) if exit_ is not None else None
 
 
-def _manager_hook(method: Callable[..., Any], kind: str, watcher: _Watcher) -> Callable[..., Any]:
+def _manager_hook(
+    method: Callable[..., Any], kind: str, call: str, watcher: _Watcher
+) -> Callable[..., Any]:
     """A streaming helper (`with client.messages.stream(...) as stream:`, OpenAI's
     `chat.completions.stream()` / `responses.stream()`, sync or async): the caller gets the SDK's
     own stream; the final usage is observed once, when the block exits."""
 
     def observed(*args: Any, **kwargs: Any) -> Any:
-        manager = method(*args, **kwargs)
         if kind == "responses-manager" and "response_id" in kwargs:
-            return manager  # resumes a stored response: no prompt is sent
-        return _ObservedManager(manager, kind, watcher.request(kwargs), watcher)
+            return method(*args, **kwargs)  # resumes a stored response: no prompt is sent
+        request, kwargs = watcher.prepare(call, kwargs)
+        manager = method(*args, **kwargs)
+        if request is None:
+            return manager
+        return _ObservedManager(manager, _Call(call, request, kind, watcher))
 
     observed.__wrapped__ = method  # type: ignore[attr-defined]
     return observed
@@ -345,13 +722,9 @@ def _manager_hook(method: Callable[..., Any], kind: str, watcher: _Watcher) -> C
 class _ObservedManager:
     """Wraps only the context manager; what `with` / `async with` yields is the SDK's stream."""
 
-    def __init__(
-        self, manager: Any, kind: str, request: Mapping[str, Any], watcher: _Watcher
-    ) -> None:
+    def __init__(self, manager: Any, call: _Call) -> None:
         self._manager = manager
-        self._kind = kind
-        self._request = request
-        self._watcher = watcher
+        self._call = call
         self._stream: Any = None
         self._done = False
 
@@ -377,34 +750,46 @@ class _ObservedManager:
         if self._done or self._stream is None:
             return
         self._done = True
+        call, watcher = self._call, self._call.watcher
         try:
-            if self._kind == "anthropic-manager":
+            if call.kind == "anthropic-manager":
                 snapshot = _anthropic_snapshot(self._stream)
                 if snapshot is not None:
-                    self._watcher.observe(self._request, snapshot)
+                    watcher.observe(call.name, call.request, snapshot)
                 return
-            final = _openai_final(self._stream, self._kind)
-        except Exception:  # an SDK whose stream internals moved: say so, never raise
-            LOGGER.exception(
-                "promptcache: could not read the %s stream", self._watcher.monitor.vendor
+            final = _openai_final(self._stream, call.kind)
+        except Exception as exc:  # an SDK whose stream internals moved: say so, never raise
+            watcher.once(
+                logging.WARNING,
+                ("stream", call.name),
+                "promptcache: could not read the %s stream of %s (%s); not observed",
+                watcher.monitor.vendor,
+                call.name,
+                type(exc).__name__,
             )
             return
         if final is None:
             LOGGER.info("promptcache: the stream ended before its usage arrived; not observed")
             return
-        accumulator = self._watcher.accumulator(self._request)
+        accumulator = watcher.accumulator(call.name, call.request)
         if accumulator is None:
             return
         try:
             accumulator.feed(final)
             usage = accumulator.usage
-        except InputError as exc:  # a chat stream without stream_options={"include_usage": True}
-            LOGGER.info("promptcache: stream carried no usage: %s", exc)
+        except InputError:  # a chat stream without stream_options={"include_usage": True}
+            LOGGER.info("promptcache: stream carried no usage: %s not observed", call.name)
             return
-        except Exception:
-            LOGGER.exception("promptcache: could not read the stream's usage")
+        except Exception as exc:
+            watcher.once(
+                logging.WARNING,
+                ("usage", call.name),
+                "promptcache: could not read the stream usage of %s (%s); not observed",
+                call.name,
+                type(exc).__name__,
+            )
             return
-        self._watcher.observe(self._request, usage=usage)
+        watcher.observe(call.name, call.request, usage=usage)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._manager, name)

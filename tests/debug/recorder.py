@@ -18,7 +18,8 @@ from typing import Any
 
 from .._recording import recorder, stub_server
 from .._recording import replayer as _replayer
-from .wire import HOSTS, SESSIONS
+from .wire import HOSTS
+from .wire_paths import SESSIONS
 
 CASSETTES = Path(__file__).resolve().parents[2] / "cassettes" / "wrap"
 

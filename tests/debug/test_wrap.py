@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -13,7 +14,8 @@ from promptcache import InputError
 
 from .._recording import google_genai
 from .recorder import CASSETTES, replayer
-from .wire import MONITORS, SESSIONS
+from .wire import MONITORS
+from .wire_paths import PLANTED, SESSIONS
 
 EXPECTED = {
     "anthropic_sync": ["timestamp"],
@@ -27,8 +29,17 @@ EXPECTED = {
     "openai_chat_stream": ["tool_order"],
     "openai_responses_stream": ["whitespace"],
     "openai_stream_abandoned": [],
+    "anthropic_paths": ["timestamp"],
+    "anthropic_paths_async": ["tool_order"],
+    "openai_paths": ["tool_order"],
+    "gemini_chat_stream": ["timestamp"],
+    "anthropic_shapes": ["timestamp"],
+    "openai_shapes": ["timestamp"],
+    "anthropic_pydantic_ai": ["timestamp"],
+    "openai_pydantic_ai": ["timestamp"],
 }
-OBSERVED = {"openai_stream_abandoned": 1}  # default: one observation per recorded request
+# default: one observation per recorded request
+OBSERVED = {"openai_stream_abandoned": 1, "anthropic_shapes": 3}
 
 
 def _replay(name: str) -> tuple[list[Any], list[promptcache.Invalidation], Any]:
@@ -333,3 +344,258 @@ def test_helper_streams_for_an_engine_and_resumed_responses() -> None:
     manager = wrapped.responses.stream(response_id="resp_1", starting_after=3)
     assert manager is client.responses.manager
     assert wrapped.chat.completions.stream.__wrapped__ == client.chat.completions.stream
+
+
+# -- every call path of the SDKs (issue 9 item 5) ---------------------------------------------
+
+
+def test_every_anthropic_path_returns_the_sdks_own_objects(
+    observed: list[tuple[dict[str, Any], Any]],
+) -> None:
+    import anthropic
+    from anthropic.types import Message, ParsedMessage
+
+    results, events, _ = _replay("anthropic_paths")
+    beta, options, helper, (raw, parsed), (response, streamed), raw_events, verdict = results
+    assert type(beta).__name__ == "BetaMessage" and isinstance(options, Message)
+    assert helper == "Check /ready."
+    assert type(raw) is anthropic.APIResponse and raw.parse() is parsed  # the SDK's cached parse
+    assert isinstance(parsed, Message) and isinstance(streamed, Message)
+    assert type(response) is not anthropic.APIResponse and isinstance(
+        response, anthropic.APIResponse
+    )
+    assert raw_events[0] == "message_start" and raw_events[-1] == "message_stop"
+    assert isinstance(verdict, ParsedMessage) and verdict.parsed_output.answer == "Ok."
+    assert [len(request["messages"]) for request, _ in observed] == [5, 7, 9, 11, 13, 15, 17]
+    assert (events[0].path, events[0].expected_read, events[0].actual_read) == (
+        "system[0].text",
+        2200,
+        0,
+    )
+
+
+def test_every_openai_path_returns_the_sdks_own_objects(
+    observed: list[tuple[dict[str, Any], Any]],
+) -> None:
+    from openai.types.chat import ChatCompletion
+    from openai.types.responses import ParsedResponse, Response
+
+    results, events, _ = _replay("openai_paths")
+    options, (raw, parsed), chunks, verdict, one, two, three = results
+    assert isinstance(options, ChatCompletion) and raw.parse() is parsed
+    assert chunks == ["Ok.", None]
+    assert verdict.choices[0].message.parsed.answer == "Ok."
+    assert isinstance(one, Response) and two[-1] == "response.completed"
+    assert isinstance(three, ParsedResponse) and three.output_parsed.answer == "Ok."
+    keys = [request.get("prompt_cache_key") for request, _ in observed]
+    assert keys == [None, None, None, "verdict", "responses", "responses", "responses"]
+    assert events[0].path == "tools[0]"
+
+
+def test_gemini_streamed_chat_sessions_are_observed(
+    observed: list[tuple[dict[str, Any], Any]],
+) -> None:
+    results, events, _ = _replay("gemini_chat_stream")
+    assert results == [["Ok."], ["Ok."], ["Ok."]]
+    assert [len(request["contents"]) for request, _ in observed] == [1, 3, 5]
+    assert events[0].path == "config.system_instruction"
+
+
+@pytest.mark.parametrize("vendor", ["anthropic", "openai"])
+def test_pydantic_ai_agents_on_wrapped_clients_report_the_miss(
+    vendor: str, observed: list[tuple[dict[str, Any], Any]]
+) -> None:
+    """An agent whose instructions gained the clock: the second run's miss is an event."""
+    results, events, _ = _replay(f"{vendor}_pydantic_ai")
+    assert len(results) == 3 and all(isinstance(r, str) and r for r in results)
+    assert len(observed) == 3  # both runs and the streamed third
+    (event,) = events
+    assert event.cause == "timestamp" and event.actual_read == 0 and event.expected_read > 2000
+
+
+def test_paths_wrap_cannot_observe_warn_once_each(caplog: pytest.LogCaptureFixture) -> None:
+    import anthropic
+    import openai
+
+    from .._recording import anthropic_client, gemini_client, openai_client
+
+    claude = anthropic_client(None)
+    wrapped = promptcache.wrap(claude)
+    with caplog.at_level(logging.WARNING, logger="promptcache.wrap"):
+        for _ in range(3):
+            assert wrapped.messages.batches.create == claude.messages.batches.create
+            assert wrapped.with_options(timeout=3).beta.messages.tool_runner is not None
+        gpt = promptcache.wrap(openai_client(None))
+        for _ in range(2):
+            assert callable(gpt.batches.create) and callable(gpt.completions.create)
+        gem = promptcache.wrap(gemini_client(None))
+        assert callable(gem.aio.live.connect)
+    said = [r.getMessage() for r in caplog.records]
+    for path in (
+        "messages.batches.create",
+        "beta.messages.tool_runner",
+        "batches.create",
+        "completions.create",
+        "aio.live.connect",
+    ):
+        assert sum(f"cannot observe {path} (" in m for m in said) == 1, (path, said)
+    assert len(said) == 5
+    # and the paths it does observe are hooked on copies of the client too
+    assert isinstance(wrapped, anthropic.Anthropic)
+    assert isinstance(wrapped.with_options(timeout=3), anthropic.Anthropic)
+    assert isinstance(gpt.copy(), openai.OpenAI)
+    hooked = wrapped.with_options(timeout=3).beta.messages.with_raw_response.create
+    assert hooked.__qualname__ == "_hook.<locals>.observed" and hooked.__wrapped__ is not None
+
+
+def test_wrap_returns_the_clients_type_to_mypy(tmp_path: Path) -> None:
+    """`wrap(client)` is the client's own type: a typo in an attribute fails `mypy --strict`."""
+    mypy_api = pytest.importorskip("mypy.api")
+    snippet = tmp_path / "snippet.py"
+    snippet.write_text(
+        "from typing_extensions import assert_type\n"
+        "import promptcache\n\n"
+        "class Messages:\n"
+        "    def create(self, *, model: str) -> int:\n"
+        "        return 1\n\n"
+        "class Client:\n"
+        "    messages = Messages()\n\n"
+        "client = promptcache.wrap(Client(), vendor='anthropic')\n"
+        "assert_type(client, Client)\n"
+        "assert_type(client.messages.create(model='m'), int)\n"
+        "client.mesages.create(model='m')\n"
+    )
+    out, err, status = mypy_api.run(
+        ["--strict", "--no-incremental", "--follow-imports=silent", str(snippet)]
+    )
+    assert status == 1, out + err
+    errors = [line for line in out.splitlines() if ": error:" in line]
+    assert len(errors) == 1 and '"Client" has no attribute "mesages"' in errors[0], out
+
+
+# -- what the SDKs accept, read as they send it; never a traceback, never prompt text ----------
+
+
+def _recorded_bodies(cassette: Any) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(request.body) for request in cassette.requests]
+
+
+@pytest.mark.parametrize("name", ["anthropic_shapes", "openai_shapes"])
+def test_arguments_the_sdk_accepts_are_read_as_it_sends_them(
+    name: str, observed: list[tuple[dict[str, Any], Any]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """deques, generators, dict views, tuples, the SDK's `omit`: the monitor reads exactly the
+    body the SDK sent (the cassette holds it); a generator still reaches the SDK whole."""
+    with caplog.at_level(logging.DEBUG):
+        results, events, cassette = _replay(name)
+    bodies = _recorded_bodies(cassette)
+    seen = [request for request, _ in observed]
+    assert seen == bodies[: len(seen)]
+    assert len(bodies[1]["messages"]) > len(bodies[0]["messages"])  # the generator, drained once
+    assert all(type(r).__name__ in ("Message", "ChatCompletion") for r in results)
+    assert [e.cause for e in events] == ["timestamp"]
+
+
+def test_unreadable_arguments_are_said_once_with_no_prompt_text(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """`tools` as a dict: the SDK sends it as a JSON object, which is not a tools list. Said
+    once (path, type, length, hash), not observed, the SDK's result untouched. No promptcache
+    log record and no event carries the planted names and addresses, nor a traceback."""
+    import json
+
+    with caplog.at_level(logging.DEBUG):
+        results, events, _ = _replay("anthropic_shapes")
+    assert [type(r).__name__ for r in results] == ["Message"] * 5
+    ours = [r for r in caplog.records if r.name.startswith("promptcache")]
+    said = [r.getMessage() for r in ours]
+    unreadable = [m for m in said if "cannot read" in m]
+    assert len(unreadable) == 1, said
+    assert re.search(
+        r"cannot read tools of messages\.create \(.*: dict, 3 items, sha256 [0-9a-f]{10}\)",
+        unreadable[0],
+    )
+    assert any(r.name == "promptcache.monitor" for r in ours)  # the event was logged too
+    for record in ours:
+        assert record.exc_info is None and record.levelno < logging.ERROR
+        for planted in PLANTED:
+            assert planted not in record.getMessage()
+    for event in events:
+        text = json.dumps(event.to_json()) + event.message()
+        assert not [p for p in PLANTED if p in text]
+
+
+class _Fake:
+    """A client whose `messages.create` returns a fixed Anthropic reply (a dict)."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        fake = self
+
+        class Messages:
+            def create(self, **kwargs: Any) -> dict[str, Any]:
+                fake.sent.append(kwargs)
+                return {"usage": {"input_tokens": 3000, "output_tokens": 5}, "model": "m"}
+
+        self.messages = Messages()
+
+
+def test_a_value_the_sdk_would_not_send_is_named_not_quoted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    class Person:
+        def __repr__(self) -> str:
+            return "Person(Jane Roe, jane.roe@example.com)"
+
+    fake = _Fake()
+    monitor = promptcache.Monitor("anthropic", metrics=False)
+    client = promptcache.wrap(fake, vendor="anthropic", monitor=monitor)
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(3):
+            reply = client.messages.create(
+                model="m", max_tokens=5, messages=[{"role": "user", "content": Person()}]
+            )
+            assert reply["model"] == "m"
+    assert monitor.stats()["observations"] == 0
+    (record,) = [r for r in caplog.records if r.name.startswith("promptcache")]
+    message = record.getMessage()
+    assert "messages[0].content" in message and "Person" in message and "sha256" in message
+    assert "Jane" not in message and "jane.roe" not in message and record.exc_info is None
+
+
+def test_a_generator_reaches_the_sdk_whole_and_is_observed() -> None:
+    fake = _Fake()
+    monitor = promptcache.Monitor("anthropic", metrics=False)
+    client = promptcache.wrap(fake, vendor="anthropic", monitor=monitor)
+    turns = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    client.messages.create(model="m", max_tokens=5, messages=(t for t in turns))
+    assert fake.sent[0]["messages"] == turns
+    assert monitor.stats()["observations"] == 1
+
+
+def test_a_key_function_that_raises_is_said_once_without_a_traceback(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def key(request: Any) -> str:
+        raise KeyError("jane.roe@example.com")
+
+    client = promptcache.wrap(_Fake(), vendor="anthropic", key=key)
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(2):
+            client.messages.create(model="m", max_tokens=5, messages=[])
+    (record,) = [r for r in caplog.records if r.name.startswith("promptcache")]
+    assert "could not observe" in record.getMessage() and "KeyError" in record.getMessage()
+    assert "jane.roe" not in record.getMessage() and record.exc_info is None
+
+
+@pytest.mark.parametrize("name", sorted(SESSIONS))
+def test_wrapping_changes_nothing_the_sdk_sends(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every session replays with the bare SDK clients too: the recorded bodies (made through
+    wrap(), generators and deques included) are exactly what the SDKs send unwrapped."""
+    monkeypatch.setattr(promptcache, "wrap", lambda client, **kw: client)
+    session, _ = SESSIONS[name]
+    with replayer().use_cassette(f"{name}.yaml", allow_playback_repeats=False) as cassette:
+        session(None)
+        assert cassette.all_played
