@@ -28,6 +28,7 @@ Vendor errors propagate untouched.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import re
@@ -41,7 +42,7 @@ from ._errors import InputError
 from .debug.monitor import Invalidation, Monitor, adapter_for
 from ._sent import Unreadable, describe, sent_form, settle
 
-__all__ = ["CALL_PATHS", "CallPaths", "wrap"]
+__all__ = ["CALL_PATHS", "PROMPT_ARGUMENTS", "CallPaths", "wrap"]
 
 LOGGER = logging.getLogger("promptcache.wrap")
 
@@ -60,14 +61,22 @@ class CallPaths:
     `copies`: client methods that return a configured copy of the client.
     `modes`: attributes that change what the calls below them return (a raw HTTP response).
     `unobservable`: paths that send prompts wrap() cannot see, with the reason (warned once).
+    `quiet`: methods beside those that take a prompt but cache nothing (token counting).
     `transport`: call arguments that are not part of the request body.
+
+    Any other method on the resources along these paths that is called with a prompt argument
+    (`PROMPT_ARGUMENTS`) is one this table does not know yet: warned once, never silent.
     """
 
     sends: Mapping[str, str]
     copies: frozenset[str] = frozenset()
     modes: frozenset[str] = frozenset()
     unobservable: Mapping[str, str] = field(default_factory=dict)
+    quiet: frozenset[str] = frozenset()
     transport: frozenset[str] = frozenset({"extra_headers", "extra_query", "timeout"})
+
+
+PROMPT_ARGUMENTS = frozenset({"messages", "input", "contents", "system", "instructions"})
 
 
 _BATCH = "a batch: its results arrive later, outside this call"
@@ -93,6 +102,7 @@ CALL_PATHS: dict[str, CallPaths] = {
             "beta.messages.tool_runner": "the runner sends each turn through the unwrapped client",
             "beta.messages.thread": "a thread sends each turn through the unwrapped client",
         },
+        quiet=frozenset({"messages.count_tokens", "beta.messages.count_tokens"}),
         transport=frozenset({"extra_headers", "extra_query", "timeout", "betas"}),
     ),
     # openai 3.57 (`OpenAI`, `AsyncOpenAI`, and engines behind an OpenAI client)
@@ -140,6 +150,11 @@ CALL_PATHS: dict[str, CallPaths] = {
             "aio.interactions.create": "the Interactions API, a request format promptcache "
             "does not read",
         },
+        quiet=frozenset(
+            f"{side}models.{name}"
+            for side in ("", "aio.")
+            for name in ("count_tokens", "compute_tokens", "embed_content")
+        ),
     ),
 }
 
@@ -192,6 +207,7 @@ class _Routes:
     sends: dict[tuple[str, ...], str]
     unobservable: dict[tuple[str, ...], str]
     prefixes: frozenset[tuple[str, ...]]
+    quiet: frozenset[tuple[str, ...]]
     copies: frozenset[str]
     modes: frozenset[str]
 
@@ -200,7 +216,8 @@ class _Routes:
         sends = {tuple(p.split(".")): kind for p, kind in paths.sends.items()}
         unobservable = {tuple(p.split(".")): why for p, why in paths.unobservable.items()}
         prefixes = {path[:n] for path in (*sends, *unobservable) for n in range(1, len(path))}
-        return cls(sends, unobservable, frozenset(prefixes), paths.copies, paths.modes)
+        quiet = frozenset(tuple(p.split(".")) for p in paths.quiet)
+        return cls(sends, unobservable, frozenset(prefixes), quiet, paths.copies, paths.modes)
 
 
 class _Watcher:
@@ -346,6 +363,8 @@ class _Proxy:
             return value
         if path in routes.prefixes:
             return _Proxy(value, path, self._mode, routes, self._watcher)
+        if self._path and callable(value) and not name.startswith("_") and path not in routes.quiet:
+            return _unknown_hook(value, _dotted(path, self._mode), self._watcher)
         return value
 
     def _hook(self, method: Any, path: tuple[str, ...], kind: str) -> Any:
@@ -400,6 +419,19 @@ def _say_unobservable(watcher: _Watcher, call: str, why: str) -> None:
         call,
         why,
     )
+
+
+def _unknown_hook(method: Callable[..., Any], call: str, watcher: _Watcher) -> Any:
+    """A method the table does not know on a prompt-sending resource: said once when it is
+    called with a prompt, so a path a newer SDK adds is never silently unobserved."""
+
+    @functools.wraps(method)
+    def checked(*args: Any, **kwargs: Any) -> Any:
+        if PROMPT_ARGUMENTS.intersection(kwargs):
+            _say_unobservable(watcher, call, "a method this promptcache does not know")
+        return method(*args, **kwargs)
+
+    return checked
 
 
 def _copy_hook(method: Callable[..., Any], routes: _Routes, watcher: _Watcher) -> Any:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -42,7 +44,13 @@ EXPECTED = {
 OBSERVED = {"openai_stream_abandoned": 1, "anthropic_shapes": 3}
 
 
+def _needs(name: str) -> None:
+    if name.endswith("_pydantic_ai"):
+        pytest.importorskip("pydantic_ai", reason="pydantic-ai-slim needs Python 3.11+")
+
+
 def _replay(name: str) -> tuple[list[Any], list[promptcache.Invalidation], Any]:
+    _needs(name)
     session, replies = SESSIONS[name]
     with replayer().use_cassette(f"{name}.yaml", allow_playback_repeats=False) as cassette:
         results, events = session(None)
@@ -428,18 +436,16 @@ def test_paths_wrap_cannot_observe_warn_once_each(caplog: pytest.LogCaptureFixtu
         gpt = promptcache.wrap(openai_client(None))
         for _ in range(2):
             assert callable(gpt.batches.create) and callable(gpt.completions.create)
-        gem = promptcache.wrap(gemini_client(None))
-        assert callable(gem.aio.live.connect)
+        paths = ["messages.batches.create", "beta.messages.tool_runner"]
+        paths += ["batches.create", "completions.create"]
+        if importlib.util.find_spec("google.genai") is not None:  # Python 3.11+
+            gem = promptcache.wrap(gemini_client(None))
+            assert callable(gem.aio.live.connect) and callable(gem.aio.live.connect)
+            paths.append("aio.live.connect")
     said = [r.getMessage() for r in caplog.records]
-    for path in (
-        "messages.batches.create",
-        "beta.messages.tool_runner",
-        "batches.create",
-        "completions.create",
-        "aio.live.connect",
-    ):
+    for path in paths:
         assert sum(f"cannot observe {path} (" in m for m in said) == 1, (path, said)
-    assert len(said) == 5
+    assert len(said) == len(paths)
     # and the paths it does observe are hooked on copies of the client too
     assert isinstance(wrapped, anthropic.Anthropic)
     assert isinstance(wrapped.with_options(timeout=3), anthropic.Anthropic)
@@ -594,8 +600,87 @@ def test_a_key_function_that_raises_is_said_once_without_a_traceback(
 def test_wrapping_changes_nothing_the_sdk_sends(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every session replays with the bare SDK clients too: the recorded bodies (made through
     wrap(), generators and deques included) are exactly what the SDKs send unwrapped."""
+    _needs(name)
     monkeypatch.setattr(promptcache, "wrap", lambda client, **kw: client)
     session, _ = SESSIONS[name]
     with replayer().use_cassette(f"{name}.yaml", allow_playback_repeats=False) as cassette:
         session(None)
         assert cassette.all_played
+
+
+def test_a_streamed_response_read_as_bytes_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
+    """`with_streaming_response` read through iter_lines(), never parse(): nothing to observe,
+    and wrap() says so once instead of staying silent."""
+
+    class Response:
+        def parse(self) -> dict[str, Any]:
+            return {"usage": {"input_tokens": 3000, "output_tokens": 5}, "model": "m"}
+
+        def iter_lines(self) -> Iterator[str]:
+            yield '{"usage": {}}'
+
+    class Manager:
+        def __enter__(self) -> Response:
+            return Response()
+
+        def __exit__(self, *exc: Any) -> None:
+            return None
+
+    class Streaming:
+        def create(self, **kwargs: Any) -> Manager:
+            return Manager()
+
+    class Messages:
+        with_streaming_response = Streaming()
+
+    class Client:
+        messages = Messages()
+
+    monitor = promptcache.Monitor("anthropic", metrics=False)
+    client = promptcache.wrap(Client(), vendor="anthropic", monitor=monitor)
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(2):
+            with client.messages.with_streaming_response.create(model="m", messages=[]) as r:
+                assert isinstance(r, Response) and list(r.iter_lines()) == ['{"usage": {}}']
+        with client.messages.with_streaming_response.create(model="m", messages=[]) as r:
+            assert r.parse()["model"] == "m"
+    assert monitor.stats()["observations"] == 1
+    said = [r.getMessage() for r in caplog.records if r.name == "promptcache.wrap"]
+    assert said == [
+        "promptcache: messages.create (with_streaming_response) was read without parse(); "
+        "such calls are not observed"
+    ]
+
+
+def test_a_method_the_table_does_not_know_is_said_once_when_it_sends_a_prompt(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A newer SDK's method beside the hooked ones, called with a prompt: one warning."""
+
+    class Messages:
+        def create(self, **kwargs: Any) -> dict[str, Any]:
+            return {"usage": {"input_tokens": 3000, "output_tokens": 5}, "model": "m"}
+
+        def create_later(self, **kwargs: Any) -> str:
+            return "queued"
+
+        def count_tokens(self, **kwargs: Any) -> int:
+            return 7
+
+        def retrieve(self, message_id: str) -> str:
+            return message_id
+
+    class Client:
+        messages = Messages()
+
+    client = promptcache.wrap(Client(), vendor="anthropic")
+    with caplog.at_level(logging.DEBUG):
+        for _ in range(3):
+            assert client.messages.create_later(model="m", messages=[]) == "queued"
+            assert client.messages.count_tokens(model="m", messages=[]) == 7
+            assert client.messages.retrieve("msg_1") == "msg_1"
+    said = [r.getMessage() for r in caplog.records if r.name == "promptcache.wrap"]
+    assert said == [
+        "promptcache: wrap() cannot observe messages.create_later (a method this promptcache "
+        "does not know); calls through it are not checked"
+    ]
