@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import inspect
 import math
 from collections import UserString
 from collections.abc import Iterator, Mapping, MappingView, Sequence, Set
@@ -144,6 +145,8 @@ def _leaf(value: Any, path: str, dump: Mapping[str, Any], depth: int) -> Any:
         return value.isoformat()
     if isinstance(value, type):  # a parse() output type: the SDK sends its JSON schema
         return _output_type(value, path, dump, depth)
+    if dump is _GENAI_DUMP:
+        return _genai_leaf(value, path, depth)
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump):
         try:
@@ -153,6 +156,37 @@ def _leaf(value: Any, path: str, dump: Mapping[str, Any], depth: int) -> Any:
             raise Unreadable(path, value, "a model that would not dump to JSON") from None
         return _plain(dumped, path, dump, depth + 1)
     raise Unreadable(path, value, "a value the SDK does not send as JSON")
+
+
+def _genai_leaf(value: Any, path: str, depth: int) -> Any:
+    """
+    google-genai objects field by field (what is unset left out), so that a Python function
+    among them, which the SDK turns into a function declaration, is read the same way.
+    """
+    fields = getattr(type(value), "model_fields", None)
+    if isinstance(fields, Mapping) and hasattr(value, "model_dump"):
+        return {
+            name: _plain(item, f"{path}.{name}", _GENAI_DUMP, depth + 1)
+            for name in fields
+            if name != "http_options" and (item := getattr(value, name, None)) is not None
+        }
+    if inspect.isfunction(value) or inspect.ismethod(value):
+        return _genai_function(value, path, depth)
+    raise Unreadable(path, value, "a value the SDK does not send as JSON")
+
+
+def _genai_function(function: Any, path: str, depth: int) -> Any:
+    """A tool given as a Python function: the declaration the SDK sends for it."""
+    try:
+        from google.genai import types
+
+        declaration = types.FunctionDeclaration.from_callable_with_api_option(
+            callable=function, use_json_schema=True
+        )
+    except Exception:
+        raise Unreadable(path, function, "a function the SDK could not declare") from None
+    tool = {"function_declarations": [declaration]}
+    return _plain(tool, path, _GENAI_DUMP, depth + 1)
 
 
 def _output_type(kind: type, path: str, dump: Mapping[str, Any], depth: int) -> Any:

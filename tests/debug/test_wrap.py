@@ -15,6 +15,7 @@ import promptcache
 from promptcache import InputError
 
 from .._recording import google_genai
+from . import pairs
 from .recorder import CASSETTES, replayer
 from .wire import MONITORS
 from .wire_paths import PLANTED, SESSIONS
@@ -684,3 +685,44 @@ def test_a_method_the_table_does_not_know_is_said_once_when_it_sends_a_prompt(
         "promptcache: wrap() cannot observe messages.create_later (a method this promptcache "
         "does not know); calls through it are not checked"
     ]
+
+
+def test_gemini_arguments_the_sdk_accepts_are_read(
+    caplog: pytest.LogCaptureFixture, observed: list[tuple[dict[str, Any], Any]]
+) -> None:
+    """One `Content` where a list goes, inline bytes, a Python function as a tool, per-call
+    `http_options`: google-genai sends all of these; wrap() reads them and says nothing."""
+    types = google_genai().types
+
+    def get_status(service: str) -> str:
+        """Current status of a service."""
+        return "up"
+
+    seen: list[dict[str, Any]] = []
+
+    class Models:
+        def generate_content(self, **kwargs: Any) -> dict[str, Any]:
+            seen.append(kwargs)
+            usage = {"promptTokenCount": 3000, "candidatesTokenCount": 3}
+            return {"usageMetadata": usage, "modelVersion": "gemini-2.5-flash"}
+
+    class Client:
+        models = Models()
+
+    monitor = promptcache.Monitor("gemini", metrics=False)
+    client = promptcache.wrap(Client(), vendor="gemini", monitor=monitor)
+    image = types.Part.from_bytes(data=b"\x89PNG", mime_type="image/png")
+    config = types.GenerateContentConfig(
+        system_instruction=pairs.GUIDE,
+        tools=[get_status],
+        http_options=types.HttpOptions(timeout=3000),
+    )
+    content = types.Content(role="user", parts=[types.Part(text="Is it up?"), image])
+    with caplog.at_level(logging.DEBUG):
+        client.models.generate_content(model="gemini-2.5-flash", contents=content, config=config)
+    assert seen[0]["contents"] is content and seen[0]["config"] is config  # the caller's own
+    assert not [r for r in caplog.records if r.name.startswith("promptcache")]
+    ((request, _),) = observed
+    assert request["contents"][0]["parts"][1]["inline_data"]["data"] == "iVBORw=="
+    declaration = request["config"]["tools"][0]["function_declarations"][0]
+    assert declaration["name"] == "get_status" and "http_options" not in request["config"]
