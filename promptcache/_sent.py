@@ -28,7 +28,9 @@ from datetime import date
 from enum import Enum
 from typing import Any
 
-__all__ = ["Unreadable", "describe", "sent_form", "settle"]
+import orjson
+
+__all__ = ["Unreadable", "describe", "read_call", "sent_form", "settle"]
 
 _PLAIN = (str, int, float, bool, type(None))
 _LISTS = (list, tuple, set, frozenset)
@@ -43,26 +45,75 @@ _SDK_DUMP = {"mode": "json", "exclude_unset": True, "by_alias": True}
 class Unreadable(Exception):
     """A value `wrap()` cannot read as the SDK would send it. Carries no prompt text."""
 
-    def __init__(self, path: str, value: Any, why: str) -> None:
-        self.path = path
+    def __init__(self, value: Any, why: str) -> None:
         self.why = why
         self.shape = describe(value)
-        super().__init__(f"{path}: {why} ({self.shape})")
+        self.where: list[str] = []  # path segments, innermost first, added as it unwinds
+        self.settled: dict[str, Any] | None = None  # the kwargs to hand the SDK all the same
+        super().__init__(why)
+
+    def within(self, segment: str) -> Unreadable:
+        self.where.append(segment)
+        return self
+
+    @property
+    def path(self) -> str:
+        return "".join(reversed(self.where)).lstrip(".") or "request"
 
 
 def describe(value: Any) -> str:
     """Type, length and a short hash of a value: enough to find it, never its text."""
-    try:
-        size = f", {len(value)} items" if not isinstance(value, (str, bytes)) else ""
-        if isinstance(value, (str, bytes)):
-            size = f", {len(value)} chars" if isinstance(value, str) else f", {len(value)} bytes"
-    except Exception:
-        size = ""
+    if isinstance(value, str):
+        size = f", {len(value)} chars"
+    elif isinstance(value, (bytes, bytearray)):
+        size = f", {len(value)} bytes"
+    else:
+        try:
+            size = f", {len(value)} items"
+        except Exception:
+            size = ""
     try:
         digest = hashlib.sha256(repr(value).encode("utf-8", "replace")).hexdigest()[:10]
     except Exception:
         digest = "unhashable"
     return f"{type(value).__name__}{size}, sha256 {digest}"
+
+
+def read_call(
+    kwargs: Mapping[str, Any], transport: frozenset[str], vendor: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """
+    The request a call sends (its kwargs less the transport options, `extra_body` merged), as
+    plain JSON the way the SDK serialises it, and the kwargs to hand the SDK (the caller's own,
+    any iterator in them drained into a list). Raises `Unreadable`.
+
+    Most calls pass plain dicts, lists and strings: one `orjson` pass proves it (it refuses
+    iterators, views, models and sentinels) and the request is the caller's own objects, as a
+    monitor called by hand would see them. Anything else takes the full walk.
+    """
+    body = {k: v for k, v in kwargs.items() if k not in transport}
+    extra = body.pop("extra_body", None)
+    if (extra is None or type(extra) is dict) and _is_json(body) and _is_json(extra):
+        return ({**body, **extra} if extra else body), dict(kwargs)
+    settled = settle(kwargs)
+    body = {k: v for k, v in settled.items() if k not in transport}
+    extra = body.pop("extra_body", None)
+    try:
+        request = sent_form(body, vendor)
+        if isinstance(extra, Mapping):
+            request.update(sent_form(extra, vendor))
+    except Unreadable as exc:
+        exc.settled = settled  # its iterators are drained: the SDK must get these lists
+        raise
+    return request, settled
+
+
+def _is_json(value: Any) -> bool:
+    try:
+        orjson.dumps(value)
+    except (TypeError, orjson.JSONEncodeError):
+        return False
+    return True
 
 
 def settle(kwargs: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,18 +128,34 @@ def _settle(value: Any, depth: int) -> Any:
     kind = type(value)
     if kind in _PLAIN or depth > _MAX_DEPTH:
         return value
-    if isinstance(value, Iterator) and not _is_text(value):
-        return [_settle(item, depth + 1) for item in value]
-    if kind is dict or (kind not in _LISTS and isinstance(value, Mapping)):
-        settled = {k: _settle(v, depth + 1) for k, v in value.items()}
-        changed = any(settled[k] is not v for k, v in value.items())
-        return settled if changed else value
-    if kind in _LISTS or (isinstance(value, (Sequence, Set, MappingView)) and not _is_text(value)):
-        items = list(value)
-        settled_items = [_settle(item, depth + 1) for item in items]
-        changed = any(a is not b for a, b in zip(items, settled_items, strict=True))
-        return settled_items if changed else value
-    return value
+    if kind is dict:
+        items = value.items()
+    elif kind is list or kind is tuple:
+        return _settle_items(value, depth)
+    elif isinstance(value, Iterator):
+        return [] if _is_text(value) else [_settle(item, depth + 1) for item in value]
+    elif isinstance(value, Mapping):
+        items = value.items()
+    elif _is_list(value):
+        return _settle_items(value, depth)
+    else:
+        return value
+    settled = {}
+    changed = False
+    for key, item in items:
+        settled[key] = new = item if type(item) in _PLAIN else _settle(item, depth + 1)
+        changed = changed or new is not item
+    return settled if changed else value
+
+
+def _settle_items(value: Any, depth: int) -> Any:
+    items = list(value)
+    changed = False
+    for i, item in enumerate(items):
+        if type(item) not in _PLAIN:
+            items[i] = new = _settle(item, depth + 1)
+            changed = changed or new is not item
+    return items if changed else value
 
 
 def sent_form(kwargs: Mapping[str, Any], vendor: str) -> dict[str, Any]:
@@ -99,38 +166,53 @@ def sent_form(kwargs: Mapping[str, Any], vendor: str) -> dict[str, Any]:
         if type(value).__name__ in _SENTINELS:
             continue
         if not isinstance(key, str):
-            raise Unreadable("request", key, "a keyword that is not a string")
-        body[key] = _plain(value, key, dump, 0)
+            raise Unreadable(key, "a keyword that is not a string")
+        try:
+            body[key] = _plain(value, dump, 0)
+        except Unreadable as exc:
+            raise exc.within(key) from None
     contents = body.get("contents")
     if vendor == "gemini" and isinstance(contents, dict):
         body["contents"] = [contents]  # one Content or part: the SDK sends it as a list of one
     return body
 
 
-def _plain(value: Any, path: str, dump: Mapping[str, Any], depth: int) -> Any:
+def _plain(value: Any, dump: Mapping[str, Any], depth: int) -> Any:
+    """`value` as JSON; paths are only spelled on the way out of an `Unreadable` (rare)."""
     kind = type(value)
     if kind is str or kind is bool or kind is int or value is None:
         return value
     if depth > _MAX_DEPTH:
-        raise Unreadable(path, value, f"nested deeper than {_MAX_DEPTH} levels")
+        raise Unreadable(value, f"nested deeper than {_MAX_DEPTH} levels")
     if kind is float:
         if not math.isfinite(value):
-            raise Unreadable(path, value, "a float that JSON cannot hold")
+            raise Unreadable(value, "a float that JSON cannot hold")
         return value
     if kind is dict or (kind not in _LISTS and isinstance(value, Mapping)):
-        return {
-            _key(k, path): _plain(v, f"{path}.{k}", dump, depth + 1)
-            for k, v in value.items()
-            if type(v).__name__ not in _SENTINELS
-        }
+        out = {}
+        for key, item in value.items():
+            try:
+                if type(item) is str:
+                    out[key if type(key) is str else _key(key)] = item
+                elif type(item).__name__ not in _SENTINELS:
+                    out[key if type(key) is str else _key(key)] = _plain(item, dump, depth + 1)
+            except Unreadable as exc:
+                raise exc.within(f".{key}") from None
+        return out
     if kind in _LISTS or _is_list(value):
-        return [_plain(item, f"{path}[{i}]", dump, depth + 1) for i, item in enumerate(value)]
-    return _leaf(value, path, dump, depth)
+        items = []
+        for i, item in enumerate(value):
+            try:
+                items.append(item if type(item) is str else _plain(item, dump, depth + 1))
+            except Unreadable as exc:
+                raise exc.within(f"[{i}]") from None
+        return items
+    return _leaf(value, dump, depth)
 
 
-def _leaf(value: Any, path: str, dump: Mapping[str, Any], depth: int) -> Any:
+def _leaf(value: Any, dump: Mapping[str, Any], depth: int) -> Any:
     if isinstance(value, Enum):
-        return _plain(value.value, path, dump, depth + 1)
+        return _plain(value.value, dump, depth + 1)
     if isinstance(value, (str, UserString)):
         return str.__str__(value) if isinstance(value, str) else str(value)
     if isinstance(value, bool):
@@ -138,44 +220,49 @@ def _leaf(value: Any, path: str, dump: Mapping[str, Any], depth: int) -> Any:
     if isinstance(value, int):
         return int(value)
     if isinstance(value, float):
-        return _plain(float(value), path, dump, depth)
+        return _plain(float(value), dump, depth)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return base64.b64encode(bytes(value)).decode("ascii")
     if isinstance(value, date):
         return value.isoformat()
     if isinstance(value, type):  # a parse() output type: the SDK sends its JSON schema
-        return _output_type(value, path, dump, depth)
+        return _output_type(value, dump, depth)
     if dump is _GENAI_DUMP:
-        return _genai_leaf(value, path, depth)
+        return _genai_leaf(value, depth)
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump):
         try:
             exclude = getattr(value, "__api_exclude__", None)
             dumped = model_dump(**dump, **({"exclude": exclude} if exclude else {}))
         except Exception:
-            raise Unreadable(path, value, "a model that would not dump to JSON") from None
-        return _plain(dumped, path, dump, depth + 1)
-    raise Unreadable(path, value, "a value the SDK does not send as JSON")
+            raise Unreadable(value, "a model that would not dump to JSON") from None
+        return _plain(dumped, dump, depth + 1)
+    raise Unreadable(value, "a value the SDK does not send as JSON")
 
 
-def _genai_leaf(value: Any, path: str, depth: int) -> Any:
+def _genai_leaf(value: Any, depth: int) -> Any:
     """
     google-genai objects field by field (what is unset left out), so that a Python function
     among them, which the SDK turns into a function declaration, is read the same way.
     """
     fields = getattr(type(value), "model_fields", None)
     if isinstance(fields, Mapping) and hasattr(value, "model_dump"):
-        return {
-            name: _plain(item, f"{path}.{name}", _GENAI_DUMP, depth + 1)
-            for name in fields
-            if name != "http_options" and (item := getattr(value, name, None)) is not None
-        }
+        out = {}
+        for name in fields:
+            item = getattr(value, name, None)
+            if item is None or name == "http_options":  # transport, not the request
+                continue
+            try:
+                out[name] = _plain(item, _GENAI_DUMP, depth + 1)
+            except Unreadable as exc:
+                raise exc.within(f".{name}") from None
+        return out
     if inspect.isfunction(value) or inspect.ismethod(value):
-        return _genai_function(value, path, depth)
-    raise Unreadable(path, value, "a value the SDK does not send as JSON")
+        return _genai_function(value, depth)
+    raise Unreadable(value, "a value the SDK does not send as JSON")
 
 
-def _genai_function(function: Any, path: str, depth: int) -> Any:
+def _genai_function(function: Any, depth: int) -> Any:
     """A tool given as a Python function: the declaration the SDK sends for it."""
     try:
         from google.genai import types
@@ -184,25 +271,23 @@ def _genai_function(function: Any, path: str, depth: int) -> Any:
             callable=function, use_json_schema=True
         )
     except Exception:
-        raise Unreadable(path, function, "a function the SDK could not declare") from None
-    tool = {"function_declarations": [declaration]}
-    return _plain(tool, path, _GENAI_DUMP, depth + 1)
+        raise Unreadable(function, "a function the SDK could not declare") from None
+    return _plain({"function_declarations": [declaration]}, _GENAI_DUMP, depth + 1)
 
 
-def _output_type(kind: type, path: str, dump: Mapping[str, Any], depth: int) -> Any:
+def _output_type(kind: type, dump: Mapping[str, Any], depth: int) -> Any:
     schema = getattr(kind, "model_json_schema", None)
     name = f"{kind.__module__}.{kind.__qualname__}"
     if not callable(schema):
         return {"type": name}
     try:
-        return {"type": name, "schema": _plain(schema(), path, dump, depth + 1)}
-    except Unreadable:
-        raise
+        found = schema()
     except Exception:
-        raise Unreadable(path, kind, "an output type without a JSON schema") from None
+        raise Unreadable(kind, "an output type without a JSON schema") from None
+    return {"type": name, "schema": _plain(found, dump, depth + 1)}
 
 
-def _key(key: Any, path: str) -> str:
+def _key(key: Any) -> str:
     """Object keys as `json` writes them: strings as they are, numbers and constants spelled."""
     if isinstance(key, str):
         return str.__str__(key)
@@ -212,7 +297,7 @@ def _key(key: Any, path: str) -> str:
         return str(int(key))
     if isinstance(key, float) and math.isfinite(key):
         return repr(float(key))
-    raise Unreadable(path, key, "a mapping key JSON cannot hold")
+    raise Unreadable(key, "a mapping key JSON cannot hold")
 
 
 def _is_text(value: Any) -> bool:

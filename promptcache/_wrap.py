@@ -37,10 +37,10 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from ._diff import request_elements
+from ._diff import request_spans
 from ._errors import InputError
 from .debug.monitor import Invalidation, Monitor, adapter_for
-from ._sent import Unreadable, describe, sent_form, settle
+from ._sent import Unreadable, describe, read_call
 
 __all__ = ["CALL_PATHS", "PROMPT_ARGUMENTS", "CallPaths", "wrap"]
 
@@ -249,19 +249,15 @@ class _Watcher:
         once), and the kwargs to hand the SDK: the caller's own, with any one-shot iterator
         drained into a list (the SDK sends either as the same JSON array).
         """
-        kwargs = settle(kwargs)  # a caller's iterator that raises raises here, as in the SDK
         request: dict[str, Any] = {}
-        try:
-            body = {k: v for k, v in kwargs.items() if k not in self.transport}
-            extra = body.pop("extra_body", None)
-            request = sent_form(body, self.monitor.vendor)
-            if isinstance(extra, Mapping):
-                request.update(sent_form(extra, self.monitor.vendor))
-            request_elements(request, self.monitor.vendor)  # readable as this vendor's request?
+        try:  # a caller's iterator that raises raises in read_call, as it would in the SDK
+            request, kwargs = read_call(kwargs, self.transport, self.monitor.vendor)
         except Unreadable as exc:
             self._unreadable(call, exc.path, exc.why, exc.shape)
-            return None, kwargs
-        except InputError as exc:  # the request reader: a shape the vendor format does not have
+            return None, kwargs if exc.settled is None else exc.settled
+        try:
+            request_spans(request, self.monitor.vendor)  # the shape of this vendor's request?
+        except InputError as exc:  # its message may quote the prompt: name the field only
             where = _field_of(exc, request)
             shape = describe(kwargs.get(where, request.get(where)))
             self._unreadable(call, where, "not a shape of this vendor's request", shape)
