@@ -471,13 +471,19 @@ def test_wrap_returns_the_clients_type_to_mypy(tmp_path: Path) -> None:
         "assert_type(client, Client)\n"
         "assert_type(client.messages.create(model='m'), int)\n"
         "client.mesages.create(model='m')\n"
+        "import anthropic\n"
+        "claude = promptcache.wrap(anthropic.Anthropic())\n"
+        "assert_type(claude, anthropic.Anthropic)\n"
+        "claude.mesages.create(model='claude-sonnet-4-6', max_tokens=1, messages=[])\n"
     )
     out, err, status = mypy_api.run(
         ["--strict", "--no-incremental", "--follow-imports=silent", str(snippet)]
     )
     assert status == 1, out + err
     errors = [line for line in out.splitlines() if ": error:" in line]
-    assert len(errors) == 1 and '"Client" has no attribute "mesages"' in errors[0], out
+    assert len(errors) == 2, out
+    assert '"Client" has no attribute "mesages"' in errors[0]
+    assert '"Anthropic" has no attribute "mesages"' in errors[1]
 
 
 # -- what the SDKs accept, read as they send it; never a traceback, never prompt text ----------
