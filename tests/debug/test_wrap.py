@@ -40,6 +40,7 @@ EXPECTED = {
     "openai_shapes": ["timestamp"],
     "anthropic_pydantic_ai": ["timestamp"],
     "openai_pydantic_ai": ["timestamp"],
+    "openai_responses_pydantic_ai": ["timestamp"],
 }
 # default: one observation per recorded request
 OBSERVED = {"openai_stream_abandoned": 1, "anthropic_shapes": 3}
@@ -410,7 +411,7 @@ def test_gemini_streamed_chat_sessions_are_observed(
     assert events[0].path == "config.system_instruction"
 
 
-@pytest.mark.parametrize("vendor", ["anthropic", "openai"])
+@pytest.mark.parametrize("vendor", ["anthropic", "openai", "openai_responses"])
 def test_pydantic_ai_agents_on_wrapped_clients_report_the_miss(
     vendor: str, observed: list[tuple[dict[str, Any], Any]]
 ) -> None:

@@ -399,6 +399,26 @@ OPENAI_PYDANTIC_AI = (
 )
 
 
+def openai_responses_pydantic_ai(base_url: str | None) -> tuple[list[Any], list[Invalidation]]:
+    """Pydantic AI's OpenAIResponsesModel on a wrapped AsyncOpenAI (`responses.create`)."""
+    from pydantic_ai.models.openai import OpenAIResponsesModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    events, sink = _collect()
+    client = promptcache.wrap(
+        openai_client(base_url, is_async=True), monitor=_monitor("openai", sink)
+    )
+    model = OpenAIResponsesModel("gpt-5.4", provider=OpenAIProvider(openai_client=client))
+    return _agent_runs(model, {"max_retries": 0}), events
+
+
+OPENAI_RESPONSES_PYDANTIC_AI = (
+    Reply(_response(2200, 0)),
+    Reply(_response(2210, 0)),  # the clock in the instructions: a miss
+    Reply(events=_r_events(2210, 2176)),
+)
+
+
 SESSIONS: dict[str, tuple[wire.Session, tuple[Reply, ...]]] = {
     **wire.SESSIONS,
     "anthropic_paths": (anthropic_paths, ANTHROPIC_PATHS),
@@ -409,4 +429,5 @@ SESSIONS: dict[str, tuple[wire.Session, tuple[Reply, ...]]] = {
     "openai_shapes": (openai_shapes, OPENAI_SHAPES),
     "anthropic_pydantic_ai": (anthropic_pydantic_ai, ANTHROPIC_PYDANTIC_AI),
     "openai_pydantic_ai": (openai_pydantic_ai, OPENAI_PYDANTIC_AI),
+    "openai_responses_pydantic_ai": (openai_responses_pydantic_ai, OPENAI_RESPONSES_PYDANTIC_AI),
 }
