@@ -186,7 +186,7 @@ def wrap(
 
 
 def _vendor_of(client: Any) -> str:
-    module = type(client).__module__
+    module = client.__class__.__module__  # a wrapped client's too: wrap() twice nests
     for package, name in (
         ("anthropic", "anthropic"),
         ("openai", "openai"),
@@ -195,7 +195,7 @@ def _vendor_of(client: Any) -> str:
         if module == package or module.startswith(package + "."):
             return name
     raise InputError(
-        f"wrap() supports Anthropic, OpenAI and Gemini SDK clients, got {type(client).__qualname__} "
+        f"wrap() supports Anthropic, OpenAI and Gemini SDK clients, got {client.__class__.__qualname__} "
         f"from {module!r}; pass vendor=... if it is one of those behind another class"
     )
 

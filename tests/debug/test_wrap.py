@@ -517,11 +517,9 @@ def test_unreadable_arguments_are_said_once_with_no_prompt_text(
 ) -> None:
     """`tools` as a dict: the SDK sends it as a JSON object, which is not a tools list. Said
     once (path, type, length, hash), not observed, the SDK's result untouched. No promptcache
-    log record and no event carries the planted names and addresses, nor a traceback."""
-    import json
-
+    log record is an error or carries a traceback."""
     with caplog.at_level(logging.DEBUG):
-        results, events, _ = _replay("anthropic_shapes")
+        results, _, _ = _replay("anthropic_shapes")
     assert [type(r).__name__ for r in results] == ["Message"] * 5
     ours = [r for r in caplog.records if r.name.startswith("promptcache")]
     said = [r.getMessage() for r in ours]
@@ -531,14 +529,37 @@ def test_unreadable_arguments_are_said_once_with_no_prompt_text(
         r"cannot read tools of messages\.create \(.*: dict, 3 items, sha256 [0-9a-f]{10}\)",
         unreadable[0],
     )
-    assert any(r.name == "promptcache.monitor" for r in ours)  # the event was logged too
+    assert all(r.exc_info is None and r.levelno < logging.ERROR for r in ours)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "anthropic_shapes",
+        "openai_shapes",
+        "anthropic_pydantic_ai",
+        "openai_pydantic_ai",
+        "openai_responses_pydantic_ai",
+    ],
+)
+def test_no_log_record_or_event_carries_the_planted_personal_data(
+    name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every prompt in these sessions holds a planted name and e-mail address."""
+    import json
+
+    with caplog.at_level(logging.DEBUG):
+        _, events, cassette = _replay(name)
+    assert all(PLANTED[0] in r.body.decode() for r in cassette.requests)  # they were sent
+    ours = [r for r in caplog.records if r.name.startswith("promptcache")]
+    assert any(r.name == "promptcache.monitor" for r in ours)  # the miss was logged
     for record in ours:
-        assert record.exc_info is None and record.levelno < logging.ERROR
-        for planted in PLANTED:
-            assert planted not in record.getMessage()
+        assert record.exc_info is None, record.getMessage()
+        assert not [p for p in PLANTED if p in record.getMessage()], record.getMessage()
+    assert events
     for event in events:
         text = json.dumps(event.to_json()) + event.message()
-        assert not [p for p in PLANTED if p in text]
+        assert not [p for p in PLANTED if p in text], text
 
 
 class _Fake:
