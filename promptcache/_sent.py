@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["Unreadable", "describe", "read_call", "sent_form", "settle"]
+__all__ = ["IteratorFailed", "Unreadable", "describe", "read_call", "sent_form", "settle"]
 
 _PLAIN = (str, int, float, bool, type(None))
 _LISTS = (list, tuple, set, frozenset)
@@ -59,6 +59,15 @@ class Unreadable(Exception):
     @property
     def path(self) -> str:
         return "".join(reversed(self.where)).lstrip(".") or "request"
+
+
+class IteratorFailed(Exception):
+    """The caller's own iterator raised while it was drained: `original` is the caller's error,
+    which the SDK would have raised from the same iterator."""
+
+    def __init__(self, original: Exception) -> None:
+        self.original = original
+        super().__init__(type(original).__name__)
 
 
 def describe(value: Any) -> str:
@@ -133,7 +142,7 @@ def _settle(value: Any, depth: int) -> Any:
     elif kind is list or kind is tuple:
         return _settle_items(value, depth)
     elif isinstance(value, Iterator):
-        return [] if _is_text(value) else [_settle(item, depth + 1) for item in value]
+        return [] if _is_text(value) else [_settle(item, depth + 1) for item in _drain(value)]
     elif isinstance(value, Mapping):
         items = value.items()
     elif _is_list(value):
@@ -146,6 +155,13 @@ def _settle(value: Any, depth: int) -> Any:
         settled[key] = new = item if type(item) in _PLAIN else _settle(item, depth + 1)
         changed = changed or new is not item
     return settled if changed else value
+
+
+def _drain(iterator: Iterator[Any]) -> list[Any]:
+    try:
+        return list(iterator)
+    except Exception as exc:
+        raise IteratorFailed(exc) from exc
 
 
 def _settle_items(value: Any, depth: int) -> Any:

@@ -40,7 +40,7 @@ from typing import Any, TypeVar, cast
 from ._diff import request_spans
 from ._errors import InputError
 from .debug.monitor import Invalidation, Monitor, adapter_for
-from ._sent import Unreadable, describe, read_call
+from ._sent import IteratorFailed, Unreadable, describe, read_call
 
 __all__ = ["CALL_PATHS", "PROMPT_ARGUMENTS", "CallPaths", "wrap"]
 
@@ -250,11 +250,16 @@ class _Watcher:
         drained into a list (the SDK sends either as the same JSON array).
         """
         request: dict[str, Any] = {}
-        try:  # a caller's iterator that raises raises in read_call, as it would in the SDK
+        try:
             request, kwargs = read_call(kwargs, self.transport, self.monitor.vendor)
+        except IteratorFailed as failed:  # the caller's iterator: the SDK would raise it too
+            raise failed.original from None
         except Unreadable as exc:
             self._unreadable(call, exc.path, exc.why, exc.shape)
             return None, kwargs if exc.settled is None else exc.settled
+        except Exception as exc:  # promptcache's own failure: never the caller's problem
+            self._unreadable(call, "request", f"{type(exc).__name__} while reading", "")
+            return None, kwargs
         try:
             request_spans(request, self.monitor.vendor)  # the shape of this vendor's request?
         except InputError as exc:  # its message may quote the prompt: name the field only

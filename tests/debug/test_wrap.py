@@ -754,3 +754,18 @@ def test_gemini_arguments_the_sdk_accepts_are_read(
     assert request["contents"][0]["parts"][1]["inline_data"]["data"] == "iVBORw=="
     declaration = request["config"]["tools"][0]["function_declarations"][0]
     assert declaration["name"] == "get_status" and "http_options" not in request["config"]
+
+
+def test_a_callers_iterator_that_raises_raises_as_in_the_sdk() -> None:
+    """The caller's own error, from the caller's generator, is the caller's: it propagates as
+    it would from the SDK, and the SDK is never handed a half-drained generator."""
+    fake = _Fake()
+
+    def turns() -> Iterator[dict[str, Any]]:
+        yield {"role": "user", "content": "hi"}
+        raise LookupError("the history store is down")
+
+    client = promptcache.wrap(fake, vendor="anthropic")
+    with pytest.raises(LookupError, match="history store"):
+        client.messages.create(model="m", max_tokens=5, messages=turns())
+    assert fake.sent == []
