@@ -103,7 +103,7 @@ def read_call(
     body = {k: v for k, v in kwargs.items() if k not in transport}
     extra = body.pop("extra_body", None)
     if (extra is None or type(extra) is dict) and _is_json(body) and _is_json(extra):
-        return ({**body, **extra} if extra else body), dict(kwargs)
+        return _without_transport({**body, **extra} if extra else body, vendor), dict(kwargs)
     settled = settle(kwargs)
     body = {k: v for k, v in settled.items() if k not in transport}
     extra = body.pop("extra_body", None)
@@ -114,7 +114,19 @@ def read_call(
     except Unreadable as exc:
         exc.settled = settled  # its iterators are drained: the SDK must get these lists
         raise
-    return request, settled
+    return _without_transport(request, vendor), settled
+
+
+_GENAI_TRANSPORT = frozenset({"http_options", "httpOptions"})
+
+
+def _without_transport(request: dict[str, Any], vendor: str) -> dict[str, Any]:
+    """google-genai takes per-call HTTP options inside `config`: they are not the request."""
+    config = request.get("config")
+    if vendor == "gemini" and isinstance(config, dict) and _GENAI_TRANSPORT.intersection(config):
+        clean = {k: v for k, v in config.items() if k not in _GENAI_TRANSPORT}
+        return {**request, "config": clean}
+    return request
 
 
 def _is_json(value: Any) -> bool:
@@ -266,7 +278,7 @@ def _genai_leaf(value: Any, depth: int) -> Any:
         out = {}
         for name in fields:
             item = getattr(value, name, None)
-            if item is None or name == "http_options":  # transport, not the request
+            if item is None or name in _GENAI_TRANSPORT:  # transport, not the request
                 continue
             try:
                 out[name] = _plain(item, _GENAI_DUMP, depth + 1)

@@ -754,6 +754,10 @@ def test_gemini_arguments_the_sdk_accepts_are_read(
     assert request["contents"][0]["parts"][1]["inline_data"]["data"] == "iVBORw=="
     declaration = request["config"]["tools"][0]["function_declarations"][0]
     assert declaration["name"] == "get_status" and "http_options" not in request["config"]
+    plain = {"system_instruction": pairs.GUIDE, "http_options": {"timeout": 3000}}
+    client.models.generate_content(model="gemini-2.5-flash", contents="Up?", config=plain)
+    assert observed[1][0]["config"] == {"system_instruction": pairs.GUIDE}
+    assert seen[1]["config"] is plain
 
 
 def test_a_callers_iterator_that_raises_raises_as_in_the_sdk() -> None:
