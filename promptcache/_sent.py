@@ -100,7 +100,11 @@ def read_call(
     iterators, views, models and sentinels) and the request is the caller's own objects, as a
     monitor called by hand would see them. Anything else takes the full walk.
     """
-    body = {k: v for k, v in kwargs.items() if k not in transport}
+    body = {
+        k: v
+        for k, v in kwargs.items()
+        if k not in transport and type(v).__name__ not in _SENTINELS  # frameworks pass `omit`
+    }
     extra = body.pop("extra_body", None)
     if (extra is None or type(extra) is dict) and _is_json(body) and _is_json(extra):
         return _without_transport({**body, **extra} if extra else body, vendor), dict(kwargs)
