@@ -96,9 +96,12 @@ def read_call(
     plain JSON the way the SDK serialises it, and the kwargs to hand the SDK (the caller's own,
     any iterator in them drained into a list). Raises `Unreadable`.
 
-    Most calls pass plain dicts, lists and strings: one `orjson` pass proves it (it refuses
-    iterators, views, models and sentinels) and the request is the caller's own objects, as a
-    monitor called by hand would see them. Anything else takes the full walk.
+    Three ways, cheapest first. Most calls pass plain dicts, lists and strings: one `orjson`
+    pass proves it, and the request is the caller's own objects, as a monitor called by hand
+    would see them. Views, deques, models, bytes and output types: `orjson` converts them
+    through `_convert` and the request is its JSON read back. An iterator, a sentinel below the
+    top level, or anything unreadable: the Python walk, which drains iterators and names the
+    path of what it cannot read.
     """
     body = {
         k: v
@@ -106,8 +109,13 @@ def read_call(
         if k not in transport and type(v).__name__ not in _SENTINELS  # frameworks pass `omit`
     }
     extra = body.pop("extra_body", None)
-    if (extra is None or type(extra) is dict) and _is_json(body) and _is_json(extra):
-        return _without_transport({**body, **extra} if extra else body, vendor), dict(kwargs)
+    if extra is None or type(extra) is dict:
+        whole = {**body, **extra} if extra else body
+        if _is_json(whole):
+            return _finish(whole, vendor), dict(kwargs)
+        converted = _converted(whole, vendor)
+        if converted is not None:
+            return _finish(converted, vendor), dict(kwargs)
     settled = settle(kwargs)
     body = {k: v for k, v in settled.items() if k not in transport}
     extra = body.pop("extra_body", None)
@@ -118,19 +126,62 @@ def read_call(
     except Unreadable as exc:
         exc.settled = settled  # its iterators are drained: the SDK must get these lists
         raise
-    return _without_transport(request, vendor), settled
+    return _finish(request, vendor), settled
 
 
 _GENAI_TRANSPORT = frozenset({"http_options", "httpOptions"})
 
 
-def _without_transport(request: dict[str, Any], vendor: str) -> dict[str, Any]:
-    """google-genai takes per-call HTTP options inside `config`: they are not the request."""
-    config = request.get("config")
-    if vendor == "gemini" and isinstance(config, dict) and _GENAI_TRANSPORT.intersection(config):
+def _finish(request: dict[str, Any], vendor: str) -> dict[str, Any]:
+    """google-genai's own shapes: one `Content` where a list goes is sent as a list of one;
+    per-call HTTP options inside `config` are not the request."""
+    if vendor != "gemini":
+        return request
+    contents, config = request.get("contents"), request.get("config")
+    if isinstance(contents, dict):
+        request = {**request, "contents": [contents]}
+    if isinstance(config, dict) and _GENAI_TRANSPORT.intersection(config):
         clean = {k: v for k, v in config.items() if k not in _GENAI_TRANSPORT}
-        return {**request, "config": clean}
+        request = {**request, "config": clean}
     return request
+
+
+class _NeedsWalk(Exception):
+    """`orjson` met what only the Python walk handles: an iterator, a nested sentinel, or a
+    value it cannot read (the walk names its path)."""
+
+
+def _converted(body: dict[str, Any], vendor: str) -> dict[str, Any] | None:
+    """`body` through orjson, SDK types converted by `_convert`; None when the walk is needed."""
+    dump = _GENAI_DUMP if vendor == "gemini" else _SDK_DUMP
+
+    def convert(value: Any) -> Any:
+        return _convert(value, dump)
+
+    try:
+        data = orjson.dumps(body, default=convert, option=orjson.OPT_NON_STR_KEYS)
+    except (TypeError, orjson.JSONEncodeError):
+        return None
+    loaded = orjson.loads(data)
+    return loaded if isinstance(loaded, dict) else None
+
+
+def _convert(value: Any, dump: Mapping[str, Any]) -> Any:
+    """One value orjson does not know, one level down (orjson comes back for what it holds)."""
+    if isinstance(value, Iterator) or type(value).__name__ in _SENTINELS:
+        raise _NeedsWalk
+    if isinstance(value, Mapping):
+        return dict(value)
+    if _is_list(value):
+        return list(value)
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(value)).decode("ascii")
+    if isinstance(value, UserString):
+        return str(value)
+    try:
+        return _leaf(value, dump, 0)
+    except Unreadable:
+        raise _NeedsWalk from None
 
 
 def _is_json(value: Any) -> bool:
@@ -203,9 +254,6 @@ def sent_form(kwargs: Mapping[str, Any], vendor: str) -> dict[str, Any]:
             body[key] = _plain(value, dump, 0)
         except Unreadable as exc:
             raise exc.within(key) from None
-    contents = body.get("contents")
-    if vendor == "gemini" and isinstance(contents, dict):
-        body["contents"] = [contents]  # one Content or part: the SDK sends it as a list of one
     return body
 
 
