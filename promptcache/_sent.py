@@ -253,7 +253,7 @@ def sent_form(kwargs: Mapping[str, Any], vendor: str) -> dict[str, Any]:
         try:
             body[key] = _plain(value, dump, 0)
         except Unreadable as exc:
-            raise exc.within(key) from None
+            raise exc.within(_segment(key).lstrip(".")) from None
     return body
 
 
@@ -271,13 +271,14 @@ def _plain(value: Any, dump: Mapping[str, Any], depth: int) -> Any:
     if kind is dict or (kind not in _LISTS and isinstance(value, Mapping)):
         out = {}
         for key, item in value.items():
+            name = key if type(key) is str else _key(key)
             try:
                 if type(item) is str:
-                    out[key if type(key) is str else _key(key)] = item
+                    out[name] = item
                 elif type(item).__name__ not in _SENTINELS:
-                    out[key if type(key) is str else _key(key)] = _plain(item, dump, depth + 1)
+                    out[name] = _plain(item, dump, depth + 1)
             except Unreadable as exc:
-                raise exc.within(f".{key}") from None
+                raise exc.within(_segment(name)) from None
         return out
     if kind in _LISTS or _is_list(value):
         items = []
@@ -288,6 +289,12 @@ def _plain(value: Any, dump: Mapping[str, Any], depth: int) -> Any:
                 raise exc.within(f"[{i}]") from None
         return items
     return _leaf(value, dump, depth)
+
+
+def _segment(name: str) -> str:
+    """A key in a path: field names as they are; a key that may be data (an address, a
+    sentence) is not repeated in a message."""
+    return f".{name}" if name.isidentifier() and len(name) <= 40 else ".<key>"
 
 
 def _leaf(value: Any, dump: Mapping[str, Any], depth: int) -> Any:
