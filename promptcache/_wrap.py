@@ -516,7 +516,7 @@ class _Call:
         try:
             parsed = response.parse()
         except Exception as exc:
-            self._unparsed(exc)
+            self._unparseable(exc)
             return response
         self.after(parsed)
         return response
@@ -529,12 +529,20 @@ class _Call:
             if inspect.isawaitable(parsed):
                 parsed = await parsed
         except Exception as exc:
-            self._unparsed(exc)
+            self._unparseable(exc)
             return response
         self.after(parsed)
         return response
 
-    def _unparsed(self, exc: Exception) -> None:
+    def unparsed(self) -> None:
+        self.watcher.once(
+            logging.WARNING,
+            ("unparsed", self.name),
+            "promptcache: %s was read without parse(); such calls are not observed",
+            self.name,
+        )
+
+    def _unparseable(self, exc: Exception) -> None:
         self.watcher.once(
             logging.WARNING,
             ("unparsed", self.name),
@@ -587,7 +595,15 @@ class _ObservedRaw:
         return self._parsed[0]
 
     def __getattr__(self, name: str) -> Any:
+        if name in _BODY_READERS and not self._parsed:
+            self._call.unparsed()
         return getattr(self._response, name)
+
+
+# What reads a raw response's body past parse(): a body read this way is not observed.
+_BODY_READERS = frozenset(
+    {"iter_bytes", "iter_text", "iter_lines", "iter_raw", "iter_events", "text", "json", "content"}
+)
 
 
 class _ObservedResponseManager:
@@ -616,12 +632,7 @@ class _ObservedResponseManager:
 
     def _check(self) -> None:
         if self._response is not None and not self._response.observed:
-            self._call.watcher.once(
-                logging.WARNING,
-                ("unparsed", self._call.name),
-                "promptcache: %s was read without parse(); such calls are not observed",
-                self._call.name,
-            )
+            self._call.unparsed()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._manager, name)
