@@ -35,6 +35,7 @@ __all__ = ["IteratorFailed", "Unreadable", "describe", "read_call", "sent_form",
 _PLAIN = (str, int, float, bool, type(None))
 _LISTS = (list, tuple, set, frozenset)
 _SENTINELS = frozenset({"NotGiven", "Omit"})  # the Stainless SDKs' "leave this out" values
+GENAI = "google-genai"  # the one SDK whose argument types differ (`Vendor.sdk`)
 _MAX_DEPTH = 200  # below orjson's 255-level limit; no prompt nests this deep
 # google-genai models are read with the field names its request reader knows (snake_case,
 # unset fields left out); the Stainless SDKs' are dumped as they send them (aliases, unset left out).
@@ -89,7 +90,7 @@ def describe(value: Any) -> str:
 
 
 def read_call(
-    kwargs: Mapping[str, Any], transport: frozenset[str], vendor: str
+    kwargs: Mapping[str, Any], transport: frozenset[str], sdk: str
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """
     The request a call sends (its kwargs less the transport options, `extra_body` merged), as
@@ -112,30 +113,30 @@ def read_call(
     if extra is None or type(extra) is dict:
         whole = {**body, **extra} if extra else body
         if _is_json(whole):
-            return _finish(whole, vendor), dict(kwargs)
-        converted = _converted(whole, vendor)
+            return _finish(whole, sdk), dict(kwargs)
+        converted = _converted(whole, sdk)
         if converted is not None:
-            return _finish(converted, vendor), dict(kwargs)
+            return _finish(converted, sdk), dict(kwargs)
     settled = settle(kwargs)
     body = {k: v for k, v in settled.items() if k not in transport}
     extra = body.pop("extra_body", None)
     try:
-        request = sent_form(body, vendor)
+        request = sent_form(body, sdk)
         if isinstance(extra, Mapping):
-            request.update(sent_form(extra, vendor))
+            request.update(sent_form(extra, sdk))
     except Unreadable as exc:
         exc.settled = settled  # its iterators are drained: the SDK must get these lists
         raise
-    return _finish(request, vendor), settled
+    return _finish(request, sdk), settled
 
 
 _GENAI_TRANSPORT = frozenset({"http_options", "httpOptions"})
 
 
-def _finish(request: dict[str, Any], vendor: str) -> dict[str, Any]:
+def _finish(request: dict[str, Any], sdk: str) -> dict[str, Any]:
     """google-genai's own shapes: one `Content` where a list goes is sent as a list of one;
     per-call HTTP options inside `config` are not the request."""
-    if vendor != "gemini":
+    if sdk != GENAI:
         return request
     contents, config = request.get("contents"), request.get("config")
     if isinstance(contents, dict):
@@ -151,9 +152,9 @@ class _NeedsWalk(Exception):
     value it cannot read (the walk names its path)."""
 
 
-def _converted(body: dict[str, Any], vendor: str) -> dict[str, Any] | None:
+def _converted(body: dict[str, Any], sdk: str) -> dict[str, Any] | None:
     """`body` through orjson, SDK types converted by `_convert`; None when the walk is needed."""
-    dump = _GENAI_DUMP if vendor == "gemini" else _SDK_DUMP
+    dump = _GENAI_DUMP if sdk == GENAI else _SDK_DUMP
 
     def convert(value: Any) -> Any:
         return _convert(value, dump)
@@ -241,9 +242,9 @@ def _settle_items(value: Any, depth: int) -> Any:
     return items if changed else value
 
 
-def sent_form(kwargs: Mapping[str, Any], vendor: str) -> dict[str, Any]:
+def sent_form(kwargs: Mapping[str, Any], sdk: str) -> dict[str, Any]:
     """The request body the SDK sends for `kwargs` (transport options already left out)."""
-    dump = _GENAI_DUMP if vendor == "gemini" else _SDK_DUMP
+    dump = _GENAI_DUMP if sdk == GENAI else _SDK_DUMP
     body: dict[str, Any] = {}
     for key, value in kwargs.items():
         if type(value).__name__ in _SENTINELS:

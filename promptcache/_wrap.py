@@ -5,7 +5,8 @@
     client.messages.create(**kwargs)          # same call, same result, now observed
 
 The wrapper is a thin proxy: attribute access passes through to the real client, except on the
-way to the methods that send prompts (`CALL_PATHS`, one table of attribute paths per SDK). Those
+way to the methods that send prompts (each request format's `call_paths` in `vendors/`, plus
+`SDK_PATHS`, what each SDK package adds around them: all plain tables of attribute paths). Those
 call the real method, hand the request and the response (or, for a stream, the usage gathered as
 the caller iterates) to the monitor, and return the SDK's own object. Around them:
 
@@ -37,12 +38,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from ._diff import request_spans
 from ._errors import InputError
-from .debug.monitor import Invalidation, Monitor, adapter_for
 from ._sent import IteratorFailed, Unreadable, describe, read_call
+from .debug.monitor import Invalidation, Monitor, adapter_for
+from .vendors import VENDORS, get_vendor, resolve_vendor
 
-__all__ = ["CALL_PATHS", "PROMPT_ARGUMENTS", "CallPaths", "wrap"]
+__all__ = ["PROMPT_ARGUMENTS", "SDK_PATHS", "SdkPaths", "wrap"]
 
 LOGGER = logging.getLogger("promptcache.wrap")
 
@@ -50,14 +51,14 @@ ClientT = TypeVar("ClientT")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CallPaths:
+class SdkPaths:
     """
-    Where one SDK sends prompts, as dotted attribute paths from the client.
+    What one SDK package adds around the methods that send prompts, as dotted attribute paths
+    from the client. The sending methods themselves are each request format's `call_paths` in
+    `promptcache.vendors` (path -> how the method returns: "call", a response or a stream when
+    `stream=True`; "iter", always a stream; "*-manager", a streaming helper's context manager,
+    observed when its block exits; "chat-session", Gemini's `chats.create()`).
 
-    `sends`: path -> how the method returns: "call" (a response, or a stream when
-    `stream=True`), "iter" (always a stream), "anthropic-manager" / "chat-manager" /
-    "responses-manager" (a streaming helper's context manager, observed when its block exits),
-    "chat-session" (Gemini `chats.create()`: the session gets the observed models).
     `copies`: client methods that return a configured copy of the client.
     `modes`: attributes that change what the calls below them return (a raw HTTP response).
     `unobservable`: paths that send prompts wrap() cannot see, with the reason (warned once).
@@ -65,10 +66,9 @@ class CallPaths:
     `transport`: call arguments that are not part of the request body.
 
     Any other method on the resources along these paths that is called with a prompt argument
-    (`PROMPT_ARGUMENTS`) is one this table does not know yet: warned once, never silent.
+    (`PROMPT_ARGUMENTS`) is one these tables do not know yet: warned once, never silent.
     """
 
-    sends: Mapping[str, str]
     copies: frozenset[str] = frozenset()
     modes: frozenset[str] = frozenset()
     unobservable: Mapping[str, str] = field(default_factory=dict)
@@ -83,17 +83,9 @@ _BATCH = "a batch: its results arrive later, outside this call"
 _SOCKET = "a realtime WebSocket session"
 _STAINLESS = frozenset({"with_raw_response", "with_streaming_response"})
 
-CALL_PATHS: dict[str, CallPaths] = {
+SDK_PATHS: dict[str, SdkPaths] = {
     # anthropic 2.14 (`Anthropic`, `AsyncAnthropic`)
-    "anthropic": CallPaths(
-        sends={
-            "messages.create": "call",
-            "messages.parse": "call",  # structured outputs: a ParsedMessage
-            "messages.stream": "anthropic-manager",
-            "beta.messages.create": "call",
-            "beta.messages.parse": "call",
-            "beta.messages.stream": "anthropic-manager",
-        },
+    "anthropic": SdkPaths(
         copies=frozenset({"copy", "with_options", "with_middleware"}),
         modes=_STAINLESS,
         unobservable={
@@ -106,18 +98,7 @@ CALL_PATHS: dict[str, CallPaths] = {
         transport=frozenset({"extra_headers", "extra_query", "timeout", "betas"}),
     ),
     # openai 3.57 (`OpenAI`, `AsyncOpenAI`, and engines behind an OpenAI client)
-    "openai": CallPaths(
-        sends={
-            "chat.completions.create": "call",
-            "chat.completions.parse": "call",  # structured outputs: a ParsedChatCompletion
-            "chat.completions.stream": "chat-manager",
-            "beta.chat.completions.parse": "call",  # where older SDKs kept parse() and stream()
-            "beta.chat.completions.stream": "chat-manager",
-            "responses.create": "call",
-            "responses.parse": "call",
-            "responses.stream": "responses-manager",
-            "beta.responses.create": "call",
-        },
+    "openai": SdkPaths(
         copies=frozenset({"copy", "with_options"}),
         modes=_STAINLESS,
         unobservable={
@@ -131,15 +112,7 @@ CALL_PATHS: dict[str, CallPaths] = {
         },
     ),
     # google-genai 3.6 (`genai.Client`, and its `aio`)
-    "gemini": CallPaths(
-        sends={
-            "models.generate_content": "call",
-            "models.generate_content_stream": "iter",
-            "aio.models.generate_content": "call",
-            "aio.models.generate_content_stream": "iter",
-            "chats.create": "chat-session",
-            "aio.chats.create": "chat-session",
-        },
+    "google-genai": SdkPaths(
         unobservable={
             "batches.create": _BATCH,
             "aio.batches.create": _BATCH,
@@ -176,13 +149,11 @@ def wrap(
     per call; by default the monitor derives it from the request.
     """
     name = vendor or _vendor_of(client)
-    paths = CALL_PATHS.get("openai" if name == "engine" else name)
-    if paths is None:
-        raise InputError(
-            f"wrap() does not know vendor {name!r}; use anthropic, openai, gemini or engine"
-        )
-    watcher = _Watcher(monitor or Monitor(name, on_invalidation=on_invalidation), key, paths)
-    return cast(ClientT, _Proxy(client, (), None, _Routes.of(paths), watcher))
+    sdk = get_vendor(name).sdk
+    watcher = _Watcher(
+        monitor or Monitor(name, on_invalidation=on_invalidation), key, sdk, SDK_PATHS[sdk]
+    )
+    return cast(ClientT, _Proxy(client, (), None, _Routes.of(sdk), watcher))
 
 
 def _vendor_of(client: Any) -> str:
@@ -212,8 +183,10 @@ class _Routes:
     modes: frozenset[str]
 
     @classmethod
-    def of(cls, paths: CallPaths) -> _Routes:
-        sends = {tuple(p.split(".")): kind for p, kind in paths.sends.items()}
+    def of(cls, sdk: str) -> _Routes:
+        """The routes of one SDK: the call paths of every request format it sends, and its own."""
+        paths = SDK_PATHS[sdk]
+        sends = {path: kind for v in VENDORS if v.sdk == sdk for path, kind in v.call_paths.items()}
         unobservable = {tuple(p.split(".")): why for p, why in paths.unobservable.items()}
         prefixes = {path[:n] for path in (*sends, *unobservable) for n in range(1, len(path))}
         quiet = frozenset(tuple(p.split(".")) for p in paths.quiet)
@@ -227,10 +200,12 @@ class _Watcher:
         self,
         monitor: Monitor,
         key: str | Callable[[Mapping[str, Any]], str] | None,
-        paths: CallPaths,
+        sdk: str,
+        paths: SdkPaths,
     ) -> None:
         self.monitor = monitor
         self.key = key
+        self.sdk = sdk
         self.transport = paths.transport
         self._said: set[tuple[str, ...]] = set()
         self._lock = threading.Lock()
@@ -251,7 +226,7 @@ class _Watcher:
         """
         request: dict[str, Any] = {}
         try:
-            request, kwargs = read_call(kwargs, self.transport, self.monitor.vendor)
+            request, kwargs = read_call(kwargs, self.transport, self.sdk)
         except IteratorFailed as failed:  # the caller's iterator: the SDK would raise it too
             raise failed.original from None
         except Unreadable as exc:
@@ -260,8 +235,15 @@ class _Watcher:
         except Exception as exc:  # promptcache's own failure: never the caller's problem
             self._unreadable(call, "request", f"{type(exc).__name__} while reading", "")
             return None, kwargs
+        try:  # a request of the monitor's vendor (or, with none named, of any)?
+            fits = resolve_vendor(request, self.monitor.vendor)
+        except InputError:  # its message may quote the prompt: name the shape only
+            named = self.monitor.vendor or "any vendor"
+            why = f"not a request promptcache reads as {named}"
+            self._unreadable(call, "request", why, describe(request))
+            return None, kwargs
         try:
-            request_spans(request, self.monitor.vendor)  # the shape of this vendor's request?
+            fits.spans(request)  # its containers have the format's shapes?
         except InputError as exc:  # its message may quote the prompt: name the field only
             where = _field_of(exc, request)
             shape = describe(kwargs.get(where, request.get(where)))

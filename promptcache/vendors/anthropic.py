@@ -70,7 +70,11 @@ RULES = CacheRules(
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {
     ("messages", "create"): "call",
+    ("messages", "parse"): "call",  # structured outputs: a ParsedMessage
     ("messages", "stream"): "anthropic-manager",
+    ("beta", "messages", "create"): "call",
+    ("beta", "messages", "parse"): "call",
+    ("beta", "messages", "stream"): "anthropic-manager",
 }
 
 

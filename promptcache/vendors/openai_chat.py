@@ -62,6 +62,7 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
     ("chat", "completions", "parse"): "call",  # structured outputs: a parsed ChatCompletion
     ("beta", "chat", "completions", "parse"): "call",  # the same, where older code calls it
     ("chat", "completions", "stream"): "chat-manager",
+    ("beta", "chat", "completions", "stream"): "chat-manager",
 }
 
 

@@ -65,6 +65,7 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
     ("responses", "create"): "call",
     ("responses", "parse"): "call",
     ("responses", "stream"): "responses-manager",
+    ("beta", "responses", "create"): "call",
 }
 
 
