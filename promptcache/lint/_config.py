@@ -8,9 +8,12 @@ Linter configuration: defaults, and the `[tool.promptcache.lint]` table of pypro
     extend-volatile-calls = ["clock.*"] # or `volatile-calls` to replace the defaults
     extend-per-request = ["tenant_*"]   # or `per-request` to replace the defaults
     stable = ["user_guide"]             # names that are never per-request
+    strict = true                       # every variable not declared stable is per-request
+    sizes = { tools = 2000 }            # estimated tokens of stable variables (default: unknown)
     include = ["*.j2", "*.jinja"]       # file globs when a directory is linted
     exclude = ["vendor/**"]
     search-path = ["templates"]         # where includes and imports are resolved
+    extensions = ["jinja2_time.TimeExtension"]  # Jinja extensions the templates use
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Any
 from .._errors import InputError
 from .rules import RULES
 from .rules.PC101 import DEFAULT_VOLATILE_CALLS, DEFAULT_VOLATILE_FILTERS
-from .rules.PC102 import DEFAULT_PER_REQUEST
+from .rules.PC102 import DATE_NAMES, DEFAULT_PER_REQUEST
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -51,9 +54,12 @@ class LintConfig:
     volatile_filters: tuple[str, ...] = DEFAULT_VOLATILE_FILTERS
     per_request: tuple[str, ...] = DEFAULT_PER_REQUEST
     stable: tuple[str, ...] = ()
+    strict: bool = False
+    sizes: tuple[tuple[str, int], ...] = ()  # (name glob, estimated tokens)
     include: tuple[str, ...] = DEFAULT_INCLUDE
     exclude: tuple[str, ...] = ()
     search_path: tuple[str, ...] = ()
+    extensions: tuple[str, ...] = ()
     root: Path | None = None  # the folder of the pyproject.toml; None: the current folder
 
     def __post_init__(self) -> None:
@@ -68,6 +74,13 @@ class LintConfig:
         for code in (*self.select, *self.ignore):
             if not any(rule.startswith(code.upper()) for rule in RULES):
                 raise InputError(f"{code!r} matches no lint rule; known codes: {', '.join(RULES)}")
+        if not isinstance(self.strict, bool):
+            raise InputError(f"lint strict must be true or false, got {self.strict!r}")
+        for name, tokens in self.sizes:
+            if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
+                raise InputError(
+                    f"lint sizes: {name!r} must be a whole number of tokens >= 0, got {tokens!r}"
+                )
 
     def enabled(self, code: str) -> bool:
         """Whether findings with `code` are reported (the longest matching prefix wins)."""
@@ -87,13 +100,29 @@ class LintConfig:
         return _matcher(self.volatile_filters)
 
     def is_per_request(self, dotted: str) -> bool:
-        """Whether a variable (`user`, `user.name`) changes per request, by name or root name."""
+        """
+        Whether a variable (`user`, `user.name`) changes per request, by name or root name.
+
+        A date name counts wherever it sits (`runtime_info.date`). In strict mode every name
+        not declared stable is per-request.
+        """
         root = dotted.split(".", 1)[0]
         stable = _matcher(self.stable)
         if stable(dotted) or stable(root):
             return False
+        if self.strict:
+            return True
         per_request = _matcher(self.per_request)
-        return per_request(dotted) or per_request(root)
+        leaf = dotted.rsplit(".", 1)[-1]
+        return per_request(dotted) or per_request(root) or _matcher(DATE_NAMES)(leaf)
+
+    def declared_size(self, dotted: str) -> int | None:
+        """The estimated tokens `sizes` declares for a variable (by name or root), if any."""
+        root = dotted.split(".", 1)[0]
+        for pattern, tokens in self.sizes:
+            if _matcher((pattern,))(dotted) or _matcher((pattern,))(root):
+                return tokens
+        return None
 
 
 DEFAULT_CONFIG = LintConfig()
@@ -121,6 +150,7 @@ _LIST_KEYS = {
     "include": "include",
     "exclude": "exclude",
     "search-path": "search_path",
+    "extensions": "extensions",
 }
 _EXTEND_KEYS = {
     "extend-select": "select",
@@ -129,7 +159,7 @@ _EXTEND_KEYS = {
     "extend-per-request": "per_request",
     "extend-include": "include",
 }
-_KNOWN = sorted({*_LIST_KEYS, *_EXTEND_KEYS, "threshold"})
+_KNOWN = sorted({*_LIST_KEYS, *_EXTEND_KEYS, "threshold", "strict", "sizes"})
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -174,7 +204,20 @@ def config_from_table(table: Mapping[str, Any], *, root: Path, source: str) -> L
             changes[attr] = (*base, *_string_list(table[key], key, source))
     if "threshold" in table:
         changes["threshold"] = table["threshold"]
+    if "strict" in table:
+        changes["strict"] = table["strict"]
+    if "sizes" in table:
+        changes["sizes"] = _sizes(table["sizes"], source)
     return DEFAULT_CONFIG.replace(**changes)
+
+
+def _sizes(value: Any, source: str) -> tuple[tuple[str, int], ...]:
+    if not isinstance(value, dict):
+        raise InputError(
+            f"{source}: [tool.promptcache.lint] sizes must be a table of variable names to "
+            f"estimated tokens, like `sizes = {{ tools = 2000 }}`, got {value!r}"
+        )
+    return tuple((str(name), tokens) for name, tokens in value.items())
 
 
 def _string_list(value: Any, key: str, source: str) -> tuple[str, ...]:

@@ -13,6 +13,7 @@ import fnmatch
 import json
 import os
 import re
+import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,16 +22,30 @@ import jinja2
 
 from .._errors import InputError
 from ._config import DEFAULT_CONFIG, LintConfig
+from ._format import format_events
+from ._kinds import handlebars, looks_like_chat, not_a_prompt
 from ._loader import Loader, decode, mark_tail, parse
 from ._model import Finding
-from ._walker import HISTORY, TAIL, Event, Hazard, Walker
+from ._walker import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
 from .rules import RULES
 
-__all__ = ["at_risk", "discover", "lint_file", "lint_paths", "lint_source"]
+__all__ = [
+    "LintReport",
+    "Risk",
+    "at_risk",
+    "discover",
+    "lint_file",
+    "lint_paths",
+    "lint_report",
+    "lint_source",
+    "risks",
+]
 
 _NOQA = re.compile(r"\{#-?\s*noqa\b(?::?\s*(?P<codes>[A-Za-z0-9,\s]*?))?\s*-?#\}", re.IGNORECASE)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 _KEYWORDS = frozenset({"if", "elif", "for", "include", "extends", "set"})
+_UNKNOWN_TAG = re.compile(r"unknown tag '(?P<tag>[\w.]+)'")
+_SHOWN_UNSIZED = 3  # names of unknown-size content quoted in a message
 _SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 
 
@@ -47,24 +62,48 @@ def lint_source(
     Lint template source text; `path` is the name used in findings.
 
     `chat` forces (or rules out) chat-template mode; by default it is detected from the source
-    (`messages` and `add_generation_prompt`) or a file name containing `chat_template`. `file`
-    is where the template lives, so includes resolve next to it; `loader` shares parsed
-    includes across calls.
+    (a loop over `messages` with role tests or special tokens, or `add_generation_prompt`) or
+    a file name containing `chat_template`. `file` is where the template lives, so includes
+    resolve next to it; `loader` shares parsed includes across calls.
     """
-    is_chat = _looks_like_chat(source, path) if chat is None else chat
-    loader = loader or Loader(search_path=_search_path(config))
+    is_chat = looks_like_chat(source, path) if chat is None else chat
+    loader = loader or _loader(config)
+    notes: list[Note] = []
     try:
-        hazards = _analyse(source, path, file, config, loader, is_chat)
+        hazards = _analyse(source, path, file, config, loader, is_chat, notes)
     except jinja2.TemplateSyntaxError as exc:
-        return _select([_parse_error(path, exc.lineno or 1, exc.message or str(exc))], config)
+        return _select(_unparsed(source, path, config, exc), config)
     except RecursionError:
         message = "the template is nested too deeply to analyse"
         return _select([_parse_error(path, 1, message)], config)
     except (jinja2.TemplateError, ValueError, OverflowError, MemoryError) as exc:
         return _select([_parse_error(path, 1, f"{type(exc).__name__}: {exc}")], config)
     lines = _lines(source) if hazards else []
-    findings = [_finding(h, tokens, history, path, lines) for h, tokens, history in hazards]
+    findings = [_finding(h, risk, path, lines) for h, risk in hazards]
+    findings += [_note(note, path) for note in notes]
+    findings.sort(key=Finding.sort_key)
     return _select(_suppress(_unique(findings), source), config)
+
+
+def _unparsed(
+    source: str, path: str, config: LintConfig, exc: jinja2.TemplateSyntaxError
+) -> list[Finding]:
+    """A file Jinja refuses: Handlebars, an extension's tag, a `str.format` file, or an error."""
+    message = exc.message or str(exc)
+    if handlebars(source):
+        return [_skipped(path, "it is a Handlebars template (dotprompt), not Jinja")]
+    tag = _UNKNOWN_TAG.search(message)
+    if tag is not None:
+        return [_unknown_tag(path, exc.lineno or 1, tag.group("tag"))]
+    events = format_events(source, config, path)
+    if events is None:
+        return [_parse_error(path, exc.lineno or 1, message)]
+    lines = _lines(source)
+    return _unique([_finding(h, risk, path, lines) for h, risk in risks(events, config.threshold)])
+
+
+def _loader(config: LintConfig) -> Loader:
+    return Loader(search_path=_search_path(config), extensions=config.extensions)
 
 
 def lint_file(
@@ -73,8 +112,14 @@ def lint_file(
     config: LintConfig = DEFAULT_CONFIG,
     loader: Loader | None = None,
     display: str | None = None,
+    found_in_folder: bool = False,
 ) -> list[Finding]:
-    """Lint one file: a template, a `.jinja` chat template or a tokenizer_config.json."""
+    """
+    Lint one file: a template, a `.jinja` chat template or a tokenizer_config.json.
+
+    A file found while searching a folder is skipped (an info finding, PC003) when it is not
+    a prompt: an HTML page or a code or configuration generator.
+    """
     shown = display or str(path)
     try:
         source = decode(path.read_bytes())
@@ -84,31 +129,85 @@ def lint_file(
         return _select([_parse_error(shown, 1, str(exc))], config)
     if path.name.endswith(".json"):
         return _lint_tokenizer_config(source, shown, config)
+    if found_in_folder and (reason := not_a_prompt(path, source)) is not None:
+        return _select([_skipped(shown, reason)], config)
     return lint_source(source, path=shown, config=config, loader=loader, file=path)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LintReport:
+    """The findings of a run, sorted, and how many files were looked at."""
+
+    findings: list[Finding]
+    files: int
 
 
 def lint_paths(
     paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CONFIG
 ) -> list[Finding]:
     """Lint files and folders (folders are searched with the config's include globs)."""
-    loader = Loader(search_path=_search_path(config))
+    return lint_report(paths, config=config).findings
+
+
+def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CONFIG) -> LintReport:
+    """`lint_paths`, also counting the files found (so a caller can warn when none matched)."""
+    loader = _loader(config)
     findings: list[Finding] = []
-    for file in discover(paths, config):
-        findings.extend(lint_file(file, config=config, loader=loader, display=_display(file)))
-    return sorted(findings, key=Finding.sort_key)
+    files = 0
+    for file, in_folder in _discover(paths, config):
+        files += 1
+        findings.extend(
+            lint_file(
+                file,
+                config=config,
+                loader=loader,
+                display=_display(file),
+                found_in_folder=in_folder,
+            )
+        )
+    return LintReport(findings=sorted(findings, key=Finding.sort_key), files=files)
 
 
 def discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[Path]:
     """The files to lint: explicit files as given, folders searched for included names."""
+    for file, _ in _discover(paths, config):
+        yield file
+
+
+def _discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[tuple[Path, bool]]:
+    """Each file to lint, and whether it was found by searching a folder."""
     for raw in paths:
         path = Path(raw)
         if path.is_file():
             if not _excluded(path, config):
-                yield path
+                yield path, False
         elif path.is_dir():
-            yield from _walk(path, config)
+            found = list(_walk(path, config))
+            ignored = _git_ignored(path, found)
+            yield from ((file, True) for file in found if file not in ignored)
         else:
             raise InputError(f"{str(raw)!r} does not exist; pass template files or folders")
+
+
+def _git_ignored(folder: Path, files: list[Path]) -> set[Path]:
+    """The files `.gitignore` rules exclude (asked of git; none outside a git work tree)."""
+    if not files:
+        return set()
+    try:
+        answer = subprocess.run(
+            ["git", "check-ignore", "--stdin", "-z"],
+            input="".join(f"{file}\0" for file in files),
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return set()  # git is not installed: nothing to read the rules with
+    if answer.returncode not in (0, 1):  # 128: not inside a git work tree
+        return set()
+    return {Path(name) for name in answer.stdout.split("\0") if name}
 
 
 def _walk(folder: Path, config: LintConfig) -> Iterator[Path]:
@@ -143,42 +242,72 @@ def _search_path(config: LintConfig) -> list[Path]:
 
 
 def _analyse(
-    source: str, path: str, file: Path | None, config: LintConfig, loader: Loader, chat: bool
-) -> list[tuple[Hazard, int, bool]]:
-    ast = parse(mark_tail(source), chat=chat)
-    walker = Walker(config=config, loader=loader, origin=path, path=file, chat=chat)
-    return at_risk(walker.template(ast, {}), config.threshold)
+    source: str,
+    path: str,
+    file: Path | None,
+    config: LintConfig,
+    loader: Loader,
+    chat: bool,
+    notes: list[Note],
+) -> list[tuple[Hazard, Risk]]:
+    ast = parse(mark_tail(source), chat=chat, extensions=config.extensions)
+    walker = Walker(config=config, loader=loader, origin=path, path=file, chat=chat, notes=notes)
+    return risks(walker.template(ast, {}), config.threshold)
 
 
-def at_risk(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, int, bool]]:
-    """Hazards followed by at least `threshold` cacheable tokens (or by a chat history)."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Risk:
+    """
+    What follows a hazard in the cacheable prefix.
+
+    `tokens`: estimated tokens of static text (and of variables with a declared size);
+    `history`: a chat template's conversation follows; `unsized`: names of stable content
+    whose size is unknown (closest first, at most three).
+    """
+
+    tokens: int
+    history: bool
+    unsized: tuple[str, ...] = ()
+
+
+def risks(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, Risk]]:
+    """
+    Hazards worth reporting: followed by `threshold` tokens, a chat history, or content of
+    unknown size (a stable variable or loop; declare its size with `sizes` to count it).
+    """
     prefix: list[Event] = []
     for event in events:
         if event is TAIL:
             break
         prefix.append(event)
-    found: list[tuple[Hazard, int, bool]] = []
+    found: list[tuple[Hazard, Risk]] = []
     after, history = 0, False
+    unsized: list[str] = []
+    seen: set[str] = set()
     for event in reversed(prefix):
         if isinstance(event, int):
             after += event
+        elif isinstance(event, Unsized):
+            if event.name not in seen:
+                seen.add(event.name)
+                unsized.append(event.name)
         elif event is HISTORY:
             history = True
-        elif isinstance(event, Hazard) and (history or after >= max(threshold, 1)):
-            found.append((event, after, history))
+        elif isinstance(event, Hazard) and (history or after >= max(threshold, 1) or unsized):
+            shown = tuple(reversed(unsized[-_SHOWN_UNSIZED:]))
+            found.append((event, Risk(tokens=after, history=history, unsized=shown)))
     found.reverse()
     return found
 
 
-def _finding(hazard: Hazard, tokens: int, history: bool, path: str, lines: list[str]) -> Finding:
-    if history:
-        risk = (
-            f"the whole conversation after it (and ~{tokens} tokens of template text) is "
-            "prefilled again on every request"
-        )
-    else:
-        risk = f"~{tokens} tokens of static content after it can never be read from the cache"
-    message = f"{hazard.detail} in the cacheable prefix: {risk}; {RULES[hazard.code].fix}"
+def at_risk(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, int, bool]]:
+    """`risks` as (hazard, tokens, history) triples."""
+    return [(hazard, risk.tokens, risk.history) for hazard, risk in risks(events, threshold)]
+
+
+def _finding(hazard: Hazard, risk: Risk, path: str, lines: list[str]) -> Finding:
+    message = f"{hazard.detail} in the cacheable prefix: {_consequence(risk)}; "
+    message += hazard.fix or RULES[hazard.code].fix
     return Finding(
         path=path,
         line=hazard.line,
@@ -186,7 +315,23 @@ def _finding(hazard: Hazard, tokens: int, history: bool, path: str, lines: list[
         code=hazard.code,
         message=message,
         severity=RULES[hazard.code].severity,
-        tokens_at_risk=tokens,
+        tokens_at_risk=risk.tokens,
+    )
+
+
+def _consequence(risk: Risk) -> str:
+    if risk.history:
+        return (
+            f"the whole conversation after it (and ~{risk.tokens} tokens of template text) is "
+            "prefilled again on every request"
+        )
+    static = f"~{risk.tokens} tokens of static content after it can never be read from the cache"
+    if not risk.unsized:
+        return static
+    names = ", ".join(f"`{name}`" for name in risk.unsized)
+    return (
+        f"{static}, nor can the content of unknown size after it ({names}); declare the "
+        "size of small variables with `sizes` in [tool.promptcache.lint]"
     )
 
 
@@ -233,7 +378,39 @@ def _parse_error(path: str, line: int, message: str) -> Finding:
 
 
 def _unique(findings: list[Finding]) -> list[Finding]:
-    return list(dict.fromkeys(findings))
+    """One finding per line and code: the same value reached by several macro paths is one."""
+    kept: dict[tuple[int, str], Finding] = {}
+    for finding in findings:
+        kept.setdefault((finding.line, finding.code), finding)
+    return list(kept.values())
+
+
+def _info(path: str, line: int, code: str, message: str) -> Finding:
+    rule = RULES[code]
+    return Finding(
+        path=path,
+        line=line,
+        column=1,
+        code=code,
+        message=f"{message}; {rule.fix}",
+        severity=rule.severity,
+    )
+
+
+def _note(note: Note, path: str) -> Finding:
+    return _info(path, note.line, "PC002", f"could not check {note.message}")
+
+
+def _unknown_tag(path: str, line: int, tag: str) -> Finding:
+    message = (
+        f"could not check this template: the tag `{{% {tag} %}}` comes from a Jinja extension "
+        'the linter does not load (e.g. `extensions = ["jinja2_time.TimeExtension"]`)'
+    )
+    return _info(path, line, "PC002", message)
+
+
+def _skipped(path: str, reason: str) -> Finding:
+    return _info(path, 1, "PC003", f"skipped: {reason}")
 
 
 def _select(findings: list[Finding], config: LintConfig) -> list[Finding]:
@@ -259,11 +436,6 @@ def _noqa_covers(found: re.Match[str], code: str) -> bool:
 
 
 # -- chat templates ------------------------------------------------------------------------------
-
-
-def _looks_like_chat(source: str, path: str) -> bool:
-    name = Path(path).name.lower()
-    return "chat_template" in name or ("add_generation_prompt" in source and "messages" in source)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 import jinja2
 from jinja2 import nodes
 from jinja2.ext import Extension
 from jinja2.parser import Parser
+
+from .._errors import InputError
 
 __all__ = ["TAIL_MARKER", "LoadedTemplate", "Loader", "decode", "mark_tail", "parse"]
 
@@ -34,10 +37,24 @@ _EXTENSIONS: list[str | type[Extension]] = [
     "jinja2.ext.i18n",
     _GenerationExtension,
 ]
-_ENV = jinja2.Environment(extensions=_EXTENSIONS, keep_trailing_newline=True)
-_CHAT_ENV = jinja2.Environment(
-    extensions=_EXTENSIONS, keep_trailing_newline=True, trim_blocks=True, lstrip_blocks=True
-)
+
+
+@lru_cache(maxsize=16)
+def _environment(chat: bool, extensions: tuple[str, ...]) -> jinja2.Environment:
+    """A parsing environment: chat templates trim blocks, as transformers renders them."""
+    try:
+        return jinja2.Environment(
+            extensions=[*_EXTENSIONS, *extensions],
+            keep_trailing_newline=True,
+            trim_blocks=chat,
+            lstrip_blocks=chat,
+        )
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
+        raise InputError(
+            f"cannot load the Jinja extension(s) {list(extensions)} named in `extensions` of "
+            f"[tool.promptcache.lint]: {exc}; install the package that provides them, or give "
+            "each as its import path (`package.module.ExtensionClass`)"
+        ) from None
 
 
 def mark_tail(source: str) -> str:
@@ -54,9 +71,9 @@ def _tail_output(found: re.Match[str]) -> str:
     return f"{left}__pc_tail__{' ' * padding}{right}"
 
 
-def parse(source: str, *, chat: bool = False) -> nodes.Template:
+def parse(source: str, *, chat: bool = False, extensions: tuple[str, ...] = ()) -> nodes.Template:
     """Parse template source (after `mark_tail`); raises jinja2's errors unchanged."""
-    return (_CHAT_ENV if chat else _ENV).parse(source)
+    return _environment(chat, extensions).parse(source)
 
 
 def decode(data: bytes) -> str:
@@ -92,6 +109,7 @@ class Loader:
     """Resolves `{% include %}`/`{% import %}`/`{% extends %}` names; parses each file once."""
 
     search_path: Sequence[Path] = ()
+    extensions: tuple[str, ...] = ()
     _cache: dict[tuple[Path, bool], nodes.Template | None] = field(default_factory=dict)
 
     def load(
@@ -113,7 +131,8 @@ class Loader:
         ast: nodes.Template | None = None
         try:
             if path.is_file():
-                ast = parse(mark_tail(decode(path.read_bytes())), chat=chat)
+                source = mark_tail(decode(path.read_bytes()))
+                ast = parse(source, chat=chat, extensions=self.extensions)
         except (OSError, ValueError, OverflowError, jinja2.TemplateError, RecursionError):
             ast = None  # the file is linted (and reported) on its own; here it is just unknown
         self._cache[key] = ast

@@ -9,7 +9,7 @@ from typing import Literal
 
 __all__ = ["Finding", "Rule", "Severity", "rule_from_docstring"]
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]  # info: reported, never fails a run
 
 _SECTION = re.compile(r"^(Why|Bad|Good):[ \t]*$", re.MULTILINE)
 

@@ -14,6 +14,10 @@ from .rules import RULES
 __all__ = ["FORMATS", "format_findings"]
 
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# Info findings (a part that could not be checked, a skipped file) are SARIF notes and GitHub
+# notices: visible, but not failures.
+_SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+_GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def format_text(findings: Sequence[Finding]) -> str:
@@ -48,7 +52,8 @@ def format_github(findings: Sequence[Finding]) -> str:
                 ("title", f"{f.code} {RULES[f.code].name}"),
             )
         )
-        lines.append(f"::{f.severity} {properties}::{_escape_data(f.message)}\n")
+        command = _GITHUB_COMMANDS[f.severity]
+        lines.append(f"::{command} {properties}::{_escape_data(f.message)}\n")
     return "".join(lines)
 
 
@@ -96,7 +101,7 @@ def _sarif_rule(code: str) -> dict[str, Any]:
             "markdown": f"{rule.why}\n\nBad:\n```jinja\n{rule.bad}\n```\n\n"
             f"Good:\n```jinja\n{rule.good}\n```",
         },
-        "defaultConfiguration": {"level": rule.severity},
+        "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
     }
 
 
@@ -104,7 +109,7 @@ def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.code,
         "ruleIndex": index,
-        "level": finding.severity,
+        "level": _SARIF_LEVELS[finding.severity],
         "message": {"text": finding.message},
         "locations": [
             {

@@ -5,6 +5,7 @@ The walker does the one pass over the template; rules contribute only data (name
 What comes out is a flat list of events:
 
     int        estimated tokens of static text (template text and string constants)
+    Unsized    a value that is not per-request but whose size is unknown (a variable, a loop)
     Hazard     something that renders differently per request (a rule code, where, what)
     TAIL       the `{# promptcache: tail #}` marker: what follows is not cached anyway
     HISTORY    the end of a chat template's loop over `messages`: the whole conversation
@@ -29,15 +30,16 @@ from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader
 from .rules.PC105 import FORMAT_FIELD
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
-from .rules.PC301 import CHAT_DATE_NAMES
+from .rules.PC301 import CHAT_DATE_NAMES, date_fix
 from .rules.PC302 import POSITION_ATTRS, REASONING_WORDS
 
-__all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Walker"]
+__all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Note", "Unsized", "Walker"]
 
 TAIL_NAME = "__pc_tail__"
 _MAX_DEPTH = 16
 _MOVING = frozenset({"last", "revindex", "revindex0", "length"})
 _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
+_GENERATION_PROMPT = "add_generation_prompt"
 _count = DEFAULT_COUNTER.count
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
 
@@ -53,16 +55,44 @@ HISTORY = Sentinel.HISTORY
 
 @dataclass(frozen=True, slots=True)
 class Hazard:
-    """A per-request value at `line` of `origin`; `anchor` is the text that locates the column."""
+    """
+    A per-request value at `line` of `origin`; `anchor` is the text that locates the column.
+
+    `cause` and `cause_line` name where the value comes from (a `{% set %}` chain is reported
+    by its origin, not link by link); `fix` replaces the rule's fix text when the template
+    itself decides which fix applies (a date the request can pin, or one it cannot).
+    """
 
     code: str
     line: int
     anchor: str
     detail: str
     origin: str
+    cause: str = ""
+    cause_line: int = 0
+    fix: str = ""
+
+    def origin_of(self) -> tuple[str, int]:
+        """What the value was computed from, and on which line."""
+        return (self.cause or self.detail, self.cause_line or self.line)
 
 
-Event = Union[int, Hazard, Sentinel]  # noqa: UP007 - a runtime alias on Python 3.10
+@dataclass(frozen=True, slots=True)
+class Unsized:
+    """Rendered content that is the same on every request, of a size the linter cannot know."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something the linter could not check (a missing include, a dynamic name), for PC002."""
+
+    line: int
+    message: str
+
+
+Event = Union[int, Hazard, Unsized, Sentinel]  # noqa: UP007 - a runtime alias on Python 3.10
 
 
 class _Stable:
@@ -105,7 +135,10 @@ class Walker:
     stack: tuple[str, ...] = ()
     overrides: dict[str, tuple[nodes.Block, Walker, _Scope]] = field(default_factory=dict)
     derived: tuple[str, ...] = ()  # the templates that extend this one, most derived first
+    notes: list[Note] = field(default_factory=list)  # what could not be checked, for PC002
     _history: int = 0
+    _loops: list[bool] = field(default_factory=list)  # for each open loop: over the history?
+    _defined: set[str] = field(default_factory=set)  # names tested with `is defined`
     _empty: set[str] = field(default_factory=set)
     _reported: set[str] = field(default_factory=set)
 
@@ -127,7 +160,7 @@ class Walker:
         for stmt in ast.body:
             if isinstance(stmt, (nodes.Assign, nodes.Import, nodes.FromImport, nodes.Macro)):
                 self.stmt(stmt, scope, [])
-        parent = self._child(extends.template)
+        parent = self._child(extends.template, extends.lineno, "parent template")
         if parent is None:
             for block, _, _ in blocks.values():
                 self.body(block.body, scope, out)
@@ -142,13 +175,28 @@ class Walker:
             self._relocate(events, extends.lineno, "extends", _from(loaded, "parent"), keep=keep)
         )
 
-    def _child(self, template: nodes.Expr) -> tuple[Walker, LoadedTemplate] | None:
+    def _child(
+        self, template: nodes.Expr, line: int, what: str, *, optional: bool = False
+    ) -> tuple[Walker, LoadedTemplate] | None:
         """A walker for an included, imported or parent template; None when not resolvable."""
         if len(self.stack) >= _MAX_DEPTH:
+            self._note(line, f"the {what} is nested more than {_MAX_DEPTH} templates deep")
             return None
         names = _template_names(template)
+        if not names:
+            self._note(line, f"the {what}: its name is computed at render time")
+            return None
         loaded = self.loader.load(names, self.path, chat=self.chat)
-        if loaded is None or loaded.label in self.stack or loaded.label == self.origin:
+        if loaded is None:
+            if not optional:
+                shown = " or ".join(repr(n) for n in names)
+                self._note(
+                    line,
+                    f"the {what} {shown}: not found next to the template or on "
+                    "the search path (`search-path` in [tool.promptcache.lint])",
+                )
+            return None
+        if loaded.label in self.stack or loaded.label == self.origin:
             return None
         walker = Walker(
             config=self.config,
@@ -157,8 +205,14 @@ class Walker:
             path=loaded.path,
             chat=self.chat,
             stack=(*self.stack, self.origin),
+            notes=self.notes,
         )
         return walker, loaded
+
+    def _note(self, line: int, message: str) -> None:
+        """Record what could not be checked; only for the file being linted (its own lines)."""
+        if not self.stack and not self.derived:
+            self.notes.append(Note(line, message))
 
     def _relocate(
         self,
@@ -176,7 +230,9 @@ class Walker:
         for event in events:
             if isinstance(event, Hazard) and (always or event.origin not in keep):
                 code = event.code if event.code in ("PC301", "PC302") else "PC104"
-                moved.append(Hazard(code, line, anchor, describe(event), self.origin))
+                moved.append(
+                    Hazard(code, line, anchor, describe(event), self.origin, fix=event.fix)
+                )
             else:
                 moved.append(event)
         return moved
@@ -230,19 +286,59 @@ class Walker:
         if type(expr) is nodes.Name and expr.name == TAIL_NAME:
             out.append(TAIL)
             return
+        inlined = False
         for call in _calls(expr):
             macro = self._macro(call.node, scope)
             if macro is not None:
                 out.extend(self._inline(macro, call.lineno))
+                inlined = True
         hazard = self.reason(expr, scope)
         if hazard is not None:
             out.append(hazard)
-        elif (view := _unsorted_view(expr)) is not None:
+        elif (view := self._unsorted(expr, scope)) is not None:
             out.append(self._hazard("PC201", expr.lineno, view[1], f"unsorted `{view[0]}`"))
         elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), _Captured):
             out.append(scope[expr.name].tokens)
+        elif not inlined:  # a macro's output was counted where it was inlined
+            out.append(self._sized(expr, scope))
         if self._history:
             self._check_history_expr(expr, scope, out)
+
+    def _sized(self, expr: nodes.Expr, scope: _Scope) -> int | Unsized:
+        """
+        How much a stable value adds: its declared size (`sizes`), or unknown.
+
+        Special tokens (`bos_token`, `eos_token`) are one token; a value computed only from
+        constants and locally bound names of known size is counted as it is.
+        """
+        name = _shown_name(expr)
+        if name is None:
+            return Unsized("an expression")
+        declared = self.config.declared_size(name)
+        if declared is not None:
+            return declared
+        if name.rsplit(".", 1)[-1].endswith("_token"):
+            return 1
+        return Unsized(name)
+
+    def _unsorted(self, expr: nodes.Node, scope: _Scope) -> tuple[str, str] | None:
+        """
+        An unsorted mapping view worth reporting (PC201).
+
+        A dict written in the template keeps its order, and a chat template iterates the
+        request JSON the client sent (tool schemas, tool-call arguments), whose order the
+        client fixes; what is left is a mapping built per request, known by its name
+        (`per-request`, or any name not declared stable in strict mode).
+        """
+        if self.chat:
+            return None
+        view = _unsorted_view(expr)
+        if view is None or view[2] is None:
+            return None
+        root = view[2].split(".", 1)[0]
+        if root in scope and not isinstance(scope[root], Hazard):
+            return None  # a loop variable or a local: its data was judged where it came from
+        return view[:2] if self.config.is_per_request(view[2]) else None
 
     def _s_If(self, node: nodes.If, scope: _Scope, out: list[Event]) -> None:
         """
@@ -284,7 +380,7 @@ class Walker:
             after.append(
                 self._hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
             )
-        elif (view := _unsorted_view(node.iter)) is not None:
+        elif (view := self._unsorted(node.iter, scope)) is not None:
             after.append(
                 self._hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")
             )
@@ -293,9 +389,11 @@ class Walker:
         inner["loop"] = STABLE
         history = self.chat and _is_messages(node.iter)
         self._history += history
+        self._loops.append(history)
         reported, self._reported = self._reported, (set() if history else self._reported)
         self.body(node.body, inner, out)
         self._history -= history
+        self._loops.pop()
         self._reported = reported
         out.extend(after)
         if history:
@@ -360,18 +458,21 @@ class Walker:
         walker.body(block.body, dict(block_scope), out)
 
     def _s_Include(self, node: nodes.Include, scope: _Scope, out: list[Event]) -> None:
-        child = self._child(node.template)
+        child = self._child(
+            node.template, node.lineno, "included template", optional=node.ignore_missing
+        )
         if child is None:
+            out.append(Unsized("an included template"))
             return
         walker, loaded = child
         events = walker.template(loaded.ast, dict(scope) if node.with_context else {})
         out.extend(self._relocate(events, node.lineno, "include", _from(loaded, "included")))
 
     def _s_Import(self, node: nodes.Import, scope: _Scope, out: list[Event]) -> None:
-        scope[node.target] = self._module(node.template)
+        scope[node.target] = self._module(node.template, node.lineno)
 
     def _s_FromImport(self, node: nodes.FromImport, scope: _Scope, out: list[Event]) -> None:
-        module = self._module(node.template)
+        module = self._module(node.template, node.lineno)
         for name in node.names:
             source, alias = name if isinstance(name, tuple) else (name, name)
             scope[alias] = module.get(source, STABLE)
@@ -379,8 +480,8 @@ class Walker:
     def _s_ExprStmt(self, node: nodes.ExprStmt, scope: _Scope, out: list[Event]) -> None:
         return  # `{% do %}` renders nothing
 
-    def _module(self, template: nodes.Expr) -> dict[str, _Macro]:
-        child = self._child(template)
+    def _module(self, template: nodes.Expr, line: int) -> dict[str, _Macro]:
+        child = self._child(template, line, "imported template")
         if child is None:
             return {}
         walker, loaded = child
@@ -441,6 +542,8 @@ class Walker:
         if kind is nodes.Const or kind is nodes.TemplateData:
             return None
         if kind is nodes.Test and expr.name in _EXISTENCE_TESTS:  # type: ignore[attr-defined]
+            if type(expr.node) is nodes.Name:  # type: ignore[attr-defined]
+                self._defined.add(expr.node.name)  # type: ignore[attr-defined]
             return None  # `x is defined` checks configuration, not the value
         if kind is nodes.Name:
             return self._name_reason(expr, scope)  # type: ignore[arg-type]
@@ -467,13 +570,18 @@ class Walker:
         root = dotted.split(".", 1)[0]
         bound = scope.get(dotted, scope.get(root))
         if isinstance(bound, Hazard):
-            detail = f"`{dotted}` (set from {bound.detail} on line {bound.line})"
-            return Hazard(bound.code, line, root, detail, self.origin)
+            cause, cause_line = bound.origin_of()
+            detail = f"`{dotted}` (set from {cause} on line {cause_line})"
+            fix = bound.fix
+            if bound.code == "PC301" and root in self._defined:
+                fix = date_fix(pin=root)  # the template lets the request set the value
+            return Hazard(bound.code, line, root, detail, self.origin, cause, cause_line, fix)
         if bound is not None:
             return None
         if self.chat:
-            if _is_chat_date_name(dotted):
-                return self._hazard("PC301", line, root, f"the date variable `{dotted}`")
+            if _is_chat_date_name(dotted) or _is_chat_date_name(dotted.rsplit(".", 1)[-1]):
+                detail = f"the date variable `{dotted}`"
+                return self._hazard("PC301", line, root, detail, fix=date_fix(variable=dotted))
             return None
         if self.config.is_per_request(dotted):
             return self._hazard("PC102", line, root, f"per-request variable `{dotted}`")
@@ -484,7 +592,8 @@ class Walker:
         if dotted is not None:
             if self._macro(expr.node, scope) is None and self.config.is_volatile_call(dotted):
                 anchor = dotted.rsplit(".", 1)[-1]
-                return self._hazard("PC101", expr.lineno, anchor, f"volatile call `{dotted}()`")
+                detail = f"volatile call `{dotted}()`"
+                return self._hazard("PC101", expr.lineno, anchor, detail, fix=date_fix(call=dotted))
         else:
             found = self.reason(expr.node, scope)
             if found is not None:
@@ -496,10 +605,10 @@ class Walker:
                     return found
         return None
 
-    def _hazard(self, code: str, line: int, anchor: str, detail: str) -> Hazard:
+    def _hazard(self, code: str, line: int, anchor: str, detail: str, *, fix: str = "") -> Hazard:
         if self.chat and code in ("PC101", "PC102", "PC103"):
             code = "PC301"
-        return Hazard(code, line, anchor, detail, self.origin)
+        return Hazard(code, line, anchor, detail, self.origin, fix=fix if code == "PC301" else "")
 
     # -- chat templates: history that re-renders (PC302) -----------------------------------
 
@@ -510,11 +619,27 @@ class Walker:
         else_: Sequence[nodes.Node],
         out: list[Event],
     ) -> None:
-        if not self._history or "branch" in self._reported or not _tests_position(node.test):
+        """
+        A branch inside the history loop on where the message sits (PC302), whatever it renders.
+
+        `loop.last`, `messages[-1]`, "is this the latest user message", a look-ahead: once a turn
+        is appended, the answer changes for a message that is already cached, so that message
+        (or the tools list or system prompt attached to it) renders differently every turn.
+        """
+        if not self._history or "branch" in self._reported:
+            return
+        anchor = _position_test(node.test, loop_is_history=bool(self._loops and self._loops[-1]))
+        if anchor is None:
             return
         if any(_mentions_reasoning(child) for child in (*body, *else_)):
             detail = "a branch on the message's position in the history that changes its reasoning"
-            self._report_history("branch", self._hazard("PC302", node.lineno, "loop", detail), out)
+        else:
+            detail = (
+                f"a branch on the message's position in the history (`{anchor}`): what it "
+                "renders for a turn changes once a newer turn is appended"
+            )
+        hazard = self._hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
+        self._report_history("branch", hazard, out)
 
     def _report_history(self, kind: str, hazard: Hazard, out: list[Event]) -> None:
         """One PC302 finding of each kind per loop over messages: the rest is the same cause."""
@@ -603,20 +728,43 @@ def _calls(expr: nodes.Node) -> Iterable[nodes.Call]:
     return _with_self(expr, nodes.Call)
 
 
-def _unsorted_view(expr: nodes.Node) -> tuple[str, str] | None:
-    """(`what`, anchor) when `expr` iterates a mapping view with no sort after it."""
+def _unsorted_view(expr: nodes.Node) -> tuple[str, str, str | None] | None:
+    """
+    (`what`, anchor, mapping) when `expr` iterates a mapping view with no sort after it.
+
+    `mapping` is the dotted name of the mapping, or None when it is not a variable (a dict
+    literal written in the template, or a call's result).
+    """
     node: Any = expr
     while type(node) is nodes.Filter:
         if node.name in SORTING_FILTERS:
             return None
         if node.name == "items" and node.node is not None:
-            return f"{_dotted(node.node) or 'mapping'} | items", "items"
+            mapping = _dotted(node.node)
+            return f"{mapping or 'mapping'} | items", "items", mapping
         node = node.node
     if type(node) is nodes.Call and type(node.node) is nodes.Getattr and not node.args:
         view = node.node.attr
         if view in MAPPING_VIEWS:
-            return f"{_dotted(node.node) or view}()", view
+            mapping = _dotted(node.node.node)
+            return f"{_dotted(node.node) or view}()", view, mapping
     return None
+
+
+def _shown_name(expr: nodes.Node) -> str | None:
+    """The variable a rendered expression shows (`tools` for `tools | tojson(indent=2)`)."""
+    node: Any = expr
+    while True:
+        kind = type(node)
+        through = kind in (nodes.Filter, nodes.Test, nodes.Call) or (
+            kind is nodes.Getitem and type(node.arg) is not nodes.Const
+        )
+        if not through:
+            break
+        node = node.node
+        if node is None:
+            return None
+    return _dotted(node)
 
 
 def _is_messages(expr: nodes.Node) -> bool:
@@ -628,24 +776,60 @@ def _is_messages(expr: nodes.Node) -> bool:
     return dotted is not None and "messages" in dotted.lower()
 
 
-def _tests_position(test: nodes.Node) -> bool:
+def _position_test(test: nodes.Node, *, loop_is_history: bool) -> str | None:
     """
-    Whether a test depends on where the message sits relative to the end of the conversation.
+    What makes a test depend on where the message sits relative to the end of the conversation
+    (`loop.last`, `messages[-1]`), or None when it does not.
 
     `loop.last`, `loop.revindex*` and `loop.length` change as turns are appended;
     `loop.index*` changes meaning only when compared with something that is not a constant
-    (Qwen3's `loop.index0 > ns.last_query_index`). `loop.first` is stable.
+    (Qwen3's `loop.index0 > ns.last_query_index`). `loop.first` and a look-behind are stable.
+    Two shapes are stable too: a test on `add_generation_prompt` (the generation prompt, or
+    training against inference), and `loop.last or messages[loop.index0 + 1]...`, which closes
+    a run of messages and renders the same once the next message arrives.
     """
-    for attr in _with_self(test, nodes.Getattr):
-        if type(attr.node) is nodes.Name and attr.node.name == "loop" and attr.attr in _MOVING:
-            return True
-    for compare in _with_self(test, nodes.Compare):
-        operands = [compare.expr, *(op.expr for op in compare.ops)]
-        if any(_is_loop_index(o) for o in operands) and not all(
-            _is_loop_index(o) or type(o) is nodes.Const for o in operands
-        ):
-            return True
-    return False
+    if any(n.name == _GENERATION_PROMPT for n in _with_self(test, nodes.Name)):
+        return None
+    if loop_is_history and not _closes_a_run(test):
+        for attr in _with_self(test, nodes.Getattr):
+            if type(attr.node) is nodes.Name and attr.node.name == "loop" and attr.attr in _MOVING:
+                return f"loop.{attr.attr}"
+        for compare in _with_self(test, nodes.Compare):
+            operands = [compare.expr, *(op.expr for op in compare.ops)]
+            if any(_is_loop_index(o) for o in operands) and not all(
+                _is_loop_index(o) or type(o) is nodes.Const for o in operands
+            ):
+                return "loop.index0"
+    for item in _with_self(test, nodes.Getitem):
+        dotted = _dotted(item.node)
+        if dotted is not None and "message" in dotted.lower() and _is_negative(item.arg):
+            return f"{dotted}[-1]"
+    return None
+
+
+def _closes_a_run(test: nodes.Node) -> bool:
+    """`loop.last or messages[loop.index0 + 1].role != "tool"`: the end of a run of messages."""
+    if type(test) is not nodes.Or:
+        return False
+    sides = (test.left, test.right)
+    last = any(type(s) is nodes.Getattr and _is_loop_attr(s, "last") for s in sides)
+    ahead = any(
+        type(item.arg) is nodes.Add
+        and any(_is_loop_index(n) for n in _with_self(item.arg, nodes.Getattr))
+        for side in sides
+        for item in _with_self(side, nodes.Getitem)
+    )
+    return last and ahead
+
+
+def _is_loop_attr(node: nodes.Getattr, attr: str) -> bool:
+    return type(node.node) is nodes.Name and node.node.name == "loop" and node.attr == attr
+
+
+def _is_negative(node: nodes.Node) -> bool:
+    if type(node) is nodes.Const:
+        return isinstance(node.value, int) and not isinstance(node.value, bool) and node.value < 0
+    return type(node) is nodes.Neg
 
 
 def _is_loop_index(node: nodes.Node) -> bool:

@@ -124,6 +124,10 @@ def test_tokenizer_config_without_template_or_broken(tmp_path: Path) -> None:
 
 def test_chat_flag_forces_mode() -> None:
     source = "{{ strftime_now('%Y') }}{% for m in messages %}{{ m.content }}{% endfor %}"
-    assert codes(source) == []  # not detected as a chat template, and short
+    # No role test and no special token: not detected as a chat template. What follows is
+    # content of unknown size, not a conversation.
+    (plain,) = lint_source(source)
+    assert plain.code == "PC101" and "content of unknown size" in plain.message
+    assert "conversation" not in plain.message
     assert codes(source, chat=True) == ["PC301"]
     assert [f.code for f in lint_source(source, path="chat_template.jinja")] == ["PC301"]

@@ -30,6 +30,7 @@ RULE = rule_from_docstring(
 )
 
 DEFAULT_PER_REQUEST = (
+    # who is asking, and identifiers of this request, run or session
     "user",
     "user_*",
     "username",
@@ -38,8 +39,17 @@ DEFAULT_PER_REQUEST = (
     "session",
     "session_id",
     "conversation_id",
+    "thread_id",
+    "run_id",
+    "task_id",
+    "agent_id",
+    "subagent_id",
+    "instance_id",
     "trace_id",
     "message_id",
+    "call_id",
+    "*_uuid",
+    # dates and times
     "timestamp",
     "*_timestamp",
     "date",
@@ -48,9 +58,59 @@ DEFAULT_PER_REQUEST = (
     "time",
     "datetime",
     "current_*",
+    "*_date",
+    "*_time",
+    "*_datetime",
+    # the question and other task inputs
     "question",
     "query",
     "user_query",
     "user_input",
+    "user_message",
     "input",
+    "inputs",
+    "task",
+    "task_input",
+    "task_description",
+    "instruction",
+    "problem_statement",
+    "observation",
+    # retrieved context
+    "context",
+    "context_data",
+    "context_str",
+    "search_results",
+    "retrieved_*",
+    # issues, files and their contents
+    "issue",
+    "issue_*",
+    "file_name",
+    "file_path",
+    "filename",
+    "file_content*",
+    "old_content",
+    "new_content",
+    "diff",
+    "patch",
+    # memory and conversation state
+    "memory",
+    "memory_variables",
+    "chat_history",
+    "history",
+)
+
+# Date names count wherever they appear in a dotted name (`runtime_info.date`).
+DATE_NAMES = (
+    "date",
+    "today",
+    "now",
+    "time",
+    "datetime",
+    "timestamp",
+    "*_date",
+    "*_time",
+    "*_datetime",
+    "*_timestamp",
+    "current_date*",
+    "current_time*",
 )

@@ -1,21 +1,25 @@
 """
-A loop or output iterates a mapping's `.items()`, `.keys()` or `.values()` unsorted.
+A loop or output iterates a per-request mapping's `.items()`, `.keys()` or `.values()` unsorted.
 
 Why:
-    A mapping iterates in insertion order, and insertion order often comes from a set, a
-    database row, a JSON round-trip or a hash map in another service. The same data then renders
-    in a different order and the prefix no longer matches. `dictsort` (or `sort`) makes the
-    order part of the template.
+    A mapping iterates in insertion order, and a mapping built per request (request headers, a
+    user's settings, a JSON round-trip, a set turned into a dict) often arrives in a different
+    order each time: the same data renders differently and the prefix no longer matches.
+    `dictsort` (or `sort`) makes the order part of the template. A dict written in the template
+    keeps its order, and a chat template iterates the request JSON the client sends (tool
+    schemas, replayed tool-call arguments), whose order the client fixes: neither is reported.
+    Mappings are judged by name like PC102 (`per-request`, `stable`); `strict = true` reports
+    every mapping not declared stable.
 
 Bad:
-    {% for name, spec in tools.items() %}{{ name }}: {{ spec }}
+    {% for key, value in request.headers.items() %}{{ key }}
     {% endfor %}
-    Answer with one of the tools above.
+    Answer with the headers above in mind.
 
 Good:
-    {% for name, spec in tools | dictsort %}{{ name }}: {{ spec }}
+    {% for key in request_header_names | sort %}{{ key }}
     {% endfor %}
-    Answer with one of the tools above.
+    Answer with the headers above in mind.
 """
 
 from __future__ import annotations

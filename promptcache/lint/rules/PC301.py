@@ -26,7 +26,42 @@ RULE = rule_from_docstring(
     code="PC301",
     name="chat-date-injection",
     severity="warning",
-    fix="pass the date in the newest user message, or pin `date_string` in the request",
+    fix="pass the date in the newest user message, or render it after the conversation",
 )
 
-CHAT_DATE_NAMES = ("date_string", "current_date*", "current_time*", "today*", "now")
+CHAT_DATE_NAMES = (
+    "date_string",
+    "current_date*",
+    "current_time*",
+    "today*",
+    "now",
+    "date",
+    "time",
+    "datetime",
+    "*_date",
+    "*_time",
+    "*_datetime",
+)
+
+
+def date_fix(*, pin: str = "", variable: str = "", call: str = "") -> str:
+    """
+    The fix that fits the template: which applies depends on how it gets the value.
+
+    `pin`: the template reads a variable the request can set (it tests `is defined` first);
+    `variable`: the date is a template variable the caller passes; `call`: the template calls
+    `strftime_now()` (or another volatile function) itself, so no request field can pin it.
+    """
+    if pin:
+        return (
+            f'pin `{pin}` in the request (e.g. `chat_template_kwargs={{"{pin}": '
+            f'"26 Jul 2024"}}`) so it changes once a day at most, or {RULE.fix}'
+        )
+    if variable:
+        return (
+            f"pass `{variable}` with a value that changes once a day at most (the date, not "
+            f"the time), or {RULE.fix}"
+        )
+    if call:
+        return f"the template calls `{call}()` itself, so no request field can pin it; {RULE.fix}"
+    return RULE.fix

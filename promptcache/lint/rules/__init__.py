@@ -11,13 +11,13 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .._model import Rule
-from . import PC001, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302
+from . import PC001, PC002, PC003, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302
 
 __all__ = ["RULES"]
 
 RULES: MappingProxyType[str, Rule] = MappingProxyType(
     {
         module.RULE.code: module.RULE
-        for module in (PC001, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302)
+        for module in (PC001, PC002, PC003, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302)
     }
 )

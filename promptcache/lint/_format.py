@@ -1,0 +1,56 @@
+"""
+Prompt files written for `str.format`: `{name}` fields, and literal braces doubled as `{{ }}`.
+
+Such a file often does not parse as Jinja (a JSON example written `{{"points": ...}}`), yet it
+is a prompt like any other. When Jinja refuses it and `string.Formatter` accepts it, it is
+checked as a format template: each field is a per-request value (PC105) when its name says so,
+and content of unknown size otherwise.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+
+from .._tokens import DEFAULT_COUNTER
+from ._config import LintConfig
+from ._walker import Event, Hazard, Unsized
+
+__all__ = ["format_events"]
+
+_FORMATTER = string.Formatter()
+# What `str.format` accepts as a field name: empty, an index, or a name with attributes/items.
+_FIELD = re.compile(r"(?:\d*|[A-Za-z_]\w*)(?:\.[A-Za-z_]\w*|\[[^\]{}]*\])*")
+
+
+def format_events(source: str, config: LintConfig, origin: str) -> list[Event] | None:
+    """The events of a `str.format` template, or None when `source` is not one."""
+    if "{%" in source or "{#" in source:
+        return None  # Jinja statements or comments: a Jinja template with an error
+    try:
+        pieces = list(_FORMATTER.parse(source))
+    except ValueError:
+        return None
+    fields = [field for _, field, _, _ in pieces if field is not None]
+    if not all(_FIELD.fullmatch(field) for field in fields):
+        return None  # `{{ name }}` written with spaces, or an expression: not a format field
+    if not fields and "{{" not in source:
+        return None
+    events: list[Event] = []
+    line = 1
+    for literal, field, _, _ in pieces:
+        events.append(DEFAULT_COUNTER.count(literal))
+        line += literal.count("\n")
+        if field is not None:
+            events.append(_field_event(field, line, config, origin))
+    return events
+
+
+def _field_event(field: str, line: int, config: LintConfig, origin: str) -> Event:
+    name = field.split("[", 1)[0]
+    if not name or name.isdigit():
+        return Unsized("a positional field")
+    if config.is_per_request(name):
+        detail = f"format placeholder `{{{field}}}`, filled per request"
+        return Hazard("PC105", line, f"{{{field}", detail, origin)
+    return Unsized(name)
