@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from ..lint import FORMATS, RULES, find_pyproject, format_findings, lint_paths, load_config
+from rich.console import Console
+from rich.text import Text
+
+from ..lint import (
+    FORMATS,
+    RULES,
+    Finding,
+    LintConfig,
+    find_pyproject,
+    format_findings,
+    lint_report,
+    load_config,
+)
 
 __all__ = ["register", "run"]
 
 _DESCRIPTION = """\
 Lint Jinja2 prompt templates (and chat templates: *.jinja, tokenizer_config.json) for values
 that change per request in the cacheable prefix. Configuration: [tool.promptcache.lint] in the
-nearest pyproject.toml. Exit status: 0 no findings, 1 findings, 2 usage or internal error."""
+nearest pyproject.toml. Exit status: 0 no findings (info notes do not count), 1 findings, 2 usage
+or internal error."""
+_STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def register(subparsers: Any) -> None:
@@ -28,17 +45,59 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--threshold", type=_tokens, help="tokens that must follow a volatile value"
     )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        default=None,
+        help="treat every variable not declared stable as per-request",
+    )
     parser.add_argument("--config", type=Path, help="pyproject.toml to read (default: nearest)")
     parser.add_argument("--output", "-o", type=Path, help="write the report here instead of stdout")
+    parser.add_argument(
+        "--statistics", action="store_true", help="print how many findings each rule has"
+    )
+    parser.add_argument(
+        "--exit-zero", action="store_true", help="exit 0 even when there are findings"
+    )
+    parser.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the text output (auto: when stdout is a terminal; FORCE_COLOR and "
+        "NO_COLOR are honoured)",
+    )
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.list_rules:
-        for rule in RULES.values():
-            print(f"{rule.code} {rule.name}: {rule.summary}")
-        return 0
+        return _write(lambda out: _print_rules(out), 0)
+    config = _config(args)
+    report = lint_report(args.paths, config=config)
+    findings = report.findings
+    if report.files == 0:
+        print(
+            f"promptcache lint: warning: no file matched in {', '.join(args.paths)} (folders are "
+            f"searched for {', '.join(config.include)}; see `include` and `exclude`)",
+            file=sys.stderr,
+        )
+    problems = [f for f in findings if f.severity != "info"]
+    status = 1 if problems and not args.exit_zero else 0
+    if args.output:
+        args.output.write_text(format_findings(findings, args.format), encoding="utf-8")
+    elif args.statistics:
+        status = _write(lambda out: _print_statistics(findings, out), status)
+    elif args.format == "text":
+        status = _write(lambda out: _print_text(findings, out, args.color), status)
+    else:
+        status = _write(lambda out: out.write(format_findings(findings, args.format)), status)
+    if args.format == "text" and findings:
+        _summary(findings, problems)
+    return status
+
+
+def _config(args: argparse.Namespace) -> LintConfig:
     config = load_config(args.config or find_pyproject(Path.cwd()))
     overrides = {
         key: value
@@ -46,20 +105,75 @@ def run(args: argparse.Namespace) -> int:
             ("select", args.select),
             ("ignore", args.ignore),
             ("threshold", args.threshold),
+            ("strict", args.strict),
         )
         if value is not None
     }
-    config = config.replace(**overrides)
-    findings = lint_paths(args.paths, config=config)
-    report = format_findings(findings, args.format)
-    if args.output:
-        args.output.write_text(report, encoding="utf-8")
-    else:
-        sys.stdout.write(report)
-    if args.format == "text" and findings:
-        files = len({f.path for f in findings})
-        print(f"Found {len(findings)} problem(s) in {files} file(s).", file=sys.stderr)
-    return 1 if findings else 0
+    return config.replace(**overrides)
+
+
+def _write(print_to: Any, status: int) -> int:
+    """Print to stdout; a reader that stops early (`| head`) ends the run quietly."""
+    try:
+        print_to(sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python would report the broken pipe again when it flushes stdout at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return status
+
+
+def _print_rules(out: TextIO) -> None:
+    for rule in RULES.values():
+        out.write(f"{rule.code} {rule.name}: {rule.summary}\n")
+
+
+def _print_text(findings: Sequence[Finding], out: TextIO, color: str) -> None:
+    console = _console(out, color)
+    if console is None:
+        out.write(format_findings(findings, "text"))
+        return
+    for f in findings:
+        line = Text()
+        line.append(f"{f.path}:{f.line}:{f.column}:", style="bold")
+        line.append(" ")
+        line.append(f.code, style=_STYLES[f.severity])
+        line.append(f" {f.message}")
+        console.print(line, soft_wrap=True, highlight=False)
+
+
+def _console(out: TextIO, color: str) -> Console | None:
+    """A rich console when the text is coloured (None: plain text, byte for byte)."""
+    if color == "never":
+        return None
+    if color == "always":
+        return Console(file=out, force_terminal=True, no_color=False, highlight=False)
+    console = Console(file=out, highlight=False)  # reads FORCE_COLOR, NO_COLOR and the tty
+    return (
+        console if console.is_terminal and console.color_system and not console.no_color else None
+    )
+
+
+def _print_statistics(findings: Sequence[Finding], out: TextIO) -> None:
+    """Like `ruff --statistics`: count, code and rule name, most frequent first."""
+    counts = Counter(f.code for f in findings)
+    width = len(str(max(counts.values(), default=0)))
+    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        out.write(f"{count:>{width}}\t{code}\t{RULES[code].name}\n")
+
+
+def _summary(findings: Sequence[Finding], problems: Sequence[Finding]) -> None:
+    notes = len(findings) - len(problems)
+    if problems:
+        files = len({f.path for f in problems})
+        print(f"Found {len(problems)} problem(s) in {files} file(s).", file=sys.stderr)
+    if notes:
+        print(
+            f"{notes} note(s): parts that could not be checked (PC002) or files skipped (PC003).",
+            file=sys.stderr,
+        )
 
 
 def _codes(value: str) -> tuple[str, ...]:

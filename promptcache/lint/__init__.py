@@ -14,7 +14,7 @@ policy) a volatile value above the marker.
 from __future__ import annotations
 
 from ._config import DEFAULT_CONFIG, LintConfig, find_pyproject, load_config
-from ._engine import discover, lint_file, lint_paths, lint_source
+from ._engine import LintReport, discover, lint_file, lint_paths, lint_report, lint_source
 from ._loader import TAIL_MARKER
 from ._model import Finding, Rule, Severity
 from ._reporters import FORMATS, format_findings
@@ -28,6 +28,7 @@ __all__ = [
     "TAIL_MARKER",
     "Finding",
     "LintConfig",
+    "LintReport",
     "RenderedTemplate",
     "Rule",
     "Severity",
@@ -36,6 +37,7 @@ __all__ = [
     "format_findings",
     "lint_file",
     "lint_paths",
+    "lint_report",
     "lint_source",
     "load_config",
     "render_prompt",

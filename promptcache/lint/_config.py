@@ -76,6 +76,10 @@ class LintConfig:
                 raise InputError(f"{code!r} matches no lint rule; known codes: {', '.join(RULES)}")
         if not isinstance(self.strict, bool):
             raise InputError(f"lint strict must be true or false, got {self.strict!r}")
+        if self.extensions:
+            from ._loader import check_extensions
+
+            check_extensions(self.extensions)
         for name, tokens in self.sizes:
             if isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0:
                 raise InputError(

@@ -73,6 +73,8 @@ def lint_source(
         hazards = _analyse(source, path, file, config, loader, is_chat, notes)
     except jinja2.TemplateSyntaxError as exc:
         return _select(_unparsed(source, path, config, exc), config)
+    except InputError:
+        raise  # the configuration is wrong (an extension that does not load): not this file
     except RecursionError:
         message = "the template is nested too deeply to analyse"
         return _select([_parse_error(path, 1, message)], config)

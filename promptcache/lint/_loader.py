@@ -15,7 +15,15 @@ from jinja2.parser import Parser
 
 from .._errors import InputError
 
-__all__ = ["TAIL_MARKER", "LoadedTemplate", "Loader", "decode", "mark_tail", "parse"]
+__all__ = [
+    "TAIL_MARKER",
+    "LoadedTemplate",
+    "Loader",
+    "check_extensions",
+    "decode",
+    "mark_tail",
+    "parse",
+]
 
 TAIL_MARKER = "{# promptcache: tail #}"
 _TAIL_COMMENT = re.compile(r"\{#(-?)[ \t]*promptcache:[ \t]*tail[ \t]*(-?)#\}", re.IGNORECASE)
@@ -69,6 +77,11 @@ def _tail_output(found: re.Match[str]) -> str:
     right = found.group(2) + "}}"
     padding = len(found.group()) - len(left) - len(right) - len("__pc_tail__")
     return f"{left}__pc_tail__{' ' * padding}{right}"
+
+
+def check_extensions(extensions: tuple[str, ...]) -> None:
+    """Raise InputError, naming them, when the configured Jinja extensions cannot be loaded."""
+    _environment(False, extensions)
 
 
 def parse(source: str, *, chat: bool = False, extensions: tuple[str, ...] = ()) -> nodes.Template:

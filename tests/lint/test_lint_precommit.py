@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,8 @@ def test_manifest_declares_the_hook() -> None:
     assert hook["types"] == ["jinja"]
     assert hook["entry"] == "promptcache lint"
     assert hook["language"] == "python"
+    # A changed partial must lint the templates that include it: the hook lints the folder.
+    assert hook["pass_filenames"] is False
 
 
 def test_hook_is_documented() -> None:
@@ -40,7 +43,8 @@ def _git(repo: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
 
 
-def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
+def _repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A git repository with the manifest's hook installed, and the environment to run it."""
     pytest.importorskip("pre_commit", reason="pre-commit is not installed (pip install pre-commit)")
     if shutil.which("git") is None:
         pytest.skip("git is not installed")
@@ -56,21 +60,31 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
         "repos:\n- repo: local\n  hooks:\n"
         f"  - id: {hook['id']}\n    name: {hook['name']}\n    entry: {hook['entry']}\n"
         f"    language: system\n    types: {hook['types']}\n"
-        f"    require_serial: {str(hook['require_serial']).lower()}\n",
+        f"    require_serial: {str(hook['require_serial']).lower()}\n"
+        f"    pass_filenames: {str(hook['pass_filenames']).lower()}\n",
         encoding="utf-8",
     )
-    (repo / "system.j2").write_text("Now: {{ now() }}\n" + STATIC, encoding="utf-8")
-    (repo / "clean.jinja").write_text("You are {{ persona }}.\n" + STATIC, encoding="utf-8")
-    (repo / "notes.md").write_text("{{ now() }}" + STATIC, encoding="utf-8")  # not jinja
-    _git(repo, "add", ".")
     env = {
         **os.environ,
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "PRE_COMMIT_HOME": str(tmp_path / "cache"),
         "PRE_COMMIT_COLOR": "never",
     }
-    command = [sys.executable, "-m", "pre_commit", "run", "--all-files"]
-    failed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    return repo, env
+
+
+def _pre_commit(repo: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    command = [sys.executable, "-m", "pre_commit", "run", *args]
+    return subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+
+
+def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
+    repo, env = _repo(tmp_path)
+    (repo / "system.j2").write_text("Now: {{ now() }}\n" + STATIC, encoding="utf-8")
+    (repo / "clean.jinja").write_text("You are {{ persona }}.\n" + STATIC, encoding="utf-8")
+    (repo / "notes.md").write_text("{{ now() }}" + STATIC, encoding="utf-8")  # not jinja
+    _git(repo, "add", ".")
+    failed = _pre_commit(repo, env, "--all-files")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "promptcache lint" in failed.stdout and "Failed" in failed.stdout
     assert "system.j2:1:9: PC101" in failed.stdout
@@ -78,6 +92,38 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
 
     (repo / "system.j2").write_text("{{ persona }}\n" + STATIC + "Now: {{ now() }}\n")
     _git(repo, "add", ".")
-    passed = subprocess.run(command, cwd=repo, env=env, capture_output=True, text=True)
+    passed = _pre_commit(repo, env, "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
+
+
+def test_changing_only_a_partial_lints_the_templates_that_include_it(tmp_path: Path) -> None:
+    repo, env = _repo(tmp_path)
+    (repo / "partials").mkdir()
+    (repo / "partials" / "header.j2").write_text("You are the support agent.\n")
+    (repo / "system.j2").write_text("{% include 'partials/header.j2' %}\n" + STATIC)
+    _git(repo, "add", ".")
+    _git(repo, "commit", "-qm", "templates")
+    # Only the partial changes, and only the partial is staged.
+    (repo / "partials" / "header.j2").write_text("You are the support agent. {{ now() }}\n")
+    _git(repo, "add", "partials/header.j2")
+    failed = _pre_commit(repo, env)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "system.j2:1:4: PC104" in failed.stdout  # reported where the partial is included
+
+
+def test_readme_pins_a_revision_that_exists() -> None:
+    """The README's `rev:` must name a commit of this repository that ships the hook."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    docs = (ROOT / "README.md").read_text(encoding="utf-8")
+    (rev,) = re.findall(r"^\s*rev: (\S+)", docs, re.MULTILINE)
+    shown = subprocess.run(
+        ["git", "show", f"{rev}:.pre-commit-hooks.yaml"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert shown.returncode == 0, f"rev {rev} is not a commit that ships the hook: {shown.stderr}"
+    assert "id: promptcache-lint" in shown.stdout
