@@ -16,6 +16,7 @@ import re
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 import jinja2
@@ -229,8 +230,15 @@ def _excluded(path: Path, config: LintConfig) -> bool:
 
 
 def _display(path: Path) -> str:
+    """The path shown in findings: relative to the current folder when it is inside it."""
+    return _display_from(path, os.getcwd())
+
+
+@lru_cache(maxsize=8192)
+def _display_from(path: Path, cwd: str) -> str:
+    # Resolving is a system call per path component; each file is shown (and matched) twice.
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return path.resolve().relative_to(Path(cwd).resolve()).as_posix()
     except ValueError:
         return path.as_posix()
 

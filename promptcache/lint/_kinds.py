@@ -18,9 +18,8 @@ _CHAT_MARKS = re.compile(
     r"\brole\b|<\|[\w.-]+\|>|\[/?INST\]|\bbos_token\b|\beos_token\b|<start_of_turn>|<｜"
 )
 _HANDLEBARS = re.compile(r"\{\{[#/^>]\s*[\w@]|\{\{\s*else\s*\}\}")
-_HTML_START = re.compile(
-    r"\A\s*(?:\{[#%].*?[#%]\}\s*)*<(?:!doctype\s+html|html\b|head\b|body\b)", re.IGNORECASE | re.S
-)
+_HTML_OPENERS = ("<!doctype html", "<html", "<head", "<body")
+_LEADING_TAGS = 20  # Jinja tags and comments skipped before the first markup
 _EXTENDS_HTML = re.compile(r"\{%-?\s*extends\s+[\"'][^\"']+\.html?[\"']", re.IGNORECASE)
 # A template named `name.<ext>.j2` generates a file of that type: code or configuration.
 _GENERATED = frozenset(
@@ -55,6 +54,20 @@ def not_a_prompt(path: Path, source: str) -> str | None:
     if len(suffixes) >= 2 and suffixes[-2] in _GENERATED:
         return f"it generates a `{suffixes[-2]}` file, not a prompt"
     head = source[:4096]
-    if _HTML_START.search(head) or _EXTENDS_HTML.search(head):
+    if _starts_with_markup(head) or _EXTENDS_HTML.search(head):
         return "it is an HTML page, not a prompt"
     return None
+
+
+def _starts_with_markup(head: str) -> bool:
+    """Whether the text starts with `<!DOCTYPE html>`, `<html>`, ... after leading Jinja tags."""
+    text = head.lstrip()
+    for _ in range(_LEADING_TAGS):
+        closer = {"{#": "#}", "{%": "%}"}.get(text[:2])
+        if closer is None:
+            break
+        end = text.find(closer, 2)
+        if end < 0:
+            return False
+        text = text[end + 2 :].lstrip()
+    return text[:16].lower().startswith(_HTML_OPENERS)

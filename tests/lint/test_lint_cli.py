@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -136,3 +139,89 @@ def test_unreadable_file(tmp_path: Path) -> None:
 def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "--list-rules"]) == 0
     assert "PC101 volatile-call:" in capsys.readouterr().out
+
+
+# -- the habits of ruff users ---------------------------------------------------------------------
+
+
+def test_statistics(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "templates" / "two.j2").write_text("Now: {{ now() }}\n{{ request_id }}\n" + STATIC)
+    assert main(["lint", "--statistics", "templates"]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines() == ["2\tPC101\tvolatile-call", "1\tPC102\tper-request-variable"]
+
+
+def test_exit_zero(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lint", "--exit-zero", "templates"]) == 0
+    assert "PC101" in capsys.readouterr().out  # still reported
+
+
+def test_info_findings_do_not_fail_the_run(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (project / "templates" / "busted.jinja").unlink()
+    (project / "templates" / "main.j2").write_text("{% include 'gone.j2' %}\n" + STATIC)
+    assert main(["lint", "templates"]) == 0
+    out, err = capsys.readouterr()
+    assert "PC002 could not check the included template 'gone.j2'" in out
+    assert "1 note(s)" in err
+
+
+def test_no_file_matched_warns(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (project / "empty").mkdir()
+    assert main(["lint", "empty"]) == 0
+    assert "warning: no file matched in empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "env", "coloured"),
+    [
+        (["--color", "always"], {}, True),
+        (["--color", "always"], {"NO_COLOR": "1"}, True),  # the flag wins over the environment
+        (["--color", "never"], {"FORCE_COLOR": "1"}, False),
+        ([], {"FORCE_COLOR": "1"}, True),  # auto: FORCE_COLOR colours a pipe
+        ([], {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),
+        ([], {}, False),  # auto: not a terminal
+    ],
+)
+def test_color(
+    project: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    env: dict[str, str],
+    coloured: bool,
+) -> None:
+    for name in ("NO_COLOR", "FORCE_COLOR", "TERM", "COLORTERM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["lint", *argv, "templates"]) == 1
+    out = capsys.readouterr().out
+    assert ("\x1b[" in out) is coloured
+    plain = "templates/busted.jinja:1:9: PC101 volatile call `now()`"
+    assert plain in out.replace("\x1b[1m", "").replace("\x1b[0m", "").replace("\x1b[33m", "")
+
+
+class _ClosedPipe(io.StringIO):
+    """stdout whose reader went away (`| head`): every write fails with EPIPE."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._read_end, self._write_end = os.pipe()
+
+    def write(self, text: str) -> int:
+        raise BrokenPipeError(32, "Broken pipe")
+
+    def fileno(self) -> int:
+        return self._write_end
+
+
+def test_broken_pipe_ends_quietly(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    stdout, stderr = _ClosedPipe(), io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    monkeypatch.setattr(sys, "stderr", stderr)
+    assert main(["lint", "--color", "never", "templates"]) == 1  # the findings' status
+    assert "internal error" not in stderr.getvalue()
+    assert "Traceback" not in stderr.getvalue() and "BrokenPipe" not in stderr.getvalue()
+    os.close(stdout._read_end)

@@ -2,10 +2,13 @@
 A per-request variable renders in the cacheable prefix.
 
 Why:
-    Variables such as `user.name`, `request_id` or `question` change from one request to the
-    next. Rendered near the top, they make every request's prefix unique, so the static text
-    after them is never read from the cache. Names and glob patterns are configurable
-    (`per-request`, `extend-per-request`, `stable`).
+    Variables such as `user.name`, `request_id`, `question`, `problem_statement` or
+    `context_data` change from one request to the next. Rendered near the top, they make every
+    request's prefix unique, so the content after them is never read from the cache. The
+    defaults cover who is asking, request and run identifiers, dates, the question and other
+    task inputs, retrieved context, issues and file contents, and memory; names and glob
+    patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
+    `strict = true` every variable not declared `stable` is treated as per-request.
 
 Bad:
     Hello {{ user.name }}, session {{ session_id }}.

@@ -3,10 +3,12 @@ A chat template injects the current date or time.
 
 Why:
     Chat templates of self-hosted models (a `chat_template` in tokenizer_config.json, or a
-    `.jinja` file) often render `strftime_now(...)` into the system turn. The date changes at
-    midnight (the time, every request), and the engine's prefix cache (vLLM, SGLang, llama.cpp)
-    then recomputes the whole conversation. Pass the date in the newest user turn, or pin
-    `date_string` in the request.
+    `.jinja` file) often render `strftime_now(...)`, `date_string` or a `datetime` variable into
+    the system turn. The date changes at midnight (the time, every request), and the engine's
+    prefix cache (vLLM, SGLang, llama.cpp) then recomputes the whole conversation. The fix
+    depends on the template: a variable it reads when defined (`date_string`) can be pinned in
+    the request; a `strftime_now()` it calls itself cannot, so the date must move after the
+    conversation (or into the newest user turn).
 
 Bad:
     {{- "Today Date: " + strftime_now("%d %b %Y") + "\n\n" }}

@@ -2,11 +2,15 @@
 A chat template renders earlier turns differently from turn to turn.
 
 Why:
-    When a template drops or empties the reasoning (`<think>`) of a message depending on its
-    position (`loop.last`, the index of the last user query) or strips it with
-    `split('</think>')`, the same assistant message renders one way while it is the newest turn
-    and another way once a new turn follows. The engine's prefix cache then diverges at that
-    message on every turn, and the whole history after it is prefilled again.
+    Inside the loop over `messages`, anything that depends on where a message sits -
+    `loop.last`, `loop.revindex`, `messages[-1]`, "is this the latest user message"
+    (Mistral attaches the tools list to it), the index of the last user query, a look-ahead -
+    renders a message one way while it is the newest turn and another way once a new turn
+    follows; so does stripping the reasoning (`split('</think>')`) or emptying it for earlier
+    turns. The engine's prefix cache then diverges at that message on every turn, and the whole
+    history after it is prefilled again. A test on `add_generation_prompt` (the generation
+    prompt) and `loop.last or messages[loop.index0 + 1]...` (the end of a run of tool
+    messages) are stable and not reported.
 
 Bad:
     {%- for message in messages %}
