@@ -138,6 +138,7 @@ class Walker:
     notes: list[Note] = field(default_factory=list)  # what could not be checked, for PC002
     _history: int = 0
     _loops: list[bool] = field(default_factory=list)  # for each open loop: over the history?
+    _trailing: frozenset[int] = frozenset()  # ids of `if`s that end a history iteration
     _defined: set[str] = field(default_factory=set)  # names tested with `is defined`
     _empty: set[str] = field(default_factory=set)
     _reported: set[str] = field(default_factory=set)
@@ -391,10 +392,14 @@ class Walker:
         self._history += history
         self._loops.append(history)
         reported, self._reported = self._reported, (set() if history else self._reported)
+        trailing = self._trailing
+        if history:
+            self._trailing = frozenset(_trailing_ifs(node.body))
         self.body(node.body, inner, out)
         self._history -= history
         self._loops.pop()
         self._reported = reported
+        self._trailing = trailing
         out.extend(after)
         if history:
             out.append(HISTORY)
@@ -631,6 +636,10 @@ class Walker:
         anchor = _position_test(node.test, loop_is_history=bool(self._loops and self._loops[-1]))
         if anchor is None:
             return
+        if id(node) in self._trailing and _static_only((*body, *else_)):
+            # A separator after the message, written only when another message follows (or only
+            # after the last one): what comes before it renders the same on every turn.
+            return
         if any(_mentions_reasoning(child) for child in (*body, *else_)):
             detail = "a branch on the message's position in the history that changes its reasoning"
         else:
@@ -805,6 +814,49 @@ def _position_test(test: nodes.Node, *, loop_is_history: bool) -> str | None:
         if dotted is not None and "message" in dotted.lower() and _is_negative(item.arg):
             return f"{dotted}[-1]"
     return None
+
+
+def _trailing_ifs(body: Sequence[nodes.Node]) -> set[int]:
+    """The `if` statements (and their `elif`s) that end an iteration: nothing renders after them."""
+    found: set[int] = set()
+    for stmt in reversed(body):
+        if isinstance(stmt, nodes.If):
+            found.add(id(stmt))
+            for branch in (stmt.body, stmt.else_):
+                found |= _trailing_ifs(branch)
+            for elif_ in stmt.elif_:
+                found.add(id(elif_))
+                found |= _trailing_ifs(elif_.body)
+            return found
+        if _renders(stmt):
+            return found
+    return found
+
+
+def _renders(stmt: nodes.Node) -> bool:
+    """Whether a statement writes output (whitespace-only text does not count)."""
+    if isinstance(stmt, (nodes.Assign, nodes.AssignBlock, nodes.ExprStmt, nodes.Macro)):
+        return False
+    if isinstance(stmt, nodes.Output):
+        return any(
+            not (type(child) is nodes.TemplateData and not child.data.strip())
+            for child in stmt.nodes
+        )
+    return True
+
+
+def _static_only(stmts: Sequence[nodes.Node]) -> bool:
+    """Whether statements render only text written in the template (no variable, no call)."""
+    for stmt in stmts:
+        if not isinstance(stmt, nodes.Output):
+            if _renders(stmt):
+                return False
+            continue
+        for child in stmt.nodes:
+            constant = type(child) is nodes.Const and isinstance(child.value, str)
+            if type(child) is not nodes.TemplateData and not constant:
+                return False
+    return True
 
 
 def _closes_a_run(test: nodes.Node) -> bool:

@@ -118,6 +118,25 @@ def test_stable_position_tests_are_not_reported(test: str) -> None:
     assert codes(source) == []
 
 
+def test_a_separator_after_the_message_is_not_history_that_moves() -> None:
+    # vLLM's Alpaca template: `\n\n\n` after a message when another one follows. Everything
+    # before the separator renders the same on every turn.
+    assert lint_file(CORPUS / "chat" / "vllm_alpaca.jinja") == []
+    separator = (
+        "{% for message in messages %}<|{{ message.role }}|>{{ message.content }}"
+        "{% if not loop.last %}<|sep|>{% endif %}{% endfor %}"
+    )
+    assert codes(separator) == []
+
+
+def test_content_attached_after_the_latest_message_still_moves() -> None:
+    source = (
+        "{% for message in messages %}<|{{ message.role }}|>{{ message.content }}"
+        "{% if loop.last %}{{ tools | tojson }}{% endif %}{% endfor %}"
+    )
+    assert codes(source) == ["PC302"]
+
+
 def test_loop_last_of_an_inner_loop_is_not_the_history() -> None:
     # vLLM's phi-4-mini and ToolACE templates separate tool calls with `not loop.last`.
     source = (
