@@ -141,7 +141,7 @@ def lint_file(
 class LintReport:
     """The findings of a run, sorted, and how many files were looked at."""
 
-    findings: list[Finding]
+    findings: tuple[Finding, ...]
     files: int
 
 
@@ -149,7 +149,7 @@ def lint_paths(
     paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CONFIG
 ) -> list[Finding]:
     """Lint files and folders (folders are searched with the config's include globs)."""
-    return lint_report(paths, config=config).findings
+    return list(lint_report(paths, config=config).findings)
 
 
 def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CONFIG) -> LintReport:
@@ -168,7 +168,7 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
                 found_in_folder=in_folder,
             )
         )
-    return LintReport(findings=sorted(findings, key=Finding.sort_key), files=files)
+    return LintReport(findings=tuple(sorted(findings, key=Finding.sort_key)), files=files)
 
 
 def discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[Path]:
