@@ -196,10 +196,11 @@ def _git_ignored(folder: Path, files: list[Path]) -> set[Path]:
     """The files `.gitignore` rules exclude (asked of git; none outside a git work tree)."""
     if not files:
         return set()
+    absolute = {str(file.absolute()): file for file in files}  # git runs inside `folder`
     try:
         answer = subprocess.run(
             ["git", "check-ignore", "--stdin", "-z"],
-            input="".join(f"{file}\0" for file in files),
+            input="".join(f"{name}\0" for name in absolute),
             cwd=folder,
             capture_output=True,
             text=True,
@@ -210,7 +211,7 @@ def _git_ignored(folder: Path, files: list[Path]) -> set[Path]:
         return set()  # git is not installed: nothing to read the rules with
     if answer.returncode not in (0, 1):  # 128: not inside a git work tree
         return set()
-    return {Path(name) for name in answer.stdout.split("\0") if name}
+    return {absolute[name] for name in answer.stdout.split("\0") if name in absolute}
 
 
 def _walk(folder: Path, config: LintConfig) -> Iterator[Path]:

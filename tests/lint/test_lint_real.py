@@ -306,7 +306,7 @@ def test_folder_mode_skips_pages_generators_and_handlebars(tmp_path: Path) -> No
     assert [f.code for f in lint_paths([tmp_path / "prompts/recipe.prompt"])] == ["PC003"]
 
 
-def test_gitignore_is_respected(tmp_path: Path) -> None:
+def test_gitignore_is_respected(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if subprocess.run(["git", "--version"], capture_output=True, check=False).returncode:
         pytest.skip("git is not installed")
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
@@ -321,6 +321,10 @@ def test_gitignore_is_respected(tmp_path: Path) -> None:
     )
     found = lint_paths([tmp_path])
     assert [Path(f.path).name for f in found] == ["system.j2"]
+    # The same from inside the work tree, with relative folders.
+    monkeypatch.chdir(tmp_path)
+    assert [f.path for f in lint_paths(["."])] == ["prompts/system.j2"]
+    assert [f.path for f in lint_paths(["prompts"])] == ["prompts/system.j2"]
 
 
 # -- 9. say what could not be checked -------------------------------------------------------------
