@@ -309,8 +309,8 @@ class Walker:
         """
         How much a stable value adds: its declared size (`sizes`), or unknown.
 
-        Special tokens (`bos_token`, `eos_token`) are one token; a value computed only from
-        constants and locally bound names of known size is counted as it is.
+        Special tokens (`bos_token`, `eos_token`, any `*_token`) count as one token. Anything
+        else is content of unknown size, named by the variable it shows.
         """
         name = _shown_name(expr)
         if name is None:
