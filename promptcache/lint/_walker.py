@@ -287,6 +287,16 @@ class Walker:
         if type(expr) is nodes.Name and expr.name == TAIL_NAME:
             out.append(TAIL)
             return
+        extension = next(iter(_with_self(expr, nodes.ExtensionAttribute)), None)
+        if extension is not None:
+            # A loaded extension's tag (`{% now %}`) renders what its Python code returns.
+            self._note(
+                expr.lineno,
+                f"the output of the `{extension.identifier.rsplit('.', 1)[-1]}` extension's tag: "
+                "whether it changes per request is up to its code",
+            )
+            out.append(Unsized("an extension's output"))
+            return
         inlined = False
         for call in _calls(expr):
             macro = self._macro(call.node, scope)
