@@ -24,8 +24,8 @@ from .._plan import Plan
 from .._prompt import Prompt
 from .._usage import CacheUsage
 from ..vendors import Capabilities
-from ..vendors._openai import OpenAIChatStream, read_chat_usage
-from ..vendors.engine import RULES
+from ..vendors._openai import OpenAIChatStream
+from ..vendors.engine import RULES, read_engine_usage
 from .openai import OpenAIChatAdapter
 
 __all__ = ["EngineAdapter"]
@@ -78,8 +78,11 @@ class EngineAdapter(OpenAIChatAdapter):
         return kwargs
 
     def read_usage(self, response: Any) -> CacheUsage:
-        """An engine's chat completion (SDK object or JSON dict)."""
-        return read_chat_usage(response, vendor="engine", endpoint="chat.completions")
+        """
+        An engine's chat completion (SDK object or JSON dict), or llama.cpp's native
+        `/completion` answer; see `promptcache.vendors.engine.read_engine_usage`.
+        """
+        return read_engine_usage(response)
 
     def accumulator(self) -> OpenAIChatStream:
         return OpenAIChatStream(vendor="engine")

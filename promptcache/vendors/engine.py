@@ -9,16 +9,24 @@ reasoning effort change what the template renders from the top.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from .._errors import InputError
 from .._usage import CacheUsage
 from ._elements import setting
+from ._fields import get_field, get_int
 from ._openai import openai_model, read_chat_usage, response_signs
 from ._rules import CacheRules, Capabilities, Setting
 from ._vendor import Vendor
 from .openai_chat import CALL_PATHS, chat_layers, chat_misfit, chat_signs, read_chat_prompt
 
-__all__ = ["RULES", "VENDOR"]
+__all__ = ["NOT_REPORTED", "RULES", "VENDOR", "read_engine_usage"]
+
+NOT_REPORTED = (
+    "caching not reported, so cache reads are unknown (not 0): start vLLM with "
+    "--enable-prompt-tokens-details, SGLang with --enable-cache-report (llama.cpp always reports)"
+)
 
 RULES = CacheRules(
     marking="automatic",
@@ -57,9 +65,40 @@ def _response_signs(response: Any) -> int:
     return found + local - 2 * openai_model(model)
 
 
-def _read_usage(response: Any) -> CacheUsage:
-    """An engine's chat completion (SDK object or JSON dict)."""
-    return read_chat_usage(response, vendor="engine", endpoint="chat.completions")
+def read_engine_usage(response: Any) -> CacheUsage:
+    """
+    An engine's chat completion (SDK object or JSON dict), or llama.cpp's native `/completion`
+    answer, which has no `usage` block, only `timings`. When the server reported no caching the
+    reads stay unknown and `problems` names the flag that turns reporting on.
+    """
+    timings = get_field(response, "timings")
+    if get_field(response, "usage") is None and timings is not None:
+        return _native_usage(response, timings)
+    usage = read_chat_usage(response, vendor="engine", endpoint="chat.completions")
+    if usage.caching_reported:
+        return usage
+    return replace(usage, problems=(*usage.problems, NOT_REPORTED))
+
+
+def _native_usage(response: Any, timings: Any) -> CacheUsage:
+    """llama.cpp `/completion`: `timings.cache_n` reused, `timings.prompt_n` evaluated."""
+    cached, evaluated = get_int(timings, "cache_n"), get_int(timings, "prompt_n")
+    if cached is None or evaluated is None:
+        raise InputError(
+            "a llama.cpp /completion answer needs timings.cache_n and timings.prompt_n; got "
+            f"timings keys {sorted(timings) if isinstance(timings, dict) else type(timings)}"
+        )
+    output = get_int(timings, "predicted_n") or get_int(response, "tokens_predicted") or 0
+    model = get_field(response, "model")
+    return CacheUsage(
+        uncached_input=evaluated,
+        cache_read=cached,
+        cache_write=0,
+        output=output,
+        vendor="engine",
+        endpoint="completion",
+        model=model if isinstance(model, str) else None,
+    )
 
 
 VENDOR = Vendor(
@@ -69,7 +108,7 @@ VENDOR = Vendor(
     rules=RULES,
     layers=chat_layers,
     read_prompt=read_chat_prompt,
-    read_usage=_read_usage,
+    read_usage=read_engine_usage,
     misfit=chat_misfit,
     signs=signs,
     response_signs=_response_signs,

@@ -72,3 +72,27 @@ def test_llamacpp_timings_fill_in() -> None:
         }
     )
     assert (usage.cache_read, usage.uncached_input) == (256, 44)
+
+
+def test_unreported_caching_names_the_server_flags() -> None:
+    usage = get_adapter("engine").read_usage(
+        {"usage": {"prompt_tokens": 300, "completion_tokens": 2}}
+    )
+    assert usage.cache_read is None
+    assert any(
+        "--enable-prompt-tokens-details" in p and "--enable-cache-report" in p
+        for p in usage.problems
+    )
+
+
+def test_llamacpp_native_completion_reads_timings() -> None:
+    # llama.cpp's /completion has no usage block; tokens_cached is the slot size, not a hit.
+    answer = {
+        "model": "smollm2",
+        "tokens_cached": 1894,
+        "tokens_evaluated": 1887,
+        "timings": {"cache_n": 1881, "prompt_n": 6, "predicted_n": 8},
+    }
+    usage = get_adapter("engine").read_usage(answer)
+    assert (usage.cache_read, usage.uncached_input, usage.output) == (1881, 6, 8)
+    assert usage.total_input == 1887 and not usage.problems

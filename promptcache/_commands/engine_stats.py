@@ -1,0 +1,157 @@
+"""`promptcache engine-stats URL...`: engines' own prefix-cache hit rate, from their /metrics."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .._errors import InputError
+from ..adapters import get_adapter
+from ..serving.metrics import CacheCounters, IntervalStats, interval, scrape, to_json
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "engine-stats",
+        help="prefix-cache hit rate of vLLM, SGLang or llama.cpp servers, from their /metrics",
+        description=(
+            "Scrape each URL's Prometheus /metrics (vLLM, SGLang, llama.cpp started with "
+            "--metrics) and print the prefix-cache hit rate in prompt tokens since the engine "
+            "started and, with --interval, over that many seconds. With --log, the per-request "
+            "cached tokens from the responses in a request log stand beside it."
+        ),
+    )
+    parser.add_argument("urls", nargs="+", metavar="URL", help="engine base URL or /metrics URL")
+    parser.add_argument(
+        "--interval", type=float, default=0.0, help="seconds between two scrapes (default: one)"
+    )
+    parser.add_argument(
+        "--log", help="a request log (JSON Lines of {request, response}) from these engines"
+    )
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per scrape")
+    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.interval < 0:
+        raise InputError(f"--interval must be 0 or more seconds, got {args.interval}")
+    first = {url: scrape(url, timeout=args.timeout) for url in args.urls}
+    windows: dict[str, IntervalStats] = {}
+    if args.interval:
+        started = time.monotonic()
+        time.sleep(args.interval)
+        seconds = time.monotonic() - started
+        for url in args.urls:
+            windows[url] = interval(first[url], scrape(url, timeout=args.timeout), seconds)
+    requests = _log_usage(args.log) if args.log else None
+    if args.format == "json":
+        payload = {
+            "engines": [_engine_json(url, first[url], windows.get(url)) for url in args.urls],
+            "requests": requests,
+        }
+        sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(_text(args.urls, first, windows, requests))
+    return 0
+
+
+def _engine_json(url: str, counters: CacheCounters, window: IntervalStats | None) -> dict[str, Any]:
+    row = {"url": url, **to_json(counters), "interval": None}
+    if window is not None:
+        row["interval"] = {
+            "seconds": window.seconds,
+            "queried_tokens": window.queried_tokens,
+            "hit_tokens": window.hit_tokens,
+            "hit_rate": window.hit_rate,
+            "restarted": window.restarted,
+        }
+    return row
+
+
+def _log_usage(path: str) -> dict[str, Any]:
+    """Per-request usage summed over a request log: cached tokens as each response reported."""
+    adapter = get_adapter("engine")
+    totals = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0, "unknown": 0}
+    for number, record in _records(path):
+        response = record.get("response")
+        if not isinstance(response, dict):
+            raise InputError(f"{path}:{number}: no response object; each line needs one")
+        usage = adapter.read_usage(response)
+        totals["requests"] += 1
+        totals["prompt_tokens"] += usage.total_input
+        if usage.cache_read is None:
+            totals["unknown"] += 1
+        else:
+            totals["cached_tokens"] += usage.cache_read
+    known = totals["prompt_tokens"] if totals["requests"] > totals["unknown"] else 0
+    rate = totals["cached_tokens"] / known if known else None
+    return {**totals, "hit_rate": rate}
+
+
+def _records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    try:
+        with Path(path).open("rb") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = orjson.loads(line)
+                except orjson.JSONDecodeError as exc:
+                    raise InputError(f"{path}:{number}: not JSON ({exc})") from None
+                if not isinstance(record, dict):
+                    raise InputError(f"{path}:{number}: expected a JSON object per line")
+                yield number, record
+    except OSError as exc:
+        raise InputError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+
+
+def _percent(hits: float | None, queried: float | None, rate: float | None) -> str:
+    if rate is None or hits is None or queried is None:
+        return "unknown"
+    return f"{hits:,.0f} of {queried:,.0f} prompt tokens from cache ({rate:.1%})"
+
+
+def _text(
+    urls: list[str],
+    first: dict[str, CacheCounters],
+    windows: dict[str, IntervalStats],
+    requests: dict[str, Any] | None,
+) -> str:
+    lines = []
+    for url in urls:
+        counters = first[url]
+        lines.append(
+            f"{url}  {counters.engine}  since start: "
+            + _percent(counters.hit_tokens, counters.queried_tokens, counters.hit_rate)
+        )
+        if counters.missing:
+            lines.append(f"  not exposed: {', '.join(counters.missing)}")
+        if counters.hit_rate_gauge is not None:
+            lines.append(f"  engine's own hit-rate gauge: {counters.hit_rate_gauge:.1%}")
+        window = windows.get(url)
+        if window is not None:
+            note = " (counters reset: the engine restarted)" if window.restarted else ""
+            lines.append(
+                f"  last {window.seconds:.0f} s: "
+                + _percent(window.hit_tokens, window.queried_tokens, window.hit_rate)
+                + note
+            )
+    if requests is not None:
+        lines.append(
+            f"per-request usage in the log: {requests['requests']:,} requests, "
+            + _percent(requests["cached_tokens"], requests["prompt_tokens"], requests["hit_rate"])
+            + (
+                f"; {requests['unknown']:,} did not report caching (vLLM: "
+                "--enable-prompt-tokens-details, SGLang: --enable-cache-report)"
+                if requests["unknown"]
+                else ""
+            )
+        )
+    return "\n".join(lines) + "\n"

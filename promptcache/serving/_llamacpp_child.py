@@ -1,0 +1,47 @@
+"""
+The child process behind `LlamaServer`: reads `ServerSettings` as JSON on stdin, starts
+xllamacpp's embedded llama-server on 127.0.0.1 and serves until SIGTERM.
+"""
+
+from __future__ import annotations
+
+import signal
+import sys
+import threading
+from typing import Any
+
+import orjson
+
+
+def _params(settings: dict[str, Any]) -> Any:
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = settings["model"]
+    params.hostnames = ["127.0.0.1"]
+    params.port = settings["port"]
+    params.n_ctx = settings["n_ctx"]
+    params.n_parallel = settings["n_parallel"]
+    params.cpuparams.n_threads = settings["threads"]
+    params.cpuparams_batch.n_threads = settings["threads"]
+    params.endpoint_metrics = settings["metrics"]
+    params.model_alias = {settings["alias"]}
+    params.cache_ram_mib = settings["cache_ram_mib"]
+    params.warmup = False
+    return params
+
+
+def main() -> int:
+    import xllamacpp
+
+    settings = orjson.loads(sys.stdin.buffer.read())
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    server = xllamacpp.Server(_params(settings))
+    stop.wait()
+    del server
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,199 @@
+"""
+An engine's own prefix-cache counters, scraped from its Prometheus `/metrics`, and the hit rate
+over an interval.
+
+Counters are summed over their label sets (vLLM labels by engine and model, SGLang by cache
+source). What each engine counts, in prompt tokens:
+
+- vLLM: `vllm:prefix_cache_queries_total` (tokens looked up) and `vllm:prefix_cache_hits_total`.
+- SGLang: `sglang:cached_tokens_total` (hits) over `sglang:prompt_tokens_total`, and its own
+  `sglang:cache_hit_rate` gauge.
+- llama.cpp (`--metrics`): `llamacpp:prompt_tokens_cached_total` (hits) and
+  `llamacpp:prompt_tokens_total`, which EXCLUDES cached tokens, so queried = both added.
+
+A rate with nothing queried, or from an engine that exposes none of these, is None ("unknown"),
+never 0. Parsing goes through `prometheus_client`'s own text parser
+(`pip install 'promptcache-sdk[engines]'`).
+"""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .._errors import InputError, MissingDependencyError
+
+__all__ = ["CacheCounters", "IntervalStats", "interval", "parse_metrics", "scrape"]
+
+Engine = Literal["vllm", "sglang", "llama.cpp", "unknown"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacheCounters:
+    """One scrape: cumulative prompt tokens looked up in the prefix cache and found there."""
+
+    engine: Engine
+    queried_tokens: float | None
+    hit_tokens: float | None
+    hit_rate_gauge: float | None = None
+    missing: tuple[str, ...] = ()
+    samples: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def hit_rate(self) -> float | None:
+        """Hits over queries since the engine started; None when unknown."""
+        return _rate(self.hit_tokens, self.queried_tokens)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IntervalStats:
+    """Counter deltas between two scrapes of one engine."""
+
+    engine: Engine
+    seconds: float
+    queried_tokens: float | None
+    hit_tokens: float | None
+    restarted: bool = False
+
+    @property
+    def hit_rate(self) -> float | None:
+        return _rate(self.hit_tokens, self.queried_tokens)
+
+
+def _rate(hits: float | None, queried: float | None) -> float | None:
+    if hits is None or not queried:
+        return None
+    return hits / queried
+
+
+def parse_metrics(text: str) -> CacheCounters:
+    """The prefix-cache counters in a Prometheus text exposition."""
+    samples = _samples(text)
+    if any(name.startswith("vllm:") for name in samples):
+        return _counters(
+            "vllm", samples, "vllm:prefix_cache_queries_total", "vllm:prefix_cache_hits_total"
+        )
+    if any(name.startswith("sglang:") for name in samples):
+        found = _counters(
+            "sglang", samples, "sglang:prompt_tokens_total", "sglang:cached_tokens_total"
+        )
+        gauge = samples.get("sglang:cache_hit_rate")
+        return CacheCounters(
+            engine="sglang",
+            queried_tokens=found.queried_tokens,
+            hit_tokens=found.hit_tokens,
+            hit_rate_gauge=gauge,
+            missing=found.missing,
+            samples=samples,
+        )
+    if any(name.startswith("llamacpp:") for name in samples):
+        evaluated = samples.get("llamacpp:prompt_tokens_total")
+        cached = samples.get("llamacpp:prompt_tokens_cached_total")
+        missing = tuple(
+            name
+            for name, value in (
+                ("llamacpp:prompt_tokens_total", evaluated),
+                ("llamacpp:prompt_tokens_cached_total", cached),
+            )
+            if value is None
+        )
+        queried = None if missing else (evaluated or 0) + (cached or 0)
+        return CacheCounters(
+            engine="llama.cpp",
+            queried_tokens=queried,
+            hit_tokens=cached,
+            missing=missing,
+            samples=samples,
+        )
+    return CacheCounters(
+        engine="unknown",
+        queried_tokens=None,
+        hit_tokens=None,
+        missing=("vllm:*, sglang:* or llamacpp:* metrics",),
+        samples=samples,
+    )
+
+
+def _counters(
+    engine: Engine, samples: Mapping[str, float], queries: str, hits: str
+) -> CacheCounters:
+    missing = tuple(name for name in (queries, hits) if name not in samples)
+    return CacheCounters(
+        engine=engine,
+        queried_tokens=samples.get(queries),
+        hit_tokens=samples.get(hits),
+        missing=missing,
+        samples=samples,
+    )
+
+
+def _samples(text: str) -> dict[str, float]:
+    try:
+        from prometheus_client.parser import text_string_to_metric_families
+    except ImportError:
+        raise MissingDependencyError(
+            "prometheus-client", "engines", "Reading an engine's /metrics"
+        ) from None
+    totals: dict[str, float] = {}
+    try:
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                totals[sample.name] = totals.get(sample.name, 0.0) + float(sample.value)
+    except ValueError as exc:
+        raise InputError(f"not a Prometheus text exposition: {exc}") from None
+    return totals
+
+
+def scrape(url: str, *, timeout: float = 10.0) -> CacheCounters:
+    """GET `{url}/metrics` (or `url` itself when it already ends in /metrics) and parse it."""
+    target = url if url.rstrip("/").endswith("/metrics") else f"{url.rstrip('/')}/metrics"
+    try:
+        with urllib.request.urlopen(target, timeout=timeout) as response:
+            text = response.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        hint = (
+            " (llama.cpp serves /metrics only when started with --metrics)"
+            if exc.code in (404, 501)
+            else ""
+        )
+        raise InputError(f"{target} answered HTTP {exc.code}{hint}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise InputError(f"cannot reach {target}: {getattr(exc, 'reason', exc)}") from None
+    return parse_metrics(text)
+
+
+def interval(before: CacheCounters, after: CacheCounters, seconds: float) -> IntervalStats:
+    """Deltas between two scrapes; a counter that went down means the engine restarted."""
+    queried = _delta(before.queried_tokens, after.queried_tokens)
+    hits = _delta(before.hit_tokens, after.hit_tokens)
+    restarted = any(d is not None and d < 0 for d in (queried, hits))
+    if restarted:
+        # Counters start again from zero on a restart: the second scrape alone is the interval.
+        queried, hits = after.queried_tokens, after.hit_tokens
+    return IntervalStats(
+        engine=after.engine,
+        seconds=seconds,
+        queried_tokens=queried,
+        hit_tokens=hits,
+        restarted=restarted,
+    )
+
+
+def _delta(before: float | None, after: float | None) -> float | None:
+    if before is None or after is None:
+        return None
+    return after - before
+
+
+def to_json(counters: CacheCounters) -> dict[str, Any]:
+    return {
+        "engine": counters.engine,
+        "queried_tokens": counters.queried_tokens,
+        "hit_tokens": counters.hit_tokens,
+        "hit_rate": counters.hit_rate,
+        "hit_rate_gauge": counters.hit_rate_gauge,
+        "missing": list(counters.missing),
+    }
