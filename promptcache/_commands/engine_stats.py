@@ -78,7 +78,13 @@ def _engine_json(url: str, counters: CacheCounters, window: IntervalStats | None
 def _log_usage(path: str) -> dict[str, Any]:
     """Per-request usage summed over a request log: cached tokens as each response reported."""
     adapter = get_adapter("engine")
-    totals = {"requests": 0, "prompt_tokens": 0, "cached_tokens": 0, "unknown": 0}
+    totals = {
+        "requests": 0,
+        "prompt_tokens": 0,
+        "reported_prompt_tokens": 0,
+        "cached_tokens": 0,
+        "unknown": 0,
+    }
     for number, record in _records(path):
         response = record.get("response")
         if not isinstance(response, dict):
@@ -90,7 +96,9 @@ def _log_usage(path: str) -> dict[str, Any]:
             totals["unknown"] += 1
         else:
             totals["cached_tokens"] += usage.cache_read
-    known = totals["prompt_tokens"] if totals["requests"] > totals["unknown"] else 0
+            totals["reported_prompt_tokens"] += usage.total_input
+    # Requests that did not report caching stay out of the rate: their reads are unknown.
+    known = totals["reported_prompt_tokens"]
     rate = totals["cached_tokens"] / known if known else None
     return {**totals, "hit_rate": rate}
 
@@ -146,7 +154,9 @@ def _text(
     if requests is not None:
         lines.append(
             f"per-request usage in the log: {requests['requests']:,} requests, "
-            + _percent(requests["cached_tokens"], requests["prompt_tokens"], requests["hit_rate"])
+            + _percent(
+                requests["cached_tokens"], requests["reported_prompt_tokens"], requests["hit_rate"]
+            )
             + (
                 f"; {requests['unknown']:,} did not report caching (vLLM: "
                 "--enable-prompt-tokens-details, SGLang: --enable-cache-report)"

@@ -1,0 +1,115 @@
+"""Engine /metrics parsing: vLLM, SGLang and llama.cpp counters; unknown is never 0."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptcache import InputError, cli
+from promptcache.serving import interval, parse_metrics
+
+VLLM = """\
+# HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.
+# TYPE vllm:prefix_cache_queries_total counter
+vllm:prefix_cache_queries_total{engine="0",model_name="m"} 1000.0
+vllm:prefix_cache_queries_total{engine="1",model_name="m"} 1000.0
+# HELP vllm:prefix_cache_hits_total Prefix cache hits, in terms of number of cached tokens.
+# TYPE vllm:prefix_cache_hits_total counter
+vllm:prefix_cache_hits_total{engine="0",model_name="m"} 600.0
+vllm:prefix_cache_hits_total{engine="1",model_name="m"} 200.0
+"""
+SGLANG = """\
+# TYPE sglang:cache_hit_rate gauge
+sglang:cache_hit_rate{model_name="m"} 0.42
+# TYPE sglang:cached_tokens_total counter
+sglang:cached_tokens_total{cache_source="device",model_name="m"} 300.0
+sglang:cached_tokens_total{cache_source="host",model_name="m"} 100.0
+# TYPE sglang:prompt_tokens_total counter
+sglang:prompt_tokens_total{model_name="m"} 1000.0
+"""
+LLAMACPP = """\
+# HELP llamacpp:prompt_tokens_total Number of prompt tokens processed, excluding cached tokens
+# TYPE llamacpp:prompt_tokens_total counter
+llamacpp:prompt_tokens_total 494
+# TYPE llamacpp:prompt_tokens_cached_total counter
+llamacpp:prompt_tokens_cached_total 478
+"""
+
+
+def test_vllm_counters_sum_over_engines() -> None:
+    found = parse_metrics(VLLM)
+    assert (found.engine, found.queried_tokens, found.hit_tokens) == ("vllm", 2000, 800)
+    assert found.hit_rate == 0.4
+
+
+def test_sglang_counters_and_gauge() -> None:
+    found = parse_metrics(SGLANG)
+    assert (found.engine, found.queried_tokens, found.hit_tokens) == ("sglang", 1000, 400)
+    assert found.hit_rate_gauge == 0.42
+
+
+def test_llamacpp_queried_adds_back_cached_tokens() -> None:
+    found = parse_metrics(LLAMACPP)
+    assert (found.queried_tokens, found.hit_tokens) == (494 + 478, 478)
+
+
+def test_missing_counters_are_unknown_not_zero() -> None:
+    found = parse_metrics("# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 1\n")
+    assert found.hit_rate is None and found.hit_tokens is None
+    assert "vllm:prefix_cache_hits_total" in found.missing
+    other = parse_metrics("# TYPE up gauge\nup 1\n")
+    assert other.engine == "unknown" and other.hit_rate is None
+
+
+def test_interval_is_the_delta_and_notices_a_restart() -> None:
+    before = parse_metrics(VLLM)
+    after = parse_metrics(VLLM.replace("1000.0", "1500.0").replace("600.0", "1000.0"))
+    window = interval(before, after, 10.0)
+    assert (window.queried_tokens, window.hit_tokens, window.hit_rate) == (1000, 400, 0.4)
+    restarted = interval(after, before, 10.0)
+    assert restarted.restarted and restarted.queried_tokens == 2000
+
+
+def test_nothing_queried_is_unknown() -> None:
+    window = interval(parse_metrics(VLLM), parse_metrics(VLLM), 5.0)
+    assert window.queried_tokens == 0 and window.hit_rate is None
+
+
+def test_garbage_is_refused() -> None:
+    with pytest.raises(InputError, match="Prometheus"):
+        parse_metrics("vllm:prefix_cache_hits_total{engine= 3\n")
+
+
+def test_engine_stats_cli_unreachable_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["engine-stats", "http://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot reach http://127.0.0.1:9/metrics" in err and "Traceback" not in err
+
+
+def test_engine_stats_log_counts_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptcache._commands import engine_stats
+
+    monkeypatch.setattr(engine_stats, "scrape", lambda url, timeout: parse_metrics(VLLM))
+    log = tmp_path / "log.jsonl"
+    rows = [
+        {
+            "response": {
+                "usage": {
+                    "prompt_tokens": 100,
+                    "completion_tokens": 1,
+                    "prompt_tokens_details": {"cached_tokens": 80},
+                }
+            }
+        },
+        {"response": {"usage": {"prompt_tokens": 100, "completion_tokens": 1}}},
+    ]
+    log.write_text("\n".join(json.dumps(r) for r in rows))
+    assert cli.main(["engine-stats", "http://vllm:8000", "--log", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "800 of 2,000 prompt tokens from cache (40.0%)" in out
+    assert "2 requests, 80 of 100 prompt tokens from cache (80.0%)" in out
+    assert "1 did not report caching" in out and "--enable-prompt-tokens-details" in out
