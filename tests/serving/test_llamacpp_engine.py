@@ -108,10 +108,8 @@ def test_engine_metrics_count_the_hits(
 
 # -- two replicas ---------------------------------------------------------------------------
 
-# Tenant secrets whose routing keys have different homes on a two-replica ring (checked below).
-SECRETS = {"acme": b"acme-tenant-secret-0001", "globex": b"globex-tenant-secret-01"}
-MANUALS = {"acme": manual("Acme"), "globex": manual("Globex")}
-ORDER = ["acme", "acme", "globex", "globex", "acme", "acme", "globex", "globex"]
+SECRETS = {f"tenant{i}": f"tenant-{i}-secret-0123456789".encode() for i in range(16)}
+MANUALS = {name: manual(name.title()) for name in SECRETS}
 
 
 def _tenant_request(tenant: str, n: int) -> tuple[str, dict[str, object]]:
@@ -128,18 +126,22 @@ def test_prefix_affinity_keeps_hitting_where_round_robin_misses(
 ) -> None:
     urls = [server.url for server in replica_pair]
     fleet = Fleet(urls)
+    # Two tenants whose keys live on different replicas (the ring depends on the ports, so they
+    # are picked here; of 16 tenants some always split across two replicas).
     homes = {t: fleet.replica_for(_tenant_request(t, 0)[0]) for t in SECRETS}
-    assert homes["acme"] != homes["globex"], "precondition: the tenants' homes differ"
-    prefix = {t: token_count(urls[0], MANUALS[t]) for t in SECRETS}
+    first = next(iter(SECRETS))
+    second = next(t for t in SECRETS if homes[t] != homes[first])
+    order = [first, first, second, second, first, first, second, second]
+    prefix = {t: token_count(urls[0], MANUALS[t]) for t in (first, second)}
 
     round_robin_hits = 0
-    for n, tenant in enumerate(ORDER):
+    for n, tenant in enumerate(order):
         _, request = _tenant_request(tenant, n)
         answer = chat(urls[n % 2], request)
         round_robin_hits += cached(answer) >= prefix[tenant]
 
     affinity_hits = 0
-    for n, tenant in enumerate(ORDER, start=100):
+    for n, tenant in enumerate(order, start=100):
         key, request = _tenant_request(tenant, n)
         body = {k: v for k, v in request.items() if k != "extra_body"}
         answer = fleet.post("/v1/chat/completions", body, key=key)
@@ -149,7 +151,7 @@ def test_prefix_affinity_keeps_hitting_where_round_robin_misses(
     # Round-robin lands every request on the replica that last served the other tenant.
     assert round_robin_hits <= 1
     # Affinity misses at most each tenant's first request.
-    assert affinity_hits >= len(ORDER) - 2
+    assert affinity_hits >= len(order) - 2
 
 
 def _busy(url: str) -> bool:
@@ -166,7 +168,7 @@ def test_no_request_is_lost_when_a_replica_dies_mid_run() -> None:
         LlamaServer(n_ctx=2048, threads=1) as two,
     ):
         fleet = Fleet([one.url, two.url], retry_after=0.5)
-        key, request = _tenant_request("acme", 1)
+        key, request = _tenant_request("tenant0", 1)
         home = fleet.replica_for(key)
         victim, survivor = (one, two) if home == one.url else (two, one)
         body = {k: v for k, v in request.items() if k != "extra_body"}
@@ -189,15 +191,15 @@ def test_no_request_is_lost_when_a_replica_dies_mid_run() -> None:
         assert victim.url in fleet.down
 
         # The key's requests now stay on the survivor, and hit there.
-        prefix = token_count(survivor.url, MANUALS["acme"])
-        again = fleet.post("/v1/chat/completions", _tenant_request("acme", 2)[1], key=key)
+        prefix = token_count(survivor.url, MANUALS["tenant0"])
+        again = fleet.post("/v1/chat/completions", _tenant_request("tenant0", 2)[1], key=key)
         assert again.url == survivor.url and not again.failed
         assert cached(again.body) >= prefix
 
         # The replica comes back on its port: after retry_after it takes its keys back.
         with LlamaServer(n_ctx=2048, threads=1, port=victim.settings.port):
             time.sleep(0.6)
-            back = fleet.post("/v1/chat/completions", _tenant_request("acme", 3)[1], key=key)
+            back = fleet.post("/v1/chat/completions", _tenant_request("tenant0", 3)[1], key=key)
             assert back.url == victim.url and victim.url not in fleet.down
 
 
