@@ -9,6 +9,7 @@ from __future__ import annotations
 from .affinity import ROUTERS, RouterAffinity, routing_key, tenant_salt
 from .fleet import Fleet, FleetError, FleetResponse, HashRing
 from .kv import KVShape, OffloadCost, offload_cost, shape_from_config
+from .llamacpp import LlamaServer
 from .metrics import CacheCounters, IntervalStats, interval, parse_metrics, scrape
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "HashRing",
     "IntervalStats",
     "KVShape",
+    "LlamaServer",
     "OffloadCost",
     "RouterAffinity",
     "interval",

@@ -18,10 +18,12 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 import orjson
 
@@ -124,6 +126,7 @@ class LlamaServer:
         )
         self._timeout = startup_timeout
         self._process: subprocess.Popen[bytes] | None = None
+        self._log: IO[bytes] | None = None
 
     @property
     def url(self) -> str:
@@ -138,11 +141,13 @@ class LlamaServer:
         """Start the child and wait until `/health` answers 200."""
         if self.running:
             return self
+        # The server logs every request: to a file, since a pipe nobody drains would block it.
+        self._log = tempfile.TemporaryFile()  # noqa: SIM115 (closed in stop())
         self._process = subprocess.Popen(
             [sys.executable, "-m", "promptcache.serving._llamacpp_child"],
             stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=self._log,
         )
         assert self._process.stdin is not None
         self._process.stdin.write(self.settings.to_json())
@@ -171,9 +176,10 @@ class LlamaServer:
         )
 
     def _stderr_tail(self) -> str:
-        if self._process is None or self._process.stderr is None:
+        if self._log is None:
             return ""
-        text = self._process.stderr.read().decode("utf-8", "replace").strip()
+        self._log.seek(0)
+        text = self._log.read().decode("utf-8", "replace").strip()
         return text[-800:] or "(no output)"
 
     def stop(self, timeout: float = 10.0) -> None:
@@ -188,8 +194,9 @@ class LlamaServer:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def kill(self) -> None:
         """End the server at once, as a crash would."""
