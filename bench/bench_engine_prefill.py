@@ -2,7 +2,7 @@
 Benchmark: prefill time on a real llama.cpp server, promptcache-ordered versus naively ordered
 prompts, over a multi-turn session.
 
-    .venv/bin/python bench/bench_engine_prefill.py [--runs 3 --turns 8 --sections 48]
+    .venv/bin/python bench/bench_engine_prefill.py [--runs 3 --turns 6 --sections 32 --threads 2]
 
 Both layouts carry the same content: an operations manual (the system prompt), the conversation
 so far and the new question with the current time. The naive layout puts "Current time: ..." at
@@ -84,12 +84,13 @@ def _session(url: str, layout: str, manual: str, turns: int) -> list[tuple[float
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--turns", type=int, default=8)
-    parser.add_argument("--sections", type=int, default=48, help="manual size (~24 tokens each)")
+    parser.add_argument("--turns", type=int, default=6)
+    parser.add_argument("--sections", type=int, default=32, help="manual size (~24 tokens each)")
+    parser.add_argument("--threads", type=int, default=2, help="llama.cpp threads")
     args = parser.parse_args()
 
     session_ratio, warm_ratio = [], []
-    with LlamaServer(n_ctx=8192) as server:
+    with LlamaServer(n_ctx=8192, threads=args.threads) as server:
         _chat(server.url, _naive_turn("warm-up", [], "", "hello"))  # one-time setup cost
         for run in range(args.runs):
             totals = {}

@@ -32,12 +32,21 @@ def _params(settings: dict[str, Any]) -> Any:
     return params
 
 
+def _exit_with_parent(stop: threading.Event) -> None:
+    """A parent killed without stopping us must not leave a server behind: follow it out."""
+    parent = os.getppid()
+    while not stop.wait(1.0):
+        if os.getppid() != parent:
+            stop.set()
+
+
 def main() -> int:
     import xllamacpp
 
     settings = orjson.loads(sys.stdin.buffer.read())
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    threading.Thread(target=_exit_with_parent, args=(stop,), daemon=True).start()
     server = xllamacpp.Server(_params(settings))
     stop.wait()
     # Nothing to flush: exit at once instead of waiting on the server's own shutdown.
