@@ -205,7 +205,7 @@ class Fleet:
         payload = orjson.dumps(body)
         failed: list[tuple[str, str]] = []
         self.revive()
-        for url in self.candidates(key):
+        while (url := self._reserve(key, {u for u, _ in failed})) is not None:
             outcome = self._attempt(url, path, payload, headers or {})
             if isinstance(outcome, str):
                 self._mark_down(url)
@@ -221,6 +221,19 @@ class Fleet:
             tried += f" (down, retried after {self._retry_after:g} s: {down})"
         raise FleetError(f"no replica answered {path}: {tried}")
 
+    def _reserve(self, key: str, tried: set[str]) -> str | None:
+        """Pick the replica and count the request in flight in one step, so that concurrent
+        requests for a hot key see each other and spill past the bound."""
+        with self._lock:
+            up = [u for u in self._ring.order(key) if u not in self._down_since]
+            bound = self._bound(len(up))
+            left = [u for u in up if u not in tried]
+            if not left:
+                return None
+            pick = next((u for u in left if self._in_flight[u] < bound), left[0])
+            self._in_flight[pick] += 1
+            return pick
+
     def _attempt(
         self, url: str, path: str, payload: bytes, headers: Mapping[str, str]
     ) -> tuple[int, Any, dict[str, str]] | str:
@@ -230,8 +243,6 @@ class Fleet:
             headers={"Content-Type": "application/json", **headers},
             method="POST",
         )
-        with self._lock:
-            self._in_flight[url] = self._in_flight.get(url, 0) + 1
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:
                 return int(response.status), orjson.loads(response.read()), dict(response.headers)

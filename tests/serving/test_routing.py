@@ -197,8 +197,8 @@ def test_same_key_same_replica(stubs: list[_Stub]) -> None:
 def test_bounded_load_spills_a_hot_key_to_the_next_replica(stubs: list[_Stub]) -> None:
     fleet = Fleet([s.url for s in stubs], load_factor=1.0)
     home = fleet.replica_for("hot")
-    stub = next(s for s in stubs if s.url == home)
-    stub.gate.clear()  # the home replica holds its requests
+    for stub in stubs:
+        stub.gate.clear()  # every replica holds its requests: three in flight at once
     results: list[str] = []
     threads = [
         threading.Thread(target=lambda: results.append(fleet.post("/x", {}, key="hot").url))
@@ -206,16 +206,24 @@ def test_bounded_load_spills_a_hot_key_to_the_next_replica(stubs: list[_Stub]) -
     ]
     for thread in threads:
         thread.start()
-    for _ in range(200):
-        if stub.seen:
+    for _ in range(500):
+        if sum(stub.seen for stub in stubs) == 3:
             break
         threading.Event().wait(0.01)
-    # With one request in flight at home, the bound (ceil(1.0 · 2 / 3) = 1) sends the rest on.
-    assert fleet.candidates("hot")[0] != home
-    stub.gate.set()
+    # Bound ceil(1.0 · (in flight + 1) / 3): the second request finds home full, the third both.
+    assert [stub.seen for stub in stubs] == [1, 1, 1]
+    assert fleet.candidates("hot")[0] == home  # all equally loaded again: home first
+    for stub in stubs:
+        stub.gate.set()
     for thread in threads:
         thread.join(10)
-    assert home in results and len(set(results)) > 1
+    assert sorted(results) == sorted(s.url for s in stubs)
+
+
+def test_without_load_a_hot_key_stays_home(stubs: list[_Stub]) -> None:
+    fleet = Fleet([s.url for s in stubs], load_factor=1.0)
+    home = fleet.replica_for("hot")
+    assert {fleet.post("/x", {}, key="hot").url for _ in range(4)} == {home}
 
 
 def test_failover_on_refused_connection_and_5xx(stubs: list[_Stub]) -> None:
