@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from promptcache.adapters.engines import NOT_REPORTED
+from promptcache.vendors.engine import NOT_REPORTED
 
 from .recorder import CASSETTES, replayer
 from .scenarios import SCENARIOS, Scenario
