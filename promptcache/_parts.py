@@ -52,6 +52,7 @@ class _Memo:
     link: tuple[TokenCounter, _Link] | None = None  # what its block needs, for one counter
     chain: tuple[bytes, bytes] | None = None  # the last (previous hash, chained hash) pair
     scan: tuple[VolatileMatch, ...] | None = None  # volatile-looking values, before recency
+    pieces: dict[str, Any] | None = None  # what each request format writes for it, unmarked
 
 
 class _Canonical:

@@ -175,9 +175,15 @@ class _Planner:
         self.notes: list[str] = []
         self.chosen: list[_Chosen] = []
         self.contents: dict[int, list[Any]] = {}  # the parsed content blocks, by message index
-        self.cumulative: list[int] = list(accumulate(map(_TOKENS, self.blocks)))
+        self.cumulative: list[int] = rendered.aligned("tokens through", self._running_tokens)
         self.prefix_end = last_through(self.blocks, Layer.HISTORY)
         self.prefix_tokens = self.cumulative[self.prefix_end] if self.prefix_end >= 0 else 0
+
+    def _running_tokens(self, sums: list[int]) -> None:
+        """Prefix tokens through each block, from the last one already summed."""
+        start = len(sums)
+        sums += accumulate(map(_TOKENS, self.blocks[start:]), initial=sums[-1] if sums else 0)
+        del sums[start]  # the initial value accumulate repeats
 
     def place(self, previous: Rendered | None) -> None:
         if self.prefix_end < 0:
@@ -264,7 +270,7 @@ class _Planner:
                     "there",
                 )
             return
-        if self._parts_between(self._static_end(), self.prefix_end) <= window:
+        if not self._more_parts_than(window, self._static_end(), self.prefix_end):
             return
         lag = self._lagging_point(int(window * _LAG_FRACTION), int(window * _LAG_NEAREST_FRACTION))
         if lag is not None:
@@ -321,6 +327,16 @@ class _Planner:
     def _parts_between(self, start: int, end: int) -> int:
         """Content blocks after `start` up to and including `end`."""
         return sum(map(_PARTS, self.blocks[start + 1 : end + 1]))
+
+    def _more_parts_than(self, limit: int, start: int, end: int) -> bool:
+        """Whether more than `limit` content blocks lie after `start` up to `end`, counted from
+        the end: the history before the last few blocks does not matter."""
+        seen = 0
+        for index in range(end, start, -1):
+            seen += self.blocks[index].parts
+            if seen > limit:
+                return True
+        return False
 
     def _static_end(self) -> int:
         """The last block in front of the history (-1 when there is none)."""

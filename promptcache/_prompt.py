@@ -28,8 +28,8 @@ from __future__ import annotations
 import enum
 import warnings
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from ._canonical import json_path
@@ -95,6 +95,31 @@ class Rendered:
 
     blocks: tuple[Block, ...]
     counter: str
+    # Lists aligned with `blocks` that are worked out from them (an adapter's request pieces, the
+    # running token sums), by name: (the list, how many of its leading entries hold for these
+    # blocks). A rendering grown from this one inherits them as it inherits the blocks, so
+    # nothing is worked out twice for a block that did not change.
+    _aligned: dict[str, tuple[list[Any], int]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def aligned(self, name: str, extend: Callable[[list[Any]], object]) -> list[Any]:
+        """
+        The list called `name` with one entry per block, made once per rendering. `extend` gets
+        the entries inherited from the rendering this one grew from (a fresh list, for the
+        leading blocks that did not change) and appends those of the remaining blocks; it may
+        also clear the list and start again. Callers must not change the list they get back:
+        later renderings share it.
+        """
+        known = self._aligned.get(name)
+        if known is not None and known[1] == len(known[0]) == len(self.blocks):
+            return known[0]
+        values = known[0][: known[1]] if known is not None else []
+        extend(values)
+        if len(values) != len(self.blocks):
+            raise AssertionError(f"{name}: {len(values)} entries for {len(self.blocks)} blocks")
+        self._aligned[name] = (values, len(values))
+        return values
 
     @property
     def tokens(self) -> int:
@@ -300,6 +325,12 @@ class Prompt:
             skip = 0
         result = start + tuple(blocks)
         rendered = Rendered(blocks=result, counter=counter.name)
+        if start and known is not None and known[1]._aligned:
+            valid = len(start)
+            rendered._aligned.update(
+                (name, (values, min(count, valid)))
+                for name, (values, count) in known[1]._aligned.items()
+            )
         _set(self, "_known", (counter, rendered, len(result)))
         return rendered
 

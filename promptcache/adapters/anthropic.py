@@ -25,6 +25,7 @@ from .._parts import (
     DocumentPart,
     ImagePart,
     Message,
+    SystemBlock,
     TextPart,
     ThinkingPart,
     Tool,
@@ -38,6 +39,7 @@ from .._usage import CacheUsage
 from ..vendors import Capabilities
 from ..vendors.anthropic import RULES, AnthropicStream, read_usage
 from ._base import BaseAdapter
+from ._pieces import pieces
 
 __all__ = ["DIAGNOSTICS_BETA", "AnthropicAdapter", "AnthropicStream", "platform_of"]
 
@@ -159,39 +161,40 @@ class AnthropicAdapter(BaseAdapter):
 
 class _Body:
     """
-    Renders each layer, putting a marker on the blocks the plan names. `markers` lists the
-    (where, ttl) of every marker placed, in the order the API reads them.
+    Lays out the request from each block's unmarked piece (`_pieces`), putting a marker on a copy
+    of the pieces the plan names. `markers` lists the (where, ttl) of every marker placed, in the
+    order the API reads them.
     """
 
     def __init__(self, prompt: Prompt, chosen: Plan) -> None:
-        self.prompt = prompt
         self.markers: list[tuple[str, str | None]] = []
         self.refused: InputError | None = None  # the first marker on a thinking block
-        blocks = prompt.render().blocks
-        # (layer, index) -> {content index (None: the last markable one) -> ttl}
-        self.marks: dict[tuple[Layer, int], dict[int | None, str | None]] = {}
+        rendered, self.pieces = pieces(prompt, "anthropic", _piece)
+        blocks = rendered.blocks
+        self.tools_end = len(prompt.tools)
+        self.system_end = self.tools_end + len(prompt.system) + len(prompt.docs)
+        # block index -> {content index (None: the last markable one) -> ttl}
+        self.marks: dict[int, dict[int | None, str | None]] = {}
         for point in chosen.breakpoints:
             if not 0 <= point.block_index < len(blocks):
                 raise InputError(
                     f"the plan marks block {point.block_index} of a prompt with {len(blocks)}; "
                     "plan this prompt again"
                 )
-            block = blocks[point.block_index]
-            self.marks.setdefault((block.layer, block.index), {})[point.part] = point.ttl
+            self.marks.setdefault(point.block_index, {})[point.part] = point.ttl
 
-    def _block(self, block: dict[str, Any], layer: Layer, index: int, where: str) -> dict[str, Any]:
-        marks = self.marks.get((layer, index))
-        if marks is not None and None in marks:
-            ttl = marks[None]
-            block["cache_control"] = _marker(ttl)
-            self.markers.append((where, ttl or None))
-        return block
+    def _section(self, start: int, end: int, name: str) -> list[dict[str, Any]]:
+        """The pieces of blocks `start` to `end` (tools, or system text), marked where planned."""
+        out = self.pieces[start:end]
+        for index, marks in self.marks.items():
+            if start <= index < end and None in marks:
+                ttl = marks[None]
+                out[index - start] = {**out[index - start], "cache_control": _marker(ttl)}
+                self.markers.append((f"{name}[{index - start}]", ttl or None))
+        return out
 
     def tools(self, extra: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        out = []
-        for i, tool in enumerate(self.prompt.layer(Layer.TOOLS)):
-            assert isinstance(tool, Tool)
-            out.append(self._block(_tool(tool), Layer.TOOLS, i, f"tools[{i}]"))
+        out = self._section(0, self.tools_end, "tools")
         for raw in extra:
             if _marked(raw):
                 self.markers.append((f"tools[{len(out)}]", _ttl_of(raw)))
@@ -199,48 +202,56 @@ class _Body:
         return out
 
     def system(self) -> list[dict[str, Any]]:
-        texts = [(Layer.SYSTEM, i, block.text) for i, block in enumerate(self.prompt.system)]
-        texts += [(Layer.DOCS, i, _doc_text(doc)) for i, doc in enumerate(self.prompt.docs)]
-        return [
-            self._block({"type": "text", "text": text}, layer, i, f"system[{n}]")
-            for n, (layer, i, text) in enumerate(texts)
-        ]
+        return self._section(self.tools_end, self.system_end, "system")
 
     def messages(self) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
-        for layer in (Layer.HISTORY, Layer.TAIL):
-            for i, message in enumerate(self.prompt.layer(layer)):
-                assert isinstance(message, Message)
-                out.append(self._message(message, self.marks.get((layer, i)), len(out)))
+        start = self.system_end
+        out = self.pieces[start:]
+        for index in sorted(self.marks):
+            if index >= start:
+                out[index - start] = self._message(
+                    out[index - start], self.marks[index], index - start
+                )
         if self.refused is not None:
             raise self.refused
         return out
 
     def _message(
-        self, message: Message, marks: Mapping[int | None, str | None] | None, m: int
+        self, piece: dict[str, Any], marks: Mapping[int | None, str | None], m: int
     ) -> dict[str, Any]:
-        content = [_content(part) for part in message.content]
-        if marks:
-            placed: dict[int, str | None] = {}
-            for part, ttl in marks.items():
-                # None: the last block that may carry a marker (never a thinking block); a number
-                # is a content block the plan chose inside the message (a lagging lookback one).
-                at = _last_markable(content) if part is None else part
-                if at is None:
-                    continue
-                if not 0 <= at < len(content):
-                    raise InputError(
-                        f"the plan marks content block {at} of a message with {len(content)}; "
-                        "plan this prompt again"
-                    )
-                placed[at] = ttl
-            for at, ttl in sorted(placed.items()):
-                block, where = content[at], f"messages[{m}].content[{at}]"
-                if block["type"] in _UNMARKABLE and self.refused is None:
-                    self.refused = _thinking_marked(where, block["type"])
-                block["cache_control"] = _marker(ttl)
-                self.markers.append((where, ttl or None))
-        return {"role": message.role, "content": content}
+        """A copy of a message's piece with markers on the content blocks the plan names."""
+        content = list(piece["content"])
+        placed: dict[int, str | None] = {}
+        for part, ttl in marks.items():
+            # None: the last block that may carry a marker (never a thinking block); a number
+            # is a content block the plan chose inside the message (a lagging lookback one).
+            at = _last_markable(content) if part is None else part
+            if at is None:
+                continue
+            if not 0 <= at < len(content):
+                raise InputError(
+                    f"the plan marks content block {at} of a message with {len(content)}; "
+                    "plan this prompt again"
+                )
+            placed[at] = ttl
+        for at, ttl in sorted(placed.items()):
+            block, where = content[at], f"messages[{m}].content[{at}]"
+            if block["type"] in _UNMARKABLE and self.refused is None:
+                self.refused = _thinking_marked(where, block["type"])
+            content[at] = {**block, "cache_control": _marker(ttl)}
+            self.markers.append((where, ttl or None))
+        return {"role": piece["role"], "content": content}
+
+
+def _piece(part: Tool | SystemBlock | Doc | Message) -> dict[str, Any]:
+    """A block's request piece, without a marker."""
+    if isinstance(part, Message):
+        return {"role": part.role, "content": [_content(c) for c in part.content]}
+    if isinstance(part, Tool):
+        return _tool(part)
+    if isinstance(part, Doc):
+        return {"type": "text", "text": _doc_text(part)}
+    return {"type": "text", "text": part.text}
 
 
 def _marker(ttl: str | None) -> dict[str, str]:

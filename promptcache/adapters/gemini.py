@@ -27,6 +27,8 @@ from .._parts import (
     DocumentPart,
     ImagePart,
     Message,
+    Part,
+    SystemBlock,
     TextPart,
     ThinkingPart,
     Tool,
@@ -40,6 +42,7 @@ from .._usage import CacheUsage
 from ..vendors import Capabilities
 from ..vendors.gemini import RULES, GeminiStream, read_usage
 from ._base import BaseAdapter, get_field
+from ._pieces import block_parts, piece_of, pieces
 
 __all__ = ["CacheDecision", "CachedPrefix", "GeminiAdapter", "GeminiCacheManager", "GeminiStream"]
 
@@ -73,13 +76,21 @@ class GeminiAdapter(BaseAdapter):
         `plan` is accepted for symmetry; Gemini has no markers to place.
         """
         config_out = dict(config or {})
+        layout = _pieces(prompt)
+        tools_end = len(prompt.tools)
+        system_end = tools_end + len(prompt.system)
         if cached_content is not None:
             name = _check_cached(prompt, cached_content, config_out, tool_config)
             config_out["cached_content"] = name
-            contents = _contents(prompt, (Layer.HISTORY, Layer.TAIL))
+            contents = layout[system_end + len(prompt.docs) :]
         else:
-            config_out.update(static_config(prompt, tool_config))
-            contents = _contents(prompt, (Layer.DOCS, Layer.HISTORY, Layer.TAIL))
+            if prompt.system:
+                config_out["system_instruction"] = {"parts": layout[tools_end:system_end]}
+            if prompt.tools:
+                config_out["tools"] = [{"function_declarations": layout[:tools_end]}]
+            if tool_config:
+                config_out["tool_config"] = dict(tool_config)
+            contents = layout[system_end:]
         if not contents:
             raise InputError(
                 "Gemini needs at least one content; add one with Prompt.with_tail(...)"
@@ -92,6 +103,61 @@ class GeminiAdapter(BaseAdapter):
 
     def accumulator(self) -> GeminiStream:
         return GeminiStream()
+
+
+def _pieces(prompt: Prompt) -> list[Any]:
+    """
+    Each block's request piece (a function declaration, a system instruction part, a content).
+    A function response names its function from the call with the same id anywhere in the
+    conversation, so its piece depends on other blocks: it is never remembered by its part, and
+    when the ids are not one call each, answered after it, every piece is written afresh.
+    """
+    rendered = prompt.render()
+    names, regular = _call_names(prompt, rendered)
+    if not regular:
+        return [_piece(part, names) for part in block_parts(prompt, rendered.blocks, 0)]
+
+    def write(part: Part) -> Any:
+        if isinstance(part, Message) and any(isinstance(c, ToolResult) for c in part.content):
+            return _piece(part, names)
+        return piece_of(part, "gemini", lambda part: _piece(part, names))
+
+    return pieces(prompt, "gemini", write, memoise=False)[1]
+
+
+def _call_names(prompt: Prompt, rendered: Rendered) -> tuple[dict[str, str], bool]:
+    """
+    The function name of every call id in the conversation, and whether the calls are regular:
+    each id called once, and every response after (or in the same message as) its call. Then a
+    response's name depends only on the blocks up to its own, and its piece can be kept.
+    """
+
+    def extend(states: list[tuple[dict[str, str], bool]]) -> None:
+        names, regular = states[-1] if states else ({}, True)
+        for part in block_parts(prompt, rendered.blocks, len(states)):
+            if isinstance(part, Message):
+                calls = [(c.id, c.name) for c in part.content if isinstance(c, ToolUse)]
+                if calls:
+                    ids = {call_id for call_id, _ in calls}
+                    regular = regular and len(ids) == len(calls) and not ids & names.keys()
+                    names = {**names, **dict(calls)}
+                answered = [c.tool_use_id for c in part.content if isinstance(c, ToolResult)]
+                regular = regular and all(call_id in names for call_id in answered)
+            states.append((names, regular))
+
+    states = rendered.aligned("gemini call names", extend)
+    return states[-1] if states else ({}, True)
+
+
+def _piece(part: Part, names: Mapping[str, str]) -> Any:
+    if isinstance(part, Message):
+        role = "model" if part.role == "assistant" else "user"
+        return {"role": role, "parts": [_part(c, names) for c in part.content]}
+    if isinstance(part, Tool):
+        return _declaration(part)
+    if isinstance(part, SystemBlock):
+        return {"text": part.text}
+    return {"role": "user", "parts": [{"text": getattr(part, "text", "")}]}
 
 
 def static_config(prompt: Prompt, tool_config: Mapping[str, Any] | None = None) -> dict[str, Any]:

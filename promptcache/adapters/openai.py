@@ -19,15 +19,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from .._errors import InputError
 from .._parts import (
     Content,
+    Doc,
     DocumentPart,
     ImagePart,
     Message,
+    Part,
+    SystemBlock,
     TextPart,
     ThinkingPart,
     Tool,
@@ -42,6 +45,7 @@ from ..vendors import Capabilities, openai_chat, openai_responses
 from ..vendors._openai import OpenAIChatStream, read_chat_usage, supports_breakpoints
 from ..vendors.openai_responses import OpenAIResponsesStream, read_responses_usage
 from ._base import BaseAdapter
+from ._pieces import flat_items, pieces
 
 __all__ = [
     "OpenAIChatAdapter",
@@ -165,30 +169,67 @@ def _breakpoint(ttl: str | None) -> dict[str, str]:
     return {"mode": "explicit", "ttl": ttl} if ttl else {"mode": "explicit"}
 
 
-class _Marks:
-    """Which rendered blocks carry a breakpoint, by (layer, index)."""
-
-    def __init__(self, prompt: Prompt, chosen: Plan | None) -> None:
-        rendered = prompt.render()
-        self.points: dict[tuple[Layer, int], str | None] = {}
-        for point in chosen.breakpoints if chosen else ():
-            block = rendered.blocks[point.block_index]
-            self.points[(block.layer, block.index)] = point.ttl
-
-    def get(self, layer: Layer, index: int) -> tuple[bool, str | None]:
-        key = (layer, index)
-        return (key in self.points, self.points.get(key))
+def _marks(rendered: Rendered, chosen: Plan | None) -> dict[int, str | None]:
+    """The ttl of each marked block, by block index."""
+    marks: dict[int, str | None] = {}
+    for point in chosen.breakpoints if chosen else ():
+        if not 0 <= point.block_index < len(rendered.blocks):
+            raise InputError(
+                f"the plan marks block {point.block_index} of a prompt with "
+                f"{len(rendered.blocks)}; plan this prompt again"
+            )
+        marks[point.block_index] = point.ttl
+    return marks
 
 
-def _mark_last(
-    parts: list[dict[str, Any]], marked: bool, ttl: str | None, markable: set[str]
-) -> None:
-    if not marked:
-        return
-    for part in reversed(parts):
-        if part.get("type") in markable:
-            part["prompt_cache_breakpoint"] = _breakpoint(ttl)
+def _mark_last(parts: list[dict[str, Any]], ttl: str | None, markable: set[str]) -> None:
+    """Put a breakpoint on a copy of the last markable part (`parts` is the request's own list)."""
+    for at in range(len(parts) - 1, -1, -1):
+        if parts[at].get("type") in markable:
+            parts[at] = {**parts[at], "prompt_cache_breakpoint": _breakpoint(ttl)}
             return
+
+
+class _Layout:
+    """
+    A request's sections from the blocks' unmarked pieces: the tool pieces, the system and
+    document parts (marked where the plan says), and each message block's items.
+    """
+
+    def __init__(
+        self, prompt: Prompt, chosen: Plan | None, kind: str, write: Callable[[Any], Any]
+    ) -> None:
+        self.kind = kind
+        self.rendered, self.pieces = pieces(prompt, kind, write)
+        self.marks = _marks(self.rendered, chosen)
+        self.tools_end = len(prompt.tools)
+        self.system_end = self.tools_end + len(prompt.system) + len(prompt.docs)
+
+    def tools(self) -> list[dict[str, Any]]:
+        return self.pieces[: self.tools_end]
+
+    def system(self, markable: set[str]) -> list[dict[str, Any]]:
+        parts = self.pieces[self.tools_end : self.system_end]
+        for index, ttl in self.marks.items():
+            if self.tools_end <= index < self.system_end:
+                at = index - self.tools_end
+                if parts[at].get("type") in markable:
+                    parts[at] = {**parts[at], "prompt_cache_breakpoint": _breakpoint(ttl)}
+        return parts
+
+    def messages(
+        self, out: list[dict[str, Any]], mark: Callable[[list[dict[str, Any]], str | None], None]
+    ) -> None:
+        """Append the message blocks' items to `out`; `mark` marks a copy of a planned block's."""
+        items, ends = flat_items(self.rendered, self.kind, self.pieces, self.system_end)
+        offset = len(out)
+        out += items
+        for index, ttl in self.marks.items():
+            if index >= self.system_end:
+                block = list(self.pieces[index])
+                mark(block, ttl)
+                end = offset + ends[index]
+                out[end - len(block) : end] = block
 
 
 def _data_url(media_type: str, data: str) -> str:
@@ -211,24 +252,16 @@ class OpenAIChatAdapter(_OpenAIBase):
         self.system_role = system_role
 
     def _body(self, prompt: Prompt, chosen: Plan | None) -> dict[str, Any]:
-        marks = _Marks(prompt, chosen)
-        body: dict[str, Any] = {"messages": self._messages(prompt, marks)}
-        if prompt.tools:
-            body["tools"] = [
-                _chat_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)
-            ]
-        return body
-
-    def _messages(self, prompt: Prompt, marks: _Marks) -> list[dict[str, Any]]:
+        layout = _Layout(prompt, chosen, "openai.chat", _chat_piece)
         out: list[dict[str, Any]] = []
-        system = _system_parts(prompt, marks, "text", _CHAT_MARKABLE)
+        system = layout.system(_CHAT_MARKABLE)
         if system:
             out.append({"role": self.system_role, "content": system})
-        for layer in (Layer.HISTORY, Layer.TAIL):
-            for i, message in enumerate(prompt.layer(layer)):
-                assert isinstance(message, Message)
-                out += _chat_message(message, *marks.get(layer, i))
-        return out
+        layout.messages(out, _mark_chat)
+        body: dict[str, Any] = {"messages": out}
+        if prompt.tools:
+            body["tools"] = layout.tools()
+        return body
 
     def _stream_usage(self, kwargs: dict[str, Any]) -> None:
         # Chat streams carry usage only in an extra final chunk, and only when asked for.
@@ -243,18 +276,20 @@ class OpenAIChatAdapter(_OpenAIBase):
         return OpenAIChatStream(vendor="openai")
 
 
-def _system_parts(
-    prompt: Prompt, marks: _Marks, text_type: str, markable: set[str]
-) -> list[dict[str, Any]]:
-    """System blocks then documents, one text part each, marked where the plan says."""
-    parts: list[dict[str, Any]] = []
-    texts = [(Layer.SYSTEM, i, b.text) for i, b in enumerate(prompt.system)]
-    texts += [(Layer.DOCS, i, _doc_text(d.text, d.title)) for i, d in enumerate(prompt.docs)]
-    for layer, index, text in texts:
-        part = [{"type": text_type, "text": text}]
-        _mark_last(part, *marks.get(layer, index), markable)
-        parts += part
-    return parts
+def _chat_piece(part: Part) -> Any:
+    """A block's piece for Chat Completions: a tool, a system text part, or a message's items."""
+    if isinstance(part, Message):
+        return _chat_message(part)
+    if isinstance(part, Tool):
+        return _chat_tool(part)
+    return {"type": "text", "text": _system_text(part)}
+
+
+def _system_text(part: Part) -> str:
+    if isinstance(part, Doc):
+        return _doc_text(part.text, part.title)
+    assert isinstance(part, SystemBlock)
+    return part.text
 
 
 def _doc_text(text: str, title: str | None) -> str:
@@ -268,7 +303,7 @@ def _chat_tool(tool: Tool) -> dict[str, Any]:
     return {"type": "function", "function": function}
 
 
-def _chat_message(message: Message, marked: bool, ttl: str | None) -> list[dict[str, Any]]:
+def _chat_message(message: Message) -> list[dict[str, Any]]:
     """One prompt message becomes one chat message, plus one `tool` message per tool result."""
     out: list[dict[str, Any]] = []
     parts: list[dict[str, Any]] = []
@@ -299,18 +334,20 @@ def _chat_message(message: Message, marked: bool, ttl: str | None) -> list[dict[
         if calls:
             main["tool_calls"] = calls
         out.append(main)
-    if marked:
-        _mark_chat(out, ttl)
     return out
 
 
 def _mark_chat(messages: list[dict[str, Any]], ttl: str | None) -> None:
-    for message in reversed(messages):
+    """Mark a copy of the last message with content (`messages` is the request's own list)."""
+    for at in range(len(messages) - 1, -1, -1):
+        message = messages[at]
         content = message.get("content")
         if isinstance(content, str):
-            message["content"] = content = [{"type": "text", "text": content}]
+            content = [{"type": "text", "text": content}]
         if content:
-            _mark_last(content, True, ttl, _CHAT_MARKABLE)
+            content = list(content)
+            _mark_last(content, ttl, _CHAT_MARKABLE)
+            messages[at] = {**message, "content": content}
             return
 
 
@@ -347,20 +384,15 @@ class OpenAIResponsesAdapter(_OpenAIBase):
     _endpoint = "responses"
 
     def _body(self, prompt: Prompt, chosen: Plan | None) -> dict[str, Any]:
-        marks = _Marks(prompt, chosen)
+        layout = _Layout(prompt, chosen, "openai.responses", _responses_piece)
         items: list[dict[str, Any]] = []
-        system = _system_parts(prompt, marks, "input_text", _RESPONSES_MARKABLE)
+        system = layout.system(_RESPONSES_MARKABLE)
         if system:  # not `instructions`: it cannot carry a breakpoint
             items.append({"role": "developer", "content": system})
-        for layer in (Layer.HISTORY, Layer.TAIL):
-            for i, message in enumerate(prompt.layer(layer)):
-                assert isinstance(message, Message)
-                items += _responses_items(message, *marks.get(layer, i))
+        layout.messages(items, _mark_responses)
         body: dict[str, Any] = {"input": items}
         if prompt.tools:
-            body["tools"] = [
-                _responses_tool(t) for t in prompt.layer(Layer.TOOLS) if isinstance(t, Tool)
-            ]
+            body["tools"] = layout.tools()
         return body
 
     def prewarm_request(self, prompt: Prompt, *, model: str, **options: Any) -> dict[str, Any]:
@@ -387,7 +419,16 @@ def _responses_tool(tool: Tool) -> dict[str, Any]:
     return out
 
 
-def _responses_items(message: Message, marked: bool, ttl: str | None) -> list[dict[str, Any]]:
+def _responses_piece(part: Part) -> Any:
+    """A block's piece for Responses: a tool, a developer text part, or a message's items."""
+    if isinstance(part, Message):
+        return _responses_items(part)
+    if isinstance(part, Tool):
+        return _responses_tool(part)
+    return {"type": "input_text", "text": _system_text(part)}
+
+
+def _responses_items(message: Message) -> list[dict[str, Any]]:
     """
     One message as Responses input items, in the message's own order: text runs become message
     items, and each call or result its own item (text before a call stays before it).
@@ -406,8 +447,6 @@ def _responses_items(message: Message, marked: bool, ttl: str | None) -> list[di
                 else {"type": "output_text", "text": getattr(part, "text", "")}
             )
     _flush_text(items, parts, message.role)
-    if marked:
-        _mark_responses(items, ttl)
     return items
 
 
@@ -437,16 +476,18 @@ def _responses_call_item(part: ToolUse | ToolResult) -> dict[str, Any]:
 
 
 def _mark_responses(items: list[dict[str, Any]], ttl: str | None) -> None:
-    for item in reversed(items):
-        if item.get("type") == "function_call_output" and isinstance(item["output"], str):
-            item["output"] = [{"type": "input_text", "text": item["output"]}]
-        content = (
-            item.get("output")
-            if item.get("type") == "function_call_output"
-            else item.get("content")
-        )
+    """Mark a copy of the last item that can carry a breakpoint (`items` is the request's own)."""
+    for at in range(len(items) - 1, -1, -1):
+        item = items[at]
+        is_output = item.get("type") == "function_call_output"
+        field = "output" if is_output else "content"
+        content = item.get(field)
+        if is_output and isinstance(content, str):
+            content = [{"type": "input_text", "text": content}]
         if item.get("role") != "assistant" and isinstance(content, list) and content:
-            _mark_last(content, True, ttl, _RESPONSES_MARKABLE)
+            content = list(content)
+            _mark_last(content, ttl, _RESPONSES_MARKABLE)
+            items[at] = {**item, field: content}
             return
 
 
