@@ -175,6 +175,10 @@ class _Planner:
         self.notes: list[str] = []
         self.chosen: list[_Chosen] = []
         self.contents: dict[int, list[Any]] = {}  # the parsed content blocks, by message index
+        self.markable: dict[int, list[bool]] = {}  # which of them can carry a marker
+        self.unmarkable_layers = frozenset(
+            layer for layer in Layer if str(layer) in caps.unmarkable_layers
+        )
         self.cumulative: list[int] = rendered.aligned("tokens through", self._running_tokens)
         self.prefix_end = last_through(self.blocks, Layer.HISTORY)
         self.prefix_tokens = self.cumulative[self.prefix_end] if self.prefix_end >= 0 else 0
@@ -228,16 +232,17 @@ class _Planner:
 
     def _place(self, index: int, part: int | None, reason: str) -> _Refusal | None:
         """Place a breakpoint; None when placed (or already there), else why not."""
-        where = _path(self.blocks[index], part)
         if len(self.chosen) >= self.budget:
+            where = _path(self.blocks[index], part)
             note = f"no breakpoint at {where} ({reason}): the {self.budget} free slot(s) are used"
             return _Refusal("slots", note)
         target = self._markable_at_or_before(index, part)
         if target is None:
+            where = _path(self.blocks[index], part)
             note = f"no breakpoint for {reason}: no block at or before {where} can carry a marker"
             return _Refusal("unmarkable", note)
         if target[0] != index or (part is not None and target[1] != part):
-            reason += f"; moved from {where}, which cannot carry a marker"
+            reason += f"; moved from {_path(self.blocks[index], part)}, which cannot carry a marker"
         spot = self._normal(*target)
         tokens = self._tokens_through(*spot)
         if tokens < self.minimum:
@@ -312,7 +317,7 @@ class _Planner:
             end >= 0
             and self.blocks[end].layer == layer
             and end != self.prefix_end
-            and str(layer) not in self.caps.unmarkable_layers
+            and layer not in self.unmarkable_layers
         ):
             self._add(end, f"end of the {layer} layer")
 
@@ -365,7 +370,7 @@ class _Planner:
         """
         for i in range(index, -1, -1):
             block = self.blocks[i]
-            if str(block.layer) in self.caps.unmarkable_layers:
+            if block.layer in self.unmarkable_layers:
                 continue
             if block.layer < Layer.HISTORY:
                 return i, None
@@ -386,8 +391,12 @@ class _Planner:
 
     def _markable_parts(self, index: int) -> list[bool]:
         """For each content block of message `index`, whether it can carry a marker."""
-        role = self.blocks[index].role
-        return [_markable_part(role, part, self.caps) for part in self._content(index)]
+        flags = self.markable.get(index)
+        if flags is None:
+            role = self.blocks[index].role
+            flags = [_markable_part(role, part, self.caps) for part in self._content(index)]
+            self.markable[index] = flags
+        return flags
 
     def _content(self, index: int) -> list[Any]:
         """The content blocks of message `index`, parsed from its bytes once per plan."""
