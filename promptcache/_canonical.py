@@ -3,8 +3,8 @@ Deterministic serialisation and the block hash chain.
 
 Canonical form is JSON with sorted keys, str keys only, no NaN or Infinity, no sets, and no value
 that JSON cannot carry. orjson does the work in C; the slow Python walk runs only when orjson
-refuses a value or when the output holds a `null` that might have been a NaN, and its job is to
-name the offending path and say how to fix it.
+refuses a value or when the output holds a `null` that might have been a NaN (its bytes read back
+are not equal to the value), and its job is to name the offending path and say how to fix it.
 """
 
 from __future__ import annotations
@@ -45,8 +45,11 @@ def canonical_bytes(value: Any, path: str = "$") -> bytes:
         raise CanonicalError(
             path, f"orjson cannot serialise {_describe(value)}", _FIX_TYPE
         ) from None
-    if b"null" in data:
-        _explain(value, path)  # orjson writes NaN and Infinity as null: rule them out
+    # orjson writes NaN and Infinity as null. Reading the bytes back and comparing (both in C)
+    # rules them out: a NaN or an Infinity never equals the None it came back as. Only when the
+    # two differ for another reason (a tuple comes back as a list) does the slow walk decide.
+    if b"null" in data and orjson.loads(data) != value:
+        _explain(value, path)
     return data
 
 
