@@ -284,8 +284,10 @@ class Prompt:
         String replies are assistant messages. The moved messages keep their hashes, so the next
         request's prefix matches this one's up to and including the old tail.
         """
-        # One copy of the history, not two: it is the only part of a turn that grows with it.
-        history = self.history + (*self.tail, *_as_messages(replies, "assistant"))
+        # One copy of the history, not two: it is the only part of a turn that grows with it
+        # (unpacking all three would copy it into a list and then into the tuple).
+        new = (*self.tail, *_as_messages(replies, "assistant"))
+        history = self.history + new
         return self._extend(Layer.HISTORY, history, clear_tail=True)
 
     def pinned(self, pin: bool = True) -> Prompt:

@@ -55,3 +55,29 @@ def add_vendor_option(
         help=f"{what}: {', '.join(VENDOR_NAMES)} or an alias (`promptcache vendors`); "
         "default: detected from the request's shape",
     )
+
+
+def output_file(path: Path) -> Path:
+    """
+    Check an `-o` path before any work is done: it must name a file in an existing folder, so a
+    mistyped path is a usage error naming it, not an internal error after the work is lost.
+    """
+    if path.is_dir():
+        raise InputError(
+            f"-o {str(path)!r} is a folder; name a file, e.g. -o {str(path / 'report.txt')!r}"
+        )
+    folder = path.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise InputError(
+            f"-o {str(path)!r}: the folder {str(folder)!r} {what}; create it or choose another path"
+        )
+    return path
+
+
+def write_output(path: Path, text: str) -> None:
+    """Write a report to an `-o` path; a refusal (permissions, a full disk) names the path."""
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write -o {str(path)!r}: {exc.strerror or exc}") from None

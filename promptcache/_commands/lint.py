@@ -23,6 +23,7 @@ from ..lint import (
     lint_report,
     load_config,
 )
+from ._io import output_file, write_output
 
 __all__ = ["register", "run"]
 
@@ -74,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
     if args.list_rules:
         return _write(lambda out: _print_rules(out), 0)
     config = _config(args)
+    output = output_file(args.output) if args.output else None
     report = lint_report(args.paths, config=config)
     findings = report.findings
     if report.files == 0:
@@ -84,8 +86,8 @@ def run(args: argparse.Namespace) -> int:
         )
     problems = [f for f in findings if f.severity != "info"]
     status = 1 if problems and not args.exit_zero else 0
-    if args.output:
-        args.output.write_text(format_findings(findings, args.format), encoding="utf-8")
+    if output is not None:
+        write_output(output, format_findings(findings, args.format))
     elif args.statistics:
         status = _write(lambda out: _print_statistics(findings, out), status)
     elif args.format == "text":

@@ -61,6 +61,24 @@ def test_output_file(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert capsys.readouterr().out == ""
 
 
+@pytest.mark.parametrize(
+    ("output", "said"),
+    [
+        ("templates", "is a folder"),
+        ("missing/dir/report.json", "'missing/dir' does not exist"),
+        ("pyproject.toml/report.json", "is not a folder"),
+    ],
+)
+def test_output_that_cannot_be_a_file_is_a_usage_error(
+    project: Path, capsys: pytest.CaptureFixture[str], output: str, said: str
+) -> None:
+    assert main(["lint", "-o", output, "templates"]) == 2
+    err = capsys.readouterr().err
+    assert f"-o {output!r}" in err and said in err
+    assert "internal error" not in err
+    assert not (project / "missing").exists()
+
+
 def test_select_ignore_threshold_flags(project: Path) -> None:
     assert main(["lint", "--ignore", "PC101", "templates"]) == 0
     assert main(["lint", "--select", "pc102", "templates"]) == 0
