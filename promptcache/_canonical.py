@@ -11,14 +11,29 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
 
-from ._errors import CanonicalError
+from ._errors import CanonicalError, InputError
 
-__all__ = ["canonical_bytes", "chain_hash", "json_path"]
+__all__ = [
+    "MAX_DEPTH",
+    "canonical_bytes",
+    "chain_hash",
+    "check_depth",
+    "json_path",
+    "load_json",
+    "refusing_deeper",
+]
+
+# The deepest nesting of objects and arrays promptcache reads: what orjson, its serialiser, can
+# carry (it refuses 255 levels). Request bodies nest a few levels (a content block in a message
+# in a list), tool inputs and schemas a few more. Deeper input is refused with this number before
+# a reader walks it into a RecursionError.
+MAX_DEPTH = 254
 
 # Passthrough options make orjson refuse (instead of silently converting) datetimes, dataclasses and
 # subclasses of builtins, so the slow walk can explain them.
@@ -41,6 +56,7 @@ def canonical_bytes(value: Any, path: str = "$") -> bytes:
     try:
         data = orjson.dumps(value, option=_OPTIONS)
     except (TypeError, orjson.JSONEncodeError):
+        check_depth(value, path)  # before the walk below, which recurses
         _explain(value, path)
         raise CanonicalError(
             path, f"orjson cannot serialise {_describe(value)}", _FIX_TYPE
@@ -51,6 +67,104 @@ def canonical_bytes(value: Any, path: str = "$") -> bytes:
     if b"null" in data and orjson.loads(data) != value:
         _explain(value, path)
     return data
+
+
+def depth_of(value: Any) -> int:
+    """How many objects and arrays nest in `value` at its deepest (0 for a scalar), without
+    recursion, so that any depth can be measured."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, Mapping):
+            children: Any = item.values()
+        elif isinstance(item, list | tuple):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def check_depth(value: Any, what: str) -> None:
+    """
+    Refuse `value` (read from `what`) when it nests deeper than `MAX_DEPTH`. Every reader calls
+    this where the value enters: cheaply, as one serialisation in C, which stops at orjson's
+    limit; the measuring walk runs only when that fails.
+    """
+    try:
+        orjson.dumps(value, option=_OPTIONS)
+        return
+    except (TypeError, orjson.JSONEncodeError):
+        pass  # too deep, or a value orjson refuses: measure
+    depth = depth_of(value)
+    if depth > MAX_DEPTH:
+        raise InputError(_too_deep(what, str(depth)))
+
+
+@contextmanager
+def refusing_deeper(**values: Any) -> Iterator[None]:
+    """
+    Run a reader on values a caller passed in (requests, by name), and turn a failure that
+    comes from nesting deeper than `MAX_DEPTH` (orjson's limit, Python's recursion limit) into
+    the error that says so. Free on the way in: the values are measured only after a failure.
+    """
+    try:
+        yield
+    except (RecursionError, TypeError):
+        for name, value in values.items():
+            check_depth(value, name)
+        raise
+
+
+def load_json(raw: bytes | str, what: str) -> Any:
+    """
+    Parse JSON read from `what` (a file name, `line 3`), refusing input nested deeper than
+    `MAX_DEPTH` with the depth and the limit. Other parse errors raise `orjson.JSONDecodeError`
+    for the caller to word.
+    """
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        depth = _text_depth(raw)
+        if depth > MAX_DEPTH:
+            raise InputError(_too_deep(what, str(depth))) from None
+        raise
+    check_depth(value, what)
+    return value
+
+
+def _too_deep(what: str, depth: str) -> str:
+    return (
+        f"{what} nests {depth} levels of objects and arrays; promptcache reads at most "
+        f"{MAX_DEPTH}, the deepest its JSON serialiser (orjson) carries. Send the deep value as a "
+        "JSON string, or leave it out"
+    )
+
+
+def _text_depth(raw: bytes | str) -> int:
+    """The deepest nesting of `[` and `{` in JSON text, outside strings (for text orjson refused
+    as too deep, so this runs only on the error path)."""
+    text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
+    depth = deepest = 0
+    in_string = escaped = False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def chain_hash(previous: bytes, link: bytes) -> bytes:

@@ -23,6 +23,7 @@ from typing import Any
 
 import orjson
 
+from ._canonical import load_json
 from ._errors import InputError
 from ._usage import CacheUsage
 from .debug.memory import model_of
@@ -195,7 +196,7 @@ def build_report(
 
 def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
     try:
-        record = orjson.loads(line)
+        record = load_json(line, f"line {number}")
     except orjson.JSONDecodeError as exc:
         raise InputError(
             f"line {number}: not valid JSON ({exc}); each line is one record"

@@ -9,6 +9,7 @@ from typing import Any
 
 import orjson
 
+from .._canonical import load_json
 from .._errors import InputError
 from ..vendors import VENDOR_NAMES, get_vendor
 
@@ -23,7 +24,7 @@ def load_json_object(file: str, *, holds: str) -> dict[str, Any]:
     except OSError as exc:
         raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
     try:
-        data = orjson.loads(raw)
+        data = load_json(raw, file)
     except orjson.JSONDecodeError as exc:
         raise InputError(
             f"{file} is not valid JSON ({exc}); expected a JSON object of {holds}"

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._canonical import check_depth
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, resolve_vendor
@@ -88,6 +89,8 @@ def diff(
     that does not read as that vendor's is an `InputError`, never a silent "cache kept".
     """
     a, b = plain_request(a, "a"), plain_request(b, "b")
+    check_depth(a, "request a")
+    check_depth(b, "request b")
     spec = resolve_vendor(a, vendor)
     if resolve_vendor(b, spec) is not spec:
         _raise_mixed(spec, resolve_vendor(b, spec))

@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
 
+from .._canonical import refusing_deeper
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from .._usage import CacheUsage
@@ -134,6 +135,17 @@ class Monitor(Judging):
         the same key left in the cache, else None.
         """
         plain = plain_request(request, "request")
+        with refusing_deeper(request=plain, response=response):
+            return self._observe(plain, response, usage, key, at)
+
+    def _observe(
+        self,
+        plain: Mapping[str, Any],
+        response: Any,
+        usage: CacheUsage | None,
+        key: str | None,
+        at: float | datetime | None,
+    ) -> Invalidation | None:
         if usage is None and response is None:
             raise InputError("observe() needs the response or usage=CacheUsage(...)")
         vendor = self._vendor_of(plain, response)

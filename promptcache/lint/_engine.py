@@ -20,7 +20,9 @@ from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+import orjson
 
+from .._canonical import load_json
 from .._errors import InputError
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
@@ -458,9 +460,14 @@ class _ChatTemplate:
 def _lint_tokenizer_config(source: str, path: str, config: LintConfig) -> list[Finding]:
     """Lint the `chat_template` (a string, or a list of named templates) of a tokenizer config."""
     try:
-        data = json.loads(source)
-    except json.JSONDecodeError as exc:
-        return _select([_parse_error(path, exc.lineno, f"invalid JSON: {exc.msg}")], config)
+        data = load_json(source, path)
+    except InputError as exc:  # nested deeper than promptcache reads
+        return _select([_parse_error(path, 1, str(exc))], config)
+    except orjson.JSONDecodeError:
+        try:  # what orjson refuses and json takes (NaN), or json's words for the error
+            data = json.loads(source)
+        except json.JSONDecodeError as exc:
+            return _select([_parse_error(path, exc.lineno, f"invalid JSON: {exc.msg}")], config)
     key_line = next(
         (n for n, text in enumerate(source.splitlines(), 1) if '"chat_template"' in text), 1
     )
