@@ -330,9 +330,10 @@ class Prompt:
         rendered = Rendered(blocks=result, counter=counter.name)
         if start and known is not None and known[1]._aligned:
             valid = len(start)
+            # dict() copies in one C call: another thread may be adding to the parent's lists.
+            inherited = dict(known[1]._aligned)
             rendered._aligned.update(
-                (name, (values, min(count, valid)))
-                for name, (values, count) in known[1]._aligned.items()
+                (name, (values, min(count, valid))) for name, (values, count) in inherited.items()
             )
         _set(self, "_known", (counter, rendered, len(result)))
         return rendered

@@ -217,3 +217,26 @@ def test_gemini_irregular_call_ids_are_written_afresh() -> None:
     assert exact(kwargs) == exact(afresh(grown, "gemini"))
     response = kwargs["contents"][0]["parts"][0]["function_response"]
     assert response["name"] == "search"
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_threads_growing_one_base_get_their_own_requests(vendor: str) -> None:
+    """One base prompt shared by threads: each grows it its own way and gets its own request."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    base = Prompt(volatile="ignore").add_tools(_tool("t")).add_system("s").with_tail("q")
+    for turn in range(40):
+        base = base.commit_tail(f"a{turn}").with_tail(f"q{turn}")
+    request(base, vendor)
+
+    def grow_and_send(worker: int) -> list[tuple[Prompt, dict[str, Any]]]:
+        prompt, out = base, []
+        for turn in range(20):
+            prompt = prompt.commit_tail(f"w{worker} a{turn}").with_tail(f"w{worker} q{turn}")
+            out.append((prompt, request(prompt, vendor)))
+        return out
+
+    with ThreadPoolExecutor(8) as pool:
+        results = [r for batch in pool.map(grow_and_send, range(8)) for r in batch]
+    for prompt, kwargs in results:
+        assert exact(kwargs) == exact(afresh(prompt, vendor))
