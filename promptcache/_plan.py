@@ -30,6 +30,7 @@ and the slot would be wasted); the plan's notes say why, in words `promptcache i
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -176,9 +177,7 @@ class _Planner:
         self.chosen: list[_Chosen] = []
         self.contents: dict[int, list[Any]] = {}  # the parsed content blocks, by message index
         self.markable: dict[int, list[bool]] = {}  # which of them can carry a marker
-        self.unmarkable_layers = frozenset(
-            layer for layer in Layer if str(layer) in caps.unmarkable_layers
-        )
+        self.unmarkable_layers = _layers_named(caps.unmarkable_layers)
         self.cumulative: list[int] = rendered.aligned("tokens through", self._running_tokens)
         self.prefix_end = last_through(self.blocks, Layer.HISTORY)
         self.prefix_tokens = self.cumulative[self.prefix_end] if self.prefix_end >= 0 else 0
@@ -420,6 +419,12 @@ class _Planner:
         sizes = [len(orjson.dumps(c)) for c in self._content(index)]
         share = sum(sizes[: part + 1]) / sum(sizes) if sum(sizes) else 1.0
         return before + int(self.blocks[index].tokens * share)
+
+
+@functools.lru_cache(maxsize=16)
+def _layers_named(names: frozenset[str]) -> frozenset[Layer]:
+    """The layers with these names (`tools`), looked up once per set of names."""
+    return frozenset(layer for layer in Layer if str(layer) in names)
 
 
 def _markable_part(role: str, part: Any, caps: Capabilities) -> bool:

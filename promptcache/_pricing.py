@@ -202,6 +202,10 @@ class PriceTable:
         return Rates.from_json(models[key], f"{vendor}/{key}")
 
 
+_MINIMA: dict[tuple[int, str, str], tuple[Mapping[str, Any], int]] = {}
+_MINIMA_SIZE = 1024
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MinTokenTable:
     """Minimum cacheable prefix per vendor and model."""
@@ -210,6 +214,18 @@ class MinTokenTable:
     vendors: Mapping[str, Mapping[str, Any]]
 
     def minimum(self, vendor: str, model: str) -> int:
+        # Every request plans with its model's minimum: look each one up once per table. The
+        # memo holds the table's dict itself, so a new table (an edited file) never matches.
+        known = _MINIMA.get((id(self.vendors), vendor, model))
+        if known is not None and known[0] is self.vendors:
+            return known[1]
+        found = self._minimum(vendor, model)
+        if len(_MINIMA) >= _MINIMA_SIZE:
+            _MINIMA.clear()
+        _MINIMA[(id(self.vendors), vendor, model)] = (self.vendors, found)
+        return found
+
+    def _minimum(self, vendor: str, model: str) -> int:
         vendor = _table_key(vendor)
         entry = self.vendors.get(vendor)
         if entry is None:
