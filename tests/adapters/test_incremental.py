@@ -240,3 +240,26 @@ def test_threads_growing_one_base_get_their_own_requests(vendor: str) -> None:
         results = [r for batch in pool.map(grow_and_send, range(8)) for r in batch]
     for prompt, kwargs in results:
         assert exact(kwargs) == exact(afresh(prompt, vendor))
+
+
+_HISTORY_KEY = {
+    "anthropic": "messages",
+    "openai": "messages",
+    "engine": "messages",
+    "openai-responses": "input",
+    "gemini": "contents",
+}
+
+
+@pytest.mark.parametrize("vendor", VENDORS)
+def test_a_grown_prompt_reuses_the_pieces_of_unchanged_blocks(vendor: str) -> None:
+    """The next turn's request holds the very same (unmarked) message objects as the one
+    before: a turn writes its new blocks, not the history."""
+    prompt = Prompt(volatile="ignore").add_system("s").add_docs("d").with_tail("q")
+    for turn in range(30):
+        prompt = prompt.commit_tail(f"a{turn}").with_tail(f"q{turn}")
+    first = request(prompt, vendor)[_HISTORY_KEY[vendor]]
+    second = request(prompt.commit_tail("a").with_tail("q"), vendor)[_HISTORY_KEY[vendor]]
+    shared = sum(1 for a, b in zip(first, second, strict=False) if a is b)
+    # Everything but the system message, the marked ones and the old tail is shared.
+    assert shared >= len(first) - 6, (shared, len(first))
