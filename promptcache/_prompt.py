@@ -95,11 +95,11 @@ class Rendered:
 
     blocks: tuple[Block, ...]
     counter: str
-    # Lists aligned with `blocks` that are worked out from them (an adapter's request pieces, the
-    # running token sums), by name: (the list, how many of its leading entries hold for these
-    # blocks). A rendering grown from this one inherits them as it inherits the blocks, so
-    # nothing is worked out twice for a block that did not change.
-    _aligned: dict[str, tuple[list[Any], int]] = field(
+    # What is worked out from the blocks (an adapter's request pieces, the running token sums),
+    # by name: (a list aligned with the blocks, or a record like `adapters._pieces.Flat`; how many
+    # leading blocks it holds for). A rendering grown from this one inherits them as it inherits
+    # the blocks, so nothing is worked out twice for a block that did not change.
+    _aligned: dict[str, tuple[Any, int]] = field(
         default_factory=dict, init=False, repr=False, compare=False
     )
 
@@ -113,8 +113,9 @@ class Rendered:
         """
         known = self._aligned.get(name)
         if known is not None and known[1] == len(known[0]) == len(self.blocks):
-            return known[0]
-        values = known[0][: known[1]] if known is not None else []
+            done: list[Any] = known[0]
+            return done
+        values: list[Any] = known[0][: known[1]] if known is not None else []
         extend(values)
         if len(values) != len(self.blocks):
             raise AssertionError(f"{name}: {len(values)} entries for {len(self.blocks)} blocks")

@@ -15,18 +15,21 @@ requests as they were when they were returned.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from .._parts import Part
 from .._prompt import Block, Layer, Prompt, Rendered
 
-__all__ = ["block_parts", "flat_items", "piece_of", "pieces"]
+__all__ = ["Flat", "block_parts", "flat_layout", "piece_of", "pieces"]
 
 
-def block_parts(prompt: Prompt, blocks: tuple[Block, ...], start: int) -> Iterator[Part]:
-    """The part behind each block from `start` on (tools in render order)."""
+def block_parts(
+    prompt: Prompt, blocks: tuple[Block, ...], start: int, end: int | None = None
+) -> Iterator[Part]:
+    """The part behind each block from `start` on, up to `end` (tools in render order)."""
     layers: dict[Layer, tuple[Part, ...]] = {}
-    for index in range(start, len(blocks)):
+    for index in range(start, len(blocks) if end is None else end):
         block = blocks[index]
         parts = layers.get(block.layer)
         if parts is None:
@@ -64,31 +67,63 @@ def pieces(
     return rendered, rendered.aligned(kind, extend)
 
 
-def flat_items(
-    rendered: Rendered, kind: str, values: list[Any], start: int
-) -> tuple[list[Any], list[int]]:
+# How many of the last blocks a flat layout remembers the item counts of: enough to drop the
+# previous turn's tail and to find any breakpoint near the end without looking at the history.
+_RECENT = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Flat:
     """
-    The items of the blocks from `start` on, one list (a Chat Completions message block is a
-    message plus one per tool result), and where each block's items end in it. Kept with the
-    rendering like the pieces, so a turn appends its new blocks' items to what it inherited.
+    A request format that writes each message block as a run of items (Chat Completions: a
+    message plus one per tool result), laid out once per rendering: the pieces of the tools,
+    system and document blocks, every message block's items in one list, and the item counts of
+    the last few blocks. A rendering grown from this one shares `static` and copies `items` once.
     Read-only, like the pieces.
     """
 
-    def extend(ends: list[int]) -> None:
-        total = ends[-1] if ends else 0
-        for index in range(len(ends), len(values)):
-            if index >= start:
-                total += len(values[index])
-            ends.append(total)
+    static: list[Any]
+    items: list[Any]
+    counts: tuple[int, ...]  # items of each of the last len(counts) blocks
+    blocks: int
 
-    ends = rendered.aligned(f"{kind} item ends", extend)
-    name = f"{kind} items"
-    known = rendered._aligned.get(name)
-    if known is not None and known[1] == len(ends) and len(known[0]) == (ends[-1] if ends else 0):
-        return known[0], ends
+    def block_end(self, index: int) -> int | None:
+        """Where block `index`'s items end in `items`; None when it is not among the last few."""
+        behind = self.blocks - 1 - index
+        if behind >= len(self.counts):
+            return None
+        return len(self.items) - sum(self.counts[len(self.counts) - behind :])
+
+
+def flat_layout(prompt: Prompt, kind: str, write: Callable[[Any], Any]) -> tuple[Rendered, Flat]:
+    """The prompt's rendering and its `Flat` layout for request format `kind`."""
+    rendered = prompt.render()
+    blocks = rendered.blocks
+    known = rendered._aligned.get(kind)
+    if known is not None and known[1] == known[0].blocks == len(blocks):
+        done: Flat = known[0]
+        return rendered, done
+    static_end = len(prompt.tools) + len(prompt.system) + len(prompt.docs)
+    old: Flat | None = known[0] if known is not None else None
     valid = known[1] if known is not None else 0
-    items = known[0][: ends[valid - 1]] if known is not None and valid else []
-    for index in range(max(valid, start), len(values)):
-        items += values[index]
-    rendered._aligned[name] = (items, len(ends))
-    return items, ends
+    dropped = old.blocks - valid if old is not None else 0
+    if old is None or valid < static_end or dropped > len(old.counts):
+        static = [
+            piece_of(part, kind, write) for part in block_parts(prompt, blocks, 0, static_end)
+        ]
+        items: list[Any] = []
+        counts: list[int] = []
+        start = static_end
+    else:
+        static = old.static
+        kept = len(old.counts) - dropped
+        items = old.items[: len(old.items) - sum(old.counts[kept:])]
+        counts = list(old.counts[:kept])
+        start = valid
+    for part in block_parts(prompt, blocks, start):
+        piece = piece_of(part, kind, write)
+        items += piece
+        counts.append(len(piece))
+    flat = Flat(static, items, tuple(counts[-_RECENT:]), len(blocks))
+    rendered._aligned[kind] = (flat, len(blocks))
+    return rendered, flat

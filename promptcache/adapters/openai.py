@@ -45,7 +45,7 @@ from ..vendors import Capabilities, openai_chat, openai_responses
 from ..vendors._openai import OpenAIChatStream, read_chat_usage, supports_breakpoints
 from ..vendors.openai_responses import OpenAIResponsesStream, read_responses_usage
 from ._base import BaseAdapter
-from ._pieces import flat_items, pieces
+from ._pieces import block_parts, flat_layout, piece_of
 
 __all__ = [
     "OpenAIChatAdapter",
@@ -192,24 +192,26 @@ def _mark_last(parts: list[dict[str, Any]], ttl: str | None, markable: set[str])
 
 class _Layout:
     """
-    A request's sections from the blocks' unmarked pieces: the tool pieces, the system and
-    document parts (marked where the plan says), and each message block's items.
+    A request's sections from the blocks' unmarked pieces (`Flat`): the tool pieces, the system
+    and document parts (marked where the plan says), and the message blocks' items.
     """
 
     def __init__(
         self, prompt: Prompt, chosen: Plan | None, kind: str, write: Callable[[Any], Any]
     ) -> None:
+        self.prompt = prompt
         self.kind = kind
-        self.rendered, self.pieces = pieces(prompt, kind, write)
+        self.write = write
+        self.rendered, self.flat = flat_layout(prompt, kind, write)
         self.marks = _marks(self.rendered, chosen)
         self.tools_end = len(prompt.tools)
         self.system_end = self.tools_end + len(prompt.system) + len(prompt.docs)
 
     def tools(self) -> list[dict[str, Any]]:
-        return self.pieces[: self.tools_end]
+        return self.flat.static[: self.tools_end]
 
     def system(self, markable: set[str]) -> list[dict[str, Any]]:
-        parts = self.pieces[self.tools_end : self.system_end]
+        parts = self.flat.static[self.tools_end : self.system_end]
         for index, ttl in self.marks.items():
             if self.tools_end <= index < self.system_end:
                 at = index - self.tools_end
@@ -221,15 +223,25 @@ class _Layout:
         self, out: list[dict[str, Any]], mark: Callable[[list[dict[str, Any]], str | None], None]
     ) -> None:
         """Append the message blocks' items to `out`; `mark` marks a copy of a planned block's."""
-        items, ends = flat_items(self.rendered, self.kind, self.pieces, self.system_end)
         offset = len(out)
-        out += items
+        out += self.flat.items
         for index, ttl in self.marks.items():
             if index >= self.system_end:
-                block = list(self.pieces[index])
+                block = list(self._piece(index))
                 mark(block, ttl)
-                end = offset + ends[index]
+                end = offset + self._block_end(index)
                 out[end - len(block) : end] = block
+
+    def _piece(self, index: int) -> Any:
+        part = next(block_parts(self.prompt, self.rendered.blocks, index, index + 1))
+        return piece_of(part, self.kind, self.write)
+
+    def _block_end(self, index: int) -> int:
+        """Where block `index`'s items end among the message items."""
+        end = self.flat.block_end(index)
+        if end is None:  # far back (a lookback breakpoint at the previous request's end)
+            end = sum(len(self._piece(i)) for i in range(self.system_end, index + 1))
+        return end
 
 
 def _data_url(media_type: str, data: str) -> str:

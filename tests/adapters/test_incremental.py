@@ -263,3 +263,28 @@ def test_a_grown_prompt_reuses_the_pieces_of_unchanged_blocks(vendor: str) -> No
     shared = sum(1 for a, b in zip(first, second, strict=False) if a is b)
     # Everything but the system message, the marked ones and the old tail is shared.
     assert shared >= len(first) - 6, (shared, len(first))
+
+
+@pytest.mark.parametrize("vendor", ["openai", "openai-responses", "engine"])
+def test_a_long_tail_replaced_and_a_marker_far_back(vendor: str) -> None:
+    """More blocks dropped than the layout remembers counts for (a 70-message tail replaced),
+    and a breakpoint far back in the history: both as from scratch."""
+    import dataclasses
+
+    prompt = Prompt(volatile="ignore").add_system("s").with_tail("q")
+    for turn in range(50):
+        prompt = prompt.commit_tail(f"a{turn}").with_tail(f"q{turn}")
+    long_tail = prompt.with_tail(*[f"t{n}" for n in range(70)])
+    request(long_tail, vendor)
+    short = long_tail.with_tail("done?")
+    assert exact(request(short, vendor)) == exact(afresh(short, vendor))
+    if vendor == "engine":
+        return
+    chosen = plan(short, vendor=vendor, model=MODELS[vendor], min_tokens=1)
+    far = dataclasses.replace(chosen.breakpoints[-1], block_index=3, path="history[2]")
+    moved = dataclasses.replace(chosen, breakpoints=(far,))
+    adapter = get_adapter(vendor)
+    rebuilt = Prompt.from_json(short.to_json(), volatile="ignore")
+    assert exact(adapter.to_request(short, model=MODELS[vendor], plan=moved)) == exact(
+        adapter.to_request(rebuilt, model=MODELS[vendor], plan=moved)
+    )
