@@ -42,7 +42,7 @@ from .._usage import CacheUsage
 from ..vendors import Capabilities
 from ..vendors.gemini import RULES, GeminiStream, read_usage
 from ._base import BaseAdapter, get_field
-from ._pieces import block_parts, piece_of, pieces
+from ._pieces import block_parts, piece_of
 
 __all__ = ["CacheDecision", "CachedPrefix", "GeminiAdapter", "GeminiCacheManager", "GeminiStream"]
 
@@ -76,21 +76,21 @@ class GeminiAdapter(BaseAdapter):
         `plan` is accepted for symmetry; Gemini has no markers to place.
         """
         config_out = dict(config or {})
-        layout = _pieces(prompt)
+        flat = _layout(prompt)
         tools_end = len(prompt.tools)
         system_end = tools_end + len(prompt.system)
         if cached_content is not None:
             name = _check_cached(prompt, cached_content, config_out, tool_config)
             config_out["cached_content"] = name
-            contents = layout[system_end + len(prompt.docs) :]
+            contents = flat.items[len(prompt.docs) :]
         else:
             if prompt.system:
-                config_out["system_instruction"] = {"parts": layout[tools_end:system_end]}
+                config_out["system_instruction"] = {"parts": flat.static[tools_end:system_end]}
             if prompt.tools:
-                config_out["tools"] = [{"function_declarations": layout[:tools_end]}]
+                config_out["tools"] = [{"function_declarations": flat.static[:tools_end]}]
             if tool_config:
                 config_out["tool_config"] = dict(tool_config)
-            contents = layout[system_end:]
+            contents = list(flat.items)
         if not contents:
             raise InputError(
                 "Gemini needs at least one content; add one with Prompt.with_tail(...)"
@@ -105,48 +105,89 @@ class GeminiAdapter(BaseAdapter):
         return GeminiStream()
 
 
-def _pieces(prompt: Prompt) -> list[Any]:
+# How many of the last blocks a layout remembers the call names after: enough to drop the
+# previous turn's tail without reading the history again.
+_RECENT = 64
+_State = tuple[dict[str, str], bool]  # the call names so far, and whether the calls are regular
+
+
+@dataclass(frozen=True, slots=True)
+class _Layout:
     """
-    Each block's request piece (a function declaration, a system instruction part, a content).
-    A function response names its function from the call with the same id anywhere in the
-    conversation, so its piece depends on other blocks: it is never remembered by its part, and
-    when the ids are not one call each, answered after it, every piece is written afresh.
+    A prompt's request pieces, laid out once per rendering: the function declarations and
+    system instruction parts (`static`), one content per document and message (`items`), and
+    the call names after each of the last few blocks. A rendering grown from this one shares
+    `static` and copies `items` once. Read-only: the pieces are shared with other requests.
+    """
+
+    static: list[Any]
+    items: list[Any]
+    states: tuple[_State, ...]
+    blocks: int
+
+
+def _layout(prompt: Prompt) -> _Layout:
+    """
+    The prompt's `_Layout`. A function response names its function from the call with the same
+    id anywhere in the conversation, so its piece is never remembered by its part; and when the
+    calls are not regular (an id called twice, or answered before it is called), every piece is
+    written afresh from the whole conversation's names and nothing is kept.
     """
     rendered = prompt.render()
-    names, regular = _call_names(prompt, rendered)
+    blocks = rendered.blocks
+    known = rendered._aligned.get("gemini")
+    if known is not None and known[1] == known[0].blocks == len(blocks):
+        done: _Layout = known[0]
+        return done
+    static_end = len(prompt.tools) + len(prompt.system)
+    old: _Layout | None = known[0] if known is not None else None
+    valid = known[1] if known is not None else 0
+    kept = len(old.states) - (old.blocks - valid) if old is not None else -1
+    if old is not None and valid >= static_end and (kept > 0 or valid == static_end):
+        static = old.static
+        items = old.items[: len(old.items) - (old.blocks - valid)]
+        states = list(old.states[:kept])
+        start = valid
+    else:
+        static = [
+            piece_of(part, "gemini", _static_piece)
+            for part in block_parts(prompt, blocks, 0, static_end)
+        ]
+        items, states, start = [], [], static_end
+    names, regular = states[-1] if states else ({}, True)
+    added = list(block_parts(prompt, blocks, start))
+    for part in added:
+        names, regular = _after(part, names, regular)
+        states.append((names, regular))
     if not regular:
-        return [_piece(part, names) for part in block_parts(prompt, rendered.blocks, 0)]
-
-    def write(part: Part) -> Any:
+        fresh = [_piece(part, names) for part in block_parts(prompt, blocks, static_end)]
+        return _Layout(static, fresh, (), len(blocks))
+    for part in added:
         if isinstance(part, Message) and any(isinstance(c, ToolResult) for c in part.content):
-            return _piece(part, names)
-        return piece_of(part, "gemini", lambda part: _piece(part, names))
+            items.append(_piece(part, names))
+        else:
+            items.append(piece_of(part, "gemini", _static_piece))
+    layout = _Layout(static, items, tuple(states[-_RECENT:]), len(blocks))
+    rendered._aligned["gemini"] = (layout, len(blocks))
+    return layout
 
-    return pieces(prompt, "gemini", write, memoise=False)[1]
+
+def _after(part: Part, names: dict[str, str], regular: bool) -> _State:
+    """The call names and regularity after one more block."""
+    if not isinstance(part, Message):
+        return names, regular
+    calls = [(c.id, c.name) for c in part.content if isinstance(c, ToolUse)]
+    if calls:
+        ids = {call_id for call_id, _ in calls}
+        regular = regular and len(ids) == len(calls) and not ids & names.keys()
+        names = {**names, **dict(calls)}
+    answered = [c.tool_use_id for c in part.content if isinstance(c, ToolResult)]
+    return names, regular and all(call_id in names for call_id in answered)
 
 
-def _call_names(prompt: Prompt, rendered: Rendered) -> tuple[dict[str, str], bool]:
-    """
-    The function name of every call id in the conversation, and whether the calls are regular:
-    each id called once, and every response after (or in the same message as) its call. Then a
-    response's name depends only on the blocks up to its own, and its piece can be kept.
-    """
-
-    def extend(states: list[tuple[dict[str, str], bool]]) -> None:
-        names, regular = states[-1] if states else ({}, True)
-        for part in block_parts(prompt, rendered.blocks, len(states)):
-            if isinstance(part, Message):
-                calls = [(c.id, c.name) for c in part.content if isinstance(c, ToolUse)]
-                if calls:
-                    ids = {call_id for call_id, _ in calls}
-                    regular = regular and len(ids) == len(calls) and not ids & names.keys()
-                    names = {**names, **dict(calls)}
-                answered = [c.tool_use_id for c in part.content if isinstance(c, ToolResult)]
-                regular = regular and all(call_id in names for call_id in answered)
-            states.append((names, regular))
-
-    states = rendered.aligned("gemini call names", extend)
-    return states[-1] if states else ({}, True)
+def _static_piece(part: Part) -> Any:
+    """The piece of a block that names no function response (it needs no call names)."""
+    return _piece(part, {})
 
 
 def _piece(part: Part, names: Mapping[str, str]) -> Any:
