@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .._canonical import check_depth
+from .._canonical import refusing_deeper
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, resolve_vendor
@@ -89,13 +89,13 @@ def diff(
     that does not read as that vendor's is an `InputError`, never a silent "cache kept".
     """
     a, b = plain_request(a, "a"), plain_request(b, "b")
-    check_depth(a, "request a")
-    check_depth(b, "request b")
-    spec = resolve_vendor(a, vendor)
-    if resolve_vendor(b, spec) is not spec:
-        _raise_mixed(spec, resolve_vendor(b, spec))
-    ea, eb = spec.elements(a), spec.elements(b)
-    return compare_elements(a, b, ea, eb, spec, counter or DEFAULT_COUNTER)
+    # Measured only if reading fails: a check up front serialises both requests again.
+    with refusing_deeper(**{"request a": a, "request b": b}):
+        spec = resolve_vendor(a, vendor)
+        if resolve_vendor(b, spec) is not spec:
+            _raise_mixed(spec, resolve_vendor(b, spec))
+        ea, eb = spec.elements(a), spec.elements(b)
+        return compare_elements(a, b, ea, eb, spec, counter or DEFAULT_COUNTER)
 
 
 def _raise_mixed(first: Vendor, second: Vendor) -> None:
