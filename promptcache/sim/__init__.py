@@ -1,0 +1,62 @@
+"""
+Offline EMULATIONS of each vendor's prompt cache: Anthropic, OpenAI, Gemini and vLLM.
+
+They answer the JSON the vendor SDKs send with vendor-shaped responses whose usage comes from
+what earlier requests left in an in-process cache, so examples and tests run the real SDK code
+path with no key and no network:
+
+    from promptcache.sim import AnthropicEmulator, ManualClock
+
+    clock = ManualClock()
+    emulator = AnthropicEmulator(clock=clock)
+    client = emulator.client()                  # a real anthropic.Anthropic, answered in process
+    message = client.messages.create(**request)
+    clock.advance(301)                          # past the 5-minute TTL
+
+The emulators read each vendor's rules (TTLs, minimums, lookback, granularity, slots) from the
+project's vendor data, but match prefixes with their own deliberately simple code: they are the
+oracle that the planner, `diff` and the monitor are tested against. Every answer says it is an
+emulation (its text and an `x-promptcache-emulation` header); the numbers are not a vendor's.
+Tokens are counted with the emulators' own ruler: one token per 4 bytes of the request's JSON.
+"""
+
+from __future__ import annotations
+
+from ._base import Emulator, Reply
+from ._core import EMULATION, ManualClock
+from .anthropic import AnthropicEmulator, Outcome
+from .gemini import GeminiEmulator
+from .openai import OpenAIEmulator
+from .vllm import VLLMEmulator
+
+__all__ = [
+    "EMULATION",
+    "AnthropicEmulator",
+    "Emulator",
+    "GeminiEmulator",
+    "ManualClock",
+    "OpenAIEmulator",
+    "Outcome",
+    "Reply",
+    "VLLMEmulator",
+    "emulator_for",
+]
+
+
+def emulator_for(vendor: str, **kwargs: object) -> Emulator:
+    """The emulator of an adapter name: anthropic, openai, openai-responses, gemini, engine/vllm."""
+    from .._errors import InputError
+
+    table: dict[str, type[Emulator]] = {
+        "anthropic": AnthropicEmulator,
+        "openai": OpenAIEmulator,
+        "openai-responses": OpenAIEmulator,
+        "gemini": GeminiEmulator,
+        "engine": VLLMEmulator,
+        "vllm": VLLMEmulator,
+    }
+    try:
+        cls = table[vendor]
+    except KeyError:
+        raise InputError(f"no emulator for {vendor!r}; choose one of: {', '.join(table)}") from None
+    return cls(**kwargs)  # type: ignore[arg-type]
