@@ -88,6 +88,16 @@ class Plan:
     budget: int
     automatic: bool = False
 
+    def explain(self) -> str:
+        """Each breakpoint with the reason it is there, then why others are not, in words."""
+        lines = [f"{self.vendor} {self.model}: {len(self.breakpoints)} breakpoint(s)"]
+        lines += [
+            f"  {b.path} (ttl {b.ttl or 'default'}, {b.tokens} tokens): {b.reason}"
+            for b in self.breakpoints
+        ]
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
     def at(self, block_index: int) -> Breakpoint | None:
         """The breakpoint on a block, if there is one (the first, if a message has two)."""
         return next((b for b in self.breakpoints if b.block_index == block_index), None)
@@ -121,6 +131,7 @@ def plan(
     previous: Prompt | Rendered | None = None,
     counter: TokenCounter | None = None,
     min_tokens: int | None = None,
+    conversation: bool = False,
 ) -> Plan:
     """
     Plan the breakpoints of one request for `vendor` (a name or alias from the registry in
@@ -132,6 +143,13 @@ def plan(
     implicit mode); it takes one slot; None means the vendor's default. `previous` is the prompt
     of the request before this one, which lets the lookback rule place its breakpoint exactly.
     `min_tokens` overrides the model's minimum from the table.
+
+    `conversation=True` says the prompt is one turn of a chat or agent loop (the next request is
+    this one plus a reply and a new user turn). Two placement rules follow from that: the end of
+    the tail is cached too (the next request repeats it as history), and without `previous=`
+    the lookback breakpoint goes at the end of the newest user turn of the history (where the
+    previous request's entries end) only when more content blocks than the lookback follow it,
+    instead of a lagging breakpoint 15 blocks back; otherwise the slot goes to the layer ends.
     """
     spec = get_vendor(vendor)
     vendor = spec.name
@@ -142,6 +160,7 @@ def plan(
     minimum = min_tokens
     use_auto = caps.automatic_mode if automatic is None else automatic
     builder = _Planner(caps, rendered, model, minimum, use_auto)
+    builder.conversation = conversation
     if reserved < 0:
         raise InputError(f"reserved must be >= 0 (markers the caller set), got {reserved}")
     builder.budget = (
@@ -173,6 +192,7 @@ class _Planner:
         self.minimum = minimum
         self.automatic = automatic
         self.budget = 0
+        self.conversation = False
         self.notes: list[str] = []
         self.chosen: list[_Chosen] = []
         self.contents: dict[int, list[Any]] = {}  # the parsed content blocks, by message index
@@ -209,6 +229,8 @@ class _Planner:
             return
         self._add(self.prefix_end, "end of the shared prefix")
         self._add_lookback(previous)
+        if self.conversation:
+            self._add_turn_end()
         for layer in (Layer.DOCS, Layer.SYSTEM, Layer.TOOLS):
             self._add_layer_end(layer)
 
@@ -274,6 +296,10 @@ class _Planner:
                     "there",
                 )
             return
+        turn = self._newest_user_turn() if self.conversation else None
+        if turn is not None:
+            self._add_turn_lookback(turn, window)
+            return
         if not self._more_parts_than(window, self._static_end(), self.prefix_end):
             return
         lag = self._lagging_point(int(window * _LAG_FRACTION), int(window * _LAG_NEAREST_FRACTION))
@@ -286,6 +312,54 @@ class _Planner:
                 "one (a parallel tool fan-out), it cannot read the previous request's cache "
                 f"entry: no lagging breakpoint can go at {_path(self.blocks[lag[0]], lag[1])}",
             )
+
+    # -- placement policy for conversations (a chat or agent loop) ------------------------------
+    #
+    # In a loop each request is the previous one plus the reply and a new user turn (a question or
+    # tool results). The previous request's entries therefore end at the newest user turn of the
+    # history: at its end when that request cached its tail (the turn-end breakpoint below), and
+    # just before it (its prefix end) otherwise.
+
+    def _newest_user_turn(self) -> int | None:
+        """The newest user message of the history (None: no history, so not a loop)."""
+        for index in range(self.prefix_end, self._static_end(), -1):
+            if self.blocks[index].role == "user":
+                return index
+        return None
+
+    def _add_turn_lookback(self, turn: int, window: int) -> None:
+        """
+        A lookback breakpoint at the end of the newest user turn, only when more content blocks
+        than the vendor looks back over follow it (a parallel tool fan-out); otherwise the end of
+        the prefix reaches that entry and the slot goes to the turn end and the layer ends.
+        """
+        gap = self._parts_between(turn, self.prefix_end)
+        if gap <= window:
+            return
+        self._add_reaching(
+            turn,
+            None,
+            f"lookback: the previous request in this loop ended at {self.blocks[turn].path} "
+            f"(the newest user turn), {gap} content blocks before the end of the prefix, beyond "
+            f"the {window}-block lookback",
+            f"this request cannot read the previous request's cache entry at "
+            f"{self.blocks[turn].path}, {gap} content blocks before the end of the prefix",
+        )
+
+    def _add_turn_end(self) -> None:
+        """
+        In a loop, cache the tail too: the next request repeats it as history, so writing it now
+        (1.25x once, then 0.1x) beats sending it uncached now and writing it next time. A prompt
+        with no user turn in its history (one-shot questions over documents) gets no such marker:
+        its tail is never repeated.
+        """
+        last = len(self.blocks) - 1
+        if last <= self.prefix_end or self._newest_user_turn() is None:
+            return
+        self._add(
+            last,
+            "end of the turn: in a conversation the next request repeats this turn as history",
+        )
 
     def _add_reaching(self, index: int, part: int | None, reason: str, lost: str) -> None:
         """

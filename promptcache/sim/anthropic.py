@@ -17,15 +17,15 @@ here are answered one at a time), workspace isolation (one emulator is one works
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import pairwise
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from itertools import pairwise
+from typing import Any, ClassVar, NamedTuple
 
 from ._base import Emulator, Rejected, need
 from ._core import EMULATION, Segment, Store, canonical, chain, cumulative, duration, tokens_of
 from ._rules import anthropic_rules, minimum
 
-__all__ = ["AnthropicEmulator", "Outcome"]
+__all__ = ["AnthropicEmulator", "Change", "Outcome", "Prepared"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -38,6 +38,25 @@ class Outcome:
     write_by_ttl: Mapping[str, int] = field(default_factory=dict)
     read_at: int = -1  # the content block whose entry was read (-1: none)
     written_at: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One request as the cache sees it: content blocks, the hash and tokens of every prefix."""
+
+    model: str
+    segments: tuple[Segment, ...]
+    hashes: tuple[bytes, ...]
+    totals: tuple[int, ...]
+    floor: int  # the model's minimum
+
+
+class Change(NamedTuple):
+    """A cache read (the entry's hash, or None) and writes ((hash, tokens, TTL seconds), ...)."""
+
+    outcome: Outcome
+    read_key: bytes | None
+    writes: tuple[tuple[bytes, int, float], ...]
 
 
 class AnthropicEmulator(Emulator):
@@ -108,35 +127,37 @@ class AnthropicEmulator(Emulator):
 
     def serve(self, body: Mapping[str, Any]) -> Outcome:
         """Read and write the cache for one request body; the usage in tokens."""
-        outcome, read_key, writes = self.evaluate(body)
-        now = self.clock()
-        if read_key is not None:
-            self.store.refresh(read_key, now)  # a read restarts the entry's TTL
-        for key, tokens, ttl in writes:
-            self.store.put(key, tokens, ttl, now)
-        return outcome
+        prepared = self.prepare(body)
+        points = self._breakpoints(body, prepared.segments)
+        change = self.what_if(prepared, points, self.clock())
+        self.apply(change, self.clock())
+        return change.outcome
 
-    def evaluate(
-        self, body: Mapping[str, Any]
-    ) -> tuple[Outcome, bytes | None, list[tuple[bytes, int, float]]]:
-        """
-        What the cache would do, without doing it: the outcome, the hash of the entry read (None:
-        no read) and the entries to write as (hash, tokens, TTL seconds).
-        """
+    def prepare(self, body: Mapping[str, Any]) -> Prepared:
+        """A request's content blocks, prefix hashes and token totals (markers play no part)."""
         model = need(body.get("model"), str, "model")
         segments = _segments(body, self.rules.unmarkable)
-        points = self._breakpoints(body, segments)
-        hashes = chain(canonical(["anthropic", model]), _pieces(body, segments))
-        totals = cumulative(s.tokens for s in segments)
-        now = self.clock()
+        return Prepared(
+            model=model,
+            segments=tuple(segments),
+            hashes=tuple(chain(canonical(["anthropic", model]), _pieces(body, segments))),
+            totals=tuple(cumulative(s.tokens for s in segments)),
+            floor=minimum("anthropic", model),
+        )
+
+    def what_if(self, prepared: Prepared, points: Sequence[tuple[int, str]], now: float) -> Change:
+        """
+        What the cache would do at `now` with breakpoints at `points` ((content block, TTL), in
+        order), without doing it. Benchmarks use it to try breakpoint sets.
+        """
+        hashes, totals = prepared.hashes, prepared.totals
         read_at = self._lookup(points, hashes, now)
         read = totals[read_at] if read_at >= 0 else 0
-        floor = minimum("anthropic", model)
         writes: list[tuple[bytes, int, float]] = []
         by_ttl: dict[str, int] = {}
         done = read
         for index, ttl in points:
-            if index <= read_at or totals[index] < floor:
+            if index <= read_at or totals[index] < prepared.floor:
                 continue
             writes.append((hashes[index], totals[index], duration(ttl)))
             by_ttl[ttl] = by_ttl.get(ttl, 0) + totals[index] - done
@@ -148,9 +169,16 @@ class AnthropicEmulator(Emulator):
             uncached=total - done,
             write_by_ttl=by_ttl,
             read_at=read_at,
-            written_at=tuple(i for i, _ in points if i > read_at and totals[i] >= floor),
+            written_at=tuple(i for i, _ in points if i > read_at and totals[i] >= prepared.floor),
         )
-        return outcome, hashes[read_at] if read_at >= 0 else None, writes
+        return Change(outcome, hashes[read_at] if read_at >= 0 else None, tuple(writes))
+
+    def apply(self, change: Change, now: float) -> None:
+        """Make a `what_if` happen: refresh the entry read, store the entries written."""
+        if change.read_key is not None:
+            self.store.refresh(change.read_key, now)  # a read restarts the entry's TTL
+        for key, tokens, ttl in change.writes:
+            self.store.put(key, tokens, ttl, now)
 
     def _lookup(
         self, points: Sequence[tuple[int, str]], hashes: Sequence[bytes], now: float
