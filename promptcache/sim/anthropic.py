@@ -241,9 +241,9 @@ def _segments(body: Mapping[str, Any], unmarkable: frozenset[str]) -> list[Segme
     for i, tool in enumerate(need(body.get("tools", []), list, "tools")):
         out.append(_block({"tool": tool}, need(tool, dict, f"tools[{i}]"), f"tools[{i}]", ttls))
     system = body.get("system")
-    if isinstance(system, str):
-        out.append(Segment.of({"system": system}))
-    elif system is not None:
+    if isinstance(system, str):  # one text block, which cannot carry a marker
+        system = [{"type": "text", "text": system}]
+    if system is not None:
         for i, block in enumerate(need(system, list, "system")):
             out.append(
                 _block({"system": block}, need(block, dict, f"system[{i}]"), f"system[{i}]", ttls)
@@ -252,9 +252,8 @@ def _segments(body: Mapping[str, Any], unmarkable: frozenset[str]) -> list[Segme
         need(message, dict, f"messages[{m}]")
         role = need(message.get("role"), str, f"messages[{m}].role")
         content = message.get("content")
-        if isinstance(content, str):
-            out.append(Segment.of({"role": role, "text": content}))
-            continue
+        if isinstance(content, str):  # the API reads it as one text block
+            content = [{"type": "text", "text": content}]
         for c, block in enumerate(need(content, list, f"messages[{m}].content")):
             where = f"messages[{m}].content[{c}]"
             kind = need(block, dict, where).get("type")

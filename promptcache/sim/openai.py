@@ -265,8 +265,10 @@ def _marker(part: Mapping[str, Any]) -> str | None:
 
 
 def _parts(role: str, content: Any, where: str) -> list[Segment]:
-    if isinstance(content, str) or content is None:
-        return [Segment.of({"role": role, "text": content}, markable=False)]
+    if content is None:
+        return [Segment.of({"role": role, "part": None}, markable=False)]
+    if isinstance(content, str):  # the same text as one text part: the model sees the same tokens
+        return [Segment.of({"role": role, "part": {"text": content, "type": "text"}})]
     out = []
     for i, part in enumerate(need(content, list, where)):
         bare = {
