@@ -22,7 +22,7 @@ from ._pricing import cost
 from ._prompt import Prompt
 from ._usage import CacheUsage
 from .adapters import get_adapter
-from .sim import Emulator, ManualClock, emulator_for
+from .sim import ManualClock, emulator_for, send
 
 __all__ = ["VENDORS", "DemoStep", "run_demo"]
 
@@ -153,7 +153,7 @@ def run_demo(
     for number, (label, prompt, is_broken) in enumerate(requests, 1):
         clock.advance(20)
         request = _request(adapter, adapter_name, prompt, model)
-        response = _send(client, emulator, adapter_name, request)
+        response = send(client, adapter_name, request)
         usage = adapter.read_usage(response)
         event = monitor.observe(request, response, key="demo-session")
         explained = (
@@ -188,14 +188,6 @@ def _request(adapter: Any, name: str, prompt: Prompt, model: str) -> dict[str, A
     if name == "anthropic":
         request["max_tokens"] = 512
     return request
-
-
-def _send(client: Any, emulator: Emulator, name: str, request: dict[str, Any]) -> Any:
-    if name == "anthropic":
-        return client.messages.create(**request)
-    if name == "gemini":
-        return client.models.generate_content(**request)
-    return client.chat.completions.create(**request)
 
 
 def _price(usage: CacheUsage, model: str, vendor: str | None) -> tuple[float | None, float | None]:

@@ -174,64 +174,45 @@ def assert_cache_hits(
     **options: Any,
 ) -> list[Any]:
     """
-    Send `requests` in order to the vendor's cache EMULATION (`promptcache.sim`) and fail unless
-    every request from the second on reads from the cache. A `Prompt` is turned into a request
-    with the vendor's adapter and `model` (plus `options`); a dict is sent as it is. Returns the
-    `CacheUsage` of each request.
+    Send `requests` in order through the vendor's real SDK client to its cache EMULATION
+    (`promptcache.sim`), and fail unless every request from the second on reads from the cache.
+    A `Prompt` becomes a request through the adapter `vendor` with `model` (and `options`); a dict
+    is sent as the SDK keyword arguments it is. Returns each request's `CacheUsage`.
+
+    `emulator` may be one you made (to set its clock or capacity); each request moves a
+    `ManualClock` on by `gap_seconds`.
     """
     from .adapters import get_adapter
-    from .sim import ManualClock, emulator_for
+    from .sim import ManualClock, emulator_for, send
 
     adapter = get_adapter(vendor)
-    clock = ManualClock()
-    emulator = emulator or emulator_for(vendor, clock=clock)
+    if emulator is None:
+        emulator = emulator_for(vendor, clock=ManualClock())
+    client = emulator.client()
     usages = []
     for number, item in enumerate(requests, 1):
-        clock.advance(gap_seconds)
-        request = _request(adapter, item, model, options)
-        status, body = emulator.handle("POST", _PATHS[vendor](request), request)
-        if status != 200:
-            raise AssertionError(f"request {number} was refused by the {vendor} emulation: {body}")
-        usage = adapter.read_usage(body)
+        if isinstance(emulator.clock, ManualClock):
+            emulator.clock.advance(gap_seconds)
+        usage = adapter.read_usage(send(client, vendor, _request(adapter, item, model, options)))
         usages.append(usage)
         if number > 1 and not usage.cache_read:
             raise AssertionError(
                 f"request {number} of {len(requests)} read nothing from the {vendor} cache "
                 f"(emulated): {usage.cache_write or 0} tokens written, {usage.uncached_input} "
-                "uncached. Compare it with the one before using promptcache.diff(...)"
+                "uncached; compare it with the request before using promptcache.diff(...)"
             )
     return usages
 
 
-_PATHS: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "anthropic": lambda r: "/v1/messages",
-    "openai": lambda r: "/v1/chat/completions",
-    "openai-responses": lambda r: "/v1/responses",
-    "engine": lambda r: "/v1/chat/completions",
-    "gemini": lambda r: f"/v1/models/{r.get('model')}:generateContent",
-}
-
-
-def _request(adapter: Any, item: PromptLike, model: str | None, options: Any) -> dict[str, Any]:
-    import orjson
-
+def _request(adapter: Any, item: PromptLike, model: str | None, options: Any) -> Mapping[str, Any]:
     if isinstance(item, Mapping):
-        return dict(orjson.loads(orjson.dumps(item, default=_plain)))
+        return item
     if not isinstance(item, Prompt):
         raise InputError(f"expected a Prompt or SDK keyword arguments, got {type(item).__name__}")
     if model is None:
         raise InputError("assert_cache_hits needs model=... to turn a Prompt into a request")
-    request = adapter.to_request(item, model=model, **options)
-    if "contents" in request:  # Gemini: the SDK's keyword arguments, sent as its wire body
-        request = {"contents": request["contents"], **(request.get("config") or {}), "model": model}
-    return dict(orjson.loads(orjson.dumps(request, default=_plain)))
-
-
-def _plain(value: Any) -> Any:
-    dump = getattr(value, "model_dump", None)
-    if dump is not None:
-        return dump(exclude_none=True, by_alias=True)
-    raise TypeError(f"cannot send a {type(value).__name__} to the emulation")
+    request: dict[str, Any] = adapter.to_request(item, model=model, **options)
+    return request
 
 
 def _prompt(prompt: Prompt | Mapping[str, Any], vendor: str | None) -> Prompt:

@@ -23,6 +23,7 @@ Tokens are counted with the emulators' own ruler: one token per 4 bytes of the r
 from __future__ import annotations
 
 from ._base import Emulator, Reply
+from ._calls import send
 from ._core import EMULATION, ManualClock
 from .anthropic import AnthropicEmulator, Outcome
 from .gemini import GeminiEmulator
@@ -40,6 +41,7 @@ __all__ = [
     "Reply",
     "VLLMEmulator",
     "emulator_for",
+    "send",
 ]
 
 

@@ -198,10 +198,10 @@ class OpenAIEmulator(Emulator):
             matched += 1
         read = matched * step if matched * step >= floor else 0
         for i, link in enumerate(hashes):
-            if i < matched:
-                self.store.refresh(link, now)
-            elif total >= floor:
+            if total >= floor:  # reads restart their entries under this request's retention
                 self.store.put(link, (i + 1) * step, ttl, now)
+            elif i < matched:
+                self.store.refresh(link, now)
         return Outcome(read=read, write=0, uncached=total - read)
 
     def _breakpoints(
