@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+pytest_plugins = ["pytester"]  # the pytest plugin's own tests run pytest in pytest
+
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 
 

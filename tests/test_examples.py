@@ -30,3 +30,21 @@ def test_layout_example_runs_offline() -> None:
     assert "Request 2 repeats the first 5 blocks of request 1" in out
     assert "cache_control on history[2]" in out  # the end of the shared prefix, not the tail
     assert "Warning" not in result.stderr
+
+
+def test_readme_first_command_runs_the_demo_offline() -> None:
+    """The README's first line installs the Anthropic extra and runs `promptcache demo`."""
+    readme = (EXAMPLES.parent / "README.md").read_text()
+    first = next(line for line in readme.splitlines() if line.startswith("python3 -m venv"))
+    assert first.endswith("pip install '.[anthropic]' && promptcache demo")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    result = subprocess.run(
+        [sys.executable, "-m", "promptcache", "demo"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "saved" in result.stdout and "cause timestamp" in result.stdout

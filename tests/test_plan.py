@@ -330,3 +330,72 @@ def test_breakpoints_on_one_message_keep_the_ttl_order() -> None:
         ("history[4].content[2]", "5m"),
         ("history[4]", "5m"),
     ]
+
+
+# -- conversation=True: the placement policy of a chat or agent loop -----------------------------
+
+
+def _loop(calls: int) -> Prompt:
+    """An agent loop: the question, `calls` parallel calls, their results as the new turn."""
+    return (
+        _before_fan_out()
+        .commit_tail(Message.assistant(_uses(calls)))
+        .with_tail(Message.user(_results(calls)))
+    )
+
+
+def test_conversation_caches_the_turn_end() -> None:
+    prompt = base().add_history(Message.user("a"), Message.assistant("b")).with_tail("question")
+    result = plan(prompt, vendor="anthropic", model=MODEL, conversation=True)
+    assert result.breakpoints[-1].path == "tail[0]"
+    assert "end of the turn" in result.breakpoints[-1].reason
+    assert plan(prompt, vendor="anthropic", model=MODEL).breakpoints[-1].path == "history[1]"
+
+
+def test_no_turn_end_without_history() -> None:
+    """One-shot questions over documents: the tail is never repeated, so it is not written."""
+    result = plan(base().with_tail("q"), vendor="anthropic", model=MODEL, conversation=True)
+    assert all(not b.path.startswith("tail") for b in result.breakpoints)
+
+
+def test_conversation_lookback_only_past_the_window() -> None:
+    small = plan(_loop(8), vendor="anthropic", model=MODEL, conversation=True)
+    assert not any("lookback" in b.reason for b in small.breakpoints)  # 8 calls <= 20: reached
+    wide = plan(_loop(24), vendor="anthropic", model=MODEL, conversation=True)
+    lookback = [b for b in wide.breakpoints if "lookback" in b.reason]
+    assert len(lookback) == 1
+    blocks = _loop(24).render().blocks
+    turn = max(i for i, b in enumerate(blocks) if b.role == "user" and b.layer == Layer.HISTORY)
+    assert lookback[0].block_index == turn and "newest user turn" in lookback[0].reason
+
+
+def test_conversation_plans_read_the_previous_turn_under_the_emulator() -> None:
+    """The oracle check: under the Anthropic emulation each turn reads all of the one before."""
+    from promptcache import get_adapter
+    from promptcache.sim import AnthropicEmulator, ManualClock
+
+    emulator, adapter = AnthropicEmulator(clock=ManualClock()), get_adapter("anthropic")
+    prompt, reads = _before_fan_out(), []
+    for calls in (24, 3, 30):
+        for turn in (
+            prompt,
+            prompt.commit_tail(Message.assistant(_uses(calls))).with_tail(
+                Message.user(_results(calls))
+            ),
+        ):
+            chosen = plan(turn, vendor="anthropic", model=MODEL, conversation=True)
+            body = adapter.to_request(turn, model=MODEL, plan=chosen)
+            usage = emulator.handle("POST", "/v1/messages", body).body["usage"]
+            reads.append((usage["cache_read_input_tokens"], usage["input_tokens"]))
+            prompt = turn
+        prompt = prompt.commit_tail("done").with_tail("next question")
+    assert all(read > 0 and uncached == 0 for read, uncached in reads[1:])
+
+
+def test_explain_lists_each_breakpoint_and_note() -> None:
+    prompt = base().add_history(Message.user("a"), Message.assistant("b")).with_tail("question")
+    text = plan(prompt, vendor="anthropic", model=MODEL, conversation=True).explain()
+    assert text.splitlines()[0] == f"anthropic {MODEL}: 4 breakpoint(s)"
+    assert "tail[0]" in text and "end of the turn" in text and "end of the shared prefix" in text
+    below = plan(Prompt().with_tail("q"), vendor="anthropic", model=MODEL).explain()
+    assert "note: no breakpoint" in below

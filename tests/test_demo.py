@@ -1,0 +1,55 @@
+"""`promptcache demo`: the session against the emulation, its JSON contract, and its errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from promptcache.cli import main
+from promptcache.sim import EMULATION
+
+SDKS = {"anthropic": "anthropic", "openai": "openai", "vllm": "openai", "gemini": "google.genai"}
+
+
+@pytest.mark.parametrize("vendor", sorted(SDKS))
+def test_json_shows_savings_then_the_planted_miss(
+    vendor: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip(SDKS[vendor], reason=f"{SDKS[vendor]} is not installed")
+    assert main(["demo", "--vendor", vendor, "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["emulation"] is True and report["label"] == EMULATION
+    requests = report["requests"]
+    assert len(requests) >= 6 and requests[-1]["broken"] and not requests[-2]["broken"]
+    assert requests[0]["cache_read"] == 0
+    assert all(r["cache_read"] > 0 for r in requests[1:-1])  # every later turn reads the cache
+    session = report["session"]
+    assert session["cache_read"] / session["total_input"] > 0.7
+    if vendor != "vllm":  # self-hosted: no prices
+        assert session["cost"] < 0.5 * session["cost_without_cache"]
+    assert report["invalidation"]["cause"] == "timestamp"
+    assert report["diff"]["cause"] == "timestamp" and report["diff"]["layer"] == "system"
+
+
+def test_text_output_labels_the_emulation(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("anthropic")
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "EMULATED" in out and "saved" in out and "cause timestamp" in out
+    assert EMULATION in out.replace("\n", " ")
+
+
+def test_a_missing_sdk_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "anthropic", None)  # import anthropic -> ImportError
+    assert main(["demo"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install 'promptcache-sdk[anthropic]'" in err and "Traceback" not in err
+
+
+def test_an_unknown_vendor_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--vendor", "bedrock"]) == 2
+    assert "invalid choice" in capsys.readouterr().err
