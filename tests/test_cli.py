@@ -116,7 +116,8 @@ def test_inspect_places_breakpoints_above_the_minimum(
     assert main(["inspect", str(path), "--format", "json"]) == 0
     planned = json.loads(capsys.readouterr().out)["breakpoints"]["planned"]
     paths = [bp["path"] for bp in planned]
-    assert paths[-1] == "history[3]"  # the end of the shared prefix, never the tail
+    # the end of the shared prefix, and (a conversation) the end of the turn
+    assert paths[-2:] == ["history[3]", "tail[0]"]
     assert "system[0]" in paths
     assert all(bp["ttl"] == "5m" for bp in planned)
 
@@ -218,20 +219,21 @@ def test_inspect_reads_a_request_whose_format_field_is_not_a_string(
     assert "internal error" not in capsys.readouterr().err
 
 
-def test_inspect_shows_a_breakpoint_inside_a_fan_out_message(
+def test_inspect_shows_the_lookback_breakpoint_of_a_wide_fan_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # peers F8: an agent turn of 18 parallel tool calls, whose results are the new turn
+    # peers F8: an agent turn of 24 parallel tool calls, whose results are the new turn: the
+    # previous request ended at the question (history[4]), 25 content blocks before the prefix end
     body = json.loads(json.dumps(ANTHROPIC))
     body["system"][0]["text"] = "You answer questions about orders. " * 600
     body["messages"][-1]["content"][0].pop("cache_control")
     uses = [
         {"type": "tool_use", "id": f"toolu_{i:02d}", "name": "alpha", "input": {"order": i}}
-        for i in range(18)
+        for i in range(24)
     ]
     results = [
         {"type": "tool_result", "tool_use_id": f"toolu_{i:02d}", "content": f"order {i}: late"}
-        for i in range(18)
+        for i in range(24)
     ]
     body["messages"] += [
         {"role": "assistant", "content": [{"type": "text", "text": "Checking each."}, *uses]},
@@ -241,12 +243,14 @@ def test_inspect_shows_a_breakpoint_inside_a_fan_out_message(
     path.write_text(json.dumps(body))
     assert main(["inspect", str(path)]) == 0
     out = capsys.readouterr().out
-    assert "  history[5].content[3] ttl 5m   lookback: more than 20 content blocks" in out
+    assert "  history[4]       ttl 5m   lookback: the previous request in this loop ended" in out
     assert main(["inspect", str(path), "--format", "json"]) == 0
     planned = json.loads(capsys.readouterr().out)["breakpoints"]["planned"]
-    assert [(bp["path"], bp["block_index"], bp["part"]) for bp in planned[-2:]] == [
-        ("history[5].content[3]", 8, 3),
+    assert [(bp["path"], bp["block_index"], bp["part"]) for bp in planned] == [
+        ("system[0]", 2, None),
+        ("history[4]", 7, None),
         ("history[5]", 8, None),
+        ("tail[0]", 9, None),
     ]
 
 

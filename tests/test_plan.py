@@ -32,7 +32,7 @@ def base() -> Prompt:
 
 def test_breakpoint_at_end_of_shared_prefix_not_on_tail() -> None:
     prompt = base().add_history(Message.user("a"), Message.assistant("b")).with_tail("question")
-    result = plan(prompt, vendor="anthropic", model=MODEL)
+    result = plan(prompt, vendor="anthropic", conversation=False, model=MODEL)
     paths = [b.path for b in result.breakpoints]
     assert paths[-1] == "history[1]"
     assert all(not p.startswith("tail") for p in paths)
@@ -41,7 +41,10 @@ def test_breakpoint_at_end_of_shared_prefix_not_on_tail() -> None:
 
 def test_layer_boundaries_fill_spare_slots_in_priority_order() -> None:
     prompt = base().add_history(Message.user("a")).with_tail("q")
-    paths = [b.path for b in plan(prompt, vendor="anthropic", model=MODEL).breakpoints]
+    paths = [
+        b.path
+        for b in plan(prompt, vendor="anthropic", conversation=False, model=MODEL).breakpoints
+    ]
     assert paths == ["tools[0]", "system[0]", "docs[0]", "history[0]"]
 
 
@@ -87,7 +90,11 @@ def test_no_stable_prefix() -> None:
 def test_longer_ttl_on_earlier_layers_is_allowed() -> None:
     prompt = base().add_history(Message.user("a")).with_tail("q")
     result = plan(
-        prompt, vendor="anthropic", model=MODEL, layer_ttls={Layer.TOOLS: "1h", Layer.SYSTEM: "1h"}
+        prompt,
+        vendor="anthropic",
+        conversation=False,
+        model=MODEL,
+        layer_ttls={Layer.TOOLS: "1h", Layer.SYSTEM: "1h"},
     )
     assert [b.ttl for b in result.breakpoints] == ["1h", "1h", "5m", "5m"]
 
@@ -95,7 +102,13 @@ def test_longer_ttl_on_earlier_layers_is_allowed() -> None:
 def test_1h_after_5m_is_refused_before_the_api_does() -> None:
     prompt = base().add_history(Message.user("a")).with_tail("q")
     with pytest.raises(InputError, match="ttl '1h' after a '5m' marker at tools"):
-        plan(prompt, vendor="anthropic", model=MODEL, layer_ttls={Layer.HISTORY: "1h"})
+        plan(
+            prompt,
+            vendor="anthropic",
+            conversation=False,
+            model=MODEL,
+            layer_ttls={Layer.HISTORY: "1h"},
+        )
 
 
 def test_unknown_ttl_is_refused() -> None:
@@ -142,7 +155,7 @@ def test_a_previous_request_of_another_conversation_falls_back_to_the_lagging_br
 def test_lagging_breakpoint_without_previous() -> None:
     history = tuple(Message.user(f"m{i}") for i in range(40))
     current = base().add_history(*history).with_tail("q")
-    result = plan(current, vendor="anthropic", model=MODEL)
+    result = plan(current, vendor="anthropic", conversation=False, model=MODEL)
     lag = [b for b in result.breakpoints if "lagging" in b.reason]
     assert len(lag) == 1
     assert lag[0].path == "history[24]"  # 15 content blocks after it, within the lookback
@@ -161,7 +174,7 @@ def test_openai_has_no_lookback_limit() -> None:
 def test_breakpoint_never_lands_on_a_thinking_only_message() -> None:
     thinking = Message.assistant([ThinkingPart(thinking="hmm", signature="s")])
     prompt = base().add_history(Message.user("a"), thinking).with_tail("q")
-    last = plan(prompt, vendor="anthropic", model=MODEL).breakpoints[-1]
+    last = plan(prompt, vendor="anthropic", conversation=False, model=MODEL).breakpoints[-1]
     assert last.path == "history[0]"
     assert "cannot carry a marker" in last.reason
 
@@ -176,7 +189,9 @@ def test_openai_never_marks_tools() -> None:
 
 def test_openai_explicit_mode_gets_four() -> None:
     prompt = base().add_history(Message.user("a"), Message.user("b")).with_tail("q")
-    result = plan(prompt, vendor="openai", model="gpt-5.6-terra", automatic=False)
+    result = plan(
+        prompt, vendor="openai", conversation=False, model="gpt-5.6-terra", automatic=False
+    )
     assert len(result.breakpoints) == 3  # system, docs, end (tools unmarkable)
     assert [b.path for b in result.breakpoints] == ["system[0]", "docs[0]", "history[1]"]
     assert result.notes == ()  # a layer that can never carry a marker is skipped, not refused
@@ -240,7 +255,7 @@ def _after_fan_out(calls: int = 18) -> Prompt:
 
 def test_lagging_breakpoint_goes_inside_a_fan_out_message() -> None:
     rendered = _after_fan_out().render()
-    result = plan(rendered, vendor="anthropic", model=MODEL)
+    result = plan(rendered, vendor="anthropic", conversation=False, model=MODEL)
     end = result.breakpoints[-1]
     assert (end.path, end.part) == ("history[4]", None)
     lag = [b for b in result.breakpoints if "lagging" in b.reason]
@@ -258,16 +273,22 @@ def test_lagging_breakpoint_moves_off_a_thinking_block() -> None:
         [p for use in _uses(9) for p in (ThinkingPart(thinking="check", signature="s"), use)]
     )
     prompt = _before_fan_out().commit_tail(turn).with_tail(Message.user(_results(9)))
-    lag = [b for b in plan(prompt, vendor="anthropic", model=MODEL).breakpoints if b.part]
+    lag = [
+        b
+        for b in plan(prompt, vendor="anthropic", conversation=False, model=MODEL).breakpoints
+        if b.part
+    ]
     assert [b.path for b in lag] == ["history[3].content[1]"]
     assert "moved from history[3].content[2], which cannot carry a marker" in lag[0].reason
 
 
 def test_lagging_breakpoint_inside_a_message_respects_the_minimum() -> None:
     rendered = _after_fan_out().render()
-    planned = plan(rendered, vendor="anthropic", model=MODEL).breakpoints
+    planned = plan(rendered, vendor="anthropic", conversation=False, model=MODEL).breakpoints
     lag = next(b for b in planned if b.part is not None)
-    result = plan(rendered, vendor="anthropic", model=MODEL, min_tokens=lag.tokens + 1)
+    result = plan(
+        rendered, vendor="anthropic", conversation=False, model=MODEL, min_tokens=lag.tokens + 1
+    )
     assert all(b.part is None for b in result.breakpoints)
     assert any(
         n.startswith("no breakpoint at history[4].content[2] (lookback") and "below" in n
@@ -277,7 +298,12 @@ def test_lagging_breakpoint_inside_a_message_respects_the_minimum() -> None:
 
 def test_short_messages_keep_the_lagging_breakpoint_on_a_message_end() -> None:
     pairs = [Message.user([TextPart(text=f"q{i}"), TextPart(text="context")]) for i in range(20)]
-    result = plan(base().add_history(*pairs).with_tail("q"), vendor="anthropic", model=MODEL)
+    result = plan(
+        base().add_history(*pairs).with_tail("q"),
+        vendor="anthropic",
+        conversation=False,
+        model=MODEL,
+    )
     lag = [b for b in result.breakpoints if "lagging" in b.reason]
     assert [(b.path, b.part) for b in lag] == [("history[12]", None)]  # 14 blocks after it
 
@@ -307,7 +333,7 @@ def test_no_slot_for_the_lookback_breakpoint_is_said_in_plain_words() -> None:
 
 
 def test_no_slot_for_the_lagging_breakpoint_is_said_in_plain_words() -> None:
-    result = plan(_after_fan_out(), vendor="anthropic", model=MODEL, reserved=3)
+    result = plan(_after_fan_out(), vendor="anthropic", conversation=False, model=MODEL, reserved=3)
     assert [b.path for b in result.breakpoints] == ["history[4]"]
     assert any(
         "more than 20 content blocks" in n
@@ -321,6 +347,7 @@ def test_breakpoints_on_one_message_keep_the_ttl_order() -> None:
     result = plan(
         _after_fan_out(),
         vendor="anthropic",
+        conversation=False,
         model=MODEL,
         layer_ttls={Layer.SYSTEM: "1h"},
         ttl="5m",
@@ -346,10 +373,19 @@ def _loop(calls: int) -> Prompt:
 
 def test_conversation_caches_the_turn_end() -> None:
     prompt = base().add_history(Message.user("a"), Message.assistant("b")).with_tail("question")
-    result = plan(prompt, vendor="anthropic", model=MODEL, conversation=True)
-    assert result.breakpoints[-1].path == "tail[0]"
+    result = plan(prompt, vendor="anthropic", model=MODEL)  # conversation=True is the default
+    assert [b.path for b in result.breakpoints] == ["system[0]", "docs[0]", "history[1]", "tail[0]"]
     assert "end of the turn" in result.breakpoints[-1].reason
-    assert plan(prompt, vendor="anthropic", model=MODEL).breakpoints[-1].path == "history[1]"
+    rules_only = plan(prompt, vendor="anthropic", model=MODEL, conversation=False)
+    assert rules_only.breakpoints[-1].path == "history[1]"
+
+
+def test_no_turn_end_where_the_automatic_breakpoint_already_is() -> None:
+    prompt = base().add_history(Message.user("a"), Message.assistant("b")).with_tail("question")
+    anthropic = plan(prompt, vendor="anthropic", model=MODEL, automatic=True)
+    openai = plan(prompt, vendor="openai", model="gpt-5.6-terra")  # implicit mode
+    for result in (anthropic, openai):
+        assert all(not b.path.startswith("tail") for b in result.breakpoints)
 
 
 def test_no_turn_end_without_history() -> None:

@@ -18,6 +18,7 @@ from promptcache import (
     Tool,
     ToolResult,
     ToolUse,
+    plan,
 )
 from promptcache.adapters import get_adapter
 from promptcache.adapters.anthropic import DIAGNOSTICS_BETA, check_markers, platform_of
@@ -338,9 +339,9 @@ def _fan_out(calls: int) -> tuple[Message, Message]:
 
 def test_lagging_marker_goes_on_a_content_block_inside_the_fan_out() -> None:
     calls, results = _fan_out(17)
-    kwargs = get_adapter("anthropic").to_request(
-        prompt(Message.user("hi"), Message.assistant("hello"), calls, results), model=MODEL
-    )
+    made = prompt(Message.user("hi"), Message.assistant("hello"), calls, results)
+    rules_only = plan(made, vendor="anthropic", model=MODEL, conversation=False)
+    kwargs = get_adapter("anthropic").to_request(made, model=MODEL, plan=rules_only)
     assert markers(kwargs) == ["system[0]", "messages[3].content[1]", "messages[3].content[16]"]
     assert kwargs["messages"][3]["content"][1]["cache_control"] == {
         "type": "ephemeral",
