@@ -13,15 +13,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._diff import diff
 from ._errors import InputError
-from ._monitor import Invalidation, Monitor
 from ._parts import Doc, Message, Tool, ToolResult, ToolUse
 from ._plan import plan
 from ._pricing import cost
 from ._prompt import Prompt
 from ._usage import CacheUsage
 from .adapters import get_adapter
+from .debug import Invalidation, Monitor, diff
 from .sim import ManualClock, emulator_for, send
 
 __all__ = ["VENDORS", "DemoStep", "run_demo"]

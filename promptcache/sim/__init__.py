@@ -13,8 +13,8 @@ path with no key and no network:
     message = client.messages.create(**request)
     clock.advance(301)                          # past the 5-minute TTL
 
-The emulators read each vendor's rules (TTLs, minimums, lookback, granularity, slots) from the
-project's vendor data, but match prefixes with their own deliberately simple code: they are the
+The emulators read each vendor's rules (TTLs, minimums, lookback, granularity, slots) from
+`promptcache.vendors` and the dated minimum-token table, but match prefixes with their own deliberately simple code: they are the
 oracle that the planner, `diff` and the monitor are tested against. Every answer says it is an
 emulation (its text and an `x-promptcache-emulation` header); the numbers are not a vendor's.
 Tokens are counted with the emulators' own ruler: one token per 4 bytes of the request's JSON.
@@ -46,8 +46,11 @@ __all__ = [
 
 
 def emulator_for(vendor: str, **kwargs: object) -> Emulator:
-    """The emulator of an adapter name: anthropic, openai, openai-responses, gemini, engine/vllm."""
-    from .._errors import InputError
+    """
+    The emulator of a request format, by any name or alias `promptcache.vendors` knows
+    ("anthropic", "openai", "openai-responses", "gemini", "engine", "vllm", ...).
+    """
+    from ..vendors import get_vendor
 
     table: dict[str, type[Emulator]] = {
         "anthropic": AnthropicEmulator,
@@ -55,10 +58,5 @@ def emulator_for(vendor: str, **kwargs: object) -> Emulator:
         "openai-responses": OpenAIEmulator,
         "gemini": GeminiEmulator,
         "engine": VLLMEmulator,
-        "vllm": VLLMEmulator,
     }
-    try:
-        cls = table[vendor]
-    except KeyError:
-        raise InputError(f"no emulator for {vendor!r}; choose one of: {', '.join(table)}") from None
-    return cls(**kwargs)  # type: ignore[arg-type]
+    return table[get_vendor(vendor).name](**kwargs)  # type: ignore[arg-type]

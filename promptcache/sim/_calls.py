@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .._errors import InputError
-
 __all__ = ["send"]
 
 _CALLS: dict[str, Callable[[Any, Mapping[str, Any]], Any]] = {
@@ -20,10 +18,6 @@ _CALLS: dict[str, Callable[[Any, Mapping[str, Any]], Any]] = {
 
 def send(client: Any, adapter: str, request: Mapping[str, Any]) -> Any:
     """Send the keyword arguments `request` (made by adapter `adapter`) through the SDK `client`."""
-    try:
-        call = _CALLS[adapter]
-    except KeyError:
-        raise InputError(
-            f"no SDK call for adapter {adapter!r}; choose one of: {', '.join(_CALLS)}"
-        ) from None
-    return call(client, request)
+    from ..vendors import get_vendor
+
+    return _CALLS[get_vendor(adapter).name](client, request)

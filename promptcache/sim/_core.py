@@ -25,7 +25,6 @@ __all__ = [
     "Segment",
     "Store",
     "chain",
-    "duration",
     "tokens_of",
 ]
 
@@ -69,16 +68,6 @@ def tokens_of(data: bytes) -> int:
 def canonical(value: object) -> bytes:
     """The bytes a server would compare: JSON with sorted keys, as the SDK sent it otherwise."""
     return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
-
-
-def duration(ttl: str) -> float:
-    """Seconds of a vendor TTL string: "5m", "1h", "30m", "12h", "24h", "3600s"."""
-    units = {"s": 1, "m": 60, "h": 3600}
-    number, unit = ttl[:-1], ttl[-1:]
-    try:
-        return float(number) * units[unit]
-    except (KeyError, ValueError):
-        raise ValueError(f"not a TTL: {ttl!r} (expected a number and s, m or h)") from None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,8 +22,8 @@ from itertools import pairwise
 from typing import Any, ClassVar, NamedTuple
 
 from ._base import Emulator, Rejected, need
-from ._core import EMULATION, Segment, Store, canonical, chain, cumulative, duration, tokens_of
-from ._rules import anthropic_rules, minimum
+from ._core import EMULATION, Segment, Store, canonical, chain, cumulative, tokens_of
+from ._rules import anthropic_rules, minimum, ttl_seconds
 
 __all__ = ["AnthropicEmulator", "Change", "Outcome", "Prepared"]
 
@@ -159,7 +159,7 @@ class AnthropicEmulator(Emulator):
         for index, ttl in points:
             if index <= read_at or totals[index] < prepared.floor:
                 continue
-            writes.append((hashes[index], totals[index], duration(ttl)))
+            writes.append((hashes[index], totals[index], ttl_seconds(ttl)))
             by_ttl[ttl] = by_ttl.get(ttl, 0) + totals[index] - done
             done = totals[index]
         total = totals[-1] if totals else 0

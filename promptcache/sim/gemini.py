@@ -4,7 +4,8 @@ EMULATION of Gemini's prompt caches (generateContent and `cachedContents`), for 
 - Implicit caching: a request over the model's minimum (from the table) leaves its prefix in the
   cache; a later request of the same model reads the furthest content part where its prefix
   matches, if that is over the minimum. Google documents no lifetime for implicit entries; the
-  emulator keeps them `implicit_ttl` seconds after their last use (an assumption, labelled so).
+  emulator keeps them `implicit_ttl` seconds after their last use (default: the Gemini rules'
+  `default_ttl_seconds`, itself an assumption there).
 - Explicit caching: `POST cachedContents` stores system instruction, tools, tool config and
   contents (refused below the minimum, as the API does); its `ttl` (default: the project's Gemini
   cache TTL) or `expireTime` sets its expiry, `PATCH` moves it, `DELETE` ends it. A request naming
@@ -24,7 +25,7 @@ from typing import Any, ClassVar
 
 from ._base import Emulator, Rejected, need
 from ._core import EMULATION, Segment, Store, canonical, chain, cumulative, tokens_of
-from ._rules import gemini_default_ttl, minimum
+from ._rules import gemini_explicit_ttl, minimum, rules
 
 __all__ = ["GeminiEmulator"]
 
@@ -62,9 +63,10 @@ class GeminiEmulator(Emulator):
     vendor: ClassVar[str] = "gemini"
     sdk_client = ("google.genai", "google-genai", "gemini", "Client")
 
-    def __init__(self, *, implicit_ttl: float = 300.0, **kwargs: Any) -> None:
+    def __init__(self, *, implicit_ttl: float | None = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.implicit_ttl = implicit_ttl
+        assumed = rules("gemini").default_ttl_seconds
+        self.implicit_ttl = implicit_ttl if implicit_ttl is not None else float(assumed or 0)
         self.store = Store()
         self.caches: dict[str, _Cached] = {}
         self._ids = 0
@@ -148,7 +150,7 @@ class GeminiEmulator(Emulator):
             tokens=tokens,
             created=now,
             updated=now,
-            expires=self._expiry(body, now + gemini_default_ttl()),
+            expires=self._expiry(body, now + gemini_explicit_ttl()),
         )
         self.caches[cached.name] = cached
         return self._shown(cached)

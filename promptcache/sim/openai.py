@@ -34,22 +34,22 @@ from ._core import (
     canonical,
     chain,
     cumulative,
-    duration,
     tokens_of,
 )
 from ._rules import (
     OPENAI_MAX_MATCHED_BREAKPOINTS,
-    OPENAI_RETENTION,
     minimum,
     openai_explicit,
     openai_request_ttl,
     openai_rules,
+    rules,
+    ttl_seconds,
 )
 from .anthropic import Outcome
 
 __all__ = ["OpenAIEmulator"]
 
-_DEFAULT_RETENTION = "24h"  # "older models default to 24h unless the org has ZDR" (vendors.md §3.2)
+_RETENTIONS = ("in_memory", "24h")  # the SDK's `prompt_cache_retention` literal
 
 
 class OpenAIEmulator(Emulator):
@@ -90,7 +90,7 @@ class OpenAIEmulator(Emulator):
 
     def chat(self, body: Mapping[str, Any]) -> dict[str, Any]:
         model = self._check(body)
-        outcome = self.serve(body, _chat_segments(body), "chat")
+        outcome = self.serve(body, _chat_segments(body), "openai")
         text = self.reply_content(body, EMULATION)
         output = tokens_of(canonical(text))
         details: dict[str, Any] = {"cached_tokens": outcome.read}
@@ -120,7 +120,7 @@ class OpenAIEmulator(Emulator):
 
     def responses(self, body: Mapping[str, Any]) -> dict[str, Any]:
         model = self._check(body)
-        outcome = self.serve(body, _responses_segments(body), "responses")
+        outcome = self.serve(body, _responses_segments(body), "openai-responses")
         text = self.reply_content(body, EMULATION)
         output = tokens_of(canonical(text))
         total = outcome.read + outcome.write + outcome.uncached
@@ -129,7 +129,7 @@ class OpenAIEmulator(Emulator):
             details["cache_write_tokens"] = outcome.write
             details["cache_write_tokens_details"] = {
                 f"ttl_{ttl}_tokens": outcome.write_by_ttl.get(ttl, 0)
-                for ttl in openai_rules(model).ttls
+                for ttl in openai_rules(model, "openai-responses").ttls
             }
         self._ids += 1
         return {
@@ -175,18 +175,25 @@ class OpenAIEmulator(Emulator):
         seed = canonical(["openai", model, key if isinstance(key, str) else None])
         if openai_explicit(model):
             return self._breakpoints(body, segments, seed, endpoint)
-        return self._automatic(body, segments, seed)
+        return self._automatic(body, segments, seed, endpoint)
 
-    def _automatic(self, body: Mapping[str, Any], segments: list[Segment], seed: bytes) -> Outcome:
+    def _automatic(
+        self, body: Mapping[str, Any], segments: list[Segment], seed: bytes, endpoint: str
+    ) -> Outcome:
         model: str = body["model"]
-        retention = body.get("prompt_cache_retention") or _DEFAULT_RETENTION
-        if retention not in OPENAI_RETENTION:
+        retention = body.get("prompt_cache_retention")
+        if retention is not None and retention not in _RETENTIONS:
             raise Rejected(
                 400,
-                f"prompt_cache_retention: expected one of {list(OPENAI_RETENTION)}, got {retention!r}",
+                f"prompt_cache_retention: expected one of {list(_RETENTIONS)}, got {retention!r}",
             )
-        ttl = duration(OPENAI_RETENTION[retention])
-        step = openai_rules(model).increment_tokens or 1
+        # "24h" is a TTL name; in memory (and no setting) is the rules' default: "5-10 minutes"
+        # of inactivity, of which the emulator keeps the five it can count on.
+        default = rules(endpoint).default_ttl_seconds
+        if default is None:  # pragma: no cover - OpenAI's rules always carry one
+            raise RuntimeError(f"the {endpoint} cache rules lack default_ttl_seconds")
+        ttl = ttl_seconds(retention) if retention == "24h" else default
+        step = openai_rules(model, endpoint).increment_tokens or 1
         flat = b"".join(s.data for s in segments)
         size = step * BYTES_PER_TOKEN
         hashes = chain(seed, (flat[i : i + size] for i in range(0, len(flat) - size + 1, size)))
@@ -211,20 +218,20 @@ class OpenAIEmulator(Emulator):
         options = body.get("prompt_cache_options") or {}
         mode = need(options, dict, "prompt_cache_options").get("mode", "implicit")
         default = options.get("ttl") or openai_request_ttl(endpoint)
-        rules = openai_rules(model)
+        caps = openai_rules(model, endpoint)
         explicit = [
             (i, s.marker or default) for i, s in enumerate(segments) if s.marker is not None
         ]
         for _, ttl in explicit:
-            if ttl not in rules.ttls:
+            if ttl not in caps.ttls:
                 raise Rejected(
-                    400, f"prompt_cache_breakpoint.ttl: expected one of {list(rules.ttls)}"
+                    400, f"prompt_cache_breakpoint.ttl: expected one of {list(caps.ttls)}"
                 )
         if mode == "implicit" and segments:
-            points = explicit[-(rules.max_breakpoints - 1) :] if rules.max_breakpoints > 1 else []
+            points = explicit[-(caps.max_breakpoints - 1) :] if caps.max_breakpoints > 1 else []
             points = sorted({*points, (len(segments) - 1, default)})
         elif mode == "explicit":
-            points = explicit[-rules.max_breakpoints :]
+            points = explicit[-caps.max_breakpoints :]
         else:
             raise Rejected(
                 400, f"prompt_cache_options.mode: expected implicit or explicit, got {mode!r}"
@@ -244,7 +251,7 @@ class OpenAIEmulator(Emulator):
         for index, ttl in points:
             if index <= read_at or totals[index] < floor:
                 continue
-            self.store.put(hashes[index], totals[index], duration(ttl), now)
+            self.store.put(hashes[index], totals[index], ttl_seconds(ttl), now)
             if hashes[index] not in known:
                 recent.append(hashes[index])
             by_ttl[ttl] = by_ttl.get(ttl, 0) + totals[index] - done
