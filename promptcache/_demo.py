@@ -66,6 +66,7 @@ class DemoStep:
     """One request of the session, as the emulated cache billed it."""
 
     number: int
+    of: int  # requests in the run
     label: str
     usage: CacheUsage
     cost: float | None  # money, in the price table's currency; None when unpriced (self-hosted)
@@ -161,6 +162,7 @@ def run_demo(
         priced = _price(usage, model, price_vendor)
         step = DemoStep(
             number=number,
+            of=len(requests),
             label=label,
             usage=usage,
             cost=priced[0],

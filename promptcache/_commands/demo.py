@@ -8,6 +8,7 @@ from typing import Any
 
 import orjson
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from .._demo import VENDORS, DemoStep, run_demo
@@ -46,9 +47,20 @@ def _run(args: argparse.Namespace) -> int:
         return 0
     console = Console()
     sdk = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "google-genai", "vllm": "OpenAI"}
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+    ) as progress:
+        task = progress.add_task(f"requests to the emulated {args.vendor} cache", total=None)
+
+        def advance(step: DemoStep) -> None:
+            progress.update(task, total=step.of, completed=step.number)
+
+        steps = run_demo(args.vendor, on_step=advance)
     console.print(_EXPLAIN.format(sdk=sdk[args.vendor], vendor=args.vendor), style="dim")
-    with console.status("running the session against the emulation..."):
-        steps = run_demo(args.vendor)
     console.print(_table(args.vendor, steps))
     _summary(console, steps)
     return 0
