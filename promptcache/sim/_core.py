@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import orjson
 
+from .._errors import InputError
+
 __all__ = [
     "BYTES_PER_TOKEN",
     "EMULATION",
@@ -49,7 +51,7 @@ class ManualClock:
 
     def advance(self, seconds: float) -> None:
         if seconds < 0:
-            raise ValueError(f"a clock only moves forward; got advance({seconds})")
+            raise InputError(f"a clock only moves forward; got advance({seconds}), use >= 0")
         self.now += seconds
 
     def __repr__(self) -> str:

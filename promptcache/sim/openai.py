@@ -219,6 +219,10 @@ class OpenAIEmulator(Emulator):
         mode = need(options, dict, "prompt_cache_options").get("mode", "implicit")
         default = options.get("ttl") or openai_request_ttl(endpoint)
         caps = openai_rules(model, endpoint)
+        if default not in caps.ttls:
+            raise Rejected(
+                400, f"prompt_cache_options.ttl: expected one of {list(caps.ttls)}, got {default!r}"
+            )
         explicit = [
             (i, s.marker or default) for i, s in enumerate(segments) if s.marker is not None
         ]

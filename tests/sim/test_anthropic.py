@@ -254,3 +254,10 @@ def test_what_if_does_not_touch_the_cache(emulator: AnthropicEmulator) -> None:
     assert change.outcome.write > 0 and len(emulator.store) == 0
     emulator.apply(change, emulator.clock())
     assert len(emulator.store) == 1
+
+
+def test_a_manual_clock_only_moves_forward() -> None:
+    from promptcache import InputError
+
+    with pytest.raises(InputError, match="only moves forward"):
+        ManualClock().advance(-1)

@@ -176,6 +176,10 @@ def test_responses_report_writes_by_ttl(emulator: OpenAIEmulator) -> None:
         (chat(prompt_cache_options={"mode": "explicit"}), "prompt_cache_options"),
         (chat(prompt_cache_retention="forever"), "prompt_cache_retention"),
         (chat(model="gpt-5.6-terra", prompt_cache_options={"mode": "sometimes"}), "mode"),
+        (
+            chat(model="gpt-5.6-terra", prompt_cache_options={"ttl": "1d"}),
+            "prompt_cache_options.ttl",
+        ),
         (chat(stream=True), "stream"),
         ({"model": "gpt-5.4", "messages": {"role": "user"}}, "messages"),
     ],
