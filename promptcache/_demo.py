@@ -15,7 +15,6 @@ from typing import Any
 
 from ._errors import InputError
 from ._parts import Doc, Message, Tool, ToolResult, ToolUse
-from ._plan import plan
 from ._pricing import cost
 from ._prompt import Prompt
 from ._usage import CacheUsage
@@ -80,7 +79,7 @@ def _prose(rng: random.Random, sentences: int) -> str:
     return " ".join(rng.choice(_POLICY) for _ in range(sentences))
 
 
-def _base(rng: random.Random, *, volatile: str = "warn") -> Prompt:
+def _base(rng: random.Random) -> Prompt:
     tools = [
         Tool(
             name=name,
@@ -98,7 +97,7 @@ def _base(rng: random.Random, *, volatile: str = "warn") -> Prompt:
         Doc(title="Shipping handbook", text=_prose(rng, 120)),
     ]
     system = "You are the support agent of Northwind Home, an online shop. " + _prose(rng, 90)
-    return Prompt(volatile=volatile).add_tools(*tools).add_system(system).add_docs(*docs)  # type: ignore[arg-type]
+    return Prompt().add_tools(*tools).add_system(system).add_docs(*docs)
 
 
 def session(seed: int = 7) -> Iterator[tuple[str, Prompt]]:
@@ -126,7 +125,7 @@ def session(seed: int = 7) -> Iterator[tuple[str, Prompt]]:
 def broken(seed: int = 7) -> tuple[Prompt, Prompt]:
     """The session's last request, and the same with a timestamp at the top of the system prompt."""
     last = list(session(seed))[-1][1]
-    stamped = Prompt(volatile="ignore", pin_tool_order=False)
+    stamped = Prompt(volatile="ignore")  # the planted timestamp must get through the guard
     stamped = stamped.add_tools(*last.tools)
     first, *rest = last.system
     stamped = stamped.add_system(f"Current time: 2026-11-30T06:12:09Z. {first.text}", *rest)
@@ -152,7 +151,7 @@ def run_demo(
     requests.append(("timestamp in system", broken(seed)[1], True))
     for number, (label, prompt, is_broken) in enumerate(requests, 1):
         clock.advance(20)
-        request = _request(adapter, adapter_name, prompt, model)
+        request = _request(adapter, prompt, model)
         response = send(client, adapter_name, request)
         usage = adapter.read_usage(response)
         event = monitor.observe(request, response, key="demo-session")
@@ -178,16 +177,10 @@ def run_demo(
     return steps
 
 
-def _request(adapter: Any, name: str, prompt: Prompt, model: str) -> dict[str, Any]:
+def _request(adapter: Any, prompt: Prompt, model: str) -> dict[str, Any]:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the planted timestamp is the point of the last request
-        if name in ("anthropic", "openai"):
-            chosen = plan(prompt, vendor=name, model=model, conversation=True)
-            request: dict[str, Any] = adapter.to_request(prompt, model=model, plan=chosen)
-        else:
-            request = adapter.to_request(prompt, model=model)
-    if name == "anthropic":
-        request["max_tokens"] = 512
+        request: dict[str, Any] = adapter.to_request(prompt, model=model)
     return request
 
 

@@ -151,16 +151,16 @@ def plan(
     of the request before this one, which lets the lookback rule place its breakpoint exactly.
     `min_tokens` overrides the model's minimum from the table.
 
-    `conversation` (the default) treats a prompt whose history holds a user turn as one turn of a
-    chat or agent loop: the next request is this one plus a reply and a new user turn. Two
+    `conversation` (the default) treats a prompt whose history holds a user turn answered by the
+    assistant as one turn of a chat or agent loop: the next request is this one plus a reply and a new user turn. Two
     placement rules follow: the end of the tail is cached too (the next request repeats it as
     history), unless the vendor's automatic breakpoint already marks it; and without `previous=`
     the lookback breakpoint goes at the end of the newest user turn of the history (where the
     previous request's entries end) only when more content blocks than the lookback follow it,
     instead of a lagging breakpoint 15 blocks back; otherwise the slot goes to the layer ends.
     `conversation=False` keeps the rules-only placement (prefix end, lagging lookback, layer
-    ends). A prompt with no user turn in its history (one-shot questions over documents) is
-    planned the same either way.
+    ends). A prompt with no answered user turn in its history (one-shot questions over documents)
+    is planned the same either way.
     """
     spec = get_vendor(vendor)
     vendor = spec.name
@@ -369,8 +369,8 @@ class _Planner:
         """
         In a loop, cache the tail too: the next request repeats it as history, so writing it now
         (1.25x once, then 0.1x) beats sending it uncached now and writing it next time. A prompt
-        with no user turn in its history (one-shot questions over documents) gets no such marker:
-        its tail is never repeated.
+        with no answered user turn in its history (one-shot questions over documents) gets no such
+        marker: its tail is never repeated.
         """
         last = len(self.blocks) - 1
         if last <= self.prefix_end or self._newest_user_turn() is None:
