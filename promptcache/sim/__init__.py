@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from ._base import Emulator, Reply
 from ._calls import send
-from ._core import EMULATION, ManualClock
-from .anthropic import AnthropicEmulator, Outcome
+from ._core import EMULATION, ManualClock, Outcome
+from .anthropic import AnthropicEmulator
 from .gemini import GeminiEmulator
 from .openai import OpenAIEmulator
 from .vllm import VLLMEmulator

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 import orjson
 
@@ -24,6 +24,7 @@ __all__ = [
     "Clock",
     "Entry",
     "ManualClock",
+    "Outcome",
     "Segment",
     "Store",
     "chain",
@@ -150,3 +151,15 @@ class Store:
 
     def __len__(self) -> int:
         return len(self.entries)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Outcome:
+    """What the cache did with one request, in tokens."""
+
+    read: int
+    write: int
+    uncached: int
+    write_by_ttl: Mapping[str, int] = field(default_factory=dict)
+    read_at: int = -1  # the content block whose entry was read (-1: none)
+    written_at: tuple[int, ...] = ()

@@ -17,27 +17,15 @@ here are answered one at a time), workspace isolation (one emulator is one works
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, ClassVar, NamedTuple
 
 from ._base import Emulator, Rejected, need
-from ._core import EMULATION, Segment, Store, canonical, chain, cumulative, tokens_of
+from ._core import EMULATION, Outcome, Segment, Store, canonical, chain, cumulative, tokens_of
 from ._rules import anthropic_rules, minimum, ttl_seconds
 
 __all__ = ["AnthropicEmulator", "Change", "Outcome", "Prepared"]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Outcome:
-    """What the cache did with one request, in tokens."""
-
-    read: int
-    write: int
-    uncached: int
-    write_by_ttl: Mapping[str, int] = field(default_factory=dict)
-    read_at: int = -1  # the content block whose entry was read (-1: none)
-    written_at: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

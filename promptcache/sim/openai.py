@@ -25,10 +25,12 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+from ..vendors import Capabilities
 from ._base import Emulator, Rejected, need
 from ._core import (
     BYTES_PER_TOKEN,
     EMULATION,
+    Outcome,
     Segment,
     Store,
     canonical,
@@ -45,7 +47,6 @@ from ._rules import (
     rules,
     ttl_seconds,
 )
-from .anthropic import Outcome
 
 __all__ = ["OpenAIEmulator"]
 
@@ -215,36 +216,13 @@ class OpenAIEmulator(Emulator):
         self, body: Mapping[str, Any], segments: list[Segment], seed: bytes, endpoint: str
     ) -> Outcome:
         model: str = body["model"]
-        options = body.get("prompt_cache_options") or {}
-        mode = need(options, dict, "prompt_cache_options").get("mode", "implicit")
-        default = options.get("ttl") or openai_request_ttl(endpoint)
-        caps = openai_rules(model, endpoint)
-        if default not in caps.ttls:
-            raise Rejected(
-                400, f"prompt_cache_options.ttl: expected one of {list(caps.ttls)}, got {default!r}"
-            )
-        explicit = [
-            (i, s.marker or default) for i, s in enumerate(segments) if s.marker is not None
-        ]
-        for _, ttl in explicit:
-            if ttl not in caps.ttls:
-                raise Rejected(
-                    400, f"prompt_cache_breakpoint.ttl: expected one of {list(caps.ttls)}"
-                )
-        if mode == "implicit" and segments:
-            points = explicit[-(caps.max_breakpoints - 1) :] if caps.max_breakpoints > 1 else []
-            points = sorted({*points, (len(segments) - 1, default)})
-        elif mode == "explicit":
-            points = explicit[-caps.max_breakpoints :]
-        else:
-            raise Rejected(
-                400, f"prompt_cache_options.mode: expected implicit or explicit, got {mode!r}"
-            )
+        points = _written_points(body, segments, openai_rules(model, endpoint), endpoint)
         hashes = chain(seed, (s.data for s in segments))
         totals = cumulative(s.tokens for s in segments)
         now, floor = self.clock(), minimum("openai", model)
         recent = self.recent.setdefault(seed, deque(maxlen=OPENAI_MAX_MATCHED_BREAKPOINTS))
         known = set(recent)
+        # Only an exact match at an earlier breakpoint counts: no shorter, unmarked prefix.
         read_at = max(
             (i for i, h in enumerate(hashes) if h in known and self.store.live(h, now)), default=-1
         )
@@ -262,6 +240,38 @@ class OpenAIEmulator(Emulator):
             done = totals[index]
         total = totals[-1] if totals else 0
         return Outcome(read=read, write=done - read, uncached=total - done, write_by_ttl=by_ttl)
+
+
+def _written_points(
+    body: Mapping[str, Any], segments: list[Segment], caps: Capabilities, endpoint: str
+) -> list[tuple[int, str]]:
+    """
+    The breakpoints this request may write, as (content part, TTL) in order: the latest explicit
+    ones, and in implicit mode the implicit one at the end of the input (it takes one slot).
+    """
+    options = need(body.get("prompt_cache_options") or {}, dict, "prompt_cache_options")
+    mode = options.get("mode", "implicit")
+    default = options.get("ttl") or openai_request_ttl(endpoint)
+    if default not in caps.ttls:
+        raise Rejected(
+            400, f"prompt_cache_options.ttl: expected one of {list(caps.ttls)}, got {default!r}"
+        )
+    explicit = {i: s.marker or default for i, s in enumerate(segments) if s.marker is not None}
+    if any(ttl not in caps.ttls for ttl in explicit.values()):
+        raise Rejected(400, f"prompt_cache_breakpoint.ttl: expected one of {list(caps.ttls)}")
+    if mode == "explicit":
+        return sorted(explicit.items())[-caps.max_breakpoints :]
+    if mode != "implicit":
+        raise Rejected(
+            400, f"prompt_cache_options.mode: expected implicit or explicit, got {mode!r}"
+        )
+    if not segments:
+        return []
+    last = len(segments) - 1
+    kept = (
+        sorted(explicit.items())[-(caps.max_breakpoints - 1) :] if caps.max_breakpoints > 1 else []
+    )
+    return sorted({last: default, **dict(kept)}.items())
 
 
 def _marker(part: Mapping[str, Any]) -> str | None:
