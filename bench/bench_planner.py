@@ -1,29 +1,25 @@
 """
 The planner, measured against the oracle under the Anthropic cache EMULATION.
 
-Five workloads (multi-turn chat, an agent loop with parallel tool fan-outs, document Q&A, bursty
-traffic with gaps past the TTL, tenants sharing a system prompt) are sent, request by request on
-an emulated clock, with six ways of placing breakpoints:
+Six workloads (multi-turn chat, an agent loop with parallel tool fan-outs, document Q&A, bursty
+traffic with gaps past the TTL, tenants sharing a system prompt, tenants sharing only the first
+of two system blocks) are sent, request by request on an emulated clock, with seven ways of
+placing breakpoints:
 
-- planner: promptcache's planner, as `AnthropicAdapter.to_request` uses it by default;
-- rules_only: the planner with `conversation=False` (no turn-end marker, lagging lookback);
+- planner: promptcache's planner with its defaults and a `SharedPrefixes` (what it learns);
+- rules_only: the planner with `conversation=False` and nothing learned;
 - last_message: one marker on the last content block of the last message;
 - system_and_last: one on the last system block and one on the last message;
 - automatic: Anthropic's top-level `cache_control` (the API marks the last cacheable block);
 - no_cache: no markers;
 - oracle: for each request, every set of up to 4 breakpoints drawn from its candidate places,
-  tried on a copy of the emulator; it keeps the set with the lowest cost of this request plus the
-  cheapest single-marker cost of the next request of each session (up to five sessions; so it knows what
-  comes next: writes that nobody reads are not made). The candidate places are the ends of the
-  tools and of the system blocks, the end of the request and of its history, and the longest
-  prefix it shares with the previous request of its session and with the next request of each
-  session. It looks one request ahead per session, so it is a strong baseline, not a proven
-  optimum: a share over 1 would mean the planner beat it.
-
-Cost is in base-input-token units with the model's cache multipliers from the price table
-(5-minute write 1.25x, read 0.1x for claude-sonnet-4-6). `share_of_oracle` is the planner's
-saving over no caching as a fraction of the oracle's. The last line of `--format json` is one
-JSON object: workload -> {"share_of_oracle", "savings": {strategy: fraction}, "requests"}.
+  tried on a copy of the emulator; it keeps the set with the lowest cost of this request plus
+  the cheapest single-marker cost of the next request of each session (up to five sessions), so
+  it knows what comes next: writes that nobody reads are not made. The candidate places are the
+  ends of the tools and of the system blocks, the end of the request and of its history, and the
+  longest prefix it shares with the previous request of its session and with the next request
+  of each session. It looks one request ahead per session, so it is a strong baseline, not a
+  proven optimum: a share over 1 would mean the planner beat it.
 """
 
 from __future__ import annotations
@@ -46,6 +42,7 @@ from promptcache import (
     Doc,
     Message,
     Prompt,
+    SharedPrefixes,
     Tool,
     ToolResult,
     ToolUse,
@@ -150,12 +147,32 @@ def tenants(rng: random.Random) -> Iterator[Request]:
         at += rng.uniform(1, 30)
 
 
+def tenants_split(rng: random.Random) -> Iterator[Request]:
+    """Tenants share tools and a long policy block; a short second system block names the tenant."""
+    tools = [Tool(**tool_spec(rng, i)) for i in range(10)]
+    policy = prose(rng, 4000)
+    sessions = {
+        f"tenant{t}": Prompt(volatile="ignore")
+        .add_tools(*tools)
+        .add_system(policy, f"You serve tenant {t}. " + prose(rng, 300))
+        for t in range(4)
+    }
+    at = 0.0
+    for _ in range(40):
+        name = rng.choice(sorted(sessions))
+        prompt = sessions[name].with_tail(prose(rng, 60))
+        yield Request(at, name, prompt)
+        sessions[name] = prompt.commit_tail(prose(rng, 200))
+        at += rng.uniform(1, 30)
+
+
 WORKLOADS: dict[str, Callable[[random.Random], Iterator[Request]]] = {
     "chat": chat,
     "agent_fanout": agent,
     "doc_qa": doc_qa,
     "bursty": bursty,
     "tenants": tenants,
+    "tenants_split": tenants_split,
 }
 
 # -- strategies -----------------------------------------------------------------------------------
@@ -190,9 +207,12 @@ def slots(body: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
-def strategy_body(name: str, prompt: Prompt) -> dict[str, Any]:
+def strategy_body(name: str, prompt: Prompt, seen: SharedPrefixes) -> dict[str, Any]:
     if name in ("planner", "rules_only"):
-        chosen = plan(prompt, vendor="anthropic", model=MODEL, conversation=name == "planner")
+        learned = seen if name == "planner" else None
+        chosen = plan(
+            prompt, vendor="anthropic", model=MODEL, conversation=name == "planner", seen=learned
+        )
         body = _ADAPTER.to_request(prompt, model=MODEL, plan=chosen)
         for message in body["messages"]:
             if isinstance(message["content"], str):
@@ -327,9 +347,10 @@ def run(strategy: str, requests: Sequence[Request], rates: dict[str, float]) -> 
             emulator.apply(change, request.at)
             spent += units(change.outcome, rates)
         return spent
+    seen = SharedPrefixes()  # what the application's planner has seen, one per run
     for request in requests:
         clock.now = request.at
-        spent += units(emulator.serve(strategy_body(strategy, request.prompt)), rates)
+        spent += units(emulator.serve(strategy_body(strategy, request.prompt, seen)), rates)
     return spent
 
 

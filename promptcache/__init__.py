@@ -20,6 +20,7 @@ from ._errors import (
     VolatileContentError,
     VolatileContentWarning,
 )
+from ._learned import SharedPrefixes
 from ._parts import (
     Content,
     Doc,
@@ -87,6 +88,7 @@ __all__ = [
     "PromptCacheError",
     "Rates",
     "Rendered",
+    "SharedPrefixes",
     "SystemBlock",
     "TextPart",
     "ThinkingPart",

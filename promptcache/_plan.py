@@ -11,7 +11,9 @@ last block in front of the tail). With slots to spare, in this order of priority
    in a conversation (below) at the end of the newest user turn the assistant answered, only when
    more than the lookback follow it; else a lagging breakpoint 15 content blocks back;
 3. in a conversation, the end of the tail (the turn end): the next request repeats it as history;
-4. the layer boundaries (end of docs, of system, of tools), so that a change to a later layer
+4. with `seen=`, a learned shared prefix: where an earlier request under the same key shared this
+   prefix and then differed (see `_learned`);
+5. the layer boundaries (end of docs, of system, of tools), so that a change to a later layer
    still reads the earlier ones from the cache.
 
 A conversation is a prompt whose history holds a user turn followed by an assistant turn, planned
@@ -54,6 +56,7 @@ from ._tokens import TokenCounter
 from .vendors import get_vendor
 
 if TYPE_CHECKING:
+    from ._learned import SharedPrefixes
     from .vendors import Capabilities
 
 __all__ = ["Breakpoint", "Plan", "plan"]
@@ -139,6 +142,8 @@ def plan(
     counter: TokenCounter | None = None,
     min_tokens: int | None = None,
     conversation: bool = True,
+    seen: SharedPrefixes | None = None,
+    key: str | None = None,
 ) -> Plan:
     """
     Plan the breakpoints of one request for `vendor` (a name or alias from the registry in
@@ -161,6 +166,11 @@ def plan(
     `conversation=False` keeps the rules-only placement (prefix end, lagging lookback, layer
     ends). A prompt with no answered user turn in its history (one-shot questions over documents)
     is planned the same either way.
+
+    `seen` (a `SharedPrefixes`) learns what repeats from the requests planned before under the
+    same `key` (default: vendor and model, the vendor's own cache scope): where an earlier
+    request shared this one's prefix and then went another way, a breakpoint goes at that fork,
+    ahead of the layer ends. The prompt is then recorded in `seen`.
     """
     spec = get_vendor(vendor)
     vendor = spec.name
@@ -177,7 +187,11 @@ def plan(
     builder.budget = (
         caps.max_breakpoints - reserved - (1 if use_auto and caps.max_breakpoints else 0)
     )
+    scope = key if key is not None else f"{vendor}:{model}"
+    builder.fork = seen.fork(scope, rendered) if seen is not None else None
     builder.place(previous.render(counter) if isinstance(previous, Prompt) else previous)
+    if seen is not None:
+        seen.record(scope, rendered)
     breakpoints = _with_ttls(builder.chosen, caps, ttl, layer_ttls, rendered.blocks)
     return Plan(
         vendor=vendor,
@@ -204,6 +218,7 @@ class _Planner:
         self.automatic = automatic
         self.budget = 0
         self.conversation = False
+        self.fork: int | None = None  # where a learned shared prefix ends (see _learned)
         self.notes: list[str] = []
         self.chosen: list[_Chosen] = []
         self.contents: dict[int, list[Any]] = {}  # the parsed content blocks, by message index
@@ -242,6 +257,12 @@ class _Planner:
         self._add_lookback(previous)
         if self.conversation:
             self._add_turn_end()
+        if self.fork is not None and self.fork < self.prefix_end:
+            self._add(
+                self.fork,
+                "learned shared prefix: an earlier request under this key repeated the prompt up "
+                "to here, then went another way",
+            )
         for layer in (Layer.DOCS, Layer.SYSTEM, Layer.TOOLS):
             self._add_layer_end(layer)
 

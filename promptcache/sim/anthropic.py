@@ -1,14 +1,15 @@
 """
 EMULATION of Anthropic's prompt cache (Messages API), for tests, examples and benchmarks.
 
-What it models, with the rules read from the Anthropic adapter's capabilities and the minimum
-table: explicit `cache_control` breakpoints and the top-level automatic one (on the last block
-that can carry a marker); at most `max_breakpoints` of them; a 1h marker may not follow a 5m one;
-each breakpoint finds an earlier entry at its own position or up to `lookback_blocks` content
-blocks before it; entries expire after their TTL, and a read refreshes the entry it reads; no
-entry below the model's minimum; one cache per model. Content blocks are compared as the SDK
-sent them (JSON, keys sorted, markers left out); `tool_choice` and `thinking` are part of the
-messages' prefix, so changing them keeps the tools and system cached but not the messages.
+What it models, with the rules read from `promptcache.vendors` and the minimum table: explicit
+`cache_control` breakpoints and the top-level automatic one (on the last block that can carry a
+marker); at most `max_breakpoints` of them; a 1h marker may not follow a 5m one; each breakpoint
+finds the nearest earlier entry at its own position or up to `lookback_blocks` content blocks
+before it; every entry found is read and its TTL restarts (the furthest one is what the usage
+reports); entries expire after their TTL; no entry below the model's minimum; one cache per
+model. Content blocks are compared as the SDK sent them (JSON, keys sorted, markers left out);
+`tool_choice` and `thinking` are part of the messages' prefix, so changing them keeps the tools
+and system cached but not the messages.
 
 Not modelled: entries becoming readable only once the first response starts streaming (requests
 here are answered one at a time), workspace isolation (one emulator is one workspace), streaming.
@@ -40,10 +41,13 @@ class Prepared:
 
 
 class Change(NamedTuple):
-    """A cache read (the entry's hash, or None) and writes ((hash, tokens, TTL seconds), ...)."""
+    """
+    The entries a request's breakpoints found (each is read, so its TTL restarts; the furthest
+    gives the tokens read) and the entries it writes ((hash, tokens, TTL seconds), ...).
+    """
 
     outcome: Outcome
-    read_key: bytes | None
+    found: tuple[bytes, ...]
     writes: tuple[tuple[bytes, int, float], ...]
 
 
@@ -139,7 +143,8 @@ class AnthropicEmulator(Emulator):
         order), without doing it. Benchmarks use it to try breakpoint sets.
         """
         hashes, totals = prepared.hashes, prepared.totals
-        read_at = self._lookup(points, hashes, now)
+        found = self._lookup(points, hashes, now)
+        read_at = max(found, default=-1)
         read = totals[read_at] if read_at >= 0 else 0
         writes: list[tuple[bytes, int, float]] = []
         by_ttl: dict[str, int] = {}
@@ -159,30 +164,33 @@ class AnthropicEmulator(Emulator):
             read_at=read_at,
             written_at=tuple(i for i, _ in points if i > read_at and totals[i] >= prepared.floor),
         )
-        return Change(outcome, hashes[read_at] if read_at >= 0 else None, tuple(writes))
+        return Change(outcome, tuple(hashes[i] for i in sorted(found)), tuple(writes))
 
     def apply(self, change: Change, now: float) -> None:
-        """Make a `what_if` happen: refresh the entry read, store the entries written."""
-        if change.read_key is not None:
-            self.store.refresh(change.read_key, now)  # a read restarts the entry's TTL
+        """Make a `what_if` happen: refresh the entries found, store the entries written."""
+        for key in change.found:
+            self.store.refresh(key, now)  # a read restarts the entry's TTL
         for key, tokens, ttl in change.writes:
             self.store.put(key, tokens, ttl, now)
 
     def _lookup(
         self, points: Sequence[tuple[int, str]], hashes: Sequence[bytes], now: float
-    ) -> int:
-        """The furthest content block with a live entry that some breakpoint reaches back to."""
+    ) -> set[int]:
+        """
+        For each breakpoint, the nearest content block at or up to `lookback_blocks` before it
+        that holds a live entry: each breakpoint is a lookup of its own, and every entry found is
+        read (the furthest one is what the request is billed for).
+        """
         window = self.rules.lookback_blocks
-        best = -1
+        found: set[int] = set()
         for index, _ in points:
             stop = -1 if window is None else max(index - window - 1, -1)
-            for at in range(index, stop, -1):
-                if at <= best:
-                    break
-                if self.store.live(hashes[at], now) is not None:
-                    best = at
-                    break
-        return best
+            hit = next(
+                (at for at in range(index, stop, -1) if self.store.live(hashes[at], now)), None
+            )
+            if hit is not None:
+                found.add(hit)
+        return found
 
     def _breakpoints(
         self, body: Mapping[str, Any], segments: Sequence[Segment]

@@ -261,3 +261,16 @@ def test_a_manual_clock_only_moves_forward() -> None:
 
     with pytest.raises(InputError, match="only moves forward"):
         ManualClock().advance(-1)
+
+
+def test_every_breakpoints_entry_found_is_read_and_refreshed(
+    emulator: AnthropicEmulator, clock: ManualClock
+) -> None:
+    """A shared system entry stays alive while a longer entry behind it is being read."""
+    turn = _marked_last([{"role": "user", "content": [{"type": "text", "text": BIG}]}])
+    send(emulator, request(*turn))  # writes the system entry and the longer one
+    clock.advance(200)
+    assert send(emulator, request(*turn))["cache_read_input_tokens"] > 2000  # the longer one
+    clock.advance(200)  # 400 s after the system entry was written, 200 after it was found
+    other = request({"role": "user", "content": [{"type": "text", "text": "another question"}]})
+    assert send(emulator, other)["cache_read_input_tokens"] > 1024
