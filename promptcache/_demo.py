@@ -21,15 +21,17 @@ from ._usage import CacheUsage
 from .adapters import get_adapter
 from .debug import Invalidation, Monitor, diff
 from .sim import ManualClock, emulator_for, send
+from .vendors import get_vendor
 
-__all__ = ["VENDORS", "DemoStep", "run_demo"]
+__all__ = ["MODELS", "DemoStep", "run_demo"]
 
-# vendor -> (adapter, emulator, model, price-table vendor or None for self-hosted)
-VENDORS: dict[str, tuple[str, str, str, str | None]] = {
-    "anthropic": ("anthropic", "anthropic", "claude-sonnet-4-6", "anthropic"),
-    "openai": ("openai", "openai", "gpt-5.6-terra", "openai"),
-    "gemini": ("gemini", "gemini", "gemini-2.5-pro", "gemini"),
-    "vllm": ("engine", "engine", "Qwen/Qwen3-8B", None),
+# The model each vendor's demo session runs (a registry name -> a model in the price table).
+MODELS: dict[str, str] = {
+    "anthropic": "claude-sonnet-4-6",
+    "openai": "gpt-5.6-terra",
+    "openai-responses": "gpt-5.6-terra",
+    "gemini": "gemini-2.5-pro",
+    "engine": "Qwen/Qwen3-8B",
 }
 
 _POLICY = [
@@ -70,6 +72,7 @@ class DemoStep:
     usage: CacheUsage
     cost: float | None  # money, in the price table's currency; None when unpriced (self-hosted)
     cost_without_cache: float | None
+    unpriced: str | None  # why there is no cost (the price table's own words), else None
     invalidation: Invalidation | None = None
     diff: dict[str, Any] = field(default_factory=dict)
     broken: bool = False
@@ -137,11 +140,10 @@ def run_demo(
     vendor: str, *, on_step: Callable[[DemoStep], None] | None = None, seed: int = 7
 ) -> list[DemoStep]:
     """Run the session and the broken request; every step also goes to `on_step`."""
-    if vendor not in VENDORS:
-        raise InputError(f"unknown demo vendor {vendor!r}; choose one of: {', '.join(VENDORS)}")
-    adapter_name, emulator_name, model, price_vendor = VENDORS[vendor]
+    adapter_name = get_vendor(vendor).name
+    model = MODELS[adapter_name]
     clock = ManualClock()
-    emulator = emulator_for(emulator_name, clock=clock)
+    emulator = emulator_for(adapter_name, clock=clock)
     client = emulator.client()
     adapter = get_adapter(adapter_name)
     monitor = Monitor(adapter_name, metrics=False, clock=clock, logger=_quiet())
@@ -158,7 +160,7 @@ def run_demo(
         explained = (
             diff(previous, request, adapter_name).to_json() if is_broken and previous else {}
         )
-        priced = _price(usage, model, price_vendor)
+        priced = _price(usage, model, adapter_name)
         step = DemoStep(
             number=number,
             of=len(requests),
@@ -166,6 +168,7 @@ def run_demo(
             usage=usage,
             cost=priced[0],
             cost_without_cache=priced[1],
+            unpriced=priced[2],
             invalidation=event,
             diff=explained,
             broken=is_broken,
@@ -184,11 +187,14 @@ def _request(adapter: Any, prompt: Prompt, model: str) -> dict[str, Any]:
     return request
 
 
-def _price(usage: CacheUsage, model: str, vendor: str | None) -> tuple[float | None, float | None]:
-    if vendor is None:
-        return None, None
-    priced = cost(usage, model=model, vendor=vendor)
-    return priced.actual, priced.without_cache
+def _price(
+    usage: CacheUsage, model: str, vendor: str
+) -> tuple[float | None, float | None, str | None]:
+    try:
+        priced = cost(usage, model=model, vendor=vendor)
+    except InputError as exc:  # self-hosted engines have no token prices; the reason is shown
+        return None, None, str(exc)
+    return priced.actual, priced.without_cache, None
 
 
 def _quiet() -> Any:

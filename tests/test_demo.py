@@ -10,7 +10,13 @@ import pytest
 from promptcache.cli import main
 from promptcache.sim import EMULATION
 
-SDKS = {"anthropic": "anthropic", "openai": "openai", "vllm": "openai", "gemini": "google.genai"}
+SDKS = {
+    "anthropic": "anthropic",
+    "openai": "openai",
+    "openai-responses": "openai",
+    "vLLM": "openai",  # an alias, in any case
+    "gemini": "google.genai",
+}
 
 
 @pytest.mark.parametrize("vendor", sorted(SDKS))
@@ -27,7 +33,7 @@ def test_json_shows_savings_then_the_planted_miss(
     assert all(r["cache_read"] > 0 for r in requests[1:-1])  # every later turn reads the cache
     session = report["session"]
     assert session["cache_read"] / session["total_input"] > 0.7
-    if vendor != "vllm":  # self-hosted: no prices
+    if vendor != "vLLM":  # self-hosted: no prices
         assert session["cost"] < 0.5 * session["cost_without_cache"]
     assert report["invalidation"]["cause"] == "timestamp"
     assert report["diff"]["cause"] == "timestamp" and report["diff"]["layer"] == "system"
@@ -52,4 +58,4 @@ def test_a_missing_sdk_says_what_to_install(
 
 def test_an_unknown_vendor_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--vendor", "bedrock"]) == 2
-    assert "invalid choice" in capsys.readouterr().err
+    assert "unknown vendor 'bedrock'" in capsys.readouterr().err

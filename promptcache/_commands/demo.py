@@ -11,8 +11,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from .._demo import VENDORS, DemoStep, run_demo
+from .._demo import MODELS, DemoStep, run_demo
 from ..sim import EMULATION
+from ..vendors import get_vendor
+from ._io import vendor_name
 
 _EXPLAIN = (
     "An agent session (6 tools, a long system prompt, 2 documents, parallel tool calls) through "
@@ -32,7 +34,14 @@ def register(subparsers: Any) -> None:
             "monitor and explained by diff."
         ),
     )
-    parser.add_argument("--vendor", choices=sorted(VENDORS), default="anthropic")
+    parser.add_argument(
+        "--vendor",
+        type=vendor_name,
+        default="anthropic",
+        metavar="VENDOR",
+        help="whose cache to emulate: anthropic (default), openai, openai-responses, gemini, or "
+        "engine (vLLM), or an alias (`promptcache vendors`)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.set_defaults(handler=_run)
 
@@ -46,7 +55,7 @@ def _run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     console = Console()
-    sdk = {"anthropic": "Anthropic", "openai": "OpenAI", "gemini": "google-genai", "vllm": "OpenAI"}
+    sdk = get_vendor(args.vendor).sdk
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -60,7 +69,7 @@ def _run(args: argparse.Namespace) -> int:
             progress.update(task, total=step.of, completed=step.number)
 
         steps = run_demo(args.vendor, on_step=advance)
-    console.print(_EXPLAIN.format(sdk=sdk[args.vendor], vendor=args.vendor), style="dim")
+    console.print(_EXPLAIN.format(sdk=sdk, vendor=args.vendor), style="dim")
     console.print(_table(args.vendor, steps))
     _summary(console, steps)
     return 0
@@ -71,7 +80,7 @@ def _money(value: float | None) -> str:
 
 
 def _table(vendor: str, steps: list[DemoStep]) -> Table:
-    model = VENDORS[vendor][2]
+    model = MODELS[vendor]
     table = Table(title=f"{vendor} {model} (EMULATED cache)", title_justify="left")
     for name in ("#", "request", "read", "written", "uncached", "cost", "without cache"):
         table.add_column(name, justify="left" if name == "request" else "right")
@@ -98,7 +107,10 @@ def _summary(console: Console, steps: list[DemoStep]) -> None:
         f"\n[bold]Session[/bold]: {read:,} of {total:,} input tokens read from the cache "
         f"({read / total:.0%})."
     )
-    if all(s.cost is not None for s in session):
+    unpriced = next((s.unpriced for s in session if s.unpriced), None)
+    if unpriced:
+        console.print(f"No cost: {unpriced}.")
+    elif all(s.cost is not None for s in session):
         spent = sum(s.cost or 0 for s in session)
         without = sum(s.cost_without_cache or 0 for s in session)
         console.print(
@@ -133,7 +145,7 @@ def _json(vendor: str, steps: list[DemoStep]) -> dict[str, Any]:
         "emulation": True,
         "label": EMULATION,
         "vendor": vendor,
-        "model": VENDORS[vendor][2],
+        "model": MODELS[vendor],
         "requests": [
             {
                 "number": s.number,
@@ -143,6 +155,7 @@ def _json(vendor: str, steps: list[DemoStep]) -> dict[str, Any]:
                 "uncached_input": s.usage.uncached_input,
                 "cost": s.cost,
                 "cost_without_cache": s.cost_without_cache,
+                "unpriced": s.unpriced,
                 "broken": s.broken,
             }
             for s in steps

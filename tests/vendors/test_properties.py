@@ -47,10 +47,10 @@ def prompts(draw: Any) -> Prompt:
     )
 
 
-def _request(prompt: Prompt, vendor: str) -> dict[str, Any]:
+def _request(prompt: Prompt, vendor: str, *, conversation: bool = True) -> dict[str, Any]:
     model = MODELS[vendor]
     # min_tokens=1: short generated prompts still get Anthropic's markers
-    planned = plan(prompt, vendor=vendor, model=model, min_tokens=1)
+    planned = plan(prompt, vendor=vendor, model=model, min_tokens=1, conversation=conversation)
     return get_adapter(vendor).to_request(prompt, model=model, plan=planned)
 
 
@@ -78,7 +78,13 @@ def test_diff_properties(vendor: str, prompt: Prompt, later: list[str], tail: st
         grown = grown.commit_tail(f"Answer: {text}").with_tail(text)
     assert not diff(a, _request(grown, vendor), vendor).invalidated
     if prompt.tail[-1].text != tail:
-        assert not diff(a, _request(prompt.with_tail(tail), vendor), vendor).invalidated
+        other = prompt.with_tail(tail)
+        rules_only = _request(prompt, vendor, conversation=False)
+        assert not diff(rules_only, _request(other, vendor, conversation=False), vendor).invalidated
+        # In a conversation the planner also caches the turn (the next request repeats it): a
+        # different final turn then loses that write, found in the turn, and nothing before it.
+        changed = diff(a, _request(other, vendor), vendor)
+        assert not changed.invalidated or (changed.in_tail and changed.layer == "messages")
     edited = Prompt(volatile="ignore").add_tools(*prompt.tools).add_system("Changed. ")
     edited = edited.add_system(*(s.text for s in prompt.system)).add_history(*prompt.history)
     result = diff(a, _request(edited.with_tail(*prompt.tail), vendor), vendor)
