@@ -1,4 +1,4 @@
-"""`promptcache lint`: find cache busters in Jinja2 prompt templates and chat templates."""
+"""`promptcache lint`: find cache busters in prompt templates, chat templates and Python code."""
 
 from __future__ import annotations
 
@@ -24,12 +24,14 @@ from ..lint import (
     load_config,
 )
 from ._io import output_file, write_output
+from ..lint.python import fix_paths
 
 __all__ = ["register", "run"]
 
 _DESCRIPTION = """\
-Lint Jinja2 prompt templates (and chat templates: *.jinja, tokenizer_config.json) for values
-that change per request in the cacheable prefix. Configuration: [tool.promptcache.lint] in the
+Lint Jinja2 prompt templates (and chat templates: *.jinja, tokenizer_config.json) and the Python
+code that builds requests (*.py) for values that change per request in the cacheable prefix.
+Configuration: [tool.promptcache.lint] in the
 nearest pyproject.toml. Exit status: 0 no findings (info notes do not count), 1 findings, 2 usage
 or internal error."""
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -37,7 +39,9 @@ _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "lint", help="find cache busters in Jinja2 prompt templates", description=_DESCRIPTION
+        "lint",
+        help="find cache busters in prompt templates and request-building Python",
+        description=_DESCRIPTION,
     )
     parser.add_argument("paths", nargs="*", default=["."], help="template files or folders")
     parser.add_argument("--format", choices=sorted(FORMATS), default="text", help="output format")
@@ -68,6 +72,11 @@ def register(subparsers: Any) -> None:
         "NO_COLOR are honoured)",
     )
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
+    parser.add_argument(
+        "--fix",
+        action="store_true",
+        help="apply the safe rewrites to Python files (sort_keys=True, sorted(...)), then lint",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -76,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         return _write(lambda out: _print_rules(out), 0)
     config = _config(args)
     output = output_file(args.output) if args.output else None
+    if args.fix:
+        _fix(args.paths, config)
     report = lint_report(args.paths, config=config)
     findings = report.findings
     if report.files == 0:
@@ -176,6 +187,13 @@ def _summary(findings: Sequence[Finding], problems: Sequence[Finding]) -> None:
             f"{notes} note(s): parts that could not be checked (PC002) or files skipped (PC003).",
             file=sys.stderr,
         )
+
+
+def _fix(paths: list[str], config: LintConfig) -> None:
+    """Apply the safe Python rewrites; what they cannot mend is reported by the lint that follows."""
+    applied = fix_paths(paths, config=config)
+    if applied:
+        print(f"Fixed {applied} problem(s).", file=sys.stderr)
 
 
 def _codes(value: str) -> tuple[str, ...]:

@@ -22,12 +22,18 @@ _HEADER = """\
 
 Codes are permanent. Positional rules report a value only when enough cacheable content follows
 it (`threshold`, about 100 estimated tokens by default); the message says how many tokens are
-at risk. Suppress one line with `{# noqa: PC101 #}`; end the cacheable prefix with
-`{# promptcache: tail #}`.
+at risk. Suppress one line with `{# noqa: PC101 #}` (in Python: `# noqa: PC501`); end the
+cacheable prefix with `{# promptcache: tail #}`. The PC5xx rules read Python: a dataflow analysis
+follows values into the prefix of every request API it knows.
 
 | Code | Name | Severity | Summary |
 |------|------|----------|---------|
 """
+
+
+def language(code: str) -> str:
+    """The language of a rule's examples: Python for the PC5xx rules, Jinja for the rest."""
+    return "python" if code.startswith("PC5") else "jinja"
 
 
 def rules_markdown() -> str:
@@ -38,7 +44,7 @@ def rules_markdown() -> str:
     )
     sections = "".join(
         f"\n## {r.code}\n\n**{r.name}** ({r.severity}): {r.summary}\n\n{r.why}\n\n"
-        f"Bad:\n\n```jinja\n{r.bad}\n```\n\nGood:\n\n```jinja\n{r.good}\n```\n"
+        f"Bad:\n\n```{language(r.code)}\n{r.bad}\n```\n\nGood:\n\n```{language(r.code)}\n{r.good}\n```\n"
         for r in RULES.values()
     )
     return _HEADER + table + sections

@@ -30,6 +30,7 @@ from ._kinds import handlebars, looks_like_chat, not_a_prompt
 from ._loader import Loader, decode, mark_tail, parse
 from ._model import Finding
 from ._walker import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
+from .python import PythonLinter
 from .rules import RULES
 
 __all__ = [
@@ -134,6 +135,8 @@ def lint_file(
         return _select([_parse_error(shown, 1, str(exc))], config)
     if path.name.endswith(".json"):
         return _lint_tokenizer_config(source, shown, config)
+    if path.suffix == ".py":
+        return PythonLinter(config).lint_source(source, display=shown, file=path)
     if found_in_folder and (reason := not_a_prompt(path, source)) is not None:
         return _select([_skipped(shown, reason)], config)
     return lint_source(source, path=shown, config=config, loader=loader, file=path)
@@ -157,19 +160,24 @@ def lint_paths(
 def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CONFIG) -> LintReport:
     """`lint_paths`, also counting the files found (so a caller can warn when none matched)."""
     loader = _loader(config)
+    python = PythonLinter(config)  # one per run: modules and summaries are shared across files
     findings: list[Finding] = []
     files = 0
-    for file, in_folder in _discover(paths, config):
-        files += 1
-        findings.extend(
-            lint_file(
-                file,
-                config=config,
-                loader=loader,
-                display=_display(file),
-                found_in_folder=in_folder,
+    with python.paused_gc():
+        for file, in_folder in _discover(paths, config):
+            files += 1
+            if file.suffix == ".py":
+                findings.extend(python.lint_file(file, display=_display(file)))
+                continue
+            findings.extend(
+                lint_file(
+                    file,
+                    config=config,
+                    loader=loader,
+                    display=_display(file),
+                    found_in_folder=in_folder,
+                )
             )
-        )
     return LintReport(findings=tuple(sorted(findings, key=Finding.sort_key)), files=files)
 
 

@@ -8,6 +8,7 @@ from typing import Any
 from urllib.parse import quote
 
 from .._errors import InputError
+from ._docs import language
 from ._model import Finding
 from .rules import RULES
 
@@ -98,8 +99,8 @@ def _sarif_rule(code: str) -> dict[str, Any]:
         "fullDescription": {"text": rule.why},
         "help": {
             "text": f"{rule.why}\n\nBad:\n{rule.bad}\n\nGood:\n{rule.good}",
-            "markdown": f"{rule.why}\n\nBad:\n```jinja\n{rule.bad}\n```\n\n"
-            f"Good:\n```jinja\n{rule.good}\n```",
+            "markdown": f"{rule.why}\n\nBad:\n```{language(code)}\n{rule.bad}\n```\n\n"
+            f"Good:\n```{language(code)}\n{rule.good}\n```",
         },
         "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
     }

@@ -26,7 +26,7 @@ def _manifest() -> list[dict[str, object]]:
 def test_manifest_declares_the_hook() -> None:
     (hook,) = _manifest()
     assert hook["id"] == "promptcache-lint"
-    assert hook["types"] == ["jinja"]
+    assert hook["types_or"] == ["jinja", "python"]
     assert hook["entry"] == "promptcache lint"
     assert hook["language"] == "python"
     # A changed partial must lint the templates that include it: the hook lints the folder.

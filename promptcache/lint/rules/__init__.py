@@ -12,6 +12,7 @@ from types import MappingProxyType
 
 from .._model import Rule
 from . import PC001, PC002, PC003, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302
+from . import PC500, PC501, PC502, PC503, PC504, PC505  # Python rules
 
 __all__ = ["RULES"]
 
@@ -19,5 +20,9 @@ RULES: MappingProxyType[str, Rule] = MappingProxyType(
     {
         module.RULE.code: module.RULE
         for module in (PC001, PC002, PC003, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302)
+    }
+    | {
+        module.RULE.code: module.RULE
+        for module in (PC500, PC501, PC502, PC503, PC504, PC505)  # Python rules
     }
 )

@@ -1,0 +1,99 @@
+"""
+`promptcache lint --fix`: the rewrites that cannot change what a correct program means.
+
+Only two: `sort_keys=True` on a `json.dumps` whose result reaches a prefix (no `**options` that
+might already set it), and `sorted(...)` around a set of strings iterated into a prefix. Every
+other finding is left for a person; the rewritten module must parse or nothing is written.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .._config import LintConfig
+from .._loader import decode
+from ._lint import PythonLinter
+
+__all__ = ["FixResult", "fix_file", "fix_paths", "fix_source"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FixResult:
+    source: str
+    applied: int
+
+
+def fix_source(source: str, *, display: str, linter: PythonLinter, file: Path | None = None) -> FixResult:
+    """The source with every safe rewrite applied (the same text when there is none)."""
+    linter.lint_source(source, display=display, file=file)
+    edits: list[tuple[int, str]] = []
+    seen: set[tuple[str, int, int]] = set()
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError):
+        return FixResult(source=source, applied=0)
+    calls = {(n.lineno, n.col_offset): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    lines = source.splitlines(keepends=True)
+    for hit in linter.analysis.hits.get(display, []):
+        taint = hit.taint
+        if taint.path != display or not taint.fixable or taint.fix is None:
+            continue
+        kind, line, col, end_line, end_col = taint.fix
+        if (kind, line, col) in seen:
+            continue
+        seen.add((kind, line, col))
+        if kind == "sort_keys":
+            call = calls.get((line, col))
+            if call is None or any(k.arg is None or k.arg == "sort_keys" for k in call.keywords):
+                continue
+            last = (call.keywords or call.args)[-1]
+            assert last.end_lineno is not None and last.end_col_offset is not None
+            edits.append((_offset(lines, last.end_lineno, last.end_col_offset), ", sort_keys=True"))
+        elif kind == "sorted":
+            edits.append((_offset(lines, line, col), "sorted("))
+            edits.append((_offset(lines, end_line, end_col), ")"))
+    if not edits:
+        return FixResult(source=source, applied=0)
+    text = source
+    for offset, insert in sorted(edits, key=lambda e: e[0], reverse=True):
+        text = text[:offset] + insert + text[offset:]
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return FixResult(source=source, applied=0)
+    return FixResult(source=text, applied=len(seen))
+
+
+def fix_file(path: Path, *, display: str, linter: PythonLinter) -> int:
+    """Rewrite `path` in place with the safe fixes; the number applied."""
+    try:
+        source = decode(path.read_bytes())
+    except (OSError, ValueError):
+        return 0
+    result = fix_source(source, display=display, linter=linter, file=path)
+    if result.applied:
+        temporary = path.with_name(path.name + ".promptcache-fix")
+        temporary.write_text(result.source, encoding="utf-8")
+        temporary.replace(path)
+    return result.applied
+
+
+def _offset(lines: list[str], line: int, byte_column: int) -> int:
+    before = sum(len(text) for text in lines[: line - 1])
+    current = lines[line - 1] if 0 < line <= len(lines) else ""
+    return before + len(current.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
+
+
+def fix_paths(paths: Sequence[str | Path], *, config: LintConfig) -> int:
+    """Apply the safe rewrites to every Python file `promptcache lint` would read in `paths`."""
+    from .._engine import _display, discover
+
+    linter = PythonLinter(config)
+    applied = 0
+    for file in discover(paths, config):
+        if file.suffix == ".py":
+            applied += fix_file(file, display=_display(file), linter=linter)
+    return applied

@@ -1,0 +1,1439 @@
+"""
+The dataflow analysis: an abstract interpreter over a module's `ast`.
+
+Each function body runs once with its parameters as symbols (`Param`); the result is a summary,
+its return value and the sinks its parameters reach, applied at every call in the project. Values
+flow through assignments, f-strings, `.format`, `%`, `+`, `str.join`, containers, `**kwargs`,
+returns and attributes set in `__init__`. A call the analysis cannot see into is assumed to pass
+its arguments' variation through, and the taint records that it did.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from .._config import LintConfig
+from ._project import Module, Project
+from ._sinks import Sink, find_sink
+from ._sources import is_volatile_call, per_request_matcher
+from ._values import EMPTY, Dep, Param, Piece, Taint, Value, concat_pieces, join_values, text_value
+
+__all__ = ["Analysis", "Hit"]
+
+PER_REQUEST = "PC502"
+ORDER_CODES = frozenset({"PC504", "PC505"})
+_FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
+_PERCENT_FIELD = re.compile(r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]")
+_MAX_DEPTH = 40
+_SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
+_ORDER_FREE = frozenset({"len", "min", "max", "sum", "any", "all", "bool", "int", "float"})
+_PASS_METHODS = frozenset(
+    {
+        "upper", "lower", "title", "capitalize", "replace", "strftime", "isoformat", "encode",
+        "decode", "format_map", "removeprefix", "removesuffix", "casefold", "hex", "copy",
+        "expandtabs", "ljust", "rjust", "center", "zfill", "date", "time", "astimezone",
+        "timestamp", "split", "splitlines", "get", "model_dump", "dict", "to_dict",
+    }
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """A source of variation that reaches a sink: one finding, once located."""
+
+    taint: Taint
+    api: str
+    role: str
+    after: int  # characters of static text after the value, where known
+    history: bool  # the conversation (or more cacheable content) follows it
+    site_path: str
+    site_line: int
+    site_column: int
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Pending:
+    """A sink that a parameter reaches inside a function; resolved at each call."""
+
+    index: int
+    name: str
+    api: str
+    role: str
+    after: int
+    history: bool
+
+
+@dataclass(slots=True, kw_only=True)
+class _Function:
+    module: Module
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    cls: _Class | None = None
+    outer: dict[str, Value] | None = None
+    system: bool = False  # decorated as a system prompt: its return value is a sink
+    ret: Value | None = None
+    pending: list[_Pending] = field(default_factory=list)
+    running: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class _Class:
+    module: Module
+    node: ast.ClassDef
+    methods: dict[str, _Function] = field(default_factory=dict)
+    attrs: dict[str, Value] = field(default_factory=dict)
+    ready: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class _ParamSlot:
+    index: int
+    name: str
+    per_request: bool
+
+
+class Analysis:
+    """One lint run's analysis: summaries and hits shared across the project's modules."""
+
+    def __init__(self, config: LintConfig, project: Project, extra_per_request: tuple[str, ...]):
+        self.config = config
+        self.project = project
+        self.per_request = per_request_matcher(config.per_request, extra_per_request, config.stable)
+        self.hits: dict[str, list[Hit]] = {}
+        self._analysed: set[str] = set()
+
+    def analyse(self, module: Module) -> list[Hit]:
+        """Run a module and every function in it; the hits whose site is in this module."""
+        if module.display not in self._analysed:
+            self._analysed.add(module.display)
+            self.run_module(module)
+            for function in _functions_of(module):
+                self.summary(function)
+        return self.hits.get(module.display, [])
+
+    def run_module(self, module: Module) -> None:
+        if module.state != "new":
+            return
+        module.state = "running"
+        frame = _Frame(self, module, None, module.globals)
+        frame.block(module.tree.body)
+        module.state = "done"
+
+    def summary(self, function: _Function) -> _Function:
+        if function.ret is not None or function.running:
+            return function
+        function.running = True
+        frame = _Frame(self, function.module, function, dict(function.outer or {}))
+        frame.bind_parameters()
+        try:
+            if isinstance(function.node, ast.Lambda):
+                frame.returns.append(frame.eval(function.node.body))
+            else:
+                frame.block(function.node.body)
+        except RecursionError:
+            frame.returns.append(EMPTY)
+        returned = _merge_all(frame.returns) if frame.returns else EMPTY
+        if function.system and not isinstance(function.node, ast.Lambda):
+            frame.sink_value(
+                "Pydantic AI system prompt", "system", returned, function.node, history=True
+            )
+        function.ret = returned
+        function.running = False
+        return function
+
+    def class_attrs(self, cls: _Class) -> dict[str, Value]:
+        if not cls.ready:
+            cls.ready = True
+            init = cls.methods.get("__init__")
+            if init is not None:
+                frame = _Frame(self, cls.module, init, dict(init.outer or {}))
+                frame.bind_parameters()
+                frame.block(init.node.body)  # type: ignore[arg-type]
+                cls.attrs.update(frame.self_attrs)
+        return cls.attrs
+
+    def record(self, hit: Hit) -> None:
+        self.hits.setdefault(hit.site_path, []).append(hit)
+
+
+def _functions_of(module: Module) -> list[_Function]:
+    found: list[_Function] = []
+    for value in list(module.globals.values()):
+        meta = value.meta if isinstance(value, Value) else None
+        if isinstance(meta, _Function) and meta.module is module:
+            found.append(meta)
+        elif isinstance(meta, _Class) and meta.module is module:
+            found.extend(meta.methods.values())
+    return found
+
+
+def _merge(a: Value, b: Value) -> Value:
+    if a == b:
+        return a
+    items = None
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        items = tuple(_merge(x, y) for x, y in zip(a.items, b.items))
+    fields = None
+    if a.fields is not None and b.fields is not None:
+        keys = list(dict.fromkeys([k for k, _ in a.fields] + [k for k, _ in b.fields]))
+        fields = tuple((k, _merge(a.field(k) or EMPTY, b.field(k) or EMPTY)) for k in keys)
+    pieces = a.pieces if a.pieces == b.pieces else None
+    if pieces is None and a.pieces is not None and b.pieces is not None:
+        pieces = a.pieces if len(_static(a.pieces)) >= len(_static(b.pieces)) else b.pieces
+        pieces = (*pieces, b.deps | a.deps) if (a.deps | b.deps) else pieces
+    return Value(
+        deps=a.deps | b.deps,
+        pieces=pieces,
+        items=items,
+        fields=fields,
+        kind=a.kind if a.kind == b.kind else (a.kind or b.kind),
+        fixed=a.fixed and b.fixed,
+        spliced=a.spliced or b.spliced,
+        meta=a.meta if a.meta is not None else b.meta,
+    )
+
+
+def _merge_all(values: Sequence[Value]) -> Value:
+    result = values[0]
+    for value in values[1:]:
+        result = _merge(result, value)
+    return result
+
+
+def _static(pieces: Iterable[Piece]) -> str:
+    return "".join(p for p in pieces if isinstance(p, str))
+
+
+def flatten(value: Value, depth: int = 0) -> tuple[Piece, ...]:
+    """The value's content in order, for position estimates."""
+    if value.pieces is not None:
+        return value.pieces
+    if depth < 6 and value.items is not None:
+        return tuple(p for item in value.items for p in flatten(item, depth + 1))
+    if depth < 6 and value.fields is not None:
+        return tuple(p for _, item in value.fields for p in flatten(item, depth + 1))
+    return (value.deps,) if value.deps else ()
+
+
+def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
+    """Characters of literal text after the first piece that carries `dep` (0 when not found)."""
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return sum(len(p) for p in pieces[index + 1 :] if isinstance(p, str))
+    return 0
+
+
+def _location(module: Module, node: ast.AST) -> tuple[int, int]:
+    line = getattr(node, "lineno", 1)
+    offset = getattr(node, "col_offset", 0)
+    lines = module.source.splitlines() if offset else []
+    if 0 < line <= len(lines):
+        offset = len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace"))
+    return line, offset + 1
+
+
+def _label(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class _Frame:
+    """One run of a module body or function body: its variables and what it returns."""
+
+    def __init__(
+        self, analysis: Analysis, module: Module, function: _Function | None, env: dict[str, Value]
+    ):
+        self.a = analysis
+        self.module = module
+        self.function = function
+        self.env: dict[str, Value] = env  # type: ignore[assignment]
+        self.returns: list[Value] = []
+        self.self_attrs: dict[str, Value] = {}
+        self.depth = 0
+
+    # -- parameters -------------------------------------------------------------------------
+
+    def bind_parameters(self) -> None:
+        assert self.function is not None
+        node = self.function.node
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        for index, arg in enumerate(positional):
+            self.env[arg.arg] = self._slot(index, arg)
+        for arg in (*args.kwonlyargs, args.vararg, args.kwarg):
+            if arg is not None:
+                self.env[arg.arg] = self._slot(-1, arg)
+        cls = self.function.cls
+        if cls is not None and positional and not _is_static(node):
+            self.env[positional[0].arg] = Value(kind="instance", meta=cls)
+
+    def _slot(self, index: int, arg: ast.arg) -> Value:
+        annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
+        per_request = self.a.per_request(arg.arg) or "RunContext" in annotation
+        return Value(kind="param", meta=_ParamSlot(index=index, name=arg.arg, per_request=per_request))
+
+    # -- statements -------------------------------------------------------------------------
+
+    def block(self, body: Sequence[ast.stmt]) -> None:
+        for statement in body:
+            self.statement(statement)
+
+    def statement(self, node: ast.stmt) -> None:
+        handler = getattr(self, "_s_" + type(node).__name__, None)
+        if handler is not None:
+            handler(node)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.eval(child)
+
+    def _s_Expr(self, node: ast.Expr) -> None:
+        self.eval(node.value)
+
+    def _s_Return(self, node: ast.Return) -> None:
+        self.returns.append(self.eval(node.value) if node.value is not None else EMPTY)
+
+    def _s_Assign(self, node: ast.Assign) -> None:
+        value = self.eval(node.value)
+        for target in node.targets:
+            self.assign(target, value)
+
+    def _s_AnnAssign(self, node: ast.AnnAssign) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.eval(node.value))
+
+    def _s_AugAssign(self, node: ast.AugAssign) -> None:
+        current = self.eval(_as_load(node.target))
+        self.assign(node.target, self.binop(node.op, current, self.eval(node.value), node))
+
+    def _s_If(self, node: ast.If) -> None:
+        self.eval(node.test)
+        self.branches([node.body, node.orelse])
+
+    def _s_Try(self, node: ast.Try) -> None:
+        self.block(node.body)
+        self.branches([h.body for h in node.handlers] + [node.orelse])
+        self.block(node.finalbody)
+
+    _s_TryStar = _s_Try
+
+    def _s_Match(self, node: ast.Match) -> None:
+        self.eval(node.subject)
+        self.branches([case.body for case in node.cases] + [[]])
+
+    def _s_With(self, node: ast.With) -> None:
+        for item in node.items:
+            value = self.eval(item.context_expr)
+            if item.optional_vars is not None:
+                self.assign(item.optional_vars, value.opaque())
+        self.block(node.body)
+
+    _s_AsyncWith = _s_With
+
+    def _s_For(self, node: ast.For) -> None:
+        iterated = self.eval(node.iter)
+        self.assign(node.target, self.element(iterated, node.iter))
+        self.branches([node.body, []])
+        self.block(node.orelse)
+
+    _s_AsyncFor = _s_For
+
+    def _s_While(self, node: ast.While) -> None:
+        self.eval(node.test)
+        self.branches([node.body, []])
+        self.block(node.orelse)
+
+    def _s_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        outer = None if self.function is None else dict(self.env)
+        function = _Function(module=self.module, node=node, outer=outer)
+        function.system = any(_is_system_decorator(d) for d in node.decorator_list)
+        for decorator in node.decorator_list:
+            self.eval(decorator)
+        self.env[node.name] = Value(kind="function", meta=function)
+        if self.function is not None:
+            self.a.summary(function)  # nested: analysed with the enclosing variables
+
+    _s_AsyncFunctionDef = _s_FunctionDef
+
+    def _s_ClassDef(self, node: ast.ClassDef) -> None:
+        cls = _Class(module=self.module, node=node)
+        for statement in node.body:
+            if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+                method = _Function(module=self.module, node=statement, cls=cls)
+                method.system = any(_is_system_decorator(d) for d in statement.decorator_list)
+                cls.methods[statement.name] = method
+            elif isinstance(statement, ast.Assign | ast.AnnAssign):
+                value = statement.value
+                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                if value is not None:
+                    evaluated = self.eval(value)
+                    for target in targets:
+                        if isinstance(target, ast.Name):
+                            cls.attrs[target.id] = evaluated
+        self.env[node.name] = Value(kind="class", meta=cls)
+
+    def branches(self, bodies: Sequence[Sequence[ast.stmt]]) -> None:
+        before = dict(self.env)
+        results: list[dict[str, Value]] = []
+        for body in bodies:
+            self.env.clear()
+            self.env.update(before)
+            self.block(body)
+            results.append(dict(self.env))
+        merged: dict[str, Value] = {}
+        for env in results:
+            for name, value in env.items():
+                merged[name] = _merge(merged[name], value) if name in merged else value
+        self.env.clear()
+        self.env.update(merged)
+
+    # -- assignment -------------------------------------------------------------------------
+
+    def assign(self, target: ast.expr, value: Value) -> None:
+        if isinstance(target, ast.Name):
+            self.env[target.id] = value
+        elif isinstance(target, ast.Tuple | ast.List):
+            for index, element in enumerate(target.elts):
+                if isinstance(element, ast.Starred):
+                    self.assign(element.value, value.opaque())
+                elif value.items is not None and len(value.items) == len(target.elts):
+                    self.assign(element, value.items[index])
+                else:
+                    self.assign(element, value.opaque())
+        elif isinstance(target, ast.Attribute):
+            if isinstance(target.value, ast.Name) and self._is_self(target.value.id):
+                self.self_attrs[target.attr] = value
+                self.env[f"self.{target.attr}"] = value
+            else:
+                self.eval(target.value)
+        elif isinstance(target, ast.Subscript):
+            self.set_item(target, value)
+        elif isinstance(target, ast.Starred):
+            self.assign(target.value, value.opaque())
+
+    def _is_self(self, name: str) -> bool:
+        slot = self.env.get(name)
+        return slot is not None and slot.kind == "instance"
+
+    def set_item(self, target: ast.Subscript, value: Value) -> None:
+        key = target.slice
+        container = self.eval(target.value)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            fields = [(k, v) for k, v in (container.fields or ()) if k != key.value]
+            fields.append((key.value, value))
+            if container.fields is None and container.deps:
+                fields.insert(0, ("**", container.opaque()))
+            updated = replace(container, fields=tuple(fields), deps=container.deps | value.deps)
+        else:
+            updated = container.with_deps(value.deps)
+        self.assign(_as_store(target.value), updated)
+
+    # -- expressions ------------------------------------------------------------------------
+
+    def eval(self, node: ast.expr | None) -> Value:
+        if node is None:
+            return EMPTY
+        self.depth += 1
+        try:
+            if self.depth > _MAX_DEPTH:
+                return EMPTY
+            handler = getattr(self, "_e_" + type(node).__name__, None)
+            if handler is None:
+                return join_values(self.eval(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
+            result: Value = handler(node)
+            return result
+        finally:
+            self.depth -= 1
+
+    def _e_Constant(self, node: ast.Constant) -> Value:
+        if isinstance(node.value, str):
+            return text_value(node.value)
+        if isinstance(node.value, int | float) and not isinstance(node.value, bool):
+            return Value(pieces=(str(node.value),), kind="num", fixed=True)
+        return Value(fixed=True)
+
+    def _e_Name(self, node: ast.Name) -> Value:
+        value = self.lookup(node.id)
+        if value.kind == "param":
+            slot: _ParamSlot = value.meta
+            deps: set[Dep] = {Param(index=slot.index, name=slot.name)}
+            if slot.per_request:
+                deps.add(self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node))
+            return Value(deps=frozenset(deps), pieces=(frozenset(deps),))
+        return value
+
+    def lookup(self, name: str) -> Value:
+        if name in self.env:
+            return self.env[name]
+        globals_ = self.module.globals
+        if name in globals_:
+            found = globals_[name]
+            return found if isinstance(found, Value) else EMPTY
+        dotted = self.module.imports.get(name)
+        if dotted is not None:
+            return self.imported(dotted)
+        return EMPTY
+
+    def imported(self, dotted: str) -> Value:
+        """A name imported from another module: its value when the module is in the project."""
+        module_name, _, attr = dotted.rpartition(".")
+        if module_name:
+            module = self.a.project.find(module_name, self.module)
+            if module is not None:
+                self.a.run_module(module)
+                found = module.globals.get(attr)
+                if isinstance(found, Value):
+                    return found
+        return Value(kind="module", meta=dotted)
+
+    def _e_JoinedStr(self, node: ast.JoinedStr) -> Value:
+        parts = [self.eval(v.value) if isinstance(v, ast.FormattedValue) else self.eval(v) for v in node.values]
+        return self.string(parts)
+
+    def _e_FormattedValue(self, node: ast.FormattedValue) -> Value:
+        return self.eval(node.value)
+
+    def string(self, parts: Sequence[Value]) -> Value:
+        deps = frozenset().union(*(p.deps for p in parts)) if parts else frozenset()
+        return Value(deps=deps, pieces=concat_pieces(parts), kind="str", fixed=True)
+
+    def _e_BinOp(self, node: ast.BinOp) -> Value:
+        return self.binop(node.op, self.eval(node.left), self.eval(node.right), node)
+
+    def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
+        if isinstance(op, ast.Add):
+            if left.pieces is not None or right.pieces is not None or "str" in (left.kind, right.kind):
+                return self.string([left, right])
+            if left.items is not None or right.items is not None:
+                items = _as_items(left) + _as_items(right)
+                return Value(deps=left.deps | right.deps, items=items, kind="list")
+        if isinstance(op, ast.Mod) and left.text is not None:
+            return self.percent(left.text, right)
+        if isinstance(op, ast.BitOr | ast.Sub | ast.BitAnd | ast.BitXor) and "set" in (left.kind, right.kind):
+            return Value(deps=left.deps | right.deps, kind="set")
+        if isinstance(op, ast.BitOr) and left.kind in ("ptemplate", "chain"):
+            return Value(deps=left.deps | right.deps, kind="chain", meta=left.meta)
+        if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
+            return Value(deps=left.deps | right.deps, fields=left.fields + right.fields)
+        return join_values([left, right])
+
+    def percent(self, text: str, right: Value) -> Value:
+        values = list(right.items) if right.items is not None else [right]
+        parts: list[Value] = []
+        position, index = 0, 0
+        for found in _PERCENT_FIELD.finditer(text):
+            parts.append(text_value(text[position : found.start()]))
+            if found.group() == "%%":
+                parts.append(text_value("%"))
+            elif found.group(1) is not None:
+                parts.append(right.field(found.group(1)) or right.opaque())
+            else:
+                parts.append(values[index] if index < len(values) else right.opaque())
+                index += 1
+            position = found.end()
+        parts.append(text_value(text[position:]))
+        return self.string(parts)
+
+    def _e_Dict(self, node: ast.Dict) -> Value:
+        fields: list[tuple[str, Value]] = []
+        deps: set[Dep] = set()
+        known, fixed = True, True
+        for key, item in zip(node.keys, node.values):
+            value = self.eval(item)
+            deps |= value.deps
+            fixed = fixed and (value.fixed or not (value.fields or value.items or value.kind in ("dict", "udict", "set")))
+            if key is None:
+                if value.fields is not None:
+                    fields.extend(value.fields)
+                else:
+                    fields.append(("**", value))
+                    fixed = False
+            elif isinstance(key, ast.Constant) and isinstance(key.value, str):
+                fields.append((key.value, value))
+            else:
+                deps |= self.eval(key).deps
+                known, fixed = False, False
+        result = Value(
+            deps=frozenset(deps),
+            fields=tuple(fields) if known else None,
+            kind="dict",
+            fixed=fixed,
+        )
+        self.system_message(result, node)
+        return result
+
+    def system_message(self, message: Value, node: ast.AST) -> None:
+        """A `{"role": "system", "content": ...}` literal is a system prompt wherever it goes."""
+        role = message.field("role")
+        if role is not None and role.text in ("system", "developer"):
+            content = message.field("content")
+            if content is None:
+                content = Value(deps=message.deps - role.deps)
+            self.sink_value(f"{role.text} message", "system", content, node, history=True)
+
+    def _e_List(self, node: ast.List | ast.Tuple) -> Value:
+        items = []
+        for element in node.elts:
+            if isinstance(element, ast.Starred):
+                items.append(replace(self.eval(element.value).opaque(), spliced=True))
+            else:
+                items.append(self.eval(element))
+        deps = frozenset().union(*(i.deps for i in items)) if items else frozenset()
+        fixed = all(i.fixed or not (i.fields or i.items) for i in items)
+        result = Value(deps=deps, items=tuple(items), kind="list", fixed=fixed)
+        if (
+            isinstance(node, ast.Tuple)
+            and len(items) == 2
+            and items[0].text in ("system", "developer")
+        ):
+            self.sink_value("system message tuple", "system", items[1], node, history=True)
+        return result
+
+    _e_Tuple = _e_List
+
+    def _e_Set(self, node: ast.Set) -> Value:
+        return Value(deps=join_values(self.eval(e) for e in node.elts).deps, kind="set", meta=_all_str(node.elts))
+
+    def _e_IfExp(self, node: ast.IfExp) -> Value:
+        self.eval(node.test)
+        return _merge(self.eval(node.body), self.eval(node.orelse))
+
+    def _e_BoolOp(self, node: ast.BoolOp) -> Value:
+        return _merge_all([self.eval(v) for v in node.values])
+
+    def _e_Compare(self, node: ast.Compare) -> Value:
+        self.eval(node.left)
+        return EMPTY
+
+    def _e_Await(self, node: ast.Await) -> Value:
+        return self.eval(node.value)
+
+    def _e_NamedExpr(self, node: ast.NamedExpr) -> Value:
+        value = self.eval(node.value)
+        self.assign(node.target, value)
+        return value
+
+    def _e_Starred(self, node: ast.Starred) -> Value:
+        return replace(self.eval(node.value).opaque(), spliced=True)
+
+    def _e_Lambda(self, node: ast.Lambda) -> Value:
+        return Value(kind="lambda", meta=_Function(module=self.module, node=node, outer=dict(self.env)))
+
+    def _e_Attribute(self, node: ast.Attribute) -> Value:
+        base = self.eval(node.value)
+        if base.kind == "module":
+            return self.imported(f"{base.meta}.{node.attr}")
+        if base.kind == "instance":
+            cls: _Class = base.meta
+            if f"self.{node.attr}" in self.env and isinstance(node.value, ast.Name) and self._is_self(node.value.id):
+                return self.env[f"self.{node.attr}"]
+            attrs = self.a.class_attrs(cls)
+            if node.attr in attrs:
+                return attrs[node.attr]
+            if node.attr in cls.methods:
+                return Value(kind="method", meta=(cls.methods[node.attr], base))
+        deps = set(base.deps)
+        if self.a.per_request(node.attr):
+            deps.add(self.taint(PER_REQUEST, f"`{_label(node)}` (per-request data)", node))
+        return Value(deps=frozenset(deps)) if deps else EMPTY
+
+    def _e_Subscript(self, node: ast.Subscript) -> Value:
+        base = self.eval(node.value)
+        key = node.slice
+        if isinstance(key, ast.Constant):
+            if isinstance(key.value, str):
+                found = base.field(key.value)
+                if found is not None:
+                    return found
+                if self.a.per_request(key.value):
+                    taint = self.taint(PER_REQUEST, f"`{_label(node)}` (per-request data)", node)
+                    return base.opaque().with_deps([taint])
+            elif isinstance(key.value, int) and base.items is not None:
+                if -len(base.items) <= key.value < len(base.items) and not any(i.spliced for i in base.items):
+                    return base.items[key.value]
+        elif isinstance(key, ast.Slice) and base.items is not None:
+            return Value(deps=base.deps, kind=base.kind)
+        extra = self.eval(key) if not isinstance(key, ast.Slice) else EMPTY
+        return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
+
+    # -- comprehensions ---------------------------------------------------------------------
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> tuple[Value, Value, bool]:
+        saved = dict(self.env)
+        iter_deps: set[Dep] = set()
+        unordered = False
+        for generator in node.generators:
+            iterated = self.eval(generator.iter)
+            element = self.element(iterated, generator.iter)
+            unordered = unordered or iterated.kind in ("set", "udict", "uview")
+            iter_deps |= element.deps
+            self.assign(generator.target, element)
+            for condition in generator.ifs:
+                self.eval(condition)
+        if isinstance(node, ast.DictComp):
+            key, value = self.eval(node.key), self.eval(node.value)
+        else:
+            key, value = EMPTY, self.eval(node.elt)
+        self.env.clear()
+        self.env.update(saved)
+        return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered
+
+    def _e_ListComp(self, node: ast.ListComp | ast.GeneratorExp) -> Value:
+        _, value, _ = self.comprehension(node)
+        return Value(deps=value.deps, kind="list", spliced=True)
+
+    _e_GeneratorExp = _e_ListComp
+
+    def _e_SetComp(self, node: ast.SetComp) -> Value:
+        _, value, _ = self.comprehension(node)
+        return Value(deps=value.deps, kind="set")
+
+    def _e_DictComp(self, node: ast.DictComp) -> Value:
+        key, value, unordered = self.comprehension(node)
+        return Value(deps=key.deps | value.deps, kind="udict" if unordered else "dict")
+
+    def element(self, iterated: Value, node: ast.expr) -> Value:
+        """One element of iterating `iterated`: ordered by the source, or flagged when not."""
+        deps = set(iterated.deps)
+        if iterated.items is not None and iterated.items and not any(i.spliced for i in iterated.items):
+            merged = _merge_all(list(iterated.items))
+            return merged.with_deps(deps)
+        if iterated.kind in ("set", "udict", "uview"):
+            deps.add(self.order_taint(iterated, node))
+        return Value(deps=frozenset(deps)) if deps else EMPTY
+
+    def order_taint(self, iterated: Value, node: ast.expr) -> Taint:
+        what = "a set" if iterated.kind == "set" else "a dict built from an unordered source"
+        fixable = iterated.kind == "set" and iterated.meta is True
+        return self.taint(
+            "PC504",
+            f"iteration order of {what} (`{_label(node)}`)",
+            node,
+            fix=("sorted", *_span(self.module, node)),
+            fixable=fixable,
+        )
+
+    # -- calls ------------------------------------------------------------------------------
+
+    def _e_Call(self, node: ast.Call) -> Value:
+        func = node.func
+        receiver: Value | None = None
+        if isinstance(func, ast.Attribute):
+            receiver = self.eval(func.value)
+            callee = self._attribute_callee(receiver, func)
+        else:
+            callee = self.eval(func)
+        args = [self.eval(a) for a in node.args]
+        keywords: dict[str, Value] = {}
+        splats: list[Value] = []
+        for keyword in node.keywords:
+            value = self.eval(keyword.value)
+            if keyword.arg is None:
+                splats.append(value)
+                for name, item in value.fields or ():
+                    if name != "**":
+                        keywords.setdefault(name, item)
+            else:
+                keywords[keyword.arg] = value
+        if callee.kind in ("function", "method", "class", "lambda"):
+            return self.call_project(callee, node, args, keywords, splats)
+        name = self.call_name(func)
+        return self.call_named(name, node, receiver, args, keywords, splats)
+
+    def _attribute_callee(self, receiver: Value, func: ast.Attribute) -> Value:
+        if receiver.kind == "module":
+            return self.imported(f"{receiver.meta}.{func.attr}")
+        if receiver.kind == "instance":
+            cls: _Class = receiver.meta
+            method = cls.methods.get(func.attr)
+            if method is not None:
+                return Value(kind="method", meta=(method, receiver))
+        if receiver.kind == "class":
+            method = receiver.meta.methods.get(func.attr)
+            if method is not None:
+                return Value(kind="function", meta=method)
+        return EMPTY
+
+    def call_name(self, func: ast.expr) -> str:
+        if isinstance(func, ast.Name):
+            return self.module.imports.get(func.id, func.id)
+        if isinstance(func, ast.Attribute):
+            return f"{self.call_name(func.value)}.{func.attr}"
+        if isinstance(func, ast.Call):
+            return self.call_name(func.func) + "()"
+        return "?"
+
+    def call_project(
+        self, callee: Value, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]
+    ) -> Value:
+        if callee.kind == "class":
+            cls: _Class = callee.meta
+            init = cls.methods.get("__init__")
+            if init is not None:
+                self._apply(init, node, [Value(kind="instance", meta=cls), *args], keywords, splats)
+            return Value(kind="instance", meta=cls)
+        if callee.kind == "method":
+            function, bound = callee.meta
+            return self._apply(function, node, [bound, *args], keywords, splats)
+        return self._apply(callee.meta, node, args, keywords, splats)
+
+    def _apply(
+        self, function: _Function, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]
+    ) -> Value:
+        summary = self.a.summary(function)
+        if summary.ret is None:  # recursion: the result depends on everything passed
+            return join_values([*args, *keywords.values(), *splats])
+        bound = _bind(function.node, args, keywords, splats)
+        for pending in summary.pending:
+            argument = bound.get(pending.index if pending.index >= 0 else pending.name)
+            if argument is None:
+                continue
+            pieces = flatten(argument)
+            for dep in argument.deps:
+                if isinstance(dep, Param):
+                    self._pend(dep, pending.api, pending.role, pending.after, pending.history)
+                elif pending.history or pending.after + static_after(pieces, dep) >= 0:
+                    self.hit(dep, pending.api, pending.role, pending.after + static_after(pieces, dep), pending.history, node)
+        return _substitute(summary.ret, bound, 0)
+
+    def call_named(
+        self,
+        name: str,
+        node: ast.Call,
+        receiver: Value | None,
+        args: list[Value],
+        keywords: dict[str, Value],
+        splats: list[Value],
+    ) -> Value:
+        last = name.rsplit(".", 1)[-1]
+        special = _SPECIAL.get(last)
+        if special is not None:
+            handled = special(self, name, node, receiver, args, keywords)
+            if handled is not None:
+                return handled
+        if is_volatile_call(name, len(node.args), self.a.config.volatile_calls):
+            taint = self.taint("PC501", f"`{_label(node)}`", node)
+            return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+        sink = find_sink(name)
+        if sink is not None:
+            return self.call_sink(sink, node, args, keywords, splats)
+        if receiver is not None and receiver.kind in ("ptemplate", "chain"):
+            return self.template_call(last, receiver, node, args, keywords)
+        if receiver is not None and receiver.kind == "jtemplate" and last in ("render", "render_async"):
+            return self.jinja_render(receiver, node, args, keywords, splats)
+        if receiver is not None and last in ("invoke", "ainvoke", "stream", "astream") and args and args[0].items is not None:
+            self.sink_value(f"`{last}` messages", "messages", args[0], node, history=True)
+        if receiver is not None and last in _SHAPING_METHODS:
+            return receiver.with_deps(join_values(args).deps)
+        if receiver is not None and last in _PASS_METHODS:
+            return Value(deps=receiver.deps | join_values(args).deps, kind=receiver.kind if receiver.kind == "str" else "")
+        if receiver is not None and receiver.kind == "module" or receiver is None:
+            return self.opaque_call(name, [*args, *keywords.values(), *splats])
+        return self.opaque_call(name, [receiver, *args, *keywords.values(), *splats])
+
+    def opaque_call(self, name: str, values: Sequence[Value]) -> Value:
+        deps: set[Dep] = set()
+        shown = name if len(name) <= 40 else "..." + name[-37:]
+        for value in values:
+            for dep in value.deps:
+                if isinstance(dep, Taint) and dep.code not in ORDER_CODES and f"{shown}()" not in dep.via:
+                    deps.add(replace(dep, via=(*dep.via, f"{shown}()")))
+                else:
+                    deps.add(dep)
+        return Value(deps=frozenset(deps)) if deps else EMPTY
+
+    def call_sink(
+        self, sink: Sink, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]
+    ) -> Value:
+        for index, role in sink.positional:
+            if index < len(args):
+                self.sink_value(sink.api, role, args[index], node, history=role != "template")
+        for keyword, role in sink.keywords:
+            if keyword in keywords:
+                self.sink_value(sink.api, role, keywords[keyword], node, history=role != "template")
+        for splat in splats:
+            if splat.fields is None and splat.deps:
+                self.sink_value(sink.api, "opaque", splat, node, history=True)
+        if "partial_variables" in keywords:
+            self.template_variables(self.template_info(sink, args, keywords), keywords["partial_variables"], node)
+        if sink.api.startswith("LangChain") and "message" not in sink.api.split()[-1]:
+            return Value(kind="ptemplate", meta=self.template_info(sink, args, keywords))
+        if sink.api == "LangChain system message template":
+            return Value(kind="ptemplate", meta=self.template_info(sink, args, keywords))
+        result = join_values([*args, *keywords.values()])
+        if sink.api == "LangChain SystemMessage":
+            return replace(result, kind="message")
+        return result
+
+    # -- sinks ------------------------------------------------------------------------------
+
+    def sink_value(self, api: str, role: str, value: Value, node: ast.AST, *, history: bool) -> None:
+        if role in ("system", "tools"):
+            pieces = flatten(value)
+            for dep in value.deps:
+                self.hit(dep, api, role, static_after(pieces, dep), True, node)
+        elif role == "messages" or (role == "input" and value.items is not None):
+            self.messages(api, value, node)
+        elif role in ("input", "opaque"):
+            if value.pieces is None and value.kind != "str":
+                self.messages(api, value, node)
+            else:
+                self.last_turn(api, value, node)
+        elif role == "config":
+            for key, sub in (("system_instruction", "system"), ("tools", "tools")):
+                found = value.field(key)
+                if found is not None:
+                    self.sink_value(api, sub, found, node, history=True)
+        elif role == "body":
+            inner = value.meta if value.kind == "json" and isinstance(value.meta, Value) else value
+            for key, sub in (("system", "system"), ("messages", "messages"), ("tools", "tools")):
+                found = inner.field(key)
+                if found is not None:
+                    self.sink_value(api, sub, found, node, history=True)
+        elif role == "template":
+            self.last_turn(api, value, node, role="template")
+        elif role == "chat_template":
+            for item in value.items or ():
+                if item.items is not None and len(item.items) == 2 and item.items[0].text in ("system", "developer"):
+                    continue  # the tuple is a sink of its own (see _e_List)
+        del history
+
+    def messages(self, api: str, value: Value, node: ast.AST) -> None:
+        if value.items is None:
+            for dep in value.deps:
+                if isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    continue
+                note = "the analysis cannot see where in the conversation it lands"
+                self.hit(dep, api, "messages", 0, True, node, note=note)
+            return
+        items = value.items
+        for index, item in enumerate(items):
+            if index == len(items) - 1:
+                if not item.spliced:
+                    self.last_turn(api, item, node)
+                continue
+            pieces = flatten(item)
+            for dep in item.deps:
+                if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    continue
+                self.hit(dep, api, "messages", static_after(pieces, dep), True, node)
+
+    def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
+        """The newest turn is the tail; only static text after a value in it is lost."""
+        pieces = flatten(value)
+        limit = max(self.a.config.threshold, 1) * 4
+        for dep in value.deps:
+            after = static_after(pieces, dep)
+            if isinstance(dep, Param) or after >= limit:
+                self.hit(dep, api, role, after, False, node)
+
+    def hit(self, dep: Dep, api: str, role: str, after: int, history: bool, node: ast.AST, note: str = "") -> None:
+        if isinstance(dep, Param):
+            self._pend(dep, api, role, after, history)
+            return
+        line, column = _location(self.module, node)
+        self.a.record(
+            Hit(
+                taint=dep,
+                api=api,
+                role=role,
+                after=after,
+                history=history,
+                site_path=self.module.display,
+                site_line=line,
+                site_column=column,
+                note=note,
+            )
+        )
+
+    def _pend(self, dep: Param, api: str, role: str, after: int, history: bool) -> None:
+        if self.function is not None:
+            pending = _Pending(index=dep.index, name=dep.name, api=api, role=role, after=after, history=history)
+            if pending not in self.function.pending:
+                self.function.pending.append(pending)
+
+    def taint(self, code: str, label: str, node: ast.AST, *, fix: tuple[str, int, int, int, int] | None = None, fixable: bool = False) -> Taint:
+        line, column = _location(self.module, node)
+        return Taint(code=code, label=label, path=self.module.display, line=line, column=column, fix=fix, fixable=fixable)
+
+    # -- prompt templates -------------------------------------------------------------------
+
+    def template_info(self, sink: Sink, args: list[Value], keywords: dict[str, Value]) -> dict[str, tuple[int, bool]]:
+        """Variables of a LangChain template: name -> (static chars after it, is in a system message)."""
+        info: dict[str, tuple[int, bool]] = {}
+        if sink.api == "LangChain chat prompt template":
+            specs = args[0] if args else keywords.get("messages", EMPTY)
+            for spec in specs.items or ():
+                if spec.items is not None and len(spec.items) == 2:
+                    system = spec.items[0].text in ("system", "developer")
+                    _variables(spec.items[1], system, info)
+                elif isinstance(spec.meta, dict):
+                    for key, (after, system) in spec.meta.items():
+                        info.setdefault(key, (after, system))
+            return info
+        text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
+        _variables(text, sink.api == "LangChain system message template", info)
+        return info
+
+    def template_variables(self, info: object, values: Value, node: ast.AST) -> None:
+        if not isinstance(info, dict) or values.fields is None:
+            return
+        for name, value in values.fields:
+            if name not in info:
+                continue
+            after, system = info[name]
+            if system:
+                self.sink_value("LangChain prompt template", "system", value, node, history=True)
+            else:
+                limit = max(self.a.config.threshold, 1) * 4
+                for dep in value.deps:
+                    if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
+                        self.hit(dep, "LangChain prompt template", "template", after, False, node)
+
+    def template_call(self, method: str, receiver: Value, node: ast.Call, args: list[Value], keywords: dict[str, Value]) -> Value:
+        if method == "partial":
+            self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
+            return receiver
+        if method in ("invoke", "ainvoke", "stream", "astream", "batch", "abatch"):
+            if args:
+                self.template_variables(receiver.meta, args[0], node)
+            return EMPTY
+        if method in ("format", "format_messages", "format_prompt", "aformat_messages"):
+            self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
+            return EMPTY
+        if method in ("pipe", "with_config", "with_retry", "bind"):
+            return receiver
+        return EMPTY
+
+    def jinja_render(self, template: Value, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> Value:
+        variables = dict(keywords)
+        if args and args[0].fields is not None:
+            variables.update((k, v) for k, v in args[0].fields if k != "**")
+        source = template.meta
+        for name, value in variables.items():
+            if not value.deps:
+                continue
+            if not isinstance(source, str):
+                for dep in value.deps:
+                    if isinstance(dep, Taint) and dep.code == "PC501":
+                        self.hit(dep, "Jinja render", "template", 0, True, node, note="the template could not be read, so the analysis cannot tell where it renders")
+                continue
+            offset = _jinja_offset(source, name)
+            if offset is None:
+                continue
+            after = len(_strip_tail(source[offset:]))
+            limit = max(self.a.config.threshold, 1) * 4
+            for dep in value.deps:
+                if isinstance(dep, Param) or after >= limit:
+                    self.hit(dep, "Jinja render", "template", after, False, node)
+        return join_values([*args, *keywords.values(), *splats])
+
+
+# -- special calls ---------------------------------------------------------------------------
+
+_Special = Callable[[_Frame, str, ast.Call, "Value | None", list[Value], dict[str, Value]], "Value | None"]
+
+
+def _format(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is None or receiver.kind in ("ptemplate", "chain", "jtemplate"):
+        return None
+    text = receiver.text
+    splat = [v for k, v in (keywords.items()) if k == "**"]
+    if text is None:
+        return join_values([receiver, *args, *keywords.values()]) if receiver.pieces is not None or receiver.kind == "str" else None
+    parts: list[Value] = []
+    position, index = 0, 0
+    for found in _FORMAT_FIELD.finditer(text):
+        parts.append(text_value(text[position : found.start()]))
+        position = found.end()
+        if found.group() in ("{{", "}}"):
+            parts.append(text_value(found.group()[0]))
+            continue
+        field_name = re.split(r"[.\[]", found.group(1) or "", maxsplit=1)[0]
+        if field_name == "" or field_name.isdigit():
+            slot = int(field_name) if field_name else index
+            index += 1
+            parts.append(args[slot] if slot < len(args) else join_values(splat))
+        else:
+            parts.append(keywords.get(field_name) or _splat_value(node, frame, field_name))
+    parts.append(text_value(text[position:]))
+    return frame.string(parts)
+
+
+def _splat_value(node: ast.Call, frame: _Frame, name: str) -> Value:
+    """`.format(**ctx)` where ctx's fields are unknown: the variable depends on ctx."""
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            whole = frame.eval(keyword.value)
+            if whole.fields is None:
+                return whole.opaque()
+    return EMPTY
+
+
+def _join(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is None or not args or (receiver.pieces is None and receiver.kind != "str"):
+        return None
+    iterable = args[0]
+    if iterable.items is not None and not any(i.spliced for i in iterable.items):
+        parts: list[Value] = []
+        for index, item in enumerate(iterable.items):
+            if index:
+                parts.append(receiver)
+            parts.append(item)
+        return frame.string(parts)
+    element = frame.element(iterable, node.args[0])
+    return Value(deps=receiver.deps | element.deps, pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces, kind="str")
+
+
+def _json_dumps(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if name not in ("json.dumps", "json.dump", "orjson.dumps", "simplejson.dumps", "ujson.dumps") or not args:
+        return None
+    value = args[0]
+    deps = set(value.deps)
+    sorts = _sorts_keys(name, node)
+    if not sorts and not value.fixed and value.kind not in ("str", "num"):
+        deps.add(
+            frame.taint(
+                "PC503",
+                f"`{_label(node)}` without sort_keys=True",
+                node,
+                fix=("sort_keys", *_span(frame.module, node)),
+                fixable=name == "json.dumps",
+            )
+        )
+    pieces = flatten(value)
+    return Value(deps=frozenset(deps), pieces=(*pieces, frozenset(deps - value.deps)) if deps - value.deps else pieces, kind="json", meta=value)
+
+
+def _sorts_keys(name: str, node: ast.Call) -> bool:
+    for keyword in node.keywords:
+        if keyword.arg == "sort_keys":
+            return not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+        if keyword.arg == "option" and "SORT_KEYS" in ast.unparse(keyword.value):
+            return True
+        if keyword.arg is None:
+            return True  # **options may set it: not ours to guess
+    return name.startswith("orjson") and len(node.args) > 2
+
+
+def _sorted(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is not None or not args:
+        return None
+    deps = {d for d in args[0].deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
+    key = keywords.get("key")
+    if key is not None and _uses_hash(node):
+        deps.add(frame.taint("PC505", f"`{_label(node)}` orders by hash()", node))
+    return Value(deps=frozenset(deps), kind="list")
+
+
+def _uses_hash(node: ast.Call) -> bool:
+    for keyword in node.keywords:
+        if keyword.arg == "key":
+            for sub in ast.walk(keyword.value):
+                if isinstance(sub, ast.Name) and sub.id == "hash":
+                    return True
+    return False
+
+
+def _order_free(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is not None:
+        return None
+    deps = {d for a in args for d in a.deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
+    return Value(deps=frozenset(deps)) if deps else EMPTY
+
+
+def _materialise(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is not None:
+        return None
+    if not args:
+        return Value(kind="list" if name in ("list", "tuple") else "set", fixed=True, items=() if name in ("list", "tuple") else None)
+    value = args[0]
+    if name in ("set", "frozenset"):
+        return Value(deps=value.deps, kind="set", meta=value.text is not None or (value.items is not None and all(i.text is not None for i in value.items)))
+    if value.kind in ("set", "udict", "uview"):
+        element = frame.element(value, node.args[0])
+        return Value(deps=element.deps, kind="list")
+    return replace(value, kind="list")
+
+
+def _views(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is None:
+        return None
+    if receiver.kind == "udict":
+        return Value(deps=receiver.deps, kind="uview")
+    if receiver.fields is not None and name.endswith("values"):
+        return Value(deps=receiver.deps, items=tuple(v for _, v in receiver.fields), kind="list")
+    return Value(deps=receiver.deps) if receiver.deps else EMPTY
+
+
+def _hash(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if name != "hash" or receiver is not None:
+        return None
+    return Value(deps=frozenset({frame.taint("PC505", f"`{_label(node)}` (differs per process)", node)}))
+
+
+def _fromkeys(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if not args:
+        return None
+    source = args[0]
+    return Value(deps=source.deps, kind="udict" if source.kind in ("set", "udict", "uview") else "dict")
+
+
+def _dict(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is not None or name != "dict":
+        return None
+    fields = list(args[0].fields or ()) if args else []
+    fields.extend((k, v) for k, v in keywords.items())
+    known = not args or args[0].fields is not None
+    deps = join_values([*args, *keywords.values()]).deps
+    return Value(deps=deps, fields=tuple(fields) if known else None, kind="udict" if args and args[0].kind in ("set", "udict", "uview") else "dict")
+
+
+def _mutate(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    """`xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)`, `d.update(...)`, `random.shuffle(xs)`."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or receiver is None or receiver.kind == "module":
+        if name == "random.shuffle" and node.args:
+            taint = frame.taint("PC501", f"`{_label(node)}`", node)
+            target = node.args[0]
+            frame.assign(_as_store(target), frame.eval(target).with_deps([taint]))
+            return EMPTY
+        return None
+    method = func.attr
+    target = func.value
+    if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript):
+        return None
+    items = _as_items(receiver) if (receiver.items is not None or receiver.deps or receiver.kind == "param") else ()
+    if method == "append" and args:
+        updated = Value(deps=receiver.deps | args[0].deps, items=(*items, args[0]), kind="list")
+    elif method == "extend" and args:
+        updated = Value(deps=receiver.deps | args[0].deps, items=(*items, *_as_items(args[0])), kind="list")
+    elif method == "insert" and len(args) == 2:
+        position = node.args[0]
+        at_start = isinstance(position, ast.Constant) and position.value == 0
+        new = (args[1], *items) if at_start else (*items, args[1])
+        updated = Value(deps=receiver.deps | args[1].deps, items=new, kind="list")
+    elif method == "update":
+        fields = list(receiver.fields or ())
+        for arg in args:
+            fields.extend(arg.fields or (("**", arg),))
+        fields.extend(keywords.items())
+        updated = Value(deps=join_values([receiver, *args, *keywords.values()]).deps, fields=tuple(fields), kind=receiver.kind)
+    elif method == "add" and args and receiver.kind == "set":
+        updated = receiver.with_deps(args[0].deps)
+    elif method == "sort":
+        deps = {d for d in receiver.deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
+        if _uses_hash(node):
+            deps.add(frame.taint("PC505", f"`{_label(node)}` orders by hash()", node))
+        updated = Value(deps=frozenset(deps), kind="list")
+    else:
+        return None
+    frame.assign(_as_store(target), updated)
+    return EMPTY
+
+
+def _template(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
+    last = name.rsplit(".", 1)[-1]
+    if last == "Template" and not name.startswith(("jinja2", "Template")):
+        return None
+    text = args[0] if args else keywords.get("source", EMPTY)
+    if last == "get_template":
+        return Value(kind="jtemplate", meta=_read_template(frame, text.text))
+    return Value(kind="jtemplate", meta=text.text)
+
+
+def _read_template(frame: _Frame, name: str | None) -> str | None:
+    if not name:
+        return None
+    config = frame.a.config
+    root = frame.a.project.root
+    folders = []
+    if frame.module.path is not None:
+        folders.append(frame.module.path.parent)
+        folders.extend(frame.module.path.parent / sub for sub in ("templates", "prompts"))
+    folders.extend(root / folder for folder in config.search_path)
+    folders.extend([root, root / "templates", root / "prompts"])
+    for folder in folders:
+        path = folder / name
+        try:
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+    return None
+
+
+def _dedent(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if receiver is not None and receiver.kind != "module":
+        return None
+    return args[0] if args else None
+
+
+def _str(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    if name != "str" or receiver is not None or not args:
+        return None
+    value = args[0]
+    if value.kind in ("set", "udict", "uview"):
+        return frame.element(value, node.args[0])
+    return replace(value, kind="str") if value.pieces is not None else Value(deps=value.deps, pieces=(value.deps,) if value.deps else (), kind="str")
+
+
+_SPECIAL: dict[str, _Special] = {
+    "format": _format,
+    "join": _join,
+    "dumps": _json_dumps,
+    "dump": _json_dumps,
+    "sorted": _sorted,
+    "list": _materialise,
+    "tuple": _materialise,
+    "set": _materialise,
+    "frozenset": _materialise,
+    "keys": _views,
+    "values": _views,
+    "items": _views,
+    "hash": _hash,
+    "fromkeys": _fromkeys,
+    "dict": _dict,
+    "append": _mutate,
+    "extend": _mutate,
+    "insert": _mutate,
+    "update": _mutate,
+    "add": _mutate,
+    "sort": _mutate,
+    "shuffle": _mutate,
+    "Template": _template,
+    "from_string": _template,
+    "get_template": _template,
+    "dedent": _dedent,
+    "cleandoc": _dedent,
+    "str": _str,
+    **dict.fromkeys(_ORDER_FREE, _order_free),
+}
+
+
+# -- helpers ---------------------------------------------------------------------------------
+
+
+def _variables(text: Value, system: bool, info: dict[str, tuple[int, bool]]) -> None:
+    pieces = text.pieces or ()
+    static = [p if isinstance(p, str) else "" for p in pieces]
+    joined = "".join(static)
+    for found in re.finditer(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})", joined):
+        info.setdefault(found.group(1), (len(joined) - found.end(), system))
+
+
+def _jinja_offset(source: str, name: str) -> int | None:
+    found = re.search(r"\{[{%][^}]*?(?<![\w.])" + re.escape(name) + r"\b", source)
+    return found.start() if found else None
+
+
+def _strip_tail(text: str) -> str:
+    marker = re.search(r"\{#-?\s*promptcache:\s*tail\s*-?#\}", text, re.IGNORECASE)
+    return text[: marker.start()] if marker else text
+
+
+def _as_items(value: Value) -> tuple[Value, ...]:
+    if value.items is not None:
+        return value.items
+    return (replace(value.opaque(), spliced=True),) if (value.deps or value.kind == "param") else ()
+
+
+def _as_load(node: ast.expr) -> ast.expr:
+    return node
+
+
+def _as_store(node: ast.expr) -> ast.expr:
+    return node
+
+
+def _span(module: Module, node: ast.AST) -> tuple[int, int, int, int]:
+    return (
+        getattr(node, "lineno", 1),
+        getattr(node, "col_offset", 0),
+        getattr(node, "end_lineno", 1) or 1,
+        getattr(node, "end_col_offset", 0) or 0,
+    )
+
+
+def _all_str(elements: list[ast.expr]) -> bool:
+    return all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elements)
+
+
+def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
+    if isinstance(node, ast.Lambda):
+        return True
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _is_system_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return isinstance(target, ast.Attribute) and target.attr in ("system_prompt", "instructions")
+
+
+def _bind(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> dict[int | str, Value]:
+    params = [*node.args.posonlyargs, *node.args.args]
+    bound: dict[int | str, Value] = {}
+    for index, param in enumerate(params):
+        if index < len(args):
+            bound[index] = args[index]
+        elif param.arg in keywords:
+            bound[index] = keywords[param.arg]
+        elif splats:
+            bound[index] = join_values(splats)
+    for param in node.args.kwonlyargs:
+        if param.arg in keywords:
+            bound[param.arg] = keywords[param.arg]
+        elif splats:
+            bound[param.arg] = join_values(splats)
+    if node.args.vararg is not None and len(args) > len(params):
+        bound[node.args.vararg.arg] = Value(items=tuple(args[len(params) :]), deps=join_values(args[len(params) :]).deps)
+    if node.args.kwarg is not None:
+        extra = {k: v for k, v in keywords.items() if k not in {p.arg for p in (*params, *node.args.kwonlyargs)}}
+        bound[node.args.kwarg.arg] = Value(fields=tuple(extra.items()), deps=join_values(extra.values()).deps)
+    # Summaries name keyword-only (and *args/**kwargs) parameters by name, with index -1.
+    return bound
+
+
+def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Value:
+    if not any(isinstance(d, Param) for d in value.deps):
+        return value
+    deps: set[Dep] = set()
+    for dep in value.deps:
+        if isinstance(dep, Param):
+            deps |= _argument(dep, bound).deps
+        else:
+            deps.add(dep)
+    pieces = None
+    if value.pieces is not None:
+        new: list[Piece] = []
+        for piece in value.pieces:
+            if isinstance(piece, str):
+                new.append(piece)
+                continue
+            params = [d for d in piece if isinstance(d, Param)]
+            if len(params) == 1 and len(piece) <= 2:
+                argument = _argument(params[0], bound)
+                new.extend(flatten(argument))
+                rest = frozenset(d for d in piece if not isinstance(d, Param) and d not in argument.deps)
+                if rest:
+                    new.append(rest)
+            else:
+                replaced = {d for d in piece if not isinstance(d, Param)}
+                for param in params:
+                    replaced |= _argument(param, bound).deps
+                if replaced:
+                    new.append(frozenset(replaced))
+        pieces = tuple(new)
+    items = tuple(_substitute(i, bound, depth + 1) for i in value.items) if value.items is not None and depth < 4 else value.items
+    fields = tuple((k, _substitute(v, bound, depth + 1)) for k, v in value.fields) if value.fields is not None and depth < 4 else value.fields
+    return replace(value, deps=frozenset(deps), pieces=pieces, items=items, fields=fields)
+
+
+def _argument(param: Param, bound: dict[int | str, Value]) -> Value:
+    if param.index >= 0 and param.index in bound:
+        return bound[param.index]
+    return bound.get(param.name, EMPTY)

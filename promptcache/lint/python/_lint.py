@@ -1,0 +1,165 @@
+"""
+Lint Python modules: parse, run the dataflow analysis, turn what reaches a prefix into findings.
+
+A module with no request API, system message, prompt template or promptcache builder call in
+its text is only parsed: nothing in it can reach a prefix on its own, and modules that call into
+it analyse it on demand.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from .._config import DEFAULT_CONFIG, LintConfig
+from .._loader import decode
+from .._model import Finding
+from ..rules import RULES
+from ..rules.PC502 import PYTHON_PER_REQUEST
+from ._interp import Analysis, Hit
+from ._project import Project
+
+__all__ = ["PythonLinter", "lint_python_source"]
+
+_TRIGGER = re.compile(
+    r"messages\s*\.\s*(?:create|stream|parse)|completions\s*\.\s*(?:create|parse|stream)"
+    r"|ChatCompletion|responses\s*\.\s*(?:create|parse|stream)|generate_content|GenerativeModel"
+    r"|GenerateContentConfig|chats\s*\.\s*create|caches\s*\.\s*create|start_chat|converse"
+    r"|invoke_model|litellm|SystemMessage|PromptTemplate|create_react_agent|create_agent"
+    r"|create_deep_agent|pydantic_ai|system_prompt|instructions|add_system|add_tools|add_docs"
+    r"|\.render\b|['\"](?:system|developer)['\"]|from\s+agents\s+import|json\.dumps|hash\("
+)
+_NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
+_ROLE_WORDS = {
+    "system": "the system prompt",
+    "tools": "the tool definitions",
+    "messages": "an earlier turn of the conversation",
+    "last_turn": "the newest turn, before static text,",
+    "template": "a prompt template, before static text,",
+}
+
+
+class PythonLinter:
+    """Lints Python files of one project; parsed modules and summaries are shared across files."""
+
+    def __init__(self, config: LintConfig = DEFAULT_CONFIG, root: Path | None = None):
+        self.config = config
+        self.project = Project(root=(root or config.root or Path.cwd()).resolve())
+        self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST)
+
+    def lint_file(self, path: Path, display: str) -> list[Finding]:
+        try:
+            source = decode(path.read_bytes())
+        except OSError as exc:
+            return self._select([_parse_error(display, 1, f"cannot read the file: {exc.strerror}")])
+        except ValueError as exc:
+            return self._select([_parse_error(display, 1, str(exc))])
+        return self.lint_source(source, display=display, file=path)
+
+    def lint_source(self, source: str, *, display: str, file: Path | None = None) -> list[Finding]:
+        try:
+            tree = ast.parse(source, filename=display)
+        except SyntaxError as exc:
+            return self._select([_parse_error(display, exc.lineno or 1, exc.msg or str(exc))])
+        except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
+            return self._select([_parse_error(display, 1, f"{type(exc).__name__}: {exc}")])
+        if not _TRIGGER.search(source):
+            return []
+        path = file if file is not None else self.project.root / f"<{display}>.py"
+        module = self.project.module_for_file(path, display, source, tree)
+        module.display = display
+        try:
+            hits = list(self.analysis.analyse(module))
+        except RecursionError:
+            message = "the module is nested too deeply to analyse; it was not checked"
+            return self._select([_parse_error(display, 1, message)])
+        findings = _findings(hits, display, self.config)
+        return self._select(_suppress(findings, source))
+
+    def _select(self, findings: list[Finding]) -> list[Finding]:
+        return [f for f in findings if self.config.enabled(f.code)]
+
+
+def lint_python_source(
+    source: str, *, path: str = "<python>", config: LintConfig = DEFAULT_CONFIG
+) -> list[Finding]:
+    """Lint Python source text on its own (imports resolve from the config's root)."""
+    return PythonLinter(config).lint_source(source, display=path)
+
+
+def _findings(hits: list[Hit], display: str, config: LintConfig) -> list[Finding]:
+    best: dict[tuple[str, int, int], Finding] = {}
+    for hit in hits:
+        finding = _finding(hit, display, config)
+        if finding is None:
+            continue
+        key = (finding.code, finding.line, finding.column)
+        kept = best.get(key)
+        if kept is None or (finding.tokens_at_risk or 0) > (kept.tokens_at_risk or 0):
+            best[key] = finding
+    return sorted(best.values(), key=Finding.sort_key)
+
+
+def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
+    taint = hit.taint
+    here = taint.path == display
+    line, column = (taint.line, taint.column) if here else (hit.site_line, hit.site_column)
+    tokens = hit.after // 4
+    if not hit.history and tokens < max(config.threshold, 1) and hit.role != "messages":
+        return None
+    label = taint.label if here else f"{taint.label} (from {taint.path}:{taint.line})"
+    where = _ROLE_WORDS.get(hit.role, "the cacheable prefix")
+    site = f"{hit.api}, line {hit.site_line}"
+    if hit.history:
+        risk = (
+            f"~{tokens} tokens of static text after it and the whole conversation that follows "
+            "are prefilled again on every request"
+        )
+    else:
+        risk = f"~{tokens} tokens of static content after it can never be read from the cache"
+    notes = [hit.note] if hit.note else []
+    if taint.via:
+        calls = ", ".join(f"`{v}`" for v in taint.via[:3])
+        notes.append(f"assumed to pass through {calls}, which the analysis cannot see into")
+    note = f" ({'; '.join(notes)})" if notes else ""
+    message = (
+        f"{label} reaches {where} ({site}){note}: {risk}; {RULES[taint.code].fix}"
+    )
+    return Finding(
+        path=display,
+        line=line,
+        column=column,
+        code=taint.code,
+        message=message,
+        severity=RULES[taint.code].severity,
+        tokens_at_risk=tokens,
+    )
+
+
+def _parse_error(path: str, line: int, message: str) -> Finding:
+    return Finding(
+        path=path,
+        line=line,
+        column=1,
+        code="PC500",
+        message=f"cannot parse the Python file: {message}",
+        severity=RULES["PC500"].severity,
+    )
+
+
+def _suppress(findings: list[Finding], source: str) -> list[Finding]:
+    """Drop findings on a line with `# noqa` or `# noqa: PC501, ...`."""
+    if not findings or "noqa" not in source.lower():
+        return findings
+    lines = source.splitlines()
+    kept = []
+    for finding in findings:
+        text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+        covered = False
+        for found in _NOQA.finditer(text):
+            codes = [c.upper() for c in re.split(r"[,\s]+", found.group("codes") or "") if c]
+            covered = covered or not codes or finding.code in codes
+        if not covered:
+            kept.append(finding)
+    return kept

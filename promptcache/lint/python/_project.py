@@ -1,0 +1,141 @@
+"""
+The linted project's modules: read and parse each once, resolve imports between them.
+
+A module is found from an import by looking beside the importing file (relative imports), then
+in the project root, its `src/` folder and every folder above the importing file up to the root.
+What cannot be found is outside what the analysis can see: its calls are assumed to pass their
+arguments' variation through, and findings say so.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .._loader import decode
+
+__all__ = ["Module", "Project", "import_table"]
+
+
+@dataclass(slots=True, kw_only=True)
+class Module:
+    name: str  # dotted name as imported ("" for a file named on the command line only)
+    path: Path | None
+    display: str
+    source: str
+    tree: ast.Module
+    imports: dict[str, str] = field(default_factory=dict)  # local alias -> dotted name
+    globals: dict[str, object] = field(default_factory=dict)
+    state: str = "new"  # new -> running -> done
+
+
+def import_table(tree: ast.Module, package: str) -> dict[str, str]:
+    """Local names bound by the module's imports (top level and in functions), resolved."""
+    table: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    table[alias.asname] = alias.name
+                else:
+                    root = alias.name.split(".", 1)[0]
+                    table[root] = root
+        elif isinstance(node, ast.ImportFrom):
+            base = _absolute(node.module or "", node.level, package)
+            for alias in node.names:
+                if alias.name != "*":
+                    table[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+    return table
+
+
+def _absolute(module: str, level: int, package: str) -> str:
+    if level == 0:
+        return module
+    parts = package.split(".") if package else []
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)] if level - 1 <= len(parts) else []
+    return ".".join([*parts, module] if module else parts)
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(slots=True)
+class Project:
+    """Parsed modules by path and by dotted name, shared by every file of one lint run."""
+
+    root: Path
+    _by_path: dict[Path, Module | None] = field(default_factory=dict)
+    _by_name: dict[str, Module | None] = field(default_factory=dict)
+
+    def module_for_file(self, path: Path, display: str, source: str, tree: ast.Module) -> Module:
+        resolved = path.resolve()
+        found = self._by_path.get(resolved)
+        if found is not None:
+            return found
+        name = self._dotted_name(resolved)
+        package = name if resolved.name == "__init__.py" else name.rpartition(".")[0]
+        module = Module(
+            name=name,
+            path=resolved,
+            display=display,
+            source=source,
+            tree=tree,
+            imports=import_table(tree, package),
+        )
+        self._by_path[resolved] = module
+        if name:
+            self._by_name.setdefault(name, module)
+        return module
+
+    def find(self, dotted: str, near: Module | None) -> Module | None:
+        """The project module imported as `dotted`, or None when it is not part of the project."""
+        if dotted in self._by_name:
+            return self._by_name[dotted]
+        found: Module | None = None
+        for folder in self._folders(near):
+            base = folder.joinpath(*dotted.split("."))
+            for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+                if candidate.is_file():
+                    found = self._load(candidate)
+                    break
+            if found is not None:
+                break
+        self._by_name[dotted] = found
+        return found
+
+    def _folders(self, near: Module | None) -> list[Path]:
+        folders = [self.root, self.root / "src"]
+        if near is not None and near.path is not None:
+            for parent in near.path.parents:
+                folders.append(parent)
+                if parent == self.root or len(folders) > 12:
+                    break
+        return list(dict.fromkeys(folders))
+
+    def _load(self, path: Path) -> Module | None:
+        resolved = path.resolve()
+        if resolved in self._by_path:
+            return self._by_path[resolved]
+        module: Module | None = None
+        try:
+            source = decode(resolved.read_bytes())
+            tree = ast.parse(source, filename=str(resolved))
+        except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
+            self._by_path[resolved] = None  # linted (and reported) on its own, if at all
+            return None
+        module = self.module_for_file(resolved, str(resolved), source, tree)
+        return module
+
+    def _dotted_name(self, path: Path) -> str:
+        """The dotted name of a file: its packages (folders with __init__.py) up to the top."""
+        parts = [] if path.name == "__init__.py" else [path.stem]
+        folder = path.parent
+        while (folder / "__init__.py").is_file() and folder != folder.parent:
+            parts.insert(0, folder.name)
+            folder = folder.parent
+        if not all(_WORD.fullmatch(p) for p in parts):
+            return ""
+        return ".".join(parts)

@@ -1,0 +1,104 @@
+"""
+Where variation comes from: volatile calls (clocks, ids, randomness) and per-request names.
+
+Call names are matched after import resolution (`from datetime import datetime as dt` makes
+`dt.now()` the call `datetime.datetime.now`), as case-insensitive globs.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from ..rules.PC101 import DEFAULT_VOLATILE_CALLS
+
+__all__ = ["VOLATILE_CALLS", "is_volatile_call", "per_request_matcher"]
+
+# Resolved names of calls whose result differs between requests.
+VOLATILE_CALLS = (
+    "datetime.datetime.now",
+    "datetime.datetime.utcnow",
+    "datetime.datetime.today",
+    "datetime.date.today",
+    "*.now",
+    "*.utcnow",
+    "*.today",
+    "now",
+    "utcnow",
+    "time.time",
+    "time.time_ns",
+    "time.monotonic",
+    "time.monotonic_ns",
+    "time.perf_counter",
+    "time.perf_counter_ns",
+    "time.localtime",
+    "time.gmtime",
+    "time.ctime",
+    "time.asctime",
+    "time.strftime",
+    "uuid.uuid1",
+    "uuid.uuid4",
+    "uuid.uuid6",
+    "uuid.uuid7",
+    "uuid1",
+    "uuid4",
+    "random.random",
+    "random.randint",
+    "random.randrange",
+    "random.choice",
+    "random.choices",
+    "random.sample",
+    "random.uniform",
+    "random.getrandbits",
+    "random.randbytes",
+    "random.gauss",
+    "numpy.random.*",
+    "secrets.*",
+    "os.getpid",
+    "os.urandom",
+    "socket.gethostname",
+    "shortuuid.uuid",
+    "nanoid.generate",
+)
+# Calls that read the clock only when no time argument is given.
+_CLOCK_WITHOUT_ARGUMENT = frozenset(
+    {"time.strftime", "time.localtime", "time.gmtime", "time.ctime", "time.asctime"}
+)
+
+
+@lru_cache(maxsize=32)
+def _regex(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
+
+
+def is_volatile_call(name: str, arguments: int, configured: tuple[str, ...]) -> bool:
+    """Whether a call to resolved `name` with `arguments` positional arguments is volatile."""
+    lowered = name.lower()
+    if lowered in _CLOCK_WITHOUT_ARGUMENT and arguments > (lowered == "time.strftime"):
+        return False
+    builtin = _regex(VOLATILE_CALLS)
+    if builtin is not None and builtin.match(lowered):
+        return True
+    extra = _regex(tuple(p for p in configured if p not in DEFAULT_VOLATILE_CALLS))
+    return extra is not None and extra.match(lowered) is not None
+
+
+def per_request_matcher(
+    per_request: tuple[str, ...], extra: tuple[str, ...], stable: tuple[str, ...]
+) -> Callable[[str], bool]:
+    """A memoised test: is a parameter, attribute or key of this name per-request data?"""
+    wanted = _regex((*per_request, *extra))
+    unwanted = _regex(stable)
+
+    @lru_cache(maxsize=4096)
+    def matches(name: str) -> bool:
+        lowered = name.lower()
+        if unwanted is not None and unwanted.match(lowered):
+            return False
+        return wanted is not None and wanted.match(lowered) is not None
+
+    return matches

@@ -1,0 +1,114 @@
+"""
+The abstract values of the Python analysis: what a value depends on, and where in it.
+
+A `Dep` is one reason a value differs between requests (a `Taint`: a clock, a parameter the
+caller fills per request, an unsorted `json.dumps`) or a `Param` of the function being summarised,
+replaced by the caller's argument at each call. A string keeps its `pieces` in order (literal
+text and dependencies), so a finding can say how much static text follows the volatile part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = ["EMPTY", "Dep", "Param", "Piece", "Taint", "Value", "join_values", "text_value"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Taint:
+    """A source of variation: its rule code, what it is, and where it enters the code."""
+
+    code: str
+    label: str
+    path: str
+    line: int
+    column: int  # 1-based, in characters
+    via: tuple[str, ...] = ()  # calls the analysis could not see into, assumed to pass it on
+    fix: tuple[str, int, int, int, int] | None = None  # (kind, line, col, end_line, end_col)
+    fixable: bool = False
+
+    def key(self) -> tuple[str, str, int, int]:
+        return (self.code, self.path, self.line, self.column)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Param:
+    """A parameter of the function being summarised (`index` -1: only by keyword)."""
+
+    index: int
+    name: str
+
+
+Dep = Taint | Param
+Piece = str | frozenset[Dep]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Value:
+    """
+    What the analysis knows about one Python value.
+
+    `deps` is complete for every kind; the other fields are extra knowledge when it exists:
+    `pieces` for strings built from known parts, `items` for lists and tuples of known length,
+    `fields` for dicts with string keys, `kind` for the few types whose order matters.
+    """
+
+    deps: frozenset[Dep] = frozenset()
+    pieces: tuple[Piece, ...] | None = None
+    items: tuple[Value, ...] | None = None
+    fields: tuple[tuple[str, Value], ...] | None = None
+    kind: str = ""  # "set", "udict" (dict from an unordered source), "str", "ptemplate", ...
+    fixed: bool = False  # a literal whose key order is fixed in the source
+    spliced: bool = False  # a history splice (`*history`): its per-request data is history
+    meta: Any = field(default=None, compare=False)  # kind-specific: a function, a template...
+
+    @property
+    def text(self) -> str | None:
+        """The whole string when it is a compile-time constant."""
+        if self.pieces is not None and all(isinstance(p, str) for p in self.pieces):
+            return "".join(p for p in self.pieces if isinstance(p, str))
+        return None
+
+    def field(self, key: str) -> Value | None:
+        for name, value in self.fields or ():
+            if name == key:
+                return value
+        return None
+
+    def with_deps(self, extra: Iterable[Dep]) -> Value:
+        more = frozenset(extra)
+        if not more or more <= self.deps:
+            return self
+        return replace(self, deps=self.deps | more)
+
+    def opaque(self) -> Value:
+        """Only the dependencies: what remains when the value's shape is lost."""
+        return Value(deps=self.deps) if self.deps else EMPTY
+
+
+EMPTY = Value()
+
+
+def text_value(text: str) -> Value:
+    return Value(pieces=(text,), kind="str", fixed=True)
+
+
+def join_values(values: Iterable[Value]) -> Value:
+    """A value that depends on all of `values` and keeps none of their shapes."""
+    deps: frozenset[Dep] = frozenset()
+    for value in values:
+        deps |= value.deps
+    return Value(deps=deps) if deps else EMPTY
+
+
+def concat_pieces(values: Iterable[Value]) -> tuple[Piece, ...]:
+    """The pieces of a string made of `values` in order (an unknown part is its dependencies)."""
+    pieces: list[Piece] = []
+    for value in values:
+        if value.pieces is not None:
+            pieces.extend(value.pieces)
+        elif value.deps:
+            pieces.append(value.deps)
+    return tuple(pieces)

@@ -1,0 +1,22 @@
+"""
+A Python file cannot be parsed, so nothing in it was checked.
+
+Why:
+    The Python rules read the module's syntax tree. A file with a syntax error (or one that is
+    not UTF-8 text) cannot be analysed at all; reporting it keeps the linter from calling an
+    unchecked file clean.
+
+Bad:
+    def build_system(:
+        return "You are a support agent."
+
+Good:
+    def build_system():
+        return "You are a support agent."
+"""
+
+from __future__ import annotations
+
+from .._model import rule_from_docstring
+
+RULE = rule_from_docstring(__doc__, code="PC500", name="python-syntax-error", severity="error")

@@ -1,0 +1,44 @@
+"""
+A clock, id or random value reaches the cacheable prefix of a request built in Python.
+
+Why:
+    `datetime.now()`, `time.time()`, `uuid4()`, `random`/`secrets`, `os.getpid()` and the calls
+    the config adds (`extend-volatile-calls`) differ on every request. The analysis follows the
+    value through variables, f-strings, `.format`, `%`, `+`, `join`, containers, `**kwargs` and
+    the project's own functions and classes into the system prompt, tools, earlier turns, prompt
+    templates and promptcache's stable layers. Everything after it — the rest of the system
+    prompt and the whole conversation — is prefilled again on every request.
+
+Bad:
+    from datetime import datetime
+
+    def ask(client, history, question):
+        system = f"Today is {datetime.now():%Y-%m-%d}. You are a support agent."
+        return client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=512, system=system,
+            messages=[*history, {"role": "user", "content": question}],
+        )
+
+Good:
+    from datetime import datetime
+
+    def ask(client, history, question):
+        today = f"Today is {datetime.now():%Y-%m-%d}."
+        return client.messages.create(
+            model="claude-sonnet-4-5", max_tokens=512, system="You are a support agent.",
+            messages=[*history, {"role": "user", "content": f"{today}\\n{question}"}],
+        )
+"""
+
+from __future__ import annotations
+
+from .._model import rule_from_docstring
+
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC501",
+    name="volatile-value-in-prefix",
+    severity="warning",
+    fix="put it in the last user message (or promptcache's `Prompt.with_tail`), after every "
+    "stable part",
+)

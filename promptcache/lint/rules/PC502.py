@@ -1,0 +1,66 @@
+"""
+Per-request data (the user's name, question, ids, retrieved documents) reaches the prefix.
+
+Why:
+    A parameter or field named like per-request data (`user_name`, `question`, `session_id`,
+    `documents`, `memories`, `iteration`, ... and the config's `per-request` names; `stable`
+    names are exempt) differs between users or turns. In the system prompt or tools it splits
+    the cache per user and, when it changes between turns, rebuilds the whole conversation's
+    prefix. The history spliced into `messages` is not flagged: it grows, it does not change.
+
+Bad:
+    def build_messages(user_name, history, question):
+        system = f"You are helping {user_name}. Answer from the handbook."
+        return [{"role": "system", "content": system}, *history,
+                {"role": "user", "content": question}]
+
+Good:
+    def build_messages(user_name, history, question):
+        system = "You are a support agent. Answer from the handbook."
+        return [{"role": "system", "content": system}, *history,
+                {"role": "user", "content": f"(I am {user_name}.) {question}"}]
+"""
+
+from __future__ import annotations
+
+from .._model import rule_from_docstring
+
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC502",
+    name="per-request-value-in-prefix",
+    severity="warning",
+    fix="put it in the last user message (or promptcache's `Prompt.with_tail`), after every "
+    "stable part",
+)
+
+# Python names that carry per-request data, besides the config's `per-request` globs.
+PYTHON_PER_REQUEST = (
+    "*question*",
+    "*query",
+    "*_query_*",
+    "user_*",
+    "*_user",
+    "*_user_id",
+    "customer_*",
+    "*location",
+    "memories",
+    "*_memories",
+    "memory_context",
+    "retrieved*",
+    "documents",
+    "*_documents",
+    "docs",
+    "*_docs",
+    "context",
+    "*_context",
+    "iteration",
+    "*_iteration",
+    "iteration_*",
+    "turn",
+    "turn_*",
+    "step_count",
+    "attempt",
+    "file_content*",
+    "*_file_content*",
+)
