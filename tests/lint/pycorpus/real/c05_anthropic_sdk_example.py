@@ -1,0 +1,22 @@
+# Origin: anthropics/anthropic-sdk-python, examples/messages.py (MIT). Whole file.
+from anthropic import Anthropic
+
+client = Anthropic()
+
+response = client.messages.create(
+    max_tokens=1024,
+    messages=[{"role": "user", "content": "Hello!"}],
+    model="claude-3-opus-20240229",
+)
+print(response)
+
+response2 = client.messages.create(
+    max_tokens=1024,
+    messages=[
+        {"role": "user", "content": "Hello!"},
+        {"role": response.role, "content": response.content},
+        {"role": "user", "content": "How are you?"},
+    ],
+    model="claude-3-opus-20240229",
+)
+print(response2)

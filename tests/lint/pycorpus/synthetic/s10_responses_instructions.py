@@ -1,0 +1,11 @@
+from openai import OpenAI
+
+client = OpenAI()
+
+
+def respond(user_name, question):
+    return client.responses.create(
+        model="gpt-4.1",
+        instructions=f"Address the customer as {user_name}. Follow the returns policy.",  # label: PC502
+        input=question,
+    )
