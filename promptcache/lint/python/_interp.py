@@ -28,6 +28,17 @@ ORDER_CODES = frozenset({"PC504", "PC505"})
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
 _PERCENT_FIELD = re.compile(r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]")
 _MAX_DEPTH = 40
+# Names that say "this is the system prompt": a variable, attribute or function so named is a
+# system prompt wherever it is sent (often from another module, or through an in-house wrapper).
+_SYSTEM_NAME = re.compile(
+    r"(?i)^_*(?:\w*_)?(?:system_?prompt|system_?message|system_?instructions?|sys_?prompt|sys_?msg)(?:_\w*)?$"
+)
+_SYSTEM_KEYWORDS = frozenset(
+    {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
+)
+_HISTORY_FIELD = re.compile(
+    r"\{(?:chat_history|history|messages|conversation\w*|agent_scratchpad|scratchpad)\}"
+)
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
 _ORDER_FREE = frozenset({"len", "min", "max", "sum", "any", "all", "bool", "int", "float"})
 _PASS_METHODS = frozenset(
@@ -98,10 +109,18 @@ class _ParamSlot:
 class Analysis:
     """One lint run's analysis: summaries and hits shared across the project's modules."""
 
-    def __init__(self, config: LintConfig, project: Project, extra_per_request: tuple[str, ...]):
+    def __init__(
+        self,
+        config: LintConfig,
+        project: Project,
+        extra_per_request: tuple[str, ...],
+        extra_stable: tuple[str, ...] = (),
+    ):
         self.config = config
         self.project = project
-        self.per_request = per_request_matcher(config.per_request, extra_per_request, config.stable)
+        self.per_request = per_request_matcher(
+            config.per_request, extra_per_request, (*config.stable, *extra_stable)
+        )
         self.hits: dict[str, list[Hit]] = {}
         self._analysed: set[str] = set()
 
@@ -136,10 +155,11 @@ class Analysis:
         except RecursionError:
             frame.returns.append(EMPTY)
         returned = _merge_all(frame.returns) if frame.returns else EMPTY
+        if not isinstance(function.node, ast.Lambda) and _SYSTEM_NAME.match(function.node.name):
+            function.system = True
         if function.system and not isinstance(function.node, ast.Lambda):
-            frame.sink_value(
-                "Pydantic AI system prompt", "system", returned, function.node, history=True
-            )
+            what = "a system prompt function" if not _is_decorated(function.node) else "Pydantic AI system prompt"
+            frame.sink_value(what, "system", returned, function.node, history=True)
         function.ret = returned
         function.running = False
         return function
@@ -216,6 +236,13 @@ def flatten(value: Value, depth: int = 0) -> tuple[Piece, ...]:
     if depth < 6 and value.fields is not None:
         return tuple(p for _, item in value.fields for p in flatten(item, depth + 1))
     return (value.deps,) if value.deps else ()
+
+
+def _text_after(pieces: Sequence[Piece], dep: Dep) -> str:
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return "".join(p for p in pieces[index + 1 :] if isinstance(p, str))
+    return ""
 
 
 def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
@@ -393,6 +420,9 @@ class _Frame:
     # -- assignment -------------------------------------------------------------------------
 
     def assign(self, target: ast.expr, value: Value) -> None:
+        named = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+        if named and value.deps and _SYSTEM_NAME.match(named):
+            self.sink_value(f"`{named}`, named as a system prompt", "system", value, target, history=True)
         if isinstance(target, ast.Name):
             self.env[target.id] = value
         elif isinstance(target, ast.Tuple | ast.List):
@@ -427,8 +457,8 @@ class _Frame:
             if container.fields is None and container.deps:
                 fields.insert(0, ("**", container.opaque()))
             updated = replace(container, fields=tuple(fields), deps=container.deps | value.deps)
-        else:
-            updated = container.with_deps(value.deps)
+        else:  # a computed key: the dict's key order now follows the loop that fills it
+            updated = Value(deps=container.deps | value.deps | self.eval(key).deps, kind=container.kind or "dict")
         self.assign(_as_store(target.value), updated)
 
     # -- expressions ------------------------------------------------------------------------
@@ -510,6 +540,10 @@ class _Frame:
             if left.items is not None or right.items is not None:
                 items = _as_items(left) + _as_items(right)
                 return Value(deps=left.deps | right.deps, items=items, kind="list")
+        if isinstance(op, ast.Mult) and left.pieces is not None and right.text is None:
+            count = _repeat_count(node)
+            if count is not None:
+                return replace(left, pieces=left.pieces * count)
         if isinstance(op, ast.Mod) and left.text is not None:
             return self.percent(left.text, right)
         if isinstance(op, ast.BitOr | ast.Sub | ast.BitAnd | ast.BitXor) and "set" in (left.kind, right.kind):
@@ -820,6 +854,9 @@ class _Frame:
         sink = find_sink(name)
         if sink is not None:
             return self.call_sink(sink, node, args, keywords, splats)
+        for keyword, value in keywords.items():
+            if keyword in _SYSTEM_KEYWORDS and value.deps:
+                self.sink_value(f"`{keyword}=` of `{_short(name)}()`", "system", value, node, history=True)
         if receiver is not None and receiver.kind in ("ptemplate", "chain"):
             return self.template_call(last, receiver, node, args, keywords)
         if receiver is not None and receiver.kind == "jtemplate" and last in ("render", "render_async"):
@@ -927,8 +964,9 @@ class _Frame:
         limit = max(self.a.config.threshold, 1) * 4
         for dep in value.deps:
             after = static_after(pieces, dep)
-            if isinstance(dep, Param) or after >= limit:
-                self.hit(dep, api, role, after, False, node)
+            history = role == "template" and bool(_HISTORY_FIELD.search(_text_after(pieces, dep)))
+            if isinstance(dep, Param) or history or after >= limit:
+                self.hit(dep, api, role, after, history, node)
 
     def hit(self, dep: Dep, api: str, role: str, after: int, history: bool, node: ast.AST, note: str = "") -> None:
         if isinstance(dep, Param):
@@ -1336,6 +1374,14 @@ def _strip_tail(text: str) -> str:
     return text[: marker.start()] if marker else text
 
 
+def _repeat_count(node: ast.AST) -> int | None:
+    """`n` of `text * n` when `n` is a small literal."""
+    right = node.right if isinstance(node, ast.BinOp) else None
+    if isinstance(right, ast.Constant) and isinstance(right.value, int) and 0 <= right.value <= 1000:
+        return int(right.value)
+    return None
+
+
 def _as_items(value: Value) -> tuple[Value, ...]:
     if value.items is not None:
         return value.items
@@ -1367,6 +1413,14 @@ def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> boo
     if isinstance(node, ast.Lambda):
         return True
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= 40 else "..." + name[-37:]
+
+
+def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(_is_system_decorator(d) for d in node.decorator_list)
 
 
 def _is_system_decorator(node: ast.expr) -> bool:

@@ -16,7 +16,7 @@ from .._config import DEFAULT_CONFIG, LintConfig
 from .._loader import decode
 from .._model import Finding
 from ..rules import RULES
-from ..rules.PC502 import PYTHON_PER_REQUEST
+from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._interp import Analysis, Hit
 from ._project import Project
 
@@ -29,6 +29,7 @@ _TRIGGER = re.compile(
     r"|invoke_model|litellm|SystemMessage|PromptTemplate|create_react_agent|create_agent"
     r"|create_deep_agent|pydantic_ai|system_prompt|instructions|add_system|add_tools|add_docs"
     r"|\.render\b|['\"](?:system|developer)['\"]|from\s+agents\s+import|json\.dumps|hash\("
+    r"|(?i:system_?message|system_?instruction|sys_?prompt|sys_?msg|system_?prompt)"
 )
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _ROLE_WORDS = {
@@ -46,7 +47,7 @@ class PythonLinter:
     def __init__(self, config: LintConfig = DEFAULT_CONFIG, root: Path | None = None):
         self.config = config
         self.project = Project(root=(root or config.root or Path.cwd()).resolve())
-        self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST)
+        self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST, PYTHON_STABLE)
 
     def lint_file(self, path: Path, display: str) -> list[Finding]:
         try:

@@ -63,4 +63,17 @@ PYTHON_PER_REQUEST = (
     "attempt",
     "file_content*",
     "*_file_content*",
+    "*_id",
+)
+# Python names that look per-request but name configuration (`extend`/override with `stable`).
+PYTHON_STABLE = (
+    "model*",
+    "*_model_id",
+    "assistant_id",
+    "agent_id",
+    "tool_id",
+    "project_id",
+    "deployment_id",
+    "region_id",
+    "voice_id",
 )
