@@ -59,7 +59,7 @@ def _repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (repo / ".pre-commit-config.yaml").write_text(
         "repos:\n- repo: local\n  hooks:\n"
         f"  - id: {hook['id']}\n    name: {hook['name']}\n    entry: {hook['entry']}\n"
-        f"    language: system\n    types: {hook['types']}\n"
+        f"    language: system\n    types_or: {hook['types_or']}\n"
         f"    require_serial: {str(hook['require_serial']).lower()}\n"
         f"    pass_filenames: {str(hook['pass_filenames']).lower()}\n",
         encoding="utf-8",
@@ -83,14 +83,21 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
     (repo / "system.j2").write_text("Now: {{ now() }}\n" + STATIC, encoding="utf-8")
     (repo / "clean.jinja").write_text("You are {{ persona }}.\n" + STATIC, encoding="utf-8")
     (repo / "notes.md").write_text("{{ now() }}" + STATIC, encoding="utf-8")  # not jinja
+    (repo / "agent.py").write_text(
+        "import time\n\ndef ask(client, history):\n    return client.messages.create(\n"
+        "        model='m', max_tokens=9, system=f't={time.time()}', messages=history)\n",
+        encoding="utf-8",
+    )
     _git(repo, "add", ".")
     failed = _pre_commit(repo, env, "--all-files")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "promptcache lint" in failed.stdout and "Failed" in failed.stdout
     assert "system.j2:1:9: PC101" in failed.stdout
+    assert "agent.py:5:46: PC501" in failed.stdout
     assert "notes.md" not in failed.stdout and "clean.jinja" not in failed.stdout
 
     (repo / "system.j2").write_text("{{ persona }}\n" + STATIC + "Now: {{ now() }}\n")
+    (repo / "agent.py").write_text("def ask(client, history):\n    return history\n")
     _git(repo, "add", ".")
     passed = _pre_commit(repo, env, "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr

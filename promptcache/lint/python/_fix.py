@@ -37,7 +37,7 @@ def fix_source(source: str, *, display: str, linter: PythonLinter, file: Path | 
         return FixResult(source=source, applied=0)
     calls = {(n.lineno, n.col_offset): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
     lines = source.splitlines(keepends=True)
-    for hit in linter.analysis.hits.get(display, []):
+    for hit in linter.last_hits:
         taint = hit.taint
         if taint.path != display or not taint.fixable or taint.fix is None:
             continue

@@ -121,17 +121,16 @@ class Analysis:
         self.per_request = per_request_matcher(
             config.per_request, extra_per_request, (*config.stable, *extra_stable)
         )
-        self.hits: dict[str, list[Hit]] = {}
-        self._analysed: set[str] = set()
+        self._analysed: set[int] = set()
 
     def analyse(self, module: Module) -> list[Hit]:
         """Run a module and every function in it; the hits whose site is in this module."""
-        if module.display not in self._analysed:
-            self._analysed.add(module.display)
+        if id(module) not in self._analysed:
+            self._analysed.add(id(module))
             self.run_module(module)
             for function in _functions_of(module):
                 self.summary(function)
-        return self.hits.get(module.display, [])
+        return [hit for hit in module.hits if isinstance(hit, Hit)]
 
     def run_module(self, module: Module) -> None:
         if module.state != "new":
@@ -175,8 +174,24 @@ class Analysis:
                 cls.attrs.update(frame.self_attrs)
         return cls.attrs
 
-    def record(self, hit: Hit) -> None:
-        self.hits.setdefault(hit.site_path, []).append(hit)
+    def global_value(self, module: Module, name: str) -> Value | None:
+        """A module global, evaluating only its own top-level statement when the module has not run."""
+        found = module.globals.get(name)
+        if found is not None or module.state == "done" or name in module.pending:
+            return found if isinstance(found, Value) else None
+        statement = module.binding(name)
+        if statement is None:
+            return None
+        module.pending.add(name)
+        try:
+            _Frame(self, module, None, module.globals).statement(statement)
+        finally:
+            module.pending.discard(name)
+        found = module.globals.get(name)
+        return found if isinstance(found, Value) else None
+
+    def record(self, module: Module, hit: Hit) -> None:
+        module.hits.append(hit)
 
 
 def _functions_of(module: Module) -> list[_Function]:
@@ -446,7 +461,7 @@ class _Frame:
 
     def _is_self(self, name: str) -> bool:
         slot = self.env.get(name)
-        return slot is not None and slot.kind == "instance"
+        return slot is not None and slot.kind == "instance" and isinstance(slot.meta, _Class)
 
     def set_item(self, target: ast.Subscript, value: Value) -> None:
         key = target.slice
@@ -457,8 +472,10 @@ class _Frame:
             if container.fields is None and container.deps:
                 fields.insert(0, ("**", container.opaque()))
             updated = replace(container, fields=tuple(fields), deps=container.deps | value.deps)
-        else:  # a computed key: the dict's key order now follows the loop that fills it
+        elif container.kind in ("", "dict", "udict"):  # a computed key: order follows the loop
             updated = Value(deps=container.deps | value.deps | self.eval(key).deps, kind=container.kind or "dict")
+        else:
+            updated = container.with_deps(value.deps)
         self.assign(_as_store(target.value), updated)
 
     # -- expressions ------------------------------------------------------------------------
@@ -498,10 +515,9 @@ class _Frame:
     def lookup(self, name: str) -> Value:
         if name in self.env:
             return self.env[name]
-        globals_ = self.module.globals
-        if name in globals_:
-            found = globals_[name]
-            return found if isinstance(found, Value) else EMPTY
+        found = self.a.global_value(self.module, name)
+        if found is not None:
+            return found
         dotted = self.module.imports.get(name)
         if dotted is not None:
             return self.imported(dotted)
@@ -513,9 +529,8 @@ class _Frame:
         if module_name:
             module = self.a.project.find(module_name, self.module)
             if module is not None:
-                self.a.run_module(module)
-                found = module.globals.get(attr)
-                if isinstance(found, Value):
+                found = self.a.global_value(module, attr)
+                if found is not None:
                     return found
         return Value(kind="module", meta=dotted)
 
@@ -658,9 +673,9 @@ class _Frame:
 
     def _e_Attribute(self, node: ast.Attribute) -> Value:
         base = self.eval(node.value)
-        if base.kind == "module":
+        if base.kind == "module" and isinstance(base.meta, str):
             return self.imported(f"{base.meta}.{node.attr}")
-        if base.kind == "instance":
+        if base.kind == "instance" and isinstance(base.meta, _Class):
             cls: _Class = base.meta
             if f"self.{node.attr}" in self.env and isinstance(node.value, ast.Name) and self._is_self(node.value.id):
                 return self.env[f"self.{node.attr}"]
@@ -703,6 +718,8 @@ class _Frame:
             iterated = self.eval(generator.iter)
             element = self.element(iterated, generator.iter)
             unordered = unordered or iterated.kind in ("set", "udict", "uview")
+            if isinstance(node, ast.DictComp):  # the order lives in the kind ("udict") instead
+                element = Value(deps=frozenset(d for d in element.deps if not (isinstance(d, Taint) and d.code == "PC504")))
             iter_deps |= element.deps
             self.assign(generator.target, element)
             for condition in generator.ifs:
@@ -772,20 +789,20 @@ class _Frame:
                         keywords.setdefault(name, item)
             else:
                 keywords[keyword.arg] = value
-        if callee.kind in ("function", "method", "class", "lambda"):
+        if callee.kind in ("function", "method", "class", "lambda") and callee.meta is not None:
             return self.call_project(callee, node, args, keywords, splats)
         name = self.call_name(func)
         return self.call_named(name, node, receiver, args, keywords, splats)
 
     def _attribute_callee(self, receiver: Value, func: ast.Attribute) -> Value:
-        if receiver.kind == "module":
+        if receiver.kind == "module" and isinstance(receiver.meta, str):
             return self.imported(f"{receiver.meta}.{func.attr}")
-        if receiver.kind == "instance":
+        if receiver.kind == "instance" and isinstance(receiver.meta, _Class):
             cls: _Class = receiver.meta
             method = cls.methods.get(func.attr)
             if method is not None:
                 return Value(kind="method", meta=(method, receiver))
-        if receiver.kind == "class":
+        if receiver.kind == "class" and isinstance(receiver.meta, _Class):
             method = receiver.meta.methods.get(func.attr)
             if method is not None:
                 return Value(kind="function", meta=method)
@@ -974,6 +991,7 @@ class _Frame:
             return
         line, column = _location(self.module, node)
         self.a.record(
+            self.module,
             Hit(
                 taint=dep,
                 api=api,
@@ -1242,7 +1260,9 @@ def _mutate(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, ar
         return None
     method = func.attr
     target = func.value
-    if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript):
+    if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript) or receiver.kind in (
+        "instance", "class", "function", "method", "lambda", "jtemplate", "ptemplate", "chain"
+    ):
         return None
     items = _as_items(receiver) if (receiver.items is not None or receiver.deps or receiver.kind == "param") else ()
     if method == "append" and args:
@@ -1259,6 +1279,8 @@ def _mutate(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, ar
         for arg in args:
             fields.extend(arg.fields or (("**", arg),))
         fields.extend(keywords.items())
+        if receiver.kind not in ("", "dict", "udict"):
+            return None
         updated = Value(deps=join_values([receiver, *args, *keywords.values()]).deps, fields=tuple(fields), kind=receiver.kind)
     elif method == "add" and args and receiver.kind == "set":
         updated = receiver.with_deps(args[0].deps)

@@ -48,6 +48,7 @@ class PythonLinter:
         self.config = config
         self.project = Project(root=(root or config.root or Path.cwd()).resolve())
         self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST, PYTHON_STABLE)
+        self.last_hits: list[Hit] = []  # of the last module linted, for --fix
 
     def lint_file(self, path: Path, display: str) -> list[Finding]:
         try:
@@ -59,19 +60,28 @@ class PythonLinter:
         return self.lint_source(source, display=display, file=path)
 
     def lint_source(self, source: str, *, display: str, file: Path | None = None) -> list[Finding]:
+        known = self.project.loaded(file, source) if file is not None else None
+        if known is not None:  # parsed already, as another module's import
+            return self._lint_module(known.tree, source, display, file)
         try:
             tree = ast.parse(source, filename=display)
         except SyntaxError as exc:
             return self._select([_parse_error(display, exc.lineno or 1, exc.msg or str(exc))])
         except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
             return self._select([_parse_error(display, 1, f"{type(exc).__name__}: {exc}")])
+        return self._lint_module(tree, source, display, file)
+
+    def _lint_module(
+        self, tree: ast.Module, source: str, display: str, file: Path | None
+    ) -> list[Finding]:
+        self.last_hits = []
         if not _TRIGGER.search(source):
             return []
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
         try:
-            hits = list(self.analysis.analyse(module))
+            hits = self.last_hits = self.analysis.analyse(module)
         except RecursionError:
             message = "the module is nested too deeply to analyse; it was not checked"
             return self._select([_parse_error(display, 1, message)])
@@ -112,11 +122,13 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     label = taint.label if here else f"{taint.label} (from {taint.path}:{taint.line})"
     where = _ROLE_WORDS.get(hit.role, "the cacheable prefix")
     site = f"{hit.api}, line {hit.site_line}"
-    if hit.history:
+    if hit.history and tokens:
         risk = (
             f"~{tokens} tokens of static text after it and the whole conversation that follows "
             "are prefilled again on every request"
         )
+    elif hit.history:
+        risk = "the whole conversation that follows it is prefilled again on every request"
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
     notes = [hit.note] if hit.note else []

@@ -1,0 +1,68 @@
+"""`promptcache lint --fix`: only `sort_keys=True` and `sorted(...)`, and only where safe."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+from promptcache.cli import main
+from promptcache.lint import LintConfig
+from promptcache.lint.python import PythonLinter, fix_source
+
+BUSTERS = textwrap.dedent(
+    """
+    import json
+
+    ENABLED = {"search", "calculator"}
+
+
+    def ask(client, question, tools):
+        catalog = {t.name: t.schema for t in tools}
+        system = "Tools: " + json.dumps(catalog, indent=2) + " Enabled: " + ", ".join(ENABLED)
+        return client.messages.create(model="m", max_tokens=9, system=system,
+            messages=[{"role": "user", "content": question}])
+    """
+)
+
+
+def _fix(source: str) -> str:
+    linter = PythonLinter(LintConfig())
+    return fix_source(source, display="agent.py", linter=linter).source
+
+
+def test_fix_adds_sort_keys_and_sorted() -> None:
+    fixed = _fix(BUSTERS)
+    assert 'json.dumps(catalog, indent=2, sort_keys=True)' in fixed
+    assert '", ".join(sorted(ENABLED))' in fixed
+    ast.parse(fixed)
+    assert PythonLinter(LintConfig()).lint_source(fixed, display="agent.py") == []
+
+
+def test_fix_leaves_what_it_cannot_prove_safe() -> None:
+    source = textwrap.dedent(
+        """
+        import json, time
+
+        def ask(client, question, options, names):
+            system = json.dumps(options, **FORMAT) + ", ".join(set(names)) + str(time.time())
+            return client.messages.create(model="m", max_tokens=9, system=system, messages=[])
+        """
+    )
+    # **FORMAT may already set sort_keys; set(names) may hold unorderable values; a clock is
+    # a design decision: none is rewritten.
+    assert _fix(source) == source
+
+
+def test_cli_fix_rewrites_in_place_and_reports_the_rest(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    agent = tmp_path / "agent.py"
+    agent.write_text(BUSTERS.replace('" Enabled: "', 'f" at {time.time()} "').replace(
+        "import json", "import json\nimport time"), encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text("[tool.promptcache.lint]\n", encoding="utf-8")
+    code = main(["lint", "--fix", "--config", str(tmp_path / "pyproject.toml"), str(agent)])
+    text = agent.read_text(encoding="utf-8")
+    assert "sort_keys=True" in text and "join(sorted(ENABLED))" in text
+    assert code == 1  # the clock is still there, and reported
+    out = capsys.readouterr()
+    assert "PC501" in out.out and "PC503" not in out.out and "PC504" not in out.out
+    assert "Fixed 2 problem(s)." in out.err

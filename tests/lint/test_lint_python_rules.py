@@ -1,0 +1,647 @@
+"""The Python rules (PC500-PC505): each flow and each request API, bad and good, from real shapes."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import RULES, LintConfig, lint_paths
+from promptcache.lint.python import PythonLinter, lint_python_source
+
+LONG = "Follow the refund policy exactly as written in section four. " * 20
+
+
+def findings(source: str, **changes: object) -> list[tuple[int, str]]:
+    config = LintConfig().replace(**changes)
+    found = lint_python_source(textwrap.dedent(source), config=config)
+    return [(f.line, f.code) for f in found]
+
+
+def codes(source: str, **changes: object) -> list[str]:
+    return [code for _, code in findings(source, **changes)]
+
+
+# (id, source, expected (line, code) pairs). Lines count from the first line of the dedented text.
+CASES = [
+    # -- PC501: volatile sources, through every kind of flow -------------------------------------
+    (
+        "pc501-anthropic-fstring-system",
+        """
+        from datetime import datetime
+        def ask(client, history, question):
+            system = f"Today is {datetime.now():%Y-%m-%d}. You are a support agent."
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[*history, {"role": "user", "content": question}])
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "pc501-clock-at-end-of-system-still-counts",
+        """
+        import time
+        def ask(client, history, question):
+            system = "You are a support agent. Answer briefly. Time: " + str(time.time())
+            return client.messages.create(model="m", max_tokens=9, system=system, messages=history)
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "pc501-good-clock-in-last-turn",
+        """
+        from datetime import datetime
+        def ask(client, history, question):
+            stamp = datetime.now().isoformat()
+            return client.messages.create(model="m", max_tokens=9, system="You are an agent.",
+                messages=[*history, {"role": "user", "content": f"[{stamp}] {question}"}])
+        """,
+        [],
+    ),
+    (
+        "pc501-format-kwargs-splat",
+        """
+        import time
+        TEMPLATE = "Session started {started}. Be brief."
+        def reply(client, question):
+            ctx = {"started": time.strftime("%H:%M")}
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": TEMPLATE.format(**ctx)},
+                {"role": "user", "content": question}])
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-percent-and-join",
+        """
+        import uuid
+        def reply(client, question):
+            header = "Request %s" % uuid.uuid4()
+            system = "\\n".join([header, "You are a support agent."])
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": question}])
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "pc501-create-double-star-params",
+        """
+        import uuid
+        def call(client, history, question):
+            params = {"model": "m", "max_tokens": 9}
+            params["system"] = f"Trace {uuid.uuid4()}. You are an agent."
+            params["messages"] = [*history, {"role": "user", "content": question}]
+            return client.messages.create(**params)
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-helper-return-value",
+        """
+        from datetime import date
+        def preamble():
+            return f"Today is {date.today()}."
+        def ask(client, question):
+            return client.responses.create(model="m", instructions=preamble() + " Be brief.",
+                                           input=question)
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "pc501-parameter-of-in-house-wrapper",
+        """
+        import os
+        def call_llm(client, system, question):
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": question}])
+        def handler(client, question):
+            return call_llm(client, f"Worker {os.getpid()}. Be brief.", question)
+        """,
+        [(7, "PC501")],
+    ),
+    (
+        "pc501-init-attribute",
+        """
+        import datetime
+        class Assistant:
+            def __init__(self, client):
+                self.client = client
+                self.preamble = f"Today is {datetime.date.today()}."
+            def ask(self, history, question):
+                return self.client.chat.completions.create(model="m", messages=[
+                    {"role": "system", "content": self.preamble}, *history,
+                    {"role": "user", "content": question}])
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "pc501-messages-built-by-append",
+        """
+        import random
+        def ask(client, history, question):
+            messages = []
+            messages.append({"role": "user", "content": f"Seed {random.random()}"})
+            messages.extend(history)
+            messages.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-secrets-in-tools",
+        """
+        import secrets
+        def ask(client, question):
+            tools = [{"name": "lookup", "description": f"Nonce {secrets.token_hex(4)}",
+                      "input_schema": {"type": "object"}}]
+            return client.messages.create(model="m", max_tokens=9, tools=tools,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "pc501-legacy-chatcompletion",
+        """
+        import openai, time
+        def ask(question):
+            return openai.ChatCompletion.create(model="m", messages=[
+                {"role": "system", "content": f"t={time.time()}"},
+                {"role": "user", "content": question}])
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-gemini-config",
+        """
+        from datetime import date
+        from google.genai import types
+        def ask(client, question):
+            config = types.GenerateContentConfig(system_instruction=f"Today is {date.today()}.")
+            return client.models.generate_content(model="m", contents=question, config=config)
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-bedrock-converse",
+        """
+        from datetime import datetime
+        def ask(runtime, question):
+            return runtime.converse(modelId="m",
+                system=[{"text": f"Now {datetime.utcnow()}"}],
+                messages=[{"role": "user", "content": [{"text": question}]}])
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-bedrock-invoke-model-json-body",
+        """
+        import json, time
+        def ask(runtime, question):
+            body = {"system": f"t {time.time()}", "messages": [{"role": "user", "content": question}]}
+            return runtime.invoke_model(modelId="m", body=json.dumps(body))
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "pc501-litellm-completion",
+        """
+        import random
+        from litellm import completion
+        def chat(question):
+            return completion(model="m", messages=[
+                {"role": "system", "content": random.choice(["Hi.", "Hello."])},
+                {"role": "user", "content": question}])
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "pc501-langchain-system-message",
+        """
+        from datetime import datetime
+        from langchain_core.messages import SystemMessage
+        def node(state, llm):
+            system = SystemMessage(content=f"Time: {datetime.now()}")
+            return llm.invoke([system, *state["messages"]])
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-langchain-partial",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import ChatPromptTemplate
+        prompt = ChatPromptTemplate.from_messages([
+            ("system", "Today is {date}. You are a travel agent."), ("human", "{q}")])
+        dated = prompt.partial(date=datetime.now().isoformat())
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "pc501-langgraph-agent-prompt",
+        """
+        from datetime import datetime
+        from langgraph.prebuilt import create_react_agent
+        def graph(model, tools):
+            return create_react_agent(model, tools, prompt=f"Now: {datetime.now()}")
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-pydantic-ai-system-prompt-function",
+        """
+        from datetime import date
+        from pydantic_ai import Agent
+        agent = Agent("openai:gpt-4o")
+        @agent.system_prompt
+        def add_date() -> str:
+            return f"The date is {date.today()}."
+        """,
+        [(7, "PC501")],
+    ),
+    (
+        "pc501-jinja-render-prefix",
+        f"""
+        from datetime import date
+        from jinja2 import Template
+        SYSTEM = Template("Date: {{{{ today }}}}\\n" + {LONG!r})
+        def system():
+            return SYSTEM.render(today=date.today().isoformat())
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "pc501-good-jinja-render-at-end",
+        f"""
+        from datetime import date
+        from jinja2 import Template
+        SYSTEM = Template({LONG!r} + "Date: {{{{ today }}}}")
+        def system():
+            return SYSTEM.render(today=date.today().isoformat())
+        """,
+        [],
+    ),
+    (
+        "pc501-promptcache-builder",
+        """
+        from datetime import datetime
+        from promptcache import Prompt
+        def build(question):
+            return Prompt().add_system(f"Now {datetime.now()}").with_tail(question)
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "pc501-good-promptcache-tail",
+        """
+        from datetime import datetime
+        from promptcache import Prompt
+        def build(question):
+            return Prompt().add_system("You are an agent.").with_tail(f"{datetime.now()} {question}")
+        """,
+        [],
+    ),
+    (
+        "pc501-configured-volatile-call",
+        """
+        def ask(client, question):
+            return client.messages.create(model="m", max_tokens=9,
+                system=f"Build {clock.stamp()}", messages=[{"role": "user", "content": question}])
+        """,
+        [],  # not volatile by default; see test_config_declares_volatile_calls
+    ),
+    # -- PC502: per-request data --------------------------------------------------------------
+    (
+        "pc502-user-name-in-system",
+        """
+        def build_messages(user_name, history, question):
+            system = f"You are helping {user_name}. Answer from the handbook."
+            return [{"role": "system", "content": system}, *history,
+                    {"role": "user", "content": question}]
+        """,
+        [(3, "PC502")],
+    ),
+    (
+        "pc502-retrieved-documents-in-system",
+        """
+        def answer(client, question, documents):
+            context = "\\n\\n".join(d.page_content for d in documents)
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": "Answer from this context:\\n" + context},
+                {"role": "user", "content": question}])
+        """,
+        [(3, "PC502")],
+    ),
+    (
+        "pc502-request-attribute",
+        """
+        def handler(client, request):
+            return client.messages.create(model="m", max_tokens=9,
+                system=f"Customer {request.user_id}.", messages=request.history)
+        """,
+        [(4, "PC502")],
+    ),
+    (
+        "pc502-langchain-invoke-system-variable",
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+        prompt = ChatPromptTemplate.from_messages([
+            ("system", "You are helping {user_name}."), ("human", "{question}")])
+        def run(llm, user_name, question):
+            return (prompt | llm).invoke({"user_name": user_name, "question": question})
+        """,
+        [(6, "PC502")],
+    ),
+    (
+        "pc502-good-question-in-last-turn",
+        """
+        def ask(client, history, question, user_id):
+            return client.chat.completions.create(model="m", user=user_id, messages=[
+                {"role": "system", "content": "You are an agent."}, *history,
+                {"role": "user", "content": question}])
+        """,
+        [],
+    ),
+    (
+        "pc502-good-history-splice-is-not-per-request",
+        """
+        def node(state, llm):
+            return llm.invoke([{"role": "system", "content": "Be brief."}, *state["messages"]])
+        """,
+        [],
+    ),
+    (
+        "pc502-stable-config-exempts",
+        """
+        def ask(client, question, user_name):
+            return client.messages.create(model="m", max_tokens=9,
+                system=f"Operator: {user_name}", messages=[{"role": "user", "content": question}])
+        """,
+        [(4, "PC502")],
+    ),
+    # -- PC503: unsorted JSON -------------------------------------------------------------------
+    (
+        "pc503-dict-assembled-per-request",
+        """
+        import json
+        def ask(client, question, tools):
+            catalog = {}
+            for tool in tools:
+                catalog[tool.name] = tool.schema
+            return client.messages.create(model="m", max_tokens=9,
+                system="Tools: " + json.dumps(catalog), messages=[{"role": "user", "content": question}])
+        """,
+        [(8, "PC503")],
+    ),
+    (
+        "pc503-good-sort-keys",
+        """
+        import json
+        def ask(client, question, tools):
+            catalog = {t.name: t.schema for t in tools}
+            return client.messages.create(model="m", max_tokens=9,
+                system="Tools: " + json.dumps(catalog, sort_keys=True),
+                messages=[{"role": "user", "content": question}])
+        """,
+        [],
+    ),
+    (
+        "pc503-good-literal-fixed-order",
+        """
+        import json
+        def ask(client, question):
+            rules = json.dumps({"format": "markdown", "max_words": 200})
+            return client.messages.create(model="m", max_tokens=9, system="Rules: " + rules,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [],
+    ),
+    (
+        "pc503-good-json-of-question-in-last-turn",
+        """
+        import json
+        def ask(client, question, payload):
+            return client.messages.create(model="m", max_tokens=9, system="Be brief.",
+                messages=[{"role": "user", "content": json.dumps(payload)}])
+        """,
+        [],
+    ),
+    # -- PC504: set order -----------------------------------------------------------------------
+    (
+        "pc504-join-a-set",
+        """
+        ENABLED = {"search", "calculator", "calendar"}
+        def ask(client, question):
+            return client.messages.create(model="m", max_tokens=9,
+                system="Tools: " + ", ".join(ENABLED), messages=[{"role": "user", "content": question}])
+        """,
+        [(5, "PC504")],
+    ),
+    (
+        "pc504-dict-view-of-set-built-dict",
+        """
+        def ask(client, question, registry, allowed):
+            chosen = {name: registry[name] for name in set(allowed)}
+            return client.messages.create(model="m", max_tokens=9, tools=list(chosen.values()),
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(4, "PC504")],
+    ),
+    (
+        "pc504-good-sorted",
+        """
+        ENABLED = {"search", "calculator"}
+        def ask(client, question):
+            return client.messages.create(model="m", max_tokens=9,
+                system="Tools: " + ", ".join(sorted(ENABLED)), messages=[{"role": "user", "content": question}])
+        """,
+        [],
+    ),
+    # -- PC505: hash order ----------------------------------------------------------------------
+    (
+        "pc505-sorted-by-hash",
+        """
+        def ask(client, question, tools):
+            ordered = sorted(tools, key=lambda t: hash(t["name"]))
+            return client.messages.create(model="m", max_tokens=9, tools=ordered,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(3, "PC505")],
+    ),
+    (
+        "pc505-hash-in-system",
+        """
+        def ask(client, question, tenant):
+            shard = hash(tenant) % 8
+            return client.messages.create(model="m", max_tokens=9, system=f"Shard {shard}.",
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(3, "PC505")],
+    ),
+    (
+        "pc505-good-stable-key",
+        """
+        def ask(client, question, tools):
+            ordered = sorted(tools, key=lambda t: t["name"])
+            return client.messages.create(model="m", max_tokens=9, tools=ordered,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [],
+    ),
+    # -- PC500: syntax errors -------------------------------------------------------------------
+    ("pc500-syntax-error", "def build_system(:\n    return 'x'\n", [(1, "PC500")]),
+    ("pc500-good", "def build_system():\n    return 'x'\n", []),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_case(source: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(source) == expected
+
+
+def test_every_python_rule_has_a_bad_and_a_good_case() -> None:
+    for code in (c for c in RULES if c.startswith("PC5")):
+        assert any((line, code) in c[2] for c in CASES for line in range(1, 50)), code
+        assert any(c[0].startswith(code.lower() + "-good") and not c[2] for c in CASES), code
+
+
+@pytest.mark.parametrize("code", sorted(c for c in RULES if c.startswith("PC5")))
+def test_rule_examples_do_what_they_say(code: str) -> None:
+    rule = RULES[code]
+    config = LintConfig(threshold=1)
+    bad = lint_python_source(rule.bad, config=config)
+    assert code in [f.code for f in bad]
+    assert all(f.message.endswith(f"; {rule.fix}") for f in bad if f.code == code and rule.fix)
+    assert lint_python_source(rule.good, config=config) == []
+
+
+def test_config_declares_volatile_calls_and_stable_names() -> None:
+    source = """
+    def ask(client, question, user_name):
+        return client.messages.create(model="m", max_tokens=9,
+            system=f"Build {clock.stamp()} for {user_name}", messages=[])
+    """
+    assert codes(source) == ["PC502"]
+    assert codes(source, volatile_calls=("clock.*",)) == ["PC501", "PC502"]
+    assert codes(source, volatile_calls=("clock.*",), stable=("user_name",)) == ["PC501"]
+
+
+def test_per_request_names_from_config() -> None:
+    source = """
+    def ask(client, question, tenant_slug):
+        return client.messages.create(model="m", max_tokens=9, system=f"Tenant {tenant_slug}",
+            messages=[])
+    """
+    assert codes(source) == []
+    assert codes(source, per_request=("tenant_*",)) == ["PC502"]
+
+
+def test_message_is_position_aware_and_says_where_the_value_belongs() -> None:
+    source = f"""
+    from datetime import datetime
+    def ask(client, history, question):
+        system = f"Now: {{datetime.now()}}. " + {LONG!r}
+        return client.messages.create(model="m", max_tokens=9, system=system, messages=history)
+    """
+    (finding,) = lint_python_source(textwrap.dedent(source))
+    assert finding.tokens_at_risk is not None and finding.tokens_at_risk > 250
+    assert "whole conversation" in finding.message
+    assert "last user message" in finding.message and "with_tail" in finding.message
+    assert "Anthropic Messages, line 5" in finding.message
+
+
+def test_message_says_when_a_value_leaves_what_the_analysis_sees() -> None:
+    source = """
+    from datetime import datetime
+    from textkit import decorate
+    def ask(client, history):
+        return client.messages.create(model="m", max_tokens=9,
+            system=decorate(datetime.now()), messages=history)
+    """
+    (finding,) = lint_python_source(textwrap.dedent(source))
+    assert "`textkit.decorate()`, which the analysis cannot see into" in finding.message
+
+
+def test_a_finding_never_carries_prompt_text() -> None:
+    secret = "Top secret internal escalation policy wording"
+    source = f"""
+    from datetime import datetime
+    def ask(client, history):
+        return client.messages.create(model="m", max_tokens=9,
+            system="{secret} " + str(datetime.now()), messages=history)
+    """
+    (finding,) = lint_python_source(textwrap.dedent(source))
+    assert secret not in finding.message
+
+
+def test_noqa_comments() -> None:
+    source = """
+    import time
+    def ask(client, history):
+        return client.messages.create(model="m", max_tokens=9,
+            system=f"t={time.time()}",  # noqa: PC501
+            messages=history)
+    """
+    assert codes(source) == []
+    assert codes(source.replace("# noqa: PC501", "# noqa: E501")) == ["PC501"]
+    assert codes(source.replace("# noqa: PC501", "# noqa")) == []
+
+
+def test_select_and_ignore_apply_to_python_rules() -> None:
+    source = "import time\ndef f(c):\n    return c.messages.create(system=str(time.time()), messages=[])\n"
+    assert codes(source, ignore=("PC5",)) == []
+    assert codes(source, select=("PC501",)) == ["PC501"]
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def test_a_helper_in_another_module(tmp_path: Path) -> None:
+    # open_deep_research-shaped: a date helper in utils.py, the prompt filled in another module.
+    _write(
+        tmp_path,
+        {
+            "app/__init__.py": "",
+            "app/utils.py": """
+                from datetime import datetime
+                def get_today_str():
+                    return datetime.now().strftime("%a %b %d, %Y")
+            """,
+            "app/prompts.py": 'RESEARCH = "Today is {date}. Research {topic} carefully."\n',
+            "app/researcher.py": """
+                from langchain_core.messages import SystemMessage
+                from .prompts import RESEARCH
+                from .utils import get_today_str
+                async def researcher(state, model):
+                    system = RESEARCH.format(date=get_today_str(), topic=state["topic"])
+                    return await model.ainvoke([SystemMessage(content=system), *state["messages"]])
+            """,
+        },
+    )
+    config = LintConfig(root=tmp_path)
+    found = PythonLinter(config).lint_file(
+        tmp_path / "app/researcher.py", display="app/researcher.py"
+    )
+    assert [(f.line, f.code) for f in found] == [(7, "PC501")]
+    assert "(from " in found[0].message and "utils.py:4)" in found[0].message
+
+
+def test_lint_paths_checks_templates_and_python_together(tmp_path: Path) -> None:
+    _write(
+        tmp_path,
+        {
+            "src/agent.py": """
+                import time
+                def ask(client, history):
+                    return client.messages.create(model="m", max_tokens=9,
+                        system=f"t={time.time()}", messages=history)
+            """,
+            "templates/system.j2": "Now: {{ now() }}\n" + LONG,
+        },
+    )
+    config = LintConfig(root=tmp_path)
+    found = lint_paths([tmp_path / "src", tmp_path / "templates"], config=config)
+    assert sorted(f.code for f in found) == ["PC101", "PC501"]
