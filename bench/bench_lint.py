@@ -1,21 +1,28 @@
 """
-Benchmark: `promptcache lint` on 1,000 templates of about 5 KB each, against jinja2 alone.
+Benchmark: `promptcache lint` on 1,000 templates of about 5 KB each, against jinja2 alone; and on
+Python files (an application made of request-building modules, and the standard library's own
+sources) against `ast.parse` of the same files.
 
-    python bench/bench_lint.py [--files 1000] [--size 5000] [--repeat 3]
+    python bench/bench_lint.py [--files 1000] [--size 5000] [--repeat 3] [--python-copies 20]
 
 The baseline is measured in the same run: read each file and `jinja2.Environment().parse` it.
 Baseline and lint alternate run by run (baseline, lint, baseline, lint, ...), each pair giving
 one ratio, so a noisy machine's slow spell lands on both sides of a pair. Figures are
 min / median / max over the runs. The target is a median ratio <= 2x. Not a timed test: it
 prints the ratio.
+The Python section reads each Python file and `ast.parse`s it as its baseline.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import random
+import shutil
 import statistics
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -103,12 +110,112 @@ def spread(values: list[float], fmt: str) -> str:
     return " / ".join(fmt.format(v) for v in (min(values), statistics.median(values), max(values)))
 
 
+# -- Python files -------------------------------------------------------------------------------
+
+PYCORPUS = Path(__file__).resolve().parents[1] / "tests" / "lint" / "pycorpus"
+
+
+def write_python_app(folder: Path, copies: int, ordinary: list[Path] = ()) -> list[Path]:  # type: ignore[assignment]
+    """
+    `copies` packages, each a copy of the request-building corpus (real and synthetic files)
+    and, as the rest of the application's code, copies of the `ordinary` modules.
+    """
+    for index in range(copies):
+        package = folder / "app" / f"service{index:03d}"
+        shutil.copytree(PYCORPUS, package, ignore=shutil.ignore_patterns("*.md", "__pycache__"))
+        for number, module in enumerate(ordinary):
+            shutil.copyfile(module, package / f"module{number:03d}.py")
+        for sub in [package, *(p for p in package.rglob("*") if p.is_dir())]:
+            (sub / "__init__.py").touch()
+    return sorted(folder.rglob("*.py"))
+
+
+def stdlib_files(count: int) -> list[Path]:
+    root = Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(p for p in root.rglob("*.py") if "site-packages" not in p.parts)
+    readable = [p for p in files if _is_utf8(p)]
+    return random.Random(7).sample(readable, min(count, len(readable)))
+
+
+def _is_utf8(path: Path) -> bool:
+    try:
+        path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return False
+    return True
+
+
+def ast_parse_all(paths: list[Path]) -> None:
+    for path in paths:
+        with contextlib.suppress(SyntaxError):
+            ast.parse(path.read_text(encoding="utf-8"))
+
+
+def interleaved(
+    repeat: int, baseline: Callable[[], object], subject: Callable[[], object]
+) -> tuple[list[float], list[float]]:
+    """Run baseline and subject alternately, `repeat` times each; the two lists of seconds."""
+    base: list[float] = []
+    subj: list[float] = []
+    for _ in range(repeat):
+        for run, into in ((baseline, base), (subject, subj)):
+            start = time.perf_counter()
+            run()
+            into.append(time.perf_counter() - start)
+    return base, subj
+
+
+def _spread(times: list[float]) -> str:
+    return (
+        f"min {min(times):.3f} s, median {statistics.median(times):.3f} s, max {max(times):.3f} s"
+    )
+
+
+def bench_python(name: str, paths: list[Path], folder: Path, repeat: int) -> None:
+    config = LintConfig(root=folder, include=("*.py",))
+    findings = lint_paths(paths, config=config)  # warm-up (imports, regex compilation)
+    ast_parse_all(paths)
+    base, subj = interleaved(
+        repeat, lambda: ast_parse_all(paths), lambda: lint_paths(paths, config=config)
+    )
+    size = sum(p.stat().st_size for p in paths) / 1024
+    ratio = statistics.median(subj) / statistics.median(base)
+    print(f"\n{name}: {len(paths)} Python files, {size:.0f} KB, {len(findings)} findings")
+    print(f"read + ast.parse (baseline): {_spread(base)}")
+    print(f"promptcache lint:            {_spread(subj)}")
+    print(
+        f"ratio of medians lint / ast.parse: {ratio:.2f}x (min/min {min(subj) / min(base):.2f}x) "
+        f"(target <= 2.00x) {'OK' if ratio <= 2.0 else 'OVER TARGET'}"
+    )
+
+
+def main_python(copies: int, stdlib: int, repeat: int) -> None:
+    library = stdlib_files(stdlib)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        # An application: services that build requests among ordinary modules (standard
+        # library sources stand in for the rest of the application's code).
+        app = write_python_app(folder, max(copies // 2, 1), library[: stdlib // 10])
+        bench_python("application (request building + ordinary modules)", app, folder, repeat)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        app = write_python_app(folder, copies)
+        bench_python("request-building modules only (worst case)", app, folder, repeat)
+    root = Path(sysconfig.get_paths()["stdlib"])
+    bench_python("standard library sources", library, root, repeat)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[1] if __doc__ else None)
     parser.add_argument("--files", type=int, default=1000)
     parser.add_argument("--size", type=int, default=5000)
     parser.add_argument("--repeat", type=int, default=5)
+The Python section reads each Python file and `ast.parse`s it as its baseline.
     args = parser.parse_args(argv)
+    if args.only != "templates":
+        main_python(args.python_copies, args.stdlib_files, max(args.repeat, 3))
+    if args.only == "python":
+        return 0
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         paths = write_corpus(folder, args.files, args.size)

@@ -84,9 +84,7 @@ def score(
             continue
         for line, code in sorted(marks):
             busters += 1
-            hit = any(
-                (same_file or l == line) and (c == code or not match_code) for l, c in got
-            )
+            hit = any((same_file or at == line) and (c == code or not match_code) for at, c in got)
             found += hit
             if not hit:
                 missed.append(f"{path.relative_to(folder)}:{line} {code}")
@@ -113,7 +111,9 @@ def pcdlint_findings(folder: Path) -> dict[Path, set[tuple[int, str]]] | None:
         check=False,
     )
     data = json.loads(run.stdout or "[]")
-    records: Iterable[dict[str, object]] = data if isinstance(data, list) else data.get("findings", [])
+    records: Iterable[dict[str, object]] = (
+        data if isinstance(data, list) else data.get("findings", [])
+    )
     result: dict[Path, set[tuple[int, str]]] = {}
     for record in records:
         path = Path(str(record.get("file_path") or record.get("path"))).resolve()
@@ -127,7 +127,12 @@ def _beside_python(name: str) -> str | None:
     return str(candidate) if candidate.exists() else None
 
 
-def report(name: str, folder: Path, get: Callable[[Path], dict[Path, set[tuple[int, str]]] | None], **kw: bool) -> None:
+def report(
+    name: str,
+    folder: Path,
+    get: Callable[[Path], dict[Path, set[tuple[int, str]]] | None],
+    **kw: bool,
+) -> None:
     findings = get(folder)
     if findings is None:
         print(f"{name}: not installed")
@@ -150,4 +155,10 @@ if __name__ == "__main__":
             # pcdlint's rules are not ours: any of its findings on the labelled line counts, and
             # (more generous still) any finding anywhere in the buster's file.
             report("pcdlint (same line)", CORPUS / part, pcdlint_findings, match_code=False)
-            report("pcdlint (same file)", CORPUS / part, pcdlint_findings, match_code=False, same_file=True)
+            report(
+                "pcdlint (same file)",
+                CORPUS / part,
+                pcdlint_findings,
+                match_code=False,
+                same_file=True,
+            )

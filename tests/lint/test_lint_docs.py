@@ -34,7 +34,9 @@ def test_every_rule_is_documented(code: str) -> None:
     assert re.fullmatch(r"[a-z]+(-[a-z]+)*", rule.name)
     assert rule.summary and rule.why and rule.bad and rule.good
     assert rule.bad != rule.good
-    assert bool(rule.fix) == (code not in ("PC001", "PC500")), "a rule with findings to mend says how"
+    assert bool(rule.fix) == (code not in ("PC001", "PC500")), (
+        "a rule with findings to mend says how"
+    )
     assert f"## {code}\n" in rules_markdown()
 
 

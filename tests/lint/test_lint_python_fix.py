@@ -33,7 +33,7 @@ def _fix(source: str) -> str:
 
 def test_fix_adds_sort_keys_and_sorted() -> None:
     fixed = _fix(BUSTERS)
-    assert 'json.dumps(catalog, indent=2, sort_keys=True)' in fixed
+    assert "json.dumps(catalog, indent=2, sort_keys=True)" in fixed
     assert '", ".join(sorted(ENABLED))' in fixed
     ast.parse(fixed)
     assert PythonLinter(LintConfig()).lint_source(fixed, display="agent.py") == []
@@ -56,8 +56,12 @@ def test_fix_leaves_what_it_cannot_prove_safe() -> None:
 
 def test_cli_fix_rewrites_in_place_and_reports_the_rest(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     agent = tmp_path / "agent.py"
-    agent.write_text(BUSTERS.replace('" Enabled: "', 'f" at {time.time()} "').replace(
-        "import json", "import json\nimport time"), encoding="utf-8")
+    agent.write_text(
+        BUSTERS.replace('" Enabled: "', 'f" at {time.time()} "').replace(
+            "import json", "import json\nimport time"
+        ),
+        encoding="utf-8",
+    )
     (tmp_path / "pyproject.toml").write_text("[tool.promptcache.lint]\n", encoding="utf-8")
     code = main(["lint", "--fix", "--config", str(tmp_path / "pyproject.toml"), str(agent)])
     text = agent.read_text(encoding="utf-8")

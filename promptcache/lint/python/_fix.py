@@ -26,7 +26,9 @@ class FixResult:
     applied: int
 
 
-def fix_source(source: str, *, display: str, linter: PythonLinter, file: Path | None = None) -> FixResult:
+def fix_source(
+    source: str, *, display: str, linter: PythonLinter, file: Path | None = None
+) -> FixResult:
     """The source with every safe rewrite applied (the same text when there is none)."""
     linter.lint_source(source, display=display, file=file)
     edits: list[tuple[int, str]] = []

@@ -26,7 +26,9 @@ __all__ = ["Analysis", "Hit"]
 PER_REQUEST = "PC502"
 ORDER_CODES = frozenset({"PC504", "PC505"})
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
-_PERCENT_FIELD = re.compile(r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]")
+_PERCENT_FIELD = re.compile(
+    r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]"
+)
 _MAX_DEPTH = 40
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
 # system prompt wherever it is sent (often from another module, or through an in-house wrapper).
@@ -122,15 +124,33 @@ class Analysis:
             config.per_request, extra_per_request, (*config.stable, *extra_stable)
         )
         self._analysed: set[int] = set()
+        self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
 
-    def analyse(self, module: Module) -> list[Hit]:
-        """Run a module and every function in it; the hits whose site is in this module."""
+    def analyse(self, module: Module, relevant_lines: frozenset[int] | None = None) -> list[Hit]:
+        """
+        Run a module, then its functions that can reach a prefix; the hits sited in this module.
+
+        A function can reach a prefix when a request API (or a name that says "system prompt")
+        appears in its lines (`relevant_lines`; None: all), or when it calls a function whose
+        parameters reach one. Other functions are analysed only when such a function calls them.
+        """
         if id(module) not in self._analysed:
             self._analysed.add(id(module))
             self.run_module(module)
-            for function in _functions_of(module):
-                self.summary(function)
+            waiting = _functions_of(module)
+            todo = [f for f in waiting if relevant_lines is None or _spans(f, relevant_lines)]
+            while todo:
+                for function in todo:
+                    self.summary(function)
+                waiting = [f for f in waiting if f.ret is None]
+                todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
         return [hit for hit in module.hits if isinstance(hit, Hit)]
+
+    def _calls_a_sink_wrapper(self, function: _Function) -> bool:
+        if not self.wrappers:
+            return False
+        text = _source_of(function)
+        return any(f"{name}(" in text for name in self.wrappers)
 
     def run_module(self, module: Module) -> None:
         if module.state != "new":
@@ -157,10 +177,16 @@ class Analysis:
         if not isinstance(function.node, ast.Lambda) and _SYSTEM_NAME.match(function.node.name):
             function.system = True
         if function.system and not isinstance(function.node, ast.Lambda):
-            what = "a system prompt function" if not _is_decorated(function.node) else "Pydantic AI system prompt"
+            what = (
+                "a system prompt function"
+                if not _is_decorated(function.node)
+                else "Pydantic AI system prompt"
+            )
             frame.sink_value(what, "system", returned, function.node, history=True)
         function.ret = returned
         function.running = False
+        if function.pending and not isinstance(function.node, ast.Lambda):
+            self.wrappers.add(function.node.name)
         return function
 
     def class_attrs(self, cls: _Class) -> dict[str, Value]:
@@ -194,6 +220,22 @@ class Analysis:
         module.hits.append(hit)
 
 
+def _spans(function: _Function, lines: frozenset[int]) -> bool:
+    node = function.node
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    last = node.end_lineno or node.lineno
+    return any(first <= line <= last for line in lines)
+
+
+def _source_of(function: _Function) -> str:
+    node = function.node
+    module = function.module
+    last = node.end_lineno or node.lineno
+    return "\n".join(
+        module.line_bytes(n).decode("utf-8", "replace") for n in range(node.lineno, last + 1)
+    )
+
+
 def _functions_of(module: Module) -> list[_Function]:
     found: list[_Function] = []
     for value in list(module.globals.values()):
@@ -210,7 +252,7 @@ def _merge(a: Value, b: Value) -> Value:
         return a
     items = None
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):
-        items = tuple(_merge(x, y) for x, y in zip(a.items, b.items))
+        items = tuple(_merge(x, y) for x, y in zip(a.items, b.items, strict=True))
     fields = None
     if a.fields is not None and b.fields is not None:
         keys = list(dict.fromkeys([k for k, _ in a.fields] + [k for k, _ in b.fields]))
@@ -269,17 +311,22 @@ def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
 
 
 def _location(module: Module, node: ast.AST) -> tuple[int, int]:
+    """1-based line and column in characters (`ast` gives UTF-8 byte offsets)."""
     line = getattr(node, "lineno", 1)
     offset = getattr(node, "col_offset", 0)
-    lines = module.source.splitlines() if offset else []
-    if 0 < line <= len(lines):
-        offset = len(lines[line - 1].encode("utf-8")[:offset].decode("utf-8", "replace"))
+    if offset:
+        offset = len(module.line_bytes(line)[:offset].decode("utf-8", "replace"))
     return line, offset + 1
 
 
-def _label(node: ast.AST) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= 60 else text[:57] + "..."
+def _label(module: Module, node: ast.AST) -> str:
+    """The node's source text, shortened: what a finding names (never more than 60 characters)."""
+    line, end_line = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
+    start, end = getattr(node, "col_offset", 0), getattr(node, "end_col_offset", 0)
+    raw = module.line_bytes(line)
+    text = raw[start:end] if end_line == line else raw[start:] + b" ..."
+    label = " ".join(text.decode("utf-8", "replace").split()) or type(node).__name__
+    return label if len(label) <= 60 else label[:57] + "..."
 
 
 class _Frame:
@@ -291,7 +338,7 @@ class _Frame:
         self.a = analysis
         self.module = module
         self.function = function
-        self.env: dict[str, Value] = env  # type: ignore[assignment]
+        self.env: dict[str, Value] = env
         self.returns: list[Value] = []
         self.self_attrs: dict[str, Value] = {}
         self.depth = 0
@@ -305,17 +352,18 @@ class _Frame:
         positional = [*args.posonlyargs, *args.args]
         for index, arg in enumerate(positional):
             self.env[arg.arg] = self._slot(index, arg)
-        for arg in (*args.kwonlyargs, args.vararg, args.kwarg):
-            if arg is not None:
-                self.env[arg.arg] = self._slot(-1, arg)
+        for extra in (*args.kwonlyargs, args.vararg, args.kwarg):
+            if extra is not None:
+                self.env[extra.arg] = self._slot(-1, extra)
         cls = self.function.cls
         if cls is not None and positional and not _is_static(node):
             self.env[positional[0].arg] = Value(kind="instance", meta=cls)
 
     def _slot(self, index: int, arg: ast.arg) -> Value:
-        annotation = ast.unparse(arg.annotation) if arg.annotation is not None else ""
-        per_request = self.a.per_request(arg.arg) or "RunContext" in annotation
-        return Value(kind="param", meta=_ParamSlot(index=index, name=arg.arg, per_request=per_request))
+        per_request = self.a.per_request(arg.arg) or _mentions(arg.annotation, "RunContext")
+        return Value(
+            kind="param", meta=_ParamSlot(index=index, name=arg.arg, per_request=per_request)
+        )
 
     # -- statements -------------------------------------------------------------------------
 
@@ -324,9 +372,9 @@ class _Frame:
             self.statement(statement)
 
     def statement(self, node: ast.stmt) -> None:
-        handler = getattr(self, "_s_" + type(node).__name__, None)
+        handler = _STATEMENTS.get(type(node))
         if handler is not None:
-            handler(node)
+            handler(self, node)
         else:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
@@ -409,7 +457,9 @@ class _Frame:
                 cls.methods[statement.name] = method
             elif isinstance(statement, ast.Assign | ast.AnnAssign):
                 value = statement.value
-                targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                targets = (
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
                 if value is not None:
                     evaluated = self.eval(value)
                     for target in targets:
@@ -435,9 +485,17 @@ class _Frame:
     # -- assignment -------------------------------------------------------------------------
 
     def assign(self, target: ast.expr, value: Value) -> None:
-        named = target.id if isinstance(target, ast.Name) else target.attr if isinstance(target, ast.Attribute) else ""
+        named = (
+            target.id
+            if isinstance(target, ast.Name)
+            else target.attr
+            if isinstance(target, ast.Attribute)
+            else ""
+        )
         if named and value.deps and _SYSTEM_NAME.match(named):
-            self.sink_value(f"`{named}`, named as a system prompt", "system", value, target, history=True)
+            self.sink_value(
+                f"`{named}`, named as a system prompt", "system", value, target, history=True
+            )
         if isinstance(target, ast.Name):
             self.env[target.id] = value
         elif isinstance(target, ast.Tuple | ast.List):
@@ -473,7 +531,10 @@ class _Frame:
                 fields.insert(0, ("**", container.opaque()))
             updated = replace(container, fields=tuple(fields), deps=container.deps | value.deps)
         elif container.kind in ("", "dict", "udict"):  # a computed key: order follows the loop
-            updated = Value(deps=container.deps | value.deps | self.eval(key).deps, kind=container.kind or "dict")
+            updated = Value(
+                deps=container.deps | value.deps | self.eval(key).deps,
+                kind=container.kind or "dict",
+            )
         else:
             updated = container.with_deps(value.deps)
         self.assign(_as_store(target.value), updated)
@@ -487,10 +548,12 @@ class _Frame:
         try:
             if self.depth > _MAX_DEPTH:
                 return EMPTY
-            handler = getattr(self, "_e_" + type(node).__name__, None)
+            handler = _EXPRESSIONS.get(type(node))
             if handler is None:
-                return join_values(self.eval(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr))
-            result: Value = handler(node)
+                return join_values(
+                    self.eval(c) for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)
+                )
+            result: Value = handler(self, node)
             return result
         finally:
             self.depth -= 1
@@ -535,7 +598,10 @@ class _Frame:
         return Value(kind="module", meta=dotted)
 
     def _e_JoinedStr(self, node: ast.JoinedStr) -> Value:
-        parts = [self.eval(v.value) if isinstance(v, ast.FormattedValue) else self.eval(v) for v in node.values]
+        parts = [
+            self.eval(v.value) if isinstance(v, ast.FormattedValue) else self.eval(v)
+            for v in node.values
+        ]
         return self.string(parts)
 
     def _e_FormattedValue(self, node: ast.FormattedValue) -> Value:
@@ -550,7 +616,11 @@ class _Frame:
 
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         if isinstance(op, ast.Add):
-            if left.pieces is not None or right.pieces is not None or "str" in (left.kind, right.kind):
+            if (
+                left.pieces is not None
+                or right.pieces is not None
+                or "str" in (left.kind, right.kind)
+            ):
                 return self.string([left, right])
             if left.items is not None or right.items is not None:
                 items = _as_items(left) + _as_items(right)
@@ -561,7 +631,10 @@ class _Frame:
                 return replace(left, pieces=left.pieces * count)
         if isinstance(op, ast.Mod) and left.text is not None:
             return self.percent(left.text, right)
-        if isinstance(op, ast.BitOr | ast.Sub | ast.BitAnd | ast.BitXor) and "set" in (left.kind, right.kind):
+        if isinstance(op, ast.BitOr | ast.Sub | ast.BitAnd | ast.BitXor) and "set" in (
+            left.kind,
+            right.kind,
+        ):
             return Value(deps=left.deps | right.deps, kind="set")
         if isinstance(op, ast.BitOr) and left.kind in ("ptemplate", "chain"):
             return Value(deps=left.deps | right.deps, kind="chain", meta=left.meta)
@@ -590,10 +663,13 @@ class _Frame:
         fields: list[tuple[str, Value]] = []
         deps: set[Dep] = set()
         known, fixed = True, True
-        for key, item in zip(node.keys, node.values):
+        for key, item in zip(node.keys, node.values, strict=True):
             value = self.eval(item)
             deps |= value.deps
-            fixed = fixed and (value.fixed or not (value.fields or value.items or value.kind in ("dict", "udict", "set")))
+            fixed = fixed and (
+                value.fixed
+                or not (value.fields or value.items or value.kind in ("dict", "udict", "set"))
+            )
             if key is None:
                 if value.fields is not None:
                     fields.extend(value.fields)
@@ -644,7 +720,11 @@ class _Frame:
     _e_Tuple = _e_List
 
     def _e_Set(self, node: ast.Set) -> Value:
-        return Value(deps=join_values(self.eval(e) for e in node.elts).deps, kind="set", meta=_all_str(node.elts))
+        return Value(
+            deps=join_values(self.eval(e) for e in node.elts).deps,
+            kind="set",
+            meta=_all_str(node.elts),
+        )
 
     def _e_IfExp(self, node: ast.IfExp) -> Value:
         self.eval(node.test)
@@ -669,7 +749,9 @@ class _Frame:
         return replace(self.eval(node.value).opaque(), spliced=True)
 
     def _e_Lambda(self, node: ast.Lambda) -> Value:
-        return Value(kind="lambda", meta=_Function(module=self.module, node=node, outer=dict(self.env)))
+        return Value(
+            kind="lambda", meta=_Function(module=self.module, node=node, outer=dict(self.env))
+        )
 
     def _e_Attribute(self, node: ast.Attribute) -> Value:
         base = self.eval(node.value)
@@ -677,7 +759,11 @@ class _Frame:
             return self.imported(f"{base.meta}.{node.attr}")
         if base.kind == "instance" and isinstance(base.meta, _Class):
             cls: _Class = base.meta
-            if f"self.{node.attr}" in self.env and isinstance(node.value, ast.Name) and self._is_self(node.value.id):
+            if (
+                f"self.{node.attr}" in self.env
+                and isinstance(node.value, ast.Name)
+                and self._is_self(node.value.id)
+            ):
                 return self.env[f"self.{node.attr}"]
             attrs = self.a.class_attrs(cls)
             if node.attr in attrs:
@@ -686,7 +772,9 @@ class _Frame:
                 return Value(kind="method", meta=(cls.methods[node.attr], base))
         deps = set(base.deps)
         if self.a.per_request(node.attr):
-            deps.add(self.taint(PER_REQUEST, f"`{_label(node)}` (per-request data)", node))
+            deps.add(
+                self.taint(PER_REQUEST, f"`{_label(self.module, node)}` (per-request data)", node)
+            )
         return Value(deps=frozenset(deps)) if deps else EMPTY
 
     def _e_Subscript(self, node: ast.Subscript) -> Value:
@@ -698,11 +786,17 @@ class _Frame:
                 if found is not None:
                     return found
                 if self.a.per_request(key.value):
-                    taint = self.taint(PER_REQUEST, f"`{_label(node)}` (per-request data)", node)
+                    taint = self.taint(
+                        PER_REQUEST, f"`{_label(self.module, node)}` (per-request data)", node
+                    )
                     return base.opaque().with_deps([taint])
-            elif isinstance(key.value, int) and base.items is not None:
-                if -len(base.items) <= key.value < len(base.items) and not any(i.spliced for i in base.items):
-                    return base.items[key.value]
+            elif (
+                isinstance(key.value, int)
+                and base.items is not None
+                and -len(base.items) <= key.value < len(base.items)
+                and not any(i.spliced for i in base.items)
+            ):
+                return base.items[key.value]
         elif isinstance(key, ast.Slice) and base.items is not None:
             return Value(deps=base.deps, kind=base.kind)
         extra = self.eval(key) if not isinstance(key, ast.Slice) else EMPTY
@@ -710,7 +804,9 @@ class _Frame:
 
     # -- comprehensions ---------------------------------------------------------------------
 
-    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp) -> tuple[Value, Value, bool]:
+    def comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+    ) -> tuple[Value, Value, bool]:
         saved = dict(self.env)
         iter_deps: set[Dep] = set()
         unordered = False
@@ -719,7 +815,11 @@ class _Frame:
             element = self.element(iterated, generator.iter)
             unordered = unordered or iterated.kind in ("set", "udict", "uview")
             if isinstance(node, ast.DictComp):  # the order lives in the kind ("udict") instead
-                element = Value(deps=frozenset(d for d in element.deps if not (isinstance(d, Taint) and d.code == "PC504")))
+                element = Value(
+                    deps=frozenset(
+                        d for d in element.deps if not (isinstance(d, Taint) and d.code == "PC504")
+                    )
+                )
             iter_deps |= element.deps
             self.assign(generator.target, element)
             for condition in generator.ifs:
@@ -749,7 +849,11 @@ class _Frame:
     def element(self, iterated: Value, node: ast.expr) -> Value:
         """One element of iterating `iterated`: ordered by the source, or flagged when not."""
         deps = set(iterated.deps)
-        if iterated.items is not None and iterated.items and not any(i.spliced for i in iterated.items):
+        if (
+            iterated.items is not None
+            and iterated.items
+            and not any(i.spliced for i in iterated.items)
+        ):
             merged = _merge_all(list(iterated.items))
             return merged.with_deps(deps)
         if iterated.kind in ("set", "udict", "uview"):
@@ -761,7 +865,7 @@ class _Frame:
         fixable = iterated.kind == "set" and iterated.meta is True
         return self.taint(
             "PC504",
-            f"iteration order of {what} (`{_label(node)}`)",
+            f"iteration order of {what} (`{_label(self.module, node)}`)",
             node,
             fix=("sorted", *_span(self.module, node)),
             fixable=fixable,
@@ -818,7 +922,12 @@ class _Frame:
         return "?"
 
     def call_project(
-        self, callee: Value, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]
+        self,
+        callee: Value,
+        node: ast.Call,
+        args: list[Value],
+        keywords: dict[str, Value],
+        splats: list[Value],
     ) -> Value:
         if callee.kind == "class":
             cls: _Class = callee.meta
@@ -832,7 +941,12 @@ class _Frame:
         return self._apply(callee.meta, node, args, keywords, splats)
 
     def _apply(
-        self, function: _Function, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]
+        self,
+        function: _Function,
+        node: ast.Call,
+        args: list[Value],
+        keywords: dict[str, Value],
+        splats: list[Value],
     ) -> Value:
         summary = self.a.summary(function)
         if summary.ret is None:  # recursion: the result depends on everything passed
@@ -847,7 +961,14 @@ class _Frame:
                 if isinstance(dep, Param):
                     self._pend(dep, pending.api, pending.role, pending.after, pending.history)
                 elif pending.history or pending.after + static_after(pieces, dep) >= 0:
-                    self.hit(dep, pending.api, pending.role, pending.after + static_after(pieces, dep), pending.history, node)
+                    self.hit(
+                        dep,
+                        pending.api,
+                        pending.role,
+                        pending.after + static_after(pieces, dep),
+                        pending.history,
+                        node,
+                    )
         return _substitute(summary.ret, bound, 0)
 
     def call_named(
@@ -866,25 +987,39 @@ class _Frame:
             if handled is not None:
                 return handled
         if is_volatile_call(name, len(node.args), self.a.config.volatile_calls):
-            taint = self.taint("PC501", f"`{_label(node)}`", node)
+            taint = self.taint("PC501", f"`{_label(self.module, node)}`", node)
             return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
         sink = find_sink(name)
         if sink is not None:
             return self.call_sink(sink, node, args, keywords, splats)
         for keyword, value in keywords.items():
             if keyword in _SYSTEM_KEYWORDS and value.deps:
-                self.sink_value(f"`{keyword}=` of `{_short(name)}()`", "system", value, node, history=True)
+                self.sink_value(
+                    f"`{keyword}=` of `{_short(name)}()`", "system", value, node, history=True
+                )
         if receiver is not None and receiver.kind in ("ptemplate", "chain"):
             return self.template_call(last, receiver, node, args, keywords)
-        if receiver is not None and receiver.kind == "jtemplate" and last in ("render", "render_async"):
+        if (
+            receiver is not None
+            and receiver.kind == "jtemplate"
+            and last in ("render", "render_async")
+        ):
             return self.jinja_render(receiver, node, args, keywords, splats)
-        if receiver is not None and last in ("invoke", "ainvoke", "stream", "astream") and args and args[0].items is not None:
+        if (
+            receiver is not None
+            and last in ("invoke", "ainvoke", "stream", "astream")
+            and args
+            and args[0].items is not None
+        ):
             self.sink_value(f"`{last}` messages", "messages", args[0], node, history=True)
         if receiver is not None and last in _SHAPING_METHODS:
             return receiver.with_deps(join_values(args).deps)
         if receiver is not None and last in _PASS_METHODS:
-            return Value(deps=receiver.deps | join_values(args).deps, kind=receiver.kind if receiver.kind == "str" else "")
-        if receiver is not None and receiver.kind == "module" or receiver is None:
+            return Value(
+                deps=receiver.deps | join_values(args).deps,
+                kind=receiver.kind if receiver.kind == "str" else "",
+            )
+        if receiver is None or receiver.kind == "module":
             return self.opaque_call(name, [*args, *keywords.values(), *splats])
         return self.opaque_call(name, [receiver, *args, *keywords.values(), *splats])
 
@@ -893,14 +1028,23 @@ class _Frame:
         shown = name if len(name) <= 40 else "..." + name[-37:]
         for value in values:
             for dep in value.deps:
-                if isinstance(dep, Taint) and dep.code not in ORDER_CODES and f"{shown}()" not in dep.via:
+                if (
+                    isinstance(dep, Taint)
+                    and dep.code not in ORDER_CODES
+                    and f"{shown}()" not in dep.via
+                ):
                     deps.add(replace(dep, via=(*dep.via, f"{shown}()")))
                 else:
                     deps.add(dep)
         return Value(deps=frozenset(deps)) if deps else EMPTY
 
     def call_sink(
-        self, sink: Sink, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]
+        self,
+        sink: Sink,
+        node: ast.Call,
+        args: list[Value],
+        keywords: dict[str, Value],
+        splats: list[Value],
     ) -> Value:
         for index, role in sink.positional:
             if index < len(args):
@@ -912,7 +1056,9 @@ class _Frame:
             if splat.fields is None and splat.deps:
                 self.sink_value(sink.api, "opaque", splat, node, history=True)
         if "partial_variables" in keywords:
-            self.template_variables(self.template_info(sink, args, keywords), keywords["partial_variables"], node)
+            self.template_variables(
+                self.template_info(sink, args, keywords), keywords["partial_variables"], node
+            )
         if sink.api.startswith("LangChain") and "message" not in sink.api.split()[-1]:
             return Value(kind="ptemplate", meta=self.template_info(sink, args, keywords))
         if sink.api == "LangChain system message template":
@@ -924,7 +1070,9 @@ class _Frame:
 
     # -- sinks ------------------------------------------------------------------------------
 
-    def sink_value(self, api: str, role: str, value: Value, node: ast.AST, *, history: bool) -> None:
+    def sink_value(
+        self, api: str, role: str, value: Value, node: ast.AST, *, history: bool
+    ) -> None:
         if role in ("system", "tools"):
             pieces = flatten(value)
             for dep in value.deps:
@@ -951,7 +1099,11 @@ class _Frame:
             self.last_turn(api, value, node, role="template")
         elif role == "chat_template":
             for item in value.items or ():
-                if item.items is not None and len(item.items) == 2 and item.items[0].text in ("system", "developer"):
+                if (
+                    item.items is not None
+                    and len(item.items) == 2
+                    and item.items[0].text in ("system", "developer")
+                ):
                     continue  # the tuple is a sink of its own (see _e_List)
         del history
 
@@ -985,7 +1137,16 @@ class _Frame:
             if isinstance(dep, Param) or history or after >= limit:
                 self.hit(dep, api, role, after, history, node)
 
-    def hit(self, dep: Dep, api: str, role: str, after: int, history: bool, node: ast.AST, note: str = "") -> None:
+    def hit(
+        self,
+        dep: Dep,
+        api: str,
+        role: str,
+        after: int,
+        history: bool,
+        node: ast.AST,
+        note: str = "",
+    ) -> None:
         if isinstance(dep, Param):
             self._pend(dep, api, role, after, history)
             return
@@ -1002,22 +1163,42 @@ class _Frame:
                 site_line=line,
                 site_column=column,
                 note=note,
-            )
+            ),
         )
 
     def _pend(self, dep: Param, api: str, role: str, after: int, history: bool) -> None:
         if self.function is not None:
-            pending = _Pending(index=dep.index, name=dep.name, api=api, role=role, after=after, history=history)
+            pending = _Pending(
+                index=dep.index, name=dep.name, api=api, role=role, after=after, history=history
+            )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)
 
-    def taint(self, code: str, label: str, node: ast.AST, *, fix: tuple[str, int, int, int, int] | None = None, fixable: bool = False) -> Taint:
+    def taint(
+        self,
+        code: str,
+        label: str,
+        node: ast.AST,
+        *,
+        fix: tuple[str, int, int, int, int] | None = None,
+        fixable: bool = False,
+    ) -> Taint:
         line, column = _location(self.module, node)
-        return Taint(code=code, label=label, path=self.module.display, line=line, column=column, fix=fix, fixable=fixable)
+        return Taint(
+            code=code,
+            label=label,
+            path=self.module.display,
+            line=line,
+            column=column,
+            fix=fix,
+            fixable=fixable,
+        )
 
     # -- prompt templates -------------------------------------------------------------------
 
-    def template_info(self, sink: Sink, args: list[Value], keywords: dict[str, Value]) -> dict[str, tuple[int, bool]]:
+    def template_info(
+        self, sink: Sink, args: list[Value], keywords: dict[str, Value]
+    ) -> dict[str, tuple[int, bool]]:
         """Variables of a LangChain template: name -> (static chars after it, is in a system message)."""
         info: dict[str, tuple[int, bool]] = {}
         if sink.api == "LangChain chat prompt template":
@@ -1049,7 +1230,14 @@ class _Frame:
                     if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
                         self.hit(dep, "LangChain prompt template", "template", after, False, node)
 
-    def template_call(self, method: str, receiver: Value, node: ast.Call, args: list[Value], keywords: dict[str, Value]) -> Value:
+    def template_call(
+        self,
+        method: str,
+        receiver: Value,
+        node: ast.Call,
+        args: list[Value],
+        keywords: dict[str, Value],
+    ) -> Value:
         if method == "partial":
             self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
             return receiver
@@ -1064,7 +1252,14 @@ class _Frame:
             return receiver
         return EMPTY
 
-    def jinja_render(self, template: Value, node: ast.Call, args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> Value:
+    def jinja_render(
+        self,
+        template: Value,
+        node: ast.Call,
+        args: list[Value],
+        keywords: dict[str, Value],
+        splats: list[Value],
+    ) -> Value:
         variables = dict(keywords)
         if args and args[0].fields is not None:
             variables.update((k, v) for k, v in args[0].fields if k != "**")
@@ -1075,7 +1270,15 @@ class _Frame:
             if not isinstance(source, str):
                 for dep in value.deps:
                     if isinstance(dep, Taint) and dep.code == "PC501":
-                        self.hit(dep, "Jinja render", "template", 0, True, node, note="the template could not be read, so the analysis cannot tell where it renders")
+                        self.hit(
+                            dep,
+                            "Jinja render",
+                            "template",
+                            0,
+                            True,
+                            node,
+                            note="the template could not be read, so the analysis cannot tell where it renders",
+                        )
                 continue
             offset = _jinja_offset(source, name)
             if offset is None:
@@ -1088,18 +1291,43 @@ class _Frame:
         return join_values([*args, *keywords.values(), *splats])
 
 
+_EXPRESSIONS: dict[type, Callable[[_Frame, ast.expr], Value]] = {
+    getattr(ast, name[3:]): getattr(_Frame, name)
+    for name in dir(_Frame)
+    if name.startswith("_e_") and hasattr(ast, name[3:])
+}
+_STATEMENTS: dict[type, Callable[[_Frame, ast.stmt], None]] = {
+    getattr(ast, name[3:]): getattr(_Frame, name)
+    for name in dir(_Frame)
+    if name.startswith("_s_") and hasattr(ast, name[3:])
+}
+
+
 # -- special calls ---------------------------------------------------------------------------
 
-_Special = Callable[[_Frame, str, ast.Call, "Value | None", list[Value], dict[str, Value]], "Value | None"]
+_Special = Callable[
+    [_Frame, str, ast.Call, "Value | None", list[Value], dict[str, Value]], "Value | None"
+]
 
 
-def _format(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _format(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is None or receiver.kind in ("ptemplate", "chain", "jtemplate"):
         return None
     text = receiver.text
     splat = [v for k, v in (keywords.items()) if k == "**"]
     if text is None:
-        return join_values([receiver, *args, *keywords.values()]) if receiver.pieces is not None or receiver.kind == "str" else None
+        return (
+            join_values([receiver, *args, *keywords.values()])
+            if receiver.pieces is not None or receiver.kind == "str"
+            else None
+        )
     parts: list[Value] = []
     position, index = 0, 0
     for found in _FORMAT_FIELD.finditer(text):
@@ -1129,7 +1357,14 @@ def _splat_value(node: ast.Call, frame: _Frame, name: str) -> Value:
     return EMPTY
 
 
-def _join(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _join(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is None or not args or (receiver.pieces is None and receiver.kind != "str"):
         return None
     iterable = args[0]
@@ -1141,11 +1376,25 @@ def _join(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args
             parts.append(item)
         return frame.string(parts)
     element = frame.element(iterable, node.args[0])
-    return Value(deps=receiver.deps | element.deps, pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces, kind="str")
+    return Value(
+        deps=receiver.deps | element.deps,
+        pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces,
+        kind="str",
+    )
 
 
-def _json_dumps(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
-    if name not in ("json.dumps", "json.dump", "orjson.dumps", "simplejson.dumps", "ujson.dumps") or not args:
+def _json_dumps(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
+    if (
+        name not in ("json.dumps", "json.dump", "orjson.dumps", "simplejson.dumps", "ujson.dumps")
+        or not args
+    ):
         return None
     value = args[0]
     deps = set(value.deps)
@@ -1154,14 +1403,19 @@ def _json_dumps(frame: _Frame, name: str, node: ast.Call, receiver: Value | None
         deps.add(
             frame.taint(
                 "PC503",
-                f"`{_label(node)}` without sort_keys=True",
+                f"`{_label(frame.module, node)}` without sort_keys=True",
                 node,
                 fix=("sort_keys", *_span(frame.module, node)),
                 fixable=name == "json.dumps",
             )
         )
     pieces = flatten(value)
-    return Value(deps=frozenset(deps), pieces=(*pieces, frozenset(deps - value.deps)) if deps - value.deps else pieces, kind="json", meta=value)
+    return Value(
+        deps=frozenset(deps),
+        pieces=(*pieces, frozenset(deps - value.deps)) if deps - value.deps else pieces,
+        kind="json",
+        meta=value,
+    )
 
 
 def _sorts_keys(name: str, node: ast.Call) -> bool:
@@ -1175,13 +1429,20 @@ def _sorts_keys(name: str, node: ast.Call) -> bool:
     return name.startswith("orjson") and len(node.args) > 2
 
 
-def _sorted(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _sorted(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is not None or not args:
         return None
     deps = {d for d in args[0].deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
     key = keywords.get("key")
     if key is not None and _uses_hash(node):
-        deps.add(frame.taint("PC505", f"`{_label(node)}` orders by hash()", node))
+        deps.add(frame.taint("PC505", f"`{_label(frame.module, node)}` orders by hash()", node))
     return Value(deps=frozenset(deps), kind="list")
 
 
@@ -1194,28 +1455,58 @@ def _uses_hash(node: ast.Call) -> bool:
     return False
 
 
-def _order_free(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _order_free(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is not None:
         return None
     deps = {d for a in args for d in a.deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
     return Value(deps=frozenset(deps)) if deps else EMPTY
 
 
-def _materialise(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _materialise(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is not None:
         return None
     if not args:
-        return Value(kind="list" if name in ("list", "tuple") else "set", fixed=True, items=() if name in ("list", "tuple") else None)
+        return Value(
+            kind="list" if name in ("list", "tuple") else "set",
+            fixed=True,
+            items=() if name in ("list", "tuple") else None,
+        )
     value = args[0]
     if name in ("set", "frozenset"):
-        return Value(deps=value.deps, kind="set", meta=value.text is not None or (value.items is not None and all(i.text is not None for i in value.items)))
+        return Value(
+            deps=value.deps,
+            kind="set",
+            meta=value.text is not None
+            or (value.items is not None and all(i.text is not None for i in value.items)),
+        )
     if value.kind in ("set", "udict", "uview"):
         element = frame.element(value, node.args[0])
         return Value(deps=element.deps, kind="list")
     return replace(value, kind="list")
 
 
-def _views(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _views(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is None:
         return None
     if receiver.kind == "udict":
@@ -1225,35 +1516,73 @@ def _views(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, arg
     return Value(deps=receiver.deps) if receiver.deps else EMPTY
 
 
-def _hash(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _hash(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if name != "hash" or receiver is not None:
         return None
-    return Value(deps=frozenset({frame.taint("PC505", f"`{_label(node)}` (differs per process)", node)}))
+    return Value(
+        deps=frozenset(
+            {frame.taint("PC505", f"`{_label(frame.module, node)}` (differs per process)", node)}
+        )
+    )
 
 
-def _fromkeys(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _fromkeys(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if not args:
         return None
     source = args[0]
-    return Value(deps=source.deps, kind="udict" if source.kind in ("set", "udict", "uview") else "dict")
+    return Value(
+        deps=source.deps, kind="udict" if source.kind in ("set", "udict", "uview") else "dict"
+    )
 
 
-def _dict(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _dict(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is not None or name != "dict":
         return None
     fields = list(args[0].fields or ()) if args else []
     fields.extend((k, v) for k, v in keywords.items())
     known = not args or args[0].fields is not None
     deps = join_values([*args, *keywords.values()]).deps
-    return Value(deps=deps, fields=tuple(fields) if known else None, kind="udict" if args and args[0].kind in ("set", "udict", "uview") else "dict")
+    return Value(
+        deps=deps,
+        fields=tuple(fields) if known else None,
+        kind="udict" if args and args[0].kind in ("set", "udict", "uview") else "dict",
+    )
 
 
-def _mutate(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _mutate(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     """`xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)`, `d.update(...)`, `random.shuffle(xs)`."""
     func = node.func
     if not isinstance(func, ast.Attribute) or receiver is None or receiver.kind == "module":
         if name == "random.shuffle" and node.args:
-            taint = frame.taint("PC501", f"`{_label(node)}`", node)
+            taint = frame.taint("PC501", f"`{_label(frame.module, node)}`", node)
             target = node.args[0]
             frame.assign(_as_store(target), frame.eval(target).with_deps([taint]))
             return EMPTY
@@ -1261,14 +1590,27 @@ def _mutate(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, ar
     method = func.attr
     target = func.value
     if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript) or receiver.kind in (
-        "instance", "class", "function", "method", "lambda", "jtemplate", "ptemplate", "chain"
+        "instance",
+        "class",
+        "function",
+        "method",
+        "lambda",
+        "jtemplate",
+        "ptemplate",
+        "chain",
     ):
         return None
-    items = _as_items(receiver) if (receiver.items is not None or receiver.deps or receiver.kind == "param") else ()
+    items = (
+        _as_items(receiver)
+        if (receiver.items is not None or receiver.deps or receiver.kind == "param")
+        else ()
+    )
     if method == "append" and args:
         updated = Value(deps=receiver.deps | args[0].deps, items=(*items, args[0]), kind="list")
     elif method == "extend" and args:
-        updated = Value(deps=receiver.deps | args[0].deps, items=(*items, *_as_items(args[0])), kind="list")
+        updated = Value(
+            deps=receiver.deps | args[0].deps, items=(*items, *_as_items(args[0])), kind="list"
+        )
     elif method == "insert" and len(args) == 2:
         position = node.args[0]
         at_start = isinstance(position, ast.Constant) and position.value == 0
@@ -1281,13 +1623,17 @@ def _mutate(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, ar
         fields.extend(keywords.items())
         if receiver.kind not in ("", "dict", "udict"):
             return None
-        updated = Value(deps=join_values([receiver, *args, *keywords.values()]).deps, fields=tuple(fields), kind=receiver.kind)
+        updated = Value(
+            deps=join_values([receiver, *args, *keywords.values()]).deps,
+            fields=tuple(fields),
+            kind=receiver.kind,
+        )
     elif method == "add" and args and receiver.kind == "set":
         updated = receiver.with_deps(args[0].deps)
     elif method == "sort":
         deps = {d for d in receiver.deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
         if _uses_hash(node):
-            deps.add(frame.taint("PC505", f"`{_label(node)}` orders by hash()", node))
+            deps.add(frame.taint("PC505", f"`{_label(frame.module, node)}` orders by hash()", node))
         updated = Value(deps=frozenset(deps), kind="list")
     else:
         return None
@@ -1295,7 +1641,14 @@ def _mutate(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, ar
     return EMPTY
 
 
-def _template(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _template(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
     last = name.rsplit(".", 1)[-1]
     if last == "Template" and not name.startswith(("jinja2", "Template")):
@@ -1327,19 +1680,37 @@ def _read_template(frame: _Frame, name: str | None) -> str | None:
     return None
 
 
-def _dedent(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _dedent(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if receiver is not None and receiver.kind != "module":
         return None
     return args[0] if args else None
 
 
-def _str(frame: _Frame, name: str, node: ast.Call, receiver: Value | None, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+def _str(
+    frame: _Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value | None:
     if name != "str" or receiver is not None or not args:
         return None
     value = args[0]
     if value.kind in ("set", "udict", "uview"):
         return frame.element(value, node.args[0])
-    return replace(value, kind="str") if value.pieces is not None else Value(deps=value.deps, pieces=(value.deps,) if value.deps else (), kind="str")
+    return (
+        replace(value, kind="str")
+        if value.pieces is not None
+        else Value(deps=value.deps, pieces=(value.deps,) if value.deps else (), kind="str")
+    )
 
 
 _SPECIAL: dict[str, _Special] = {
@@ -1399,7 +1770,11 @@ def _strip_tail(text: str) -> str:
 def _repeat_count(node: ast.AST) -> int | None:
     """`n` of `text * n` when `n` is a small literal."""
     right = node.right if isinstance(node, ast.BinOp) else None
-    if isinstance(right, ast.Constant) and isinstance(right.value, int) and 0 <= right.value <= 1000:
+    if (
+        isinstance(right, ast.Constant)
+        and isinstance(right.value, int)
+        and 0 <= right.value <= 1000
+    ):
         return int(right.value)
     return None
 
@@ -1437,6 +1812,20 @@ def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> boo
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
 
+def _mentions(annotation: ast.expr | None, name: str) -> bool:
+    """Whether a type annotation names `name` (`RunContext[Deps]`, `pydantic_ai.RunContext`)."""
+    if annotation is None:
+        return False
+    for node in ast.walk(annotation):
+        if (isinstance(node, ast.Name) and node.id == name) or (
+            isinstance(node, ast.Attribute) and node.attr == name
+        ):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and name in node.value:
+            return True
+    return False
+
+
 def _short(name: str) -> str:
     return name if len(name) <= 40 else "..." + name[-37:]
 
@@ -1450,7 +1839,12 @@ def _is_system_decorator(node: ast.expr) -> bool:
     return isinstance(target, ast.Attribute) and target.attr in ("system_prompt", "instructions")
 
 
-def _bind(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> dict[int | str, Value]:
+def _bind(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> dict[int | str, Value]:
     params = [*node.args.posonlyargs, *node.args.args]
     bound: dict[int | str, Value] = {}
     for index, param in enumerate(params):
@@ -1466,10 +1860,18 @@ def _bind(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, args: list[
         elif splats:
             bound[param.arg] = join_values(splats)
     if node.args.vararg is not None and len(args) > len(params):
-        bound[node.args.vararg.arg] = Value(items=tuple(args[len(params) :]), deps=join_values(args[len(params) :]).deps)
+        bound[node.args.vararg.arg] = Value(
+            items=tuple(args[len(params) :]), deps=join_values(args[len(params) :]).deps
+        )
     if node.args.kwarg is not None:
-        extra = {k: v for k, v in keywords.items() if k not in {p.arg for p in (*params, *node.args.kwonlyargs)}}
-        bound[node.args.kwarg.arg] = Value(fields=tuple(extra.items()), deps=join_values(extra.values()).deps)
+        extra = {
+            k: v
+            for k, v in keywords.items()
+            if k not in {p.arg for p in (*params, *node.args.kwonlyargs)}
+        }
+        bound[node.args.kwarg.arg] = Value(
+            fields=tuple(extra.items()), deps=join_values(extra.values()).deps
+        )
     # Summaries name keyword-only (and *args/**kwargs) parameters by name, with index -1.
     return bound
 
@@ -1494,18 +1896,28 @@ def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Valu
             if len(params) == 1 and len(piece) <= 2:
                 argument = _argument(params[0], bound)
                 new.extend(flatten(argument))
-                rest = frozenset(d for d in piece if not isinstance(d, Param) and d not in argument.deps)
+                rest = frozenset(
+                    d for d in piece if not isinstance(d, Param) and d not in argument.deps
+                )
                 if rest:
                     new.append(rest)
             else:
-                replaced = {d for d in piece if not isinstance(d, Param)}
+                replaced: set[Dep] = {d for d in piece if not isinstance(d, Param)}
                 for param in params:
                     replaced |= _argument(param, bound).deps
                 if replaced:
                     new.append(frozenset(replaced))
         pieces = tuple(new)
-    items = tuple(_substitute(i, bound, depth + 1) for i in value.items) if value.items is not None and depth < 4 else value.items
-    fields = tuple((k, _substitute(v, bound, depth + 1)) for k, v in value.fields) if value.fields is not None and depth < 4 else value.fields
+    items = (
+        tuple(_substitute(i, bound, depth + 1) for i in value.items)
+        if value.items is not None and depth < 4
+        else value.items
+    )
+    fields = (
+        tuple((k, _substitute(v, bound, depth + 1)) for k, v in value.fields)
+        if value.fields is not None and depth < 4
+        else value.fields
+    )
     return replace(value, deps=frozenset(deps), pieces=pieces, items=items, fields=fields)
 
 

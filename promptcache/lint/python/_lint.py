@@ -9,7 +9,10 @@ it analyse it on demand.
 from __future__ import annotations
 
 import ast
+import contextlib
+import gc
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from .._config import DEFAULT_CONFIG, LintConfig
@@ -28,7 +31,8 @@ _TRIGGER = re.compile(
     r"|GenerateContentConfig|chats\s*\.\s*create|caches\s*\.\s*create|start_chat|converse"
     r"|invoke_model|litellm|SystemMessage|PromptTemplate|create_react_agent|create_agent"
     r"|create_deep_agent|pydantic_ai|system_prompt|instructions|add_system|add_tools|add_docs"
-    r"|\.render\b|['\"](?:system|developer)['\"]|from\s+agents\s+import|json\.dumps|hash\("
+    r"|\.render\b|['\"](?:system|developer)['\"]|from\s+agents\s+import"
+    r"|\.(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\("
     r"|(?i:system_?message|system_?instruction|sys_?prompt|sys_?msg|system_?prompt)"
 )
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
@@ -59,7 +63,28 @@ class PythonLinter:
             return self._select([_parse_error(display, 1, str(exc))])
         return self.lint_source(source, display=display, file=path)
 
+    @contextlib.contextmanager
+    def paused_gc(self) -> Iterator[None]:
+        """
+        Pause the cyclic garbage collector while linting.
+
+        The analysis keeps every parsed module alive for the run; collector passes over all of
+        them would cost more than the analysis itself, and it makes no cycles worth collecting
+        early. Reference counting still frees everything else as it goes.
+        """
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            yield
+        finally:
+            if collecting:
+                gc.enable()
+
     def lint_source(self, source: str, *, display: str, file: Path | None = None) -> list[Finding]:
+        with self.paused_gc():
+            return self._lint_source(source, display=display, file=file)
+
+    def _lint_source(self, source: str, *, display: str, file: Path | None) -> list[Finding]:
         known = self.project.loaded(file, source) if file is not None else None
         if known is not None:  # parsed already, as another module's import
             return self._lint_module(known.tree, source, display, file)
@@ -75,13 +100,14 @@ class PythonLinter:
         self, tree: ast.Module, source: str, display: str, file: Path | None
     ) -> list[Finding]:
         self.last_hits = []
-        if not _TRIGGER.search(source):
+        relevant = _trigger_lines(source)
+        if not relevant:
             return []
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
         try:
-            hits = self.last_hits = self.analysis.analyse(module)
+            hits = self.last_hits = self.analysis.analyse(module, relevant)
         except RecursionError:
             message = "the module is nested too deeply to analyse; it was not checked"
             return self._select([_parse_error(display, 1, message)])
@@ -90,6 +116,17 @@ class PythonLinter:
 
     def _select(self, findings: list[Finding]) -> list[Finding]:
         return [f for f in findings if self.config.enabled(f.code)]
+
+
+def _trigger_lines(source: str) -> frozenset[int]:
+    """The lines on which a request API, a prompt template or a system-prompt name appears."""
+    lines: set[int] = set()
+    line, position = 1, 0
+    for found in _TRIGGER.finditer(source):
+        line += source.count("\n", position, found.start())
+        position = found.start()
+        lines.add(line)
+    return frozenset(lines)
 
 
 def lint_python_source(
@@ -136,9 +173,7 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         calls = ", ".join(f"`{v}`" for v in taint.via[:3])
         notes.append(f"assumed to pass through {calls}, which the analysis cannot see into")
     note = f" ({'; '.join(notes)})" if notes else ""
-    message = (
-        f"{label} reaches {where} ({site}){note}: {risk}; {RULES[taint.code].fix}"
-    )
+    message = f"{label} reaches {where} ({site}){note}: {risk}; {RULES[taint.code].fix}"
     return Finding(
         path=display,
         line=line,

@@ -10,12 +10,14 @@ arguments' variation through, and findings say so.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._loader import decode
+from ._values import Value
 
 __all__ = ["Module", "Project", "display_path", "import_table"]
 
@@ -36,11 +38,18 @@ class Module:
     source: str
     tree: ast.Module
     imports: dict[str, str] = field(default_factory=dict)  # local alias -> dotted name
-    globals: dict[str, object] = field(default_factory=dict)
+    globals: dict[str, Value] = field(default_factory=dict)
     state: str = "new"  # new -> running -> done (a module only imported from is never run whole)
     pending: set[str] = field(default_factory=set)  # globals being evaluated on demand
     hits: list[object] = field(default_factory=list)  # what reached a prefix, sited here
     _index: dict[str, ast.stmt] | None = None
+    _lines: list[bytes] | None = None
+
+    def line_bytes(self, line: int) -> bytes:
+        """Line `line` (1-based, as `ast` counts them) as UTF-8: `ast` columns are byte offsets."""
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.source.encode("utf-8"))
+        return self._lines[line - 1] if 0 < line <= len(self._lines) else b""
 
     def binding(self, name: str) -> ast.stmt | None:
         """The top-level statement that binds `name` (the last one), for on-demand evaluation."""
@@ -77,7 +86,9 @@ def import_table(tree: ast.Module, package: str) -> dict[str, str]:
             base = _absolute(node.module or "", node.level, package)
             for alias in node.names:
                 if alias.name != "*":
-                    table[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
+                    table[alias.asname or alias.name] = (
+                        f"{base}.{alias.name}" if base else alias.name
+                    )
     return table
 
 
@@ -104,6 +115,7 @@ def _absolute(module: str, level: int, package: str) -> str:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
 
 
 @dataclass(slots=True)
@@ -113,14 +125,23 @@ class Project:
     root: Path
     _by_path: dict[Path, Module | None] = field(default_factory=dict)
     _by_name: dict[str, Module | None] = field(default_factory=dict)
+    _files: dict[str, bool] = field(default_factory=dict)
+    _resolved: dict[str, Path] = field(default_factory=dict)
 
     def loaded(self, path: Path, source: str) -> Module | None:
         """The module already parsed for `path` (as an import) when its text is `source`."""
-        found = self._by_path.get(path.resolve())
+        found = self._by_path.get(self._resolve(path))
         return found if found is not None and found.source == source else None
 
+    def _resolve(self, path: Path) -> Path:
+        key = str(path)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolved[key] = Path(os.path.abspath(key))
+        return found
+
     def module_for_file(self, path: Path, display: str, source: str, tree: ast.Module) -> Module:
-        resolved = path.resolve()
+        resolved = self._resolve(path)
         found = self._by_path.get(resolved)
         if found is not None:
             return found
@@ -143,32 +164,40 @@ class Project:
         """The project module imported as `dotted`, or None when it is not part of the project."""
         if dotted in self._by_name:
             return self._by_name[dotted]
-        found: Module | None = None
+        relative = os.path.join(*dotted.split("."))
         for folder in self._folders(near):
-            base = folder.joinpath(*dotted.split("."))
-            for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-                if candidate.is_file():
-                    found = self._load(candidate)
-                    break
-            if found is not None:
-                break
-        self._by_name[dotted] = found
-        return found
+            base = os.path.join(folder, relative)
+            for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+                if self._is_file(candidate):
+                    found = self._load(Path(candidate))
+                    self._by_name[dotted] = found
+                    return found
+        self._by_name[dotted] = None
+        return None
 
-    def _folders(self, near: Module | None) -> list[Path]:
-        folders = [self.root, self.root / "src"]
+    def _is_file(self, path: str) -> bool:
+        known = self._files.get(path)
+        if known is None:
+            known = self._files[path] = os.path.isfile(path)
+        return known
+
+    def _folders(self, near: Module | None) -> list[str]:
+        root = str(self.root)
+        folders = [root, os.path.join(root, "src")]
         if near is not None and near.path is not None:
-            for parent in near.path.parents:
-                folders.append(parent)
-                if parent == self.root or len(folders) > 12:
+            folder = str(near.path.parent)
+            for _ in range(12):
+                folders.append(folder)
+                parent = os.path.dirname(folder)
+                if folder == root or parent == folder:
                     break
+                folder = parent
         return list(dict.fromkeys(folders))
 
     def _load(self, path: Path) -> Module | None:
-        resolved = path.resolve()
+        resolved = self._resolve(path)
         if resolved in self._by_path:
             return self._by_path[resolved]
-        module: Module | None = None
         try:
             source = decode(resolved.read_bytes())
             tree = ast.parse(source, filename=str(resolved))
@@ -180,10 +209,12 @@ class Project:
     def _dotted_name(self, path: Path) -> str:
         """The dotted name of a file: its packages (folders with __init__.py) up to the top."""
         parts = [] if path.name == "__init__.py" else [path.stem]
-        folder = path.parent
-        while (folder / "__init__.py").is_file() and folder != folder.parent:
-            parts.insert(0, folder.name)
-            folder = folder.parent
+        folder = str(path.parent)
+        while (
+            self._is_file(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder
+        ):
+            parts.insert(0, os.path.basename(folder))
+            folder = os.path.dirname(folder)
         if not all(_WORD.fullmatch(p) for p in parts):
             return ""
         return ".".join(parts)
