@@ -1,5 +1,5 @@
 # Origin: aws-samples/build-an-agentic-llm-assistant, serverless_llm_assistant/lib/lambda-functions/
-# agent-executor-lambda-container/agent-executor-lambda/assistant/prompts.py (MIT-0). Excerpt.
+# agent-executor-lambda-container/agent-executor-lambda/assistant/prompts.py (licence not stored in the index; aws-samples repositories are usually MIT-0). Excerpt.
 from datetime import datetime
 
 from langchain.prompts.prompt import PromptTemplate

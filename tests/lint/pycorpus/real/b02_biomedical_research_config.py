@@ -1,5 +1,5 @@
 # Origin: aws-samples/amazon-bedrock-agents-healthcare-lifesciences,
-# agents_catalog/24-Deep-Research-Agent/agents/dr-agent/config.py (MIT-0). Excerpt, shortened.
+# agents_catalog/24-Deep-Research-Agent/agents/dr-agent/config.py (licence not stored in the index; aws-samples repositories are usually MIT-0). Excerpt, shortened.
 from datetime import date
 
 MODEL_ID = "global.anthropic.claude-sonnet-4-20250514-v1:0"

@@ -1,5 +1,5 @@
 # Origin: didhd/amazon-bedrock-agentcore-samples, 02-use-cases/08-marketing-agent/agents/
-# researcher_agent.py (Apache-2.0 upstream, awslabs/amazon-bedrock-agentcore-samples). Excerpt.
+# researcher_agent.py (licence not stored in the index). Excerpt.
 import datetime
 
 today = datetime.datetime.today().strftime("%A, %B %d, %Y")  # label: PC501
