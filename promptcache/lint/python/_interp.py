@@ -625,7 +625,7 @@ class _Frame:
             if left.items is not None or right.items is not None:
                 items = _as_items(left) + _as_items(right)
                 return Value(deps=left.deps | right.deps, items=items, kind="list")
-        if isinstance(op, ast.Mult) and left.pieces is not None and right.text is None:
+        if isinstance(op, ast.Mult) and left.pieces is not None and left.kind == "str":
             count = _repeat_count(node)
             if count is not None:
                 return replace(left, pieces=left.pieces * count)
