@@ -12,20 +12,26 @@ Why:
 Bad:
     from datetime import datetime
 
+
     def ask(client, history, question):
         system = f"Today is {datetime.now():%Y-%m-%d}. You are a support agent."
         return client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=512, system=system,
+            model="claude-sonnet-4-5",
+            max_tokens=512,
+            system=system,
             messages=[*history, {"role": "user", "content": question}],
         )
 
 Good:
     from datetime import datetime
 
+
     def ask(client, history, question):
         today = f"Today is {datetime.now():%Y-%m-%d}."
         return client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=512, system="You are a support agent.",
+            model="claude-sonnet-4-5",
+            max_tokens=512,
+            system="You are a support agent.",
             messages=[*history, {"role": "user", "content": f"{today}\\n{question}"}],
         )
 """

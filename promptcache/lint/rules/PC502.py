@@ -11,14 +11,16 @@ Why:
 Bad:
     def build_messages(user_name, history, question):
         system = f"You are helping {user_name}. Answer from the handbook."
-        return [{"role": "system", "content": system}, *history,
-                {"role": "user", "content": question}]
+        return [{"role": "system", "content": system}, *history, {"role": "user", "content": question}]
 
 Good:
     def build_messages(user_name, history, question):
         system = "You are a support agent. Answer from the handbook."
-        return [{"role": "system", "content": system}, *history,
-                {"role": "user", "content": f"(I am {user_name}.) {question}"}]
+        return [
+            {"role": "system", "content": system},
+            *history,
+            {"role": "user", "content": f"(I am {user_name}.) {question}"},
+        ]
 """
 
 from __future__ import annotations

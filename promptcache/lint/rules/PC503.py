@@ -11,23 +11,29 @@ Why:
 Bad:
     import json
 
+
     def ask(client, question, tools):
         schema = {name: tool.schema for name, tool in tools.items()}
         return client.chat.completions.create(
             model="gpt-4o",
-            messages=[{"role": "system", "content": "Tools: " + json.dumps(schema)},
-                      {"role": "user", "content": question}],
+            messages=[
+                {"role": "system", "content": "Tools: " + json.dumps(schema)},
+                {"role": "user", "content": question},
+            ],
         )
 
 Good:
     import json
 
+
     def ask(client, question, tools):
         schema = {name: tool.schema for name, tool in tools.items()}
         return client.chat.completions.create(
             model="gpt-4o",
-            messages=[{"role": "system", "content": "Tools: " + json.dumps(schema, sort_keys=True)},
-                      {"role": "user", "content": question}],
+            messages=[
+                {"role": "system", "content": "Tools: " + json.dumps(schema, sort_keys=True)},
+                {"role": "user", "content": question},
+            ],
         )
 """
 

@@ -13,7 +13,9 @@ Bad:
         enabled = {"search", "calculator", "calendar"}
         system = "You can use: " + ", ".join(enabled)
         return client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=512, system=system,
+            model="claude-sonnet-4-5",
+            max_tokens=512,
+            system=system,
             messages=[{"role": "user", "content": question}],
         )
 
@@ -22,7 +24,9 @@ Good:
         enabled = {"search", "calculator", "calendar"}
         system = "You can use: " + ", ".join(sorted(enabled))
         return client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=512, system=system,
+            model="claude-sonnet-4-5",
+            max_tokens=512,
+            system=system,
             messages=[{"role": "user", "content": question}],
         )
 """

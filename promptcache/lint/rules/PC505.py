@@ -10,7 +10,9 @@ Bad:
     def ask(client, question, tools):
         ordered = sorted(tools, key=lambda t: hash(t["name"]))
         return client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=512, tools=ordered,
+            model="claude-sonnet-4-5",
+            max_tokens=512,
+            tools=ordered,
             messages=[{"role": "user", "content": question}],
         )
 
@@ -18,7 +20,9 @@ Good:
     def ask(client, question, tools):
         ordered = sorted(tools, key=lambda t: t["name"])
         return client.messages.create(
-            model="claude-sonnet-4-5", max_tokens=512, tools=ordered,
+            model="claude-sonnet-4-5",
+            max_tokens=512,
+            tools=ordered,
             messages=[{"role": "user", "content": question}],
         )
 """
