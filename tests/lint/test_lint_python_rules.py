@@ -645,3 +645,36 @@ def test_lint_paths_checks_templates_and_python_together(tmp_path: Path) -> None
     config = LintConfig(root=tmp_path)
     found = lint_paths([tmp_path / "src", tmp_path / "templates"], config=config)
     assert sorted(f.code for f in found) == ["PC101", "PC501"]
+
+
+def test_python_findings_in_every_output_format(tmp_path: Path) -> None:
+    import json
+
+    jsonschema = pytest.importorskip("jsonschema")
+    from promptcache.lint import format_findings
+
+    source = "import time\ndef f(c, h):\n    return c.messages.create(system=str(time.time()), messages=h)\n"
+    found = lint_python_source(source, path="src/agent.py")
+    assert [f.code for f in found] == ["PC501"]
+    records = json.loads(format_findings(found, "json"))
+    assert records[0]["path"] == "src/agent.py" and records[0]["tokens_at_risk"] == 0
+    log = json.loads(format_findings(found, "sarif"))
+    schema_path = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+    jsonschema.validate(log, json.loads(schema_path.read_text(encoding="utf-8")))
+    rules = {r["id"]: r for r in log["runs"][0]["tool"]["driver"]["rules"]}
+    assert "```python" in rules["PC501"]["help"]["markdown"]
+    assert "::warning file=src/agent.py,line=3," in format_findings(found, "github")
+
+
+def test_a_string_that_doubles_in_every_statement_stays_cheap() -> None:
+    # Each line doubles the string's parts: without bounds on what a value remembers this is
+    # 2**60 pieces (it used to exhaust memory at 30 lines).
+    doubling = "".join(f"s = s + f'{{s}}{i}'\n" for i in range(60))
+    source = (
+        "import time\ns = 'a' + str(time.time())\n"
+        + doubling
+        + "def f(c):\n    return c.messages.create(system=s, messages=[])\n"
+    )
+    (finding,) = lint_python_source(source)
+    assert finding.code == "PC501" and finding.line == 2
+    assert finding.tokens_at_risk is not None and finding.tokens_at_risk > 1000

@@ -19,7 +19,20 @@ from .._config import LintConfig
 from ._project import Module, Project
 from ._sinks import Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
-from ._values import EMPTY, Dep, Param, Piece, Taint, Value, concat_pieces, join_values, text_value
+from ._values import (
+    EMPTY,
+    MAX_PIECES,
+    MAX_TEXT,
+    Dep,
+    Param,
+    Piece,
+    Taint,
+    Value,
+    compact,
+    concat_pieces,
+    join_values,
+    text_value,
+)
 
 __all__ = ["Analysis", "Hit"]
 
@@ -628,7 +641,11 @@ class _Frame:
         if isinstance(op, ast.Mult) and left.pieces is not None and left.kind == "str":
             count = _repeat_count(node)
             if count is not None:
-                return replace(left, pieces=left.pieces * count)
+                text = left.text
+                if text is not None:  # literal text: repeat it, up to what pieces remember
+                    repeats = min(count, MAX_TEXT // max(len(text), 1) + 1)
+                    return replace(left, pieces=((text * repeats)[:MAX_TEXT],))
+                return replace(left, pieces=compact(left.pieces * min(count, MAX_PIECES)))
         if isinstance(op, ast.Mod) and left.text is not None:
             return self.percent(left.text, right)
         if isinstance(op, ast.BitOr | ast.Sub | ast.BitAnd | ast.BitXor) and "set" in (
@@ -1907,7 +1924,7 @@ def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Valu
                     replaced |= _argument(param, bound).deps
                 if replaced:
                     new.append(frozenset(replaced))
-        pieces = tuple(new)
+        pieces = compact(new)
     items = (
         tuple(_substitute(i, bound, depth + 1) for i in value.items)
         if value.items is not None and depth < 4

@@ -9,11 +9,27 @@ text and dependencies), so a finding can say how much static text follows the vo
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-__all__ = ["EMPTY", "Dep", "Param", "Piece", "Taint", "Value", "join_values", "text_value"]
+__all__ = [
+    "EMPTY",
+    "Dep",
+    "Param",
+    "Piece",
+    "Taint",
+    "Value",
+    "compact",
+    "join_values",
+    "text_value",
+]
+
+# Bounds on what a string's pieces remember, so that code like `s = s + f"{s}"` in a loop (or
+# repeated 30 times) costs linear time: beyond them the tail keeps its dependencies and (up to
+# MAX_TEXT characters of) its static text, not their exact order.
+MAX_PIECES = 64
+MAX_TEXT = 200_000
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -111,4 +127,26 @@ def concat_pieces(values: Iterable[Value]) -> tuple[Piece, ...]:
             pieces.extend(value.pieces)
         elif value.deps:
             pieces.append(value.deps)
-    return tuple(pieces)
+    return compact(pieces)
+
+
+def compact(pieces: Sequence[Piece]) -> tuple[Piece, ...]:
+    """`pieces` within MAX_PIECES and MAX_TEXT: adjacent text merged, an overlong tail folded."""
+    if len(pieces) <= 8:
+        return tuple(
+            p if not isinstance(p, str) or len(p) <= MAX_TEXT else p[:MAX_TEXT] for p in pieces
+        )
+    merged: list[Piece] = []
+    for piece in pieces:
+        if isinstance(piece, str) and merged and isinstance(merged[-1], str):
+            merged[-1] = (merged[-1] + piece)[:MAX_TEXT]
+        elif isinstance(piece, str):
+            merged.append(piece[:MAX_TEXT])
+        elif piece:
+            merged.append(piece)
+    if len(merged) <= MAX_PIECES:
+        return tuple(merged)
+    head, tail = merged[: MAX_PIECES - 2], merged[MAX_PIECES - 2 :]
+    deps: frozenset[Dep] = frozenset().union(*(p for p in tail if not isinstance(p, str)))
+    text = "".join(p for p in tail if isinstance(p, str))[:MAX_TEXT]
+    return (*head, *([deps] if deps else []), *([text] if text else []))
