@@ -678,3 +678,14 @@ def test_a_string_that_doubles_in_every_statement_stays_cheap() -> None:
     (finding,) = lint_python_source(source)
     assert finding.code == "PC501" and finding.line == 2
     assert finding.tokens_at_risk is not None and finding.tokens_at_risk > 1000
+
+
+def test_lists_and_dicts_that_double_in_every_statement_stay_cheap() -> None:
+    source = (
+        "import time\nxs = [{'role': 'system', 'content': str(time.time())}]\n"
+        + "xs = xs + xs\n" * 80
+        + "d = {'a': 1}\n"
+        + "d = {**d, **d}\n" * 80
+        + "def f(c, q):\n    return c.chat.completions.create(messages=[*xs, q], **d)\n"
+    )
+    assert [f.code for f in lint_python_source(source)] == ["PC501"]

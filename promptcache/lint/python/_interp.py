@@ -636,7 +636,7 @@ class _Frame:
             ):
                 return self.string([left, right])
             if left.items is not None or right.items is not None:
-                items = _as_items(left) + _as_items(right)
+                items = _cap(_as_items(left) + _as_items(right))
                 return Value(deps=left.deps | right.deps, items=items, kind="list")
         if isinstance(op, ast.Mult) and left.pieces is not None and left.kind == "str":
             count = _repeat_count(node)
@@ -656,7 +656,7 @@ class _Frame:
         if isinstance(op, ast.BitOr) and left.kind in ("ptemplate", "chain"):
             return Value(deps=left.deps | right.deps, kind="chain", meta=left.meta)
         if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
-            return Value(deps=left.deps | right.deps, fields=left.fields + right.fields)
+            return Value(deps=left.deps | right.deps, fields=_fields(left.fields + right.fields))
         return join_values([left, right])
 
     def percent(self, text: str, right: Value) -> Value:
@@ -700,7 +700,7 @@ class _Frame:
                 known, fixed = False, False
         result = Value(
             deps=frozenset(deps),
-            fields=tuple(fields) if known else None,
+            fields=_fields(fields) if known else None,
             kind="dict",
             fixed=fixed,
         )
@@ -1582,7 +1582,7 @@ def _dict(
     deps = join_values([*args, *keywords.values()]).deps
     return Value(
         deps=deps,
-        fields=tuple(fields) if known else None,
+        fields=_fields(fields) if known else None,
         kind="udict" if args and args[0].kind in ("set", "udict", "uview") else "dict",
     )
 
@@ -1623,16 +1623,20 @@ def _mutate(
         else ()
     )
     if method == "append" and args:
-        updated = Value(deps=receiver.deps | args[0].deps, items=(*items, args[0]), kind="list")
+        updated = Value(
+            deps=receiver.deps | args[0].deps, items=_cap((*items, args[0])), kind="list"
+        )
     elif method == "extend" and args:
         updated = Value(
-            deps=receiver.deps | args[0].deps, items=(*items, *_as_items(args[0])), kind="list"
+            deps=receiver.deps | args[0].deps,
+            items=_cap((*items, *_as_items(args[0]))),
+            kind="list",
         )
     elif method == "insert" and len(args) == 2:
         position = node.args[0]
         at_start = isinstance(position, ast.Constant) and position.value == 0
         new = (args[1], *items) if at_start else (*items, args[1])
-        updated = Value(deps=receiver.deps | args[1].deps, items=new, kind="list")
+        updated = Value(deps=receiver.deps | args[1].deps, items=_cap(new), kind="list")
     elif method == "update":
         fields = list(receiver.fields or ())
         for arg in args:
@@ -1642,7 +1646,7 @@ def _mutate(
             return None
         updated = Value(
             deps=join_values([receiver, *args, *keywords.values()]).deps,
-            fields=tuple(fields),
+            fields=_fields(fields),
             kind=receiver.kind,
         )
     elif method == "add" and args and receiver.kind == "set":
@@ -1794,6 +1798,23 @@ def _repeat_count(node: ast.AST) -> int | None:
     ):
         return int(right.value)
     return None
+
+
+def _fields(fields: Sequence[tuple[str, Value]]) -> tuple[tuple[str, Value], ...]:
+    """A dict's fields as Python keeps them: the last value of each key, in first-key order;
+    every opaque `**` splat folded into one."""
+    kept: dict[str, Value] = {}
+    for name, value in fields:
+        kept[name] = _merge(kept[name], value) if name == "**" and name in kept else value
+    return tuple(kept.items())
+
+
+def _cap(items: tuple[Value, ...]) -> tuple[Value, ...]:
+    """At most MAX_PIECES known items: the rest become one spliced item (its order unknown)."""
+    if len(items) <= MAX_PIECES:
+        return items
+    rest = join_values(items[MAX_PIECES - 1 :])
+    return (*items[: MAX_PIECES - 1], replace(rest, spliced=True))
 
 
 def _as_items(value: Value) -> tuple[Value, ...]:
