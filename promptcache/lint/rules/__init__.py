@@ -11,8 +11,25 @@ from __future__ import annotations
 from types import MappingProxyType
 
 from .._model import Rule
-from . import PC001, PC002, PC003, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302
-from . import PC500, PC501, PC502, PC503, PC504, PC505  # Python rules
+from . import (  # Python rules
+    PC001,
+    PC002,
+    PC003,
+    PC101,
+    PC102,
+    PC103,
+    PC104,
+    PC105,
+    PC201,
+    PC301,
+    PC302,
+    PC500,
+    PC501,
+    PC502,
+    PC503,
+    PC504,
+    PC505,
+)
 
 __all__ = ["RULES"]
 
