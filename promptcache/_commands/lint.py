@@ -18,6 +18,7 @@ from ..lint import (
     RULES,
     Finding,
     LintConfig,
+    discover,
     find_pyproject,
     format_findings,
     lint_report,
@@ -191,7 +192,7 @@ def _summary(findings: Sequence[Finding], problems: Sequence[Finding]) -> None:
 
 def _fix(paths: list[str], config: LintConfig) -> None:
     """Apply the safe Python rewrites; what they cannot mend is reported by the lint that follows."""
-    applied = fix_paths(paths, config=config)
+    applied = fix_paths(discover(paths, config), config=config)
     if applied:
         print(f"Fixed {applied} problem(s).", file=sys.stderr)
 

@@ -9,13 +9,14 @@ other finding is left for a person; the rewritten module must parse or nothing i
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .._config import LintConfig
 from .._loader import decode
 from ._lint import PythonLinter
+from ._project import display_path
 
 __all__ = ["FixResult", "fix_file", "fix_paths", "fix_source"]
 
@@ -89,13 +90,11 @@ def _offset(lines: list[str], line: int, byte_column: int) -> int:
     return before + len(current.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
 
 
-def fix_paths(paths: Sequence[str | Path], *, config: LintConfig) -> int:
-    """Apply the safe rewrites to every Python file `promptcache lint` would read in `paths`."""
-    from .._engine import _display, discover
-
+def fix_paths(files: Iterable[Path], *, config: LintConfig) -> int:
+    """Apply the safe rewrites to the Python files among `files` (as `discover` finds them)."""
     linter = PythonLinter(config)
     applied = 0
-    for file in discover(paths, config):
+    for file in files:
         if file.suffix == ".py":
-            applied += fix_file(file, display=_display(file), linter=linter)
+            applied += fix_file(file, display=display_path(file), linter=linter)
     return applied
