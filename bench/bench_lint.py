@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import gc
 import random
 import shutil
 import statistics
@@ -151,18 +152,15 @@ def ast_parse_all(paths: list[Path]) -> None:
             ast.parse(path.read_text(encoding="utf-8"))
 
 
-def interleaved(
-    repeat: int, baseline: Callable[[], object], subject: Callable[[], object]
-) -> tuple[list[float], list[float]]:
-    """Run baseline and subject alternately, `repeat` times each; the two lists of seconds."""
-    base: list[float] = []
-    subj: list[float] = []
+def interleaved(repeat: int, *runs: Callable[[], object]) -> list[list[float]]:
+    """Run each of `runs` in turn, `repeat` rounds; the seconds of each run, per run."""
+    times: list[list[float]] = [[] for _ in runs]
     for _ in range(repeat):
-        for run, into in ((baseline, base), (subject, subj)):
+        for run, into in zip(runs, times, strict=True):
             start = time.perf_counter()
             run()
             into.append(time.perf_counter() - start)
-    return base, subj
+    return times
 
 
 def _spread(times: list[float]) -> str:
@@ -171,21 +169,38 @@ def _spread(times: list[float]) -> str:
     )
 
 
+def _parse_without_gc(paths: list[Path]) -> None:
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        ast_parse_all(paths)
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def bench_python(name: str, paths: list[Path], folder: Path, repeat: int) -> None:
     config = LintConfig(root=folder, include=("*.py",))
     findings = lint_paths(paths, config=config)  # warm-up (imports, regex compilation)
     ast_parse_all(paths)
-    base, subj = interleaved(
-        repeat, lambda: ast_parse_all(paths), lambda: lint_paths(paths, config=config)
+    # The linter pauses the cyclic garbage collector while it runs (it keeps every tree of the
+    # project alive); the second baseline parses under the same condition.
+    base, base_nogc, subj = interleaved(
+        repeat,
+        lambda: ast_parse_all(paths),
+        lambda: _parse_without_gc(paths),
+        lambda: lint_paths(paths, config=config),
     )
     size = sum(p.stat().st_size for p in paths) / 1024
     ratio = statistics.median(subj) / statistics.median(base)
+    ratio_nogc = statistics.median(subj) / statistics.median(base_nogc)
     print(f"\n{name}: {len(paths)} Python files, {size:.0f} KB, {len(findings)} findings")
-    print(f"read + ast.parse (baseline): {_spread(base)}")
-    print(f"promptcache lint:            {_spread(subj)}")
+    print(f"read + ast.parse (baseline):       {_spread(base)}")
+    print(f"read + ast.parse, GC paused:       {_spread(base_nogc)}")
+    print(f"promptcache lint:                  {_spread(subj)}")
     print(
-        f"ratio of medians lint / ast.parse: {ratio:.2f}x (min/min {min(subj) / min(base):.2f}x) "
-        f"(target <= 2.00x) {'OK' if ratio <= 2.0 else 'OVER TARGET'}"
+        f"ratio of medians lint / ast.parse: {ratio:.2f}x; against the GC-paused parse "
+        f"{ratio_nogc:.2f}x (target <= 2.00x) {'OK' if max(ratio, ratio_nogc) <= 2.0 else 'OVER TARGET'}"
     )
 
 
