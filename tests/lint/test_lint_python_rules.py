@@ -689,3 +689,61 @@ def test_lists_and_dicts_that_double_in_every_statement_stay_cheap() -> None:
         + "def f(c, q):\n    return c.chat.completions.create(messages=[*xs, q], **d)\n"
     )
     assert [f.code for f in lint_python_source(source)] == ["PC501"]
+
+
+# Precision, found by linting promptcache's own code and benchmarks (each was a false alarm).
+PRECISION = [
+    (
+        "seeded-random-instance-is-not-volatile",
+        """
+        import random
+        def build(client, question):
+            rng = random.Random(42)
+            tone = rng.choice(["formal", "friendly"])
+            return client.messages.create(model="m", max_tokens=9, system=f"Be {tone}.",
+                messages=[{"role": "user", "content": question}])
+        """,
+    ),
+    (
+        "only-the-part-of-a-parameter-that-reaches-the-sink",
+        """
+        TOOLS = [{"name": "lookup", "input_schema": {"type": "object"}}]
+        def assemble(client, parts):
+            return client.messages.create(model="m", max_tokens=9, tools=parts["tools"],
+                system="Be brief.", messages=[*parts["history"], parts["turn"]])
+        def ask(client, history, question):
+            return assemble(client, {"tools": TOOLS, "history": history,
+                                     "turn": {"role": "user", "content": question}})
+        """,
+    ),
+    (
+        "a-wrapper-that-sends-its-messages-parameter-judges-the-callers-turns",
+        """
+        def call(client, messages):
+            return client.chat.completions.create(model="m", messages=messages)
+        def ask(client, history, question):
+            return call(client, [{"role": "system", "content": "Be brief."}, *history,
+                                 {"role": "user", "content": question}])
+        """,
+    ),
+    (
+        "constants-and-object-state-are-not-per-request",
+        """
+        from app import settings
+        class Layer:
+            DOCS = "docs"
+        class Agent:
+            def __init__(self, client):
+                self.client = client
+            def ask(self, question):
+                return self.client.messages.create(model="m", max_tokens=9,
+                    system=f"{Layer.DOCS}: {settings.context} {settings.CURRENT_TIME}",
+                    messages=[{"role": "user", "content": question}])
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("source", [c[1] for c in PRECISION], ids=[c[0] for c in PRECISION])
+def test_precision(source: str) -> None:
+    assert findings(source) == []

@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from .._config import LintConfig
+from ..rules.PC102 import DEFAULT_PER_REQUEST
+from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
 from ._project import Module, Project
 from ._sinks import Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
@@ -91,6 +93,9 @@ class _Pending:
     role: str
     after: int
     history: bool
+    path: tuple[str, ...] = ()
+    spliced: bool = False  # it reaches the prefix as spliced history: per-request data is fine
+    whole: bool = False  # the parameter is the whole `messages` value: judge the argument's turns
 
 
 @dataclass(slots=True, kw_only=True)
@@ -133,8 +138,11 @@ class Analysis:
     ):
         self.config = config
         self.project = project
-        self.per_request = per_request_matcher(
-            config.per_request, extra_per_request, (*config.stable, *extra_stable)
+        stable = (*config.stable, *extra_stable)
+        self.per_request = per_request_matcher(config.per_request, extra_per_request, stable)
+        added = tuple(p for p in config.per_request if p not in DEFAULT_PER_REQUEST)
+        self.per_request_attribute = per_request_matcher(
+            added, PYTHON_PER_REQUEST_ATTRIBUTES, stable
         )
         self._analysed: set[int] = set()
         self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
@@ -788,7 +796,7 @@ class _Frame:
             if node.attr in cls.methods:
                 return Value(kind="method", meta=(cls.methods[node.attr], base))
         deps = set(base.deps)
-        if self.a.per_request(node.attr):
+        if self.a.per_request_attribute(node.attr):
             deps.add(
                 self.taint(PER_REQUEST, f"`{_label(self.module, node)}` (per-request data)", node)
             )
@@ -802,11 +810,21 @@ class _Frame:
                 found = base.field(key.value)
                 if found is not None:
                     return found
+                # `params["system"]` of a parameter is that part of it, resolved at each call.
+                deps: set[Dep] = {
+                    replace(d, path=(*d.path, key.value))
+                    if isinstance(d, Param) and len(d.path) < 4
+                    else d
+                    for d in base.deps
+                }
                 if self.a.per_request(key.value):
-                    taint = self.taint(
-                        PER_REQUEST, f"`{_label(self.module, node)}` (per-request data)", node
+                    deps.add(
+                        self.taint(
+                            PER_REQUEST, f"`{_label(self.module, node)}` (per-request data)", node
+                        )
                     )
-                    return base.opaque().with_deps([taint])
+                narrowed = frozenset(deps)
+                return Value(deps=narrowed, pieces=(narrowed,)) if narrowed else EMPTY
             elif (
                 isinstance(key.value, int)
                 and base.items is not None
@@ -973,11 +991,25 @@ class _Frame:
             argument = bound.get(pending.index if pending.index >= 0 else pending.name)
             if argument is None:
                 continue
+            argument = _follow(argument, pending.path)
+            if pending.whole:
+                self.messages(pending.api, argument, node)
+                continue
+            limit = max(self.a.config.threshold, 1) * 4
             pieces = flatten(argument)
             for dep in argument.deps:
                 if isinstance(dep, Param):
-                    self._pend(dep, pending.api, pending.role, pending.after, pending.history)
-                elif pending.history or pending.after + static_after(pieces, dep) >= 0:
+                    self._pend(
+                        dep,
+                        pending.api,
+                        pending.role,
+                        pending.after,
+                        pending.history,
+                        spliced=pending.spliced,
+                    )
+                elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    continue
+                elif pending.history or pending.after + static_after(pieces, dep) >= limit:
                     self.hit(
                         dep,
                         pending.api,
@@ -1129,6 +1161,9 @@ class _Frame:
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == PER_REQUEST:
                     continue
+                if isinstance(dep, Param):
+                    self._pend(dep, api, "messages", 0, True, whole=True)
+                    continue
                 note = "the analysis cannot see where in the conversation it lands"
                 self.hit(dep, api, "messages", 0, True, node, note=note)
             return
@@ -1141,6 +1176,9 @@ class _Frame:
             pieces = flatten(item)
             for dep in item.deps:
                 if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    continue
+                if isinstance(dep, Param):
+                    self._pend(dep, api, "messages", 0, True, spliced=item.spliced)
                     continue
                 self.hit(dep, api, "messages", static_after(pieces, dep), True, node)
 
@@ -1183,10 +1221,28 @@ class _Frame:
             ),
         )
 
-    def _pend(self, dep: Param, api: str, role: str, after: int, history: bool) -> None:
+    def _pend(
+        self,
+        dep: Param,
+        api: str,
+        role: str,
+        after: int,
+        history: bool,
+        *,
+        spliced: bool = False,
+        whole: bool = False,
+    ) -> None:
         if self.function is not None:
             pending = _Pending(
-                index=dep.index, name=dep.name, api=api, role=role, after=after, history=history
+                index=dep.index,
+                name=dep.name,
+                api=api,
+                role=role,
+                after=after,
+                history=history,
+                path=dep.path,
+                spliced=spliced,
+                whole=whole,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)
@@ -1961,5 +2017,15 @@ def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Valu
 
 def _argument(param: Param, bound: dict[int | str, Value]) -> Value:
     if param.index >= 0 and param.index in bound:
-        return bound[param.index]
-    return bound.get(param.name, EMPTY)
+        return _follow(bound[param.index], param.path)
+    return _follow(bound.get(param.name, EMPTY), param.path)
+
+
+def _follow(value: Value, path: tuple[str, ...]) -> Value:
+    """The part of `value` at `path` when its fields are known (else all of it)."""
+    for key in path:
+        found = value.field(key)
+        if found is None:
+            return value
+        value = found
+    return value

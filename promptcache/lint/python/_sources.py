@@ -69,33 +69,43 @@ _CLOCK_WITHOUT_ARGUMENT = frozenset(
 
 
 @lru_cache(maxsize=32)
-def _regex(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+def _regex(patterns: tuple[str, ...], *, fold: bool = True) -> re.Pattern[str] | None:
     if not patterns:
         return None
-    return re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
+    return re.compile("|".join(fnmatch.translate(p.lower() if fold else p) for p in patterns))
 
 
 def is_volatile_call(name: str, arguments: int, configured: tuple[str, ...]) -> bool:
-    """Whether a call to resolved `name` with `arguments` positional arguments is volatile."""
-    lowered = name.lower()
-    if lowered in _CLOCK_WITHOUT_ARGUMENT and arguments > (lowered == "time.strftime"):
+    """
+    Whether a call to resolved `name` with `arguments` positional arguments is volatile.
+
+    The built-in names match case-sensitively, as Python does (`random.Random(seed)` is not
+    `random.random()`); the config's own globs match case-insensitively, as documented.
+    """
+    if name in _CLOCK_WITHOUT_ARGUMENT and arguments > (name == "time.strftime"):
         return False
-    builtin = _regex(VOLATILE_CALLS)
-    if builtin is not None and builtin.match(lowered):
+    builtin = _regex(VOLATILE_CALLS, fold=False)
+    if builtin is not None and builtin.match(name):
         return True
     extra = _regex(tuple(p for p in configured if p not in DEFAULT_VOLATILE_CALLS))
-    return extra is not None and extra.match(lowered) is not None
+    return extra is not None and extra.match(name.lower()) is not None
 
 
 def per_request_matcher(
     per_request: tuple[str, ...], extra: tuple[str, ...], stable: tuple[str, ...]
 ) -> Callable[[str], bool]:
-    """A memoised test: is a parameter, attribute or key of this name per-request data?"""
+    """
+    A memoised test: is a parameter or key of this name per-request data?
+
+    An ALL_CAPS name is a constant (`Layer.DOCS`, `DEFAULT_CONTEXT`), never per-request.
+    """
     wanted = _regex((*per_request, *extra))
     unwanted = _regex(stable)
 
     @lru_cache(maxsize=4096)
     def matches(name: str) -> bool:
+        if name.isupper():
+            return False
         lowered = name.lower()
         if unwanted is not None and unwanted.match(lowered):
             return False

@@ -51,10 +51,14 @@ class Taint:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Param:
-    """A parameter of the function being summarised (`index` -1: only by keyword)."""
+    """
+    A parameter of the function being summarised (`index` -1: only by keyword), or the part of
+    it at `path` (`params["system"]` is the parameter `params` at path `("system",)`).
+    """
 
     index: int
     name: str
+    path: tuple[str, ...] = ()
 
 
 Dep = Taint | Param

@@ -52,8 +52,6 @@ PYTHON_PER_REQUEST = (
     "retrieved*",
     "documents",
     "*_documents",
-    "docs",
-    "*_docs",
     "context",
     "*_context",
     "iteration",
@@ -66,6 +64,22 @@ PYTHON_PER_REQUEST = (
     "file_content*",
     "*_file_content*",
     "*_id",
+)
+# Attribute names that carry per-request data: an attribute (`self.docs`, `prompt.context`) is
+# usually an object's own state, so only these (and the config's own additions) count.
+PYTHON_PER_REQUEST_ATTRIBUTES = (
+    "user_*",
+    "*_user",
+    "*_user_id",
+    "username",
+    "*question*",
+    "*query",
+    "session_id",
+    "request_id",
+    "conversation_id",
+    "thread_id",
+    "customer_*",
+    "*location",
 )
 # Python names that look per-request but name configuration (`extend`/override with `stable`).
 PYTHON_STABLE = (
