@@ -24,8 +24,8 @@ from ..lint import (
     lint_report,
     load_config,
 )
-from ._io import output_file, write_output
 from ..lint.python import fix_paths
+from ._io import output_file, write_output
 
 __all__ = ["register", "run"]
 
