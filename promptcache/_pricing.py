@@ -1,11 +1,17 @@
 """
-Dated, editable price and minimum-token tables, and the cost of a `CacheUsage`.
+Dated model prices and minimum-token tables, and the cost of a `CacheUsage`.
 
-Both tables ship as JSON in `promptcache/data/` with the date they were compiled and a source for
-every row. Prices change more often than code, so users override them without a release: pass a
-JSON file of the same shape to `load_prices(path)` / `load_min_tokens(path)`, or point the
-`PROMPTCACHE_PRICES` / `PROMPTCACHE_MIN_TOKENS` environment variables at one. The user file is
-merged over the shipped table model by model, field by field.
+Model prices (input, output, cache read, cache write where it has them) come from `genai-prices`.
+Our own table, `promptcache/data/prices.json`, keeps only what genai-prices lacks: cache-write
+multipliers per TTL, Gemini storage per hour, and rows for models it does not list; the
+minimum-token table is ours alone. Both files carry the date they were compiled and a source for
+every row; every figure a `Rates` holds says where it came from (`Rates.sources`).
+
+Prices change more often than code, so users override them without a release: pass a JSON file
+of the same shape to `load_prices(path)` / `load_min_tokens(path)`, or point the
+`PROMPTCACHE_PRICES` / `PROMPTCACHE_MIN_TOKENS` environment variables at one. The user's price
+file wins field by field over genai-prices and the shipped table; a malformed one is an error that
+names the offending entry.
 
     cost(usage, model="claude-sonnet-4-6", vendor="anthropic")
     -> Cost(actual=0.0123, without_cache=0.0456, savings=0.0333, ...)
@@ -17,8 +23,10 @@ on top), as does Anthropic's; Gemini's explicit caches add storage per token-hou
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import json
+import math
 import os
 import re
 from collections.abc import Mapping
@@ -28,12 +36,14 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import InputError
+from ._genai_prices import lookup
 from ._usage import CacheUsage
 from .vendors import get_vendor
 
 __all__ = [
     "Cost",
     "MinTokenTable",
+    "PriceSource",
     "PriceTable",
     "Rates",
     "cost",
@@ -103,6 +113,11 @@ def match_model(model: str, keys: Any, *, family: bool = True) -> str | None:
 
 # -- tables -----------------------------------------------------------------------------------
 
+# Fields a price row may carry, besides `write_<ttl>`.
+_ROW_FIELDS = ("input", "output", "read", "storage_per_hour")
+_TOP_KEYS = {"format", "as_of", "currency", "unit", "about", "vendors", "write_multipliers"}
+_TTL = re.compile(r"[a-z0-9_]+")
+
 
 def _read_json(path: str | Path) -> dict[str, Any]:
     try:
@@ -117,6 +132,69 @@ def _read_json(path: str | Path) -> dict[str, Any]:
             "promptcache/data/prices.json"
         )
     return data
+
+
+def validate_price_file(data: Mapping[str, Any], where: str) -> None:
+    """Raise `InputError` naming the first malformed part of a price file (shipped or user's)."""
+    unknown = sorted(set(data) - _TOP_KEYS)
+    if unknown:
+        raise InputError(
+            f"{where}: unknown top-level key {unknown[0]!r}; a price file may hold "
+            f"{sorted(_TOP_KEYS)}"
+        )
+    for key in ("as_of", "currency"):
+        if key in data and not isinstance(data[key], str):
+            raise InputError(f"{where}: {key!r} must be a string, got {data[key]!r}")
+    for vendor, models in data["vendors"].items():
+        if not isinstance(models, dict):
+            raise InputError(
+                f"{where}: vendors.{vendor} must be an object of model rows, got {models!r}"
+            )
+        for model, row in models.items():
+            _validate_row(row, f"{where}: vendors.{vendor}.{model}")
+    multipliers = data.get("write_multipliers", {})
+    if not isinstance(multipliers, dict):
+        raise InputError(f"{where}: 'write_multipliers' must be an object of vendors")
+    for vendor, row in multipliers.items():
+        _validate_multipliers(row, f"{where}: write_multipliers.{vendor}")
+
+
+def _validate_row(row: Any, where: str) -> None:
+    if not isinstance(row, dict):
+        raise InputError(
+            f'{where} must be an object like {{"input": 3.0, "output": 15.0, "read": 0.3}}, '
+            f"got {row!r}"
+        )
+    for key, value in row.items():
+        if key == "source":
+            if not isinstance(value, str):
+                raise InputError(f"{where}.source must be a string, got {value!r}")
+        elif key in _ROW_FIELDS or (key.startswith("write_") and _TTL.fullmatch(key[6:])):
+            _check_price(value, f"{where}.{key}")
+        else:
+            raise InputError(
+                f"{where}: unknown field {key!r}; a row holds {list(_ROW_FIELDS)}, "
+                "'write_<ttl>' (e.g. 'write_1h') and 'source'"
+            )
+
+
+def _validate_multipliers(row: Any, where: str) -> None:
+    if not isinstance(row, dict):
+        raise InputError(f'{where} must be an object like {{"5m": 1.25, "1h": 2.0}}')
+    for key, value in row.items():
+        if key in ("source", "as_of"):
+            continue
+        if key == "free_ttls":
+            if not isinstance(value, list) or not all(isinstance(t, str) for t in value):
+                raise InputError(f"{where}.free_ttls must be a list of TTL names")
+        else:
+            _check_price(value, f"{where}.{key}")
+
+
+def _check_price(value: Any, where: str) -> None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if not ok or not math.isfinite(value) or value < 0:
+        raise InputError(f"{where} must be a non-negative number, got {value!r}")
 
 
 def _shipped(name: str) -> dict[str, Any]:
@@ -143,8 +221,33 @@ def _user_file(path: str | Path | None, env: str) -> str | Path | None:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PriceSource:
+    """
+    Where one figure came from: `genai-prices`, our shipped `table`, or the user's `override`
+    file; `as_of` the date it describes (None when the override file gives none).
+    """
+
+    origin: str
+    detail: str
+    as_of: str | None
+    effective_from: str | None = None
+
+    def to_json(self) -> dict[str, str | None]:
+        return {
+            "origin": self.origin,
+            "detail": self.detail,
+            "as_of": self.as_of,
+            "effective_from": self.effective_from,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Rates:
-    """Per-million-token prices of one model. `writes` maps a TTL ("5m", "1h", "30m", "12h")."""
+    """
+    Per-million-token prices of one model. `writes` maps a TTL ("5m", "1h", "30m", "12h") to the
+    write rate where the vendor charges for writes; `free_ttls` are retention options whose writes
+    bill as plain input (OpenAI before GPT-5.6). `sources` says where each figure came from.
+    """
 
     input: float
     output: float
@@ -152,9 +255,12 @@ class Rates:
     writes: Mapping[str, float] = field(default_factory=dict)
     storage_per_hour: float | None = None
     source: str = ""
+    free_ttls: tuple[str, ...] = ()
+    sources: Mapping[str, PriceSource] = field(default_factory=dict)
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str) -> Rates:
+        _validate_row(data, f"price row {where}")
         try:
             writes = {
                 k[len("write_") :]: float(v) for k, v in data.items() if k.startswith("write_")
@@ -169,37 +275,180 @@ class Rates:
                 storage_per_hour=None if storage is None else float(storage),
                 source=str(data.get("source", "")),
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except KeyError as exc:
             raise InputError(
-                f"price row {where} is incomplete or not numeric ({exc}); each row needs numeric "
+                f"price row {where} is incomplete ({exc}); each row needs numeric "
                 "'input' and 'output', and optional 'read', 'write_<ttl>', 'storage_per_hour'"
             ) from None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PriceTable:
-    """Prices by vendor and model, with the date the table was compiled."""
+    """
+    Prices by vendor and model. Each figure comes from the first of: the user's override file,
+    genai-prices (USD tables only), our shipped table; cache-write rates for TTLs that none of
+    them lists follow the vendor's write multiplier. `as_of` is the shipped table's date, `when`
+    the day genai-prices is asked about.
+    """
 
     as_of: str
     currency: str
     vendors: Mapping[str, Mapping[str, Mapping[str, Any]]]
+    overrides: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
+    override_path: str | None = None
+    override_as_of: str | None = None
+    write_multipliers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    when: dt.date | None = None
+    use_genai_prices: bool = True
 
-    def rates(self, vendor: str, model: str) -> Rates:
+    def rates(self, vendor: str, model: str, *, input_tokens: int = 0) -> Rates:
+        """The model's rates, at the price tier a request of `input_tokens` input tokens pays."""
         vendor = _table_key(vendor)
-        models = self.vendors.get(vendor)
-        if models is None:
+        figures: dict[str, tuple[float, PriceSource]] = {}
+        for layer in self._layers(vendor, model, input_tokens):
+            for key, (value, source) in layer.items():
+                figures.setdefault(key, (value, source))
+        if "input" not in figures or "output" not in figures:
+            raise self._no_price(vendor, model, figures)
+        _derive_writes(figures, vendor, self._multipliers(vendor))
+        return _rates(figures, self._free_ttls(vendor, figures))
+
+    # -- layers, first wins ---------------------------------------------------------------------
+
+    def _layers(
+        self, vendor: str, model: str, input_tokens: int
+    ) -> list[dict[str, tuple[float, PriceSource]]]:
+        known = vendor in self.vendors or vendor in self.overrides or vendor in _GENAI_VENDORS
+        if not known:
             raise InputError(
-                f"no prices for vendor {vendor!r}; known: {sorted(self.vendors)}. Self-hosted "
+                f"no prices for vendor {vendor!r}; known: "
+                f"{sorted(set(self.vendors) | set(self.overrides) | _GENAI_VENDORS)}. Self-hosted "
                 "engines have no token prices: report their hit rate instead"
             )
+        layers = [self._override_layer(vendor, model)]
+        if self.currency == "USD":  # genai-prices and our shipped rows are in USD
+            layers += [
+                self._genai_layer(vendor, model, input_tokens),
+                self._table_layer(vendor, model),
+            ]
+        return layers
+
+    def _override_layer(self, vendor: str, model: str) -> dict[str, tuple[float, PriceSource]]:
+        models = self.overrides.get(vendor, {})
         key = match_model(model, models, family=False)
         if key is None:
-            raise InputError(
-                f"no price for {vendor} model {model!r} in the table dated {self.as_of}; known: "
-                f"{sorted(models)}. Add a row in a JSON file and pass it to load_prices(path) or "
-                f"set {PRICES_ENV}"
-            )
-        return Rates.from_json(models[key], f"{vendor}/{key}")
+            return {}
+        detail = f"{self.override_path or 'override'} ({vendor}/{key})"
+        source = PriceSource(origin="override", detail=detail, as_of=self.override_as_of)
+        return _row_figures(models[key], source)
+
+    def _table_layer(self, vendor: str, model: str) -> dict[str, tuple[float, PriceSource]]:
+        models = self.vendors.get(vendor, {})
+        key = match_model(model, models, family=False)
+        if key is None:
+            return {}
+        row = models[key]
+        detail = f"promptcache table ({vendor}/{key}): {row.get('source', 'no source given')}"
+        return _row_figures(row, PriceSource(origin="table", detail=detail, as_of=self.as_of))
+
+    def _genai_layer(
+        self, vendor: str, model: str, input_tokens: int
+    ) -> dict[str, tuple[float, PriceSource]]:
+        if not self.use_genai_prices:
+            return {}
+        day = self.when or dt.date.today()
+        moment = dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.timezone.utc)
+        found = lookup(vendor, normalise_model(model), when=moment, input_tokens=input_tokens)
+        if found is None:
+            return {}
+        tier = " (long-prompt tier by input size)" if found.tiered else ""
+        source = PriceSource(
+            origin="genai-prices",
+            detail=f"genai-prices {found.version} ({found.provider}/{found.model_id}){tier}",
+            as_of=day.isoformat(),
+            effective_from=found.effective_from,
+        )
+        default_ttl = _billed_write_ttl(vendor) or None
+        out: dict[str, tuple[float, PriceSource]] = {}
+        for key, value in found.rates.items():
+            if key == "write":
+                if default_ttl is None:
+                    continue  # a write rate we cannot place on a TTL
+                key = f"write_{default_ttl}"
+            out[key] = (value, source)
+        return out
+
+    def _multipliers(self, vendor: str) -> tuple[dict[str, float], PriceSource | None]:
+        row = self.write_multipliers.get(vendor)
+        if not row:
+            return {}, None
+        ttls = {k: float(v) for k, v in row.items() if k not in ("source", "as_of", "free_ttls")}
+        source = PriceSource(
+            origin="table",
+            detail=f"promptcache table (write multipliers, {vendor}): {row.get('source', '')}",
+            as_of=str(row.get("as_of", self.as_of)),
+        )
+        return ttls, source
+
+    def _free_ttls(self, vendor: str, figures: Mapping[str, Any]) -> tuple[str, ...]:
+        if any(k.startswith("write_") for k in figures):
+            return ()
+        row = self.write_multipliers.get(vendor) or {}
+        return tuple(row.get("free_ttls", ()))
+
+    def _no_price(self, vendor: str, model: str, figures: Mapping[str, Any]) -> InputError:
+        have = f" (found only {sorted(figures)})" if figures else ""
+        where = (
+            "in genai-prices or the table"
+            if self.currency == "USD"
+            else f"in the {self.currency} override file"
+        )
+        return InputError(
+            f"no price for {vendor} model {model!r} {where} dated {self.as_of}{have}; known rows: "
+            f"{sorted(set(self.vendors.get(vendor, {})) | set(self.overrides.get(vendor, {})))}. "
+            f"Add a row in a JSON file and pass it to load_prices(path) or set {PRICES_ENV}"
+        )
+
+
+_GENAI_VENDORS = {"anthropic", "openai", "gemini"}
+
+
+def _row_figures(
+    row: Mapping[str, Any], source: PriceSource
+) -> dict[str, tuple[float, PriceSource]]:
+    return {k: (float(v), source) for k, v in row.items() if k != "source"}
+
+
+def _derive_writes(
+    figures: dict[str, tuple[float, PriceSource]],
+    vendor: str,
+    multipliers: tuple[dict[str, float], PriceSource | None],
+) -> None:
+    """Fill write rates for the vendor's other TTLs from its multipliers, for models that charge
+    for writes at all (a model without any write rate bills writes as input)."""
+    ttls, source = multipliers
+    if source is None or not any(k.startswith("write_") for k in figures):
+        return
+    base = figures["input"][0]
+    for ttl, multiplier in ttls.items():
+        figures.setdefault(f"write_{ttl}", (base * multiplier, source))
+
+
+def _rates(figures: Mapping[str, tuple[float, PriceSource]], free_ttls: tuple[str, ...]) -> Rates:
+    value = {k: v for k, (v, _) in figures.items()}
+    read = value.get("read")
+    storage = value.get("storage_per_hour")
+    sources = {k: s for k, (_, s) in figures.items()}
+    return Rates(
+        input=value["input"],
+        output=value["output"],
+        read=read,
+        writes={k[len("write_") :]: v for k, v in value.items() if k.startswith("write_")},
+        storage_per_hour=storage,
+        source="; ".join(sorted({s.detail for s in sources.values()})),
+        free_ttls=free_ttls,
+        sources=sources,
+    )
 
 
 _MINIMA: dict[tuple[int, str, str], tuple[Mapping[str, Any], int]] = {}
@@ -237,13 +486,36 @@ class MinTokenTable:
         return int(models[key]) if key is not None else int(entry["default"])
 
 
-def load_prices(path: str | Path | None = None) -> PriceTable:
-    """The shipped price table, merged with `path` or the file named by $PROMPTCACHE_PRICES."""
-    data = _table("prices.json", *_user_key(_user_file(path, PRICES_ENV)))
+def load_prices(
+    path: str | Path | None = None,
+    *,
+    when: dt.date | None = None,
+    use_genai_prices: bool = True,
+) -> PriceTable:
+    """
+    Prices from genai-prices and the shipped table, under `path` or the file named by
+    $PROMPTCACHE_PRICES (which wins field by field). `when` is the day genai-prices prices for
+    (today by default); `use_genai_prices=False` uses only the shipped table and the override.
+    """
+    shipped = _shipped("prices.json")
+    user = _user_file(path, PRICES_ENV)
+    override = None
+    if user is not None:
+        name, mtime = _user_key(user)
+        override = _override(str(name), mtime)
+    multipliers = dict(shipped.get("write_multipliers", {}))
+    if override is not None:
+        multipliers = _merge(multipliers, override.get("write_multipliers", {}))
     return PriceTable(
-        as_of=str(data.get("as_of", "")),
-        currency=str(data.get("currency", "USD")),
-        vendors=data["vendors"],
+        as_of=str(shipped.get("as_of", "")),
+        currency=str((override or {}).get("currency", shipped.get("currency", "USD"))),
+        vendors=shipped["vendors"],
+        overrides=(override or {}).get("vendors", {}),
+        override_path=None if user is None else str(user),
+        override_as_of=None if override is None else override.get("as_of"),
+        write_multipliers=multipliers,
+        when=when,
+        use_genai_prices=use_genai_prices,
     )
 
 
@@ -261,6 +533,13 @@ def _user_key(user: str | Path | None) -> tuple[str | None, float]:
         return str(user), Path(user).stat().st_mtime
     except OSError:
         return str(user), -1.0  # _read_json reports the missing file
+
+
+@functools.lru_cache(maxsize=32)
+def _override(user: str, mtime: float) -> dict[str, Any]:
+    data = _read_json(user)
+    validate_price_file(data, f"price file {user!r}")
+    return data
 
 
 @functools.lru_cache(maxsize=32)
@@ -313,7 +592,7 @@ def cost(
             f"model={usage.model!r}. Pass vendor=... and model=..."
         )
     table = prices or load_prices()
-    rates = table.rates(vendor, model)
+    rates = table.rates(vendor, model, input_tokens=usage.total_input)
     breakdown = _breakdown(usage, rates, vendor, storage_token_hours)
     notes = (
         () if usage.caching_reported else ("caching not reported: all input priced as uncached",)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 
 from promptcache import CacheUsage, InputError
 from promptcache._pricing import cost, load_prices, match_model
+
+DAY = dt.date(2026, 11, 30)
 
 
 def usage(**kwargs: object) -> CacheUsage:
@@ -24,7 +27,7 @@ def usage(**kwargs: object) -> CacheUsage:
 
 def test_table_is_dated_and_has_every_vendor() -> None:
     table = load_prices()
-    assert table.as_of == "2026-11-29"
+    assert table.as_of == "2026-11-30"
     assert {"anthropic", "openai", "gemini"} <= set(table.vendors)
 
 
@@ -70,8 +73,9 @@ def test_openai_56_write_rate_replaces_the_input_rate() -> None:
         output=1,
         cache_write_by_ttl={"30m": 18_011},
     )
-    c = cost(u, vendor="openai-responses", model="gpt-5.6-sol")
-    assert c.actual == pytest.approx((3 * 5.0 + 18_011 * 6.25 + 30.0) / 1e6)
+    c = cost(u, vendor="openai-responses", model="gpt-5.6-sol", prices=load_prices(when=DAY))
+    # genai-prices on DAY: input 4.00, write 5.00 (1.25x), output 20.00 per million.
+    assert c.actual == pytest.approx((3 * 4.0 + 18_011 * 5.0 + 20.0) / 1e6)
 
 
 def test_openai_pre56_has_no_write_fee() -> None:
@@ -88,8 +92,9 @@ def test_gemini_storage_is_added() -> None:
         model="gemini-2.5-pro",
         storage_token_hours=1_000_000 * 2,
     )
-    assert c.breakdown["storage"] == pytest.approx(9.0)
-    assert c.breakdown["cache_read"] == pytest.approx(0.31)
+    assert c.breakdown["storage"] == pytest.approx(9.0)  # our table: 4.50 per 1M per hour
+    # genai-prices: 0.125 up to 200k prompt tokens, 0.25 above; this request reads 1M.
+    assert c.breakdown["cache_read"] == pytest.approx(0.25)
 
 
 def test_unknown_caching_priced_as_uncached() -> None:
@@ -140,9 +145,13 @@ def test_user_file_overrides_and_adds(tmp_path: Path, monkeypatch: pytest.Monkey
         )
     )
     table = load_prices(path)
-    assert table.as_of == "2027-01-01"
-    assert table.rates("anthropic", "claude-sonnet-4-6").input == 2.0
-    assert table.rates("anthropic", "claude-sonnet-4-6").output == 15.0  # merged field by field
+    assert table.override_as_of == "2027-01-01"
+    rates = table.rates("anthropic", "claude-sonnet-4-6")
+    assert rates.input == 2.0
+    assert rates.sources["input"].origin == "override"
+    assert rates.sources["input"].as_of == "2027-01-01"
+    assert rates.output == 15.0  # merged field by field
+    assert rates.sources["output"].origin == "genai-prices"
     monkeypatch.setenv("PROMPTCACHE_PRICES", str(path))
     assert cost(usage(uncached_input=1_000_000), vendor="openai", model="my-finetune").actual == 1.0
 
@@ -173,5 +182,79 @@ def test_model_matching(model: str, family: str | None, price: str | None) -> No
 
 
 def test_a_cheaper_tier_is_not_priced_as_its_family() -> None:
-    with pytest.raises(InputError, match=r"no price for gemini model 'gemini-2\.5-flash-lite'"):
-        cost(usage(), vendor="gemini", model="gemini-2.5-flash-lite")
+    table = load_prices(when=DAY)
+    lite = table.rates("gemini", "gemini-2.5-flash-lite")
+    assert lite.input != table.rates("gemini", "gemini-2.5-flash").input
+    assert "gemini-2.5-flash-lite" in lite.sources["input"].detail
+    with pytest.raises(InputError, match=r"no price for gemini model 'gemini-3-flash-lite'"):
+        table.rates("gemini", "gemini-3-flash-lite")  # neither genai-prices nor our table
+
+
+def test_gpt_4o_is_priced_from_genai_prices() -> None:
+    rates = load_prices(when=DAY).rates("openai", "gpt-4o")
+    assert (rates.input, rates.read, rates.output) == (2.5, 1.25, 10.0)
+    assert rates.writes == {}  # no write fee before GPT-5.6: writes bill as input
+    assert rates.free_ttls == ("in_memory", "24h")
+    assert {s.origin for s in rates.sources.values()} == {"genai-prices"}
+    assert rates.sources["input"].as_of == "2026-11-30"
+    assert rates.sources["input"].detail.startswith("genai-prices ")
+
+
+def test_every_figure_names_its_source_and_date() -> None:
+    rates = load_prices(when=DAY).rates("anthropic", "claude-sonnet-4-6")
+    assert set(rates.sources) == {"input", "output", "read", "write_5m", "write_1h"}
+    assert all(s.as_of for s in rates.sources.values())
+    assert rates.sources["input"].effective_from == "2026-03-13"  # a dated price in genai-prices
+    storage = load_prices(when=DAY).rates("gemini", "gemini-2.5-pro").sources["storage_per_hour"]
+    assert (storage.origin, storage.as_of) == ("table", "2026-11-30")
+
+
+def test_a_ttl_no_source_lists_follows_the_vendors_multiplier() -> None:
+    rates = load_prices(when=DAY).rates("openai", "gpt-5.6-terra")
+    assert rates.writes["30m"] == pytest.approx(2.5)  # genai-prices' write rate
+    assert rates.writes["12h"] == pytest.approx(2.0 * 1.25)  # our multiplier, UNCONFIRMED
+    assert rates.sources["write_12h"].origin == "table"
+    assert rates.sources["write_30m"].origin == "genai-prices"
+
+
+def test_long_prompts_pay_the_long_prompt_tier() -> None:
+    table = load_prices(when=DAY)
+    assert table.rates("gemini", "gemini-2.5-pro").input == 1.25
+    assert table.rates("gemini", "gemini-2.5-pro", input_tokens=250_000).input == 2.5
+
+
+def test_a_non_usd_override_never_mixes_in_usd_prices(tmp_path: Path) -> None:
+    path = tmp_path / "eur.json"
+    path.write_text(json.dumps({"currency": "EUR", "vendors": {}}))
+    with pytest.raises(InputError, match="no price for anthropic model 'claude-sonnet-4-6'"):
+        load_prices(path).rates("anthropic", "claude-sonnet-4-6")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"vendors": {"anthropic": {"claude-sonnet-4-6": 3.0}}}, r"claude-sonnet-4-6 must be"),
+        ({"vendors": {"anthropic": ["claude-sonnet-4-6"]}}, r"vendors\.anthropic must be"),
+        (
+            {"vendors": {"anthropic": {"claude-sonnet-4-6": {"inptu": 2.0}}}},
+            r"unknown field 'inptu'",
+        ),
+        (
+            {"vendors": {"openai": {"gpt-4o": {"input": "cheap"}}}},
+            r"gpt-4o\.input must be a non-negative number, got 'cheap'",
+        ),
+        ({"vendors": {"openai": {"gpt-4o": {"read": -1}}}}, r"gpt-4o\.read must be"),
+        ({"vendors": {}, "currancy": "EUR"}, r"unknown top-level key 'currancy'"),
+    ],
+)
+def test_a_malformed_override_is_a_clear_error(tmp_path: Path, data: object, message: str) -> None:
+    path = tmp_path / "prices.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(InputError, match=message):
+        load_prices(path).rates("anthropic", "claude-sonnet-4-6").input  # noqa: B018
+
+
+def test_the_shipped_table_is_well_formed() -> None:
+    from promptcache._pricing import _shipped, validate_price_file
+
+    validate_price_file(_shipped("prices.json"), "shipped prices.json")

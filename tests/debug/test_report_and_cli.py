@@ -60,7 +60,10 @@ def test_report_prices_in_the_price_tables_currency(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prices = tmp_path / "prices.json"
-    prices.write_text(json.dumps({"currency": "EUR", "vendors": {}}))
+    eur = {"input": 2.8, "output": 14.0, "read": 0.28, "write_5m": 3.5}
+    prices.write_text(
+        json.dumps({"currency": "EUR", "vendors": {"anthropic": {"claude-sonnet-4-6": eur}}})
+    )
     monkeypatch.setenv("PROMPTCACHE_PRICES", str(prices))
     report = build_report(_log(sessions=1))
     assert report.cost is not None and report.currency == "EUR"

@@ -1,0 +1,112 @@
+"""
+Model prices read from `genai-prices`, the maintained price data of the Pydantic ecosystem.
+
+genai-prices knows input, output, cache-read and cache-write rates (the write at the vendor's
+default TTL, and Anthropic's 1-hour write) for many more models than we could keep by hand. It
+does not know cache-write rates for other TTLs, minimum cacheable tokens or Gemini storage: those
+stay in our own table (`promptcache/data/prices.json`).
+
+    figures = lookup("openai", "gpt-4o", when=datetime(2026, 11, 30, tzinfo=UTC), input_tokens=0)
+    figures.rates  -> {"input": 2.5, "read": 1.25, "output": 10.0}
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+__all__ = ["GenaiFigures", "lookup", "package_version"]
+
+# Our vendor names -> genai-prices provider ids.
+_PROVIDERS = {"anthropic": "anthropic", "openai": "openai", "gemini": "google"}
+# genai-prices price keys -> our row fields. "write" is the vendor's default TTL; the caller
+# names that TTL.
+_FIELDS = {
+    "input_mtok": "input",
+    "output_mtok": "output",
+    "cache_read_mtok": "read",
+    "cache_write_mtok": "write",
+    "cache_write_1h_mtok": "write_1h",
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GenaiFigures:
+    """The figures genai-prices has for one model, per million tokens, and where they came from."""
+
+    rates: Mapping[str, float]
+    model_id: str
+    provider: str
+    version: str
+    effective_from: str | None
+    tiered: bool
+
+
+def package_version() -> str:
+    try:
+        return version("genai-prices")
+    except PackageNotFoundError:  # pragma: no cover - a core dependency
+        return "unknown"
+
+
+def lookup(vendor: str, model: str, *, when: dt.datetime, input_tokens: int) -> GenaiFigures | None:
+    """The model's figures in force at `when`, at the tier `input_tokens` falls in; None if absent."""
+    provider_id = _PROVIDERS.get(vendor)
+    if provider_id is None:
+        return None
+    from genai_prices import data_snapshot
+
+    try:
+        provider, info = data_snapshot.get_snapshot().find_provider_model(
+            model, None, provider_id, None
+        )
+    except LookupError:
+        return None
+    prices = info.get_prices(when)
+    rates: dict[str, float] = {}
+    tiered = False
+    for key, field in _FIELDS.items():
+        value = getattr(prices, key, None)
+        if value is None:
+            continue
+        tiered = tiered or not isinstance(value, Decimal)
+        rates[field] = float(_at_tier(value, input_tokens))
+    if "input" not in rates:
+        return None
+    return GenaiFigures(
+        rates=rates,
+        model_id=info.id,
+        provider=provider.id,
+        version=package_version(),
+        effective_from=_effective_from(info.prices, when),
+        tiered=tiered,
+    )
+
+
+def _at_tier(value: Any, input_tokens: int) -> Decimal:
+    """A flat price, or the tier a request of `input_tokens` input tokens is billed at."""
+    if isinstance(value, Decimal):
+        return value
+    price: Decimal = value.base
+    for tier in value.tiers:
+        if input_tokens > tier.start:
+            price = tier.price
+    return price
+
+
+def _effective_from(prices: Any, when: dt.datetime) -> str | None:
+    """The start date of the dated price in force at `when`, when genai-prices records one."""
+    if not isinstance(prices, list):
+        return None
+    for conditional in reversed(prices):
+        constraint = conditional.constraint
+        if constraint is None:
+            return None
+        if constraint.active(when):
+            start = getattr(constraint, "start_date", None)
+            return None if start is None else start.isoformat()
+    return None
