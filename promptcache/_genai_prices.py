@@ -19,7 +19,7 @@ from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["GenaiFigures", "lookup", "package_version"]
+__all__ = ["GenaiFigures", "lookup", "package_version", "vendor_of"]
 
 # Our vendor names -> genai-prices provider ids.
 _PROVIDERS = {"anthropic": "anthropic", "openai": "openai", "gemini": "google"}
@@ -110,3 +110,15 @@ def _effective_from(prices: Any, when: dt.datetime) -> str | None:
             start = getattr(constraint, "start_date", None)
             return None if start is None else start.isoformat()
     return None
+
+
+def vendor_of(model: str) -> str | None:
+    """Our vendor name for `model`, from genai-prices' provider detection; None if it cannot tell."""
+    from genai_prices import data_snapshot
+
+    try:
+        provider = data_snapshot.get_snapshot().find_provider(model.lower(), None, None)
+    except LookupError:
+        return None
+    ours = {v: k for k, v in _PROVIDERS.items()}
+    return ours.get(provider.id)

@@ -361,10 +361,10 @@ class PriceTable:
         found = lookup(vendor, normalise_model(model), when=moment, input_tokens=input_tokens)
         if found is None:
             return {}
-        tier = " (long-prompt tier by input size)" if found.tiered else ""
+        tier = f", tier for a {input_tokens:,}-token prompt" if found.tiered else ""
         source = PriceSource(
             origin="genai-prices",
-            detail=f"genai-prices {found.version} ({found.provider}/{found.model_id}){tier}",
+            detail=f"genai-prices {found.version} ({found.provider}/{found.model_id}{tier})",
             as_of=day.isoformat(),
             effective_from=found.effective_from,
         )

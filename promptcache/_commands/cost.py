@@ -1,4 +1,7 @@
-"""`promptcache cost FILE...`: price vendor responses, with and without caching."""
+"""
+`promptcache cost FILE...`: price vendor responses, with and without caching.
+`promptcache cost --prefix-tokens P ...`: price a workload before sending it (see `_cost_whatif`).
+"""
 
 from __future__ import annotations
 
@@ -12,28 +15,40 @@ from .._errors import InputError
 from .._pricing import Cost, cost, load_prices
 from .._usage import CacheUsage
 from ..vendors import Vendor, detect_response_vendor, get_vendor
+from . import _cost_whatif
 from ._io import add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "cost",
-        help="price response JSON files: actual cost, cost without caching, savings",
+        help="price responses, or a workload before sending it: cost with and without caching",
         description=(
             "Read each FILE, a vendor response as JSON (or only its usage object), into one "
-            "usage record, and price it from the dated price table (override with --prices or "
-            "PROMPTCACHE_PRICES). The total line sums every file."
+            "usage record, and price it (prices from genai-prices and the dated table; override "
+            "with --prices or PROMPTCACHE_PRICES). The total line sums every file. Without FILEs, "
+            "--prefix-tokens starts a what-if: the workload's cost with and without caching, the "
+            "break-even request count, the TTL to choose, keep-alives, and other models."
         ),
     )
-    parser.add_argument("files", nargs="+", help="response JSON files ('-' for stdin)")
-    add_vendor_option(parser, "the API that answered")
+    parser.add_argument("files", nargs="*", help="response JSON files ('-' for stdin)")
+    add_vendor_option(parser, "the API that answered (a what-if infers it from --model)")
     parser.add_argument("--model", help="the model, when the response does not name one")
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    _cost_whatif.add_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    if _cost_whatif.wants_what_if(args):
+        return _cost_whatif.run(args)
+    if not args.files:
+        raise InputError(
+            "promptcache cost needs response FILEs to price, or --prefix-tokens for a what-if "
+            "(e.g. --prefix-tokens 10000 --tail-tokens 200 --requests 100 --write-multiplier "
+            "1.25 --read-multiplier 0.1)"
+        )
     table = load_prices(args.prices)
     rows = []
     for file in args.files:
