@@ -361,7 +361,13 @@ class PriceTable:
         found = lookup(vendor, normalise_model(model), when=moment, input_tokens=input_tokens)
         if found is None:
             return {}
-        tier = f", tier for a {input_tokens:,}-token prompt" if found.tiered else ""
+        tier = ""
+        if found.tiered:  # the rate depends on the prompt's size: say which size it is for
+            tier = (
+                f", price tier of a {input_tokens:,}-token prompt"
+                if input_tokens
+                else ", base tier"
+            )
         source = PriceSource(
             origin="genai-prices",
             detail=f"genai-prices {found.version} ({found.provider}/{found.model_id}{tier})",

@@ -379,6 +379,8 @@ def _headline(report: dict[str, Any], unit: str) -> Table:
     table = Table(title=title, box=box.SIMPLE, show_header=False)
     table.add_column("what")
     table.add_column("value", justify="right")
+    if report["ttl_seconds"] is not None:
+        table.add_row("cache option", f"{report['option']} (TTL {report['ttl_seconds']:,.0f} s)")
     table.add_row(f"without cache ({unit})", _fmt(report["no_cache"], unit))
     table.add_row(f"with cache ({unit})", _fmt(report["with_cache"], unit))
     table.add_row("saved", f"{report['savings']:.1%}")
