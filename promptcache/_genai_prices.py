@@ -13,6 +13,7 @@ stay in our own table (`promptcache/data/prices.json`).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -46,6 +47,7 @@ class GenaiFigures:
     tiered: bool
 
 
+@functools.cache
 def package_version() -> str:
     try:
         return version("genai-prices")
@@ -55,6 +57,28 @@ def package_version() -> str:
 
 def lookup(vendor: str, model: str, *, when: dt.datetime, input_tokens: int) -> GenaiFigures | None:
     """The model's figures in force at `when`, at the tier `input_tokens` falls in; None if absent."""
+    from genai_prices import data_snapshot
+
+    found = _raw(vendor, model, when, id(data_snapshot.get_snapshot()))
+    if found is None:
+        return None
+    raw, model_id, provider, effective_from = found
+    return GenaiFigures(
+        rates={field: float(_at_tier(value, input_tokens)) for field, value in raw.items()},
+        model_id=model_id,
+        provider=provider,
+        version=package_version(),
+        effective_from=effective_from,
+        tiered=any(not isinstance(value, Decimal) for value in raw.values()),
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _raw(
+    vendor: str, model: str, when: dt.datetime, snapshot: int
+) -> tuple[dict[str, Any], str, str, str | None] | None:
+    """genai-prices' own price objects for the model; cached per snapshot (`UpdatePrices` swaps
+    it), since a report prices every record of a log."""
     provider_id = _PROVIDERS.get(vendor)
     if provider_id is None:
         return None
@@ -67,24 +91,12 @@ def lookup(vendor: str, model: str, *, when: dt.datetime, input_tokens: int) -> 
     except LookupError:
         return None
     prices = info.get_prices(when)
-    rates: dict[str, float] = {}
-    tiered = False
-    for key, field in _FIELDS.items():
-        value = getattr(prices, key, None)
-        if value is None:
-            continue
-        tiered = tiered or not isinstance(value, Decimal)
-        rates[field] = float(_at_tier(value, input_tokens))
-    if "input" not in rates:
+    raw = {
+        f: getattr(prices, k) for k, f in _FIELDS.items() if getattr(prices, k, None) is not None
+    }
+    if "input" not in raw:
         return None
-    return GenaiFigures(
-        rates=rates,
-        model_id=info.id,
-        provider=provider.id,
-        version=package_version(),
-        effective_from=_effective_from(info.prices, when),
-        tiered=tiered,
-    )
+    return raw, info.id, provider.id, _effective_from(info.prices, when)
 
 
 def _at_tier(value: Any, input_tokens: int) -> Decimal:

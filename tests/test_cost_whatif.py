@@ -135,3 +135,28 @@ def test_bad_input_is_a_usage_error(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_multipliers_with_a_model_price_a_custom_option(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    out = _json(capsys, [*SEED, "--model", "claude-sonnet-4-6", *DAY])
+    assert out["option"] == "custom"
+    assert out["no_cache"] == pytest.approx(1_020_000 * 3.0 / 1e6)
+    assert out["with_cache"] == pytest.approx(131_500 * 3.0 / 1e6)  # the seed, in dollars
+    assert [o["option"] for o in out["ttl_options"]] == ["5m", "1h"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--vendor", "anthropic"], "--vendor is about model prices"),
+        (["--prices", "p.json"], "--prices is about model prices"),
+        (["--model", "claude-sonnet-4-6", "--ttl", "5m=1.25"], "--ttl defines options"),
+    ],
+)
+def test_flags_that_would_be_ignored_are_errors(
+    extra: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*SEED, *extra]) == 2
+    assert message in capsys.readouterr().err

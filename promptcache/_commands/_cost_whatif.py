@@ -139,9 +139,9 @@ def _ttl_flag(text: str, default_write: float | None) -> tuple[str, float]:
 
 
 def _unit_report(args: argparse.Namespace, workload: Workload) -> dict[str, Any]:
-    for flag in ("switch_to", "cascade_to"):
+    for flag in ("switch_to", "cascade_to", "vendor", "prices", "price_date"):
         if getattr(args, flag):
-            raise InputError(f"--{flag.replace('_', '-')} compares model prices: pass --model too")
+            raise InputError(f"--{flag.replace('_', '-')} is about model prices: pass --model too")
     if args.read_multiplier is None or (args.write_multiplier is None and not args.ttl):
         raise InputError(
             "a what-if needs --write-multiplier and --read-multiplier (e.g. 1.25 and 0.1), "
@@ -213,8 +213,7 @@ def _model_report(args: argparse.Namespace, workload: Workload) -> dict[str, Any
     vendor = _vendor(args.vendor, args.model)
     tokens = workload.prefix_tokens + workload.tail_tokens
     rates = table.rates(vendor, args.model, input_tokens=tokens)
-    options = _money_options(rates, table, args)
-    headline = options[0] if options else _free(rates, table.currency)
+    headline, options = _money_terms(rates, table, args)
     notes: list[str] = []
     minimum = _minimum(vendor, args.model)
     if minimum is not None and workload.prefix_tokens < minimum:
@@ -244,13 +243,22 @@ def _model_report(args: argparse.Namespace, workload: Workload) -> dict[str, Any
     return report
 
 
-def _money_options(rates: Rates, table: PriceTable, args: argparse.Namespace) -> list[CacheTerms]:
+def _money_terms(
+    rates: Rates, table: PriceTable, args: argparse.Namespace
+) -> tuple[CacheTerms, list[CacheTerms]]:
+    """The headline terms and the model's retention options. Multipliers given on the command
+    line price a custom option on the model's base input rate; the model's own stay beside it."""
+    if args.ttl:
+        raise InputError(
+            "--ttl defines options from multipliers; with --model the model's own TTL options "
+            "are compared (drop --ttl, or drop --model)"
+        )
     options = ttl_options(rates, table.currency)
+    headline = options[0] if options else _free(rates, table.currency)
     if args.write_multiplier is not None or args.read_multiplier is not None:
-        options = [
-            _with_multipliers(o, args.write_multiplier, args.read_multiplier) for o in options
-        ]
-    return options
+        custom = _with_multipliers(headline, args.write_multiplier, args.read_multiplier)
+        headline = replace(custom, name="custom")
+    return headline, options
 
 
 def _with_multipliers(terms: CacheTerms, write: float | None, read: float | None) -> CacheTerms:
