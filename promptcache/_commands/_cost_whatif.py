@@ -214,7 +214,7 @@ def _model_report(args: argparse.Namespace, workload: Workload) -> dict[str, Any
     tokens = workload.prefix_tokens + workload.tail_tokens
     rates = table.rates(vendor, args.model, input_tokens=tokens)
     headline, options = _money_terms(rates, table, args)
-    notes: list[str] = []
+    notes = _assumptions(options)
     minimum = _minimum(vendor, args.model)
     if minimum is not None and workload.prefix_tokens < minimum:
         notes.append(
@@ -241,6 +241,19 @@ def _model_report(args: argparse.Namespace, workload: Workload) -> dict[str, Any
     _other_models(report, args, workload, table, headline)
     report["notes"] = notes
     return report
+
+
+_ASSUMPTIONS = {
+    "in_memory": "in_memory retention lasts 5-10 minutes of inactivity: priced at 5 (the worst case)",
+    "implicit": (
+        "implicit caching does not guarantee hits: priced as if every repeat hits (the most it "
+        "can save)"
+    ),
+}
+
+
+def _assumptions(options: Sequence[CacheTerms]) -> list[str]:
+    return [_ASSUMPTIONS[o.name] for o in options if o.name in _ASSUMPTIONS]
 
 
 def _money_terms(
