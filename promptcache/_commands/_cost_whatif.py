@@ -232,7 +232,7 @@ def _model_report(args: argparse.Namespace, workload: Workload) -> dict[str, Any
         "min_tokens": minimum,
     }
     report.update(_core(workload, headline, options, args.ping_tokens))
-    report["prices"] = _prices_json(rates)
+    report["prices"] = prices_json(rates)
     if vendor == "gemini" and rates.storage_per_hour is not None:
         choice = gemini_explicit_vs_implicit(
             workload, rates, cache_hours=args.cache_hours, currency=table.currency
@@ -348,7 +348,8 @@ def _price_date(text: str | None) -> dt.date | None:
         raise InputError(f"--price-date {text!r} is not a date like 2026-11-30") from None
 
 
-def _prices_json(rates: Rates) -> dict[str, Any]:
+def prices_json(rates: Rates) -> dict[str, Any]:
+    """Each figure of `rates` per million tokens, with its origin, detail and date."""
     values: dict[str, float | None] = {
         "input": rates.input,
         "output": rates.output,

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 
 from .._errors import InputError
-from .._pricing import Cost, cost, load_prices
+from .._pricing import Cost, PriceTable, Rates, cost, load_prices
 from .._usage import CacheUsage
 from ..vendors import Vendor, detect_response_vendor, get_vendor
 from . import _cost_whatif
@@ -63,7 +63,10 @@ def run(args: argparse.Namespace) -> int:
         payload = {
             "as_of": table.as_of,
             "currency": table.currency,
-            "responses": [_json(f, u, c) for f, u, c in rows],
+            "responses": [
+                _json(f, u, c) | {"prices": _cost_whatif.prices_json(_rates(table, u, c))}
+                for f, u, c in rows
+            ],
             "total": _total(rows),
         }
         sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
@@ -77,6 +80,10 @@ def _detected(response: dict[str, Any], file: str) -> Vendor:
         return detect_response_vendor(response)
     except InputError as exc:
         raise InputError(f"{file}: {exc}") from None
+
+
+def _rates(table: PriceTable, usage: CacheUsage, price: Cost) -> Rates:
+    return table.rates(price.vendor, price.model, input_tokens=usage.total_input)
 
 
 def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:

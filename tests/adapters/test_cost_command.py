@@ -34,6 +34,9 @@ def test_cost_prices_a_response_and_sums(
     assert out["responses"][0]["cost"]["actual"] == pytest.approx(0.30)
     assert out["total"]["without_cache"] == pytest.approx(6.0)
     assert out["total"]["savings"] == pytest.approx(5.4)
+    read = out["responses"][0]["prices"]["read"]
+    assert (read["per_million"], read["origin"]) == (0.3, "genai-prices")
+    assert read["as_of"]  # the day genai-prices was asked about
 
 
 def test_cost_needs_a_model(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
