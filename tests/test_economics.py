@@ -231,3 +231,19 @@ def test_workload_shape_errors_name_the_value() -> None:
         Workload(prefix_tokens=-5)
     with pytest.raises(InputError, match="accept_rate"):
         cascade(Workload(prefix_tokens=1), ANTHROPIC_5M, ANTHROPIC_1H, accept_rate=1.5)
+
+
+@given(
+    gaps=st.lists(st.integers(min_value=0, max_value=299), min_size=1, max_size=30),
+    prefix=st.integers(min_value=0, max_value=50_000),
+)
+def test_gaps_inside_the_ttl_cost_what_no_gaps_cost(gaps: list[int], prefix: int) -> None:
+    spaced = Workload(prefix_tokens=prefix, tail_tokens=7, requests=len(gaps) + 1, gaps=tuple(gaps))
+    packed = Workload(prefix_tokens=prefix, tail_tokens=7, requests=len(gaps) + 1)
+    assert what_if(spaced, ANTHROPIC_5M) == what_if(packed, ANTHROPIC_5M)
+
+
+def test_a_sliding_cache_with_storage_pays_for_the_extension() -> None:
+    terms = CacheTerms(write=1.0, read=0.1, ttl_seconds=3600, storage_per_token_hour=0.5)
+    result = what_if(Workload(prefix_tokens=1_000, requests=2, gaps=(1800,)), terms)
+    assert result.storage == 1_000 * 1.5 * 0.5  # kept 1 h, then 30 min more after the read
