@@ -31,6 +31,7 @@ from fractions import Fraction
 
 from ._errors import InputError
 from ._pricing import Rates
+from .vendors import TTL_SECONDS, get_vendor
 
 __all__ = [
     "BreakEven",
@@ -56,17 +57,20 @@ __all__ = [
 _MILLION = 1_000_000
 _TTL_LABEL = re.compile(r"(\d+(?:\.\d+)?)([smhd])")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-# OpenAI's in-memory retention lasts 5-10 minutes of inactivity: plan on the lower bound.
-_NAMED_TTLS: dict[str, float | None] = {"in_memory": 300.0, "implicit": None}
 
 
 def ttl_seconds(label: str) -> float | None:
     """
-    Seconds a TTL label stands for: "5m" 300, "1h" 3600, "12h", "24h"; "in_memory" 300 (the lower
-    bound of OpenAI's 5-10 minutes); "implicit" None (Gemini states no lifetime).
+    Seconds a TTL label stands for: the vendors' names ("5m", "30m", "1h", "12h", "24h"),
+    "in_memory" (OpenAI's default retention, at the short end of its 5-10 minutes), "implicit"
+    None (Gemini states no lifetime), or any number and unit ("90s", "10m").
     """
-    if label in _NAMED_TTLS:
-        return _NAMED_TTLS[label]
+    if label in TTL_SECONDS:
+        return TTL_SECONDS[label]
+    if label == "in_memory":
+        return get_vendor("openai").rules.default_ttl_seconds
+    if label == "implicit":
+        return None
     match = _TTL_LABEL.fullmatch(label.strip())
     if match is None:
         raise InputError(
