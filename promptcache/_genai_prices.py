@@ -20,10 +20,8 @@ from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["GenaiFigures", "lookup", "package_version", "vendor_of"]
+__all__ = ["GenaiFigures", "knows_vendor", "lookup", "package_version", "vendor_of"]
 
-# Our vendor names -> genai-prices provider ids.
-_PROVIDERS = {"anthropic": "anthropic", "openai": "openai", "gemini": "google"}
 # genai-prices price keys -> our row fields. "write" is the vendor's default TTL; the caller
 # names that TTL.
 _FIELDS = {
@@ -79,15 +77,12 @@ def _raw(
 ) -> tuple[dict[str, Any], str, str, str | None] | None:
     """genai-prices' own price objects for the model; cached per snapshot (`UpdatePrices` swaps
     it), since a report prices every record of a log."""
-    provider_id = _PROVIDERS.get(vendor)
-    if provider_id is None:
+    if _provider(vendor) is None:
         return None
     from genai_prices import data_snapshot
 
     try:
-        provider, info = data_snapshot.get_snapshot().find_provider_model(
-            model, None, provider_id, None
-        )
+        provider, info = data_snapshot.get_snapshot().find_provider_model(model, None, vendor, None)
     except LookupError:
         return None
     prices = info.get_prices(when)
@@ -124,13 +119,34 @@ def _effective_from(prices: Any, when: dt.datetime) -> str | None:
     return None
 
 
-def vendor_of(model: str) -> str | None:
-    """Our vendor name for `model`, from genai-prices' provider detection; None if it cannot tell."""
+def knows_vendor(vendor: str) -> bool:
+    """Whether genai-prices has prices for our vendor family `vendor` ("gemini" is its "google")."""
+    return _provider(vendor) is not None
+
+
+def _provider(vendor: str) -> Any:
+    """genai-prices' provider for one of the registry's vendor families; None for the rest."""
     from genai_prices import data_snapshot
+
+    from .vendors import VENDORS
+
+    if vendor not in {v.family for v in VENDORS}:
+        return None
+    return data_snapshot.find_provider_by_id(data_snapshot.get_snapshot().providers, vendor)
+
+
+def vendor_of(model: str) -> str | None:
+    """Our vendor family for `model`, from genai-prices' provider detection; None if it cannot tell."""
+    from genai_prices import data_snapshot
+
+    from .vendors import VENDORS
 
     try:
         provider = data_snapshot.get_snapshot().find_provider(model.lower(), None, None)
     except LookupError:
         return None
-    ours = {v: k for k, v in _PROVIDERS.items()}
-    return ours.get(provider.id)
+    for family in dict.fromkeys(v.family for v in VENDORS):
+        found = _provider(family)
+        if found is not None and found.id == provider.id:
+            return family
+    return None

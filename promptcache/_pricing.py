@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import InputError
-from ._genai_prices import lookup
+from ._genai_prices import knows_vendor, lookup
 from ._usage import CacheUsage
 from .vendors import get_vendor
 
@@ -318,11 +318,11 @@ class PriceTable:
     def _layers(
         self, vendor: str, model: str, input_tokens: int
     ) -> list[dict[str, tuple[float, PriceSource]]]:
-        known = vendor in self.vendors or vendor in self.overrides or vendor in _GENAI_VENDORS
+        known = vendor in self.vendors or vendor in self.overrides or knows_vendor(vendor)
         if not known:
             raise InputError(
                 f"no prices for vendor {vendor!r}; known: "
-                f"{sorted(set(self.vendors) | set(self.overrides) | _GENAI_VENDORS)}. Self-hosted "
+                f"{sorted(set(self.vendors) | set(self.overrides))}. Self-hosted "
                 "engines have no token prices: report their hit rate instead"
             )
         layers = [self._override_layer(vendor, model)]
@@ -414,9 +414,6 @@ class PriceTable:
             f"{sorted(set(self.vendors.get(vendor, {})) | set(self.overrides.get(vendor, {})))}. "
             f"Add a row in a JSON file and pass it to load_prices(path) or set {PRICES_ENV}"
         )
-
-
-_GENAI_VENDORS = {"anthropic", "openai", "gemini"}
 
 
 def _row_figures(

@@ -128,7 +128,7 @@ def test_an_override_file_wins_and_is_named(
         ([*SEED, "--cascade-to", "claude-opus-5"], "pass --model too"),
         ([*BASIC, "--model", "gpt-4o", "--price-date", "soon"], "not a date"),
         (["cost", "--prefix-tokens", "10", "r.json"], "not both"),
-        (["cost", "r.json"], "needs --vendor"),
+        (["cost", "missing.json"], "cannot read 'missing.json'"),
     ],
 )
 def test_bad_input_is_a_usage_error(
