@@ -14,7 +14,9 @@ Every message says what was wrong, the offending value or path, and how to fix i
 
 from __future__ import annotations
 
+import hashlib
 import sys
+from typing import Any
 
 __all__ = [
     "CanonicalError",
@@ -23,6 +25,7 @@ __all__ = [
     "PromptCacheError",
     "VolatileContentError",
     "VolatileContentWarning",
+    "describe",
 ]
 
 
@@ -72,3 +75,24 @@ class VolatileContentWarning(UserWarning):
 
 class VolatileContentError(PromptCacheError, ValueError):
     """Raised instead of `VolatileContentWarning` when the volatile policy is "error"."""
+
+
+def describe(value: Any) -> str:
+    """
+    Type, length and a short hash of a value: enough to find it, never its text (prompts are
+    personal data; every message that would quote a request value names it this way).
+    """
+    if isinstance(value, str):
+        size = f", {len(value)} chars"
+    elif isinstance(value, (bytes, bytearray)):
+        size = f", {len(value)} bytes"
+    else:
+        try:
+            size = f", {len(value)} items"
+        except Exception:
+            size = ""
+    try:
+        digest = hashlib.sha256(repr(value).encode("utf-8", "replace")).hexdigest()[:10]
+    except Exception:
+        digest = "unhashable"
+    return f"{type(value).__name__}{size}, sha256 {digest}"

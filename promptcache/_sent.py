@@ -19,7 +19,6 @@ Two rules keep the caller's call exactly as it was:
 from __future__ import annotations
 
 import base64
-import hashlib
 import inspect
 import math
 from collections import UserString
@@ -30,7 +29,9 @@ from typing import Any
 
 import orjson
 
-__all__ = ["IteratorFailed", "Unreadable", "describe", "read_call", "sent_form", "settle"]
+from ._errors import describe
+
+__all__ = ["IteratorFailed", "Unreadable", "read_call", "sent_form", "settle"]
 
 _PLAIN = (str, int, float, bool, type(None))
 _LISTS = (list, tuple, set, frozenset)
@@ -69,24 +70,6 @@ class IteratorFailed(Exception):
     def __init__(self, original: Exception) -> None:
         self.original = original
         super().__init__(type(original).__name__)
-
-
-def describe(value: Any) -> str:
-    """Type, length and a short hash of a value: enough to find it, never its text."""
-    if isinstance(value, str):
-        size = f", {len(value)} chars"
-    elif isinstance(value, (bytes, bytearray)):
-        size = f", {len(value)} bytes"
-    else:
-        try:
-            size = f", {len(value)} items"
-        except Exception:
-            size = ""
-    try:
-        digest = hashlib.sha256(repr(value).encode("utf-8", "replace")).hexdigest()[:10]
-    except Exception:
-        digest = "unhashable"
-    return f"{type(value).__name__}{size}, sha256 {digest}"
 
 
 def read_call(

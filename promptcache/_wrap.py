@@ -38,8 +38,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-from ._errors import InputError
-from ._sent import IteratorFailed, Unreadable, describe, read_call
+from ._errors import InputError, describe
+from ._sent import IteratorFailed, Unreadable, read_call
 from .debug.monitor import Invalidation, Monitor, adapter_for
 from .vendors import VENDORS, get_vendor, resolve_vendor
 

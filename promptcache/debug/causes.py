@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from .._canonical import canonical_bytes, json_path
+from .._errors import describe as describe_text
 from .._volatile import describe, find_volatile
 from ..vendors._elements import Element, Unit, element_units, get_path, strip_markers
 from .divergence import Divergence
@@ -176,8 +177,8 @@ def _block_order(ua: Unit, ub: Unit) -> Found:
         excerpt=_whole(old, new),
         offset=_unit_offset(ua, ub),
         detail=(
-            f"same {ua.layer} blocks in a different order: {ua.path} was {_clip(old)!r}, "
-            f"now {_clip(new)!r}"
+            f"same {ua.layer} blocks in a different order: {ua.path} was {describe_text(old)}, "
+            f"now {describe_text(new)}"
         ),
     )
 
@@ -424,7 +425,7 @@ def _sections_reordered(layer: str, path: str, old: str, new: str) -> Found:
         offset=byte_offset(old, start),
         detail=(
             f"the same {len(a)} sections of {path} in a different order: section {first + 1} "
-            f"was {_clip(a[first])!r}, now {_clip(b[first])!r}"
+            f"was {describe_text(a[first])}, now {describe_text(b[first])}"
         ),
     )
 

@@ -797,3 +797,25 @@ def test_a_unicode_normalisation_only_change_says_so() -> None:
     result = diff(a, b, "anthropic")
     assert result.cause == "unicode_normalization" and result.invalidated
     assert "normalisation" in result.detail
+
+
+@pytest.mark.parametrize(
+    ("shape", "vendor"),
+    [(pairs.anthropic_sections, "anthropic"), (pairs.openai, "openai")],
+    ids=["blocks", "sections-of-one-string"],
+)
+def test_a_reorder_detail_names_no_prompt_text(shape: Shape, vendor: str) -> None:
+    # The monitor logs `detail` (Invalidation.message()): it may name paths, lengths and
+    # hashes, never the prompt's words. The text itself stays in before/after, asked for.
+    if shape is pairs.openai:
+        a = shape(system="\n\n".join([pairs.PERSONA, pairs.POLICY, pairs.STYLE]))
+        b = shape(system="\n\n".join([pairs.POLICY, pairs.PERSONA, pairs.STYLE]))
+    else:
+        a = shape(pairs.PERSONA, pairs.POLICY, pairs.STYLE)
+        b = shape(pairs.POLICY, pairs.PERSONA, pairs.STYLE)
+    result = diff(a, b, vendor)
+    assert result.cause == "block_order"
+    for text in (pairs.PERSONA, pairs.POLICY):
+        assert text[:12] not in result.detail
+    assert "chars" in result.detail and "sha256" in result.detail
+    assert result.before is not None and result.before[:12] == pairs.PERSONA[:12]
