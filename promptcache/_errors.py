@@ -18,6 +18,8 @@ import hashlib
 import sys
 from typing import Any
 
+import orjson
+
 __all__ = [
     "CanonicalError",
     "InputError",
@@ -26,6 +28,7 @@ __all__ = [
     "VolatileContentError",
     "VolatileContentWarning",
     "describe",
+    "shown",
 ]
 
 
@@ -96,3 +99,23 @@ def describe(value: Any) -> str:
     except Exception:
         digest = "unhashable"
     return f"{type(value).__name__}{size}, sha256 {digest}"
+
+
+def shown(value: Any) -> str:
+    """
+    How an error shows a value it refuses: numbers, booleans and None (and short lists of them)
+    as JSON, since they carry no prompt text; anything else by `describe`.
+    """
+    if _textless(value, 2):
+        text = orjson.dumps(value).decode()
+        if len(text) <= 60:
+            return text
+    return describe(value)
+
+
+def _textless(value: Any, depth: int) -> bool:
+    if value is None or isinstance(value, (bool, int, float)):
+        return True
+    if isinstance(value, (list, tuple)) and depth > 0 and len(value) <= 16:
+        return all(_textless(item, depth - 1) for item in value)
+    return False

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 import orjson
 
 from ._canonical import canonical_bytes, chain_hash, json_path
-from ._errors import InputError
+from ._errors import InputError, shown
 from ._tokens import TokenCounter
 from ._volatile import VolatileMatch, candidates
 
@@ -158,7 +158,7 @@ class _Canonical:
 
 def _need_str(value: object, what: str) -> None:
     if not isinstance(value, str):
-        raise InputError(f"{what} must be str, got {type(value).__name__} {value!r:.60}")
+        raise InputError(f"{what} must be str, got {shown(value)}")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -356,7 +356,7 @@ class Message(_Canonical):
                 if not isinstance(part, _CONTENT_TYPES):
                     raise InputError(
                         f"Message content[{index}] must be a content part (TextPart, "
-                        f"ImagePart, ...), got {type(part).__name__} {part!r:.60}"
+                        f"ImagePart, ...), got {shown(part)}"
                     )
         object.__setattr__(self, "role", role)
         object.__setattr__(self, "content", parts)
@@ -428,7 +428,9 @@ _CONTENT_BY_TYPE: dict[str, type[Content]] = {
 
 def _content_from_json(data: Any, path: str) -> Content:
     if not isinstance(data, dict) or data.get("type") not in _CONTENT_BY_TYPE:
-        raise InputError(f"{path}: unknown content part {data!r:.80}")
+        kind = data.get("type") if isinstance(data, dict) else None
+        what = f"type {kind!r}" if isinstance(kind, str) else shown(data)
+        raise InputError(f"{path}: unknown content part {what}")
     kind = _CONTENT_BY_TYPE[data["type"]]
     fields = {k: v for k, v in data.items() if k != "type"}
     if kind is ToolResult and isinstance(fields.get("content"), list):

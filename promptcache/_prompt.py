@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NamedTuple
 
 from ._canonical import json_path
-from ._errors import InputError, VolatileContentError, VolatileContentWarning
+from ._errors import InputError, VolatileContentError, VolatileContentWarning, shown
 from ._parts import Doc, Message, Part, SystemBlock, Tool, part_from_json
 from ._tokens import DEFAULT_COUNTER, TokenCounter
 from ._volatile import VolatileMatch, recent
@@ -485,9 +485,7 @@ def _as_messages(
         if isinstance(message, str):
             message = Message(role=role, content=message)
         elif not isinstance(message, Message):
-            raise InputError(
-                f"expected a Message or str, got {type(message).__name__} {message!r:.60}"
-            )
+            raise InputError(f"expected a Message or str, got {shown(message)}")
         out.append(message)
     return tuple(out)
 

@@ -167,3 +167,52 @@ def test_bad_requests_get_clear_errors(request_: dict[str, Any], message: str) -
 def test_unknown_vendor_is_refused() -> None:
     with pytest.raises(InputError, match="unknown vendor 'bedrock'"):
         prompt_from_request(ANTHROPIC, "bedrock")
+
+
+_SECRET = "SECRET-4417 my card number"
+
+
+@pytest.mark.parametrize(
+    ("vendor", "request_"),
+    [
+        ("openai", {"model": "gpt-4o", "messages": [_SECRET]}),
+        ("openai", {"model": "gpt-4o", "messages": [{"role": "user", "content": [_SECRET]}]}),
+        (
+            "openai",
+            {
+                "model": "gpt-4o",
+                "messages": [{"role": "user", "content": [{"type": "text", "text": [_SECRET]}]}],
+            },
+        ),
+        ("anthropic", {"model": "claude-x", "system": {"note": _SECRET}, "messages": []}),
+        (
+            "openai-responses",
+            {
+                "model": "gpt-5.6",
+                "input": [{"role": "user", "content": [{"type": "input_text", "text": [_SECRET]}]}],
+            },
+        ),
+        (
+            "gemini",
+            {
+                "model": "gemini-2.5-flash",
+                "contents": [{"role": "user", "parts": [{"text": [_SECRET]}]}],
+            },
+        ),
+    ],
+    ids=[
+        "message-a-string",
+        "part-a-string",
+        "text-a-list",
+        "system-an-object",
+        "responses",
+        "gemini",
+    ],
+)
+def test_a_misshapen_request_is_refused_without_quoting_its_text(
+    vendor: str, request_: dict[str, Any]
+) -> None:
+    # Prompts are personal data: the error names the path, type, length and a hash instead.
+    with pytest.raises(InputError) as caught:
+        prompt_from_request(request_, vendor)
+    assert "SECRET" not in str(caught.value)

@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from .._canonical import canonical_bytes, json_path
-from .._errors import InputError
+from .._errors import InputError, shown
 
 __all__ = [
     "MARKERS",
@@ -85,7 +85,7 @@ class Span:
 
 def check_list(path: str, items: Any) -> None:
     if items is not None and not isinstance(items, (list, tuple)):
-        raise InputError(f"{path}: expected a list, got {type(items).__name__} {items!r:.60}")
+        raise InputError(f"{path}: expected a list, got {shown(items)}")
 
 
 def scalar_span(layer: str, path: str, value: Any) -> Span:

@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from .._errors import InputError
+from .._errors import InputError, shown
 from .._parts import Content, DocumentPart, ImagePart, Message, TextPart, Tool, ToolUse
 
 __all__ = [
@@ -48,9 +48,7 @@ def sample(values: Any) -> list[tuple[int, Any]]:
 def items(request: Mapping[str, Any], key: str) -> Sequence[Mapping[str, Any]]:
     value = request.get(key) or []
     if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
-        raise InputError(
-            f"{key!r} must be a list of objects, got {orjson.dumps(value)[:60].decode(errors='replace')}"
-        )
+        raise InputError(f"{key!r} must be a list of objects, got {shown(value)}")
     return value
 
 
@@ -58,7 +56,7 @@ def text(block: Any, path: str) -> str:
     if isinstance(block, str):
         return block
     if not isinstance(block, Mapping) or "text" not in block:
-        raise InputError(f"{path}: expected a text block, got {block!r:.60}")
+        raise InputError(f"{path}: expected a text block, got {shown(block)}")
     return str(block["text"])
 
 

@@ -24,7 +24,7 @@ from .._parts import (
     ToolUse,
 )
 from .._usage import CacheDiagnosis, CacheUsage
-from ._elements import Span, list_span, messages_span, system_spans
+from ._elements import Span, check_list, list_span, messages_span, system_spans
 from ._fields import get_field, get_int
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
@@ -156,6 +156,8 @@ def read_prompt(request: Mapping[str, Any]) -> PromptParts:
         for t in items(request, "tools")
     ]
     system = request.get("system") or []
+    if not isinstance(system, str):
+        check_list("system", system)  # a dict would read as its keys
     texts = [system] if isinstance(system, str) else [text(b, "system") for b in system]
     messages = [
         message(m.get("role"), _content(m.get("content"), f"messages[{i}]"))
