@@ -10,13 +10,14 @@ from .._errors import InputError
 from .._usage import CacheUsage
 from ._elements import Span, list_span
 from ._fields import get_field, get_int
-from ._rules import Capabilities, Setting
+from ._rules import CacheRules, Capabilities, Setting
 
 __all__ = [
     "AUTOMATIC",
     "EXPLICIT",
     "INVALIDATING",
     "MISS_REASONS",
+    "RULES",
     "OpenAIChatStream",
     "leading_system",
     "openai_model",
@@ -76,6 +77,25 @@ MISS_REASONS = {
     "input_changed": "content_changed",
     "reasoning_effort_changed": "thinking_changed",
 }
+
+
+# Chat Completions' rules; Responses' differ only in which parts take a breakpoint.
+RULES = CacheRules(
+    marking="automatic",
+    capabilities=EXPLICIT,
+    automatic_capabilities=AUTOMATIC,
+    explicit_switch=("prompt_cache_options.mode", "explicit"),
+    # In-memory caches last "5-10 minutes" of inactivity: the short end.
+    default_ttl_seconds=300.0,
+    ttl_settings=("prompt_cache_options.ttl", "prompt_cache_retention"),
+    granularity_tokens=128,
+    min_tokens_key="openai",
+    billed_write_ttl="30m",  # prompt_cache_options.ttl's default
+    # Not documented; we assume the same as Anthropic's.
+    render_order=("tools", "system", "messages"),
+    invalidating=INVALIDATING,
+    miss_reasons=MISS_REASONS,
+)
 
 
 def tool_spans(request: Mapping[str, Any]) -> list[Span]:

@@ -13,11 +13,8 @@ from typing import Any
 from .._parts import Message, ToolResult
 from .._usage import CacheUsage
 from ._elements import Span, check_list, scalar_span
+from ._openai import RULES as OPENAI_RULES
 from ._openai import (
-    AUTOMATIC,
-    EXPLICIT,
-    INVALIDATING,
-    MISS_REASONS,
     leading_system,
     openai_model,
     read_chat_usage,
@@ -35,27 +32,11 @@ from ._reading import (
     sample,
     texts,
 )
-from ._rules import CacheRules
 from ._vendor import Vendor
 
 __all__ = ["RULES", "VENDOR", "chat_layers", "chat_misfit", "chat_signs", "read_chat_prompt"]
 
-RULES = CacheRules(
-    marking="automatic",
-    capabilities=EXPLICIT,
-    automatic_capabilities=AUTOMATIC,
-    explicit_switch=("prompt_cache_options.mode", "explicit"),
-    # In-memory caches last "5-10 minutes" of inactivity: the short end.
-    default_ttl_seconds=300.0,
-    ttl_settings=("prompt_cache_options.ttl", "prompt_cache_retention"),
-    granularity_tokens=128,
-    min_tokens_key="openai",
-    billed_write_ttl="30m",  # prompt_cache_options.ttl's default
-    # Not documented; we assume the same as Anthropic's.
-    render_order=("tools", "system", "messages"),
-    invalidating=INVALIDATING,
-    miss_reasons=MISS_REASONS,
-)
+RULES = OPENAI_RULES
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {
     ("chat", "completions", "create"): "call",

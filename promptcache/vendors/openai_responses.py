@@ -16,10 +16,7 @@ from .._usage import CacheDiagnosis, CacheUsage
 from ._elements import Span, check_list, scalar_span, system_spans
 from ._fields import get_field, get_int
 from ._openai import (
-    AUTOMATIC,
     EXPLICIT,
-    INVALIDATING,
-    MISS_REASONS,
     leading_system,
     openai_model,
     partition_problems,
@@ -29,6 +26,7 @@ from ._openai import (
     tool_spans,
     total_problems,
 )
+from ._openai import RULES as OPENAI_RULES
 from ._reading import (
     PromptParts,
     arguments,
@@ -39,26 +37,16 @@ from ._reading import (
     openai_tool,
     texts,
 )
-from ._rules import CacheRules
 from ._vendor import Vendor
 
 __all__ = ["RULES", "VENDOR", "OpenAIResponsesStream", "read_responses_usage"]
 
-RULES = CacheRules(
-    marking="automatic",
+# Assistant `output_text` takes no breakpoint here (it does in Chat Completions).
+RULES = replace(
+    OPENAI_RULES,
     capabilities=replace(
         EXPLICIT, unmarkable=frozenset({"thinking", "tool_use", "assistant:text"})
     ),
-    automatic_capabilities=AUTOMATIC,
-    explicit_switch=("prompt_cache_options.mode", "explicit"),
-    default_ttl_seconds=300.0,
-    ttl_settings=("prompt_cache_options.ttl", "prompt_cache_retention"),
-    granularity_tokens=128,
-    min_tokens_key="openai",
-    billed_write_ttl="30m",  # prompt_cache_options.ttl's default
-    render_order=("tools", "system", "messages"),
-    invalidating=INVALIDATING,
-    miss_reasons=MISS_REASONS,
 )
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {
