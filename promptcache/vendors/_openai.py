@@ -8,7 +8,7 @@ from typing import Any
 
 from .._errors import InputError
 from .._usage import CacheUsage
-from ._elements import Span, list_span
+from ._elements import Span, check_list, list_span, scalar_span
 from ._fields import get_field, get_int
 from ._rules import CacheRules, Capabilities, Setting
 
@@ -19,6 +19,7 @@ __all__ = [
     "MISS_REASONS",
     "RULES",
     "OpenAIChatStream",
+    "item_layers",
     "leading_system",
     "openai_model",
     "partition_problems",
@@ -100,6 +101,25 @@ RULES = CacheRules(
 
 def tool_spans(request: Mapping[str, Any]) -> list[Span]:
     return list_span("tools", "tools", request.get("tools"))
+
+
+def item_layers(request: Mapping[str, Any], key: str, system: list[Span]) -> dict[str, list[Span]]:
+    """
+    The layers of a request whose conversation is the item list at `key` (Chat `messages`,
+    Responses `input`): leading system/developer items join `system`, the rest are messages.
+    """
+    items = request.get(key)
+    tools = tool_spans(request)
+    if isinstance(items, str):
+        return {"tools": tools, "system": system, "messages": [scalar_span("messages", key, items)]}
+    check_list(key, items)
+    items = items or []
+    lead = leading_system(items)
+    if lead:
+        system = [*system, Span("system", key, items[:lead], 0, True, "content")]
+    rest = items[lead:]
+    messages = [Span("messages", key, rest, lead, True, "content")] if rest else []
+    return {"tools": tools, "system": system, "messages": messages}
 
 
 def leading_system(items: Any) -> int:

@@ -12,15 +12,14 @@ from typing import Any
 
 from .._parts import Message, ToolResult
 from .._usage import CacheUsage
-from ._elements import Span, check_list, scalar_span
+from ._elements import Span
 from ._openai import RULES as OPENAI_RULES
 from ._openai import (
-    leading_system,
+    item_layers,
     openai_model,
     read_chat_usage,
     response_signs,
     supports_breakpoints,
-    tool_spans,
 )
 from ._reading import (
     PromptParts,
@@ -49,21 +48,7 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
 
 def chat_layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     """`messages`: leading system/developer messages are the system layer, the rest messages."""
-    items_ = request.get("messages")
-    tools = tool_spans(request)
-    if isinstance(items_, str):
-        return {
-            "tools": tools,
-            "system": [],
-            "messages": [scalar_span("messages", "messages", items_)],
-        }
-    check_list("messages", items_)
-    items_ = items_ or []
-    lead = leading_system(items_)
-    system = [Span("system", "messages", items_[:lead], 0, True, "content")] if lead else []
-    rest = items_[lead:]
-    messages = [Span("messages", "messages", rest, lead, True, "content")] if rest else []
-    return {"tools": tools, "system": system, "messages": messages}
+    return item_layers(request, "messages", [])
 
 
 # -- shape ---------------------------------------------------------------------------------

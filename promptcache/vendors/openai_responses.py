@@ -13,17 +13,16 @@ from typing import Any, Literal
 from .._errors import InputError
 from .._parts import Content, Message, TextPart, ThinkingPart, ToolResult, ToolUse
 from .._usage import CacheDiagnosis, CacheUsage
-from ._elements import Span, check_list, scalar_span, system_spans
+from ._elements import Span, system_spans
 from ._fields import get_field, get_int
 from ._openai import (
     EXPLICIT,
-    leading_system,
+    item_layers,
     openai_model,
     partition_problems,
     response_model,
     response_signs,
     supports_breakpoints,
-    tool_spans,
     total_problems,
 )
 from ._openai import RULES as OPENAI_RULES
@@ -59,25 +58,9 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
 
 def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     """`instructions` and leading system/developer items are the system layer."""
-    items_ = request.get("input")
-    system: list[Span] = []
-    if request.get("instructions") is not None:
-        system = system_spans("instructions", request["instructions"])
-    tools = tool_spans(request)
-    if isinstance(items_, str):
-        return {
-            "tools": tools,
-            "system": system,
-            "messages": [scalar_span("messages", "input", items_)],
-        }
-    check_list("input", items_)
-    items_ = items_ or []
-    lead = leading_system(items_)
-    if lead:
-        system.append(Span("system", "input", items_[:lead], 0, True, "content"))
-    rest = items_[lead:]
-    messages = [Span("messages", "input", rest, lead, True, "content")] if rest else []
-    return {"tools": tools, "system": system, "messages": messages}
+    instructions = request.get("instructions")
+    system = [] if instructions is None else system_spans("instructions", instructions)
+    return item_layers(request, "input", system)
 
 
 def misfit(request: Mapping[str, Any]) -> str | None:
