@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from typing import Any
 
@@ -107,8 +108,8 @@ def _shape(args: argparse.Namespace) -> KVShape:
 
 def _plan(shape: KVShape, args: argparse.Namespace) -> dict[str, Any]:
     budget = args.budget_gib * GIB if args.budget_gib is not None else None
-    if budget is not None and budget <= 0:
-        raise InputError(f"--budget-gib must be positive, got {args.budget_gib}")
+    if budget is not None and not 0 < budget < math.inf:
+        raise InputError(f"--budget-gib must be positive and finite, got {args.budget_gib}")
     contexts = args.context or [2048, 32768]
     payload: dict[str, Any] = {
         "shape": shape.to_json(),
@@ -120,7 +121,7 @@ def _plan(shape: KVShape, args: argparse.Namespace) -> dict[str, Any]:
     }
     if args.prefix is not None:
         payload["prefix"] = _prefix(shape, args)
-    elif args.share is not None or args.params or args.tflops:
+    elif args.share is not None or args.params is not None or args.tflops is not None:
         raise InputError("--share, --params and --tflops cost a prefix: add --prefix TOKENS")
     return payload
 
@@ -146,8 +147,8 @@ def _prefix(shape: KVShape, args: argparse.Namespace) -> dict[str, Any]:
         shape,
         args.prefix,
         bandwidth_bytes_per_s=args.bandwidth_gibps * GIB,
-        params=_count(args.params) if args.params else None,
-        flops_per_s=args.tflops * 1e12 if args.tflops else None,
+        params=_count(args.params) if args.params is not None else None,
+        flops_per_s=args.tflops * 1e12 if args.tflops is not None else None,
     )
     share = None
     if args.share is not None:
@@ -161,7 +162,7 @@ def _prefix(shape: KVShape, args: argparse.Namespace) -> dict[str, Any]:
         "gib": cost.bytes / GIB,
         "bandwidth_gibps": args.bandwidth_gibps,
         "transfer_seconds": cost.transfer_seconds,
-        "params": _count(args.params) if args.params else None,
+        "params": _count(args.params) if args.params is not None else None,
         "tflops": args.tflops,
         "recompute_seconds": cost.recompute_seconds,
         "offload_wins": cost.offload_wins,

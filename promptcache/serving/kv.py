@@ -71,7 +71,7 @@ class KVShape:
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise InputError(f"{name} must be a positive integer, got {value!r}")
-        if not self.bytes_per_element > 0:
+        if not 0 < self.bytes_per_element < math.inf:
             raise InputError(
                 f"bytes per element must be positive (2 for bf16/fp16, 1 for an fp8 KV cache), "
                 f"got {self.bytes_per_element!r}"
@@ -113,8 +113,10 @@ class KVShape:
 
     def concurrency(self, budget_bytes: float, tokens: int) -> int:
         """How many `tokens`-long requests a KV budget holds at once."""
-        if budget_bytes <= 0:
-            raise InputError(f"the KV budget must be positive, got {budget_bytes!r} bytes")
+        if not 0 < budget_bytes < math.inf:
+            raise InputError(
+                f"the KV budget must be positive and finite, got {budget_bytes!r} bytes"
+            )
         size = self.request_bytes(tokens)
         return int(budget_bytes // size) if size else 0
 
@@ -173,13 +175,14 @@ def offload_cost(
     flops_per_s: float | None = None,
 ) -> OffloadCost:
     """Transfer time of a prefix's KV against its prefill time (`2 · params · tokens` FLOPs)."""
-    if bandwidth_bytes_per_s <= 0:
-        raise InputError(f"bandwidth must be positive, got {bandwidth_bytes_per_s!r}")
+    if not 0 < bandwidth_bytes_per_s < math.inf:
+        raise InputError(f"bandwidth must be positive and finite, got {bandwidth_bytes_per_s!r}")
     size = shape.request_bytes(tokens)
     recompute = None
     if params is not None and flops_per_s is not None:
-        if params <= 0 or flops_per_s <= 0:
-            raise InputError("--params and --tflops must be positive")
+        for flag, value in (("--params", params), ("--tflops", flops_per_s)):
+            if not 0 < value < math.inf:
+                raise InputError(f"{flag} must be positive and finite, got {value!r}")
         recompute = 2 * params * tokens / flops_per_s
     return OffloadCost(
         tokens=tokens,

@@ -162,3 +162,36 @@ def test_bad_config_value_is_named(tmp_path: Path, capsys: pytest.CaptureFixture
     path.write_text(json.dumps({**LLAMA_70B, "num_key_value_heads": "eight"}))
     assert cli.main(["kv", str(path)]) == 2
     assert "num_key_value_heads" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--bytes", "inf"], "bytes per element"),
+        (["--budget-gib", "nan"], "--budget-gib"),
+        (["--budget-gib", "inf"], "--budget-gib"),
+        (["--prefix", "10", "--bandwidth-gibps", "nan"], "bandwidth"),
+        (["--prefix", "10", "--bandwidth-gibps", "inf"], "bandwidth"),
+        (["--prefix", "10", "--params", "70B", "--tflops", "nan"], "--tflops"),
+        (["--prefix", "10", "--params", "nan", "--tflops", "500"], "--params"),
+        (["--prefix", "10", "--params", "70B", "--tflops", "0"], "--tflops"),
+    ],
+    ids=[
+        "bytes-inf",
+        "budget-nan",
+        "budget-inf",
+        "bw-nan",
+        "bw-inf",
+        "tflops-nan",
+        "params-nan",
+        "tflops-0",
+    ],
+)
+def test_cli_refuses_a_number_it_cannot_cost(
+    flags: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Was an internal error (inf, nan budget), "nan s ... recompute wins", or, for --tflops 0,
+    # the recompute comparison silently left out.
+    assert cli.main(["kv", *SEED_FLAGS, *flags]) == 2  # a later --bytes wins
+    err = capsys.readouterr().err
+    assert named in err and "internal error" not in err
