@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from collections.abc import Iterator
@@ -13,7 +14,14 @@ import orjson
 
 from .._errors import InputError
 from ..adapters import get_adapter
-from ..serving.metrics import CacheCounters, IntervalStats, interval, scrape, to_json
+from ..serving.metrics import (
+    CacheCounters,
+    IntervalStats,
+    interval,
+    metrics_url,
+    scrape,
+    to_json,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -40,8 +48,12 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.interval < 0:
+    if not 0 <= args.interval < math.inf:
         raise InputError(f"--interval must be 0 or more seconds, got {args.interval}")
+    if not 0 < args.timeout < math.inf:
+        raise InputError(f"--timeout must be positive seconds, got {args.timeout}")
+    for url in args.urls:
+        metrics_url(url)  # every URL checked before the first is scraped
     first = {url: scrape(url, timeout=args.timeout) for url in args.urls}
     windows: dict[str, IntervalStats] = {}
     if args.interval:

@@ -18,7 +18,9 @@ never 0. Parsing goes through `prometheus_client`'s own text parser
 
 from __future__ import annotations
 
+import math
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -147,9 +149,24 @@ def _samples(text: str) -> dict[str, float]:
     return totals
 
 
+def metrics_url(url: str) -> str:
+    """`{url}/metrics` (or `url` itself when it already ends in /metrics), an http(s) URL."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as exc:
+        raise InputError(f"{url!r} is not a URL ({exc}); give e.g. http://127.0.0.1:8000") from None
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise InputError(
+            f"{url!r} is not an http(s) URL of an engine; give e.g. http://127.0.0.1:8000"
+        )
+    return url if url.rstrip("/").endswith("/metrics") else f"{url.rstrip('/')}/metrics"
+
+
 def scrape(url: str, *, timeout: float = 10.0) -> CacheCounters:
     """GET `{url}/metrics` (or `url` itself when it already ends in /metrics) and parse it."""
-    target = url if url.rstrip("/").endswith("/metrics") else f"{url.rstrip('/')}/metrics"
+    if not 0 < timeout < math.inf:
+        raise InputError(f"the scrape timeout must be positive seconds, got {timeout!r}")
+    target = metrics_url(url)
     try:
         with urllib.request.urlopen(target, timeout=timeout) as response:
             text = response.read().decode("utf-8", "replace")

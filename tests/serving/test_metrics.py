@@ -113,3 +113,36 @@ def test_engine_stats_log_counts_unknown(
     assert "800 of 2,000 prompt tokens from cache (40.0%)" in out
     assert "2 requests, 80 of 100 prompt tokens from cache (80.0%)" in out
     assert "1 did not report caching" in out and "--enable-prompt-tokens-details" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "named"),
+    [
+        (["127.0.0.1:9"], "http://"),
+        (["notaurl"], "http://"),
+        (["ftp://127.0.0.1:9"], "http://"),
+        (["http://[::1"], "http://[::1"),
+        (["--timeout", "nan", "http://127.0.0.1:9"], "--timeout"),
+        (["--timeout", "0", "http://127.0.0.1:9"], "--timeout"),
+        (["--interval", "nan", "http://127.0.0.1:9"], "--interval"),
+        (["--interval", "inf", "http://127.0.0.1:9"], "--interval"),
+    ],
+    ids=[
+        "no-scheme",
+        "not-a-url",
+        "ftp",
+        "bad-ipv6",
+        "timeout-nan",
+        "timeout-0",
+        "interval-nan",
+        "interval-inf",
+    ],
+)
+def test_engine_stats_refuses_a_url_or_number_it_cannot_use(
+    argv: list[str], named: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Were internal errors (ValueError from urllib or the socket timeout), or an unclear
+    # "unknown url type" for a host:port without http://. Checked before any connection.
+    assert cli.main(["engine-stats", *argv]) == 2
+    err = capsys.readouterr().err
+    assert named in err and "internal error" not in err and "cannot reach" not in err
