@@ -27,7 +27,7 @@ from typing import Any
 from .._canonical import refusing_deeper
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
-from ..vendors import Vendor, resolve_vendor
+from ..vendors import Vendor, detect_vendor, resolve_vendor
 from ..vendors._elements import Element, plain_request
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
 from .divergence import Position, first_divergence, tokens_lost, write_points
@@ -92,10 +92,27 @@ def diff(
     # Measured only if reading fails: a check up front serialises both requests again.
     with refusing_deeper(**{"request a": a, "request b": b}):
         spec = resolve_vendor(a, vendor)
-        if resolve_vendor(b, spec) is not spec:
-            _raise_mixed(spec, resolve_vendor(b, spec))
+        if vendor is None:
+            _check_same_format(spec, b)
+        second = resolve_vendor(b, spec)
+        if second is not spec:
+            _raise_mixed(spec, second)
         ea, eb = spec.elements(a), spec.elements(b)
         return compare_elements(a, b, ea, eb, spec, counter or DEFAULT_COUNTER)
+
+
+def _check_same_format(spec: Vendor, b: Mapping[str, Any]) -> None:
+    """With no vendor named, `b` is refused as its own format, or as not `a`'s, naming both."""
+    problem = spec.misfit(b)
+    if problem is None:
+        return
+    try:
+        other = detect_vendor(b)
+    except InputError:
+        raise InputError(
+            f"request b does not read as {spec.title}, the format of request a: it has {problem}"
+        ) from None
+    _raise_mixed(spec, other)
 
 
 def _raise_mixed(first: Vendor, second: Vendor) -> None:

@@ -819,3 +819,13 @@ def test_a_reorder_detail_names_no_prompt_text(shape: Shape, vendor: str) -> Non
         assert text[:12] not in result.detail
     assert "chars" in result.detail and "sha256" in result.detail
     assert result.before is not None and result.before[:12] == pairs.PERSONA[:12]
+
+
+def test_two_requests_of_different_formats_are_named_as_such_when_none_was_named() -> None:
+    # Without a vendor the error blamed a --vendor the user never passed ("does not read as
+    # Anthropic Messages ... leave --vendor out"); it is two formats, and says so.
+    with pytest.raises(InputError) as caught:
+        diff(pairs.anthropic(), pairs.openai_responses())
+    message = str(caught.value)
+    assert "request a reads as Anthropic Messages but b as OpenAI Responses" in message
+    assert "--vendor" not in message
