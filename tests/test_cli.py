@@ -396,3 +396,23 @@ def test_inspect_shows_the_request_wide_ttl_settings(
     report = json.loads(capsys.readouterr().out)
     assert report["vendor"] == "openai"
     assert report["ttl_settings"] == {"prompt_cache_retention": "24h"}
+
+
+@pytest.mark.parametrize(
+    ("request_", "refused"),
+    [
+        ({"model": "gpt-5.6", "messages": [{"role": "user", "content": "hi"}]}, True),
+        ({"model": "gpt-5.6", "input": [{"role": "user", "content": "hi"}]}, False),
+    ],
+    ids=["chat", "responses"],
+)
+def test_inspect_names_a_request_ttl_the_endpoint_refuses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], request_: dict[str, Any], refused: bool
+) -> None:
+    # prompt_cache_options.ttl is Literal["30m"] on Chat Completions, "30m" | "12h" on Responses
+    # (vendors.md 3.2). inspect printed "cache lifetime: ... = 12h" for both, confidently.
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps({**request_, "prompt_cache_options": {"ttl": "12h"}}))
+    assert main(["inspect", str(path), "--format", "json"]) == (1 if refused else 0)
+    problems = json.loads(capsys.readouterr().out)["markers"]["problems"]
+    assert any("'12h'" in p and "30m" in p for p in problems) == refused

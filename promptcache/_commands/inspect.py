@@ -47,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     report = _report(ingested, model, rendered)
     report["markers"] = _markers(data, ingested.vendor)
     report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
+    report["markers"]["problems"] += _refused_ttls(report["ttl_settings"], ingested.vendor)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -60,6 +61,18 @@ def _ttl_settings(data: dict[str, Any], vendor: str) -> dict[str, Any]:
         return {}
     found = {path: get_path(data, path) for path in get_vendor(vendor).rules.ttl_settings}
     return {path: value for path, value in found.items() if value is not None}
+
+
+def _refused_ttls(settings: dict[str, Any], vendor: str) -> list[str]:
+    """A request-wide TTL the format does not accept: the API refuses the whole request."""
+    if vendor not in VENDOR_NAMES:
+        return []
+    spec = get_vendor(vendor)
+    return [
+        f"{path} is {value!r}, which {spec.title} does not accept; use one of {list(accepted)}"
+        for path, value in settings.items()
+        if (accepted := spec.rules.setting_ttls.get(path)) is not None and value not in accepted
+    ]
 
 
 def _ingest(data: dict[str, Any], vendor: str | None) -> Ingested:

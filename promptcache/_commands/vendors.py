@@ -67,9 +67,9 @@ def _rows(rules: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [
         ("cached", cached),
         ("breakpoints", _breakpoints(rules)),
-        ("TTLs", ", ".join(rules["ttls"]) or "none to choose"),
+        ("breakpoint TTLs", ", ".join(rules["ttls"]) or "none to choose"),
         ("default lifetime", "LRU eviction, no TTL" if ttl is None else f"{ttl:.0f} s"),
-        ("TTL settings", ", ".join(rules["ttl_settings"]) or "none"),
+        ("TTL settings", _settings(rules) or "none"),
         ("granularity", f"reads match within {rules['granularity_tokens']} tokens"),
         ("minimum prefix", f"{rules['min_tokens_default']} tokens by default (per model: table)"),
         ("render order", " -> ".join(rules["render_order"])),
@@ -81,6 +81,15 @@ def _rows(rules: dict[str, Any]) -> list[tuple[str, str]]:
         reasons = ", ".join(f"{k} -> {v}" for k, v in rules["miss_reasons"].items())
         rows.append(("vendor's miss reasons", reasons))
     return rows
+
+
+def _settings(rules: dict[str, Any]) -> str:
+    """Each request-wide TTL setting, with the values it accepts where the vendor lists them."""
+    accepted = rules["setting_ttls"]
+    return ", ".join(
+        f"{path} ({' or '.join(accepted[path])})" if path in accepted else path
+        for path in rules["ttl_settings"]
+    )
 
 
 def _breakpoints(rules: dict[str, Any]) -> str:

@@ -75,11 +75,15 @@ def cache_key(prompt: Prompt | Rendered, model: str, tenant: str | None = None) 
     return f"pc1-{digest[:32]}"
 
 
+_OPTIONS_TTL = "prompt_cache_options.ttl"
+
+
 class _OpenAIBase(BaseAdapter):
     vendor = "openai"
     sdk = ("openai", "openai", "openai", "OpenAI", "AsyncOpenAI")
     capabilities: ClassVar[Capabilities] = openai_chat.RULES.capabilities
-    _request_ttls: ClassVar[tuple[str, ...]] = ("30m",)
+    # What prompt_cache_options.ttl accepts, the default first (the vendor's rules say).
+    _request_ttls: ClassVar[tuple[str, ...]] = openai_chat.RULES.setting_ttls[_OPTIONS_TTL]
     _endpoint: ClassVar[str] = ""
 
     def to_request(
@@ -392,7 +396,7 @@ class OpenAIResponsesAdapter(_OpenAIBase):
 
     name = "openai-responses"
     capabilities: ClassVar[Capabilities] = openai_responses.RULES.capabilities
-    _request_ttls = ("30m", "12h")
+    _request_ttls = openai_responses.RULES.setting_ttls[_OPTIONS_TTL]
     _endpoint = "responses"
 
     def _body(self, prompt: Prompt, chosen: Plan | None) -> dict[str, Any]:

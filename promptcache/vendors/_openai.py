@@ -89,6 +89,7 @@ RULES = CacheRules(
     # In-memory caches last "5-10 minutes" of inactivity: the short end.
     default_ttl_seconds=300.0,
     ttl_settings=("prompt_cache_options.ttl", "prompt_cache_retention"),
+    setting_ttls={"prompt_cache_options.ttl": ("30m",)},  # Responses adds "12h"
     granularity_tokens=128,
     min_tokens_key="openai",
     billed_write_ttl="30m",  # prompt_cache_options.ttl's default

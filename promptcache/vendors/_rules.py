@@ -77,6 +77,8 @@ class CacheRules:
       marked); `automatic_capabilities` replaces it for models without explicit breakpoints.
     - `default_ttl_seconds`: the TTL when the request names none (None: evicted by LRU, not time).
     - `ttl_settings`: request fields (dotted) that name a TTL for the whole request.
+    - `setting_ttls`: the values each of those settings accepts, the default first, where the
+      vendor lists them (OpenAI: `prompt_cache_options.ttl` is "30m" only on Chat Completions).
     - `granularity_tokens`: how coarsely cache reads are matched; a read this far below what
       was expected is still a hit, and a change this close to the end of an automatically
       cached request loses nothing measurable.
@@ -96,6 +98,7 @@ class CacheRules:
     top_level_marker: str | None = None
     default_ttl_seconds: float | None
     ttl_settings: tuple[str, ...] = ()
+    setting_ttls: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     granularity_tokens: int
     min_tokens_key: str
     billed_write_ttl: str | None = None
@@ -121,6 +124,7 @@ class CacheRules:
             "ttl_order": caps.ttl_order,
             "default_ttl_seconds": self.default_ttl_seconds,
             "ttl_settings": list(self.ttl_settings),
+            "setting_ttls": {k: list(v) for k, v in self.setting_ttls.items()},
             "granularity_tokens": self.granularity_tokens,
             "min_tokens_key": self.min_tokens_key,
             "billed_write_ttl": self.billed_write_ttl,

@@ -40,9 +40,10 @@ from ._vendor import Vendor
 
 __all__ = ["RULES", "VENDOR", "OpenAIResponsesStream", "read_responses_usage"]
 
-# Assistant `output_text` takes no breakpoint here (it does in Chat Completions).
+# A 12h request TTL, and no breakpoint on assistant `output_text` (Chat Completions differs).
 RULES = replace(
     OPENAI_RULES,
+    setting_ttls={"prompt_cache_options.ttl": ("30m", "12h")},
     capabilities=replace(
         EXPLICIT, unmarkable=frozenset({"thinking", "tool_use", "assistant:text"})
     ),
