@@ -416,3 +416,20 @@ def test_inspect_names_a_request_ttl_the_endpoint_refuses(
     assert main(["inspect", str(path), "--format", "json"]) == (1 if refused else 0)
     problems = json.loads(capsys.readouterr().out)["markers"]["problems"]
     assert any("'12h'" in p and "30m" in p for p in problems) == refused
+
+
+@pytest.mark.parametrize("source", ["stdin", "file"])
+def test_an_empty_input_is_named_as_empty(
+    source: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Was "- is not valid JSON (Input is a zero-length, empty document ...)".
+    import io
+
+    path = tmp_path / "empty.json"
+    path.write_bytes(b" \n")
+    if source == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    assert main(["inspect", "-" if source == "stdin" else str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "is empty" in err and "zero-length" not in err
+    assert ("standard input" in err) == (source == "stdin")

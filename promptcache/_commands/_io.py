@@ -23,15 +23,18 @@ def load_json_object(file: str, *, holds: str) -> dict[str, Any]:
         raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
     except OSError as exc:
         raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    name = "standard input" if file == "-" else file
+    if not raw.strip():
+        raise InputError(f"{name} is empty; expected a JSON object of {holds}")
     try:
         data = load_json(raw, file)
     except orjson.JSONDecodeError as exc:
         raise InputError(
-            f"{file} is not valid JSON ({exc}); expected a JSON object of {holds}"
+            f"{name} is not valid JSON ({exc}); expected a JSON object of {holds}"
         ) from None
     if not isinstance(data, dict):
         raise InputError(
-            f"{file} holds a JSON {type(data).__name__}; expected a JSON object of {holds}"
+            f"{name} holds a JSON {type(data).__name__}; expected a JSON object of {holds}"
         )
     return data
 
