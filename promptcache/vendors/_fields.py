@@ -7,7 +7,7 @@ from typing import Any
 
 from .._errors import InputError
 
-__all__ = ["first_int", "get_field", "get_int"]
+__all__ = ["first_int", "get_field", "get_int", "require_usage"]
 
 
 def get_field(obj: Any, *path: str) -> Any:
@@ -47,3 +47,14 @@ def first_int(obj: Any, *names: str) -> int | None:
         if value is not None:
             return value
     return None
+
+
+def require_usage(usage: Any, field: str, whole: str) -> None:
+    """
+    Refuses a response that carries no usage (`field` absent): read as zeros it would be a
+    counted, priced call whose usage nobody saw.
+    """
+    if get_field(usage, field) is None:
+        raise InputError(
+            f"the response has no usage ({field} missing); pass the whole {whole} or its JSON"
+        )

@@ -9,7 +9,7 @@ from typing import Any
 from .._errors import InputError
 from .._usage import CacheUsage
 from ._elements import Span, check_list, list_span, scalar_span
-from ._fields import get_field, get_int
+from ._fields import get_field, get_int, require_usage
 from ._rules import CacheRules, Capabilities, Setting
 
 __all__ = [
@@ -151,6 +151,7 @@ def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
     usage = get_field(response, "usage")
     if usage is None:
         usage = response
+    require_usage(usage, "prompt_tokens", "ChatCompletion (streamed: with include_usage)")
     details = get_field(usage, "prompt_tokens_details")
     prompt_tokens = get_int(usage, "prompt_tokens") or 0
     read = get_int(details, "cached_tokens")

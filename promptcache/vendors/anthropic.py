@@ -25,7 +25,7 @@ from .._parts import (
 )
 from .._usage import CacheDiagnosis, CacheUsage
 from ._elements import Span, check_list, list_span, messages_span, system_spans
-from ._fields import get_field, get_int
+from ._fields import get_field, get_int, require_usage
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
 from ._vendor import Vendor
@@ -238,6 +238,7 @@ def read_usage(response: Any) -> CacheUsage:
     usage = get_field(response, "usage")
     if usage is None:
         usage = response
+    require_usage(usage, "input_tokens", "Message")
     return _usage_from(
         _fields(usage),
         get_field(usage, "cache_creation"),

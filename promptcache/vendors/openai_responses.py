@@ -14,7 +14,7 @@ from .._errors import InputError
 from .._parts import Content, Message, TextPart, ThinkingPart, ToolResult, ToolUse
 from .._usage import CacheDiagnosis, CacheUsage
 from ._elements import Span, system_spans
-from ._fields import get_field, get_int
+from ._fields import get_field, get_int, require_usage
 from ._openai import (
     EXPLICIT,
     item_layers,
@@ -137,6 +137,7 @@ def read_responses_usage(response: Any, *, endpoint: str = "responses") -> Cache
     usage = get_field(response, "usage")
     if usage is None and get_field(response, "input_tokens") is not None:
         usage, response = response, None
+    require_usage(usage, "input_tokens", "Response (streamed: the response.completed event's)")
     details = get_field(usage, "input_tokens_details")
     input_tokens = get_int(usage, "input_tokens") or 0
     read = get_int(details, "cached_tokens")

@@ -292,3 +292,19 @@ def test_every_api_that_takes_a_vendor_takes_its_aliases() -> None:
     assert diff(request, request, "Azure-OpenAI").vendor == "openai"
     line = json.dumps({"request": request, "usage": {"prompt_tokens": 3, "completion_tokens": 1}})
     assert build_report([line], vendor="CHAT").records == 1
+
+
+@pytest.mark.parametrize("vendor", VENDORS, ids=lambda v: v.name)
+@pytest.mark.parametrize(
+    "response",
+    [{}, {"id": "x", "usage": None}, {"id": "x", "choices": [], "model": "m"}],
+    ids=["empty", "usage-null", "no-usage"],
+)
+def test_a_response_without_usage_is_refused_not_read_as_zero_tokens(
+    vendor: Vendor, response: dict[str, Any]
+) -> None:
+    # Chat, Responses, Anthropic and the engines read these as 0 input tokens and unknown
+    # reads: a priced, counted record of a call whose usage we never saw.
+    with pytest.raises(InputError) as caught:
+        vendor.read_usage(response)
+    assert "usage" in str(caught.value)
