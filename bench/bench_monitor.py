@@ -8,7 +8,10 @@ Benchmark: the monitor's cost per observed request, and a concurrent load run.
    application using promptcache builds it (assemble the held parts, render, adapter
    `to_request`: the baseline, measured in the same run), then `Monitor.observe(request,
    response)` runs on it with the vendor's response JSON. Target: observe <= 5% of the build.
-2. Load. N threads x M observations over K keys with planted misses (every 10th observation of a
+2. Scale. 100,000 observations over 10,000 keys at the default body budget against the same
+   over 100 keys (runs interleaved, min/median/max of the per-observation cost over the steady
+   second half of each run). Target: the cost at 10,000 keys within 1.5x of the cost at 100 keys.
+3. Load. N threads x M observations over K keys with planted misses (every 10th observation of a
    key misses; every 20th also changes the system prompt). Checks that every planted miss became
    exactly one event and that the kept bodies never exceeded the byte budget.
 """
@@ -172,6 +175,62 @@ def _key_requests(keys: int) -> list[tuple[dict[str, Any], dict[str, Any]]]:
     return out
 
 
+_POLICY = "Policy text. " * 400
+_TOOLS = _key_requests(1)[0][0]["tools"]
+
+
+def _tenant_request(k: int, n: int) -> dict[str, Any]:
+    """Key k's n-th request: shared tools, the tenant's system prompt, a growing conversation."""
+    history = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": f"Turn {i} of tenant {k}."}
+        for i in range(2 * (n % 4))
+    ]
+    return {
+        "model": MODEL,
+        "max_tokens": 512,
+        "tools": _TOOLS,
+        "system": [
+            {
+                "type": "text",
+                "text": f"Tenant {k}. " + _POLICY,
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+        "messages": [*history, {"role": "user", "content": f"Question {n}?"}],
+    }
+
+
+def scale_run(keys: int, observations: int) -> float:
+    """Seconds per observation over the second half of one run (the budget full by then)."""
+    monitor = Monitor("anthropic", metrics=False, logger=QUIET)  # the default budget and keys
+    hit = _response(2400, 20)
+    first = _response(0, 2400)
+    seen = [0] * keys
+    half = observations // 2
+    start = 0.0
+    gc.collect()
+    for i in range(observations):
+        if i == half:
+            start = time.perf_counter()
+        k = (i * 7919) % keys  # every key in turn, not in key order
+        n = seen[k]
+        seen[k] += 1
+        monitor.observe(_tenant_request(k, n), first if n == 0 else hit, key=f"t{k}", at=float(i))
+    took = time.perf_counter() - start
+    held = monitor.memory()
+    assert held["body_bytes"] <= held["body_budget"], held
+    return took / (observations - half)
+
+
+def scale(rounds: int, observations: int, keys: int) -> dict[str, list[float]]:
+    samples: dict[str, list[float]] = {"few": [], "many": []}
+    for r in range(rounds):
+        order = ("few", "many") if r % 2 == 0 else ("many", "few")
+        for which in order:
+            samples[which].append(scale_run(100 if which == "few" else keys, observations))
+    return samples
+
+
 def load(threads: int, observations: int, keys: int, budget: int) -> dict[str, Any]:
     requests = _key_requests(keys)
     events: list[Invalidation] = []
@@ -242,7 +301,7 @@ def load(threads: int, observations: int, keys: int, budget: int) -> dict[str, A
 def _kept_body_bytes(monitor: Monitor) -> int:
     """The real serialised size of the bodies the monitor still holds (its accounting estimates)."""
     total = 0
-    for entry in list(monitor._entries.values()):
+    for entry in list(monitor._keys.entries.values()):
         if entry.body is not None:
             total += len(orjson.dumps(entry.body))
     return total
@@ -254,7 +313,25 @@ def main() -> int:
     parser.add_argument("--observations", type=int, default=10_000)
     parser.add_argument("--keys", type=int, default=1_000)
     parser.add_argument("--budget", type=int, default=16 * 1024 * 1024)
+    parser.add_argument("--scale-observations", type=int, default=100_000)
+    parser.add_argument("--scale-keys", type=int, default=10_000)
+    parser.add_argument("--scale-rounds", type=int, default=3)
+    parser.add_argument("--only-scale", action="store_true")
     args = parser.parse_args()
+
+    samples = scale(args.scale_rounds, args.scale_observations, args.scale_keys)
+    few, many = sorted(samples["few"]), sorted(samples["many"])
+    median = statistics.median
+    scale_ratio = median(many) / median(few)
+    print(
+        f"scale: {args.scale_observations:,} observations, default budget; per observation "
+        f"(min/median/max): 100 keys {few[0] * 1e6:.1f}/{median(few) * 1e6:.1f}/"
+        f"{few[-1] * 1e6:.1f} us (baseline), {args.scale_keys:,} keys {many[0] * 1e6:.1f}/"
+        f"{median(many) * 1e6:.1f}/{many[-1] * 1e6:.1f} us; ratio of medians {scale_ratio:.2f}x "
+        "(target <= 1.5x)"
+    )
+    if args.only_scale:
+        return 0 if scale_ratio <= 1.5 else 1
 
     times = overhead()
     marginal, observe = times["marginal"], times["observe"]
@@ -293,6 +370,7 @@ def main() -> int:
     )
     ok = (
         ratio <= 0.05
+        and scale_ratio <= 1.5
         and lost == 0
         and result["events_counted"] == result["planted_misses"]
         and result["peak_body_bytes"] <= result["budget"]

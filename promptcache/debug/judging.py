@@ -8,7 +8,6 @@ the entry's `Vendor` record.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,14 +17,16 @@ from .._pricing import load_min_tokens
 from .._tokens import TokenCounter
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
-from ..vendors._elements import Element, element_units
+from ..vendors._elements import MARKERS, Element, element_units
 from .diff import DiffResult, compare_elements, identical
 from .divergence import automatic, breakpoints
 from .events import Invalidation
-from .memory import Entry, Record, common_start, entry_ttls, without_markers, written
+from .memory import Entry, KeyState, Record, common_start, entry_ttls, without_markers, written
 from .settings import setting_change
 
 __all__ = ["Judging", "vendor_reason"]
+
+_MARKER_BYTES = tuple(m.encode() for m in MARKERS)
 
 # A read this share of the expected one short is still a hit (tokenizer drift, template tails).
 _SLACK_SHARE = 0.02
@@ -38,8 +39,7 @@ class Judging:
     min_tokens: int | None
     counter: TokenCounter
     _lock: threading.Lock
-    _entries: OrderedDict[str, Entry]
-    _warned: dict[str, set[str]]
+    _keys: KeyState
     _minimums: dict[tuple[str, str], int]
 
     def _default_key(self, vendor: Vendor, model: str | None) -> str:
@@ -58,8 +58,13 @@ class Judging:
 
     def _record(self, element: Element) -> Record:
         data = orjson.dumps(element.value)
-        stripped, ttl, marked = without_markers(element)
-        clean = data if not marked else orjson.dumps(stripped)
+        ttl: str | None = None
+        marked = False
+        clean = data
+        # Most elements carry no marker: a byte search over their JSON settles it without a walk.
+        if any(m in data for m in _MARKER_BYTES):
+            stripped, ttl, marked = without_markers(element)
+            clean = data if not marked else orjson.dumps(stripped)
         return Record(
             element.layer,
             element.path,
@@ -226,16 +231,12 @@ class Judging:
 
     def _said(self, key: str, cause: str) -> bool:
         with self._lock:
-            return cause in self._warned.get(key, ())
+            return self._keys.said(key, cause)
 
     def _first_time(self, key: str, cause: str) -> bool:
         """Whether a once-per-key `cause` is new for `key`; it counts as said from now on."""
         with self._lock:
-            said = self._warned.setdefault(key, set())
-            if cause in said:
-                return False
-            said.add(cause)
-            return True
+            return self._keys.first_time(key, cause)
 
     def _switched_model(self, key: str, entry: Entry, usage: CacheUsage) -> Invalidation | None:
         """
@@ -247,11 +248,7 @@ class Judging:
         if key != self._default_key(entry.vendor, entry.model):
             return None  # `prompt_cache_key` or `metadata.user_id`: one key across models
         with self._lock:
-            others = [
-                e
-                for k, e in reversed(self._entries.items())
-                if e.model != entry.model and k == self._default_key(e.vendor, e.model)
-            ]
+            others = [e for _, e in self._keys.latest_defaults() if e.model != entry.model]
         for other in others:  # latest first
             gap = entry.at - other.at
             ttl = self._ttl(other)

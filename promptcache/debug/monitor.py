@@ -25,9 +25,12 @@ key is per model, so a switch of model starts a key with no previous request: a 
 is compared with the latest request under another model, and `model_changed` is named when it
 began the same way.
 
-Memory is bounded: per key, hashes of the request's units always, and the serialised units (the
-"body", needed to name a field) only while the total stays within `body_budget` bytes, least
-recently used first out; at most `max_keys` keys. Observing is safe from many threads and from
+Memory is bounded: per key, the request itself (the "body", held by reference, needed to name a
+field) while the bodies total at most `body_budget` bytes (estimated at four bytes a token), least
+recently observed first out, then hashes of its elements; at most `max_keys` keys. In bytes: at
+most body_budget + max_keys x (700 B + 200 B per element of a key's request); `memory()` gives the
+running estimate. All per-key state lives in one `KeyState` (memory.py); every operation on it,
+eviction included, is O(1) in the number of keys. Observing is safe from many threads and from
 asyncio code (it never awaits and holds its lock only to swap the per-key state).
 """
 
@@ -36,7 +39,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -50,7 +52,7 @@ from ..vendors._elements import plain_request
 from .events import Invalidation
 from .exporters import Exporter
 from .judging import Judging
-from .memory import Entry, Stats, model_of, params, snapshot
+from .memory import Entry, KeyState, Stats, model_of, snapshot
 
 __all__ = ["Invalidation", "Monitor", "adapter_for", "read_usage"]
 
@@ -109,9 +111,7 @@ class Monitor(Judging):
         self.logger = logger or LOGGER
         self._clock = clock
         self._lock = threading.Lock()
-        self._entries: OrderedDict[str, Entry] = OrderedDict()
-        self._body_bytes = 0
-        self._warned: dict[str, set[str]] = {}  # the once-per-key causes already reported
+        self._keys = KeyState(body_budget=body_budget, max_keys=max_keys)
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
         self._shapes: dict[tuple[frozenset[str], str | None], Vendor] = {}
@@ -154,7 +154,8 @@ class Monitor(Judging):
         moment = self._moment(at)
         name = key if key is not None else self._key(plain, vendor)
         entry = self._entry(plain, vendor, usage, moment)
-        previous = self._swap(name, entry)
+        default = name == self._default_key(vendor, entry.model)
+        previous = self._swap(name, entry, default=default)
         event = self._judge(name, previous, entry, plain, usage, defaulted=key is None)
         if self._exporter is not None:
             self._exporter.usage(usage, vendor.name)
@@ -210,22 +211,14 @@ class Monitor(Judging):
             }
 
     def memory(self) -> dict[str, int]:
-        """Keys held, bytes of full bodies held (never above `body_budget`), hashes held."""
+        """Keys held, bytes of full bodies held (never above `body_budget`), bodies held."""
         with self._lock:
-            return {
-                "keys": len(self._entries),
-                "body_bytes": self._body_bytes,
-                "body_budget": self.body_budget,
-                "hashes": sum(len(e.records or ()) for e in self._entries.values()),
-            }
+            return self._keys.memory()
 
     def forget(self, key: str) -> None:
         """Drop what is known about `key` (the session ended)."""
         with self._lock:
-            entry = self._entries.pop(key, None)
-            if entry is not None and entry.has_body:
-                self._body_bytes -= entry.size
-            self._warned.pop(key, None)
+            self._keys.forget(key)
 
     # -- state ----------------------------------------------------------------------------
 
@@ -256,34 +249,11 @@ class Monitor(Judging):
             written=usage.cache_write_by_ttl,
         )
 
-    def _swap(self, key: str, entry: Entry) -> Entry | None:
+    def _swap(self, key: str, entry: Entry, *, default: bool) -> Entry | None:
         """Store `entry` as the key's latest; return the one it replaces. Enforces the budgets."""
         with self._lock:
             self._stats.observations += 1
-            previous = self._entries.pop(key, None)
-            if previous is not None and previous.has_body:
-                self._body_bytes -= previous.size
-            self._entries[key] = entry
-            self._body_bytes += entry.size
-            self._enforce_budgets()
-            return previous
-
-    def _enforce_budgets(self) -> None:
-        while len(self._entries) > self.max_keys:
-            old_key, old = self._entries.popitem(last=False)
-            if old.has_body:
-                self._body_bytes -= old.size
-            self._warned.pop(old_key, None)
-        if self._body_bytes <= self.body_budget:
-            return
-        for entry in self._entries.values():  # least recently used first
-            if entry.has_body:
-                self._records(entry)  # keep the hashes and the settings, drop the body
-                entry.params = params(entry.body or {})
-                entry.body = None
-                self._body_bytes -= entry.size
-                if self._body_bytes <= self.body_budget:
-                    return
+            return self._keys.swap(key, entry, default=default, shrink=self._records)
 
     def _emit(self, event: Invalidation) -> None:
         with self._lock:

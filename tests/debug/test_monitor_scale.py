@@ -1,0 +1,116 @@
+"""The monitor at scale: O(1) work per observation however many keys, bounded memory, threads."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import threading
+from typing import Any
+
+import pytest
+
+from promptcache import CacheUsage, Monitor
+from promptcache.debug import memory
+
+from . import pairs
+
+_USAGE = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+
+
+def _counting_has_body(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count every look at an entry's `has_body`: what a walk over the kept entries would do."""
+    seen = [0]
+    original = memory.Entry.has_body
+
+    def counted(entry: memory.Entry) -> bool:
+        seen[0] += 1
+        return bool(original.fget(entry))  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(memory.Entry, "has_body", property(counted))
+    return seen
+
+
+def test_over_budget_observation_does_not_walk_the_bodiless_keys(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Budget for about one body: every key before the last has dropped its body already. The
+    # over-budget path must drop the one body it needs to, not look at 3,000 bodiless entries.
+    request = pairs.anthropic()
+    monitor = Monitor("anthropic", metrics=False, body_budget=8_500, max_keys=5_000)
+    for n in range(3_000):
+        monitor.observe(request, usage=_USAGE, key=f"k{n}", at=float(n))
+    seen = _counting_has_body(monkeypatch)
+    for n in range(3_000, 3_010):
+        monitor.observe(request, usage=_USAGE, key=f"k{n}", at=float(n))
+    assert seen[0] <= 20, f"{seen[0]} entries looked at for 10 observations"
+    held = monitor.memory()
+    assert held["body_bytes"] <= held["body_budget"] and held["keys"] == 3_010
+
+
+def test_body_budget_and_key_limit_hold_and_accounting_matches() -> None:
+    request = pairs.anthropic()
+    monitor = Monitor("anthropic", metrics=False, body_budget=50_000, max_keys=100)
+    for n in range(1_000):
+        monitor.observe(request, usage=_USAGE, key=f"k{n % 300}", at=float(n))
+        held = monitor.memory()
+        assert held["body_bytes"] <= 50_000 and held["keys"] <= 100
+    state = monitor._keys
+    bodies = [e for e in state.entries.values() if e.body is not None]
+    assert sum(e.size for e in bodies) == state.body_bytes
+    assert set(state.bodies) == {k for k, e in state.entries.items() if e.body is not None}
+    monitor.forget("k999")
+    assert sum(e.size for e in state.entries.values() if e.body is not None) == state.body_bytes
+
+
+def test_a_key_over_budget_is_still_judged_from_its_hashes() -> None:
+    events: list[Any] = []
+    monitor = Monitor(
+        "anthropic", metrics=False, body_budget=1, on_invalidation=events.append, max_keys=10
+    )
+    request = pairs.anthropic()
+    changed = copy.deepcopy(request)
+    changed["system"][0]["text"] = "something else entirely " * 200
+    monitor.observe(request, usage=_USAGE, key="a", at=0.0)
+    monitor.observe(request, usage=_USAGE, key="b", at=1.0)
+    monitor.observe(changed, usage=CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1), key="a", at=2.0)
+    assert [e.cause for e in events] == ["content_changed"]
+
+
+def test_threads_and_asyncio_share_one_monitor() -> None:
+    request = pairs.anthropic()
+    monitor = Monitor("anthropic", metrics=False, body_budget=40_000, max_keys=200)
+
+    def worker(t: int) -> None:
+        for n in range(300):
+            monitor.observe(request, usage=_USAGE, key=f"t{t}-{n % 50}", at=float(n))
+
+    async def tasks() -> None:
+        async def one(k: int) -> None:
+            for n in range(100):
+                monitor.observe(request, usage=_USAGE, key=f"a{k}", at=float(n))
+                await asyncio.sleep(0)
+
+        await asyncio.gather(*(one(k) for k in range(20)))
+
+    pool = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for thread in pool:
+        thread.start()
+    asyncio.run(tasks())
+    for thread in pool:
+        thread.join()
+    assert monitor.stats()["observations"] == 8 * 300 + 20 * 100
+    state = monitor._keys
+    assert len(state) <= 200 and state.body_bytes <= 40_000
+    assert sum(e.size for e in state.entries.values() if e.body is not None) == state.body_bytes
+
+
+def test_memory_reports_an_estimate_in_bytes_that_tracks_the_hashes() -> None:
+    monitor = Monitor("anthropic", metrics=False, body_budget=0, max_keys=50)
+    for n in range(80):
+        monitor.observe(pairs.anthropic(), usage=_USAGE, key=f"k{n}", at=float(n))
+    held = monitor.memory()
+    state = monitor._keys
+    assert held["hashes"] == sum(len(e.records or ()) for e in state.entries.values()) > 0
+    assert held["estimated_bytes"] == (
+        held["body_bytes"] + memory.ENTRY_BYTES * held["keys"] + memory.RECORD_BYTES * held["hashes"]
+    )
