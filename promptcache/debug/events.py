@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .privacy import export_key
+
 __all__ = ["Invalidation"]
 
 
@@ -19,6 +21,11 @@ class Invalidation:
     of them finds its entry; `detail` gives the count and the fix), or "none" with
     `server_side=True` when the prefix was identical and the server still missed. `vendor_reason`
     is the vendor's own diagnosis verbatim, when the response carried one.
+
+    `before`, `after` and the excerpts in `detail` are prompt text only when the monitor was made
+    with `capture_content=True`; by default they are None and `detail` names the path, type,
+    length and a short hash of each side. `message()` is what goes to logs: the key appears in it
+    verbatim only when it looks like an opaque id (`privacy.export_key`).
     """
 
     key: str
@@ -47,6 +54,6 @@ class Invalidation:
         if self.offset is not None and self.path:
             where += f" byte {self.offset}"
         return (
-            f"prompt cache miss for key {self.key!r} ({self.vendor}): cause {self.cause}{where}; "
+            f"prompt cache miss for key {export_key(self.key)!r} ({self.vendor}): cause {self.cause}{where}; "
             f"read {self.actual_read} of {self.expected_read} expected tokens. {self.detail}"
         )

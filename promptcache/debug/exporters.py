@@ -1,7 +1,8 @@
 """
 Exporters of the monitor's usage and events: OpenTelemetry span attributes and events, and
 Prometheus counters, each only when its library is installed. No prompt text is exported:
-causes, paths, counts and the cache key only.
+causes, paths, counts and the cache key only, the key hashed unless it looks like an opaque id
+(`privacy.export_key`); Prometheus labels are vendor and cause only (bounded cardinality).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from .._usage import CacheUsage
 from .events import Invalidation
+from .privacy import export_key
 
 __all__ = ["Exporter"]
 
@@ -63,7 +65,7 @@ class Exporter:
 def _span_event(event: Invalidation) -> dict[str, Any]:
     attributes: dict[str, Any] = {
         "promptcache.cause": event.cause,
-        "promptcache.key": event.key,
+        "promptcache.key": export_key(event.key),
         "promptcache.expected_read": event.expected_read,
         "promptcache.actual_read": event.actual_read,
         "promptcache.server_side": event.server_side,

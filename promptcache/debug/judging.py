@@ -22,6 +22,7 @@ from .diff import DiffResult, compare_elements, identical
 from .divergence import automatic, breakpoints
 from .events import Invalidation
 from .memory import Entry, KeyState, Record, common_start, entry_ttls, without_markers, written
+from .privacy import describe
 from .settings import setting_change
 
 __all__ = ["Judging", "vendor_reason"]
@@ -37,6 +38,7 @@ class Judging:
 
     ttl_seconds: float | None
     min_tokens: int | None
+    capture_content: bool
     counter: TokenCounter
     _lock: threading.Lock
     _keys: KeyState
@@ -433,6 +435,15 @@ class Judging:
         reason: str | None = None,
     ) -> Invalidation:
         actual = usage.cache_read or 0
+        before, after = (found.before, found.after) if found else (None, None)
+        if (
+            found is not None
+            and found.layer in _CONTENT_LAYERS
+            and (before is not None or after is not None)
+            and not self.capture_content
+        ):
+            detail = private_detail(found)
+            before = after = None
         return Invalidation(
             key=key,
             vendor=entry.vendor.name,
@@ -441,8 +452,8 @@ class Judging:
             layer=found.layer if found else None,
             path=found.path if found else None,
             offset=found.offset if found else None,
-            before=found.before if found else None,
-            after=found.after if found else None,
+            before=before,
+            after=after,
             expected_read=expected,
             actual_read=actual,
             tokens_lost=max(0, expected - actual),
@@ -493,6 +504,19 @@ class Judging:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+_CONTENT_LAYERS = frozenset({"tools", "system", "messages"})
+
+
+def private_detail(found: DiffResult) -> str:
+    """`found` without prompt text: the cause, the path, and each side's type, length and hash."""
+    where = found.path or found.layer or "the request"
+    at = f" at byte {found.offset}" if found.offset is not None else ""
+    return (
+        f"{where} changed ({found.cause}){at}: was {describe(found.before)}, now "
+        f"{describe(found.after)} (prompt text is not logged; Monitor(capture_content=True) "
+        "keeps the excerpts on the event)"
+    )
 
 
 def vendor_reason(usage: CacheUsage) -> str | None:

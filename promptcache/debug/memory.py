@@ -109,9 +109,9 @@ class KeyState:
     """
 
     __slots__ = (
+        "bodies",
         "body_budget",
         "body_bytes",
-        "bodies",
         "defaults",
         "entries",
         "hashes",
@@ -133,7 +133,7 @@ class KeyState:
         return len(self.entries)
 
     def swap(
-        self, key: str, entry: Entry, *, default: bool, shrink: Callable[[Entry], None]
+        self, key: str, entry: Entry, *, default: bool, shrink: Callable[[Entry], object]
     ) -> Entry | None:
         """
         Store `entry` as `key`'s latest and return the one it replaces. Then enforce the key limit
@@ -168,7 +168,7 @@ class KeyState:
         self.defaults.pop(key, None)
         return entry
 
-    def _drop_body(self, entry: Entry, shrink: Callable[[Entry], None]) -> None:
+    def _drop_body(self, entry: Entry, shrink: Callable[[Entry], object]) -> None:
         shrink(entry)  # keep the hashes and the settings
         entry.params = params(entry.body or {})
         entry.body = None

@@ -53,6 +53,7 @@ from .events import Invalidation
 from .exporters import Exporter
 from .judging import Judging
 from .memory import Entry, KeyState, Stats, model_of, snapshot
+from .privacy import describe
 
 __all__ = ["Invalidation", "Monitor", "adapter_for", "read_usage"]
 
@@ -78,7 +79,10 @@ class Monitor(Judging):
     its shape (a request that does not fit the named vendor raises `InputError`). Events go to
     the `promptcache.monitor` logger (warning), to `on_invalidation`, to the current
     OpenTelemetry span when opentelemetry is installed, and to Prometheus counters when
-    prometheus_client is installed (`metrics=False` turns both off).
+    prometheus_client is installed (`metrics=False` turns both off). Nothing of the prompt is
+    logged, exported or put on the event unless `capture_content=True` (then the event's
+    `before`/`after` and `detail` quote the excerpts `diff` finds); keys that do not look like
+    opaque ids are hashed in log messages and spans.
     """
 
     def __init__(
@@ -94,6 +98,7 @@ class Monitor(Judging):
         logger: logging.Logger | None = None,
         metrics: bool = True,
         prometheus_registry: Any = None,
+        capture_content: bool = False,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._named = None if vendor is None else get_vendor(vendor)
@@ -103,6 +108,7 @@ class Monitor(Judging):
                 f"body_budget must be >= 0 and max_keys >= 1, got {body_budget} and {max_keys}"
             )
         self.on_invalidation = on_invalidation
+        self.capture_content = capture_content
         self.ttl_seconds = ttl_seconds
         self.min_tokens = min_tokens
         self.body_budget = body_budget
@@ -229,7 +235,7 @@ class Monitor(Judging):
             return at.timestamp()
         if isinstance(at, (int, float)) and not isinstance(at, bool):
             return float(at)
-        raise InputError(f"at must be epoch seconds or a datetime, got {type(at).__name__} {at!r}")
+        raise InputError(f"at must be epoch seconds or a datetime, got {describe(at)}")
 
     def _entry(
         self, request: Mapping[str, Any], vendor: Vendor, usage: CacheUsage, at: float

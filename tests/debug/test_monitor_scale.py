@@ -72,7 +72,12 @@ def test_a_key_over_budget_is_still_judged_from_its_hashes() -> None:
     changed["system"][0]["text"] = "something else entirely " * 200
     monitor.observe(request, usage=_USAGE, key="a", at=0.0)
     monitor.observe(request, usage=_USAGE, key="b", at=1.0)
-    monitor.observe(changed, usage=CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1), key="a", at=2.0)
+    monitor.observe(
+        changed,
+        usage=CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1),
+        key="a",
+        at=2.0,
+    )
     assert [e.cause for e in events] == ["content_changed"]
 
 
@@ -112,5 +117,7 @@ def test_memory_reports_an_estimate_in_bytes_that_tracks_the_hashes() -> None:
     state = monitor._keys
     assert held["hashes"] == sum(len(e.records or ()) for e in state.entries.values()) > 0
     assert held["estimated_bytes"] == (
-        held["body_bytes"] + memory.ENTRY_BYTES * held["keys"] + memory.RECORD_BYTES * held["hashes"]
+        held["body_bytes"]
+        + memory.ENTRY_BYTES * held["keys"]
+        + memory.RECORD_BYTES * held["hashes"]
     )

@@ -1,0 +1,151 @@
+"""
+Private by default: a planted name and e-mail address in the prompt and in the cache key appear in
+no log record, span, metric, event message or exception raised from the observing path.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from typing import Any
+
+import pytest
+
+from promptcache import CacheUsage, InputError, Invalidation, Monitor
+from promptcache.debug.privacy import describe, export_key, looks_opaque
+
+from . import pairs
+
+NAME = "Zebulon Quackenbush"
+EMAIL = "zebulon.quackenbush@example.org"
+PLANTED = (NAME, EMAIL, "Quackenbush", "zebulon.quackenbush")
+_WRITE = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+
+
+def _leaks(text: str) -> list[str]:
+    return [p for p in PLANTED if p.lower() in text.lower()]
+
+
+def _request(system_prefix: str) -> dict[str, Any]:
+    request = pairs.anthropic(system=f"{system_prefix}Customer {NAME} <{EMAIL}>. " + pairs.GUIDE)
+    request["metadata"] = {"user_id": EMAIL}
+    request["messages"][0]["content"] = f"Hi, I am {NAME}, write to {EMAIL}."
+    return request
+
+
+def _spans() -> tuple[Any, Any]:
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider.get_tracer("privacy"), exporter
+
+
+def test_no_planted_text_in_logs_spans_metrics_or_messages(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    tracer, exporter = _spans()
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, prometheus_registry=registry)
+    caplog.set_level(logging.DEBUG)
+    first, changed = _request(""), _request("Now: 2026-11-29T20:41:07Z. ")
+    read = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    with tracer.start_as_current_span("turn-1"):
+        monitor.observe(first, usage=_WRITE, at=0.0)
+    with tracer.start_as_current_span("turn-2"):
+        monitor.observe(changed, usage=read, at=10.0)
+    assert [e.cause for e in events] == ["timestamp"]
+    event = events[0]
+    outputs = [
+        caplog.text,
+        event.message(),
+        event.detail,
+        str(event.before),
+        str(event.after),
+        prometheus_client.generate_latest(registry).decode(),
+    ]
+    for span in exporter.get_finished_spans():
+        outputs.append(repr(dict(span.attributes or {})))
+        outputs += [repr(dict(e.attributes or {})) for e in span.events]
+    assert "system[0]" in event.message()  # the path is named
+    assert export_key(EMAIL) in event.message()
+    for text in outputs:
+        assert _leaks(text) == [], text
+
+
+def test_capture_content_opts_in_to_the_excerpts() -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor(
+        "anthropic", on_invalidation=events.append, metrics=False, capture_content=True
+    )
+    monitor.observe(_request(""), usage=_WRITE, at=0.0)
+    monitor.observe(_request("Now: 2026-11-29T20:41:07Z. "), usage=_WRITE, at=10.0)
+    assert events[0].after is not None and "2026-11-29" in events[0].after
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        lambda r: {**r, "messages": f"{NAME} {EMAIL}"},
+        lambda r: {**r, "system": {f"{NAME}": EMAIL}},
+        lambda r: {**r, "messages": [{"role": NAME, "content": EMAIL}]},
+        lambda r: {**r, "model": 7, "messages": [[EMAIL]]},
+    ],
+)
+def test_odd_requests_after_a_good_one_leak_nothing(
+    bad: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    caplog.set_level(logging.DEBUG)
+    monitor.observe(_request(""), usage=_WRITE, at=0.0, key="k1")
+    miss = CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1)
+    try:
+        event = monitor.observe(bad(copy.deepcopy(_request(""))), usage=miss, at=1.0, key="k1")
+    except InputError as exc:
+        shown = str(exc)
+    else:
+        assert event is not None
+        shown = f"{event.message()} {event.before} {event.after}"
+    assert _leaks(shown) == [] and _leaks(caplog.text) == [], shown
+
+
+def test_a_bad_time_is_named_by_type_not_quoted() -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    with pytest.raises(InputError) as raised:
+        monitor.observe(_request(""), usage=_WRITE, at=EMAIL)  # type: ignore[arg-type]
+    assert _leaks(str(raised.value)) == [] and "str of" in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("key", "opaque"),
+    [
+        ("session-42", True),
+        ("tenant_7", True),
+        ("550e8400-e29b-41d4-a716-446655440000", True),
+        ("sess_8f3kQ2ab", True),
+        ("anthropic:claude-sonnet-4-6", True),
+        (EMAIL, False),
+        (NAME, False),
+        ("zebulon", False),
+        ("+49 151 1234567", False),
+        ("4915112345678", False),
+        ("user_zebulon", False),
+    ],
+)
+def test_keys_that_may_be_personal_are_hashed(key: str, opaque: bool) -> None:
+    assert looks_opaque(key) is opaque
+    shown = export_key(key)
+    assert (shown == key) is opaque
+    if not opaque:
+        assert shown.startswith("key:") and len(shown) == 16
+
+
+def test_describe_names_type_length_and_hash() -> None:
+    text = describe(EMAIL)
+    assert text.startswith(f"str of {len(EMAIL)} chars, sha256 ") and _leaks(text) == []
