@@ -7,9 +7,11 @@ The log is JSON Lines, one record per request:
      "request": {...SDK keyword arguments...}, "response": {...the response JSON...}}
 
 `vendor` may come from the command line instead; `key` defaults to the monitor's key; `at` is
-epoch seconds or an ISO 8601 time. The log is read one line at a time and every aggregate is a
-counter, so memory stays constant however long the log is: the only per-session state is the
-monitor's, which is bounded by its byte budget and key limit.
+epoch seconds or an ISO 8601 time (docs/log-format.md is the versioned contract; the recorder
+writes it). The log is read one line at a time and every aggregate is a counter, so memory stays
+constant however long the log is: the per-session state is the monitors' (each bounded by its byte
+budget and key limit), the groups are at most `max_groups` (the rest fall into "(other)"), and at
+most `_PROBLEMS_KEPT` malformed lines are named (all are counted).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 import orjson
@@ -28,9 +30,24 @@ from ._errors import InputError
 from ._usage import CacheUsage
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
+from .debug.privacy import describe
 from .vendors import Vendor, resolve_vendor
 
-__all__ = ["CauseSummary", "Report", "build_report"]
+__all__ = [
+    "GROUPINGS",
+    "CauseSummary",
+    "GroupSummary",
+    "Problem",
+    "Report",
+    "ReportBuilder",
+    "build_report",
+]
+
+GROUPINGS = ("key", "model", "vendor", "hour", "day")
+_BUCKET_SECONDS = {"hour": 3600, "day": 86400}
+_OTHER = "(other)"
+_PROBLEMS_KEPT = 100
+MAX_GROUPS = 10_000
 
 # The report collects events itself; its monitors log nowhere (a detached, disabled logger, so
 # neither the root logger's handlers nor logging's last-resort handler see a million warnings).
@@ -57,6 +74,59 @@ class CauseSummary:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Problem:
+    """A log line that was not read: where, and why (never its content)."""
+
+    source: str
+    line: int
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"source": self.source, "line": self.line, "reason": self.reason}
+
+    def __str__(self) -> str:
+        return f"{self.source}:{self.line}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GroupSummary:
+    """The totals of one group (a key, model, vendor or time bucket)."""
+
+    group: str
+    records: int
+    uncached_input: int
+    cache_read: int
+    cache_write: int
+    output: int
+    cost: float | None
+    invalidations: int
+    tokens_lost: int
+
+    @property
+    def total_input(self) -> int:
+        return self.uncached_input + self.cache_read + self.cache_write
+
+    @property
+    def hit_rate(self) -> float | None:
+        return self.cache_read / self.total_input if self.total_input else None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group": self.group,
+            "records": self.records,
+            "hit_rate": self.hit_rate,
+            "input": self.total_input,
+            "uncached_input": self.uncached_input,
+            "cache_read": self.cache_read,
+            "cache_write": self.cache_write,
+            "output": self.output,
+            "cost": self.cost,
+            "invalidations": self.invalidations,
+            "tokens_lost": self.tokens_lost,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Report:
     """Totals over a log. Costs are None when no record could be priced."""
 
@@ -70,6 +140,14 @@ class Report:
     unpriced_records: int
     invalidations: tuple[CauseSummary, ...]
     currency: str = "USD"
+    skipped: int = 0
+    problems: tuple[Problem, ...] = ()
+    by: str | None = None
+    groups: tuple[GroupSummary, ...] = ()
+
+    @property
+    def events(self) -> int:
+        return sum(c.events for c in self.invalidations)
 
     @property
     def total_input(self) -> int:
@@ -104,6 +182,12 @@ class Report:
                 "unpriced_records": self.unpriced_records,
             },
             "invalidations": [c.to_json() for c in self.invalidations],
+            "skipped": {
+                "lines": self.skipped,
+                "named": [p.to_json() for p in self.problems],
+            },
+            "by": self.by,
+            "groups": [g.to_json() for g in self.groups],
         }
 
 
@@ -121,6 +205,19 @@ class _Totals:
     events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost_cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+
+@dataclass(slots=True)
+class _Group:
+    records: int = 0
+    uncached: int = 0
+    read: int = 0
+    write: int = 0
+    output: int = 0
+    cost: float = 0.0
+    priced: int = 0
+    events: int = 0
+    lost: int = 0
 
 
 class _Pricer:
@@ -171,27 +268,110 @@ def _input(uncached: int, read: int, vendor: str, model: str | None) -> CacheUsa
     )
 
 
+class ReportBuilder:
+    """
+    Totals a log one line at a time. A line that cannot be read is counted and named (source,
+    line number, reason; never its content) and skipped, or with `strict=True` raises InputError.
+    """
+
+    def __init__(
+        self,
+        *,
+        vendor: str | None = None,
+        body_budget: int = 32 * 1024 * 1024,
+        max_keys: int = 10_000,
+        strict: bool = False,
+        by: str | None = None,
+        max_groups: int = MAX_GROUPS,
+    ) -> None:
+        if by is not None and by not in GROUPINGS:
+            raise InputError(f"cannot group by {by!r}; use one of {', '.join(GROUPINGS)}")
+        self.vendor, self.strict, self.by = vendor, strict, by
+        self.body_budget, self.max_keys, self.max_groups = body_budget, max_keys, max_groups
+        self._totals, self._pricer = _Totals(), _Pricer()
+        self._monitors: dict[str, Monitor] = {}
+        self._groups: dict[Any, _Group] = {}
+        self._skipped = 0
+        self._problems: list[Problem] = []
+
+    def add_line(self, line: bytes | str | None, number: int, source: str = "<log>") -> None:
+        """One line of the log (None: a line over the size bound, already consumed)."""
+        if line is None:
+            self._problem(source, number, "longer than the line size limit (--max-line-bytes)")
+            return
+        if not line.strip():
+            return
+        try:
+            record = _record(line, number)
+            spec = _vendor(record, self.vendor, number)
+            monitor = self._monitors.get(spec.name)
+            if monitor is None:
+                monitor = self._monitors[spec.name] = Monitor(
+                    spec,
+                    logger=_QUIET,
+                    metrics=False,
+                    body_budget=self.body_budget,
+                    max_keys=self.max_keys,
+                )
+            _add(self, monitor, record, spec, number)
+        except InputError as exc:
+            self._problem(source, number, _without_line(str(exc), number))
+
+    def _problem(self, source: str, number: int, reason: str) -> None:
+        if self.strict:
+            prefix = "" if source == "<log>" else f"{source}: "
+            raise InputError(f"{prefix}line {number}: {reason}")
+        self._skipped += 1
+        if len(self._problems) < _PROBLEMS_KEPT:
+            self._problems.append(Problem(source=source, line=number, reason=reason))
+
+    def group(self, key: str, vendor: str, model: str | None, at: float | None) -> _Group | None:
+        if self.by is None:
+            return None
+        name: Any
+        if self.by == "key":
+            name = key
+        elif self.by == "model":
+            name = model or "(unknown)"
+        elif self.by == "vendor":
+            name = vendor
+        else:
+            step = _BUCKET_SECONDS[self.by]
+            name = None if at is None else int(at // step) * step
+        group = self._groups.get(name)
+        if group is None:
+            if len(self._groups) >= self.max_groups:
+                name = _OTHER
+                group = self._groups.get(name)
+            if group is None:
+                group = self._groups[name] = _Group()
+        return group
+
+    def result(self) -> Report:
+        return _summary(self)
+
+
 def build_report(
     lines: Iterable[bytes | str],
     *,
     vendor: str | None = None,
-    body_budget: int = 64 * 1024 * 1024,
+    body_budget: int = 32 * 1024 * 1024,
     max_keys: int = 10_000,
+    strict: bool = True,
+    by: str | None = None,
 ) -> Report:
     """Read log records one by one and total them. `vendor` applies to records that name none."""
-    totals, pricer = _Totals(), _Pricer()
-    monitors: dict[str, Monitor] = {}
+    builder = ReportBuilder(
+        vendor=vendor, body_budget=body_budget, max_keys=max_keys, strict=strict, by=by
+    )
     for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        record = _record(line, number)
-        spec = _vendor(record, vendor, number)
-        if spec.name not in monitors:
-            monitors[spec.name] = Monitor(
-                spec, logger=_QUIET, metrics=False, body_budget=body_budget, max_keys=max_keys
-            )
-        _add(totals, pricer, monitors[spec.name], record, spec, number)
-    return _summary(totals, pricer.currency)
+        builder.add_line(line, number)
+    return builder.result()
+
+
+def _without_line(message: str, number: int) -> str:
+    prefix = f"line {number}: "
+    return message[len(prefix) :] if message.startswith(prefix) else message
 
 
 def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
@@ -199,31 +379,42 @@ def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
         record = load_json(line, f"line {number}")
     except orjson.JSONDecodeError as exc:
         raise InputError(
-            f"line {number}: not valid JSON ({exc}); each line is one record"
+            f"line {number}: not valid JSON ({_json_error(exc)}); each line is one record"
         ) from None
     if (
         not isinstance(record, dict)
         or "request" not in record
         or ("response" not in record and "usage" not in record)
     ):
-        text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
         raise InputError(
             f"line {number}: expected an object with 'request' and 'response' keys, got "
-            f'{text.strip()[:60]!r}; write one {{"request": ..., "response": ...}} a line'
+            f'{_shape(record)}; write one {{"request": ..., "response": ...}} a line'
         )
     return record
+
+
+def _json_error(exc: orjson.JSONDecodeError) -> str:
+    """orjson's reason and position, without the document excerpt it may carry."""
+    return f"{exc.msg} at column {exc.colno}"
+
+
+def _shape(value: Any) -> str:
+    if isinstance(value, dict):
+        keys = ", ".join(repr(k) for k in list(value)[:8])
+        return f"an object with keys {keys}" if keys else "an empty object"
+    return f"a JSON {type(value).__name__}"
 
 
 def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> Vendor:
     """The record's format: named by the record or --vendor (checked), else detected."""
     name = record.get("vendor", default)
     if name is not None and not isinstance(name, str):
-        raise InputError(f"line {number}: 'vendor' must be a name, got {name!r}")
+        raise InputError(f"line {number}: 'vendor' must be a name, got {describe(name)}")
     request = record["request"]
     if not isinstance(request, Mapping):
         raise InputError(
             f"line {number}: 'request' must be an object (the SDK call's keyword arguments), "
-            f"got {orjson.dumps(request)[:40].decode(errors='replace')}"
+            f"got {describe(request)}"
         )
     try:
         return resolve_vendor(request, name)
@@ -232,24 +423,21 @@ def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> Vend
 
 
 def _add(
-    totals: _Totals,
-    pricer: _Pricer,
+    builder: ReportBuilder,
     monitor: Monitor,
     record: Mapping[str, Any],
     spec: Vendor,
     number: int,
 ) -> None:
+    totals, pricer = builder._totals, builder._pricer
     request = record["request"]
-    if not isinstance(request, Mapping):
-        raise InputError(
-            f"line {number}: 'request' must be an object (the SDK call's keyword arguments), "
-            f"got {orjson.dumps(request)[:40].decode(errors='replace')}"
-        )
+    key = record.get("key")
+    if key is not None and not isinstance(key, str):
+        raise InputError(f"line {number}: 'key' must be a string, got {describe(key)}")
     try:
         usage = read_usage(spec, _usage_of(record, number))
-        event = monitor.observe(
-            request, usage=usage, key=record.get("key"), at=_moment(record.get("at"), number)
-        )
+        at = _moment(record.get("at"), number)
+        event = monitor.observe(request, usage=usage, key=key, at=at)
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
     totals.records += 1
@@ -268,6 +456,28 @@ def _add(
         totals.without += priced[1]
     if event is not None:
         _add_event(totals, pricer, event, vendor, model)
+    if builder.by is not None:
+        moment = at.timestamp() if isinstance(at, datetime) else at
+        name = key if key is not None else monitor.key_of(request)
+        group = builder.group(name, vendor, model, moment)
+        if group is not None:
+            _add_group(group, usage, priced, event)
+
+
+def _add_group(
+    group: _Group, usage: CacheUsage, priced: tuple[float, float] | None, event: Any
+) -> None:
+    group.records += 1
+    group.uncached += usage.uncached_input
+    group.read += usage.cache_read or 0
+    group.write += usage.cache_write or 0
+    group.output += usage.output
+    if priced is not None:
+        group.priced += 1
+        group.cost += priced[0]
+    if event is not None:
+        group.events += 1
+        group.lost += event.tokens_lost
 
 
 def _add_event(
@@ -288,17 +498,50 @@ def _usage_of(record: Mapping[str, Any], number: int) -> Any:
 
 
 def _moment(value: Any, number: int) -> float | datetime | None:
-    if value is None or isinstance(value, (int, float)):
+    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
         return value
     if isinstance(value, str):
         try:
             return datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             pass
-    raise InputError(f"line {number}: 'at' must be epoch seconds or ISO 8601, got {value!r}")
+    raise InputError(
+        f"line {number}: 'at' must be epoch seconds or ISO 8601, got {describe(value)}"
+    )
 
 
-def _summary(totals: _Totals, currency: str) -> Report:
+def _group_name(name: Any, by: str | None) -> str:
+    if by in _BUCKET_SECONDS and isinstance(name, int):
+        moment = datetime.fromtimestamp(name, tz=timezone.utc)
+        return moment.strftime("%Y-%m-%dT%H:%MZ" if by == "hour" else "%Y-%m-%d")
+    return "(no time)" if name is None else str(name)
+
+
+def _groups(builder: ReportBuilder) -> tuple[GroupSummary, ...]:
+    def order(item: tuple[Any, _Group]) -> tuple[int, Any]:
+        name, group = item
+        if builder.by in _BUCKET_SECONDS:  # time order; the untimed and the overflow last
+            return (0, name) if isinstance(name, int) else (1, str(name))
+        return (-group.records, str(name))
+
+    return tuple(
+        GroupSummary(
+            group=_group_name(name, builder.by),
+            records=g.records,
+            uncached_input=g.uncached,
+            cache_read=g.read,
+            cache_write=g.write,
+            output=g.output,
+            cost=g.cost if g.priced else None,
+            invalidations=g.events,
+            tokens_lost=g.lost,
+        )
+        for name, g in sorted(builder._groups.items(), key=order)
+    )
+
+
+def _summary(builder: ReportBuilder) -> Report:
+    totals, currency = builder._totals, builder._pricer.currency
     causes = [
         CauseSummary(
             cause=cause,
@@ -321,4 +564,8 @@ def _summary(totals: _Totals, currency: str) -> Report:
         unpriced_records=totals.unpriced,
         invalidations=tuple(causes),
         currency=currency,
+        skipped=builder._skipped,
+        problems=tuple(builder._problems),
+        by=builder.by,
+        groups=_groups(builder),
     )

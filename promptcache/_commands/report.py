@@ -1,61 +1,242 @@
-"""`promptcache report LOG.jsonl`: hit rate, tokens, cost and invalidations over a request log."""
+"""`promptcache report LOG...`: hit rate, tokens, cost and invalidations over request logs."""
 
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import sys
 from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
+from contextlib import ExitStack
+from typing import IO, Any
 
 import orjson
 
-from .._errors import InputError
-from .._report import Report, build_report
+from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
+from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder
 from ._io import add_vendor_option
+
+EXIT_OK, EXIT_FINDINGS = 0, 1
+_PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is worth drawing
+_NOTICES = 10  # skipped lines named on stderr (all of them are counted; --format json names 100)
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "report",
-        help="hit rate, tokens, cost and invalidations by cause over a request log",
+        help="hit rate, tokens, cost and invalidations by cause over request logs",
         description=(
-            'Read LOG, JSON Lines with one {"vendor", "key", "at", "request", '
-            '"response"} record per request, one line at a time (constant memory), and print '
-            "the cache hit rate, read and write tokens, cost and savings, and the invalidations "
-            "the monitor finds, costliest cause first."
+            'Read LOG files (JSON Lines, one {"vendor", "key", "at", "request", "response"} '
+            "record per request; docs/log-format.md), gzipped or not, one line at a time in "
+            "constant memory, and print the cache hit rate, read and write tokens, cost and "
+            "savings, and the invalidations the monitor finds, costliest cause first. Lines "
+            "that cannot be read are skipped, counted and named (--strict stops instead). "
+            "Exit 1 when a --fail-under or --max-invalidations gate fails."
         ),
     )
-    parser.add_argument("log", help="the JSONL log ('-' for stdin)")
+    parser.add_argument(
+        "log", nargs="+", help="JSONL log files or glob patterns ('-' for stdin; .gz is read)"
+    )
     add_vendor_option(parser, "vendor of records that name none")
-    parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument(
+        "--format", choices=("text", "json", "csv"), default="text", help="output format"
+    )
+    parser.add_argument(
+        "--by", choices=GROUPINGS, help="also total per key, model, vendor, hour or day"
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="stop at the first unreadable line (exit 2)"
+    )
+    parser.add_argument(
+        "--fail-under",
+        type=_rate,
+        metavar="HIT_RATE",
+        help="exit 1 when the hit rate is under this (0.8 or 80%%)",
+    )
+    parser.add_argument(
+        "--max-invalidations",
+        type=_count,
+        metavar="N",
+        help="exit 1 when more than N invalidations are found",
+    )
+    parser.add_argument(
+        "--max-line-bytes",
+        type=_count,
+        default=DEFAULT_MAX_LINE_BYTES,
+        metavar="N",
+        help=f"longest record read; longer lines are skipped (default {DEFAULT_MAX_LINE_BYTES:,})",
+    )
+    parser.add_argument(
+        "--max-groups",
+        type=_count,
+        default=MAX_GROUPS,
+        metavar="N",
+        help=f"most --by groups kept; the rest are totalled as '(other)' (default {MAX_GROUPS:,})",
+    )
+    parser.add_argument(
+        "--progress",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="progress bar on stderr (auto: on a terminal, for inputs over 16 MiB)",
+    )
     parser.set_defaults(handler=run)
 
 
+def _rate(text: str) -> float:
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a hit rate such as 0.8 or 80%, got {text!r}"
+        ) from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(
+            f"a hit rate is between 0 and 1 (or 0% and 100%), got {text!r}"
+        )
+    return value
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {text!r}")
+    return value
+
+
 def run(args: argparse.Namespace) -> int:
-    report = build_report(_lines(args.log), vendor=args.vendor)
+    sources = resolve_sources(args.log)
+    builder = ReportBuilder(
+        vendor=args.vendor, strict=args.strict, by=args.by, max_groups=args.max_groups
+    )
+    _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
+    report = builder.result()
+    _notice_skipped(report)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
+    elif args.format == "csv":
+        sys.stdout.write(render_csv(report))
     else:
         sys.stdout.write(render_text(report))
-    return 0
+    return _gates(report, args.fail_under, args.max_invalidations)
 
 
-def _lines(log: str) -> Iterator[bytes]:
-    if log == "-":
-        yield from sys.stdin.buffer
+def _wants_progress(mode: str, sources: list[Source]) -> bool:
+    if mode != "auto":
+        return mode == "always"
+    size = sum(s.size or 0 for s in sources)
+    return sys.stderr.isatty() and size >= _PROGRESS_MIN_BYTES
+
+
+def _read_all(
+    builder: ReportBuilder, sources: list[Source], max_line_bytes: int, progress: bool
+) -> None:
+    if not progress:
+        for source in sources:
+            for number, line in _numbered(source, max_line_bytes, None):
+                builder.add_line(line, number, source.name)
         return
-    try:
-        with Path(log).open("rb") as handle:
-            yield from handle
-    except OSError as exc:
-        raise InputError(f"cannot read {log!r}: {exc.strerror or exc}") from None
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        DownloadColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(stderr=True), transient=True) as bar:
+        for source in sources:
+            task = bar.add_task(source.name, total=source.size)
+            for number, line in _numbered(
+                source, max_line_bytes, lambda done, t=task: bar.update(t, completed=done)
+            ):
+                builder.add_line(line, number, source.name)
+
+
+def _numbered(source: Source, max_line_bytes: int, tick: Any) -> Iterator[tuple[int, bytes | None]]:
+    with ExitStack() as stack:
+        handle = stack.enter_context(open_source(source))
+        raw: IO[bytes] | None = getattr(handle, "fileobj", None) or handle
+        for number, line in enumerate(lines_of(handle, max_line_bytes), start=1):
+            if tick is not None and number % 2048 == 0 and raw is not None and source.size:
+                tick(raw.tell())
+            yield number, line
+        if tick is not None and source.size:
+            tick(source.size)
+
+
+def _notice_skipped(report: Report) -> None:
+    if not report.skipped:
+        return
+    for problem in report.problems[:_NOTICES]:
+        sys.stderr.write(f"promptcache: skipped {problem}\n")
+    more = report.skipped - min(len(report.problems), _NOTICES)
+    tail = f" ({more:,} more not shown; --format json names up to 100)" if more > 0 else ""
+    sys.stderr.write(
+        f"promptcache: {report.skipped:,} unreadable lines skipped{tail}; --strict stops at the first\n"
+    )
+
+
+def _gates(report: Report, fail_under: float | None, max_events: int | None) -> int:
+    failed = []
+    if fail_under is not None and (report.hit_rate is None or report.hit_rate < fail_under):
+        rate = "n/a" if report.hit_rate is None else f"{report.hit_rate:.1%}"
+        failed.append(f"hit rate {rate} is under --fail-under {fail_under:.1%}")
+    if max_events is not None and report.events > max_events:
+        failed.append(f"{report.events:,} invalidations, over --max-invalidations {max_events:,}")
+    for reason in failed:
+        sys.stderr.write(f"promptcache: gate failed: {reason}\n")
+    return EXIT_FINDINGS if failed else EXIT_OK
+
+
+def render_csv(report: Report) -> str:
+    """One row per group (--by), or one row of totals; the columns of `GroupSummary.to_json`."""
+    out = io.StringIO()
+    columns = [
+        "group",
+        "records",
+        "hit_rate",
+        "input",
+        "uncached_input",
+        "cache_read",
+        "cache_write",
+        "output",
+        "cost",
+        "invalidations",
+        "tokens_lost",
+    ]
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    if report.groups:
+        for group in report.groups:
+            writer.writerow(group.to_json())
+    else:
+        writer.writerow(
+            {
+                "group": "(all)",
+                "records": report.records,
+                "hit_rate": report.hit_rate,
+                "input": report.total_input,
+                "uncached_input": report.uncached_input,
+                "cache_read": report.cache_read,
+                "cache_write": report.cache_write,
+                "output": report.output,
+                "cost": report.cost,
+                "invalidations": report.events,
+                "tokens_lost": sum(c.tokens_lost for c in report.invalidations),
+            }
+        )
+    return out.getvalue()
 
 
 def render_text(report: Report) -> str:
     rate = "n/a" if report.hit_rate is None else f"{report.hit_rate:.1%}"
     lines = [
-        f"records        {report.records:,}",
+        f"records        {report.records:,}"
+        + (f"  ({report.skipped:,} unreadable lines skipped)" if report.skipped else ""),
         f"hit rate       {rate} of input tokens read from cache",
         f"tokens         read {report.cache_read:,}  written {report.cache_write:,}  "
         f"uncached {report.uncached_input:,}  output {report.output:,}",
@@ -70,6 +251,16 @@ def render_text(report: Report) -> str:
             )
     else:
         lines.append("invalidations  none")
+    if report.groups:
+        lines.append(f"by {report.by}")
+        width = max(len(g.group) for g in report.groups)
+        for g in report.groups:
+            hit = "n/a" if g.hit_rate is None else f"{g.hit_rate:6.1%}"
+            cost = "" if g.cost is None else f"  {_money(g.cost, report.currency)}"
+            lines.append(
+                f"  {g.group:<{width}}  {g.records:>8,} records  hit {hit}  "
+                f"{g.invalidations:>5,} invalidations{cost}"
+            )
     return "\n".join(lines) + "\n"
 
 

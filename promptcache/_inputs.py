@@ -1,0 +1,156 @@
+"""
+Reading the files a user points promptcache at, safely: several files and globs, gzip, standard
+input; a FIFO, device or socket is refused by name (reading one would hang or never end), a
+symlink loop is named, and every read is bounded (a whole JSON file by `max_bytes`, a log line by
+`max_line_bytes`), with the flag that raises the bound in the error.
+"""
+
+from __future__ import annotations
+
+import errno
+import glob
+import gzip
+import os
+import stat
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from ._errors import InputError
+
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "DEFAULT_MAX_LINE_BYTES",
+    "Source",
+    "check_regular",
+    "open_source",
+    "read_bounded",
+    "resolve_sources",
+]
+
+DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # one JSON document (inspect, diff, cost)
+DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024  # one log record
+_GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1 << 20
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Source:
+    """One input: a regular file (its size on disk, for progress) or standard input."""
+
+    name: str
+    path: Path | None
+    size: int | None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    return "not a regular file"
+
+
+def check_regular(path: Path, *, stdin_hint: str = "") -> os.stat_result:
+    """The file's stat if it is a regular file; else an InputError naming it and what it is."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise InputError(f"{str(path)!r} is a symlink loop; point at the file itself") from None
+        raise InputError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        hint = stdin_hint or " (to read a stream, pipe it to standard input and pass '-')"
+        raise InputError(f"{str(path)!r} is {_kind(info.st_mode)}, not a regular file{hint}")
+    return info
+
+
+def resolve_sources(patterns: Sequence[str]) -> list[Source]:
+    """Files named or matched by glob patterns, in order, each once; '-' is standard input."""
+    sources: list[Source] = []
+    seen: set[str] = set()
+    for pattern in patterns:
+        if pattern == "-":
+            sources.append(Source(name="<stdin>", path=None, size=None))
+            continue
+        names = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else [pattern]
+        if not names:
+            raise InputError(f"no file matches {pattern!r}")
+        for name in names:
+            if name in seen:
+                continue
+            seen.add(name)
+            path = Path(name)
+            if glob.has_magic(pattern) and path.is_dir():
+                continue  # a glob's directories are not inputs
+            info = check_regular(path)
+            sources.append(Source(name=name, path=path, size=info.st_size))
+    return sources
+
+
+def open_source(source: Source) -> IO[bytes]:
+    """The source's bytes, gunzipped when they start with the gzip magic."""
+    if source.path is None:
+        raw: IO[bytes] = sys.stdin.buffer
+    else:
+        try:
+            raw = source.path.open("rb")
+        except OSError as exc:
+            raise InputError(f"cannot read {source.name!r}: {exc.strerror or exc}") from None
+    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    if head == _GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
+    return raw
+
+
+def lines_of(handle: IO[bytes], max_line_bytes: int) -> Iterator[bytes | None]:
+    """
+    The handle's lines; a line longer than `max_line_bytes` is consumed in chunks and yields None
+    (the caller names it), so one huge line costs bounded memory.
+    """
+    while True:
+        line = handle.readline(max_line_bytes + 1)
+        if not line:
+            return
+        if len(line) > max_line_bytes and not line.endswith(b"\n"):
+            while True:  # skip to the end of the over-long line, a chunk at a time
+                rest = handle.readline(_CHUNK)
+                if not rest or rest.endswith(b"\n"):
+                    break
+            yield None
+            continue
+        yield line
+
+
+def read_bounded(
+    file: str, *, max_bytes: int = DEFAULT_MAX_BYTES, flag: str = "--max-bytes"
+) -> bytes:
+    """All of `file` ('-': standard input), refusing non-regular files and more than `max_bytes`."""
+    if file == "-":
+        data = sys.stdin.buffer.read(max_bytes + 1)
+    else:
+        path = Path(file)
+        info = check_regular(path)
+        if info.st_size > max_bytes:
+            raise _too_big(file, info.st_size, max_bytes, flag)
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(max_bytes + 1)
+        except OSError as exc:
+            raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:
+        raise _too_big(file, None, max_bytes, flag)
+    return data
+
+
+def _too_big(file: str, size: int | None, limit: int, flag: str) -> InputError:
+    what = f"{size:,} bytes" if size is not None else f"over {limit:,} bytes"
+    return InputError(
+        f"{file!r} is {what}, over the {limit:,}-byte input limit; raise it with {flag} N"
+    )
