@@ -94,8 +94,11 @@ def resolve_sources(patterns: Sequence[str]) -> list[Source]:
     return sources
 
 
-def open_source(source: Source) -> IO[bytes]:
-    """The source's bytes, gunzipped when they start with the gzip magic."""
+def open_source(source: Source) -> tuple[IO[bytes], IO[bytes]]:
+    """
+    The source's bytes, gunzipped when they start with the gzip magic, and the raw handle under
+    them (its position is the progress through the file). The caller closes both.
+    """
     if source.path is None:
         raw: IO[bytes] = sys.stdin.buffer
     else:
@@ -103,10 +106,11 @@ def open_source(source: Source) -> IO[bytes]:
             raw = source.path.open("rb")
         except OSError as exc:
             raise InputError(f"cannot read {source.name!r}: {exc.strerror or exc}") from None
-    head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+    peek = getattr(raw, "peek", None)
+    head = peek(2)[:2] if callable(peek) else b""
     if head == _GZIP_MAGIC:
-        return gzip.GzipFile(fileobj=raw, mode="rb")  # type: ignore[return-value]
-    return raw
+        return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
+    return raw, raw
 
 
 def lines_of(handle: IO[bytes], max_line_bytes: int) -> Iterator[bytes | None]:

@@ -3,26 +3,25 @@
 from __future__ import annotations
 
 import argparse
-import sys
-from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .._canonical import load_json
 from .._errors import InputError
+from .._inputs import DEFAULT_MAX_BYTES, read_bounded
 from ..vendors import VENDOR_NAMES, get_vendor
 
 
-def load_json_object(file: str, *, holds: str) -> dict[str, Any]:
+def load_json_object(
+    file: str, *, holds: str, max_bytes: int = DEFAULT_MAX_BYTES
+) -> dict[str, Any]:
     """
     Read a JSON object from `file` ('-' is standard input). `holds` says what the file should
-    hold ("SDK keyword arguments"), so every error names the file, the problem and the fix.
+    hold ("SDK keyword arguments"), so every error names the file, the problem and the fix. A
+    FIFO or device is refused by name, and more than `max_bytes` is an error naming --max-bytes.
     """
-    try:
-        raw = sys.stdin.buffer.read() if file == "-" else Path(file).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read {file!r}: {exc.strerror or exc}") from None
+    raw = read_bounded(file, max_bytes=max_bytes, flag="--max-bytes")
     name = "standard input" if file == "-" else file
     if not raw.strip():
         raise InputError(f"{name} is empty; expected a JSON object of {holds}")
@@ -85,3 +84,24 @@ def write_output(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise InputError(f"cannot write -o {str(path)!r}: {exc.strerror or exc}") from None
+
+
+def add_max_bytes_option(parser: argparse.ArgumentParser) -> None:
+    """`--max-bytes`: the input size bound of the commands that read a whole JSON file."""
+    parser.add_argument(
+        "--max-bytes",
+        type=_positive,
+        default=DEFAULT_MAX_BYTES,
+        metavar="N",
+        help=f"largest input file read (default {DEFAULT_MAX_BYTES:,} bytes)",
+    )
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes >= 1, got {text!r}")
+    return value

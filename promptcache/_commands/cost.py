@@ -16,7 +16,7 @@ from .._pricing import Cost, PriceTable, Rates, cost, load_prices
 from .._usage import CacheUsage
 from ..vendors import Vendor, detect_response_vendor, get_vendor
 from . import _cost_whatif
-from ._io import add_vendor_option, load_json_object
+from ._io import add_max_bytes_option, add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:
@@ -33,6 +33,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("files", nargs="*", help="response JSON files ('-' for stdin)")
     add_vendor_option(parser, "the API that answered (a what-if infers it from --model)")
+    add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when the response does not name one")
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
@@ -52,7 +53,9 @@ def run(args: argparse.Namespace) -> int:
     table = load_prices(args.prices)
     rows = []
     for file in args.files:
-        response = load_json_object(file, holds="a vendor response or its usage")
+        response = load_json_object(
+            file, holds="a vendor response or its usage", max_bytes=args.max_bytes
+        )
         vendor = get_vendor(args.vendor) if args.vendor else _detected(response, file)
         usage = vendor.read_usage(response)
         model = args.model or usage.model

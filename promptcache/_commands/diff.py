@@ -11,7 +11,7 @@ import orjson
 
 from .._errors import InputError
 from ..debug.diff import DiffResult, diff
-from ._io import add_vendor_option, load_json_object
+from ._io import add_max_bytes_option, add_vendor_option, load_json_object
 
 _FIXES = {
     "timestamp": "render the time at day precision, or move it to the last user message",
@@ -54,6 +54,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("a", help="the earlier request (JSON file, '-' for stdin)")
     parser.add_argument("b", help="the later request (JSON file)")
     add_vendor_option(parser, "whose cache semantics")
+    add_max_bytes_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto", help="colour the text"
@@ -65,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if args.a == "-" and args.b == "-":
         raise InputError("only one of A and B can be '-' (stdin)")
     holds = "SDK keyword arguments"
-    a, b = load_json_object(args.a, holds=holds), load_json_object(args.b, holds=holds)
+    a = load_json_object(args.a, holds=holds, max_bytes=args.max_bytes)
+    b = load_json_object(args.b, holds=holds, max_bytes=args.max_bytes)
     result = diff(a, b, args.vendor)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(result.to_json()).decode() + "\n")

@@ -16,7 +16,7 @@ from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
 from ..vendors import VENDOR_NAMES, get_vendor
 from ..vendors._elements import get_path
-from ._io import add_vendor_option, load_json_object
+from ._io import add_max_bytes_option, add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:
@@ -34,13 +34,16 @@ def register(subparsers: Any) -> None:
         "file", help="JSON file with SDK keyword arguments or a dumped Prompt ('-' for stdin)"
     )
     add_vendor_option(parser, "the request's format")
+    add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when FILE does not name one")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    data = load_json_object(args.file, holds="SDK keyword arguments or a dumped Prompt")
+    data = load_json_object(
+        args.file, holds="SDK keyword arguments or a dumped Prompt", max_bytes=args.max_bytes
+    )
     ingested = _ingest(data, args.vendor)
     model = args.model or ingested.model
     rendered = ingested.prompt.render()

@@ -8,7 +8,7 @@ import io
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack
-from typing import IO, Any
+from typing import Any
 
 import orjson
 
@@ -158,10 +158,13 @@ def _read_all(
 
 def _numbered(source: Source, max_line_bytes: int, tick: Any) -> Iterator[tuple[int, bytes | None]]:
     with ExitStack() as stack:
-        handle = stack.enter_context(open_source(source))
-        raw: IO[bytes] | None = getattr(handle, "fileobj", None) or handle
+        handle, raw = open_source(source)
+        if source.path is not None:  # standard input stays open
+            stack.enter_context(raw)
+        if handle is not raw:
+            stack.enter_context(handle)
         for number, line in enumerate(lines_of(handle, max_line_bytes), start=1):
-            if tick is not None and number % 2048 == 0 and raw is not None and source.size:
+            if tick is not None and number % 2048 == 0 and source.size:
                 tick(raw.tell())
             yield number, line
         if tick is not None and source.size:

@@ -9,9 +9,12 @@ or below the `{# promptcache: tail #}` marker, costs nothing.
 from __future__ import annotations
 
 import dataclasses
+import errno
 import fnmatch
 import json
+import logging
 import os
+import stat
 import re
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
@@ -229,10 +232,29 @@ def _walk(folder: Path, config: LintConfig) -> Iterator[Path]:
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
             file = Path(root, name)
-            if any(fnmatch.fnmatch(name, g) for g in config.include) and not _excluded(
-                file, config
+            if (
+                any(fnmatch.fnmatch(name, g) for g in config.include)
+                and _readable(file)
+                and not _excluded(file, config)
             ):
                 yield file
+
+
+_LOGGER = logging.getLogger("promptcache.lint")
+
+
+def _readable(file: Path) -> bool:
+    """A regular file; a symlink loop, broken link, FIFO or device in a folder is skipped, noted."""
+    try:
+        mode = file.stat().st_mode
+    except OSError as exc:
+        what = "a symlink loop" if exc.errno == errno.ELOOP else exc.strerror or "unreadable"
+        _LOGGER.warning("promptcache: skipped %s: %s", file, what)
+        return False
+    if not stat.S_ISREG(mode):
+        _LOGGER.warning("promptcache: skipped %s: not a regular file", file)
+        return False
+    return True
 
 
 def _excluded(path: Path, config: LintConfig) -> bool:

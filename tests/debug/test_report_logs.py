@@ -1,0 +1,212 @@
+"""`promptcache report` on real logs: many files, gzip, bad lines, groups, CI gates, bad inputs."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from promptcache.cli import main
+
+from .test_report_and_cli import _log
+
+NAME, EMAIL = "Zebulon Quackenbush", "zebulon.quackenbush@example.org"
+
+
+def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
+    assert main(["report", *argv, "--format", "json"]) in (0, 1)
+    return json.loads(capsys.readouterr().out)  # type: ignore[no-any-return]
+
+
+def test_several_files_globs_and_gzip_total_as_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = list(_log(sessions=4))
+    whole = tmp_path / "all.jsonl"
+    whole.write_text("\n".join(lines) + "\n")
+    parts = tmp_path / "parts"
+    parts.mkdir()
+    (parts / "a.jsonl").write_text("\n".join(lines[:10]) + "\n")
+    with gzip.open(parts / "b.jsonl.gz", "wt") as handle:
+        handle.write("\n".join(lines[10:]) + "\n")
+    one = _json(capsys, str(whole))
+    many = _json(capsys, str(parts / "*.jsonl*"))
+    assert many["records"] == one["records"] == 20
+    assert many["tokens"] == one["tokens"] and many["invalidations"] == one["invalidations"]
+
+
+def test_bad_lines_are_skipped_counted_and_named_without_their_content(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = list(_log())
+    bad = [
+        f'{{"request": "{NAME} {EMAIL}"',  # truncated
+        json.dumps({"note": f"{NAME} <{EMAIL}>"}),
+        json.dumps({"request": f"{EMAIL}", "response": {}}),
+    ]
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join([lines[0], bad[0], *lines[1:5], bad[1], bad[2], *lines[5:]]) + "\n")
+    assert main(["report", str(log), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    data = json.loads(captured.out)
+    assert data["records"] == 15
+    skipped = data["skipped"]
+    assert skipped["lines"] == 3
+    assert [(p["line"], p["source"]) for p in skipped["named"]] == [
+        (2, str(log)),
+        (7, str(log)),
+        (8, str(log)),
+    ]
+    assert "not valid JSON" in skipped["named"][0]["reason"]
+    assert "'request' must be an object" in skipped["named"][2]["reason"]
+    assert f"{log}:2:" in captured.err and "3 unreadable lines skipped" in captured.err
+    for text in (captured.out, captured.err):
+        assert NAME not in text and EMAIL not in text and "Quackenbush" not in text
+    assert main(["report", str(log), "--strict"]) == 2
+    err = capsys.readouterr().err
+    assert "line 2: not valid JSON" in err and EMAIL not in err
+
+
+@pytest.mark.parametrize("by", ["key", "model", "vendor", "hour", "day"])
+def test_groups_add_up_to_the_totals(
+    by: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log.jsonl"
+    records = [json.loads(line) for line in _log(sessions=3, turns=8)]
+    for n, record in enumerate(records):
+        record["at"] = 1_764_000_000.0 + n * 600  # ten minutes apart: four hours
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    data = _json(capsys, str(log), "--by", by)
+    groups = data["groups"]
+    assert isinstance(groups, list) and groups
+    assert sum(g["records"] for g in groups) == data["records"]
+    assert sum(g["cache_read"] for g in groups) == data["tokens"]["cache_read"]  # type: ignore[index]
+    assert sum(g["invalidations"] for g in groups) == sum(
+        c["events"] for c in data["invalidations"]  # type: ignore[attr-defined]
+    )
+    names = [g["group"] for g in groups]
+    if by == "key":
+        assert sorted(names) == ["s0", "s1", "s2"]
+    if by == "hour":
+        assert len(names) >= 2 and names == sorted(names) and names[0].endswith(":00Z")
+
+
+def test_group_count_is_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(_log(sessions=5, turns=2)) + "\n")
+    data = _json(capsys, str(log), "--by", "key", "--max-groups", "2")
+    names = [g["group"] for g in data["groups"]]  # type: ignore[attr-defined]
+    assert len(names) == 3 and "(other)" in names
+    assert sum(g["records"] for g in data["groups"]) == 10  # type: ignore[attr-defined]
+
+
+def test_ci_gates_exit_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(_log()) + "\n")
+    rate = _json(capsys, str(log))["hit_rate"]
+    assert isinstance(rate, float)
+    assert main(["report", str(log), "--fail-under", f"{rate - 0.01:.4f}"]) == 0
+    assert main(["report", str(log), "--fail-under", f"{(rate + 0.01) * 100:.2f}%"]) == 1
+    assert "gate failed: hit rate" in capsys.readouterr().err
+    assert main(["report", str(log), "--max-invalidations", "1"]) == 0
+    assert main(["report", str(log), "--max-invalidations", "0"]) == 1
+    assert "over --max-invalidations 0" in capsys.readouterr().err
+    assert main(["report", str(log), "--fail-under", "1.5"]) == 2
+
+
+def test_csv_has_a_row_per_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(_log()) + "\n")
+    assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert [r["group"] for r in rows] == ["s0", "s1", "s2"]
+    assert sum(int(r["records"]) for r in rows) == 15
+    assert main(["report", str(log), "--format", "csv"]) == 0
+    (total,) = csv.DictReader(io.StringIO(capsys.readouterr().out))
+    assert total["records"] == "15" and total["invalidations"] == "1"
+
+
+def test_progress_goes_to_stderr_and_leaves_the_output_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(_log()) + "\n")
+    assert main(["report", str(log), "--progress", "always", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 15
+
+
+def test_an_over_long_line_is_skipped_and_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = list(_log())
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join([lines[0], "x" * 50_000, *lines[1:]]) + "\n")
+    data = _json(capsys, str(log), "--max-line-bytes", "40000")
+    assert data["records"] == 15
+    assert "line size limit" in data["skipped"]["named"][0]["reason"]  # type: ignore[index]
+
+
+# -- inputs that are not regular files ------------------------------------------------------
+
+
+def _cli(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    """The CLI in a child process: a hang is a timeout here, not a stuck test run."""
+    return subprocess.run(
+        [sys.executable, "-m", "promptcache", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+@pytest.mark.parametrize("command", ["report", "inspect"])
+def test_a_fifo_is_refused_by_name_not_read(tmp_path: Path, command: str) -> None:
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    done = _cli(command, str(fifo))
+    assert done.returncode == 2
+    assert f"{str(fifo)!r} is a FIFO" in done.stderr and "internal error" not in done.stderr
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+@pytest.mark.parametrize("command", ["report", "inspect", "diff"])
+def test_a_device_is_refused_by_name(command: str) -> None:
+    argv = [command, "/dev/zero"] + (["/dev/zero"] if command == "diff" else [])
+    done = _cli(*argv)
+    assert done.returncode == 2
+    assert "'/dev/zero' is a device" in done.stderr and "internal error" not in done.stderr
+
+
+def test_a_symlink_loop_is_named(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.jsonl"
+    loop.symlink_to(loop)
+    done = _cli("report", str(loop))
+    assert done.returncode == 2 and "symlink loop" in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_an_oversized_json_input_names_the_limit_and_the_flag(tmp_path: Path) -> None:
+    big = tmp_path / "big.json"
+    big.write_bytes(b'{"messages": [' + b'"x",' * 300_000 + b'"x"]}')
+    done = _cli("inspect", str(big), "--max-bytes", "100000")
+    assert done.returncode == 2
+    assert "over the 100,000-byte input limit" in done.stderr and "--max-bytes" in done.stderr
+
+
+def test_lint_skips_a_symlink_loop_in_a_folder_with_a_notice(tmp_path: Path) -> None:
+    (tmp_path / "ok.j2").write_text("Hello {{ name }}\n")
+    loop = tmp_path / "loop.j2"
+    loop.symlink_to(loop)
+    done = _cli("lint", str(tmp_path))
+    assert done.returncode in (0, 1), done.stderr
+    assert "skipped" in done.stderr and "symlink loop" in done.stderr
+    assert "internal error" not in done.stderr
