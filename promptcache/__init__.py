@@ -76,7 +76,7 @@ from ._usage import CacheDiagnosis, CacheUsage
 from ._volatile import VolatileMatch, find_volatile
 from ._wrap import wrap
 from .adapters import get_adapter
-from .debug import DiffResult, Invalidation, Monitor, diff
+from .debug import DiffResult, Invalidation, Monitor, Recorder, diff
 
 __version__ = "0.1.0"
 
@@ -114,6 +114,7 @@ __all__ = [
     "Prompt",
     "PromptCacheError",
     "Rates",
+    "Recorder",
     "Rendered",
     "SharedPrefixes",
     "SystemBlock",

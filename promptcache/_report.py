@@ -31,6 +31,7 @@ from ._usage import CacheUsage
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe
+from .debug.recorder import usage_from_json
 from .vendors import Vendor, resolve_vendor
 
 __all__ = [
@@ -48,6 +49,7 @@ _BUCKET_SECONDS = {"hour": 3600, "day": 86400}
 _OTHER = "(other)"
 _PROBLEMS_KEPT = 100
 MAX_GROUPS = 10_000
+_SHAPES = 256
 
 # The report collects events itself; its monitors log nowhere (a detached, disabled logger, so
 # neither the root logger's handlers nor logging's last-resort handler see a million warnings).
@@ -221,7 +223,7 @@ class _Group:
 
 
 class _Pricer:
-    """`_pricing.cost` with a cache of failures, so an unpriced model costs one lookup."""
+    """`_pricing.cost` with each (vendor, model)'s rates looked up once, and failures remembered."""
 
     def __init__(self) -> None:
         self._unknown: set[tuple[str, str]] = set()
@@ -241,7 +243,7 @@ class _Pricer:
             from ._pricing import cost, load_prices
 
             if self._table is None:
-                self._table = load_prices()
+                self._table = _RatesOnce(load_prices())
             result = cost(usage, model=model, vendor=vendor, prices=self._table)
         except (ImportError, InputError):
             self._unknown.add((vendor, model))
@@ -255,6 +257,25 @@ class _Pricer:
         full = self.price(_input(tokens, 0, vendor, model), vendor, model)
         read = self.price(_input(0, tokens, vendor, model), vendor, model)
         return None if full is None or read is None else full[0] - read[0]
+
+
+class _RatesOnce:
+    """A price table whose `rates()` is looked up once per (vendor, model): the lookup (model
+    matching, row parsing) costs more than pricing a record, and a log has few models."""
+
+    def __init__(self, table: Any) -> None:
+        self._table = table
+        self.currency, self.as_of = table.currency, table.as_of
+        self._rates: dict[tuple[str, str], Any] = {}
+
+    def rates(self, vendor: str, model: str) -> Any:
+        found = self._rates.get((vendor, model))
+        if found is None:
+            found = self._rates[(vendor, model)] = self._table.rates(vendor, model)
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._table, name)
 
 
 def _input(uncached: int, read: int, vendor: str, model: str | None) -> CacheUsage:
@@ -293,6 +314,7 @@ class ReportBuilder:
         self._groups: dict[Any, _Group] = {}
         self._skipped = 0
         self._problems: list[Problem] = []
+        self._shapes: dict[tuple[frozenset[str], str | None, str | None], Vendor] = {}
 
     def add_line(self, line: bytes | str | None, number: int, source: str = "<log>") -> None:
         """One line of the log (None: a line over the size bound, already consumed)."""
@@ -303,7 +325,7 @@ class ReportBuilder:
             return
         try:
             record = _record(line, number)
-            spec = _vendor(record, self.vendor, number)
+            spec = self._vendor_of(record, number)
             monitor = self._monitors.get(spec.name)
             if monitor is None:
                 monitor = self._monitors[spec.name] = Monitor(
@@ -316,6 +338,26 @@ class ReportBuilder:
             _add(self, monitor, record, spec, number)
         except InputError as exc:
             self._problem(source, number, _without_line(str(exc), number))
+
+    def _vendor_of(self, record: Mapping[str, Any], number: int) -> Vendor:
+        """As `_vendor`, remembered per request shape (its top-level fields, model and the
+        vendor named), as the monitor does: a log holds a handful of shapes."""
+        request, name = record["request"], record.get("vendor", self.vendor)
+        if not isinstance(request, Mapping) or not isinstance(name, (str, type(None))):
+            return _vendor(record, self.vendor, number)  # raises, naming the problem
+        model = request.get("model")
+        shape = (frozenset(request), model if isinstance(model, str) else None, name)
+        known = self._shapes.get(shape)
+        if known is None:
+            known = _vendor(record, self.vendor, number)
+            if len(self._shapes) >= _SHAPES:
+                self._shapes.clear()
+            self._shapes[shape] = known
+        return known
+
+    def unreadable(self, source: str, number: int, reason: str) -> None:
+        """A line the reader could not get at all (a corrupt or truncated gzip stream)."""
+        self._problem(source, number, reason)
 
     def _problem(self, source: str, number: int, reason: str) -> None:
         if self.strict:
@@ -492,6 +534,10 @@ def _add_event(
 
 def _usage_of(record: Mapping[str, Any], number: int) -> Any:
     answer = record.get("response", record.get("usage"))
+    if "response" not in record and isinstance(answer, Mapping):
+        neutral = usage_from_json(answer)  # the recorder's vendor-neutral usage (format v1)
+        if neutral is not None:
+            return neutral
     if answer is None:
         raise InputError(f"line {number}: 'response' is null; log the response or its usage")
     return answer

@@ -41,6 +41,7 @@ from typing import Any, TypeVar, cast
 from ._errors import InputError, describe
 from ._sent import IteratorFailed, Unreadable, read_call
 from .debug.monitor import Invalidation, Monitor, adapter_for
+from .debug.recorder import Recorder
 from .vendors import VENDORS, get_vendor, resolve_vendor
 
 __all__ = ["PROMPT_ARGUMENTS", "SDK_PATHS", "SdkPaths", "wrap"]
@@ -139,10 +140,15 @@ def wrap(
     vendor: str | None = None,
     key: str | Callable[[Mapping[str, Any]], str] | None = None,
     on_invalidation: Callable[[Invalidation], Any] | None = None,
+    recorder: Recorder | None = None,
 ) -> ClientT:
     """
     Return `client` with its prompt-sending methods observed; to a type checker (and to
     `isinstance`) it is still the client's own type.
+
+    `recorder` appends each observed call to the log `promptcache report` reads (hashes and token
+    counts only unless the Recorder was made with content="full"); with `monitor=`, give the
+    recorder to that Monitor instead.
 
     `vendor` defaults from the client's package; pass "engine" for an OpenAI client pointed at
     vLLM, SGLang or llama.cpp. `key` (a string, or a function of the request) names the cache key
@@ -150,8 +156,13 @@ def wrap(
     """
     name = vendor or _vendor_of(client)
     sdk = get_vendor(name).sdk
+    if monitor is not None and recorder is not None:
+        raise InputError("pass recorder= to the Monitor you give wrap(), or no monitor")
     watcher = _Watcher(
-        monitor or Monitor(name, on_invalidation=on_invalidation), key, sdk, SDK_PATHS[sdk]
+        monitor or Monitor(name, on_invalidation=on_invalidation, recorder=recorder),
+        key,
+        sdk,
+        SDK_PATHS[sdk],
     )
     return cast(ClientT, _Proxy(client, (), None, _Routes.of(sdk), watcher))
 

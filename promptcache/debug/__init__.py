@@ -10,5 +10,6 @@ from __future__ import annotations
 from .diff import DiffResult, diff
 from .events import Invalidation
 from .monitor import Monitor
+from .recorder import Recorder
 
-__all__ = ["DiffResult", "Invalidation", "Monitor", "diff"]
+__all__ = ["DiffResult", "Invalidation", "Monitor", "Recorder", "diff"]

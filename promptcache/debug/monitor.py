@@ -54,6 +54,7 @@ from .exporters import Exporter
 from .judging import Judging
 from .memory import Entry, KeyState, Stats, model_of, snapshot
 from .privacy import describe
+from .recorder import Recorder
 
 __all__ = ["Invalidation", "Monitor", "adapter_for", "read_usage"]
 
@@ -82,7 +83,8 @@ class Monitor(Judging):
     prometheus_client is installed (`metrics=False` turns both off). Nothing of the prompt is
     logged, exported or put on the event unless `capture_content=True` (then the event's
     `before`/`after` and `detail` quote the excerpts `diff` finds); keys that do not look like
-    opaque ids are hashed in log messages and spans.
+    opaque ids are hashed in log messages and spans. `recorder` appends every observation to the
+    log `promptcache report` reads (`Recorder`; hashes and token counts only by default).
     """
 
     def __init__(
@@ -99,6 +101,7 @@ class Monitor(Judging):
         metrics: bool = True,
         prometheus_registry: Any = None,
         capture_content: bool = False,
+        recorder: Recorder | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._named = None if vendor is None else get_vendor(vendor)
@@ -109,6 +112,7 @@ class Monitor(Judging):
             )
         self.on_invalidation = on_invalidation
         self.capture_content = capture_content
+        self.recorder = recorder
         self.ttl_seconds = ttl_seconds
         self.min_tokens = min_tokens
         self.body_budget = body_budget
@@ -165,6 +169,9 @@ class Monitor(Judging):
         event = self._judge(name, previous, entry, plain, usage, defaulted=key is None)
         if self._exporter is not None:
             self._exporter.usage(usage, vendor.name)
+        if self.recorder is not None:
+            answer = usage if response is None else response
+            self.recorder.record(plain, answer, key=key, at=moment, vendor=vendor.name)
         if event is not None:
             self._emit(event)
         return event

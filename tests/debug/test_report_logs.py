@@ -89,7 +89,8 @@ def test_groups_add_up_to_the_totals(
     assert sum(g["records"] for g in groups) == data["records"]
     assert sum(g["cache_read"] for g in groups) == data["tokens"]["cache_read"]  # type: ignore[index]
     assert sum(g["invalidations"] for g in groups) == sum(
-        c["events"] for c in data["invalidations"]  # type: ignore[attr-defined]
+        c["events"]
+        for c in data["invalidations"]  # type: ignore[attr-defined]
     )
     names = [g["group"] for g in groups]
     if by == "key":

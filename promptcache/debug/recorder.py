@@ -1,0 +1,271 @@
+"""
+`Recorder`: appends each observed request to the JSON Lines log `promptcache report` reads
+(docs/log-format.md is the versioned contract), with size-based rotation and gzipped backups.
+
+Private by default (`content="hashes"`): every string in the request becomes a placeholder of the
+same length that carries the SHA-256 of the original (`#3f2a9c01b7d4#......`), so `report` still
+finds where two requests diverge and estimates their size, and nothing of the prompt is written;
+the response is reduced to its usage and model fields (token counts); keys that do not look like
+opaque ids are hashed. `content="full"` writes the request and response as they were (the HTML
+report's before/after excerpts need it). Writing never raises into the caller: an OSError is
+logged once (without content) and the record dropped, counted in `dropped`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import shutil
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from .._errors import InputError
+from .._usage import CacheUsage
+from ..vendors._elements import plain
+from .privacy import export_key, short_hash
+
+__all__ = ["LOG_FORMAT_VERSION", "Recorder", "normalised_usage", "redact", "usage_from_json"]
+
+LOG_FORMAT_VERSION = 1
+LOGGER = logging.getLogger("promptcache.recorder")
+
+# Field names whose string values say how a request is laid out, never what it says: kept as they
+# are in "hashes" mode, so `report` reads the same structure, roles, block types and TTLs.
+_LAYOUT_KEYS = frozenset(
+    {"model", "role", "type", "ttl", "tool_choice", "stream", "modelVersion", "model_version"}
+)
+_RESPONSE_KEYS = frozenset(
+    {"model", "modelVersion", "model_version", "object", "type", "diagnostics"}
+)
+
+
+def _placeholder(text: str) -> str:
+    """`#<12 hex of sha256>#` padded with dots to the text's length (at least the hash)."""
+    mark = f"#{short_hash(text)}#"
+    return mark + "." * (len(text) - len(mark)) if len(text) > len(mark) else mark
+
+
+def redact(value: Any, key: str | None = None) -> Any:
+    """`value` with every string replaced by its same-length hash placeholder (layout kept)."""
+    if isinstance(value, str):
+        return value if key in _LAYOUT_KEYS else _placeholder(value)
+    if isinstance(value, Mapping):
+        return {k: redact(v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redact(v) for v in value]
+    return value
+
+
+def _usage_only(response: Any) -> Any:
+    """The response's usage and model fields: token counts and names, no generated text."""
+    if not isinstance(response, Mapping):
+        return response
+    return {
+        k: v
+        for k, v in response.items()
+        if "usage" in k.lower() or k in _RESPONSE_KEYS or k.endswith("diagnostics")
+    }
+
+
+class Recorder:
+    """
+    Append every observation to `path` (JSON Lines, format v1). When the file passes `max_bytes`
+    it becomes `path.1.gz` (gzipped; older ones shift to `.2.gz`...; `backups` are kept) and a new
+    file starts. Thread-safe; one line per write; `close()` (or `with`) flushes.
+
+        recorder = Recorder("calls.jsonl")               # hashes and token counts only
+        monitor = Monitor(recorder=recorder)            # or wrap(client, recorder=recorder)
+        ...
+        $ promptcache report 'calls.jsonl*'
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        content: Literal["hashes", "full"] = "hashes",
+        max_bytes: int = 256 * 1024 * 1024,
+        backups: int = 10,
+        compress: bool = True,
+    ) -> None:
+        if content not in ("hashes", "full"):
+            raise InputError(f"content must be 'hashes' or 'full', got {content!r}")
+        if max_bytes < 1 or backups < 0:
+            raise InputError(f"max_bytes must be >= 1 and backups >= 0, got {max_bytes}, {backups}")
+        self.path = Path(path)
+        self.content = content
+        self.max_bytes, self.backups, self.compress = max_bytes, backups, compress
+        self.dropped = 0
+        self._lock = threading.Lock()
+        self._handle: Any = None
+        self._size = 0
+        self._warned = False
+
+    # -- what a record holds ------------------------------------------------------------
+
+    def line(
+        self,
+        request: Mapping[str, Any],
+        response: Any,
+        *,
+        key: str | None,
+        at: float,
+        vendor: str | None,
+    ) -> bytes:
+        """One log line (format v1) for an observation."""
+        if isinstance(response, CacheUsage):
+            return self._dumps(request, None, key=key, at=at, vendor=vendor, usage=response)
+        return self._dumps(request, plain(response), key=key, at=at, vendor=vendor, usage=None)
+
+    def _dumps(
+        self,
+        request: Mapping[str, Any],
+        answer: Any,
+        *,
+        key: str | None,
+        at: float,
+        vendor: str | None,
+        usage: CacheUsage | None,
+    ) -> bytes:
+        if self.content == "hashes":
+            body: Any = redact(request)
+            answer = _usage_only(answer)
+            shown_key = None if key is None else export_key(key)
+        else:
+            body, shown_key = request, key
+        record: dict[str, Any] = {
+            "v": LOG_FORMAT_VERSION,
+            "at": at,
+            "vendor": vendor,
+            "key": shown_key,
+            "content": self.content,
+            "request": body,
+        }
+        if usage is None:
+            record["response"] = answer
+        else:
+            record["usage"] = normalised_usage(usage)
+        return orjson.dumps(record, default=_unserialisable) + b"\n"
+
+    # -- writing ------------------------------------------------------------------------
+
+    def record(
+        self,
+        request: Mapping[str, Any],
+        response: Any,
+        *,
+        key: str | None = None,
+        at: float | None = None,
+        vendor: str | None = None,
+    ) -> None:
+        """Append one observation. Never raises: a failure is logged once and counted."""
+        try:
+            data = self.line(
+                request, response, key=key, at=time.time() if at is None else at, vendor=vendor
+            )
+            with self._lock:
+                self._write(data)
+        except (OSError, TypeError, orjson.JSONEncodeError, InputError) as exc:
+            self.dropped += 1
+            if not self._warned:
+                self._warned = True
+                LOGGER.warning(
+                    "promptcache: the recorder could not write to %s (%s); records are dropped "
+                    "and counted in Recorder.dropped",
+                    self.path,
+                    type(exc).__name__,
+                )
+
+    def _write(self, data: bytes) -> None:
+        if self._handle is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._handle = self.path.open("ab")
+            self._size = self._handle.tell()
+        if self._size and self._size + len(data) > self.max_bytes:
+            self._rotate()
+        self._handle.write(data)
+        self._handle.flush()
+        self._size += len(data)
+
+    def _rotate(self) -> None:
+        self._handle.close()
+        self._handle = None
+        suffix = ".gz" if self.compress else ""
+        oldest = self._backup(self.backups, suffix)
+        if self.backups == 0:
+            self.path.unlink(missing_ok=True)
+        else:
+            oldest.unlink(missing_ok=True)
+            for n in range(self.backups - 1, 0, -1):
+                older = self._backup(n, suffix)
+                if older.exists():
+                    older.replace(self._backup(n + 1, suffix))
+            first = self._backup(1, suffix)
+            if self.compress:
+                with self.path.open("rb") as src, gzip.open(first, "wb") as dst:
+                    shutil.copyfileobj(src, dst)
+                self.path.unlink()
+            else:
+                self.path.replace(first)
+        self._handle = self.path.open("ab")
+        self._size = 0
+
+    def _backup(self, n: int, suffix: str) -> Path:
+        return self.path.with_name(f"{self.path.name}.{n}{suffix}")
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+    def __enter__(self) -> Recorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _unserialisable(value: Any) -> Any:
+    dumped = plain(value)
+    if dumped is value:
+        raise TypeError(f"cannot serialise {type(value).__name__}")
+    return dumped
+
+
+def normalised_usage(usage: CacheUsage) -> dict[str, Any]:
+    """A `CacheUsage` as the log's vendor-neutral "usage" object (format v1)."""
+    return {
+        "uncached_input": usage.uncached_input,
+        "cache_read": usage.cache_read,
+        "cache_write": usage.cache_write,
+        "output": usage.output,
+        "cache_write_by_ttl": dict(usage.cache_write_by_ttl),
+        "model": usage.model,
+    }
+
+
+def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
+    """The vendor-neutral "usage" object back, or None when `data` is a vendor's own usage."""
+    if "uncached_input" not in data:
+        return None
+    ints = {k: data.get(k) for k in ("uncached_input", "cache_read", "cache_write", "output")}
+    for name, value in ints.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            raise InputError(f"usage.{name} must be an integer or null")
+    by_ttl = data.get("cache_write_by_ttl") or {}
+    model = data.get("model")
+    return CacheUsage(
+        uncached_input=ints["uncached_input"] or 0,
+        cache_read=ints["cache_read"],
+        cache_write=ints["cache_write"],
+        output=ints["output"] or 0,
+        cache_write_by_ttl=dict(by_ttl) if isinstance(by_ttl, Mapping) else {},
+        model=model if isinstance(model, str) else None,
+    )

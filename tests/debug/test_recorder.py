@@ -1,0 +1,176 @@
+"""The recorder: what Monitor and wrap() write is what `report` reads; private by default."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptcache import CacheUsage, Monitor, Recorder
+from promptcache._report import build_report
+from promptcache.cli import main
+
+from . import pairs
+from .sim import AnthropicSim
+from .test_privacy import EMAIL, NAME, PLANTED
+
+_WRITE = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+
+
+def _session(monitor: Monitor, *, clock_at: int = 3, turns: int = 6) -> None:
+    sim, request, at = AnthropicSim(), pairs.anthropic(), 1_764_000_000.0
+    request["system"][0]["text"] = f"Customer {NAME} <{EMAIL}>. " + pairs.GUIDE
+    request["metadata"] = {"user_id": EMAIL}
+    for n in range(turns):
+        if n == clock_at:
+            request["system"][0]["text"] = "Now: 20:41:07. " + request["system"][0]["text"]
+        at += 30
+        monitor.observe(request, sim.respond(request, at), at=at)
+        request = pairs.next_turn(request, n)
+
+
+def _lines(path: Path) -> list[str]:
+    return path.read_text().splitlines()
+
+
+def test_default_log_holds_no_prompt_text_and_reports_the_same(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    plain_monitor = Monitor("anthropic", metrics=False)
+    with Recorder(log) as recorder:
+        _session(Monitor("anthropic", metrics=False, recorder=recorder))
+    _session(plain_monitor)
+    text = log.read_text()
+    for planted in PLANTED:
+        assert planted.lower() not in text.lower()
+    assert "Follow the runbook" not in text and "20:41:07" not in text
+    records = [json.loads(line) for line in _lines(log)]
+    assert len(records) == 6
+    assert {r["v"] for r in records} == {1} and {r["content"] for r in records} == {"hashes"}
+    assert records[0]["key"] is None  # the monitor's default: metadata.user_id, hashed there
+    assert records[0]["request"]["metadata"]["user_id"].startswith("#")
+    assert set(records[0]["response"]) <= {"model", "usage", "type"}
+    report = build_report(_lines(log))
+    assert report.records == 6
+    assert report.cache_read == sum(
+        r["response"]["usage"]["cache_read_input_tokens"] for r in records
+    )
+    # the same miss at the same place; with hashes the clock is not visible, so its cause is the
+    # generic content change rather than "timestamp"
+    assert [c.cause for c in report.invalidations] == ["content_changed"]
+    assert list(plain_monitor.stats()["by_cause"]) == ["timestamp"]
+    assert sum(c.events for c in report.invalidations) == plain_monitor.stats()["events"] == 1
+
+
+def test_full_content_is_written_only_when_asked(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log, content="full") as recorder:
+        _session(Monitor("anthropic", metrics=False, recorder=recorder))
+    assert EMAIL in log.read_text()
+    report = build_report(_lines(log))
+    assert [c.cause for c in report.invalidations] == ["timestamp"]
+
+
+def test_usage_only_observations_are_readable(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log) as recorder:
+        monitor = Monitor("anthropic", metrics=False, recorder=recorder)
+        monitor.observe(pairs.anthropic(), usage=_WRITE, at=0.0, key="session-1")
+        monitor.observe(pairs.anthropic(), usage=_WRITE, at=10.0, key="session-1")
+    report = build_report(_lines(log))
+    assert report.records == 2 and report.cache_write == 4000
+    assert [c.cause for c in report.invalidations] == ["none"]
+
+
+def test_rotation_gzips_backups_and_report_reads_them_all(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log, max_bytes=30_000, backups=50) as recorder:
+        monitor = Monitor("anthropic", metrics=False, recorder=recorder)
+        for _ in range(4):
+            _session(monitor, turns=5)
+    backups = sorted(tmp_path.glob("calls.jsonl.*.gz"))
+    assert backups and all(gzip.decompress(b.read_bytes()) for b in backups)
+    assert log.stat().st_size <= 30_000
+    assert main(["report", str(tmp_path / "calls.jsonl*"), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 20
+
+
+def test_rotation_keeps_at_most_the_backups_asked(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log, max_bytes=5_000, backups=2) as recorder:
+        monitor = Monitor("anthropic", metrics=False, recorder=recorder)
+        _session(monitor, turns=6)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "calls.jsonl",
+        "calls.jsonl.1.gz",
+        "calls.jsonl.2.gz",
+    ]
+
+
+def test_a_write_failure_never_reaches_the_caller(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    recorder = Recorder(blocker / "calls.jsonl")  # a path under a file: cannot be created
+    monitor = Monitor("anthropic", metrics=False, recorder=recorder)
+    _session(monitor, turns=2)
+    assert recorder.dropped == 2
+    assert "could not write" in caplog.text and EMAIL not in caplog.text
+
+
+def test_wrap_takes_a_recorder(tmp_path: Path) -> None:
+    from promptcache import wrap
+
+    class Messages:
+        def create(self, **kwargs: Any) -> dict[str, Any]:
+            return {
+                "model": kwargs["model"],
+                "content": [{"type": "text", "text": f"Hello {NAME}"}],
+                "usage": {
+                    "input_tokens": 10,
+                    "output_tokens": 3,
+                    "cache_read_input_tokens": 0,
+                    "cache_creation_input_tokens": 2000,
+                },
+            }
+
+    class Anthropic:
+        messages = Messages()
+
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log) as recorder:
+        client = wrap(Anthropic(), vendor="anthropic", recorder=recorder)
+        client.messages.create(**pairs.anthropic())
+    (record,) = [json.loads(line) for line in _lines(log)]
+    assert record["vendor"] == "anthropic" and NAME not in log.read_text()
+
+
+def test_an_explicit_personal_key_is_hashed_in_the_log(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log) as recorder:
+        Monitor("anthropic", metrics=False, recorder=recorder).observe(
+            pairs.anthropic(), usage=_WRITE, key=EMAIL, at=0.0
+        )
+    record = json.loads(log.read_text())
+    assert record["key"].startswith("key:") and EMAIL not in log.read_text()
+
+
+def test_a_truncated_gzip_is_named_not_an_internal_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log, content="full") as recorder:
+        _session(Monitor("anthropic", metrics=False, recorder=recorder))
+    data = gzip.compress(log.read_bytes())
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(data[: len(data) * 2 // 3])
+    assert main(["report", str(cut), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert out["skipped"]["lines"] == 1 and "cannot be read past" in captured.err
+    assert "internal error" not in captured.err
