@@ -1,0 +1,71 @@
+"""The Grafana dashboard queries only metrics the monitor exports, with the labels it sets."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptcache import CacheUsage, Monitor
+
+from . import pairs
+
+DASHBOARD = Path(__file__).parents[2] / "docs" / "grafana" / "promptcache.json"
+_METRIC = re.compile(r"\b(promptcache_[a-z_]+)\b")
+_LABELS = re.compile(r"\bby \(([^)]*)\)|\{([^}]*)\}")
+
+
+def _exported() -> tuple[set[str], set[str]]:
+    """Sample names and label names of a registry the monitor wrote to (a miss included)."""
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("anthropic", prometheus_registry=registry)
+    usage = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    monitor.observe(pairs.anthropic(), usage=usage, at=0.0, key="k")
+    monitor.observe(pairs.anthropic(), usage=usage, at=1.0, key="k")
+    names, labels = set(), set()
+    for family in registry.collect():
+        for sample in family.samples:
+            names.add(sample.name)
+            labels |= set(sample.labels)
+    return names, labels
+
+
+def _exprs(node: Any) -> list[str]:
+    if isinstance(node, dict):
+        found = [node["expr"]] if isinstance(node.get("expr"), str) else []
+        if isinstance(node.get("query"), str) and "promptcache_" in node["query"]:
+            found.append(node["query"])
+        return found + [e for v in node.values() for e in _exprs(v)]
+    if isinstance(node, list):
+        return [e for v in node for e in _exprs(v)]
+    return []
+
+
+def test_every_query_names_an_exported_metric_and_label() -> None:
+    dashboard = json.loads(DASHBOARD.read_text())
+    names, labels = _exported()
+    exprs = _exprs(dashboard)
+    assert len(exprs) >= 6
+    for expr in exprs:
+        used = set(_METRIC.findall(expr))
+        assert used, f"a query names no promptcache metric: {expr}"
+        assert used <= names, f"{sorted(used - names)} not exported; exported: {sorted(names)}"
+        for by, selector in _LABELS.findall(expr):
+            keys = {k.strip() for k in by.split(",") if k.strip()}
+            keys |= {m.split("=")[0].strip() for m in selector.split(",") if "=" in m}
+            assert keys <= labels, f"{sorted(keys - labels)} is no label we set: {expr}"
+
+
+def test_fleet_wide_queries_sum_across_processes() -> None:
+    exprs = _exprs(json.loads(DASHBOARD.read_text()))
+    assert any(
+        re.search(r"sum by \(cause\) \(rate\(promptcache_invalidations_total", e) for e in exprs
+    )
+    # every rate is summed, so several processes (instances, pods) add up
+    for expr in exprs:
+        for rate in re.finditer(r"(rate|increase)\(", expr):
+            assert "sum" in expr[: rate.start()], expr
