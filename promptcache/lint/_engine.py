@@ -15,11 +15,8 @@ import json
 import logging
 import os
 import re
-<<<<<<< HEAD
-import subprocess
-=======
 import stat
->>>>>>> a15ec24 (recorder: Monitor(recorder=) and wrap(recorder=) append each observation to the report's log (format v1): hashes and token counts by default, rotation with gzipped backups, never raises; report reads its vendor-neutral usage and names a truncated gzip)
+import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
