@@ -16,6 +16,7 @@ most `_PROBLEMS_KEPT` malformed lines are named (all are counted).
 
 from __future__ import annotations
 
+import heapq
 import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
@@ -146,6 +147,8 @@ class Report:
     problems: tuple[Problem, ...] = ()
     by: str | None = None
     groups: tuple[GroupSummary, ...] = ()
+    breakdowns: Mapping[str, tuple[GroupSummary, ...]] = field(default_factory=dict)
+    worst: tuple[Invalidation, ...] = ()
 
     @property
     def events(self) -> int:
@@ -304,14 +307,21 @@ class ReportBuilder:
         strict: bool = False,
         by: str | None = None,
         max_groups: int = MAX_GROUPS,
+        also: tuple[str, ...] = (),
+        worst: int = 0,
     ) -> None:
-        if by is not None and by not in GROUPINGS:
-            raise InputError(f"cannot group by {by!r}; use one of {', '.join(GROUPINGS)}")
+        for name in (by, *also):
+            if name is not None and name not in GROUPINGS:
+                raise InputError(f"cannot group by {name!r}; use one of {', '.join(GROUPINGS)}")
         self.vendor, self.strict, self.by = vendor, strict, by
+        # every grouping kept: --by's, and the ones a picture needs (`also`)
+        self.groupings = tuple(dict.fromkeys(g for g in (by, *also) if g is not None))
+        self.worst_kept = worst
+        self._worst: list[tuple[int, int, Invalidation]] = []  # a min-heap by tokens lost
         self.body_budget, self.max_keys, self.max_groups = body_budget, max_keys, max_groups
         self._totals, self._pricer = _Totals(), _Pricer()
         self._monitors: dict[str, Monitor] = {}
-        self._groups: dict[Any, _Group] = {}
+        self._groups: dict[str, dict[Any, _Group]] = {g: {} for g in self.groupings}
         self._skipped = 0
         self._problems: list[Problem] = []
         self._shapes: dict[tuple[frozenset[str], str | None, str | None], Vendor] = {}
@@ -334,6 +344,7 @@ class ReportBuilder:
                     metrics=False,
                     body_budget=self.body_budget,
                     max_keys=self.max_keys,
+                    capture_content=self.worst_kept > 0,
                 )
             _add(self, monitor, record, spec, number)
         except InputError as exc:
@@ -367,27 +378,39 @@ class ReportBuilder:
         if len(self._problems) < _PROBLEMS_KEPT:
             self._problems.append(Problem(source=source, line=number, reason=reason))
 
-    def group(self, key: str, vendor: str, model: str | None, at: float | None) -> _Group | None:
-        if self.by is None:
-            return None
-        name: Any
-        if self.by == "key":
-            name = key
-        elif self.by == "model":
-            name = model or "(unknown)"
-        elif self.by == "vendor":
-            name = vendor
-        else:
-            step = _BUCKET_SECONDS[self.by]
-            name = None if at is None else int(at // step) * step
-        group = self._groups.get(name)
-        if group is None:
-            if len(self._groups) >= self.max_groups:
-                name = _OTHER
-                group = self._groups.get(name)
+    def groups_of(self, key: str, vendor: str, model: str | None, at: float | None) -> list[_Group]:
+        """The group of this record in every grouping kept."""
+        found = []
+        for grouping, groups in self._groups.items():
+            name: Any
+            if grouping == "key":
+                name = key
+            elif grouping == "model":
+                name = model or "(unknown)"
+            elif grouping == "vendor":
+                name = vendor
+            else:
+                step = _BUCKET_SECONDS[grouping]
+                name = None if at is None else int(at // step) * step
+            group = groups.get(name)
             if group is None:
-                group = self._groups[name] = _Group()
-        return group
+                if len(groups) >= self.max_groups:
+                    name = _OTHER
+                    group = groups.get(name)
+                if group is None:
+                    group = groups[name] = _Group()
+            found.append(group)
+        return found
+
+    def keep_if_worst(self, event: Invalidation, number: int) -> None:
+        """Keep the `worst` events that lost the most tokens (bounded)."""
+        if self.worst_kept <= 0:
+            return
+        item = (event.tokens_lost, -number, event)
+        if len(self._worst) < self.worst_kept:
+            heapq.heappush(self._worst, item)
+        elif item[:2] > self._worst[0][:2]:
+            heapq.heapreplace(self._worst, item)
 
     def result(self) -> Report:
         return _summary(self)
@@ -498,11 +521,12 @@ def _add(
         totals.without += priced[1]
     if event is not None:
         _add_event(totals, pricer, event, vendor, model)
-    if builder.by is not None:
+    if event is not None:
+        builder.keep_if_worst(event, number)
+    if builder.groupings:
         moment = at.timestamp() if isinstance(at, datetime) else at
         name = key if key is not None else monitor.key_of(request)
-        group = builder.group(name, vendor, model, moment)
-        if group is not None:
+        for group in builder.groups_of(name, vendor, model, moment):
             _add_group(group, usage, priced, event)
 
 
@@ -563,16 +587,16 @@ def _group_name(name: Any, by: str | None) -> str:
     return "(no time)" if name is None else str(name)
 
 
-def _groups(builder: ReportBuilder) -> tuple[GroupSummary, ...]:
+def _groups(builder: ReportBuilder, grouping: str) -> tuple[GroupSummary, ...]:
     def order(item: tuple[Any, _Group]) -> tuple[int, Any]:
         name, group = item
-        if builder.by in _BUCKET_SECONDS:  # time order; the untimed and the overflow last
+        if grouping in _BUCKET_SECONDS:  # time order; the untimed and the overflow last
             return (0, name) if isinstance(name, int) else (1, str(name))
         return (-group.records, str(name))
 
     return tuple(
         GroupSummary(
-            group=_group_name(name, builder.by),
+            group=_group_name(name, grouping),
             records=g.records,
             uncached_input=g.uncached,
             cache_read=g.read,
@@ -582,7 +606,7 @@ def _groups(builder: ReportBuilder) -> tuple[GroupSummary, ...]:
             invalidations=g.events,
             tokens_lost=g.lost,
         )
-        for name, g in sorted(builder._groups.items(), key=order)
+        for name, g in sorted(builder._groups[grouping].items(), key=order)
     )
 
 
@@ -613,5 +637,7 @@ def _summary(builder: ReportBuilder) -> Report:
         skipped=builder._skipped,
         problems=tuple(builder._problems),
         by=builder.by,
-        groups=_groups(builder),
+        groups=() if builder.by is None else _groups(builder, builder.by),
+        breakdowns={g: _groups(builder, g) for g in builder.groupings},
+        worst=tuple(e for _, _, e in sorted(builder._worst, key=lambda t: t[:2], reverse=True)),
     )

@@ -10,20 +10,21 @@ import sys
 import zlib
 from collections.abc import Iterator
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
 from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder
-from ._io import add_vendor_option
+from ._io import add_vendor_option, output_file, write_output
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 _PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is worth drawing
+# skipped lines named on stderr (all of them are counted; --format json names 100)
 _NOTICES = 10
-_COLLECT_EVERY = (
-    200_000  # skipped lines named on stderr (all of them are counted; --format json names 100)
-)
+_COLLECT_EVERY = 200_000  # lines between full garbage collections while reading
+_WORST = 10  # invalidations shown with their excerpts in --html
 
 
 def register(subparsers: Any) -> None:
@@ -51,6 +52,13 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--strict", action="store_true", help="stop at the first unreadable line (exit 2)"
+    )
+    parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT.html",
+        help="also write the report as one self-contained HTML page (charts, costliest keys, "
+        "worst invalidations with their excerpts when the log holds prompt text)",
     )
     parser.add_argument(
         "--fail-under",
@@ -112,13 +120,23 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    html = None if args.html is None else output_file(args.html)
     sources = resolve_sources(args.log)
     builder = ReportBuilder(
-        vendor=args.vendor, strict=args.strict, by=args.by, max_groups=args.max_groups
+        vendor=args.vendor,
+        strict=args.strict,
+        by=args.by,
+        max_groups=args.max_groups,
+        also=("hour", "key") if html is not None else (),
+        worst=_WORST if html is not None else 0,
     )
     _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
     report = builder.result()
     _notice_skipped(report)
+    if html is not None:
+        from .._html import render_html
+
+        write_output(html, render_html(report))
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
     elif args.format == "csv":

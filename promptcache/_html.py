@@ -1,0 +1,152 @@
+"""
+`report --html OUT.html`: the report as one self-contained page (inline CSS and SVG, no script,
+no font or image fetched: it opens offline). Hit rate and cost per hour, invalidations by cause,
+the costliest keys, and the worst invalidations with the before/after excerpt `diff` found; the
+excerpt is prompt text only when the log holds it (written with `Recorder(content="full")`);
+a hashed log shows its placeholders.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from html import escape
+
+from ._report import GroupSummary, Report
+
+__all__ = ["render_html"]
+
+_W, _H, _PAD = 720, 200, 36
+_CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:960px;color:#1d2430}
+h1{font-size:1.5em}h2{font-size:1.15em;margin-top:2em}
+table{border-collapse:collapse;width:100%}td,th{padding:4px 8px;border-bottom:1px solid #e3e6ea;
+text-align:left}td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}
+.figs{display:flex;gap:2em;flex-wrap:wrap}.fig b{display:block;font-size:1.6em}
+pre{white-space:pre-wrap;word-break:break-all;background:#f5f6f8;padding:6px;margin:0;
+max-height:12em;overflow:auto}svg text{font-size:11px;fill:#4a5260}.none{color:#6b7280}
+"""
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.1%}"
+
+
+def _money(value: float | None, currency: str) -> str:
+    if value is None:
+        return "n/a"
+    return f"${value:,.4f}" if currency == "USD" else f"{value:,.4f} {currency}"
+
+
+def _line_chart(points: Sequence[tuple[str, float | None]], title: str, percent: bool) -> str:
+    values = [v for _, v in points if v is not None]
+    if not values:
+        return f'<p class="none">{escape(title)}: no timed records</p>'
+    top = 1.0 if percent else max(values) or 1.0
+    step = (_W - 2 * _PAD) / max(len(points) - 1, 1)
+
+    def xy(i: int, v: float) -> str:
+        return f"{_PAD + i * step:.1f},{_H - _PAD - (v / top) * (_H - 2 * _PAD):.1f}"
+
+    path = " ".join(xy(i, v) for i, (_, v) in enumerate(points) if v is not None)
+    dots = "".join(
+        f'<circle cx="{xy(i, v).split(",")[0]}" cy="{xy(i, v).split(",")[1]}" r="2.5" '
+        f'fill="#2563eb"><title>{escape(label)}: '
+        f"{_pct(v) if percent else f'{v:,.4f}'}</title></circle>"
+        for i, (label, v) in enumerate(points)
+        if v is not None
+    )
+    first, last = escape(points[0][0]), escape(points[-1][0])
+    label_top = "100%" if percent else f"{top:,.4f}"
+    return (
+        f'<svg role="img" aria-label="{escape(title)}" viewBox="0 0 {_W} {_H}" width="100%">'
+        f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#9aa3af"/>'
+        f'<text x="2" y="{_PAD}">{label_top}</text><text x="2" y="{_H - _PAD}">0</text>'
+        f'<polyline fill="none" stroke="#2563eb" stroke-width="2" points="{path}"/>{dots}'
+        f'<text x="{_PAD}" y="{_H - 8}">{first}</text>'
+        f'<text x="{_W - _PAD}" y="{_H - 8}" text-anchor="end">{last}</text></svg>'
+    )
+
+
+def _cause_bars(report: Report) -> str:
+    if not report.invalidations:
+        return '<p class="none" id="no-invalidations">No invalidations.</p>'
+    top = max(c.events for c in report.invalidations) or 1
+    rows = "".join(
+        f'<tr data-cause="{escape(c.cause)}" data-events="{c.events}">'
+        f"<td>{escape(c.cause)}</td>"
+        f'<td><svg viewBox="0 0 300 14" width="300" height="14"><rect width="{300 * c.events / top:.1f}"'
+        f' height="14" fill="#dc2626"/></svg></td>'
+        f'<td class="n">{c.events:,}</td><td class="n">{c.tokens_lost:,}</td>'
+        f'<td class="n">{_money(c.cost_lost, report.currency)}</td></tr>'
+        for c in report.invalidations
+    )
+    return (
+        '<table id="causes"><tr><th>cause</th><th></th><th class="n">events</th>'
+        f'<th class="n">tokens lost</th><th class="n">cost lost</th></tr>{rows}</table>'
+    )
+
+
+def _keys(groups: Sequence[GroupSummary], currency: str, shown: int = 20) -> str:
+    costly = sorted(groups, key=lambda g: (-(g.cost or 0.0), -g.tokens_lost, g.group))[:shown]
+    if not costly:
+        return '<p class="none">No keys.</p>'
+    rows = "".join(
+        f'<tr data-key="{escape(g.group)}"><td>{escape(g.group)}</td>'
+        f'<td class="n">{g.records:,}</td><td class="n">{_pct(g.hit_rate)}</td>'
+        f'<td class="n">{g.invalidations:,}</td><td class="n">{_money(g.cost, currency)}</td></tr>'
+        for g in costly
+    )
+    return (
+        '<table id="keys"><tr><th>key</th><th class="n">records</th><th class="n">hit rate</th>'
+        f'<th class="n">invalidations</th><th class="n">cost</th></tr>{rows}</table>'
+    )
+
+
+def _worst(report: Report) -> str:
+    if not report.worst:
+        return '<p class="none">No invalidations.</p>'
+    rows = []
+    for e in report.worst:
+        before = "" if e.before is None else f"<pre>{escape(e.before)}</pre>"
+        after = "" if e.after is None else f"<pre>{escape(e.after)}</pre>"
+        rows.append(
+            f'<tr class="worst"><td>{escape(e.cause)}</td><td>{escape(e.path or e.layer or "")}</td>'
+            f'<td class="n">{e.tokens_lost:,}</td><td>{before or "<span class=none>n/a</span>"}'
+            f"</td><td>{after or '<span class=none>n/a</span>'}</td></tr>"
+        )
+    return (
+        '<table id="worst"><tr><th>cause</th><th>where</th><th class="n">tokens lost</th>'
+        f"<th>before</th><th>after</th></tr>{''.join(rows)}</table>"
+    )
+
+
+def render_html(report: Report) -> str:
+    """The report as one HTML page that needs nothing from the network."""
+    hours = report.breakdowns.get("hour", ())
+    timed = [g for g in hours if not g.group.startswith("(")]
+    figures = (
+        f'<div class="figs"><div class="fig">records<b id="records">{report.records:,}</b></div>'
+        f'<div class="fig">hit rate<b id="hit-rate">{_pct(report.hit_rate)}</b></div>'
+        f'<div class="fig">cost<b id="cost">{_money(report.cost, report.currency)}</b></div>'
+        f'<div class="fig">saved<b id="savings">{_money(report.savings, report.currency)}</b></div>'
+        f'<div class="fig">invalidations<b id="invalidations">{report.events:,}</b></div>'
+        f'<div class="fig">lines skipped<b id="skipped">{report.skipped:,}</b></div></div>'
+    )
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        "<title>promptcache report</title>"
+        f'<link rel="icon" href="data:,"><style>{_CSS}</style></head><body>'
+        f"<h1>Prompt cache report</h1>{figures}"
+        "<h2>Hit rate per hour</h2>"
+        + _line_chart([(g.group, g.hit_rate) for g in timed], "hit rate per hour", True)
+        + "<h2>Cost per hour</h2>"
+        + _line_chart([(g.group, g.cost) for g in timed], "cost per hour", False)
+        + "<h2>Invalidations by cause</h2>"
+        + _cause_bars(report)
+        + "<h2>Costliest keys</h2>"
+        + _keys(report.breakdowns.get("key", ()), report.currency)
+        + "<h2>Worst invalidations</h2>"
+        + _worst(report)
+        + "</body></html>\n"
+    )

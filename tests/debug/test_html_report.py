@@ -1,0 +1,118 @@
+"""`report --html`: one self-contained page, checked in real headless Chromium (Playwright)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from promptcache import Monitor, Recorder
+from promptcache.cli import main
+
+from . import pairs
+from .sim import AnthropicSim
+from .test_report_and_cli import _log
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+NAME, EMAIL = "Zebulon Quackenbush", "zebulon.quackenbush@example.org"
+
+
+def _browser() -> Any:
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail("CI must install Debian's chromium (.ci/run does)")
+        pytest.skip("no /usr/bin/chromium (apt-get install -y chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    return sync_api.sync_playwright()
+
+
+def _open(page_file: Path) -> tuple[dict[str, Any], list[str], list[str]]:
+    """The page's figures as the browser shows them, its console errors, and any fetch."""
+    errors: list[str] = []
+    fetched: list[str] = []
+    with _browser() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page()
+            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("request", lambda r: fetched.append(r.url))
+            page.goto(page_file.as_uri())
+            shown = {
+                "records": page.inner_text("#records"),
+                "hit_rate": page.inner_text("#hit-rate"),
+                "invalidations": page.inner_text("#invalidations"),
+                "causes": page.eval_on_selector_all(
+                    "#causes tr[data-cause]",
+                    "rows => rows.map(r => [r.dataset.cause, Number(r.dataset.events)])",
+                ),
+                "keys": page.eval_on_selector_all(
+                    "#keys tr[data-key]", "rows => rows.map(r => r.dataset.key)"
+                ),
+                "worst": page.eval_on_selector_all(
+                    "#worst tr.worst", "rows => rows.map(r => r.innerText)"
+                ),
+                "charts": page.locator("svg[role=img]").count(),
+                "text": page.inner_text("body"),
+            }
+        finally:
+            browser.close()
+    return shown, errors, [u for u in fetched if not u.startswith("file://")]
+
+
+def test_the_page_shows_the_json_reports_figures_offline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    log.write_text("\n".join(_log()) + "\n")
+    page = tmp_path / "report.html"
+    assert main(["report", str(log), "--format", "json", "--html", str(page)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    shown, errors, fetched = _open(page)
+    assert errors == [] and fetched == []
+    assert shown["records"] == f"{data['records']:,}"
+    assert shown["hit_rate"] == f"{data['hit_rate']:.1%}"
+    assert shown["causes"] == [[c["cause"], c["events"]] for c in data["invalidations"]]
+    assert shown["invalidations"] == str(sum(c["events"] for c in data["invalidations"]))
+    assert sorted(shown["keys"]) == ["s0", "s1", "s2"]
+    assert shown["charts"] == 2
+    (worst,) = shown["worst"]
+    assert "timestamp" in worst and "Time: 20:41:07" in worst  # the log holds the prompt text
+
+
+def test_a_hashed_log_puts_no_prompt_text_in_the_page(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log) as recorder:
+        monitor = Monitor("anthropic", metrics=False, recorder=recorder)
+        sim, request, at = AnthropicSim(), pairs.anthropic(), 1_764_000_000.0
+        request["system"][0]["text"] = f"Customer {NAME} <{EMAIL}>. " + pairs.GUIDE
+        for n in range(5):
+            if n == 3:
+                request["system"][0]["text"] = "Now: 20:41:07. " + request["system"][0]["text"]
+            at += 30
+            monitor.observe(request, sim.respond(request, at), at=at, key="session-1")
+            request = pairs.next_turn(request, n)
+    page = tmp_path / "report.html"
+    assert main(["report", str(log), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert NAME not in html and EMAIL not in html and "20:41:07" not in html
+    shown, errors, _ = _open(page)
+    assert errors == [] and shown["causes"] == [["content_changed", 1]]
+
+
+def test_html_to_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    log.write_text("\n".join(_log()) + "\n")
+    assert main(["report", str(log), "--html", str(tmp_path / "nope" / "r.html")]) == 2
