@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from typing import Any
 
@@ -37,6 +38,12 @@ def register(subparsers: Any) -> None:
     add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when FILE does not name one")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
+    parser.add_argument(
+        "--bar",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="draw the layout as a bar of layers and breakpoints (auto: on a terminal)",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -54,8 +61,56 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
+        if args.bar == "always" or (args.bar == "auto" and sys.stdout.isatty()):
+            sys.stdout.write(layout_bar(report, color=sys.stdout.isatty()))
         sys.stdout.write(_text(report))
     return 1 if report["markers"]["problems"] else 0
+
+
+_BAR_WIDTH = 64
+_LAYER_STYLES = ("blue", "magenta", "green", "yellow", "cyan", "red")
+
+
+def layout_bar(report: dict[str, Any], *, color: bool, width: int = _BAR_WIDTH) -> str:
+    """
+    The request as one bar: a segment per layer, as wide as its share of the tokens, and under it
+    a `^` where each planned breakpoint ends its block; a legend names the layers.
+    """
+    from rich.console import Console
+    from rich.text import Text
+
+    blocks = report["blocks"]
+    total = sum(b["tokens"] for b in blocks) or 1
+    ends, at = [], 0
+    for block in blocks:
+        at += block["tokens"]
+        ends.append(min(width - 1, max(0, round(at / total * width) - 1)))
+    layers = list(dict.fromkeys(b["layer"] for b in blocks))
+    style = {layer: _LAYER_STYLES[i % len(_LAYER_STYLES)] for i, layer in enumerate(layers)}
+    bar, cells = Text(), 0
+    for layer in layers:
+        tokens = sum(b["tokens"] for b in blocks if b["layer"] == layer)
+        cells_here = max(1, round(tokens / total * width)) if tokens else 0
+        cells_here = min(cells_here, width - cells) if layer != layers[-1] else width - cells
+        bar.append("█" * max(cells_here, 0), style=style[layer])
+        cells += max(cells_here, 0)
+    marks = [" "] * width
+    for bp in report["breakpoints"]["planned"]:
+        index = bp.get("block_index")
+        if isinstance(index, int) and 0 <= index < len(ends):
+            marks[ends[index]] = "^"
+    legend = Text("  ").join(Text.assemble(("█", style[layer]), f" {layer}") for layer in layers)
+    console = Console(
+        file=io.StringIO(),
+        force_terminal=color,
+        color_system="standard" if color else None,
+        width=width + 20,
+    )
+    console.print(bar)
+    console.print("".join(marks).rstrip() or "(no breakpoints planned)", highlight=False)
+    console.print(legend, highlight=False)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    return str(out) + "\n"
 
 
 def _ttl_settings(data: dict[str, Any], vendor: str) -> dict[str, Any]:

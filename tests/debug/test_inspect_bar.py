@@ -1,0 +1,50 @@
+"""`inspect` draws the request's layout as a bar of layers and breakpoints (rich)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from promptcache._commands.inspect import layout_bar
+from promptcache.cli import main
+
+from . import pairs
+
+
+def _report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[str, dict[str, object]]:
+    request = tmp_path / "req.json"
+    request.write_text(json.dumps(pairs.anthropic()))
+    argv = ["inspect", str(request), "--model", "claude-sonnet-4-6"]
+    assert main([*argv, "--format", "json"]) in (0, 1)
+    return str(request), json.loads(capsys.readouterr().out)
+
+
+def test_bar_segments_follow_token_shares_and_marks_each_breakpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, report = _report(tmp_path, capsys)
+    bar, marks, legend = layout_bar(report, color=False, width=64).splitlines()[:3]
+    assert len(bar) == 64 and set(bar) == {"█"}
+    planned = report["breakpoints"]["planned"]  # type: ignore[index]
+    assert marks.count("^") == len({bp["block_index"] for bp in planned}) > 0
+    blocks = report["blocks"]  # type: ignore[assignment]
+    total = sum(b["tokens"] for b in blocks)
+    last = max(bp["block_index"] for bp in planned)
+    through = sum(b["tokens"] for b in blocks[: last + 1])
+    assert abs(marks.rindex("^") + 1 - through / total * 64) <= 1
+    for layer in dict.fromkeys(b["layer"] for b in blocks):
+        assert layer in legend
+
+
+def test_the_bar_is_drawn_in_colour_on_a_terminal_and_can_be_turned_off(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request, report = _report(tmp_path, capsys)
+    assert "\x1b[" in layout_bar(report, color=True)
+    argv = ["inspect", request, "--model", "claude-sonnet-4-6"]
+    main([*argv, "--bar", "always"])
+    assert capsys.readouterr().out.startswith("█")
+    main([*argv, "--bar", "never"])
+    assert "█" not in capsys.readouterr().out
