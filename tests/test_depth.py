@@ -70,7 +70,8 @@ def _files(tmp_path: Path, depth: int) -> dict[str, list[str]]:
     return {
         "inspect": ["inspect", str(request)],
         "diff": ["diff", str(request), str(request)],
-        "report": ["report", "--vendor", "anthropic", str(log)],
+        # report skips and names a bad line by default; --strict makes it the error checked here
+        "report": ["report", "--vendor", "anthropic", "--strict", str(log)],
         "cost": ["cost", "--vendor", "anthropic", "--model", "claude-sonnet-4-6", str(usage)],
     }
 
