@@ -226,7 +226,7 @@ class _Group:
 
 
 class _Pricer:
-    """`_pricing.cost` with each (vendor, model)'s rates looked up once, and failures remembered."""
+    """`_pricing.cost` with a cache of failures, so an unpriced model costs one lookup."""
 
     def __init__(self) -> None:
         self._unknown: set[tuple[str, str]] = set()
@@ -246,7 +246,7 @@ class _Pricer:
             from ._pricing import cost, load_prices
 
             if self._table is None:
-                self._table = _RatesOnce(load_prices())
+                self._table = load_prices()
             result = cost(usage, model=model, vendor=vendor, prices=self._table)
         except (ImportError, InputError):
             self._unknown.add((vendor, model))
@@ -260,25 +260,6 @@ class _Pricer:
         full = self.price(_input(tokens, 0, vendor, model), vendor, model)
         read = self.price(_input(0, tokens, vendor, model), vendor, model)
         return None if full is None or read is None else full[0] - read[0]
-
-
-class _RatesOnce:
-    """A price table whose `rates()` is looked up once per (vendor, model): the lookup (model
-    matching, row parsing) costs more than pricing a record, and a log has few models."""
-
-    def __init__(self, table: Any) -> None:
-        self._table = table
-        self.currency, self.as_of = table.currency, table.as_of
-        self._rates: dict[tuple[str, str], Any] = {}
-
-    def rates(self, vendor: str, model: str) -> Any:
-        found = self._rates.get((vendor, model))
-        if found is None:
-            found = self._rates[(vendor, model)] = self._table.rates(vendor, model)
-        return found
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._table, name)
 
 
 def _input(uncached: int, read: int, vendor: str, model: str | None) -> CacheUsage:
