@@ -181,6 +181,7 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
                     found_in_folder=in_folder,
                 )
             )
+        python.release()
     return LintReport(findings=tuple(sorted(findings, key=Finding.sort_key)), files=files)
 
 

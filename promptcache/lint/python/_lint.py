@@ -122,6 +122,11 @@ class PythonLinter:
             if collecting:
                 gc.enable()
 
+    def release(self) -> None:
+        """Forget the run's modules (call while the collector is still paused; see `Project`)."""
+        self.last_hits = []
+        self.project.release()
+
     def lint_source(self, source: str, *, display: str, file: Path | None = None) -> list[Finding]:
         with self.paused_gc():
             return self._lint_source(source, display=display, file=file)
