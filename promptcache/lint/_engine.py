@@ -194,7 +194,7 @@ def discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[Path]:
 def _discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[tuple[Path, bool]]:
     """Each file to lint, and whether it was found by searching a folder."""
     for raw in paths:
-        path = Path(raw)
+        path = raw if isinstance(raw, Path) else Path(raw)  # copying a Path costs a re-parse
         if path.is_file():
             if not _excluded(path, config):
                 yield path, False

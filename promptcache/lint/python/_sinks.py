@@ -158,6 +158,7 @@ LAST_NAMES = frozenset(_BY_LAST)
 
 
 @lru_cache(maxsize=4096)
+@lru_cache(maxsize=8192)  # a run asks about the same few dotted names in every module
 def find_sink(name: str) -> Sink | None:
     """The sink a call to resolved dotted `name` is, if any."""
     last = name.rsplit(".", 1)[-1]

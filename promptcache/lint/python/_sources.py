@@ -82,6 +82,13 @@ def is_volatile_call(name: str, arguments: int, configured: tuple[str, ...]) -> 
     The built-in names match case-sensitively, as Python does (`random.Random(seed)` is not
     `random.random()`); the config's own globs match case-insensitively, as documented.
     """
+    # Only "none, one, more" arguments matter; clipping keeps the memo small.
+    return _is_volatile_call(name, min(arguments, 2), configured)
+
+
+@lru_cache(maxsize=8192)
+def _is_volatile_call(name: str, arguments: int, configured: tuple[str, ...]) -> bool:
+    # Memoised: a run asks about the same few dotted names in every module.
     if name in _CLOCK_WITHOUT_ARGUMENT and arguments > (name == "time.strftime"):
         return False
     builtin = _regex(VOLATILE_CALLS, fold=False)
