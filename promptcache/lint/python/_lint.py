@@ -130,6 +130,8 @@ class PythonLinter:
         self.project.release()
 
     def lint_source(self, source: str, *, display: str, file: Path | None = None) -> list[Finding]:
+        if not gc.isenabled():  # paused for the whole run by the caller
+            return self._lint_source(source, display=display, file=file)
         with self.paused_gc():
             return self._lint_source(source, display=display, file=file)
 

@@ -137,7 +137,11 @@ class Project:
         key = str(path)
         found = self._resolved.get(key)
         if found is None:
-            found = self._resolved[key] = Path(os.path.abspath(key))
+            absolute = os.path.abspath(key)
+            # A path given absolute and normal already (as a folder walk yields them) is kept:
+            # building a new Path costs more than the rest of this look-up.
+            found = path if absolute == key else Path(absolute)
+            self._resolved[key] = found
         return found
 
     def release(self) -> None:
@@ -223,8 +227,8 @@ class Project:
 
     def _dotted_name(self, path: Path) -> str:
         """The dotted name of a file: its packages (folders with __init__.py) up to the top."""
-        parts = [] if path.name == "__init__.py" else [path.stem]
-        folder = str(path.parent)
+        folder, name = os.path.split(str(path))  # string operations: Path's cost more
+        parts = [] if name == "__init__.py" else [os.path.splitext(name)[0]]
         while (
             self._is_file(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder
         ):
