@@ -45,6 +45,7 @@ _PERCENT_FIELD = re.compile(
     r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]"
 )
 _MAX_DEPTH = 40
+_FIXED = Value(fixed=True)
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
 # system prompt wherever it is sent (often from another module, or through an in-house wrapper).
 _SYSTEM_NAME = re.compile(
@@ -565,6 +566,13 @@ class _Frame:
     def eval(self, node: ast.expr | None) -> Value:
         if node is None:
             return EMPTY
+        kind = type(node)
+        # Leaves (half of all expressions) evaluate nothing below them: no depth to track, as
+        # long as one at the limit is cut off as the general path below cuts it off.
+        if kind is ast.Name:
+            return EMPTY if self.depth >= _MAX_DEPTH else self._e_Name(node)  # type: ignore[arg-type]
+        if kind is ast.Constant:
+            return EMPTY if self.depth >= _MAX_DEPTH else self._e_Constant(node)  # type: ignore[arg-type]
         self.depth += 1
         try:
             if self.depth > _MAX_DEPTH:
@@ -584,7 +592,7 @@ class _Frame:
             return text_value(node.value)
         if isinstance(node.value, int | float) and not isinstance(node.value, bool):
             return Value(pieces=(str(node.value),), kind="num", fixed=True)
-        return Value(fixed=True)
+        return _FIXED  # None, True, bytes...: values are immutable, so one serves them all
 
     def _e_Name(self, node: ast.Name) -> Value:
         value = self.lookup(node.id)
