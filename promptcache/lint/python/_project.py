@@ -127,6 +127,7 @@ class Project:
     _by_name: dict[str, Module | None] = field(default_factory=dict)
     _files: dict[str, bool] = field(default_factory=dict)
     _resolved: dict[str, Path] = field(default_factory=dict)
+    _package_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def loaded(self, path: Path, source: str) -> Module | None:
         """The module already parsed for `path` (as an import) when its text is `source`."""
@@ -228,12 +229,22 @@ class Project:
     def _dotted_name(self, path: Path) -> str:
         """The dotted name of a file: its packages (folders with __init__.py) up to the top."""
         folder, name = os.path.split(str(path))  # string operations: Path's cost more
-        parts = [] if name == "__init__.py" else [os.path.splitext(name)[0]]
-        while (
-            self._is_file(os.path.join(folder, "__init__.py")) and os.path.dirname(folder) != folder
-        ):
-            parts.insert(0, os.path.basename(folder))
-            folder = os.path.dirname(folder)
+        parts = [*self._packages(folder)]
+        if name != "__init__.py":
+            parts.append(os.path.splitext(name)[0])
         if not all(_WORD.fullmatch(p) for p in parts):
             return ""
         return ".".join(parts)
+
+    def _packages(self, folder: str) -> tuple[str, ...]:
+        """The package names `folder` is inside, outermost first (the files of a folder share
+        them, so they are worked out once per folder)."""
+        found = self._package_parts.get(folder)
+        if found is None:
+            parent = os.path.dirname(folder)
+            if self._is_file(os.path.join(folder, "__init__.py")) and parent != folder:
+                found = (*self._packages(parent), os.path.basename(folder))
+            else:
+                found = ()
+            self._package_parts[folder] = found
+        return found
