@@ -99,10 +99,26 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while stack:
         node = stack.pop()
         yield node
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for name in _nested_fields(type(node)):
             children = getattr(node, name, None)
             if isinstance(children, list):
                 stack.extend(reversed(children))
+
+
+_NESTED = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+_NESTED_BY_TYPE: dict[type, tuple[str, ...]] = {}
+
+
+def _nested_fields(kind: type) -> tuple[str, ...]:
+    """Which of the statement-list fields a node type has (most statements have none), in the
+    order the walk has always taken them."""
+    found = _NESTED_BY_TYPE.get(kind)
+    if found is None:
+        fields = getattr(kind, "_fields", ())
+        found = _NESTED_BY_TYPE[kind] = tuple(name for name in _NESTED if name in fields)
+    return found
 
 
 def _absolute(module: str, level: int, package: str) -> str:
