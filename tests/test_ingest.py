@@ -216,3 +216,18 @@ def test_a_misshapen_request_is_refused_without_quoting_its_text(
     with pytest.raises(InputError) as caught:
         prompt_from_request(request_, vendor)
     assert "SECRET" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("request_", "vendor", "key"),
+    [
+        ({"model": "claude-sonnet-4-6", "messages": None}, "anthropic", "messages"),
+        ({"model": "gpt-4o", "messages": None}, "openai", "messages"),
+        ({"model": "gemini-2.5-flash", "contents": None}, "gemini", "contents"),
+    ],
+)
+def test_a_null_conversation_is_refused_not_read_as_empty(
+    request_: dict[str, Any], vendor: str, key: str
+) -> None:
+    with pytest.raises(InputError, match=rf"^{key}: null, which the API refuses: send a list"):
+        prompt_from_request(request_, vendor)

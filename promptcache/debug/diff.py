@@ -97,8 +97,16 @@ def diff(
         second = resolve_vendor(b, spec)
         if second is not spec:
             _raise_mixed(spec, second)
-        ea, eb = spec.elements(a), spec.elements(b)
+        ea, eb = _elements(spec, a, "a"), _elements(spec, b, "b")
         return compare_elements(a, b, ea, eb, spec, counter or DEFAULT_COUNTER)
+
+
+def _elements(spec: Vendor, request: Mapping[str, Any], name: str) -> list[Element]:
+    """A request's elements, an unreadable one refused naming which request it is."""
+    try:
+        return spec.checked_elements(request)
+    except InputError as error:
+        raise InputError(f"request {name}: {error}") from None
 
 
 def _check_same_format(spec: Vendor, b: Mapping[str, Any]) -> None:

@@ -24,6 +24,7 @@ __all__ = [
     "Span",
     "Unit",
     "check_list",
+    "checked_item",
     "dumps",
     "element_units",
     "get_path",
@@ -33,6 +34,7 @@ __all__ = [
     "pick",
     "plain",
     "plain_request",
+    "required_list",
     "scalar_span",
     "setting",
     "strip_markers",
@@ -75,6 +77,8 @@ class Span:
     start: int = 0
     listed: bool = True
     content_key: str | None = None
+    # Whether each item may be something other than an object (Gemini `contents`: bare strings).
+    loose: bool = False
 
     def path_of(self, index: int) -> str:
         return f"{self.path}[{self.start + index}]" if self.listed else self.path
@@ -105,10 +109,40 @@ def system_spans(path: str, system: Any) -> list[Span]:
     return [scalar_span("system", path, system)]
 
 
-def messages_span(messages: Any, path: str, content_key: str) -> list[Span]:
+def messages_span(messages: Any, path: str, content_key: str, *, loose: bool = False) -> list[Span]:
     if messages is not None and not isinstance(messages, (list, tuple)):
         raise InputError(f"{path}: expected a list of messages, got {type(messages).__name__}")
-    return [Span("messages", path, messages, 0, True, content_key)] if messages else []
+    return [Span("messages", path, messages, 0, True, content_key, loose)] if messages else []
+
+
+def required_list(request: Mapping[str, Any], key: str) -> Any:
+    """
+    The conversation list at `key`, which the API requires: absent is the shape check's business
+    (`misfit`), but a `null` there is a request the API refuses, never an empty conversation.
+    """
+    value = request.get(key)
+    if value is None and key in request:
+        raise InputError(
+            f"{key}: null, which the API refuses: send a list of messages (an empty list if none)"
+        )
+    return value
+
+
+def checked_item(span: Span, index: int, item: Any) -> Any:
+    """
+    `item` as sent (`plain`), refused where the API refuses it: a null anywhere in a list, or a
+    message that is not an object. Named by its path and `shown`, never by its text.
+    """
+    value = plain(item)
+    if value is None or (
+        span.content_key is not None and not span.loose and not isinstance(value, Mapping)
+    ):
+        what = "a message object" if span.content_key is not None else "an object"
+        raise InputError(
+            f"{span.path_of(index)}: expected {what}, got {shown(value)}, which the API refuses: "
+            f"send {what} there or remove the entry"
+        )
+    return value
 
 
 # -- units ---------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 from .._errors import InputError
 from .._usage import CacheUsage
-from ._elements import Span, check_list, list_span, scalar_span
+from ._elements import Span, check_list, list_span, required_list, scalar_span
 from ._fields import get_field, get_int, require_usage
 from ._rules import CacheRules, Capabilities, Setting
 
@@ -104,12 +104,15 @@ def tool_spans(request: Mapping[str, Any]) -> list[Span]:
     return list_span("tools", "tools", request.get("tools"))
 
 
-def item_layers(request: Mapping[str, Any], key: str, system: list[Span]) -> dict[str, list[Span]]:
+def item_layers(
+    request: Mapping[str, Any], key: str, system: list[Span], *, required: bool = False
+) -> dict[str, list[Span]]:
     """
     The layers of a request whose conversation is the item list at `key` (Chat `messages`,
     Responses `input`): leading system/developer items join `system`, the rest are messages.
+    `required`: the API refuses the request without the list (Chat), so a null there is refused.
     """
-    items = request.get(key)
+    items = required_list(request, key) if required else request.get(key)
     tools = tool_spans(request)
     if isinstance(items, str):
         return {"tools": tools, "system": system, "messages": [scalar_span("messages", key, items)]}

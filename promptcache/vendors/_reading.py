@@ -9,6 +9,7 @@ import orjson
 
 from .._errors import InputError, shown
 from .._parts import Content, DocumentPart, ImagePart, Message, TextPart, Tool, ToolUse
+from ._elements import required_list
 
 __all__ = [
     "PromptParts",
@@ -45,8 +46,11 @@ def sample(values: Any) -> list[tuple[int, Any]]:
     return [*enumerate(values[:_SAMPLE]), *((tail + i, v) for i, v in enumerate(values[tail:]))]
 
 
-def items(request: Mapping[str, Any], key: str) -> Sequence[Mapping[str, Any]]:
-    value = request.get(key) or []
+def items(
+    request: Mapping[str, Any], key: str, *, required: bool = False
+) -> Sequence[Mapping[str, Any]]:
+    """The list of objects at `key`; `required`: a null there is refused, not read as empty."""
+    value = (required_list(request, key) if required else request.get(key)) or []
     if not isinstance(value, list) or not all(isinstance(v, Mapping) for v in value):
         raise InputError(f"{key!r} must be a list of objects, got {shown(value)}")
     return value

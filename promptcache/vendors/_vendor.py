@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._usage import CacheUsage
-from ._elements import Element, Span, Unit, element_units, plain
+from ._elements import Element, Span, Unit, checked_item, element_units, plain
 from ._reading import PromptParts
 from ._rules import CacheRules, Capabilities
 
@@ -63,6 +63,17 @@ class Vendor:
         """The request's elements in the vendor's render order."""
         return [
             Element(span.layer, span.path_of(i), plain(item), span.content_key)
+            for span in self.spans(request)
+            for i, item in enumerate(span.items)
+        ]
+
+    def checked_elements(self, request: Mapping[str, Any]) -> list[Element]:
+        """
+        `elements`, refusing in the same walk an item the API refuses (a null, a message that is
+        not an object): what `diff` answers about must be a request the vendor could read.
+        """
+        return [
+            Element(span.layer, span.path_of(i), checked_item(span, i, item), span.content_key)
             for span in self.spans(request)
             for i, item in enumerate(span.items)
         ]

@@ -24,7 +24,7 @@ from .._parts import (
     ToolUse,
 )
 from .._usage import CacheDiagnosis, CacheUsage
-from ._elements import Span, check_list, list_span, messages_span, system_spans
+from ._elements import Span, check_list, list_span, messages_span, required_list, system_spans
 from ._fields import get_field, get_int, require_usage
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
@@ -82,7 +82,7 @@ def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     return {
         "tools": list_span("tools", "tools", request.get("tools")),
         "system": system_spans("system", request.get("system")),
-        "messages": messages_span(request.get("messages"), "messages", "content"),
+        "messages": messages_span(required_list(request, "messages"), "messages", "content"),
     }
 
 
@@ -161,7 +161,7 @@ def read_prompt(request: Mapping[str, Any]) -> PromptParts:
     texts = [system] if isinstance(system, str) else [text(b, "system") for b in system]
     messages = [
         message(m.get("role"), _content(m.get("content"), f"messages[{i}]"))
-        for i, m in enumerate(items(request, "messages"))
+        for i, m in enumerate(items(request, "messages", required=True))
     ]
     return tools, texts, messages
 

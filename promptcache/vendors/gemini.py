@@ -15,7 +15,7 @@ import orjson
 from .._errors import InputError
 from .._parts import Content, DocumentPart, ImagePart, TextPart, Tool, ToolResult, ToolUse
 from .._usage import CacheUsage
-from ._elements import Span, list_span, messages_span, pick, plain, scalar_span
+from ._elements import Span, list_span, messages_span, pick, plain, required_list, scalar_span
 from ._fields import first_int, get_field
 from ._reading import PromptParts, message
 from ._rules import CacheRules, Capabilities
@@ -59,11 +59,11 @@ def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
         system = pick(request, "system_instruction", "systemInstruction")
     tools = config.get("tools", request.get("tools"))
     where = "config.tools" if "tools" in config else "tools"
-    contents = request.get("contents")
+    contents = required_list(request, "contents")
     if isinstance(contents, str):
         messages = [scalar_span("messages", "contents", contents)]
     else:
-        messages = messages_span(contents, "contents", "parts")
+        messages = messages_span(contents, "contents", "parts", loose=True)
     return {
         "tools": list_span("tools", where, tools),
         "system": [] if system is None else [scalar_span("system", _system_path(config), system)],
@@ -118,7 +118,7 @@ def read_prompt(request: Mapping[str, Any]) -> PromptParts:
     ]
     instruction = _get(config, "system_instruction")
     system = [] if instruction is None else _texts(instruction)
-    contents = request.get("contents") or []
+    contents = required_list(request, "contents") or []
     if isinstance(contents, str):
         contents = [{"role": "user", "parts": [{"text": contents}]}]
     messages = [

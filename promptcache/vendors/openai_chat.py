@@ -48,7 +48,7 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
 
 def chat_layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     """`messages`: leading system/developer messages are the system layer, the rest messages."""
-    return item_layers(request, "messages", [])
+    return item_layers(request, "messages", [], required=True)
 
 
 # -- shape ---------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ def read_chat_prompt(request: Mapping[str, Any]) -> PromptParts:
     tools = [openai_tool(t.get("function", t)) for t in items(request, "tools")]
     system: list[str] = []
     messages: list[Message] = []
-    for i, m in enumerate(items(request, "messages")):
+    for i, m in enumerate(items(request, "messages", required=True)):
         role, path = m.get("role"), f"messages[{i}]"
         if role in ("system", "developer") and not messages:
             system.extend(texts(m.get("content"), path))

@@ -829,3 +829,45 @@ def test_two_requests_of_different_formats_are_named_as_such_when_none_was_named
     message = str(caught.value)
     assert "request a reads as Anthropic Messages but b as OpenAI Responses" in message
     assert "--vendor" not in message
+
+
+# -- a request the API would refuse is an error, never an answer (review) --------------------
+
+_HI = {"role": "user", "content": "private-hello-7q"}
+_SECRET = "my card is 4111 1111 1111 1111"
+
+
+@pytest.mark.parametrize(
+    ("vendor", "a", "b", "which", "path"),
+    [
+        ("anthropic", {"messages": [None]}, {"messages": None}, "request a", r"messages\[0\]"),
+        (
+            "anthropic",
+            {"model": "claude-sonnet-4-6", "messages": [_HI]},
+            {"model": "claude-sonnet-4-6", "messages": None},
+            "request b",
+            "messages",
+        ),
+        (
+            "anthropic",
+            {"messages": [_HI]},
+            {"messages": [_HI, _SECRET]},
+            "request b",
+            r"messages\[1\]",
+        ),
+        ("anthropic", {"messages": [_HI, 3]}, {"messages": [_HI]}, "request a", r"messages\[1\]"),
+        ("openai", {"messages": [_HI]}, {"messages": None}, "request b", "messages"),
+        ("openai", {"messages": [_HI, None]}, {"messages": [_HI]}, "request a", r"messages\[1\]"),
+        ("openai", {"input": [_HI]}, {"input": [_HI, None]}, "request b", r"input\[1\]"),
+        ("gemini", {"contents": ["hi"]}, {"contents": None}, "request b", "contents"),
+        ("gemini", {"contents": ["hi", None]}, {"contents": ["hi"]}, "request a", r"contents\[1\]"),
+    ],
+)
+def test_a_request_the_api_refuses_is_an_error_naming_it(
+    vendor: str, a: dict[str, Any], b: dict[str, Any], which: str, path: str
+) -> None:
+    with pytest.raises(InputError, match=rf"^{which}: {path}") as caught:
+        diff(a, b, vendor)
+    message = str(caught.value)
+    assert "send" in message  # the fix
+    assert _SECRET not in message and "private-hello" not in message
