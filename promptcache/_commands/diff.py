@@ -30,7 +30,10 @@ _FIXES = {
     "thinking_changed": "keep the thinking / reasoning settings fixed for the session",
     "cache_salt_changed": "keep one cache_salt per tenant for the whole session",
     "not_cached": "mark the end of the stable prefix (promptcache's adapters place the markers)",
+    "below_minimum": "lengthen the stable prefix past the model's minimum, or expect no caching",
 }
+# Causes that say `a` cached nothing: a finding (exit 1), though `b` lost nothing.
+_NOTHING_CACHED = frozenset({"not_cached", "below_minimum"})
 # When the value already sits in the final user turn, "move it there" is no fix.
 _TAIL_FIXES = {
     "timestamp": "it is already in the last user message: end the cached prefix before this "
@@ -48,7 +51,7 @@ def register(subparsers: Any) -> None:
             "Compare request B against the earlier request A (JSON files holding the SDK keyword "
             "arguments) in the vendor's render order. Prints whether B loses cache A wrote at its "
             "breakpoints, the layer, path, byte offset and cause of the first divergence, and an "
-            "estimate of the tokens lost. Without --vendor the vendor is detected from the requests' shape. Exit 0: nothing lost; 1: invalidated, or nothing was cached (no marker on a vendor that caches only at markers); 2: error (including a request that does not read as the vendor)."
+            "estimate of the tokens lost. Without --vendor the vendor is detected from the requests' shape. Exit 0: nothing lost; 1: invalidated, or nothing was cached (no marker on a vendor that caches only at markers, or a cached prefix under the model's minimum); 2: error (including a request that does not read as the vendor)."
         ),
     )
     parser.add_argument("a", help="the earlier request (JSON file, '-' for stdin)")
@@ -73,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
     else:
         sys.stdout.write(render_text(result, color=_use_color(args.color, sys.stdout)))
-    return 1 if result.invalidated or result.cause == "not_cached" else 0
+    return 1 if result.invalidated or result.cause in _NOTHING_CACHED else 0
 
 
 def _use_color(choice: str, stream: TextIO) -> bool:
@@ -95,7 +98,7 @@ def render_text(result: DiffResult, *, color: bool = False) -> str:
         lines.append(f"  {result.detail}")
     lines += _excerpt_lines(result, paint)
     fixes = _TAIL_FIXES if result.in_tail and result.cause in _TAIL_FIXES else _FIXES
-    if (result.invalidated or result.cause == "not_cached") and result.cause in fixes:
+    if (result.invalidated or result.cause in _NOTHING_CACHED) and result.cause in fixes:
         lines.append(f"  fix: {fixes[result.cause]}")
     return "\n".join(lines) + "\n"
 
@@ -103,8 +106,17 @@ def render_text(result: DiffResult, *, color: bool = False) -> str:
 def _headline(result: DiffResult, paint: _Paint) -> str:
     if result.cause == "not_cached":
         return paint.red(f"nothing cached ({result.vendor}): a carries no cache marker")
+    if result.cause == "below_minimum":
+        return paint.red(
+            f"nothing cached ({result.vendor}): a's cached prefix is under the model's minimum"
+        )
     if not result.invalidated:
         return paint.green(f"cache kept ({result.vendor}): b reads everything a wrote")
+    if result.tokens_lost is None:
+        return paint.red(
+            f"cache invalidated ({result.vendor}) if a was cached (uncertain: its prefix is near "
+            f"the model's minimum): {result.cause} in {result.layer}"
+        )
     lost = f"; about {result.tokens_lost:,} cached tokens lost" if result.tokens_lost else ""
     return paint.red(f"cache invalidated ({result.vendor}): {result.cause} in {result.layer}{lost}")
 

@@ -47,6 +47,7 @@ CAUSES: tuple[str, ...] = (
     "thinking_changed",
     "cache_salt_changed",
     "not_cached",
+    "below_minimum",
     "none",
 )
 

@@ -21,16 +21,17 @@ detect it from the requests' shape.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._canonical import refusing_deeper
 from .._errors import InputError
+from .._pricing import load_min_tokens
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, detect_vendor, resolve_vendor
 from ..vendors._elements import Element, plain_request
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
-from .divergence import Position, first_divergence, tokens_lost, write_points
+from .divergence import Divergence, Position, first_divergence, run_bytes, tokens_lost, write_points
 from .settings import SettingChange, setting_change
 
 __all__ = ["DiffResult", "compare_elements", "diff", "identical"]
@@ -46,7 +47,10 @@ class DiffResult:
     loses nothing (`invalidated` is False, `cause` is "none") the location still names the first
     difference, if any, so a person can see that it sits after the last breakpoint. `cause`
     "not_cached": `a` carries no cache marker and the vendor caches only at markers, so nothing
-    was cached to keep. `in_tail`: the difference lies in the final user turn (the tail).
+    was cached to keep. "below_minimum": every prefix `a` cached is under the model's minimum
+    (the shipped table), so the vendor cached nothing. `tokens_lost` None: unknown, because `a`'s
+    estimated prefix is too close to the minimum to tell whether it was cached (`detail` says
+    so). `in_tail`: the difference lies in the final user turn (the tail).
     """
 
     invalidated: bool
@@ -82,11 +86,13 @@ def diff(
     vendor: str | Vendor | None = None,
     *,
     counter: TokenCounter | None = None,
+    min_tokens: int | None = None,
 ) -> DiffResult:
     """
     Compare request `b` against the earlier request `a` as `vendor` caches them. `vendor` is a
     name or alias from `promptcache vendors`, or None to detect it from `a`'s shape; a request
     that does not read as that vendor's is an `InputError`, never a silent "cache kept".
+    `min_tokens` overrides `a`'s model's minimum cacheable prefix from the table (as in `plan`).
     """
     a, b = plain_request(a, "a"), plain_request(b, "b")
     # Measured only if reading fails: a check up front serialises both requests again.
@@ -98,7 +104,13 @@ def diff(
         if second is not spec:
             _raise_mixed(spec, second)
         ea, eb = _elements(spec, a, "a"), _elements(spec, b, "b")
-        return compare_elements(a, b, ea, eb, spec, counter or DEFAULT_COUNTER)
+        model = str(a.get("model") or "")
+        minimum = (
+            load_min_tokens().minimum(spec.family, model) if min_tokens is None else min_tokens
+        )
+        return compare_elements(
+            a, b, ea, eb, spec, counter or DEFAULT_COUNTER, minimum=(model, minimum)
+        )
 
 
 def _elements(spec: Vendor, request: Mapping[str, Any], name: str) -> list[Element]:
@@ -139,16 +151,41 @@ def compare_elements(
     counter: TokenCounter,
     *,
     every_prefix: bool = False,
+    minimum: tuple[str, int] | None = None,
 ) -> DiffResult:
     """
     The diff of two requests already cut into elements. `every_prefix=True` treats every prefix
     of `a` as cached, whatever its markers say: the monitor uses it once the server has already
-    reported a short read, when any divergence inside `a` is an explanation.
+    reported a short read, when any divergence inside `a` is an explanation. `minimum`: the model
+    and its minimum cacheable prefix; `a`'s prefixes under it were never cached.
     """
     found = first_divergence(ea, eb)
     points = None if every_prefix else write_points(a, ea, vendor)
     if points == [] and ea:
         return _not_cached(vendor)
+    result = _compared(a, b, ea, eb, vendor, counter, found, points, every_prefix)
+    if minimum is None or minimum[1] <= 0 or every_prefix or not result.invalidated:
+        return result
+    # Only a loss is weighed against the minimum: what `a` never cached, `b` cannot lose.
+    size = _against_minimum(ea, points, minimum[1], vendor, counter)
+    if size is None:
+        return result
+    if size[1] == "below":
+        return _below_minimum(vendor, size[0], *minimum)
+    return _uncertain(result, size[0], *minimum)
+
+
+def _compared(
+    a: Mapping[str, Any],
+    b: Mapping[str, Any],
+    ea: Sequence[Element],
+    eb: Sequence[Element],
+    vendor: Vendor,
+    counter: TokenCounter,
+    found: Divergence | None,
+    points: list[Position] | None,
+    every_prefix: bool,
+) -> DiffResult:
     table = setting_change(a, b, vendor, ea)
     if table is not None and (found is None or table.cut <= found.position):
         return _setting_result(table, points, ea, vendor, counter)
@@ -162,6 +199,73 @@ def compare_elements(
         # leaves everything before it read. Ordinary traffic, not a lost cache.
         return _result(located, None, vendor.name, tail, automatic=True)
     return _result(located, lost, vendor.name, tail)
+
+
+# The default counter is within about 15% of real tokenizers: a prefix estimated that close to the
+# minimum may sit on either side of the vendor's own count.
+_ESTIMATE_SHARE = 0.15
+# Counting stops once the prefix is clearly over the minimum; a token rarely spans more than this
+# many characters, so a run that long holds at least as many tokens as counting needs.
+_CHARS_PER_TOKEN_BOUND = 16
+
+
+def _against_minimum(
+    elements: Sequence[Element],
+    points: Sequence[Position] | None,
+    minimum: int,
+    vendor: Vendor,
+    counter: TokenCounter,
+) -> tuple[int, str] | None:
+    """
+    `a`'s longest cached prefix (to its last breakpoint, or the whole request when every prefix
+    is cached) against the minimum: (tokens, "below") when it is under by more than the
+    estimate's margin, (tokens, "near") within it, None when clearly over. Counts element by
+    element and stops once clearly over, so a long request costs one element's count, not all.
+    """
+    margin = max(vendor.rules.granularity_tokens, int(minimum * _ESTIMATE_SHARE))
+    enough = minimum + margin
+    end = len(elements) if points is None else max(points)[0] + 1
+    total = 0
+    for index in range(end):
+        text = run_bytes(elements, index, index + 1).decode("utf-8")
+        cap = (enough - total) * _CHARS_PER_TOKEN_BOUND
+        total += counter.count(text[:cap] if len(text) > cap else text)
+        if total >= enough:
+            return None
+    return (total, "below") if total < minimum - margin else (total, "near")
+
+
+def _below_minimum(vendor: Vendor, tokens: int, model: str, minimum: int) -> DiffResult:
+    return DiffResult(
+        invalidated=False,
+        layer=None,
+        cause="below_minimum",
+        path=None,
+        offset=None,
+        before=None,
+        after=None,
+        tokens_lost=0,
+        vendor=vendor.name,
+        detail=(
+            f"request a's cached prefix is about {tokens} tokens, under the {minimum}-token "
+            f"minimum for {_model_name(model)}: {vendor.title} cached nothing, so there was "
+            "nothing to keep. Lengthen the stable prefix past the minimum, or expect no caching"
+        ),
+    )
+
+
+def _uncertain(result: DiffResult, tokens: int, model: str, minimum: int) -> DiffResult:
+    """A loss that holds only if `a` was cached at all, which its size leaves open."""
+    detail = (
+        f"{result.detail}; uncertain: request a's cached prefix is about {tokens} tokens "
+        f"(an estimate), too close to the {minimum}-token minimum for {_model_name(model)} to "
+        "tell whether the vendor cached it; if it did not, nothing was lost"
+    )
+    return replace(result, tokens_lost=None, detail=detail)
+
+
+def _model_name(model: str) -> str:
+    return model or "the vendor's default (request a names no model)"
 
 
 def _tail_start(elements: Sequence[Element]) -> int:

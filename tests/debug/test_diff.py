@@ -17,7 +17,9 @@ Shape = Callable[..., dict[str, Any]]
 SHAPES: dict[str, tuple[str, Shape]] = {
     "anthropic": ("anthropic", pairs.anthropic),
     "openai": ("openai", pairs.openai),
-    "gemini": ("gemini", pairs.gemini),
+    # Gemini 2.5 Flash's 2,048-token minimum is over these ~1,750-token pairs (nothing cached):
+    # a model with a 1,024-token minimum keeps them about what a change loses.
+    "gemini": ("gemini", lambda **kw: {**pairs.gemini(**kw), "model": "gemini-3-flash"}),
 }
 SYSTEM_PATH = {
     "anthropic": "system[0].text",
@@ -627,6 +629,7 @@ def test_every_cause_is_asserted_by_a_test_here() -> None:
         "thinking_changed",
         "cache_salt_changed",
         "not_cached",
+        "below_minimum",
         "none",
     )
 
@@ -871,3 +874,46 @@ def test_a_request_the_api_refuses_is_an_error_naming_it(
     message = str(caught.value)
     assert "send" in message  # the fix
     assert _SECRET not in message and "private-hello" not in message
+
+
+# -- a prefix under the model's minimum was never cached (review) ----------------------------
+
+
+def _marked_system(text: str, model: str = "claude-sonnet-4-5") -> dict[str, Any]:
+    return {
+        "model": model,
+        "max_tokens": 100,
+        "system": [{"type": "text", "text": text, "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "What changed?"}],
+    }
+
+
+def test_a_marked_prefix_under_the_minimum_is_below_minimum_not_tokens_lost() -> None:
+    a = _marked_system("You are a helpful assistant. Today is 2026-11-29.")
+    b = _marked_system("You are a helpful assistant. Today is 2026-11-30.")
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.invalidated, result.tokens_lost) == ("below_minimum", False, 0)
+    assert "1024-token minimum for claude-sonnet-4-5" in result.detail
+    assert diff(a, a, "anthropic").cause == "none"  # nothing cached, and nothing lost
+
+
+def test_automatic_caching_under_the_minimum_is_below_minimum() -> None:
+    a = {"model": "gpt-4o", "messages": [{"role": "system", "content": "Today is 2026-11-29."}]}
+    b = {"model": "gpt-4o", "messages": [{"role": "system", "content": "Today is 2026-11-30."}]}
+    assert diff(a, b, "openai").cause == "below_minimum"
+
+
+def test_a_prefix_near_the_minimum_is_uncertain_not_a_guess() -> None:
+    prose = "The controller reconciles desired and observed state. " * 72  # ~990 tokens
+    a = _marked_system(prose + "Today is 2026-11-29.")
+    b = _marked_system(prose + "Today is 2026-11-30.")
+    result = diff(a, b, "anthropic")
+    assert result.tokens_lost is None and result.invalidated
+    assert "uncertain" in result.detail and "1024-token minimum" in result.detail
+
+
+def test_a_prefix_well_over_the_minimum_counts_its_tokens() -> None:
+    prose = "The controller reconciles desired and observed state. " * 200
+    result = diff(_marked_system(prose + "29"), _marked_system(prose + "30"), "anthropic")
+    assert result.invalidated and result.tokens_lost and result.tokens_lost > 2000
+    assert "uncertain" not in result.detail

@@ -50,7 +50,12 @@ def test_a_changed_character_is_located(system: str, position: int, char: str) -
     if system[position] == char:
         return
     changed = system[:position] + char + system[position + 1 :]
-    result = diff(pairs.anthropic(system=system), pairs.anthropic(system=changed), "anthropic")
+    # Followed by the guide: a prefix over the model's minimum, which the vendor caches.
+    a, b = (
+        pairs.anthropic(system=system + pairs.GUIDE),
+        pairs.anthropic(system=changed + pairs.GUIDE),
+    )
+    result = diff(a, b, "anthropic")
     assert result.invalidated and result.path == "system[0].text" and result.layer == "system"
     assert result.offset == len(system[:position].encode("utf-8"))
 

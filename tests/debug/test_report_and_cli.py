@@ -188,8 +188,14 @@ def test_diff_cli_json_contract(tmp_path: Path, capsys: pytest.CaptureFixture[st
 
 
 def test_diff_cli_text_marks_the_change(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    a = _write(tmp_path, "a.json", pairs.gemini(system=pairs.with_header("At 10:00:01")))
-    b = _write(tmp_path, "b.json", pairs.gemini(system=pairs.with_header("At 10:00:02")))
+    # A model whose 1,024-token minimum the ~1,750-token pair is over (Gemini 2.5 Flash: 2,048)
+    flash = {"model": "gemini-3-flash"}
+    a = _write(
+        tmp_path, "a.json", {**pairs.gemini(system=pairs.with_header("At 10:00:01")), **flash}
+    )
+    b = _write(
+        tmp_path, "b.json", {**pairs.gemini(system=pairs.with_header("At 10:00:02")), **flash}
+    )
     assert main(["diff", a, b, "--vendor", "gemini"]) == 1
     out = capsys.readouterr().out
     assert "cache invalidated (gemini): timestamp in system" in out
@@ -234,3 +240,45 @@ def test_every_cause_that_loses_cache_has_a_fix_line() -> None:
     from promptcache.debug.causes import CAUSES
 
     assert set(CAUSES) - {"none"} == set(_FIXES)
+
+
+def _short_marked(day: str, text: str = "You are a helpful assistant.") -> dict[str, Any]:
+    return {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 100,
+        "system": [
+            {
+                "type": "text",
+                "text": f"{text} Today is {day}.",
+                "cache_control": {"type": "ephemeral"},
+            }
+        ],
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+
+
+def test_diff_cli_says_a_prefix_under_the_minimum_was_never_cached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a = _write(tmp_path, "a.json", _short_marked("2026-11-29"))
+    b = _write(tmp_path, "b.json", _short_marked("2026-11-30"))
+    assert main(["diff", a, b, "--vendor", "anthropic"]) == 1
+    out = capsys.readouterr().out
+    assert "nothing cached (anthropic): a's cached prefix is under the model's minimum" in out
+    assert "tokens lost" not in out and "1024-token minimum for claude-sonnet-4-5" in out
+    assert main(["diff", a, b, "--vendor", "anthropic", "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["cause"], data["invalidated"], data["tokens_lost"]) == ("below_minimum", False, 0)
+
+
+def test_diff_cli_says_a_loss_near_the_minimum_is_uncertain(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prose = "The controller reconciles desired and observed state. " * 72
+    a = _write(tmp_path, "a.json", _short_marked("2026-11-29", prose))
+    b = _write(tmp_path, "b.json", _short_marked("2026-11-30", prose))
+    assert main(["diff", a, b, "--vendor", "anthropic"]) == 1
+    out = capsys.readouterr().out
+    assert "if a was cached (uncertain: its prefix is near the model's minimum)" in out
+    assert main(["diff", a, b, "--vendor", "anthropic", "--format", "json"]) == 1
+    assert json.loads(capsys.readouterr().out)["tokens_lost"] is None
