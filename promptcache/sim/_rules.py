@@ -22,8 +22,8 @@ __all__ = [
     "gemini_explicit_ttl",
     "minimum",
     "openai_explicit",
-    "openai_request_ttl",
     "openai_rules",
+    "openai_setting_ttls",
     "rules",
     "ttl_seconds",
 ]
@@ -51,12 +51,12 @@ def openai_rules(model: str, endpoint: str = "openai") -> Capabilities:
     return found.automatic_capabilities
 
 
-def openai_request_ttl(endpoint: str) -> str:
-    """The default `prompt_cache_options.ttl` of an endpoint ("openai" or "openai-responses")."""
-    from ..adapters.openai import OpenAIChatAdapter, OpenAIResponsesAdapter
-
-    adapter = OpenAIResponsesAdapter if endpoint == "openai-responses" else OpenAIChatAdapter
-    return adapter._request_ttls[0]
+def openai_setting_ttls(endpoint: str) -> tuple[str, ...]:
+    """
+    The values `prompt_cache_options.ttl` takes on an endpoint ("openai" or "openai-responses"),
+    the default first, from the format's rules.
+    """
+    return rules(endpoint).setting_ttls["prompt_cache_options.ttl"]
 
 
 def engine_block_tokens() -> int:

@@ -42,8 +42,8 @@ from ._rules import (
     OPENAI_MAX_MATCHED_BREAKPOINTS,
     minimum,
     openai_explicit,
-    openai_request_ttl,
     openai_rules,
+    openai_setting_ttls,
     rules,
     ttl_seconds,
 )
@@ -251,10 +251,13 @@ def _written_points(
     """
     options = need(body.get("prompt_cache_options") or {}, dict, "prompt_cache_options")
     mode = options.get("mode", "implicit")
-    default = options.get("ttl") or openai_request_ttl(endpoint)
-    if default not in caps.ttls:
+    # The request-wide TTL takes its own values (Chat "30m"; Responses "30m", "12h"), not the
+    # breakpoints' ones: Chat refuses "12h" there although a breakpoint may carry it.
+    accepted = openai_setting_ttls(endpoint)
+    default = accepted[0] if options.get("ttl") is None else options["ttl"]
+    if default not in accepted:
         raise Rejected(
-            400, f"prompt_cache_options.ttl: expected one of {list(caps.ttls)}, got {default!r}"
+            400, f"prompt_cache_options.ttl: expected one of {list(accepted)}, got {default!r}"
         )
     explicit = {i: s.marker or default for i, s in enumerate(segments) if s.marker is not None}
     if any(ttl not in caps.ttls for ttl in explicit.values()):

@@ -187,3 +187,31 @@ def test_responses_report_writes_by_ttl(emulator: OpenAIEmulator) -> None:
 def test_refuses_bad_requests(emulator: OpenAIEmulator, body: dict[str, Any], message: str) -> None:
     status, answer = emulator.handle("POST", "/v1/chat/completions", body)
     assert status == 400 and message in answer["error"]["message"]
+
+
+@pytest.mark.parametrize(
+    ("path", "ttl", "refused"),
+    [
+        ("/v1/chat/completions", "12h", True),  # Chat takes "30m" only (vendors.md)
+        ("/v1/chat/completions", "30m", False),
+        ("/v1/chat/completions", "1h", True),  # a breakpoint TTL is no request-wide setting
+        ("/v1/responses", "12h", False),
+        ("/v1/responses", "30m", False),
+    ],
+)
+def test_the_request_wide_ttl_is_checked_against_the_setting_not_the_breakpoints(
+    emulator: OpenAIEmulator, path: str, ttl: str, refused: bool
+) -> None:
+    body = chat(model="gpt-5.6-terra", prompt_cache_options={"ttl": ttl})
+    if path == "/v1/responses":
+        body = {
+            "model": body["model"],
+            "input": body["messages"],
+            "prompt_cache_options": {"ttl": ttl},
+        }
+    status, answer = emulator.handle("POST", path, body)
+    if refused:
+        assert status == 400
+        assert "prompt_cache_options.ttl: expected one of ['30m']" in answer["error"]["message"]
+    else:
+        assert status == 200, answer
