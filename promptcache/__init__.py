@@ -76,7 +76,7 @@ from ._usage import CacheDiagnosis, CacheUsage
 from ._volatile import VolatileMatch, find_volatile
 from ._wrap import wrap
 from .adapters import get_adapter
-from .debug import DiffResult, Invalidation, Monitor, Recorder, diff
+from .debug import DiffResult, Invalidation, Monitor, Recorder, RedisStore, StateStore, diff
 
 __version__ = "0.1.0"
 
@@ -115,8 +115,10 @@ __all__ = [
     "PromptCacheError",
     "Rates",
     "Recorder",
+    "RedisStore",
     "Rendered",
     "SharedPrefixes",
+    "StateStore",
     "SystemBlock",
     "TextPart",
     "ThinkingPart",

@@ -276,12 +276,22 @@ class _Watcher:
             shape,
         )
 
+    def now(self) -> float:
+        """The monitor's clock: when a call is sent (a fleet orders a key's calls by it)."""
+        return self.monitor.now()
+
     def observe(
-        self, call: str, request: Mapping[str, Any], response: Any = None, usage: Any = None
+        self,
+        call: str,
+        request: Mapping[str, Any],
+        response: Any = None,
+        usage: Any = None,
+        *,
+        sent_at: float | None = None,
     ) -> None:
         try:
             key = self.key(request) if callable(self.key) else self.key
-            self.monitor.observe(request, response, usage=usage, key=key)
+            self.monitor.observe(request, response, usage=usage, key=key, sent_at=sent_at)
         except Exception as exc:  # its message may quote the prompt: name the type only
             self.once(
                 logging.WARNING,
@@ -465,12 +475,13 @@ def _hook(
 ) -> Callable[..., Any]:
     def observed(*args: Any, **kwargs: Any) -> Any:
         request, kwargs = watcher.prepare(call, kwargs)
+        sent = watcher.now()
         result = method(*args, **kwargs)
         if request is None:
             return result
         if mode == "with_streaming_response":  # a context manager, sync or async
-            return _ObservedResponseManager(result, _Call(call, request, kind, watcher))
-        here = _Call(call, request, kind, watcher)
+            return _ObservedResponseManager(result, _Call(call, request, kind, watcher, sent))
+        here = _Call(call, request, kind, watcher, sent)
         # Async clients return a coroutine (the SDKs' decorators hide `async def` from inspect).
         if inspect.isawaitable(result):
             return _after_await(result, here, mode)
@@ -484,12 +495,16 @@ def _hook(
 
 @dataclass(frozen=True, slots=True)
 class _Call:
-    """One observed call: its path, the request it sent, how it returns, who watches it."""
+    """
+    One observed call: its path, the request it sent, how it returns, who watches it, and when
+    it was sent.
+    """
 
     name: str
     request: Mapping[str, Any]
     kind: str
     watcher: _Watcher
+    sent: float
 
     @property
     def streams(self) -> bool:
@@ -499,7 +514,7 @@ class _Call:
         """The SDK's result, observed (a stream is returned wrapped, observed at its end)."""
         if self.streams:
             return _stream(result, self)
-        self.watcher.observe(self.name, self.request, result)
+        self.watcher.observe(self.name, self.request, result, sent_at=self.sent)
         return result
 
     def raw(self, response: Any) -> Any:
@@ -673,7 +688,9 @@ class _StreamBase:
         except InputError:  # no usage in the stream (OpenAI without include_usage)
             LOGGER.info("promptcache: stream carried no usage: %s not observed", self._call.name)
             return
-        self._call.watcher.observe(self._call.name, self._call.request, usage=usage)
+        self._call.watcher.observe(
+            self._call.name, self._call.request, usage=usage, sent_at=self._call.sent
+        )
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -747,10 +764,11 @@ def _manager_hook(
         if kind == "responses-manager" and "response_id" in kwargs:
             return method(*args, **kwargs)  # resumes a stored response: no prompt is sent
         request, kwargs = watcher.prepare(call, kwargs)
+        sent = watcher.now()
         manager = method(*args, **kwargs)
         if request is None:
             return manager
-        return _ObservedManager(manager, _Call(call, request, kind, watcher))
+        return _ObservedManager(manager, _Call(call, request, kind, watcher, sent))
 
     observed.__wrapped__ = method  # type: ignore[attr-defined]
     return observed
@@ -792,7 +810,7 @@ class _ObservedManager:
             if call.kind == "anthropic-manager":
                 snapshot = _anthropic_snapshot(self._stream)
                 if snapshot is not None:
-                    watcher.observe(call.name, call.request, snapshot)
+                    watcher.observe(call.name, call.request, snapshot, sent_at=call.sent)
                 return
             final = _openai_final(self._stream, call.kind)
         except Exception as exc:  # an SDK whose stream internals moved: say so, never raise
@@ -826,7 +844,7 @@ class _ObservedManager:
                 type(exc).__name__,
             )
             return
-        watcher.observe(call.name, call.request, usage=usage)
+        watcher.observe(call.name, call.request, usage=usage, sent_at=call.sent)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._manager, name)

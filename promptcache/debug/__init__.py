@@ -11,5 +11,7 @@ from .diff import DiffResult, diff
 from .events import Invalidation
 from .monitor import Monitor
 from .recorder import Recorder
+from .redis_store import RedisStore
+from .store import StateStore
 
-__all__ = ["DiffResult", "Invalidation", "Monitor", "Recorder", "diff"]
+__all__ = ["DiffResult", "Invalidation", "Monitor", "Recorder", "RedisStore", "StateStore", "diff"]

@@ -13,12 +13,14 @@ __all__ = ["Invalidation"]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Invalidation:
     """
-    One unexpected cache miss: what should have been read, what was, and why.
+        One unexpected cache miss: what should have been read, what was, and why.
 
     `cause` is a `diff` cause, or "ttl_expired" / "below_minimum" / "not_cached" (markers sent over
     the minimum, nothing ever written or read) / "lookback" (Anthropic: the previous request's last
     breakpoint lies more than 20 content blocks before every breakpoint of this request, so none
-    of them finds its entry; `detail` gives the count and the fix), or "none" with
+    of them finds its entry; `detail` gives the count and the fix), "order_ambiguous" (the previous
+    request of the key was sent at the same moment, or had not finished when this one was sent, so
+    which state this one could read is unknown; `detail` gives the times), or "none" with
     `server_side=True` when the prefix was identical and the server still missed. `vendor_reason`
     is the vendor's own diagnosis verbatim, when the response carried one.
 

@@ -55,6 +55,16 @@ class Exporter:
             self._counters["events"].labels(event.vendor, event.cause).inc()
             self._counters["lost"].labels(event.vendor, event.cause).inc(event.tokens_lost)
 
+    def fallback(self) -> None:
+        """One observation judged in-process because the shared state store failed."""
+        if self._counters is not None:
+            self._counters["fallbacks"].inc()
+
+    def dropped(self) -> None:
+        """One observation the background queue had no room for."""
+        if self._counters is not None:
+            self._counters["dropped"].inc()
+
     def _span(self) -> Any:
         if self._trace is None:
             return None
@@ -113,5 +123,13 @@ def _make_counters(client: Any, registry: Any) -> dict[str, Any]:
         ),
         "lost": counter(
             "promptcache_tokens_lost", "Tokens expected from cache but not read", "vendor", "cause"
+        ),
+        "fallbacks": counter(
+            "promptcache_store_fallbacks",
+            "Observations judged in-process because the shared state store failed",
+        ),
+        "dropped": counter(
+            "promptcache_observations_dropped",
+            "Observations not judged: the monitor's background queue was full",
         ),
     }

@@ -7,6 +7,7 @@ the entry's `Vendor` record.
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -70,7 +71,7 @@ class Judging:
         return Record(
             element.layer,
             element.path,
-            hash(clean),
+            _digest(clean),
             self.counter.count(clean.decode("utf-8")),
             ttl,
             marked,
@@ -135,7 +136,13 @@ class Judging:
         usage: CacheUsage,
         *,
         defaulted: bool,
+        order: str | None = None,
     ) -> Invalidation | None:
+        """
+        `order` says why the previous request's place before this one is uncertain (sent at the
+        same moment, or still in flight when this one was sent), or None: a read that fell short
+        is then reported as `order_ambiguous`, naming no cause it cannot know.
+        """
         if usage.cache_read is None:
             return None  # the server did not report caching: nothing to judge
         small = self._nothing_cached(key, previous, entry, usage)
@@ -147,6 +154,19 @@ class Judging:
         slack = max(entry.vendor.rules.granularity_tokens, int(expected * _SLACK_SHARE))
         if expected <= 0 or usage.cache_read >= expected - slack:
             return small
+        if order is not None:
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="order_ambiguous",
+                expected=expected,
+                server_side=False,
+                gap=entry.sent_at - previous.sent_at,
+                reason=vendor_reason(usage),
+                detail=f"{order}: what this request could read depends on which finished first, "
+                "so no cause is named",
+            )
         return self._explain(key, previous, entry, request, usage, expected)
 
     def _expected(self, previous: Entry) -> int:
@@ -517,6 +537,14 @@ def private_detail(found: DiffResult) -> str:
         f"{describe(found.after)} (prompt text is not logged; Monitor(capture_content=True) "
         "keeps the excerpts on the event)"
     )
+
+
+def _digest(data: bytes) -> int:
+    """
+    A hash of an element's bytes that is the same in every process: Python's own `hash()` of
+    bytes is salted per process, and states are compared across processes (`RedisStore`).
+    """
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
 def vendor_reason(usage: CacheUsage) -> str | None:

@@ -24,6 +24,7 @@ __all__ = [
     "Stats",
     "common_start",
     "entry_ttls",
+    "marker_sign",
     "model_of",
     "params",
     "snapshot",
@@ -55,7 +56,8 @@ class Entry:
     sizes) are computed from it when it is needed or when the body is dropped for the budget.
     `written` is the write's split by TTL as the server reported it. `dry` counts the turns in a
     row, this one included, whose marked prefix (`prefix` tokens) was over the minimum and yet
-    neither read nor written; both stay 0 on any other turn.
+    neither read nor written; both stay 0 on any other turn. `sent` is when the request was
+    sent, where the caller said (the order of a key's requests across processes goes by it).
     """
 
     at: float
@@ -71,6 +73,12 @@ class Entry:
     written: Mapping[str, int]
     dry: int = 0
     prefix: int = 0
+    sent: float | None = None
+
+    @property
+    def sent_at(self) -> float:
+        """When the request was sent (`observe(sent_at=)`), else when it was observed."""
+        return self.at if self.sent is None else self.sent
 
     @property
     def has_body(self) -> bool:
@@ -88,6 +96,9 @@ class Stats:
     events: int = 0
     by_cause: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     tokens_lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    fallbacks: int = 0  # observations judged in-process because the store failed
+    outages: int = 0  # times the store went from answering to failing
+    dropped: int = 0  # observations the background queue had no room for
 
 
 # What CPython holds per key beyond the body (the Entry, its params, the dict slots), and per
@@ -271,6 +282,24 @@ def without_markers(element: Element) -> tuple[Any, str | None, bool]:
 
 
 _MARKER_KEYS = frozenset(MARKERS)
+
+
+def marker_sign(element: Element) -> tuple[tuple[int, str, str], ...]:
+    """
+    Where the element's cache markers sit and what they say (block index, marker, value): the
+    part of an element callers move or edit in place between requests.
+    """
+    value, key = element.value, element.content_key
+    if not isinstance(value, Mapping):
+        return ()
+    blocks = value.get(key) if key is not None else None
+    inner = blocks if isinstance(blocks, list) else ()
+    return tuple(
+        (index, marker, repr(block[marker]))
+        for index, block in enumerate((value, *inner))
+        if isinstance(block, Mapping)
+        for marker in _MARKER_KEYS & block.keys()
+    )
 
 
 def common_start(old: Sequence[Record], new: Sequence[Record]) -> int:

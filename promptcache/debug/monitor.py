@@ -39,7 +39,9 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -47,14 +49,26 @@ from .._canonical import refusing_deeper
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from .._usage import CacheUsage
-from ..vendors import Vendor, detect_vendor, get_vendor, resolve_vendor
+from ..vendors import TTL_SECONDS, Vendor, detect_vendor, get_vendor, resolve_vendor
 from ..vendors._elements import plain_request
+from .background import Background
 from .events import Invalidation
 from .exporters import Exporter
 from .judging import Judging
-from .memory import Entry, KeyState, Stats, model_of, snapshot
+from .memory import (
+    Entry,
+    KeyState,
+    Record,
+    Stats,
+    entry_ttls,
+    marker_sign,
+    model_of,
+    snapshot,
+    written,
+)
 from .privacy import describe
 from .recorder import Recorder
+from .store import StateStore, StoreUnavailable
 
 __all__ = ["Invalidation", "Monitor", "adapter_for", "read_usage"]
 
@@ -64,6 +78,20 @@ LOGGER = logging.getLogger("promptcache.monitor")
 # bytes of JSON per token), which costs nothing to compute on the hot path.
 _BYTES_PER_TOKEN = 4
 _SHAPES = 256  # request shapes whose format is remembered
+# The once-per-key causes said across a fleet live as long as the longest cache TTL (plus slack).
+_SAID_SECONDS = max(TTL_SECONDS.values())
+_SEEN = 8192  # elements whose record is remembered for the store's hash chain
+
+
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """One observation waiting for the background worker (the request is the entry's copy)."""
+
+    key: str
+    entry: Entry
+    request: Mapping[str, Any]
+    usage: CacheUsage
+    defaulted: bool
 
 
 class Monitor(Judging):
@@ -85,6 +113,13 @@ class Monitor(Judging):
     `before`/`after` and `detail` quote the excerpts `diff` finds); keys that do not look like
     opaque ids are hashed in log messages and spans. `recorder` appends every observation to the
     log `promptcache report` reads (`Recorder`; hashes and token counts only by default).
+
+    `store` shares each key's state among the processes of a fleet (`RedisStore.from_url(...)`);
+    by default the state stays in this process. With a store, observing runs in a background
+    thread (`background=False` judges on the caller's thread), `observe` returns None and the
+    events go to the outlets above; `flush()` waits for the queue, `close()` stops the worker.
+    When the store fails the monitor judges from this process's own observations, says so once
+    and counts it, and goes back to the store when it answers again.
     """
 
     def __init__(
@@ -103,7 +138,12 @@ class Monitor(Judging):
         capture_content: bool = False,
         recorder: Recorder | None = None,
         clock: Callable[[], float] = time.time,
+        store: StateStore | None = None,
+        background: bool | None = None,
+        queue_size: int = 10_000,
     ) -> None:
+        if queue_size < 1:
+            raise InputError(f"queue_size must be >= 1, got {queue_size}")
         self._named = None if vendor is None else get_vendor(vendor)
         self.vendor: str | None = None if self._named is None else self._named.name
         if body_budget < 0 or max_keys < 1:
@@ -126,6 +166,17 @@ class Monitor(Judging):
         self._minimums: dict[tuple[str, str], int] = {}
         self._shapes: dict[tuple[frozenset[str], str | None], Vendor] = {}
         self._exporter = Exporter(prometheus_registry) if metrics else None
+        self.store = store
+        # element id -> (the element, its path, its markers, its record); the element is held so
+        # that its id stays its own
+        self._seen: OrderedDict[int, tuple[Any, str, Any, Record]] = OrderedDict()
+        self._seen_lock = threading.Lock()
+        self._degraded = False  # the store failed and has not answered since
+        self._worker: Background | None = None
+        if background if background is not None else store is not None:
+            self._worker = Background(
+                self._work, size=queue_size, logger=self.logger, name="promptcache-monitor"
+            )
 
     # -- the one call ---------------------------------------------------------------------
 
@@ -137,16 +188,20 @@ class Monitor(Judging):
         usage: CacheUsage | None = None,
         key: str | None = None,
         at: float | datetime | None = None,
+        sent_at: float | datetime | None = None,
     ) -> Invalidation | None:
         """
         Record one request and its response (an SDK object or its JSON), or its `usage` directly.
 
         Returns the `Invalidation` when the read fell short of what the previous request with
-        the same key left in the cache, else None.
+        the same key left in the cache, else None; always None when observing in the background
+        (the event goes to the logger, `on_invalidation` and the metrics). `at` is when the
+        response came (default: now); `sent_at`, when the request was sent (default: `at`): each
+        request is judged against the latest one of its key sent before it.
         """
         plain = plain_request(request, "request")
         with refusing_deeper(request=plain, response=response):
-            return self._observe(plain, response, usage, key, at)
+            return self._observe(plain, response, usage, key, at, sent_at)
 
     def _observe(
         self,
@@ -155,6 +210,7 @@ class Monitor(Judging):
         usage: CacheUsage | None,
         key: str | None,
         at: float | datetime | None,
+        sent_at: float | datetime | None,
     ) -> Invalidation | None:
         if usage is None and response is None:
             raise InputError("observe() needs the response or usage=CacheUsage(...)")
@@ -164,17 +220,191 @@ class Monitor(Judging):
         moment = self._moment(at)
         name = key if key is not None else self._key(plain, vendor)
         entry = self._entry(plain, vendor, usage, moment)
-        default = name == self._default_key(vendor, entry.model)
-        previous = self._swap(name, entry, default=default)
-        event = self._judge(name, previous, entry, plain, usage, defaulted=key is None)
-        if self._exporter is not None:
-            self._exporter.usage(usage, vendor.name)
+        if sent_at is not None:
+            entry.sent = self._moment(sent_at)
         if self.recorder is not None:
             answer = usage if response is None else response
             self.recorder.record(plain, answer, key=key, at=moment, vendor=vendor.name)
+        if self._worker is None:
+            return self._observed(name, entry, plain, usage, defaulted=key is None)
+        if self._exporter is not None:  # here, where the caller's span is current
+            self._exporter.usage(usage, vendor.name)
+        # The copy in the entry is what is judged: the caller may append to its lists meanwhile.
+        pending = _Pending(name, entry, entry.body or {}, usage, key is None)
+        if not self._worker.put(pending):
+            self._dropped()
+        return None
+
+    def _work(self, pending: _Pending) -> None:
+        with refusing_deeper(request=pending.request):
+            self._observed(
+                pending.key,
+                pending.entry,
+                pending.request,
+                pending.usage,
+                defaulted=pending.defaulted,
+            )
+
+    def _observed(
+        self,
+        name: str,
+        entry: Entry,
+        request: Mapping[str, Any],
+        usage: CacheUsage,
+        *,
+        defaulted: bool,
+    ) -> Invalidation | None:
+        if self.store is not None:
+            entry.records = self._chain(entry)  # the hash chain is what the store keeps
+        default = name == self._default_key(entry.vendor, entry.model)
+        previous = self._swap(name, entry, default=default)
+        order = _order_in_process(previous, entry)
+        shared = self._shared(name, entry) if self.store is not None else None
+        if shared is not None:
+            previous, order = shared
+        event = self._judge(name, previous, entry, request, usage, defaulted=defaulted, order=order)
+        if shared is not None and entry.dry:
+            self._amend(name, entry)
+        if self._exporter is not None and self._worker is None:
+            self._exporter.usage(usage, entry.vendor.name)
         if event is not None:
             self._emit(event)
         return event
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait until every observation so far is judged; False if `timeout` s passed first."""
+        return True if self._worker is None else self._worker.flush(timeout)
+
+    def close(self, timeout: float | None = 5.0) -> None:
+        """Judge what is queued (up to `timeout` s), stop the worker, close the store."""
+        if self._worker is not None:
+            self._worker.flush(timeout)
+            self._worker.close(timeout)
+        if self.store is not None:
+            self.store.close()
+
+    # -- the shared store -----------------------------------------------------------------
+
+    def _chain(self, entry: Entry) -> tuple[Record, ...]:
+        """
+        The entry's element records, each element hashed once while it is sent again and again:
+        a conversation's next request holds the same tool, system and message objects as the one
+        before, so only the new turns are serialised. An element edited in place is not seen
+        (as the in-process monitor, which holds the same objects, does not see it either).
+        """
+        if entry.records is not None or entry.body is None:
+            return self._records(entry)
+        cache = self._seen
+        out = []
+        with self._seen_lock:
+            for element in entry.vendor.elements(entry.body):
+                value = element.value
+                sign = marker_sign(element)
+                hit = cache.get(id(value))
+                if hit is not None and hit[0] is value and hit[1:3] == (element.path, sign):
+                    cache.move_to_end(id(value))
+                    out.append(hit[3])
+                    continue
+                record = self._record(element)
+                cache[id(value)] = (value, element.path, sign, record)
+                out.append(record)
+            while len(cache) > _SEEN:
+                cache.popitem(last=False)
+        return tuple(out)
+
+    def _store_ttl(self, entry: Entry) -> float:
+        """
+        How long the store keeps the entry (the store adds its slack): the longest TTL its markers
+        asked for or the server wrote, else the vendor's default, else the monitor's override.
+        """
+        if self.ttl_seconds is not None:
+            return self.ttl_seconds
+        named = [
+            TTL_SECONDS[t] for t in (*entry_ttls(entry, self._records(entry)), *written(entry))
+        ]
+        return max(named, default=entry.vendor.rules.default_ttl_seconds or 0.0)
+
+    def _shared(self, name: str, entry: Entry) -> tuple[Entry | None, str | None] | None:
+        """The previous state and ordering words from the store; None when it cannot answer."""
+        store = self.store
+        if store is None:
+            return None
+        if not store.available:
+            self._fell_back("its circuit is open")
+            return None
+        try:
+            exchange = store.exchange(name, entry, ttl_seconds=self._store_ttl(entry))
+        except StoreUnavailable as error:
+            self._fell_back(str(error))
+            return None
+        self._back()
+        for cause in exchange.said:  # said by another process: said here too
+            Judging._first_time(self, name, cause)
+        return exchange.previous, _order(exchange.previous, entry, exchange.same_time)
+
+    def _amend(self, name: str, entry: Entry) -> None:
+        store = self.store
+        if store is None:
+            return
+        try:
+            store.amend(name, entry, ttl_seconds=self._store_ttl(entry))
+        except StoreUnavailable as error:
+            self._fell_back(str(error))
+
+    def _first_time(self, key: str, cause: str) -> bool:
+        local = super()._first_time(key, cause)
+        store = self.store
+        if store is None or not store.available:
+            return local
+        try:
+            return store.first_time(key, cause, ttl_seconds=_SAID_SECONDS)
+        except StoreUnavailable as error:
+            self._fell_back(str(error))
+            return local
+
+    def _fell_back(self, why: str) -> None:
+        """This observation is judged in-process: counted always, said once per outage."""
+        with self._lock:
+            self._stats.fallbacks += 1
+            first = not self._degraded
+            self._degraded = True
+            if first:
+                self._stats.outages += 1
+        if self._exporter is not None:
+            self._exporter.fallback()
+        if first:
+            self.logger.warning(
+                "promptcache: the monitor's state store is unavailable (%s); judging from this "
+                "process's own observations until it answers again",
+                why,
+            )
+
+    def _back(self) -> None:
+        with self._lock:
+            was = self._degraded
+            self._degraded = False
+        if was:
+            self.logger.warning("promptcache: the monitor's state store answers again")
+
+    def _dropped(self) -> None:
+        with self._lock:
+            self._stats.dropped += 1
+            first = self._stats.dropped == 1
+        if self._exporter is not None:
+            self._exporter.dropped()
+        if first:
+            self.logger.warning(
+                "promptcache: the monitor's background queue is full (queue_size=%d): an "
+                "observation was not judged; `stats()['dropped']` counts them",
+                self._worker_size(),
+            )
+
+    def _worker_size(self) -> int:
+        return self._worker.size if self._worker is not None else 0
+
+    def now(self) -> float:
+        """The monitor's clock (epoch seconds): what `at` and `sent_at` default to."""
+        return self._clock()
 
     def key_of(self, request: Mapping[str, Any]) -> str:
         """The default cache key of a request."""
@@ -214,14 +444,23 @@ class Monitor(Judging):
     # -- introspection --------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        """Observations, events, and events and tokens lost by cause."""
+        """
+        Observations, events, and events and tokens lost by cause; with a store, the observations
+        judged in-process because it failed and the outages; in the background, those dropped.
+        """
         with self._lock:
-            return {
+            stats: dict[str, Any] = {
                 "observations": self._stats.observations,
                 "events": self._stats.events,
                 "by_cause": dict(self._stats.by_cause),
                 "tokens_lost": dict(self._stats.tokens_lost),
             }
+            if self.store is not None:
+                stats["store_fallbacks"] = self._stats.fallbacks
+                stats["store_outages"] = self._stats.outages
+            if self._worker is not None:
+                stats["dropped"] = self._stats.dropped
+            return stats
 
     def memory(self) -> dict[str, int]:
         """Keys held, bytes of full bodies held (never above `body_budget`), bodies held."""
@@ -229,9 +468,14 @@ class Monitor(Judging):
             return self._keys.memory()
 
     def forget(self, key: str) -> None:
-        """Drop what is known about `key` (the session ended)."""
+        """Drop what is known about `key` (the session ended), in the store too."""
         with self._lock:
             self._keys.forget(key)
+        if self.store is not None:
+            try:
+                self.store.forget(key)
+            except StoreUnavailable as error:
+                self._fell_back(str(error))
 
     # -- state ----------------------------------------------------------------------------
 
@@ -281,6 +525,38 @@ class Monitor(Judging):
                 self.on_invalidation(event)
             except Exception:  # a broken callback must not break the caller's LLM request
                 self.logger.exception("promptcache: the on_invalidation callback raised")
+
+
+# -- ordering -------------------------------------------------------------------------------
+
+
+def _order(previous: Entry | None, entry: Entry, same_time: int) -> str | None:
+    """Why `previous`'s place before `entry` is uncertain, or None."""
+    if same_time:
+        return (
+            f"{same_time} other request(s) of this key were sent at the same moment "
+            f"({entry.sent_at:.3f})"
+        )
+    if previous is not None and previous.at > entry.sent_at:
+        return (
+            f"the previous request of this key (sent at {previous.sent_at:.3f}) had not finished "
+            f"when this one was sent ({entry.sent_at:.3f}; it finished at {previous.at:.3f})"
+        )
+    return None
+
+
+def _order_in_process(previous: Entry | None, entry: Entry) -> str | None:
+    """
+    In-process, only a key's latest state is kept: a request that finishes after a later one of
+    its key finds that later one, not the state before it.
+    """
+    if previous is not None and previous.sent_at > entry.sent_at:
+        return (
+            f"a later request of this key (sent at {previous.sent_at:.3f}) was observed before "
+            f"this one (sent at {entry.sent_at:.3f}), and the state before this one is gone"
+        )
+    # Two requests observed at the same moment in one process are taken in the order observed.
+    return _order(previous, entry, 0)
 
 
 # -- usage ----------------------------------------------------------------------------------

@@ -773,3 +773,24 @@ def test_a_callers_iterator_that_raises_raises_as_in_the_sdk() -> None:
     with pytest.raises(LookupError, match="history store"):
         client.messages.create(model="m", max_tokens=5, messages=turns())
     assert fake.sent == []
+
+
+@pytest.mark.parametrize("name", ["anthropic_sync", "anthropic_stream", "anthropic_paths_async"])
+def test_every_call_is_observed_with_the_time_it_was_sent(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A fleet orders a key's requests by when they were sent, so wrap() says when."""
+    import time
+
+    seen: list[tuple[Any, float]] = []
+    original = promptcache.Monitor.observe
+
+    def spy(self: promptcache.Monitor, request: Any, response: Any = None, **kw: Any) -> Any:
+        seen.append((kw.get("sent_at"), time.time()))
+        return original(self, request, response, **kw)
+
+    monkeypatch.setattr(promptcache.Monitor, "observe", spy)
+    started = time.time()
+    _replay(name)
+    assert seen and all(isinstance(sent, float) for sent, _ in seen)
+    assert all(started <= sent <= done for sent, done in seen)
