@@ -20,7 +20,15 @@ from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["GenaiFigures", "knows_vendor", "lookup", "package_version", "vendor_of"]
+__all__ = [
+    "GenaiFigures",
+    "knows_vendor",
+    "lookup",
+    "package_version",
+    "snapshot_id",
+    "tier_starts",
+    "vendor_of",
+]
 
 # genai-prices price keys -> our row fields. "write" is the vendor's default TTL; the caller
 # names that TTL.
@@ -43,6 +51,7 @@ class GenaiFigures:
     version: str
     effective_from: str | None
     tiered: bool
+    tier_starts: tuple[int, ...] = ()
 
 
 @functools.cache
@@ -55,19 +64,49 @@ def package_version() -> str:
 
 def lookup(vendor: str, model: str, *, when: dt.datetime, input_tokens: int) -> GenaiFigures | None:
     """The model's figures in force at `when`, at the tier `input_tokens` falls in; None if absent."""
-    from genai_prices import data_snapshot
-
-    found = _raw(vendor, model, when, id(data_snapshot.get_snapshot()))
+    found = _raw(vendor, model, when, snapshot_id())
     if found is None:
         return None
     raw, model_id, provider, effective_from = found
+    starts = _starts(raw)
     return GenaiFigures(
         rates={field: float(_at_tier(value, input_tokens)) for field, value in raw.items()},
         model_id=model_id,
         provider=provider,
         version=package_version(),
         effective_from=effective_from,
-        tiered=any(not isinstance(value, Decimal) for value in raw.values()),
+        tiered=bool(starts),
+        tier_starts=starts,
+    )
+
+
+def tier_starts(vendor: str, model: str, *, when: dt.datetime) -> tuple[int, ...]:
+    """
+    Every input size at which one of the model's prices changes tier, ascending: a request of
+    `n` input tokens pays the same rates as any other request with as many starts below `n`
+    (`_at_tier` moves to a tier when `n > start`). Empty for flat prices or an unknown model.
+    """
+    found = _raw(vendor, model, when, snapshot_id())
+    return () if found is None else _starts(found[0])
+
+
+def snapshot_id() -> int:
+    """Which genai-prices data is in force (`UpdatePrices` swaps the snapshot)."""
+    from genai_prices import data_snapshot
+
+    return id(data_snapshot.get_snapshot())
+
+
+def _starts(raw: Mapping[str, Any]) -> tuple[int, ...]:
+    return tuple(
+        sorted(
+            {
+                int(tier.start)
+                for value in raw.values()
+                if not isinstance(value, Decimal)
+                for tier in value.tiers
+            }
+        )
     )
 
 

@@ -29,6 +29,7 @@ import json
 import math
 import os
 import re
+from bisect import bisect_left
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import resources
@@ -36,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ._errors import InputError
-from ._genai_prices import knows_vendor, lookup
+from ._genai_prices import knows_vendor, lookup, snapshot_id, tier_starts
 from ._usage import CacheUsage
 from .vendors import get_vendor
 
@@ -300,12 +301,47 @@ class PriceTable:
     write_multipliers: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     when: dt.date | None = None
     use_genai_prices: bool = True
+    # (vendor, model, day, genai-prices snapshot) -> the tier starts and one `Rates` per tier.
+    _resolved: dict[tuple[str, str, dt.date, int], tuple[tuple[int, ...], tuple[Rates, ...]]] = (
+        field(default_factory=dict, init=False, repr=False, compare=False)
+    )
 
     def rates(self, vendor: str, model: str, *, input_tokens: int = 0) -> Rates:
         """The model's rates, at the price tier a request of `input_tokens` input tokens pays."""
+        # A report prices every record of a log, and resolving a model's rates (model matching,
+        # three layers, row parsing) costs far more than pricing a record. The rates differ only
+        # between price tiers, so each model is resolved once per tier and a lookup is a dict
+        # hit and a bisect on the tier starts read from the price data.
+        day = self.when or dt.date.today()
+        key = (vendor, model, day, snapshot_id() if self._asks_genai_prices() else 0)
+        found = self._resolved.get(key)
+        if found is None:
+            found = self._resolve_tiers(vendor, model, day)
+            if len(self._resolved) >= _RESOLVED_SIZE:
+                self._resolved.clear()
+            self._resolved[key] = found
+        starts, by_tier = found
+        return by_tier[bisect_left(starts, input_tokens)]
+
+    def _asks_genai_prices(self) -> bool:
+        return self.use_genai_prices and self.currency == "USD"
+
+    def _resolve_tiers(
+        self, vendor: str, model: str, day: dt.date
+    ) -> tuple[tuple[int, ...], tuple[Rates, ...]]:
+        """The tier starts of the model's prices and its rates in each tier (a single tier when
+        its prices are flat): a request of `n` tokens is in tier `bisect_left(starts, n)`."""
+        starts: tuple[int, ...] = ()
+        if self._asks_genai_prices():
+            starts = tier_starts(_table_key(vendor), normalise_model(model), when=_noon(day))
+        sizes = (0, *(start + 1 for start in starts))  # one request size inside each tier
+        return starts, tuple(self._resolve(vendor, model, day, size) for size in sizes)
+
+    def _resolve(self, vendor: str, model: str, day: dt.date, input_tokens: int) -> Rates:
+        """The model's rates at one request size, from every layer (uncached)."""
         vendor = _table_key(vendor)
         figures: dict[str, tuple[float, PriceSource]] = {}
-        for layer in self._layers(vendor, model, input_tokens):
+        for layer in self._layers(vendor, model, day, input_tokens):
             for key, (value, source) in layer.items():
                 figures.setdefault(key, (value, source))
         if "input" not in figures or "output" not in figures:
@@ -316,7 +352,7 @@ class PriceTable:
     # -- layers, first wins ---------------------------------------------------------------------
 
     def _layers(
-        self, vendor: str, model: str, input_tokens: int
+        self, vendor: str, model: str, day: dt.date, input_tokens: int
     ) -> list[dict[str, tuple[float, PriceSource]]]:
         known = vendor in self.vendors or vendor in self.overrides or knows_vendor(vendor)
         if not known:
@@ -328,7 +364,7 @@ class PriceTable:
         layers = [self._override_layer(vendor, model)]
         if self.currency == "USD":  # genai-prices and our shipped rows are in USD
             layers += [
-                self._genai_layer(vendor, model, input_tokens),
+                self._genai_layer(vendor, model, day, input_tokens),
                 self._table_layer(vendor, model),
             ]
         return layers
@@ -352,22 +388,14 @@ class PriceTable:
         return _row_figures(row, PriceSource(origin="table", detail=detail, as_of=self.as_of))
 
     def _genai_layer(
-        self, vendor: str, model: str, input_tokens: int
+        self, vendor: str, model: str, day: dt.date, input_tokens: int
     ) -> dict[str, tuple[float, PriceSource]]:
         if not self.use_genai_prices:
             return {}
-        day = self.when or dt.date.today()
-        moment = dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.timezone.utc)
-        found = lookup(vendor, normalise_model(model), when=moment, input_tokens=input_tokens)
+        found = lookup(vendor, normalise_model(model), when=_noon(day), input_tokens=input_tokens)
         if found is None:
             return {}
-        tier = ""
-        if found.tiered:  # the rate depends on the prompt's size: say which size it is for
-            tier = (
-                f", price tier of a {input_tokens:,}-token prompt"
-                if input_tokens
-                else ", base tier"
-            )
+        tier = _tier_label(found.tier_starts, input_tokens)
         source = PriceSource(
             origin="genai-prices",
             detail=f"genai-prices {found.version} ({found.provider}/{found.model_id}{tier})",
@@ -414,6 +442,24 @@ class PriceTable:
             f"{sorted(set(self.vendors.get(vendor, {})) | set(self.overrides.get(vendor, {})))}. "
             f"Add a row in a JSON file and pass it to load_prices(path) or set {PRICES_ENV}"
         )
+
+
+_RESOLVED_SIZE = 1024
+
+
+def _noon(day: dt.date) -> dt.datetime:
+    return dt.datetime(day.year, day.month, day.day, 12, tzinfo=dt.timezone.utc)
+
+
+def _tier_label(starts: tuple[int, ...], input_tokens: int) -> str:
+    """Which price tier a request of `input_tokens` pays, named by its bounds (the same words for
+    every size in the tier); empty for flat prices."""
+    if not starts:
+        return ""
+    index = bisect_left(starts, input_tokens)
+    if index == 0:
+        return f", price tier of prompts up to {starts[0]:,} input tokens"
+    return f", price tier of prompts over {starts[index - 1]:,} input tokens"
 
 
 def _row_figures(

@@ -223,6 +223,27 @@ def test_long_prompts_pay_the_long_prompt_tier() -> None:
     assert table.rates("gemini", "gemini-2.5-pro", input_tokens=250_000).input == 2.5
 
 
+def test_cached_rates_keep_the_tier_of_each_request_size() -> None:
+    # A table resolves each model once and reuses it: the reuse must still move between tiers.
+    # gemini-2.5-pro's input price changes for prompts over 200,000 tokens.
+    table = load_prices(when=DAY)
+    sizes = [0, 199_999, 200_000, 200_001, 250_000, 200_000, 1]
+    for size in sizes:  # both sides of the boundary, through the warm table in turn
+        fresh = load_prices(when=DAY)  # a table that has priced nothing yet
+        assert table.rates("gemini", "gemini-2.5-pro", input_tokens=size) == fresh.rates(
+            "gemini", "gemini-2.5-pro", input_tokens=size
+        )
+        spent = usage(uncached_input=size, cache_read=0, output=1_000, model="gemini-2.5-pro")
+        assert cost(spent, vendor="gemini", prices=table) == cost(
+            spent, vendor="gemini", prices=fresh
+        )
+    below = table.rates("gemini", "gemini-2.5-pro", input_tokens=200_000)
+    above = table.rates("gemini", "gemini-2.5-pro", input_tokens=200_001)
+    assert (below.input, above.input) == (1.25, 2.5)  # the tier starts past 200,000 tokens
+    assert "up to 200,000" in below.sources["input"].detail
+    assert "over 200,000" in above.sources["input"].detail
+
+
 def test_a_non_usd_override_never_mixes_in_usd_prices(tmp_path: Path) -> None:
     path = tmp_path / "eur.json"
     path.write_text(json.dumps({"currency": "EUR", "vendors": {}}))
