@@ -91,10 +91,16 @@ def tier_starts(vendor: str, model: str, *, when: dt.datetime) -> tuple[int, ...
 
 
 def snapshot_id() -> int:
-    """Which genai-prices data is in force (`UpdatePrices` swaps the snapshot)."""
+    """Which genai-prices data is in force (`UpdatePrices` swaps the snapshot). Asked once per
+    priced record, so the module is looked up once rather than imported on every call."""
+    return id(_data_snapshot().get_snapshot())
+
+
+@functools.cache
+def _data_snapshot() -> Any:
     from genai_prices import data_snapshot
 
-    return id(data_snapshot.get_snapshot())
+    return data_snapshot
 
 
 def _starts(raw: Mapping[str, Any]) -> tuple[int, ...]:

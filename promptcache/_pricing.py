@@ -58,6 +58,8 @@ MIN_TOKENS_ENV = "PROMPTCACHE_MIN_TOKENS"
 _MILLION = 1_000_000
 
 
+# Asked for every priced record; the vendor registry is fixed at import.
+@functools.lru_cache(maxsize=64)
 def _table_key(vendor: str) -> str:
     """A vendor name or alias as the tables key it: formats of one vendor share a list."""
     try:
@@ -66,6 +68,8 @@ def _table_key(vendor: str) -> str:
         return vendor  # the table says which vendors it knows
 
 
+# Asked for every priced record; the vendor registry is fixed at import.
+@functools.lru_cache(maxsize=64)
 def _billed_write_ttl(vendor: str) -> str:
     """Which TTL an unsplit write is billed at (`CacheRules.billed_write_ttl`)."""
     try:

@@ -28,6 +28,7 @@ import orjson
 
 from ._canonical import load_json
 from ._errors import InputError
+from ._pricing import cost as _cost
 from ._usage import CacheUsage
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
@@ -243,11 +244,11 @@ class _Pricer:
         if not model or (vendor, model) in self._unknown:
             return None
         try:
-            from ._pricing import cost, load_prices
-
             if self._table is None:
+                from ._pricing import load_prices
+
                 self._table = load_prices()
-            result = cost(usage, model=model, vendor=vendor, prices=self._table)
+            result = _cost(usage, model=model, vendor=vendor, prices=self._table)
         except (ImportError, InputError):
             self._unknown.add((vendor, model))
             return None
