@@ -1,0 +1,35 @@
+"""Cache usage from the token counts telemetry reports (OpenTelemetry GenAI spans)."""
+
+from __future__ import annotations
+
+from .._usage import CacheUsage
+
+
+def counted_usage(
+    *,
+    total: int,
+    read: int | None,
+    write: int | None,
+    output: int,
+    vendor: str,
+    model: str | None,
+) -> CacheUsage:
+    """
+    Split an input total that counts cached tokens inside it (the GenAI conventions, OpenAI) into read, written and uncached. A total smaller than its cached part is kept as
+    uncached input and named in `problems`, never silently fixed.
+    """
+    cached = (read or 0) + (write or 0)
+    uncached = total - cached
+    problems: tuple[str, ...] = ()
+    if uncached < 0:
+        uncached = total
+        problems = (f"input tokens {total} < cache read+write {cached}; taken as uncached",)
+    return CacheUsage(
+        uncached_input=uncached,
+        cache_read=read,
+        cache_write=write,
+        output=output,
+        vendor=vendor,
+        model=model,
+        problems=problems,
+    )
