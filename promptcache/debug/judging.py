@@ -30,6 +30,13 @@ __all__ = ["Judging", "vendor_reason"]
 
 _MARKER_BYTES = tuple(m.encode() for m in MARKERS)
 
+# An element's JSON -> its hash, tokens, marker TTL and marked flag: a pure function of the bytes
+# (and the element's content key), so an element sent again in any request of any key (shared
+# tools, a conversation's earlier turns) is hashed and counted once. Bounded by the bytes of JSON
+# held as keys; past the bound the memo starts over (no per-lookup bookkeeping on the hot path).
+_HASHED_BYTES = 2 * 1024 * 1024
+_HASHED_ITEM_BYTES = 64 * 1024  # larger elements are rare and cheap to hash relative to their size
+
 # A read this share of the expected one short is still a hit (tokenizer drift, template tails).
 _SLACK_SHARE = 0.02
 
@@ -44,6 +51,9 @@ class Judging:
     _lock: threading.Lock
     _keys: KeyState
     _minimums: dict[tuple[str, str], int]
+    _hashed: dict[tuple[bytes, str | None], tuple[int, int, str | None, bool]]
+    _hashed_bytes: int
+    _hashed_by: TokenCounter | None
 
     def _default_key(self, vendor: Vendor, model: str | None) -> str:
         raise NotImplementedError
@@ -61,6 +71,18 @@ class Judging:
 
     def _record(self, element: Element) -> Record:
         data = orjson.dumps(element.value)
+        if self._hashed_by is not self.counter:  # token counts are the counter's
+            self._hashed, self._hashed_bytes, self._hashed_by = {}, 0, self.counter
+        memo = (data, element.content_key)
+        known = self._hashed.get(memo)
+        if known is None:
+            known = self._hash(element, data)
+            if len(data) <= _HASHED_ITEM_BYTES:
+                self._remember(memo, known)
+        return Record(element.layer, element.path, *known)
+
+    def _hash(self, element: Element, data: bytes) -> tuple[int, int, str | None, bool]:
+        """An element's digest, tokens, marker TTL and whether it carries a marker."""
         ttl: str | None = None
         marked = False
         clean = data
@@ -68,14 +90,17 @@ class Judging:
         if any(m in data for m in _MARKER_BYTES):
             stripped, ttl, marked = without_markers(element)
             clean = data if not marked else orjson.dumps(stripped)
-        return Record(
-            element.layer,
-            element.path,
-            _digest(clean),
-            self.counter.count(clean.decode("utf-8")),
-            ttl,
-            marked,
-        )
+        return _digest(clean), self.counter.count(clean.decode("utf-8")), ttl, marked
+
+    def _remember(
+        self, memo: tuple[bytes, str | None], known: tuple[int, int, str | None, bool]
+    ) -> None:
+        # Plain dict operations, each atomic: threads racing here at worst hash an element twice.
+        self._hashed_bytes += len(memo[0])
+        if self._hashed_bytes > _HASHED_BYTES:
+            self._hashed.clear()
+            self._hashed_bytes = len(memo[0])
+        self._hashed[memo] = known
 
     def _ttl(self, entry: Entry) -> float | None:
         if self.ttl_seconds is not None:

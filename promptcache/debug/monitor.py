@@ -29,7 +29,8 @@ Memory is bounded: per key, the request itself (the "body", held by reference, n
 field) while the bodies total at most `body_budget` bytes (estimated at four bytes a token), least
 recently observed first out, then hashes of its elements; at most `max_keys` keys. In bytes: at
 most body_budget + max_keys x (700 B + 200 B per element of a key's request); `memory()` gives the
-running estimate. All per-key state lives in one `KeyState` (memory.py); every operation on it,
+running estimate. Besides, up to 2 MiB of recently hashed element JSON is kept with its hash and
+token count, so an element sent again (shared tools, earlier turns) is not hashed again. All per-key state lives in one `KeyState` (memory.py); every operation on it,
 eviction included, is O(1) in the number of keys. Observing is safe from many threads and from
 asyncio code (it never awaits and holds its lock only to swap the per-key state).
 """
@@ -164,6 +165,9 @@ class Monitor(Judging):
         self._keys = KeyState(body_budget=body_budget, max_keys=max_keys)
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
+        self._hashed: dict[tuple[bytes, str | None], tuple[int, int, str | None, bool]] = {}
+        self._hashed_bytes = 0
+        self._hashed_by: TokenCounter | None = None
         self._shapes: dict[tuple[frozenset[str], str | None], Vendor] = {}
         self._exporter = Exporter(prometheus_registry) if metrics else None
         self.store = store
