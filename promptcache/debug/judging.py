@@ -78,7 +78,8 @@ class Judging:
         if known is None:
             known = self._hash(element, data)
             if len(data) <= _HASHED_ITEM_BYTES:
-                self._remember(memo, known)
+                # A copy: orjson's buffer is sized for growth, and holding it would hold that too.
+                self._remember((memoryview(data).tobytes(), element.content_key), known)
         return Record(element.layer, element.path, *known)
 
     def _hash(self, element: Element, data: bytes) -> tuple[int, int, str | None, bool]:
