@@ -236,21 +236,12 @@ def _against_minimum(
 
 
 def _below_minimum(vendor: Vendor, tokens: int, model: str, minimum: int) -> DiffResult:
-    return DiffResult(
-        invalidated=False,
-        layer=None,
-        cause="below_minimum",
-        path=None,
-        offset=None,
-        before=None,
-        after=None,
-        tokens_lost=0,
-        vendor=vendor.name,
-        detail=(
-            f"request a's cached prefix is about {tokens} tokens, under the {minimum}-token "
-            f"minimum for {_model_name(model)}: {vendor.title} cached nothing, so there was "
-            "nothing to keep. Lengthen the stable prefix past the minimum, or expect no caching"
-        ),
+    return _nothing_cached(
+        vendor,
+        "below_minimum",
+        f"request a's cached prefix is about {tokens} tokens, under the {minimum}-token "
+        f"minimum for {_model_name(model)}: {vendor.title} cached nothing, so there was "
+        "nothing to keep. Lengthen the stable prefix past the minimum, or expect no caching",
     )
 
 
@@ -286,21 +277,28 @@ def _user_turn(element: Element) -> bool:
 
 
 def _not_cached(vendor: Vendor) -> DiffResult:
+    return _nothing_cached(
+        vendor,
+        "not_cached",
+        f"request a carries no cache marker and {vendor.title} caches only at markers: "
+        "nothing was cached, so there was nothing to keep. Add a breakpoint at the end of "
+        "the stable prefix (promptcache's adapters place them)",
+    )
+
+
+def _nothing_cached(vendor: Vendor, cause: str, detail: str) -> DiffResult:
+    """Request a cached nothing, so b lost nothing: not an invalidation, and no location."""
     return DiffResult(
         invalidated=False,
         layer=None,
-        cause="not_cached",
+        cause=cause,
         path=None,
         offset=None,
         before=None,
         after=None,
         tokens_lost=0,
         vendor=vendor.name,
-        detail=(
-            f"request a carries no cache marker and {vendor.title} caches only at markers: "
-            "nothing was cached, so there was nothing to keep. Add a breakpoint at the end of "
-            "the stable prefix (promptcache's adapters place them)"
-        ),
+        detail=detail,
     )
 
 
