@@ -7,7 +7,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ._core import Clock, system_clock
 
-__all__ = ["Emulator", "Rejected", "Reply", "Responder"]
+__all__ = ["Emulator", "Rejected", "Reply", "Responder", "chat_completion"]
 
 # Builds the reply's content from the request body (the emulator itself generates nothing).
 Responder = Callable[[Mapping[str, Any]], Any]
@@ -27,6 +27,26 @@ class Rejected(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+def chat_completion(
+    number: int, created: float, model: str, text: str, usage: dict[str, Any]
+) -> dict[str, Any]:
+    """An OpenAI-shaped chat completion (OpenAI itself and the OpenAI-compatible engines)."""
+    return {
+        "id": f"chatcmpl-emulated-{number:06d}",
+        "object": "chat.completion",
+        "created": int(created),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": usage,
+    }
 
 
 class Emulator:

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from ..vendors import Capabilities
-from ._base import Emulator, Rejected, need
+from ._base import Emulator, Rejected, chat_completion, need
 from ._core import (
     BYTES_PER_TOKEN,
     EMULATION,
@@ -99,25 +99,13 @@ class OpenAIEmulator(Emulator):
             details["cache_write_tokens"] = outcome.write
         total = outcome.read + outcome.write + outcome.uncached
         self._ids += 1
-        return {
-            "id": f"chatcmpl-emulated-{self._ids:06d}",
-            "object": "chat.completion",
-            "created": int(self.clock()),
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": total,
-                "completion_tokens": output,
-                "total_tokens": total + output,
-                "prompt_tokens_details": details,
-            },
+        usage = {
+            "prompt_tokens": total,
+            "completion_tokens": output,
+            "total_tokens": total + output,
+            "prompt_tokens_details": details,
         }
+        return chat_completion(self._ids, self.clock(), model, text, usage)
 
     def responses(self, body: Mapping[str, Any]) -> dict[str, Any]:
         model = self._check(body)

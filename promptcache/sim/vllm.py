@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .._errors import InputError
-from ._base import Emulator, Rejected, need
+from ._base import Emulator, Rejected, chat_completion, need
 from ._core import BYTES_PER_TOKEN, EMULATION, canonical, chain, tokens_of
 from ._rules import engine_block_tokens
 
@@ -83,20 +83,7 @@ class VLLMEmulator(Emulator):
                 "created_cache_tokens": created,
             }
         self._ids += 1
-        return {
-            "id": f"chatcmpl-emulated-{self._ids:06d}",
-            "object": "chat.completion",
-            "created": int(self.clock()),
-            "model": model,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": usage,
-        }
+        return chat_completion(self._ids, self.clock(), model, text, usage)
 
     def serve(self, prompt: bytes, salt: str | None) -> tuple[int, int]:
         """(tokens read from the pool, tokens newly cached) for one rendered prompt."""
