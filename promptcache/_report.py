@@ -198,15 +198,31 @@ class Report:
 
 
 @dataclass(slots=True)
-class _Totals:
+class _Counts:
+    """Records, tokens and priced cost: what the totals and every group count alike."""
+
     records: int = 0
     uncached: int = 0
     read: int = 0
     write: int = 0
     output: int = 0
     cost: float = 0.0
-    without: float = 0.0
     priced: int = 0
+
+    def count(self, usage: CacheUsage, priced: tuple[float, float] | None) -> None:
+        self.records += 1
+        self.uncached += usage.uncached_input
+        self.read += usage.cache_read or 0
+        self.write += usage.cache_write or 0
+        self.output += usage.output
+        if priced is not None:
+            self.priced += 1
+            self.cost += priced[0]
+
+
+@dataclass(slots=True)
+class _Totals(_Counts):
+    without: float = 0.0
     unpriced: int = 0
     events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
@@ -214,14 +230,7 @@ class _Totals:
 
 
 @dataclass(slots=True)
-class _Group:
-    records: int = 0
-    uncached: int = 0
-    read: int = 0
-    write: int = 0
-    output: int = 0
-    cost: float = 0.0
-    priced: int = 0
+class _Group(_Counts):
     events: int = 0
     lost: int = 0
 
@@ -487,19 +496,13 @@ def _add(
         event = monitor.observe(request, usage=usage, key=key, at=at)
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
-    totals.records += 1
-    totals.uncached += usage.uncached_input
-    totals.read += usage.cache_read or 0
-    totals.write += usage.cache_write or 0
-    totals.output += usage.output
     vendor = spec.name
     model = model_of(request, usage)
     priced = pricer.price(usage, vendor, model)
+    totals.count(usage, priced)
     if priced is None:
         totals.unpriced += 1
     else:
-        totals.priced += 1
-        totals.cost += priced[0]
         totals.without += priced[1]
     if event is not None:
         _add_event(totals, pricer, event, vendor, model)
@@ -515,14 +518,7 @@ def _add(
 def _add_group(
     group: _Group, usage: CacheUsage, priced: tuple[float, float] | None, event: Any
 ) -> None:
-    group.records += 1
-    group.uncached += usage.uncached_input
-    group.read += usage.cache_read or 0
-    group.write += usage.cache_write or 0
-    group.output += usage.output
-    if priced is not None:
-        group.priced += 1
-        group.cost += priced[0]
+    group.count(usage, priced)
     if event is not None:
         group.events += 1
         group.lost += event.tokens_lost
