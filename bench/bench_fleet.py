@@ -34,28 +34,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 from _workload import workload
 from bench_build import assemble, make_parts
+from bench_monitor import MODEL, _response
 
 from promptcache import Message, Monitor, RedisStore
 from promptcache.adapters import get_adapter
-
-MODEL = "claude-sonnet-4-6"
-
-
-def _response(read: int, write: int) -> dict[str, Any]:
-    return {
-        "id": "msg_bench",
-        "type": "message",
-        "role": "assistant",
-        "model": MODEL,
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "usage": {
-            "input_tokens": 20,
-            "cache_read_input_tokens": read,
-            "cache_creation_input_tokens": write,
-            "output_tokens": 5,
-        },
-    }
 
 
 def session(turns: int = 50) -> list[tuple[dict[str, Any], dict[str, Any]]]:
