@@ -57,5 +57,5 @@ class Invalidation:
             where += f" byte {self.offset}"
         return (
             f"prompt cache miss for key {export_key(self.key)!r} ({self.vendor}): cause {self.cause}{where}; "
-            f"read {self.actual_read} of {self.expected_read} expected tokens. {self.detail}"
+            f"read {self.actual_read} of {self.expected_read} expected tokens; {self.detail}"
         )
