@@ -686,7 +686,7 @@ class _StreamBase:
         try:
             usage = self._accumulator.usage
         except InputError:  # no usage in the stream (OpenAI without include_usage)
-            LOGGER.info("promptcache: stream carried no usage: %s not observed", self._call.name)
+            _no_usage(self._call.watcher, self._call.name, self._call.request)
             return
         self._call.watcher.observe(
             self._call.name, self._call.request, usage=usage, sent_at=self._call.sent
@@ -833,7 +833,7 @@ class _ObservedManager:
             accumulator.feed(final)
             usage = accumulator.usage
         except InputError:  # a chat stream without stream_options={"include_usage": True}
-            LOGGER.info("promptcache: stream carried no usage: %s not observed", call.name)
+            _no_usage(watcher, call.name, call.request)
             return
         except Exception as exc:
             watcher.once(
@@ -877,3 +877,21 @@ def _openai_final(stream: Any, kind: str) -> Any:
     if response is None:
         return None
     return {"type": "response.completed", "response": response}
+
+
+def _no_usage(watcher: _Watcher, name: str, request: Mapping[str, Any]) -> None:
+    """
+    A stream ended without usage, so this call was not observed: said each time at INFO, and
+    once per path as a warning with the fix when the request never asked for usage (a stream
+    left before its usage chunk is the caller's choice, not a setting to fix).
+    """
+    LOGGER.info("promptcache: stream carried no usage: %s not observed", name)
+    options = request.get("stream_options")
+    if not (isinstance(options, Mapping) and options.get("include_usage")):
+        watcher.once(
+            logging.WARNING,
+            ("no-usage", name),
+            "promptcache: %s streams without usage, so wrap() cannot observe them; pass "
+            "stream_options={'include_usage': True}",
+            name,
+        )

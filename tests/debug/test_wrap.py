@@ -271,6 +271,20 @@ def test_abandoned_helper_streams_observe_nothing_and_never_raise(
     assert "Traceback" not in caplog.text and "ERROR" not in caplog.text
 
 
+def test_a_stream_sent_without_asking_for_usage_is_warned_once_with_the_fix(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="promptcache.wrap"):
+        _replay("openai_stream_abandoned")
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    # the stream that never asked for usage is named with the fix; the one the caller left
+    # before its usage chunk (it did ask) is the caller's choice, not a setting to fix
+    assert [m for m in warned if "streams without usage" in m] == [
+        "promptcache: chat.completions.stream streams without usage, so wrap() cannot observe "
+        "them; pass stream_options={'include_usage': True}"
+    ]
+
+
 class _FakeManager:
     """A streaming helper's manager whose stream is whatever the test gives."""
 
