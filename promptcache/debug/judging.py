@@ -171,7 +171,8 @@ class Judging:
         """
         if usage.cache_read is None:
             return None  # the server did not report caching: nothing to judge
-        small = self._nothing_cached(key, previous, entry, usage)
+        # A request rebuilt from telemetry has lost its markers: what they did is unknown.
+        small = None if entry.partial else self._nothing_cached(key, previous, entry, usage)
         if previous is None:
             if small is None and defaulted and usage.cache_read == 0:
                 return self._switched_model(key, entry, usage)
@@ -374,6 +375,20 @@ class Judging:
                 gap=gap,
                 reason=reason,
                 detail=found.detail,
+            )
+        if entry.partial:
+            return self._event(
+                key,
+                entry,
+                usage,
+                cause="none",
+                expected=expected,
+                server_side=False,
+                gap=gap,
+                reason=reason,
+                detail="no change in what the span carries (messages, system prompt, tools where "
+                "recorded); it keeps no cache markers or settings, so a change there, an expired "
+                "TTL and a server-side miss cannot be told apart",
             )
         if ttl is not None and gap > ttl:
             return self._event(

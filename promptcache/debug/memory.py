@@ -58,6 +58,7 @@ class Entry:
     row, this one included, whose marked prefix (`prefix` tokens) was over the minimum and yet
     neither read nor written; both stay 0 on any other turn. `sent` is when the request was
     sent, where the caller said (the order of a key's requests across processes goes by it).
+    `partial`: the request was rebuilt from telemetry, without markers, cache key or settings.
     """
 
     at: float
@@ -74,6 +75,7 @@ class Entry:
     dry: int = 0
     prefix: int = 0
     sent: float | None = None
+    partial: bool = False
 
     @property
     def sent_at(self) -> float:

@@ -193,6 +193,7 @@ class Monitor(Judging):
         key: str | None = None,
         at: float | datetime | None = None,
         sent_at: float | datetime | None = None,
+        partial: bool = False,
     ) -> Invalidation | None:
         """
         Record one request and its response (an SDK object or its JSON), or its `usage` directly.
@@ -201,11 +202,15 @@ class Monitor(Judging):
         the same key left in the cache, else None; always None when observing in the background
         (the event goes to the logger, `on_invalidation` and the metrics). `at` is when the
         response came (default: now); `sent_at`, when the request was sent (default: `at`): each
-        request is judged against the latest one of its key sent before it.
+        request is judged against the latest one of its key sent before it. `partial`: the
+        request was rebuilt from telemetry without its cache markers, cache key or settings (GenAI
+        span messages): a change in what it holds is named, and nothing else is claimed (no
+        marker, TTL, lookback or server-side finding: a miss with no change found is cause "none"
+        and not `server_side`).
         """
         plain = plain_request(request, "request")
         with refusing_deeper(request=plain, response=response):
-            return self._observe(plain, response, usage, key, at, sent_at)
+            return self._observe(plain, response, usage, key, at, sent_at, partial)
 
     def _observe(
         self,
@@ -215,6 +220,7 @@ class Monitor(Judging):
         key: str | None,
         at: float | datetime | None,
         sent_at: float | datetime | None,
+        partial: bool = False,
     ) -> Invalidation | None:
         if usage is None and response is None:
             raise InputError("observe() needs the response or usage=CacheUsage(...)")
@@ -224,6 +230,7 @@ class Monitor(Judging):
         moment = self._moment(at)
         name = key if key is not None else self._key(plain, vendor)
         entry = self._entry(plain, vendor, usage, moment)
+        entry.partial = partial
         if sent_at is not None:
             entry.sent = self._moment(sent_at)
         if self.recorder is not None:

@@ -2,11 +2,13 @@
 Feed a `Monitor` from the GenAI spans an instrumentation library already emits.
 
 `MonitorSpanProcessor` is an OpenTelemetry `SpanProcessor`: add it to the `TracerProvider` the
-instrumentation (OpenInference, OpenLLMetry, Pydantic AI, the OTel GenAI instrumentations)
-writes to, and every finished GenAI span is observed with no change at the call sites. A span
-carries the usage; it carries the request only when the instrumentation captured content
-(OpenInference's `input.value`, on by default). Without the request there is nothing to diff,
-so the processor tallies hit rates only (`hit_rates()`) and says so once on its logger.
+instrumentation (OpenInference, OpenLLMetry, Logfire, Pydantic AI, the OTel GenAI
+instrumentations) writes to, and every finished GenAI span is observed with no change at the call
+sites. A span carries the usage; it carries the request only when the instrumentation captured
+content (`span_requests` reads it: OpenInference's whole request body, or the GenAI conventions'
+messages rebuilt into the vendor's shape, without markers, cache key or settings). Without the
+request there is nothing to diff, so the processor tallies hit rates only (`hit_rates()`) and says
+so once on its logger; a span without cache token counts has an unknown hit rate, said once too.
 Nothing of the prompt is ever logged.
 """
 
@@ -15,8 +17,8 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from .._errors import InputError, MissingDependencyError
@@ -24,6 +26,7 @@ from .._usage import CacheUsage
 from ..vendors import get_vendor
 from .counted import counted_usage
 from .monitor import Monitor
+from .span_requests import span_request
 
 try:
     from opentelemetry.sdk.trace import SpanProcessor
@@ -54,16 +57,44 @@ CACHE_WRITE = (
 )
 SYSTEM = ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system")
 MODEL = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name")
+OPERATION = "gen_ai.operation.name"
+# Operations that are no single model call: embeddings (no prompt cache), and agents, tools and
+# workflows, whose usage (Pydantic AI's agent run) repeats their model calls' as a sum.
+NOT_CALLS = frozenset(
+    {
+        "embeddings",
+        "create_embeddings",
+        "invoke_agent",
+        "create_agent",
+        "execute_tool",
+        "invoke_workflow",
+        "retrieval",
+    }
+)
+AGGREGATED = "gen_ai.aggregated_usage.input_tokens"
+# Logfire keeps the vendor's usage object verbatim, zero cache counts included.
+RAW_USAGE = "gen_ai.usage.raw"
+# Instrumentations that leave a cache count out when it is 0, for vendors whose every response
+# reports both: the attribute that marks their spans, and those vendors.
+ZERO_OMITTED = (
+    ("openinference.span.kind", frozenset({"anthropic"})),  # OpenInference's Anthropic
+    ("model_request_parameters", frozenset({"anthropic", "openai"})),  # Pydantic AI
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HitRate:
-    """Input tokens of the spans seen for one vendor and model, by how the cache treated them."""
+    """
+    Input tokens of the spans seen for one vendor and model, by how the cache treated them.
+    `unreported_spans` carried no cache token counts: their input is in none of the counts, and
+    `rate` covers only the spans that did (None when none did: unknown, not 0).
+    """
 
     spans: int
     cache_read: int
     cache_write: int
     uncached_input: int
+    unreported_spans: int = 0
 
     @property
     def rate(self) -> float | None:
@@ -93,35 +124,61 @@ def _count(attributes: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _cache_counts(attributes: Mapping[str, Any], vendor: str) -> tuple[int | None, int | None]:
+    """
+    Cache read and write counts; None where the span does not say. Instrumentations leave out a
+    count that is 0: one count present means the other is 0 (for Anthropic, which reports both),
+    and on the spans of those in `ZERO_OMITTED` neither present means 0 and 0.
+    """
+    read, write = _count(attributes, CACHE_READ), _count(attributes, CACHE_WRITE)
+    if read is None and write is not None:
+        read = 0
+    if vendor == "anthropic" and write is None and read is not None:
+        write = 0
+    if read is None and write is None:
+        for marker, vendors in ZERO_OMITTED:
+            if marker in attributes and vendor in vendors:
+                return 0, (0 if vendor == "anthropic" else None)
+    return read, write
+
+
+def _raw_usage(attributes: Mapping[str, Any], vendor: str) -> CacheUsage | None:
+    """The vendor's own usage object (Logfire's `gen_ai.usage.raw`) read by its reader; or None."""
+    raw = attributes.get(RAW_USAGE)
+    if not isinstance(raw, str) or vendor not in ("anthropic", "openai"):
+        return None
+    try:
+        usage = get_vendor(vendor).read_usage(json.loads(raw))
+    except (ValueError, InputError):
+        return None  # not a usage object we read: the attributes are used instead
+    return usage if usage.caching_reported else None
+
+
 def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
-    """The usage a GenAI span reports, or None for a span that reports no input tokens."""
+    """
+    The usage of the model call a GenAI span records; None for a span that reports no input
+    tokens or records no single model call (an agent run's sum, embeddings, a tool).
+    """
+    if attributes.get(OPERATION) in NOT_CALLS or AGGREGATED in attributes:
+        return None
     total = _count(attributes, INPUT_TOKENS)
     if total is None:
         return None
-    system = _first(attributes, SYSTEM)
-    model = _first(attributes, MODEL)
+    vendor = _vendor(_first(attributes, SYSTEM))
+    named = _first(attributes, MODEL)
+    model = named if isinstance(named, str) else None
+    raw = _raw_usage(attributes, vendor)
+    if raw is not None:
+        return replace(raw, vendor=vendor, model=model or raw.model)
+    read, write = _cache_counts(attributes, vendor)
     return counted_usage(
         total=total,
-        read=_count(attributes, CACHE_READ),
-        write=_count(attributes, CACHE_WRITE),
+        read=read,
+        write=write,
         output=_count(attributes, OUTPUT_TOKENS) or 0,
-        vendor=_vendor(system),
-        model=model if isinstance(model, str) else None,
+        vendor=vendor,
+        model=model,
     )
-
-
-def span_request(attributes: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The request body the span captured (OpenInference `input.value` as JSON), else None."""
-    value = attributes.get("input.value")
-    if not isinstance(value, str) or attributes.get("input.mime_type") != "application/json":
-        return None
-    try:
-        request = json.loads(value)
-    except ValueError:
-        return None
-    if not isinstance(request, dict) or not isinstance(request.get("model"), str):
-        return None
-    return request
 
 
 class MonitorSpanProcessor(SpanProcessor):
@@ -132,16 +189,32 @@ class MonitorSpanProcessor(SpanProcessor):
 
     Spans with the request are judged by the monitor (invalidations go to its outlets); spans
     without it add to `hit_rates()` only, and the first one is reported once on the logger.
+    `key`, a function of the span's attributes, names the monitor's key for a span (None: the
+    monitor's own, from the request): a request rebuilt from GenAI-convention messages has lost
+    its `prompt_cache_key` and `metadata.user_id`, so without it every request of a model shares
+    one key.
     """
 
-    def __init__(self, monitor: Monitor, *, logger: logging.Logger | None = None) -> None:
+    def __init__(
+        self,
+        monitor: Monitor,
+        *,
+        key: Callable[[Mapping[str, Any]], str | None] | None = None,
+        logger: logging.Logger | None = None,
+    ) -> None:
         if not isinstance(monitor, Monitor):
             raise InputError(f"MonitorSpanProcessor needs a Monitor, got {type(monitor).__name__}")
+        if key is not None and not callable(key):
+            raise InputError(
+                f"MonitorSpanProcessor's key must be a function of the span's attributes, got "
+                f"{type(key).__name__}"
+            )
         self.monitor = monitor
+        self.key = key
         self.logger = logger or LOGGER
         self._lock = threading.Lock()
         self._rates: dict[tuple[str, str], HitRate] = {}
-        self._said_no_request = False
+        self._said: set[str] = set()
 
     def on_end(self, span: Any) -> None:
         attributes = dict(span.attributes or {})
@@ -149,18 +222,32 @@ class MonitorSpanProcessor(SpanProcessor):
         if usage is None:
             return
         self._tally(usage)
-        request = span_request(attributes)
-        if request is None:
-            self._say_no_request(span.name)
+        if not usage.caching_reported:
+            self._say_once(
+                "counts",
+                "promptcache: GenAI span %r carries no cache token counts, only input tokens: "
+                "its hit rate is unknown and no invalidation can be judged",
+                span.name,
+            )
+        request = span_request(attributes, usage.vendor)
+        if request.body is None:
+            self._say_once(
+                "request",
+                "promptcache: GenAI span %r: %s: reporting hit rates only, no invalidation causes",
+                span.name,
+                request.reason,
+            )
             return
         try:
-            self.monitor.observe(request, usage=usage)
+            key = self.key(attributes) if self.key is not None else None
+            self.monitor.observe(request.body, usage=usage, key=key, partial=request.partial)
         except InputError as error:
             # the message names paths and types, never prompt text
             self.logger.warning("promptcache: span %r not observed: %s", span.name, error)
 
     def _tally(self, usage: CacheUsage) -> None:
         name = (usage.vendor or "unknown", usage.model or "unknown")
+        reported = usage.caching_reported
         with self._lock:
             seen = self._rates.get(
                 name, HitRate(spans=0, cache_read=0, cache_write=0, uncached_input=0)
@@ -169,19 +256,16 @@ class MonitorSpanProcessor(SpanProcessor):
                 spans=seen.spans + 1,
                 cache_read=seen.cache_read + (usage.cache_read or 0),
                 cache_write=seen.cache_write + (usage.cache_write or 0),
-                uncached_input=seen.uncached_input + usage.uncached_input,
+                uncached_input=seen.uncached_input + (usage.uncached_input if reported else 0),
+                unreported_spans=seen.unreported_spans + (0 if reported else 1),
             )
 
-    def _say_no_request(self, span_name: str) -> None:
+    def _say_once(self, topic: str, message: str, *args: Any) -> None:
         with self._lock:
-            if self._said_no_request:
+            if topic in self._said:
                 return
-            self._said_no_request = True
-        self.logger.warning(
-            "promptcache: GenAI span %r carries no request (content capture off?): reporting "
-            "hit rates only, no invalidation causes",
-            span_name,
-        )
+            self._said.add(topic)
+        self.logger.warning(message, *args)
 
     def hit_rates(self) -> dict[tuple[str, str], HitRate]:
         """Per (vendor, model): spans seen and their input tokens read, written and uncached."""

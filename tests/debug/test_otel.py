@@ -142,35 +142,45 @@ def test_usage_conventions_are_read_and_bad_totals_named() -> None:
     assert span_usage({"gen_ai.system": "openai"}) is None
 
 
-def test_pydantic_ai_spans_give_hit_rates_only(caplog: pytest.LogCaptureFixture) -> None:
-    """Pydantic AI's own instrumentation: usage in GenAI attributes, messages in its own format."""
+def test_pydantic_ai_spans_name_the_field_that_broke_the_cache(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """
+    Pydantic AI's own instrumentation: usage in GenAI attributes (a zero cache count left out),
+    the messages in the GenAI conventions' `gen_ai.input.messages`, from which the request is
+    rebuilt; its agent-run spans repeat the chat spans' usage as sums and are not counted.
+    """
     pytest.importorskip("pydantic_ai")
     from pydantic_ai import Agent
     from pydantic_ai.models.instrumented import InstrumentationSettings, InstrumentedModel
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    caplog.set_level(logging.DEBUG)
+    caplog.set_level(logging.DEBUG, logger="promptcache")
     provider = TracerProvider()
-    processor = MonitorSpanProcessor(promptcache.Monitor(metrics=False))
+    events: list[Invalidation] = []
+    processor = MonitorSpanProcessor(
+        promptcache.Monitor(on_invalidation=events.append, metrics=False)
+    )
     provider.add_span_processor(processor)
 
     async def run(url: str) -> None:
         async with openai_client(url, is_async=True) as client:
             chat = OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
             settings = InstrumentationSettings(tracer_provider=provider)
-            agent = Agent(InstrumentedModel(chat, settings), system_prompt=SYSTEM)
-            for _ in range(2):
+            for system in (SYSTEM, SYSTEM, SYSTEM.replace("Policy", "Polic y", 1)):
+                agent = Agent(InstrumentedModel(chat, settings), system_prompt=system)
                 await agent.run(f"Hi, I am {NAME}.")
 
     with stub_server() as stub:
-        stub.serve([completion(1, 2000, 0), completion(2, 2000, 1500)])
+        stub.serve([completion(1, 2000, 0), completion(2, 2000, 1920), completion(3, 2000, 0)])
         asyncio.run(run(stub.url))
     provider.shutdown()
-    # the agent-run spans repeat the chat spans' usage as aggregates: counted once
+    assert [(e.cause, e.path) for e in events] == [("whitespace", "messages[0].content")], events
     rates = processor.hit_rates()[("openai", MODEL)]
-    assert (rates.spans, rates.cache_read, rates.uncached_input) == (2, 1500, 2500)
-    assert rates.rate == pytest.approx(1500 / 4000)
-    assert processor.monitor.stats()["observations"] == 0
-    assert caplog.text.count("hit rates only") == 1
-    assert NAME not in caplog.text and EMAIL not in caplog.text
+    assert (rates.spans, rates.unreported_spans) == (3, 0)
+    assert (rates.cache_read, rates.uncached_input) == (1920, 6000 - 1920)
+    assert processor.monitor.stats()["observations"] == 3
+    assert "hit rates only" not in caplog.text
+    said = caplog.text + "".join(e.message() for e in events)
+    assert NAME not in said and EMAIL not in said
