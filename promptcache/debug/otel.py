@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -72,6 +73,9 @@ NOT_CALLS = frozenset(
     }
 )
 AGGREGATED = "gen_ai.aggregated_usage.input_tokens"
+RESPONSE_ID = "gen_ai.response.id"
+# Response ids remembered to count a call traced by two instrumentations once.
+_ANSWERS_KEPT = 4096
 # Logfire keeps the vendor's usage object verbatim, zero cache counts included.
 RAW_USAGE = "gen_ai.usage.raw"
 # Instrumentations that leave a cache count out when it is 0, for vendors whose every response
@@ -181,6 +185,21 @@ def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
     )
 
 
+def _response_id(attributes: Mapping[str, Any]) -> str | None:
+    """The vendor's id of the response (GenAI conventions, or OpenInference's output JSON)."""
+    answer = attributes.get(RESPONSE_ID)
+    if isinstance(answer, str) and answer:
+        return answer
+    output = attributes.get("output.value")
+    if isinstance(output, str) and attributes.get("output.mime_type") == "application/json":
+        try:
+            answer = json.loads(output).get("id")
+        except (ValueError, AttributeError):
+            return None
+        return answer if isinstance(answer, str) and answer else None
+    return None
+
+
 class MonitorSpanProcessor(SpanProcessor):
     """
     An OpenTelemetry span processor that observes each finished GenAI span on `monitor`.
@@ -215,11 +234,20 @@ class MonitorSpanProcessor(SpanProcessor):
         self._lock = threading.Lock()
         self._rates: dict[tuple[str, str], HitRate] = {}
         self._said: set[str] = set()
+        self._answers: OrderedDict[str, None] = OrderedDict()
 
     def on_end(self, span: Any) -> None:
         attributes = dict(span.attributes or {})
         usage = span_usage(attributes)
         if usage is None:
+            return
+        if self._answered(attributes):
+            self._say_once(
+                "twice",
+                "promptcache: GenAI span %r records a response another span already recorded "
+                "(two instrumentations on one client?): counted once",
+                span.name,
+            )
             return
         self._tally(usage)
         if not usage.caching_reported:
@@ -244,6 +272,19 @@ class MonitorSpanProcessor(SpanProcessor):
         except InputError as error:
             # the message names paths and types, never prompt text
             self.logger.warning("promptcache: span %r not observed: %s", span.name, error)
+
+    def _answered(self, attributes: Mapping[str, Any]) -> bool:
+        """Whether the span's response (by its id) was counted already; remembers it if not."""
+        answer = _response_id(attributes)
+        if answer is None:
+            return False
+        with self._lock:
+            if answer in self._answers:
+                return True
+            self._answers[answer] = None
+            if len(self._answers) > _ANSWERS_KEPT:
+                self._answers.popitem(last=False)
+        return False
 
     def _tally(self, usage: CacheUsage) -> None:
         name = (usage.vendor or "unknown", usage.model or "unknown")

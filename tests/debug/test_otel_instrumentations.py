@@ -66,7 +66,7 @@ def _completion(number: int, prompt: int, cached: int) -> Reply:
     )
 
 
-def _message(number: int, read: int, write: int) -> Reply:
+def _message(number: int, read: int, write: int, uncached: int = 50) -> Reply:
     return Reply(
         {
             "id": f"msg_{number}",
@@ -77,7 +77,7 @@ def _message(number: int, read: int, write: int) -> Reply:
             "stop_reason": "end_turn",
             "stop_sequence": None,
             "usage": {
-                "input_tokens": 50,
+                "input_tokens": uncached,
                 "output_tokens": 2,
                 "cache_read_input_tokens": read,
                 "cache_creation_input_tokens": write,
@@ -406,3 +406,118 @@ def test_openai_v2_without_span_content_says_so_once(
     assert _ours(caplog).count("no cache token counts") == 1
     assert processor.monitor.stats()["observations"] == 0
     _private(caplog, events)
+
+
+# -- what a rebuilt request cannot tell ------------------------------------------------------
+
+
+@pytest.mark.parametrize("traceloop", ["anthropic"], indirect=True)
+def test_a_miss_with_nothing_changed_in_a_rebuilt_request_claims_no_cause(
+    traceloop: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """
+    The spans keep no markers or settings: a miss with the messages unchanged may come from a
+    change there, so it is cause "none" and not blamed on the server; with the whole request
+    (OpenInference) the same miss is the server's.
+    """
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    replies = [_message(1, 0, 1800), _message(2, 1800, 0), _message(3, 0, 1800)]
+    with _watching(traceloop) as (events, _), stub_server() as stub:
+        stub.serve(replies)
+        client = anthropic_client(stub.url)
+        for _ in range(3):
+            _call_anthropic(client, SYSTEM)
+    assert [(e.cause, e.path, e.server_side) for e in events] == [("none", None, False)]
+    assert "cannot be told apart" in events[0].detail
+    _private(caplog, events)
+
+
+@pytest.mark.parametrize("traceloop", ["anthropic"], indirect=True)
+def test_a_rebuilt_request_without_markers_is_not_called_unmarked(
+    traceloop: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing read or written: the markers the request had are unknown, so none is claimed."""
+    replies = [_message(n, 0, 0, uncached=1850) for n in (1, 2, 3)]
+    with _watching(traceloop) as (events, processor), stub_server() as stub:
+        stub.serve(replies)
+        client = anthropic_client(stub.url)
+        for _ in range(3):
+            _call_anthropic(client, SYSTEM)
+    assert events == []
+    assert processor.hit_rates()[("anthropic", CLAUDE)].rate == 0.0
+
+
+def test_key_names_sessions_a_rebuilt_request_lost(caplog: pytest.LogCaptureFixture) -> None:
+    """
+    Two Pydantic AI agents with their own system prompts, interleaved: the rebuilt requests keep
+    no cache key, so under the monitor's default key (vendor and model) each one's first request
+    reads as the other's broken cache; keyed by the span's agent name, nothing is wrong.
+    """
+    pytest.importorskip("pydantic_ai")
+    import asyncio
+
+    from pydantic_ai import Agent
+    from pydantic_ai.models.instrumented import InstrumentationSettings, InstrumentedModel
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    def session(key: Any) -> list[Invalidation]:
+        provider = TracerProvider()
+        events: list[Invalidation] = []
+        monitor = promptcache.Monitor(on_invalidation=events.append, metrics=False)
+        provider.add_span_processor(MonitorSpanProcessor(monitor, key=key))
+
+        async def run(url: str) -> None:
+            async with openai_client(url, is_async=True) as client:
+                chat = OpenAIChatModel(GPT, provider=OpenAIProvider(openai_client=client))
+                model = InstrumentedModel(chat, InstrumentationSettings(tracer_provider=provider))
+                agents = [
+                    Agent(model, name=name, system_prompt=f"Agent {name}. " + SYSTEM)
+                    for name in ("billing", "support")
+                ]
+                for agent in agents * 2:
+                    await agent.run(f"Hi, I am {NAME}.")
+
+        with stub_server() as stub:
+            stub.serve(
+                [
+                    _completion(1, 2000, 0),
+                    _completion(2, 2000, 0),
+                    _completion(3, 2000, 1920),
+                    _completion(4, 2000, 1920),
+                ]
+            )
+            asyncio.run(run(stub.url))
+        provider.shutdown()
+        return events
+
+    assert [e.cause for e in session(None)] == ["content_changed"]
+    assert session(lambda attributes: attributes.get("gen_ai.agent.name")) == []
+    with pytest.raises(promptcache.InputError, match="function of the span's attributes"):
+        MonitorSpanProcessor(promptcache.Monitor(metrics=False), key="tenant")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("traceloop", ["openai"], indirect=True)
+def test_a_call_traced_by_two_instrumentations_counts_once(
+    traceloop: Callable[[MonitorSpanProcessor], None],
+    logfire_adding: Callable[[MonitorSpanProcessor], None],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Logfire and OpenLLMetry on one client: two spans per call, one response id; one call."""
+    import logfire
+
+    def client(url: str) -> Any:
+        made = openai_client(url)
+        logfire.instrument_openai(made)
+        return made
+
+    def both(processor: MonitorSpanProcessor) -> None:
+        traceloop(processor)
+        logfire_adding(processor)
+
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    with _watching(both) as (events, processor):
+        _run(client, _call_openai, OPENAI_REPLIES)
+    _assert_openai_named(events, processor, caplog)
+    assert processor.monitor.stats()["observations"] == 3
+    assert _ours(caplog).count("counted once") == 1
