@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -238,6 +239,33 @@ def _traceloop_relays() -> Iterator[dict[str, _Relay]]:
     for instrumentor, provider in zip(instrumentors, providers, strict=True):
         instrumentor.uninstrument()
         provider.shutdown()
+    _unwrap_left("opentelemetry.instrumentation.openai")
+    _unwrap_left("opentelemetry.instrumentation.anthropic")
+
+
+def _unwrap_left(package: str) -> None:
+    """
+    Put back the SDK methods `package`'s instrumentation wrapped. OpenLLMetry 0.62's
+    `uninstrument()` leaves them wrapped (it passes `unwrap` a "module", "Class.method" pair,
+    which opentelemetry-instrumentation's `unwrap` no longer resolves), and a wrapper left on
+    the OpenAI client changes what later tests see (its sync stream has `__aiter__` too).
+    """
+    for name, module in list(sys.modules.items()):
+        if module is None or not name.startswith(("openai.", "anthropic.")):
+            continue
+        for owner in list(vars(module).values()):
+            if not isinstance(owner, type) or not owner.__module__.startswith(name):
+                continue
+            for attribute, value in list(vars(owner).items()):
+                while _wrapped_by(value, package):
+                    value = value.__wrapped__
+                    setattr(owner, attribute, value)
+
+
+def _wrapped_by(value: Any, package: str) -> bool:
+    wrapper = getattr(value, "_self_wrapper", None)
+    module = getattr(wrapper, "__module__", None) or ""
+    return hasattr(value, "__wrapped__") and (module == package or module.startswith(package + "."))
 
 
 @pytest.fixture
