@@ -237,6 +237,18 @@ class MonitorSpanProcessor(SpanProcessor):
         self._answers: OrderedDict[str, None] = OrderedDict()
 
     def on_end(self, span: Any) -> None:
+        # Called inside the traced call, as its span ends: nothing may escape into it.
+        try:
+            self._observe(span)
+        except Exception as error:
+            # the type only: an exception's message may quote the request
+            self.logger.warning(
+                "promptcache: span %r not observed: %s raised while reading it",
+                getattr(span, "name", None),
+                type(error).__name__,
+            )
+
+    def _observe(self, span: Any) -> None:
         attributes = dict(span.attributes or {})
         usage = span_usage(attributes)
         if usage is None:

@@ -30,7 +30,7 @@ import promptcache
 from promptcache import Invalidation
 from promptcache.debug.otel import MonitorSpanProcessor
 
-from .._recording import Reply, anthropic_client, openai_client, stub_server
+from .._recording import Reply, anthropic_client, chat_chunks, openai_client, stub_server
 
 pytest.importorskip("opentelemetry.sdk")
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
@@ -373,6 +373,45 @@ def test_logfire_anthropic_names_the_changed_system_prompt(
     _assert_anthropic_named(events, processor, caplog)
 
 
+def test_logfire_streamed_chat_is_read_from_its_streaming_span(
+    logfire_adding: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stream: Logfire records the usage on a second span, when the stream is consumed."""
+    import logfire
+
+    def client(url: str) -> Any:
+        made = openai_client(url)
+        logfire.instrument_openai(made)
+        return made
+
+    def call(client: Any, system: str) -> None:
+        stream = client.chat.completions.create(
+            model=GPT,
+            messages=[
+                {"role": "system", "content": system},
+                {"role": "user", "content": f"Hi, I am {NAME}, write to {EMAIL}."},
+            ],
+            stream=True,
+            stream_options={"include_usage": True},
+        )
+        for _ in stream:
+            pass
+
+    def streamed(number: int, cached: int) -> Reply:
+        usage = {
+            "prompt_tokens": 2000,
+            "completion_tokens": 2,
+            "total_tokens": 2002,
+            "prompt_tokens_details": {"cached_tokens": cached},
+        }
+        return Reply(events=chat_chunks(f"chatcmpl-{number}", GPT, ["o", "k"], usage))
+
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    with _watching(logfire_adding) as (events, processor):
+        _run(client, call, [streamed(1, 0), streamed(2, 1920), streamed(3, 0)])
+    _assert_openai_named(events, processor, caplog)
+
+
 # -- the official OpenTelemetry OpenAI instrumentation ---------------------------------------
 
 
@@ -521,6 +560,14 @@ def test_key_names_sessions_a_rebuilt_request_lost(caplog: pytest.LogCaptureFixt
 
     assert [e.cause for e in session(None)] == ["content_changed"]
     assert session(lambda attributes: attributes.get("gen_ai.agent.name")) == []
+
+    def broken(attributes: Any) -> str:
+        raise ValueError(f"no tenant in {attributes}")
+
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    assert session(broken) == []  # the agent's calls all returned
+    assert _ours(caplog).count("ValueError raised while reading it") == 4
+    _private(caplog, [])
     with pytest.raises(promptcache.InputError, match="function of the span's attributes"):
         MonitorSpanProcessor(promptcache.Monitor(metrics=False), key="tenant")  # type: ignore[arg-type]
 
