@@ -373,6 +373,48 @@ def test_logfire_anthropic_names_the_changed_system_prompt(
     _assert_anthropic_named(events, processor, caplog)
 
 
+def test_logfire_names_a_changed_tool(
+    logfire_adding: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
+) -> None:
+    """Logfire records the tools (`gen_ai.tool.definitions`): a changed description is named."""
+    import logfire
+
+    def client(url: str) -> Any:
+        made = openai_client(url)
+        logfire.instrument_openai(made)
+        return made
+
+    def call(client: Any, description: str) -> None:
+        client.chat.completions.create(
+            model=GPT,
+            messages=[
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": f"Hi, I am {NAME}, write to {EMAIL}."},
+            ],
+            tools=[
+                {
+                    "type": "function",
+                    "function": {
+                        "name": "lookup_order",
+                        "description": description,
+                        "parameters": {"type": "object", "properties": {}},
+                    },
+                }
+            ],
+        )
+
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    with _watching(logfire_adding) as (events, _), stub_server() as stub:
+        stub.serve(OPENAI_REPLIES)
+        made = client(stub.url)
+        for description in ("Find an order.", "Find an order.", "Find an order by id."):
+            call(made, description)
+    assert [(e.cause, e.path) for e in events] == [
+        ("tools_changed", "tools[0].function.description")
+    ], events
+    _private(caplog, events)
+
+
 def test_logfire_streamed_chat_is_read_from_its_streaming_span(
     logfire_adding: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
 ) -> None:
