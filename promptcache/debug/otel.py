@@ -78,11 +78,13 @@ RESPONSE_ID = "gen_ai.response.id"
 _ANSWERS_KEPT = 4096
 # Logfire keeps the vendor's usage object verbatim, zero cache counts included.
 RAW_USAGE = "gen_ai.usage.raw"
-# Instrumentations that leave a cache count out when it is 0, for vendors whose every response
-# reports both: the attribute that marks their spans, and those vendors.
+# Instrumentations that leave both cache counts out when they are 0: the attribute that marks
+# their spans, and the vendor whose spans they do it on (None: every vendor). OpenInference's
+# Anthropic instrumentor writes a count only when it is not 0 (Anthropic reports both always);
+# Pydantic AI keeps 0 for a count the vendor did not send, and writes only counts that are not.
 ZERO_OMITTED = (
-    ("openinference.span.kind", frozenset({"anthropic"})),  # OpenInference's Anthropic
-    ("model_request_parameters", frozenset({"anthropic", "openai"})),  # Pydantic AI
+    ("openinference.span.kind", "anthropic"),
+    ("model_request_parameters", None),
 )
 
 
@@ -140,8 +142,8 @@ def _cache_counts(attributes: Mapping[str, Any], vendor: str) -> tuple[int | Non
     if vendor == "anthropic" and write is None and read is not None:
         write = 0
     if read is None and write is None:
-        for marker, vendors in ZERO_OMITTED:
-            if marker in attributes and vendor in vendors:
+        for marker, omits_for in ZERO_OMITTED:
+            if marker in attributes and omits_for in (None, vendor):
                 return 0, (0 if vendor == "anthropic" else None)
     return read, write
 
@@ -149,9 +151,9 @@ def _cache_counts(attributes: Mapping[str, Any], vendor: str) -> tuple[int | Non
 def _raw_usage(attributes: Mapping[str, Any], vendor: str) -> CacheUsage | None:
     """The vendor's own usage object (Logfire's `gen_ai.usage.raw`) read by its reader; or None."""
     raw = attributes.get(RAW_USAGE)
-    if not isinstance(raw, str) or vendor not in ("anthropic", "openai"):
+    if not isinstance(raw, str):
         return None
-    try:
+    try:  # a vendor the registry does not know raises InputError too
         usage = get_vendor(vendor).read_usage(json.loads(raw))
     except (ValueError, InputError):
         return None  # not a usage object we read: the attributes are used instead

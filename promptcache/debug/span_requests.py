@@ -26,9 +26,6 @@ TOOL_DEFINITIONS = "gen_ai.tool.definitions"
 REQUEST_MODEL = ("gen_ai.request.model", "llm.request.model_name", "llm.model_name")
 MAX_TOKENS = "gen_ai.request.max_tokens"
 
-# the vendors whose request shape a GenAI-convention span is rebuilt into
-REBUILT = ("anthropic", "openai")
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SpanRequest:
@@ -72,20 +69,19 @@ def _conventions(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
     model = next((m for n in REQUEST_MODEL if isinstance(m := attributes.get(n), str)), None)
     if model is None:
         return SpanRequest(body=None, reason="it carries messages but no gen_ai.request.model")
-    if vendor not in REBUILT:
-        return SpanRequest(
-            body=None,
-            reason=f"its messages are for {vendor or 'an unnamed vendor'}, whose request "
-            f"promptcache does not rebuild from spans (only {', '.join(REBUILT)})",
-        )
     try:
         messages = _json_list(attributes, INPUT_MESSAGES)
         system = _json_list(attributes, SYSTEM_INSTRUCTIONS)
         tools = _json_list(attributes, TOOL_DEFINITIONS)
         if vendor == "anthropic":
             body = _anthropic(model, messages, system, tools, attributes.get(MAX_TOKENS))
-        else:
+        elif vendor == "openai":
             body = _openai(model, messages, system, tools)
+        else:
+            raise _Unreadable(
+                f"its messages are for {vendor or 'an unnamed vendor'}, whose request promptcache "
+                "does not rebuild from spans (Anthropic Messages and OpenAI Chat Completions only)"
+            )
     except _Unreadable as error:
         return SpanRequest(body=None, reason=str(error))
     return SpanRequest(body=body, partial=True)
