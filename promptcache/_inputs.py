@@ -11,6 +11,7 @@ import errno
 import glob
 import gzip
 import os
+import re
 import stat
 import sys
 from collections.abc import Iterator, Sequence
@@ -79,7 +80,11 @@ def resolve_sources(patterns: Sequence[str]) -> list[Source]:
         if pattern == "-":
             sources.append(Source(name="<stdin>", path=None, size=None))
             continue
-        names = sorted(glob.glob(pattern, recursive=True)) if glob.has_magic(pattern) else [pattern]
+        names = (
+            _in_time_order(glob.glob(pattern, recursive=True))
+            if glob.has_magic(pattern)
+            else [pattern]
+        )
         if not names:
             raise InputError(f"no file matches {pattern!r}")
         for name in names:
@@ -92,6 +97,31 @@ def resolve_sources(patterns: Sequence[str]) -> list[Source]:
             info = check_regular(path)
             sources.append(Source(name=name, path=path, size=info.st_size))
     return sources
+
+
+# A rotated backup: `calls.jsonl.3` or `calls.jsonl.3.gz` (the recorder's, logrotate's and
+# logging.handlers' naming, where .1 is the newest).
+_BACKUP = re.compile(r"(?P<base>.+)\.(?P<n>[0-9]{1,6})(?:\.gz)?")
+
+
+def _in_time_order(names: list[str]) -> list[str]:
+    """
+    A glob's matches in name order, except that the rotated backups of a file that is itself
+    there (matched or on disk) come first, oldest (highest number) first, then the file: the
+    order their records were written in. The report judges each record against the one before
+    it; read newest first, every session would run backwards in time.
+    """
+    matched = set(names)
+
+    def order(name: str) -> tuple[str, int, int]:
+        found = _BACKUP.fullmatch(name)
+        if found is not None:
+            base = found["base"]
+            if base in matched or os.path.isfile(base):
+                return (base, 0, -int(found["n"]))
+        return (name, 1, 0)
+
+    return sorted(names, key=order)
 
 
 def open_source(source: Source) -> tuple[IO[bytes], IO[bytes]]:

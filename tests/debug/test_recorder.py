@@ -174,3 +174,48 @@ def test_a_truncated_gzip_is_named_not_an_internal_error(
     out = json.loads(captured.out)
     assert out["skipped"]["lines"] == 1 and "cannot be read past" in captured.err
     assert "internal error" not in captured.err
+
+
+def _gapped_session(monitor: Monitor, turns: int = 14) -> tuple[int, int]:
+    """A session with a clock put in the system prompt and a pause past the TTL; its reads and
+    writes as the responses gave them."""
+    sim, request, at = AnthropicSim(), pairs.anthropic(), 1_764_000_000.0
+    read = write = 0
+    for n in range(turns):
+        if n == 4:
+            request["system"][0]["text"] = "Now: 20:41:07. " + request["system"][0]["text"]
+        at += 30 + (600 if n == 9 else 0)
+        response = sim.respond(request, at)
+        read += response["usage"]["cache_read_input_tokens"]
+        write += response["usage"]["cache_creation_input_tokens"]
+        monitor.observe(request, response, at=at)
+        request = pairs.next_turn(request, n)
+    return read, write
+
+
+@pytest.mark.parametrize("content", ["full", "hashes"])
+def test_a_rotated_log_reports_what_the_monitor_saw(
+    content: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Twelve backups: the glob must read calls.jsonl.12.gz (oldest) ... .2.gz, .1.gz, calls.jsonl
+    # in that order (not .1, .10, .11, .12, .2, ... newest first), or every key's requests go
+    # backwards in time and the report invents order_ambiguous misses.
+    log = tmp_path / "calls.jsonl"
+    live = Monitor("anthropic", metrics=False)
+    with Recorder(log, content=content, max_bytes=1, backups=20) as recorder:  # type: ignore[arg-type]
+        read, write = _gapped_session(Monitor("anthropic", metrics=False, recorder=recorder))
+    _gapped_session(live)
+    assert len(list(tmp_path.glob("calls.jsonl.*.gz"))) == 13
+    assert main(["report", str(tmp_path / "calls.jsonl*"), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    seen = live.stats()
+    assert out["records"] == seen["observations"] == 14
+    assert (out["tokens"]["cache_read"], out["tokens"]["cache_write"]) == (read, write)
+    found = {c["cause"]: (c["events"], c["tokens_lost"]) for c in out["invalidations"]}
+    expected = {
+        cause: (count, seen["tokens_lost"][cause]) for cause, count in seen["by_cause"].items()
+    }
+    assert set(expected) == {"timestamp", "ttl_expired"}
+    if content == "hashes":  # the clock cannot be told from other text once hashed
+        expected["content_changed"] = expected.pop("timestamp")
+    assert found == expected
