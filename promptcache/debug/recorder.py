@@ -187,6 +187,11 @@ class Recorder:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._handle = self.path.open("ab")
             self._size = self._handle.tell()
+            if self._size and not _ends_a_line(self.path):
+                # A run that died mid-write left half a line; end it, so that only that line
+                # is unreadable and the next record is not glued onto it.
+                self._handle.write(b"\n")
+                self._size += 1
         if self._size and self._size + len(data) > self.max_bytes:
             self._rotate()
         self._handle.write(data)
@@ -230,6 +235,12 @@ class Recorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _ends_a_line(path: Path) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
 
 
 def _unserialisable(value: Any) -> Any:

@@ -219,3 +219,23 @@ def test_a_rotated_log_reports_what_the_monitor_saw(
     if content == "hashes":  # the clock cannot be told from other text once hashed
         expected["content_changed"] = expected.pop("timestamp")
     assert found == expected
+
+
+def test_a_line_cut_short_by_a_crash_costs_only_itself(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log) as recorder:
+        Monitor("anthropic", metrics=False, recorder=recorder).observe(
+            pairs.anthropic(), usage=_WRITE, at=0.0, key="session-1"
+        )
+    whole = log.read_bytes()
+    log.write_bytes(whole + whole[: len(whole) // 2])  # the process died mid-write
+    with Recorder(log) as recorder:  # the next run appends to the same file
+        Monitor("anthropic", metrics=False, recorder=recorder).observe(
+            pairs.anthropic(), usage=_WRITE, at=10.0, key="session-1"
+        )
+    assert main(["report", str(log), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["records"] == 2  # the record written after the crash is read
+    assert [p["line"] for p in out["skipped"]["named"]] == [2]
