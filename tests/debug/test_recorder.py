@@ -239,3 +239,29 @@ def test_a_line_cut_short_by_a_crash_costs_only_itself(
     out = json.loads(capsys.readouterr().out)
     assert out["records"] == 2  # the record written after the crash is read
     assert [p["line"] for p in out["skipped"]["named"]] == [2]
+
+
+def test_threads_sharing_a_recorder_write_whole_lines_and_lose_none(tmp_path: Path) -> None:
+    import threading
+
+    log = tmp_path / "calls.jsonl"
+    big = pairs.anthropic(system=pairs.GUIDE * 8)  # ~90 KB a line: over any write buffer
+    with Recorder(log, max_bytes=600_000, backups=100) as recorder:
+
+        def writer(n: int) -> None:
+            for turn in range(25):
+                recorder.record(big, _WRITE, key=f"session-{n}", at=float(turn))
+
+        threads = [threading.Thread(target=writer, args=(n,)) for n in range(6)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert recorder.dropped == 0
+    lines = log.read_bytes().splitlines()
+    for backup in tmp_path.glob("calls.jsonl.*.gz"):
+        lines += gzip.decompress(backup.read_bytes()).splitlines()
+    records = [json.loads(line) for line in lines]  # every line whole
+    assert sorted(r["key"] for r in records) == sorted(
+        f"session-{n}" for n in range(6) for _ in range(25)
+    )
