@@ -16,6 +16,7 @@ from __future__ import annotations
 import gzip
 import logging
 import os
+import re
 import shutil
 import threading
 import time
@@ -40,6 +41,10 @@ LOGGER = logging.getLogger("promptcache.recorder")
 _LAYOUT_KEYS = frozenset(
     {"model", "role", "type", "ttl", "tool_choice", "stream", "modelVersion", "model_version"}
 )
+# ...when the value reads as a name of that kind ("user", "tool_use", "1h",
+# "claude-sonnet-4-5@20250929", "models/gemini-2.5-flash"), not as text: no spaces, not an
+# e-mail address. A value the API would refuse anyway is hashed like any other string.
+_LAYOUT_VALUE = re.compile(r"(?!\S*@\S*\.)[A-Za-z0-9_.:/@+-]{1,100}")
 _RESPONSE_KEYS = frozenset(
     {"model", "modelVersion", "model_version", "object", "type", "diagnostics"}
 )
@@ -54,7 +59,9 @@ def _placeholder(text: str) -> str:
 def redact(value: Any, key: str | None = None) -> Any:
     """`value` with every string replaced by its same-length hash placeholder (layout kept)."""
     if isinstance(value, str):
-        return value if key in _LAYOUT_KEYS else _placeholder(value)
+        if key in _LAYOUT_KEYS and _LAYOUT_VALUE.fullmatch(value):
+            return value
+        return _placeholder(value)
     if isinstance(value, Mapping):
         return {k: redact(v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -265,3 +265,21 @@ def test_threads_sharing_a_recorder_write_whole_lines_and_lose_none(tmp_path: Pa
     assert sorted(r["key"] for r in records) == sorted(
         f"session-{n}" for n in range(6) for _ in range(25)
     )
+
+
+def test_layout_fields_are_kept_only_when_they_read_as_names_not_text() -> None:
+    request = pairs.anthropic(model="claude-sonnet-4-5@20250929")
+    request["system"][0]["cache_control"]["ttl"] = "1h"
+    request["messages"] += [
+        {"role": NAME, "content": "hi"},
+        {"role": "user", "content": [{"type": EMAIL, "text": "hi"}]},
+        {"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": NAME}]},
+        {"role": "user", "content": [{"type": "text", "text": "hi"}], "stream": f"{NAME}!"},
+    ]
+    line = Recorder("unused.jsonl").line(request, _WRITE, key=None, at=0.0, vendor="anthropic")
+    text = line.decode()
+    assert [p for p in PLANTED if p.lower() in text.lower()] == []
+    record = json.loads(line)["request"]
+    assert record["model"] == "claude-sonnet-4-5@20250929"
+    assert record["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert [m["role"] for m in record["messages"][:2]] == ["user", "assistant"]
