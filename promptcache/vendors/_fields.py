@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import InputError
+from .._errors import InputError, shown
 
 __all__ = ["first_int", "get_field", "get_int", "require_usage"]
 
@@ -35,8 +35,8 @@ def get_int(obj: Any, *path: str) -> int | None:
         return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(
-            f"usage field {'.'.join(path)} should be an integer, got {type(value).__name__} "
-            f"{value!r:.40}; pass the SDK response object or its JSON dict"
+            f"usage field {'.'.join(path)} should be an integer, got {shown(value)}; pass the "
+            "SDK response object or its JSON dict"
         )
     return value
 

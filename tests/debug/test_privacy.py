@@ -149,3 +149,22 @@ def test_keys_that_may_be_personal_are_hashed(key: str, opaque: bool) -> None:
 def test_describe_names_type_length_and_hash() -> None:
     text = describe(EMAIL)
     assert text.startswith(f"str of {len(EMAIL)} chars, sha256 ") and _leaks(text) == []
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"input_tokens": EMAIL, "output_tokens": 1},
+        {"input_tokens": 1, "output_tokens": [NAME]},
+        {
+            "input_tokens": 1,
+            "output_tokens": 1,
+            "cache_creation": {"ephemeral_5m_input_tokens": NAME},
+        },
+    ],
+)
+def test_a_usage_field_holding_text_is_refused_without_quoting_it(usage: dict[str, Any]) -> None:
+    monitor = Monitor("anthropic", metrics=False)
+    with pytest.raises(InputError) as raised:
+        monitor.observe(_request(""), {"model": "claude-sonnet-4-6", "usage": usage})
+    assert "should be an integer" in str(raised.value) and _leaks(str(raised.value)) == []
