@@ -15,6 +15,7 @@ Every message says what was wrong, the offending value or path, and how to fix i
 from __future__ import annotations
 
 import hashlib
+import re
 import sys
 from typing import Any
 
@@ -29,6 +30,8 @@ __all__ = [
     "VolatileContentWarning",
     "describe",
     "shown",
+    "shown_keys",
+    "shown_name",
 ]
 
 
@@ -119,3 +122,24 @@ def _textless(value: Any, depth: int) -> bool:
     if isinstance(value, (list, tuple)) and depth > 0 and len(value) <= 16:
         return all(_textless(item, depth - 1) for item in value)
     return False
+
+
+# A field or vendor name: an identifier, not text (no spaces, no '@').
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,39}")
+
+
+def shown_name(value: Any) -> str:
+    """A name an error refers to (a vendor, a field): quoted when it reads as an identifier, else
+    by `shown` (a misplaced value may be anything, a person's name included)."""
+    return repr(value) if isinstance(value, str) and _NAME.fullmatch(value) else shown(value)
+
+
+def shown_keys(mapping: Any, limit: int = 8) -> str:
+    """A mapping's keys for an error: up to `limit` that read as identifiers, quoted, and how
+    many others there are (a key of a misread object is data, and may be prompt text)."""
+    names = [k for k in mapping if isinstance(k, str) and _NAME.fullmatch(k)]
+    others = len(mapping) - len(names[:limit])
+    parts = [repr(k) for k in names[:limit]]
+    if others:
+        parts.append(f"{others} other{'s' if others > 1 else ''}")
+    return ", ".join(parts) if parts else "none"

@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from ._canonical import load_json
-from ._errors import InputError
+from ._errors import InputError, shown, shown_keys
 from ._pricing import cost as _cost
 from ._usage import CacheUsage
 from .debug.memory import model_of
@@ -456,8 +456,7 @@ def _json_error(exc: orjson.JSONDecodeError) -> str:
 
 def _shape(value: Any) -> str:
     if isinstance(value, dict):
-        keys = ", ".join(repr(k) for k in list(value)[:8])
-        return f"an object with keys {keys}" if keys else "an empty object"
+        return f"an object with keys {shown_keys(value)}" if value else "an empty object"
     return f"a JSON {type(value).__name__}"
 
 
@@ -509,9 +508,8 @@ def _add(
     if event is not None:
         builder.keep_if_worst(event, number)
     if builder.groupings:
-        moment = at.timestamp() if isinstance(at, datetime) else at
         name = key if key is not None else monitor.key_of(request)
-        for group in builder.groups_of(name, vendor, model, moment):
+        for group in builder.groups_of(name, vendor, model, at):
             _add_group(group, usage, priced, event)
 
 
@@ -541,21 +539,39 @@ def _usage_of(record: Mapping[str, Any], number: int) -> Any:
         if neutral is not None:
             return neutral
     if answer is None:
-        raise InputError(f"line {number}: 'response' is null; log the response or its usage")
+        raise InputError("'response' is null; log the response or its usage")
     return answer
 
 
-def _moment(value: Any, number: int) -> float | datetime | None:
-    if value is None or (isinstance(value, (int, float)) and not isinstance(value, bool)):
-        return value
-    if isinstance(value, str):
+# The times a report can name (1970 to the end of year 9999): outside them `--by hour` and the
+# HTML page cannot write the date, and a TTL gap of a thousand years is a broken clock, not data.
+_LATEST = 253_402_300_800.0
+
+
+def _moment(value: Any, number: int) -> float | None:
+    """Epoch seconds of `at`; an ISO 8601 time without an offset is UTC (as time buckets are)."""
+    if value is None:
+        return None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        moment = float(value)
+    elif isinstance(value, str):
         try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00"))
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
-            pass
-    raise InputError(
-        f"line {number}: 'at' must be epoch seconds or ISO 8601, got {describe(value)}"
-    )
+            raise InputError(
+                f"'at' must be epoch seconds or ISO 8601, got {describe(value)}"
+            ) from None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=timezone.utc)
+        moment = parsed.timestamp()
+    else:
+        raise InputError(f"'at' must be epoch seconds or ISO 8601, got {describe(value)}")
+    if not 0.0 <= moment < _LATEST:
+        raise InputError(
+            f"'at' is {shown(value)}, outside 1970-01-01 to 9999-12-31 (epoch seconds, UTC); "
+            "write the time the request was sent"
+        )
+    return moment
 
 
 def _group_name(name: Any, by: str | None) -> str:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import InputError
+from .._errors import InputError, shown_keys, shown_name
 from . import anthropic, engine, gemini, openai_chat, openai_responses
 from ._elements import Element, Span, Unit, plain, plain_request
 from ._rules import TTL_SECONDS, CacheRules, Capabilities, Setting
@@ -62,7 +62,7 @@ def get_vendor(name: str | Vendor) -> Vendor:
     if found is None:
         aliases = "; ".join(f"{v.name}: {', '.join(v.aliases)}" for v in VENDORS)
         raise InputError(
-            f"unknown vendor {name!r}; use one of {', '.join(VENDOR_NAMES)} (aliases, in any "
+            f"unknown vendor {shown_name(name)}; use one of {', '.join(VENDOR_NAMES)} (aliases, in any "
             f"case: {aliases}); `promptcache vendors` lists them"
         )
     return found
@@ -76,10 +76,10 @@ def detect_vendor(request: Mapping[str, Any], response: Any = None) -> Vendor:
     request = plain_request(request, "request")
     fits = [v for v in VENDORS if v.misfit(request) is None]
     if not fits:
-        keys = sorted(request)[:8]
         raise InputError(
             "cannot tell which vendor this request is for: it has none of 'messages', 'input' "
-            f"or 'contents' in a shape we read (keys: {keys}); pass --vendor / vendor="
+            f"or 'contents' in a shape we read (keys: {shown_keys(request)}); pass --vendor / "
+            "vendor="
         )
     answer = plain(response) if response is not None else None
     scored = sorted(
@@ -104,7 +104,7 @@ def detect_response_vendor(response: Any) -> Vendor:
     tied = [v for score, v in scored if score == best]
     if best > 0 and len(tied) == 1:
         return tied[0]
-    keys = sorted(answer)[:8] if isinstance(answer, Mapping) else type(answer).__name__
+    keys = shown_keys(answer) if isinstance(answer, Mapping) else type(answer).__name__
     which = f"could be {_either(tied)}" if best > 0 else f"has no field we know (keys: {keys})"
     raise InputError(
         f"cannot tell which API answered: this response {which}. Pass --vendor / vendor="

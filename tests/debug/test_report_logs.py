@@ -211,3 +211,64 @@ def test_lint_skips_a_symlink_loop_in_a_folder_with_a_notice(tmp_path: Path) -> 
     assert done.returncode in (0, 1), done.stderr
     assert "skipped" in done.stderr and "symlink loop" in done.stderr
     assert "internal error" not in done.stderr
+
+
+def test_malformed_records_are_named_without_the_text_they_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    good = json.loads(next(iter(_log())))
+    usage = {"uncached_input": 5, "cache_read": 0, "cache_write": 0, "output": 1}
+    bad = [
+        {f"{NAME} <{EMAIL}>": 1, "at": 1},  # not a record: its keys are data too
+        {"vendor": EMAIL, "request": good["request"], "usage": usage},
+        {"request": {EMAIL: NAME}, "usage": usage},  # no shape we read
+        {**good, "response": None},
+    ]
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in bad) + "\n")
+    assert main(["report", str(log), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    named = json.loads(captured.out)["skipped"]["named"]
+    assert [p["line"] for p in named] == [1, 2, 3, 4]
+    for text in (captured.out, captured.err):
+        assert NAME not in text and EMAIL not in text and "Quackenbush" not in text, text
+    assert "'at'" in named[0]["reason"] and "1 other" in named[0]["reason"]
+    assert "unknown vendor" in named[1]["reason"]
+    assert not any(p["reason"].startswith("line ") for p in named)  # FILE:LINE: says it once
+
+
+@pytest.mark.parametrize(
+    "at", [1e300, -1e18, -1, "0001-01-01T00:00:00Z", "9999-12-31T23:30:00-05:00"]
+)
+def test_a_time_no_date_can_name_is_a_named_line_not_an_internal_error(
+    at: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [json.loads(line) for line in _log(sessions=1, turns=3)]
+    records[1]["at"] = at
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    page = tmp_path / "report.html"
+    assert main(["report", str(log), "--by", "hour", "--html", str(page), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    (problem,) = json.loads(captured.out)["skipped"]["named"]
+    assert problem["line"] == 2 and "outside 1970-01-01 to 9999-12-31" in problem["reason"]
+    assert "internal error" not in captured.err and page.exists()
+
+
+def test_an_iso_time_without_an_offset_is_utc_whatever_the_machine_zone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    records = [json.loads(line) for line in _log(sessions=1, turns=2)]
+    records[0]["at"], records[1]["at"] = "2026-11-30T10:05:00", "2026-11-30T10:06:00Z"
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        groups = _json(capsys, str(log), "--by", "hour")["groups"]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert [(g["group"], g["records"]) for g in groups] == [("2026-11-30T10:00Z", 2)]  # type: ignore[index]
