@@ -492,7 +492,8 @@ def _add(
     try:
         usage = read_usage(spec, _usage_of(record, number))
         at = _moment(record.get("at"), number)
-        event = monitor.observe(request, usage=usage, key=key, at=at)
+        sent = _moment(record.get("sent_at"), number, "sent_at")
+        event = monitor.observe(request, usage=usage, key=key, at=at, sent_at=sent)
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
     vendor = spec.name
@@ -548,8 +549,8 @@ def _usage_of(record: Mapping[str, Any], number: int) -> Any:
 _LATEST = 253_402_300_800.0
 
 
-def _moment(value: Any, number: int) -> float | None:
-    """Epoch seconds of `at`; an ISO 8601 time without an offset is UTC (as time buckets are)."""
+def _moment(value: Any, number: int, field: str = "at") -> float | None:
+    """Epoch seconds of `field`; an ISO 8601 time without an offset is UTC (as buckets are)."""
     if value is None:
         return None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -559,16 +560,16 @@ def _moment(value: Any, number: int) -> float | None:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
         except ValueError:
             raise InputError(
-                f"'at' must be epoch seconds or ISO 8601, got {describe(value)}"
+                f"{field!r} must be epoch seconds or ISO 8601, got {describe(value)}"
             ) from None
         if parsed.tzinfo is None:
             parsed = parsed.replace(tzinfo=timezone.utc)
         moment = parsed.timestamp()
     else:
-        raise InputError(f"'at' must be epoch seconds or ISO 8601, got {describe(value)}")
+        raise InputError(f"{field!r} must be epoch seconds or ISO 8601, got {describe(value)}")
     if not 0.0 <= moment < _LATEST:
         raise InputError(
-            f"'at' is {shown(value)}, outside 1970-01-01 to 9999-12-31 (epoch seconds, UTC); "
+            f"{field!r} is {shown(value)}, outside 1970-01-01 to 9999-12-31 (epoch seconds, UTC); "
             "write the time the request was sent"
         )
     return moment

@@ -235,7 +235,10 @@ class Monitor(Judging):
             entry.sent = self._moment(sent_at)
         if self.recorder is not None:
             answer = usage if response is None else response
-            self.recorder.record(plain, answer, key=key, at=moment, vendor=vendor.name)
+            sent = None if sent_at is None else entry.sent
+            self.recorder.record(
+                plain, answer, key=key, at=moment, vendor=vendor.name, sent_at=sent
+            )
         if self._worker is None:
             return self._observed(name, entry, plain, usage, defaulted=key is None)
         if self._exporter is not None:  # here, where the caller's span is current

@@ -124,11 +124,13 @@ class Recorder:
         key: str | None,
         at: float,
         vendor: str | None,
+        sent_at: float | None = None,
     ) -> bytes:
         """One log line (format v1) for an observation."""
+        when = {"at": at} if sent_at is None else {"at": at, "sent_at": sent_at}
         if isinstance(response, CacheUsage):
-            return self._dumps(request, None, key=key, at=at, vendor=vendor, usage=response)
-        return self._dumps(request, plain(response), key=key, at=at, vendor=vendor, usage=None)
+            return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=response)
+        return self._dumps(request, plain(response), key=key, when=when, vendor=vendor, usage=None)
 
     def _dumps(
         self,
@@ -136,7 +138,7 @@ class Recorder:
         answer: Any,
         *,
         key: str | None,
-        at: float,
+        when: dict[str, float],
         vendor: str | None,
         usage: CacheUsage | None,
     ) -> bytes:
@@ -148,7 +150,7 @@ class Recorder:
             body, shown_key = request, key
         record: dict[str, Any] = {
             "v": LOG_FORMAT_VERSION,
-            "at": at,
+            **when,
             "vendor": vendor,
             "key": shown_key,
             "content": self.content,
@@ -170,12 +172,15 @@ class Recorder:
         key: str | None = None,
         at: float | None = None,
         vendor: str | None = None,
+        sent_at: float | None = None,
     ) -> None:
-        """Append one observation. Never raises: a failure is logged once and counted."""
+        """
+        Append one observation: `at` when the response came (default: now), `sent_at` when the
+        request was sent, if known. Never raises: a failure is logged once and counted.
+        """
         try:
-            data = self.line(
-                request, response, key=key, at=time.time() if at is None else at, vendor=vendor
-            )
+            moment = time.time() if at is None else at
+            data = self.line(request, response, key=key, at=moment, vendor=vendor, sent_at=sent_at)
             with self._lock:
                 self._write(data)
         except (OSError, TypeError, orjson.JSONEncodeError, InputError) as exc:

@@ -283,3 +283,23 @@ def test_layout_fields_are_kept_only_when_they_read_as_names_not_text() -> None:
     assert record["model"] == "claude-sonnet-4-5@20250929"
     assert record["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert [m["role"] for m in record["messages"][:2]] == ["user", "assistant"]
+
+
+def test_overlapping_requests_report_as_the_monitor_judged_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # wrap() passes when each request was sent: the second was sent before the first returned,
+    # so which cache state it could read is unknown. The log must carry that, or the report
+    # calls the same miss the server's.
+    log, events = tmp_path / "calls.jsonl", []
+    miss = CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1)
+    with Recorder(log) as recorder:
+        monitor = Monitor(
+            "anthropic", metrics=False, recorder=recorder, on_invalidation=events.append
+        )
+        monitor.observe(pairs.anthropic(), usage=_WRITE, key="s-1", sent_at=100.0, at=105.0)
+        monitor.observe(pairs.anthropic(), usage=miss, key="s-1", sent_at=103.0, at=108.0)
+    assert [e.cause for e in events] == ["order_ambiguous"]
+    assert main(["report", str(log), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["cause"] for c in out["invalidations"]] == ["order_ambiguous"]
