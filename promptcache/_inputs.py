@@ -58,8 +58,11 @@ def _kind(mode: int) -> str:
     return "not a regular file"
 
 
-def check_regular(path: Path, *, stdin_hint: str = "") -> os.stat_result:
-    """The file's stat if it is a regular file; else an InputError naming it and what it is."""
+def check_regular(path: Path, *, fix: str | None = None) -> os.stat_result:
+    """
+    The file's stat if it is a regular file; else an InputError naming it and what it is, ending
+    with `fix` (default: how to read a stream instead).
+    """
     try:
         info = path.stat()
     except OSError as exc:
@@ -67,7 +70,7 @@ def check_regular(path: Path, *, stdin_hint: str = "") -> os.stat_result:
             raise InputError(f"{str(path)!r} is a symlink loop; point at the file itself") from None
         raise InputError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
     if not stat.S_ISREG(info.st_mode):
-        hint = stdin_hint or " (to read a stream, pipe it to standard input and pass '-')"
+        hint = " (to read a stream, pipe it to standard input and pass '-')" if fix is None else fix
         raise InputError(f"{str(path)!r} is {_kind(info.st_mode)}, not a regular file{hint}")
     return info
 
@@ -131,6 +134,7 @@ def open_source(source: Source) -> tuple[IO[bytes], IO[bytes]]:
     """
     if source.path is None:
         raw: IO[bytes] = sys.stdin.buffer
+        _check_stdin(raw)
     else:
         try:
             raw = source.path.open("rb")
@@ -141,6 +145,19 @@ def open_source(source: Source) -> tuple[IO[bytes], IO[bytes]]:
     if head == _GZIP_MAGIC:
         return gzip.GzipFile(fileobj=raw, mode="rb"), raw  # type: ignore[return-value]
     return raw, raw
+
+
+def _check_stdin(stdin: IO[bytes]) -> None:
+    """Standard input redirected from a device (`< /dev/zero`) would be read forever."""
+    try:
+        mode = os.fstat(stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):  # io.UnsupportedOperation is an OSError
+        return  # not a real file descriptor (a test's stand-in): nothing to check
+    if (stat.S_ISCHR(mode) or stat.S_ISBLK(mode)) and not stdin.isatty():
+        raise InputError(
+            "standard input is a device (such as /dev/zero), not a log; redirect a file or pipe "
+            "one to '-', or name the file"
+        )
 
 
 def lines_of(handle: IO[bytes], max_line_bytes: int) -> Iterator[bytes | None]:

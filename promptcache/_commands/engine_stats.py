@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from .._errors import InputError
+from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, check_regular, lines_of, open_source
 from ..adapters import get_adapter
 from ..serving.metrics import (
     CacheCounters,
@@ -54,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--timeout must be positive seconds, got {args.timeout}")
     for url in args.urls:
         metrics_url(url)  # every URL checked before the first is scraped
+    log = None if args.log is None else Source(name=args.log, path=Path(args.log), size=None)
+    if log is not None:
+        check_regular(Path(args.log), fix="")  # before scraping: a FIFO would hang after it
     first = {url: scrape(url, timeout=args.timeout) for url in args.urls}
     windows: dict[str, IntervalStats] = {}
     if args.interval:
@@ -62,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         seconds = time.monotonic() - started
         for url in args.urls:
             windows[url] = interval(first[url], scrape(url, timeout=args.timeout), seconds)
-    requests = _log_usage(args.log) if args.log else None
+    requests = _log_usage(log) if log is not None else None
     if args.format == "json":
         payload = {
             "engines": [_engine_json(url, first[url], windows.get(url)) for url in args.urls],
@@ -87,7 +91,7 @@ def _engine_json(url: str, counters: CacheCounters, window: IntervalStats | None
     return row
 
 
-def _log_usage(path: str) -> dict[str, Any]:
+def _log_usage(path: Source) -> dict[str, Any]:
     """Per-request usage summed over a request log: cached tokens as each response reported."""
     adapter = get_adapter("engine")
     totals = {
@@ -115,10 +119,17 @@ def _log_usage(path: str) -> dict[str, Any]:
     return {**totals, "hit_rate": rate}
 
 
-def _records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _records(log: Source) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The log's records (gzipped or not), each line bounded as `report` bounds it."""
+    path = log.name
     try:
-        with Path(path).open("rb") as lines:
-            for number, line in enumerate(lines, 1):
+        handle, raw = open_source(log)
+        with raw, handle:
+            for number, line in enumerate(lines_of(handle, DEFAULT_MAX_LINE_BYTES), 1):
+                if line is None:
+                    raise InputError(
+                        f"{path}:{number}: longer than {DEFAULT_MAX_LINE_BYTES:,} bytes"
+                    )
                 if not line.strip():
                     continue
                 try:
@@ -128,8 +139,8 @@ def _records(path: str) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not isinstance(record, dict):
                     raise InputError(f"{path}:{number}: expected a JSON object per line")
                 yield number, record
-    except OSError as exc:
-        raise InputError(f"cannot read {path!r}: {exc.strerror or exc}") from None
+    except (OSError, EOFError) as exc:
+        raise InputError(f"cannot read {path!r}: {exc}") from None
 
 
 def _percent(hits: float | None, queried: float | None, rate: float | None) -> str:

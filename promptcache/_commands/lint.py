@@ -72,6 +72,13 @@ def register(subparsers: Any) -> None:
         help="colour the text output (auto: when stdout is a terminal; FORCE_COLOR and "
         "NO_COLOR are honoured)",
     )
+    parser.add_argument(
+        "--max-bytes",
+        type=_positive,
+        metavar="N",
+        help="largest file read (default 67,108,864); a larger one named on the command line is "
+        "an error, one found in a folder is skipped with a notice",
+    )
     parser.add_argument("--list-rules", action="store_true", help="print the rules and exit")
     parser.add_argument(
         "--fix",
@@ -120,6 +127,7 @@ def _config(args: argparse.Namespace) -> LintConfig:
             ("ignore", args.ignore),
             ("threshold", args.threshold),
             ("strict", args.strict),
+            ("max_bytes", args.max_bytes),
         )
         if value is not None
     }
@@ -211,4 +219,14 @@ def _tokens(value: str) -> int:
         number = -1
     if number < 0:
         raise argparse.ArgumentTypeError(f"expected a whole number of tokens >= 0, got {value!r}")
+    return number
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of bytes >= 1, got {value!r}")
     return number

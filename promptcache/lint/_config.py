@@ -61,6 +61,7 @@ class LintConfig:
     search_path: tuple[str, ...] = ()
     extensions: tuple[str, ...] = ()
     root: Path | None = None  # the folder of the pyproject.toml; None: the current folder
+    max_bytes: int = 64 * 1024 * 1024  # the largest file read (--max-bytes)
 
     def __post_init__(self) -> None:
         if (
@@ -74,6 +75,12 @@ class LintConfig:
         for code in (*self.select, *self.ignore):
             if not any(rule.startswith(code.upper()) for rule in RULES):
                 raise InputError(f"{code!r} matches no lint rule; known codes: {', '.join(RULES)}")
+        if (
+            isinstance(self.max_bytes, bool)
+            or not isinstance(self.max_bytes, int)
+            or self.max_bytes < 1
+        ):
+            raise InputError(f"lint max_bytes must be a whole number >= 1, got {self.max_bytes!r}")
         if not isinstance(self.strict, bool):
             raise InputError(f"lint strict must be true or false, got {self.strict!r}")
         if self.extensions:

@@ -27,6 +27,7 @@ import orjson
 
 from .._canonical import load_json
 from .._errors import InputError
+from .._inputs import check_regular
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
 from ._kinds import handlebars, looks_like_chat, not_a_prompt
@@ -197,11 +198,20 @@ def _discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[tuple
         path = raw if isinstance(raw, Path) else Path(raw)  # copying a Path costs a re-parse
         if path.is_file():
             if not _excluded(path, config):
+                size = path.stat().st_size
+                if size > config.max_bytes:
+                    raise InputError(
+                        f"{str(raw)!r} is {size:,} bytes, over the {config.max_bytes:,}-byte "
+                        "input limit; raise it with --max-bytes N"
+                    )
                 yield path, False
         elif path.is_dir():
             found = list(_walk(path, config))
             ignored = _git_ignored(path, found)
             yield from ((file, True) for file in found if file not in ignored)
+        elif os.path.lexists(path):  # there, but not a file or folder we can read
+            check_regular(path, fix="; pass template files or folders")
+            raise InputError(f"cannot read {str(raw)!r}; pass template files or folders")
         else:
             raise InputError(f"{str(raw)!r} does not exist; pass template files or folders")
 
@@ -235,7 +245,7 @@ def _walk(folder: Path, config: LintConfig) -> Iterator[Path]:
             file = Path(root, name)
             if (
                 any(fnmatch.fnmatch(name, g) for g in config.include)
-                and _readable(file)
+                and _readable(file, config.max_bytes)
                 and not _excluded(file, config)
             ):
                 yield file
@@ -244,16 +254,27 @@ def _walk(folder: Path, config: LintConfig) -> Iterator[Path]:
 _LOGGER = logging.getLogger("promptcache.lint")
 
 
-def _readable(file: Path) -> bool:
-    """A regular file; a symlink loop, broken link, FIFO or device in a folder is skipped, noted."""
+def _readable(file: Path, max_bytes: int) -> bool:
+    """
+    A regular file within `max_bytes`; a symlink loop, broken link, FIFO, device or over-sized
+    file in a folder is skipped, noted.
+    """
     try:
-        mode = file.stat().st_mode
+        info = file.stat()
     except OSError as exc:
         what = "a symlink loop" if exc.errno == errno.ELOOP else exc.strerror or "unreadable"
         _LOGGER.warning("promptcache: skipped %s: %s", file, what)
         return False
-    if not stat.S_ISREG(mode):
+    if not stat.S_ISREG(info.st_mode):
         _LOGGER.warning("promptcache: skipped %s: not a regular file", file)
+        return False
+    if info.st_size > max_bytes:
+        _LOGGER.warning(
+            "promptcache: skipped %s: %s bytes, over the %s-byte input limit (--max-bytes)",
+            file,
+            f"{info.st_size:,}",
+            f"{max_bytes:,}",
+        )
         return False
     return True
 

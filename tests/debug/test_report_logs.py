@@ -272,3 +272,72 @@ def test_an_iso_time_without_an_offset_is_utc_whatever_the_machine_zone(
         monkeypatch.undo()
         time.tzset()
     assert [(g["group"], g["records"]) for g in groups] == [("2026-11-30T10:00Z", 2)]  # type: ignore[index]
+
+
+def _argv(command: str, path: str) -> list[str]:
+    """Each command that reads a path, pointed at `path`."""
+    return {
+        "report": ["report", path],
+        "inspect": ["inspect", path],
+        "diff": ["diff", path, path],
+        "cost": ["cost", path],
+        "kv": ["kv", path],
+        "lint": ["lint", path],
+        "engine-stats": ["engine-stats", "http://127.0.0.1:9", "--log", path],
+    }[command]
+
+
+_COMMANDS = ["report", "inspect", "diff", "cost", "kv", "lint", "engine-stats"]
+
+
+@pytest.mark.parametrize("command", _COMMANDS)
+@pytest.mark.parametrize("kind", ["device", "loop", "fifo"])
+def test_every_command_names_a_path_it_cannot_read_and_what_it_is(
+    command: str, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if kind == "device":
+        path, said = "/dev/zero", "is a device"
+    elif kind == "loop":
+        loop = tmp_path / "loop.json"
+        loop.symlink_to(loop)
+        path, said = str(loop), "is a symlink loop"
+    else:
+        fifo = tmp_path / "pipe.json"
+        os.mkfifo(fifo)
+        path, said = str(fifo), "is a FIFO"
+        done = _cli(*_argv(command, path))  # a hang is a timeout here
+        assert done.returncode == 2 and f"{path!r} {said}" in done.stderr, done.stderr
+        return
+    assert main(_argv(command, path)) == 2
+    err = capsys.readouterr().err
+    assert f"{path!r} {said}" in err and "internal error" not in err, err
+
+
+def test_lint_bounds_the_size_of_what_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    big = tmp_path / "big.j2"
+    big.write_text("Hello {{ name }}\n" * 200)  # 3,400 bytes
+    (tmp_path / "ok.j2").write_text("Hello {{ name }}\n")
+    assert main(["lint", str(big), "--max-bytes", "1000"]) == 2
+    err = capsys.readouterr().err
+    assert f"{str(big)!r} is 3,400 bytes, over the 1,000-byte input limit" in err
+    assert "--max-bytes" in err and "internal error" not in err
+    assert main(["lint", str(tmp_path), "--max-bytes", "1000"]) == 0  # found in a folder: skipped
+    assert "big.j2: 3,400 bytes, over the 1,000-byte input limit" in caplog.text
+    assert main(["lint", str(big), "--max-bytes", "4000"]) == 0
+
+
+@pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
+def test_report_refuses_a_device_on_standard_input_instead_of_reading_forever() -> None:
+    with open("/dev/zero", "rb") as zero:
+        done = subprocess.run(
+            [sys.executable, "-m", "promptcache", "report", "-"],
+            stdin=zero,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert "standard input is a device" in done.stderr and "internal error" not in done.stderr
