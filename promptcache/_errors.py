@@ -29,6 +29,7 @@ __all__ = [
     "VolatileContentError",
     "VolatileContentWarning",
     "describe",
+    "short_hash",
     "shown",
     "shown_keys",
     "shown_name",
@@ -83,25 +84,38 @@ class VolatileContentError(PromptCacheError, ValueError):
     """Raised instead of `VolatileContentWarning` when the volatile policy is "error"."""
 
 
+def short_hash(text: str | bytes) -> str:
+    """The first 12 hex digits of the SHA-256 of `text` (UTF-8): the hash every message, log
+    record, span and the recorder's placeholders give a value, so equal values can be matched."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+    return hashlib.sha256(data).hexdigest()[:12]
+
+
 def describe(value: Any) -> str:
     """
-    Type, length and a short hash of a value: enough to find it, never its text (prompts are
-    personal data; every message that would quote a request value names it this way).
+    A value as its type, length and short hash, `str of 42 chars, sha256 3f2a…` (a number as
+    itself, `float nan`):
+    enough to find it, never its text (prompts are personal data; every message that would
+    quote a request value names it this way). Other objects by type, size and the hash of
+    their repr, when they have one that does not fail.
     """
+    if value is None:
+        return "nothing"
+    if isinstance(value, (bool, int, float)):  # a number is no text: shown as it is
+        return f"{type(value).__name__} {value!r}"
     if isinstance(value, str):
-        size = f", {len(value)} chars"
-    elif isinstance(value, (bytes, bytearray)):
-        size = f", {len(value)} bytes"
-    else:
-        try:
-            size = f", {len(value)} items"
-        except Exception:
-            size = ""
+        return f"str of {len(value)} chars, sha256 {short_hash(value)}"
+    if isinstance(value, (bytes, bytearray)):
+        return f"{type(value).__name__} of {len(value)}, sha256 {short_hash(bytes(value))}"
     try:
-        digest = hashlib.sha256(repr(value).encode("utf-8", "replace")).hexdigest()[:10]
-    except Exception:
-        digest = "unhashable"
-    return f"{type(value).__name__}{size}, sha256 {digest}"
+        size = f" of {len(value)} items"
+    except Exception:  # no len(), or a broken one
+        size = ""
+    try:
+        digest = f", sha256 {short_hash(repr(value))}"
+    except Exception:  # a repr that fails: the type and size are all we say
+        digest = ""
+    return f"{type(value).__name__}{size}{digest}"
 
 
 def shown(value: Any) -> str:

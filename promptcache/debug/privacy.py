@@ -8,51 +8,27 @@ spans and the recorder's log, and equal values can be matched across them.
 
 from __future__ import annotations
 
-import hashlib
 import re
-from typing import Any
 
+from .._errors import describe, short_hash
 from ..vendors import VENDOR_NAMES
 
 __all__ = ["describe", "export_key", "looks_opaque", "short_hash"]
 
-_HASH_CHARS = 12
-
 # Identifiers that carry no name: a UUID; hex of 12+ with a letter in it (pure digit runs may
-# be phone numbers); a word and at most six digits ("session-42", "tenant_7"); a typed random id
+# be phone numbers); a word, a separator and at most six digits ("session-42", "tenant_7"; a
+# word run into digits, "zebulon1985", is a user name as often as an id); a typed random id
 # of letters and digits ("sess_8f3kQ2"); the monitor's default key, a vendor name and a model.
 # Anything else (an e-mail address, a name, a phone number, a user name) is hashed.
 _OPAQUE = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|(?=[0-9a-f]*[a-f])[0-9a-f]{12,64}"
-    r"|[a-z]{1,24}[-_:.#]?[0-9]{1,6}"
+    r"|[a-z]{1,24}[-_:.#][0-9]{1,6}"
     r"|[a-z]{2,12}_(?=[a-z0-9]*[a-z])(?=[a-z0-9]*[0-9])[a-z0-9]{6,64}"
     r"|(" + "|".join(re.escape(name) for name in VENDOR_NAMES) + r")"
     r":[a-z0-9][a-z0-9._/:-]{0,120}",
     re.IGNORECASE,
 )
-
-
-def short_hash(text: str | bytes) -> str:
-    """The first 12 hex digits of the SHA-256 of `text` (UTF-8)."""
-    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()[:_HASH_CHARS]
-
-
-def describe(value: Any) -> str:
-    """A value as its type, length and short hash: `str of 42 chars, sha256 3f2a…`."""
-    if value is None:
-        return "nothing"
-    if isinstance(value, (bool, int, float)):
-        return type(value).__name__
-    if isinstance(value, (bytes, bytearray)):
-        return f"bytes of {len(value)}, sha256 {short_hash(bytes(value))}"
-    text = value if isinstance(value, str) else repr(type(value))
-    if isinstance(value, str):
-        return f"str of {len(text)} chars, sha256 {short_hash(text)}"
-    size = len(value) if hasattr(value, "__len__") else None
-    items = "" if size is None else f" of {size} items"
-    return f"{type(value).__name__}{items}"
 
 
 def looks_opaque(key: str) -> bool:

@@ -136,6 +136,7 @@ def test_a_bad_time_is_named_by_type_not_quoted() -> None:
         ("+49 151 1234567", False),
         ("4915112345678", False),
         ("user_zebulon", False),
+        ("zebulon1985", False),
     ],
 )
 def test_keys_that_may_be_personal_are_hashed(key: str, opaque: bool) -> None:
@@ -168,3 +169,12 @@ def test_a_usage_field_holding_text_is_refused_without_quoting_it(usage: dict[st
     with pytest.raises(InputError) as raised:
         monitor.observe(_request(""), {"model": "claude-sonnet-4-6", "usage": usage})
     assert "should be an integer" in str(raised.value) and _leaks(str(raised.value)) == []
+
+
+def test_every_message_names_a_value_by_the_hash_the_recorder_writes() -> None:
+    from promptcache import _errors
+    from promptcache.debug.recorder import redact
+
+    placeholder = redact({"text": EMAIL})["text"]
+    for text in (_errors.describe(EMAIL), describe(EMAIL), _errors.shown(EMAIL)):
+        assert text == f"str of {len(EMAIL)} chars, sha256 {placeholder[1:13]}"

@@ -146,7 +146,7 @@ def test_what_cannot_be_read_is_named_by_path_type_length_and_hash(
     with pytest.raises(Unreadable) as caught:
         sent_form(value, "anthropic")
     assert caught.value.path == path and why in caught.value.why
-    assert "sha256 " in caught.value.shape
+    assert "sha256 " in caught.value.shape or caught.value.shape == "float nan"
 
 
 def test_nesting_deeper_than_json_allows_is_unreadable_not_a_crash() -> None:

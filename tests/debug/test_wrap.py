@@ -540,7 +540,7 @@ def test_unreadable_arguments_are_said_once_with_no_prompt_text(
     unreadable = [m for m in said if "cannot read" in m]
     assert len(unreadable) == 1, said
     assert re.search(
-        r"cannot read tools of messages\.create \(.*: dict, 3 items, sha256 [0-9a-f]{10}\)",
+        r"cannot read tools of messages\.create \(.*: dict of 3 items, sha256 [0-9a-f]{12}\)",
         unreadable[0],
     )
     assert all(r.exc_info is None and r.levelno < logging.ERROR for r in ours)
