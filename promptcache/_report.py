@@ -344,7 +344,9 @@ class ReportBuilder:
     def _vendor_of(self, record: Mapping[str, Any], number: int) -> Vendor:
         """As `_vendor`, remembered per request shape (its top-level fields, model and the
         vendor named), as the monitor does: a log holds a handful of shapes."""
-        request, name = record["request"], record.get("vendor", self.vendor)
+        request, name = record["request"], record.get("vendor")
+        if name is None:  # null, like absent, leaves it to --vendor
+            name = self.vendor
         if not isinstance(request, Mapping) or not isinstance(name, (str, type(None))):
             return _vendor(record, self.vendor, number)  # raises, naming the problem
         model = request.get("model")
@@ -462,7 +464,9 @@ def _shape(value: Any) -> str:
 
 def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> Vendor:
     """The record's format: named by the record or --vendor (checked), else detected."""
-    name = record.get("vendor", default)
+    name = record.get("vendor")
+    if name is None:  # null, like absent, leaves it to --vendor
+        name = default
     if name is not None and not isinstance(name, str):
         raise InputError(f"line {number}: 'vendor' must be a name, got {describe(name)}")
     request = record["request"]

@@ -341,3 +341,14 @@ def test_report_refuses_a_device_on_standard_input_instead_of_reading_forever() 
         )
     assert done.returncode == 2
     assert "standard input is a device" in done.stderr and "internal error" not in done.stderr
+
+
+def test_a_null_vendor_is_an_absent_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a bare `messages` request fits several formats; a record's "vendor": null must leave the
+    # choice to --vendor, as an absent field does (docs/log-format.md)
+    usage = {"uncached_input": 5, "cache_read": 0, "cache_write": 0, "output": 1}
+    request = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"vendor": None, "request": request, "usage": usage}) + "\n")
+    out = _json(capsys, str(log), "--vendor", "anthropic")
+    assert out["records"] == 1 and out["skipped"]["lines"] == 0  # type: ignore[index]
