@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 import orjson
 
-from .._errors import InputError
+from .._errors import InputError, shown
 from .._usage import CacheUsage
 from ..vendors._elements import plain
 from .privacy import export_key, short_hash
@@ -275,20 +275,35 @@ def normalised_usage(usage: CacheUsage) -> dict[str, Any]:
 
 
 def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
-    """The vendor-neutral "usage" object back, or None when `data` is a vendor's own usage."""
+    """The vendor-neutral "usage" object back, or None when `data` is a vendor's own usage.
+    Counts are whole numbers >= 0 (`cache_read`/`cache_write` may be null: not reported)."""
     if "uncached_input" not in data:
         return None
-    ints = {k: data.get(k) for k in ("uncached_input", "cache_read", "cache_write", "output")}
-    for name, value in ints.items():
-        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
-            raise InputError(f"usage.{name} must be an integer or null")
+    counts: dict[str, Any] = {
+        k: data.get(k) for k in ("uncached_input", "cache_read", "cache_write", "output")
+    }
+    for name, value in counts.items():
+        if value is None and name in ("cache_read", "cache_write"):
+            continue
+        if not _count(value):
+            raise InputError(f"usage.{name} must be a whole number >= 0, got {shown(value)}")
     by_ttl = data.get("cache_write_by_ttl") or {}
+    if not isinstance(by_ttl, Mapping) or not all(_count(v) for v in by_ttl.values()):
+        raise InputError(
+            f"usage.cache_write_by_ttl must map TTLs to whole numbers >= 0, got {shown(by_ttl)}"
+        )
     model = data.get("model")
+    if model is not None and not isinstance(model, str):
+        raise InputError(f"usage.model must be a name or null, got {shown(model)}")
     return CacheUsage(
-        uncached_input=ints["uncached_input"] or 0,
-        cache_read=ints["cache_read"],
-        cache_write=ints["cache_write"],
-        output=ints["output"] or 0,
-        cache_write_by_ttl=dict(by_ttl) if isinstance(by_ttl, Mapping) else {},
-        model=model if isinstance(model, str) else None,
+        uncached_input=counts["uncached_input"],
+        cache_read=counts["cache_read"],
+        cache_write=counts["cache_write"],
+        output=counts["output"],
+        cache_write_by_ttl=dict(by_ttl),
+        model=model,
     )
+
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0

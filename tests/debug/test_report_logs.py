@@ -352,3 +352,29 @@ def test_a_null_vendor_is_an_absent_one(tmp_path: Path, capsys: pytest.CaptureFi
     log.write_text(json.dumps({"vendor": None, "request": request, "usage": usage}) + "\n")
     out = _json(capsys, str(log), "--vendor", "anthropic")
     assert out["records"] == 1 and out["skipped"]["lines"] == 0  # type: ignore[index]
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [
+        {"uncached_input": -5, "cache_read": 0, "cache_write": 0, "output": 1},
+        {"uncached_input": None, "cache_read": 0, "cache_write": 0, "output": 1},
+        {
+            "uncached_input": 5,
+            "cache_read": 0,
+            "cache_write": 9,
+            "output": 1,
+            "cache_write_by_ttl": {"5m": EMAIL},
+        },
+        {"uncached_input": 5, "cache_read": 0, "cache_write": 0, "output": 1, "model": 7},
+    ],
+)
+def test_a_neutral_usage_with_impossible_counts_is_named_not_totalled(
+    usage: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    request = json.loads(next(iter(_log())))["request"]
+    log = tmp_path / "log.jsonl"
+    log.write_text(json.dumps({"request": request, "usage": usage}) + "\n")
+    out = _json(capsys, str(log))
+    assert out["records"] == 0 and out["skipped"]["lines"] == 1  # type: ignore[index]
+    assert EMAIL not in json.dumps(out)
