@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import sys
 from typing import Any
 
@@ -62,13 +63,16 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         if args.bar == "always" or (args.bar == "auto" and sys.stdout.isatty()):
-            sys.stdout.write(layout_bar(report, color=sys.stdout.isatty()))
+            color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+            sys.stdout.write(layout_bar(report, color=color))
         sys.stdout.write(_text(report))
     return 1 if report["markers"]["problems"] else 0
 
 
 _BAR_WIDTH = 64
 _LAYER_STYLES = ("blue", "magenta", "green", "yellow", "cyan", "red")
+# Without colour (a pipe, NO_COLOR) the layers are told apart by their glyph instead.
+_LAYER_GLYPHS = ("█", "▓", "▒", "░", "#", "=")
 
 
 def layout_bar(report: dict[str, Any], *, color: bool, width: int = _BAR_WIDTH) -> str:
@@ -87,19 +91,25 @@ def layout_bar(report: dict[str, Any], *, color: bool, width: int = _BAR_WIDTH) 
         ends.append(min(width - 1, max(0, round(at / total * width) - 1)))
     layers = list(dict.fromkeys(b["layer"] for b in blocks))
     style = {layer: _LAYER_STYLES[i % len(_LAYER_STYLES)] for i, layer in enumerate(layers)}
+    glyph = {
+        layer: "█" if color else _LAYER_GLYPHS[i % len(_LAYER_GLYPHS)]
+        for i, layer in enumerate(layers)
+    }
     bar, cells = Text(), 0
     for layer in layers:
         tokens = sum(b["tokens"] for b in blocks if b["layer"] == layer)
         cells_here = max(1, round(tokens / total * width)) if tokens else 0
         cells_here = min(cells_here, width - cells) if layer != layers[-1] else width - cells
-        bar.append("█" * max(cells_here, 0), style=style[layer])
+        bar.append(glyph[layer] * max(cells_here, 0), style=style[layer])
         cells += max(cells_here, 0)
     marks = [" "] * width
     for bp in report["breakpoints"]["planned"]:
         index = bp.get("block_index")
         if isinstance(index, int) and 0 <= index < len(ends):
             marks[ends[index]] = "^"
-    legend = Text("  ").join(Text.assemble(("█", style[layer]), f" {layer}") for layer in layers)
+    legend = Text("  ").join(
+        Text.assemble((glyph[layer], style[layer]), f" {layer}") for layer in layers
+    )
     console = Console(
         file=io.StringIO(),
         force_terminal=color,

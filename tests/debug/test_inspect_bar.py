@@ -26,7 +26,7 @@ def test_bar_segments_follow_token_shares_and_marks_each_breakpoint(
 ) -> None:
     _, report = _report(tmp_path, capsys)
     bar, marks, legend = layout_bar(report, color=False, width=64).splitlines()[:3]
-    assert len(bar) == 64 and set(bar) == {"█"}
+    assert len(bar) == 64
     planned = report["breakpoints"]["planned"]  # type: ignore[index]
     assert marks.count("^") == len({bp["block_index"] for bp in planned}) > 0
     blocks = report["blocks"]  # type: ignore[assignment]
@@ -48,3 +48,18 @@ def test_the_bar_is_drawn_in_colour_on_a_terminal_and_can_be_turned_off(
     assert capsys.readouterr().out.startswith("█")
     main([*argv, "--bar", "never"])
     assert "█" not in capsys.readouterr().out
+
+
+def test_without_colour_each_layer_has_its_own_glyph_and_share(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, report = _report(tmp_path, capsys)
+    bar, _, legend = layout_bar(report, color=False, width=64).splitlines()[:3]
+    blocks = report["blocks"]  # type: ignore[assignment]
+    total = sum(b["tokens"] for b in blocks)
+    layers = [layer for layer in dict.fromkeys(b["layer"] for b in blocks)]
+    glyphs = [part.split(" ")[0] for part in legend.split("  ")]
+    assert len(set(glyphs)) == len(layers) == len(glyphs)  # told apart without colour
+    for layer, glyph in zip(layers, glyphs, strict=True):
+        tokens = sum(b["tokens"] for b in blocks if b["layer"] == layer)
+        assert abs(bar.count(glyph) - tokens / total * 64) <= 1.5, (layer, bar)
