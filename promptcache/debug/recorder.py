@@ -113,6 +113,7 @@ class Recorder:
         self._handle: Any = None
         self._size = 0
         self._warned = False
+        self._compressing: threading.Thread | None = None
 
     # -- what a record holds ------------------------------------------------------------
 
@@ -183,16 +184,20 @@ class Recorder:
             data = self.line(request, response, key=key, at=moment, vendor=vendor, sent_at=sent_at)
             with self._lock:
                 self._write(data)
-        except (OSError, TypeError, orjson.JSONEncodeError, InputError) as exc:
-            self.dropped += 1
-            if not self._warned:
-                self._warned = True
-                LOGGER.warning(
-                    "promptcache: the recorder could not write to %s (%s); records are dropped "
-                    "and counted in Recorder.dropped",
-                    self.path,
-                    type(exc).__name__,
-                )
+        except Exception as exc:  # never the caller's problem: said once, counted
+            with self._lock:
+                self.dropped += 1
+            self._warn(exc)
+
+    def _warn(self, exc: Exception) -> None:
+        if not self._warned:
+            self._warned = True
+            LOGGER.warning(
+                "promptcache: the recorder could not write to %s (%s); records are dropped "
+                "and counted in Recorder.dropped",
+                self.path,
+                type(exc).__name__,
+            )
 
     def _write(self, data: bytes) -> None:
         if self._handle is None:
@@ -211,36 +216,74 @@ class Recorder:
         self._size += len(data)
 
     def _rotate(self) -> None:
+        """
+        The file becomes backup 1 (older ones shift). Compressing it takes seconds for a large
+        file, so it is renamed here, on the caller's thread, and gzipped on a background one: a
+        call that happens to rotate the log, and every call waiting on the lock, is not held up.
+        """
         self._handle.close()
         self._handle = None
+        self._finish_compressing()  # backup 1 must be a .gz before it shifts to 2
         suffix = ".gz" if self.compress else ""
-        oldest = self._backup(self.backups, suffix)
         if self.backups == 0:
             self.path.unlink(missing_ok=True)
         else:
-            oldest.unlink(missing_ok=True)
+            self._backup(self.backups, suffix).unlink(missing_ok=True)
             for n in range(self.backups - 1, 0, -1):
                 older = self._backup(n, suffix)
                 if older.exists():
                     older.replace(self._backup(n + 1, suffix))
-            first = self._backup(1, suffix)
             if self.compress:
-                with self.path.open("rb") as src, gzip.open(first, "wb") as dst:
-                    shutil.copyfileobj(src, dst)
-                self.path.unlink()
+                staged = self._backup(1, "")  # plain until gzipped: `report` reads it either way
+                self.path.replace(staged)
+                self._compressing = threading.Thread(
+                    target=self._compress,
+                    args=(staged, self._backup(1, ".gz")),
+                    name="promptcache-recorder-gzip",
+                )
+                self._compressing.start()
             else:
-                self.path.replace(first)
+                self.path.replace(self._backup(1, ""))
         self._handle = self.path.open("ab")
         self._size = 0
+
+    def _finish_compressing(self) -> None:
+        if self._compressing is not None:
+            self._compressing.join()
+            self._compressing = None
+        staged = self._backup(1, "")
+        if self.compress and staged.exists():  # left by a run that stopped while gzipping it
+            self._compress(staged, self._backup(1, ".gz"))
+
+    def _compress(self, staged: Path, target: Path) -> None:
+        # Written under a hidden name (no glob of the log matches it), then renamed: a report
+        # never reads half a gzip stream, and a crash leaves the plain backup in place.
+        partial = target.with_name(f".{target.name}.partial")
+        try:
+            with staged.open("rb") as src, gzip.open(partial, "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            partial.replace(target)
+            staged.unlink()
+        except OSError as exc:
+            partial.unlink(missing_ok=True)
+            LOGGER.warning(
+                "promptcache: the recorder could not gzip %s (%s); it stays uncompressed",
+                staged,
+                type(exc).__name__,
+            )
 
     def _backup(self, n: int, suffix: str) -> Path:
         return self.path.with_name(f"{self.path.name}.{n}{suffix}")
 
     def close(self) -> None:
+        """Close the file and wait for a backup being gzipped."""
         with self._lock:
             if self._handle is not None:
                 self._handle.close()
                 self._handle = None
+            if self._compressing is not None:
+                self._compressing.join()
+                self._compressing = None
 
     def __enter__(self) -> Recorder:
         return self

@@ -303,3 +303,50 @@ def test_overlapping_requests_report_as_the_monitor_judged_them(
     assert main(["report", str(log), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [c["cause"] for c in out["invalidations"]] == ["order_ambiguous"]
+
+
+def test_rotating_does_not_hold_up_the_call_that_rotates(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # gzipping a 256 MiB log takes seconds (about 17 s for prompt text at level 9 here); that
+    # must not happen inside the user's LLM call that happened to fill the file.
+    import threading
+    import time
+
+    from promptcache.debug import recorder as recorder_module
+
+    compressed = threading.Event()
+    may_compress = threading.Event()
+    real_copy = recorder_module.shutil.copyfileobj
+
+    def slow_copy(src: Any, dst: Any) -> None:
+        may_compress.wait(10)
+        real_copy(src, dst)
+        compressed.set()
+
+    monkeypatch.setattr(recorder_module.shutil, "copyfileobj", slow_copy)
+    log = tmp_path / "calls.jsonl"
+    recorder = Recorder(log, max_bytes=1)
+    recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=1.0)
+    started = time.monotonic()
+    recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=2.0)  # rotates
+    assert time.monotonic() - started < 5 and not compressed.is_set()
+    may_compress.set()
+    recorder.close()  # waits for the backup
+    assert compressed.is_set() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "calls.jsonl",
+        "calls.jsonl.1.gz",
+    ]
+    assert main(["report", str(tmp_path / "calls.jsonl*"), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 2
+
+
+def test_a_backup_left_plain_by_a_stopped_run_is_gzipped_not_overwritten(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log, max_bytes=1) as recorder:
+        recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=1.0)
+    (tmp_path / "calls.jsonl.1").write_bytes(log.read_bytes())  # renamed, never gzipped
+    with Recorder(log, max_bytes=1) as recorder:
+        recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=2.0)  # rotates
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["calls.jsonl", "calls.jsonl.1.gz", "calls.jsonl.2.gz"]
