@@ -7,7 +7,7 @@ from typing import Any
 
 import orjson
 
-from .._errors import InputError, shown
+from .._errors import InputError, shown, shown_name
 from .._parts import Content, DocumentPart, ImagePart, Message, TextPart, Tool, ToolUse
 from ._elements import required_list
 
@@ -66,7 +66,7 @@ def text(block: Any, path: str) -> str:
 
 def message(role: Any, content: list[Content]) -> Message:
     if role not in ("user", "assistant"):
-        raise InputError(f"message role must be 'user' or 'assistant', got {role!r}")
+        raise InputError(f"message role must be 'user' or 'assistant', got {shown_name(role)}")
     return Message(role=role, content=content)
 
 
@@ -123,7 +123,7 @@ def openai_part(part: Mapping[str, Any], path: str) -> Content:
         return DocumentPart(
             data=file.get("file_data") or file.get("file_id") or "", title=file.get("filename")
         )
-    raise InputError(f"{path}: unsupported content part type {kind!r}")
+    raise InputError(f"{path}: unsupported content part type {shown_name(kind)}")
 
 
 def texts(content: Any, path: str) -> list[str]:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import InputError
+from .._errors import InputError, shown_name
 from .._parts import (
     Content,
     DocumentPart,
@@ -198,7 +198,7 @@ def _part(block: Mapping[str, Any], path: str) -> Content | None:
             thinking=block.get("thinking", block.get("data", "")),
             signature=block.get("signature", ""),
         )
-    raise InputError(f"{path}: unsupported content block type {kind!r}")
+    raise InputError(f"{path}: unsupported content block type {shown_name(kind)}")
 
 
 def _document(block: Mapping[str, Any]) -> DocumentPart:

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from .._errors import InputError
+from .._errors import InputError, shown_keys
 from .._parts import Content, DocumentPart, ImagePart, TextPart, Tool, ToolResult, ToolUse
 from .._usage import CacheUsage
 from ._elements import Span, list_span, messages_span, pick, plain, required_list, scalar_span
@@ -152,7 +152,7 @@ def _part(part: Mapping[str, Any], path: str) -> Content:
         mime = _get(inline, "mime_type") or "application/octet-stream"
         kind = ImagePart if str(mime).startswith("image/") else DocumentPart
         return kind(media_type=mime, data=inline.get("data", ""))
-    raise InputError(f"{path}: unsupported Gemini part with keys {sorted(part)}")
+    raise InputError(f"{path}: unsupported Gemini part with keys {shown_keys(part)}")
 
 
 def _tool_result(response: Mapping[str, Any]) -> ToolResult:

@@ -378,3 +378,27 @@ def test_a_neutral_usage_with_impossible_counts_is_named_not_totalled(
     out = _json(capsys, str(log))
     assert out["records"] == 0 and out["skipped"]["lines"] == 1  # type: ignore[index]
     assert EMAIL not in json.dumps(out)
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        {"model": "claude-sonnet-4-6", "messages": [{"role": NAME, "content": "x"}]},
+        {
+            "model": "claude-sonnet-4-6",
+            "messages": [{"role": "user", "content": [{"type": EMAIL, "text": "x"}]}],
+        },
+        {"model": "gpt-4o", "messages": [{"role": NAME, "content": "x"}]},
+        {"model": "gemini-2.5-flash", "contents": [{"role": "user", "parts": [{EMAIL: "x"}]}]},
+        {EMAIL: NAME},
+    ],
+)
+def test_a_request_of_no_shape_we_read_is_refused_without_quoting_it(
+    request_: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request_))
+    assert main(["inspect", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("promptcache: error:") and "internal error" not in err
+    assert NAME not in err and EMAIL not in err and "Quackenbush" not in err, err
