@@ -402,3 +402,48 @@ def test_a_request_of_no_shape_we_read_is_refused_without_quoting_it(
     err = capsys.readouterr().err
     assert err.startswith("promptcache: error:") and "internal error" not in err
     assert NAME not in err and EMAIL not in err and "Quackenbush" not in err, err
+
+
+# The machine contract of `report --format json` and `--format csv`: renaming or dropping a key
+# breaks the CI jobs and dashboards that read it, so it changes only on purpose, here.
+REPORT_JSON = {
+    "records": None,
+    "hit_rate": None,
+    "tokens": ["input", "uncached_input", "cache_read", "cache_write", "output"],
+    "cost": ["currency", "actual", "without_cache", "savings", "unpriced_records"],
+    "invalidations": ["cause", "events", "tokens_lost", "cost_lost"],
+    "skipped": ["lines", "named"],
+    "by": None,
+    "groups": [
+        "group",
+        "records",
+        "hit_rate",
+        "input",
+        "uncached_input",
+        "cache_read",
+        "cache_write",
+        "output",
+        "cost",
+        "invalidations",
+        "tokens_lost",
+    ],
+}
+
+
+def test_the_json_and_csv_reports_keep_their_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join([*_log(), "not json"]) + "\n")
+    data = _json(capsys, str(log), "--by", "key")
+    assert list(data) == list(REPORT_JSON)
+    for key, inner in REPORT_JSON.items():
+        value = data[key]
+        if isinstance(value, dict):
+            assert list(value) == inner, key
+        elif isinstance(value, list):
+            assert value and all(list(item) == inner for item in value), key
+    assert list(data["skipped"]["named"][0]) == ["source", "line", "reason"]  # type: ignore[index]
+    assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header.split(",") == REPORT_JSON["groups"]
