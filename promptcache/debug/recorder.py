@@ -128,7 +128,7 @@ class Recorder:
         sent_at: float | None = None,
     ) -> bytes:
         """One log line (format v1) for an observation."""
-        when = {"at": at} if sent_at is None else {"at": at, "sent_at": sent_at}
+        when = {"at": at} if sent_at is None or sent_at == at else {"at": at, "sent_at": sent_at}
         if isinstance(response, CacheUsage):
             return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=response)
         return self._dumps(request, plain(response), key=key, when=when, vendor=vendor, usage=None)
