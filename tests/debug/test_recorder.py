@@ -350,3 +350,32 @@ def test_a_backup_left_plain_by_a_stopped_run_is_gzipped_not_overwritten(tmp_pat
         recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=2.0)  # rotates
     names = sorted(p.name for p in tmp_path.iterdir())
     assert names == ["calls.jsonl", "calls.jsonl.1.gz", "calls.jsonl.2.gz"]
+
+
+def test_asyncio_tasks_through_wrap_write_one_whole_line_each(tmp_path: Path) -> None:
+    import asyncio
+
+    pytest.importorskip("anthropic")
+    from promptcache import wrap
+    from promptcache.sim import AnthropicEmulator, ManualClock
+
+    log = tmp_path / "calls.jsonl"
+    emulator = AnthropicEmulator(clock=ManualClock(1_764_000_000.0))
+
+    async def session(client: Any, n: int) -> None:
+        request = pairs.anthropic(system=f"Tenant {n}. " + pairs.GUIDE)
+        for turn in range(4):
+            await client.messages.create(**request)
+            request = pairs.next_turn(request, turn)
+
+    async def main_loop() -> None:
+        with Recorder(log, max_bytes=60_000, backups=100) as recorder:
+            client = wrap(emulator.client(is_async=True), recorder=recorder)
+            await asyncio.gather(*(session(client, n) for n in range(8)))
+        assert recorder.dropped == 0
+
+    asyncio.run(main_loop())
+    lines = log.read_bytes().splitlines()
+    for backup in tmp_path.glob("calls.jsonl.*.gz"):
+        lines += gzip.decompress(backup.read_bytes()).splitlines()
+    assert len([json.loads(line) for line in lines]) == 32
