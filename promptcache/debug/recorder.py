@@ -27,7 +27,7 @@ from typing import Any, Literal
 import orjson
 
 from .._errors import InputError, shown
-from .._usage import CacheUsage
+from .._usage import CacheDiagnosis, CacheUsage
 from ..vendors._elements import plain
 from .privacy import export_key, short_hash
 
@@ -307,7 +307,7 @@ def _unserialisable(value: Any) -> Any:
 
 def normalised_usage(usage: CacheUsage) -> dict[str, Any]:
     """A `CacheUsage` as the log's vendor-neutral "usage" object (format v1)."""
-    return {
+    neutral: dict[str, Any] = {
         "uncached_input": usage.uncached_input,
         "cache_read": usage.cache_read,
         "cache_write": usage.cache_write,
@@ -315,6 +315,14 @@ def normalised_usage(usage: CacheUsage) -> dict[str, Any]:
         "cache_write_by_ttl": dict(usage.cache_write_by_ttl),
         "model": usage.model,
     }
+    said = usage.diagnosis
+    if said is not None:  # the vendor's reason (a name) and counts; never its raw object
+        neutral["diagnosis"] = {
+            "reason": said.reason,
+            "missed_tokens": said.missed_tokens,
+            "reusable_tokens": said.reusable_tokens,
+        }
+    return neutral
 
 
 def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
@@ -339,6 +347,7 @@ def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
     if model is not None and not isinstance(model, str):
         raise InputError(f"usage.model must be a name or null, got {shown(model)}")
     return CacheUsage(
+        diagnosis=_diagnosis(data.get("diagnosis")),
         uncached_input=counts["uncached_input"],
         cache_read=counts["cache_read"],
         cache_write=counts["cache_write"],
@@ -346,6 +355,24 @@ def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
         cache_write_by_ttl=dict(by_ttl),
         model=model,
     )
+
+
+def _diagnosis(data: Any) -> CacheDiagnosis | None:
+    """The neutral usage's "diagnosis" (format v1): the vendor's reason and token counts."""
+    if data is None:
+        return None
+    if not isinstance(data, Mapping):
+        raise InputError(f"usage.diagnosis must be an object, got {shown(data)}")
+    reason = data.get("reason")
+    missed, reusable = data.get("missed_tokens"), data.get("reusable_tokens")
+    if not isinstance(reason, (str, type(None))) or any(
+        count is not None and not _count(count) for count in (missed, reusable)
+    ):
+        raise InputError(
+            "usage.diagnosis holds a reason (a name or null) and missed_tokens and "
+            "reusable_tokens (whole numbers >= 0 or null)"
+        )
+    return CacheDiagnosis(reason=reason, missed_tokens=missed, reusable_tokens=reusable)
 
 
 def _count(value: Any) -> bool:

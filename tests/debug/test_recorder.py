@@ -379,3 +379,25 @@ def test_asyncio_tasks_through_wrap_write_one_whole_line_each(tmp_path: Path) ->
     for backup in tmp_path.glob("calls.jsonl.*.gz"):
         lines += gzip.decompress(backup.read_bytes()).splitlines()
     assert len([json.loads(line) for line in lines]) == 32
+
+
+def test_the_vendors_own_diagnosis_survives_the_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A streamed call gives the monitor a CacheUsage, not a response: its diagnosis (Anthropic's
+    # cache_miss_reason) names the cause when the local view finds none, in the report too.
+    from promptcache._usage import CacheDiagnosis
+
+    log, events = tmp_path / "calls.jsonl", []
+    said = CacheDiagnosis(reason="system_changed", missed_tokens=2000, reusable_tokens=0)
+    miss = CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1, diagnosis=said)
+    with Recorder(log) as recorder:
+        monitor = Monitor(
+            "anthropic", metrics=False, recorder=recorder, on_invalidation=events.append
+        )
+        monitor.observe(pairs.anthropic(), usage=_WRITE, key="s-1", at=0.0)
+        monitor.observe(pairs.anthropic(), usage=miss, key="s-1", at=10.0)
+    assert [(e.cause, e.vendor_reason) for e in events] == [("content_changed", "system_changed")]
+    assert main(["report", str(log), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["cause"] for c in out["invalidations"]] == [events[0].cause]
