@@ -90,6 +90,8 @@ def resolve_sources(patterns: Sequence[str]) -> list[Source]:
         )
         if not names:
             raise InputError(f"no file matches {pattern!r}")
+        if glob.has_magic(pattern) and all(os.path.isdir(name) for name in names):
+            raise InputError(f"no file matches {pattern!r}, only folders; name the files in them")
         for name in names:
             if name in seen:
                 continue

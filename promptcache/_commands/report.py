@@ -235,6 +235,8 @@ def _notice_skipped(report: Report) -> None:
 
 def _gates(report: Report, fail_under: float | None, max_events: int | None) -> int:
     failed = []
+    if report.records == 0 and (fail_under is not None or max_events is not None):
+        failed.append("no records were read, so the log shows nothing either way")
     if fail_under is not None and (report.hit_rate is None or report.hit_rate < fail_under):
         rate = "n/a" if report.hit_rate is None else f"{report.hit_rate:.1%}"
         failed.append(f"hit rate {rate} is under --fail-under {fail_under:.1%}")

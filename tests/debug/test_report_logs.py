@@ -447,3 +447,21 @@ def test_the_json_and_csv_reports_keep_their_keys(
     assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.split(",") == REPORT_JSON["groups"]
+
+
+def test_a_glob_that_matches_only_folders_is_an_error_not_an_empty_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "calls.jsonl").mkdir()
+    assert main(["report", str(tmp_path / "*.jsonl")]) == 2
+    err = capsys.readouterr().err
+    assert "no file matches" in err and "folder" in err
+
+
+def test_a_gate_over_no_records_fails(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # a CI job pointed at the wrong (empty) log must not pass its gate on nothing
+    empty = tmp_path / "calls.jsonl"
+    empty.write_text("")
+    assert main(["report", str(empty)]) == 0  # no gate: a report of nothing, said as such
+    assert main(["report", str(empty), "--max-invalidations", "0"]) == 1
+    assert "no records were read" in capsys.readouterr().err
