@@ -50,18 +50,45 @@ _RESPONSE_KEYS = frozenset(
 )
 
 
+# Placeholders of texts seen recently: a conversation sends the same tools, system prompt and
+# turns again on every call, and hashing them again was most of a record's cost. Bounded by the
+# characters held; emptied when full.
+_MEMO_CHARS = 4 * 1024 * 1024
+_memo: dict[str, str] = {}
+_memo_chars = 0
+
+
 def _placeholder(text: str) -> str:
     """`#<12 hex of sha256>#` padded with dots to the text's length (at least the hash)."""
+    global _memo_chars
+    known = _memo.get(text)
+    if known is not None:
+        return known
     mark = f"#{short_hash(text)}#"
-    return mark + "." * (len(text) - len(mark)) if len(text) > len(mark) else mark
+    shown = mark + "." * (len(text) - len(mark)) if len(text) > len(mark) else mark
+    if _memo_chars + len(text) > _MEMO_CHARS:
+        _memo.clear()
+        _memo_chars = 0
+    _memo[text] = shown
+    _memo_chars += len(text)
+    return shown
 
 
 def redact(value: Any, key: str | None = None) -> Any:
     """`value` with every string replaced by its same-length hash placeholder (layout kept)."""
-    if isinstance(value, str):
+    kind = type(value)  # JSON's own types first: the ABC checks cost more than the walk
+    if kind is str:
         if key in _LAYOUT_KEYS and _LAYOUT_VALUE.fullmatch(value):
             return value
         return _placeholder(value)
+    if kind is dict:
+        return {k: redact(v, k) for k, v in value.items()}
+    if kind is list:
+        return [redact(v) for v in value]
+    if kind in (int, float, bool) or value is None:
+        return value
+    if isinstance(value, str):
+        return redact(str(value), key)
     if isinstance(value, Mapping):
         return {k: redact(v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -401,3 +401,19 @@ def test_the_vendors_own_diagnosis_survives_the_log(
     assert main(["report", str(log), "--format", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert [c["cause"] for c in out["invalidations"]] == [events[0].cause]
+
+
+def test_the_placeholder_memo_is_bounded_and_changes_no_placeholder(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from promptcache.debug import recorder as recorder_module
+    from promptcache.debug.privacy import short_hash
+
+    monkeypatch.setattr(recorder_module, "_MEMO_CHARS", 1_000)
+    monkeypatch.setattr(recorder_module, "_memo", {})
+    texts = [f"turn {n}: " + "x" * 90 for n in range(100)]
+    for _ in range(2):  # the second pass reads the memo where it still holds the text
+        for text in texts:
+            shown = recorder_module.redact({"text": text})["text"]
+            assert shown == f"#{short_hash(text)}#" + "." * (len(text) - 14)
+            assert sum(map(len, recorder_module._memo)) <= 1_000
