@@ -411,6 +411,7 @@ def test_the_placeholder_memo_is_bounded_and_changes_no_placeholder(
 
     monkeypatch.setattr(recorder_module, "_MEMO_CHARS", 1_000)
     monkeypatch.setattr(recorder_module, "_memo", {})
+    monkeypatch.setattr(recorder_module, "_memo_chars", 0)
     texts = [f"turn {n}: " + "x" * 90 for n in range(100)]
     for _ in range(2):  # the second pass reads the memo where it still holds the text
         for text in texts:
