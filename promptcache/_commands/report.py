@@ -34,7 +34,9 @@ def register(subparsers: Any) -> None:
         description=(
             'Read LOG files (JSON Lines, one {"vendor", "key", "at", "request", "response"} '
             "record per request; docs/log-format.md), gzipped or not, one line at a time in "
-            "constant memory, and print the cache hit rate, read and write tokens, cost and "
+            "memory that does not grow with the log (one line of at most --max-line-bytes, the "
+            "monitors' 32 MiB of request bodies and 10,000 keys, at most --max-groups groups), "
+            "and print the cache hit rate, read and write tokens, cost and "
             "savings, and the invalidations the monitor finds, costliest cause first. Lines "
             "that cannot be read are skipped, counted and named (--strict stops instead). "
             "Exit 1 when a --fail-under or --max-invalidations gate fails."

@@ -13,7 +13,7 @@ __all__ = ["Invalidation"]
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Invalidation:
     """
-        One unexpected cache miss: what should have been read, what was, and why.
+    One unexpected cache miss: what should have been read, what was, and why.
 
     `cause` is a `diff` cause, or "ttl_expired" / "below_minimum" / "not_cached" (markers sent over
     the minimum, nothing ever written or read) / "lookback" (Anthropic: the previous request's last
