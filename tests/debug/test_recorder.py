@@ -418,3 +418,24 @@ def test_the_placeholder_memo_is_bounded_and_changes_no_placeholder(
             shown = recorder_module.redact({"text": text})["text"]
             assert shown == f"#{short_hash(text)}#" + "." * (len(text) - 14)
             assert sum(map(len, recorder_module._memo)) <= 1_000
+
+
+def test_every_field_the_recorder_writes_is_in_the_documented_format() -> None:
+    import re
+
+    from promptcache._usage import CacheDiagnosis
+
+    doc = (Path(__file__).parents[2] / "docs" / "log-format.md").read_text()
+    documented = set(re.findall(r"^\| `(\w+)` \|", doc, re.M))
+    recorder = Recorder("unused.jsonl")
+    said = CacheDiagnosis(reason="system_changed", missed_tokens=1, reusable_tokens=0)
+    usage = CacheUsage(uncached_input=1, cache_read=0, cache_write=0, output=1, diagnosis=said)
+    lines = [
+        recorder.line(pairs.anthropic(), usage, key="s-1", at=2.0, vendor="anthropic", sent_at=1.0),
+        recorder.line(pairs.anthropic(), {"usage": {}}, key=None, at=2.0, vendor="anthropic"),
+    ]
+    written = [json.loads(line) for line in lines]
+    assert set().union(*written) <= documented
+    assert written[0]["v"] == 1 and "version 1" in doc
+    for field in written[0]["usage"]:  # the vendor-neutral usage object, in its example
+        assert f'"{field}"' in doc, field
