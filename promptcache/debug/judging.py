@@ -23,7 +23,7 @@ from .diff import DiffResult, compare_elements, identical
 from .divergence import automatic, breakpoints
 from .events import Invalidation
 from .memory import Entry, KeyState, Record, common_start, entry_ttls, without_markers, written
-from .privacy import describe
+from .privacy import describe, private_path
 from .settings import setting_change
 
 __all__ = ["Judging", "vendor_reason"]
@@ -505,13 +505,17 @@ class Judging:
         ):
             detail = private_detail(found)
             before = after = None
+        path = found.path if found else None
+        if path is not None and not self.capture_content:
+            shown = private_path(path)  # an object key in it may be data
+            detail, path = detail.replace(path, shown), shown
         return Invalidation(
             key=key,
             vendor=entry.vendor.name,
             model=entry.model,
             cause=cause,
             layer=found.layer if found else None,
-            path=found.path if found else None,
+            path=path,
             offset=found.offset if found else None,
             before=before,
             after=after,

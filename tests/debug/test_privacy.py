@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from promptcache import CacheUsage, InputError, Invalidation, Monitor
-from promptcache.debug.privacy import describe, export_key, looks_opaque
+from promptcache.debug.privacy import describe, export_key, looks_opaque, short_hash
 
 from . import pairs
 
@@ -178,3 +178,26 @@ def test_every_message_names_a_value_by_the_hash_the_recorder_writes() -> None:
     placeholder = redact({"text": EMAIL})["text"]
     for text in (_errors.describe(EMAIL), describe(EMAIL), _errors.shown(EMAIL)):
         assert text == f"str of {len(EMAIL)} chars, sha256 {placeholder[1:13]}"
+
+
+def test_an_object_key_holding_text_is_hashed_in_the_path_it_names(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    events: list[Invalidation] = []
+    monitor = Monitor("anthropic", metrics=False, on_invalidation=events.append)
+    caplog.set_level(logging.DEBUG)
+    first = _request("")
+    changed = copy.deepcopy(first)
+    changed["tools"][0]["input_schema"]["properties"][f"{NAME} <{EMAIL}>"] = {"type": "string"}
+    monitor.observe(first, usage=_WRITE, at=0.0, key="k-1")
+    miss = CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1)
+    monitor.observe(changed, usage=miss, at=1.0, key="k-1")
+    (event,) = events
+    assert event.path is not None and event.path.startswith("tools[0].input_schema.properties[")
+    for text in (event.path, event.detail, event.message(), caplog.text):
+        assert _leaks(text) == [], text
+    assert short_hash(f"{NAME} <{EMAIL}>") in event.path
+    plain = Monitor("anthropic", metrics=False, capture_content=True)
+    plain.observe(first, usage=_WRITE, at=0.0, key="k-1")
+    opted = plain.observe(changed, usage=miss, at=1.0, key="k-1")
+    assert opted is not None and NAME in (opted.path or "")  # asked for: as it was
