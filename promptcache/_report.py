@@ -33,7 +33,7 @@ from ._usage import CacheUsage
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe
-from .debug.recorder import usage_from_json
+from .debug.recorder import LOG_FORMAT_VERSION, usage_from_json
 from .vendors import Vendor, resolve_vendor
 
 __all__ = [
@@ -447,6 +447,13 @@ def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
         raise InputError(
             f"line {number}: expected an object with 'request' and 'response' keys, got "
             f'{_shape(record)}; write one {{"request": ..., "response": ...}} a line'
+        )
+    version = record.get("v", LOG_FORMAT_VERSION)
+    if version != LOG_FORMAT_VERSION or type(version) is not int:
+        raise InputError(
+            f"line {number}: log format version {shown(version)}, and this promptcache reads "
+            f"version {LOG_FORMAT_VERSION} (docs/log-format.md); a newer one may mean other "
+            "things: upgrade promptcache-sdk"
         )
     return record
 

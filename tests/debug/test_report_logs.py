@@ -465,3 +465,17 @@ def test_a_gate_over_no_records_fails(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["report", str(empty)]) == 0  # no gate: a report of nothing, said as such
     assert main(["report", str(empty), "--max-invalidations", "0"]) == 1
     assert "no records were read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("version", [2, "1", 0])
+def test_a_record_of_another_format_version_is_named_not_misread(
+    version: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [json.loads(line) for line in _log(sessions=1, turns=2)]
+    records[1]["v"] = version
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    out = _json(capsys, str(log))
+    (problem,) = out["skipped"]["named"]  # type: ignore[index]
+    assert problem["line"] == 2 and "format version" in problem["reason"]
+    assert out["records"] == 1
