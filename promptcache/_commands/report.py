@@ -227,7 +227,7 @@ def _notice_skipped(report: Report) -> None:
     if not report.skipped:
         return
     for problem in report.problems[:_NOTICES]:
-        sys.stderr.write(f"promptcache: skipped {problem}\n")
+        sys.stderr.write(f"promptcache: skipped {printable(str(problem))}\n")
     more = report.skipped - min(len(report.problems), _NOTICES)
     tail = f" ({more:,} more not shown; --format json names up to 100)" if more > 0 else ""
     sys.stderr.write(
@@ -310,15 +310,24 @@ def render_text(report: Report) -> str:
         lines.append("invalidations  none")
     if report.groups:
         lines.append(f"by {report.by}")
-        width = max(len(g.group) for g in report.groups)
-        for g in report.groups:
+        names = [printable(g.group) for g in report.groups]
+        width = max(len(name) for name in names)
+        for name, g in zip(names, report.groups, strict=True):
             hit = "n/a" if g.hit_rate is None else f"{g.hit_rate:6.1%}"
             cost = "" if g.cost is None else f"  {_money(g.cost, report.currency)}"
             lines.append(
-                f"  {g.group:<{width}}  {g.records:>8,} records  hit {hit}  "
+                f"  {name:<{width}}  {g.records:>8,} records  hit {hit}  "
                 f"{g.invalidations:>5,} invalidations{cost}"
             )
     return "\n".join(lines) + "\n"
+
+
+def printable(text: str) -> str:
+    """`text` with control characters escaped (`\\x1b`): a key from a log is data, and raw
+    escape sequences would drive the terminal it is printed on."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _cost_line(report: Report) -> str:

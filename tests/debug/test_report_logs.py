@@ -479,3 +479,19 @@ def test_a_record_of_another_format_version_is_named_not_misread(
     (problem,) = out["skipped"]["named"]  # type: ignore[index]
     assert problem["line"] == 2 and "format version" in problem["reason"]
     assert out["records"] == 1
+
+
+def test_text_output_escapes_control_characters_a_log_holds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a key is data from the log: printed raw, "\x1b]0;...\x07" retitles the terminal and
+    # "\x1b[2J" clears it
+    records = [json.loads(line) for line in _log(sessions=1, turns=2)]
+    for record in records:
+        record["key"] = "s1\x1b]0;owned\x07\x1b[2J"
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert main(["report", str(log), "--by", "key"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "s1\\x1b]0;owned\\x07\\x1b[2J" in out
