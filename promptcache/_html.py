@@ -9,6 +9,7 @@ a hashed log shows its placeholders.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from html import escape
 
 from ._report import GroupSummary, Report
@@ -42,10 +43,10 @@ def _line_chart(points: Sequence[tuple[str, float | None]], title: str, percent:
     if not values:
         return f'<p class="none">{escape(title)}: no timed records</p>'
     top = 1.0 if percent else max(values) or 1.0
-    step = (_W - 2 * _PAD) / max(len(points) - 1, 1)
+    across = _across([label for label, _ in points])
 
     def xy(i: int, v: float) -> str:
-        return f"{_PAD + i * step:.1f},{_H - _PAD - (v / top) * (_H - 2 * _PAD):.1f}"
+        return f"{across[i]:.1f},{_H - _PAD - (v / top) * (_H - 2 * _PAD):.1f}"
 
     path = " ".join(xy(i, v) for i, (_, v) in enumerate(points) if v is not None)
     dots = "".join(
@@ -65,6 +66,17 @@ def _line_chart(points: Sequence[tuple[str, float | None]], title: str, percent:
         f'<text x="{_PAD}" y="{_H - 8}">{first}</text>'
         f'<text x="{_W - _PAD}" y="{_H - 8}" text-anchor="end">{last}</text></svg>'
     )
+
+
+def _across(labels: Sequence[str]) -> list[float]:
+    """Each point's x: as far along as its hour is in time (hours with no records leave a gap,
+    rather than being drawn as if the next hour came right after)."""
+    try:
+        times = [datetime.strptime(label, "%Y-%m-%dT%H:%MZ").timestamp() for label in labels]
+    except ValueError:  # not hour buckets: evenly spaced
+        times = [float(i) for i in range(len(labels))]
+    first, span = times[0], (times[-1] - times[0]) or 1.0
+    return [_PAD + (t - first) / span * (_W - 2 * _PAD) for t in times]
 
 
 def _cause_bars(report: Report) -> str:

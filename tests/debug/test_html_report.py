@@ -116,3 +116,22 @@ def test_html_to_a_missing_folder_is_a_usage_error(tmp_path: Path) -> None:
     log = tmp_path / "calls.jsonl"
     log.write_text("\n".join(_log()) + "\n")
     assert main(["report", str(log), "--html", str(tmp_path / "nope" / "r.html")]) == 2
+
+
+def test_the_charts_place_each_hour_by_its_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import re
+
+    records = [json.loads(line) for line in _log(sessions=1, turns=3)]
+    for record, hour in zip(records, (0, 1, 10), strict=True):  # nine empty hours
+        record["at"] = 1_764_000_000 // 3600 * 3600 + hour * 3600 + 60
+        record["key"] = f"k{hour}"  # separate sessions: no TTL judgment in the way
+    log, page = tmp_path / "log.jsonl", tmp_path / "report.html"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    assert main(["report", str(log), "--html", str(page)]) == 0
+    capsys.readouterr()
+    chart = page.read_text().split("<svg", 2)[1]  # hit rate per hour
+    xs = [float(x) for x in re.findall(r'<circle cx="([0-9.]+)"', chart)]
+    assert len(xs) == 3
+    assert abs((xs[1] - xs[0]) / (xs[2] - xs[0]) - 0.1) < 0.01  # 1 hour of 10
