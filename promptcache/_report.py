@@ -105,6 +105,8 @@ class GroupSummary:
     cost: float | None
     invalidations: int
     tokens_lost: int
+    unreported_records: int = 0
+    unreported_input: int = 0
 
     @property
     def total_input(self) -> int:
@@ -112,7 +114,7 @@ class GroupSummary:
 
     @property
     def hit_rate(self) -> float | None:
-        return self.cache_read / self.total_input if self.total_input else None
+        return _hit_rate(self.cache_read, self.total_input, self.unreported_input)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -127,6 +129,7 @@ class GroupSummary:
             "cost": self.cost,
             "invalidations": self.invalidations,
             "tokens_lost": self.tokens_lost,
+            "unreported_records": self.unreported_records,
         }
 
 
@@ -150,6 +153,8 @@ class Report:
     groups: tuple[GroupSummary, ...] = ()
     breakdowns: Mapping[str, tuple[GroupSummary, ...]] = field(default_factory=dict)
     worst: tuple[Invalidation, ...] = ()
+    unreported_records: int = 0
+    unreported_input: int = 0
 
     @property
     def events(self) -> int:
@@ -161,7 +166,8 @@ class Report:
 
     @property
     def hit_rate(self) -> float | None:
-        return self.cache_read / self.total_input if self.total_input else None
+        """Read over input, of the records that reported caching (the others' reads are unknown)."""
+        return _hit_rate(self.cache_read, self.total_input, self.unreported_input)
 
     @property
     def savings(self) -> float | None:
@@ -179,6 +185,7 @@ class Report:
                 "cache_read": self.cache_read,
                 "cache_write": self.cache_write,
                 "output": self.output,
+                "unreported_records": self.unreported_records,
             },
             "cost": {
                 "currency": self.currency,
@@ -208,6 +215,8 @@ class _Counts:
     output: int = 0
     cost: float = 0.0
     priced: int = 0
+    unreported: int = 0  # records that did not report caching: their reads are unknown
+    unreported_input: int = 0
 
     def count(self, usage: CacheUsage, priced: tuple[float, float] | None) -> None:
         self.records += 1
@@ -215,6 +224,9 @@ class _Counts:
         self.read += usage.cache_read or 0
         self.write += usage.cache_write or 0
         self.output += usage.output
+        if usage.cache_read is None:
+            self.unreported += 1
+            self.unreported_input += usage.total_input
         if priced is not None:
             self.priced += 1
             self.cost += priced[0]
@@ -270,6 +282,11 @@ class _Pricer:
         full = self.price(_input(tokens, 0, vendor, model), vendor, model)
         read = self.price(_input(0, tokens, vendor, model), vendor, model)
         return None if full is None or read is None else full[0] - read[0]
+
+
+def _hit_rate(read: int, total: int, unreported: int) -> float | None:
+    known = total - unreported
+    return read / known if known > 0 else None
 
 
 def _input(uncached: int, read: int, vendor: str, model: str | None) -> CacheUsage:
@@ -611,6 +628,8 @@ def _groups(builder: ReportBuilder, grouping: str) -> tuple[GroupSummary, ...]:
             cost=g.cost if g.priced else None,
             invalidations=g.events,
             tokens_lost=g.lost,
+            unreported_records=g.unreported,
+            unreported_input=g.unreported_input,
         )
         for name, g in sorted(builder._groups[grouping].items(), key=order)
     )
@@ -646,4 +665,6 @@ def _summary(builder: ReportBuilder) -> Report:
         groups=() if builder.by is None else _groups(builder, builder.by),
         breakdowns={g: _groups(builder, g) for g in builder.groupings},
         worst=tuple(e for _, _, e in sorted(builder._worst, key=lambda t: t[:2], reverse=True)),
+        unreported_records=totals.unreported,
+        unreported_input=totals.unreported_input,
     )

@@ -264,6 +264,7 @@ def render_csv(report: Report) -> str:
         "cost",
         "invalidations",
         "tokens_lost",
+        "unreported_records",
     ]
     writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
     writer.writeheader()
@@ -284,6 +285,7 @@ def render_csv(report: Report) -> str:
                 "cost": report.cost,
                 "invalidations": report.events,
                 "tokens_lost": sum(c.tokens_lost for c in report.invalidations),
+                "unreported_records": report.unreported_records,
             }
         )
     return out.getvalue()
@@ -294,7 +296,7 @@ def render_text(report: Report) -> str:
     lines = [
         f"records        {report.records:,}"
         + (f"  ({report.skipped:,} unreadable lines skipped)" if report.skipped else ""),
-        f"hit rate       {rate} of input tokens read from cache",
+        f"hit rate       {rate} of input tokens read from cache" + _unreported(report),
         f"tokens         read {report.cache_read:,}  written {report.cache_write:,}  "
         f"uncached {report.uncached_input:,}  output {report.output:,}",
         _cost_line(report),
@@ -328,6 +330,15 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def _unreported(report: Report) -> str:
+    if not report.unreported_records:
+        return ""
+    return (
+        f" ({report.unreported_records:,} records did not report caching and are left out: "
+        "vLLM needs --enable-prompt-tokens-details, SGLang --enable-cache-report)"
+    )
 
 
 def _cost_line(report: Report) -> str:

@@ -409,7 +409,14 @@ def test_a_request_of_no_shape_we_read_is_refused_without_quoting_it(
 REPORT_JSON = {
     "records": None,
     "hit_rate": None,
-    "tokens": ["input", "uncached_input", "cache_read", "cache_write", "output"],
+    "tokens": [
+        "input",
+        "uncached_input",
+        "cache_read",
+        "cache_write",
+        "output",
+        "unreported_records",
+    ],
     "cost": ["currency", "actual", "without_cache", "savings", "unpriced_records"],
     "invalidations": ["cause", "events", "tokens_lost", "cost_lost"],
     "skipped": ["lines", "named"],
@@ -426,6 +433,7 @@ REPORT_JSON = {
         "cost",
         "invalidations",
         "tokens_lost",
+        "unreported_records",
     ],
 }
 
@@ -495,3 +503,43 @@ def test_text_output_escapes_control_characters_a_log_holds(
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "s1\\x1b]0;owned\\x07\\x1b[2J" in out
+
+
+def _engine_log(tmp_path: Path) -> Path:
+    """Two sessions on a vLLM: one started without --enable-prompt-tokens-details (no cached
+    count in its usage: unknown, not 0), one with it."""
+    request = {
+        "model": "Qwen/Qwen3-8B",
+        "messages": [{"role": "system", "content": "x" * 8000}, {"role": "user", "content": "hi"}],
+    }
+    usage = {"prompt_tokens": 2000, "completion_tokens": 5, "total_tokens": 2005}
+    told = {**usage, "prompt_tokens_details": {"cached_tokens": 1984}}
+    lines = [
+        {
+            "vendor": "engine",
+            "at": 1_764_000_000 + n * 10,
+            "key": key,
+            "request": request,
+            "response": {"model": "Qwen/Qwen3-8B", "usage": reply},
+        }
+        for key, reply in (("s1", usage), ("s2", told))
+        for n in range(4)
+    ]
+    log = tmp_path / "engine.jsonl"
+    log.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    return log
+
+
+def test_records_that_did_not_report_caching_are_not_counted_as_misses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = _engine_log(tmp_path)
+    data = _json(capsys, str(log), "--by", "key")
+    assert data["hit_rate"] == pytest.approx(1984 / 2000)  # s2's, s1's reads unknown
+    assert data["tokens"]["unreported_records"] == 4  # type: ignore[index]
+    s1, s2 = data["groups"]  # type: ignore[misc]
+    assert (s1["group"], s1["hit_rate"], s1["unreported_records"]) == ("s1", None, 4)
+    assert s2["hit_rate"] == pytest.approx(1984 / 2000)
+    assert main(["report", str(log)]) == 0
+    out = capsys.readouterr().out
+    assert "4 records did not report caching" in out and "--enable-prompt-tokens-details" in out
