@@ -24,7 +24,7 @@ class Exporter:
         self._trace = _optional("opentelemetry.trace")
         self._counters = _prometheus_counters(registry)
         # The per-vendor children are bound once; `labels()` on every request is a dict walk.
-        self._usage_counters: dict[str, tuple[Any, Any, Any]] = {}
+        self._usage_counters: dict[str, tuple[Any, Any, Any, Any]] = {}
 
     def usage(self, usage: CacheUsage, vendor: str) -> None:
         span = self._span()
@@ -33,17 +33,22 @@ class Exporter:
             span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write or 0)
             span.set_attribute("gen_ai.usage.input_tokens", usage.total_input)
         if self._counters is not None:
-            read, write, total = self._bound(vendor)
+            read, write, total, unreported = self._bound(vendor)
             read.inc(usage.cache_read or 0)
             write.inc(usage.cache_write or 0)
             total.inc(usage.total_input)
+            if usage.cache_read is None:  # reads unknown: kept out of the hit rate
+                unreported.inc(usage.total_input)
 
-    def _bound(self, vendor: str) -> tuple[Any, Any, Any]:
+    def _bound(self, vendor: str) -> tuple[Any, Any, Any, Any]:
         bound = self._usage_counters.get(vendor)
         if bound is None:
             counters = self._counters or {}
-            read, write, total = (counters[n].labels(vendor) for n in ("read", "write", "input"))
-            bound = self._usage_counters[vendor] = (read, write, total)
+            # all four bound at once, so each series exists (at 0) for the dashboard's sums
+            read, write, total, unreported = (
+                counters[n].labels(vendor) for n in ("read", "write", "input", "unreported")
+            )
+            bound = self._usage_counters[vendor] = (read, write, total, unreported)
         return bound
 
     def invalidation(self, event: Invalidation) -> None:
@@ -118,6 +123,11 @@ def _make_counters(client: Any, registry: Any) -> dict[str, Any]:
         "read": counter("promptcache_cache_read_tokens", "Input tokens read from cache", "vendor"),
         "write": counter("promptcache_cache_write_tokens", "Input tokens written", "vendor"),
         "input": counter("promptcache_input_tokens", "Input tokens, cached or not", "vendor"),
+        "unreported": counter(
+            "promptcache_unreported_input_tokens",
+            "Input tokens of requests whose usage did not report caching (reads unknown)",
+            "vendor",
+        ),
         "events": counter(
             "promptcache_invalidations", "Unexpected cache misses by cause", "vendor", "cause"
         ),

@@ -69,3 +69,30 @@ def test_fleet_wide_queries_sum_across_processes() -> None:
     for expr in exprs:
         for rate in re.finditer(r"(rate|increase)\(", expr):
             assert "sum" in expr[: rate.start()], expr
+
+
+def test_requests_that_did_not_report_caching_leave_the_hit_rate_alone() -> None:
+    # An engine without its cache-report flag: reads unknown. Counted as input with 0 read, the
+    # fleet hit rate would fall by their share; the dashboard takes them out.
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("engine", prometheus_registry=registry)
+    request = {"model": "Qwen/Qwen3-8B", "messages": [{"role": "user", "content": "hi"}]}
+    unknown = CacheUsage(uncached_input=2000, cache_read=None, cache_write=None, output=1)
+    told = CacheUsage(uncached_input=16, cache_read=1984, cache_write=None, output=1)
+    monitor.observe(request, usage=unknown, at=0.0, key="a")
+    monitor.observe(request, usage=told, at=0.0, key="b")
+
+    def total(name: str) -> float:
+        return registry.get_sample_value(name, {"vendor": "engine"}) or 0.0
+
+    read, known = (
+        total("promptcache_cache_read_tokens_total"),
+        total("promptcache_input_tokens_total"),
+    )
+    unreported = total("promptcache_unreported_input_tokens_total")
+    assert (read, known, unreported) == (1984.0, 4000.0, 2000.0)
+    dashboard = json.loads(DASHBOARD.read_text())
+    hit_rates = [e for e in _exprs(dashboard) if "cache_read_tokens_total" in e and "/" in e]
+    assert hit_rates and all("promptcache_unreported_input_tokens_total" in e for e in hit_rates)
+    assert read / (known - unreported) == pytest.approx(0.992)
