@@ -27,6 +27,7 @@ from typing import Any, Literal
 import orjson
 
 from .._errors import InputError, shown
+from .._inputs import check_regular
 from .._usage import CacheDiagnosis, CacheUsage
 from ..vendors._elements import plain
 from .privacy import export_key, short_hash
@@ -133,6 +134,8 @@ class Recorder:
         if max_bytes < 1 or backups < 0:
             raise InputError(f"max_bytes must be >= 1 and backups >= 0, got {max_bytes}, {backups}")
         self.path = Path(path)
+        if os.path.lexists(self.path):  # a FIFO would block the first call until read
+            check_regular(self.path, fix="; give the recorder a file path")
         self.content = content
         self.max_bytes, self.backups, self.compress = max_bytes, backups, compress
         self.dropped = 0

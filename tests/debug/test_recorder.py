@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from promptcache import CacheUsage, Monitor, Recorder
+from promptcache import CacheUsage, InputError, Monitor, Recorder
 from promptcache._report import build_report
 from promptcache.cli import main
 
@@ -439,3 +439,15 @@ def test_every_field_the_recorder_writes_is_in_the_documented_format() -> None:
     assert written[0]["v"] == 1 and "version 1" in doc
     for field in written[0]["usage"]:  # the vendor-neutral usage object, in its example
         assert f'"{field}"' in doc, field
+
+
+def test_a_recorder_refuses_a_path_that_is_not_a_file_when_made(tmp_path: Path) -> None:
+    # opening a FIFO for writing blocks until something reads it: inside the user's LLM call
+    import os
+
+    fifo = tmp_path / "calls.jsonl"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="is a FIFO"):
+        Recorder(fifo)
+    with pytest.raises(InputError, match="is a directory"):
+        Recorder(tmp_path)
