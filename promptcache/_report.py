@@ -16,6 +16,7 @@ most `_PROBLEMS_KEPT` malformed lines are named (all are counted).
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import logging
 from collections import defaultdict
@@ -533,13 +534,26 @@ def _add(
     else:
         totals.without += priced[1]
     if event is not None:
+        if at is None and event.cause == "none":
+            event = _untimed(event)
         _add_event(totals, pricer, event, vendor, model)
-    if event is not None:
         builder.keep_if_worst(event, number)
     if builder.groupings:
         name = key if key is not None else monitor.key_of(request)
         for group in builder.groups_of(name, vendor, model, at):
             _add_group(group, usage, priced, event)
+
+
+def _untimed(event: Invalidation) -> Invalidation:
+    """A miss on an unchanged prefix, in a record with no time: the TTL may have run out, or the
+    server missed; which is unknown, and "none" (the server's) would be a guess."""
+    return dataclasses.replace(
+        event,
+        cause="unknown",
+        server_side=False,
+        detail="unchanged prefix and no read, and the record has no 'at': a TTL expiry cannot "
+        "be told from a server-side miss; log the time",
+    )
 
 
 def _add_group(

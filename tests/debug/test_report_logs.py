@@ -15,6 +15,8 @@ import pytest
 
 from promptcache.cli import main
 
+from .pairs import anthropic as pairs_anthropic
+from .pairs import next_turn
 from .test_report_and_cli import _log
 
 NAME, EMAIL = "Zebulon Quackenbush", "zebulon.quackenbush@example.org"
@@ -543,3 +545,27 @@ def test_records_that_did_not_report_caching_are_not_counted_as_misses(
     assert main(["report", str(log)]) == 0
     out = capsys.readouterr().out
     assert "4 records did not report caching" in out and "--enable-prompt-tokens-details" in out
+
+
+def test_without_times_a_miss_on_an_unchanged_prefix_is_unknown_not_the_servers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the same session, timed: the pause past the TTL is ttl_expired; untimed it cannot be told
+    # from a server-side miss, and saying "none" (the server's) would be a guess
+    from promptcache.sim import AnthropicEmulator, ManualClock
+
+    clock = ManualClock(1_764_000_000.0)
+    emulator, request, records = AnthropicEmulator(clock=clock), pairs_anthropic(), []
+    for n in range(4):
+        clock.advance(600 if n == 2 else 20)
+        status, body = emulator.handle("POST", "/v1/messages", {"max_tokens": 16, **request})
+        assert status == 200
+        records.append({"at": clock.now, "key": "s1", "request": request, "response": body})
+        request = next_turn(request, n)
+    timed, untimed = tmp_path / "timed.jsonl", tmp_path / "untimed.jsonl"
+    timed.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    untimed.write_text(
+        "\n".join(json.dumps({k: v for k, v in r.items() if k != "at"}) for r in records) + "\n"
+    )
+    assert [c["cause"] for c in _json(capsys, str(timed))["invalidations"]] == ["ttl_expired"]  # type: ignore[index]
+    assert [c["cause"] for c in _json(capsys, str(untimed))["invalidations"]] == ["unknown"]  # type: ignore[index]
