@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import glob
 import gzip
+import logging
 import os
 import re
 import stat
@@ -34,6 +35,7 @@ __all__ = [
 DEFAULT_MAX_BYTES = 64 * 1024 * 1024  # one JSON document (inspect, diff, cost)
 DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024  # one log record
 _GZIP_MAGIC = b"\x1f\x8b"
+_LOGGER = logging.getLogger("promptcache.inputs")
 _CHUNK = 1 << 20
 
 
@@ -76,31 +78,51 @@ def check_regular(path: Path, *, fix: str | None = None) -> os.stat_result:
 
 
 def resolve_sources(patterns: Sequence[str]) -> list[Source]:
-    """Files named or matched by glob patterns, in order, each once; '-' is standard input."""
+    """
+    Files named or matched by glob patterns, in order, each file once (however many paths lead
+    to it: `**` follows symlinks); '-' is standard input. A named path that is not a readable
+    regular file is an error; a glob's match that is not one (a symlink loop, a FIFO) is skipped
+    with a notice, as lint skips them in a folder.
+    """
     sources: list[Source] = []
-    seen: set[str] = set()
+    files: set[tuple[int, int]] = set()  # (device, inode) of every file taken
     for pattern in patterns:
         if pattern == "-":
             sources.append(Source(name="<stdin>", path=None, size=None))
             continue
-        names = (
-            _in_time_order(glob.glob(pattern, recursive=True))
-            if glob.has_magic(pattern)
-            else [pattern]
-        )
+        matched = glob.has_magic(pattern)
+        names = _in_time_order(glob.glob(pattern, recursive=True)) if matched else [pattern]
         if not names:
             raise InputError(f"no file matches {pattern!r}")
-        if glob.has_magic(pattern) and all(os.path.isdir(name) for name in names):
+        if matched and all(os.path.isdir(name) for name in names):
             raise InputError(f"no file matches {pattern!r}, only folders; name the files in them")
+        again = taken = 0
         for name in names:
-            if name in seen:
-                continue
-            seen.add(name)
             path = Path(name)
-            if glob.has_magic(pattern) and path.is_dir():
+            if matched and path.is_dir():
                 continue  # a glob's directories are not inputs
-            info = check_regular(path)
+            try:
+                info = check_regular(path)
+            except InputError as exc:
+                if not matched:
+                    raise
+                _LOGGER.warning("promptcache: skipped %s", exc)
+                continue
+            if (info.st_dev, info.st_ino) in files:
+                again += 1
+                continue
+            files.add((info.st_dev, info.st_ino))
             sources.append(Source(name=name, path=path, size=info.st_size))
+            taken += 1
+        if matched and taken == again == 0:
+            raise InputError(f"no readable file matches {pattern!r} (each match is named above)")
+        if again:
+            _LOGGER.warning(
+                "promptcache: %s path(s) matched by %r lead to files already read (through "
+                "symlinks or a repeated name); each file is read once",
+                again,
+                pattern,
+            )
     return sources
 
 

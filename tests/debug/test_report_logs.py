@@ -569,3 +569,31 @@ def test_without_times_a_miss_on_an_unchanged_prefix_is_unknown_not_the_servers(
     )
     assert [c["cause"] for c in _json(capsys, str(timed))["invalidations"]] == ["ttl_expired"]  # type: ignore[index]
     assert [c["cause"] for c in _json(capsys, str(untimed))["invalidations"]] == ["unknown"]  # type: ignore[index]
+
+
+def test_a_file_reached_by_several_paths_is_read_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    # `**` follows a symlink back up the tree until the path is too long: the same log matched
+    # forty times over would be counted forty times
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    (folder / "calls.jsonl").write_text("\n".join(_log()) + "\n")
+    (folder / "up").symlink_to("..")
+    (tmp_path / "same.jsonl").symlink_to(folder / "calls.jsonl")
+    once = _json(capsys, str(folder / "calls.jsonl"))
+    many = _json(capsys, str(folder / "**" / "*.jsonl"), str(tmp_path / "same.jsonl"))
+    assert many["records"] == once["records"] == 15
+    assert "already read" in caplog.text
+
+
+def test_a_glob_of_nothing_readable_is_an_error_after_naming_each_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    loop = tmp_path / "calls.jsonl"
+    loop.symlink_to(loop)
+    (tmp_path / "good.jsonl").write_text("\n".join(_log()) + "\n")
+    assert _json(capsys, str(tmp_path / "*.jsonl"))["records"] == 15  # the loop skipped
+    assert "symlink loop" in caplog.text
+    assert main(["report", str(tmp_path / "calls*")]) == 2
+    assert "no readable file matches" in capsys.readouterr().err
