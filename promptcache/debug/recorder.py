@@ -60,13 +60,19 @@ _memo_chars = 0
 
 
 def _placeholder(text: str) -> str:
-    """`#<12 hex of sha256>#` padded with dots to the text's length (at least the hash)."""
+    """
+    `#<12 hex of sha256>#` padded with dots to the text's length (at least the hash), or for
+    non-ASCII text to the length whose token estimate is the text's (`EstimateCounter`).
+    """
     global _memo_chars
     known = _memo.get(text)
     if known is not None:
         return known
     mark = f"#{short_hash(text)}#"
-    shown = mark + "." * (len(text) - len(mark)) if len(text) > len(mark) else mark
+    size = len(text)
+    if not text.isascii():  # ~1 token a CJK character, 4 characters an ASCII one: the same
+        size += round((len(text.encode("utf-8", "surrogatepass")) - size) * 4 / 3)  # estimate
+    shown = mark + "." * (size - len(mark)) if size > len(mark) else mark
     if _memo_chars + len(text) > _MEMO_CHARS:
         _memo.clear()
         _memo_chars = 0

@@ -451,3 +451,20 @@ def test_a_recorder_refuses_a_path_that_is_not_a_file_when_made(tmp_path: Path) 
         Recorder(fifo)
     with pytest.raises(InputError, match="is a directory"):
         Recorder(tmp_path)
+
+
+def test_a_hashed_non_ascii_prompt_is_judged_against_the_minimum_as_the_full_one() -> None:
+    # About one token per CJK character: a same-length ASCII placeholder would estimate a third
+    # of the tokens, and a prompt over the minimum would read as below it in the report.
+    guide = "あなたはAcme Cloudのサポート担当者です。エスカレーションポリシーに従ってください。" * 40
+    nothing = CacheUsage(uncached_input=1500, cache_read=0, cache_write=0, output=1)
+    causes = {}
+    for content in ("full", "hashes"):
+        recorder = Recorder("unused.jsonl", content=content)  # type: ignore[arg-type]
+        request, lines = pairs.anthropic(system=guide, tools=[]), []
+        for n in range(3):
+            at = 1_764_000_000.0 + n * 10
+            lines.append(recorder.line(request, nothing, key="s-1", at=at, vendor="anthropic"))
+            request = pairs.next_turn(request, n)
+        causes[content] = [c.cause for c in build_report(lines).invalidations]
+    assert causes["full"] == ["not_cached"] and causes["hashes"] == causes["full"]
