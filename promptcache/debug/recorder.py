@@ -29,6 +29,7 @@ import orjson
 from .._errors import InputError, shown
 from .._inputs import check_regular
 from .._usage import CacheDiagnosis, CacheUsage
+from ..vendors import VENDORS
 from ..vendors._elements import plain
 from .privacy import export_key, short_hash
 
@@ -41,6 +42,9 @@ LOGGER = logging.getLogger("promptcache.recorder")
 # are in "hashes" mode, so `report` reads the same structure, roles, block types and TTLs.
 _LAYOUT_KEYS = frozenset(
     {"model", "role", "type", "ttl", "tool_choice", "stream", "modelVersion", "model_version"}
+    # and every request-wide TTL setting a vendor's rules read (prompt_cache_retention: "24h"):
+    # the monitor reads their values, not only whether they changed
+    | {path.rsplit(".", 1)[-1] for vendor in VENDORS for path in vendor.rules.ttl_settings}
 )
 # ...when the value reads as a name of that kind ("user", "tool_use", "1h",
 # "claude-sonnet-4-5@20250929", "models/gemini-2.5-flash"), not as text: no spaces, not an

@@ -456,7 +456,9 @@ def test_a_recorder_refuses_a_path_that_is_not_a_file_when_made(tmp_path: Path) 
 def test_a_hashed_non_ascii_prompt_is_judged_against_the_minimum_as_the_full_one() -> None:
     # About one token per CJK character: a same-length ASCII placeholder would estimate a third
     # of the tokens, and a prompt over the minimum would read as below it in the report.
-    guide = "あなたはAcme Cloudのサポート担当者です。エスカレーションポリシーに従ってください。" * 40
+    guide = (
+        "あなたはAcme Cloudのサポート担当者です。エスカレーションポリシーに従ってください。" * 40
+    )
     nothing = CacheUsage(uncached_input=1500, cache_read=0, cache_write=0, output=1)
     causes = {}
     for content in ("full", "hashes"):
@@ -468,3 +470,27 @@ def test_a_hashed_non_ascii_prompt_is_judged_against_the_minimum_as_the_full_one
             request = pairs.next_turn(request, n)
         causes[content] = [c.cause for c in build_report(lines).invalidations]
     assert causes["full"] == ["not_cached"] and causes["hashes"] == causes["full"]
+
+
+def test_a_hashed_log_keeps_the_ttl_settings_the_monitor_reads() -> None:
+    # OpenAI's prompt_cache_retention="24h": hashed, the report fell back to the default TTL and
+    # called a server-side miss two hours later ttl_expired
+    request = {
+        "model": "gpt-5",
+        "messages": [
+            {"role": "system", "content": pairs.GUIDE},
+            {"role": "user", "content": "hi"},
+        ],
+        "prompt_cache_retention": "24h",
+    }
+    write = CacheUsage(uncached_input=2000, cache_read=0, cache_write=None, output=1)
+    read_nothing = CacheUsage(uncached_input=2010, cache_read=0, cache_write=None, output=1)
+    causes = {}
+    for content in ("full", "hashes"):
+        recorder = Recorder("unused.jsonl", content=content)  # type: ignore[arg-type]
+        lines = [
+            recorder.line(request, usage, key="s-1", at=at, vendor="openai")
+            for usage, at in ((write, 1_764_000_000.0), (read_nothing, 1_764_007_200.0))
+        ]
+        causes[content] = [c.cause for c in build_report(lines).invalidations]
+    assert causes == {"full": ["none"], "hashes": ["none"]}
