@@ -52,6 +52,8 @@ _LAYOUT_KEYS = frozenset(
 _LAYOUT_VALUE = re.compile(r"(?!\S*@\S*\.)[A-Za-z0-9_.:/@+-]{1,100}")
 _RESPONSE_KEYS = frozenset(
     {"model", "modelVersion", "model_version", "object", "type", "diagnostics"}
+    # llama.cpp's /completion answer carries its counts here, not in a usage block
+    | {"timings", "tokens_predicted", "tokens_evaluated"}
 )
 
 

@@ -494,3 +494,19 @@ def test_a_hashed_log_keeps_the_ttl_settings_the_monitor_reads() -> None:
         ]
         causes[content] = [c.cause for c in build_report(lines).invalidations]
     assert causes == {"full": ["none"], "hashes": ["none"]}
+
+
+def test_a_hashed_log_keeps_llama_cpp_native_usage(tmp_path: Path) -> None:
+    # llama.cpp's /completion answer has no usage block, only timings: dropping them left a
+    # record the report could not read
+    request = {"model": "qwen", "messages": [{"role": "user", "content": f"Hi, I am {NAME}"}]}
+    answer = {
+        "model": "qwen",
+        "content": f"Hello {NAME}",
+        "tokens_predicted": 3,
+        "timings": {"cache_n": 0, "prompt_n": 12, "predicted_n": 3},
+    }
+    line = Recorder("unused.jsonl").line(request, answer, key="s-1", at=1.0, vendor="engine")
+    assert NAME not in line.decode()
+    report = build_report([line])
+    assert (report.records, report.uncached_input, report.output) == (1, 12, 3)
