@@ -18,7 +18,7 @@ from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
 from ..vendors import VENDOR_NAMES, get_vendor
 from ..vendors._elements import get_path
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object
+from ._io import add_max_bytes_option, add_vendor_option, load_json_object, printable
 
 
 def register(subparsers: Any) -> None:
@@ -266,7 +266,7 @@ def _text(report: dict[str, Any]) -> str:
     lines += _breakpoint_lines(report["breakpoints"])
     lines += _marker_lines(report["markers"])
     lines += _volatile_lines(report["volatile"])
-    return "\n".join(lines) + "\n"
+    return "\n".join(printable(line) for line in lines) + "\n"
 
 
 def _breakpoint_lines(breakpoints: dict[str, Any]) -> list[str]:

@@ -17,7 +17,7 @@ import orjson
 
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
 from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder
-from ._io import add_vendor_option, output_file, write_output
+from ._io import add_vendor_option, output_file, printable, write_output
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 _PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is worth drawing
@@ -322,14 +322,6 @@ def render_text(report: Report) -> str:
                 f"{g.invalidations:>5,} invalidations{cost}"
             )
     return "\n".join(lines) + "\n"
-
-
-def printable(text: str) -> str:
-    """`text` with control characters escaped (`\\x1b`): a key from a log is data, and raw
-    escape sequences would drive the terminal it is printed on."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def _unreported(report: Report) -> str:

@@ -63,3 +63,16 @@ def test_without_colour_each_layer_has_its_own_glyph_and_share(
     for layer, glyph in zip(layers, glyphs, strict=True):
         tokens = sum(b["tokens"] for b in blocks if b["layer"] == layer)
         assert abs(bar.count(glyph) - tokens / total * 64) <= 1.5, (layer, bar)
+
+
+def test_escape_sequences_in_a_request_are_shown_not_sent_to_the_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a tool result holding a fetched page may carry anything, terminal escapes included
+    request = pairs.anthropic()
+    request["messages"][0]["content"] = "page: \x1b]0;owned\x07\x1b[2J end"
+    path = tmp_path / "req.json"
+    path.write_text(json.dumps(request))
+    main(["inspect", str(path), "--bar", "never"])
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\\x1b" in out
