@@ -11,7 +11,7 @@ import orjson
 
 from .._errors import InputError
 from ..debug.diff import DiffResult, diff
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object
+from ._io import add_max_bytes_option, add_vendor_option, load_json_object, printable
 
 _FIXES = {
     "timestamp": "render the time at day precision, or move it to the last user message",
@@ -90,12 +90,12 @@ def render_text(result: DiffResult, *, color: bool = False) -> str:
     paint = _Paint(color)
     lines = [_headline(result, paint)]
     if result.path is not None:
-        where = f"  at {result.path}"
+        where = f"  at {printable(result.path)}"
         if result.offset is not None:
             where += f", byte {result.offset}"
         lines.append(where)
     if result.detail:
-        lines.append(f"  {result.detail}")
+        lines.append(f"  {printable(result.detail)}")
     lines += _excerpt_lines(result, paint)
     fixes = _TAIL_FIXES if result.in_tail and result.cause in _TAIL_FIXES else _FIXES
     if (result.invalidated or result.cause in _NOTHING_CACHED) and result.cause in fixes:
@@ -126,17 +126,15 @@ def _excerpt_lines(result: DiffResult, paint: _Paint) -> list[str]:
     if excerpt is None:
         return []
     lines = []
+    # escaped before painting: the request's text may hold escape sequences, ours may not be
+    lead = printable(excerpt.lead)
     if result.before is not None:
-        old = excerpt.lead + paint.red(f"[-{excerpt.old}-]") + excerpt.trail_old
-        lines.append(f"  - {_one_line(old)}")
+        old = lead + paint.red(f"[-{printable(excerpt.old)}-]") + printable(excerpt.trail_old)
+        lines.append(f"  - {old}")
     if result.after is not None:
-        new = excerpt.lead + paint.green(f"{{+{excerpt.new}+}}") + excerpt.trail_new
-        lines.append(f"  + {_one_line(new)}")
+        new = lead + paint.green(f"{{+{printable(excerpt.new)}+}}") + printable(excerpt.trail_new)
+        lines.append(f"  + {new}")
     return lines
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\n", "\\n").replace("\t", "\\t")
 
 
 class _Paint:

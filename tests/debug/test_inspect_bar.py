@@ -76,3 +76,18 @@ def test_escape_sequences_in_a_request_are_shown_not_sent_to_the_terminal(
     main(["inspect", str(path), "--bar", "never"])
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\\x1b" in out
+
+
+def test_diff_shows_escape_sequences_in_the_excerpt_without_sending_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = pairs.anthropic(), pairs.anthropic()
+    b["system"][0]["text"] = "\x1b]0;owned\x07\x1b[2J" + b["system"][0]["text"]
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    (tmp_path / "b.json").write_text(json.dumps(b))
+    assert (
+        main(["diff", str(tmp_path / "a.json"), str(tmp_path / "b.json"), "--color", "always"]) == 1
+    )
+    out = capsys.readouterr().out
+    assert "\x07" not in out and "\x1b]" not in out and "\x1b[2J" not in out
+    assert "\\x1b]0;owned\\x07" in out and "\x1b[" in out  # our own colours stay
