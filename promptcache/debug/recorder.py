@@ -95,7 +95,7 @@ def redact(value: Any, key: str | None = None) -> Any:
             return value
         return _placeholder(value)
     if kind is dict:
-        return {k: redact(v, k) for k, v in value.items()}
+        return {_key(k): redact(v, k) for k, v in value.items()}
     if kind is list:
         return [redact(v) for v in value]
     if kind in (int, float, bool) or value is None:
@@ -103,10 +103,19 @@ def redact(value: Any, key: str | None = None) -> Any:
     if isinstance(value, str):
         return redact(str(value), key)
     if isinstance(value, Mapping):
-        return {k: redact(v, k) for k, v in value.items()}
+        return {_key(k): redact(v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [redact(v) for v in value]
     return value
+
+
+# An object key kept as it is: a field or property name. Any other (spaces, an '@': a metadata
+# key may be anything, a person's name included) becomes its hash placeholder.
+_KEY_NAME = re.compile(r"@?[\w.:/$-]{1,64}")
+
+
+def _key(key: Any) -> Any:
+    return key if not isinstance(key, str) or _KEY_NAME.fullmatch(key) else _placeholder(key)
 
 
 def _usage_only(response: Any) -> Any:

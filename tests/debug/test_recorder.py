@@ -510,3 +510,17 @@ def test_a_hashed_log_keeps_llama_cpp_native_usage(tmp_path: Path) -> None:
     assert NAME not in line.decode()
     report = build_report([line])
     assert (report.records, report.uncached_input, report.output) == (1, 12, 3)
+
+
+def test_an_object_key_holding_text_is_hashed_in_the_log() -> None:
+    # Responses' metadata takes any keys; schema property names are the developer's
+    request = {
+        "model": "gpt-5",
+        "input": [{"role": "user", "content": "hi"}],
+        "metadata": {f"customer {NAME}": "1", EMAIL: "2", "tenant_id": "3"},
+    }
+    line = Recorder("unused.jsonl").line(request, _WRITE, key=None, at=1.0, vendor="openai")
+    text = line.decode()
+    assert [p for p in PLANTED if p.lower() in text.lower()] == []
+    metadata = json.loads(line)["request"]["metadata"]
+    assert "tenant_id" in metadata and len(metadata) == 3
