@@ -119,14 +119,27 @@ def _key(key: Any) -> Any:
 
 
 def _usage_only(response: Any) -> Any:
-    """The response's usage and model fields: token counts and names, no generated text."""
+    """
+    The response's usage and model fields: token counts and names (a model, a reason), no
+    generated text; a string there that does not read as a name is hashed like the request's.
+    """
     if not isinstance(response, Mapping):
-        return response
+        return _names_only(response)
     return {
-        k: v
+        k: _names_only(v)
         for k, v in response.items()
         if "usage" in k.lower() or k in _RESPONSE_KEYS or k.endswith("diagnostics")
     }
+
+
+def _names_only(value: Any) -> Any:
+    if isinstance(value, str):
+        return value if _LAYOUT_VALUE.fullmatch(value) else _placeholder(value)
+    if isinstance(value, Mapping):
+        return {_key(k): _names_only(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_names_only(v) for v in value]
+    return value
 
 
 class Recorder:

@@ -524,3 +524,21 @@ def test_an_object_key_holding_text_is_hashed_in_the_log() -> None:
     assert [p for p in PLANTED if p.lower() in text.lower()] == []
     metadata = json.loads(line)["request"]["metadata"]
     assert "tenant_id" in metadata and len(metadata) == 3
+
+
+def test_the_kept_response_fields_carry_no_text() -> None:
+    # usage and diagnostics are token counts and reason names; a vendor (or a relay) that puts
+    # text there must not put it in the hashed log
+    answer = {
+        "model": "claude-sonnet-4-6",
+        "content": [{"type": "text", "text": f"Hello {NAME}"}],
+        "usage": {"input_tokens": 10, "output_tokens": 3, "note": f"for {EMAIL}"},
+        "diagnostics": {"cache_miss_reason": {"type": "system_changed", "detail": NAME}},
+    }
+    line = Recorder("unused.jsonl").line(
+        pairs.anthropic(), answer, key=None, at=1.0, vendor="anthropic"
+    )
+    assert [p for p in PLANTED if p.lower() in line.decode().lower()] == []
+    kept = json.loads(line)["response"]
+    assert kept["usage"]["input_tokens"] == 10 and kept["model"] == "claude-sonnet-4-6"
+    assert kept["diagnostics"]["cache_miss_reason"]["type"] == "system_changed"
