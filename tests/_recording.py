@@ -10,6 +10,7 @@ of the recorded headers (tests/test_cassettes.py checks every cassette).
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import threading
 from collections import deque
@@ -108,9 +109,19 @@ def recorder(library: Path, stub: str, host: str) -> vcr.VCR:
         record_mode="all",
         match_on=MATCH_ON,
         filter_headers=FILTERED_HEADERS,
-        before_record_request=to_vendor_host,
+        before_record_request=lambda request: to_vendor_host(wire_method(request)),
         decode_compressed_response=True,
     )
+
+
+def wire_method(request: Any) -> Any:
+    """
+    The method as it goes on the wire. google-genai passes aiohttp a lower-case method
+    ("post"), which aiohttp upper-cases before sending, but vcrpy's aiohttp patch records it as
+    passed: normalised, one cassette matches the same request over httpx and over aiohttp.
+    """
+    request.method = request.method.upper()
+    return request
 
 
 def replayer(library: Path) -> vcr.VCR:
@@ -120,6 +131,7 @@ def replayer(library: Path) -> vcr.VCR:
         record_mode="none",
         match_on=MATCH_ON,
         filter_headers=FILTERED_HEADERS,
+        before_record_request=wire_method,
         decode_compressed_response=True,
     )
 
@@ -224,6 +236,38 @@ def google_genai() -> Any:
     )
 
 
+# google-genai sends its async calls over aiohttp when aiohttp is installed (LiteLLM brings it
+# in), else over httpx2. The tests replay each Gemini async session over both, chosen here.
+GEMINI_ASYNC_TRANSPORTS = ("httpx", "aiohttp")
+_gemini_async_transport = ["httpx"]
+
+
+@contextmanager
+def gemini_async_transport(name: str) -> Iterator[None]:
+    """Build the Gemini clients made inside the block with `name`'s async transport."""
+    if name not in GEMINI_ASYNC_TRANSPORTS:
+        raise ValueError(f"unknown Gemini async transport {name!r}: {GEMINI_ASYNC_TRANSPORTS}")
+    if name == "aiohttp" and importlib.util.find_spec("aiohttp") is None:
+        pytest.skip("aiohttp is not installed: google-genai sends its async calls over httpx")
+    _gemini_async_transport.append(name)
+    try:
+        yield
+    finally:
+        _gemini_async_transport.pop()
+
+
 def gemini_client(base_url: str | None) -> Any:
-    options = {"base_url": base_url or f"{GEMINI_HOST}/", "api_version": "v1"}
-    return google_genai().Client(api_key=FAKE_KEYS["gemini"], http_options=options)
+    """
+    A google-genai client. Its async calls go over httpx2 (a transport passed in
+    `async_client_args`, google-genai's documented switch away from aiohttp) unless the
+    enclosing `gemini_async_transport` says aiohttp, which google-genai then picks itself.
+    """
+    options: dict[str, Any] = {"base_url": base_url or f"{GEMINI_HOST}/", "api_version": "v1"}
+    if _gemini_async_transport[-1] == "httpx":
+        import httpx2
+
+        options["async_client_args"] = {"transport": httpx2.AsyncHTTPTransport()}
+    client = google_genai().Client(api_key=FAKE_KEYS["gemini"], http_options=options)
+    # fail here, not in a replay, if google-genai stops honouring the choice
+    assert client._api_client._use_aiohttp() == (_gemini_async_transport[-1] == "aiohttp")
+    return client

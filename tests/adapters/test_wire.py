@@ -17,6 +17,7 @@ import yaml
 
 from promptcache.vendors.engine import NOT_REPORTED
 
+from .._recording import GEMINI_ASYNC_TRANSPORTS, gemini_async_transport
 from .recorder import CASSETTES, replayer
 from .scenarios import SCENARIOS, Scenario
 
@@ -27,9 +28,21 @@ def _value(usage: Any, dotted: str) -> Any:
     return usage
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.cassette)
-def test_replay_reads_the_expected_usage(scenario: Scenario) -> None:
-    with replayer().use_cassette(scenario.cassette, allow_playback_repeats=False) as cassette:
+def _over_each_transport() -> list[Any]:
+    """The scenarios, the Gemini ones once over each async transport google-genai may use."""
+    return [
+        pytest.param(scenario, transport, id=f"{scenario.cassette}-{transport}")
+        for scenario in SCENARIOS
+        for transport in (GEMINI_ASYNC_TRANSPORTS if scenario.vendor == "gemini" else ("httpx",))
+    ]
+
+
+@pytest.mark.parametrize(("scenario", "transport"), _over_each_transport())
+def test_replay_reads_the_expected_usage(scenario: Scenario, transport: str) -> None:
+    with (
+        gemini_async_transport(transport),
+        replayer().use_cassette(scenario.cassette, allow_playback_repeats=False) as cassette,
+    ):
         usage = scenario.call(None)
         assert cassette.all_played, f"{scenario.cassette}: not every recorded request was sent"
     for dotted, expected in scenario.expect.items():

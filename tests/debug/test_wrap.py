@@ -14,7 +14,7 @@ import pytest
 import promptcache
 from promptcache import InputError
 
-from .._recording import google_genai
+from .._recording import GEMINI_ASYNC_TRANSPORTS, gemini_async_transport, google_genai
 from . import pairs
 from .recorder import CASSETTES, replayer
 from .wire import MONITORS
@@ -51,19 +51,33 @@ def _needs(name: str) -> None:
         pytest.importorskip("pydantic_ai", reason="pydantic-ai-slim needs Python 3.11+")
 
 
-def _replay(name: str) -> tuple[list[Any], list[promptcache.Invalidation], Any]:
+def _over_each_transport(names: Any) -> list[Any]:
+    """The sessions, the Gemini ones once over each async transport google-genai may use."""
+    return [
+        pytest.param(name, transport, id=f"{name}-{transport}" if transport != "-" else name)
+        for name in sorted(names)
+        for transport in (GEMINI_ASYNC_TRANSPORTS if name.startswith("gemini") else ("-",))
+    ]
+
+
+def _replay(
+    name: str, transport: str = "httpx"
+) -> tuple[list[Any], list[promptcache.Invalidation], Any]:
     _needs(name)
     session, replies = SESSIONS[name]
-    with replayer().use_cassette(f"{name}.yaml", allow_playback_repeats=False) as cassette:
+    with (
+        gemini_async_transport(transport if name.startswith("gemini") else "httpx"),
+        replayer().use_cassette(f"{name}.yaml", allow_playback_repeats=False) as cassette,
+    ):
         results, events = session(None)
         assert cassette.all_played, f"{name}: not every recorded request was made"
         assert len(cassette) == len(replies)
     return results, events, cassette
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_every_call_is_observed(name: str) -> None:
-    _, events, _ = _replay(name)
+@pytest.mark.parametrize(("name", "transport"), _over_each_transport(EXPECTED))
+def test_every_call_is_observed(name: str, transport: str) -> None:
+    _, events, _ = _replay(name, transport)
     assert [e.cause for e in events] == EXPECTED[name]
     expected = OBSERVED.get(name, len(SESSIONS[name][1]))
     assert MONITORS[-1].stats()["observations"] == expected
@@ -96,10 +110,12 @@ def test_structured_output_parse_is_observed_and_returns_the_parsed_value() -> N
     assert small.key == "parse"  # responses.parse(), observed under its prompt_cache_key
 
 
+@pytest.mark.parametrize("transport", GEMINI_ASYNC_TRANSPORTS)
 def test_gemini_chat_sessions_are_observed_turn_by_turn(
+    transport: str,
     observed: list[tuple[dict[str, Any], Any]],
 ) -> None:
-    results, events, _ = _replay("gemini_chat")
+    results, events, _ = _replay("gemini_chat", transport)
     assert results == ["Ok."] * 4
     # each turn is observed with the whole conversation the session sends
     assert [len(request["contents"]) for request, _ in observed] == [1, 3, 5, 1]
@@ -144,10 +160,11 @@ def test_async_and_openai_streams() -> None:
     assert events[0].path == "tools[0].function.parameters"
 
 
-def test_gemini_sync_stream_and_aio() -> None:
+@pytest.mark.parametrize("transport", GEMINI_ASYNC_TRANSPORTS)
+def test_gemini_sync_stream_and_aio(transport: str) -> None:
     types = google_genai().types
 
-    results, events, _ = _replay("gemini_session")
+    results, events, _ = _replay("gemini_session", transport)
     assert isinstance(results[0], types.GenerateContentResponse)
     assert results[1] == ["Ok."] and results[2].text == "Ok." and results[3] == ["Ok."]
     assert events[0].path is not None and events[0].path.startswith("contents[1]")
@@ -416,10 +433,12 @@ def test_every_openai_path_returns_the_sdks_own_objects(
     assert events[0].path == "tools[0]"
 
 
+@pytest.mark.parametrize("transport", GEMINI_ASYNC_TRANSPORTS)
 def test_gemini_streamed_chat_sessions_are_observed(
+    transport: str,
     observed: list[tuple[dict[str, Any], Any]],
 ) -> None:
-    results, events, _ = _replay("gemini_chat_stream")
+    results, events, _ = _replay("gemini_chat_stream", transport)
     assert results == [["Ok."], ["Ok."], ["Ok."]]
     assert [len(request["contents"]) for request, _ in observed] == [1, 3, 5]
     assert events[0].path == "config.system_instruction"
@@ -639,16 +658,14 @@ def test_a_key_function_that_raises_is_said_once_without_a_traceback(
     assert "jane.roe" not in record.getMessage() and record.exc_info is None
 
 
-@pytest.mark.parametrize("name", sorted(SESSIONS))
-def test_wrapping_changes_nothing_the_sdk_sends(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(("name", "transport"), _over_each_transport(SESSIONS))
+def test_wrapping_changes_nothing_the_sdk_sends(
+    name: str, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every session replays with the bare SDK clients too: the recorded bodies (made through
     wrap(), generators and deques included) are exactly what the SDKs send unwrapped."""
-    _needs(name)
     monkeypatch.setattr(promptcache, "wrap", lambda client, **kw: client)
-    session, _ = SESSIONS[name]
-    with replayer().use_cassette(f"{name}.yaml", allow_playback_repeats=False) as cassette:
-        session(None)
-        assert cassette.all_played
+    _replay(name, transport)
 
 
 def test_a_streamed_response_read_as_bytes_is_said_once(caplog: pytest.LogCaptureFixture) -> None:
