@@ -25,6 +25,14 @@ import pytest
 import vcr
 
 FILTERED_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"]
+# LiteLLM's switches to the data files it ships instead of fetching them (tests/conftest.py
+# sets them; tests/debug/test_litellm_logger.py checks that nothing else leaves loopback)
+LITELLM_OFFLINE = {
+    "LITELLM_OFFLINE_MODE": "true",  # the switch for all of them in recent releases
+    "LITELLM_LOCAL_MODEL_COST_MAP": "True",
+    "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
+    "LITELLM_LOCAL_BLOG_POSTS": "True",
+}
 MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
 
 
@@ -48,16 +56,19 @@ class Reply:
 
 @dataclass
 class Stub:
-    """The running stub: its URL, the replies still to serve, and the requests it saw."""
+    """The running stub: its URL, the replies still to serve, the requests it saw and their
+    bodies (in the same order)."""
 
     url: str
     replies: deque[Reply] = field(default_factory=deque)
     seen: list[tuple[str, str]] = field(default_factory=list)
+    bodies: list[bytes] = field(default_factory=list)
 
     def serve(self, replies: Any) -> None:
         self.replies.clear()
         self.replies.extend(replies)
         self.seen.clear()
+        self.bodies.clear()
 
 
 @contextmanager
@@ -66,8 +77,9 @@ def stub_server() -> Iterator[Stub]:
 
     class Handler(BaseHTTPRequestHandler):
         def _answer(self) -> None:
-            self.rfile.read(int(self.headers.get("content-length") or 0))
+            body = self.rfile.read(int(self.headers.get("content-length") or 0))
             stub.seen.append((self.command, self.path))
+            stub.bodies.append(body)
             if not stub.replies:
                 self.send_error(500, f"stub has no reply left for {self.command} {self.path}")
                 return

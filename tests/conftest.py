@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from ._recording import LITELLM_OFFLINE
+
 pytest_plugins = ["pytester"]  # the pytest plugin's own tests run pytest in pytest
+
+# LiteLLM fetches its price map and Anthropic beta-header table from the network when imported
+# or first used, unless told to use the copies it ships; set before any test imports it
+for _name, _value in LITELLM_OFFLINE.items():
+    os.environ.setdefault(_name, _value)
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
 

@@ -3,19 +3,31 @@ Feed a `Monitor` from LiteLLM: `MonitorLogger` is a LiteLLM `CustomLogger` callb
 
     litellm.callbacks = [MonitorLogger(Monitor())]
 
-LiteLLM hands each callback the call's kwargs (model, messages, the optional parameters) and
-its OpenAI-shaped response, so the monitor judges every request in OpenAI Chat format with the
-usage LiteLLM reports, with no change at the call sites. Nothing of the prompt is logged.
+The monitor judges the request LiteLLM sent to the provider, after its translation (for an
+Anthropic model, the Anthropic Messages body with its `system` blocks and `cache_control`; for
+OpenAI, the Chat Completions body), so a cause names the field as the provider saw it. LiteLLM
+hands that body to callbacks before the call (`log_pre_api_call`); it is copied there, on the
+caller's thread, because the success callbacks run later (sync ones on LiteLLM's thread pool),
+when the caller may already have appended the next turn to its messages. The usage is the one
+LiteLLM reports, cache read and creation tokens included.
+
+Nothing here raises into LiteLLM's call or logs prompt text: a call that cannot be observed is
+counted in `unobserved` and said once per reason on the logger, by name only.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Mapping
 from typing import Any
+
+import orjson
 
 from .._errors import InputError, MissingDependencyError
 from .._usage import CacheUsage
+from ..vendors import detect_vendor
 from .counted import counted_usage
 from .monitor import Monitor
 
@@ -26,9 +38,34 @@ except ImportError as error:  # pragma: no cover - depends on what the user inst
         "litellm", "litellm", "promptcache.debug.litellm_logger"
     ) from error
 
+__all__ = ["METADATA_KEY", "MonitorLogger", "litellm_usage"]
+
 LOGGER = logging.getLogger("promptcache.monitor")
-# request fields LiteLLM keeps among its optional parameters that belong to the cached prefix
-PREFIX_PARAMETERS = ("tools", "tool_choice", "response_format", "prompt_cache_key")
+# the LiteLLM metadata entry that names the cache key: litellm.completion(..., metadata={...})
+# or, through the proxy, the request body's "metadata"
+METADATA_KEY = "promptcache_key"
+# what LiteLLM puts in place of the messages when message logging is off for a callback
+REDACTED = "redacted-by-litellm"
+# Chat Completions formats: a stream of these carries usage only when asked for
+CHAT_VENDORS = frozenset({"openai", "engine"})
+
+Key = str | Callable[[Mapping[str, Any]], str | None] | None
+
+WHY = {
+    "no_request": "LiteLLM did not hand over the request it sent (no log_pre_api_call for it)",
+    "not_json": "the request LiteLLM sent is not plain JSON data",
+    "redacted": "LiteLLM withheld the messages from callbacks (message logging is off), and "
+    "promptcache keeps to that: nothing to compare",
+    "no_usage": "the response carries no prompt token count",
+    "estimated_usage": "a Chat Completions stream sent without "
+    "stream_options={'include_usage': True}: the provider reported no usage and LiteLLM's "
+    "count is an estimate without cache reads; pass stream_options={'include_usage': True}",
+    "too_many_in_flight": "more calls in flight than max_in_flight (or their requests over "
+    "max_in_flight_bytes): the oldest was dropped; a stream stays in flight until it is "
+    "read to its end",
+    "unreadable": "the monitor could not read the request",
+    "failed": "observing failed",
+}
 
 
 def _field(value: Any, name: str) -> Any:
@@ -41,77 +78,246 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def litellm_usage(kwargs: Mapping[str, Any], response: Any) -> CacheUsage | None:
-    """The usage of a LiteLLM response, or None when it reports no prompt tokens."""
+def litellm_usage(response: Any, provider: str | None) -> CacheUsage | None:
+    """
+    The usage of a LiteLLM response, or None when it reports no prompt token count.
+
+    LiteLLM counts cached tokens inside `prompt_tokens` for every provider (for Anthropic it adds
+    the cache read and creation tokens to `input_tokens`), so they are split out of it.
+    """
     usage = _field(response, "usage")
     total = _int(_field(usage, "prompt_tokens"))
     if usage is None or total is None:
         return None
+    details = _field(usage, "prompt_tokens_details")
     read = _int(_field(usage, "cache_read_input_tokens"))
     if read is None:
-        read = _int(_field(_field(usage, "prompt_tokens_details"), "cached_tokens"))
-    model = _field(response, "model") or kwargs.get("model")
+        read = _int(_field(details, "cached_tokens"))
+    write = _int(_field(usage, "cache_creation_input_tokens"))
+    if write is None:
+        write = _int(_field(details, "cache_creation_tokens"))
+    model = _field(response, "model")
     return counted_usage(
         total=total,
         read=read,
-        write=_int(_field(usage, "cache_creation_input_tokens")),
+        write=write,
         output=_int(_field(usage, "completion_tokens")) or 0,
-        vendor=str(kwargs.get("custom_llm_provider") or ""),
+        vendor=provider or "",
         model=model if isinstance(model, str) else None,
     )
 
 
-def litellm_request(kwargs: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The request in OpenAI Chat format, or None when the kwargs hold no messages."""
-    messages = kwargs.get("messages")
-    model = kwargs.get("model")
-    if not isinstance(messages, list) or not isinstance(model, str):
+def _sent_copy(sent: Any) -> tuple[dict[str, Any], int] | None:
+    """A deep copy of the body LiteLLM sends (a dict, or its JSON text) and its JSON size."""
+    text = sent if isinstance(sent, (str, bytes)) else orjson.dumps(sent)
+    data = orjson.loads(text)
+    return (data, len(text)) if isinstance(data, dict) else None
+
+
+def _asks_for_usage(request: Mapping[str, Any]) -> bool:
+    options = request.get("stream_options")
+    extra = request.get("extra_body")
+    if not isinstance(options, Mapping) and isinstance(extra, Mapping):
+        options = extra.get("stream_options")
+    return isinstance(options, Mapping) and options.get("include_usage") is True
+
+
+def _metadata_key(kwargs: Mapping[str, Any]) -> str | None:
+    params = kwargs.get("litellm_params")
+    if not isinstance(params, Mapping):
         return None
-    request: dict[str, Any] = {"model": model, "messages": messages}
-    optional = kwargs.get("optional_params")
-    if isinstance(optional, Mapping):
-        extra = optional.get("extra_body")
-        for source in (extra if isinstance(extra, Mapping) else {}, optional):
-            request.update({name: source[name] for name in PREFIX_PARAMETERS if name in source})
-    return request
+    for name in ("metadata", "litellm_metadata"):
+        metadata = params.get(name)
+        if isinstance(metadata, Mapping):
+            value = metadata.get(METADATA_KEY)
+            if isinstance(value, str) and value:
+                return value
+    return None
 
 
 class MonitorLogger(CustomLogger):
-    """A LiteLLM callback that observes every successful completion on `monitor`."""
+    """
+    A LiteLLM callback that observes every successful completion on `monitor`.
 
-    def __init__(self, monitor: Monitor, *, logger: logging.Logger | None = None) -> None:
+    `key` names the cache key of every call: a string, or a function of the request sent
+    (returning None keeps the default). Without it, a call's LiteLLM metadata entry
+    `promptcache_key` names it, else the monitor's default key of the request sent
+    (`prompt_cache_key`, Anthropic's `metadata.user_id`, else vendor and model).
+    `max_in_flight` and `max_in_flight_bytes` (their JSON size) bound the requests held between
+    LiteLLM's pre-call and success hooks: a call is in flight until its response, or a stream
+    until it was read to its end.
+    """
+
+    def __init__(
+        self,
+        monitor: Monitor,
+        *,
+        key: Key = None,
+        logger: logging.Logger | None = None,
+        max_in_flight: int = 10_000,
+        max_in_flight_bytes: int = 64 * 1024 * 1024,
+    ) -> None:
         if not isinstance(monitor, Monitor):
             raise InputError(f"MonitorLogger needs a Monitor, got {type(monitor).__name__}")
-        super().__init__()
-        self.monitor = monitor
-        self.logger = logger or LOGGER
-        self._said_unread = False
-
-    def observe(self, kwargs: Mapping[str, Any], response: Any) -> None:
-        usage = litellm_usage(kwargs, response)
-        request = litellm_request(kwargs)
-        if usage is None or request is None:
-            self._say_unread("usage" if usage is None else "messages")
-            return
-        try:
-            self.monitor.observe(request, usage=usage)
-        except InputError as error:
-            # the message names paths and types, never prompt text
-            self.logger.warning("promptcache: LiteLLM call not observed: %s", error)
-
-    def _say_unread(self, missing: str) -> None:
-        if not self._said_unread:
-            self._said_unread = True
-            self.logger.warning(
-                "promptcache: a LiteLLM call came without its %s: not observed", missing
+        if not (key is None or isinstance(key, str) or callable(key)):
+            raise InputError(
+                f"key must be a string or a function of the request, got {type(key).__name__}"
             )
+        if max_in_flight < 1 or max_in_flight_bytes < 1:
+            raise InputError(
+                "max_in_flight and max_in_flight_bytes must be >= 1, got "
+                f"{max_in_flight} and {max_in_flight_bytes}"
+            )
+        super().__init__()
+        # LiteLLM registers one callback per class and public str/int/bool attributes, so a
+        # second logger would be dropped in silence: this one's differ by monitor (two loggers
+        # on one monitor are one callback, which observes each call once)
+        self.feeds = f"promptcache-monitor-{id(monitor):x}"
+        self.monitor = monitor
+        self.key = key
+        self.logger = logger or LOGGER
+        self.max_in_flight = max_in_flight
+        self.max_in_flight_bytes = max_in_flight_bytes
+        self._in_flight_bytes = 0
+        self.unobserved: Counter[str] = Counter()
+        # call id -> (the request sent and its JSON size) or why it cannot be read
+        self._sent: OrderedDict[str, tuple[dict[str, Any], int] | str] = OrderedDict()
+        self._lock = threading.Lock()
+        self._said: set[str] = set()
+
+    # -- LiteLLM's hooks: none of them raises ----------------------------------------------
+
+    def log_pre_api_call(self, model: Any, messages: Any, kwargs: Any) -> None:
+        try:
+            self._remember(kwargs)
+        except Exception as error:  # never into LiteLLM's call
+            self._unobserved("failed", error)
 
     def log_success_event(
         self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
     ) -> None:
-        self.observe(kwargs, response_obj)
+        self._success(kwargs, response_obj, end_time)
 
     async def async_log_success_event(
         self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
     ) -> None:
-        self.observe(kwargs, response_obj)
+        self._success(kwargs, response_obj, end_time)
+
+    def log_failure_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._forget(kwargs)
+
+    async def async_log_failure_event(
+        self, kwargs: Any, response_obj: Any, start_time: Any, end_time: Any
+    ) -> None:
+        self._forget(kwargs)
+
+    # -- the work ---------------------------------------------------------------------------
+
+    def _remember(self, kwargs: Mapping[str, Any]) -> None:
+        call = kwargs.get("litellm_call_id")
+        if not isinstance(call, str):
+            return
+        extra = kwargs.get("additional_args")
+        sent = extra.get("complete_input_dict") if isinstance(extra, Mapping) else None
+        try:
+            copy: tuple[dict[str, Any], int] | str = _sent_copy(sent) or "no_request"
+        except (TypeError, orjson.JSONDecodeError):
+            copy = "not_json"
+        dropped = 0
+        with self._lock:
+            self._take(call)  # a retry's body replaces the failed attempt's
+            self._sent[call] = copy
+            self._in_flight_bytes += copy[1] if isinstance(copy, tuple) else 0
+            while len(self._sent) > 1 and (
+                len(self._sent) > self.max_in_flight
+                or self._in_flight_bytes > self.max_in_flight_bytes
+            ):
+                self._take(next(iter(self._sent)))
+                dropped += 1
+        for _ in range(dropped):
+            self._unobserved("too_many_in_flight")
+
+    def _take(self, call: str) -> tuple[dict[str, Any], int] | str | None:
+        """Remove and return what is held for `call` (the caller holds the lock)."""
+        held = self._sent.pop(call, None)
+        if isinstance(held, tuple):
+            self._in_flight_bytes -= held[1]
+        return held
+
+    def _forget(self, kwargs: Any) -> None:
+        call = kwargs.get("litellm_call_id") if isinstance(kwargs, Mapping) else None
+        if isinstance(call, str):
+            with self._lock:
+                self._take(call)
+
+    def _success(self, kwargs: Any, response: Any, end_time: Any) -> None:
+        try:
+            self._observe(kwargs, response, end_time)
+        except Exception as error:  # never into LiteLLM's call
+            self._unobserved("failed", error)
+
+    def _observe(self, kwargs: Mapping[str, Any], response: Any, end_time: Any) -> None:
+        call = kwargs.get("litellm_call_id")
+        with self._lock:
+            held = self._take(call) if isinstance(call, str) else None
+        if not isinstance(held, tuple):
+            return self._unobserved(held or "no_request")
+        sent = held[0]
+        if kwargs.get("messages") == [{"role": "user", "content": REDACTED}]:
+            return self._unobserved("redacted")
+        provider = kwargs.get("custom_llm_provider")
+        usage = litellm_usage(response, provider if isinstance(provider, str) else None)
+        if usage is None:
+            return self._unobserved("no_usage")
+        streamed = kwargs.get("stream") is True or sent.get("stream") is True
+        if streamed and detect_vendor(sent).name in CHAT_VENDORS and not _asks_for_usage(sent):
+            return self._unobserved("estimated_usage")
+        sent_at = kwargs.get("api_call_start_time")
+        try:
+            self.monitor.observe(
+                sent,
+                usage=usage,
+                key=self._key_of(kwargs, sent),
+                at=end_time,
+                sent_at=sent_at,
+            )
+        except InputError as error:  # its message names paths and types, never prompt text
+            self._unobserved("unreadable", error)
+        return None
+
+    def _key_of(self, kwargs: Mapping[str, Any], sent: Mapping[str, Any]) -> str | None:
+        if isinstance(self.key, str):
+            return self.key
+        if self.key is not None:
+            named = self.key(sent)
+            if named is not None:
+                if not isinstance(named, str):
+                    raise InputError(
+                        f"the key function returned {type(named).__name__}, not a string"
+                    )
+                return named
+        return _metadata_key(kwargs)
+
+    def _unobserved(self, reason: str, error: BaseException | None = None) -> None:
+        with self._lock:
+            self.unobserved[reason] += 1
+            first = reason not in self._said
+            self._said.add(reason)
+        if not first:
+            return
+        # an InputError's message is ours and names paths, types and hashes; any other
+        # exception is named by its type only, as its message may quote the prompt
+        detail = ""
+        if isinstance(error, InputError):
+            detail = f": {error}"
+        elif error is not None:
+            detail = f": {type(error).__name__}"
+        self.logger.warning(
+            "promptcache: a LiteLLM call was not observed (%s%s); said once, counted in "
+            "MonitorLogger.unobserved[%r]",
+            WHY[reason],
+            detail,
+            reason,
+        )
