@@ -27,9 +27,9 @@ import orjson
 
 from .._errors import InputError, MissingDependencyError
 from .._usage import CacheUsage
-from ..vendors import detect_vendor
+from ..vendors._openai import OpenAIChatStream
 from .counted import counted_usage
-from .monitor import Monitor
+from .monitor import Monitor, adapter_for
 
 try:
     from litellm.integrations.custom_logger import CustomLogger
@@ -46,12 +46,15 @@ LOGGER = logging.getLogger("promptcache.monitor")
 METADATA_KEY = "promptcache_key"
 # what LiteLLM puts in place of the messages when message logging is off for a callback
 REDACTED = "redacted-by-litellm"
-# Chat Completions formats: a stream of these carries usage only when asked for
-CHAT_VENDORS = frozenset({"openai", "engine"})
+# LiteLLM's call types judged: chat completions (litellm.completion/acompletion, the proxy's
+# /chat/completions), whatever the provider; embeddings and the rest are counted only
+CHAT_CALLS = frozenset({"completion", "acompletion"})
 
 Key = str | Callable[[Mapping[str, Any]], str | None] | None
 
 WHY = {
+    "not_chat": "only chat completions are judged (litellm.completion, acompletion, the "
+    "proxy's /chat/completions); this call was:",
     "no_request": "LiteLLM did not hand over the request it sent (no log_pre_api_call for it)",
     "not_json": "the request LiteLLM sent is not plain JSON data",
     "redacted": "LiteLLM withheld the messages from callbacks (message logging is off), and "
@@ -120,6 +123,12 @@ def _asks_for_usage(request: Mapping[str, Any]) -> bool:
     if not isinstance(options, Mapping) and isinstance(extra, Mapping):
         options = extra.get("stream_options")
     return isinstance(options, Mapping) and options.get("include_usage") is True
+
+
+def _chat_stream_without_usage(request: Mapping[str, Any]) -> bool:
+    """A Chat Completions stream (read like one by the request's format) that asked no usage."""
+    chat = isinstance(adapter_for(None, request).accumulator(), OpenAIChatStream)
+    return chat and not _asks_for_usage(request)
 
 
 def _metadata_key(kwargs: Mapping[str, Any]) -> str | None:
@@ -217,7 +226,8 @@ class MonitorLogger(CustomLogger):
 
     def _remember(self, kwargs: Mapping[str, Any]) -> None:
         call = kwargs.get("litellm_call_id")
-        if not isinstance(call, str):
+        kind = kwargs.get("call_type")
+        if not isinstance(call, str) or (kind is not None and kind not in CHAT_CALLS):
             return
         extra = kwargs.get("additional_args")
         sent = extra.get("complete_input_dict") if isinstance(extra, Mapping) else None
@@ -259,6 +269,9 @@ class MonitorLogger(CustomLogger):
             self._unobserved("failed", error)
 
     def _observe(self, kwargs: Mapping[str, Any], response: Any, end_time: Any) -> None:
+        kind = kwargs.get("call_type")
+        if kind is not None and kind not in CHAT_CALLS:
+            return self._unobserved("not_chat", note=str(kind), level=logging.INFO)
         call = kwargs.get("litellm_call_id")
         with self._lock:
             held = self._take(call) if isinstance(call, str) else None
@@ -271,11 +284,13 @@ class MonitorLogger(CustomLogger):
         usage = litellm_usage(response, provider if isinstance(provider, str) else None)
         if usage is None:
             return self._unobserved("no_usage")
-        streamed = kwargs.get("stream") is True or sent.get("stream") is True
-        if streamed and detect_vendor(sent).name in CHAT_VENDORS and not _asks_for_usage(sent):
-            return self._unobserved("estimated_usage")
-        sent_at = kwargs.get("api_call_start_time")
+        sent_at = kwargs.get("current_attempt_api_call_start_time") or kwargs.get(
+            "api_call_start_time"
+        )
         try:
+            streamed = kwargs.get("stream") is True or sent.get("stream") is True
+            if streamed and _chat_stream_without_usage(sent):
+                return self._unobserved("estimated_usage")
             self.monitor.observe(
                 sent,
                 usage=usage,
@@ -300,7 +315,14 @@ class MonitorLogger(CustomLogger):
                 return named
         return _metadata_key(kwargs)
 
-    def _unobserved(self, reason: str, error: BaseException | None = None) -> None:
+    def _unobserved(
+        self,
+        reason: str,
+        error: BaseException | None = None,
+        *,
+        note: str = "",
+        level: int = logging.WARNING,
+    ) -> None:
         with self._lock:
             self.unobserved[reason] += 1
             first = reason not in self._said
@@ -309,12 +331,13 @@ class MonitorLogger(CustomLogger):
             return
         # an InputError's message is ours and names paths, types and hashes; any other
         # exception is named by its type only, as its message may quote the prompt
-        detail = ""
+        detail = f" {note}" if note else ""
         if isinstance(error, InputError):
             detail = f": {error}"
         elif error is not None:
             detail = f": {type(error).__name__}"
-        self.logger.warning(
+        self.logger.log(
+            level,
             "promptcache: a LiteLLM call was not observed (%s%s); said once, counted in "
             "MonitorLogger.unobserved[%r]",
             WHY[reason],

@@ -343,6 +343,30 @@ def test_a_chat_stream_without_include_usage_is_not_judged_on_an_estimate(
     assert len(said) == 1 and "stream_options={'include_usage': True}" in said[0]
 
 
+def test_calls_other_than_chat_completions_are_counted_not_judged(
+    watched: Watched, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An embedding's request has `input` like a Responses request and its usage
+    `prompt_tokens`: judged as one, every new text would read as a cache miss."""
+    caplog.set_level(logging.DEBUG)
+    vector = {"object": "embedding", "index": 0, "embedding": [0.25, 0.5]}
+    usage = {"prompt_tokens": 1500, "total_tokens": 1500}
+    reply = {"object": "list", "data": [vector], "model": "text-embedding-3-small", "usage": usage}
+    with stub_server() as stub:
+        stub.serve([Reply(reply), Reply(reply)])
+        for text in (SYSTEM, SYSTEM + " More."):
+            litellm.embedding(
+                model="openai/text-embedding-3-small",
+                api_base=f"{stub.url}/v1",
+                api_key="sk-test",
+                input=[text],
+            )
+        assert watched.settle(2) == 2
+    assert watched.observed == [] and watched.events == []
+    assert watched.logger.unobserved == {"not_chat": 2}
+    assert len([m for m in _ours(caplog) if "embedding" in m]) == 1
+
+
 # -- keys ------------------------------------------------------------------------------------
 
 
