@@ -268,6 +268,37 @@ def test_anthropic_calls_are_judged_in_the_anthropic_format_litellm_sent(
     _no_prompt_text(caplog, watched.events)
 
 
+def test_tools_are_named_as_litellm_sent_them_to_anthropic(watched: Watched) -> None:
+    """OpenAI-shaped tools become Anthropic tools (`input_schema`, no `function` wrapper)."""
+
+    def tool(description: str) -> dict[str, Any]:
+        parameters = {"type": "object", "properties": {"id": {"type": "string"}}}
+        function = {"name": "lookup_order", "description": description, "parameters": parameters}
+        return {"type": "function", "function": function}
+
+    with stub_server() as stub:
+        stub.serve([claude_reply(1, 0, 1800), claude_reply(2, 0, 1800)])
+        for description in ("Find an order by id.", "Find an order by its id."):
+            _anthropic(stub, _conversation(SYSTEM), tools=[tool(description)], user="session-41")
+        assert watched.settle(2) == 2
+    assert "input_schema" in watched.observed[0][0]["tools"][0]
+    assert [e.path for e in watched.events] == ["tools[0].description"]
+
+
+def test_litellm_keeps_prompt_cache_key_from_anthropic(watched: Watched) -> None:
+    """What the README says of LiteLLM 1.110: refused for Anthropic, or dropped with
+    drop_params, so it never reaches the request the monitor judges."""
+    with stub_server() as stub:
+        stub.serve([claude_reply(1, 0, 1800)])
+        with pytest.raises(litellm.UnsupportedParamsError, match="prompt_cache_key"):
+            _anthropic(stub, _conversation(SYSTEM), prompt_cache_key="tenant-7")
+        _anthropic(stub, _conversation(SYSTEM), prompt_cache_key="tenant-7", drop_params=True)
+        assert watched.settle(1) == 1
+        assert "tenant-7" not in stub.bodies[0].decode()
+    assert "tenant-7" not in json.dumps(watched.observed[0][0])
+    assert watched.observed[0][2] is None  # no key given: the monitor's default applies
+
+
 def test_streams_and_async_calls_are_observed_with_their_cache_reads(watched: Watched) -> None:
     with stub_server() as stub:
         stub.serve([claude_stream(1, 1500, 300)])
