@@ -18,7 +18,7 @@ from .._pricing import load_min_tokens
 from .._tokens import TokenCounter
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
-from ..vendors._elements import MARKERS, Element, element_units
+from ..vendors._elements import MARKERS, Element, Span, element_units, plain
 from .diff import DiffResult, compare_elements, identical
 from .divergence import automatic, breakpoints
 from .events import Invalidation
@@ -28,7 +28,7 @@ from .settings import setting_change
 
 __all__ = ["Judging", "vendor_reason"]
 
-_MARKER_BYTES = tuple(m.encode() for m in MARKERS)
+_CACHE_CONTROL, _BREAKPOINT = (m.encode() for m in MARKERS)
 
 # An element's JSON -> its hash, tokens, marker TTL and marked flag: a pure function of the bytes
 # (and the element's content key), so an element sent again in any request of any key (shared
@@ -51,7 +51,7 @@ class Judging:
     _lock: threading.Lock
     _keys: KeyState
     _minimums: dict[tuple[str, str], int]
-    _hashed: dict[tuple[bytes, str | None], tuple[int, int, str | None, bool]]
+    _hashed: dict[bytes, tuple[str | None, Record]]
     _hashed_bytes: int
     _hashed_by: TokenCounter | None
 
@@ -65,43 +65,77 @@ class Judging:
             return records
         if body is None:  # dropped meanwhile by another thread, which kept the records first
             return entry.records or ()
-        records = tuple(self._record(e) for e in entry.vendor.elements(body))
+        records = self._records_of(entry.vendor, body)
         entry.records = records
         return records
 
-    def _record(self, element: Element) -> Record:
-        data = orjson.dumps(element.value)
+    def _records_of(self, vendor: Vendor, request: Mapping[str, Any]) -> tuple[Record, ...]:
+        """
+        The records of every element of `request` in render order. This runs for every body
+        dropped for the budget, so it walks the spans itself (no `Element` per item) and takes
+        each element's record from the memo, keyed by the element's JSON: an element whose bytes
+        were hashed before, in any request, costs one serialisation and one lookup.
+        """
         if self._hashed_by is not self.counter:  # token counts are the counter's
             self._hashed, self._hashed_bytes, self._hashed_by = {}, 0, self.counter
-        memo = (data, element.content_key)
-        known = self._hashed.get(memo)
-        if known is None:
-            known = self._hash(element, data)
-            if len(data) <= _HASHED_ITEM_BYTES:
-                # A copy: orjson's buffer is sized for growth, and holding it would hold that too.
-                self._remember((memoryview(data).tobytes(), element.content_key), known)
-        return Record(element.layer, element.path, *known)
+        memo = self._hashed
+        out: list[Record] = []
+        for span in vendor.spans(request):
+            layer, key, paths = span.layer, span.content_key, _paths(span)
+            for i, item in enumerate(span.items):
+                value = plain(item)
+                data = orjson.dumps(value)
+                path = paths[i] if i < len(paths) else span.path_of(i)
+                known = memo.get(data)
+                if known is None or known[0] != key:
+                    out.append(self._hash(layer, path, value, key, data))
+                    continue
+                record = known[1]
+                if record.path != path or record.layer != layer:  # the same bytes elsewhere
+                    record = Record(
+                        layer, path, record.digest, record.tokens, record.ttl, record.marked
+                    )
+                out.append(record)
+        return tuple(out)
 
-    def _hash(self, element: Element, data: bytes) -> tuple[int, int, str | None, bool]:
-        """An element's digest, tokens, marker TTL and whether it carries a marker."""
+    def _record(self, element: Element) -> Record:
+        """One element's record, through the same memo as `_records_of`."""
+        if self._hashed_by is not self.counter:
+            self._hashed, self._hashed_bytes, self._hashed_by = {}, 0, self.counter
+        layer, path, value, key = element.layer, element.path, element.value, element.content_key
+        data = orjson.dumps(value)
+        known = self._hashed.get(data)
+        if known is None or known[0] != key:
+            return self._hash(layer, path, value, key, data)
+        record = known[1]
+        if record.path == path and record.layer == layer:
+            return record
+        return Record(layer, path, record.digest, record.tokens, record.ttl, record.marked)
+
+    def _hash(self, layer: str, path: str, value: Any, key: str | None, data: bytes) -> Record:
+        """An element's record (digest, tokens, marker TTL, marked), remembered by its bytes."""
         ttl: str | None = None
         marked = False
         clean = data
         # Most elements carry no marker: a byte search over their JSON settles it without a walk.
-        if any(m in data for m in _MARKER_BYTES):
-            stripped, ttl, marked = without_markers(element)
+        if _CACHE_CONTROL in data or _BREAKPOINT in data:
+            stripped, ttl, marked = without_markers(Element(layer, path, value, key))
             clean = data if not marked else orjson.dumps(stripped)
-        return _digest(clean), self.counter.count(clean.decode("utf-8")), ttl, marked
+        record = Record(
+            layer, path, _digest(clean), self.counter.count(clean.decode("utf-8")), ttl, marked
+        )
+        if len(data) <= _HASHED_ITEM_BYTES:
+            # A copy: orjson's buffer is sized for growth, and holding it would hold that too.
+            self._remember(memoryview(data).tobytes(), (key, record))
+        return record
 
-    def _remember(
-        self, memo: tuple[bytes, str | None], known: tuple[int, int, str | None, bool]
-    ) -> None:
+    def _remember(self, data: bytes, known: tuple[str | None, Record]) -> None:
         # Plain dict operations, each atomic: threads racing here at worst hash an element twice.
-        self._hashed_bytes += len(memo[0])
+        self._hashed_bytes += len(data)
         if self._hashed_bytes > _HASHED_BYTES:
             self._hashed.clear()
-            self._hashed_bytes = len(memo[0])
-        self._hashed[memo] = known
+            self._hashed_bytes = len(data)
+        self._hashed[data] = known
 
     def _ttl(self, entry: Entry) -> float | None:
         if self.ttl_seconds is not None:
@@ -582,6 +616,28 @@ def private_detail(found: DiffResult) -> str:
         f"{describe(found.after)} (prompt text is not logged; Monitor(capture_content=True) "
         "keeps the excerpts on the event)"
     )
+
+
+# Element paths of listed spans ("messages[3]"), built once per container name: each list is
+# replaced whole when it grows, never changed in place, so threads only ever see a complete one.
+_PATHS: dict[str, list[str]] = {}
+_PATHS_KEPT = 1024  # indices per container; later ones are formatted each time
+
+
+def _paths(span: Span) -> list[str]:
+    """The paths of `span`'s items by index (a prefix of them, for a very long span)."""
+    count = len(span.items)
+    if not span.listed:
+        return [span.path] * count
+    if span.start:
+        return [span.path_of(i) for i in range(count)]
+    known = _PATHS.get(span.path)
+    if known is None or (len(known) < count and len(known) < _PATHS_KEPT):
+        size = min(max(count, 2 * len(known or ()), 16), _PATHS_KEPT)
+        known = [f"{span.path}[{i}]" for i in range(size)]
+        if len(_PATHS) < 64:
+            _PATHS[span.path] = known
+    return known
 
 
 def _digest(data: bytes) -> int:

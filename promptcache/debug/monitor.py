@@ -165,7 +165,7 @@ class Monitor(Judging):
         self._keys = KeyState(body_budget=body_budget, max_keys=max_keys)
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
-        self._hashed: dict[tuple[bytes, str | None], tuple[int, int, str | None, bool]] = {}
+        self._hashed: dict[bytes, tuple[str | None, Record]] = {}
         self._hashed_bytes = 0
         self._hashed_by: TokenCounter | None = None
         self._shapes: dict[tuple[frozenset[str], str | None], Vendor] = {}

@@ -7,9 +7,11 @@ import copy
 import threading
 from typing import Any
 
+import orjson
 import pytest
 
 from promptcache import CacheUsage, Monitor
+from promptcache._tokens import DEFAULT_COUNTER
 from promptcache.debug import memory
 
 from . import pairs
@@ -121,3 +123,55 @@ def test_memory_reports_an_estimate_in_bytes_that_tracks_the_hashes() -> None:
         + memory.ENTRY_BYTES * held["keys"]
         + memory.RECORD_BYTES * held["hashes"]
     )
+
+
+def _cold_records(vendor: str, request: dict[str, Any]) -> tuple[memory.Record, ...]:
+    """Each element hashed from scratch, through nothing but `Element` and the digest."""
+    from promptcache.debug.judging import _digest
+    from promptcache.vendors import get_vendor
+
+    out = []
+    for element in get_vendor(vendor).elements(request):
+        stripped, ttl, marked = memory.without_markers(element)
+        data = orjson.dumps(stripped)
+        tokens = DEFAULT_COUNTER.count(data.decode())
+        out.append(memory.Record(element.layer, element.path, _digest(data), tokens, ttl, marked))
+    return tuple(out)
+
+
+@pytest.mark.parametrize(
+    ("vendor", "request_of"),
+    [
+        ("anthropic", pairs.anthropic),
+        ("openai", pairs.openai),
+        ("openai-responses", pairs.openai_responses),
+        ("gemini", pairs.gemini),
+    ],
+)
+def test_element_records_through_the_memo_equal_records_hashed_from_scratch(
+    vendor: str, request_of: Any
+) -> None:
+    # The drop path takes records from a memo keyed by each element's JSON: a record found there
+    # must be exactly the one hashing from scratch gives (path, layer, digest, tokens, markers),
+    # for the same element sent again, the same bytes at another path, and an element edited in
+    # place after it was seen.
+    from promptcache.vendors import get_vendor
+
+    monitor = Monitor(vendor, metrics=False)
+    spec = get_vendor(vendor)
+    request = request_of()
+    first = monitor._records_of(spec, request)
+    assert first == _cold_records(vendor, request)
+    assert monitor._records_of(spec, request) == first  # every element from the memo now
+    items = request.get("tools") or request.get("config", {}).get("tools")
+    at = next(i for i, r in enumerate(first) if r.layer == "tools")
+    items.append(copy.deepcopy(items[0]))  # the same bytes at a new path
+    again = monitor._records_of(spec, request)
+    assert again == _cold_records(vendor, request)
+    copies = [r for r in again if r.digest == first[at].digest]
+    assert len({r.path for r in copies}) == len(copies) >= 2
+    target = items[0].get("function", items[0])
+    target[next(iter(target))] = "edited in place after it was sent"
+    edited = monitor._records_of(spec, request)
+    assert edited == _cold_records(vendor, request)
+    assert edited[at].digest != first[at].digest
