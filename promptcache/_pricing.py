@@ -48,6 +48,7 @@ __all__ = [
     "PriceTable",
     "Rates",
     "cost",
+    "cost_figures",
     "load_min_tokens",
     "load_prices",
     "match_model",
@@ -650,10 +651,9 @@ def cost(
     notes = (
         () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
     )
-    without = (usage.total_input * rates.input + usage.output * rates.output) / _MILLION
     return Cost(
         actual=sum(breakdown.values()),
-        without_cache=without,
+        without_cache=_without_cache(usage, rates),
         breakdown=breakdown,
         currency=table.currency,
         vendor=vendor,
@@ -661,6 +661,22 @@ def cost(
         as_of=table.as_of,
         notes=notes,
     )
+
+
+def cost_figures(
+    usage: CacheUsage, *, model: str, vendor: str, prices: PriceTable
+) -> tuple[float, float]:
+    """
+    `cost(...)`'s `actual` and `without_cache`, the same figures computed the same way, for a
+    caller that prices every record of a log and reads nothing else (`promptcache report`).
+    """
+    rates = prices.rates(vendor, model, input_tokens=usage.total_input)
+    breakdown = _breakdown(usage, rates, vendor, 0.0)
+    return sum(breakdown.values()), _without_cache(usage, rates)
+
+
+def _without_cache(usage: CacheUsage, rates: Rates) -> float:
+    return (usage.total_input * rates.input + usage.output * rates.output) / _MILLION
 
 
 def _breakdown(

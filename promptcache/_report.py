@@ -29,7 +29,7 @@ import orjson
 
 from ._canonical import load_json
 from ._errors import InputError, shown, shown_keys
-from ._pricing import cost as _cost
+from ._pricing import cost_figures
 from ._usage import CacheUsage
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
@@ -270,11 +270,10 @@ class _Pricer:
                 from ._pricing import load_prices
 
                 self._table = load_prices()
-            result = _cost(usage, model=model, vendor=vendor, prices=self._table)
+            return cost_figures(usage, model=model, vendor=vendor, prices=self._table)
         except (ImportError, InputError):
             self._unknown.add((vendor, model))
             return None
-        return result.actual, result.without_cache
 
     def lost(self, tokens: int, vendor: str, model: str | None) -> float | None:
         """What `tokens` cost as uncached input instead of cache reads."""
