@@ -339,7 +339,7 @@ class ReportBuilder:
         if line is None:
             self._problem(source, number, "longer than the line size limit (--max-line-bytes)")
             return
-        if not line.strip():
+        if not line or line.isspace():  # not `strip()`: that copies every line
             return
         try:
             record = _record(line, number)
@@ -521,7 +521,7 @@ def _add(
         usage = read_usage(spec, _usage_of(record, number))
         at = _moment(record.get("at"), number)
         sent = _moment(record.get("sent_at"), number, "sent_at")
-        event = monitor.observe(request, usage=usage, key=key, at=at, sent_at=sent)
+        event = monitor._observe_read(request, usage=usage, key=key, at=at, sent_at=sent)
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
     vendor = spec.name

@@ -60,9 +60,10 @@ class Judging:
 
     def _records(self, entry: Entry) -> tuple[Record, ...]:
         """The entry's element records (hash, tokens, markers), computed once."""
-        records, body = entry.records, entry.body
+        records = entry.records
         if records is not None:
             return records
+        body = entry.request
         if body is None:  # dropped meanwhile by another thread, which kept the records first
             return entry.records or ()
         records = self._records_of(entry.vendor, body)
@@ -476,9 +477,12 @@ class Judging:
         """
         vendor = previous.vendor
         window = vendor.rules.capabilities.lookback_blocks
-        if window is None or previous.body is None:
+        if window is None:
             return None
-        old_paths, old_points = _content_blocks(previous.body, vendor)
+        body = previous.request
+        if body is None:
+            return None
+        old_paths, old_points = _content_blocks(body, vendor)
         if not old_points:
             return None
         last = old_points[-1]
@@ -500,8 +504,8 @@ class Judging:
         )
 
     def _diff(self, previous: Entry, request: Mapping[str, Any]) -> DiffResult | None:
-        if previous.body is not None:
-            before = previous.body
+        before = previous.request
+        if before is not None:
             # The server already reported the short read, so any divergence inside the previous
             # request explains it, wherever its markers sit now (callers often move them in place).
             return compare_elements(

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
 from ..vendors._elements import MARKERS, Element, get_path, plain, strip_markers
@@ -21,6 +23,7 @@ __all__ = [
     "Entry",
     "KeyState",
     "Record",
+    "Serialised",
     "Stats",
     "common_start",
     "entry_ttls",
@@ -48,6 +51,22 @@ class Record:
     marked: bool
 
 
+@dataclass(frozen=True, slots=True)
+class Serialised:
+    """
+    A request body kept as its JSON: what the monitor holds for a request it was handed as parsed
+    JSON that nothing else keeps (`promptcache report` reading a log). Holding one bytes object
+    instead of the parsed tree costs nothing to let go of; it is read back only when judging needs
+    the body (a miss to explain, or its hashes when it is dropped for the budget).
+    """
+
+    data: bytes
+
+    def load(self) -> dict[str, Any]:
+        value: dict[str, Any] = orjson.loads(self.data)
+        return value
+
+
 @dataclass(slots=True, kw_only=True)
 class Entry:
     """
@@ -59,6 +78,7 @@ class Entry:
     neither read nor written; both stay 0 on any other turn. `sent` is when the request was
     sent, where the caller said (the order of a key's requests across processes goes by it).
     `partial`: the request was rebuilt from telemetry, without markers, cache key or settings.
+    A body kept `Serialised` has its `params` filled from the start (settings never parse it).
     """
 
     at: float
@@ -67,7 +87,7 @@ class Entry:
     write: int
     total: int
     model: str | None
-    body: dict[str, Any] | None
+    body: dict[str, Any] | Serialised | None
     params: dict[str, Any]
     records: tuple[Record, ...] | None
     size: int
@@ -87,9 +107,15 @@ class Entry:
         return self.body is not None
 
     @property
+    def request(self) -> dict[str, Any] | None:
+        """The kept body as a dict (read back from its JSON when kept serialised), else None."""
+        body = self.body
+        return body.load() if isinstance(body, Serialised) else body
+
+    @property
     def settings(self) -> Mapping[str, Any]:
-        """Model and parameters: from the body while it is kept, then from `params`."""
-        return self.body if self.body is not None else self.params
+        """Model and parameters: from the body while it is kept in hand, else from `params`."""
+        return self.body if isinstance(self.body, dict) else self.params
 
 
 @dataclass(slots=True)
@@ -183,7 +209,8 @@ class KeyState:
 
     def _drop_body(self, entry: Entry, shrink: Callable[[Entry], object]) -> None:
         shrink(entry)  # keep the hashes and the settings
-        entry.params = params(entry.body or {})
+        if isinstance(entry.body, dict):
+            entry.params = params(entry.body)
         entry.body = None
         self.body_bytes -= entry.size
         self.hashes += len(entry.records or ())

@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import orjson
+
 from .._canonical import refusing_deeper
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
@@ -60,10 +62,12 @@ from .memory import (
     Entry,
     KeyState,
     Record,
+    Serialised,
     Stats,
     entry_ttls,
     marker_sign,
     model_of,
+    params,
     snapshot,
     written,
 )
@@ -212,6 +216,24 @@ class Monitor(Judging):
         with refusing_deeper(request=plain, response=response):
             return self._observe(plain, response, usage, key, at, sent_at, partial)
 
+    def _observe_read(
+        self,
+        request: Mapping[str, Any],
+        *,
+        usage: CacheUsage,
+        key: str | None,
+        at: float | datetime | None,
+        sent_at: float | datetime | None = None,
+    ) -> Invalidation | None:
+        """
+        `observe` for a request parsed from JSON that nothing else holds (`promptcache report`
+        reading a log): its body is kept as that JSON (`Serialised`), so the parsed tree goes as
+        soon as the caller lets go of it, and a kept body is one bytes object to free.
+        """
+        plain = plain_request(request, "request")
+        with refusing_deeper(request=plain):
+            return self._observe(plain, None, usage, key, at, sent_at, serialised=True)
+
     def _observe(
         self,
         plain: Mapping[str, Any],
@@ -221,6 +243,8 @@ class Monitor(Judging):
         at: float | datetime | None,
         sent_at: float | datetime | None,
         partial: bool = False,
+        *,
+        serialised: bool = False,
     ) -> Invalidation | None:
         if usage is None and response is None:
             raise InputError("observe() needs the response or usage=CacheUsage(...)")
@@ -229,7 +253,7 @@ class Monitor(Judging):
             usage = read_usage(vendor, response)
         moment = self._moment(at)
         name = key if key is not None else self._key(plain, vendor)
-        entry = self._entry(plain, vendor, usage, moment)
+        entry = self._entry(plain, vendor, usage, moment, serialised=serialised)
         entry.partial = partial
         if sent_at is not None:
             entry.sent = self._moment(sent_at)
@@ -244,7 +268,7 @@ class Monitor(Judging):
         if self._exporter is not None:  # here, where the caller's span is current
             self._exporter.usage(usage, vendor.name)
         # The copy in the entry is what is judged: the caller may append to its lists meanwhile.
-        pending = _Pending(name, entry, entry.body or {}, usage, key is None)
+        pending = _Pending(name, entry, entry.request or {}, usage, key is None)
         if not self._worker.put(pending):
             self._dropped()
         return None
@@ -306,12 +330,13 @@ class Monitor(Judging):
         before, so only the new turns are serialised. An element edited in place is not seen
         (as the in-process monitor, which holds the same objects, does not see it either).
         """
-        if entry.records is not None or entry.body is None:
+        body = entry.body
+        if entry.records is not None or not isinstance(body, dict):
             return self._records(entry)
         cache = self._seen
         out = []
         with self._seen_lock:
-            for element in entry.vendor.elements(entry.body):
+            for element in entry.vendor.elements(body):
                 value = element.value
                 sign = marker_sign(element)
                 hit = cache.get(id(value))
@@ -503,9 +528,21 @@ class Monitor(Judging):
         raise InputError(f"at must be epoch seconds or a datetime, got {describe(at)}")
 
     def _entry(
-        self, request: Mapping[str, Any], vendor: Vendor, usage: CacheUsage, at: float
+        self,
+        request: Mapping[str, Any],
+        vendor: Vendor,
+        usage: CacheUsage,
+        at: float,
+        *,
+        serialised: bool = False,
     ) -> Entry:
-        """The new entry: a shallow snapshot and numbers, so observing costs almost nothing."""
+        """
+        The new entry: a shallow snapshot (or, `serialised`, the request's JSON and settings)
+        and numbers, so observing costs almost nothing.
+        """
+        body: dict[str, Any] | Serialised = (
+            Serialised(orjson.dumps(request)) if serialised else snapshot(request)
+        )
         return Entry(
             at=at,
             vendor=vendor,
@@ -513,8 +550,8 @@ class Monitor(Judging):
             write=usage.cache_write or 0,
             total=usage.total_input,
             model=model_of(request, usage),
-            body=snapshot(request),
-            params={},
+            body=body,
+            params=params(request) if serialised else {},
             records=None,
             size=_BYTES_PER_TOKEN * max(usage.total_input, 1),
             written=usage.cache_write_by_ttl,

@@ -85,7 +85,7 @@ def encode_entry(entry: Entry, records: tuple[Record, ...], *, body_limit: int |
     One state as JSON bytes. `body_limit` None keeps no body (the default: prompts are personal
     data); otherwise the body is kept when its JSON is at most that many bytes.
     """
-    settings = entry.params if entry.body is None else params(entry.body)
+    settings = params(entry.body) if isinstance(entry.body, dict) else entry.params
     state: dict[str, Any] = {
         "at": entry.at,
         "sent": entry.sent_at,
@@ -102,7 +102,10 @@ def encode_entry(entry: Entry, records: tuple[Record, ...], *, body_limit: int |
         "prefix": entry.prefix,
     }
     if body_limit is not None and entry.body is not None:
-        body = _body_json(entry.body, body_limit)
+        kept = entry.body
+        body = _body_json(kept, body_limit) if isinstance(kept, dict) else kept.data
+        if body is not None and len(body) > body_limit:
+            body = None
         if body is not None:
             state["body"] = orjson.Fragment(body)
     return orjson.dumps(state)
