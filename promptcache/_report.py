@@ -342,7 +342,7 @@ class ReportBuilder:
         if not line or line.isspace():  # not `strip()`: that copies every line
             return
         try:
-            record = _record(line, number)
+            record, request = _record(line, number)
             spec = self._vendor_of(record, number)
             monitor = self._monitors.get(spec.name)
             if monitor is None:
@@ -354,7 +354,7 @@ class ReportBuilder:
                     max_keys=self.max_keys,
                     capture_content=self.worst_kept > 0,
                 )
-            _add(self, monitor, record, spec, number)
+            _add(self, monitor, record, request, spec, number)
         except InputError as exc:
             self._problem(source, number, _without_line(str(exc), number))
 
@@ -449,13 +449,42 @@ def _without_line(message: str, number: int) -> str:
     return message[len(prefix) :] if message.startswith(prefix) else message
 
 
-def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
+def _record(line: bytes | str, number: int) -> tuple[Mapping[str, Any], bytes]:
+    """
+    The line's record and its request's JSON (`orjson.dumps(request)`, what the monitor keeps
+    of the body). Serialising the request is also most of the depth check every reader makes
+    (`check_depth`): the request is serialised one level down, as it sits in the record, and the
+    rest of the record apart, so a record nested past `MAX_DEPTH` is refused exactly as before.
+    """
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return _checked_record(line, number)  # words the error (too deep, or not JSON)
+    if type(record) is not dict or "request" not in record:
+        return _checked_record(line, number)
+    try:
+        request = orjson.dumps([record["request"]])[1:-1]  # a copy: sized as it is
+        orjson.dumps({k: v for k, v in record.items() if k != "request"})
+    except orjson.JSONEncodeError:  # nested too deep: the only thing parsed JSON can fail on
+        return _checked_record(line, number)
+    _check_shape(record, number)
+    return record, request
+
+
+def _checked_record(line: bytes | str, number: int) -> tuple[Mapping[str, Any], bytes]:
+    """`_record` the slow way, for a line it could not take as it is: raises what is wrong."""
     try:
         record = load_json(line, f"line {number}")
     except orjson.JSONDecodeError as exc:
         raise InputError(
             f"line {number}: not valid JSON ({_json_error(exc)}); each line is one record"
         ) from None
+    _check_shape(record, number)
+    return record, orjson.dumps(record["request"])
+
+
+def _check_shape(record: Any, number: int) -> None:
+    """A record has a request and a response (or usage), in a log format version read here."""
     if (
         not isinstance(record, dict)
         or "request" not in record
@@ -472,7 +501,6 @@ def _record(line: bytes | str, number: int) -> Mapping[str, Any]:
             f"version {LOG_FORMAT_VERSION} (docs/log-format.md); a newer one may mean other "
             "things: upgrade promptcache-sdk"
         )
-    return record
 
 
 def _json_error(exc: orjson.JSONDecodeError) -> str:
@@ -509,9 +537,11 @@ def _add(
     builder: ReportBuilder,
     monitor: Monitor,
     record: Mapping[str, Any],
+    data: bytes,
     spec: Vendor,
     number: int,
 ) -> None:
+    """Count one record; `data` is its request's JSON, which the monitor keeps as the body."""
     totals, pricer = builder._totals, builder._pricer
     request = record["request"]
     key = record.get("key")
@@ -521,7 +551,7 @@ def _add(
         usage = read_usage(spec, _usage_of(record, number))
         at = _moment(record.get("at"), number)
         sent = _moment(record.get("sent_at"), number, "sent_at")
-        event = monitor._observe_read(request, usage=usage, key=key, at=at, sent_at=sent)
+        event = monitor._observe_read(request, data, usage=usage, key=key, at=at, sent_at=sent)
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
     vendor = spec.name

@@ -46,9 +46,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import orjson
-
-from .._canonical import refusing_deeper
+from .._canonical import check_depth, refusing_deeper
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from .._usage import CacheUsage
@@ -219,6 +217,7 @@ class Monitor(Judging):
     def _observe_read(
         self,
         request: Mapping[str, Any],
+        data: bytes,
         *,
         usage: CacheUsage,
         key: str | None,
@@ -227,12 +226,16 @@ class Monitor(Judging):
     ) -> Invalidation | None:
         """
         `observe` for a request parsed from JSON that nothing else holds (`promptcache report`
-        reading a log): its body is kept as that JSON (`Serialised`), so the parsed tree goes as
-        soon as the caller lets go of it, and a kept body is one bytes object to free.
+        reading a log), with `data`, its `orjson.dumps`: the body is kept as that JSON
+        (`Serialised`), so the parsed tree goes as soon as the caller lets go of it, and a kept
+        body is one bytes object to free.
         """
         plain = plain_request(request, "request")
-        with refusing_deeper(request=plain):
-            return self._observe(plain, None, usage, key, at, sent_at, serialised=True)
+        try:
+            return self._observe(plain, None, usage, key, at, sent_at, serialised=data)
+        except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
+            check_depth(plain, "request")
+            raise
 
     def _observe(
         self,
@@ -244,7 +247,7 @@ class Monitor(Judging):
         sent_at: float | datetime | None,
         partial: bool = False,
         *,
-        serialised: bool = False,
+        serialised: bytes | None = None,
     ) -> Invalidation | None:
         if usage is None and response is None:
             raise InputError("observe() needs the response or usage=CacheUsage(...)")
@@ -534,14 +537,14 @@ class Monitor(Judging):
         usage: CacheUsage,
         at: float,
         *,
-        serialised: bool = False,
+        serialised: bytes | None = None,
     ) -> Entry:
         """
-        The new entry: a shallow snapshot (or, `serialised`, the request's JSON and settings)
+        The new entry: a shallow snapshot (or the request's JSON, `serialised`, and its settings)
         and numbers, so observing costs almost nothing.
         """
         body: dict[str, Any] | Serialised = (
-            Serialised(orjson.dumps(request)) if serialised else snapshot(request)
+            snapshot(request) if serialised is None else Serialised(serialised)
         )
         return Entry(
             at=at,
@@ -551,7 +554,7 @@ class Monitor(Judging):
             total=usage.total_input,
             model=model_of(request, usage),
             body=body,
-            params=params(request) if serialised else {},
+            params={} if serialised is None else params(request),
             records=None,
             size=_BYTES_PER_TOKEN * max(usage.total_input, 1),
             written=usage.cache_write_by_ttl,

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from promptcache import Monitor
+from promptcache._canonical import MAX_DEPTH
 from promptcache._report import ReportBuilder
 from promptcache.debug.memory import Serialised
 from promptcache.debug.store import decode_entry, encode_entry
@@ -108,3 +109,38 @@ def test_a_serialised_body_travels_to_the_store_as_the_json_it_is() -> None:
     assert kept.params == {"model": "claude-sonnet-4-6", "max_tokens": 1024}
     bare = decode_entry(encode_entry(entry, records_of, body_limit=100))  # over the limit
     assert bare.body is None and bare.records == records_of
+
+
+def _nested(levels: int) -> Any:
+    value: Any = 1
+    for _ in range(levels):
+        value = {"a": value}
+    return value
+
+
+@pytest.mark.parametrize("where", ["request", "response", "extra"])
+@pytest.mark.parametrize("depth", [MAX_DEPTH, MAX_DEPTH + 1])
+def test_a_record_nested_past_the_limit_is_refused_wherever_the_depth_is(
+    where: str, depth: int
+) -> None:
+    # The report serialises the request apart from the rest of its record: the limit must still
+    # fall on the record's depth, to the level, whichever part of it nests.
+    request: dict[str, Any] = {"model": "claude-sonnet-4-6", "max_tokens": 5, "messages": []}
+    response: dict[str, Any] = {"usage": {"input_tokens": 5, "output_tokens": 1}}
+    record: dict[str, Any] = {"vendor": "anthropic", "request": request, "response": response}
+    # record -> request -> messages -> message -> content -> block -> input: 6 levels above
+    if where == "request":
+        block = {"type": "tool_use", "id": "1", "name": "n", "input": _nested(depth - 6)}
+        request["messages"] = [{"role": "user", "content": [block]}]
+    elif where == "response":
+        response["extra"] = _nested(depth - 2)  # record -> response -> extra
+    else:
+        record["extra"] = _nested(depth - 1)  # record -> extra
+    builder = ReportBuilder()
+    builder.add_line(json.dumps(record), 1)
+    report = builder.result()
+    if depth <= MAX_DEPTH:
+        assert (report.records, report.skipped) == (1, 0)
+    else:
+        assert (report.records, report.skipped) == (0, 1)
+        assert f"nests {depth} levels" in report.problems[0].reason
