@@ -364,7 +364,8 @@ class ReportBuilder:
         request, name = record["request"], record.get("vendor")
         if name is None:  # null, like absent, leaves it to --vendor
             name = self.vendor
-        if not isinstance(request, Mapping) or not isinstance(name, (str, type(None))):
+        is_mapping = type(request) is dict or isinstance(request, Mapping)
+        if not is_mapping or not isinstance(name, (str, type(None))):
             return _vendor(record, self.vendor, number)  # raises, naming the problem
         model = request.get("model")
         shape = (frozenset(request), model if isinstance(model, str) else None, name)

@@ -291,7 +291,10 @@ def snapshot(request: Mapping[str, Any]) -> dict[str, Any]:
 def params(request: Mapping[str, Any]) -> dict[str, Any]:
     """The request minus its elements: model, settings, top-level markers (small)."""
     kept = {k: v for k, v in request.items() if k not in _LAYER_KEYS}
-    config = plain(kept.get("config"))
+    config = kept.get("config")
+    if config is None:  # most requests (and the ABC check below costs more than the rest)
+        return kept
+    config = plain(config)
     if isinstance(config, Mapping):
         kept["config"] = {k: v for k, v in config.items() if k not in _CONFIG_LAYER_KEYS}
     return kept

@@ -230,7 +230,7 @@ class Monitor(Judging):
         (`Serialised`), so the parsed tree goes as soon as the caller lets go of it, and a kept
         body is one bytes object to free.
         """
-        plain = plain_request(request, "request")
+        plain = request if type(request) is dict else plain_request(request, "request")
         try:
             return self._observe(plain, None, usage, key, at, sent_at, serialised=data)
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
