@@ -9,9 +9,13 @@ once, interleaved, each growing to 12 turns, a ~6.5 KB marked system prompt and 
 usage an Anthropic cache reports; one session in 50 renders a clock into its system prompt at
 turn 6 (a planted invalidation). For each size the two runs alternate, each in a fresh process:
 
-- baseline: read the file line by line and `orjson.loads` every line (the least any reader does);
+- baseline: read the file line by line and `orjson.loads` every line (the least any reader does),
+  the file opened with Python's defaults;
 - subject: `promptcache report FILE --format json` through `main()` (the CLI's path: file reading,
-  the monitors, pricing, grouping none), output discarded.
+  the monitors, pricing, grouping none), output discarded;
+- context, not a target: the baseline reading through the 1 MiB buffer `report` reads with (on
+  lines of about 10 KB the default 8 KiB buffer is refilled several times a line, which costs
+  about a third of the baseline).
 
 Printed per size: seconds (min/median/max), records/s, peak RSS of each process, and the ratio of
 the medians. Targets: report <= 3x the parse; peak RSS flat from 100,000 to 1,000,000 records.
@@ -100,10 +104,10 @@ def write_log(path: Path, records: int) -> None:
             session += IN_FLIGHT
 
 
-def run_parse(path: Path) -> tuple[float, int]:
+def run_parse(path: Path, buffering: int = -1) -> tuple[float, int]:
     start = time.perf_counter()
     n = 0
-    with path.open("rb") as handle:
+    with path.open("rb", buffering=buffering) as handle:
         for line in handle:
             orjson.loads(line)
             n += 1
@@ -141,7 +145,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.child:
         kind, file = args.child
-        took, n = (run_parse if kind == "parse" else run_report)(Path(file))
+        if kind == "report":
+            took, n = run_report(Path(file))
+        else:
+            took, n = run_parse(Path(file), 1 << 20 if kind == "buffered" else -1)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(orjson.dumps({"seconds": took, "records": n, "rss_mib": rss}).decode())
         return 0
@@ -151,22 +158,31 @@ def main() -> int:
         if not path.exists():
             write_log(path, records)
         size = path.stat().st_size
-        runs: dict[str, list[dict[str, float]]] = {"parse": [], "report": []}
+        kinds = ["parse", "report", "buffered"]
+        runs: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
         for r in range(args.rounds):
-            for kind in ("parse", "report") if r % 2 == 0 else ("report", "parse"):
+            for kind in kinds[r % 3 :] + kinds[: r % 3]:
                 runs[kind].append(_child(kind, path))
         med = {k: statistics.median(x["seconds"] for x in v) for k, v in runs.items()}
         print(f"{records:,} records, {size / 2**20:,.0f} MiB:")
-        for kind in ("parse", "report"):
+        labels = {
+            "parse": "orjson parse (baseline)",
+            "report": "promptcache report     ",
+            "buffered": "parse, 1 MiB buffer    ",
+        }
+        for kind in kinds:
             secs = sorted(x["seconds"] for x in runs[kind])
             rss = max(x["rss_mib"] for x in runs[kind])
-            label = "orjson parse (baseline)" if kind == "parse" else "promptcache report     "
             print(
-                f"  {label} {secs[0]:7.1f}/{med[kind]:7.1f}/{secs[-1]:7.1f} s (min/median/max)  "
-                f"{records / med[kind]:>9,.0f} records/s  peak RSS {rss:,.0f} MiB"
+                f"  {labels[kind]} {secs[0]:7.2f}/{med[kind]:7.2f}/{secs[-1]:7.2f} s "
+                f"(min/median/max)  {records / med[kind]:>9,.0f} records/s  "
+                f"peak RSS {rss:,.0f} MiB"
             )
         ratio = med["report"] / med["parse"]
-        print(f"  report / parse: {ratio:.2f}x (target <= 3x)")
+        print(
+            f"  report / parse: {ratio:.2f}x (target <= 3x); report / parse with report's read "
+            f"buffer: {med['report'] / med['buffered']:.2f}x (context)"
+        )
         ok = ok and ratio <= 3.0
         if os.environ.get("PROMPTCACHE_BENCH_KEEP") != "1":
             path.unlink()
