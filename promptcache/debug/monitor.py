@@ -211,8 +211,12 @@ class Monitor(Judging):
         and not `server_side`).
         """
         plain = plain_request(request, "request")
-        with refusing_deeper(request=plain, response=response):
+        try:
             return self._observe(plain, response, usage, key, at, sent_at, partial)
+        except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
+            check_depth(plain, "request")
+            check_depth(response, "response")
+            raise
 
     def _observe_read(
         self,
