@@ -5,7 +5,8 @@ record the real SDK clients' traffic against it and replay it offline.
 
 While recording, each request's URI is rewritten from the stub's address to the vendor's real
 host, so replays run the SDK clients with their default base URLs. Credentials are filtered out
-of the recorded headers (tests/test_cassettes.py checks every cassette).
+of the recorded headers (tests/test_cassettes.py checks every cassette). Replay matches a
+request's body byte for byte (`exact_body`; tests/test_wire_matching.py keeps it so).
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ LITELLM_OFFLINE = {
     "LITELLM_LOCAL_ANTHROPIC_BETA_HEADERS": "True",
     "LITELLM_LOCAL_BLOG_POSTS": "True",
 }
-MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "body")
+# "exact_body" (below), not vcrpy's "body": that one parses a JSON body before comparing, so a
+# request whose keys moved or whose whitespace changed would still match, and the prefix bytes
+# a provider's prompt cache is keyed on are exactly what the wire tests must pin.
+MATCH_ON = ("method", "scheme", "host", "port", "path", "query", "exact_body")
+EXCERPT = 40  # bytes of each body shown either side of the first difference
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,68 @@ def stub_server() -> Iterator[Stub]:
         server.server_close()
 
 
+def wire_bytes(request: Any) -> bytes:
+    """
+    A request's body as the bytes that went on the wire. Only transport noise is undone: vcrpy
+    keeps a body as str, bytes, a file or an iterator of chunks depending on the client and on
+    whether it came from a cassette, and no body at all (None) sends the same as an empty one.
+    """
+    body = request.body
+    if hasattr(body, "read"):
+        body = body.read()
+    elif body is not None and not isinstance(body, (bytes, bytearray, str)):
+        body = b"".join(c.encode() if isinstance(c, str) else bytes(c) for c in body)
+    if body is None:
+        return b""
+    return body.encode("utf-8") if isinstance(body, str) else bytes(body)
+
+
+def first_difference(sent: bytes, recorded: bytes) -> int | None:
+    """The offset of the first byte where two bodies differ (the shorter one's length if one is a
+    prefix of the other), None when they are equal."""
+    if sent == recorded:
+        return None
+    for offset, (a, b) in enumerate(zip(sent, recorded, strict=False)):
+        if a != b:
+            return offset
+    return min(len(sent), len(recorded))
+
+
+def _excerpt(body: bytes, offset: int) -> str:
+    start = max(0, offset - EXCERPT)
+    text = repr(body[start : offset + EXCERPT])
+    return ("..." if start else "") + text + ("..." if offset + EXCERPT < len(body) else "")
+
+
+def exact_body(r1: Any, r2: Any) -> None:
+    """
+    vcrpy matcher: the two request bodies are the same bytes. On a mismatch it says where they
+    first differ, with a short excerpt of each side (the cassettes' bodies are synthetic).
+    """
+    b1, b2 = wire_bytes(r1), wire_bytes(r2)
+    offset = first_difference(b1, b2)
+    if offset is None:
+        return
+    raise AssertionError(
+        f"bodies differ from byte {offset} (lengths {len(b1)} and {len(b2)}):\n"
+        f"  this request: {_excerpt(b1, offset)}\n"
+        f"  recorded:     {_excerpt(b2, offset)}"
+    )
+
+
+def _vcr(library: Path, **options: Any) -> vcr.VCR:
+    """A VCR that matches on MATCH_ON, its body matcher byte-exact, with credentials filtered."""
+    cassettes = vcr.VCR(
+        cassette_library_dir=str(library),
+        match_on=MATCH_ON,
+        filter_headers=FILTERED_HEADERS,
+        decode_compressed_response=True,
+        **options,
+    )
+    cassettes.register_matcher("exact_body", exact_body)
+    return cassettes
+
+
 def recorder(library: Path, stub: str, host: str) -> vcr.VCR:
     """A VCR that records into `library`, rewriting the stub's address to the vendor `host`."""
 
@@ -116,13 +183,10 @@ def recorder(library: Path, stub: str, host: str) -> vcr.VCR:
             request.headers[name] = host.split("://", 1)[1]
         return request
 
-    return vcr.VCR(
-        cassette_library_dir=str(library),
+    return _vcr(
+        library,
         record_mode="all",
-        match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS,
         before_record_request=lambda request: to_vendor_host(wire_method(request)),
-        decode_compressed_response=True,
     )
 
 
@@ -138,14 +202,7 @@ def wire_method(request: Any) -> Any:
 
 def replayer(library: Path) -> vcr.VCR:
     """A VCR that only replays (`record_mode="none"`): a request not in the cassette fails."""
-    return vcr.VCR(
-        cassette_library_dir=str(library),
-        record_mode="none",
-        match_on=MATCH_ON,
-        filter_headers=FILTERED_HEADERS,
-        before_record_request=wire_method,
-        decode_compressed_response=True,
-    )
+    return _vcr(library, record_mode="none", before_record_request=wire_method)
 
 
 # -- streamed replies ---------------------------------------------------------------------------

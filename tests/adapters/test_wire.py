@@ -1,8 +1,9 @@
 """
 Wire tests: the real SDK clients (sync and async, streaming and not) replay `cassettes/`.
 
-Replay matches on method, URL and the exact request body, so a change in what the adapters
-render (a marker moved, a field renamed) fails here until the cassettes are re-recorded with
+Replay matches on method, URL and the request body byte for byte (tests/_recording.exact_body),
+so a change in what the adapters render (a marker moved, a field renamed, keys in another order,
+other whitespace) fails here until the cassettes are re-recorded with
 `python -m tests.adapters.recorder`.
 """
 
