@@ -20,6 +20,7 @@ import re
 import shutil
 import threading
 import time
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -31,6 +32,7 @@ from .._inputs import check_regular
 from .._usage import CacheDiagnosis, CacheUsage
 from ..vendors import VENDORS
 from ..vendors._elements import plain
+from ._filelock import FileLock
 from .privacy import export_key, short_hash
 
 __all__ = ["LOG_FORMAT_VERSION", "Recorder", "normalised_usage", "redact", "usage_from_json"]
@@ -146,7 +148,9 @@ class Recorder:
     """
     Append every observation to `path` (JSON Lines, format v1). When the file passes `max_bytes`
     it becomes `path.1.gz` (gzipped; older ones shift to `.2.gz`...; `backups` are kept) and a new
-    file starts. Thread-safe; one line per write; `close()` (or `with`) flushes.
+    file starts. One whole line per write, under a lock that threads and, on POSIX, other
+    processes with a `Recorder` on the same path take too (docs/log-format.md, "Files"); `close()`
+    (or `with`) waits for a backup being gzipped.
 
         recorder = Recorder("calls.jsonl")               # hashes and token counts only
         monitor = Monitor(recorder=recorder)            # or wrap(client, recorder=recorder)
@@ -174,10 +178,14 @@ class Recorder:
         self.max_bytes, self.backups, self.compress = max_bytes, backups, compress
         self.dropped = 0
         self._lock = threading.Lock()
-        self._handle: Any = None
-        self._size = 0
+        self._file_lock = FileLock(self.path.with_name(f".{self.path.name}.lock"))
+        self._gzip_lock = FileLock(self.path.with_name(f".{self.path.name}.gzip.lock"))
+        self._fd: int | None = None
+        self._identity: tuple[int, int] | None = None  # (inode, device) of the file we hold
+        self._end = -1
         self._warned = False
         self._compressing: threading.Thread | None = None
+        _RECORDERS.add(self)
 
     # -- what a record holds ------------------------------------------------------------
 
@@ -264,60 +272,105 @@ class Recorder:
             )
 
     def _write(self, data: bytes) -> None:
-        if self._handle is None:
+        """
+        Append `data` under the lock every process writing this path takes: whole lines, none
+        lost at a rotation (another process may have rotated the file since our last write).
+        """
+        self._file_lock.acquire()
+        try:
+            size = self._current_size()
+            if size and size + len(data) > self.max_bytes:
+                self._rotate()
+                size = self._current_size()
+            self._append(data, size)
+        finally:
+            self._file_lock.release()
+
+    def _current_size(self) -> int:
+        """
+        The size of the file now at `path`, opened (again) when it is not the one we hold: not
+        yet opened, or renamed away by a rotation in another process. A file that does not end
+        with a newline (a writer died or failed mid-line) is ended first, so only that line is
+        unreadable and the next record is not glued onto it.
+        """
+        try:
+            info = os.stat(self.path)
+            same = self._fd is not None and (info.st_ino, info.st_dev) == self._identity
+        except FileNotFoundError:
+            same = False
+        if not same:
+            self._close_file()
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._handle = self.path.open("ab")
-            self._size = self._handle.tell()
-            if self._size and not _ends_a_line(self.path):
-                # A run that died mid-write left half a line; end it, so that only that line
-                # is unreadable and the next record is not glued onto it.
-                self._handle.write(b"\n")
-                self._size += 1
-        if self._size and self._size + len(data) > self.max_bytes:
-            self._rotate()
-        self._handle.write(data)
-        self._handle.flush()
-        self._size += len(data)
+            self._fd = os.open(self.path, _APPEND_FLAGS, 0o666)
+            info = os.fstat(self._fd)
+            self._identity = (info.st_ino, info.st_dev)
+        size = info.st_size
+        if size and size != self._end and not _ends_a_line(self._fd, size):
+            self._append(b"\n", size)
+            size += 1
+        return size
+
+    def _append(self, data: bytes, size: int) -> None:
+        assert self._fd is not None
+        pending = memoryview(data)
+        while pending:  # a regular file takes it in one write; a short one is finished here
+            pending = pending[os.write(self._fd, pending) :]
+        self._end = size + len(data)  # where our last whole line ended (-1: not known)
+
+    def _close_file(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+        self._identity, self._end = None, -1
 
     def _rotate(self) -> None:
         """
         The file becomes backup 1 (older ones shift). Compressing it takes seconds for a large
         file, so it is renamed here, on the caller's thread, and gzipped on a background one: a
         call that happens to rotate the log, and every call waiting on the lock, is not held up.
+        The gzip lock (held by the thread until backup 1 is a .gz) keeps any other process from
+        shifting or gzipping backup 1 meanwhile; a rotation that comes before then waits for it.
         """
-        self._handle.close()
-        self._handle = None
-        self._finish_compressing()  # backup 1 must be a .gz before it shifts to 2
-        suffix = ".gz" if self.compress else ""
-        if self.backups == 0:
-            self.path.unlink(missing_ok=True)
-        else:
+        self._close_file()
+        self._join_compressing()
+        self._gzip_lock.acquire()
+        handed = False
+        try:
+            suffix = ".gz" if self.compress else ""
+            staged = self._backup(1, "")  # plain until gzipped: `report` reads it either way
+            if self.compress and staged.exists():  # left by a run that stopped while gzipping
+                self._compress(staged, self._backup(1, ".gz"))
+            if self.backups == 0:
+                self.path.unlink(missing_ok=True)
+                return
             self._backup(self.backups, suffix).unlink(missing_ok=True)
             for n in range(self.backups - 1, 0, -1):
                 older = self._backup(n, suffix)
                 if older.exists():
                     older.replace(self._backup(n + 1, suffix))
+            self.path.replace(staged)
             if self.compress:
-                staged = self._backup(1, "")  # plain until gzipped: `report` reads it either way
-                self.path.replace(staged)
                 self._compressing = threading.Thread(
-                    target=self._compress,
+                    target=self._compress_and_release,
                     args=(staged, self._backup(1, ".gz")),
                     name="promptcache-recorder-gzip",
                 )
                 self._compressing.start()
-            else:
-                self.path.replace(self._backup(1, ""))
-        self._handle = self.path.open("ab")
-        self._size = 0
+                handed = True
+        finally:
+            if not handed:
+                self._gzip_lock.release()
 
-    def _finish_compressing(self) -> None:
+    def _join_compressing(self) -> None:
         if self._compressing is not None:
             self._compressing.join()
             self._compressing = None
-        staged = self._backup(1, "")
-        if self.compress and staged.exists():  # left by a run that stopped while gzipping it
-            self._compress(staged, self._backup(1, ".gz"))
+
+    def _compress_and_release(self, staged: Path, target: Path) -> None:
+        try:
+            self._compress(staged, target)
+        finally:
+            self._gzip_lock.release()
 
     def _compress(self, staged: Path, target: Path) -> None:
         # Written under a hidden name (no glob of the log matches it), then renamed: a report
@@ -336,18 +389,28 @@ class Recorder:
                 type(exc).__name__,
             )
 
+    def _forget_inherited(self) -> None:
+        """
+        In a process forked from the one that built this recorder: the descriptors and the
+        lock's description are the parent's (unlocking them would unlock the parent), a lock
+        held by a parent thread at the fork stays held here, and its gzip thread does not exist.
+        """
+        self._lock = threading.Lock()
+        self._close_file()  # no lock is ever taken on the log's own descriptor
+        self._file_lock.forget_inherited()
+        self._gzip_lock.forget_inherited()
+        self._compressing = None
+
     def _backup(self, n: int, suffix: str) -> Path:
         return self.path.with_name(f"{self.path.name}.{n}{suffix}")
 
     def close(self) -> None:
         """Close the file and wait for a backup being gzipped."""
         with self._lock:
-            if self._handle is not None:
-                self._handle.close()
-                self._handle = None
-            if self._compressing is not None:
-                self._compressing.join()
-                self._compressing = None
+            self._close_file()
+            self._join_compressing()
+            self._file_lock.close()
+            self._gzip_lock.close()
 
     def __enter__(self) -> Recorder:
         return self
@@ -356,10 +419,29 @@ class Recorder:
         self.close()
 
 
-def _ends_a_line(path: Path) -> bool:
-    with path.open("rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"
+# O_APPEND: every write lands at the end as it is now, whoever wrote last; binary on Windows.
+_APPEND_FLAGS = (
+    os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+)
+
+
+def _ends_a_line(fd: int | None, size: int) -> bool:
+    assert fd is not None
+    os.lseek(fd, size - 1, os.SEEK_SET)  # reading only: writes go to the end (O_APPEND)
+    return os.read(fd, 1) == b"\n"
+
+
+# Every live recorder, so that a forked child drops what it inherited (see `_forget_inherited`).
+_RECORDERS: weakref.WeakSet[Recorder] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for recorder in list(_RECORDERS):
+        recorder._forget_inherited()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def _unserialisable(value: Any) -> Any:

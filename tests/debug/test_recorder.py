@@ -32,6 +32,11 @@ def _session(monitor: Monitor, *, clock_at: int = 3, turns: int = 6) -> None:
         request = pairs.next_turn(request, n)
 
 
+def _files(folder: Path) -> list[str]:
+    """What a user sees in the folder: the log and its backups (the hidden lock files aside)."""
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+
+
 def _lines(path: Path) -> list[str]:
     return path.read_text().splitlines()
 
@@ -104,7 +109,7 @@ def test_rotation_keeps_at_most_the_backups_asked(tmp_path: Path) -> None:
     with Recorder(log, max_bytes=5_000, backups=2) as recorder:
         monitor = Monitor("anthropic", metrics=False, recorder=recorder)
         _session(monitor, turns=6)
-    assert sorted(p.name for p in tmp_path.iterdir()) == [
+    assert _files(tmp_path) == [
         "calls.jsonl",
         "calls.jsonl.1.gz",
         "calls.jsonl.2.gz",
@@ -333,7 +338,7 @@ def test_rotating_does_not_hold_up_the_call_that_rotates(
     assert time.monotonic() - started < 5 and not compressed.is_set()
     may_compress.set()
     recorder.close()  # waits for the backup
-    assert compressed.is_set() and sorted(p.name for p in tmp_path.iterdir()) == [
+    assert compressed.is_set() and _files(tmp_path) == [
         "calls.jsonl",
         "calls.jsonl.1.gz",
     ]
@@ -348,7 +353,7 @@ def test_a_backup_left_plain_by_a_stopped_run_is_gzipped_not_overwritten(tmp_pat
     (tmp_path / "calls.jsonl.1").write_bytes(log.read_bytes())  # renamed, never gzipped
     with Recorder(log, max_bytes=1) as recorder:
         recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=2.0)  # rotates
-    names = sorted(p.name for p in tmp_path.iterdir())
+    names = _files(tmp_path)
     assert names == ["calls.jsonl", "calls.jsonl.1.gz", "calls.jsonl.2.gz"]
 
 
