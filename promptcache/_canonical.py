@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from ._errors import CanonicalError, InputError
+from ._errors import CanonicalError, InputError, private_path, shown
 
 __all__ = [
     "MAX_DEPTH",
@@ -27,6 +27,7 @@ __all__ = [
     "json_path",
     "load_json",
     "refusing_deeper",
+    "unsendable",
 ]
 
 # The deepest nesting of objects and arrays promptcache reads: what orjson, its serialiser, can
@@ -107,14 +108,21 @@ def check_depth(value: Any, what: str) -> None:
 def refusing_deeper(**values: Any) -> Iterator[None]:
     """
     Run a reader on values a caller passed in (requests, by name), and turn a failure that
-    comes from nesting deeper than `MAX_DEPTH` (orjson's limit, Python's recursion limit) into
-    the error that says so. Free on the way in: the values are measured only after a failure.
+    comes from nesting deeper than `MAX_DEPTH` (orjson's limit, Python's recursion limit), or
+    from a value no JSON request can carry (a key that is not a str), into the `InputError` that
+    says so, naming the path and never the value. Free on the way in: the values are walked only
+    after a failure.
     """
     try:
         yield
     except (RecursionError, TypeError):
         for name, value in values.items():
             check_depth(value, name)
+        for name, value in values.items():
+            found = unsendable(value, name)
+            if found is not None:  # a reader's own TypeError (orjson's "Dict key must be
+                where, problem, fix = found  # str") names neither the path nor the fix
+                raise InputError(f"{private_path(where)}: {problem}; {fix}") from None
         raise
 
 
@@ -188,10 +196,8 @@ _FIX_TYPE = "convert it to str, int, float, bool, None, list or dict before pass
 
 
 def _describe(value: Any) -> str:
-    text = repr(value)
-    if len(text) > 60:
-        text = text[:57] + "..."
-    return f"{type(value).__name__} {text}"
+    """The value by type, length and short hash, never its text (prompts are personal data)."""
+    return shown(value)
 
 
 def _explain(value: Any, path: str) -> None:
@@ -237,9 +243,44 @@ def _explain_mapping(value: Mapping[Any, Any], path: str) -> None:
         )
     for key, item in value.items():
         if type(key) is not str:
-            raise CanonicalError(
-                json_path(path, str(key)),
-                f"key {key!r} is a {type(key).__name__}, and JSON object keys must be str",
-                f"use the string {str(key)!r} as the key",
-            )
+            raise CanonicalError(json_path(path, str(key)), *_key_problem(key))
         _explain(item, json_path(path, key))
+
+
+def _key_problem(key: Any) -> tuple[str, str]:
+    """What is wrong with an object key that is not a str, and the fix: a number is shown (it
+    carries no text), anything else by type, size and hash."""
+    problem = f"key {shown(key)} is a {type(key).__name__}, and JSON object keys must be str"
+    if type(key) in (int, float, bool):
+        return problem, f"use the string {str(key)!r} as the key"
+    return problem, "use str keys (a tuple or an object as a key has no JSON form)"
+
+
+def unsendable(value: Any, path: str) -> tuple[str, str, str] | None:
+    """
+    The first thing in `value` that no JSON request can carry, as (path, problem, fix): an
+    object key that is not a str, or a value orjson cannot serialise. None when there is none.
+    Lenient where `canonical_bytes` is strict (tuples, mappings of any kind, NaN are sent as the
+    SDK sends them): this names why a reader of a request failed. Values are never quoted.
+    """
+    stack: list[tuple[Any, str]] = [(value, path)]
+    while stack:
+        item, where = stack.pop()
+        if type(item) in (str, int, float, bool) or item is None:
+            continue
+        if isinstance(item, Mapping):
+            items = list(item.items())
+            for key, _ in items:
+                if type(key) is not str:
+                    return (json_path(where, str(key)), *_key_problem(key))
+            stack.extend((child, json_path(where, key)) for key, child in reversed(items))
+        elif isinstance(item, list | tuple):
+            stack.extend(
+                (child, json_path(where, n)) for n, child in reversed(list(enumerate(item)))
+            )
+        else:
+            try:
+                orjson.dumps(item)
+            except (TypeError, orjson.JSONEncodeError):
+                return where, f"{_describe(item)} is not JSON-serialisable", _FIX_TYPE
+    return None

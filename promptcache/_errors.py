@@ -29,6 +29,7 @@ __all__ = [
     "VolatileContentError",
     "VolatileContentWarning",
     "describe",
+    "private_path",
     "short_hash",
     "shown",
     "shown_keys",
@@ -41,13 +42,17 @@ class PromptCacheError(Exception):
 
 
 class CanonicalError(PromptCacheError, TypeError):
-    """A value cannot be rendered to canonical JSON; `path` names where it sits."""
+    """
+    A value cannot be rendered to canonical JSON; `path` names where it sits. The message shows
+    the path with any object key that is not a name hashed (`private_path`), and never a value
+    (prompts are personal data); `path` keeps the keys as they are, for the program.
+    """
 
     def __init__(self, path: str, problem: str, fix: str) -> None:
         self.path = path
         self.problem = problem
         self.fix = fix
-        super().__init__(f"{path}: {problem}. Fix: {fix}")
+        super().__init__(f"{private_path(path)}: {problem}. Fix: {fix}")
 
 
 class InputError(PromptCacheError, ValueError):
@@ -157,3 +162,23 @@ def shown_keys(mapping: Any, limit: int = 8) -> str:
     if others:
         parts.append(f"{others} other{'s' if others > 1 else ''}")
     return ", ".join(parts) if parts else "none"
+
+
+# A path segment for an object key that is not an identifier: `properties["a b"]`.
+_QUOTED_KEY = re.compile(r'\[("(?:[^"\\]|\\.)*")\]')
+_KEY_NAME = re.compile(r"[\w.:/-]{1,40}")
+
+
+def private_path(path: str) -> str:
+    """
+    `path` as it may leave the process: an object key that is not a name (spaces, an '@', long)
+    is data, maybe a person's, and is shown as its short hash, `properties["#3f2a9c01b7d4#"]`.
+    """
+    if '["' not in path:
+        return path
+
+    def segment(found: re.Match[str]) -> str:
+        key = orjson.loads(found.group(1))
+        return found.group(0) if _KEY_NAME.fullmatch(key) else f'["#{short_hash(key)}#"]'
+
+    return _QUOTED_KEY.sub(segment, path)

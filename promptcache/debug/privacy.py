@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 
-import orjson
-
-from .._errors import describe, short_hash
+from .._errors import describe, private_path, short_hash
 from ..vendors import VENDOR_NAMES
 
 __all__ = ["describe", "export_key", "looks_opaque", "private_path", "short_hash"]
@@ -41,23 +39,3 @@ def looks_opaque(key: str) -> bool:
 def export_key(key: str) -> str:
     """`key` as it may leave the process: itself when opaque, else `key:` and its short hash."""
     return key if looks_opaque(key) else f"key:{short_hash(key)}"
-
-
-# A path segment for an object key that is not an identifier: `properties["a b"]`.
-_QUOTED_KEY = re.compile(r'\[("(?:[^"\\]|\\.)*")\]')
-_KEY_NAME = re.compile(r"[\w.:/-]{1,40}")
-
-
-def private_path(path: str) -> str:
-    """
-    `path` as it may leave the process: an object key that is not a name (spaces, an '@', long)
-    is data, maybe a person's, and is shown as its short hash, `properties["#3f2a9c01b7d4#"]`.
-    """
-    if '["' not in path:
-        return path
-
-    def segment(found: re.Match[str]) -> str:
-        key = orjson.loads(found.group(1))
-        return found.group(0) if _KEY_NAME.fullmatch(key) else f'["#{short_hash(key)}#"]'
-
-    return _QUOTED_KEY.sub(segment, path)
