@@ -106,14 +106,3 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"expected a number of bytes >= 1, got {text!r}")
     return value
-
-
-def printable(text: str) -> str:
-    """
-    `text` with control characters escaped (`\\x1b`): text from a log or a request (a tool
-    result holding a fetched page) is data, and raw escape sequences would drive the terminal it
-    is printed on.
-    """
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)

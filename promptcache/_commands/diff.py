@@ -10,8 +10,9 @@ from typing import Any, TextIO
 import orjson
 
 from .._errors import InputError
+from .._printable import printable
 from ..debug.diff import DiffResult, diff
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object, printable
+from ._io import add_max_bytes_option, add_vendor_option, load_json_object
 
 _FIXES = {
     "timestamp": "render the time at day precision, or move it to the last user message",

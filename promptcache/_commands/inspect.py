@@ -14,11 +14,12 @@ from .._errors import InputError
 from .._ingest import Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
+from .._printable import printable
 from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
 from ..vendors import VENDOR_NAMES, get_vendor
 from ..vendors._elements import get_path
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object, printable
+from ._io import add_max_bytes_option, add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:

@@ -16,8 +16,9 @@ from typing import Any
 import orjson
 
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
+from .._printable import printable
 from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder
-from ._io import add_vendor_option, output_file, printable, write_output
+from ._io import add_vendor_option, output_file, write_output
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
 _PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is worth drawing

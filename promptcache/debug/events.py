@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .._printable import printable
 from .privacy import export_key
 
 __all__ = ["Invalidation"]
@@ -27,7 +28,9 @@ class Invalidation:
     `before`, `after` and the excerpts in `detail` are prompt text only when the monitor was made
     with `capture_content=True`; by default they are None and `detail` names the path, type,
     length and a short hash of each side. `message()` is what goes to logs: the key appears in it
-    verbatim only when it looks like an opaque id (`privacy.export_key`).
+    verbatim only when it looks like an opaque id (`privacy.export_key`), and control characters
+    are escaped (`\\n`, `\\x1b`), so an excerpt cannot forge a log line or drive a terminal;
+    `before`, `after` and `detail` stay as they were.
     """
 
     key: str
@@ -55,7 +58,9 @@ class Invalidation:
         where = f" at {self.path}" if self.path else ""
         if self.offset is not None and self.path:
             where += f" byte {self.offset}"
-        return (
+        # Escaped: with capture_content the detail quotes prompt text, and a newline or a
+        # terminal escape in it would forge log lines or drive the terminal showing the log.
+        return printable(
             f"prompt cache miss for key {export_key(self.key)!r} ({self.vendor}): cause {self.cause}{where}; "
             f"read {self.actual_read} of {self.expected_read} expected tokens; {self.detail}"
         )

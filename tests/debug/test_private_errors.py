@@ -1,13 +1,29 @@
-"""A request no JSON can carry (a key that is not a str) is an InputError naming the path, never
-the value: the key itself may be prompt data (a name, an e-mail address)."""
+"""
+What the observing path raises and logs carries no prompt text, and no control character: a
+request no JSON can carry (a key that is not a str) is an InputError naming the path, never the
+value (the key itself may be a name or an e-mail address); excerpts a user opted in to are
+escaped in log lines.
+"""
 
 from __future__ import annotations
 
+import copy
+import logging
 from typing import Any
 
 import pytest
 
-from promptcache import CanonicalError, InputError, Monitor, Prompt, Tool, canonical_bytes, diff
+from promptcache import (
+    CacheUsage,
+    CanonicalError,
+    InputError,
+    Invalidation,
+    Monitor,
+    Prompt,
+    Tool,
+    canonical_bytes,
+    diff,
+)
 from promptcache.debug.privacy import short_hash
 
 from . import pairs
@@ -23,6 +39,7 @@ _USAGE = {
     },
 }
 _PERSON = (NAME, EMAIL)
+_WRITE = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
 
 
 class _Person:
@@ -97,3 +114,28 @@ def test_the_builder_and_canonical_bytes_name_no_value_either(schema: dict[str, 
     with pytest.raises(CanonicalError) as info:
         canonical_bytes(schema)
     _private(str(info.value))
+
+
+def test_captured_text_is_escaped_in_log_records(caplog: pytest.LogCaptureFixture) -> None:
+    # With capture_content=True the detail quotes what changed (here the edited tool's name: tool
+    # definitions may come from an MCP server, i.e. from anyone), and such text may hold a newline
+    # (a forged log line) or a terminal escape: the log gets them escaped, the event as they were.
+    events: list[Invalidation] = []
+    monitor = Monitor(
+        "anthropic", metrics=False, capture_content=True, on_invalidation=events.append
+    )
+    forged = "lookup\nCRITICAL promptcache forged entry \x1b[2J\x1b[31mred\r\x07"
+    first = pairs.anthropic()
+    first["tools"][0]["name"] = forged
+    changed = copy.deepcopy(first)
+    changed["tools"][0]["strict"] = True
+    miss = CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1)
+    with caplog.at_level(logging.WARNING, logger="promptcache"):
+        monitor.observe(first, usage=_WRITE, at=0.0, key="k-1")
+        monitor.observe(changed, usage=miss, at=1.0, key="k-1")
+    [event] = events
+    assert forged in event.detail  # the event keeps the text for the program
+    logged = [r.getMessage() for r in caplog.records if "prompt cache miss" in r.getMessage()]
+    assert len(logged) == 1 and logged[0] == event.message()
+    assert logged[0].isprintable()  # no newline, escape, carriage return or bell
+    assert "lookup\\nCRITICAL" in logged[0] and "\\x1b[2J" in logged[0]
