@@ -19,12 +19,18 @@ Each round runs both in lockstep, record by record, the order alternating, each 
 fresh file, after the round's lines were made once (the placeholder memo is shared by both, and
 a conversation resends the same texts). Printed: per-record cost of each (median), and recorded/unlocked per record as
 min/median/max over every record of every round.
+
+With `--processes N` (default 2; 0 to skip), N processes record the short chat 40 times each, at
+once, into one shared file (each write waits for the others' holds of the lock), against the
+same N processes each into its own file, the two alternating round by round: per-record median
+of each process. On a machine with fewer cores than N the processes also wait for the CPU.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import multiprocessing
 import statistics
 import sys
 import tempfile
@@ -112,6 +118,51 @@ def run(
     return samples
 
 
+def _worker(path: str, out: Any, start: Any, repeats: int) -> None:
+    """One app process: the short chat `repeats` times; sends its per-record seconds back."""
+    requests = small_requests()
+    responses = [_response(400 * t, 400 if t else 20000) for t in range(len(requests))]
+    recorder = Recorder(path)
+    start.wait()
+    spent = [
+        _call(recorder, request, response, turn)
+        for _ in range(repeats)
+        for turn, (request, response) in enumerate(zip(requests, responses, strict=True))
+    ]
+    recorder.close()
+    out.put((statistics.median(spent), recorder.dropped))
+
+
+def processes(count: int, rounds: int, repeats: int = 40) -> dict[str, list[float]]:
+    """
+    `count` processes recording at once into one shared file (the lock contended) and, as the
+    baseline, each into its own file; the two alternate round by round. Per round: the median
+    per-record seconds of each process.
+    """
+    context = multiprocessing.get_context("fork")
+    samples: dict[str, list[float]] = {"own files": [], "one file": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for n in range(rounds):
+            for shared in (n % 2 == 0, n % 2 == 1):
+                out, start = context.Queue(), context.Event()
+                paths = [
+                    Path(folder, f"r{n}-{'shared' if shared else w}.jsonl") for w in range(count)
+                ]
+                workers = [
+                    context.Process(target=_worker, args=(str(p), out, start, repeats))
+                    for p in paths
+                ]
+                for worker in workers:
+                    worker.start()
+                start.set()
+                results = [out.get(timeout=300) for _ in workers]
+                for worker in workers:
+                    worker.join()
+                assert all(dropped == 0 for _, dropped in results)
+                samples["one file" if shared else "own files"] += [m for m, _ in results]
+    return samples
+
+
 def report(samples: dict[str, list[float]], subject: str, baseline: str) -> str:
     median, ratio = statistics.median, samples["ratio"]
     return (
@@ -125,10 +176,21 @@ def report(samples: dict[str, list[float]], subject: str, baseline: str) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=6)
+    parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args(argv)
     for label, requests in (("workload session", _requests()), ("short chat", small_requests())):
         samples = run(args.rounds, requests=requests)
         print(f"{label}: " + report(samples, "Recorder.record", "unlocked"))
+    if args.processes > 1:
+        found = processes(args.processes, args.rounds)
+        own, one = found["own files"], found["one file"]
+        print(
+            f"short chat, {args.processes} processes at once: per record, median of the "
+            f"processes' medians over {args.rounds} rounds: each into its own file "
+            f"{statistics.median(own) * 1e6:.1f} µs (min {min(own) * 1e6:.1f}, max "
+            f"{max(own) * 1e6:.1f}), all into one file {statistics.median(one) * 1e6:.1f} µs "
+            f"(min {min(one) * 1e6:.1f}, max {max(one) * 1e6:.1f})"
+        )
     return 0
 
 
