@@ -26,6 +26,7 @@ __all__ = [
     "check_depth",
     "json_path",
     "load_json",
+    "refuse_unreadable",
     "refusing_deeper",
     "unsendable",
 ]
@@ -116,14 +117,24 @@ def refusing_deeper(**values: Any) -> Iterator[None]:
     try:
         yield
     except (RecursionError, TypeError):
-        for name, value in values.items():
-            check_depth(value, name)
-        for name, value in values.items():
-            found = unsendable(value, name)
-            if found is not None:  # a reader's own TypeError (orjson's "Dict key must be
-                where, problem, fix = found  # str") names neither the path nor the fix
-                raise InputError(f"{private_path(where)}: {problem}; {fix}") from None
+        refuse_unreadable(**values)
         raise
+
+
+def refuse_unreadable(**values: Any) -> None:
+    """
+    After a reader of `values` (requests, by name) failed with a RecursionError or a TypeError:
+    raise the `InputError` that names why, when a value nests deeper than `MAX_DEPTH` or holds
+    something no JSON request can carry (a reader's own TypeError, orjson's "Dict key must be
+    str", names neither the path nor the fix); return when neither, for the caller to re-raise.
+    """
+    for name, value in values.items():
+        check_depth(value, name)
+    for name, value in values.items():
+        found = unsendable(value, name)
+        if found is not None:
+            where, problem, fix = found
+            raise InputError(f"{private_path(where)}: {problem}; {fix}") from None
 
 
 def load_json(raw: bytes | str, what: str) -> Any:

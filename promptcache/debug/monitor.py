@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .._canonical import check_depth, refusing_deeper
+from .._canonical import refuse_unreadable, refusing_deeper
 from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from .._usage import CacheUsage
@@ -214,8 +214,7 @@ class Monitor(Judging):
         try:
             return self._observe(plain, response, usage, key, at, sent_at, partial)
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
-            check_depth(plain, "request")
-            check_depth(response, "response")
+            refuse_unreadable(request=plain, response=response)
             raise
 
     def _observe_read(
@@ -238,7 +237,7 @@ class Monitor(Judging):
         try:
             return self._observe(plain, None, usage, key, at, sent_at, serialised=data)
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
-            check_depth(plain, "request")
+            refuse_unreadable(request=plain)
             raise
 
     def _observe(
