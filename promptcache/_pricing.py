@@ -670,9 +670,18 @@ def cost_figures(
     `cost(...)`'s `actual` and `without_cache`, the same figures computed the same way, for a
     caller that prices every record of a log and reads nothing else (`promptcache report`).
     """
-    rates = prices.rates(vendor, model, input_tokens=usage.total_input)
-    breakdown = _breakdown(usage, rates, vendor, 0.0)
-    return sum(breakdown.values()), _without_cache(usage, rates)
+    total_input = usage.total_input
+    rates = prices.rates(vendor, model, input_tokens=total_input)
+    # `_breakdown`'s values, in its order, summed as `cost` sums them; no dict of named parts.
+    terms = [usage.uncached_input * rates.input / _MILLION, usage.output * rates.output / _MILLION]
+    if usage.cache_read:
+        if rates.read is None:
+            _breakdown(usage, rates, vendor, 0.0)  # raises, naming the missing rate
+        terms.append(usage.cache_read * rates.read / _MILLION)  # type: ignore[operator]
+    if usage.cache_write:
+        terms += _write_costs(usage, rates, vendor).values()
+    without = (total_input * rates.input + usage.output * rates.output) / _MILLION
+    return sum(terms), without
 
 
 def _without_cache(usage: CacheUsage, rates: Rates) -> float:

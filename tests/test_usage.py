@@ -224,3 +224,48 @@ def test_gemini_total_mismatch_is_reported() -> None:
 def test_non_integer_usage_field_is_an_error_not_zero() -> None:
     with pytest.raises(InputError, match="input_tokens should be an integer"):
         get_adapter("anthropic").read_usage({"usage": {"input_tokens": "12", "output_tokens": 1}})
+
+
+class _Message(dict):  # type: ignore[type-arg]
+    """A JSON message that is not a plain dict: the readers take the general path for it."""
+
+
+_ANTHROPIC_JSON = [
+    {"model": "claude-sonnet-4-6", "usage": {"input_tokens": 12, "output_tokens": 40}},
+    {"usage": {"input_tokens": 0, "cache_read_input_tokens": 5, "output_tokens": 1}},
+    {"input_tokens": 3, "cache_creation_input_tokens": 9},
+    {"model": 7, "usage": {"input_tokens": 3, "cache_creation_input_tokens": None}},
+    {"usage": {"input_tokens": -1, "cache_read_input_tokens": 2, "output_tokens": 0}},
+    {"usage": {"input_tokens": 1, "cache_read_input_tokens": -2}},
+    {"usage": {"input_tokens": 1, "output_tokens": -3}},
+    {
+        "usage": {
+            "input_tokens": 1,
+            "cache_creation_input_tokens": 10,
+            "cache_creation": {"ephemeral_5m_input_tokens": 4, "ephemeral_1h_input_tokens": 5},
+        }
+    },
+    {"usage": {"input_tokens": 1}, "diagnostics": {"cache_miss_reason": {"type": "x"}}},
+    {"usage": None, "input_tokens": 4},
+]
+
+
+@pytest.mark.parametrize("message", _ANTHROPIC_JSON)
+def test_anthropic_json_reads_as_the_general_reader_does(message: dict[str, object]) -> None:
+    """`report` reads plain JSON dicts by a shortcut; it must give exactly the general answer."""
+    reader = get_adapter("anthropic").read_usage
+    general = _Message(message)
+    if isinstance(message.get("usage"), dict):
+        general["usage"] = _Message(message["usage"])  # type: ignore[arg-type]
+    assert reader(message) == reader(general)
+
+
+@pytest.mark.parametrize(
+    "usage",
+    [{"input_tokens": True}, {"input_tokens": 1.0}, {"input_tokens": 1, "output_tokens": "2"}],
+)
+def test_anthropic_json_with_a_non_integer_count_is_still_an_error(
+    usage: dict[str, object],
+) -> None:
+    with pytest.raises(InputError, match="should be an integer"):
+        get_adapter("anthropic").read_usage({"usage": usage})

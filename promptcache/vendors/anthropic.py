@@ -235,6 +235,10 @@ def _tool_result(block: Mapping[str, Any], path: str) -> ToolResult:
 
 def read_usage(response: Any) -> CacheUsage:
     """A `Message` (SDK object or JSON dict), or its `usage` alone."""
+    if type(response) is dict:
+        plain = _plain_usage(response)
+        if plain is not None:
+            return plain
     usage = get_field(response, "usage")
     if usage is None:
         usage = response
@@ -245,6 +249,45 @@ def read_usage(response: Any) -> CacheUsage:
         model=get_field(response, "model"),
         diagnosis=_diagnosis(response),
         endpoint="messages",
+    )
+
+
+def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
+    """
+    `read_usage` of the JSON a log holds, in its common form (integer counts, none negative, no
+    TTL split, no diagnostics), read with plain dict lookups: `report` reads one per record.
+    None for anything else, which the general reader takes (and words what is wrong).
+    """
+    usage = response.get("usage", response)
+    if type(usage) is not dict:
+        return None
+    uncached = usage.get("input_tokens")
+    output = usage.get("output_tokens")
+    write = usage.get("cache_creation_input_tokens")
+    read = usage.get("cache_read_input_tokens")
+    if (
+        type(uncached) is not int
+        or uncached < 0
+        or not (output is None or (type(output) is int and output >= 0))
+        or not (write is None or (type(write) is int and write >= 0))
+        or not (read is None or (type(read) is int and read >= 0))
+        or usage.get("cache_creation") is not None
+        or response.get("diagnostics") is not None
+    ):
+        return None
+    reported = write is not None or read is not None
+    model = response.get("model")
+    return CacheUsage(
+        uncached_input=uncached,
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=output or 0,
+        cache_write_by_ttl={},
+        vendor="anthropic",
+        endpoint="messages",
+        model=model if isinstance(model, str) else None,
+        problems=(),
+        diagnosis=None,
     )
 
 
