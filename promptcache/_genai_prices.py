@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -98,9 +100,24 @@ def snapshot_id() -> int:
 
 @functools.cache
 def _data_snapshot() -> Any:
-    from genai_prices import data_snapshot
-
+    """genai-prices' snapshot module, imported once, the first time prices are needed."""
+    if "pydantic" in sys.modules or _PLUGINS_OFF in os.environ:
+        from genai_prices import data_snapshot
+    else:
+        # genai-prices declares pydantic types on import, and pydantic then imports every
+        # installed pydantic plugin (logfire's takes ~0.15 s, most of a short `report`). Before
+        # pydantic is imported no model of the caller's exists, so none misses its plugins; the
+        # setting is read at each schema build and not cached, so the caller's later models load
+        # them as usual. Only genai-prices' own price types go without.
+        os.environ[_PLUGINS_OFF] = "__all__"
+        try:
+            from genai_prices import data_snapshot
+        finally:
+            del os.environ[_PLUGINS_OFF]
     return data_snapshot
+
+
+_PLUGINS_OFF = "PYDANTIC_DISABLE_PLUGINS"
 
 
 def _starts(raw: Mapping[str, Any]) -> tuple[int, ...]:
@@ -124,7 +141,7 @@ def _raw(
     it), since a report prices every record of a log."""
     if _provider(vendor) is None:
         return None
-    from genai_prices import data_snapshot
+    data_snapshot = _data_snapshot()
 
     try:
         provider, info = data_snapshot.get_snapshot().find_provider_model(model, None, vendor, None)
@@ -171,9 +188,9 @@ def knows_vendor(vendor: str) -> bool:
 
 def _provider(vendor: str) -> Any:
     """genai-prices' provider for one of the registry's vendor families; None for the rest."""
-    from genai_prices import data_snapshot
-
     from .vendors import VENDORS
+
+    data_snapshot = _data_snapshot()
 
     if vendor not in {v.family for v in VENDORS}:
         return None
@@ -182,9 +199,9 @@ def _provider(vendor: str) -> Any:
 
 def vendor_of(model: str) -> str | None:
     """Our vendor family for `model`, from genai-prices' provider detection; None if it cannot tell."""
-    from genai_prices import data_snapshot
-
     from .vendors import VENDORS
+
+    data_snapshot = _data_snapshot()
 
     try:
         provider = data_snapshot.get_snapshot().find_provider(model.lower(), None, None)

@@ -279,3 +279,30 @@ def test_the_shipped_table_is_well_formed() -> None:
     from promptcache._pricing import _shipped, validate_price_file
 
     validate_price_file(_shipped("prices.json"), "shipped prices.json")
+
+
+def test_loading_genai_prices_leaves_the_callers_pydantic_plugins_alone() -> None:
+    """genai-prices is imported with pydantic's plugins off (logfire's costs a short report
+    ~0.15 s); the setting is put back, and the caller's own models still load every plugin."""
+    import subprocess
+    import sys
+
+    script = """
+import os
+from promptcache import CacheUsage, cost
+usage = CacheUsage(uncached_input=10, cache_read=0, cache_write=0, output=1)
+cost(usage, vendor="anthropic", model="claude-sonnet-4-6")
+assert "PYDANTIC_DISABLE_PLUGINS" not in os.environ
+import pydantic
+import pydantic.plugin._loader as loader
+assert loader._plugins is None  # not loaded yet: nothing decided for the caller
+class Model(pydantic.BaseModel):
+    x: int
+assert loader._plugins is not None  # loaded, for the caller's model, as without promptcache
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
