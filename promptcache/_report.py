@@ -22,7 +22,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Any
 
 import orjson
@@ -269,7 +269,9 @@ class _Pricer:
             if self._table is None:
                 from ._pricing import load_prices
 
-                self._table = load_prices()
+                # One report prices at one day's rates, today's, as `cost()` does; asked once,
+                # not per record.
+                self._table = load_prices(when=date.today())
             return cost_figures(usage, model=model, vendor=vendor, prices=self._table)
         except (ImportError, InputError):
             self._unknown.add((vendor, model))
@@ -465,7 +467,9 @@ def _record(line: bytes | str, number: int) -> tuple[Mapping[str, Any], bytes]:
         return _checked_record(line, number)
     try:
         request = orjson.dumps([record["request"]])[1:-1]  # a copy: sized as it is
-        orjson.dumps({k: v for k, v in record.items() if k != "request"})
+        for name, value in record.items():  # the rest: only a container can nest, one level down
+            if name != "request" and (type(value) is dict or type(value) is list):
+                orjson.dumps([value])
     except orjson.JSONEncodeError:  # nested too deep: the only thing parsed JSON can fail on
         return _checked_record(line, number)
     _check_shape(record, number)
@@ -552,7 +556,9 @@ def _add(
         usage = read_usage(spec, _usage_of(record, number))
         at = _moment(record.get("at"), number)
         sent = _moment(record.get("sent_at"), number, "sent_at")
-        event = monitor._observe_read(request, data, usage=usage, key=key, at=at, sent_at=sent)
+        event = monitor._observe_read(
+            request, data, usage=usage, key=key, at=at, sent_at=sent, vendor=spec
+        )
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
     vendor = spec.name

@@ -226,16 +226,20 @@ class Monitor(Judging):
         key: str | None,
         at: float | datetime | None,
         sent_at: float | datetime | None = None,
+        vendor: Vendor | None = None,
     ) -> Invalidation | None:
         """
         `observe` for a request parsed from JSON that nothing else holds (`promptcache report`
         reading a log), with `data`, its `orjson.dumps`: the body is kept as that JSON
         (`Serialised`), so the parsed tree goes as soon as the caller lets go of it, and a kept
-        body is one bytes object to free.
+        body is one bytes object to free. `vendor`: the request's format, when the caller has
+        already resolved it (as `resolve_vendor` does, which this monitor would do again).
         """
         plain = request if type(request) is dict else plain_request(request, "request")
         try:
-            return self._observe(plain, None, usage, key, at, sent_at, serialised=data)
+            return self._observe(
+                plain, None, usage, key, at, sent_at, serialised=data, vendor=vendor
+            )
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
             refuse_unreadable(request=plain)
             raise
@@ -251,10 +255,12 @@ class Monitor(Judging):
         partial: bool = False,
         *,
         serialised: bytes | None = None,
+        vendor: Vendor | None = None,
     ) -> Invalidation | None:
         if usage is None and response is None:
             raise InputError("observe() needs the response or usage=CacheUsage(...)")
-        vendor = self._vendor_of(plain, response)
+        if vendor is None:
+            vendor = self._vendor_of(plain, response)
         if usage is None:
             usage = read_usage(vendor, response)
         moment = self._moment(at)
