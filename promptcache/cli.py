@@ -36,23 +36,37 @@ class _UsageError(Exception):
     pass
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """
+    The parser of every subcommand, or, given the `command` being run, of that one alone: each
+    command's module imports what it runs (the linter, the simulators, the price tables), and a
+    `report` need not pay for the linter's imports. Help and unknown commands get them all.
+    """
     parser = _Parser(
         prog="promptcache",
         description="Make LLM prompt caching work, and make its failures visible.",
     )
     parser.add_argument("--version", action="version", version=f"promptcache {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for module in sorted(m.name for m in pkgutil.iter_modules(_commands.__path__)):
-        if not module.startswith("_"):
-            importlib.import_module(f"{_commands.__name__}.{module}").register(subparsers)
+    modules = sorted(
+        m.name for m in pkgutil.iter_modules(_commands.__path__) if not m.name.startswith("_")
+    )
+    wanted = None if command is None else command.replace("-", "_")
+    for module in [wanted] if wanted in modules else modules:
+        importlib.import_module(f"{_commands.__name__}.{module}").register(subparsers)
     return parser
+
+
+def _command(argv: Sequence[str] | None) -> str | None:
+    """The subcommand `argv` names (its first word: the top level has only options that exit)."""
+    args = sys.argv[1:] if argv is None else argv
+    return args[0] if args and not args[0].startswith("-") else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI with `argv` (default: sys.argv[1:]) and return the exit code."""
     try:
-        parser = build_parser()
+        parser = build_parser(_command(argv))
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)

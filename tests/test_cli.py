@@ -433,3 +433,35 @@ def test_an_empty_input_is_named_as_empty(
     err = capsys.readouterr().err
     assert "is empty" in err and "zero-length" not in err
     assert ("standard input" in err) == (source == "stdin")
+
+
+def test_a_command_imports_only_its_own_module(tmp_path: Path) -> None:
+    """`report` does not pay for the linter's, the simulators' or the demo's imports; help and
+    unknown commands still list every command."""
+    log = tmp_path / "empty.jsonl"
+    log.write_text("")
+    script = f"""
+import contextlib, io, sys
+from promptcache.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    assert main(["report", {str(log)!r}, "--format", "json"]) == 0
+loaded = sorted(m for m in sys.modules if m.startswith(("promptcache.lint", "promptcache._demo")))
+assert not loaded, loaded
+print("ok")
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["repor"]])
+def test_help_and_unknown_commands_list_every_command(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    main(argv)
+    captured = capsys.readouterr()
+    shown = captured.out + captured.err
+    for command in ("cost", "diff", "engine-stats", "inspect", "kv", "lint", "report", "vendors"):
+        assert command in shown
