@@ -678,7 +678,11 @@ def cost_figures(
         if rates.read is None:
             _breakdown(usage, rates, vendor, 0.0)  # raises, naming the missing rate
         terms.append(usage.cache_read * rates.read / _MILLION)  # type: ignore[operator]
-    if usage.cache_write:
+    write = usage.cache_write
+    if write and not usage.cache_write_by_ttl:  # `_write_costs` with no TTL split: one term
+        if write > 0:
+            terms.append(write * _write_rate(rates, _billed_write_ttl(vendor), vendor) / _MILLION)
+    elif write:
         terms += _write_costs(usage, rates, vendor).values()
     without = (total_input * rates.input + usage.output * rates.output) / _MILLION
     return sum(terms), without

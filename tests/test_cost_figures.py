@@ -22,6 +22,8 @@ DAY = dt.date(2026, 11, 30)
             {"cache_read": 0, "cache_write": 900, "cache_write_by_ttl": {"5m": 100, "1h": 700}},
         ),
         ("anthropic", "claude-haiku-4-5", {"cache_read": 7, "cache_write": 0}),
+        ("anthropic", "claude-haiku-4-5", {"cache_read": 7, "cache_write": -5}),
+        ("anthropic", "claude-opus-4-6", {"cache_read": 0, "cache_write": 64}),
         ("openai", "gpt-5.4", {"cache_read": 1_024, "cache_write": 0}),
         ("openai-responses", "gpt-5.6-sol", {"cache_read": 512, "cache_write": 2_048}),
         (
@@ -47,3 +49,29 @@ def test_cost_figures_are_costs_actual_and_uncached_figures(
         whole.actual,
         whole.without_cache,
     )
+
+
+def test_a_report_prices_every_record_at_the_day_it_started(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The day is asked once (a report running past midnight does not switch rates halfway)."""
+    import json
+
+    from promptcache import _report
+
+    days = iter([DAY, DAY + dt.timedelta(days=1)])
+
+    class _Date(dt.date):
+        @classmethod
+        def today(cls) -> dt.date:
+            return next(days)
+
+    monkeypatch.setattr(_report, "date", _Date)
+    builder = _report.ReportBuilder(vendor="anthropic")
+    usage = {"input_tokens": 10, "cache_read_input_tokens": 0, "output_tokens": 1}
+    request = {"model": "claude-sonnet-4-6", "messages": [{"role": "user", "content": "hi"}]}
+    for n in range(1, 4):
+        line = {"v": 1, "at": 1_764_000_000.0 + n, "request": request, "response": {"usage": usage}}
+        builder.add_line(json.dumps(line), n)
+    assert builder.result().records == 3
+    assert builder._pricer._table.when == DAY
