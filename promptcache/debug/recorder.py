@@ -9,10 +9,20 @@ the response is reduced to its usage and model fields (token counts); keys that 
 opaque ids are hashed. `content="full"` writes the request and response as they were (the HTML
 report's before/after excerpts need it). Writing never raises into the caller: an OSError is
 logged once (without content) and the record dropped, counted in `dropped`.
+
+By default (`background=True`) the caller's thread only takes a snapshot of the observation (one
+`orjson.dumps` of the request and of the response: what the caller changes afterwards is not
+what is recorded) and queues it; one writer thread per recorder redacts, serialises and appends,
+in call order. The queue is bounded in bytes (`queue_bytes`); a record that finds it full is
+dropped, never waited for, and counted (`dropped`, and a Prometheus counter when
+prometheus_client is installed), with one warning per outage. `close()`, `flush()` and, at
+interpreter exit, an atexit hook write out what is queued.
 """
 
 from __future__ import annotations
 
+import atexit
+import collections
 import gzip
 import logging
 import os
@@ -22,6 +32,7 @@ import threading
 import time
 import weakref
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -144,13 +155,37 @@ def _names_only(value: Any) -> Any:
     return value
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Snapshot:
+    """
+    An observation as it was when recorded: the request and the response as JSON bytes (the
+    caller may change its lists and dicts right after the call), or the usage's neutral object.
+    """
+
+    request: bytes
+    response: bytes | None
+    usage: dict[str, Any] | None
+    key: str | None
+    when: dict[str, float]
+    vendor: str | None
+
+    @property
+    def size(self) -> int:
+        return len(self.request) + (len(self.response) if self.response is not None else 0)
+
+
 class Recorder:
     """
     Append every observation to `path` (JSON Lines, format v1). When the file passes `max_bytes`
     it becomes `path.1.gz` (gzipped; older ones shift to `.2.gz`...; `backups` are kept) and a new
     file starts. One whole line per write, under a lock that threads and, on POSIX, other
     processes with a `Recorder` on the same path take too (docs/log-format.md, "Files"); `close()`
-    (or `with`) waits for a backup being gzipped.
+    (or `with`) writes out what is queued and waits for a backup being gzipped.
+
+    `background=True` (the default): `record()` snapshots the observation and queues it; a writer
+    thread of this recorder writes it, in call order. At most `queue_bytes` of snapshots wait;
+    beyond that a record is dropped (counted in `dropped`, warned once per outage), so a slow
+    disk never holds up an LLM call. `background=False` writes on the caller's thread.
 
         recorder = Recorder("calls.jsonl")               # hashes and token counts only
         monitor = Monitor(recorder=recorder)            # or wrap(client, recorder=recorder)
@@ -166,11 +201,17 @@ class Recorder:
         max_bytes: int = 256 * 1024 * 1024,
         backups: int = 10,
         compress: bool = True,
+        background: bool = True,
+        queue_bytes: int = 64 * 1024 * 1024,
+        metrics: bool = True,
+        prometheus_registry: Any = None,
     ) -> None:
         if content not in ("hashes", "full"):
             raise InputError(f"content must be 'hashes' or 'full', got {content!r}")
         if max_bytes < 1 or backups < 0:
             raise InputError(f"max_bytes must be >= 1 and backups >= 0, got {max_bytes}, {backups}")
+        if queue_bytes < 1:
+            raise InputError(f"queue_bytes must be >= 1, got {queue_bytes}")
         self.path = Path(path)
         if os.path.lexists(self.path):  # a FIFO would block the first call until read
             check_regular(self.path, fix="; give the recorder a file path")
@@ -185,7 +226,19 @@ class Recorder:
         self._end = -1
         self._warned = False
         self._compressing: threading.Thread | None = None
+        self.background, self.queue_bytes = background, queue_bytes
+        self._metrics, self._registry = metrics, prometheus_registry
+        self._start_queue()
         _RECORDERS.add(self)
+
+    def _start_queue(self) -> None:
+        """An empty queue; its writer thread starts with the first record queued."""
+        self._queued: collections.deque[_Snapshot] = collections.deque()
+        self._queued_bytes = 0
+        self._busy = False  # the writer holds a record taken off the queue
+        self._full = False  # in an outage: warned already, until the queue has room again
+        self._changed = threading.Condition(threading.Lock())
+        self._writer: threading.Thread | None = None
 
     # -- what a record holds ------------------------------------------------------------
 
@@ -202,7 +255,8 @@ class Recorder:
         """One log line (format v1) for an observation."""
         when = {"at": at} if sent_at is None or sent_at == at else {"at": at, "sent_at": sent_at}
         if isinstance(response, CacheUsage):
-            return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=response)
+            usage = normalised_usage(response)
+            return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=usage)
         return self._dumps(request, plain(response), key=key, when=when, vendor=vendor, usage=None)
 
     def _dumps(
@@ -213,7 +267,7 @@ class Recorder:
         key: str | None,
         when: dict[str, float],
         vendor: str | None,
-        usage: CacheUsage | None,
+        usage: dict[str, Any] | None,
     ) -> bytes:
         if self.content == "hashes":
             body: Any = redact(request)
@@ -232,7 +286,7 @@ class Recorder:
         if usage is None:
             record["response"] = answer
         else:
-            record["usage"] = normalised_usage(usage)
+            record["usage"] = usage
         return orjson.dumps(record, default=_unserialisable) + b"\n"
 
     # -- writing ------------------------------------------------------------------------
@@ -249,17 +303,137 @@ class Recorder:
     ) -> None:
         """
         Append one observation: `at` when the response came (default: now), `sent_at` when the
-        request was sent, if known. Never raises: a failure is logged once and counted.
+        request was sent, if known. Never raises: a failure is logged once and counted. In the
+        background mode the observation is snapshotted here and written by the writer thread.
         """
         try:
             moment = time.time() if at is None else at
+            if self.background:
+                self._enqueue(self._snapshot(request, response, key, moment, vendor, sent_at))
+                return
             data = self.line(request, response, key=key, at=moment, vendor=vendor, sent_at=sent_at)
             with self._lock:
                 self._write(data)
         except Exception as exc:  # never the caller's problem: said once, counted
-            with self._lock:
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        with self._changed:
+            self.dropped += 1
+        self._count_drop("error")
+        self._warn(exc)
+
+    @staticmethod
+    def _snapshot(
+        request: Mapping[str, Any],
+        response: Any,
+        key: str | None,
+        at: float,
+        vendor: str | None,
+        sent_at: float | None,
+    ) -> _Snapshot:
+        """What the writer needs, frozen now: the bytes of the request and the response."""
+        when = {"at": at} if sent_at is None or sent_at == at else {"at": at, "sent_at": sent_at}
+        usage = normalised_usage(response) if isinstance(response, CacheUsage) else None
+        answer = None if usage is not None else orjson.dumps(plain(response), default=_as_json)
+        return _Snapshot(
+            request=orjson.dumps(request, default=_as_json),
+            response=answer,
+            usage=usage,
+            key=key,
+            when=when,
+            vendor=vendor,
+        )
+
+    def _enqueue(self, snapshot: _Snapshot) -> None:
+        with self._changed:
+            if self._queued_bytes + snapshot.size > self.queue_bytes and self._queued:
+                first = not self._full
+                self._full = True
                 self.dropped += 1
-            self._warn(exc)
+            else:
+                self._queued.append(snapshot)
+                self._queued_bytes += snapshot.size
+                if self._writer is None:
+                    self._writer = threading.Thread(
+                        target=self._drain, name="promptcache-recorder", daemon=True
+                    )
+                    self._writer.start()
+                self._changed.notify_all()
+                return
+        self._count_drop("queue_full")
+        if first:
+            LOGGER.warning(
+                "promptcache: the recorder's queue for %s is full (queue_bytes=%d): records "
+                "are dropped and counted in Recorder.dropped until it drains; the disk is "
+                "slower than the calls: give Recorder a larger queue_bytes= or a faster disk",
+                self.path,
+                self.queue_bytes,
+            )
+
+    def _drain(self) -> None:
+        """The writer thread: each queued snapshot redacted, serialised and appended, in order."""
+        while True:
+            with self._changed:
+                while True:
+                    if self._writer is not threading.current_thread():
+                        return  # closed (a later record starts a writer of its own)
+                    if self._queued:
+                        break
+                    self._changed.wait()
+                snapshot = self._queued.popleft()
+                self._queued_bytes -= snapshot.size
+                self._busy = True
+                if not self._queued:
+                    self._full = False  # drained: the next outage is warned again
+            try:
+                data = self._line_of(snapshot)
+                with self._lock:
+                    self._write(data)
+            except Exception as exc:  # counted and said, as on the caller's path
+                self._failed(exc)
+            finally:
+                with self._changed:
+                    self._busy = False
+                    self._changed.notify_all()
+
+    def _line_of(self, snapshot: _Snapshot) -> bytes:
+        when, vendor, key = snapshot.when, snapshot.vendor, snapshot.key
+        if self.content == "full":  # the snapshot is already the record's JSON: spliced in
+            head: dict[str, Any] = {"v": LOG_FORMAT_VERSION, **when, "vendor": vendor, "key": key}
+            head["content"] = self.content
+            tail = (
+                b',"response":' + snapshot.response
+                if snapshot.response is not None
+                else b',"usage":' + orjson.dumps(snapshot.usage)
+            )
+            return orjson.dumps(head)[:-1] + b',"request":' + snapshot.request + tail + b"}\n"
+        request = orjson.loads(snapshot.request)
+        answer = None if snapshot.response is None else orjson.loads(snapshot.response)
+        return self._dumps(request, answer, key=key, when=when, vendor=vendor, usage=snapshot.usage)
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """
+        Wait until every record queued so far is written (or dropped); False if `timeout`
+        seconds passed first. Immediate in the synchronous mode.
+        """
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            while self._queued or self._busy:
+                if self._writer is None or not self._writer.is_alive():
+                    return False  # no thread to write them (cannot happen but after a crash)
+                left = None if end is None else end - time.monotonic()
+                if left is not None and left <= 0:
+                    return False
+                self._changed.wait(left)
+        return True
+
+    def _count_drop(self, reason: str) -> None:
+        """The Prometheus counter of dropped records, when metrics are on and it is installed."""
+        if self._metrics:
+            counter = _dropped_counter(self._registry)
+            if counter is not None:
+                counter.labels(reason).inc()
 
     def _warn(self, exc: Exception) -> None:
         if not self._warned:
@@ -396,6 +570,7 @@ class Recorder:
         held by a parent thread at the fork stays held here, and its gzip thread does not exist.
         """
         self._lock = threading.Lock()
+        self._start_queue()  # the parent writes what it queued; the child's writer starts anew
         self._close_file()  # no lock is ever taken on the log's own descriptor
         self._file_lock.forget_inherited()
         self._gzip_lock.forget_inherited()
@@ -404,8 +579,31 @@ class Recorder:
     def _backup(self, n: int, suffix: str) -> Path:
         return self.path.with_name(f"{self.path.name}.{n}{suffix}")
 
-    def close(self) -> None:
-        """Close the file and wait for a backup being gzipped."""
+    def close(self, timeout: float | None = None) -> None:
+        """
+        Write out what is queued (waiting at most `timeout` seconds; what is left then is
+        dropped and counted), stop the writer thread, close the file and wait for a backup
+        being gzipped. A record after `close()` starts a new writer and opens the file again.
+        """
+        self.flush(timeout)
+        with self._changed:
+            writer, self._writer = self._writer, None
+            left = len(self._queued)
+            self._queued.clear()
+            self._queued_bytes = 0
+            self.dropped += left
+            self._changed.notify_all()
+        if writer is not None and writer is not threading.current_thread():
+            writer.join(timeout)
+        for _ in range(left):
+            self._count_drop("closed")
+        if left:
+            LOGGER.warning(
+                "promptcache: the recorder closed %s with %d records not yet written (they "
+                "are dropped and counted in Recorder.dropped); give close() a longer timeout",
+                self.path,
+                left,
+            )
         with self._lock:
             self._close_file()
             self._join_compressing()
@@ -442,6 +640,52 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+# At interpreter exit the writer threads (daemons: they must not hold the exit up forever) still
+# run; what is queued is written before they stop, so a short script loses nothing.
+_EXIT_TIMEOUT = 30.0
+
+
+def _flush_at_exit() -> None:
+    for recorder in list(_RECORDERS):
+        recorder.close(_EXIT_TIMEOUT)
+
+
+atexit.register(_flush_at_exit)
+
+
+def _as_json(value: Any) -> Any:
+    """orjson's fallback for a snapshot: SDK objects as their JSON, any mapping as a dict."""
+    dumped = plain(value)
+    if dumped is not value:
+        return dumped
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+_DROPPED: dict[int, tuple[Any, Any]] = {}
+_DROPPED_LOCK = threading.Lock()
+
+
+def _dropped_counter(registry: Any) -> Any:
+    """`promptcache_recorder_dropped_total{reason}` in `registry` (default: prometheus's own),
+    made on the first drop; None when prometheus_client is not installed."""
+    try:
+        import prometheus_client
+    except ImportError:
+        return None
+    registry = registry if registry is not None else prometheus_client.REGISTRY
+    with _DROPPED_LOCK:
+        if id(registry) not in _DROPPED:  # the registry is kept alive with its counter
+            counter = prometheus_client.Counter(
+                "promptcache_recorder_dropped",
+                "Records the recorder did not write: queue full, closed first, or an error",
+                ["reason"],
+                registry=registry,
+            )
+            _DROPPED[id(registry)] = (registry, counter)
+        return _DROPPED[id(registry)][1]
 
 
 def _unserialisable(value: Any) -> Any:

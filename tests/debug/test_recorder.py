@@ -124,6 +124,7 @@ def test_a_write_failure_never_reaches_the_caller(
     recorder = Recorder(blocker / "calls.jsonl")  # a path under a file: cannot be created
     monitor = Monitor("anthropic", metrics=False, recorder=recorder)
     _session(monitor, turns=2)
+    recorder.flush()  # the writer thread meets the failure
     assert recorder.dropped == 2
     assert "could not write" in caplog.text and EMAIL not in caplog.text
 
