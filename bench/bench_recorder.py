@@ -1,29 +1,34 @@
 """
-Benchmark: what the recorder's lock between processes costs per record, on the caller's thread.
+Benchmark: what `Recorder.record` costs on the caller's thread, background (the default: a
+snapshot queued for the writer thread) against synchronous (`background=False`: redacted,
+serialised and appended on the caller's thread, as every record was before), and what both cost
+in all, so the writer thread is not hiding a slowdown.
 
-    .venv/bin/python bench/bench_recorder.py [--rounds 6]
+    .venv/bin/python bench/bench_recorder.py [--rounds 6] [--processes 2]
 
 The 50 requests of the shared workload's session (bench/_workload.py: 40 tools, ~8k-token
-system prompt, 3 documents, a history growing to 50 turns), as the Anthropic adapter writes
-them, each with its response JSON, recorded the way `Monitor(recorder=...)` records them
-(`content="hashes"`, the default; default `max_bytes`, so no rotation in the timed calls); and
-50 turns of a short chat (lines of ~0.4 KB, where the lock's fixed cost shows most). Two
-ways to append each:
+system prompt, 3 documents, a history growing to 50 turns; ~300 KB a request at the end), as
+the Anthropic adapter writes them, each with its response JSON, recorded the way
+`Monitor(recorder=...)` records them (`content="hashes"`, the default; default `max_bytes`, so
+no rotation in the timed calls); and 50 turns of a short chat (lines of ~0.4 KB).
 
-- unlocked (the baseline): the same line (`Recorder.line`) appended with one buffered write and
-  a flush, as the recorder did before it took a lock: nothing between processes;
-- `Recorder.record`: the line, then under the sidecar `flock` a stat of the path (was it
-  rotated by another process?) and one O_APPEND write.
+- caller's thread: each round runs both in lockstep, record by record, the order alternating,
+  each into its own fresh file, after the round's lines were made once (the placeholder memo is
+  shared by both, and a conversation resends the same texts). The background recorder's queue is
+  flushed after each timed call, untimed, so no timed call competes with the writer for the GIL.
+  Printed: per-record cost of each (median), and background/synchronous per record as
+  min/median/max over every record of every round.
+- in all: per round, the 50 records and `close()` (every line written), each mode once, the
+  order alternating; wall time and the process's CPU time (the writer thread's included),
+  printed per session (median) and background/synchronous min/median/max. For a short session
+  the wall time is mostly the writer waiting for the GIL (the interpreter hands it over every
+  5 ms), not work; the CPU time is the cost.
 
-Each round runs both in lockstep, record by record, the order alternating, each into its own
-fresh file, after the round's lines were made once (the placeholder memo is shared by both, and
-a conversation resends the same texts). Printed: per-record cost of each (median), and recorded/unlocked per record as
-min/median/max over every record of every round.
-
-With `--processes N` (default 2; 0 to skip), N processes record the short chat 40 times each, at
-once, into one shared file (each write waits for the others' holds of the lock), against the
-same N processes each into its own file, the two alternating round by round: per-record median
-of each process. On a machine with fewer cores than N the processes also wait for the CPU.
+With `--processes N` (default 2; 0 to skip), N processes record the short chat 40 times each
+synchronously, at once, into one shared file (each write waits for the others' holds of the
+lock), against the same N processes each into its own file, the two alternating round by round:
+per-record median of each process. On a machine with fewer cores than N the processes also wait
+for the CPU.
 """
 
 from __future__ import annotations
@@ -45,20 +50,12 @@ from bench_wrap import _requests
 from promptcache import Recorder
 
 
-class Unlocked:
-    """The baseline: `Recorder.line`, then a plain buffered append with no lock."""
+def background(path: Path) -> Recorder:
+    return Recorder(path)
 
-    def __init__(self, path: Path) -> None:
-        self._lines = Recorder(path.with_suffix(".unused"))
-        self._handle = path.open("ab")
 
-    def record(self, request: Any, response: Any, *, key: str, at: float) -> None:
-        data = self._lines.line(request, response, key=key, at=at, vendor="anthropic")
-        self._handle.write(data)
-        self._handle.flush()
-
-    def close(self) -> None:
-        self._handle.close()
+def synchronous(path: Path) -> Recorder:
+    return Recorder(path, background=False)
 
 
 def _call(writer: Any, request: Any, response: Any, turn: int) -> float:
@@ -67,6 +64,7 @@ def _call(writer: Any, request: Any, response: Any, turn: int) -> float:
     writer.record(request, response, key="session-1", at=turn * 10.0)
     spent = time.perf_counter() - start
     gc.enable()
+    writer.flush()  # untimed: the writer thread done before the next timed call
     return spent
 
 
@@ -88,8 +86,8 @@ def small_requests() -> list[dict[str, Any]]:
 
 def run(
     rounds: int,
-    subject: Any = Recorder,
-    baseline: Any = Unlocked,
+    subject: Any = background,
+    baseline: Any = synchronous,
     requests: list[dict[str, Any]] | None = None,
 ) -> dict[str, list[float]]:
     """Per-record seconds of `subject(path)` and `baseline(path)`, interleaved record by record."""
@@ -114,15 +112,47 @@ def run(
                 samples["ratio"].append(b / a)
             ours.close()
             theirs.close()
-            assert getattr(ours, "dropped", 0) == 0
+            assert ours.dropped == theirs.dropped == 0
     return samples
+
+
+def throughput(
+    rounds: int, requests: list[dict[str, Any]]
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """
+    Seconds for the whole session recorded and closed (every line written), each mode: wall
+    time, and the process's CPU time (every thread's, the writer's included).
+    """
+    responses = [_response(400 * t, 400 if t else 20000) for t in range(len(requests))]
+    samples: dict[str, list[float]] = {"baseline": [], "subject": [], "ratio": []}
+    cpu: dict[str, list[float]] = {"baseline": [], "subject": [], "ratio": []}
+    with tempfile.TemporaryDirectory() as folder:
+        for n in range(rounds):
+            spent, used = {}, {}
+            modes = [("subject", background), ("baseline", synchronous)]
+            for name, make in modes if n % 2 == 0 else modes[::-1]:
+                recorder = make(Path(folder, f"{name}{n}.jsonl"))
+                start, start_cpu = time.perf_counter(), time.process_time()
+                for turn, (request, response) in enumerate(zip(requests, responses, strict=True)):
+                    recorder.record(request, response, key="session-1", at=turn * 10.0)
+                recorder.close()
+                spent[name] = time.perf_counter() - start
+                used[name] = time.process_time() - start_cpu
+                assert recorder.dropped == 0
+            samples["baseline"].append(spent["baseline"])
+            samples["subject"].append(spent["subject"])
+            samples["ratio"].append(spent["subject"] / spent["baseline"])
+            cpu["baseline"].append(used["baseline"])
+            cpu["subject"].append(used["subject"])
+            cpu["ratio"].append(used["subject"] / max(used["baseline"], 1e-9))
+    return samples, cpu
 
 
 def _worker(path: str, out: Any, start: Any, repeats: int) -> None:
     """One app process: the short chat `repeats` times; sends its per-record seconds back."""
     requests = small_requests()
     responses = [_response(400 * t, 400 if t else 20000) for t in range(len(requests))]
-    recorder = Recorder(path)
+    recorder = Recorder(path, background=False)  # the lock's cost, on the caller's thread
     start.wait()
     spent = [
         _call(recorder, request, response, turn)
@@ -163,12 +193,11 @@ def processes(count: int, rounds: int, repeats: int = 40) -> dict[str, list[floa
     return samples
 
 
-def report(samples: dict[str, list[float]], subject: str, baseline: str) -> str:
+def report(samples: dict[str, list[float]], unit: str, scale: float) -> str:
     median, ratio = statistics.median, samples["ratio"]
     return (
-        f"per record, median over {len(ratio)} records: {baseline} "
-        f"{median(samples['baseline']) * 1e6:.1f} µs, {subject} "
-        f"{median(samples['subject']) * 1e6:.1f} µs; {subject} / {baseline} per record: "
+        f"median over {len(ratio)}: synchronous {median(samples['baseline']) * scale:.1f} {unit}, "
+        f"background {median(samples['subject']) * scale:.1f} {unit}; background / synchronous: "
         f"min {min(ratio):.2f}x  median {median(ratio):.2f}x  max {max(ratio):.2f}x"
     )
 
@@ -180,7 +209,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     for label, requests in (("workload session", _requests()), ("short chat", small_requests())):
         samples = run(args.rounds, requests=requests)
-        print(f"{label}: " + report(samples, "Recorder.record", "unlocked"))
+        print(f"{label}, caller's thread per record: " + report(samples, "µs", 1e6))
+        wall, cpu = throughput(args.rounds, requests)
+        print(f"{label}, 50 records + close, wall: " + report(wall, "ms", 1e3))
+        print(f"{label}, 50 records + close, process CPU: " + report(cpu, "ms", 1e3))
     if args.processes > 1:
         found = processes(args.processes, args.rounds)
         own, one = found["own files"], found["one file"]
