@@ -211,3 +211,22 @@ def test_a_forked_child_writes_its_own_records_not_the_parents_queue(
 def test_queue_bytes_must_be_positive(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="queue_bytes must be >= 1, got 0"):
         Recorder(tmp_path / "calls.jsonl", queue_bytes=0)
+
+
+def test_close_with_a_timeout_counts_and_says_what_it_could_not_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    _slow_writes(monkeypatch, 0.2)
+    log = tmp_path / "calls.jsonl"
+    recorder = Recorder(log, prometheus_registry=registry)
+    for n in range(5):
+        recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=float(n))
+    with caplog.at_level(logging.WARNING, "promptcache.recorder"):
+        recorder.close(timeout=0.1)  # the first write is still on the disk
+    written = len(_records(log)) if log.exists() else 0
+    assert recorder.dropped >= 3 and written + recorder.dropped == 5
+    assert "not yet written" in caplog.text and "timeout" in caplog.text
+    counted = registry.get_sample_value("promptcache_recorder_dropped_total", {"reason": "closed"})
+    assert counted == recorder.dropped
