@@ -380,7 +380,9 @@ class Recorder:
                         return  # closed (a later record starts a writer of its own)
                     if self._queued:
                         break
-                    self._changed.wait()
+                    if not self._changed.wait(_WRITER_IDLE) and not self._queued:
+                        self._writer = None  # idle: the next record starts another
+                        return
                 snapshot = self._queued.popleft()
                 self._queued_bytes -= snapshot.size
                 self._busy = True
@@ -640,6 +642,10 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+# A writer thread with nothing to write for this long ends (the next record starts another), so
+# a recorder the app dropped without close() does not keep a thread, and itself, alive for good.
+_WRITER_IDLE = 60.0
 
 # At interpreter exit the writer threads (daemons: they must not hold the exit up forever) still
 # run; what is queued is written before they stop, so a short script loses nothing.

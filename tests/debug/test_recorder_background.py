@@ -230,3 +230,19 @@ def test_close_with_a_timeout_counts_and_says_what_it_could_not_write(
     assert "not yet written" in caplog.text and "timeout" in caplog.text
     counted = registry.get_sample_value("promptcache_recorder_dropped_total", {"reason": "closed"})
     assert counted == recorder.dropped
+
+
+def test_an_idle_writer_thread_ends_and_the_next_record_starts_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recorder_module, "_WRITER_IDLE", 0.05)
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log) as recorder:
+        recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=1.0)
+        assert recorder.flush(timeout=10)
+        writer = recorder._writer
+        assert writer is not None
+        writer.join(timeout=5)
+        assert not writer.is_alive() and recorder._writer is None
+        recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=2.0)
+    assert [r["at"] for r in _records(log)] == [1.0, 2.0]
