@@ -73,6 +73,18 @@ NOT_CALLS = frozenset(
     }
 )
 AGGREGATED = "gen_ai.aggregated_usage.input_tokens"
+# What marks a span as one model call, by convention (GenAI operation names, OpenInference's span
+# kind, OpenLLMetry's request type): one without input tokens is a call whose usage is unknown.
+CALL_OPERATIONS = frozenset({"chat", "text_completion", "generate_content"})
+CALL_MARKERS = (
+    (OPERATION, CALL_OPERATIONS),
+    ("openinference.span.kind", frozenset({"LLM"})),
+    ("llm.request.type", frozenset({"chat", "completion"})),
+)
+# Logfire's request span: for a stream it ends before the stream is read, without usage, which
+# its "streaming response" span carries (and is counted from); its attributes do not say whether
+# the request streamed (`request_data` keeps the model only), so one without usage is no call.
+LOGFIRE_REQUEST = "request_data"
 RESPONSE_ID = "gen_ai.response.id"
 # Response ids remembered to count a call traced by two instrumentations once.
 _ANSWERS_KEPT = 4096
@@ -92,7 +104,8 @@ ZERO_OMITTED = (
 class HitRate:
     """
     Input tokens of the spans seen for one vendor and model, by how the cache treated them.
-    `unreported_spans` carried no cache token counts: their input is in none of the counts, and
+    `unreported_spans` carried no cache token counts (or no input token count at all, as a stream
+    sent without asking for usage): their input is in none of the counts, and
     `rate` covers only the spans that did (None when none did: unknown, not 0).
     """
 
@@ -187,6 +200,16 @@ def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
     )
 
 
+def _call_without_usage(attributes: Mapping[str, Any]) -> bool:
+    """
+    Whether a span `span_usage` reads no usage from still records one model call: the call was
+    made, its input tokens are unknown (a stream sent without asking for usage, for one).
+    """
+    if AGGREGATED in attributes or LOGFIRE_REQUEST in attributes:
+        return False
+    return any(attributes.get(name) in values for name, values in CALL_MARKERS)
+
+
 def _response_id(attributes: Mapping[str, Any]) -> str | None:
     """The vendor's id of the response (GenAI conventions, or OpenInference's output JSON)."""
     answer = attributes.get(RESPONSE_ID)
@@ -200,6 +223,12 @@ def _response_id(attributes: Mapping[str, Any]) -> str | None:
             return None
         return answer if isinstance(answer, str) and answer else None
     return None
+
+
+def _failed(span: Any) -> bool:
+    """A span whose call failed (its status is ERROR): no answer, so no usage to miss."""
+    status = getattr(span, "status", None)
+    return getattr(getattr(status, "status_code", None), "name", None) == "ERROR"
 
 
 class MonitorSpanProcessor(SpanProcessor):
@@ -254,6 +283,17 @@ class MonitorSpanProcessor(SpanProcessor):
         attributes = dict(span.attributes or {})
         usage = span_usage(attributes)
         if usage is None:
+            if not _failed(span) and _call_without_usage(attributes):
+                named = _first(attributes, MODEL)
+                model = named if isinstance(named, str) else None
+                self._tally(_vendor(_first(attributes, SYSTEM)), model, None)
+                self._say_once(
+                    "input",
+                    "promptcache: GenAI span %r records a model call but no input token count "
+                    "(a stream sent without asking for usage?): counted in unreported_spans, "
+                    "its hit rate is unknown",
+                    span.name,
+                )
             return
         if self._answered(attributes):
             self._say_once(
@@ -263,7 +303,7 @@ class MonitorSpanProcessor(SpanProcessor):
                 span.name,
             )
             return
-        self._tally(usage)
+        self._tally(usage.vendor, usage.model, usage)
         if not usage.caching_reported:
             self._say_once(
                 "counts",
@@ -300,19 +340,25 @@ class MonitorSpanProcessor(SpanProcessor):
                 self._answers.popitem(last=False)
         return False
 
-    def _tally(self, usage: CacheUsage) -> None:
-        name = (usage.vendor or "unknown", usage.model or "unknown")
-        reported = usage.caching_reported
+    def _tally(self, vendor: str, model: str | None, usage: CacheUsage | None) -> None:
+        """Adds one span's input tokens; `usage` None: a call whose usage the span does not give."""
+        name = (vendor or "unknown", model or "unknown")
+        reported = usage is not None and usage.caching_reported
         with self._lock:
             seen = self._rates.get(
                 name, HitRate(spans=0, cache_read=0, cache_write=0, uncached_input=0)
             )
+            if usage is None or not reported:
+                self._rates[name] = replace(
+                    seen, spans=seen.spans + 1, unreported_spans=seen.unreported_spans + 1
+                )
+                return
             self._rates[name] = HitRate(
                 spans=seen.spans + 1,
                 cache_read=seen.cache_read + (usage.cache_read or 0),
                 cache_write=seen.cache_write + (usage.cache_write or 0),
-                uncached_input=seen.uncached_input + (usage.uncached_input if reported else 0),
-                unreported_spans=seen.unreported_spans + (0 if reported else 1),
+                uncached_input=seen.uncached_input + usage.uncached_input,
+                unreported_spans=seen.unreported_spans,
             )
 
     def _say_once(self, topic: str, message: str, *args: Any) -> None:

@@ -17,7 +17,7 @@ import promptcache
 from promptcache import Invalidation
 from promptcache.debug.otel import MonitorSpanProcessor, span_usage
 
-from .._recording import Reply, openai_client, stub_server
+from .._recording import Reply, chat_chunks, openai_client, stub_server
 
 pytest.importorskip("openinference.instrumentation.openai")
 from openinference.instrumentation import TraceConfig
@@ -184,3 +184,27 @@ def test_pydantic_ai_spans_name_the_field_that_broke_the_cache(
     assert "hit rates only" not in caplog.text
     said = caplog.text + "".join(e.message() for e in events)
     assert NAME not in said and EMAIL not in said
+
+
+def test_a_streamed_call_without_usage_is_counted_as_unknown_and_said(
+    traced: TracerProvider, caplog: pytest.LogCaptureFixture
+) -> None:
+    # a Chat Completions stream sent without stream_options={"include_usage": True}: the
+    # provider reports no usage, so OpenInference's span carries no input token count
+    caplog.set_level(logging.DEBUG)
+    processor = MonitorSpanProcessor(promptcache.Monitor(metrics=False))
+    traced.add_span_processor(processor)
+    with stub_server() as stub:
+        stub.serve([Reply(events=chat_chunks("chatcmpl-s", MODEL, ["o", "k"], None)[:-2])])
+        client = openai_client(stub.url)
+        stream = client.chat.completions.create(
+            model=MODEL,
+            messages=[{"role": "user", "content": f"Hi, I am {NAME}."}],
+            stream=True,
+        )
+        for _ in stream:
+            pass
+    rates = processor.hit_rates()[("openai", MODEL)]
+    assert (rates.spans, rates.unreported_spans, rates.rate) == (1, 1, None)
+    assert caplog.text.count("no input token count") == 1
+    assert NAME not in caplog.text
