@@ -168,8 +168,13 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
     findings: list[Finding] = []
     files = 0
     with python.paused_gc():
-        for file, in_folder in _discover(paths, config):
+        for file, in_folder, unreadable in _discover(paths, config):
             files += 1
+            if unreadable is not None:  # found in a folder, not checked: a note, not silence
+                # named by the link itself: resolving a broken link names where it points
+                shown = Path(_display(file.parent), file.name).as_posix()
+                findings.extend(_select([_skipped(shown, unreadable)], config))
+                continue
             if file.suffix == ".py":
                 findings.extend(python.lint_file(file, display=_display(file)))
                 continue
@@ -187,13 +192,24 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
 
 
 def discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[Path]:
-    """The files to lint: explicit files as given, folders searched for included names."""
-    for file, _ in _discover(paths, config):
-        yield file
+    """
+    The files to lint: explicit files as given, folders searched for included names; a file
+    found in a folder that cannot be read is left out, with a warning on the log.
+    """
+    for file, _, unreadable in _discover(paths, config):
+        if unreadable is None:
+            yield file
+        else:
+            _LOGGER.warning("promptcache: skipped %s: %s", file, unreadable)
 
 
-def _discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[tuple[Path, bool]]:
-    """Each file to lint, and whether it was found by searching a folder."""
+def _discover(
+    paths: Sequence[str | Path], config: LintConfig
+) -> Iterator[tuple[Path, bool, str | None]]:
+    """
+    Each file to lint, whether it was found by searching a folder, and why it cannot be read
+    (None: it can; only a file found in a folder has a reason, one named is refused instead).
+    """
     for raw in paths:
         path = raw if isinstance(raw, Path) else Path(raw)  # copying a Path costs a re-parse
         if path.is_file():
@@ -204,11 +220,11 @@ def _discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[tuple
                         f"{str(raw)!r} is {size:,} bytes, over the {config.max_bytes:,}-byte "
                         "input limit; raise it with --max-bytes N"
                     )
-                yield path, False
+                yield path, False, None
         elif path.is_dir():
-            found = list(_walk(path, config))
-            ignored = _git_ignored(path, found)
-            yield from ((file, True) for file in found if file not in ignored)
+            found = dict(_walk(path, config))
+            ignored = _git_ignored(path, list(found))
+            yield from ((file, True, why) for file, why in found.items() if file not in ignored)
         elif os.path.lexists(path):  # there, but not a file or folder we can read
             check_regular(path, fix="; pass template files or folders")
             raise InputError(f"cannot read {str(raw)!r}; pass template files or folders")
@@ -238,45 +254,35 @@ def _git_ignored(folder: Path, files: list[Path]) -> set[Path]:
     return {absolute[name] for name in answer.stdout.split("\0") if name in absolute}
 
 
-def _walk(folder: Path, config: LintConfig) -> Iterator[Path]:
+def _walk(folder: Path, config: LintConfig) -> Iterator[tuple[Path, str | None]]:
+    """The included files in `folder`, each with why it cannot be read (None: it can)."""
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(files):
             file = Path(root, name)
-            if (
-                any(fnmatch.fnmatch(name, g) for g in config.include)
-                and _readable(file, config.max_bytes)
-                and not _excluded(file, config)
+            if any(fnmatch.fnmatch(name, g) for g in config.include) and not _excluded(
+                file, config
             ):
-                yield file
+                yield file, _unreadable(file, config.max_bytes)
 
 
 _LOGGER = logging.getLogger("promptcache.lint")
 
 
-def _readable(file: Path, max_bytes: int) -> bool:
+def _unreadable(file: Path, max_bytes: int) -> str | None:
     """
-    A regular file within `max_bytes`; a symlink loop, broken link, FIFO, device or over-sized
-    file in a folder is skipped, noted.
+    Why a file found in a folder is not read (a symlink loop, a broken link, a FIFO, a device,
+    over `max_bytes`), or None for a regular file within it.
     """
     try:
         info = file.stat()
     except OSError as exc:
-        what = "a symlink loop" if exc.errno == errno.ELOOP else exc.strerror or "unreadable"
-        _LOGGER.warning("promptcache: skipped %s: %s", file, what)
-        return False
+        return "a symlink loop" if exc.errno == errno.ELOOP else exc.strerror or "unreadable"
     if not stat.S_ISREG(info.st_mode):
-        _LOGGER.warning("promptcache: skipped %s: not a regular file", file)
-        return False
+        return "not a regular file"
     if info.st_size > max_bytes:
-        _LOGGER.warning(
-            "promptcache: skipped %s: %s bytes, over the %s-byte input limit (--max-bytes)",
-            file,
-            f"{info.st_size:,}",
-            f"{max_bytes:,}",
-        )
-        return False
-    return True
+        return f"{info.st_size:,} bytes, over the {max_bytes:,}-byte input limit (raise it with --max-bytes N)"
+    return None
 
 
 def _excluded(path: Path, config: LintConfig) -> bool:
@@ -294,7 +300,7 @@ def _display_from(path: Path, cwd: str) -> str:
     # Resolving is a system call per path component; each file is shown (and matched) twice.
     try:
         return path.resolve().relative_to(Path(cwd).resolve()).as_posix()
-    except ValueError:
+    except (ValueError, OSError, RuntimeError):  # outside cwd; a symlink loop cannot resolve
         return path.as_posix()
 
 

@@ -243,3 +243,18 @@ def test_broken_pipe_ends_quietly(project: Path, monkeypatch: pytest.MonkeyPatch
     assert "internal error" not in stderr.getvalue()
     assert "Traceback" not in stderr.getvalue() and "BrokenPipe" not in stderr.getvalue()
     os.close(stdout._read_end)
+
+
+def test_a_file_in_a_folder_that_cannot_be_read_is_a_finding_not_a_log_line(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # over --max-bytes, and a dangling link named like a template: neither was checked, and the
+    # JSON report (what CI reads) must say so, not only a warning on the log
+    (project / "templates" / "busted.jinja").unlink()
+    (project / "templates" / "big.j2").write_text("Hello {{ name }}\n" * 400)
+    (project / "templates" / "gone.j2").symlink_to(project / "nowhere.j2")
+    assert main(["lint", "--format", "json", "--max-bytes", "5000", "templates"]) == 0
+    findings = json.loads(capsys.readouterr().out)
+    skipped = {(f["path"], f["code"]): f["message"] for f in findings}
+    assert set(skipped) == {("templates/big.j2", "PC003"), ("templates/gone.j2", "PC003")}
+    assert "6,800 bytes, over the 5,000-byte input limit" in skipped[("templates/big.j2", "PC003")]

@@ -1,5 +1,5 @@
 """
-A file that is not a Jinja prompt template was skipped.
+A file that is not a Jinja prompt template, or cannot be read, was skipped.
 
 Why:
     Folders often hold templates that are not prompts: HTML pages, code and configuration
@@ -7,6 +7,8 @@ Why:
     that Jinja cannot parse. Linting them only gives noise, so in folder mode the linter skips
     them and says so. Handlebars files are skipped even when named on the command line. Use
     `exclude` in `[tool.promptcache.lint]` to skip other files, and `include` to lint more names.
+    A file found in a folder that cannot be read (over `--max-bytes`, a broken link or symlink
+    loop, a FIFO or device) is skipped with this notice too: it was not checked.
 
 Bad:
     You are a chef. Generate a recipe for {{food}}.
