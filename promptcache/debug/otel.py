@@ -7,17 +7,19 @@ instrumentations) writes to, and every finished GenAI span is observed with no c
 sites. A span carries the usage; it carries the request only when the instrumentation captured
 content (`span_requests` reads it: OpenInference's whole request body, or the GenAI conventions'
 messages rebuilt into the vendor's shape, without markers, cache key or settings). Without the
-request there is nothing to diff, so the processor tallies hit rates only (`hit_rates()`) and says
-so once on its logger; a span without cache token counts has an unknown hit rate, said once too.
-Nothing of the prompt is ever logged.
+request there is nothing to diff, so the processor tallies hit rates only (`hit_rates()`), counts
+the span in `unjudged` and says why once per reason on its logger; a span without cache token
+counts (or without any input token count) has an unknown hit rate, said once too. Nothing of the
+prompt is ever logged.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
@@ -86,6 +88,8 @@ CALL_MARKERS = (
 # the request streamed (`request_data` keeps the model only), so one without usage is no call.
 LOGFIRE_REQUEST = "request_data"
 RESPONSE_ID = "gen_ai.response.id"
+# An index in a reason's path: a reason is said and counted once whatever message it is in.
+_INDEX = re.compile(r"\[\d+\]")
 # Response ids remembered to count a call traced by two instrumentations once.
 _ANSWERS_KEPT = 4096
 # Logfire keeps the vendor's usage object verbatim, zero cache counts included.
@@ -238,7 +242,8 @@ class MonitorSpanProcessor(SpanProcessor):
         provider.add_span_processor(MonitorSpanProcessor(Monitor()))
 
     Spans with the request are judged by the monitor (invalidations go to its outlets); spans
-    without it add to `hit_rates()` only, and the first one is reported once on the logger.
+    without one it can read add to `hit_rates()` only, are counted in `unjudged` by reason, and
+    each reason is reported once on the logger.
     `key`, a function of the span's attributes, names the monitor's key for a span (None: the
     monitor's own, from the request): a request rebuilt from GenAI-convention messages has lost
     its `prompt_cache_key` and `metadata.user_id`, so without it every request of a model shares
@@ -265,6 +270,8 @@ class MonitorSpanProcessor(SpanProcessor):
         self._lock = threading.Lock()
         self._rates: dict[tuple[str, str], HitRate] = {}
         self._said: set[str] = set()
+        # why spans with usage were not judged (no request, a part not rebuilt), by reason
+        self.unjudged: Counter[str] = Counter()
         self._answers: OrderedDict[str, None] = OrderedDict()
 
     def on_end(self, span: Any) -> None:
@@ -313,9 +320,13 @@ class MonitorSpanProcessor(SpanProcessor):
             )
         request = span_request(attributes, usage.vendor)
         if request.body is None:
+            reason = _INDEX.sub("[*]", request.reason)
+            with self._lock:
+                self.unjudged[reason] += 1
             self._say_once(
-                "request",
-                "promptcache: GenAI span %r: %s: reporting hit rates only, no invalidation causes",
+                reason,
+                "promptcache: GenAI span %r: %s: reporting hit rates only, no invalidation "
+                "causes (said once per reason, counted in MonitorSpanProcessor.unjudged)",
                 span.name,
                 request.reason,
             )

@@ -140,3 +140,40 @@ def test_what_cannot_be_rebuilt_is_named_without_content(
     request = span_request(attributes, vendor)
     assert request.body is None and named in request.reason
     assert "Quackenbush" not in request.reason and "zebulon" not in request.reason
+
+
+def test_each_reason_a_span_is_not_judged_is_said_and_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # the first span carries no request, the later ones a part the rebuild cannot read: the
+    # second reason must be said too (it was swallowed by the first), and each counted
+    pytest.importorskip("opentelemetry.sdk")
+    import logging
+
+    from opentelemetry.sdk.trace import TracerProvider
+
+    import promptcache
+    from promptcache.debug.otel import MonitorSpanProcessor
+
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    provider = TracerProvider()
+    processor = MonitorSpanProcessor(promptcache.Monitor(metrics=False))
+    provider.add_span_processor(processor)
+    usage = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.system": "anthropic",
+        "gen_ai.usage.input_tokens": 2000,
+        "gen_ai.usage.cache_read.input_tokens": 0,
+        "gen_ai.usage.cache_creation.input_tokens": 1800,
+    }
+    image = [{"role": "user", "parts": [{"type": "image", "content": SECRET}]}]
+    spans = [{"gen_ai.request.model": "claude-sonnet-4-6"}] + [_attributes(image)] * 2
+    for attributes in spans:
+        provider.get_tracer("t").start_span("chat", attributes={**usage, **attributes}).end()
+    assert "carries no request" in caplog.text
+    assert caplog.text.count("its gen_ai.input.messages[0].parts[0] is a 'image' part") == 1
+    assert processor.unjudged == {
+        "it carries no request (content capture off?)": 1,
+        "its gen_ai.input.messages[*].parts[*] is a 'image' part, which is not rebuilt": 2,
+    }
+    assert "Zebulon" not in caplog.text
