@@ -1,8 +1,17 @@
-"""Cache usage from the token counts telemetry reports (OpenTelemetry GenAI spans)."""
+"""
+Cache usage from the token counts telemetry reports (OpenTelemetry GenAI spans, LiteLLM's usage).
+"""
 
 from __future__ import annotations
 
+from typing import Any
+
 from .._usage import CacheUsage
+
+
+def token_count(value: Any) -> int | None:
+    """`value` when it is a token count (an int, not a bool); None: the source did not say."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def counted_usage(
@@ -15,7 +24,8 @@ def counted_usage(
     model: str | None,
 ) -> CacheUsage:
     """
-    Split an input total that counts cached tokens inside it (the GenAI conventions, OpenAI) into read, written and uncached. A total smaller than its cached part is kept as
+    Split an input total that counts cached tokens inside it (the GenAI conventions, OpenAI,
+    LiteLLM) into read, written and uncached. A total smaller than its cached part is kept as
     uncached input and named in `problems`, never silently fixed.
     """
     cached = (read or 0) + (write or 0)

@@ -28,7 +28,7 @@ import orjson
 from .._errors import InputError, MissingDependencyError
 from .._usage import CacheUsage
 from ..vendors._openai import OpenAIChatStream
-from .counted import counted_usage
+from .counted import counted_usage, token_count
 from .monitor import Monitor, adapter_for
 
 try:
@@ -77,10 +77,6 @@ def _field(value: Any, name: str) -> Any:
     return getattr(value, name, None)
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def litellm_usage(response: Any, provider: str | None) -> CacheUsage | None:
     """
     The usage of a LiteLLM response, or None when it reports no prompt token count.
@@ -89,22 +85,22 @@ def litellm_usage(response: Any, provider: str | None) -> CacheUsage | None:
     the cache read and creation tokens to `input_tokens`), so they are split out of it.
     """
     usage = _field(response, "usage")
-    total = _int(_field(usage, "prompt_tokens"))
+    total = token_count(_field(usage, "prompt_tokens"))
     if usage is None or total is None:
         return None
     details = _field(usage, "prompt_tokens_details")
-    read = _int(_field(usage, "cache_read_input_tokens"))
+    read = token_count(_field(usage, "cache_read_input_tokens"))
     if read is None:
-        read = _int(_field(details, "cached_tokens"))
-    write = _int(_field(usage, "cache_creation_input_tokens"))
+        read = token_count(_field(details, "cached_tokens"))
+    write = token_count(_field(usage, "cache_creation_input_tokens"))
     if write is None:
-        write = _int(_field(details, "cache_creation_tokens"))
+        write = token_count(_field(details, "cache_creation_tokens"))
     model = _field(response, "model")
     return counted_usage(
         total=total,
         read=read,
         write=write,
-        output=_int(_field(usage, "completion_tokens")) or 0,
+        output=token_count(_field(usage, "completion_tokens")) or 0,
         vendor=provider or "",
         model=model if isinstance(model, str) else None,
     )

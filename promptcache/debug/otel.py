@@ -27,7 +27,7 @@ from typing import Any
 from .._errors import InputError, MissingDependencyError
 from .._usage import CacheUsage
 from ..vendors import get_vendor
-from .counted import counted_usage
+from .counted import counted_usage, token_count
 from .monitor import Monitor
 from .span_requests import span_request
 
@@ -143,8 +143,7 @@ def _vendor(system: Any) -> str:
 
 
 def _count(attributes: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
-    value = _first(attributes, names)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return token_count(_first(attributes, names))
 
 
 def _cache_counts(attributes: Mapping[str, Any], vendor: str) -> tuple[int | None, int | None]:
