@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._errors import shown_name
+
 __all__ = ["SpanRequest", "span_request"]
 
 INPUT_MESSAGES = "gen_ai.input.messages"
@@ -79,8 +81,9 @@ def _conventions(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
             body = _openai(model, messages, system, tools)
         else:
             raise _Unreadable(
-                f"its messages are for {vendor or 'an unnamed vendor'}, whose request promptcache "
-                "does not rebuild from spans (Anthropic Messages and OpenAI Chat Completions only)"
+                f"its messages are for {shown_name(vendor) if vendor else 'an unnamed vendor'}, "
+                "whose request promptcache does not rebuild from spans (Anthropic Messages and "
+                "OpenAI Chat Completions only)"
             )
     except _Unreadable as error:
         return SpanRequest(body=None, reason=str(error))
@@ -137,7 +140,8 @@ def _arguments(value: Any) -> Any:
 
 
 def _unsupported(part: Mapping[str, Any], path: str) -> _Unreadable:
-    return _Unreadable(f"its {path} is a {part['type']!r} part, which is not rebuilt")
+    # the type is named only when it reads as one: a misplaced value may be prompt text
+    return _Unreadable(f"its {path} is a {shown_name(part['type'])} part, which is not rebuilt")
 
 
 # -- OpenAI Chat Completions ----------------------------------------------------------------

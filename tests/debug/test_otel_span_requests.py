@@ -117,6 +117,16 @@ def test_openai_tool_turns_are_rebuilt_as_messages() -> None:
             "openai",
             "gen_ai.input.messages is not valid JSON",
         ),
+        (  # a misplaced value where the part's type should be: named by its hash, not quoted
+            _attributes([{"role": "user", "parts": [{"type": SECRET}]}]),
+            "anthropic",
+            "gen_ai.input.messages[0].parts[0] is a str of 43 chars, sha256",
+        ),
+        (  # an unknown system is named only when it reads as a name
+            _attributes(TURNS, **{"gen_ai.system": SECRET}),
+            SECRET,
+            "its messages are for str of 43 chars, sha256",
+        ),
         (
             _attributes([{"parts": []}]),
             "openai",
