@@ -332,6 +332,8 @@ class MonitorSpanProcessor(SpanProcessor):
             return
         try:
             key = self.key(attributes) if self.key is not None else None
+            if key is not None and not isinstance(key, str):
+                raise InputError(f"the key function returned {type(key).__name__}, not a string")
             self.monitor.observe(request.body, usage=usage, key=key, partial=request.partial)
         except InputError as error:
             # the message names paths and types, never prompt text

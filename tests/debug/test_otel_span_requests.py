@@ -187,3 +187,27 @@ def test_each_reason_a_span_is_not_judged_is_said_and_counted(
         "its gen_ai.input.messages[*].parts[*] is a 'image' part, which is not rebuilt": 2,
     }
     assert "Zebulon" not in caplog.text
+
+
+def test_a_key_function_that_returns_no_string_is_named(caplog: pytest.LogCaptureFixture) -> None:
+    pytest.importorskip("opentelemetry.sdk")
+    import logging
+
+    from opentelemetry.sdk.trace import TracerProvider
+
+    import promptcache
+    from promptcache.debug.otel import MonitorSpanProcessor
+
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    provider = TracerProvider()
+    processor = MonitorSpanProcessor(promptcache.Monitor(metrics=False), key=lambda a: 7)
+    provider.add_span_processor(processor)
+    attributes = {
+        "gen_ai.system": "anthropic",
+        "gen_ai.usage.input_tokens": 2000,
+        "gen_ai.usage.cache_read.input_tokens": 0,
+        "gen_ai.usage.cache_creation.input_tokens": 1800,
+        **_attributes(TURNS),
+    }
+    provider.get_tracer("t").start_span("chat", attributes=attributes).end()
+    assert "the key function returned int, not a string" in caplog.text
