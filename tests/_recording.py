@@ -249,6 +249,32 @@ def anthropic_events(
     return tuple(events)
 
 
+def chat_completion(number: int, model: str, prompt: int, cached: int) -> Reply:
+    """A Chat Completions answer "ok" (id `chatcmpl-<number>`): `prompt` input tokens, `cached`
+    of them read from the cache, 2 output tokens."""
+    return Reply(
+        {
+            "id": f"chatcmpl-{number}",
+            "object": "chat.completion",
+            "created": 1_700_000_000 + number,
+            "model": model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": "ok"},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": 2,
+                "total_tokens": prompt + 2,
+                "prompt_tokens_details": {"cached_tokens": cached},
+            },
+        }
+    )
+
+
 def chat_chunks(completion_id: str, model: str, texts: Sequence[str], usage: Any) -> Events:
     """
     A Chat Completions stream: one chunk per text (the first carries the role, the last the

@@ -17,7 +17,7 @@ import promptcache
 from promptcache import Invalidation
 from promptcache.debug.otel import MonitorSpanProcessor, span_usage
 
-from .._recording import Reply, chat_chunks, openai_client, stub_server
+from .._recording import Reply, chat_chunks, chat_completion, openai_client, stub_server
 
 pytest.importorskip("openinference.instrumentation.openai")
 from openinference.instrumentation import TraceConfig
@@ -31,27 +31,7 @@ MODEL = "gpt-4o-2024-08-06"
 
 
 def completion(number: int, prompt: int, cached: int) -> Reply:
-    return Reply(
-        {
-            "id": f"chatcmpl-{number}",
-            "object": "chat.completion",
-            "created": 1_700_000_000 + number,
-            "model": MODEL,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": "ok"},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": 2,
-                "total_tokens": prompt + 2,
-                "prompt_tokens_details": {"cached_tokens": cached},
-            },
-        }
-    )
+    return chat_completion(number, MODEL, prompt, cached)
 
 
 @pytest.fixture

@@ -30,7 +30,14 @@ import promptcache
 from promptcache import Invalidation
 from promptcache.debug.otel import MonitorSpanProcessor
 
-from .._recording import Reply, anthropic_client, chat_chunks, openai_client, stub_server
+from .._recording import (
+    Reply,
+    anthropic_client,
+    chat_chunks,
+    chat_completion,
+    openai_client,
+    stub_server,
+)
 
 pytest.importorskip("opentelemetry.sdk")
 from opentelemetry.sdk.trace import SpanProcessor, TracerProvider
@@ -44,27 +51,7 @@ CLAUDE = "claude-sonnet-4-6"
 
 
 def _completion(number: int, prompt: int, cached: int) -> Reply:
-    return Reply(
-        {
-            "id": f"chatcmpl-{number}",
-            "object": "chat.completion",
-            "created": 1_700_000_000 + number,
-            "model": GPT,
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": "ok"},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {
-                "prompt_tokens": prompt,
-                "completion_tokens": 2,
-                "total_tokens": prompt + 2,
-                "prompt_tokens_details": {"cached_tokens": cached},
-            },
-        }
-    )
+    return chat_completion(number, GPT, prompt, cached)
 
 
 def _message(number: int, read: int, write: int, uncached: int = 50) -> Reply:
