@@ -29,8 +29,12 @@ class Exporter:
     def usage(self, usage: CacheUsage, vendor: str) -> None:
         span = self._span()
         if span is not None:
-            span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cache_read or 0)
-            span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write or 0)
+            # a count the vendor did not report is left off, not written as 0: a reader of the
+            # span (a dashboard, MonitorSpanProcessor) would take 0 for "nothing cached"
+            if usage.cache_read is not None:
+                span.set_attribute("gen_ai.usage.cache_read.input_tokens", usage.cache_read)
+            if usage.cache_write is not None:
+                span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write)
             span.set_attribute("gen_ai.usage.input_tokens", usage.total_input)
         if self._counters is not None:
             read, write, total, unreported = self._bound(vendor)
