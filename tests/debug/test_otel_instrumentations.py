@@ -328,15 +328,26 @@ def logfire_adding() -> Iterator[Callable[[MonitorSpanProcessor], None]]:
     logfire.configure(send_to_logfire=False, console=False, additional_span_processors=[])
 
 
+def _logfire_traced(make: Callable[[str], Any]) -> Callable[[str], Any]:
+    """`make`'s clients (`openai_client` or `anthropic_client`), each instrumented by Logfire."""
+
+    def client(url: str) -> Any:
+        import logfire
+
+        made = make(url)
+        if make is anthropic_client:
+            logfire.instrument_anthropic(made)
+        else:
+            logfire.instrument_openai(made)
+        return made
+
+    return client
+
+
 def test_logfire_openai_names_the_changed_system_prompt(
     logfire_adding: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
 ) -> None:
-    import logfire
-
-    def client(url: str) -> Any:
-        made = openai_client(url)
-        logfire.instrument_openai(made)
-        return made
+    client = _logfire_traced(openai_client)
 
     caplog.set_level(logging.DEBUG)
     with _watching(logfire_adding) as (events, processor):
@@ -347,12 +358,7 @@ def test_logfire_openai_names_the_changed_system_prompt(
 def test_logfire_anthropic_names_the_changed_system_prompt(
     logfire_adding: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
 ) -> None:
-    import logfire
-
-    def client(url: str) -> Any:
-        made = anthropic_client(url)
-        logfire.instrument_anthropic(made)
-        return made
+    client = _logfire_traced(anthropic_client)
 
     caplog.set_level(logging.DEBUG)
     with _watching(logfire_adding) as (events, processor):
@@ -364,12 +370,7 @@ def test_logfire_names_a_changed_tool(
     logfire_adding: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
 ) -> None:
     """Logfire records the tools (`gen_ai.tool.definitions`): a changed description is named."""
-    import logfire
-
-    def client(url: str) -> Any:
-        made = openai_client(url)
-        logfire.instrument_openai(made)
-        return made
+    client = _logfire_traced(openai_client)
 
     def call(client: Any, description: str) -> None:
         client.chat.completions.create(
@@ -406,12 +407,7 @@ def test_logfire_streamed_chat_is_read_from_its_streaming_span(
     logfire_adding: Callable[[MonitorSpanProcessor], None], caplog: pytest.LogCaptureFixture
 ) -> None:
     """A stream: Logfire records the usage on a second span, when the stream is consumed."""
-    import logfire
-
-    def client(url: str) -> Any:
-        made = openai_client(url)
-        logfire.instrument_openai(made)
-        return made
+    client = _logfire_traced(openai_client)
 
     def call(client: Any, system: str) -> None:
         stream = client.chat.completions.create(
@@ -608,12 +604,7 @@ def test_a_call_traced_by_two_instrumentations_counts_once(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Logfire and OpenLLMetry on one client: two spans per call, one response id; one call."""
-    import logfire
-
-    def client(url: str) -> Any:
-        made = openai_client(url)
-        logfire.instrument_openai(made)
-        return made
+    client = _logfire_traced(openai_client)
 
     def both(processor: MonitorSpanProcessor) -> None:
         traceloop(processor)
