@@ -98,11 +98,10 @@ def short_hash(text: str | bytes) -> str:
 
 def describe(value: Any) -> str:
     """
-    A value as its type, length and short hash, `str of 42 chars, sha256 3f2a…` (a number as
-    itself, `float nan`):
-    enough to find it, never its text (prompts are personal data; every message that would
-    quote a request value names it this way). Other objects by type, size and the hash of
-    their repr, when they have one that does not fail.
+    A value as its type, length and short hash, `str of 42 chars, sha256 3f2a…`: enough to find
+    it, never its text (prompts are personal data; every message that would quote a request
+    value names it this way). A number is shown as itself (`float nan`), None as "nothing", other
+    objects by type, size and the hash of their repr, when they have one that does not fail.
     """
     if value is None:
         return "nothing"
