@@ -210,6 +210,11 @@ class Monitor(Judging):
         marker, TTL, lookback or server-side finding: a miss with no change found is cause "none"
         and not `server_side`).
         """
+        if key is not None and not isinstance(key, str):
+            raise InputError(
+                f"observe(key=...): {describe(key)} must be a str (the cache key); pass "
+                "str(...) of it, or leave key out to use the request's own"
+            )
         plain = plain_request(request, "request")
         try:
             return self._observe(plain, response, usage, key, at, sent_at, partial)

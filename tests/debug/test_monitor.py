@@ -722,3 +722,15 @@ def test_a_24h_retention_is_the_ttl_on_every_openai_format() -> None:
         monitor.observe(request, usage=_usage(0, None), key="k", at=0.0)
         monitor.observe(request, usage=_usage(0, None), key="k", at=3 * 3600.0)
         assert [e.cause for e in events] == ["none"], build.__name__  # 3 h < 24 h: not expired
+
+
+@pytest.mark.parametrize("key", [7, ("tenant", 7), b"session-1"])
+def test_a_key_that_is_not_a_str_is_refused_at_the_call(key: Any) -> None:
+    # Accepted silently before, it failed one observation later with a bare TypeError from deep
+    # inside the monitor, far from the call that passed it.
+    monitor = Monitor("anthropic", metrics=False)
+    sim, request = AnthropicSim(), pairs.anthropic()
+    with pytest.raises(InputError, match=r"key=.* must be a str") as raised:
+        monitor.observe(request, sim.respond(request, 1.0), at=1.0, key=key)
+    assert type(key).__name__ in str(raised.value)
+    assert monitor.stats()["observations"] == 0
