@@ -238,6 +238,7 @@ _ANTHROPIC_JSON = [
     {"usage": {"input_tokens": -1, "cache_read_input_tokens": 2, "output_tokens": 0}},
     {"usage": {"input_tokens": 1, "cache_read_input_tokens": -2}},
     {"usage": {"input_tokens": 1, "output_tokens": -3}},
+    {"usage": {"input_tokens": 1, "cache_creation_input_tokens": -4}},
     {
         "usage": {
             "input_tokens": 1,
