@@ -132,12 +132,8 @@ def bursty(rng: random.Random) -> Iterator[Request]:
         at += rng.uniform(400, 1200)  # past the 5-minute TTL
 
 
-def tenants(rng: random.Random) -> Iterator[Request]:
-    shared = _base(rng, tools=10, system_tokens=4000)
-    sessions = {
-        f"tenant{t}": shared.add_docs(Doc(title=f"Tenant {t} profile", text=prose(rng, 1500)))
-        for t in range(4)
-    }
+def _tenant_traffic(rng: random.Random, sessions: dict[str, Prompt]) -> Iterator[Request]:
+    """40 turns, each of a tenant drawn at random, 1-30 s apart (within the 5-minute TTL)."""
     at = 0.0
     for _ in range(40):
         name = rng.choice(sorted(sessions))
@@ -145,6 +141,15 @@ def tenants(rng: random.Random) -> Iterator[Request]:
         yield Request(at, name, prompt)
         sessions[name] = prompt.commit_tail(prose(rng, 200))
         at += rng.uniform(1, 30)
+
+
+def tenants(rng: random.Random) -> Iterator[Request]:
+    shared = _base(rng, tools=10, system_tokens=4000)
+    sessions = {
+        f"tenant{t}": shared.add_docs(Doc(title=f"Tenant {t} profile", text=prose(rng, 1500)))
+        for t in range(4)
+    }
+    yield from _tenant_traffic(rng, sessions)
 
 
 def tenants_split(rng: random.Random) -> Iterator[Request]:
@@ -157,13 +162,7 @@ def tenants_split(rng: random.Random) -> Iterator[Request]:
         .add_system(policy, f"You serve tenant {t}. " + prose(rng, 300))
         for t in range(4)
     }
-    at = 0.0
-    for _ in range(40):
-        name = rng.choice(sorted(sessions))
-        prompt = sessions[name].with_tail(prose(rng, 60))
-        yield Request(at, name, prompt)
-        sessions[name] = prompt.commit_tail(prose(rng, 200))
-        at += rng.uniform(1, 30)
+    yield from _tenant_traffic(rng, sessions)
 
 
 WORKLOADS: dict[str, Callable[[random.Random], Iterator[Request]]] = {
