@@ -157,12 +157,13 @@ def plan(
     `min_tokens` overrides the model's minimum from the table.
 
     `conversation` (the default) treats a prompt whose history holds a user turn answered by the
-    assistant as one turn of a chat or agent loop: the next request is this one plus a reply and a new user turn. Two
-    placement rules follow: the end of the tail is cached too (the next request repeats it as
-    history), unless the vendor's automatic breakpoint already marks it; and without `previous=`
-    the lookback breakpoint goes at the end of the newest user turn of the history (where the
-    previous request's entries end) only when more content blocks than the lookback follow it,
-    instead of a lagging breakpoint 15 blocks back; otherwise the slot goes to the layer ends.
+    assistant as one turn of a chat or agent loop: the next request is this one plus a reply and
+    a new user turn. Two placement rules follow: the end of the tail is cached too (the next
+    request repeats it as history), unless the vendor's automatic breakpoint already marks it;
+    and without `previous=` the lookback breakpoint goes at the end of the newest user turn of
+    the history (where the previous request's entries end) only when more content blocks than
+    the lookback follow it, instead of a lagging breakpoint 15 blocks back; otherwise the slot
+    goes to the layer ends.
     `conversation=False` keeps the rules-only placement (prefix end, lagging lookback, layer
     ends). A prompt with no answered user turn in its history (one-shot questions over documents)
     is planned the same either way.
