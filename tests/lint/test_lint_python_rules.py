@@ -691,6 +691,33 @@ def test_lists_and_dicts_that_double_in_every_statement_stay_cheap() -> None:
     assert [f.code for f in lint_python_source(source)] == ["PC501"]
 
 
+def test_a_long_concatenation_is_followed_to_its_end() -> None:
+    # `a + b + c + ...` nests one level per operand; past the analysis's depth limit the clock
+    # in it used to be dropped and the file reported clean.
+    parts = " + ".join(["part"] * 60)
+    source = (
+        "from datetime import datetime\n"
+        "def build_system_prompt(part):\n"
+        f"    return 'Today ' + str(datetime.now()) + {parts}\n"
+    )
+    assert findings(source) == [(3, "PC501")]
+
+
+def test_an_expression_too_deep_to_follow_is_reported_not_called_clean() -> None:
+    # A clock under 45 nested calls: the analysis stops following at its depth limit, and says
+    # so on that line rather than reporting the file clean.
+    nested = "str(" * 45 + "datetime.now()" + ")" * 45
+    source = (
+        "from datetime import datetime\n"
+        "def build_system_prompt():\n"
+        f"    return 'Today ' + {nested}\n"
+    )
+    (finding,) = lint_python_source(source)
+    assert (finding.line, finding.code, finding.severity) == (3, "PC500", "error")
+    assert "nested too deeply to analyse" in finding.message
+    assert "cannot parse" not in finding.message
+
+
 # Precision, found by linting promptcache's own code and benchmarks (each was a false alarm).
 PRECISION = [
     (

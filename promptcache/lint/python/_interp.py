@@ -194,6 +194,7 @@ class Analysis:
             else:
                 frame.block(function.node.body)
         except RecursionError:
+            function.module.unfollowed.add(function.node.lineno)
             frame.returns.append(EMPTY)
         returned = _merge_all(frame.returns) if frame.returns else EMPTY
         if not isinstance(function.node, ast.Lambda) and _SYSTEM_NAME.match(function.node.name):
@@ -570,13 +571,13 @@ class _Frame:
         # Leaves (half of all expressions) evaluate nothing below them: no depth to track, as
         # long as one at the limit is cut off as the general path below cuts it off.
         if kind is ast.Name:
-            return EMPTY if self.depth >= _MAX_DEPTH else self._e_Name(node)  # type: ignore[arg-type]
+            return self.cut_off(node) if self.depth >= _MAX_DEPTH else self._e_Name(node)  # type: ignore[arg-type]
         if kind is ast.Constant:
             return EMPTY if self.depth >= _MAX_DEPTH else self._e_Constant(node)  # type: ignore[arg-type]
         self.depth += 1
         try:
             if self.depth > _MAX_DEPTH:
-                return EMPTY
+                return self.cut_off(node)
             handler = _EXPRESSIONS.get(type(node))
             if handler is None:
                 return join_values(
@@ -586,6 +587,11 @@ class _Frame:
             return result
         finally:
             self.depth -= 1
+
+    def cut_off(self, node: ast.expr) -> Value:
+        """An expression nested too deeply to follow: not followed, and the module says so."""
+        self.module.unfollowed.add(node.lineno)
+        return EMPTY
 
     def _e_Constant(self, node: ast.Constant) -> Value:
         if isinstance(node.value, str):
@@ -641,7 +647,15 @@ class _Frame:
         return Value(deps=deps, pieces=concat_pieces(parts), kind="str", fixed=True)
 
     def _e_BinOp(self, node: ast.BinOp) -> Value:
-        return self.binop(node.op, self.eval(node.left), self.eval(node.right), node)
+        # `a + b + c + ...` nests on the left, one level per operand: walk such a chain in a
+        # loop, so a long concatenation is followed whole rather than cut off at _MAX_DEPTH.
+        chain = [node]
+        while isinstance(chain[-1].left, ast.BinOp) and type(chain[-1].left.op) is type(node.op):
+            chain.append(chain[-1].left)
+        value = self.eval(chain[-1].left)
+        for link in reversed(chain):
+            value = self.binop(link.op, value, self.eval(link.right), link)
+        return value
 
     def binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         if isinstance(op, ast.Add):

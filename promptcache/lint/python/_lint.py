@@ -161,8 +161,17 @@ class PythonLinter:
             hits = self.last_hits = self.analysis.analyse(module, relevant)
         except RecursionError:
             message = "the module is nested too deeply to analyse; it was not checked"
-            return self._select([_parse_error(display, 1, message)])
+            return self._select([_unchecked(display, 1, message)])
         findings = _findings(hits, display, self.config)
+        findings.extend(
+            _unchecked(
+                display,
+                line,
+                "an expression on this line is nested too deeply to analyse; "
+                "what it computes was not checked",
+            )
+            for line in sorted(module.unfollowed)
+        )
         return self._select(_suppress(findings, source))
 
     def _select(self, findings: list[Finding]) -> list[Finding]:
@@ -239,12 +248,17 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
 
 
 def _parse_error(path: str, line: int, message: str) -> Finding:
+    return _unchecked(path, line, f"cannot parse the Python file: {message}")
+
+
+def _unchecked(path: str, line: int, message: str) -> Finding:
+    """A PC500 finding: what `message` names was not checked (never reported as clean)."""
     return Finding(
         path=path,
         line=line,
         column=1,
         code="PC500",
-        message=f"cannot parse the Python file: {message}",
+        message=message,
         severity=RULES["PC500"].severity,
     )
 

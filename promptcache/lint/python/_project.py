@@ -42,6 +42,7 @@ class Module:
     state: str = "new"  # new -> running -> done (a module only imported from is never run whole)
     pending: set[str] = field(default_factory=set)  # globals being evaluated on demand
     hits: list[object] = field(default_factory=list)  # what reached a prefix, sited here
+    unfollowed: set[int] = field(default_factory=set)  # lines nested too deeply to analyse
     _index: dict[str, ast.stmt] | None = None
     _lines: list[bytes] | None = None
 
@@ -172,6 +173,7 @@ class Project:
                 module.globals.clear()
                 module.hits.clear()
                 module.pending.clear()
+                module.unfollowed.clear()
                 module._index = None
         self._by_path.clear()
         self._by_name.clear()

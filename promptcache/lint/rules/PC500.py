@@ -4,7 +4,9 @@ A Python file cannot be parsed, so nothing in it was checked.
 Why:
     The Python rules read the module's syntax tree. A file with a syntax error (or one that is
     not UTF-8 text) cannot be analysed at all; reporting it keeps the linter from calling an
-    unchecked file clean.
+    unchecked file clean. An expression nested too deeply for the analysis to follow (a call
+    inside a call, 40 levels down) is reported the same way, on its line: what it computes was
+    not checked.
 
 Bad:
     def build_system(:
