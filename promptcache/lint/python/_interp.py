@@ -1534,11 +1534,20 @@ def _sorted(
 ) -> Value | None:
     if receiver is not None or not args:
         return None
-    deps = {d for d in args[0].deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
-    key = keywords.get("key")
-    if key is not None and _uses_hash(node):
-        deps.add(frame.taint("PC505", f"`{_label(frame.module, node)}` orders by hash()", node))
-    return Value(deps=frozenset(deps), kind="list")
+    return _sorted_value(frame, args[0].deps, node)
+
+
+def _sorted_value(frame: _Frame, deps: frozenset[Dep], node: ast.Call) -> Value:
+    """The list `sorted(...)` or `.sort()` makes: its order is fixed, unless keyed by hash()."""
+    kept = _without_order(deps)
+    if _uses_hash(node):
+        kept.add(frame.taint("PC505", f"`{_label(frame.module, node)}` orders by hash()", node))
+    return Value(deps=frozenset(kept), kind="list")
+
+
+def _without_order(deps: Iterable[Dep]) -> set[Dep]:
+    """`deps` less order variation (PC504, PC505): sorting or an aggregate (`len`, `sum`) ends it."""
+    return {d for d in deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
 
 
 def _uses_hash(node: ast.Call) -> bool:
@@ -1560,7 +1569,7 @@ def _order_free(
 ) -> Value | None:
     if receiver is not None:
         return None
-    deps = {d for a in args for d in a.deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
+    deps = _without_order(d for a in args for d in a.deps)
     return Value(deps=frozenset(deps)) if deps else EMPTY
 
 
@@ -1730,10 +1739,7 @@ def _mutate(
     elif method == "add" and args and receiver.kind == "set":
         updated = receiver.with_deps(args[0].deps)
     elif method == "sort":
-        deps = {d for d in receiver.deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
-        if _uses_hash(node):
-            deps.add(frame.taint("PC505", f"`{_label(frame.module, node)}` orders by hash()", node))
-        updated = Value(deps=frozenset(deps), kind="list")
+        updated = _sorted_value(frame, receiver.deps, node)
     else:
         return None
     frame.assign(_as_store(target), updated)
