@@ -205,7 +205,7 @@ class Analysis:
                 if not _is_decorated(function.node)
                 else "Pydantic AI system prompt"
             )
-            frame.sink_value(what, "system", returned, function.node, history=True)
+            frame.sink_value(what, "system", returned, function.node)
         function.ret = returned
         function.running = False
         if function.pending and not isinstance(function.node, ast.Lambda):
@@ -516,9 +516,7 @@ class _Frame:
             else ""
         )
         if named and value.deps and _SYSTEM_NAME.match(named):
-            self.sink_value(
-                f"`{named}`, named as a system prompt", "system", value, target, history=True
-            )
+            self.sink_value(f"`{named}`, named as a system prompt", "system", value, target)
         if isinstance(target, ast.Name):
             self.env[target.id] = value
         elif isinstance(target, ast.Tuple | ast.List):
@@ -744,7 +742,7 @@ class _Frame:
             content = message.field("content")
             if content is None:
                 content = Value(deps=message.deps - role.deps)
-            self.sink_value(f"{role.text} message", "system", content, node, history=True)
+            self.sink_value(f"{role.text} message", "system", content, node)
 
     def _e_List(self, node: ast.List | ast.Tuple) -> Value:
         items = []
@@ -761,7 +759,7 @@ class _Frame:
             and len(items) == 2
             and items[0].text in ("system", "developer")
         ):
-            self.sink_value("system message tuple", "system", items[1], node, history=True)
+            self.sink_value("system message tuple", "system", items[1], node)
         return result
 
     _e_Tuple = _e_List
@@ -1065,9 +1063,7 @@ class _Frame:
             return self.call_sink(sink, node, args, keywords, splats)
         for keyword, value in keywords.items():
             if keyword in _SYSTEM_KEYWORDS and value.deps:
-                self.sink_value(
-                    f"`{keyword}=` of `{_short(name)}()`", "system", value, node, history=True
-                )
+                self.sink_value(f"`{keyword}=` of `{_short(name)}()`", "system", value, node)
         if receiver is not None and receiver.kind in ("ptemplate", "chain"):
             return self.template_call(last, receiver, node, args, keywords)
         if (
@@ -1082,7 +1078,7 @@ class _Frame:
             and args
             and args[0].items is not None
         ):
-            self.sink_value(f"`{last}` messages", "messages", args[0], node, history=True)
+            self.sink_value(f"`{last}` messages", "messages", args[0], node)
         if receiver is not None and last in _SHAPING_METHODS:
             return receiver.with_deps(join_values(args).deps)
         if receiver is not None and last in _PASS_METHODS:
@@ -1119,13 +1115,13 @@ class _Frame:
     ) -> Value:
         for index, role in sink.positional:
             if index < len(args):
-                self.sink_value(sink.api, role, args[index], node, history=role != "template")
+                self.sink_value(sink.api, role, args[index], node)
         for keyword, role in sink.keywords:
             if keyword in keywords:
-                self.sink_value(sink.api, role, keywords[keyword], node, history=role != "template")
+                self.sink_value(sink.api, role, keywords[keyword], node)
         for splat in splats:
             if splat.fields is None and splat.deps:
-                self.sink_value(sink.api, "opaque", splat, node, history=True)
+                self.sink_value(sink.api, "opaque", splat, node)
         if "partial_variables" in keywords:
             self.template_variables(
                 self.template_info(sink, args, keywords), keywords["partial_variables"], node
@@ -1141,9 +1137,7 @@ class _Frame:
 
     # -- sinks ------------------------------------------------------------------------------
 
-    def sink_value(
-        self, api: str, role: str, value: Value, node: ast.AST, *, history: bool
-    ) -> None:
+    def sink_value(self, api: str, role: str, value: Value, node: ast.AST) -> None:
         if role in ("system", "tools"):
             pieces = flatten(value)
             for dep in value.deps:
@@ -1159,13 +1153,13 @@ class _Frame:
             for key, sub in (("system_instruction", "system"), ("tools", "tools")):
                 found = value.field(key)
                 if found is not None:
-                    self.sink_value(api, sub, found, node, history=True)
+                    self.sink_value(api, sub, found, node)
         elif role == "body":
             inner = value.meta if value.kind == "json" and isinstance(value.meta, Value) else value
             for key, sub in (("system", "system"), ("messages", "messages"), ("tools", "tools")):
                 found = inner.field(key)
                 if found is not None:
-                    self.sink_value(api, sub, found, node, history=True)
+                    self.sink_value(api, sub, found, node)
         elif role == "template":
             self.last_turn(api, value, node, role="template")
         elif role == "chat_template":
@@ -1176,7 +1170,6 @@ class _Frame:
                     and item.items[0].text in ("system", "developer")
                 ):
                     continue  # the tuple is a sink of its own (see _e_List)
-        del history
 
     def messages(self, api: str, value: Value, node: ast.AST) -> None:
         if value.items is None:
@@ -1318,7 +1311,7 @@ class _Frame:
                 continue
             after, system = info[name]
             if system:
-                self.sink_value("LangChain prompt template", "system", value, node, history=True)
+                self.sink_value("LangChain prompt template", "system", value, node)
             else:
                 limit = max(self.a.config.threshold, 1) * 4
                 for dep in value.deps:
