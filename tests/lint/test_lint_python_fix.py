@@ -54,6 +54,26 @@ def test_fix_leaves_what_it_cannot_prove_safe() -> None:
     assert _fix(source) == source
 
 
+def test_fix_counts_only_what_it_rewrote() -> None:
+    # `sort_keys=False` is the user's own choice: it is reported, not rewritten, and the count
+    # of fixes (shown as "Fixed N problem(s).") must not include it.
+    source = textwrap.dedent(
+        """
+        import json
+
+        def ask(client, question, tools, rules):
+            catalog = {t.name: t.schema for t in tools}
+            policy = {r.name: r.text for r in rules}
+            system = "Tools: " + json.dumps(catalog) + " Rules: " + json.dumps(policy, sort_keys=False)
+            return client.messages.create(model="m", max_tokens=9, system=system, messages=[])
+        """
+    )
+    result = fix_source(source, display="agent.py", linter=PythonLinter(LintConfig()))
+    assert "json.dumps(catalog, sort_keys=True)" in result.source
+    assert "json.dumps(policy, sort_keys=False)" in result.source
+    assert result.applied == 1
+
+
 def test_cli_fix_rewrites_in_place_and_reports_the_rest(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     agent = tmp_path / "agent.py"
     agent.write_text(

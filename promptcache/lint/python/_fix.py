@@ -34,6 +34,7 @@ def fix_source(
     linter.lint_source(source, display=display, file=file)
     edits: list[tuple[int, str]] = []
     seen: set[tuple[str, int, int]] = set()
+    applied = 0  # the sites rewritten (a site seen but left as it is does not count)
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError):
@@ -55,9 +56,11 @@ def fix_source(
             last = (call.keywords or call.args)[-1]
             assert last.end_lineno is not None and last.end_col_offset is not None
             edits.append((_offset(lines, last.end_lineno, last.end_col_offset), ", sort_keys=True"))
+            applied += 1
         elif kind == "sorted":
             edits.append((_offset(lines, line, col), "sorted("))
             edits.append((_offset(lines, end_line, end_col), ")"))
+            applied += 1
     if not edits:
         return FixResult(source=source, applied=0)
     text = source
@@ -67,7 +70,7 @@ def fix_source(
         ast.parse(text)
     except SyntaxError:
         return FixResult(source=source, applied=0)
-    return FixResult(source=text, applied=len(seen))
+    return FixResult(source=text, applied=applied)
 
 
 def fix_file(path: Path, *, display: str, linter: PythonLinter) -> int:
