@@ -90,3 +90,15 @@ def test_cli_fix_rewrites_in_place_and_reports_the_rest(tmp_path: Path, capsys) 
     out = capsys.readouterr()
     assert "PC501" in out.out and "PC503" not in out.out and "PC504" not in out.out
     assert "Fixed 2 problem(s)." in out.err
+
+
+def test_cli_fix_keeps_the_file_mode(tmp_path: Path) -> None:
+    # The rewrite replaces the file with a new one: it must keep the permissions (an
+    # executable script stays executable).
+    agent = tmp_path / "agent.py"
+    agent.write_text(BUSTERS, encoding="utf-8")
+    agent.chmod(0o750)
+    (tmp_path / "pyproject.toml").write_text("[tool.promptcache.lint]\n", encoding="utf-8")
+    main(["lint", "--fix", "--config", str(tmp_path / "pyproject.toml"), str(agent)])
+    assert "sort_keys=True" in agent.read_text(encoding="utf-8")
+    assert agent.stat().st_mode & 0o777 == 0o750

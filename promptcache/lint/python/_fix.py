@@ -9,6 +9,7 @@ other finding is left for a person; the rewritten module must parse or nothing i
 from __future__ import annotations
 
 import ast
+import shutil
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,6 +84,7 @@ def fix_file(path: Path, *, display: str, linter: PythonLinter) -> int:
     if result.applied:
         temporary = path.with_name(path.name + ".promptcache-fix")
         temporary.write_text(result.source, encoding="utf-8")
+        shutil.copymode(path, temporary)  # an executable script stays executable
         temporary.replace(path)
     return result.applied
 
