@@ -2,7 +2,8 @@
 Score a Python linter on tests/lint/pycorpus: recall on labelled busters, false alarms on clean files.
 
 A buster is labelled in the corpus file itself: `# label: PC501` on its line, or `# label@N: PC502`
-for line N (when the line is inside a string). Files named `c*.py` are clean.
+for line N (when the line is inside a string). Files named `c*.py` (`sc*.py` among the synthetic
+ones) are clean.
 
     python -m tests.lint._pycorpus            # promptcache's figures
     python -m tests.lint._pycorpus --pcdlint  # the same files through pcdlint, when installed
@@ -76,7 +77,7 @@ def score(
     noisy: list[str] = []
     for path, marks in labels(folder).items():
         got = findings.get(path.resolve(), set())
-        if path.name.startswith("c") and not marks:
+        if path.name.startswith(("c", "sc")) and not marks:
             clean += 1
             if got:
                 noisy_clean += 1
