@@ -573,6 +573,26 @@ def test_a_finding_never_carries_prompt_text() -> None:
     assert secret not in finding.message
 
 
+def test_a_finding_names_the_code_without_its_string_literals() -> None:
+    # The label quotes the code that varies; prompt text written inside that code (the choices
+    # of a random pick, the values of a dumped dict, an f-string) must not come with it.
+    secret = "Top secret internal escalation policy wording"
+    source = f"""
+    import json, random
+    def ask(client, history, catalog):
+        return client.messages.create(model="m", max_tokens=9,
+            system=random.choice(["{secret}", "b"]) + json.dumps({{"p": f"{secret} {{catalog}}", **catalog}}),
+            messages=history)
+    """
+    found = lint_python_source(textwrap.dedent(source))
+    assert sorted(f.code for f in found) == ["PC501", "PC503"]
+    for finding in found:
+        assert secret not in finding.message and "Top secret" not in finding.message
+    messages = " ".join(f.message for f in found)
+    assert '`random.choice(["...", "..."])`' in messages
+    assert '`json.dumps({"...": "...", **catalog})`' in messages
+
+
 def test_noqa_comments() -> None:
     source = """
     import time

@@ -347,9 +347,31 @@ def _label(module: Module, node: ast.AST) -> str:
     line, end_line = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
     start, end = getattr(node, "col_offset", 0), getattr(node, "end_col_offset", 0)
     raw = module.line_bytes(line)
-    text = raw[start:end] if end_line == line else raw[start:] + b" ..."
+    end = end if end_line == line else len(raw)
+    text = _without_text(raw, node, line, start, end) + (b"" if end_line == line else b" ...")
     label = " ".join(text.decode("utf-8", "replace").split()) or type(node).__name__
     return label if len(label) <= 60 else label[:57] + "..."
+
+
+def _without_text(raw: bytes, node: ast.AST, line: int, start: int, end: int) -> bytes:
+    """
+    `raw[start:end]` (of line `line`) with each string literal of `node` in it shown as
+    `"..."`: a label names code, and its literals may be prompt text, which no finding carries.
+    """
+    spans = []
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.JoinedStr | ast.Constant) or sub.lineno != line:
+            continue
+        if isinstance(sub, ast.Constant) and not isinstance(sub.value, str | bytes):
+            continue
+        stop = sub.end_col_offset if sub.end_lineno == line else None
+        spans.append((max(sub.col_offset, start), min(stop or end, end)))
+    kept, position = b"", start
+    for first, stop in sorted(spans):
+        if first >= position:  # a literal inside an f-string already hidden is skipped
+            kept += raw[position:first] + b'"..."'
+            position = stop
+    return kept + raw[position:end]
 
 
 class _Frame:
