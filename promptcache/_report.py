@@ -176,6 +176,22 @@ class Report:
             return None
         return self.cost_without_cache - self.cost
 
+    def totals(self) -> GroupSummary:
+        """The whole log as one group named "(all)": the row a report without --by has."""
+        return GroupSummary(
+            group="(all)",
+            records=self.records,
+            uncached_input=self.uncached_input,
+            cache_read=self.cache_read,
+            cache_write=self.cache_write,
+            output=self.output,
+            cost=self.cost,
+            invalidations=self.events,
+            tokens_lost=sum(c.tokens_lost for c in self.invalidations),
+            unreported_records=self.unreported_records,
+            unreported_input=self.unreported_input,
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "records": self.records,

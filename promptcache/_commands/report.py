@@ -252,43 +252,11 @@ def _gates(report: Report, fail_under: float | None, max_events: int | None) -> 
 
 def render_csv(report: Report) -> str:
     """One row per group (--by), or one row of totals; the columns of `GroupSummary.to_json`."""
+    rows = [group.to_json() for group in report.groups or (report.totals(),)]
     out = io.StringIO()
-    columns = [
-        "group",
-        "records",
-        "hit_rate",
-        "input",
-        "uncached_input",
-        "cache_read",
-        "cache_write",
-        "output",
-        "cost",
-        "invalidations",
-        "tokens_lost",
-        "unreported_records",
-    ]
-    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
     writer.writeheader()
-    if report.groups:
-        for group in report.groups:
-            writer.writerow(group.to_json())
-    else:
-        writer.writerow(
-            {
-                "group": "(all)",
-                "records": report.records,
-                "hit_rate": report.hit_rate,
-                "input": report.total_input,
-                "uncached_input": report.uncached_input,
-                "cache_read": report.cache_read,
-                "cache_write": report.cache_write,
-                "output": report.output,
-                "cost": report.cost,
-                "invalidations": report.events,
-                "tokens_lost": sum(c.tokens_lost for c in report.invalidations),
-                "unreported_records": report.unreported_records,
-            }
-        )
+    writer.writerows(rows)
     return out.getvalue()
 
 
