@@ -108,6 +108,7 @@ class GroupSummary:
     tokens_lost: int
     unreported_records: int = 0
     unreported_input: int = 0
+    unpriced_records: int = 0  # left out of `cost`: a partial sum says how partial it is
 
     @property
     def total_input(self) -> int:
@@ -131,6 +132,7 @@ class GroupSummary:
             "invalidations": self.invalidations,
             "tokens_lost": self.tokens_lost,
             "unreported_records": self.unreported_records,
+            "unpriced_records": self.unpriced_records,
         }
 
 
@@ -190,6 +192,7 @@ class Report:
             tokens_lost=sum(c.tokens_lost for c in self.invalidations),
             unreported_records=self.unreported_records,
             unreported_input=self.unreported_input,
+            unpriced_records=self.unpriced_records,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -696,6 +699,7 @@ def _groups(builder: ReportBuilder, grouping: str) -> tuple[GroupSummary, ...]:
             tokens_lost=g.lost,
             unreported_records=g.unreported,
             unreported_input=g.unreported_input,
+            unpriced_records=g.records - g.priced,
         )
         for name, g in sorted(builder._groups[grouping].items(), key=order)
     )

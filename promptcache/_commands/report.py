@@ -286,6 +286,8 @@ def render_text(report: Report) -> str:
         for name, g in zip(names, report.groups, strict=True):
             hit = "n/a" if g.hit_rate is None else f"{g.hit_rate:6.1%}"
             cost = "" if g.cost is None else f"  {_money(g.cost, report.currency)}"
+            if g.cost is not None and g.unpriced_records:
+                cost += f" ({g.unpriced_records:,} unpriced)"
             lines.append(
                 f"  {name:<{width}}  {g.records:>8,} records  hit {hit}  "
                 f"{g.invalidations:>5,} invalidations{cost}"

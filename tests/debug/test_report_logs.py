@@ -437,6 +437,7 @@ REPORT_JSON = {
         "invalidations",
         "tokens_lost",
         "unreported_records",
+        "unpriced_records",
     ],
 }
 
@@ -598,3 +599,24 @@ def test_a_glob_of_nothing_readable_is_an_error_after_naming_each_match(
     assert "symlink loop" in caplog.text
     assert main(["report", str(tmp_path / "calls*")]) == 2
     assert "no readable file matches" in capsys.readouterr().err
+
+
+def test_a_group_with_unpriced_records_says_how_many_its_cost_leaves_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a group's cost sums only the records that could be priced: without the count, a group
+    # with a model the price tables do not know shows a partial cost as if it were the whole
+    records = [json.loads(line) for line in _log()]
+    for record in records[3:5]:  # session s0's last two turns, on a model nobody prices
+        record["request"]["model"] = "not-a-real-model"
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    groups = {g["group"]: g for g in _json(capsys, str(log), "--by", "key")["groups"]}  # type: ignore[union-attr]
+    assert groups["s0"]["unpriced_records"] == 2 and groups["s0"]["cost"] > 0
+    assert groups["s1"]["unpriced_records"] == 0
+    assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
+    rows = {r["group"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert rows["s0"]["unpriced_records"] == "2"
+    assert main(["report", str(log), "--by", "key"]) == 0
+    (s0,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  s0")]
+    assert "(2 unpriced)" in s0
