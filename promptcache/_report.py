@@ -255,7 +255,6 @@ class _Counts:
 @dataclass(slots=True)
 class _Totals(_Counts):
     without: float = 0.0
-    unpriced: int = 0
     events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost_cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
@@ -584,9 +583,7 @@ def _add(
     model = model_of(request, usage)
     priced = pricer.price(usage, vendor, model)
     totals.count(usage, priced)
-    if priced is None:
-        totals.unpriced += 1
-    else:
+    if priced is not None:
         totals.without += priced[1]
     if event is not None:
         if at is None and event.cause == "none":
@@ -726,7 +723,7 @@ def _summary(builder: ReportBuilder) -> Report:
         output=totals.output,
         cost=totals.cost if priced else None,
         cost_without_cache=totals.without if priced else None,
-        unpriced_records=totals.unpriced,
+        unpriced_records=totals.records - totals.priced,
         invalidations=tuple(causes),
         currency=currency,
         skipped=builder._skipped,

@@ -611,7 +611,9 @@ def test_a_group_with_unpriced_records_says_how_many_its_cost_leaves_out(
         record["request"]["model"] = "not-a-real-model"
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
-    groups = {g["group"]: g for g in _json(capsys, str(log), "--by", "key")["groups"]}  # type: ignore[union-attr]
+    data = _json(capsys, str(log), "--by", "key")
+    assert data["cost"]["unpriced_records"] == 2  # type: ignore[index]
+    groups = {g["group"]: g for g in data["groups"]}  # type: ignore[attr-defined]
     assert groups["s0"]["unpriced_records"] == 2 and groups["s0"]["cost"] > 0
     assert groups["s1"]["unpriced_records"] == 0
     assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
@@ -620,3 +622,5 @@ def test_a_group_with_unpriced_records_says_how_many_its_cost_leaves_out(
     assert main(["report", str(log), "--by", "key"]) == 0
     (s0,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  s0")]
     assert "(2 unpriced)" in s0
+    assert main(["report", str(log)]) == 0
+    assert "(2 records unpriced)" in capsys.readouterr().out
