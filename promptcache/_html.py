@@ -13,6 +13,7 @@ from datetime import datetime
 from html import escape
 
 from ._report import GroupSummary, Report
+from ._report import money as _money
 
 __all__ = ["render_html"]
 
@@ -30,12 +31,6 @@ max-height:12em;overflow:auto}svg text{font-size:11px;fill:#4a5260}.none{color:#
 
 def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.1%}"
-
-
-def _money(value: float | None, currency: str) -> str:
-    if value is None:
-        return "n/a"
-    return f"${value:,.4f}" if currency == "USD" else f"{value:,.4f} {currency}"
 
 
 def _line_chart(points: Sequence[tuple[str, float | None]], title: str, percent: bool) -> str:

@@ -45,6 +45,7 @@ __all__ = [
     "Report",
     "ReportBuilder",
     "build_report",
+    "money",
 ]
 
 GROUPINGS = ("key", "model", "vendor", "hour", "day")
@@ -302,6 +303,13 @@ class _Pricer:
         full = self.price(_input(tokens, 0, vendor, model), vendor, model)
         read = self.price(_input(0, tokens, vendor, model), vendor, model)
         return None if full is None or read is None else full[0] - read[0]
+
+
+def money(value: float | None, currency: str) -> str:
+    """An amount as the report pages and tables show it; "n/a" when it is unknown."""
+    if value is None:
+        return "n/a"
+    return f"${value:,.4f}" if currency == "USD" else f"{value:,.4f} {currency}"
 
 
 def _hit_rate(read: int, total: int, unreported: int) -> float | None:

@@ -18,6 +18,7 @@ import orjson
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
 from .._printable import printable
 from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder
+from .._report import money as _money
 from ._io import add_vendor_option, output_file, write_output
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
@@ -315,7 +316,3 @@ def _cost_line(report: Report) -> str:
         f"{_money(report.cost_without_cache, report.currency)} without caching, "
         f"{_money(report.savings or 0.0, report.currency)} saved{unpriced}"
     )
-
-
-def _money(value: float, currency: str) -> str:
-    return f"${value:,.4f}" if currency == "USD" else f"{value:,.4f} {currency}"
