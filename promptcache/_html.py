@@ -14,6 +14,7 @@ from html import escape
 
 from ._report import GroupSummary, Report
 from ._report import money as _money
+from ._report import unpriced_note as _unpriced
 
 __all__ = ["render_html"]
 
@@ -100,7 +101,8 @@ def _keys(groups: Sequence[GroupSummary], currency: str, shown: int = 20) -> str
     rows = "".join(
         f'<tr data-key="{escape(g.group)}"><td>{escape(g.group)}</td>'
         f'<td class="n">{g.records:,}</td><td class="n">{_pct(g.hit_rate)}</td>'
-        f'<td class="n">{g.invalidations:,}</td><td class="n">{_money(g.cost, currency)}</td></tr>'
+        f'<td class="n">{g.invalidations:,}</td><td class="n">{_money(g.cost, currency)}'
+        f"{_unpriced(g)}</td></tr>"
         for g in costly
     )
     return (

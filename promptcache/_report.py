@@ -46,6 +46,7 @@ __all__ = [
     "ReportBuilder",
     "build_report",
     "money",
+    "unpriced_note",
 ]
 
 GROUPINGS = ("key", "model", "vendor", "hour", "day")
@@ -310,6 +311,13 @@ def money(value: float | None, currency: str) -> str:
     if value is None:
         return "n/a"
     return f"${value:,.4f}" if currency == "USD" else f"{value:,.4f} {currency}"
+
+
+def unpriced_note(group: GroupSummary) -> str:
+    """How many records a group's partial cost leaves out, to follow the cost; "" for none."""
+    if group.cost is None or not group.unpriced_records:
+        return ""
+    return f" ({group.unpriced_records:,} unpriced)"
 
 
 def _hit_rate(read: int, total: int, unreported: int) -> float | None:

@@ -17,7 +17,7 @@ import orjson
 
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
 from .._printable import printable
-from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder
+from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder, unpriced_note
 from .._report import money as _money
 from ._io import add_vendor_option, output_file, write_output
 
@@ -287,8 +287,7 @@ def render_text(report: Report) -> str:
         for name, g in zip(names, report.groups, strict=True):
             hit = "n/a" if g.hit_rate is None else f"{g.hit_rate:6.1%}"
             cost = "" if g.cost is None else f"  {_money(g.cost, report.currency)}"
-            if g.cost is not None and g.unpriced_records:
-                cost += f" ({g.unpriced_records:,} unpriced)"
+            cost += unpriced_note(g)
             lines.append(
                 f"  {name:<{width}}  {g.records:>8,} records  hit {hit}  "
                 f"{g.invalidations:>5,} invalidations{cost}"

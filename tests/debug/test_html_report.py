@@ -135,3 +135,17 @@ def test_the_charts_place_each_hour_by_its_time(
     xs = [float(x) for x in re.findall(r'<circle cx="([0-9.]+)"', chart)]
     assert len(xs) == 3
     assert abs((xs[1] - xs[0]) / (xs[2] - xs[0]) - 0.1) < 0.01  # 1 hour of 10
+
+
+def test_a_keys_partial_cost_says_how_many_records_it_leaves_unpriced(tmp_path: Path) -> None:
+    records = [json.loads(line) for line in _log()]
+    for record in records[3:5]:  # session s0's last two turns, on a model nobody prices
+        record["request"]["model"] = "not-a-real-model"
+    log = tmp_path / "calls.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    page = tmp_path / "report.html"
+    assert main(["report", str(log), "--html", str(page)]) == 0
+    rows = page.read_text().split('<tr data-key="')
+    (s0,) = [row.split("</tr>")[0] for row in rows if row.startswith('s0"')]
+    (s1,) = [row.split("</tr>")[0] for row in rows if row.startswith('s1"')]
+    assert "(2 unpriced)" in s0 and "unpriced" not in s1
