@@ -193,7 +193,9 @@ def _price(
 
 
 def _quiet() -> logging.Logger:
+    """The monitor's logger for the demo: its misses are shown on screen, not logged again."""
     logger = logging.getLogger("promptcache.demo")
     logger.propagate = False
-    logger.addHandler(logging.NullHandler())
+    if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+        logger.addHandler(logging.NullHandler())
     return logger

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import warnings
 from typing import Any
 
@@ -22,3 +23,17 @@ def test_a_warning_from_the_builder_reaches_the_demo_caller(monkeypatch: Any) ->
     monkeypatch.setattr(adapter, "to_request", warning_to_request)
     with pytest.warns(UserWarning, match="below the cache minimum"):
         demo.run_demo("anthropic")
+
+
+def test_the_demo_session_prompt_trips_no_builder_warning() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        steps = demo.run_demo("openai")
+    assert steps[-1].broken and steps[-1].invalidation is not None
+
+
+def test_repeated_demo_runs_do_not_stack_log_handlers() -> None:
+    demo.run_demo("anthropic")
+    demo.run_demo("anthropic")
+    handlers = logging.getLogger("promptcache.demo").handlers
+    assert sum(isinstance(h, logging.NullHandler) for h in handlers) == 1
