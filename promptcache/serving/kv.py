@@ -206,7 +206,8 @@ def shape_from_config(
     head_dim = _optional_int(cfg, "head_dim") or _derived_head_dim(cfg, heads)
     size = bytes_per_element if bytes_per_element is not None else _dtype_bytes(cfg, config)
     latent = _mla_width(cfg)
-    window, sliding = _sliding(cfg, layers)
+    window, sliding, assumed = _sliding(cfg, layers)
+    notes = [note for note in ("MLA" if latent else "", assumed) if note]
     return KVShape(
         layers=layers,
         kv_heads=kv_heads,
@@ -215,7 +216,7 @@ def shape_from_config(
         sliding_window=window,
         sliding_layers=sliding,
         latent_dim=latent,
-        source="config.json" + (" (MLA)" if latent else ""),
+        source="config.json" + (f" ({'; '.join(notes)})" if notes else ""),
     )
 
 
@@ -274,13 +275,16 @@ def _mla_width(cfg: Mapping[str, Any]) -> int | None:
     return rank + rope
 
 
-def _sliding(cfg: Mapping[str, Any], layers: int) -> tuple[int | None, int]:
-    """(window, sliding layer count) from whichever fields the model family uses."""
+def _sliding(cfg: Mapping[str, Any], layers: int) -> tuple[int | None, int, str]:
+    """
+    (window, sliding layer count, the assumption made or "") from whichever fields the model
+    family uses.
+    """
     window = cfg.get("sliding_window")
     if window is None or cfg.get("use_sliding_window") is False:
         if "layer_types" in cfg and "sliding_attention" in (cfg.get("layer_types") or ()):
             raise InputError("config.json lists sliding_attention layers but no sliding_window")
-        return None, 0
+        return None, 0, ""
     if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
         raise InputError(f"config.json sliding_window must be a positive integer, got {window!r}")
     types = cfg.get("layer_types")
@@ -289,14 +293,23 @@ def _sliding(cfg: Mapping[str, Any], layers: int) -> tuple[int | None, int]:
             raise InputError(
                 f"config.json layer_types has {len(types)} entries for {layers} layers"
             )
-        return window, sum(1 for t in types if t == "sliding_attention")
+        return window, sum(1 for t in types if t == "sliding_attention"), ""
     pattern = cfg.get("sliding_window_pattern")
     if isinstance(pattern, int) and pattern > 0:
-        return window, layers - layers // pattern  # every pattern-th layer is global
+        return window, layers - layers // pattern, ""  # every pattern-th layer is global
     if "max_window_layers" in cfg:
         raise InputError(
             "config.json sets use_sliding_window with max_window_layers; which layers slide "
             "depends on the serving engine. Pass the shape as flags with --sliding-window W "
             "--sliding-layers N"
         )
-    return window, layers  # Mistral-style: every layer slides
+    # Mistral-style: nothing says which layers slide, so all of them are taken to. Say so: a
+    # family that alternates (an older Gemma 2 config) is costed far too low under this reading.
+    return (
+        window,
+        layers,
+        (
+            "every layer assumed sliding: no layer_types or sliding_window_pattern; "
+            "pass --sliding-layers N if fewer slide"
+        ),
+    )

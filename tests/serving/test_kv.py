@@ -126,6 +126,14 @@ def test_mistral_style_window_slides_every_layer() -> None:
     assert shape.sliding_layers == 80
     assert shape.request_bytes(32_768) == shape.request_bytes(4096)
     assert shape.tokens_in(100 * GIB) is None
+    assert "every layer assumed sliding" in shape.source
+    assert "--sliding-layers" in shape.source
+
+
+def test_a_shape_read_from_named_fields_carries_no_assumption() -> None:
+    assert shape_from_config(LLAMA_70B).source == "config.json"
+    named = {**LLAMA_70B, "sliding_window": 4096, "sliding_window_pattern": 4}
+    assert shape_from_config(named).source == "config.json"
 
 
 def test_disabled_window_is_full_attention() -> None:
