@@ -59,7 +59,8 @@ class Emulator:
     """
 
     vendor: ClassVar[str] = ""
-    sdk_client: ClassVar[tuple[str, str, str, str]] = ("", "", "", "")  # module, pip, extra, class
+    # module, pip name, extra, client class (its async twin is "Async" + class)
+    sdk_client: ClassVar[tuple[str, str, str, str]] = ("", "", "", "")
 
     def __init__(self, *, clock: Clock | None = None, responder: Responder | None = None) -> None:
         self.clock: Clock = clock or system_clock
@@ -98,7 +99,12 @@ class Emulator:
 
     def client(self, *, is_async: bool = False, **kwargs: Any) -> Any:
         """The vendor's real SDK client, talking to this emulator; no key or network needed."""
-        raise NotImplementedError
+        sdk = self._sdk()
+        name = self.sdk_client[3]
+        cls = getattr(sdk, f"Async{name}" if is_async else name)
+        kwargs.setdefault("api_key", "emulated-no-key")
+        kwargs.setdefault("max_retries", 0)
+        return cls(http_client=self.http_client(is_async=is_async), **kwargs)
 
     def _sdk(self) -> Any:
         from ..adapters._base import import_sdk

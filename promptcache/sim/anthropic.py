@@ -63,13 +63,6 @@ class AnthropicEmulator(Emulator):
         self.rules = anthropic_rules()
         self._ids = 0
 
-    def client(self, *, is_async: bool = False, **kwargs: Any) -> Any:
-        sdk = self._sdk()
-        cls = sdk.AsyncAnthropic if is_async else sdk.Anthropic
-        kwargs.setdefault("api_key", "emulated-no-key")
-        kwargs.setdefault("max_retries", 0)
-        return cls(http_client=self.http_client(is_async=is_async), **kwargs)
-
     def fork(self) -> AnthropicEmulator:
         """A copy with the same cache entries and clock, for what-if runs."""
         other = AnthropicEmulator(clock=self.clock, responder=self.responder)

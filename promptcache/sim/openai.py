@@ -65,13 +65,6 @@ class OpenAIEmulator(Emulator):
         self.recent: dict[bytes, deque[bytes]] = {}  # breakpoints written, per cache key
         self._ids = 0
 
-    def client(self, *, is_async: bool = False, **kwargs: Any) -> Any:
-        sdk = self._sdk()
-        cls = sdk.AsyncOpenAI if is_async else sdk.OpenAI
-        kwargs.setdefault("api_key", "emulated-no-key")
-        kwargs.setdefault("max_retries", 0)
-        return cls(http_client=self.http_client(is_async=is_async), **kwargs)
-
     def route(self, method: str, path: str, body: Any) -> dict[str, Any]:
         path = path.rstrip("/")
         if method == "POST" and path.endswith("/chat/completions"):

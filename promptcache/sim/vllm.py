@@ -43,12 +43,8 @@ class VLLMEmulator(Emulator):
         self._ids = 0
 
     def client(self, *, is_async: bool = False, **kwargs: Any) -> Any:
-        sdk = self._sdk()
-        cls = sdk.AsyncOpenAI if is_async else sdk.OpenAI
-        kwargs.setdefault("api_key", "emulated-no-key")
         kwargs.setdefault("base_url", "http://vllm.emulated/v1")
-        kwargs.setdefault("max_retries", 0)
-        return cls(http_client=self.http_client(is_async=is_async), **kwargs)
+        return super().client(is_async=is_async, **kwargs)
 
     def route(self, method: str, path: str, body: Any) -> dict[str, Any]:
         if method == "POST" and path.rstrip("/").endswith("/chat/completions"):
