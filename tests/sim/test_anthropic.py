@@ -37,11 +37,6 @@ def send(emulator: AnthropicEmulator, body: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
 def emulator(clock: ManualClock) -> AnthropicEmulator:
     return AnthropicEmulator(clock=clock)
 

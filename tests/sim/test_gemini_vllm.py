@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from promptcache.sim import GeminiEmulator, ManualClock, VLLMEmulator
+from promptcache.sim._base import Reply
 
 BIG = "policy text " * 1200  # about 3,600 tokens: over gemini-2.5-pro's 2,048
 GENERATE = "/v1/models/gemini-2.5-pro:generateContent"
@@ -21,9 +22,15 @@ def contents(question: str) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
+def create_cache(emulator: GeminiEmulator, ttl: str | None = None) -> Reply:
+    """An explicit cache of BIG as the system instruction (`ttl` left out: the default)."""
+    body: dict[str, Any] = {
+        "model": "models/gemini-2.5-pro",
+        "systemInstruction": {"parts": [{"text": BIG}]},
+    }
+    if ttl is not None:
+        body["ttl"] = ttl
+    return emulator.handle("POST", "/v1/cachedContents", body)
 
 
 def test_gemini_implicit_reads_the_shared_prefix(clock: ManualClock) -> None:
@@ -42,15 +49,7 @@ def test_gemini_implicit_reads_the_shared_prefix(clock: ManualClock) -> None:
 
 def test_gemini_explicit_cache_is_read_whole_and_stored_by_the_hour(clock: ManualClock) -> None:
     emulator = GeminiEmulator(clock=clock)
-    status, cache = emulator.handle(
-        "POST",
-        "/v1/cachedContents",
-        {
-            "model": "models/gemini-2.5-pro",
-            "ttl": "600s",
-            "systemInstruction": {"parts": [{"text": BIG}]},
-        },
-    )
+    status, cache = create_cache(emulator, "600s")
     assert status == 200 and cache["name"].startswith("cachedContents/")
     tokens = cache["usageMetadata"]["totalTokenCount"]
     body = {
@@ -76,11 +75,7 @@ def test_gemini_explicit_refusals(clock: ManualClock) -> None:
         },
     )
     assert status == 400 and "too small" in small["error"]["message"]
-    _, cache = emulator.handle(
-        "POST",
-        "/v1/cachedContents",
-        {"model": "models/gemini-2.5-pro", "systemInstruction": {"parts": [{"text": BIG}]}},
-    )
+    _, cache = create_cache(emulator)
     body = {
         "contents": [{"role": "user", "parts": [{"text": "q"}]}],
         "cachedContent": cache["name"],
@@ -92,15 +87,7 @@ def test_gemini_explicit_refusals(clock: ManualClock) -> None:
 
 def test_gemini_update_and_delete(clock: ManualClock) -> None:
     emulator = GeminiEmulator(clock=clock)
-    _, cache = emulator.handle(
-        "POST",
-        "/v1/cachedContents",
-        {
-            "model": "models/gemini-2.5-pro",
-            "ttl": "60s",
-            "systemInstruction": {"parts": [{"text": BIG}]},
-        },
-    )
+    _, cache = create_cache(emulator, "60s")
     name = cache["name"].split("/")[1]
     status, _ = emulator.handle(
         "PATCH", f"/v1/cachedContents/{name}?updateMask=ttl", {"ttl": "3600s"}

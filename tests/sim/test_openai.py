@@ -26,11 +26,6 @@ def send(
 
 
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
 def emulator(clock: ManualClock) -> OpenAIEmulator:
     return OpenAIEmulator(clock=clock)
 
