@@ -183,10 +183,15 @@ def scrape(url: str, *, timeout: float = 10.0) -> CacheCounters:
 
 
 def interval(before: CacheCounters, after: CacheCounters, seconds: float) -> IntervalStats:
-    """Deltas between two scrapes; a counter that went down means the engine restarted."""
+    """
+    Deltas between two scrapes; a counter that went down, or another engine answering the second
+    scrape, means the engine restarted.
+    """
     queried = _delta(before.queried_tokens, after.queried_tokens)
     hits = _delta(before.hit_tokens, after.hit_tokens)
-    restarted = any(d is not None and d < 0 for d in (queried, hits))
+    restarted = before.engine != after.engine or any(
+        d is not None and d < 0 for d in (queried, hits)
+    )
     if restarted:
         # Counters start again from zero on a restart: the second scrape alone is the interval.
         queried, hits = after.queried_tokens, after.hit_tokens

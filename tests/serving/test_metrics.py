@@ -72,6 +72,16 @@ def test_interval_is_the_delta_and_notices_a_restart() -> None:
     assert restarted.restarted and restarted.queried_tokens == 2000
 
 
+def test_a_different_engine_on_the_second_scrape_is_no_delta() -> None:
+    # vLLM at 2000 queried / 800 hit, then llama.cpp at the same URL at 9720 / 4780: the
+    # counters are not one series, so their difference (7720 / 3980, both up) is no interval;
+    # the second scrape stands alone.
+    llama = LLAMACPP.replace(" 494", " 4940").replace(" 478", " 4780")
+    window = interval(parse_metrics(VLLM), parse_metrics(llama), 10.0)
+    assert window.restarted
+    assert (window.engine, window.queried_tokens, window.hit_tokens) == ("llama.cpp", 9720, 4780)
+
+
 def test_nothing_queried_is_unknown() -> None:
     window = interval(parse_metrics(VLLM), parse_metrics(VLLM), 5.0)
     assert window.queried_tokens == 0 and window.hit_rate is None
