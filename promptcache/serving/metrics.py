@@ -23,7 +23,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from .._errors import InputError, MissingDependencyError
@@ -82,34 +82,18 @@ def parse_metrics(text: str) -> CacheCounters:
         found = _counters(
             "sglang", samples, "sglang:prompt_tokens_total", "sglang:cached_tokens_total"
         )
-        gauge = samples.get("sglang:cache_hit_rate")
-        return CacheCounters(
-            engine="sglang",
-            queried_tokens=found.queried_tokens,
-            hit_tokens=found.hit_tokens,
-            hit_rate_gauge=gauge,
-            missing=found.missing,
-            samples=samples,
-        )
+        return replace(found, hit_rate_gauge=samples.get("sglang:cache_hit_rate"))
     if any(name.startswith("llamacpp:") for name in samples):
-        evaluated = samples.get("llamacpp:prompt_tokens_total")
-        cached = samples.get("llamacpp:prompt_tokens_cached_total")
-        missing = tuple(
-            name
-            for name, value in (
-                ("llamacpp:prompt_tokens_total", evaluated),
-                ("llamacpp:prompt_tokens_cached_total", cached),
-            )
-            if value is None
+        found = _counters(
+            "llama.cpp",
+            samples,
+            "llamacpp:prompt_tokens_total",
+            "llamacpp:prompt_tokens_cached_total",
         )
-        queried = None if missing else (evaluated or 0) + (cached or 0)
-        return CacheCounters(
-            engine="llama.cpp",
-            queried_tokens=queried,
-            hit_tokens=cached,
-            missing=missing,
-            samples=samples,
-        )
+        # llama.cpp's prompt_tokens_total leaves out the cached tokens: queried is both added.
+        evaluated, cached = found.queried_tokens, found.hit_tokens
+        queried = None if evaluated is None or cached is None else evaluated + cached
+        return replace(found, queried_tokens=queried)
     return CacheCounters(
         engine="unknown",
         queried_tokens=None,
