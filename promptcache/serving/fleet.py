@@ -160,10 +160,7 @@ class Fleet:
     def candidates(self, key: str) -> list[str]:
         """Replicas to try for `key`, in ring order: those under the load bound first."""
         with self._lock:
-            up = [u for u in self._ring.order(key) if u not in self._down_since]
-            bound = self._bound(len(up))
-            light = [u for u in up if self._in_flight[u] < bound]
-        return light + [u for u in up if u not in light]
+            return self._ranked(key)
 
     def replica_for(self, key: str) -> str:
         """Where the next request for `key` would go first."""
@@ -174,6 +171,13 @@ class Fleet:
                 f"for a /health retry (every {self._retry_after:g} s)"
             )
         return found[0]
+
+    def _ranked(self, key: str) -> list[str]:
+        """The up replicas in ring order, those under the load bound first (lock held)."""
+        up = [u for u in self._ring.order(key) if u not in self._down_since]
+        bound = self._bound(len(up))
+        light = [u for u in up if self._in_flight[u] < bound]
+        return light + [u for u in up if u not in light]
 
     def _bound(self, healthy: int) -> int:
         total = sum(n for u, n in self._in_flight.items() if u not in self._down_since)
@@ -225,13 +229,9 @@ class Fleet:
         """Pick the replica and count the request in flight in one step, so that concurrent
         requests for a hot key see each other and spill past the bound."""
         with self._lock:
-            up = [u for u in self._ring.order(key) if u not in self._down_since]
-            bound = self._bound(len(up))
-            left = [u for u in up if u not in tried]
-            if not left:
-                return None
-            pick = next((u for u in left if self._in_flight[u] < bound), left[0])
-            self._in_flight[pick] += 1
+            pick = next((u for u in self._ranked(key) if u not in tried), None)
+            if pick is not None:
+                self._in_flight[pick] += 1
             return pick
 
     def _attempt(
