@@ -4,16 +4,16 @@ multi-tenant, multi-turn workload, in a block-hash model of a vLLM-style prefix 
 
     .venv/bin/python bench/bench_routing.py [--replicas 4 --tenants 8 --sessions 6 --turns 6]
 
-The model (here, so it does not depend on the emulator package): each replica caches full 16-token
-blocks under chained hashes (a block's hash covers every token before it, and the tenant's
-`cache_salt` is mixed into the first), evicting least recently used blocks past `--capacity`
-blocks. A request hits the longest run of its leading blocks found on the replica it lands on;
-everything after is recomputed and then cached there. Each tenant has its own system prompt (its
-static prefix); each session adds turns to its own history. Requests arrive in a random
-interleaving of all sessions, the same sequence for every policy within a run.
+The model is the library's vLLM emulation (`promptcache.sim.VLLMEmulator`), one per replica: it
+caches full 16-token blocks under chained hashes (a block's hash covers every token before it, and
+the tenant's `cache_salt` is mixed into the first), evicting least recently used blocks past
+`--capacity` blocks. A request hits the longest run of its leading blocks found on the replica it
+lands on; everything after is recomputed and then cached there. Each tenant has its own system
+prompt (its static prefix); each session adds turns to its own history. Requests arrive in a
+random interleaving of all sessions, the same sequence for every policy within a run.
 
-Policies: `affinity` routes by promptcache's default key (static-prefix hash and tenant salt:
-every session of a tenant on one replica) on the library's consistent-hash ring
+Policies: `affinity` routes by promptcache's default key, `routing_key()` (static-prefix hash and
+tenant salt: every session of a tenant on one replica) on the library's consistent-hash ring
 (`promptcache.serving.HashRing`); `affinity+session` adds the session id to the key (sessions of a
 tenant spread); `round-robin`; `random`. The model has no load: it shows where prefixes are
 cached, not queueing (the fleet's bounded load spills a hot key in practice).
@@ -24,50 +24,28 @@ each baseline's recomputed tokens to affinity's, min/median/max over `--runs` se
 from __future__ import annotations
 
 import argparse
-import hashlib
 import random
 import statistics
 import sys
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from promptcache.serving import HashRing
+from promptcache import Prompt
+from promptcache.serving import HashRing, routing_key
+from promptcache.sim import VLLMEmulator
+from promptcache.sim._core import BYTES_PER_TOKEN
 
 BLOCK = 16
 
 
-@dataclass
-class Replica:
-    capacity: int
-    blocks: OrderedDict[bytes, None] = field(default_factory=OrderedDict)
-
-    def serve(self, chain: list[bytes]) -> int:
-        """Blocks hit at the front of `chain`; then the whole chain is cached (LRU)."""
-        hit = 0
-        for digest in chain:
-            if digest not in self.blocks:
-                break
-            hit += 1
-        for digest in chain:
-            self.blocks[digest] = None
-            self.blocks.move_to_end(digest)
-        while len(self.blocks) > self.capacity:
-            self.blocks.popitem(last=False)
-        return hit
-
-
-def chain_of(salt: str, pieces: list[str]) -> list[bytes]:
-    """Chained block hashes of the token stream `pieces` (one piece = one block)."""
-    digest = hashlib.sha256(salt.encode()).digest()
-    out = []
-    for piece in pieces:
-        digest = hashlib.sha256(digest + piece.encode()).digest()
-        out.append(digest)
-    return out
+def prompt_bytes(pieces: tuple[str, ...]) -> bytes:
+    """The token stream `pieces` as the emulator's bytes: one piece fills exactly one block."""
+    size = BLOCK * BYTES_PER_TOKEN
+    assert all(len(piece) < size for piece in pieces), "a piece must fit in one block"
+    return b"".join(piece.encode().ljust(size, b".") for piece in pieces)
 
 
 @dataclass(frozen=True)
@@ -109,13 +87,13 @@ def workload(args: argparse.Namespace, rng: random.Random) -> list[Request]:
 def simulate(
     requests: list[Request], replicas: int, capacity: int, route: Callable[[Request, int], int]
 ) -> tuple[int, int]:
-    fleet = [Replica(capacity) for _ in range(replicas)]
+    fleet = [VLLMEmulator(capacity_blocks=capacity) for _ in range(replicas)]
     cached = total = 0
     for n, request in enumerate(requests):
-        chain = chain_of(f"salt-{request.tenant}", list(request.pieces))
-        hit = fleet[route(request, n)].serve(chain)
-        cached += hit * BLOCK
-        total += len(chain) * BLOCK
+        replica = fleet[route(request, n)]
+        read, written = replica.serve(prompt_bytes(request.pieces), f"salt-{request.tenant}")
+        cached += read
+        total += read + written
     return cached, total
 
 
@@ -126,10 +104,12 @@ def policies(replicas: int, seed: int) -> dict[str, Callable[[Request, int], int
     rng = random.Random(seed)
 
     def key(request: Request, session: bool) -> str:
-        # What routing_key() hashes: the tenant's salt, the static prefix and the session.
-        static = chain_of(f"salt-{request.tenant}", list(request.pieces[: request.static_blocks]))
-        suffix = f"/{request.session}" if session else ""
-        return static[-1].hex() + suffix
+        system = " ".join(request.pieces[: request.static_blocks])
+        return routing_key(
+            Prompt().add_system(system),
+            salt=f"salt-{request.tenant}",
+            session=str(request.session) if session else None,
+        )
 
     return {
         "affinity": lambda r, n: index[ring.order(key(r, False))[0]],
