@@ -6,6 +6,7 @@ import json
 import urllib.request
 from typing import Any
 
+import promptcache
 from promptcache import Prompt
 from promptcache.adapters import get_adapter
 
@@ -28,6 +29,19 @@ def ordered(
     return get_adapter("engine").to_request(
         prompt, model=MODEL, engine=engine, max_tokens=2, temperature=0, **options
     )
+
+
+def wrapped(url: str) -> tuple[Any, list[promptcache.Invalidation]]:
+    """A wrap()ped OpenAI client for the engine at `url`, and the invalidations it reports."""
+    import openai
+
+    events: list[promptcache.Invalidation] = []
+    client = promptcache.wrap(
+        openai.OpenAI(base_url=f"{url}/v1", api_key="local", max_retries=0),
+        vendor="engine",
+        on_invalidation=events.append,
+    )
+    return client, events
 
 
 def timestamp_first(system: str, question: str, stamp: str) -> dict[str, Any]:

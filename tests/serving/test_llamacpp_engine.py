@@ -12,17 +12,15 @@ import time
 import urllib.request
 from pathlib import Path
 
-import openai
 import pytest
 
-import promptcache
 from promptcache import Prompt, cli
 from promptcache.adapters import get_adapter
 from promptcache.serving import Fleet, routing_key, scrape, tenant_salt
 from promptcache.serving.llamacpp import LlamaServer
 from promptcache.serving.metrics import interval
 
-from .engine_kit import cached, chat, manual, ordered, post, timestamp_first, token_count
+from .engine_kit import cached, chat, manual, ordered, post, timestamp_first, token_count, wrapped
 
 MANUAL = manual("Warehouse")
 
@@ -45,12 +43,7 @@ def test_timestamp_at_the_top_gets_next_to_nothing(llama: LlamaServer) -> None:
 
 
 def test_monitor_and_diff_name_the_timestamp(llama: LlamaServer, tmp_path: Path) -> None:
-    events: list[promptcache.Invalidation] = []
-    client = promptcache.wrap(
-        openai.OpenAI(base_url=f"{llama.url}/v1", api_key="local", max_retries=0),
-        vendor="engine",
-        on_invalidation=events.append,
-    )
+    client, events = wrapped(llama.url)
     first = timestamp_first(MANUAL, "Where is SH-3?", "2026-11-30T05:20:01Z")
     second = timestamp_first(MANUAL, "Where is SH-3?", "2026-11-30T05:20:02Z")
     client.chat.completions.create(**first)
@@ -77,12 +70,7 @@ def test_diff_output_names_timestamp(
 
 
 def test_ordered_requests_through_wrap_raise_no_invalidation(llama: LlamaServer) -> None:
-    events: list[promptcache.Invalidation] = []
-    client = promptcache.wrap(
-        openai.OpenAI(base_url=f"{llama.url}/v1", api_key="local", max_retries=0),
-        vendor="engine",
-        on_invalidation=events.append,
-    )
+    client, events = wrapped(llama.url)
     for second in (41, 42, 43):
         request = ordered(MANUAL, f"Current time: 2026-11-30T05:40:{second}Z. Status?")
         client.chat.completions.create(**request)

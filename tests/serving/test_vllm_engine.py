@@ -17,16 +17,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import openai
 import pytest
 
-import promptcache
 from promptcache.adapters import get_adapter
 from promptcache.serving import tenant_salt
 from promptcache.serving.fleet import health
 from promptcache.serving.llamacpp import free_port
 
-from .engine_kit import cached, chat, manual, ordered, post, timestamp_first
+from .engine_kit import cached, chat, manual, ordered, post, timestamp_first, wrapped
 
 pytestmark = pytest.mark.vllm
 
@@ -109,12 +107,7 @@ def test_timestamp_at_the_top_gets_nothing(vllm_url: str) -> None:
 
 
 def test_monitor_names_the_timestamp(vllm_url: str) -> None:
-    events: list[promptcache.Invalidation] = []
-    client = promptcache.wrap(
-        openai.OpenAI(base_url=f"{vllm_url}/v1", api_key="local", max_retries=0),
-        vendor="engine",
-        on_invalidation=events.append,
-    )
+    client, events = wrapped(vllm_url)
     client.chat.completions.create(**timestamp_first(MANUAL, "q", "2026-11-30T05:20:01Z"))
     client.chat.completions.create(**timestamp_first(MANUAL, "q", "2026-11-30T05:20:02Z"))
     assert [(e.cause, e.path) for e in events] == [("timestamp", "messages[0].content")]
