@@ -64,7 +64,11 @@ _QUESTIONS = [
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DemoStep:
-    """One request of the session, as the emulated cache billed it."""
+    """
+    One request of the session, as the cache EMULATION counted it. `cost` is the price table
+    applied to that emulated usage: what the request would cost if the vendor's cache behaved as
+    emulated, never a figure any vendor billed.
+    """
 
     number: int
     of: int  # requests in the run
