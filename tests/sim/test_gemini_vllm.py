@@ -115,6 +115,12 @@ def test_vllm_reads_full_blocks_only() -> None:
     second = emulator.handle("POST", "/v1/chat/completions", chat("q2")).body["usage"]
     cached = second["prompt_tokens_details"]["cached_tokens"]
     assert cached % 16 == 0 and second["prompt_tokens"] - 40 < cached < second["prompt_tokens"]
+    # Only the full blocks past what was read are new: created is never the whole prompt again.
+    created = second["prompt_tokens_details"]["created_cache_tokens"]
+    assert created == (second["prompt_tokens"] // 16) * 16 - cached
+    assert first["prompt_tokens_details"]["created_cache_tokens"] == (
+        first["prompt_tokens"] // 16 * 16
+    )
 
 
 def test_vllm_cache_salt_isolates_tenants() -> None:
