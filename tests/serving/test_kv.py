@@ -136,6 +136,12 @@ def test_a_shape_read_from_named_fields_carries_no_assumption() -> None:
     assert shape_from_config(named).source == "config.json"
 
 
+def test_sliding_window_pattern_keeps_every_pattern_th_layer_global() -> None:
+    # Gemma 3 style: of every 4 layers, 3 slide and the 4th attends over the whole context.
+    shape = shape_from_config({**LLAMA_70B, "sliding_window": 4096, "sliding_window_pattern": 4})
+    assert (shape.sliding_layers, shape.sliding_window) == (60, 4096)
+
+
 def test_disabled_window_is_full_attention() -> None:
     shape = shape_from_config({**LLAMA_70B, "sliding_window": 4096, "use_sliding_window": False})
     assert shape.sliding_layers == 0
