@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from promptcache import InputError, cli
-from promptcache.serving import interval, parse_metrics
+from promptcache.serving import interval, parse_metrics, scrape
 
 VLLM = """\
 # HELP vllm:prefix_cache_queries_total Prefix cache queries, in terms of number of queried tokens.
@@ -156,3 +159,32 @@ def test_engine_stats_refuses_a_url_or_number_it_cannot_use(
     assert cli.main(["engine-stats", *argv]) == 2
     err = capsys.readouterr().err
     assert named in err and "internal error" not in err and "cannot reach" not in err
+
+
+@pytest.fixture
+def no_metrics_url() -> Iterator[str]:
+    """An engine on 127.0.0.1 that answers 404 on /metrics, as llama.cpp without --metrics."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_404_on_metrics_names_the_flag_that_turns_them_on(no_metrics_url: str) -> None:
+    with pytest.raises(
+        InputError,
+        match=r"HTTP 404 \(llama\.cpp serves /metrics only when started with --metrics\)",
+    ):
+        scrape(no_metrics_url, timeout=5)
