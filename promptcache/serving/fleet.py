@@ -93,7 +93,10 @@ class HashRing:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FleetResponse:
-    """The answer, the replica that gave it, and every failed attempt before it (url, why)."""
+    """
+    The answer (`body`: parsed JSON, or the text when the reply is not JSON, as an SSE stream),
+    the replica that gave it, and every failed attempt before it (url, why).
+    """
 
     url: str
     status: int
@@ -245,12 +248,13 @@ class Fleet:
         )
         try:
             with urllib.request.urlopen(request, timeout=self._timeout) as response:
-                return int(response.status), orjson.loads(response.read()), dict(response.headers)
+                # A reply that is not JSON (an SSE stream) is still an answer, not a dead replica.
+                return int(response.status), _json_or_text(response.read()), dict(response.headers)
         except urllib.error.HTTPError as exc:
             if exc.code in _RETRYABLE_STATUS:
                 return f"HTTP {exc.code}"
             return exc.code, _json_or_text(exc.read()), dict(exc.headers)
-        except (urllib.error.URLError, OSError, orjson.JSONDecodeError) as exc:
+        except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
             return f"{type(exc).__name__}: {reason}"
         finally:

@@ -149,6 +149,7 @@ class _Stub:
         self.gate = threading.Event()
         self.gate.set()
         self.seen = 0
+        self.reply: bytes | None = None  # a body other than JSON (an SSE stream)
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -160,7 +161,7 @@ class _Stub:
                 self.rfile.read(int(self.headers["Content-Length"]))
                 stub.seen += 1
                 stub.gate.wait(10)
-                data = json.dumps({"from": stub.url}).encode()
+                data = stub.reply or json.dumps({"from": stub.url}).encode()
                 self.send_response(stub.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -277,3 +278,16 @@ def test_replicas_come_and_go(stubs: list[_Stub]) -> None:
     assert moved
     fleet.remove(stubs[2].url)
     assert all(fleet.replica_for(k) != stubs[2].url for k in moved)
+
+
+def test_an_answer_that_is_not_json_is_returned_not_a_dead_replica(stubs: list[_Stub]) -> None:
+    # A streamed reply (SSE) is an answer: before, every replica was marked down in turn and the
+    # request was replayed on each, ending in "no replica answered".
+    stream = b'data: {"choices": []}\n\ndata: [DONE]\n\n'
+    for stub in stubs:
+        stub.reply = stream
+    fleet = Fleet([s.url for s in stubs])
+    answer = fleet.post("/v1/chat/completions", {"stream": True}, key="tenant-a")
+    assert answer.status == 200 and answer.body == stream.decode()
+    assert answer.failed == () and fleet.down == ()
+    assert sum(stub.seen for stub in stubs) == 1
