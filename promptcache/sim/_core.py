@@ -102,14 +102,6 @@ def chain(seed: bytes, pieces: Iterable[bytes]) -> list[bytes]:
     return out
 
 
-def cumulative(counts: Iterable[int]) -> list[int]:
-    total, out = 0, []
-    for count in counts:
-        total += count
-        out.append(total)
-    return out
-
-
 @dataclass(slots=True)
 class Entry:
     """A cached prefix: how many tokens it holds, its TTL and when it expires."""

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from itertools import pairwise
+from itertools import accumulate, pairwise
 from typing import Any, ClassVar, NamedTuple
 
 from ._base import Emulator, Rejected, need
-from ._core import EMULATION, Outcome, Segment, Store, canonical, chain, cumulative, tokens_of
+from ._core import EMULATION, Outcome, Segment, Store, canonical, chain, tokens_of
 from ._rules import anthropic_rules, minimum, ttl_seconds
 
 __all__ = ["AnthropicEmulator", "Change", "Outcome", "Prepared"]
@@ -126,7 +126,7 @@ class AnthropicEmulator(Emulator):
             model=model,
             segments=tuple(segments),
             hashes=tuple(chain(canonical(["anthropic", model]), _pieces(body, segments))),
-            totals=tuple(cumulative(s.tokens for s in segments)),
+            totals=tuple(accumulate(s.tokens for s in segments)),
             floor=minimum("anthropic", model),
         )
 

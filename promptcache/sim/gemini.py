@@ -21,10 +21,11 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from itertools import accumulate
 from typing import Any, ClassVar
 
 from ._base import Emulator, Rejected, need
-from ._core import EMULATION, Segment, Store, canonical, chain, cumulative, tokens_of
+from ._core import EMULATION, Segment, Store, canonical, chain, tokens_of
 from ._rules import gemini_explicit_ttl, minimum, rules
 
 __all__ = ["GeminiEmulator"]
@@ -225,7 +226,7 @@ class GeminiEmulator(Emulator):
 
     def _implicit(self, model: str, segments: list[Segment]) -> tuple[int, int]:
         hashes = chain(canonical(["gemini", model]), (s.data for s in segments))
-        totals = cumulative(s.tokens for s in segments)
+        totals = list(accumulate(s.tokens for s in segments))
         total, floor, now = (totals[-1] if totals else 0), minimum("gemini", model), self.clock()
         read_at = max(
             (i for i, h in enumerate(hashes) if self.store.live(h, now) is not None), default=-1

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Mapping, Sequence
+from itertools import accumulate
 from typing import Any, ClassVar
 
 from ..vendors import Capabilities
@@ -35,7 +36,6 @@ from ._core import (
     Store,
     canonical,
     chain,
-    cumulative,
     tokens_of,
 )
 from ._rules import (
@@ -199,7 +199,7 @@ class OpenAIEmulator(Emulator):
         model: str = body["model"]
         points = _written_points(body, segments, openai_rules(model, endpoint), endpoint)
         hashes = chain(seed, (s.data for s in segments))
-        totals = cumulative(s.tokens for s in segments)
+        totals = list(accumulate(s.tokens for s in segments))
         now, floor = self.clock(), minimum("openai", model)
         recent = self.recent.setdefault(seed, deque(maxlen=OPENAI_MAX_MATCHED_BREAKPOINTS))
         known = set(recent)
