@@ -128,8 +128,15 @@ class Fleet:
         timeout: float = 300.0,
         retry_after: float = 5.0,
     ) -> None:
-        if load_factor < 1.0:
-            raise InputError(f"load_factor must be at least 1.0, got {load_factor}")
+        if not 1.0 <= load_factor < math.inf:
+            raise InputError(f"load_factor must be at least 1.0 and finite, got {load_factor}")
+        if not 0 < timeout < math.inf:
+            raise InputError(f"timeout must be positive, finite seconds, got {timeout!r}")
+        if not 0 <= retry_after < math.inf:
+            raise InputError(
+                f"retry_after must be finite seconds, 0 or more (0: probe on every request), "
+                f"got {retry_after!r}"
+            )
         self._ring = HashRing((u.rstrip("/") for u in replicas), vnodes=vnodes)
         self._load_factor = load_factor
         self._timeout = timeout

@@ -291,3 +291,14 @@ def test_an_answer_that_is_not_json_is_returned_not_a_dead_replica(stubs: list[_
     assert answer.status == 200 and answer.body == stream.decode()
     assert answer.failed == () and fleet.down == ()
     assert sum(stub.seen for stub in stubs) == 1
+
+
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("timeout", 0.0), ("timeout", -1.0), ("retry_after", -1.0), ("load_factor", float("inf"))],
+)
+def test_fleet_refuses_settings_it_cannot_run_with(option: str, value: float) -> None:
+    # timeout=0 made every request fail at once and marked every replica down; a negative one
+    # raised a bare ValueError from urllib on the first request.
+    with pytest.raises(InputError, match=option):
+        Fleet(["http://127.0.0.1:9"], **{option: value})
