@@ -113,10 +113,7 @@ class KVShape:
 
     def concurrency(self, budget_bytes: float, tokens: int) -> int:
         """How many `tokens`-long requests a KV budget holds at once."""
-        if not 0 < budget_bytes < math.inf:
-            raise InputError(
-                f"the KV budget must be positive and finite, got {budget_bytes!r} bytes"
-            )
+        _check_budget(budget_bytes)
         size = self.request_bytes(tokens)
         return int(budget_bytes // size) if size else 0
 
@@ -125,6 +122,7 @@ class KVShape:
         How many tokens of one sequence fit in `budget_bytes`; None when every layer slides, so
         any length fits once the window does.
         """
+        _check_budget(budget_bytes)
         low = int(budget_bytes // self.bytes_per_token)
         window = self.sliding_window or 0
         if not self.sliding_layers or low <= window:
@@ -148,6 +146,11 @@ class KVShape:
             "bytes_per_token": self.bytes_per_token,
             "bytes_per_token_beyond_window": self.bytes_per_token_beyond_window,
         }
+
+
+def _check_budget(budget_bytes: float) -> None:
+    if not 0 < budget_bytes < math.inf:
+        raise InputError(f"the KV budget must be positive and finite, got {budget_bytes!r} bytes")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

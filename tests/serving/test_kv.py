@@ -209,3 +209,11 @@ def test_cli_refuses_a_number_it_cannot_cost(
     assert cli.main(["kv", *SEED_FLAGS, *flags]) == 2  # a later --bytes wins
     err = capsys.readouterr().err
     assert named in err and "internal error" not in err
+
+
+@pytest.mark.parametrize("budget", [-1.0, 0.0, float("inf"), float("nan")])
+def test_tokens_in_refuses_a_budget_it_cannot_hold_tokens_in(budget: float) -> None:
+    # tokens_in(-1) answered -1 tokens (and inf raised a bare OverflowError) where concurrency()
+    # refused the same budget.
+    with pytest.raises(InputError, match="KV budget"):
+        shape_from_config(LLAMA_70B).tokens_in(budget)
