@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -37,7 +38,7 @@ def register(subparsers: Any) -> None:
         "--bytes", type=float, help="bytes per element: 2 for bf16/fp16, 1 for an fp8 KV cache"
     )
     shape.add_argument("--sliding-window", type=int, help="tokens a sliding-window layer keeps")
-    shape.add_argument("--sliding-layers", type=int, default=0, help="how many layers slide")
+    shape.add_argument("--sliding-layers", type=int, help="how many layers slide (default 0)")
     plan = parser.add_argument_group("planning")
     plan.add_argument(
         "--context",
@@ -74,16 +75,20 @@ def _shape(args: argparse.Namespace) -> KVShape:
     if args.config:
         config = load_json_object(args.config, holds="a model's config.json")
         base = shape_from_config(config, bytes_per_element=args.bytes)
-        return KVShape(
-            layers=args.layers or base.layers,
-            kv_heads=args.kv_heads or base.kv_heads,
-            head_dim=args.head_dim or base.head_dim,
-            bytes_per_element=base.bytes_per_element,
-            sliding_window=args.sliding_window or base.sliding_window,
-            sliding_layers=args.sliding_layers or base.sliding_layers,
-            latent_dim=base.latent_dim,
-            source=base.source,
-        )
+        # A flag given (0 included: `--sliding-layers 0` means no layer slides) wins over the file.
+        given = {
+            "layers": args.layers,
+            "kv_heads": args.kv_heads,
+            "head_dim": args.head_dim,
+            "sliding_window": args.sliding_window,
+            "sliding_layers": args.sliding_layers,
+        }
+        overrides = {field: value for field, value in given.items() if value is not None}
+        source = base.source
+        if overrides:
+            named = ", ".join("--" + field.replace("_", "-") for field in overrides)
+            source += f"; overridden by {named}"
+        return replace(base, **overrides, source=source)
     missing = [
         flag
         for flag, value in zip(("--layers", "--kv-heads", "--head-dim"), flags, strict=True)
@@ -102,7 +107,7 @@ def _shape(args: argparse.Namespace) -> KVShape:
         head_dim=args.head_dim,
         bytes_per_element=args.bytes,
         sliding_window=args.sliding_window,
-        sliding_layers=args.sliding_layers,
+        sliding_layers=args.sliding_layers or 0,
     )
 
 
@@ -186,6 +191,8 @@ def _count(text: str) -> float:
 
 def _text(shape: KVShape, payload: dict[str, Any]) -> str:
     lines = [_per_token_line(shape)]
+    if shape.source != "flags":  # what the file said and what was assumed or overridden
+        lines.append(f"  shape from {shape.source}")
     budget = payload["budget_gib"]
     for row in payload["requests"]:
         line = f"{row['tokens']:>9,} tokens: {row['gib']:.2f} GiB per request"

@@ -217,3 +217,20 @@ def test_tokens_in_refuses_a_budget_it_cannot_hold_tokens_in(budget: float) -> N
     # refused the same budget.
     with pytest.raises(InputError, match="KV budget"):
         shape_from_config(LLAMA_70B).tokens_in(budget)
+
+
+def test_an_assumed_shape_is_said_in_text_and_a_zero_flag_overrides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The "every layer assumed sliding" note was only in --format json, and `--sliding-layers 0`
+    # (no layer slides) was dropped by an `or`, leaving the assumption in force.
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**LLAMA_70B, "sliding_window": 4096}))
+    assert cli.main(["kv", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "every layer assumed sliding" in out and "--sliding-layers" in out
+    assert cli.main(["kv", str(path), "--sliding-layers", "0", "--format", "json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["shape"]["sliding_layers"] == 0
+    assert "overridden by --sliding-layers" in payload["shape"]["source"]
+    assert payload["bytes_per_token"] == 327_680
