@@ -201,3 +201,35 @@ def test_an_object_key_holding_text_is_hashed_in_the_path_it_names(
     plain.observe(first, usage=_WRITE, at=0.0, key="k-1")
     opted = plain.observe(changed, usage=miss, at=1.0, key="k-1")
     assert opted is not None and NAME in (opted.path or "")  # asked for: as it was
+
+
+def _quoting(*args: Any, **kwargs: Any) -> Any:
+    """A failure whose message quotes the prompt, as a library's exception may."""
+    raise ValueError(f"could not read the request of {NAME} <{EMAIL}>")
+
+
+def test_a_failure_in_the_background_is_named_by_type_not_quoted(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monitor = Monitor("anthropic", metrics=False, background=True)
+    monkeypatch.setattr(monitor, "_judge", _quoting)
+    caplog.set_level(logging.DEBUG)
+    monitor.observe(_request(""), usage=_WRITE, at=0.0, key="k-1")
+    assert monitor.flush(5.0)
+    monitor.close()
+    assert "could not be judged in the background (ValueError)" in caplog.text
+    assert _leaks(caplog.text) == [], caplog.text
+
+
+def test_a_recorder_failure_is_named_by_type_not_quoted(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    from promptcache.debug.recorder import Recorder
+
+    recorder = Recorder(tmp_path / "calls.jsonl", background=False, metrics=False)
+    monkeypatch.setattr(recorder, "line", _quoting)
+    caplog.set_level(logging.DEBUG)
+    recorder.record(_request(""), _WRITE, key=EMAIL, at=0.0)
+    recorder.close()
+    assert recorder.dropped == 1 and "could not write to" in caplog.text
+    assert "(ValueError)" in caplog.text and _leaks(caplog.text) == [], caplog.text
