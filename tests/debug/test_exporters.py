@@ -2,26 +2,17 @@
 
 from __future__ import annotations
 
-import pytest
-
 from promptcache import CacheUsage, Monitor
 
 from . import pairs
+from .spans import memory_tracer
 
 
 def test_counts_the_vendor_did_not_report_are_left_off_the_span() -> None:
     # an engine without its cache report (cache_read None), and OpenAI, which never reports
     # writes: a 0 on the span would read as "nothing cached" to every dashboard and to
     # MonitorSpanProcessor, which takes these attributes as the conventions' counts
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exported = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exported))
-    tracer = provider.get_tracer("test")
+    tracer, exported = memory_tracer()
     monitor = Monitor("anthropic")
     usages = [
         CacheUsage(uncached_input=2000, cache_read=None, cache_write=None, output=1),

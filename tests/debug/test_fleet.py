@@ -22,6 +22,7 @@ from promptcache.debug.store import CircuitBreaker, Exchange, StoreUnavailable, 
 from . import pairs
 from .redis_server import RedisServer
 from .sim import AnthropicSim
+from .spans import memory_tracer
 
 redis = pytest.importorskip("redis")
 
@@ -499,19 +500,12 @@ def test_a_monitor_built_before_a_fork_observes_in_the_child(server: RedisServer
 
 
 def test_in_the_background_the_usage_still_goes_on_the_callers_span() -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer, exporter = memory_tracer()
     stuck = _Stuck()
     stuck.release.set()  # answers at once (as an outage)
     monitor = Monitor("anthropic", store=stuck, prometheus_registry=_registry())
     (request, response), *_ = _three_turns()
-    with provider.get_tracer("test").start_as_current_span("call"):
+    with tracer.start_as_current_span("call"):
         monitor.observe(request, response, key="k", at=100.0)
     assert monitor.flush(10)
     [span] = exporter.get_finished_spans()

@@ -15,6 +15,7 @@ from promptcache._usage import CacheDiagnosis
 
 from . import pairs
 from .sim import AnthropicSim
+from .spans import memory_tracer
 
 
 def _session(
@@ -244,15 +245,7 @@ def test_prometheus_counters() -> None:
 
 
 def test_opentelemetry_span_attributes() -> None:
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("test")
+    tracer, exporter = memory_tracer()
     monitor = Monitor("anthropic")
     request = pairs.anthropic()
     with tracer.start_as_current_span("turn-1"):

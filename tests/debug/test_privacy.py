@@ -15,6 +15,7 @@ from promptcache import CacheUsage, InputError, Invalidation, Monitor
 from promptcache.debug.privacy import describe, export_key, looks_opaque, short_hash
 
 from . import pairs
+from .spans import memory_tracer
 
 NAME = "Zebulon Quackenbush"
 EMAIL = "zebulon.quackenbush@example.org"
@@ -33,24 +34,12 @@ def _request(system_prefix: str) -> dict[str, Any]:
     return request
 
 
-def _spans() -> tuple[Any, Any]:
-    pytest.importorskip("opentelemetry.sdk")
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    return provider.get_tracer("privacy"), exporter
-
-
 def test_no_planted_text_in_logs_spans_metrics_or_messages(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     prometheus_client = pytest.importorskip("prometheus_client")
     registry = prometheus_client.CollectorRegistry()
-    tracer, exporter = _spans()
+    tracer, exporter = memory_tracer()
     events: list[Invalidation] = []
     monitor = Monitor("anthropic", on_invalidation=events.append, prometheus_registry=registry)
     caplog.set_level(logging.DEBUG)
