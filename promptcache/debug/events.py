@@ -25,9 +25,9 @@ class Invalidation:
     `server_side=True` when the prefix was identical and the server still missed. `vendor_reason`
     is the vendor's own diagnosis verbatim, when the response carried one.
 
-    `before`, `after` and the excerpts in `detail` are prompt text only when the monitor was made
-    with `capture_content=True`; by default they are None and `detail` names the path, type,
-    length and a short hash of each side. `message()` is what goes to logs: the key appears in it
+    `before`, `after` and the excerpts in `detail` are prompt text or setting values only when the
+    monitor was made with `capture_content=True`; by default they are None (a model change keeps
+    the two model names) and `detail` names the path, type, length and a short hash of each side. `message()` is what goes to logs: the key appears in it
     verbatim only when it looks like an opaque id (`privacy.export_key`), and control characters
     are escaped (`\\n`, `\\x1b`), so an excerpt cannot forge a log line or drive a terminal;
     `before`, `after` and `detail` stay as they were.

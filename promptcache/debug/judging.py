@@ -537,12 +537,16 @@ class Judging:
         before, after = (found.before, found.after) if found else (None, None)
         if (
             found is not None
-            and found.layer in _CONTENT_LAYERS
             and (before is not None or after is not None)
             and not self.capture_content
         ):
-            detail = private_detail(found)
-            before = after = None
+            if found.layer in _CONTENT_LAYERS:
+                detail = private_detail(found)
+            # A setting's value is request data too (a vLLM cache_salt is a per-tenant secret,
+            # chat_template_kwargs may carry a name; its detail never quotes it); a model name
+            # is no one's data, and is kept.
+            if found.path != "model":
+                before = after = None
         path = found.path if found else None
         if path is not None and not self.capture_content:
             shown = private_path(path)  # an object key in it may be data

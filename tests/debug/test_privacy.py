@@ -222,3 +222,25 @@ def test_a_recorder_failure_is_named_by_type_not_quoted(
     recorder.close()
     assert recorder.dropped == 1 and "could not write to" in caplog.text
     assert "(ValueError)" in caplog.text and _leaks(caplog.text) == [], caplog.text
+
+
+@pytest.mark.parametrize(
+    "setting",
+    [{"cache_salt": f"salt-of-{EMAIL}"}, {"chat_template_kwargs": {"user_name": NAME}}],
+)
+def test_a_changed_setting_keeps_its_value_off_the_event(setting: dict[str, Any]) -> None:
+    # A setting's value is request data (a vLLM cache_salt is a per-tenant secret, template
+    # kwargs may carry a name): off the event unless the monitor was asked for content.
+    first = pairs.engine()
+    changed = {**copy.deepcopy(first), **setting}
+    miss = CacheUsage(uncached_input=2005, cache_read=0, cache_write=0, output=1)
+    for capture in (False, True):
+        monitor = Monitor("vllm", metrics=False, capture_content=capture)
+        monitor.observe(first, usage=_WRITE, at=0.0, key="session-1")
+        event = monitor.observe(changed, usage=miss, at=1.0, key="session-1")
+        assert event is not None and event.cause in ("cache_salt_changed", "thinking_changed")
+        if capture:  # asked for: as it was
+            assert _leaks(str(event.after)) != [], event
+        else:
+            assert (event.before, event.after) == (None, None), event
+            assert _leaks(event.message()) == [], event.message()
