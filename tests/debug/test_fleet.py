@@ -403,6 +403,23 @@ def test_a_full_queue_drops_with_a_warning_and_a_count(caplog: pytest.LogCapture
     assert any("queue is full" in r.getMessage() for r in caplog.records)
 
 
+def test_a_full_queue_is_said_once_and_every_drop_counted(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    stuck = _Stuck()
+    monitor = Monitor("anthropic", metrics=False, store=stuck, queue_size=1)
+    (r0, u0), (r1, u1), (r2, u2) = _three_turns()
+    monitor.observe(r0, u0, key="k", at=100.0)
+    assert stuck.entered.wait(5)
+    monitor.observe(r1, u1, key="k", at=120.0)  # queued
+    with caplog.at_level(logging.WARNING, "promptcache.monitor"):
+        monitor.observe(r2, u2, key="k", at=140.0)  # no room
+        monitor.observe(r2, u2, key="k", at=160.0)  # no room either
+    stuck.release.set()
+    assert monitor.flush(10) and monitor.stats()["dropped"] == 2
+    assert sum("queue is full" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_the_breaker_opens_after_failures_and_lets_one_try_after_cooldown() -> None:
     now = [0.0]
     breaker = CircuitBreaker(threshold=2, cooldown=5.0, clock=lambda: now[0])
