@@ -535,6 +535,7 @@ class Judging:
     ) -> Invalidation:
         actual = usage.cache_read or 0
         before, after = (found.before, found.after) if found else (None, None)
+        offset = found.offset if found else None
         if (
             found is not None
             and (before is not None or after is not None)
@@ -542,6 +543,8 @@ class Judging:
         ):
             if found.layer in _CONTENT_LAYERS:
                 detail = private_detail(found)
+            elif found.path != "model":
+                offset = None  # where two salts part would tell how much of the secret they share
             # A setting's value is request data too (a vLLM cache_salt is a per-tenant secret,
             # chat_template_kwargs may carry a name; its detail never quotes it); a model name
             # is no one's data, and is kept.
@@ -558,7 +561,7 @@ class Judging:
             cause=cause,
             layer=found.layer if found else None,
             path=path,
-            offset=found.offset if found else None,
+            offset=offset,
             before=before,
             after=after,
             expected_read=expected,

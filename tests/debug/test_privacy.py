@@ -244,3 +244,5 @@ def test_a_changed_setting_keeps_its_value_off_the_event(setting: dict[str, Any]
         else:
             assert (event.before, event.after) == (None, None), event
             assert _leaks(event.message()) == [], event.message()
+            # nor where the two values part: how much of a secret salt they share
+            assert event.offset is None and " byte " not in event.message(), event
