@@ -142,18 +142,20 @@ def _textless(value: Any, depth: int) -> bool:
     return False
 
 
-# A field or vendor name: an identifier, not text (no spaces, no '@').
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]{0,39}")
+# A field, role, part type or vendor name as APIs write them: snake_case, kebab-case, dotted or
+# camelCase, led by a lowercase letter or '_' (`tool_use`, `inlineData`, `gen_ai.system`). A word
+# led by a capital ("Alice", "Hello") is how a person's name or a sentence starts, not an API name.
+_NAME = re.compile(r"[a-z_][A-Za-z0-9_.:-]{0,39}")
 
 
 def shown_name(value: Any) -> str:
-    """A name an error refers to (a vendor, a field): quoted when it reads as an identifier, else
-    by `shown` (a misplaced value may be anything, a person's name included)."""
+    """A name an error refers to (a vendor, a field): quoted when it reads as an API identifier,
+    else by `shown` (a misplaced value may be anything: a person's name, one word of a prompt)."""
     return repr(value) if isinstance(value, str) and _NAME.fullmatch(value) else shown(value)
 
 
 def shown_keys(mapping: Any, limit: int = 8) -> str:
-    """A mapping's keys for an error: up to `limit` that read as identifiers, quoted, and how
+    """A mapping's keys for an error: up to `limit` that read as API identifiers, quoted, and how
     many others there are (a key of a misread object is data, and may be prompt text)."""
     names = [k for k in mapping if isinstance(k, str) and _NAME.fullmatch(k)]
     others = len(mapping) - len(names[:limit])

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, cast
 import orjson
 
 from ._canonical import canonical_bytes, chain_hash, json_path
-from ._errors import InputError, shown
+from ._errors import InputError, shown, shown_name
 from ._tokens import TokenCounter
 from ._volatile import VolatileMatch, candidates
 
@@ -429,7 +429,7 @@ _CONTENT_BY_TYPE: dict[str, type[Content]] = {
 def _content_from_json(data: Any, path: str) -> Content:
     if not isinstance(data, dict) or data.get("type") not in _CONTENT_BY_TYPE:
         kind = data.get("type") if isinstance(data, dict) else None
-        what = f"type {kind!r}" if isinstance(kind, str) else shown(data)
+        what = f"type {shown_name(kind)}" if isinstance(kind, str) else shown(data)
         raise InputError(f"{path}: unknown content part {what}")
     kind = _CONTENT_BY_TYPE[data["type"]]
     fields = {k: v for k, v in data.items() if k != "type"}
