@@ -15,7 +15,7 @@ from typing import Any
 
 from ._errors import InputError
 from ._parts import Doc, Message, Tool, ToolResult, ToolUse
-from ._pricing import cost
+from ._pricing import Cost, cost
 from ._prompt import Prompt
 from ._usage import CacheUsage
 from .adapters import get_adapter
@@ -74,8 +74,9 @@ class DemoStep:
     of: int  # requests in the run
     label: str
     usage: CacheUsage
-    cost: float | None  # money, in the price table's currency; None when unpriced (self-hosted)
+    cost: float | None  # money, in `currency`; None when unpriced (self-hosted)
     cost_without_cache: float | None
+    currency: str | None  # the price table's currency ("USD", or an override file's); None unpriced
     unpriced: str | None  # why there is no cost (the price table's own words), else None
     invalidation: Invalidation | None = None
     diff: dict[str, Any] = field(default_factory=dict)
@@ -172,9 +173,10 @@ def run_demo(
             of=len(requests),
             label=label,
             usage=usage,
-            cost=priced[0],
-            cost_without_cache=priced[1],
-            unpriced=priced[2],
+            cost=None if isinstance(priced, str) else priced.actual,
+            cost_without_cache=None if isinstance(priced, str) else priced.without_cache,
+            currency=None if isinstance(priced, str) else priced.currency,
+            unpriced=priced if isinstance(priced, str) else None,
             invalidation=event,
             diff=explained,
             broken=is_broken,
@@ -186,14 +188,12 @@ def run_demo(
     return steps
 
 
-def _price(
-    usage: CacheUsage, model: str, vendor: str
-) -> tuple[float | None, float | None, str | None]:
+def _price(usage: CacheUsage, model: str, vendor: str) -> Cost | str:
+    """The request's cost, or why it has none."""
     try:
-        priced = cost(usage, model=model, vendor=vendor)
+        return cost(usage, model=model, vendor=vendor)
     except InputError as exc:  # self-hosted engines have no token prices; the reason is shown
-        return None, None, str(exc)
-    return priced.actual, priced.without_cache, None
+        return str(exc)
 
 
 def _quiet() -> logging.Logger:

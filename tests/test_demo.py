@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +61,43 @@ def test_a_missing_sdk_says_what_to_install(
 def test_an_unknown_vendor_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--vendor", "bedrock"]) == 2
     assert "unknown vendor 'bedrock'" in capsys.readouterr().err
+
+
+def _euro_prices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A user price file in EUR: the demo's figures are in EUR, and no dollar sign is shown."""
+    prices = tmp_path / "prices.json"
+    row = {"input": 2.8, "output": 14.0, "read": 0.28, "write_5m": 3.5, "write_1h": 5.6}
+    prices.write_text(
+        json.dumps({"currency": "EUR", "vendors": {"anthropic": {"claude-sonnet-4-6": row}}})
+    )
+    monkeypatch.setenv("PROMPTCACHE_PRICES", str(prices))
+
+
+def test_text_output_shows_the_price_tables_currency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("anthropic")
+    _euro_prices(tmp_path, monkeypatch)
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "$" not in out, out
+    assert re.search(r"Cost [\d.]+ EUR instead of [\d.]+ EUR without caching", out), out
+    assert re.search(r"│ [\d.]+ EUR │ +[\d.]+ EUR │", out), out
+
+
+def test_json_output_names_the_currency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("anthropic")
+    assert main(["demo", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["currency"] == "USD"
+    _euro_prices(tmp_path, monkeypatch)
+    assert main(["demo", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["currency"] == "EUR"
+
+
+def test_a_self_hosted_session_has_no_currency(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("openai")
+    assert main(["demo", "--vendor", "engine", "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["currency"] is None and report["session"]["cost"] is None

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from .._demo import MODELS, DemoStep, run_demo
+from .._report import money
 from ..sim import EMULATION
 from ..vendors import get_vendor
 from ._io import vendor_name
@@ -75,8 +76,9 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _money(value: float | None) -> str:
-    return "-" if value is None else f"${value:.4f}"
+def _money(value: float | None, currency: str | None) -> str:
+    """An amount in the price table's currency ("$0.0123", "0.0123 EUR"); "-" when unpriced."""
+    return "-" if value is None or currency is None else money(value, currency)
 
 
 def _table(vendor: str, steps: list[DemoStep]) -> Table:
@@ -92,8 +94,8 @@ def _table(vendor: str, steps: list[DemoStep]) -> Table:
             f"{usage.cache_read or 0:,}",
             f"{usage.cache_write or 0:,}",
             f"{usage.uncached_input:,}",
-            _money(step.cost),
-            _money(step.cost_without_cache),
+            _money(step.cost, step.currency),
+            _money(step.cost_without_cache, step.currency),
             style="red" if step.broken else None,
         )
     return table
@@ -113,8 +115,10 @@ def _summary(console: Console, steps: list[DemoStep]) -> None:
     elif all(s.cost is not None for s in session):
         spent = sum(s.cost or 0 for s in session)
         without = sum(s.cost_without_cache or 0 for s in session)
+        currency = session[0].currency
         console.print(
-            f"Cost ${spent:.4f} instead of ${without:.4f} without caching: "
+            f"Cost {_money(spent, currency)} instead of {_money(without, currency)} without "
+            "caching: "
             f"[green]{1 - spent / without:.0%} saved[/green]."
         )
     last = steps[-1]
@@ -146,6 +150,7 @@ def _json(vendor: str, steps: list[DemoStep]) -> dict[str, Any]:
         "label": EMULATION,
         "vendor": vendor,
         "model": MODELS[vendor],
+        "currency": next((s.currency for s in steps if s.currency is not None), None),
         "requests": [
             {
                 "number": s.number,
