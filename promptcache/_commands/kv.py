@@ -71,10 +71,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _shape(args: argparse.Namespace) -> KVShape:
+    _check_flags(args)
     flags = (args.layers, args.kv_heads, args.head_dim)
     if args.config:
         config = load_json_object(args.config, holds="a model's config.json")
         base = shape_from_config(config, bytes_per_element=args.bytes)
+        _check_sliding_layers(
+            args,
+            layers=base.layers if args.layers is None else args.layers,
+            window=base.sliding_window if args.sliding_window is None else args.sliding_window,
+        )
         # A flag given (0 included: `--sliding-layers 0` means no layer slides) wins over the file.
         given = {
             "layers": args.layers,
@@ -101,6 +107,7 @@ def _shape(args: argparse.Namespace) -> KVShape:
             f"give a config.json or the whole shape; missing {', '.join(missing)} "
             "(e.g. promptcache kv --layers 80 --kv-heads 8 --head-dim 128 --bytes 2)"
         )
+    _check_sliding_layers(args, layers=args.layers, window=args.sliding_window)
     return KVShape(
         layers=args.layers,
         kv_heads=args.kv_heads,
@@ -109,6 +116,39 @@ def _shape(args: argparse.Namespace) -> KVShape:
         sliding_window=args.sliding_window,
         sliding_layers=args.sliding_layers or 0,
     )
+
+
+def _check_flags(args: argparse.Namespace) -> None:
+    """Refuse a shape flag by the name the user typed (KVShape names its own fields instead)."""
+    for flag in ("layers", "kv_heads", "head_dim", "sliding_window"):
+        value = getattr(args, flag)
+        if value is not None and value <= 0:
+            raise InputError(
+                f"--{flag.replace('_', '-')} must be a positive whole number, got {value}"
+            )
+    if args.bytes is not None and not 0 < args.bytes < math.inf:
+        raise InputError(
+            f"--bytes must be a positive number of bytes per element (2 for bf16/fp16, 1 for an "
+            f"fp8 KV cache), got {args.bytes}"
+        )
+
+
+def _check_sliding_layers(args: argparse.Namespace, *, layers: int, window: int | None) -> None:
+    """`--sliding-layers` against the layer count and window it applies to (flag or file)."""
+    count = args.sliding_layers
+    if count is None:
+        return
+    where = "--layers" if args.layers is not None else "config.json"
+    if not 0 <= count <= layers:
+        raise InputError(
+            f"--sliding-layers must be from 0 to the model's {layers} layers ({where}), got "
+            f"{count}; pass how many of the {layers} layers use sliding-window attention "
+            f"(0: none, {layers}: all)"
+        )
+    if count and window is None:
+        raise InputError(
+            f"--sliding-layers {count} needs the window they keep: add --sliding-window TOKENS"
+        )
 
 
 def _plan(shape: KVShape, args: argparse.Namespace) -> dict[str, Any]:

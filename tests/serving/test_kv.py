@@ -234,3 +234,45 @@ def test_an_assumed_shape_is_said_in_text_and_a_zero_flag_overrides(
     assert payload["shape"]["sliding_layers"] == 0
     assert "overridden by --sliding-layers" in payload["shape"]["source"]
     assert payload["bytes_per_token"] == 327_680
+
+
+@pytest.mark.parametrize(
+    ("flags", "said"),
+    [
+        (
+            ["--sliding-window", "4096", "--sliding-layers", "81"],
+            "--sliding-layers must be from 0 to the model's 80 layers (--layers), got 81; pass "
+            "how many of the 80 layers use sliding-window attention (0: none, 80: all)",
+        ),
+        (
+            ["--sliding-window", "4096", "--sliding-layers", "-1"],
+            "--sliding-layers must be from 0 to the model's 80 layers (--layers), got -1",
+        ),
+        (["--sliding-layers", "2"], "--sliding-layers 2 needs the window they keep"),
+        (["--sliding-window", "0"], "--sliding-window must be a positive whole number, got 0"),
+        (["--layers", "0"], "--layers must be a positive whole number, got 0"),
+        (["--kv-heads", "-8"], "--kv-heads must be a positive whole number, got -8"),
+    ],
+    ids=["layers-over", "layers-negative", "no-window", "window-0", "layers-0", "kv-heads"],
+)
+def test_cli_names_the_shape_flag_the_user_typed(
+    flags: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Was KVShape's field name ("sliding_layers must lie between 0 and layers (80), got 81"):
+    # no flag a CLI user could find, and no fix.
+    assert cli.main(["kv", *SEED_FLAGS, *flags]) == 2  # a later flag wins
+    err = capsys.readouterr().err
+    assert said in err and "internal error" not in err, err
+
+
+def test_cli_checks_sliding_layers_against_the_config_files_layers(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**LLAMA_70B, "sliding_window": 4096}))
+    assert cli.main(["kv", str(path), "--sliding-layers", "99"]) == 2
+    err = capsys.readouterr().err
+    assert "--sliding-layers must be from 0 to the model's 80 layers (config.json), got 99" in err
+    assert cli.main(["kv", str(path), "--layers", "40", "--sliding-layers", "41"]) == 2
+    assert "the model's 40 layers (--layers), got 41" in capsys.readouterr().err
+    assert cli.main(["kv", str(path), "--sliding-layers", "80"]) == 0
