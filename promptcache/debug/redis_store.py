@@ -12,6 +12,7 @@ then judges in-process.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -87,6 +88,7 @@ class RedisStore:
         self.body_limit = max_body_bytes if keep_bodies else None
         self.breaker = CircuitBreaker(threshold=failures, cooldown=cooldown)
         self._errors = _redis_errors()
+        self._where = _address(client)
         self._exchange = client.register_script(_EXCHANGE)
         self._amend = client.register_script(_AMEND)
         self._first_time = client.register_script(_FIRST_TIME)
@@ -110,7 +112,7 @@ class RedisStore:
             )
         except ValueError as error:
             raise InputError(
-                f"not a Redis URL: {url!r} ({error}); use redis://host:6379/0"
+                f"not a Redis URL: {_redacted(url)!r} ({error}); use redis://host:6379/0"
             ) from None
         return cls(client, **options)
 
@@ -123,16 +125,24 @@ class RedisStore:
         base = f"{self.prefix}{{{key}}}"
         return f"{base}:states", f"{base}:said"
 
-    def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
+    def _call(self, script: Any, keys: list[str], args: list[Any], doing: str) -> Any:
         if not self.breaker.allows():
             raise StoreUnavailable("the Redis circuit is open")
         try:
             answer = script(keys=keys, args=args)
         except self._errors as error:
             self.breaker.failure()
-            raise StoreUnavailable(f"{type(error).__name__}: {error}") from None
+            raise self._unavailable(error, doing) from None
         self.breaker.success()
         return answer
+
+    def _unavailable(self, error: BaseException, doing: str) -> StoreUnavailable:
+        # Only the error's type, the server's address and what was asked: a Redis error's text
+        # may quote the command's arguments ("unknown command `EVALSHA`, with args beginning
+        # with: ..." names the cache key, which may be personal data, and the state), and this
+        # message is logged. The address comes from the client's settings, never its URL, which
+        # may hold a password.
+        return StoreUnavailable(f"{type(error).__name__} from {self._where} while {doing}")
 
     def exchange(self, key: str, entry: Entry, *, ttl_seconds: float) -> Exchange:
         records = entry.records or ()
@@ -142,6 +152,7 @@ class RedisStore:
             self._exchange,
             list(self._keys(key)),
             [repr(entry.sent_at), state, self.keep_states, expiry],
+            "exchanging a key's state",
         )
         previous, same, said = answer
         return Exchange(
@@ -157,11 +168,20 @@ class RedisStore:
         )
         new = encode_entry(entry, entry.records or (), body_limit=self.body_limit)
         expiry = _milliseconds(ttl_seconds + self.slack_seconds)
-        self._call(self._amend, [self._keys(key)[0]], [repr(entry.sent_at), old, new, expiry])
+        self._call(
+            self._amend,
+            [self._keys(key)[0]],
+            [repr(entry.sent_at), old, new, expiry],
+            "amending a key's state",
+        )
 
     def first_time(self, key: str, cause: str, *, ttl_seconds: float) -> bool:
         expiry = _milliseconds(ttl_seconds + self.slack_seconds)
-        return bool(self._call(self._first_time, [self._keys(key)[1]], [cause, expiry]))
+        return bool(
+            self._call(
+                self._first_time, [self._keys(key)[1]], [cause, expiry], "noting a cause said"
+            )
+        )
 
     def forget(self, key: str) -> None:
         if not self.breaker.allows():
@@ -170,11 +190,31 @@ class RedisStore:
             self.client.delete(*self._keys(key))
         except self._errors as error:
             self.breaker.failure()
-            raise StoreUnavailable(f"{type(error).__name__}: {error}") from None
+            raise self._unavailable(error, "forgetting a key") from None
         self.breaker.success()
 
     def close(self) -> None:
         self.client.close()
+
+
+def _address(client: Any) -> str:
+    """The server a client talks to, for messages: its host and port, else just "Redis"."""
+    pool = getattr(client, "connection_pool", None)
+    settings = getattr(pool, "connection_kwargs", None) or {}
+    host, port = settings.get("host"), settings.get("port")
+    if isinstance(host, str) and isinstance(port, int):
+        return f"the Redis at {host}:{port}"
+    return "Redis" if "path" not in settings else "the Redis on its unix socket"
+
+
+# A URL's password: after the user name in its user info, or a `password=` query argument.
+_USER_PASSWORD = re.compile(r"(?<=://)([^/?#@:]*):[^?#]*@")
+_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+
+
+def _redacted(url: str) -> str:
+    """`url` as a message may show it: any password replaced by `***`."""
+    return _QUERY_PASSWORD.sub(r"\1***", _USER_PASSWORD.sub(r"\1:***@", url))
 
 
 def _milliseconds(seconds: float) -> int:

@@ -26,8 +26,9 @@ def _free_port() -> int:
 
 
 class RedisServer:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *options: str) -> None:
         self.folder = folder
+        self.options = options  # more redis-server flags, e.g. "--requirepass", "pw"
         self.port = _free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self._process: subprocess.Popen[bytes] | None = None
@@ -46,6 +47,7 @@ class RedisServer:
                 "no",
                 "--dir",
                 str(self.folder),
+                *self.options,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -55,7 +57,7 @@ class RedisServer:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.2) as sock:
                     sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
+                    if sock.recv(16).startswith((b"+PONG", b"-NOAUTH")):  # up, maybe locked
                         return
             except OSError:
                 time.sleep(0.02)

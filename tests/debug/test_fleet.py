@@ -565,3 +565,68 @@ def test_a_redis_that_never_answers_costs_one_timeout_per_try_then_nothing() -> 
     assert stats["store_fallbacks"] == 6 and stats["store_outages"] == 1
     assert not store.available
     assert spent < 2.0  # two tries of 0.1 s (no retries, no backoff), then the circuit is open
+
+
+_PASSWORD = "s3cret-Pa55-Zx9"
+_KEY = "zebulon.quackenbush@example.org"  # a cache key that is personal data
+
+
+def test_a_store_failure_is_said_without_the_key_the_state_or_the_password(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A Redis (or a proxy) without EVALSHA answers "unknown command `EVALSHA`, with args
+    # beginning with: <sha>, 2, promptcache:{<the cache key>}:states, ..., <the state>": the
+    # monitor's warning quoted that text, key and state included.
+    server = RedisServer(tmp_path, "--requirepass", _PASSWORD, "--rename-command", "EVALSHA", "")
+    server.start()
+    try:
+        url = f"redis://:{_PASSWORD}@127.0.0.1:{server.port}/0"
+        store = RedisStore.from_url(url, keep_bodies=True)
+        monitor = Monitor("anthropic", metrics=False, store=store, background=False)
+        caplog.set_level(logging.WARNING, "promptcache")
+        for request, response, at in list(_session(0.0, 2)):
+            monitor.observe(request, response, key=_KEY, at=at)
+        monitor.forget(_KEY)
+        assert monitor.stats()["store_fallbacks"] >= 2
+    finally:
+        server.stop()
+    said = caplog.text
+    assert (
+        f"state store is unavailable (ResponseError from the Redis at 127.0.0.1:{server.port} "
+        "while exchanging a key's state)" in said
+    ), said
+    for secret in (_KEY, "zebulon", _PASSWORD, "EVALSHA", "promptcache:{"):
+        assert secret.lower() not in said.lower(), secret
+
+
+def test_each_store_call_says_what_failed_and_where_only(server: RedisServer) -> None:
+    client = redis.Redis.from_url(server.url)
+    client.set(f"promptcache:{{{_KEY}}}:states", "not a sorted set")  # WRONGTYPE in the script
+    client.close()
+    store = RedisStore.from_url(server.url)
+    monitor = Monitor("anthropic", metrics=False, background=False)
+    request, response, at = next(_session(0.0, 1))
+    vendor = monitor._vendor_of(request, None)
+    entry = monitor._entry(request, vendor, vendor.read_usage(response), at)
+    with pytest.raises(StoreUnavailable) as failed:
+        store.exchange(_KEY, entry, ttl_seconds=300)
+    where = f"the Redis at 127.0.0.1:{server.port}"
+    assert str(failed.value) == f"ResponseError from {where} while exchanging a key's state"
+    server.stop()
+    with pytest.raises(StoreUnavailable) as failed:
+        store.forget(_KEY)
+    assert str(failed.value) == f"ConnectionError from {where} while forgetting a key"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"http://:{_PASSWORD}@127.0.0.1:6379/0",
+        f"http://zebulon:{_PASSWORD}@127.0.0.1/0",
+        f"http://127.0.0.1/0?password={_PASSWORD}",
+    ],
+)
+def test_a_bad_url_is_named_without_its_password(url: str) -> None:
+    with pytest.raises(InputError, match="not a Redis URL") as refused:
+        RedisStore.from_url(url)
+    assert _PASSWORD not in str(refused.value) and "***" in str(refused.value)
