@@ -72,10 +72,13 @@ _RESPONSE_KEYS = frozenset(
 
 # Placeholders of texts seen recently: a conversation sends the same tools, system prompt and
 # turns again on every call, and hashing them again was most of a record's cost. Bounded by the
-# characters held; emptied when full.
+# characters held; emptied when full. Callers' threads and the writer threads of every recorder
+# share it: `_memo_chars` is read, checked and written under `_memo_lock` (a `+=` on a global is
+# no atomic step, so a lost update let the memo outgrow its bound); lookups need no lock.
 _MEMO_CHARS = 4 * 1024 * 1024
 _memo: dict[str, str] = {}
 _memo_chars = 0
+_memo_lock = threading.Lock()
 
 
 def _placeholder(text: str) -> str:
@@ -92,11 +95,14 @@ def _placeholder(text: str) -> str:
     if not text.isascii():  # ~1 token a CJK character, 4 characters an ASCII one: the same
         size += round((len(text.encode("utf-8", "surrogatepass")) - size) * 4 / 3)  # estimate
     shown = mark + "." * (size - len(mark)) if size > len(mark) else mark
-    if _memo_chars + len(text) > _MEMO_CHARS:
-        _memo.clear()
-        _memo_chars = 0
-    _memo[text] = shown
-    _memo_chars += len(text)
+    with _memo_lock:
+        if text in _memo:  # another thread put it in since the lookup: counted once
+            return shown
+        if _memo_chars + len(text) > _MEMO_CHARS:
+            _memo.clear()
+            _memo_chars = 0
+        _memo[text] = shown
+        _memo_chars += len(text)
     return shown
 
 
@@ -636,6 +642,8 @@ _RECORDERS: weakref.WeakSet[Recorder] = weakref.WeakSet()
 
 
 def _after_fork_in_child() -> None:
+    global _memo_lock
+    _memo_lock = threading.Lock()  # a parent thread may have held it at the fork: never freed
     for recorder in list(_RECORDERS):
         recorder._forget_inherited()
 

@@ -548,3 +548,40 @@ def test_the_kept_response_fields_carry_no_text() -> None:
     kept = json.loads(line)["response"]
     assert kept["usage"]["input_tokens"] == 10 and kept["model"] == "claude-sonnet-4-6"
     assert kept["diagnostics"]["cache_miss_reason"]["type"] == "system_changed"
+
+
+def test_the_placeholder_memo_counts_what_it_holds_under_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Callers' threads and writer threads share the memo; its character count was updated
+    # without a lock: two threads missing on one text counted it twice, and a lost `+=` let the
+    # memo outgrow its bound. A switch interval of a microsecond makes the interleaving likely.
+    import sys
+    import threading
+
+    from promptcache.debug import recorder as recorder_module
+
+    monkeypatch.setattr(recorder_module, "_MEMO_CHARS", 40_000)
+    texts = [f"turn {n}: " + "x" * (n % 50) for n in range(1_500)]
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(20):
+            monkeypatch.setattr(recorder_module, "_memo", {})
+            monkeypatch.setattr(recorder_module, "_memo_chars", 0)
+            start = threading.Barrier(8)
+
+            def redact_all(start: threading.Barrier = start) -> None:
+                start.wait()
+                for text in texts:
+                    recorder_module.redact(text)
+
+            threads = [threading.Thread(target=redact_all) for _ in range(8)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            held = sum(map(len, recorder_module._memo))
+            assert recorder_module._memo_chars == held and held <= 40_000
+    finally:
+        sys.setswitchinterval(interval)

@@ -113,3 +113,26 @@ def test_workers_forked_after_the_recorder_was_built_and_used_lose_none(
     recorder.record(pairs.anthropic(), _WRITE, key="parent", at=1.0)  # the parent still writes
     recorder.close()
     _check(log, capsys, extra=2)
+
+
+def _redact_in_child() -> None:
+    from promptcache.debug.recorder import redact
+
+    redact({"text": "a text this process never saw"})
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_child_forked_while_the_placeholder_memo_was_locked_can_still_redact() -> None:
+    # A thread of the parent (a caller, a writer) holding the memo's lock at the fork leaves it
+    # held in the child for ever: the child's first record would hang.
+    from promptcache.debug import recorder as recorder_module
+
+    context = multiprocessing.get_context("fork")
+    with recorder_module._memo_lock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        child = context.Process(target=_redact_in_child)
+        child.start()
+    child.join(20)
+    if child.exitcode is None:
+        child.kill()
+    assert child.exitcode == 0
