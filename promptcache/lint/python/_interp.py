@@ -1074,7 +1074,8 @@ class _Frame:
         last = name.rsplit(".", 1)[-1]
         special = _SPECIAL.get(last)
         if special is not None:
-            handled = special(self, name, node, receiver, args, keywords)
+            call = _Call(name=name, node=node, receiver=receiver, args=args, keywords=keywords)
+            handled = special(self, call)
             if handled is not None:
                 return handled
         if is_volatile_call(name, len(node.args), self.a.config.volatile_calls):
@@ -1415,19 +1416,27 @@ _STATEMENTS: dict[type, Callable[[_Frame, ast.stmt], None]] = {
 
 # -- special calls ---------------------------------------------------------------------------
 
-_Special = Callable[
-    [_Frame, str, ast.Call, "Value | None", list[Value], dict[str, Value]], "Value | None"
-]
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Call:
+    """
+    A call a special handler may model: its dotted `name`, its node, the value it is called on
+    (`receiver`; None for a plain function) and its evaluated `args` and `keywords`.
+    """
+
+    name: str
+    node: ast.Call
+    receiver: Value | None
+    args: list[Value]
+    keywords: dict[str, Value]
 
 
-def _format(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
+# A handler answers the call's value, or None to leave it to the general rules.
+_Special = Callable[[_Frame, _Call], "Value | None"]
+
+
+def _format(frame: _Frame, call: _Call) -> Value | None:
+    receiver, args, keywords = call.receiver, call.args, call.keywords
     if receiver is None or receiver.kind in ("ptemplate", "chain", "jtemplate"):
         return None
     text = receiver.text
@@ -1452,7 +1461,7 @@ def _format(
             index += 1
             parts.append(args[slot] if slot < len(args) else join_values(splat))
         else:
-            parts.append(keywords.get(field_name) or _splat_value(node, frame, field_name))
+            parts.append(keywords.get(field_name) or _splat_value(call.node, frame, field_name))
     parts.append(text_value(text[position:]))
     return frame.string(parts)
 
@@ -1467,17 +1476,11 @@ def _splat_value(node: ast.Call, frame: _Frame, name: str) -> Value:
     return EMPTY
 
 
-def _join(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if receiver is None or not args or (receiver.pieces is None and receiver.kind != "str"):
+def _join(frame: _Frame, call: _Call) -> Value | None:
+    receiver = call.receiver
+    if receiver is None or not call.args or (receiver.pieces is None and receiver.kind != "str"):
         return None
-    iterable = args[0]
+    iterable = call.args[0]
     if iterable.items is not None and not any(i.spliced for i in iterable.items):
         parts: list[Value] = []
         for index, item in enumerate(iterable.items):
@@ -1485,7 +1488,7 @@ def _join(
                 parts.append(receiver)
             parts.append(item)
         return frame.string(parts)
-    element = frame.element(iterable, node.args[0])
+    element = frame.element(iterable, call.node.args[0])
     return Value(
         deps=receiver.deps | element.deps,
         pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces,
@@ -1493,20 +1496,14 @@ def _join(
     )
 
 
-def _json_dumps(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
+def _json_dumps(frame: _Frame, call: _Call) -> Value | None:
+    name, node = call.name, call.node
     if (
         name not in ("json.dumps", "json.dump", "orjson.dumps", "simplejson.dumps", "ujson.dumps")
-        or not args
+        or not call.args
     ):
         return None
-    value = args[0]
+    value = call.args[0]
     deps = set(value.deps)
     sorts = _sorts_keys(name, node)
     if not sorts and not value.fixed and value.kind not in ("str", "num"):
@@ -1539,17 +1536,10 @@ def _sorts_keys(name: str, node: ast.Call) -> bool:
     return name.startswith("orjson") and len(node.args) > 2
 
 
-def _sorted(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if receiver is not None or not args:
+def _sorted(frame: _Frame, call: _Call) -> Value | None:
+    if call.receiver is not None or not call.args:
         return None
-    return _sorted_value(frame, args[0].deps, node)
+    return _sorted_value(frame, call.args[0].deps, call.node)
 
 
 def _sorted_value(frame: _Frame, deps: frozenset[Dep], node: ast.Call) -> Value:
@@ -1574,37 +1564,24 @@ def _uses_hash(node: ast.Call) -> bool:
     return False
 
 
-def _order_free(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if receiver is not None:
+def _order_free(frame: _Frame, call: _Call) -> Value | None:
+    if call.receiver is not None:
         return None
-    deps = _without_order(d for a in args for d in a.deps)
+    deps = _without_order(d for a in call.args for d in a.deps)
     return Value(deps=frozenset(deps)) if deps else EMPTY
 
 
-def _materialise(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if receiver is not None:
+def _materialise(frame: _Frame, call: _Call) -> Value | None:
+    name = call.name
+    if call.receiver is not None:
         return None
-    if not args:
+    if not call.args:
         return Value(
             kind="list" if name in ("list", "tuple") else "set",
             fixed=True,
             items=() if name in ("list", "tuple") else None,
         )
-    value = args[0]
+    value = call.args[0]
     if name in ("set", "frozenset"):
         return Value(
             deps=value.deps,
@@ -1613,75 +1590,53 @@ def _materialise(
             or (value.items is not None and all(i.text is not None for i in value.items)),
         )
     if value.kind in ("set", "udict", "uview"):
-        element = frame.element(value, node.args[0])
+        element = frame.element(value, call.node.args[0])
         return Value(deps=element.deps, kind="list")
     return replace(value, kind="list")
 
 
-def _views(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
+def _views(frame: _Frame, call: _Call) -> Value | None:
+    receiver = call.receiver
     if receiver is None:
         return None
     if receiver.kind == "udict":
         return Value(deps=receiver.deps, kind="uview")
-    if receiver.fields is not None and name.endswith("values"):
+    if receiver.fields is not None and call.name.endswith("values"):
         return Value(deps=receiver.deps, items=tuple(v for _, v in receiver.fields), kind="list")
     return Value(deps=receiver.deps) if receiver.deps else EMPTY
 
 
-def _hash(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if name != "hash" or receiver is not None:
+def _hash(frame: _Frame, call: _Call) -> Value | None:
+    if call.name != "hash" or call.receiver is not None:
         return None
     return Value(
         deps=frozenset(
-            {frame.taint("PC505", f"`{_label(frame.module, node)}` (differs per process)", node)}
+            {
+                frame.taint(
+                    "PC505", f"`{_label(frame.module, call.node)}` (differs per process)", call.node
+                )
+            }
         )
     )
 
 
-def _fromkeys(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if not args:
+def _fromkeys(frame: _Frame, call: _Call) -> Value | None:
+    if not call.args:
         return None
-    source = args[0]
+    source = call.args[0]
     return Value(
         deps=source.deps, kind="udict" if source.kind in ("set", "udict", "uview") else "dict"
     )
 
 
-def _dict(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if receiver is not None or name != "dict":
+def _dict(frame: _Frame, call: _Call) -> Value | None:
+    args = call.args
+    if call.receiver is not None or call.name != "dict":
         return None
     fields = list(args[0].fields or ()) if args else []
-    fields.extend((k, v) for k, v in keywords.items())
+    fields.extend((k, v) for k, v in call.keywords.items())
     known = not args or args[0].fields is not None
-    deps = join_values([*args, *keywords.values()]).deps
+    deps = join_values([*args, *call.keywords.values()]).deps
     return Value(
         deps=deps,
         fields=_fields(fields) if known else None,
@@ -1689,18 +1644,12 @@ def _dict(
     )
 
 
-def _mutate(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
+def _mutate(frame: _Frame, call: _Call) -> Value | None:
     """`xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)`, `d.update(...)`, `random.shuffle(xs)`."""
+    node, receiver, args = call.node, call.receiver, call.args
     func = node.func
     if not isinstance(func, ast.Attribute) or receiver is None or receiver.kind == "module":
-        if name == "random.shuffle" and node.args:
+        if call.name == "random.shuffle" and node.args:
             taint = frame.taint("PC501", f"`{_label(frame.module, node)}`", node)
             target = node.args[0]
             frame.assign(_as_store(target), frame.eval(target).with_deps([taint]))
@@ -1743,11 +1692,11 @@ def _mutate(
         fields = list(receiver.fields or ())
         for arg in args:
             fields.extend(arg.fields or (("**", arg),))
-        fields.extend(keywords.items())
+        fields.extend(call.keywords.items())
         if receiver.kind not in ("", "dict", "udict"):
             return None
         updated = Value(
-            deps=join_values([receiver, *args, *keywords.values()]).deps,
+            deps=join_values([receiver, *args, *call.keywords.values()]).deps,
             fields=_fields(fields),
             kind=receiver.kind,
         )
@@ -1761,19 +1710,12 @@ def _mutate(
     return EMPTY
 
 
-def _template(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
+def _template(frame: _Frame, call: _Call) -> Value | None:
     """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
-    last = name.rsplit(".", 1)[-1]
-    if last == "Template" and not name.startswith(("jinja2", "Template")):
+    last = call.name.rsplit(".", 1)[-1]
+    if last == "Template" and not call.name.startswith(("jinja2", "Template")):
         return None
-    text = args[0] if args else keywords.get("source", EMPTY)
+    text = call.args[0] if call.args else call.keywords.get("source", EMPTY)
     if last == "get_template":
         return Value(kind="jtemplate", meta=_read_template(frame, text.text))
     return Value(kind="jtemplate", meta=text.text)
@@ -1800,32 +1742,18 @@ def _read_template(frame: _Frame, name: str | None) -> str | None:
     return None
 
 
-def _dedent(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if receiver is not None and receiver.kind != "module":
+def _dedent(frame: _Frame, call: _Call) -> Value | None:
+    if call.receiver is not None and call.receiver.kind != "module":
         return None
-    return args[0] if args else None
+    return call.args[0] if call.args else None
 
 
-def _str(
-    frame: _Frame,
-    name: str,
-    node: ast.Call,
-    receiver: Value | None,
-    args: list[Value],
-    keywords: dict[str, Value],
-) -> Value | None:
-    if name != "str" or receiver is not None or not args:
+def _str(frame: _Frame, call: _Call) -> Value | None:
+    if call.name != "str" or call.receiver is not None or not call.args:
         return None
-    value = args[0]
+    value = call.args[0]
     if value.kind in ("set", "udict", "uview"):
-        return frame.element(value, node.args[0])
+        return frame.element(value, call.node.args[0])
     return (
         replace(value, kind="str")
         if value.pieces is not None
