@@ -129,6 +129,16 @@ def _worst(report: Report) -> str:
     )
 
 
+def _output_unknown(report: Report) -> str:
+    """Under the cost: how many priced records' output cost it leaves out (unreported)."""
+    if report.cost is None or not report.output_unpriced_records:
+        return ""
+    return (
+        f'<small id="output-unknown">output cost of {report.output_unpriced_records:,} '
+        "records unknown, not included</small>"
+    )
+
+
 def render_html(report: Report) -> str:
     """The report as one HTML page that needs nothing from the network."""
     hours = report.breakdowns.get("hour", ())
@@ -136,7 +146,8 @@ def render_html(report: Report) -> str:
     figures = (
         f'<div class="figs"><div class="fig">records<b id="records">{report.records:,}</b></div>'
         f'<div class="fig">hit rate<b id="hit-rate">{_pct(report.hit_rate)}</b></div>'
-        f'<div class="fig">cost<b id="cost">{_money(report.cost, report.currency)}</b></div>'
+        f'<div class="fig">cost<b id="cost">{_money(report.cost, report.currency)}</b>'
+        f"{_output_unknown(report)}</div>"
         f'<div class="fig">saved<b id="savings">{_money(report.savings, report.currency)}</b></div>'
         f'<div class="fig">invalidations<b id="invalidations">{report.events:,}</b></div>'
         f'<div class="fig">lines skipped<b id="skipped">{report.skipped:,}</b></div></div>'

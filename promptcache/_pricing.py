@@ -17,7 +17,9 @@ names the offending entry.
     -> Cost(actual=0.0123, without_cache=0.0456, savings=0.0333, ...)
 
 The counterfactual prices every input token at the base input rate: what the same request would
-have cost with caching off. OpenAI's GPT-5.6 write rate replaces the input rate (it is not added
+have cost with caching off. A response that did not report its output tokens (`usage.output` is
+None) has no known total: `actual` and `without_cache` are None, and `savings`, which the output
+does not change, stays exact. OpenAI's GPT-5.6 write rate replaces the input rate (it is not added
 on top), as does Anthropic's; Gemini's explicit caches add storage per token-hour.
 """
 
@@ -608,10 +610,19 @@ def _table(name: str, user: str | None, mtime: float) -> dict[str, Any]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Cost:
-    """What one request cost, what it would have cost without caching, and the difference."""
+    """
+    What one request cost, what it would have cost without caching, and the difference.
 
-    actual: float
-    without_cache: float
+    `actual` and `without_cache` are None when the response did not report its output tokens:
+    the output's cost is unknown, and a total that priced it at 0 would be wrong. `savings` is
+    exact either way (caching does not change the output's cost, so it cancels out; negative when
+    caching cost more than it saved: writes that were never read), and `breakdown` then holds the
+    input parts only, with a note that says so.
+    """
+
+    actual: float | None
+    without_cache: float | None
+    savings: float
     breakdown: Mapping[str, float]
     currency: str = "USD"
     vendor: str = ""
@@ -620,9 +631,9 @@ class Cost:
     notes: tuple[str, ...] = ()
 
     @property
-    def savings(self) -> float:
-        """Negative when caching cost more than it saved (writes that were never read)."""
-        return self.without_cache - self.actual
+    def output_reported(self) -> bool:
+        """Whether the output was priced (`actual` and `without_cache` are known)."""
+        return self.actual is not None
 
 
 def cost(
@@ -648,12 +659,15 @@ def cost(
     table = prices or load_prices()
     rates = table.rates(vendor, model, input_tokens=usage.total_input)
     breakdown = _breakdown(usage, rates, vendor, storage_token_hours)
+    spent, without = sum(breakdown.values()), _without_cache(usage, rates)
+    known = usage.output is not None
     notes = (
         () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
-    )
+    ) + (() if known else (_OUTPUT_NOT_REPORTED,))
     return Cost(
-        actual=sum(breakdown.values()),
-        without_cache=_without_cache(usage, rates),
+        actual=spent if known else None,
+        without_cache=without if known else None,
+        savings=without - spent,
         breakdown=breakdown,
         currency=table.currency,
         vendor=vendor,
@@ -663,17 +677,26 @@ def cost(
     )
 
 
+_OUTPUT_NOT_REPORTED = (
+    "output tokens not reported: the output's cost is unknown, so the total is too "
+    "(savings are exact; the breakdown holds the input parts)"
+)
+
+
 def cost_figures(
     usage: CacheUsage, *, model: str, vendor: str, prices: PriceTable
 ) -> tuple[float, float]:
     """
     `cost(...)`'s `actual` and `without_cache`, the same figures computed the same way, for a
     caller that prices every record of a log and reads nothing else (`promptcache report`).
+    When the output was not reported they price the input alone (what `cost` leaves in its
+    breakdown): the caller must count such records and say that their output is not in the sum.
     """
     total_input = usage.total_input
     rates = prices.rates(vendor, model, input_tokens=total_input)
+    output = usage.output or 0  # unreported: left out, and the caller says so
     # `_breakdown`'s values, in its order, summed as `cost` sums them; no dict of named parts.
-    terms = [usage.uncached_input * rates.input / _MILLION, usage.output * rates.output / _MILLION]
+    terms = [usage.uncached_input * rates.input / _MILLION, output * rates.output / _MILLION]
     if usage.cache_read:
         if rates.read is None:
             _breakdown(usage, rates, vendor, 0.0)  # raises, naming the missing rate
@@ -684,21 +707,21 @@ def cost_figures(
             terms.append(write * _write_rate(rates, _billed_write_ttl(vendor), vendor) / _MILLION)
     elif write:
         terms += _write_costs(usage, rates, vendor).values()
-    without = (total_input * rates.input + usage.output * rates.output) / _MILLION
+    without = (total_input * rates.input + output * rates.output) / _MILLION
     return sum(terms), without
 
 
 def _without_cache(usage: CacheUsage, rates: Rates) -> float:
-    return (usage.total_input * rates.input + usage.output * rates.output) / _MILLION
+    """The counterfactual; the output's part only when it was reported (as `_breakdown`)."""
+    return (usage.total_input * rates.input + (usage.output or 0) * rates.output) / _MILLION
 
 
 def _breakdown(
     usage: CacheUsage, rates: Rates, vendor: str, storage_token_hours: float
 ) -> dict[str, float]:
-    out = {
-        "uncached_input": usage.uncached_input * rates.input / _MILLION,
-        "output": usage.output * rates.output / _MILLION,
-    }
+    out = {"uncached_input": usage.uncached_input * rates.input / _MILLION}
+    if usage.output is not None:  # unreported: no output part, rather than a part of 0
+        out["output"] = usage.output * rates.output / _MILLION
     if usage.cache_read:
         if rates.read is None:
             raise InputError(

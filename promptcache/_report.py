@@ -111,6 +111,10 @@ class GroupSummary:
     unreported_records: int = 0
     unreported_input: int = 0
     unpriced_records: int = 0  # left out of `cost`: a partial sum says how partial it is
+    # records that did not report output tokens: left out of `output`, and (when priced) their
+    # output's cost is not in `cost`; the counts say how partial the sums are
+    output_unreported_records: int = 0
+    output_unpriced_records: int = 0
 
     @property
     def total_input(self) -> int:
@@ -135,6 +139,8 @@ class GroupSummary:
             "tokens_lost": self.tokens_lost,
             "unreported_records": self.unreported_records,
             "unpriced_records": self.unpriced_records,
+            "output_unreported_records": self.output_unreported_records,
+            "output_unpriced_records": self.output_unpriced_records,
         }
 
 
@@ -160,6 +166,8 @@ class Report:
     worst: tuple[Invalidation, ...] = ()
     unreported_records: int = 0
     unreported_input: int = 0
+    output_unreported_records: int = 0  # not in `output`: their output tokens are unknown
+    output_unpriced_records: int = 0  # priced, but their output's cost is not in `cost`
 
     @property
     def events(self) -> int:
@@ -195,6 +203,8 @@ class Report:
             unreported_records=self.unreported_records,
             unreported_input=self.unreported_input,
             unpriced_records=self.unpriced_records,
+            output_unreported_records=self.output_unreported_records,
+            output_unpriced_records=self.output_unpriced_records,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -208,6 +218,7 @@ class Report:
                 "cache_write": self.cache_write,
                 "output": self.output,
                 "unreported_records": self.unreported_records,
+                "output_unreported_records": self.output_unreported_records,
             },
             "cost": {
                 "currency": self.currency,
@@ -215,6 +226,7 @@ class Report:
                 "without_cache": self.cost_without_cache,
                 "savings": self.savings,
                 "unpriced_records": self.unpriced_records,
+                "output_unpriced_records": self.output_unpriced_records,
             },
             "invalidations": [c.to_json() for c in self.invalidations],
             "skipped": {
@@ -239,13 +251,20 @@ class _Counts:
     priced: int = 0
     unreported: int = 0  # records that did not report caching: their reads are unknown
     unreported_input: int = 0
+    output_unreported: int = 0  # records that did not report output: left out of `output`
+    output_unpriced: int = 0  # of them, the priced ones: their output's cost is not in `cost`
 
     def count(self, usage: CacheUsage, priced: tuple[float, float] | None) -> None:
         self.records += 1
         self.uncached += usage.uncached_input
         self.read += usage.cache_read or 0
         self.write += usage.cache_write or 0
-        self.output += usage.output
+        if usage.output is None:
+            self.output_unreported += 1
+            if priced is not None:  # priced without its output: the sum leaves that out
+                self.output_unpriced += 1
+        else:
+            self.output += usage.output
         if usage.cache_read is None:
             self.unreported += 1
             self.unreported_input += usage.total_input
@@ -314,10 +333,16 @@ def money(value: float | None, currency: str) -> str:
 
 
 def unpriced_note(group: GroupSummary) -> str:
-    """How many records a group's partial cost leaves out, to follow the cost; "" for none."""
-    if group.cost is None or not group.unpriced_records:
+    """What a group's partial cost leaves out, to follow the cost: records not priced at all,
+    and records whose output was not reported (their output's cost); "" for none."""
+    if group.cost is None:
         return ""
-    return f" ({group.unpriced_records:,} unpriced)"
+    parts = []
+    if group.unpriced_records:
+        parts.append(f"{group.unpriced_records:,} unpriced")
+    if group.output_unpriced_records:
+        parts.append(f"output cost of {group.output_unpriced_records:,} unknown")
+    return f" ({', '.join(parts)})" if parts else ""
 
 
 def _hit_rate(read: int, total: int, unreported: int) -> float | None:
@@ -713,6 +738,8 @@ def _groups(builder: ReportBuilder, grouping: str) -> tuple[GroupSummary, ...]:
             unreported_records=g.unreported,
             unreported_input=g.unreported_input,
             unpriced_records=g.records - g.priced,
+            output_unreported_records=g.output_unreported,
+            output_unpriced_records=g.output_unpriced,
         )
         for name, g in sorted(builder._groups[grouping].items(), key=order)
     )
@@ -750,4 +777,6 @@ def _summary(builder: ReportBuilder) -> Report:
         worst=tuple(e for _, _, e in sorted(builder._worst, key=lambda t: t[:2], reverse=True)),
         unreported_records=totals.unreported,
         unreported_input=totals.unreported_input,
+        output_unreported_records=totals.output_unreported,
+        output_unpriced_records=totals.output_unpriced,
     )

@@ -44,13 +44,16 @@ class CacheUsage:
 
     `cache_read` and `cache_write` are None when the server did not report caching at all (an
     engine started without its cache-report flag, an old model): "unknown", which is not 0.
+    `output` is None, likewise, when the response did not say how many tokens it generated (a
+    stream read without its usage event, a proxy or telemetry span that dropped the count): its
+    cost is unknown, and anything priced from the record says so rather than pricing it at 0.
     `problems` lists what did not add up in the vendor's own numbers; nothing is silently fixed.
     """
 
     uncached_input: int
     cache_read: int | None
     cache_write: int | None
-    output: int
+    output: int | None
     cache_write_by_ttl: Mapping[str, int] = field(default_factory=dict)
     vendor: str = ""
     endpoint: str = ""
@@ -61,6 +64,10 @@ class CacheUsage:
     @property
     def caching_reported(self) -> bool:
         return self.cache_read is not None or self.cache_write is not None
+
+    @property
+    def output_reported(self) -> bool:
+        return self.output is not None
 
     @property
     def total_input(self) -> int:

@@ -75,3 +75,23 @@ def test_a_report_prices_every_record_at_the_day_it_started(
         builder.add_line(json.dumps(line), n)
     assert builder.result().records == 3
     assert builder._pricer._table.when == DAY
+
+
+def test_an_unreported_output_is_left_out_of_the_figures_not_priced_at_zero() -> None:
+    """`report` sums the input parts and counts the record as one whose output cost is unknown."""
+    table = load_prices(when=DAY)
+    spent = CacheUsage(
+        uncached_input=123,
+        cache_read=2_000,
+        cache_write=300,
+        output=None,
+        vendor="anthropic",
+        model="claude-sonnet-4-6",
+    )
+    whole = cost(spent, prices=table)
+    assert whole.actual is None and whole.without_cache is None
+    actual, without = cost_figures(
+        spent, vendor="anthropic", model="claude-sonnet-4-6", prices=table
+    )
+    assert actual == pytest.approx(sum(whole.breakdown.values()))
+    assert without - actual == pytest.approx(whole.savings)

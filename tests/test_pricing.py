@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 from pathlib import Path
@@ -108,6 +109,26 @@ def test_unknown_caching_priced_as_uncached() -> None:
     )
     c = cost(u)
     assert c.actual == c.without_cache and c.notes
+
+
+def test_an_unreported_output_makes_the_total_unknown_not_priced_at_zero() -> None:
+    spent = usage(
+        uncached_input=1000,
+        cache_read=50_000,
+        cache_write=2_000,
+        output=None,
+        vendor="anthropic",
+        model="claude-sonnet-4-6",
+    )
+    c = cost(spent)
+    assert c.actual is None and c.without_cache is None and not c.output_reported
+    assert "output" not in c.breakdown
+    assert any("output tokens not reported" in note for note in c.notes)
+    # the savings do not depend on the output (it costs the same with caching or without)
+    for output in (0, 777):
+        known = cost(dataclasses.replace(spent, output=output))
+        assert known.output_reported and known.savings == pytest.approx(c.savings)
+        assert known.actual == pytest.approx(sum(c.breakdown.values()) + known.breakdown["output"])
 
 
 def test_model_and_vendor_come_from_the_record() -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from promptcache import CacheUsage, InputError
 from promptcache.adapters import get_adapter
+from promptcache.vendors import get_vendor
 
 from ._recording import google_genai
 
@@ -270,3 +271,99 @@ def test_anthropic_json_with_a_non_integer_count_is_still_an_error(
 ) -> None:
     with pytest.raises(InputError, match="should be an integer"):
         get_adapter("anthropic").read_usage({"usage": usage})
+
+
+# -- output tokens not reported are unknown, not 0 -----------------------------------------------
+# A stream read without its usage event, a proxy that strips the count: `output` is None, so
+# nothing priced or printed from the record states an output of 0.
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"usage": {"input_tokens": 12, "cache_read_input_tokens": 3}},  # the plain-dict path
+        {
+            "usage": {
+                "input_tokens": 12,
+                "cache_creation_input_tokens": 4,
+                "cache_creation": {"ephemeral_5m_input_tokens": 4},
+            }
+        },  # the general path
+    ],
+)
+def test_anthropic_output_not_reported_is_unknown(message: dict[str, object]) -> None:
+    reader = get_adapter("anthropic").read_usage
+    general = _Message(message)
+    general["usage"] = _Message(message["usage"])  # type: ignore[arg-type]
+    assert reader(message).output is None
+    assert reader(general).output is None
+    assert not reader(message).output_reported
+    # a reported 0 stays 0: the two are told apart
+    reported = {"usage": {**message["usage"], "output_tokens": 0}}  # type: ignore[dict-item]
+    assert reader(reported).output == 0
+
+
+def test_openai_chat_output_not_reported_is_unknown_and_the_total_is_not_checked() -> None:
+    usage = get_adapter("openai").read_usage(
+        {
+            "usage": {
+                "prompt_tokens": 100,
+                "total_tokens": 130,
+                "prompt_tokens_details": {"cached_tokens": 64},
+            }
+        }
+    )
+    assert usage.output is None
+    assert usage.problems == ()  # no "total_tokens != input + 0": the output is not known to be 0
+
+
+def test_openai_responses_output_not_reported_is_unknown() -> None:
+    usage = get_vendor("openai-responses").read_usage(
+        {"usage": {"input_tokens": 100, "input_tokens_details": {"cached_tokens": 64}}}
+    )
+    assert (usage.cache_read, usage.output) == (64, None)
+
+
+def test_engine_output_not_reported_is_unknown() -> None:
+    engine = get_vendor("engine")
+    chat = engine.read_usage({"model": "Qwen/Qwen3-8B", "usage": {"prompt_tokens": 40}})
+    native = engine.read_usage({"timings": {"cache_n": 30, "prompt_n": 10}})
+    assert (chat.output, native.output) == (None, None)
+    counted = engine.read_usage({"timings": {"cache_n": 30, "prompt_n": 10, "predicted_n": 0}})
+    assert counted.output == 0
+
+
+@pytest.mark.parametrize(
+    ("metadata", "output"),
+    [
+        ({"promptTokenCount": 100}, None),  # no output count and no total: unknown
+        ({"promptTokenCount": 100, "totalTokenCount": 100}, 0),  # Gemini leaves zeros out
+        ({"promptTokenCount": 100, "toolUsePromptTokenCount": 5, "totalTokenCount": 125}, 20),
+        ({"promptTokenCount": 100, "thoughtsTokenCount": 7, "totalTokenCount": 107}, 7),
+    ],
+)
+def test_gemini_output_is_unknown_only_when_nothing_says_it(
+    metadata: dict[str, int], output: int | None
+) -> None:
+    usage = get_adapter("gemini").read_usage({"usageMetadata": metadata})
+    assert usage.output == output
+    assert usage.problems == ()
+
+
+def test_gemini_a_total_below_the_prompt_leaves_the_output_unknown_and_says_so() -> None:
+    usage = get_adapter("gemini").read_usage(
+        {"usageMetadata": {"promptTokenCount": 100, "totalTokenCount": 90}}
+    )
+    assert usage.output is None
+    assert "totalTokenCount (90)" in usage.problems[0]
+
+
+def test_gemini_stream_hops_without_output_counts_stay_unknown() -> None:
+    from promptcache.vendors.gemini import GeminiStream
+
+    stream = GeminiStream()
+    hop = {"candidates": [{"finishReason": "CONTINUATION"}], "usageMetadata": {}}
+    stream.feed({**hop, "usageMetadata": {"promptTokenCount": 50}})
+    stream.feed({"candidates": [{}], "usageMetadata": {"promptTokenCount": 60}})
+    assert stream.usage.output is None
+    assert stream.usage.uncached_input == 110

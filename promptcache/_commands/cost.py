@@ -111,24 +111,48 @@ def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
     }
 
 
-def _total(rows: list[tuple[str, CacheUsage, Cost]]) -> dict[str, float]:
-    actual = sum(c.actual for _, _, c in rows)
-    without = sum(c.without_cache for _, _, c in rows)
-    return {"actual": actual, "without_cache": without, "savings": without - actual}
+def _total(rows: list[tuple[str, CacheUsage, Cost]]) -> dict[str, Any]:
+    """The sums; `actual` and `without_cache` None when a response's output cost is unknown
+    (`output_unreported` counts those), the savings exact either way."""
+    unknown = sum(not c.output_reported for _, _, c in rows)
+    actual = sum(c.actual or 0.0 for _, _, c in rows)
+    without = sum(c.without_cache or 0.0 for _, _, c in rows)
+    return {
+        "actual": None if unknown else actual,
+        "without_cache": None if unknown else without,
+        "savings": sum(c.savings for _, _, c in rows),
+        "output_unreported": unknown,
+    }
 
 
 def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -> str:
     lines = []
     for file, usage, price in rows:
+        out = "unknown" if usage.output is None else usage.output
         lines.append(
             f"{file}: {price.model}  in {usage.total_input} (uncached {usage.uncached_input}, "
-            f"write {usage.cache_write}, read {usage.cache_read})  out {usage.output}  "
-            f"{currency} {price.actual:.6f} vs {price.without_cache:.6f} without cache"
+            f"write {usage.cache_write}, read {usage.cache_read})  out {out}  "
+            + _priced(price, currency)
         )
         lines += [f"  problem: {p}" for p in usage.problems]
     total = _total(rows)
-    lines.append(
-        f"total: {currency} {total['actual']:.6f}, without caching "
-        f"{total['without_cache']:.6f}, saved {total['savings']:.6f} (prices as of {as_of})"
-    )
+    if total["output_unreported"]:
+        lines.append(
+            f"total: {currency} unknown: {total['output_unreported']} of {len(rows)} responses "
+            f"did not report their output tokens; saved {total['savings']:.6f} "
+            f"(prices as of {as_of})"
+        )
+    else:
+        lines.append(
+            f"total: {currency} {total['actual']:.6f}, without caching "
+            f"{total['without_cache']:.6f}, saved {total['savings']:.6f} (prices as of {as_of})"
+        )
     return "\n".join(lines) + "\n"
+
+
+def _priced(price: Cost, currency: str) -> str:
+    if price.actual is None or price.without_cache is None:
+        return (
+            f"{currency} unknown (output tokens not reported), saved {price.savings:.6f} by caching"
+        )
+    return f"{currency} {price.actual:.6f} vs {price.without_cache:.6f} without cache"

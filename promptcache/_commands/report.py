@@ -268,7 +268,8 @@ def render_text(report: Report) -> str:
         + (f"  ({report.skipped:,} unreadable lines skipped)" if report.skipped else ""),
         f"hit rate       {rate} of input tokens read from cache" + _unreported(report),
         f"tokens         read {report.cache_read:,}  written {report.cache_write:,}  "
-        f"uncached {report.uncached_input:,}  output {report.output:,}",
+        f"uncached {report.uncached_input:,}  output {report.output:,}"
+        + _output_unreported(report),
         _cost_line(report),
     ]
     if report.invalidations:
@@ -304,12 +305,26 @@ def _unreported(report: Report) -> str:
     )
 
 
+def _output_unreported(report: Report) -> str:
+    if not report.output_unreported_records:
+        return ""
+    return (
+        f" ({report.output_unreported_records:,} records did not report output tokens and are "
+        "left out: their output is unknown)"
+    )
+
+
 def _cost_line(report: Report) -> str:
     if report.cost is None or report.cost_without_cache is None:
         return "cost           n/a (no record could be priced)"
     unpriced = (
         f"  ({report.unpriced_records:,} records unpriced)" if report.unpriced_records else ""
     )
+    if report.output_unpriced_records:  # savings stay exact: output costs the same either way
+        unpriced += (
+            f"  (output cost of {report.output_unpriced_records:,} records unknown, not in the "
+            "actual and without-caching figures)"
+        )
     return (
         f"cost           {_money(report.cost, report.currency)} actual, "
         f"{_money(report.cost_without_cache, report.currency)} without caching, "

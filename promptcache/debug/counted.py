@@ -19,14 +19,15 @@ def counted_usage(
     total: int,
     read: int | None,
     write: int | None,
-    output: int,
+    output: int | None,
     vendor: str,
     model: str | None,
 ) -> CacheUsage:
     """
     Split an input total that counts cached tokens inside it (the GenAI conventions, OpenAI,
     LiteLLM) into read, written and uncached. A total smaller than its cached part is kept as
-    uncached input and named in `problems`, never silently fixed.
+    uncached input and named in `problems`, never silently fixed. `output` None: the source did
+    not report it (unknown, not 0).
     """
     cached = (read or 0) + (write or 0)
     uncached = total - cached

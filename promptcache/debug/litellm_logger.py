@@ -100,7 +100,7 @@ def litellm_usage(response: Any, provider: str | None) -> CacheUsage | None:
         total=total,
         read=read,
         write=write,
-        output=token_count(_field(usage, "completion_tokens")) or 0,
+        output=token_count(_field(usage, "completion_tokens")),  # absent: unknown, not 0
         vendor=provider or "",
         model=model if isinstance(model, str) else None,
     )

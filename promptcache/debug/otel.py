@@ -197,7 +197,7 @@ def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
         total=total,
         read=read,
         write=write,
-        output=_count(attributes, OUTPUT_TOKENS) or 0,
+        output=_count(attributes, OUTPUT_TOKENS),  # absent: unknown, not 0
         vendor=vendor,
         model=model,
     )

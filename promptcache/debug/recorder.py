@@ -731,17 +731,19 @@ def normalised_usage(usage: CacheUsage) -> dict[str, Any]:
 
 def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
     """The vendor-neutral "usage" object back, or None when `data` is a vendor's own usage.
-    Counts are whole numbers >= 0 (`cache_read`/`cache_write` may be null: not reported)."""
+    Counts are whole numbers >= 0; `cache_read`/`cache_write` may be null and `output` null or
+    absent: not reported (a log of an older promptcache always has a number there)."""
     if "uncached_input" not in data:
         return None
     counts: dict[str, Any] = {
         k: data.get(k) for k in ("uncached_input", "cache_read", "cache_write", "output")
     }
     for name, value in counts.items():
-        if value is None and name in ("cache_read", "cache_write"):
+        if value is None and name in ("cache_read", "cache_write", "output"):
             continue
         if not _count(value):
-            raise InputError(f"usage.{name} must be a whole number >= 0, got {shown(value)}")
+            also = "" if name == "uncached_input" else " or null (not reported)"
+            raise InputError(f"usage.{name} must be a whole number >= 0{also}, got {shown(value)}")
     by_ttl = data.get("cache_write_by_ttl") or {}
     if not isinstance(by_ttl, Mapping) or not all(_count(v) for v in by_ttl.values()):
         raise InputError(

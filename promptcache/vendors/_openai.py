@@ -167,12 +167,13 @@ def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
         read = get_int(timings, "cache_n")  # llama.cpp's native counters
     reported = read is not None or write is not None
     problems = partition_problems("prompt_tokens", prompt_tokens, read, write)
-    problems += total_problems(usage, prompt_tokens, get_int(usage, "completion_tokens") or 0)
+    output = get_int(usage, "completion_tokens")  # None: not reported (stripped), not 0
+    problems += total_problems(usage, prompt_tokens, output)
     return CacheUsage(
         uncached_input=max(prompt_tokens - (read or 0) - (write or 0), 0),
         cache_read=(read or 0) if reported else None,
         cache_write=(write or 0) if reported else None,
-        output=get_int(usage, "completion_tokens") or 0,
+        output=output,
         vendor=vendor,
         endpoint=endpoint,
         model=response_model(response),
@@ -189,9 +190,10 @@ def partition_problems(name: str, total: int, read: int | None, write: int | Non
     return []
 
 
-def total_problems(usage: Any, prompt: int, output: int) -> list[str]:
+def total_problems(usage: Any, prompt: int, output: int | None) -> list[str]:
+    """`total_tokens` against input + output; not checked when the output was not reported."""
     total = get_int(usage, "total_tokens")
-    if total is not None and total != prompt + output:
+    if total is not None and output is not None and total != prompt + output:
         return [f"total_tokens ({total}) != input ({prompt}) + output ({output})"]
     return []
 

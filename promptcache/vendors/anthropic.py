@@ -281,7 +281,7 @@ def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
         uncached_input=uncached,
         cache_read=(read or 0) if reported else None,
         cache_write=(write or 0) if reported else None,
-        output=output or 0,
+        output=output,
         cache_write_by_ttl={},
         vendor="anthropic",
         endpoint="messages",
@@ -378,7 +378,7 @@ def _usage_from(
         uncached_input=fields.get("input_tokens") or 0,
         cache_read=(read or 0) if reported else None,
         cache_write=(write or 0) if reported else None,
-        output=fields.get("output_tokens") or 0,
+        output=fields.get("output_tokens"),  # None: not reported (a stripped usage), not 0
         cache_write_by_ttl={k: v for k, v in by_ttl.items() if v},
         vendor="anthropic",
         endpoint=endpoint,

@@ -88,7 +88,9 @@ def _native_usage(response: Any, timings: Any) -> CacheUsage:
             "a llama.cpp /completion answer needs timings.cache_n and timings.prompt_n; got "
             f"timings keys {sorted(timings) if isinstance(timings, dict) else type(timings)}"
         )
-    output = get_int(timings, "predicted_n") or get_int(response, "tokens_predicted") or 0
+    output = get_int(timings, "predicted_n")
+    if output is None:  # neither said: unknown, not 0
+        output = get_int(response, "tokens_predicted")
     model = get_field(response, "model")
     return CacheUsage(
         uncached_input=evaluated,

@@ -208,29 +208,50 @@ def _usage_from(usage: Any, *, model: str | None, endpoint: str) -> CacheUsage:
     prompt = first_int(usage, "prompt_token_count", "promptTokenCount") or 0
     cached = first_int(usage, "cached_content_token_count", "cachedContentTokenCount") or 0
     tool_use = first_int(usage, "tool_use_prompt_token_count", "toolUsePromptTokenCount") or 0
-    candidates = first_int(usage, "candidates_token_count", "candidatesTokenCount") or 0
-    thoughts = first_int(usage, "thoughts_token_count", "thoughtsTokenCount") or 0
+    candidates = first_int(usage, "candidates_token_count", "candidatesTokenCount")
+    thoughts = first_int(usage, "thoughts_token_count", "thoughtsTokenCount")
+    total = first_int(usage, "total_token_count", "totalTokenCount")
     problems = []
     if cached > prompt:
         problems.append(f"cachedContentTokenCount ({cached}) exceeds promptTokenCount ({prompt})")
-    total = first_int(usage, "total_token_count", "totalTokenCount")
-    expected = prompt + tool_use + candidates + thoughts
-    if total is not None and total != expected:
-        problems.append(
-            f"totalTokenCount ({total}) != prompt ({prompt}) + tool-use prompt ({tool_use}) + "
-            f"candidates ({candidates}) + thoughts ({thoughts}) = {expected}"
-        )
+    if candidates is None and thoughts is None:
+        output = _output_from_total(total, prompt + tool_use, problems)
+    else:
+        output = (candidates or 0) + (thoughts or 0)
+        expected = prompt + tool_use + output
+        if total is not None and total != expected:
+            problems.append(
+                f"totalTokenCount ({total}) != prompt ({prompt}) + tool-use prompt ({tool_use}) + "
+                f"candidates ({candidates or 0}) + thoughts ({thoughts or 0}) = {expected}"
+            )
     return CacheUsage(
         # Tool-use prompt tokens are billed as input; thoughts are billed as output.
         uncached_input=max(prompt - cached, 0) + tool_use,
         cache_read=cached,
         cache_write=0,
-        output=candidates + thoughts,
+        output=output,
         vendor="gemini",
         endpoint=endpoint,
         model=model,
         problems=tuple(problems),
     )
+
+
+def _output_from_total(total: int | None, input_tokens: int, problems: list[str]) -> int | None:
+    """
+    The output of a usage with neither candidatesTokenCount nor thoughtsTokenCount. Gemini's
+    JSON leaves zero counts out, so with a totalTokenCount the output is what the total leaves
+    after the input; without one (a usage cut short, a proxy that dropped it) it is unknown.
+    """
+    if total is None:
+        return None
+    if total < input_tokens:
+        problems.append(
+            f"totalTokenCount ({total}) is less than the prompt and tool-use prompt "
+            f"({input_tokens}), and no candidatesTokenCount says the output; output unknown"
+        )
+        return None
+    return total - input_tokens
 
 
 class GeminiStream:
@@ -270,8 +291,9 @@ class GeminiStream:
             return
         for name in self._FIELDS:
             camel = "".join(w.capitalize() if i else w for i, w in enumerate(name.split("_")))
-            value = first_int(self._current, name, camel) or 0
-            self._done[name] = self._done.get(name, 0) + value
+            value = first_int(self._current, name, camel)
+            if value is not None:  # a count no hop reported stays unreported
+                self._done[name] = self._done.get(name, 0) + value
         self._current = None
         self._hops += 1
 

@@ -152,7 +152,7 @@ def read_responses_usage(response: Any, *, endpoint: str = "responses") -> Cache
         if v
     }
     reported = details is not None
-    output = get_int(usage, "output_tokens") or 0
+    output = get_int(usage, "output_tokens")  # None: not reported (stripped), not 0
     problems = partition_problems("input_tokens", input_tokens, read, write)
     problems += total_problems(usage, input_tokens, output)
     if by_ttl and sum(by_ttl.values()) != (write or 0):

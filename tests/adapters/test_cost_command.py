@@ -73,3 +73,26 @@ def test_cost_refuses_a_response_whose_api_it_cannot_tell(
     file = _write(tmp_path, "x.json", {"model": "my-model", "tokens": 3})
     assert main(["cost", file]) == 2
     assert "cannot tell which API answered" in capsys.readouterr().err
+
+
+def test_a_response_without_output_tokens_costs_unknown_not_its_input_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    usage = {"input_tokens": 0, "cache_read_input_tokens": 1_000_000, "output_tokens": 2_000}
+    known = {"model": "claude-sonnet-4-6", "usage": usage}
+    stripped = {"model": "claude-sonnet-4-6", "usage": {**usage}}
+    del stripped["usage"]["output_tokens"]  # type: ignore[attr-defined]
+    files = [_write(tmp_path, "known.json", known), _write(tmp_path, "stripped.json", stripped)]
+    assert main(["cost", "--vendor", "anthropic", "--format", "json", *files]) == 0
+    out = json.loads(capsys.readouterr().out)
+    first, second = out["responses"]
+    assert second["usage"]["output"] is None and "output" not in second["cost"]["breakdown"]
+    assert second["cost"]["actual"] is None and second["cost"]["without_cache"] is None
+    assert second["cost"]["savings"] == pytest.approx(first["cost"]["savings"]) == 5.4 / 2
+    total = out["total"]
+    assert (total["actual"], total["without_cache"], total["output_unreported"]) == (None, None, 1)
+    assert total["savings"] == pytest.approx(5.4)
+    assert main(["cost", "--vendor", "anthropic", *files]) == 0
+    text = capsys.readouterr().out
+    assert "out unknown  USD unknown (output tokens not reported)" in text
+    assert "total: USD unknown: 1 of 2 responses did not report their output tokens" in text

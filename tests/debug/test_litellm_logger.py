@@ -553,3 +553,17 @@ def test_litellm_reaches_nothing_but_the_stub() -> None:
         check=True,
     )
     assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+def test_a_litellm_usage_without_completion_tokens_reads_output_unknown_not_zero() -> None:
+    from promptcache.debug.litellm_logger import litellm_usage
+
+    response = {
+        "model": "gpt-5.4",
+        "usage": {"prompt_tokens": 900, "prompt_tokens_details": {"cached_tokens": 512}},
+    }
+    usage = litellm_usage(response, "openai")
+    assert usage is not None and (usage.cache_read, usage.output) == (512, None)
+    response["usage"]["completion_tokens"] = 0  # type: ignore[index]
+    counted = litellm_usage(response, "openai")
+    assert counted is not None and counted.output == 0

@@ -122,6 +122,19 @@ def test_usage_conventions_are_read_and_bad_totals_named() -> None:
     assert span_usage({"gen_ai.system": "openai"}) is None
 
 
+def test_a_span_without_output_tokens_reads_output_unknown_not_zero() -> None:
+    attributes = {
+        "gen_ai.system": "openai",
+        "gen_ai.request.model": "gpt-5.4",
+        "gen_ai.usage.input_tokens": 1500,
+        "gen_ai.usage.cache_read.input_tokens": 1024,
+    }
+    usage = span_usage(attributes)
+    assert usage is not None and usage.output is None
+    counted = span_usage({**attributes, "llm.token_count.completion": 0})
+    assert counted is not None and counted.output == 0
+
+
 def test_pydantic_ai_spans_name_the_field_that_broke_the_cache(
     caplog: pytest.LogCaptureFixture,
 ) -> None:

@@ -89,6 +89,33 @@ def test_usage_only_observations_are_readable(tmp_path: Path) -> None:
     assert [c.cause for c in report.invalidations] == ["none"]
 
 
+def test_an_unreported_output_is_logged_as_null_and_read_back_as_unknown(tmp_path: Path) -> None:
+    log = tmp_path / "calls.jsonl"
+    streamed = CacheUsage(uncached_input=5, cache_read=2000, cache_write=0, output=None)
+    with Recorder(log) as recorder:
+        monitor = Monitor("anthropic", metrics=False, recorder=recorder)
+        monitor.observe(pairs.anthropic(), usage=_WRITE, at=0.0, key="session-1")
+        monitor.observe(pairs.anthropic(), usage=streamed, at=10.0, key="session-1")
+    records = [json.loads(line) for line in _lines(log)]
+    assert [r["usage"]["output"] for r in records] == [1, None]
+    report = build_report(_lines(log))
+    assert (report.records, report.skipped) == (2, 0)
+    assert (report.output, report.output_unreported_records) == (1, 1)
+
+
+def test_a_neutral_usage_without_output_reads_as_unknown_and_old_logs_read_as_before() -> None:
+    request = pairs.anthropic()
+    neutral = {"uncached_input": 5, "cache_read": 0, "cache_write": 2000}
+    lines = [
+        json.dumps({"at": 0.0, "request": request, "usage": {**neutral, "output": 7}}),  # older
+        json.dumps({"v": 1, "at": 9.0, "request": request, "usage": neutral}),  # no output said
+    ]
+    report = build_report(lines)
+    assert (report.records, report.output, report.output_unreported_records) == (2, 7, 1)
+    with pytest.raises(InputError, match=r"usage.output must be a whole number >= 0 or null"):
+        build_report([json.dumps({"request": request, "usage": {**neutral, "output": -1}})])
+
+
 def test_rotation_gzips_backups_and_report_reads_them_all(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -419,8 +419,16 @@ REPORT_JSON = {
         "cache_write",
         "output",
         "unreported_records",
+        "output_unreported_records",  # added: records whose output tokens were not reported
     ],
-    "cost": ["currency", "actual", "without_cache", "savings", "unpriced_records"],
+    "cost": [
+        "currency",
+        "actual",
+        "without_cache",
+        "savings",
+        "unpriced_records",
+        "output_unpriced_records",  # added: priced records whose output cost is unknown
+    ],
     "invalidations": ["cause", "events", "tokens_lost", "cost_lost"],
     "skipped": ["lines", "named"],
     "by": None,
@@ -438,6 +446,8 @@ REPORT_JSON = {
         "tokens_lost",
         "unreported_records",
         "unpriced_records",
+        "output_unreported_records",
+        "output_unpriced_records",
     ],
 }
 
@@ -624,3 +634,48 @@ def test_a_group_with_unpriced_records_says_how_many_its_cost_leaves_out(
     assert "(2 unpriced)" in s0
     assert main(["report", str(log)]) == 0
     assert "(2 records unpriced)" in capsys.readouterr().out
+
+
+def _without_output(tmp_path: Path) -> tuple[Path, Path]:
+    """The log, and the same log where session s0's last two responses lost output_tokens."""
+    full, stripped = tmp_path / "full.jsonl", tmp_path / "stripped.jsonl"
+    records = [json.loads(line) for line in _log()]
+    full.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    for record in records[3:5]:
+        del record["response"]["usage"]["output_tokens"]
+    stripped.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    return full, stripped
+
+
+def test_records_without_output_tokens_are_counted_not_priced_at_zero(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    full, stripped = _without_output(tmp_path)
+    whole, partial = _json(capsys, str(full)), _json(capsys, str(stripped))
+    tokens, cost = partial["tokens"], partial["cost"]
+    assert tokens["output_unreported_records"] == cost["output_unpriced_records"] == 2  # type: ignore[index]
+    assert whole["tokens"]["output_unreported_records"] == 0  # type: ignore[index]
+    assert tokens["output"] < whole["tokens"]["output"]  # type: ignore[index,operator]
+    # the input is priced as before, the unknown output is left out; the savings are exact
+    assert cost["actual"] < whole["cost"]["actual"]  # type: ignore[index,operator]
+    assert cost["savings"] == pytest.approx(whole["cost"]["savings"])  # type: ignore[index]
+    assert main(["report", str(stripped)]) == 0
+    text = capsys.readouterr().out
+    assert "2 records did not report output tokens" in text
+    assert "output cost of 2 records unknown" in text
+
+
+def test_the_csv_and_html_reports_say_which_groups_lack_output_tokens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, stripped = _without_output(tmp_path)
+    assert main(["report", str(stripped), "--by", "key", "--format", "csv"]) == 0
+    rows = {r["group"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert rows["s0"]["output_unreported_records"] == rows["s0"]["output_unpriced_records"] == "2"
+    assert rows["s1"]["output_unreported_records"] == "0"
+    page = tmp_path / "report.html"
+    assert main(["report", str(stripped), "--html", str(page)]) == 0
+    html = page.read_text()
+    assert 'id="output-unknown">output cost of 2 records unknown' in html
+    keys = {row.split('"')[0]: row.split("</tr>")[0] for row in html.split('<tr data-key="')[1:]}
+    assert "(output cost of 2 unknown)" in keys["s0"] and "unknown" not in keys["s1"]
