@@ -35,7 +35,7 @@ import logging
 import re
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
 
 from ._errors import InputError, describe
@@ -43,6 +43,7 @@ from ._sent import IteratorFailed, Unreadable, read_call
 from .debug.monitor import Invalidation, Monitor, adapter_for
 from .debug.recorder import Recorder
 from .vendors import VENDORS, get_vendor, resolve_vendor
+from .vendors._fields import get_field
 
 __all__ = ["PROMPT_ARGUMENTS", "SDK_PATHS", "SdkPaths", "wrap"]
 
@@ -810,7 +811,7 @@ class _ObservedManager:
             if call.kind == "anthropic-manager":
                 snapshot = _anthropic_snapshot(self._stream)
                 if snapshot is not None:
-                    watcher.observe(call.name, call.request, snapshot, sent_at=call.sent)
+                    _observe_snapshot(watcher, call, snapshot)
                 return
             final = _openai_final(self._stream, call.kind)
         except Exception as exc:  # an SDK whose stream internals moved: say so, never raise
@@ -848,6 +849,19 @@ class _ObservedManager:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._manager, name)
+
+
+def _observe_snapshot(watcher: _Watcher, call: _Call, snapshot: Any) -> None:
+    """
+    The Anthropic SDK's message so far. Its output count is message_start's provisional one
+    until a message_delta arrives (which also sets `stop_reason`): a block left before then is
+    observed with its output unknown, not that first token or so.
+    """
+    if get_field(snapshot, "stop_reason") is not None:
+        watcher.observe(call.name, call.request, snapshot, sent_at=call.sent)
+        return
+    usage = replace(get_vendor("anthropic").read_usage(snapshot), output=None)
+    watcher.observe(call.name, call.request, usage=usage, sent_at=call.sent)
 
 
 def _anthropic_snapshot(stream: Any) -> Any:

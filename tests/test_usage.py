@@ -367,3 +367,22 @@ def test_gemini_stream_hops_without_output_counts_stay_unknown() -> None:
     stream.feed({"candidates": [{}], "usageMetadata": {"promptTokenCount": 60}})
     assert stream.usage.output is None
     assert stream.usage.uncached_input == 110
+
+
+def test_anthropic_stream_output_is_the_message_deltas_not_the_provisional_start() -> None:
+    from promptcache.vendors.anthropic import AnthropicStream
+
+    start = {
+        "type": "message_start",
+        "message": {
+            "model": "claude-sonnet-4-6",
+            "usage": {"input_tokens": 12, "cache_read_input_tokens": 4096, "output_tokens": 1},
+        },
+    }
+    cut = AnthropicStream()
+    cut.feed(start)  # the connection dropped here: the output was never reported
+    assert (cut.usage.cache_read, cut.usage.output) == (4096, None)
+    whole = AnthropicStream()
+    whole.feed(start)
+    whole.feed({"type": "message_delta", "usage": {"output_tokens": 57}})
+    assert whole.usage.output == 57

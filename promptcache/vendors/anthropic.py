@@ -295,7 +295,9 @@ class AnthropicStream:
     """
     Reads `message_start` (input, cache, TTL split) and each `message_delta` (cumulative output and
     optional cumulative input/cache counts; later non-null values replace earlier ones, as the
-    SDK's own accumulator does). The TTL split only comes in `message_start`.
+    SDK's own accumulator does). The TTL split only comes in `message_start`. The output is the
+    last `message_delta`'s: without one it is unknown (None), not `message_start`'s provisional
+    count.
     """
 
     def __init__(self) -> None:
@@ -311,6 +313,9 @@ class AnthropicStream:
             message = get_field(event, "message")
             usage = get_field(message, "usage")
             self._fields = _fields(usage)
+            # message_start's output count is provisional (the first token or so): a stream that
+            # ends before a message_delta said the output never reported it
+            self._fields["output_tokens"] = None
             self._creation = get_field(usage, "cache_creation")
             self._model = get_field(message, "model")
             self._diagnosis = _diagnosis(message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import logging
 import re
 from collections.abc import Iterator
@@ -361,6 +362,35 @@ def test_helper_stream_internals_that_moved_are_logged_not_raised(
     assert client.chat.completions.manager.exits == 1 and client.responses.manager.exits == 1
     assert monitor.stats()["observations"] == 0
     assert "could not read the openai stream" in caplog.text
+
+
+def test_an_anthropic_stream_left_before_its_message_delta_logs_output_unknown(
+    tmp_path: Path,
+) -> None:
+    """Until message_delta, the SDK's snapshot holds message_start's provisional output (1)."""
+    usage = {"input_tokens": 12, "cache_read_input_tokens": 4096, "output_tokens": 1}
+    left = {"model": "claude-sonnet-4-6", "stop_reason": None, "usage": usage}
+    done = {**left, "stop_reason": "end_turn", "usage": {**usage, "output_tokens": 57}}
+
+    streams = [type("Stream", (), {"current_message_snapshot": s})() for s in (left, done)]
+
+    class Messages:
+        def stream(self, **kwargs: Any) -> _FakeManager:
+            return _FakeManager(streams.pop(0))
+
+    class Client:
+        messages = Messages()
+
+    log = tmp_path / "calls.jsonl"
+    with promptcache.Recorder(log) as recorder:
+        monitor = promptcache.Monitor("anthropic", metrics=False, recorder=recorder)
+        wrapped = promptcache.wrap(Client(), vendor="anthropic", monitor=monitor)
+        for _ in range(2):
+            with wrapped.messages.stream(model="claude-sonnet-4-6", max_tokens=9, messages=[]):
+                pass
+    first, second = (json.loads(line) for line in log.read_text().splitlines())
+    assert first["usage"]["output"] is None and first["usage"]["cache_read"] == 4096
+    assert second["response"]["usage"]["output_tokens"] == 57
 
 
 def test_helper_streams_for_an_engine_and_resumed_responses() -> None:
