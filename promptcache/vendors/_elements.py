@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -67,9 +67,12 @@ class Element:
     content_key: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Span:
-    """A run of elements from one container: `messages[2:]`, `tools`, the scalar `system`."""
+class Span(NamedTuple):
+    """
+    A run of elements from one container: `messages[2:]`, `tools`, the scalar `system`. A named
+    tuple rather than a frozen dataclass: every judging, diff and drop cuts a request into spans,
+    and a tuple is built in a third of the time.
+    """
 
     layer: str
     path: str
