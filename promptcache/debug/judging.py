@@ -7,7 +7,6 @@ the entry's `Vendor` record.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -22,6 +21,7 @@ from ..vendors._elements import MARKERS, Element, Span, element_units, plain
 from .diff import DiffResult, compare_elements, identical
 from .divergence import automatic, breakpoints
 from .events import Invalidation
+from .fingerprint import digest
 from .memory import Entry, KeyState, Record, common_start, entry_ttls, without_markers, written
 from .privacy import describe, private_path
 from .settings import setting_change
@@ -64,7 +64,9 @@ class Judging:
         if records is not None:
             return records
         body = entry.request
-        if body is None:  # dropped meanwhile by another thread, which kept the records first
+        if body is None:  # dropped (maybe meanwhile, by another thread, which kept them first)
+            if entry.fingerprint is not None:
+                return entry.fingerprint.records()
             return entry.records or ()
         records = self._records_of(entry.vendor, body)
         entry.records = records
@@ -123,7 +125,7 @@ class Judging:
             stripped, ttl, marked = without_markers(Element(layer, path, value, key))
             clean = data if not marked else orjson.dumps(stripped)
         record = Record(
-            layer, path, _digest(clean), self.counter.count(clean.decode("utf-8")), ttl, marked
+            layer, path, digest(clean), self.counter.count(clean.decode("utf-8")), ttl, marked
         )
         if len(data) <= _HASHED_ITEM_BYTES:
             # A copy: orjson's buffer is sized for growth, and holding it would hold that too.
@@ -649,14 +651,6 @@ def _paths(span: Span) -> list[str]:
         if len(_PATHS) < 64:
             _PATHS[span.path] = known
     return known
-
-
-def _digest(data: bytes) -> int:
-    """
-    A hash of an element's bytes that is the same in every process: Python's own `hash()` of
-    bytes is salted per process, and states are compared across processes (`RedisStore`).
-    """
-    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big")
 
 
 def vendor_reason(usage: CacheUsage) -> str | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -17,7 +17,11 @@ from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
 from ..vendors._elements import MARKERS, Element, get_path, plain, strip_markers
 
+if TYPE_CHECKING:
+    from .fingerprint import Fingerprint
+
 __all__ = [
+    "ELEMENT_BYTES",
     "ENTRY_BYTES",
     "RECORD_BYTES",
     "Entry",
@@ -72,7 +76,9 @@ class Entry:
     """
     What one key's previous request left behind. The body is the request's own elements, held by
     reference in copied containers (nothing is serialised on the hot path); `records` (hashes,
-    sizes) are computed from it when it is needed or when the body is dropped for the budget.
+    sizes) are computed from it when judging needs them. When the body is dropped for the budget
+    what stays is its `fingerprint` (compact hashes, fingerprint.py), or the records where they
+    were computed already.
     `written` is the write's split by TTL as the server reported it. `dry` counts the turns in a
     row, this one included, whose marked prefix (`prefix` tokens) was over the minimum and yet
     neither read nor written; both stay 0 on any other turn. `sent` is when the request was
@@ -92,6 +98,7 @@ class Entry:
     records: tuple[Record, ...] | None
     size: int
     written: Mapping[str, int]
+    fingerprint: Fingerprint | None = None
     dry: int = 0
     prefix: int = 0
     sent: float | None = None
@@ -129,11 +136,14 @@ class Stats:
     dropped: int = 0  # observations the background queue had no room for
 
 
-# What CPython holds per key beyond the body (the Entry, its params, the dict slots), and per
-# element record once the body is dropped: measured with tracemalloc on CPython 3.12 over 2,000
-# keys of 10- and 16-element Anthropic requests (about 640 B per key and 182 B per record).
+# What CPython holds per key beyond the body (the Entry, its params, the dict slots), per element
+# record (`Record`, kept where judging or the store computed records), and per element of a
+# dropped body's fingerprint (two machine integers in arrays, amortised with the fingerprint's own
+# object): measured with tracemalloc on CPython 3.11 over 2,000 keys of 16-element Anthropic
+# requests (bench/bench_monitor.py --memory).
 ENTRY_BYTES = 700
 RECORD_BYTES = 200
+ELEMENT_BYTES = 40
 
 
 class KeyState:
@@ -152,6 +162,7 @@ class KeyState:
         "body_budget",
         "body_bytes",
         "defaults",
+        "elements",
         "entries",
         "hashes",
         "max_keys",
@@ -167,6 +178,7 @@ class KeyState:
         self.warned: dict[str, set[str]] = {}
         self.body_bytes = 0
         self.hashes = 0  # element records held by entries whose body is gone
+        self.elements = 0  # elements of the fingerprints of entries whose body is gone
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -202,18 +214,23 @@ class KeyState:
         if key in self.bodies:
             del self.bodies[key]
             self.body_bytes -= entry.size
-        else:
-            self.hashes -= len(entry.records or ())
+        elif entry.records is not None:
+            self.hashes -= len(entry.records)
+        elif entry.fingerprint is not None:
+            self.elements -= len(entry.fingerprint)
         self.defaults.pop(key, None)
         return entry
 
     def _drop_body(self, entry: Entry, shrink: Callable[[Entry], object]) -> None:
-        shrink(entry)  # keep the hashes and the settings
+        shrink(entry)  # keep the hashes (records or a fingerprint) and the settings
         if isinstance(entry.body, dict):
             entry.params = params(entry.body)
         entry.body = None
         self.body_bytes -= entry.size
-        self.hashes += len(entry.records or ())
+        if entry.records is not None:
+            self.hashes += len(entry.records)
+        elif entry.fingerprint is not None:
+            self.elements += len(entry.fingerprint)
 
     def forget(self, key: str) -> None:
         self._pop(key)
@@ -237,17 +254,19 @@ class KeyState:
     def memory(self) -> dict[str, int]:
         """
         Keys, bodies and hashes held, and `estimated_bytes`: the bodies (at most `body_budget`)
-        plus `ENTRY_BYTES` per key and `RECORD_BYTES` per element hash. O(1): no walk over keys.
+        plus `ENTRY_BYTES` per key, `RECORD_BYTES` per element record and `ELEMENT_BYTES` per
+        fingerprinted element of a dropped body. `hashes` counts both kinds. O(1): no walk.
         """
         return {
             "keys": len(self.entries),
             "bodies": len(self.bodies),
             "body_bytes": self.body_bytes,
             "body_budget": self.body_budget,
-            "hashes": self.hashes,
+            "hashes": self.hashes + self.elements,
             "estimated_bytes": self.body_bytes
             + ENTRY_BYTES * len(self.entries)
-            + RECORD_BYTES * self.hashes,
+            + RECORD_BYTES * self.hashes
+            + ELEMENT_BYTES * self.elements,
         }
 
 

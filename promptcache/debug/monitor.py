@@ -55,6 +55,7 @@ from ..vendors._elements import plain_request
 from .background import Background
 from .events import Invalidation
 from .exporters import Exporter
+from .fingerprint import fingerprint
 from .judging import Judging
 from .memory import (
     Entry,
@@ -578,7 +579,21 @@ class Monitor(Judging):
         """Store `entry` as the key's latest; return the one it replaces. Enforces the budgets."""
         with self._lock:
             self._stats.observations += 1
-            return self._keys.swap(key, entry, default=default, shrink=self._records)
+            return self._keys.swap(key, entry, default=default, shrink=self._shrink)
+
+    def _shrink(self, entry: Entry) -> None:
+        """
+        What stays of an entry whose body is dropped for the budget: the records where judging or
+        the store computed them already, else the body's fingerprint (one pass in C per
+        container), else, for a body the fingerprint cannot take, the records.
+        """
+        if entry.records is not None:
+            return
+        body = entry.request
+        if body is not None:
+            entry.fingerprint = fingerprint(entry.vendor, body, self.counter)
+        if entry.fingerprint is None:
+            self._records(entry)
 
     def _emit(self, event: Invalidation) -> None:
         with self._lock:

@@ -117,17 +117,20 @@ def test_memory_reports_an_estimate_in_bytes_that_tracks_the_hashes() -> None:
         monitor.observe(pairs.anthropic(), usage=_USAGE, key=f"k{n}", at=float(n))
     held = monitor.memory()
     state = monitor._keys
-    assert held["hashes"] == sum(len(e.records or ()) for e in state.entries.values()) > 0
+    records = sum(len(e.records or ()) for e in state.entries.values())
+    elements = sum(len(e.fingerprint or ()) for e in state.entries.values())
+    assert held["hashes"] == records + elements and elements > 0
     assert held["estimated_bytes"] == (
         held["body_bytes"]
         + memory.ENTRY_BYTES * held["keys"]
-        + memory.RECORD_BYTES * held["hashes"]
+        + memory.RECORD_BYTES * records
+        + memory.ELEMENT_BYTES * elements
     )
 
 
 def _cold_records(vendor: str, request: dict[str, Any]) -> tuple[memory.Record, ...]:
     """Each element hashed from scratch, through nothing but `Element` and the digest."""
-    from promptcache.debug.judging import _digest
+    from promptcache.debug.fingerprint import digest
     from promptcache.vendors import get_vendor
 
     out = []
@@ -135,7 +138,7 @@ def _cold_records(vendor: str, request: dict[str, Any]) -> tuple[memory.Record, 
         stripped, ttl, marked = memory.without_markers(element)
         data = orjson.dumps(stripped)
         tokens = DEFAULT_COUNTER.count(data.decode())
-        out.append(memory.Record(element.layer, element.path, _digest(data), tokens, ttl, marked))
+        out.append(memory.Record(element.layer, element.path, digest(data), tokens, ttl, marked))
     return tuple(out)
 
 
@@ -175,3 +178,82 @@ def test_element_records_through_the_memo_equal_records_hashed_from_scratch(
     edited = monitor._records_of(spec, request)
     assert edited == _cold_records(vendor, request)
     assert edited[at].digest != first[at].digest
+
+
+def _marker_variants() -> list[dict[str, Any]]:
+    """Anthropic requests with markers wherever callers put them, and text that is not ASCII."""
+    base = pairs.anthropic()
+    variants = []
+    for ttl in (None, "5m", "1h"):
+        marker: dict[str, Any] = {"type": "ephemeral", **({"ttl": ttl} if ttl else {})}
+        request = copy.deepcopy(base)
+        request["tools"][-1]["cache_control"] = marker  # the last key: cut from the bytes
+        request["system"] = [{"cache_control": marker, "type": "text", "text": "first key"}]
+        request["messages"] = [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "Grüße, 東京", "cache_control": marker}],
+            },
+            {"role": "assistant", "content": "plain", "cache_control": marker},
+            {"role": "user", "content": [{"type": "text", "text": "q"}], "cache_control": marker},
+            {
+                "role": "user",
+                "content": "both",
+                "prompt_cache_breakpoint": {"mode": "x"},
+                "cache_control": marker,
+            },
+        ]
+        variants.append(request)
+    return variants
+
+
+@pytest.mark.parametrize(
+    ("vendor", "request_of"),
+    [
+        ("anthropic", pairs.anthropic),
+        ("openai", pairs.openai),
+        ("openai-responses", pairs.openai_responses),
+        ("gemini", pairs.gemini),
+        *(("anthropic", (lambda r=r: r)) for r in _marker_variants()),
+    ],
+)
+def test_a_dropped_body_fingerprint_gives_the_records_hashing_from_scratch_gives(
+    vendor: str, request_of: Any
+) -> None:
+    # What stays of a body dropped for the budget is its fingerprint: the records made from it
+    # must be exactly the records hashed element by element (digest, tokens, path, markers, TTL).
+    from promptcache.debug.fingerprint import fingerprint
+    from promptcache.vendors import get_vendor
+
+    request = request_of()
+    found = fingerprint(get_vendor(vendor), request, DEFAULT_COUNTER)
+    assert found is not None
+    assert found.records() == _cold_records(vendor, request)
+    assert len(found) == len(_cold_records(vendor, request))
+
+
+def test_a_body_the_fingerprint_cannot_take_keeps_its_records() -> None:
+    # An SDK object among the elements (orjson cannot serialise it) or a counter other than the
+    # estimate: the drop computes the records element by element, as before.
+    from promptcache._tokens import EstimateCounter
+    from promptcache.debug.fingerprint import fingerprint
+    from promptcache.vendors import get_vendor
+
+    class Sdk:
+        def model_dump(self, **_: Any) -> dict[str, Any]:
+            return {"role": "user", "content": "from an SDK object"}
+
+    spec = get_vendor("anthropic")
+    request = pairs.anthropic()
+    request["messages"] = [*request["messages"], Sdk()]
+    assert fingerprint(spec, request, DEFAULT_COUNTER) is None
+
+    class Exact(EstimateCounter):
+        name = "exact"
+
+    assert fingerprint(spec, pairs.anthropic(), Exact()) is None
+    monitor = Monitor("anthropic", metrics=False, body_budget=0)
+    monitor.observe(request, usage=_USAGE, key="k", at=1.0)
+    entry = monitor._keys.entries["k"]
+    assert entry.body is None and entry.fingerprint is None and entry.records
+    assert monitor.memory()["hashes"] == len(entry.records)

@@ -1,0 +1,175 @@
+"""
+What stays of a request body the monitor drops for its byte budget: each element's hash and size,
+where its cache markers were, and where it sat. Computed once per dropped body, on the caller's
+thread, so it is built with one C-level pass per container (serialise, hash, measure) and stored
+as arrays of machine integers: a few dozen bytes per element, nothing the garbage collector walks.
+The element records judging reads (`Record`) are made from it only when a miss needs them.
+
+The hashes are those of `Record.digest` (xxh3, 64 bits, unseeded: the same in every process), of
+each element's JSON with its cache markers removed, so a fingerprint and records computed any
+other way compare equal exactly when the elements do.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import compress, count, repeat
+from operator import not_
+from typing import Any
+
+import orjson
+from xxhash import xxh3_64_intdigest
+
+from .._tokens import EstimateCounter, TokenCounter
+from ..vendors import Vendor
+from ..vendors._elements import MARKERS, Element, Span
+from .memory import Record, without_markers
+
+__all__ = ["Fingerprint", "digest", "fingerprint"]
+
+_MARKER_KEYS = frozenset(MARKERS)
+_DICT = frozenset({dict})
+
+# A marker as builders write it, the element's last key: cut from the bytes, no re-serialising.
+_TRAILING = {
+    b',"cache_control":{"type":"ephemeral"}}': None,
+    b',"cache_control":{"type":"ephemeral","ttl":"5m"}}': "5m",
+    b',"cache_control":{"type":"ephemeral","ttl":"1h"}}': "1h",
+}
+_TRAILING_SIZES = sorted({len(tail) for tail in _TRAILING})
+
+
+def digest(data: bytes) -> int:
+    """
+    The hash of an element's bytes, the same in every process (Python's own `hash()` of bytes is
+    salted per process, and states are compared across processes by `RedisStore`).
+    """
+    return xxh3_64_intdigest(data)
+
+
+@dataclass(frozen=True, slots=True)
+class Fingerprint:
+    """
+    A dropped body's elements, in render order. `spans`: (layer, path, start, listed, count) of
+    each container; `digests`, `sizes`: each element's hash and JSON length (markers removed);
+    `marks`: (element index, TTL) of each marked element; `tokens`: counts made when the body was
+    dropped, by element index, for elements whose count the size cannot give (see `records`).
+    """
+
+    spans: tuple[tuple[str, str, int, bool, int], ...]
+    digests: array[int]
+    sizes: array[int]
+    marks: tuple[tuple[int, str | None], ...]
+    tokens: Mapping[int, int]
+    chars_per_token: float
+
+    def __len__(self) -> int:
+        return len(self.digests)
+
+    def records(self) -> tuple[Record, ...]:
+        """The element records, as `Judging._records_of` computes them from the body."""
+        marks = dict(self.marks)
+        out: list[Record] = []
+        index = 0
+        for layer, path, start, listed, size in self.spans:
+            for i in range(size):
+                tokens = self.tokens.get(index)
+                if tokens is None:  # ASCII JSON under the estimate counter: its size says it
+                    tokens = max(1, round(self.sizes[index] / self.chars_per_token))
+                where = f"{path}[{start + i}]" if listed else path
+                marked = index in marks
+                out.append(
+                    Record(layer, where, self.digests[index], tokens, marks.get(index), marked)
+                )
+                index += 1
+        return tuple(out)
+
+
+def fingerprint(
+    vendor: Vendor, body: Mapping[str, Any], counter: TokenCounter
+) -> Fingerprint | None:
+    """
+    The body's fingerprint, or None where the fast path does not apply (an item JSON cannot carry
+    as is, such as an SDK object; a token counter other than the estimate): the caller then
+    computes the records element by element.
+    """
+    if type(counter) is not EstimateCounter:
+        return None
+    spans: list[tuple[str, str, int, bool, int]] = []
+    data: list[bytes] = []
+    marks: list[tuple[int, str | None]] = []
+    for span in vendor.spans(body):
+        items = span.items
+        try:
+            dumped = list(map(orjson.dumps, items))
+        except TypeError:  # orjson.JSONEncodeError is one
+            return None
+        for i in _marked(span):
+            clean, ttl = _unmarked(span, i, dumped[i])
+            dumped[i] = clean
+            marks.append((len(data) + i, ttl))
+        spans.append((span.layer, span.path, span.start, span.listed, len(items)))
+        data += dumped
+    tokens = {}
+    if not all(map(bytes.isascii, data)):
+        tokens = {
+            i: counter.count(part.decode("utf-8"))
+            for i, part in enumerate(data)
+            if not part.isascii()
+        }
+    return Fingerprint(
+        spans=tuple(spans),
+        digests=array("Q", map(xxh3_64_intdigest, data)),
+        sizes=array("L", map(len, data)),
+        marks=tuple(marks),
+        tokens=tokens,
+        chars_per_token=counter.chars_per_token,
+    )
+
+
+def _marked(span: Span) -> list[int]:
+    """
+    Indices of the span's items that carry a cache marker where `without_markers` looks: a
+    message's content blocks when its content is a list, else the item's own keys. Plain dicts
+    (nearly every request) are looked at with C-level maps; anything else item by item.
+    """
+    items = span.items
+    key = span.content_key
+    if not set(map(type, items)) <= _DICT:
+        return [i for i, item in enumerate(items) if _has_marker(item, key)]
+    if key is not None and list in set(map(type, map(dict.get, items, repeat(key)))):
+        return [i for i, item in enumerate(items) if _has_marker(item, key)]
+    return list(compress(count(), map(not_, map(_MARKER_KEYS.isdisjoint, items))))
+
+
+def _has_marker(item: Any, key: str | None) -> bool:
+    """Whether `without_markers` finds a marker in the item (see `_marked`)."""
+    if not isinstance(item, Mapping):
+        return False
+    content = item.get(key) if key is not None else None
+    if isinstance(content, list):
+        return any(
+            isinstance(b, Mapping) and not _MARKER_KEYS.isdisjoint(b.keys()) for b in content
+        )
+    return not _MARKER_KEYS.isdisjoint(item.keys())
+
+
+def _unmarked(span: Span, index: int, data: bytes) -> tuple[bytes, str | None]:
+    """A marked item's JSON without its markers, and the first marker's TTL."""
+    item = span.items[index]
+    key = span.content_key
+    for size in _TRAILING_SIZES:
+        tail = data[-size:]
+        if (
+            tail in _TRAILING
+            and (key is None or not isinstance(item.get(key), list))
+            and "prompt_cache_breakpoint" not in item
+        ):
+            # The last key of the item itself (the closing brace after it is the item's), and
+            # the only marker there: what `without_markers` removes.
+            return data[:-size] + b"}", _TRAILING[tail]
+    element = Element(span.layer, span.path_of(index), item, key)
+    stripped, ttl, _ = without_markers(element)
+    return orjson.dumps(stripped), ttl
