@@ -23,6 +23,7 @@ from ..vendors import get_vendor
 from .memory import Entry, Record, params
 
 __all__ = [
+    "STATE_FORMAT",
     "CircuitBreaker",
     "Exchange",
     "StateStore",
@@ -78,6 +79,11 @@ class StateStore(Protocol):
 
 
 # -- serialisation --------------------------------------------------------------------------
+
+# The version of the serialised state, part of every stored key's name. v2: element hashes are
+# xxh3-64 (fingerprint.py); v1 (keys without a version) hashed with BLAKE2b, so its states cannot
+# be compared with these and are never read.
+STATE_FORMAT = "v2"
 
 
 def encode_entry(entry: Entry, records: tuple[Record, ...], *, body_limit: int | None) -> bytes:

@@ -17,6 +17,8 @@ import orjson
 import pytest
 
 from promptcache import InputError, Invalidation, Monitor, RedisStore
+from promptcache._errors import short_hash
+from promptcache.debug.privacy import export_key
 from promptcache.debug.store import CircuitBreaker, Exchange, StoreUnavailable, decode_entry
 
 from . import pairs
@@ -176,7 +178,7 @@ def test_a_fleet_finds_nothing_when_nothing_changed(server: RedisServer) -> None
 def _stored(server: RedisServer, key: str) -> list[bytes]:
     client = redis.Redis.from_url(server.url)
     try:
-        return list(client.zrange(f"promptcache:{{{key}}}:states", 0, -1))
+        return list(client.zrange(f"promptcache:v2:{{{export_key(key)}}}:states", 0, -1))
     finally:
         client.close()
 
@@ -218,7 +220,7 @@ def test_states_expire_with_the_vendor_ttl_plus_slack(server: RedisServer) -> No
     monitor = Monitor("anthropic", metrics=False, store=store, background=False)
     monitor.observe(request, response, key="a", at=100.0)
     client = redis.Redis.from_url(server.url)
-    ttl = client.pttl("promptcache:{a}:states")
+    ttl = client.pttl(f"promptcache:v2:{{{export_key('a')}}}:states")
     client.close()
     assert 300_000 < ttl <= 360_000  # Anthropic's default 5 minutes, plus one of slack
 
@@ -226,9 +228,56 @@ def test_states_expire_with_the_vendor_ttl_plus_slack(server: RedisServer) -> No
     hour["system"][0]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
     monitor.observe(hour, AnthropicSim().respond(hour, 100.0), key="b", at=100.0)
     client = redis.Redis.from_url(server.url)
-    hours = client.pttl("promptcache:{b}:states")
+    hours = client.pttl(f"promptcache:v2:{{{export_key('b')}}}:states")
     client.close()
     assert 3_600_000 < hours <= 3_660_000  # the longest TTL the markers asked for
+
+
+def test_a_key_that_may_be_personal_data_never_names_a_redis_key(server: RedisServer) -> None:
+    # Keys leave the process here as everywhere: an e-mail address as the cache key is stored
+    # under its hash, an opaque session id as itself.
+    request = pairs.anthropic()
+    response = AnthropicSim().respond(request, 100.0)
+    monitor = Monitor("anthropic", metrics=False, store=RedisStore.from_url(server.url))
+    monitor.observe(request, response, key="jane.doe@example.com", at=100.0)
+    monitor.observe(request, response, key="session-42", at=100.0)
+    monitor.close()
+    client = redis.Redis.from_url(server.url)
+    names = sorted(name.decode() for name in client.keys("*"))
+    client.close()
+    assert not any("jane" in name or "example.com" in name for name in names), names
+    assert "promptcache:v2:{session-42}:states" in names
+    assert f"promptcache:v2:{{key:{short_hash('jane.doe@example.com')}}}:states" in names
+
+
+def test_states_of_an_older_format_are_never_compared(server: RedisServer) -> None:
+    # v1 states (keys without a version) hashed elements with BLAKE2b: compared with v2's
+    # hashes every element would differ, and a miss be blamed on a change nobody made.
+    sim, request = AnthropicSim(), pairs.anthropic()
+    old = Monitor(
+        "anthropic", metrics=False, store=RedisStore.from_url(server.url), background=False
+    )
+    old.observe(request, sim.respond(request, 100.0), key="a", at=100.0)
+    client = redis.Redis.from_url(server.url)
+    name = f"promptcache:v2:{{{export_key('a')}}}:states"
+    [state] = client.zrange(name, 0, -1, withscores=True)
+    client.delete(name)
+    stale = orjson.loads(state[0])
+    stale["records"] = [[*r[:2], r[2] ^ 1, *r[3:]] for r in stale["records"]]  # other hashes
+    client.zadd("promptcache:{a}:states", {orjson.dumps(stale): state[1]})  # where v1 kept it
+    client.close()
+    events: list[Invalidation] = []
+    fresh = Monitor(
+        "anthropic",
+        metrics=False,
+        store=RedisStore.from_url(server.url),
+        background=False,
+        on_invalidation=events.append,
+    )
+    miss = sim.respond(request, 110.0)
+    miss["usage"]["cache_read_input_tokens"] = 0
+    fresh.observe(request, miss, key="a", at=110.0)
+    assert events == []  # no previous state of this format: nothing to judge against
 
 
 def test_an_element_hash_is_the_same_in_every_process() -> None:
