@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import not_
+from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -31,6 +32,14 @@ __all__ = ["Fingerprint", "digest", "fingerprint"]
 
 _MARKER_KEYS = frozenset(MARKERS)
 _DICT = frozenset({dict})
+_NO_TOKENS: Mapping[int, int] = MappingProxyType({})
+# Container layouts seen, shared by the fingerprints that have them (a conversation's requests
+# differ in length only): one tuple each rather than one per dropped body. Bounded; a plain dict
+# (setdefault is atomic) read and written without a lock.
+_SHAPES: dict[
+    tuple[tuple[str, str, int, bool, int], ...], tuple[tuple[str, str, int, bool, int], ...]
+] = {}
+_SHAPES_KEPT = 4096
 
 # A marker as builders write it, the element's last key: cut from the bytes, no re-serialising.
 _TRAILING = {
@@ -112,15 +121,16 @@ def fingerprint(
             marks.append((len(data) + i, ttl))
         spans.append((span.layer, span.path, span.start, span.listed, len(items)))
         data += dumped
-    tokens = {}
+    tokens: Mapping[int, int] = _NO_TOKENS
     if not all(map(bytes.isascii, data)):
         tokens = {
             i: counter.count(part.decode("utf-8"))
             for i, part in enumerate(data)
             if not part.isascii()
         }
+    shape = tuple(spans)
     return Fingerprint(
-        spans=tuple(spans),
+        spans=_SHAPES.setdefault(shape, shape) if len(_SHAPES) < _SHAPES_KEPT else shape,
         digests=array("Q", map(xxh3_64_intdigest, data)),
         sizes=array("L", map(len, data)),
         marks=tuple(marks),

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ELEMENT_BYTES",
     "ENTRY_BYTES",
+    "FINGERPRINT_BYTES",
     "RECORD_BYTES",
     "Entry",
     "KeyState",
@@ -137,13 +138,15 @@ class Stats:
 
 
 # What CPython holds per key beyond the body (the Entry, its params, the dict slots), per element
-# record (`Record`, kept where judging or the store computed records), and per element of a
-# dropped body's fingerprint (two machine integers in arrays, amortised with the fingerprint's own
-# object): measured with tracemalloc on CPython 3.11 over 2,000 keys of 16-element Anthropic
-# requests (bench/bench_monitor.py --memory).
+# record (`Record`, kept where judging or the store computed records), and per dropped body's
+# fingerprint: the object itself, and per element two machine integers in arrays. Measured with
+# tracemalloc (CPython 3.11, 2,000 keys of 16- and 56-element Anthropic requests): records about
+# 640 B per key and 182 B per record; fingerprints 910 B per key, entry included, and 19.6 B per
+# element (bench/bench_monitor.py --memory).
 ENTRY_BYTES = 700
 RECORD_BYTES = 200
-ELEMENT_BYTES = 40
+FINGERPRINT_BYTES = 220
+ELEMENT_BYTES = 20
 
 
 class KeyState:
@@ -164,6 +167,7 @@ class KeyState:
         "defaults",
         "elements",
         "entries",
+        "fingerprints",
         "hashes",
         "max_keys",
         "warned",
@@ -179,6 +183,7 @@ class KeyState:
         self.body_bytes = 0
         self.hashes = 0  # element records held by entries whose body is gone
         self.elements = 0  # elements of the fingerprints of entries whose body is gone
+        self.fingerprints = 0
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -218,6 +223,7 @@ class KeyState:
             self.hashes -= len(entry.records)
         elif entry.fingerprint is not None:
             self.elements -= len(entry.fingerprint)
+            self.fingerprints -= 1
         self.defaults.pop(key, None)
         return entry
 
@@ -231,6 +237,7 @@ class KeyState:
             self.hashes += len(entry.records)
         elif entry.fingerprint is not None:
             self.elements += len(entry.fingerprint)
+            self.fingerprints += 1
 
     def forget(self, key: str) -> None:
         self._pop(key)
@@ -254,8 +261,9 @@ class KeyState:
     def memory(self) -> dict[str, int]:
         """
         Keys, bodies and hashes held, and `estimated_bytes`: the bodies (at most `body_budget`)
-        plus `ENTRY_BYTES` per key, `RECORD_BYTES` per element record and `ELEMENT_BYTES` per
-        fingerprinted element of a dropped body. `hashes` counts both kinds. O(1): no walk.
+        plus `ENTRY_BYTES` per key, `RECORD_BYTES` per element record, and per dropped body's
+        fingerprint `FINGERPRINT_BYTES` and `ELEMENT_BYTES` per element. `hashes` counts the
+        element hashes of both kinds. O(1): no walk over keys.
         """
         return {
             "keys": len(self.entries),
@@ -266,6 +274,7 @@ class KeyState:
             "estimated_bytes": self.body_bytes
             + ENTRY_BYTES * len(self.entries)
             + RECORD_BYTES * self.hashes
+            + FINGERPRINT_BYTES * self.fingerprints
             + ELEMENT_BYTES * self.elements,
         }
 

@@ -27,9 +27,10 @@ began the same way.
 
 Memory is bounded: per key, the request itself (the "body", held by reference, needed to name a
 field) while the bodies total at most `body_budget` bytes (estimated at four bytes a token), least
-recently observed first out, then hashes of its elements; at most `max_keys` keys. In bytes: at
-most body_budget + max_keys x (700 B + 200 B per element of a key's request); `memory()` gives the
-running estimate. Besides, up to 2 MiB of recently hashed element JSON is kept with its hash and
+recently observed first out, then a fingerprint of its elements (fingerprint.py); at most
+`max_keys` keys. In bytes: at most body_budget + max_keys x (920 B + 200 B per element of a key's
+request; a fingerprint takes 20 B an element, the records judging may have made 200 B);
+`memory()` gives the running estimate. Besides, up to 2 MiB of recently hashed element JSON is kept with its hash and
 token count, so an element sent again (shared tools, earlier turns) is not hashed again. All per-key state lives in one `KeyState` (memory.py); every operation on it,
 eviction included, is O(1) in the number of keys. Observing is safe from many threads and from
 asyncio code (it never awaits and holds its lock only to swap the per-key state).

@@ -124,6 +124,7 @@ def test_memory_reports_an_estimate_in_bytes_that_tracks_the_hashes() -> None:
         held["body_bytes"]
         + memory.ENTRY_BYTES * held["keys"]
         + memory.RECORD_BYTES * records
+        + memory.FINGERPRINT_BYTES * sum(e.fingerprint is not None for e in state.entries.values())
         + memory.ELEMENT_BYTES * elements
     )
 
