@@ -34,6 +34,7 @@ import statistics
 import sys
 import threading
 import time
+import tracemalloc
 from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
@@ -47,6 +48,7 @@ from bench_build import assemble, make_parts
 
 from promptcache import Invalidation, Message, Monitor
 from promptcache.adapters import get_adapter
+from promptcache.debug.memory import ELEMENT_BYTES, ENTRY_BYTES, FINGERPRINT_BYTES
 
 MODEL = "claude-sonnet-4-6"
 QUIET = logging.Logger("bench")  # detached and disabled: the events are counted, not printed
@@ -327,6 +329,41 @@ def _kept_body_bytes(monitor: Monitor) -> int:
     return total
 
 
+def _held_per_key(extra_tools: int, *, body_budget: int, keys: int = 2000) -> tuple[float, float]:
+    """Bytes traced per key (tracemalloc) and element hashes per key, bodies dropped."""
+    hit = _response(2400, 20)
+    requests = []
+    for k in range(keys):
+        request = _tenant_request(k, 3)
+        extra = [dict(_TOOLS[0], name=f"extra_{i}") for i in range(extra_tools)]
+        request["tools"] = [*request["tools"], *extra]
+        requests.append(request)
+    monitor = Monitor("anthropic", metrics=False, logger=QUIET, body_budget=body_budget)
+    monitor.observe(requests[0], hit, key="warm", at=0.0)
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for k, request in enumerate(requests):
+        monitor.observe(request, hit, key=f"t{k}", at=float(k))
+    del request
+    gc.collect()
+    after = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    held = monitor.memory()
+    return (after - before) / keys, held["hashes"] / held["keys"]
+
+
+def memory_per_key() -> None:
+    """What a key whose body was dropped holds, against the constants `memory()` estimates with."""
+    small, large = _held_per_key(0, body_budget=0), _held_per_key(40, body_budget=0)
+    element = (large[0] - small[0]) / (large[1] - small[1])
+    fixed = small[0] - small[1] * element
+    print(
+        f"memory, bodies dropped (fingerprints): {fixed:.0f} B per key and {element:.1f} B per "
+        f"element measured; estimated {ENTRY_BYTES + FINGERPRINT_BYTES} B and {ELEMENT_BYTES} B"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--threads", type=int, default=16)
@@ -337,7 +374,11 @@ def main() -> int:
     parser.add_argument("--scale-keys", type=int, default=10_000)
     parser.add_argument("--scale-rounds", type=int, default=3)
     parser.add_argument("--only-scale", action="store_true")
+    parser.add_argument("--memory", action="store_true", help="only the bytes a key holds")
     args = parser.parse_args()
+    if args.memory:
+        memory_per_key()
+        return 0
 
     samples = scale(args.scale_rounds, args.scale_observations, args.scale_keys)
     few, many = sorted(samples["few"]), sorted(samples["many"])
