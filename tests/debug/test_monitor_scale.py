@@ -258,3 +258,44 @@ def test_a_body_the_fingerprint_cannot_take_keeps_its_records() -> None:
     entry = monitor._keys.entries["k"]
     assert entry.body is None and entry.fingerprint is None and entry.records
     assert monitor.memory()["hashes"] == len(entry.records)
+
+
+def test_judging_against_a_fingerprint_names_what_judging_against_the_body_names() -> None:
+    # The same sessions judged with every body kept and with every body dropped at once: a moved
+    # rolling marker is no change, an edited earlier turn is named at its element, and the TTL
+    # the dropped body's marker asked for (1h) still decides whether a gap expired it.
+    def session(budget: int) -> list[tuple[str, str | None]]:
+        events: list[Any] = []
+        monitor = Monitor(
+            "anthropic", metrics=False, body_budget=budget, on_invalidation=events.append
+        )
+        request = pairs.anthropic()
+        request["system"][0]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
+        turns = [{"role": "user", "content": f"question {n}"} for n in range(6)]
+
+        def sent(history: list[dict[str, Any]]) -> dict[str, Any]:
+            blocks = [
+                {"role": m["role"], "content": [{"type": "text", "text": m["content"]}]}
+                for m in history
+            ]
+            blocks[-1]["content"][0]["cache_control"] = {"type": "ephemeral"}
+            return dict(request, messages=blocks)
+
+        hit = CacheUsage(uncached_input=5, cache_read=2000, cache_write=10, output=1)
+        miss = CacheUsage(uncached_input=2000, cache_read=0, cache_write=2000, output=1)
+        monitor.observe(sent(turns[:1]), usage=miss, key="k", at=0.0)
+        monitor.observe(sent(turns[:2]), usage=hit, key="k", at=10.0)  # the marker moved
+        monitor.observe(sent(turns[:3]), usage=miss, key="k", at=20.0)  # server side
+        edited = copy.deepcopy(turns[:4])
+        edited[1]["content"] = "question 1, edited"
+        monitor.observe(sent(edited), usage=miss, key="k", at=30.0)
+        monitor.observe(sent(edited + turns[4:5]), usage=miss, key="k", at=30.0 + 1800)
+        monitor.observe(sent(edited + turns[4:6]), usage=miss, key="k", at=1830.0 + 3700)
+        assert monitor.memory()["bodies"] == (0 if budget == 0 else 1)
+        return [(e.cause, e.path) for e in events]
+
+    kept, dropped = session(32 * 1024 * 1024), session(0)
+    assert [cause for cause, _ in dropped] == ["none", "content_changed", "none", "ttl_expired"]
+    assert dropped[1][1] == "messages[1]"
+    assert [cause for cause, _ in kept] == [cause for cause, _ in dropped]
+    assert kept[1][1] is not None and kept[1][1].startswith("messages[1]")
