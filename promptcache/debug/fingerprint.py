@@ -31,14 +31,14 @@ from .memory import Record, without_markers
 __all__ = ["Fingerprint", "digest", "fingerprint"]
 
 _MARKER_KEYS = frozenset(MARKERS)
+# Each container of a body: layer, path, index of its first item, whether it is a list, items.
+_Shape = tuple[tuple[str, str, int, bool, int], ...]
 _DICT = frozenset({dict})
 _NO_TOKENS: Mapping[int, int] = MappingProxyType({})
 # Container layouts seen, shared by the fingerprints that have them (a conversation's requests
 # differ in length only): one tuple each rather than one per dropped body. Bounded; a plain dict
 # (setdefault is atomic) read and written without a lock.
-_SHAPES: dict[
-    tuple[tuple[str, str, int, bool, int], ...], tuple[tuple[str, str, int, bool, int], ...]
-] = {}
+_SHAPES: dict[_Shape, _Shape] = {}
 _SHAPES_KEPT = 4096
 
 # A marker as builders write it, the element's last key: cut from the bytes, no re-serialising.
@@ -69,7 +69,7 @@ class Fingerprint:
     body; nothing changes one after it is made.
     """
 
-    spans: tuple[tuple[str, str, int, bool, int], ...]
+    spans: _Shape
     digests: array[int]
     sizes: array[int]
     marks: tuple[tuple[int, str | None], ...]
