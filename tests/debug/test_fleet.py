@@ -650,7 +650,7 @@ def test_a_store_failure_is_said_without_the_key_the_state_or_the_password(
 
 def test_each_store_call_says_what_failed_and_where_only(server: RedisServer) -> None:
     client = redis.Redis.from_url(server.url)
-    client.set(f"promptcache:{{{_KEY}}}:states", "not a sorted set")  # WRONGTYPE in the script
+    client.set(f"promptcache:v2:{{{export_key(_KEY)}}}:states", "not a sorted set")  # WRONGTYPE
     client.close()
     store = RedisStore.from_url(server.url)
     monitor = Monitor("anthropic", metrics=False, background=False)
