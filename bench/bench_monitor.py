@@ -12,12 +12,12 @@ Benchmark: the monitor's cost per observed request, and a concurrent load run.
    over 100 keys (runs interleaved, min/median/max of the per-observation cost over the steady
    second half of each run). Target: the cost at 10,000 keys within 1.5x of the cost at 100 keys.
    At 10,000 keys the budget holds about a third of the bodies, so every observation also drops
-   one (the least recently observed) and hashes its elements; at 100 keys none is ever dropped.
-   A third arm, printed as context and not a target, runs 100 keys with a budget that holds
-   about 35 bodies, so that it drops one per observation too: what 10,000 keys cost beyond
-   that is their distinct content (each tenant's system prompt and turns, which the monitor's
-   2 MiB memo of element hashes cannot hold for 10,000 tenants, so they are hashed anew at each
-   drop) and a working set a hundred times larger.
+   one (the least recently observed) and fingerprints its elements; at 100 keys none is ever
+   dropped. Two more arms are printed as context, not targets: 100 keys with a budget that holds
+   about 35 bodies, so that it drops and fingerprints one per observation too (what a drop
+   costs where the working set is small); and 10,000 keys with the drop keeping nothing at all
+   (no fingerprint: not a monitor that could explain a miss, a floor): what 10,000 keys cost
+   with no hashing, their working set alone.
 3. Load. N threads x M observations over K keys with planted misses (every 10th observation of a
    key misses; every 20th also changes the system prompt). Checks that every planted miss became
    exactly one event and that the kept bodies never exceeded the byte budget.
@@ -215,9 +215,16 @@ def _tenant_request(k: int, n: int) -> dict[str, Any]:
 SMALL_BUDGET = 340_000
 
 
-def scale_run(keys: int, observations: int, budget: int = 32 * 1024 * 1024) -> float:
-    """Seconds per observation over the second half of one run (the budget full by then)."""
+def scale_run(
+    keys: int, observations: int, budget: int = 32 * 1024 * 1024, *, bare: bool = False
+) -> float:
+    """
+    Seconds per observation over the second half of one run (the budget full by then). `bare`:
+    a dropped body leaves nothing behind (the floor arm).
+    """
     monitor = Monitor("anthropic", metrics=False, logger=QUIET, body_budget=budget)
+    if bare:
+        monitor._shrink = lambda entry: None  # type: ignore[method-assign]
     hit = _response(2400, 20)
     first = _response(0, 2400)
     seen = [0] * keys
@@ -238,18 +245,21 @@ def scale_run(keys: int, observations: int, budget: int = 32 * 1024 * 1024) -> f
 
 
 def scale(rounds: int, observations: int, keys: int) -> dict[str, list[float]]:
-    """The three arms, interleaved (the order rotates each round)."""
+    """The four arms, interleaved (the order rotates each round)."""
+    default = 32 * 1024 * 1024
     arms = {
-        "few": (100, 32 * 1024 * 1024),
-        "many": (keys, 32 * 1024 * 1024),
-        "few_full": (100, SMALL_BUDGET),
+        "few": (100, default, False),
+        "many": (keys, default, False),
+        "few_full": (100, SMALL_BUDGET, False),
+        "many_bare": (keys, default, True),
     }
     samples: dict[str, list[float]] = {name: [] for name in arms}
     names = list(arms)
     for r in range(rounds):
-        for name in names[r % 3 :] + names[: r % 3]:
-            keys_in, budget = arms[name]
-            samples[name].append(scale_run(keys_in, observations, budget))
+        turn = r % len(names)
+        for name in names[turn:] + names[:turn]:
+            keys_in, budget, bare = arms[name]
+            samples[name].append(scale_run(keys_in, observations, budget, bare=bare))
     return samples
 
 
@@ -382,7 +392,7 @@ def main() -> int:
 
     samples = scale(args.scale_rounds, args.scale_observations, args.scale_keys)
     few, many = sorted(samples["few"]), sorted(samples["many"])
-    full = sorted(samples["few_full"])
+    full, bare = sorted(samples["few_full"]), sorted(samples["many_bare"])
     median = statistics.median
     scale_ratio = median(many) / median(few)
     print(
@@ -394,10 +404,14 @@ def main() -> int:
     )
     print(
         f"  context: 100 keys with a budget of {SMALL_BUDGET:,} bytes (full: a body dropped and "
-        f"hashed per observation, as with {args.scale_keys:,} keys) {full[0] * 1e6:.1f}/"
-        f"{median(full) * 1e6:.1f}/{full[-1] * 1e6:.1f} us; {args.scale_keys:,} keys / this = "
-        f"{median(many) / median(full):.2f}x (what the keys' distinct content costs: elements "
-        "the 2 MiB hash memo no longer holds are hashed anew, and the working set is larger)"
+        f"fingerprinted per observation, as with {args.scale_keys:,} keys) {full[0] * 1e6:.1f}/"
+        f"{median(full) * 1e6:.1f}/{full[-1] * 1e6:.1f} us = {median(full) / median(few):.2f}x "
+        "the baseline"
+    )
+    print(
+        f"  floor: {args.scale_keys:,} keys, a dropped body leaving nothing (no fingerprint) "
+        f"{bare[0] * 1e6:.1f}/{median(bare) * 1e6:.1f}/{bare[-1] * 1e6:.1f} us = "
+        f"{median(bare) / median(few):.2f}x the baseline (the working set alone)"
     )
     if args.only_scale:
         return 0 if scale_ratio <= 1.5 else 1
