@@ -68,6 +68,9 @@ class Stub:
     replies: deque[Reply] = field(default_factory=deque)
     seen: list[tuple[str, str]] = field(default_factory=list)
     bodies: list[bytes] = field(default_factory=list)
+    # path -> the reply to every request for it (an OAuth token endpoint, asked once per
+    # credential): served apart from `replies`, and kept out of `seen` and `bodies`
+    routes: dict[str, Reply] = field(default_factory=dict)
 
     def serve(self, replies: Any) -> None:
         self.replies.clear()
@@ -83,12 +86,18 @@ def stub_server() -> Iterator[Stub]:
     class Handler(BaseHTTPRequestHandler):
         def _answer(self) -> None:
             body = self.rfile.read(int(self.headers.get("content-length") or 0))
+            fixed = stub.routes.get(self.path)
+            if fixed is not None:
+                self._send(fixed)
+                return
             stub.seen.append((self.command, self.path))
             stub.bodies.append(body)
             if not stub.replies:
                 self.send_error(500, f"stub has no reply left for {self.command} {self.path}")
                 return
-            reply = stub.replies.popleft()
+            self._send(stub.replies.popleft())
+
+        def _send(self, reply: Reply) -> None:
             kind, body = reply.encode()
             self.send_response(reply.status)
             self.send_header("content-type", kind)

@@ -8,8 +8,14 @@ Anthropic model, the Anthropic Messages body with its `system` blocks and `cache
 OpenAI, the Chat Completions body), so a cause names the field as the provider saw it. LiteLLM
 hands that body to callbacks before the call (`log_pre_api_call`); it is copied there, on the
 caller's thread, because the success callbacks run later (sync ones on LiteLLM's thread pool),
-when the caller may already have appended the next turn to its messages. The usage is the one
-LiteLLM reports, cache read and creation tokens included.
+when the caller may already have appended the next turn to its messages. Providers that name the
+model in the URL, not the body (Vertex AI, Gemini, Bedrock), get the model LiteLLM called added
+to the copy as `model`, as the SDKs' own calls carry it, so the monitor's default key is per
+model there too. The usage is the one LiteLLM reports, cache read and creation tokens included.
+
+Not judged, and said: a response LiteLLM served from its own cache (`litellm.cache`; no provider
+was asked, so there is no provider cache read or miss), and Bedrock's Converse route (LiteLLM's
+default for `bedrock/` models), whose body is in a format the monitor does not read.
 
 Nothing here raises into LiteLLM's call or logs prompt text: a call that cannot be observed is
 counted in `unobserved` and said once per reason on the logger, by name only.
@@ -17,6 +23,7 @@ counted in `unobserved` and said once per reason on the logger, by name only.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections import Counter, OrderedDict
@@ -27,6 +34,7 @@ import orjson
 
 from .._errors import InputError, MissingDependencyError
 from .._usage import CacheUsage
+from ..vendors import resolve_vendor
 from ..vendors._openai import OpenAIChatStream
 from .counted import counted_usage, token_count
 from .monitor import Monitor, adapter_for
@@ -47,14 +55,29 @@ METADATA_KEY = "promptcache_key"
 # what LiteLLM puts in place of the messages when message logging is off for a callback
 REDACTED = "redacted-by-litellm"
 # LiteLLM's call types judged: chat completions (litellm.completion/acompletion, the proxy's
-# /chat/completions), whatever the provider; embeddings and the rest are counted only
-CHAT_CALLS = frozenset({"completion", "acompletion"})
+# /chat/completions) and the Responses API (litellm.responses/aresponses, the proxy's
+# /responses), whatever the provider; embeddings and the rest are counted only
+JUDGED_CALLS = frozenset({"completion", "acompletion", "responses", "aresponses"})
+# the paths of Bedrock's Converse API, whose body (`system: [{"text"}, {"cachePoint"}]`,
+# `inferenceConfig`) is no format the monitor reads; its Anthropic-shaped look-alike would be
+# read as Anthropic's, markers unseen
+CONVERSE_PATHS = ("/converse", "/converse-stream")
+# how many answered call ids are kept to tell LiteLLM's second report of a call
+ANSWERED_KEPT = 4096
+# how a LiteLLM model name asks for Bedrock's InvokeModel API (its Anthropic body, judged)
+BEDROCK_INVOKE = "invoke/"
 
 Key = str | Callable[[Mapping[str, Any]], str | None] | None
 
 WHY = {
-    "not_chat": "only chat completions are judged (litellm.completion, acompletion, the "
-    "proxy's /chat/completions); this call was:",
+    "not_chat": "only chat completions and Responses calls are judged (litellm.completion, "
+    "acompletion, responses, aresponses; the proxy's /chat/completions and /responses); this "
+    "call was:",
+    "litellm_cache": "LiteLLM answered from its own response cache (litellm.cache): no provider "
+    "was asked, so there is no provider cache read or miss to judge",
+    "bedrock_converse": "Bedrock's Converse API (LiteLLM's default route for bedrock/ models) "
+    "sends a format promptcache does not read; call Anthropic models on Bedrock as "
+    "bedrock/invoke/<model id> to have them judged in the Anthropic format",
     "no_request": "LiteLLM did not hand over the request it sent (no log_pre_api_call for it)",
     "not_json": "the request LiteLLM sent is not plain JSON data",
     "redacted": "LiteLLM withheld the messages from callbacks (message logging is off), and "
@@ -106,11 +129,45 @@ def litellm_usage(response: Any, provider: str | None) -> CacheUsage | None:
     )
 
 
-def _sent_copy(sent: Any) -> tuple[dict[str, Any], int] | None:
-    """A deep copy of the body LiteLLM sends (a dict, or its JSON text) and its JSON size."""
+def _sent_copy(sent: Any, model: Any) -> tuple[dict[str, Any], int] | None:
+    """
+    A deep copy of the body LiteLLM sends (a dict, or its JSON text) and its JSON size; `model`,
+    the model LiteLLM called, is added where the body names none (the provider takes it from
+    the URL).
+    """
     text = sent if isinstance(sent, (str, bytes)) else orjson.dumps(sent)
     data = orjson.loads(text)
-    return (data, len(text)) if isinstance(data, dict) else None
+    if not isinstance(data, dict):
+        return None
+    if "model" not in data and isinstance(model, str) and model:
+        data["model"] = model
+    return data, len(text)
+
+
+def _called_model(model: Any, provider: Any) -> Any:
+    """The model LiteLLM called, less the route LiteLLM was told to take (`bedrock/invoke/`)."""
+    if provider == "bedrock" and isinstance(model, str) and model.startswith(BEDROCK_INVOKE):
+        return model[len(BEDROCK_INVOKE) :]
+    return model
+
+
+def _converse(extra: Mapping[str, Any], kwargs: Mapping[str, Any]) -> bool:
+    """A call to Bedrock's Converse API, told by the URL LiteLLM sent it to."""
+    url = extra.get("api_base")
+    if kwargs.get("custom_llm_provider") != "bedrock" or not isinstance(url, str):
+        return False
+    return url.split("?", 1)[0].rstrip("/").endswith(CONVERSE_PATHS)
+
+
+def _reported_read(usage: CacheUsage, sent: Mapping[str, Any]) -> CacheUsage:
+    """
+    Gemini's usage, written as proto3 JSON, leaves `cachedContentTokenCount` out when it is 0,
+    and LiteLLM passes the absence on as no count: for a request in Gemini's format that is a
+    read of 0 (as promptcache's Gemini reader takes it), not "caching unreported".
+    """
+    if usage.cache_read is not None or resolve_vendor(sent, None).name != "gemini":
+        return usage
+    return dataclasses.replace(usage, cache_read=0)
 
 
 def _asks_for_usage(request: Mapping[str, Any]) -> bool:
@@ -189,12 +246,15 @@ class MonitorLogger(CustomLogger):
         self._sent: OrderedDict[str, tuple[dict[str, Any], int] | str] = OrderedDict()
         self._lock = threading.Lock()
         self._said: set[str] = set()
+        # the latest calls handed to the monitor: LiteLLM reports a sync Responses stream to
+        # both its sync and its async success hooks, and the second report is no new call
+        self._answered: OrderedDict[str, None] = OrderedDict()
 
     # -- LiteLLM's hooks: none of them raises ----------------------------------------------
 
     def log_pre_api_call(self, model: Any, messages: Any, kwargs: Any) -> None:
         try:
-            self._remember(kwargs)
+            self._remember(model, kwargs)
         except Exception as error:  # never into LiteLLM's call
             self._unobserved("failed", error)
 
@@ -220,15 +280,20 @@ class MonitorLogger(CustomLogger):
 
     # -- the work ---------------------------------------------------------------------------
 
-    def _remember(self, kwargs: Mapping[str, Any]) -> None:
+    def _remember(self, model: Any, kwargs: Mapping[str, Any]) -> None:
         call = kwargs.get("litellm_call_id")
         kind = kwargs.get("call_type")
-        if not isinstance(call, str) or (kind is not None and kind not in CHAT_CALLS):
+        if not isinstance(call, str) or (kind is not None and kind not in JUDGED_CALLS):
             return
         extra = kwargs.get("additional_args")
-        sent = extra.get("complete_input_dict") if isinstance(extra, Mapping) else None
+        extra = extra if isinstance(extra, Mapping) else {}
+        copy: tuple[dict[str, Any], int] | str
         try:
-            copy: tuple[dict[str, Any], int] | str = _sent_copy(sent) or "no_request"
+            if _converse(extra, kwargs):
+                copy = "bedrock_converse"
+            else:
+                called = _called_model(model, kwargs.get("custom_llm_provider"))
+                copy = _sent_copy(extra.get("complete_input_dict"), called) or "no_request"
         except (TypeError, orjson.JSONDecodeError):
             copy = "not_json"
         dropped = 0
@@ -266,11 +331,20 @@ class MonitorLogger(CustomLogger):
 
     def _observe(self, kwargs: Mapping[str, Any], response: Any, end_time: Any) -> None:
         kind = kwargs.get("call_type")
-        if kind is not None and kind not in CHAT_CALLS:
+        if kind is not None and kind not in JUDGED_CALLS:
             return self._unobserved("not_chat", note=str(kind), level=logging.INFO)
         call = kwargs.get("litellm_call_id")
+        cached = kwargs.get("cache_hit") is True  # LiteLLM's own cache: no provider was asked
         with self._lock:
             held = self._take(call) if isinstance(call, str) else None
+            if isinstance(call, str) and held is None and call in self._answered:
+                return None  # LiteLLM's second report of a call already handled
+            if isinstance(call, str):
+                self._answered[call] = None
+                if len(self._answered) > ANSWERED_KEPT:
+                    self._answered.popitem(last=False)
+        if cached:
+            return self._unobserved("litellm_cache", level=logging.INFO)
         if not isinstance(held, tuple):
             return self._unobserved(held or "no_request")
         sent = held[0]
@@ -289,7 +363,7 @@ class MonitorLogger(CustomLogger):
                 return self._unobserved("estimated_usage")
             self.monitor.observe(
                 sent,
-                usage=usage,
+                usage=_reported_read(usage, sent),
                 key=self._key_of(kwargs, sent),
                 at=end_time,
                 sent_at=sent_at,
