@@ -15,12 +15,16 @@ import asyncio
 import importlib.util
 import json
 import logging
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .._recording import Reply, chat_chunks, stub_server
+from .._recording import LITELLM_OFFLINE, Reply, chat_chunks, stub_server
 from .test_litellm_logger import (
     CLAUDE,
     EMAIL,
@@ -519,3 +523,57 @@ def test_the_stubs_fixed_routes_leave_its_queue_alone() -> None:
         answer = urllib.request.urlopen(urllib.request.Request(f"{stub.url}/v1/x", b"{}"))
         assert b"[DONE]" in answer.read()
         assert stub.seen == [("POST", "/v1/x")]
+
+
+# -- these routes stay on loopback too -----------------------------------------------------------
+
+_CALLS = """
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+from tests._recording import stub_server
+from tests.debug import test_litellm_routes as routes
+from tests.debug.test_litellm_logger import chat_reply, claude_reply
+key = rsa.generate_private_key(public_exponent=65537, key_size=2048).private_bytes(
+    serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+).decode()
+messages = [{"role": "user", "content": "hi"}]
+with stub_server() as stub:
+    stub.serve([routes.gemini_reply(4000, None), routes.gemini_reply(4000, None),
+                routes.bedrock_reply(routes.BEDROCK_SONNET, 0, 1800), chat_reply(1),
+                routes.responses_reply(2, 0)])
+    routes._gemini_call("vertex_ai", stub, key, messages=messages)
+    routes._gemini_call("gemini", stub, key, messages=messages)
+    routes._bedrock(stub, "invoke/" + routes.BEDROCK_SONNET, messages)
+    params = {"model": "openai/gpt-4o", "api_base": stub.url + "/v1", "api_key": "sk-test"}
+    litellm.Router(model_list=[{"model_name": "m", "litellm_params": params}]).completion(
+        model="m", messages=messages)
+    litellm.responses(input="hi", **params)
+print(json.dumps(seen))
+"""
+
+
+def test_these_routes_reach_nothing_but_the_stub(service_account_key: str) -> None:
+    """Vertex's token request, SigV4 signing, the Router and responses() open no socket and
+    resolve no name off loopback (the audit hook of test_litellm_logger, a fresh interpreter,
+    no AWS or Google settings from the environment)."""
+    from .test_litellm_logger import _AUDIT
+
+    hook, marker, _ = _AUDIT.partition("\nimport litellm\n")
+    assert marker, "test_litellm_logger's audit script no longer imports litellm after its hook"
+    root = Path(__file__).resolve().parents[2]
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("LITELLM_", "AWS_", "GOOGLE_", "GEMINI_", "VERTEX"))
+    }
+    env.update(LITELLM_OFFLINE)
+    out = subprocess.run(
+        [sys.executable, "-c", hook + marker + _CALLS, str(root)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+        check=False,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
