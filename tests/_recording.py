@@ -11,9 +11,12 @@ request's body byte for byte (`exact_body`; tests/test_wire_matching.py keeps it
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import json
+import struct
 import threading
+import zlib
 from collections import deque
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -43,13 +46,17 @@ EXCERPT = 40  # bytes of each body shown either side of the first difference
 
 @dataclass(frozen=True)
 class Reply:
-    """One stub answer: a JSON body, or SSE events (each (event name or None, JSON or raw str))."""
+    """One stub answer: a JSON body, SSE events (each (event name or None, JSON or raw str)), or
+    `raw` bytes with their content type."""
 
     body: Any = None
     events: tuple[tuple[str | None, Any], ...] = ()
     status: int = 200
+    raw: tuple[str, bytes] | None = None  # (content type, bytes) sent as they are
 
     def encode(self) -> tuple[str, bytes]:
+        if self.raw is not None:
+            return self.raw
         if not self.events:
             return "application/json", json.dumps(self.body).encode()
         chunks = []
@@ -304,6 +311,44 @@ def chat_chunks(completion_id: str, model: str, texts: Sequence[str], usage: Any
     chunks.append((None, {**base, "choices": [], "usage": usage}))
     chunks.append((None, "[DONE]"))
     return tuple(chunks)
+
+
+def aws_event_stream(events: Sequence[tuple[str, Any]]) -> Reply:
+    """
+    Bedrock's streamed answer in AWS's binary event-stream framing: per event, a prelude (total
+    and header lengths, their CRC32), string headers (`:event-type` and the rest), the JSON
+    payload, and the message's CRC32. `events` are (event type, payload); an InvokeModel stream
+    sends each provider event as a `chunk` whose payload is `{"bytes": base64(event JSON)}`
+    (`bedrock_chunks`), Converse its own event types with plain JSON.
+    """
+    out = bytearray()
+    for kind, data in events:
+        headers = {
+            ":event-type": kind,
+            ":content-type": "application/json",
+            ":message-type": "event",
+        }
+        packed = b"".join(
+            bytes([len(name)])
+            + name.encode()
+            + b"\x07"
+            + struct.pack(">H", len(value))
+            + value.encode()
+            for name, value in headers.items()
+        )
+        payload = json.dumps(data).encode()
+        prelude = struct.pack(">II", 12 + len(packed) + len(payload) + 4, len(packed))
+        message = prelude + struct.pack(">I", zlib.crc32(prelude)) + packed + payload
+        out += message + struct.pack(">I", zlib.crc32(message))
+    return Reply(raw=("application/vnd.amazon.eventstream", bytes(out)))
+
+
+def bedrock_chunks(events: Events) -> list[tuple[str, Any]]:
+    """A provider's SSE events (as `anthropic_events` makes them) as InvokeModel stream chunks."""
+    return [
+        ("chunk", {"bytes": base64.b64encode(json.dumps(data).encode()).decode()})
+        for _, data in events
+    ]
 
 
 # -- the SDK clients the cassettes were recorded with -------------------------------------------

@@ -24,7 +24,15 @@ from typing import Any
 
 import pytest
 
-from .._recording import LITELLM_OFFLINE, Reply, chat_chunks, stub_server
+from .._recording import (
+    LITELLM_OFFLINE,
+    Reply,
+    anthropic_events,
+    aws_event_stream,
+    bedrock_chunks,
+    chat_chunks,
+    stub_server,
+)
 from .test_litellm_logger import (
     CLAUDE,
     EMAIL,
@@ -250,6 +258,22 @@ def test_bedrock_models_get_a_default_key_each(watched: Watched) -> None:
     assert BEDROCK_SONNET in event.message()
 
 
+def test_a_bedrock_invoke_stream_is_observed_with_its_cache_reads(watched: Watched) -> None:
+    """InvokeModel's stream: Anthropic's events in AWS's binary event-stream framing."""
+    message = {**claude_message(1, 1500, 300), "model": BEDROCK_SONNET}
+    events = bedrock_chunks(anthropic_events(message, "ok", {"output_tokens": 3}))
+    with stub_server() as stub:
+        stub.serve([aws_event_stream(events)])
+        chunks = _bedrock(stub, f"invoke/{BEDROCK_SONNET}", _marked(SYSTEM), stream=True)
+        assert "".join(c.choices[0].delta.content or "" for c in chunks) == "ok"
+        assert watched.settle(1) == 1
+        assert stub.seen == [("POST", f"/model/{BEDROCK_SONNET}/invoke-with-response-stream")]
+    ((request, usage, _),) = watched.observed
+    assert request["model"] == BEDROCK_SONNET and request["system"][0]["cache_control"]
+    assert (usage.uncached_input, usage.cache_read, usage.cache_write) == (12, 1500, 300)
+    assert not watched.logger.unobserved
+
+
 def test_bedrock_converse_is_not_read_as_anthropic(
     watched: Watched, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -266,16 +290,28 @@ def test_bedrock_converse_is_not_read_as_anthropic(
     }
     message = {"role": "assistant", "content": [{"text": "ok"}]}
     reply = {"output": {"message": message}, "stopReason": "end_turn", "usage": usage}
+    streamed = aws_event_stream(
+        [
+            ("messageStart", {"role": "assistant"}),
+            ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "ok"}}),
+            ("contentBlockStop", {"contentBlockIndex": 0}),
+            ("messageStop", {"stopReason": "end_turn"}),
+            ("metadata", {"usage": usage, "metrics": {"latencyMs": 10}}),
+        ]
+    )
     with stub_server() as stub:
-        stub.serve([Reply(reply), Reply(reply)])
+        stub.serve([Reply(reply), Reply(reply), streamed])
         for model in (BEDROCK_SONNET, f"converse/{BEDROCK_SONNET}"):
             _bedrock(stub, model, _marked(SYSTEM))
-        assert watched.settle(2) == 2
+        chunks = _bedrock(stub, BEDROCK_SONNET, _marked(SYSTEM), stream=True)
+        assert "".join(c.choices[0].delta.content or "" for c in chunks) == "ok"
+        assert watched.settle(3) == 3
         bodies = [json.loads(body) for body in stub.bodies]
-        assert all(path.endswith("/converse") for _, path in stub.seen)
+        paths = [path.rsplit("/", 1)[1] for _, path in stub.seen]
+    assert paths == ["converse", "converse", "converse-stream"]
     assert bodies[0]["system"][1] == {"cachePoint": {"type": "default"}}
     assert watched.observed == [] and watched.events == []
-    assert watched.logger.unobserved == {"bedrock_converse": 2}
+    assert watched.logger.unobserved == {"bedrock_converse": 3}
     (said,) = [m for m in _ours(caplog) if "not observed" in m]
     assert "bedrock/invoke/" in said
     _no_prompt_text(caplog, watched.events)
