@@ -151,17 +151,18 @@ def _gemini_call(provider: str, stub: Any, key_pem: str, **kw: Any) -> Any:
 def test_gemini_calls_are_judged_as_sent_and_an_omitted_read_is_a_miss(
     provider: str,
     watched: Watched,
-    service_account_key: str,
+    request: pytest.FixtureRequest,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     """LiteLLM sends Gemini's format (`system_instruction`, `contents`) with the model in the
     URL; Gemini leaves `cachedContentTokenCount` out when it read nothing, and LiteLLM passes
     that on as no count. Taken as "caching unreported", the third call's miss went unjudged."""
     caplog.set_level(logging.DEBUG)
+    key = request.getfixturevalue("service_account_key") if provider == "vertex_ai" else ""
     with stub_server() as stub:
         stub.serve([gemini_reply(4000, None), gemini_reply(4000, 3900), gemini_reply(4000, None)])
         for system in (SYSTEM, SYSTEM, DATED):
-            _gemini_call(provider, stub, service_account_key, messages=_conversation(system))
+            _gemini_call(provider, stub, key, messages=_conversation(system))
         assert watched.settle(3) == 3
         wire = [json.loads(body) for body in stub.bodies]
         paths = [path for _, path in stub.seen]
