@@ -9,9 +9,11 @@ OpenAI, the Chat Completions body), so a cause names the field as the provider s
 hands that body to callbacks before the call (`log_pre_api_call`); it is copied there, on the
 caller's thread, because the success callbacks run later (sync ones on LiteLLM's thread pool),
 when the caller may already have appended the next turn to its messages. Providers that name the
-model in the URL, not the body (Vertex AI, Gemini, Bedrock), get the model LiteLLM called added
-to the copy as `model`, as the SDKs' own calls carry it, so the monitor's default key is per
-model there too. The usage is the one LiteLLM reports, cache read and creation tokens included.
+model in the URL, not the body (Vertex AI, AI Studio, Bedrock), get the model LiteLLM called
+added to the copy as `model` (as `wrap()` sees a Gemini SDK call, `model=` and all), so the
+monitor's default key is per model there too and a switch of model is named as one. The usage is
+the one LiteLLM reports, cache read and creation tokens included; a Gemini body's omitted cache
+read is a read of 0.
 
 Not judged, and said: a response LiteLLM served from its own cache (`litellm.cache`; no provider
 was asked, so there is no provider cache read or miss), and Bedrock's Converse route (LiteLLM's
@@ -199,7 +201,8 @@ def _metadata_key(kwargs: Mapping[str, Any]) -> str | None:
 
 class MonitorLogger(CustomLogger):
     """
-    A LiteLLM callback that observes every successful completion on `monitor`.
+    A LiteLLM callback that observes every successful completion and Responses call on
+    `monitor`.
 
     `key` names the cache key of every call: a string, or a function of the request sent
     (returning None keeps the default). Without it, a call's LiteLLM metadata entry
@@ -246,8 +249,9 @@ class MonitorLogger(CustomLogger):
         self._sent: OrderedDict[str, tuple[dict[str, Any], int] | str] = OrderedDict()
         self._lock = threading.Lock()
         self._said: set[str] = set()
-        # the latest calls handed to the monitor: LiteLLM reports a sync Responses stream to
-        # both its sync and its async success hooks, and the second report is no new call
+        # the ids of the latest calls answered (ANSWERED_KEPT): LiteLLM reports a sync
+        # Responses stream to both its sync and its async success hooks, and the second report
+        # is no new call
         self._answered: OrderedDict[str, None] = OrderedDict()
 
     # -- LiteLLM's hooks: none of them raises ----------------------------------------------
