@@ -121,27 +121,32 @@ def service_account_key() -> str:
     return pem.decode()
 
 
+def _vertex_auth(stub: Any, key_pem: str) -> dict[str, str]:
+    """A service account whose token endpoint is the stub: LiteLLM's google-auth signs a token
+    request with `key_pem` and posts it there."""
+    stub.routes["/token"] = Reply(
+        {"access_token": "ya29.promptcache-test", "expires_in": 3600, "token_type": "Bearer"}
+    )
+    account = {
+        "type": "service_account",
+        "project_id": "promptcache-test",
+        "private_key_id": "test-key",
+        "private_key": key_pem,
+        "client_email": "tester@promptcache-test.iam.gserviceaccount.com",
+        "client_id": "1",
+        "token_uri": f"{stub.url}/token",
+    }
+    return {
+        "vertex_project": "promptcache-test",
+        "vertex_location": "us-east5",
+        "vertex_credentials": json.dumps(account),
+    }
+
+
 def _gemini_call(provider: str, stub: Any, key_pem: str, **kw: Any) -> Any:
-    """litellm.completion on Vertex AI (a service account whose token endpoint is the stub)
-    or on AI Studio (an API key)."""
+    """litellm.completion on Vertex AI or on AI Studio (an API key)."""
     if provider == "vertex_ai":
-        stub.routes["/token"] = Reply(
-            {"access_token": "ya29.promptcache-test", "expires_in": 3600, "token_type": "Bearer"}
-        )
-        account = {
-            "type": "service_account",
-            "project_id": "promptcache-test",
-            "private_key_id": "test-key",
-            "private_key": key_pem,
-            "client_email": "tester@promptcache-test.iam.gserviceaccount.com",
-            "client_id": "1",
-            "token_uri": f"{stub.url}/token",
-        }
-        auth = {
-            "vertex_project": "promptcache-test",
-            "vertex_location": "us-central1",
-            "vertex_credentials": json.dumps(account),
-        }
+        auth = _vertex_auth(stub, key_pem)
     else:
         auth = {"api_key": "AIza-promptcache-test"}
     return litellm.completion(model=f"{provider}/{GEMINI}", api_base=stub.url, **auth, **kw)
@@ -193,6 +198,38 @@ def test_a_vertex_gemini_stream_is_observed_with_its_last_usage(
     usages = [(u.uncached_input, u.cache_read) for _, u, _ in watched.observed]
     assert usages == [(4000, 0), (100, 3900)]
     assert watched.events == [] and not watched.logger.unobserved
+
+
+def test_claude_on_vertex_is_judged_in_the_anthropic_format_it_sends(
+    watched: Watched, service_account_key: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """vertex_ai/claude-*: Anthropic's Messages body posted to :rawPredict, the model in the
+    URL."""
+    caplog.set_level(logging.DEBUG)
+    model = "claude-sonnet-4-5@20250929"
+    with stub_server() as stub:
+        stub.serve([claude_reply(1, 0, 1800), claude_reply(2, 1800, 0), claude_reply(3, 0, 1800)])
+        for system in (SYSTEM, SYSTEM, DATED):
+            block = {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
+            messages = [{"role": "system", "content": [block]}, *_conversation("")[1:]]
+            litellm.completion(
+                model=f"vertex_ai/{model}",
+                api_base=stub.url,
+                messages=messages,
+                max_tokens=64,
+                **_vertex_auth(stub, service_account_key),
+            )
+        assert watched.settle(3) == 3
+        wire = [json.loads(body) for body in stub.bodies]
+        assert all(path.endswith(f"/models/{model}:rawPredict") for _, path in stub.seen)
+    assert [request for request, _, _ in watched.observed] == [{**b, "model": model} for b in wire]
+    (event,) = watched.events
+    assert (event.cause, event.path, event.key) == (
+        "timestamp",
+        "system[0].text",
+        f"anthropic:{model}",
+    )
+    _no_prompt_text(caplog, watched.events)
 
 
 # -- Bedrock: InvokeModel (Anthropic's body) judged, Converse said ------------------------------
