@@ -57,9 +57,12 @@ METADATA_KEY = "promptcache_key"
 # what LiteLLM puts in place of the messages when message logging is off for a callback
 REDACTED = "redacted-by-litellm"
 # LiteLLM's call types judged: chat completions (litellm.completion/acompletion, the proxy's
-# /chat/completions) and the Responses API (litellm.responses/aresponses, the proxy's
-# /responses), whatever the provider; embeddings and the rest are counted only
-JUDGED_CALLS = frozenset({"completion", "acompletion", "responses", "aresponses"})
+# /chat/completions), the Responses API (litellm.responses/aresponses, the proxy's /responses)
+# and Anthropic's Messages API (litellm.anthropic.messages, the proxy's /v1/messages), whatever
+# the provider; embeddings and the rest are counted only
+JUDGED_CALLS = frozenset(
+    {"completion", "acompletion", "responses", "aresponses", "anthropic_messages"}
+)
 # the paths of Bedrock's Converse API, whose body (`system: [{"text"}, {"cachePoint"}]`,
 # `inferenceConfig`) is no format the monitor reads; its Anthropic-shaped look-alike would be
 # read as Anthropic's, markers unseen
@@ -72,9 +75,9 @@ BEDROCK_INVOKE = "invoke/"
 Key = str | Callable[[Mapping[str, Any]], str | None] | None
 
 WHY = {
-    "not_chat": "only chat completions and Responses calls are judged (litellm.completion, "
-    "acompletion, responses, aresponses; the proxy's /chat/completions and /responses); this "
-    "call was:",
+    "not_chat": "only chat completions, Responses and Anthropic Messages calls are judged "
+    "(litellm.completion, acompletion, responses, aresponses, anthropic.messages; the proxy's "
+    "/chat/completions, /responses and /v1/messages); this call was:",
     "litellm_cache": "LiteLLM answered from its own response cache (litellm.cache): no provider "
     "was asked, so there is no provider cache read or miss to judge",
     "bedrock_converse": "Bedrock's Converse API (LiteLLM's default route for bedrock/ models) "
@@ -201,8 +204,8 @@ def _metadata_key(kwargs: Mapping[str, Any]) -> str | None:
 
 class MonitorLogger(CustomLogger):
     """
-    A LiteLLM callback that observes every successful completion and Responses call on
-    `monitor`.
+    A LiteLLM callback that observes every successful completion, Responses and Anthropic
+    Messages call on `monitor`.
 
     `key` names the cache key of every call: a string, or a function of the request sent
     (returning None keeps the default). Without it, a call's LiteLLM metadata entry

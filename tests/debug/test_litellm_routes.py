@@ -504,6 +504,41 @@ def test_a_responses_stream_is_judged_when_read_to_its_end(watched: Watched) -> 
     assert (usage.uncached_input, usage.cache_read) == (464, 1536)
 
 
+def test_anthropic_messages_calls_are_judged(
+    watched: Watched, caplog: pytest.LogCaptureFixture
+) -> None:
+    """litellm.anthropic.messages (the proxy's /v1/messages, Claude Code's route) sends the
+    Messages body as given. LiteLLM 1.110 has it async only, and its streams import the
+    proxy's modules (backoff and more), so only whole answers are tested."""
+    caplog.set_level(logging.DEBUG)
+
+    async def calls(stub: Any) -> None:
+        for system in (SYSTEM, SYSTEM, DATED):
+            await litellm.anthropic.messages.acreate(
+                model=f"anthropic/{CLAUDE}",
+                api_base=stub.url,
+                api_key="sk-ant-test",
+                max_tokens=64,
+                system=[{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
+                messages=[{"role": "user", "content": f"Hi, I am {NAME}, {EMAIL}."}],
+                metadata={"user_id": "session-41"},
+            )
+        await asyncio.sleep(0.2)
+
+    with stub_server() as stub:
+        stub.serve([claude_reply(1, 0, 1800), claude_reply(2, 1800, 0), claude_reply(3, 0, 1800)])
+        asyncio.run(calls(stub))
+        assert watched.settle(3) == 3
+        wire = [json.loads(body) for body in stub.bodies]
+    assert [request for request, _, _ in watched.observed] == wire
+    usages = [(u.cache_read, u.cache_write) for _, u, _ in watched.observed]
+    assert usages == [(0, 1800), (1800, 0), (0, 1800)]
+    (event,) = watched.events
+    assert (event.cause, event.path, event.key) == ("timestamp", "system[0].text", "session-41")
+    assert not watched.logger.unobserved
+    _no_prompt_text(caplog, watched.events)
+
+
 # -- LiteLLM's own response cache ---------------------------------------------------------------
 
 # LiteLLM 1.110 imports its proxy's pass-through handlers on every cache hit (to tell a replayed
