@@ -88,8 +88,9 @@ CALL_MARKERS = (
 # the request streamed (`request_data` keeps the model only), so one without usage is no call.
 LOGFIRE_REQUEST = "request_data"
 RESPONSE_ID = "gen_ai.response.id"
-# An index in a reason's path: a reason is said and counted once whatever message it is in.
-_INDEX = re.compile(r"\[\d+\]")
+# An index in a reason's path, `[3]` or OpenLLMetry's `gen_ai.prompt.3.content`: a reason is
+# said and counted once whatever message it is in.
+_INDEX = re.compile(r"\[\d+\]|(?<=\.)\d+(?=\.)")
 # Response ids remembered to count a call traced by two instrumentations once.
 _ANSWERS_KEPT = 4096
 # Logfire keeps the vendor's usage object verbatim, zero cache counts included.
@@ -228,6 +229,10 @@ def _response_id(attributes: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _any_index(found: re.Match[str]) -> str:
+    return "[*]" if found.group().startswith("[") else "*"
+
+
 def _failed(span: Any) -> bool:
     """A span whose call failed (its status is ERROR): no answer, so no usage to miss."""
     status = getattr(span, "status", None)
@@ -319,7 +324,7 @@ class MonitorSpanProcessor(SpanProcessor):
             )
         request = span_request(attributes, usage.vendor)
         if request.body is None:
-            reason = _INDEX.sub("[*]", request.reason)
+            reason = _INDEX.sub(_any_index, request.reason)
             with self._lock:
                 self.unjudged[reason] += 1
             self._say_once(

@@ -1,14 +1,16 @@
 """
 The request a GenAI span carries, in the vendor's own request format, when it carries one.
 
-Two forms are read. OpenInference puts the request body itself in `input.value` (JSON): every
+Three forms are read. OpenInference puts the request body itself in `input.value` (JSON): every
 field the vendor saw, cache markers and cache key included. The GenAI semantic conventions
 (OpenLLMetry, Logfire, the official OpenTelemetry instrumentations in their span content mode)
 carry the messages as `gen_ai.input.messages`, the system prompt as `gen_ai.system_instructions`
 and sometimes the tools as `gen_ai.tool.definitions`, each as JSON parts; the request is rebuilt
 from them in the vendor's shape. That rebuild is `partial`: the spans keep no cache markers, no
 `prompt_cache_key` or `metadata.user_id` and no settings, so only a change in what they do keep
-can be named. Nothing here logs or raises prompt text: a reason names paths and types only.
+can be named. Without those attributes, OpenLLMetry's older indexed ones (`gen_ai.prompt.N.*`,
+`llm.request.functions.N.*`; `span_indexed`) are read the same way, as partial. Nothing here logs
+or raises prompt text: a reason names paths and types only.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import shown_name
+from .span_indexed import IndexedUnreadable, carries_indexed_prompt, indexed_body
 
 __all__ = ["SpanRequest", "span_request"]
 
@@ -33,7 +36,8 @@ MAX_TOKENS = "gen_ai.request.max_tokens"
 class SpanRequest:
     """
     The span's request (`body`), or why there is none (`reason`, no prompt text in it).
-    `partial`: rebuilt from GenAI-convention messages, without markers, cache key or settings.
+    `partial`: rebuilt from span messages (the GenAI conventions' or OpenLLMetry's indexed
+    attributes), without markers, cache key or settings.
     """
 
     body: dict[str, Any] | None
@@ -51,6 +55,8 @@ def span_request(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
         return _openinference(attributes)
     if INPUT_MESSAGES in attributes:
         return _conventions(attributes, vendor)
+    if carries_indexed_prompt(attributes):
+        return _indexed(attributes, vendor)
     return SpanRequest(body=None, reason="it carries no request (content capture off?)")
 
 
@@ -67,8 +73,20 @@ def _openinference(attributes: Mapping[str, Any]) -> SpanRequest:
     return SpanRequest(body=request)
 
 
+def _model(attributes: Mapping[str, Any]) -> str | None:
+    return next((m for n in REQUEST_MODEL if isinstance(m := attributes.get(n), str)), None)
+
+
+def _not_rebuilt(vendor: str) -> _Unreadable:
+    return _Unreadable(
+        f"its messages are for {shown_name(vendor) if vendor else 'an unnamed vendor'}, "
+        "whose request promptcache does not rebuild from spans (Anthropic Messages and "
+        "OpenAI Chat Completions only)"
+    )
+
+
 def _conventions(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
-    model = next((m for n in REQUEST_MODEL if isinstance(m := attributes.get(n), str)), None)
+    model = _model(attributes)
     if model is None:
         return SpanRequest(body=None, reason="it carries messages but no gen_ai.request.model")
     try:
@@ -80,12 +98,24 @@ def _conventions(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
         elif vendor == "openai":
             body = _openai(model, messages, system, tools)
         else:
-            raise _Unreadable(
-                f"its messages are for {shown_name(vendor) if vendor else 'an unnamed vendor'}, "
-                "whose request promptcache does not rebuild from spans (Anthropic Messages and "
-                "OpenAI Chat Completions only)"
-            )
+            raise _not_rebuilt(vendor)
     except _Unreadable as error:
+        return SpanRequest(body=None, reason=str(error))
+    return SpanRequest(body=body, partial=True)
+
+
+def _indexed(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
+    """OpenLLMetry's indexed `gen_ai.prompt.N.*` attributes (its releases before the conventions)."""
+    model = _model(attributes)
+    if model is None:
+        return SpanRequest(
+            body=None, reason="it carries gen_ai.prompt.N but no gen_ai.request.model"
+        )
+    try:
+        if vendor != "anthropic" and vendor != "openai":
+            raise _not_rebuilt(vendor)
+        body = indexed_body(attributes, vendor, model, attributes.get(MAX_TOKENS))
+    except (_Unreadable, IndexedUnreadable) as error:
         return SpanRequest(body=None, reason=str(error))
     return SpanRequest(body=body, partial=True)
 
