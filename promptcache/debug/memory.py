@@ -219,11 +219,11 @@ class KeyState:
         if key in self.bodies:
             del self.bodies[key]
             self.body_bytes -= entry.size
-        elif entry.records is not None:
-            self.hashes -= len(entry.records)
-        elif entry.fingerprint is not None:
+        elif entry.fingerprint is not None:  # first: see `_drop_body`
             self.elements -= len(entry.fingerprint)
             self.fingerprints -= 1
+        elif entry.records is not None:
+            self.hashes -= len(entry.records)
         self.defaults.pop(key, None)
         return entry
 
@@ -233,11 +233,15 @@ class KeyState:
             entry.params = params(entry.body)
         entry.body = None
         self.body_bytes -= entry.size
-        if entry.records is not None:
-            self.hashes += len(entry.records)
-        elif entry.fingerprint is not None:
+        # The fingerprint decides, not the records: judging, outside the lock, may set the
+        # records of an entry whose body this drops meanwhile (`shrink` saw none and made the
+        # fingerprint), and `_pop` must take back what was counted here. Only `shrink` sets a
+        # fingerprint, once, before this count.
+        if entry.fingerprint is not None:
             self.elements += len(entry.fingerprint)
             self.fingerprints += 1
+        elif entry.records is not None:
+            self.hashes += len(entry.records)
 
     def forget(self, key: str) -> None:
         self._pop(key)

@@ -299,3 +299,34 @@ def test_judging_against_a_fingerprint_names_what_judging_against_the_body_names
     assert dropped[1][1] == "messages[1]"
     assert [cause for cause, _ in kept] == [cause for cause, _ in dropped]
     assert kept[1][1] is not None and kept[1][1].startswith("messages[1]")
+
+
+def test_records_judging_sets_while_the_body_is_dropped_do_not_unbalance_the_counts() -> None:
+    # Judging computes the current entry's records outside the monitor's lock; another thread's
+    # observation may drop that entry's body meanwhile, and the drop keeps a fingerprint (it saw
+    # no records). The entry then holds both: forgetting it must take back what was counted (the
+    # fingerprint), not the records set after the count (hashes went to -9, elements stayed 9).
+    nothing = CacheUsage(uncached_input=3_000, cache_read=0, cache_write=0, output=1)
+    monitor = Monitor("anthropic", metrics=False, body_budget=12_100)  # one body of each size
+    monitor.observe(pairs.anthropic(), usage=_USAGE, key="b", at=1.0)
+    state = monitor._keys
+    judged = monitor._records_of
+    raced: list[memory.Entry] = []
+
+    def racing(vendor: Any, body: Any) -> tuple[memory.Record, ...]:
+        records = judged(vendor, body)
+        entry = state.entries.get("a")
+        if not raced and entry is not None and body is entry.body:
+            raced.append(entry)  # another thread's observation, before the records are set
+            monitor.observe(pairs.anthropic(), usage=_USAGE, key="b", at=3.0)
+        return records
+
+    monitor._records_of = racing  # type: ignore[method-assign]
+    monitor.observe(pairs.anthropic(), usage=nothing, key="a", at=2.0)  # nothing cached: judged
+    entry = raced[0]
+    assert entry.body is None and entry.fingerprint is not None and entry.records is not None
+    assert monitor.memory()["hashes"] == len(entry.fingerprint)
+    state.forget("a")
+    state.forget("b")
+    assert (state.hashes, state.elements, state.fingerprints, state.body_bytes) == (0, 0, 0, 0)
+    assert monitor.memory()["estimated_bytes"] == 0
