@@ -151,7 +151,8 @@ def _marked(span: Span) -> list[int]:
     key = span.content_key
     if not set(map(type, items)) <= _DICT:
         return [i for i, item in enumerate(items) if _has_marker(item, key)]
-    if key is not None and list in set(map(type, map(dict.get, items, repeat(key)))):
+    contents = set(map(type, map(dict.get, items, repeat(key)))) if key is not None else ()
+    if any(issubclass(kind, list) for kind in contents):  # a list's blocks (`without_markers`)
         return [i for i, item in enumerate(items) if _has_marker(item, key)]
     return list(compress(count(), map(not_, map(_MARKER_KEYS.isdisjoint, items))))
 

@@ -330,3 +330,22 @@ def test_records_judging_sets_while_the_body_is_dropped_do_not_unbalance_the_cou
     state.forget("b")
     assert (state.hashes, state.elements, state.fingerprints, state.body_bytes) == (0, 0, 0, 0)
     assert monitor.memory()["estimated_bytes"] == 0
+
+
+def test_a_fingerprint_looks_for_markers_in_content_held_in_a_list_subclass() -> None:
+    # `without_markers` takes any list (isinstance) as a message's blocks: a marker on a block of
+    # content held in a list subclass is the element's marker, and the fingerprint must say so
+    # (it read the message's own keys: marked False, the marker hashed in).
+    from promptcache.debug.fingerprint import fingerprint
+    from promptcache.vendors import get_vendor
+
+    class Blocks(list[Any]):
+        pass
+
+    request = pairs.anthropic()
+    block = {"type": "text", "text": "q", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    request["messages"] = [{"role": "user", "content": Blocks([block])}]
+    found = fingerprint(get_vendor("anthropic"), request, DEFAULT_COUNTER)
+    assert found is not None
+    assert found.records() == _cold_records("anthropic", request)
+    assert found.records()[-1].marked and found.records()[-1].ttl == "1h"
