@@ -120,7 +120,13 @@ class RedisStore:
             )
         except ValueError as error:
             raise InputError(
-                f"not a Redis URL: {_redacted(url)!r} ({error}); use redis://host:6379/0"
+                f"not a Redis URL: {_redacted(url)!r} ({_scrubbed(str(error), url)}); "
+                "use redis://host:6379/0"
+                + (
+                    ", with / ? # @ in a password percent-encoded (%2F %3F %23 %40)"
+                    if _USER_PASSWORD.search(url)
+                    else ""
+                )
             ) from None
         return cls(client, **options)
 
@@ -217,14 +223,32 @@ def _address(client: Any) -> str:
     return "Redis" if "path" not in settings else "the Redis on its unix socket"
 
 
-# A URL's password: after the user name in its user info, or a `password=` query argument.
-_USER_PASSWORD = re.compile(r"(?<=://)([^/?#@:]*):[^?#]*@")
-_QUERY_PASSWORD = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+# A URL's password: after the user name in its user info, up to the last `@` (a password the
+# caller did not percent-encode may hold `/ ? # @`, and that is when the URL fails to parse), or
+# a `password=` query argument.
+_USER_PASSWORD = re.compile(r"(?<=://)([^/?#@:]*):(.*)@", re.DOTALL)
+_QUERY_PASSWORD = re.compile(r"([?&]password=)([^&#]*)", re.IGNORECASE)
+_QUOTED = re.compile(r"'([^']+)'")
 
 
 def _redacted(url: str) -> str:
     """`url` as a message may show it: any password replaced by `***`."""
     return _QUERY_PASSWORD.sub(r"\1***", _USER_PASSWORD.sub(r"\1:***@", url))
+
+
+def _scrubbed(error: str, url: str) -> str:
+    """
+    The URL parser's words about `url` without its password: a password with `/ ? #` in it is
+    cut there, and the parser quotes the piece it took for the port ("Port could not be cast to
+    integer value as 's3cr'") or the host.
+    """
+    secrets = [m[2] for m in _USER_PASSWORD.finditer(url)] + [
+        m[2] for m in _QUERY_PASSWORD.finditer(url)
+    ]
+    secrets = [s for s in secrets if s]
+    for secret in secrets:
+        error = error.replace(secret, "***")
+    return _QUOTED.sub(lambda m: "'***'" if any(m[1] in s for s in secrets) else m[0], error)
 
 
 def _milliseconds(seconds: float) -> int:
