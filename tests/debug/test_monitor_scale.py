@@ -143,15 +143,16 @@ def _cold_records(vendor: str, request: dict[str, Any]) -> tuple[memory.Record, 
     return tuple(out)
 
 
-@pytest.mark.parametrize(
-    ("vendor", "request_of"),
-    [
-        ("anthropic", pairs.anthropic),
-        ("openai", pairs.openai),
-        ("openai-responses", pairs.openai_responses),
-        ("gemini", pairs.gemini),
-    ],
-)
+# A request of each vendor format: (vendor, a function that builds it).
+_REQUESTS: list[tuple[str, Any]] = [
+    ("anthropic", pairs.anthropic),
+    ("openai", pairs.openai),
+    ("openai-responses", pairs.openai_responses),
+    ("gemini", pairs.gemini),
+]
+
+
+@pytest.mark.parametrize(("vendor", "request_of"), _REQUESTS)
 def test_element_records_through_the_memo_equal_records_hashed_from_scratch(
     vendor: str, request_of: Any
 ) -> None:
@@ -210,13 +211,7 @@ def _marker_variants() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("vendor", "request_of"),
-    [
-        ("anthropic", pairs.anthropic),
-        ("openai", pairs.openai),
-        ("openai-responses", pairs.openai_responses),
-        ("gemini", pairs.gemini),
-        *(("anthropic", (lambda r=r: r)) for r in _marker_variants()),
-    ],
+    [*_REQUESTS, *(("anthropic", (lambda r=r: r)) for r in _marker_variants())],
 )
 def test_a_dropped_body_fingerprint_gives_the_records_hashing_from_scratch_gives(
     vendor: str, request_of: Any
