@@ -48,3 +48,23 @@ def test_readme_first_command_runs_the_demo_offline() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "saved" in result.stdout and "cause timestamp" in result.stdout
+
+
+def test_the_readme_names_every_core_dependency() -> None:
+    """The README's "Core dependencies" sentence lists what `pip install promptcache-sdk` pulls."""
+    import re
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    root = EXAMPLES.parent
+    required = tomllib.loads((root / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0] for spec in required if ";" not in spec}
+    readme = " ".join((root / "README.md").read_text().split())
+    sentence = readme[readme.index("Core dependencies:") :].split(". ", 1)[0]
+    assert names and all(re.search(rf"\b{re.escape(n)}\b", sentence) for n in names), (
+        sorted(names),
+        sentence,
+    )
