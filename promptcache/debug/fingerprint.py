@@ -17,7 +17,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import compress, count, repeat
 from operator import not_
-from types import MappingProxyType
 from typing import Any
 
 import orjson
@@ -34,7 +33,7 @@ _MARKER_KEYS = frozenset(MARKERS)
 # Each container of a body: layer, path, index of its first item, whether it is a list, items.
 _Shape = tuple[tuple[str, str, int, bool, int], ...]
 _DICT = frozenset({dict})
-_NO_TOKENS: Mapping[int, int] = MappingProxyType({})
+_NONE: array[int] = array("L")  # shared, never written: a body all of ASCII counts nothing
 # Container layouts seen, shared by the fingerprints that have them (a conversation's requests
 # differ in length only): one tuple each rather than one per dropped body. Bounded; a plain dict
 # (setdefault is atomic) read and written without a lock.
@@ -63,8 +62,10 @@ class Fingerprint:
     """
     A dropped body's elements, in render order. `spans`: (layer, path, start, listed, count) of
     each container; `digests`, `sizes`: each element's hash and JSON length (markers removed);
-    `marks`: (element index, TTL) of each marked element; `tokens`: counts made when the body was
-    dropped, by element index, for elements whose count the size cannot give (see `records`).
+    `marks`: (element index, TTL) of each marked element; `counted`, `tokens`: the index and
+    token count, made when the body was dropped, of each element whose count its size cannot give
+    (text that is not ASCII; see `records`), in arrays like the rest rather than a dict (a few
+    dozen bytes an entry).
     Not frozen only because a frozen dataclass takes twice as long to build, once per dropped
     body; nothing changes one after it is made.
     """
@@ -73,7 +74,8 @@ class Fingerprint:
     digests: array[int]
     sizes: array[int]
     marks: tuple[tuple[int, str | None], ...]
-    tokens: Mapping[int, int]
+    counted: array[int]
+    tokens: array[int]
     chars_per_token: float
 
     def __len__(self) -> int:
@@ -82,11 +84,12 @@ class Fingerprint:
     def records(self) -> tuple[Record, ...]:
         """The element records, as `Judging._records_of` computes them from the body."""
         marks = dict(self.marks)
+        counts = dict(zip(self.counted, self.tokens, strict=True))
         out: list[Record] = []
         index = 0
         for layer, path, start, listed, size in self.spans:
             for i in range(size):
-                tokens = self.tokens.get(index)
+                tokens = counts.get(index)
                 if tokens is None:  # ASCII JSON under the estimate counter: its size says it
                     tokens = max(1, round(self.sizes[index] / self.chars_per_token))
                 where = f"{path}[{start + i}]" if listed else path
@@ -123,19 +126,17 @@ def fingerprint(
             marks.append((len(data) + i, ttl))
         spans.append((span.layer, span.path, span.start, span.listed, len(items)))
         data += dumped
-    tokens: Mapping[int, int] = _NO_TOKENS
+    counted = tokens = _NONE
     if not b"".join(data).isascii():
-        tokens = {
-            i: counter.count(part.decode("utf-8"))
-            for i, part in enumerate(data)
-            if not part.isascii()
-        }
+        counted = array("L", [i for i, part in enumerate(data) if not part.isascii()])
+        tokens = array("L", [counter.count(data[i].decode("utf-8")) for i in counted])
     shape = tuple(spans)
     return Fingerprint(
         spans=_SHAPES.setdefault(shape, shape) if len(_SHAPES) < _SHAPES_KEPT else shape,
         digests=array("Q", map(xxh3_64_intdigest, data)),
         sizes=array("L", map(len, data)),
         marks=tuple(marks),
+        counted=counted,
         tokens=tokens,
         chars_per_token=counter.chars_per_token,
     )

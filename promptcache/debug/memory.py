@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .fingerprint import Fingerprint
 
 __all__ = [
+    "COUNT_BYTES",
     "ELEMENT_BYTES",
     "ENTRY_BYTES",
     "FINGERPRINT_BYTES",
@@ -142,11 +143,13 @@ class Stats:
 # fingerprint: the object itself, and per element two machine integers in arrays. Measured with
 # tracemalloc (CPython 3.11, 2,000 keys of 16- and 56-element Anthropic requests): records about
 # 640 B per key and 182 B per record; fingerprints 910 B per key, entry included, and 19.6 B per
-# element (bench/bench_monitor.py --memory).
+# element (bench/bench_monitor.py --memory). Of a body with text that is not ASCII it keeps the
+# token count of each such element besides: two more machine integers (`COUNT_BYTES`).
 ENTRY_BYTES = 700
 RECORD_BYTES = 200
 FINGERPRINT_BYTES = 220
 ELEMENT_BYTES = 20
+COUNT_BYTES = 16
 
 
 class KeyState:
@@ -164,6 +167,7 @@ class KeyState:
         "bodies",
         "body_budget",
         "body_bytes",
+        "counts",
         "defaults",
         "elements",
         "entries",
@@ -184,6 +188,7 @@ class KeyState:
         self.hashes = 0  # element records held by entries whose body is gone
         self.elements = 0  # elements of the fingerprints of entries whose body is gone
         self.fingerprints = 0
+        self.counts = 0  # token counts those fingerprints keep (elements not ASCII)
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -221,6 +226,7 @@ class KeyState:
             self.body_bytes -= entry.size
         elif entry.fingerprint is not None:  # first: see `_drop_body`
             self.elements -= len(entry.fingerprint)
+            self.counts -= len(entry.fingerprint.tokens)
             self.fingerprints -= 1
         elif entry.records is not None:
             self.hashes -= len(entry.records)
@@ -239,6 +245,7 @@ class KeyState:
         # fingerprint, once, before this count.
         if entry.fingerprint is not None:
             self.elements += len(entry.fingerprint)
+            self.counts += len(entry.fingerprint.tokens)
             self.fingerprints += 1
         elif entry.records is not None:
             self.hashes += len(entry.records)
@@ -266,8 +273,8 @@ class KeyState:
         """
         Keys, bodies and hashes held, and `estimated_bytes`: the bodies (at most `body_budget`)
         plus `ENTRY_BYTES` per key, `RECORD_BYTES` per element record, and per dropped body's
-        fingerprint `FINGERPRINT_BYTES` and `ELEMENT_BYTES` per element. `hashes` counts the
-        element hashes of both kinds. O(1): no walk over keys.
+        fingerprint `FINGERPRINT_BYTES`, `ELEMENT_BYTES` per element and `COUNT_BYTES` per token
+        count it keeps. `hashes` counts the element hashes of both kinds. O(1): no walk over keys.
         """
         return {
             "keys": len(self.entries),
@@ -279,7 +286,8 @@ class KeyState:
             + ENTRY_BYTES * len(self.entries)
             + RECORD_BYTES * self.hashes
             + FINGERPRINT_BYTES * self.fingerprints
-            + ELEMENT_BYTES * self.elements,
+            + ELEMENT_BYTES * self.elements
+            + COUNT_BYTES * self.counts,
         }
 
 

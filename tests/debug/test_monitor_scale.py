@@ -344,3 +344,43 @@ def test_a_fingerprint_looks_for_markers_in_content_held_in_a_list_subclass() ->
     assert found is not None
     assert found.records() == _cold_records("anthropic", request)
     assert found.records()[-1].marked and found.records()[-1].ttl == "1h"
+
+
+@pytest.mark.parametrize("text", ["plain words", "東京の天気, Grüße"])
+def test_a_fingerprint_holds_about_what_memory_counts_for_it(text: str) -> None:
+    # memory() counts a fingerprint at FINGERPRINT_BYTES, ELEMENT_BYTES an element and
+    # COUNT_BYTES a token count kept. A body that is not ASCII kept its counts in a dict of
+    # about 70 B an element that nothing counted: 3,376 B traced against 1,240 B estimated.
+    import gc
+    import tracemalloc
+
+    from promptcache.debug.fingerprint import fingerprint
+    from promptcache.vendors import get_vendor
+
+    spec = get_vendor("anthropic")
+
+    def body(n: int) -> dict[str, Any]:
+        turns = [
+            {"role": "user", "content": [{"type": "text", "text": f"{text} {n} {i}"}]}
+            for i in range(50)
+        ]
+        return {"model": "claude-sonnet-4-6", "max_tokens": 9, "system": text, "messages": turns}
+
+    bodies = [body(n) for n in range(300)]
+    fingerprint(spec, bodies[0], DEFAULT_COUNTER)  # the container layout, shared by the rest
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    kept = [fingerprint(spec, b, DEFAULT_COUNTER) for b in bodies]
+    del bodies  # and the UTF-8 copies of their strings CPython cached on them while dumping
+    gc.collect()
+    traced = (tracemalloc.get_traced_memory()[0] - before) / len(kept)
+    tracemalloc.stop()
+    found = kept[0]
+    assert found is not None and len(found) == 51
+    counted = (
+        memory.FINGERPRINT_BYTES
+        + memory.ELEMENT_BYTES * len(found)
+        + memory.COUNT_BYTES * len(found.tokens)
+    )
+    assert traced <= 1.25 * counted, (traced, counted)
