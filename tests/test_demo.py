@@ -101,3 +101,10 @@ def test_a_self_hosted_session_has_no_currency(capsys: pytest.CaptureFixture[str
     assert main(["demo", "--vendor", "engine", "--format", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["currency"] is None and report["session"]["cost"] is None
+
+
+def test_an_unknown_vendor_typed_as_a_word_is_quoted(capsys: pytest.CaptureFixture[str]) -> None:
+    # The value was typed on the command line: the error quotes it, capitalised or not (a name
+    # read from a request that reads like a word is shown by its hash instead).
+    assert main(["demo", "--vendor", "Bedrock"]) == 2
+    assert "unknown vendor 'Bedrock'; use one of anthropic" in capsys.readouterr().err

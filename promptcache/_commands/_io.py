@@ -11,7 +11,7 @@ import orjson
 from .._canonical import load_json
 from .._errors import InputError
 from .._inputs import DEFAULT_MAX_BYTES, read_bounded
-from ..vendors import VENDOR_NAMES, get_vendor
+from ..vendors import VENDOR_NAMES, get_vendor, unknown_vendor
 
 
 def load_json_object(
@@ -43,8 +43,10 @@ def vendor_name(text: str) -> str:
     """argparse `type=` for every `--vendor`: any registry name or alias, in any case."""
     try:
         return get_vendor(text).name
-    except InputError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
+    except InputError:
+        # Typed on the command line, not read from a request: the user's own word, quoted
+        # ("Bedrock"), where a name from a request that reads like a word is shown by its hash.
+        raise argparse.ArgumentTypeError(str(unknown_vendor(repr(text)))) from None
 
 
 def add_vendor_option(

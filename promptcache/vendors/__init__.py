@@ -40,6 +40,7 @@ __all__ = [
     "detect_vendor",
     "get_vendor",
     "resolve_vendor",
+    "unknown_vendor",
     "vendor_choices",
 ]
 
@@ -60,12 +61,17 @@ def get_vendor(name: str | Vendor) -> Vendor:
         return name
     found = _BY_NAME.get(name.strip().lower()) if isinstance(name, str) else None
     if found is None:
-        aliases = "; ".join(f"{v.name}: {', '.join(v.aliases)}" for v in VENDORS)
-        raise InputError(
-            f"unknown vendor {shown_name(name)}; use one of {', '.join(VENDOR_NAMES)} (aliases, in any "
-            f"case: {aliases}); `promptcache vendors` lists them"
-        )
+        raise unknown_vendor(shown_name(name))
     return found
+
+
+def unknown_vendor(shown: str) -> InputError:
+    """The error for a name no format has; `shown`: the name as the message may show it."""
+    aliases = "; ".join(f"{v.name}: {', '.join(v.aliases)}" for v in VENDORS)
+    return InputError(
+        f"unknown vendor {shown}; use one of {', '.join(VENDOR_NAMES)} (aliases, in any "
+        f"case: {aliases}); `promptcache vendors` lists them"
+    )
 
 
 def detect_vendor(request: Mapping[str, Any], response: Any = None) -> Vendor:
