@@ -8,12 +8,13 @@ spans and the recorder's log, and equal values can be matched across them.
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from .._errors import describe, private_path, short_hash
 from ..vendors import VENDOR_NAMES
 
-__all__ = ["describe", "export_key", "looks_opaque", "private_path", "short_hash"]
+__all__ = ["describe", "export_key", "looks_opaque", "private_path", "short_hash", "stored_key"]
 
 # Identifiers that carry no name: a UUID; hex of 12+ with a letter in it (pure digit runs may
 # be phone numbers); a word, a separator and at most six digits ("session-42", "tenant_7"; a
@@ -39,3 +40,15 @@ def looks_opaque(key: str) -> bool:
 def export_key(key: str) -> str:
     """`key` as it may leave the process: itself when opaque, else `key:` and its short hash."""
     return key if looks_opaque(key) else f"key:{short_hash(key)}"
+
+
+def stored_key(key: str) -> str:
+    """
+    `key` as a shared store names it: as `export_key`, but hashed to 128 bits (32 hex digits, the
+    first 12 of them `short_hash`'s). A log line only names a key; a store judges by it, and two
+    keys whose 48-bit hashes collide would be judged against each other's states.
+    """
+    if looks_opaque(key):
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"key:{digest[:32]}"

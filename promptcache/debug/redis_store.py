@@ -18,7 +18,7 @@ from typing import Any
 
 from .._errors import InputError, MissingDependencyError
 from .memory import Entry
-from .privacy import export_key
+from .privacy import stored_key
 from .store import (
     STATE_FORMAT,
     CircuitBreaker,
@@ -137,8 +137,8 @@ class RedisStore:
     def _keys(self, key: str) -> tuple[str, str]:
         # One hash tag per cache key: both keys land on the same Redis Cluster slot. The state
         # format is in the name, so processes of versions whose states differ never read each
-        # other's; a key that may be personal data is stored as its hash (`export_key`).
-        base = f"{self.prefix}{STATE_FORMAT}:{{{export_key(key)}}}"
+        # other's; a key that may be personal data is stored as its hash (`stored_key`).
+        base = f"{self.prefix}{STATE_FORMAT}:{{{stored_key(key)}}}"
         return f"{base}:states", f"{base}:said"
 
     def _call(self, script: Any, keys: list[str], args: list[Any], doing: str) -> Any:
