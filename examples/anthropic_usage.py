@@ -71,10 +71,13 @@ def main() -> None:
         streamed = adapter.usage_from_stream(events)
     print(f"stream: read={streamed.cache_read} hit rate={streamed.hit_rate:.0%}")
     price = cost(usage)
-    print(
-        f"cost ${price.actual:.5f}, without caching ${price.without_cache:.5f} "
-        f"(prices as of {price.as_of})"
-    )
+    if price.actual is None:  # the response did not report its output tokens
+        print(f"cost unknown ({'; '.join(price.notes)}); prices as of {price.as_of}")
+    else:
+        print(
+            f"cost {price.actual:.5f} {price.currency}, without caching "
+            f"{price.without_cache:.5f} {price.currency} (prices as of {price.as_of})"
+        )
 
 
 if __name__ == "__main__":

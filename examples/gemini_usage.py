@@ -58,7 +58,13 @@ def main() -> None:
         f"total_input={usage.total_input}"
     )
     price = cost(usage)
-    print(f"this request: ${price.actual:.6f}, without caching ${price.without_cache:.6f}")
+    if price.actual is None:  # the response did not report its output tokens
+        print(f"this request: cost unknown ({'; '.join(price.notes)})")
+    else:
+        print(
+            f"this request: {price.actual:.6f} {price.currency}, without caching "
+            f"{price.without_cache:.6f} {price.currency}"
+        )
     if decision.cache is not None:  # storage is paid once per hour, shared by every read
         storage = cost(usage, storage_token_hours=decision.cache.tokens * 1.0)
         print(f"one hour of cache storage: ${storage.breakdown['storage']:.6f}")

@@ -59,10 +59,15 @@ def main() -> None:
     if result.diagnosis is not None:
         print(f"diagnosis: {result.diagnosis.reason} ({result.diagnosis.missed_tokens} tokens)")
     price = cost(usage)
-    print(
-        f"cost ${price.actual:.5f}, without caching ${price.without_cache:.5f}, "
-        f"saved ${price.savings:.5f}"
-    )
+    if price.actual is None:  # the response did not report its output tokens
+        print(
+            f"cost unknown ({'; '.join(price.notes)}); saved {price.savings:.5f} {price.currency}"
+        )
+    else:
+        print(
+            f"cost {price.actual:.5f} {price.currency}, without caching "
+            f"{price.without_cache:.5f} {price.currency}, saved {price.savings:.5f} {price.currency}"
+        )
 
 
 if __name__ == "__main__":

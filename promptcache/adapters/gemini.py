@@ -391,7 +391,8 @@ class GeminiCacheManager:
                 f"minimum of {minimum} (the API would answer 400 'Cached content is too small'); "
                 "implicit caching still applies"
             )
-        rates = (self.prices or load_prices()).rates("gemini", model)
+        table = self.prices or load_prices()
+        rates = table.rates("gemini", model)
         if rates.read is None or rates.storage_per_hour is None:
             return (
                 False,
@@ -403,7 +404,8 @@ class GeminiCacheManager:
         verdict = saving > storage
         return verdict, (
             f"{'creating' if verdict else 'not creating'} a cache: {expected_requests} reads of "
-            f"{tokens} tokens save ${saving:.6f}; {hours:g} h of storage costs ${storage:.6f}"
+            f"{tokens} tokens save {_amount(saving, table.currency)}; {hours:g} h of storage "
+            f"costs {_amount(storage, table.currency)}"
         )
 
     # -- lifecycle (sync) ---------------------------------------------------------------------
@@ -557,3 +559,8 @@ def _expiring(cache: CachedPrefix, within: dt.timedelta) -> bool:
     if cache.expire_time is None:
         return False
     return cache.expire_time - dt.datetime.now(dt.timezone.utc) < within
+
+
+def _amount(value: float, currency: str) -> str:
+    """Money as the report writes it: `$0.046791` in US dollars, `0.046791 EUR` in any other."""
+    return f"${value:.6f}" if currency == "USD" else f"{value:.6f} {currency}"

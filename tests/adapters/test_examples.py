@@ -15,4 +15,5 @@ def test_example_runs_offline(name: str) -> None:
     result = run_offline(name)
     assert result.returncode == 0, result.stderr
     assert "total_input=" in result.stdout
+    assert " USD" in result.stdout  # the price's own currency, not a "$" whatever it is
     assert "Traceback" not in result.stderr

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -200,6 +202,17 @@ def test_no_cache_when_storage_costs_more_than_the_reuse_saves() -> None:
     assert decision.cache is None and "storage costs" in decision.reason
     worth, _ = manager.worth_creating(4000, MODEL, expected_requests=200)
     assert worth
+
+
+def test_the_creation_verdict_names_the_price_tables_currency(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prices = tmp_path / "prices.json"
+    row = {"input": 1.2, "read": 0.12, "output": 9.0, "storage_per_hour": 4.0}
+    prices.write_text(json.dumps({"currency": "EUR", "vendors": {"gemini": {MODEL: row}}}))
+    monkeypatch.setenv("PROMPTCACHE_PRICES", str(prices))
+    _, reason = GeminiCacheManager(FakeClient()).worth_creating(4000, MODEL, expected_requests=200)
+    assert " EUR" in reason and "$" not in reason, reason
 
 
 def test_async_lifecycle() -> None:
