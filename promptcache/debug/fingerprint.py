@@ -33,6 +33,7 @@ _MARKER_KEYS = frozenset(MARKERS)
 # Each container of a body: layer, path, index of its first item, whether it is a list, items.
 _Shape = tuple[tuple[str, str, int, bool, int], ...]
 _DICT = frozenset({dict})
+_TEXT = frozenset({str, type(None)})  # a message's content with no blocks to look into
 _NONE: array[int] = array("L")  # shared, never written: a body all of ASCII counts nothing
 # Container layouts seen, shared by the fingerprints that have them (a conversation's requests
 # differ in length only): one tuple each rather than one per dropped body. Bounded; a plain dict
@@ -152,9 +153,11 @@ def _marked(span: Span) -> list[int]:
     key = span.content_key
     if not set(map(type, items)) <= _DICT:
         return [i for i, item in enumerate(items) if _has_marker(item, key)]
-    contents = set(map(type, map(dict.get, items, repeat(key)))) if key is not None else ()
-    if any(issubclass(kind, list) for kind in contents):  # a list's blocks (`without_markers`)
+    if key is not None and not set(map(type, map(dict.get, items, repeat(key)))) <= _TEXT:
+        # content held as blocks (a list, or anything else but a string): looked at item by item
         return [i for i, item in enumerate(items) if _has_marker(item, key)]
+    if all(map(_MARKER_KEYS.isdisjoint, items)):  # most containers: no marker at all
+        return []
     return list(compress(count(), map(not_, map(_MARKER_KEYS.isdisjoint, items))))
 
 
