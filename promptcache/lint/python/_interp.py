@@ -125,6 +125,7 @@ class _ParamSlot:
     index: int
     name: str
     per_request: bool
+    plain: Value | None = None  # its value when it carries no taint (the same at every use)
 
 
 class Analysis:
@@ -147,6 +148,27 @@ class Analysis:
         )
         self._analysed: set[int] = set()
         self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
+        # Immutable values made once per run: literals by (type, value), outside names by name.
+        self.constants: dict[tuple[type, object], Value] = {}
+        self.outside: dict[str, Value] = {}
+
+        self._named: dict[tuple[str, int], tuple[bool, Sink | None]] = {}
+
+    def release(self) -> None:
+        """Forget the run's memoised values (with the project's modules)."""
+        self.constants.clear()
+        self.outside.clear()
+        self._named.clear()
+
+    def named_call(self, name: str, arguments: int) -> tuple[bool, Sink | None]:
+        """Whether a call to resolved `name` is volatile, and the sink it is (memoised per run:
+        a project calls the same few names everywhere)."""
+        key = (name, min(arguments, 2))  # only "none, one, more" arguments matter
+        found = self._named.get(key)
+        if found is None:
+            volatile = is_volatile_call(name, arguments, self.config.volatile_calls)
+            found = self._named[key] = (volatile, None if volatile else find_sink(name))
+        return found
 
     def analyse(self, module: Module, relevant_lines: frozenset[int] | None = None) -> list[Hit]:
         """
@@ -241,6 +263,14 @@ class Analysis:
 
     def record(self, module: Module, hit: Hit) -> None:
         module.hits.append(hit)
+
+
+def _constant_value(constant: object) -> Value:
+    if isinstance(constant, str):
+        return text_value(constant)
+    if isinstance(constant, int | float) and not isinstance(constant, bool):
+        return Value(pieces=(str(constant),), kind="num", fixed=True)
+    return _FIXED  # None, True, bytes...: values are immutable, so one serves them all
 
 
 def _spans(function: _Function, lines: frozenset[int]) -> bool:
@@ -424,6 +454,11 @@ class _Frame:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.eval(child)
+
+    def _s_Import(self, node: ast.Import | ast.ImportFrom | ast.Pass) -> None:
+        """Nothing to evaluate: imports are resolved from the module's import table."""
+
+    _s_ImportFrom = _s_Pass = _s_Global = _s_Nonlocal = _s_Break = _s_Continue = _s_Import
 
     def _s_Expr(self, node: ast.Expr) -> None:
         self.eval(node.value)
@@ -614,25 +649,34 @@ class _Frame:
         return EMPTY
 
     def _e_Constant(self, node: ast.Constant) -> Value:
-        if isinstance(node.value, str):
-            return text_value(node.value)
-        if isinstance(node.value, int | float) and not isinstance(node.value, bool):
-            return Value(pieces=(str(node.value),), kind="num", fixed=True)
-        return _FIXED  # None, True, bytes...: values are immutable, so one serves them all
+        constant = node.value
+        kind = type(constant)
+        if kind is str or kind is int:
+            # Values are immutable: a run makes one per literal (keys like "role" recur).
+            known = self.a.constants.get((kind, constant))
+            if known is None:
+                known = self.a.constants[(kind, constant)] = _constant_value(constant)
+            return known
+        return _constant_value(constant)
 
     def _e_Name(self, node: ast.Name) -> Value:
         value = self.lookup(node.id)
         if value.kind == "param":
             slot: _ParamSlot = value.meta
+            if not slot.per_request:
+                if slot.plain is None:
+                    only = frozenset({Param(index=slot.index, name=slot.name)})
+                    slot.plain = Value(deps=only, pieces=(only,))
+                return slot.plain
             deps: set[Dep] = {Param(index=slot.index, name=slot.name)}
-            if slot.per_request:
-                deps.add(self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node))
+            deps.add(self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node))
             return Value(deps=frozenset(deps), pieces=(frozenset(deps),))
         return value
 
     def lookup(self, name: str) -> Value:
-        if name in self.env:
-            return self.env[name]
+        found = self.env.get(name)
+        if found is not None:
+            return found
         found = self.a.global_value(self.module, name)
         if found is not None:
             return found
@@ -650,7 +694,10 @@ class _Frame:
                 found = self.a.global_value(module, attr)
                 if found is not None:
                     return found
-        return Value(kind="module", meta=dotted)
+        known = self.a.outside.get(dotted)
+        if known is None:
+            known = self.a.outside[dotted] = Value(kind="module", meta=dotted)
+        return known
 
     def _e_JoinedStr(self, node: ast.JoinedStr) -> Value:
         parts = [
@@ -1078,10 +1125,10 @@ class _Frame:
             handled = special(self, call)
             if handled is not None:
                 return handled
-        if is_volatile_call(name, len(node.args), self.a.config.volatile_calls):
+        volatile, sink = self.a.named_call(name, len(node.args))
+        if volatile:
             taint = self.taint("PC501", f"`{_label(self.module, node)}`", node)
             return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
-        sink = find_sink(name)
         if sink is not None:
             return self.call_sink(sink, node, args, keywords, splats)
         for keyword, value in keywords.items():

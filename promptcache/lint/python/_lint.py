@@ -28,17 +28,24 @@ __all__ = ["PythonLinter", "lint_python_source"]
 _TRIGGER = re.compile(
     # Every alternative starts with a literal character, so the regex engine gathers their first
     # characters into a set it skips through in C (a lookahead or a class first defeats that).
+    # Alternatives that share a first character are grouped behind it, in their order, so where
+    # the set lets the engine stop it tries one group, not every alternative (the matches are
+    # the same: alternatives with different first characters cannot match at one position).
     r"(?:"
-    r"messages\s*\.\s*(?:create|stream|parse)|completions\s*\.\s*(?:create|parse|stream)"
-    r"|ChatCompletion|responses\s*\.\s*(?:create|parse|stream)|generate_content|GenerativeModel"
-    r"|GenerateContentConfig|chats\s*\.\s*create|caches\s*\.\s*create|start_chat|converse"
-    r"|invoke_model|litellm|SystemMessage|PromptTemplate|create_react_agent|create_agent"
-    r"|create_deep_agent|pydantic_ai|system_prompt|instructions|add_system|add_tools|add_docs"
-    r"|\.render\b|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
-    r"|\.(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\("
-    r"|S(?:ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt)"
-    r"|s(?:ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt)"
-    r"|SYS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
+    r"messages\s*\.\s*(?:create|stream|parse)"
+    r"|c(?:ompletions\s*\.\s*(?:create|parse|stream)|hats\s*\.\s*create|aches\s*\.\s*create"
+    r"|onverse|reate_react_agent|reate_agent|reate_deep_agent)"
+    r"|ChatCompletion|responses\s*\.\s*(?:create|parse|stream)|generate_content"
+    r"|Genera(?:tiveModel|teContentConfig)"
+    r"|s(?:tart_chat|ystem_prompt"
+    r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt)"
+    r"|i(?:nvoke_model|nstructions)|litellm"
+    r"|S(?:ystemMessage"
+    r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt"
+    r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
+    r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
+    r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\()"
+    r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import)"
 )
 # Literal words of which every trigger contains one: `in` scans for them far faster than the
 # regex, so a module that has none of them is not scanned by the regex at all.
@@ -127,6 +134,7 @@ class PythonLinter:
     def release(self) -> None:
         """Forget the run's modules (call while the collector is still paused; see `Project`)."""
         self.last_hits = []
+        self.analysis.release()
         self.project.release()
 
     def lint_source(self, source: str, *, display: str, file: Path | None = None) -> list[Finding]:
