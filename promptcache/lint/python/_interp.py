@@ -275,7 +275,9 @@ def _constant_value(constant: object) -> Value:
 
 def _spans(function: _Function, lines: frozenset[int]) -> bool:
     node = function.node
-    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", ()))])
+    first = node.lineno
+    for decorator in getattr(node, "decorator_list", ()):
+        first = min(first, decorator.lineno)
     last = node.end_lineno or node.lineno
     return any(first <= line <= last for line in lines)
 
@@ -292,7 +294,9 @@ def _source_of(function: _Function) -> str:
 def _functions_of(module: Module) -> list[_Function]:
     found: list[_Function] = []
     for value in list(module.globals.values()):
-        meta = value.meta if isinstance(value, Value) else None
+        meta = value.meta if type(value) is Value else None
+        if meta is None:  # most globals: a literal, a string, an outside module
+            continue
         if isinstance(meta, _Function) and meta.module is module:
             found.append(meta)
         elif isinstance(meta, _Class) and meta.module is module:
@@ -368,7 +372,7 @@ def _location(module: Module, node: ast.AST) -> tuple[int, int]:
     line = getattr(node, "lineno", 1)
     offset = getattr(node, "col_offset", 0)
     if offset:
-        offset = len(module.line_bytes(line)[:offset].decode("utf-8", "replace"))
+        offset = module.char_column(line, offset)
     return line, offset + 1
 
 
@@ -565,18 +569,14 @@ class _Frame:
     # -- assignment -------------------------------------------------------------------------
 
     def assign(self, target: ast.expr, value: Value) -> None:
-        named = (
-            target.id
-            if isinstance(target, ast.Name)
-            else target.attr
-            if isinstance(target, ast.Attribute)
-            else ""
-        )
-        if named and value.deps and _SYSTEM_NAME.match(named):
-            self.sink_value(f"`{named}`, named as a system prompt", "system", value, target)
-        if isinstance(target, ast.Name):
+        if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
+            if value.deps and _SYSTEM_NAME.match(target.id):
+                self.sink_value(f"`{target.id}`, named as a system prompt", "system", value, target)
             self.env[target.id] = value
-        elif isinstance(target, ast.Tuple | ast.List):
+            return
+        if isinstance(target, ast.Attribute) and value.deps and _SYSTEM_NAME.match(target.attr):
+            self.sink_value(f"`{target.attr}`, named as a system prompt", "system", value, target)
+        if isinstance(target, ast.Tuple | ast.List):
             for index, element in enumerate(target.elts):
                 if isinstance(element, ast.Starred):
                     self.assign(element.value, value.opaque())
@@ -1005,7 +1005,7 @@ class _Frame:
             callee = self._attribute_callee(receiver, func)
         else:
             callee = self.eval(func)
-        args = [self.eval(a) for a in node.args]
+        args = list(map(self.eval, node.args))
         keywords: dict[str, Value] = {}
         splats: list[Value] = []
         for keyword in node.keywords:
@@ -1037,13 +1037,19 @@ class _Frame:
         return EMPTY
 
     def call_name(self, func: ast.expr) -> str:
-        if isinstance(func, ast.Name):
-            return self.module.imports.get(func.id, func.id)
-        if isinstance(func, ast.Attribute):
-            return f"{self.call_name(func.value)}.{func.attr}"
-        if isinstance(func, ast.Call):
-            return self.call_name(func.func) + "()"
-        return "?"
+        # `a.b.c` nests on the left: walk it in a loop (exact types: `ast` makes no subclasses).
+        suffix = ""
+        while True:
+            if isinstance(func, ast.Attribute):
+                suffix = f".{func.attr}{suffix}"
+                func = func.value
+            elif isinstance(func, ast.Name):
+                return self.module.imports.get(func.id, func.id) + suffix
+            elif isinstance(func, ast.Call):
+                suffix = f"(){suffix}"
+                func = func.func
+            else:
+                return "?" + suffix
 
     def call_project(
         self,
@@ -1118,7 +1124,7 @@ class _Frame:
         keywords: dict[str, Value],
         splats: list[Value],
     ) -> Value:
-        last = name.rsplit(".", 1)[-1]
+        last = name.rpartition(".")[2]
         special = _SPECIAL.get(last)
         if special is not None:
             call = _Call(name=name, node=node, receiver=receiver, args=args, keywords=keywords)
@@ -1928,6 +1934,8 @@ def _mentions(annotation: ast.expr | None, name: str) -> bool:
     """Whether a type annotation names `name` (`RunContext[Deps]`, `pydantic_ai.RunContext`)."""
     if annotation is None:
         return False
+    if isinstance(annotation, ast.Name):  # the common case (`question: str`): nothing below it
+        return annotation.id == name
     for node in ast.walk(annotation):
         if (isinstance(node, ast.Name) and node.id == name) or (
             isinstance(node, ast.Attribute) and node.attr == name

@@ -188,7 +188,7 @@ class PythonLinter:
 
 def _trigger_lines(source: str) -> frozenset[int]:
     """The lines on which a request API, a prompt template or a system-prompt name appears."""
-    if not any(word in source for word in _TRIGGER_WORDS):
+    if not any(map(source.__contains__, _TRIGGER_WORDS)):
         return frozenset()
     lines: set[int] = set()
     line, position = 1, 0

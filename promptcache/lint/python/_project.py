@@ -45,6 +45,16 @@ class Module:
     unfollowed: set[int] = field(default_factory=set)  # lines nested too deeply to analyse
     _index: dict[str, ast.stmt] | None = None
     _lines: list[bytes] | None = None
+    _plain: bool | None = None
+
+    def char_column(self, line: int, offset: int) -> int:
+        """The character column of UTF-8 byte `offset` on line `line` (as `ast` counts both)."""
+        if self._plain is None:
+            # ASCII with only \n line ends (most code): bytes are characters, lines need no split.
+            self._plain = self.source.isascii() and "\r" not in self.source
+        if self._plain:
+            return offset
+        return len(self.line_bytes(line)[:offset].decode("utf-8", "replace"))
 
     def line_bytes(self, line: int) -> bytes:
         """Line `line` (1-based, as `ast` counts them) as UTF-8: `ast` columns are byte offsets."""
@@ -63,10 +73,10 @@ class Module:
 
 
 def _bound_names(statement: ast.stmt) -> list[str]:
-    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-        return [statement.name]
     if isinstance(statement, ast.Assign):
         return [t.id for t in statement.targets if isinstance(t, ast.Name)]
+    if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [statement.name]
     if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
         return [statement.target.id]
     return []
@@ -76,6 +86,9 @@ def import_table(tree: ast.Module, package: str) -> dict[str, str]:
     """Local names bound by the module's imports (top level and in functions), resolved."""
     table: dict[str, str] = {}
     for node in _statements(tree.body):
+        kind = type(node)  # exact types (`ast` makes no subclasses): cheaper than isinstance
+        if kind is not ast.Import and kind is not ast.ImportFrom:
+            continue
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if alias.asname:
@@ -100,7 +113,11 @@ def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     while stack:
         node = stack.pop()
         yield node
-        for name in _nested_fields(type(node)):
+        kind = type(node)
+        fields = _NESTED_BY_TYPE.get(kind)
+        if fields is None:
+            fields = _nested_fields(kind)
+        for name in fields:
             children = getattr(node, name, None)
             if isinstance(children, list):
                 stack.extend(reversed(children))
@@ -131,7 +148,7 @@ def _absolute(module: str, level: int, package: str) -> str:
     return ".".join([*parts, module] if module else parts)
 
 
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)?")
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
 
 
@@ -250,9 +267,11 @@ class Project:
         parts = [*self._packages(folder)]
         if name != "__init__.py":
             parts.append(os.path.splitext(name)[0])
-        if not all(_WORD.fullmatch(p) for p in parts):
+        dotted = ".".join(parts)
+        # Each part a word: words joined by dots, as many dots as joins (one match, not one a part).
+        if dotted.count(".") != len(parts) - 1 or not _DOTTED.fullmatch(dotted):
             return ""
-        return ".".join(parts)
+        return dotted
 
     def _packages(self, folder: str) -> tuple[str, ...]:
         """The package names `folder` is inside, outermost first (the files of a folder share
