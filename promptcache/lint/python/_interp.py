@@ -44,6 +44,9 @@ _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
 _PERCENT_FIELD = re.compile(
     r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]"
 )
+_TEMPLATE_FIELD = re.compile(
+    r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})"
+)  # `{name}`, not `{{name}}`
 _MAX_DEPTH = 40
 _FIXED = Value(fixed=True)
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
@@ -148,15 +151,17 @@ class Analysis:
         )
         self._analysed: set[int] = set()
         self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
-        # Immutable values made once per run: literals by (type, value), outside names by name.
-        self.constants: dict[tuple[type, object], Value] = {}
+        # Immutable values made once per run: literals by value, outside names by name.
+        self.texts: dict[str, Value] = {}
+        self.numbers: dict[int, Value] = {}
         self.outside: dict[str, Value] = {}
 
         self._named: dict[tuple[str, int], tuple[bool, Sink | None]] = {}
 
     def release(self) -> None:
         """Forget the run's memoised values (with the project's modules)."""
-        self.constants.clear()
+        self.texts.clear()
+        self.numbers.clear()
         self.outside.clear()
         self._named.clear()
 
@@ -650,12 +655,16 @@ class _Frame:
 
     def _e_Constant(self, node: ast.Constant) -> Value:
         constant = node.value
-        kind = type(constant)
-        if kind is str or kind is int:
-            # Values are immutable: a run makes one per literal (keys like "role" recur).
-            known = self.a.constants.get((kind, constant))
+        # Values are immutable: a run makes one per literal (keys like "role" recur).
+        if isinstance(constant, str):
+            known = self.a.texts.get(constant)
             if known is None:
-                known = self.a.constants[(kind, constant)] = _constant_value(constant)
+                known = self.a.texts[constant] = text_value(constant)
+            return known
+        if isinstance(constant, int) and not isinstance(constant, bool):
+            known = self.a.numbers.get(constant)
+            if known is None:
+                known = self.a.numbers[constant] = _constant_value(constant)
             return known
         return _constant_value(constant)
 
@@ -1854,7 +1863,7 @@ def _variables(text: Value, system: bool, info: dict[str, tuple[int, bool]]) -> 
     pieces = text.pieces or ()
     static = [p if isinstance(p, str) else "" for p in pieces]
     joined = "".join(static)
-    for found in re.finditer(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})", joined):
+    for found in _TEMPLATE_FIELD.finditer(joined):
         info.setdefault(found.group(1), (len(joined) - found.end(), system))
 
 

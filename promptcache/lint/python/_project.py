@@ -22,10 +22,11 @@ from ._values import Value
 __all__ = ["Module", "Project", "display_path", "import_table"]
 
 
-def display_path(path: Path) -> str:
-    """How findings name a file: relative to the current folder when inside it (as the engine)."""
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    """How findings name a file: relative to the current folder (`cwd`, resolved; None: the
+    process's) when inside it, as the engine names them."""
     try:
-        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+        return path.resolve().relative_to(cwd or Path.cwd().resolve()).as_posix()
     except ValueError:
         return path.as_posix()
 
@@ -59,7 +60,9 @@ class Module:
     def line_bytes(self, line: int) -> bytes:
         """Line `line` (1-based, as `ast` counts them) as UTF-8: `ast` columns are byte offsets."""
         if self._lines is None:
-            self._lines = _NEWLINE.split(self.source.encode("utf-8"))
+            encoded = self.source.encode("utf-8")
+            # Without a \r, every line end is a \n: a plain split gives the same lines, faster.
+            self._lines = _NEWLINE.split(encoded) if b"\r" in encoded else encoded.split(b"\n")
         return self._lines[line - 1] if 0 < line <= len(self._lines) else b""
 
     def binding(self, name: str) -> ast.stmt | None:
@@ -162,6 +165,7 @@ class Project:
     _files: dict[str, bool] = field(default_factory=dict)
     _resolved: dict[str, Path] = field(default_factory=dict)
     _package_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _cwd: Path | None = None
 
     def loaded(self, path: Path, source: str) -> Module | None:
         """The module already parsed for `path` (as an import) when its text is `source`."""
@@ -259,7 +263,9 @@ class Project:
         except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
             self._by_path[resolved] = None  # linted (and reported) on its own, if at all
             return None
-        return self.module_for_file(resolved, display_path(resolved), source, tree)
+        if self._cwd is None:  # resolved once a run: it walks every folder of the path
+            self._cwd = Path.cwd().resolve()
+        return self.module_for_file(resolved, display_path(resolved, self._cwd), source, tree)
 
     def _dotted_name(self, path: Path) -> str:
         """The dotted name of a file: its packages (folders with __init__.py) up to the top."""
