@@ -207,16 +207,24 @@ def lint_python_source(
 
 
 def _findings(hits: list[Hit], display: str, config: LintConfig) -> list[Finding]:
-    best: dict[tuple[str, int, int], Finding] = {}
+    """One finding per site: the costliest of its hits; of equal cost, the one through the fewest
+    calls the analysis could not see into, then the first message in order. (Hits arrive in set
+    order, which follows string hashes: keeping the first of a tie made runs disagree.)"""
+    best: dict[tuple[str, int, int], tuple[tuple[int, int], Finding]] = {}
     for hit in hits:
         finding = _finding(hit, display, config)
         if finding is None:
             continue
         key = (finding.code, finding.line, finding.column)
+        rank = (finding.tokens_at_risk or 0, -len(hit.taint.via))
         kept = best.get(key)
-        if kept is None or (finding.tokens_at_risk or 0) > (kept.tokens_at_risk or 0):
-            best[key] = finding
-    return sorted(best.values(), key=Finding.sort_key)
+        if (
+            kept is None
+            or rank > kept[0]
+            or (rank == kept[0] and finding.message < kept[1].message)
+        ):
+            best[key] = (rank, finding)
+    return sorted((finding for _, finding in best.values()), key=Finding.sort_key)
 
 
 def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
