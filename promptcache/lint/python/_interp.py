@@ -129,6 +129,7 @@ class _ParamSlot:
     name: str
     per_request: bool
     plain: Value | None = None  # its value when it carries no taint (the same at every use)
+    param: Param | None = None  # the symbol it stands for (immutable: one serves every use)
 
 
 class Analysis:
@@ -397,6 +398,9 @@ def _without_text(raw: bytes, node: ast.AST, line: int, start: int, end: int) ->
     `raw[start:end]` (of line `line`) with each string literal of `node` in it shown as
     `"..."`: a label names code, and its literals may be prompt text, which no finding carries.
     """
+    segment = raw[start:end]
+    if b"'" not in segment and b'"' not in segment:
+        return segment  # no quote, no literal (`datetime.now()`): nothing to walk for
     spans = []
     for sub in ast.walk(node):
         if not isinstance(sub, ast.JoinedStr | ast.Constant) or sub.lineno != line:
@@ -672,12 +676,14 @@ class _Frame:
         value = self.lookup(node.id)
         if value.kind == "param":
             slot: _ParamSlot = value.meta
+            if slot.param is None:
+                slot.param = Param(index=slot.index, name=slot.name)
             if not slot.per_request:
                 if slot.plain is None:
-                    only = frozenset({Param(index=slot.index, name=slot.name)})
+                    only = frozenset({slot.param})
                     slot.plain = Value(deps=only, pieces=(only,))
                 return slot.plain
-            deps: set[Dep] = {Param(index=slot.index, name=slot.name)}
+            deps: set[Dep] = {slot.param}
             deps.add(self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node))
             return Value(deps=frozenset(deps), pieces=(frozenset(deps),))
         return value

@@ -87,9 +87,13 @@ class Value:
     @property
     def text(self) -> str | None:
         """The whole string when it is a compile-time constant."""
-        if self.pieces is not None and all(isinstance(p, str) for p in self.pieces):
-            return "".join(p for p in self.pieces if isinstance(p, str))
-        return None
+        pieces = self.pieces
+        if pieces is None:
+            return None
+        for piece in pieces:
+            if not isinstance(piece, str):
+                return None
+        return "".join(pieces)  # type: ignore[arg-type]  # every piece is a str (checked above)
 
     def field(self, key: str) -> Value | None:
         for name, value in self.fields or ():
