@@ -24,11 +24,14 @@ import random
 import shutil
 import subprocess
 import sys
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
 
 from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint.python._interp import _passed_through
+from promptcache.lint.python._values import Taint
 
 CORPUS = Path(__file__).parent / "pycorpus"
 RECORDED = Path(__file__).parent / "data" / "python_equivalence.json"
@@ -185,3 +188,22 @@ if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
         f'{{"python": "{_version()}", "findings": [\n{lines}\n]}}\n', encoding="utf-8"
     )
     print(f"recorded {len(rows)} findings in {RECORDED}")
+
+
+def test_a_taint_passed_through_a_call_keeps_every_other_field() -> None:
+    # `_passed_through` builds the taint field by field (for speed): a field added to `Taint`
+    # must be added there too, or it would be lost on every unseen call.
+    taint = Taint(
+        code="PC501",
+        label="`datetime.now()`",
+        path="app.py",
+        line=3,
+        column=7,
+        via=("wrap()",),
+        fix=("sorted", 3, 6, 3, 20),
+        fixable=True,
+    )
+    assert {f.name for f in fields(Taint)} == {
+        "code", "label", "path", "line", "column", "via", "fix", "fixable",
+    }  # fmt: skip
+    assert _passed_through(taint, "fmt()") == replace(taint, via=("wrap()", "fmt()"))

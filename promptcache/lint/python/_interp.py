@@ -916,7 +916,7 @@ class _Frame:
                     return found
                 # `params["system"]` of a parameter is that part of it, resolved at each call.
                 deps: set[Dep] = {
-                    replace(d, path=(*d.path, key.value))
+                    Param(index=d.index, name=d.name, path=(*d.path, key.value))
                     if isinstance(d, Param) and len(d.path) < 4
                     else d
                     for d in base.deps
@@ -1191,7 +1191,7 @@ class _Frame:
                     and dep.code not in ORDER_CODES
                     and f"{shown}()" not in dep.via
                 ):
-                    deps.add(replace(dep, via=(*dep.via, f"{shown}()")))
+                    deps.add(_passed_through(dep, f"{shown}()"))
                 else:
                     deps.add(dep)
         return Value(deps=frozenset(deps)) if deps else EMPTY
@@ -2054,6 +2054,21 @@ def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Valu
         else value.fields
     )
     return replace(value, deps=frozenset(deps), pieces=pieces, items=items, fields=fields)
+
+
+def _passed_through(taint: Taint, call: str) -> Taint:
+    """`taint` once it has passed through `call`, which the analysis cannot see into (made
+    directly: `dataclasses.replace` looks every field up by name, for each of many taints)."""
+    return Taint(
+        code=taint.code,
+        label=taint.label,
+        path=taint.path,
+        line=taint.line,
+        column=taint.column,
+        via=(*taint.via, call),
+        fix=taint.fix,
+        fixable=taint.fixable,
+    )
 
 
 def _argument(param: Param, bound: dict[int | str, Value]) -> Value:
