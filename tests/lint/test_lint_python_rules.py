@@ -794,3 +794,21 @@ PRECISION = [
 @pytest.mark.parametrize("source", [c[1] for c in PRECISION], ids=[c[0] for c in PRECISION])
 def test_precision(source: str) -> None:
     assert findings(source) == []
+
+
+def test_a_linter_used_again_after_release_checks_the_code_again() -> None:
+    # The analysis remembered analysed modules by id(); release() forgot the modules but not
+    # the ids, and a new module often takes a freed one's id: the second run found nothing.
+    source = textwrap.dedent(
+        f"""
+        from datetime import datetime
+        def ask(client, question):
+            return client.messages.create(model="m", system=f"Now {{datetime.now()}} {LONG}",
+                                          messages=[{{"role": "user", "content": question}}])
+        """
+    )
+    linter = PythonLinter(LintConfig())
+    for _ in range(4):
+        with linter.paused_gc():
+            assert [f.code for f in linter.lint_source(source, display="agent.py")] == ["PC501"]
+            linter.release()

@@ -160,7 +160,10 @@ class Analysis:
         self._named: dict[tuple[str, int], tuple[bool, Sink | None]] = {}
 
     def release(self) -> None:
-        """Forget the run's memoised values (with the project's modules)."""
+        """Forget the run (with the project's modules): its memoised values, which modules were
+        analysed (by id: a new module can take a freed one's id) and the wrappers found."""
+        self._analysed.clear()
+        self.wrappers.clear()
         self.texts.clear()
         self.numbers.clear()
         self.outside.clear()
