@@ -200,6 +200,32 @@ def test_a_vertex_gemini_stream_is_observed_with_its_last_usage(
     assert watched.events == [] and not watched.logger.unobserved
 
 
+def test_an_omitted_read_stays_unknown_for_a_body_not_in_geminis_format(
+    watched: Watched,
+) -> None:
+    """Only Gemini omits a cache read of 0. A Chat Completions body whose answer carries no
+    cached-token count (an OpenAI-compatible server that reports none) is "caching unreported":
+    read as 0, each call would be judged a miss the provider never reported."""
+    usage = {"prompt_tokens": 2000, "completion_tokens": 2, "total_tokens": 2002}
+    replies = []
+    for number in (1, 2):
+        answer = chat_reply(number).body
+        replies.append(Reply({**answer, "usage": usage}))
+    with stub_server() as stub:
+        stub.serve(replies)
+        for system in (SYSTEM, DATED):
+            litellm.completion(
+                model=f"openai/{GPT}",
+                api_base=f"{stub.url}/v1",
+                api_key="sk-test",
+                messages=_conversation(system),
+            )
+        assert watched.settle(2) == 2
+    reads = [(u.cache_read, u.caching_reported) for _, u, _ in watched.observed]
+    assert reads == [(None, False), (None, False)]
+    assert watched.events == []
+
+
 def test_claude_on_vertex_is_judged_in_the_anthropic_format_it_sends(
     watched: Watched, service_account_key: str, caplog: pytest.LogCaptureFixture
 ) -> None:
