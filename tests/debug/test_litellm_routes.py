@@ -24,6 +24,8 @@ from typing import Any
 
 import pytest
 
+import promptcache
+
 from .._recording import (
     LITELLM_OFFLINE,
     Reply,
@@ -416,6 +418,29 @@ def test_router_calls_fallbacks_included_are_judged_and_nothing_stays_in_flight(
     assert not watched.logger.unobserved
     assert len(watched.logger._sent) == 0  # nothing left held
     _no_prompt_text(caplog, watched.events)
+
+
+def test_the_ids_kept_to_tell_a_second_report_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """LiteLLM reports some calls twice (a sync Responses stream to its sync and async hooks):
+    the second is dropped by call id, and only the latest ANSWERED_KEPT ids are kept."""
+    from promptcache.debug import litellm_logger
+
+    monkeypatch.setattr(litellm_logger, "ANSWERED_KEPT", 8)
+    logger = litellm_logger.MonitorLogger(promptcache.Monitor(metrics=False))
+    body = {"model": GPT, "messages": _conversation(SYSTEM)}
+    response = chat_reply(1).body
+    for n in range(20):
+        kwargs = {
+            "litellm_call_id": f"call-{n}",
+            "call_type": "completion",
+            "custom_llm_provider": "openai",
+            "additional_args": {"complete_input_dict": body},
+        }
+        logger.log_pre_api_call(GPT, body["messages"], kwargs)
+        logger.log_success_event(kwargs, response, None, None)
+        logger.log_success_event(kwargs, response, None, None)  # LiteLLM's second report
+    assert logger.monitor.stats()["observations"] == 20 and not logger.unobserved
+    assert list(logger._answered) == [f"call-{n}" for n in range(12, 20)]
 
 
 # -- litellm.responses -------------------------------------------------------------------------
