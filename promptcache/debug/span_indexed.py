@@ -17,7 +17,9 @@ string, so those are rebuilt as strings (`system`, `messages[N].content`): a cha
 named at that path, not at the block it was in. An attribute this module does not know, a missing
 index or a value of the wrong type makes the whole request unreadable (`IndexedUnreadable`, its
 message naming the attribute and the value's type, never the value): a guess at the rest could
-name a wrong cause.
+name a wrong cause. So does an OpenAI message other than the assistant's without content: the
+OpenAI instrumentation, as set up by default, fails on a base64 image part and records that
+message's role only, and none of the messages after it.
 """
 
 from __future__ import annotations
@@ -191,6 +193,12 @@ def _openai_message(fields: Mapping[str, Any], path: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": _needed(fields, "role", path)}
     content = _optional(fields, "content", path)
     calls = _calls(fields, path)
+    if content is None and not calls and message["role"] != "assistant":
+        raise IndexedUnreadable(
+            f"its {path}.content is missing: an empty content, or one the instrumentation did "
+            "not record (OpenLLMetry's OpenAI instrumentation stops at a message with a base64 "
+            "image, and records none of the messages after it)"
+        )
     if content is not None or not calls:  # the instrumentation leaves an empty content out
         message["content"] = None if content is None else (_parts(content) or content)
     if calls:

@@ -181,6 +181,34 @@ def test_openai_content_parts_and_a_changed_tool_are_named() -> None:
     _judged_all(tools)
 
 
+def test_openai_a_base64_image_that_cuts_the_prompt_short_is_said_not_judged() -> None:
+    """OpenLLMetry's OpenAI 0.54, as instrumented by default, fails on a base64 image part (its
+    default upload_base64_image is not awaitable) and records that message's role only and none
+    after it: read as the request, a change after the image went unseen, and a miss was judged
+    against a prompt cut short."""
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+    calls = [
+        {
+            "model": GPT,
+            "messages": [
+                {"role": "system", "content": SYSTEM},
+                {"role": "user", "content": [{"type": "text", "text": "Look."}, image]},
+                {"role": "assistant", "content": "A chart."},
+                {"role": "user", "content": question},
+            ],
+        }
+        for question in (USER, USER, USER + " ")
+    ]
+    answer = _session("openai", calls, OPENAI_REPLIES)
+    assert answer["events"] == [] and answer["observations"] == 0
+    (reason,) = answer["unjudged"]
+    assert (
+        reason.startswith("its gen_ai.prompt.*.content is missing")
+        and answer["unjudged"][reason] == 3
+    )
+    assert sum("hit rates only" in said for said in answer["logged"]) == 1
+
+
 def test_anthropic_tool_turns_and_a_changed_tool_are_named() -> None:
     """A tool turn's blocks are recorded as JSON (markers and all): read as blocks, no markers."""
 

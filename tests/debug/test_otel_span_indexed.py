@@ -215,6 +215,11 @@ def _user(**more: Any) -> dict[str, Any]:
             "openai",
             "have no tool_calls.0.*",
         ),
+        (  # as OpenLLMetry's OpenAI 0.54 records a base64 image: role only, nothing after
+            {**_user(), "gen_ai.prompt.1.role": "user"},
+            "openai",
+            "gen_ai.prompt.1.content is missing",
+        ),
         (
             _user(**{"gen_ai.prompt.0.tool_calls.0.id": "call_1"}),
             "openai",
