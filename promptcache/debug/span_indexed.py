@@ -276,6 +276,11 @@ def _anthropic_content(fields: Mapping[str, Any], path: str) -> Any:
         if calls:
             raise IndexedUnreadable(f"its {path} has tool calls but no content blocks to hold them")
         return content
+    if any(block["type"] == "image_url" for block in blocks):  # no Anthropic block type
+        raise IndexedUnreadable(
+            f"its {path}.content holds an image the instrumentation uploaded "
+            "(upload_base64_image) and recorded as a link, which is new in every span"
+        )
     return [{k: v for k, v in block.items() if k != "cache_control"} for block in blocks]
 
 

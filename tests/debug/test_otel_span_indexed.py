@@ -220,6 +220,23 @@ def _user(**more: Any) -> dict[str, Any]:
             "openai",
             "gen_ai.prompt.1.content is missing",
         ),
+        (  # a base64 image as OpenLLMetry's Anthropic 0.53 records it with an image uploader
+            _user(
+                **{
+                    "gen_ai.prompt.0.content": json.dumps(
+                        [
+                            {"type": "text", "text": SECRET},
+                            {
+                                "type": "image_url",
+                                "image_url": {"url": "https://x.test/t/1f/s/2e/message_0.png"},
+                            },
+                        ]
+                    )
+                }
+            ),
+            "anthropic",
+            "gen_ai.prompt.0.content holds an image the instrumentation uploaded",
+        ),
         (
             _user(**{"gen_ai.prompt.0.tool_calls.0.id": "call_1"}),
             "openai",
