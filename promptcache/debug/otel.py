@@ -88,9 +88,9 @@ CALL_MARKERS = (
 # the request streamed (`request_data` keeps the model only), so one without usage is no call.
 LOGFIRE_REQUEST = "request_data"
 RESPONSE_ID = "gen_ai.response.id"
-# An index in a reason's path, `[3]` or OpenLLMetry's `gen_ai.prompt.3.content`: a reason is
-# said and counted once whatever message it is in.
-_INDEX = re.compile(r"\[\d+\]|(?<=\.)\d+(?=\.)")
+# An index in a reason's path, `[3]` or OpenLLMetry's `gen_ai.prompt.3.content` (or the path's
+# last part, `gen_ai.prompt.3`): a reason is said and counted once whatever message it is in.
+_INDEX = re.compile(r"\[\d+\]|(?<=\.)\d+(?!\w)")
 # Response ids remembered to count a call traced by two instrumentations once.
 _ANSWERS_KEPT = 4096
 # Logfire keeps the vendor's usage object verbatim, zero cache counts included.

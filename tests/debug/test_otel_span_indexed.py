@@ -342,17 +342,15 @@ def test_any_shape_gives_a_request_or_a_reason_without_content(
         json.dumps(request.body)  # a request of JSON values, as the monitor reads
 
 
-def test_an_odd_shape_is_said_once_and_counted_whatever_its_index(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
-    """Three spans, each with a gap at another index: hit rates only, said once, counted 3 times."""
+def _processed(spans: list[dict[str, Any]]) -> tuple[Any, list[Any]]:
+    """A MonitorSpanProcessor that has seen an Anthropic span with usage for each of `spans`,
+    and the invalidations its monitor raised."""
     pytest.importorskip("opentelemetry.sdk")
     from opentelemetry.sdk.trace import TracerProvider
 
     import promptcache
     from promptcache.debug.otel import MonitorSpanProcessor
 
-    caplog.set_level(logging.DEBUG, logger="promptcache")
     provider = TracerProvider()
     events: list[Any] = []
     processor = MonitorSpanProcessor(
@@ -366,13 +364,25 @@ def test_an_odd_shape_is_said_once_and_counted_whatever_its_index(
         "gen_ai.usage.cache_read_input_tokens": 0,
         "gen_ai.usage.cache_creation_input_tokens": 1800,
     }
+    for attributes in spans:
+        span = provider.get_tracer("t").start_span("anthropic.chat", attributes=usage | attributes)
+        span.end()
+    return processor, events
+
+
+def test_an_odd_shape_is_said_once_and_counted_whatever_its_index(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Three spans, each with a gap at another index: hit rates only, said once, counted 3 times."""
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    spans = []
     for gap in (1, 2, 3):
         attributes = _user(**{f"gen_ai.prompt.{gap + 1}.role": "user"})
         attributes[f"gen_ai.prompt.{gap + 1}.content"] = SECRET
         for n in range(1, gap):
             attributes |= {f"gen_ai.prompt.{n}.role": "user", f"gen_ai.prompt.{n}.content": "a"}
-        span = provider.get_tracer("t").start_span("anthropic.chat", attributes=usage | attributes)
-        span.end()
+        spans.append(attributes)
+    processor, events = _processed(spans)
     said = [r.getMessage() for r in caplog.records if r.name.startswith("promptcache")]
     assert sum("hit rates only" in s for s in said) == 1
     assert processor.unjudged == {
@@ -382,3 +392,25 @@ def test_an_odd_shape_is_said_once_and_counted_whatever_its_index(
     assert events == [] and processor.monitor.stats()["observations"] == 0
     assert processor.hit_rates()[("anthropic", "claude-sonnet-4-6")].spans == 3
     assert "Quackenbush" not in "".join(said)
+
+
+def test_a_reason_ending_at_an_index_is_said_once_and_counted_whatever_the_index(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A reason naming `gen_ai.prompt.N` itself (not one of its fields) is one reason too: said
+    once, counted under one key, whatever N is."""
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    spans = []
+    for index in (0, 1, 2):
+        attributes = _user()
+        for n in range(1, index + 1):
+            attributes |= {f"gen_ai.prompt.{n}.role": "user", f"gen_ai.prompt.{n}.content": "a"}
+        attributes[f"gen_ai.prompt.{index}.tool_calls.0.name"] = "weather"
+        spans.append(attributes)
+    processor, events = _processed(spans)
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("promptcache")]
+    assert sum("hit rates only" in s for s in said) == 1
+    assert processor.unjudged == {
+        "its gen_ai.prompt.* has tool calls but no content blocks to hold them": 3
+    }
+    assert events == []
