@@ -16,8 +16,10 @@ the one LiteLLM reports, cache read and creation tokens included; a Gemini body'
 read is a read of 0.
 
 Not judged, and said: a response LiteLLM served from its own cache (`litellm.cache`; no provider
-was asked, so there is no provider cache read or miss), and Bedrock's Converse route (LiteLLM's
-default for `bedrock/` models), whose body is in a format the monitor does not read.
+was asked, so there is no provider cache read or miss), Bedrock's Converse route (LiteLLM's
+default for `bedrock/` models), whose body is in a format the monitor does not read, and a
+Bedrock InvokeModel body other than Anthropic's (Amazon Nova's is Converse-shaped, and would be
+read as Anthropic's with its `cachePoint` markers unseen).
 
 Nothing here raises into LiteLLM's call or logs prompt text: a call that cannot be observed is
 counted in `unobserved` and said once per reason on the logger, by name only.
@@ -71,6 +73,8 @@ CONVERSE_PATHS = ("/converse", "/converse-stream")
 ANSWERED_KEPT = 4096
 # how a LiteLLM model name asks for Bedrock's InvokeModel API (its Anthropic body, judged)
 BEDROCK_INVOKE = "invoke/"
+# what tells Anthropic's Messages body on Bedrock from the other model families' bodies
+BEDROCK_ANTHROPIC = "anthropic_version"
 
 Key = str | Callable[[Mapping[str, Any]], str | None] | None
 
@@ -83,6 +87,9 @@ WHY = {
     "bedrock_converse": "Bedrock's Converse API (LiteLLM's default route for bedrock/ models) "
     "sends a format promptcache does not read; call Anthropic models on Bedrock as "
     "bedrock/invoke/<model id> to have them judged in the Anthropic format",
+    "bedrock_not_anthropic": "a Bedrock InvokeModel body not in Anthropic's format (no "
+    "anthropic_version: Amazon Nova's, Meta's, ...), which promptcache does not read; on Bedrock "
+    "only Anthropic models are judged, called as bedrock/invoke/<model id>",
     "no_request": "LiteLLM did not hand over the request it sent (no log_pre_api_call for it)",
     "not_json": "the request LiteLLM sent is not plain JSON data",
     "redacted": "LiteLLM withheld the messages from callbacks (message logging is off), and "
@@ -162,6 +169,18 @@ def _converse(extra: Mapping[str, Any], kwargs: Mapping[str, Any]) -> bool:
     if kwargs.get("custom_llm_provider") != "bedrock" or not isinstance(url, str):
         return False
     return url.split("?", 1)[0].rstrip("/").endswith(CONVERSE_PATHS)
+
+
+def _bedrock_other(copy: tuple[dict[str, Any], int] | str, kwargs: Mapping[str, Any]) -> bool:
+    """
+    A Bedrock body that is not Anthropic's: LiteLLM writes `anthropic_version` into theirs, but
+    for the Mantle endpoint, which sends it as a header and names the `anthropic.` model.
+    """
+    if kwargs.get("custom_llm_provider") != "bedrock" or not isinstance(copy, tuple):
+        return False
+    model = copy[0].get("model")
+    anthropic = isinstance(model, str) and "anthropic." in model
+    return BEDROCK_ANTHROPIC not in copy[0] and not anthropic
 
 
 def _reported_read(usage: CacheUsage, sent: Mapping[str, Any]) -> CacheUsage:
@@ -301,6 +320,8 @@ class MonitorLogger(CustomLogger):
             else:
                 called = _called_model(model, kwargs.get("custom_llm_provider"))
                 copy = _sent_copy(extra.get("complete_input_dict"), called) or "no_request"
+                if _bedrock_other(copy, kwargs):
+                    copy = "bedrock_not_anthropic"
         except (TypeError, orjson.JSONDecodeError):
             copy = "not_json"
         dropped = 0

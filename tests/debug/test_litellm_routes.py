@@ -383,6 +383,54 @@ def test_bedrock_converse_is_not_read_as_anthropic(
     _no_prompt_text(caplog, watched.events)
 
 
+def test_a_bedrock_invoke_body_other_than_anthropics_is_not_judged(
+    watched: Watched, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Amazon Nova's InvokeModel body is Converse-shaped (`{"text"}` and `cachePoint` blocks, no
+    anthropic_version): read as Anthropic's, its marker was unseen and every call was judged
+    `not_cached`, "the request carries no cache marker"."""
+    caplog.set_level(logging.DEBUG)
+    usage = {"inputTokens": 5000, "outputTokens": 3, "totalTokens": 5003}
+    message = {"role": "assistant", "content": [{"text": "ok"}]}
+    reply = Reply({"output": {"message": message}, "stopReason": "end_turn", "usage": usage})
+    nova = "amazon.nova-lite-v1:0"
+    with stub_server() as stub:
+        stub.serve([reply, reply])
+        for _ in range(2):
+            _bedrock(stub, f"invoke/{nova}", _marked(SYSTEM))
+        assert watched.settle(2) == 2
+        body = json.loads(stub.bodies[0])
+        assert stub.seen == [("POST", f"/model/{nova}/invoke")] * 2
+    assert "anthropic_version" not in body and "cachePoint" in json.dumps(body["system"])
+    assert watched.observed == [] and watched.events == []
+    assert watched.logger.unobserved == {"bedrock_not_anthropic": 2}
+    (said,) = [m for m in _ours(caplog) if "not observed" in m]
+    assert "anthropic_version" in said
+    _no_prompt_text(caplog, watched.events)
+
+
+def test_an_anthropic_body_named_by_its_model_is_judged_on_bedrock(watched: Watched) -> None:
+    """Bedrock's Mantle endpoint takes Anthropic's body with the `anthropic.` model in it and
+    anthropic_version as a header: judged, not taken for another family's body."""
+    body = {
+        "model": "anthropic.claude-mythos-preview",
+        "max_tokens": 64,
+        "system": [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": "Hi."}],
+    }
+    kwargs = {
+        "litellm_call_id": "call-1",
+        "call_type": "anthropic_messages",
+        "custom_llm_provider": "bedrock",
+        "additional_args": {"complete_input_dict": body, "api_base": "https://x.test/v1/messages"},
+    }
+    watched.logger.log_pre_api_call(body["model"], body["messages"], kwargs)
+    usage = {"prompt_tokens": 1812, "completion_tokens": 3, "cache_creation_input_tokens": 1800}
+    watched.logger.log_success_event(kwargs, {"model": body["model"], "usage": usage}, None, None)
+    assert [request for request, _, _ in watched.observed] == [body]
+    assert not watched.logger.unobserved
+
+
 # -- litellm.Router ------------------------------------------------------------------------------
 
 
