@@ -20,43 +20,26 @@ from typing import Any
 
 import pytest
 
-from .._recording import Reply, chat_completion, stub_server
+from .._recording import Reply, stub_server
 from .openllmetry_indexed import INDEXED_DIR, INSTALL
+
+# the planted name and e-mail address, the models and the stub's answers of the current
+# releases' tests: the same sessions, run under the indexed releases
+from .test_otel_instrumentations import (
+    ANTHROPIC_REPLIES,
+    CHANGED,
+    CLAUDE,
+    EMAIL,
+    GPT,
+    NAME,
+    OPENAI_REPLIES,
+    SYSTEM,
+)
 
 pytest.importorskip("opentelemetry.sdk")
 
 ROOT = Path(__file__).resolve().parents[2]
-NAME = "Zebulon Quackenbush"
-EMAIL = "zebulon.q@example.org"
-SYSTEM = f"You are the support agent for {NAME} ({EMAIL}). " + "Policy clause. " * 400
-CHANGED = SYSTEM.replace("Policy", "Polic y", 1)
 USER = f"Hi, I am {NAME}, write to {EMAIL}."
-GPT = "gpt-4o-2024-08-06"
-CLAUDE = "claude-sonnet-4-6"
-OPENAI_REPLIES = [chat_completion(n, GPT, 2000, c) for n, c in ((1, 0), (2, 1920), (3, 0))]
-
-
-def _message(number: int, read: int, write: int) -> Reply:
-    return Reply(
-        {
-            "id": f"msg_{number}",
-            "type": "message",
-            "role": "assistant",
-            "model": CLAUDE,
-            "content": [{"type": "text", "text": "ok"}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": 50,
-                "output_tokens": 2,
-                "cache_read_input_tokens": read,
-                "cache_creation_input_tokens": write,
-            },
-        }
-    )
-
-
-ANTHROPIC_REPLIES = [_message(1, 0, 1800), _message(2, 1800, 0), _message(3, 0, 1800)]
 
 
 def _session(
