@@ -74,6 +74,12 @@ NOT_CALLS = frozenset(
         "retrieval",
     }
 )
+# What marks a span as no single model call: those operations, or OpenLLMetry's request type
+# (its indexed-attribute releases name an embeddings span by `llm.request.type` only).
+NOT_CALL_MARKERS = (
+    (OPERATION, NOT_CALLS),
+    ("llm.request.type", frozenset({"embedding", "rerank"})),
+)
 AGGREGATED = "gen_ai.aggregated_usage.input_tokens"
 # What marks a span as one model call, by convention (GenAI operation names, OpenInference's span
 # kind, OpenLLMetry's request type): one without input tokens is a call whose usage is unknown.
@@ -182,7 +188,7 @@ def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
     The usage of the model call a GenAI span records; None for a span that reports no input
     tokens or records no single model call (an agent run's sum, embeddings, a tool).
     """
-    if attributes.get(OPERATION) in NOT_CALLS or AGGREGATED in attributes:
+    if AGGREGATED in attributes or any(attributes.get(n) in v for n, v in NOT_CALL_MARKERS):
         return None
     total = _count(attributes, INPUT_TOKENS)
     if total is None:

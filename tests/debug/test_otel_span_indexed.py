@@ -414,3 +414,36 @@ def test_a_reason_ending_at_an_index_is_said_once_and_counted_whatever_the_index
         "its gen_ai.prompt.* has tool calls but no content blocks to hold them": 3
     }
     assert events == []
+
+
+def test_an_embeddings_span_of_the_indexed_releases_is_no_model_call(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """OpenLLMetry's OpenAI 0.54 marks an embeddings span by `llm.request.type` only (no
+    gen_ai.operation.name) and records its input as gen_ai.prompt.0.content: it was counted in
+    the hit rates as a call and warned about as a prompt missing its role."""
+    pytest.importorskip("opentelemetry.sdk")
+    from opentelemetry.sdk.trace import TracerProvider
+
+    import promptcache
+    from promptcache.debug.otel import MonitorSpanProcessor, span_usage
+
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    attributes = {  # as the 0.54 instrumentation wrote them for embeddings.create
+        "llm.request.type": "embedding",
+        "gen_ai.system": "openai",
+        "gen_ai.request.model": "text-embedding-3-small",
+        "llm.is_streaming": False,
+        "gen_ai.prompt.0.content": SECRET,
+        "gen_ai.response.model": "text-embedding-3-small",
+        "llm.usage.total_tokens": 5,
+        "gen_ai.usage.input_tokens": 5,
+        "gen_ai.usage.cache_read_input_tokens": 0,
+    }
+    assert span_usage(attributes) is None
+    provider = TracerProvider()
+    processor = MonitorSpanProcessor(promptcache.Monitor(metrics=False))
+    provider.add_span_processor(processor)
+    provider.get_tracer("t").start_span("openai.embeddings", attributes=attributes).end()
+    assert processor.hit_rates() == {} and not processor.unjudged
+    assert not [r for r in caplog.records if r.name.startswith("promptcache")]
