@@ -39,6 +39,7 @@ import orjson
 from .._errors import InputError, MissingDependencyError
 from .._usage import CacheUsage
 from ..vendors import resolve_vendor
+from ..vendors._fields import get_field
 from ..vendors._openai import OpenAIChatStream
 from .counted import counted_usage, token_count
 from .monitor import Monitor, adapter_for
@@ -106,12 +107,6 @@ WHY = {
 }
 
 
-def _field(value: Any, name: str) -> Any:
-    if isinstance(value, Mapping):
-        return value.get(name)
-    return getattr(value, name, None)
-
-
 def litellm_usage(response: Any, provider: str | None) -> CacheUsage | None:
     """
     The usage of a LiteLLM response, or None when it reports no prompt token count.
@@ -119,23 +114,23 @@ def litellm_usage(response: Any, provider: str | None) -> CacheUsage | None:
     LiteLLM counts cached tokens inside `prompt_tokens` for every provider (for Anthropic it adds
     the cache read and creation tokens to `input_tokens`), so they are split out of it.
     """
-    usage = _field(response, "usage")
-    total = token_count(_field(usage, "prompt_tokens"))
+    usage = get_field(response, "usage")
+    total = token_count(get_field(usage, "prompt_tokens"))
     if usage is None or total is None:
         return None
-    details = _field(usage, "prompt_tokens_details")
-    read = token_count(_field(usage, "cache_read_input_tokens"))
+    details = get_field(usage, "prompt_tokens_details")
+    read = token_count(get_field(usage, "cache_read_input_tokens"))
     if read is None:
-        read = token_count(_field(details, "cached_tokens"))
-    write = token_count(_field(usage, "cache_creation_input_tokens"))
+        read = token_count(get_field(details, "cached_tokens"))
+    write = token_count(get_field(usage, "cache_creation_input_tokens"))
     if write is None:
-        write = token_count(_field(details, "cache_creation_tokens"))
-    model = _field(response, "model")
+        write = token_count(get_field(details, "cache_creation_tokens"))
+    model = get_field(response, "model")
     return counted_usage(
         total=total,
         read=read,
         write=write,
-        output=token_count(_field(usage, "completion_tokens")),  # absent: unknown, not 0
+        output=token_count(get_field(usage, "completion_tokens")),  # absent: unknown, not 0
         vendor=provider or "",
         model=model if isinstance(model, str) else None,
     )
