@@ -29,7 +29,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import shown_name
+from .._errors import shown, shown_name
 
 __all__ = ["FUNCTIONS", "PROMPT", "IndexedUnreadable", "carries_indexed_prompt", "indexed_body"]
 
@@ -84,7 +84,8 @@ def _indexed(
             continue
         if not _INDEX.fullmatch(index) or not rest:
             raise IndexedUnreadable(
-                f"its attribute {shown_name(name)} is not {prefix}.N.<field>, which is not rebuilt"
+                f"its attribute {_attribute(head, name)} is not {prefix}.N.<field>, which is not "
+                "rebuilt"
             )
         groups.setdefault(int(index), {})[rest] = value
     for number in range(len(groups)):
@@ -96,11 +97,26 @@ def _indexed(
     return [(f"{prefix}.{n}", groups[n]) for n in range(len(groups))]
 
 
+def _reads_as_name(rest: str) -> bool:
+    """
+    Whether each dotted part of `rest`, an attribute's name after a prefix, is an index or reads
+    as a name (`shown_name` takes a dotted name as an API name, `first.Alice` included).
+    """
+    return all(part.isdigit() or shown_name(part) == repr(part) for part in rest.split("."))
+
+
+def _attribute(head: str, name: str) -> str:
+    """An attribute's name for a reason: quoted, else `head` and the rest by its hash."""
+    rest = name[len(head) :]
+    return repr(name) if _reads_as_name(rest) else head + shown(rest)
+
+
 def _unknown(fields: Mapping[str, Any], known: frozenset[str], path: str, *, calls: bool) -> None:
     """Refuses a field not in `known` (nor a tool call's, where `calls`)."""
     for rest in fields:
         if rest not in known and not (calls and rest.startswith("tool_calls.")):
-            raise IndexedUnreadable(f"its {path}.{shown_name(rest)} is not an attribute it reads")
+            named = repr(rest) if _reads_as_name(rest) else shown(rest)
+            raise IndexedUnreadable(f"its {path}.{named} is not an attribute it reads")
 
 
 def _optional(fields: Mapping[str, Any], name: str, path: str) -> str | None:

@@ -179,6 +179,16 @@ def _user(**more: Any) -> dict[str, Any]:
             "'gen_ai.prompt.first.role' is not gen_ai.prompt.N.<field>",
         ),
         (_user(**{"gen_ai.prompt.01.role": "user"}), "openai", "is not gen_ai.prompt.N.<field>"),
+        (  # a word of a prompt in the name after the prefix: named by its hash
+            _user(**{"gen_ai.prompt.Zebulon.role": "user"}),
+            "openai",
+            "its attribute gen_ai.prompt.str of 12 chars",
+        ),
+        (
+            _user(**{"gen_ai.prompt.0.first.Zebulon": "x"}),
+            "openai",
+            "its gen_ai.prompt.0.str of 13 chars",
+        ),
         (
             _user(**{"gen_ai.prompt.99999999999999.role": "user"}),
             "openai",
@@ -293,6 +303,7 @@ def test_what_cannot_be_rebuilt_is_named_without_content(
     request = span_request(attributes, vendor)
     assert request.body is None and named in request.reason, request.reason
     assert "Quackenbush" not in request.reason and "zebulon" not in request.reason
+    assert "Zebulon" not in request.reason
 
 
 _KEYS = st.sampled_from(
