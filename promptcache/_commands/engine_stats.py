@@ -41,7 +41,8 @@ def register(subparsers: Any) -> None:
         "--interval", type=float, default=0.0, help="seconds between two scrapes (default: one)"
     )
     parser.add_argument(
-        "--log", help="a request log (JSON Lines of {request, response}) from these engines"
+        "--log",
+        help="a request log (JSON Lines of {request, response}) from these engines; '-': stdin",
     )
     parser.add_argument("--timeout", type=float, default=10.0, help="seconds per scrape")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
@@ -55,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--timeout must be positive seconds, got {args.timeout}")
     for url in args.urls:
         metrics_url(url)  # every URL checked before the first is scraped
-    log = None if args.log is None else Source(name=args.log, path=Path(args.log), size=None)
-    if log is not None:
-        check_regular(Path(args.log), fix="")  # before scraping: a FIFO would hang after it
+    log = None if args.log is None else _log_source(args.log)  # before scraping (a FIFO hangs)
     first = {url: scrape(url, timeout=args.timeout) for url in args.urls}
     windows: dict[str, IntervalStats] = {}
     if args.interval:
@@ -89,6 +88,14 @@ def _engine_json(url: str, counters: CacheCounters, window: IntervalStats | None
             "restarted": window.restarted,
         }
     return row
+
+
+def _log_source(name: str) -> Source:
+    """The --log input: '-' is standard input, anything else must be a regular file."""
+    if name == "-":
+        return Source(name="<stdin>", path=None, size=None)
+    path = Path(name)
+    return Source(name=name, path=path, size=check_regular(path).st_size)
 
 
 def _log_usage(path: Source) -> dict[str, Any]:

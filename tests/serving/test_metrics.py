@@ -188,3 +188,27 @@ def test_a_404_on_metrics_names_the_flag_that_turns_them_on(no_metrics_url: str)
         match=r"HTTP 404 \(llama\.cpp serves /metrics only when started with --metrics\)",
     ):
         scrape(no_metrics_url, timeout=5)
+
+
+def test_engine_stats_reads_a_log_from_standard_input_and_says_how_for_a_fifo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--log -` is standard input, as for every command that reads a log; a FIFO named to
+    --log is refused with that fix, not with a bare "not a regular file"."""
+    import io
+    import os
+    import sys
+
+    from promptcache._commands import engine_stats
+
+    monkeypatch.setattr(engine_stats, "scrape", lambda url, timeout: parse_metrics(VLLM))
+    usage = {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 80}}
+    line = json.dumps({"response": {"usage": usage}}).encode() + b"\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(line))))
+    assert cli.main(["engine-stats", "http://vllm:8000", "--log", "-"]) == 0
+    assert "1 requests, 80 of 100 prompt tokens from cache (80.0%)" in capsys.readouterr().out
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert cli.main(["engine-stats", "http://vllm:8000", "--log", str(fifo)]) == 2
+    err = capsys.readouterr().err
+    assert "is a FIFO" in err and "pass '-'" in err, err
