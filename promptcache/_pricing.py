@@ -659,7 +659,8 @@ def cost(
     table = prices or load_prices()
     rates = table.rates(vendor, model, input_tokens=usage.total_input)
     breakdown = _breakdown(usage, rates, vendor, storage_token_hours)
-    spent, without = sum(breakdown.values()), _without_cache(usage, rates)
+    spent = sum(breakdown.values())
+    without = _without_cache(usage.total_input, usage.output or 0, rates)
     known = usage.output is not None
     notes = (
         () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
@@ -707,13 +708,13 @@ def cost_figures(
             terms.append(write * _write_rate(rates, _billed_write_ttl(vendor), vendor) / _MILLION)
     elif write:
         terms += _write_costs(usage, rates, vendor).values()
-    without = (total_input * rates.input + output * rates.output) / _MILLION
-    return sum(terms), without
+    return sum(terms), _without_cache(total_input, output, rates)
 
 
-def _without_cache(usage: CacheUsage, rates: Rates) -> float:
-    """The counterfactual; the output's part only when it was reported (as `_breakdown`)."""
-    return (usage.total_input * rates.input + (usage.output or 0) * rates.output) / _MILLION
+def _without_cache(total_input: int, output: int, rates: Rates) -> float:
+    """The counterfactual: every input token at the input rate (`output` 0 when unreported, as
+    `_breakdown` leaves its part out)."""
+    return (total_input * rates.input + output * rates.output) / _MILLION
 
 
 def _breakdown(
