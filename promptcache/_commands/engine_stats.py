@@ -98,7 +98,7 @@ def _log_source(name: str) -> Source:
     return Source(name=name, path=path, size=check_regular(path).st_size)
 
 
-def _log_usage(path: Source) -> dict[str, Any]:
+def _log_usage(log: Source) -> dict[str, Any]:
     """Per-request usage summed over a request log: cached tokens as each response reported."""
     adapter = get_adapter("engine")
     totals = {
@@ -108,10 +108,10 @@ def _log_usage(path: Source) -> dict[str, Any]:
         "cached_tokens": 0,
         "unknown": 0,
     }
-    for number, record in _records(path):
+    for number, record in _records(log):
         response = record.get("response")
         if not isinstance(response, dict):
-            raise InputError(f"{path}:{number}: no response object; each line needs one")
+            raise InputError(f"{log.name}:{number}: no response object; each line needs one")
         usage = adapter.read_usage(response)
         totals["requests"] += 1
         totals["prompt_tokens"] += usage.total_input

@@ -212,3 +212,16 @@ def test_engine_stats_reads_a_log_from_standard_input_and_says_how_for_a_fifo(
     assert cli.main(["engine-stats", "http://vllm:8000", "--log", str(fifo)]) == 2
     err = capsys.readouterr().err
     assert "is a FIFO" in err and "pass '-'" in err, err
+
+
+def test_engine_stats_names_the_log_line_without_a_response_by_file_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from promptcache._commands import engine_stats
+
+    monkeypatch.setattr(engine_stats, "scrape", lambda url, timeout: parse_metrics(VLLM))
+    log = tmp_path / "log.jsonl"
+    log.write_text('{"request": {}}\n')
+    assert cli.main(["engine-stats", "http://vllm:8000", "--log", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert f"{log}:1: no response object" in err and "Source(" not in err, err
