@@ -107,6 +107,7 @@ def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
             "without_cache": price.without_cache,
             "savings": price.savings,
             "breakdown": dict(price.breakdown),
+            "notes": list(price.notes),
         },
     }
 
@@ -135,6 +136,7 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
             + _priced(price, currency)
         )
         lines += [f"  problem: {p}" for p in usage.problems]
+        lines += [f"  note: {n}" for n in price.notes]  # what the figures could not include
     total = _total(rows)
     if total["output_unreported"]:
         lines.append(

@@ -96,3 +96,20 @@ def test_a_response_without_output_tokens_costs_unknown_not_its_input_alone(
     text = capsys.readouterr().out
     assert "out unknown  USD unknown (output tokens not reported)" in text
     assert "total: USD unknown: 1 of 2 responses did not report their output tokens" in text
+
+
+@pytest.mark.parametrize("form", ["text", "json"])
+def test_cost_says_when_a_response_did_not_report_caching(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], form: str
+) -> None:
+    """No cache fields: all input is priced as uncached, and a 0 saving is not a measured one;
+    `cost()`'s note says so, and the command must pass it on rather than drop it."""
+    response = {"model": "gpt-4o", "usage": {"prompt_tokens": 1000, "completion_tokens": 10}}
+    file = _write(tmp_path, "r.json", response)
+    assert main(["cost", "--vendor", "openai", "--format", form, file]) == 0
+    out = capsys.readouterr().out
+    note = "caching not reported: all input priced as uncached"
+    if form == "json":
+        assert json.loads(out)["responses"][0]["cost"]["notes"] == [note]
+    else:
+        assert f"  note: {note}\n" in out, out
