@@ -55,9 +55,12 @@ def carries_indexed_prompt(attributes: Mapping[str, Any]) -> bool:
 
 
 def indexed_body(
-    attributes: Mapping[str, Any], vendor: str, model: str, max_tokens: Any
+    attributes: Mapping[str, Any], vendor: str, model: str, max_tokens: int | None
 ) -> dict[str, Any]:
-    """The request for `vendor` ("openai" or "anthropic") from the indexed attributes."""
+    """
+    The request for `vendor` ("openai" or "anthropic") from the indexed attributes; `max_tokens`
+    (read by the caller, None: not said) goes into an Anthropic body.
+    """
     messages = _indexed(attributes, PROMPT, skip=_NOT_PROMPT)
     if not messages:
         raise IndexedUnreadable(f"it carries no {PROMPT}.N message attributes")
@@ -246,10 +249,10 @@ def _anthropic(
     model: str,
     messages: list[tuple[str, dict[str, Any]]],
     tools: list[tuple[str, dict[str, Any]]],
-    max_tokens: Any,
+    max_tokens: int | None,
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model}
-    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
+    if max_tokens is not None:
         body["max_tokens"] = max_tokens
     system: list[Any] = []
     turns: list[dict[str, Any]] = []

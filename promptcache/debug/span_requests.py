@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._errors import shown_name
+from .counted import token_count
 from .span_indexed import IndexedUnreadable, carries_indexed_prompt, indexed_body
 
 __all__ = ["SpanRequest", "span_request"]
@@ -77,6 +78,11 @@ def _model(attributes: Mapping[str, Any]) -> str | None:
     return next((m for n in REQUEST_MODEL if isinstance(m := attributes.get(n), str)), None)
 
 
+def _max_tokens(attributes: Mapping[str, Any]) -> int | None:
+    """The request's max_tokens (Anthropic requires it); None where the span does not say."""
+    return token_count(attributes.get(MAX_TOKENS))
+
+
 def _not_rebuilt(vendor: str) -> _Unreadable:
     return _Unreadable(
         f"its messages are for {shown_name(vendor) if vendor else 'an unnamed vendor'}, "
@@ -94,7 +100,7 @@ def _conventions(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
         system = _json_list(attributes, SYSTEM_INSTRUCTIONS)
         tools = _json_list(attributes, TOOL_DEFINITIONS)
         if vendor == "anthropic":
-            body = _anthropic(model, messages, system, tools, attributes.get(MAX_TOKENS))
+            body = _anthropic(model, messages, system, tools, _max_tokens(attributes))
         elif vendor == "openai":
             body = _openai(model, messages, system, tools)
         else:
@@ -114,7 +120,7 @@ def _indexed(attributes: Mapping[str, Any], vendor: str) -> SpanRequest:
     try:
         if vendor != "anthropic" and vendor != "openai":
             raise _not_rebuilt(vendor)
-        body = indexed_body(attributes, vendor, model, attributes.get(MAX_TOKENS))
+        body = indexed_body(attributes, vendor, model, _max_tokens(attributes))
     except (_Unreadable, IndexedUnreadable) as error:
         return SpanRequest(body=None, reason=str(error))
     return SpanRequest(body=body, partial=True)
@@ -254,10 +260,10 @@ def _openai_tool(tool: Any) -> Any:
 
 
 def _anthropic(
-    model: str, messages: list[Any], system: list[Any], tools: list[Any], max_tokens: Any
+    model: str, messages: list[Any], system: list[Any], tools: list[Any], max_tokens: int | None
 ) -> dict[str, Any]:
     body: dict[str, Any] = {"model": model}
-    if isinstance(max_tokens, int) and not isinstance(max_tokens, bool):
+    if max_tokens is not None:
         body["max_tokens"] = max_tokens
     blocks = [{"type": "text", "text": _system_text(p, k)} for k, p in enumerate(system)]
     turns: list[dict[str, Any]] = []
