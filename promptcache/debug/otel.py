@@ -149,6 +149,12 @@ def _vendor(system: Any) -> str:
         return system
 
 
+def _model(attributes: Mapping[str, Any]) -> str | None:
+    """The model the span names (the response's, else the request's); None: not a string."""
+    named = _first(attributes, MODEL)
+    return named if isinstance(named, str) else None
+
+
 def _count(attributes: Mapping[str, Any], names: tuple[str, ...]) -> int | None:
     return token_count(_first(attributes, names))
 
@@ -194,8 +200,7 @@ def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
     if total is None:
         return None
     vendor = _vendor(_first(attributes, SYSTEM))
-    named = _first(attributes, MODEL)
-    model = named if isinstance(named, str) else None
+    model = _model(attributes)
     raw = _raw_usage(attributes, vendor)
     if raw is not None:
         return replace(raw, vendor=vendor, model=model or raw.model)
@@ -301,9 +306,7 @@ class MonitorSpanProcessor(SpanProcessor):
         usage = span_usage(attributes)
         if usage is None:
             if not _failed(span) and _call_without_usage(attributes):
-                named = _first(attributes, MODEL)
-                model = named if isinstance(named, str) else None
-                self._tally(_vendor(_first(attributes, SYSTEM)), model, None)
+                self._tally(_vendor(_first(attributes, SYSTEM)), _model(attributes), None)
                 self._say_once(
                     "input",
                     "promptcache: GenAI span %r records a model call but no input token count "
