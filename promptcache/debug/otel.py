@@ -97,6 +97,9 @@ RESPONSE_ID = "gen_ai.response.id"
 # An index in a reason's path, `[3]` or OpenLLMetry's `gen_ai.prompt.3.content` (or the path's
 # last part, `gen_ai.prompt.3`): a reason is said and counted once whatever message it is in.
 _INDEX = re.compile(r"\[\d+\]|(?<=\.)\d+(?!\w)")
+# Why a span whose request the monitor refused (or whose key= function failed) was not judged;
+# one reason whatever the error, so the count stays one entry (the first error is said)
+UNREAD = "the monitor could not read its request"
 # Response ids remembered to count a call traced by two instrumentations once.
 _ANSWERS_KEPT = 4096
 # Logfire keeps the vendor's usage object verbatim, zero cache counts included.
@@ -350,8 +353,18 @@ class MonitorSpanProcessor(SpanProcessor):
                 raise InputError(f"the key function returned {type(key).__name__}, not a string")
             self.monitor.observe(request.body, usage=usage, key=key, partial=request.partial)
         except InputError as error:
-            # the message names paths and types, never prompt text
-            self.logger.warning("promptcache: span %r not observed: %s", span.name, error)
+            # counted and said once like any span not judged (not a warning per span); the
+            # message names paths and types, never prompt text
+            with self._lock:
+                self.unjudged[UNREAD] += 1
+            self._say_once(
+                UNREAD,
+                "promptcache: GenAI span %r not observed: %s (said once, counted in "
+                "MonitorSpanProcessor.unjudged[%r])",
+                span.name,
+                error,
+                UNREAD,
+            )
 
     def _answered(self, attributes: Mapping[str, Any]) -> bool:
         """Whether the span's response (by its id) was counted already; remembers it if not."""

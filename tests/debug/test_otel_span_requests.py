@@ -211,3 +211,7 @@ def test_a_key_function_that_returns_no_string_is_named(caplog: pytest.LogCaptur
     }
     provider.get_tracer("t").start_span("chat", attributes=attributes).end()
     assert "the key function returned int, not a string" in caplog.text
+    # a span not judged is counted in unjudged, and said once, not once per span
+    provider.get_tracer("t").start_span("chat", attributes=attributes).end()
+    assert processor.unjudged == {"the monitor could not read its request": 2}
+    assert caplog.text.count("the key function returned int") == 1
