@@ -291,6 +291,28 @@ def chat_completion(number: int, model: str, prompt: int, cached: int) -> Reply:
     )
 
 
+def anthropic_message(
+    number: int, model: str, *, uncached: int, output: int, read: int, write: int
+) -> dict[str, Any]:
+    """A Messages answer "ok" (id `msg_<number>`): `uncached` input tokens, `read` of them read
+    from the cache and `write` written to it, `output` output tokens."""
+    return {
+        "id": f"msg_{number}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [{"type": "text", "text": "ok"}],
+        "stop_reason": "end_turn",
+        "stop_sequence": None,
+        "usage": {
+            "input_tokens": uncached,
+            "output_tokens": output,
+            "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": write,
+        },
+    }
+
+
 def chat_chunks(completion_id: str, model: str, texts: Sequence[str], usage: Any) -> Events:
     """
     A Chat Completions stream: one chunk per text (the first carries the role, the last the

@@ -22,7 +22,14 @@ import pytest
 import promptcache
 from promptcache import Invalidation
 
-from .._recording import LITELLM_OFFLINE, Reply, anthropic_events, chat_chunks, stub_server
+from .._recording import (
+    LITELLM_OFFLINE,
+    Reply,
+    anthropic_events,
+    anthropic_message,
+    chat_chunks,
+    stub_server,
+)
 
 litellm = pytest.importorskip("litellm")
 from promptcache.debug.litellm_logger import MonitorLogger  # noqa: E402
@@ -68,21 +75,7 @@ def chat_stream(number: int, cached: int = 0) -> Reply:
 
 
 def claude_message(number: int, read: int, write: int) -> dict[str, Any]:
-    return {
-        "id": f"msg_{number}",
-        "type": "message",
-        "role": "assistant",
-        "model": CLAUDE,
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "stop_sequence": None,
-        "usage": {
-            "input_tokens": 12,
-            "output_tokens": 3,
-            "cache_read_input_tokens": read,
-            "cache_creation_input_tokens": write,
-        },
-    }
+    return anthropic_message(number, CLAUDE, uncached=12, output=3, read=read, write=write)
 
 
 def claude_reply(number: int, read: int, write: int) -> Reply:

@@ -33,6 +33,7 @@ from promptcache.debug.otel import MonitorSpanProcessor
 from .._recording import (
     Reply,
     anthropic_client,
+    anthropic_message,
     chat_chunks,
     chat_completion,
     openai_client,
@@ -55,23 +56,8 @@ def _completion(number: int, prompt: int, cached: int) -> Reply:
 
 
 def _message(number: int, read: int, write: int, uncached: int = 50) -> Reply:
-    return Reply(
-        {
-            "id": f"msg_{number}",
-            "type": "message",
-            "role": "assistant",
-            "model": CLAUDE,
-            "content": [{"type": "text", "text": "ok"}],
-            "stop_reason": "end_turn",
-            "stop_sequence": None,
-            "usage": {
-                "input_tokens": uncached,
-                "output_tokens": 2,
-                "cache_read_input_tokens": read,
-                "cache_creation_input_tokens": write,
-            },
-        }
-    )
+    message = anthropic_message(number, CLAUDE, uncached=uncached, output=2, read=read, write=write)
+    return Reply(message)
 
 
 # the second request reads the whole prefix back, the third (system changed) reads nothing
