@@ -35,11 +35,13 @@ litellm = pytest.importorskip("litellm")
 from promptcache.debug.litellm_logger import MonitorLogger  # noqa: E402
 
 # LiteLLM's own pydantic use warns (ReadOnly TypedDict items; instance model_computed_fields):
-# theirs, not ours, and raised as errors here they would fail LiteLLM's calls
-pytestmark = [
+# theirs, not ours, and raised as errors here they would fail LiteLLM's calls (every LiteLLM
+# test module marks itself with these)
+LITELLM_WARNINGS = [
     pytest.mark.filterwarnings("ignore:Items? .* (is|are) using the `ReadOnly` qualifier"),
     pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecatedSince211"),
 ]
+pytestmark = LITELLM_WARNINGS
 
 NAME = "Quintessa Marlowe-Dubois"
 EMAIL = "q.marlowe@example.net"

@@ -39,6 +39,7 @@ from .test_litellm_logger import (
     CLAUDE,
     EMAIL,
     GPT,
+    LITELLM_WARNINGS,
     NAME,
     SYSTEM,
     Watched,
@@ -56,10 +57,7 @@ litellm = pytest.importorskip("litellm")
 # the fixtures of test_litellm_logger, used here by name
 from .test_litellm_logger import _own_event_loop, keyed_watch, watched  # noqa: E402, F401
 
-pytestmark = [
-    pytest.mark.filterwarnings("ignore:Items? .* (is|are) using the `ReadOnly` qualifier"),
-    pytest.mark.filterwarnings("ignore::pydantic.warnings.PydanticDeprecatedSince211"),
-]
+pytestmark = LITELLM_WARNINGS
 
 GEMINI = "gemini-2.5-flash"
 BEDROCK_SONNET = "anthropic.claude-3-5-sonnet-20241022-v2:0"
