@@ -97,6 +97,9 @@ RESPONSE_ID = "gen_ai.response.id"
 # An index in a reason's path, `[3]` or OpenLLMetry's `gen_ai.prompt.3.content` (or the path's
 # last part, `gen_ai.prompt.3`): a reason is said and counted once whatever message it is in.
 _INDEX = re.compile(r"\[\d+\]|(?<=\.)\d+(?!\w)")
+# A refused value as a reason names it (`describe`: `str of 40 chars, sha256 3f2a...`): its
+# length and hash are folded too, so a different misplaced text in each span is one reason
+_DESCRIBED = re.compile(r"(?<= of )\d+(?= chars| items|, sha256 )|(?<=sha256 )[0-9a-f]{12}\b")
 # Why a span whose request the monitor refused (or whose key= function failed) was not judged;
 # one reason whatever the error, so the count stays one entry (the first error is said)
 UNREAD = "the monitor could not read its request"
@@ -336,7 +339,7 @@ class MonitorSpanProcessor(SpanProcessor):
             )
         request = span_request(attributes, usage.vendor)
         if request.body is None:
-            reason = _INDEX.sub(_any_index, request.reason)
+            reason = _DESCRIBED.sub("*", _INDEX.sub(_any_index, request.reason))
             with self._lock:
                 self.unjudged[reason] += 1
             self._say_once(

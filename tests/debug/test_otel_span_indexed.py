@@ -427,6 +427,23 @@ def test_a_reason_ending_at_an_index_is_said_once_and_counted_whatever_the_index
     assert events == []
 
 
+def test_a_reason_naming_a_value_by_its_hash_is_said_once_and_counted_whatever_the_value(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A reason naming a refused value by its type, length and hash is one reason whatever the
+    value: a different misplaced text in every span was said and counted anew at each span (a
+    warning per span and a count that grows without bound in a long-running service)."""
+    caplog.set_level(logging.DEBUG, logger="promptcache")
+    spans = [_user(**{"gen_ai.prompt.0.role": f"{SECRET} {n}" * (n + 1)}) for n in range(3)]
+    processor, events = _processed(spans)
+    said = [r.getMessage() for r in caplog.records if r.name.startswith("promptcache")]
+    assert sum("hit rates only" in s for s in said) == 1
+    assert processor.unjudged == {
+        "its gen_ai.prompt.*.role is str of * chars, sha256 *, not an Anthropic role": 3
+    }
+    assert "Quackenbush" not in "".join(said) and events == []
+
+
 def test_an_embeddings_span_of_the_indexed_releases_is_no_model_call(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
