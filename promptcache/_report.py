@@ -386,7 +386,10 @@ class ReportBuilder:
         # every grouping kept: --by's, and the ones a picture needs (`also`)
         self.groupings = tuple(dict.fromkeys(g for g in (by, *also) if g is not None))
         self.worst_kept = worst
-        self._worst: list[tuple[int, int, Invalidation]] = []  # a min-heap by tokens lost
+        # a min-heap by tokens lost, then by order read (earlier first): a line number repeats
+        # in every file read, and a tie left to the events themselves cannot be compared
+        self._worst: list[tuple[int, int, Invalidation]] = []
+        self._kept = 0
         self.body_budget, self.max_keys, self.max_groups = body_budget, max_keys, max_groups
         self._totals, self._pricer = _Totals(), _Pricer()
         self._monitors: dict[str, Monitor] = {}
@@ -474,11 +477,12 @@ class ReportBuilder:
             found.append(group)
         return found
 
-    def keep_if_worst(self, event: Invalidation, number: int) -> None:
+    def keep_if_worst(self, event: Invalidation) -> None:
         """Keep the `worst` events that lost the most tokens (bounded)."""
         if self.worst_kept <= 0:
             return
-        item = (event.tokens_lost, -number, event)
+        self._kept += 1
+        item = (event.tokens_lost, -self._kept, event)
         if len(self._worst) < self.worst_kept:
             heapq.heappush(self._worst, item)
         elif item[:2] > self._worst[0][:2]:
@@ -630,7 +634,7 @@ def _add(
         if at is None and event.cause == "none":
             event = _untimed(event)
         _add_event(totals, pricer, event, vendor, model)
-        builder.keep_if_worst(event, number)
+        builder.keep_if_worst(event)
     if builder.groupings:
         name = key if key is not None else monitor.key_of(request)
         for group in builder.groups_of(name, vendor, model, at):

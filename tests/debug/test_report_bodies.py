@@ -6,6 +6,7 @@ tree: it must judge every record exactly as a monitor holding the parsed bodies 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,6 +14,7 @@ import pytest
 from promptcache import Monitor
 from promptcache._canonical import MAX_DEPTH
 from promptcache._report import ReportBuilder
+from promptcache.cli import main
 from promptcache.debug.memory import Serialised
 from promptcache.debug.store import decode_entry, encode_entry
 
@@ -144,3 +146,24 @@ def test_a_record_nested_past_the_limit_is_refused_wherever_the_depth_is(
     else:
         assert (report.records, report.skipped) == (0, 1)
         assert f"nests {depth} levels" in report.problems[0].reason
+
+
+def test_html_report_over_two_logs_keeps_worst_events_tied_at_the_same_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Line numbers restart in each file (a rotated log's backups, two runs' logs): two misses
+    # losing the same tokens at the same line of two files tied on (tokens lost, line), and the
+    # heap of worst events then compared the events themselves, an internal error.
+    logs = []
+    for run in ("a", "b"):
+        log = tmp_path / f"{run}.jsonl"
+        log.write_text("".join(json.dumps({**r, "key": run + r["key"]}) + "\n" for r in _records()))
+        logs.append(str(log))
+    page = tmp_path / "report.html"
+
+    assert main(["report", *logs, "--html", str(page), "--format", "json"]) == 0
+
+    report = json.loads(capsys.readouterr().out)
+    assert report["records"] == 2 * len(_records())
+    text = page.read_text()
+    assert text.count('class="worst"') >= 2
