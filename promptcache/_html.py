@@ -9,7 +9,7 @@ a hashed log shows its placeholders.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from html import escape
 
 from ._report import GroupSummary, Report
@@ -68,9 +68,11 @@ def _across(labels: Sequence[str]) -> list[float]:
     """Each point's x: as far along as its hour is in time (hours with no records leave a gap,
     rather than being drawn as if the next hour came right after)."""
     try:
-        times = [datetime.strptime(label, "%Y-%m-%dT%H:%MZ").timestamp() for label in labels]
+        hours = [datetime.strptime(label, "%Y-%m-%dT%H:%MZ") for label in labels]
     except ValueError:  # not hour buckets: evenly spaced
         times = [float(i) for i in range(len(labels))]
+    else:  # the labels are UTC: read as local time, a DST change moved an hour onto the next
+        times = [hour.replace(tzinfo=timezone.utc).timestamp() for hour in hours]
     first, span = times[0], (times[-1] - times[0]) or 1.0
     return [_PAD + (t - first) / span * (_W - 2 * _PAD) for t in times]
 

@@ -137,6 +137,36 @@ def test_the_charts_place_each_hour_by_its_time(
     assert abs((xs[1] - xs[0]) / (xs[2] - xs[0]) - 0.1) < 0.01  # 1 hour of 10
 
 
+def test_the_charts_place_utc_hours_evenly_whatever_the_machines_zone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The hour labels are UTC; read back as the machine's local time, the hour a DST change
+    # skips (02:00 in New York on 2026-03-08) fell on the next one: two hours at one x.
+    import re
+    import time
+    from datetime import datetime, timezone
+
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    try:
+        first = datetime(2026, 3, 8, 1, tzinfo=timezone.utc).timestamp()
+        records = [json.loads(line) for line in _log(sessions=1, turns=3)]
+        for hour, record in enumerate(records):
+            record["at"] = first + hour * 3600 + 60
+            record["key"] = f"k{hour}"
+        log, page = tmp_path / "log.jsonl", tmp_path / "report.html"
+        log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+        assert main(["report", str(log), "--html", str(page)]) == 0
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    capsys.readouterr()
+    chart = page.read_text().split("<svg", 2)[1]
+    xs = [float(x) for x in re.findall(r'<circle cx="([0-9.]+)"', chart)]
+    assert len(xs) == 3
+    assert abs((xs[1] - xs[0]) / (xs[2] - xs[0]) - 0.5) < 0.01
+
+
 def test_a_keys_partial_cost_says_how_many_records_it_leaves_unpriced(tmp_path: Path) -> None:
     records = [json.loads(line) for line in _log()]
     for record in records[3:5]:  # session s0's last two turns, on a model nobody prices
