@@ -278,6 +278,7 @@ class Recorder:
         if self.content == "hashes":
             body: Any = redact(request)
             answer = _usage_only(answer)
+            usage = None if usage is None else _names_only(usage)  # a model, a reason: names
             shown_key = None if key is None else export_key(key)
         else:
             body, shown_key = request, key

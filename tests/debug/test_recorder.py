@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from promptcache import CacheUsage, InputError, Monitor, Recorder
+from promptcache import CacheDiagnosis, CacheUsage, InputError, Monitor, Recorder
 from promptcache._report import build_report
 from promptcache.cli import main
 
@@ -575,6 +576,31 @@ def test_the_kept_response_fields_carry_no_text() -> None:
     kept = json.loads(line)["response"]
     assert kept["usage"]["input_tokens"] == 10 and kept["model"] == "claude-sonnet-4-6"
     assert kept["diagnostics"]["cache_miss_reason"]["type"] == "system_changed"
+
+
+def test_the_neutral_usage_carries_no_text_in_a_hashed_log(tmp_path: Path) -> None:
+    # What a stream gives the monitor: a CacheUsage, logged as the neutral usage. Its model and
+    # the vendor's reason are names; text there is hashed as in a response's usage.
+    said = CacheDiagnosis(reason=f"changed for {NAME}", missed_tokens=5)
+    texts = CacheUsage(
+        uncached_input=5, cache_read=0, cache_write=0, output=1, model=EMAIL, diagnosis=said
+    )
+    names = dataclasses.replace(
+        texts, model="claude-sonnet-4-6", diagnosis=CacheDiagnosis(reason="system_changed")
+    )
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log) as recorder:
+        line = recorder.line(pairs.anthropic(), texts, key=None, at=1.0, vendor="anthropic")
+        recorder.record(pairs.anthropic(), texts, at=2.0, vendor="anthropic")
+        recorder.record(pairs.anthropic(), names, at=3.0, vendor="anthropic")
+    written = log.read_text()
+    assert [p for p in PLANTED if p.lower() in (line.decode() + written).lower()] == []
+    kept = [json.loads(text)["usage"] for text in written.splitlines()]
+    assert kept[0]["diagnosis"]["missed_tokens"] == 5
+    assert (kept[1]["model"], kept[1]["diagnosis"]["reason"]) == (
+        "claude-sonnet-4-6",
+        "system_changed",
+    )
 
 
 def test_the_placeholder_memo_counts_what_it_holds_under_threads(
