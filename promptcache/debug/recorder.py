@@ -259,7 +259,7 @@ class Recorder:
         sent_at: float | None = None,
     ) -> bytes:
         """One log line (format v1) for an observation."""
-        when = {"at": at} if sent_at is None or sent_at == at else {"at": at, "sent_at": sent_at}
+        when = _when(at, sent_at)
         if isinstance(response, CacheUsage):
             usage = normalised_usage(response)
             return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=usage)
@@ -340,7 +340,7 @@ class Recorder:
         sent_at: float | None,
     ) -> _Snapshot:
         """What the writer needs, frozen now: the bytes of the request and the response."""
-        when = {"at": at} if sent_at is None or sent_at == at else {"at": at, "sent_at": sent_at}
+        when = _when(at, sent_at)
         usage = normalised_usage(response) if isinstance(response, CacheUsage) else None
         answer = None if usage is not None else orjson.dumps(plain(response), default=_as_json)
         return _Snapshot(
@@ -624,6 +624,11 @@ class Recorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _when(at: float, sent_at: float | None) -> dict[str, float]:
+    """The record's times: `sent_at` only when it is known and differs from `at`."""
+    return {"at": at} if sent_at is None or sent_at == at else {"at": at, "sent_at": sent_at}
 
 
 # O_APPEND: every write lands at the end as it is now, whoever wrote last; binary on Windows.
