@@ -288,7 +288,7 @@ class _Group(_Counts):
 
 
 class _Pricer:
-    """`_pricing.cost` with a cache of failures, so an unpriced model costs one lookup."""
+    """`_pricing.cost` with a cache of the models it cannot price, so one costs one lookup."""
 
     def __init__(self) -> None:
         self._unknown: set[tuple[str, str]] = set()
@@ -312,9 +312,24 @@ class _Pricer:
                 # not per record.
                 self._table = load_prices(when=date.today())
             return cost_figures(usage, model=model, vendor=vendor, prices=self._table)
-        except (ImportError, InputError):
+        except ImportError:
             self._unknown.add((vendor, model))
             return None
+        except InputError:
+            # Not every failure is the model's: a write at a TTL its row has no rate for fails
+            # this record alone. Only a model the table cannot price is never asked again.
+            if not self._has_rates(vendor, model):
+                self._unknown.add((vendor, model))
+            return None
+
+    def _has_rates(self, vendor: str, model: str) -> bool:
+        if self._table is None:  # the table itself could not be loaded
+            return False
+        try:
+            self._table.rates(vendor, model)
+        except InputError:
+            return False
+        return True
 
     def lost(self, tokens: int, vendor: str, model: str | None) -> float | None:
         """What `tokens` cost as uncached input instead of cache reads."""

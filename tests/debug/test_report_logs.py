@@ -679,3 +679,29 @@ def test_the_csv_and_html_reports_say_which_groups_lack_output_tokens(
     assert 'id="output-unknown">output cost of 2 records unknown' in html
     keys = {row.split('"')[0]: row.split("</tr>")[0] for row in html.split('<tr data-key="')[1:]}
     assert "(output cost of 2 unknown)" in keys["s0"] and "unknown" not in keys["s1"]
+
+
+def test_a_record_its_price_row_cannot_price_leaves_the_models_other_records_priced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A write at a TTL the row has no rate for cannot be priced; the model itself can. Once
+    # such a record came, every later record of the model was counted unpriced as well.
+    def record(at: int, ttl: str) -> str:
+        usage = {
+            "uncached_input": 10,
+            "cache_read": 0,
+            "cache_write": 100,
+            "output": 5,
+            "cache_write_by_ttl": {ttl: 100},
+            "model": "claude-sonnet-4-6",
+        }
+        line = {"vendor": "anthropic", "key": f"k{at}", "at": at, "usage": usage}
+        return json.dumps({**line, "request": pairs_anthropic()}) + "\n"
+
+    log = tmp_path / "calls.jsonl"
+    log.write_text(record(0, "5m") + record(1, "7d") + record(2, "5m"))
+    data = _json(capsys, str(log), "--by", "key")
+    assert data["records"] == 3
+    assert data["cost"]["unpriced_records"] == 1  # type: ignore[index]
+    priced = {g["group"]: g["cost"] for g in data["groups"]}  # type: ignore[attr-defined]
+    assert priced["k1"] is None and priced["k0"] == priced["k2"] > 0
