@@ -238,6 +238,10 @@ class Report:
         }
 
 
+class _PricesUnreadable(InputError):
+    """The price table could not be loaded: the whole report stops, no line is skipped for it."""
+
+
 @dataclass(slots=True)
 class _Counts:
     """Records, tokens and priced cost: what the totals and every group count alike."""
@@ -304,14 +308,9 @@ class _Pricer:
     ) -> tuple[float, float] | None:
         if not model or (vendor, model) in self._unknown:
             return None
+        table = self._loaded()
         try:
-            if self._table is None:
-                from ._pricing import load_prices
-
-                # One report prices at one day's rates, today's, as `cost()` does; asked once,
-                # not per record.
-                self._table = load_prices(when=date.today())
-            return cost_figures(usage, model=model, vendor=vendor, prices=self._table)
+            return cost_figures(usage, model=model, vendor=vendor, prices=table)
         except ImportError:
             self._unknown.add((vendor, model))
             return None
@@ -322,9 +321,20 @@ class _Pricer:
                 self._unknown.add((vendor, model))
             return None
 
+    def _loaded(self) -> Any:
+        """The price table, loaded at the first record priced: one report prices at one day's
+        rates, today's, as `cost()` does. A table that cannot be read (a broken
+        $PROMPTCACHE_PRICES file) stops the report: every cost would read as unknown."""
+        if self._table is None:
+            from ._pricing import load_prices
+
+            try:
+                self._table = load_prices(when=date.today())
+            except InputError as exc:
+                raise _PricesUnreadable(f"cannot price the log: {exc}") from None
+        return self._table
+
     def _has_rates(self, vendor: str, model: str) -> bool:
-        if self._table is None:  # the table itself could not be loaded
-            return False
         try:
             self._table.rates(vendor, model)
         except InputError:
@@ -434,6 +444,8 @@ class ReportBuilder:
                     capture_content=self.worst_kept > 0,
                 )
             _add(self, monitor, record, request, spec, number)
+        except _PricesUnreadable:
+            raise  # not this line's problem: no line could be priced
         except InputError as exc:
             self._problem(source, number, _without_line(str(exc), number))
 

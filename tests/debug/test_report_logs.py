@@ -705,3 +705,17 @@ def test_a_record_its_price_row_cannot_price_leaves_the_models_other_records_pri
     assert data["cost"]["unpriced_records"] == 1  # type: ignore[index]
     priced = {g["group"]: g["cost"] for g in data["groups"]}  # type: ignore[attr-defined]
     assert priced["k1"] is None and priced["k0"] == priced["k2"] > 0
+
+
+def test_a_price_file_that_cannot_be_read_is_an_error_not_an_unpriced_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # It read as "cost n/a (no record could be priced)", exit 0: as if no model were known.
+    prices = tmp_path / "prices.json"
+    prices.write_text("{not json")
+    monkeypatch.setenv("PROMPTCACHE_PRICES", str(prices))
+    log = tmp_path / "calls.jsonl"
+    log.write_text("\n".join(_log(sessions=1)) + "\n")
+    assert main(["report", str(log)]) == 2
+    err = capsys.readouterr().err
+    assert str(prices) in err and "not valid JSON" in err and "skipped" not in err
