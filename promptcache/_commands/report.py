@@ -266,10 +266,15 @@ def render_text(report: Report) -> str:
     lines = [
         f"records        {report.records:,}"
         + (f"  ({report.skipped:,} unreadable lines skipped)" if report.skipped else ""),
-        f"hit rate       {rate} of input tokens read from cache" + _unreported(report),
+        f"hit rate       {rate} of input tokens read from cache"
+        + _left_out(
+            report.unreported_records,
+            "caching",
+            "vLLM needs --enable-prompt-tokens-details, SGLang --enable-cache-report",
+        ),
         f"tokens         read {report.cache_read:,}  written {report.cache_write:,}  "
         f"uncached {report.uncached_input:,}  output {report.output:,}"
-        + _output_unreported(report),
+        + _left_out(report.output_unreported_records, "output tokens", "their output is unknown"),
         _cost_line(report),
     ]
     if report.invalidations:
@@ -296,22 +301,11 @@ def render_text(report: Report) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _unreported(report: Report) -> str:
-    if not report.unreported_records:
+def _left_out(records: int, what: str, why: str) -> str:
+    """A total's note: how many records did not report `what`, left out of it, and why."""
+    if not records:
         return ""
-    return (
-        f" ({report.unreported_records:,} records did not report caching and are left out: "
-        "vLLM needs --enable-prompt-tokens-details, SGLang --enable-cache-report)"
-    )
-
-
-def _output_unreported(report: Report) -> str:
-    if not report.output_unreported_records:
-        return ""
-    return (
-        f" ({report.output_unreported_records:,} records did not report output tokens and are "
-        "left out: their output is unknown)"
-    )
+    return f" ({records:,} records did not report {what} and are left out: {why})"
 
 
 def _cost_line(report: Report) -> str:
