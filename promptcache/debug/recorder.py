@@ -234,6 +234,7 @@ class Recorder:
         self._compressing: threading.Thread | None = None
         self.background, self.queue_bytes = background, queue_bytes
         self._metrics, self._registry = metrics, prometheus_registry
+        self._drop_counter: Any = _NOT_ASKED
         self._start_queue()
         _RECORDERS.add(self)
 
@@ -437,12 +438,17 @@ class Recorder:
                 self._changed.wait(left)
         return True
 
-    def _count_drop(self, reason: str) -> None:
-        """The Prometheus counter of dropped records, when metrics are on and it is installed."""
-        if self._metrics:
-            counter = _dropped_counter(self._registry)
-            if counter is not None:
-                counter.labels(reason).inc()
+    def _count_drop(self, reason: str, records: int = 1) -> None:
+        """The Prometheus counter of dropped records, when metrics are on and it is installed:
+        looked up at the first drop, once (a failed import searches the whole path each time,
+        and a drop happens on the caller's thread)."""
+        if not self._metrics:
+            return
+        counter = self._drop_counter
+        if counter is _NOT_ASKED:
+            counter = self._drop_counter = _dropped_counter(self._registry)
+        if counter is not None:
+            counter.labels(reason).inc(records)
 
     def _warn(self, exc: Exception) -> None:
         if not self._warned:
@@ -604,9 +610,8 @@ class Recorder:
             self._changed.notify_all()
         if writer is not None and writer is not threading.current_thread():
             writer.join(timeout)
-        for _ in range(left):
-            self._count_drop("closed")
         if left:
+            self._count_drop("closed", left)
             LOGGER.warning(
                 "promptcache: the recorder closed %s with %d records not yet written (they "
                 "are dropped and counted in Recorder.dropped); give close() a longer timeout",
@@ -684,6 +689,7 @@ def _as_json(value: Any) -> Any:
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
+_NOT_ASKED = object()  # a recorder's drop counter before its first drop
 _DROPPED: dict[int, tuple[Any, Any]] = {}
 _DROPPED_LOCK = threading.Lock()
 

@@ -143,6 +143,36 @@ def test_a_full_queue_drops_counts_and_warns_once_per_outage(
     assert counted == recorder.dropped
 
 
+def test_an_outage_without_prometheus_looks_for_it_once_not_per_dropped_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each drop happens on the caller's thread; where prometheus_client is not installed, a
+    # failed import searches the whole path again (~50 us here) on every dropped call.
+    monkeypatch.setitem(sys.modules, "prometheus_client", None)  # `import` raises ImportError
+    asked = []
+    find = recorder_module._dropped_counter
+
+    def counted(registry: Any) -> Any:
+        asked.append(registry)
+        return find(registry)
+
+    monkeypatch.setattr(recorder_module, "_dropped_counter", counted)
+    recorder = Recorder(tmp_path / "calls.jsonl", queue_bytes=1)
+    gate = threading.Lock()
+    write = Recorder._write
+
+    def held(self: Recorder, data: bytes) -> None:
+        with gate:
+            write(self, data)
+
+    monkeypatch.setattr(Recorder, "_write", held)
+    with gate:
+        for n in range(10):
+            recorder.record(pairs.anthropic(), _WRITE, key="s-1", at=float(n))
+    recorder.close()
+    assert recorder.dropped >= 8 and len(asked) == 1
+
+
 def test_background_and_synchronous_write_the_same_bytes(tmp_path: Path) -> None:
     request = pairs.anthropic()
     request["metadata"] = {"user_id": EMAIL, "Jane Doe": ("a", 1, None, 2.5)}
