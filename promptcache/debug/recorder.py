@@ -125,7 +125,16 @@ def redact(value: Any, key: str | None = None) -> Any:
         return {_key(k): redact(v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [redact(v) for v in value]
-    return value
+    return redact(_as_plain_json(value), key)
+
+
+def _as_plain_json(value: Any) -> Any:
+    """
+    Any other value (an SDK object, a dataclass) as the JSON it is written as, for the hashing
+    walks: returned as it was, orjson would write its text verbatim. An unknown type raises
+    TypeError, and the record is dropped and counted, as the background snapshot does.
+    """
+    return orjson.loads(orjson.dumps(value, default=_as_json))
 
 
 # An object key kept as it is: a field or property name. Any other (spaces, an '@': a metadata
@@ -158,7 +167,9 @@ def _names_only(value: Any) -> Any:
         return {_key(k): _names_only(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_names_only(v) for v in value]
-    return value
+    if value is None or type(value) in (int, float, bool):
+        return value
+    return _names_only(_as_plain_json(value))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

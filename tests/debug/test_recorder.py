@@ -603,6 +603,39 @@ def test_the_neutral_usage_carries_no_text_in_a_hashed_log(tmp_path: Path) -> No
     )
 
 
+def test_sdk_objects_in_a_request_are_hashed_when_written_on_the_callers_thread(
+    tmp_path: Path,
+) -> None:
+    # Responses API callers send the last response's output items (SDK objects) back as input.
+    # The background snapshot turns them into JSON before redacting; background=False wrote
+    # their text as it was, as did a dataclass (orjson writes one natively).
+    pydantic = pytest.importorskip("pydantic")
+
+    class Item(pydantic.BaseModel):  # type: ignore[misc,name-defined]
+        role: str
+        content: str
+
+    @dataclasses.dataclass
+    class Note:
+        text: str
+
+    request = {
+        "model": "gpt-5",
+        "input": [Item(role="assistant", content=f"Hello {NAME}"), {"role": "user"}],
+        "metadata": Note(text=EMAIL),
+    }
+    answer = {"model": "gpt-5", "usage": {"input_tokens": 30, "output_tokens": 2}}
+    log = tmp_path / "calls.jsonl"
+    with Recorder(log, background=False) as recorder:
+        recorder.record(request, answer, at=1.0, vendor="openai-responses")
+    with Recorder(tmp_path / "queued.jsonl") as queued:
+        queued.record(request, answer, at=1.0, vendor="openai-responses")
+    written = log.read_text()
+    assert [p for p in PLANTED if p.lower() in written.lower()] == []
+    assert written == (tmp_path / "queued.jsonl").read_text()  # both modes write the same
+    assert json.loads(written)["request"]["input"][0]["role"] == "assistant"
+
+
 def test_the_placeholder_memo_counts_what_it_holds_under_threads(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
