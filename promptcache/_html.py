@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime, timezone
 from html import escape
 
-from ._report import GroupSummary, Report
+from ._report import GroupSummary, Report, unpriced_events_note
 from ._report import money as _money
 from ._report import unpriced_note as _unpriced
 
@@ -87,7 +87,7 @@ def _cause_bars(report: Report) -> str:
         f'<td><svg viewBox="0 0 300 14" width="300" height="14"><rect width="{300 * c.events / top:.1f}"'
         f' height="14" fill="#dc2626"/></svg></td>'
         f'<td class="n">{c.events:,}</td><td class="n">{c.tokens_lost:,}</td>'
-        f'<td class="n">{_money(c.cost_lost, report.currency)}</td></tr>'
+        f'<td class="n">{_money(c.cost_lost, report.currency)}{unpriced_events_note(c)}</td></tr>'
         for c in report.invalidations
     )
     return (

@@ -46,6 +46,7 @@ __all__ = [
     "ReportBuilder",
     "build_report",
     "money",
+    "unpriced_events_note",
     "unpriced_note",
 ]
 
@@ -70,6 +71,7 @@ class CauseSummary:
     events: int
     tokens_lost: int
     cost_lost: float | None
+    unpriced_events: int = 0  # left out of `cost_lost`: a partial sum says how partial it is
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -77,6 +79,7 @@ class CauseSummary:
             "events": self.events,
             "tokens_lost": self.tokens_lost,
             "cost_lost": self.cost_lost,
+            "unpriced_events": self.unpriced_events,
         }
 
 
@@ -283,6 +286,7 @@ class _Totals(_Counts):
     events: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost: dict[str, int] = field(default_factory=lambda: defaultdict(int))
     lost_cost: dict[str, float] = field(default_factory=lambda: defaultdict(float))
+    lost_unpriced: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
 
 @dataclass(slots=True)
@@ -368,6 +372,14 @@ def unpriced_note(group: GroupSummary) -> str:
     if group.output_unpriced_records:
         parts.append(f"output cost of {group.output_unpriced_records:,} unknown")
     return f" ({', '.join(parts)})" if parts else ""
+
+
+def unpriced_events_note(cause: CauseSummary) -> str:
+    """What a cause's partial cost lost leaves out, to follow it: its events that could not be
+    priced; "" for none (or when none was priced: the cost is then unknown, "n/a")."""
+    if cause.cost_lost is None or not cause.unpriced_events:
+        return ""
+    return f" ({cause.unpriced_events:,} unpriced)"
 
 
 def _hit_rate(read: int, total: int, unreported: int) -> float | None:
@@ -695,7 +707,9 @@ def _add_event(
     totals.events[event.cause] += 1
     totals.lost[event.cause] += event.tokens_lost
     lost = pricer.lost(event.tokens_lost, vendor, model)
-    if lost is not None:
+    if lost is None:
+        totals.lost_unpriced[event.cause] += 1
+    else:
         totals.lost_cost[event.cause] += lost
 
 
@@ -784,6 +798,7 @@ def _summary(builder: ReportBuilder) -> Report:
             events=count,
             tokens_lost=totals.lost[cause],
             cost_lost=totals.lost_cost.get(cause),
+            unpriced_events=totals.lost_unpriced.get(cause, 0),
         )
         for cause, count in totals.events.items()
     ]

@@ -17,7 +17,14 @@ import orjson
 
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
 from .._printable import printable
-from .._report import GROUPINGS, MAX_GROUPS, Report, ReportBuilder, unpriced_note
+from .._report import (
+    GROUPINGS,
+    MAX_GROUPS,
+    Report,
+    ReportBuilder,
+    unpriced_events_note,
+    unpriced_note,
+)
 from .._report import money as _money
 from ._io import add_vendor_option, output_file, write_output
 
@@ -281,6 +288,7 @@ def render_text(report: Report) -> str:
         lines.append("invalidations  (costliest first)")
         for item in report.invalidations:
             money = "" if item.cost_lost is None else f"  {_money(item.cost_lost, report.currency)}"
+            money += unpriced_events_note(item)
             lines.append(
                 f"  {item.cause:<20} {item.events:>6,} events  {item.tokens_lost:>12,} tokens{money}"
             )

@@ -429,7 +429,13 @@ REPORT_JSON = {
         "unpriced_records",
         "output_unpriced_records",  # added: priced records whose output cost is unknown
     ],
-    "invalidations": ["cause", "events", "tokens_lost", "cost_lost"],
+    "invalidations": [
+        "cause",
+        "events",
+        "tokens_lost",
+        "cost_lost",
+        "unpriced_events",  # added: events whose cost lost could not be priced
+    ],
     "skipped": ["lines", "named"],
     "by": None,
     "groups": [
@@ -719,3 +725,30 @@ def test_a_price_file_that_cannot_be_read_is_an_error_not_an_unpriced_log(
     assert main(["report", str(log)]) == 2
     err = capsys.readouterr().err
     assert str(prices) in err and "not valid JSON" in err and "skipped" not in err
+
+
+def test_a_causes_cost_lost_says_how_many_of_its_events_it_leaves_unpriced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The cost lost to a cause sums the events that could be priced; without the count, a
+    # cause met on a model the price tables do not know shows a partial sum as the whole.
+    records = [json.loads(line) for line in _log()]
+    unpriced = [
+        {**r, "key": "s9", "request": {**r["request"], "model": "not-a-real-model"}}
+        for r in records
+        if r["key"] == "s1"  # the session whose clock changes: one timestamp miss
+    ]
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps(r) for r in [*records, *unpriced]) + "\n")
+    data = _json(capsys, str(log))
+    (cause,) = [c for c in data["invalidations"] if c["cause"] == "timestamp"]  # type: ignore[attr-defined]
+    assert cause["events"] == 2 and cause["cost_lost"] > 0
+    assert cause["unpriced_events"] == 1
+    assert main(["report", str(log)]) == 0
+    (line,) = [s for s in capsys.readouterr().out.splitlines() if s.startswith("  timestamp")]
+    assert line.endswith("(1 unpriced)")
+    page = tmp_path / "report.html"
+    assert main(["report", str(log), "--html", str(page)]) == 0
+    assert (
+        "(1 unpriced)" in page.read_text().split('data-cause="timestamp"', 1)[1].split("</tr>")[0]
+    )
