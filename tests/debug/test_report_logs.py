@@ -9,7 +9,9 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,6 +22,11 @@ from .pairs import next_turn
 from .test_report_and_cli import _log
 
 NAME, EMAIL = "Zebulon Quackenbush", "zebulon.quackenbush@example.org"
+
+
+def _write_log(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
+    """`records` as a JSON Lines log at `path`."""
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
 
 
 def _json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, object]:
@@ -84,7 +91,7 @@ def test_groups_add_up_to_the_totals(
     records = [json.loads(line) for line in _log(sessions=3, turns=8)]
     for n, record in enumerate(records):
         record["at"] = 1_764_000_000.0 + n * 600  # ten minutes apart: four hours
-    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(log, records)
     data = _json(capsys, str(log), "--by", by)
     groups = data["groups"]
     assert isinstance(groups, list) and groups
@@ -227,7 +234,7 @@ def test_malformed_records_are_named_without_the_text_they_hold(
         {**good, "response": None},
     ]
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(r) for r in bad) + "\n")
+    _write_log(log, bad)
     assert main(["report", str(log), "--format", "json"]) == 0
     captured = capsys.readouterr()
     named = json.loads(captured.out)["skipped"]["named"]
@@ -248,7 +255,7 @@ def test_a_time_no_date_can_name_is_a_named_line_not_an_internal_error(
     records = [json.loads(line) for line in _log(sessions=1, turns=3)]
     records[1]["at"] = at
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(log, records)
     page = tmp_path / "report.html"
     assert main(["report", str(log), "--by", "hour", "--html", str(page), "--format", "json"]) == 0
     captured = capsys.readouterr()
@@ -265,7 +272,7 @@ def test_an_iso_time_without_an_offset_is_utc_whatever_the_machine_zone(
     records = [json.loads(line) for line in _log(sessions=1, turns=2)]
     records[0]["at"], records[1]["at"] = "2026-11-30T10:05:00", "2026-11-30T10:06:00Z"
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(log, records)
     monkeypatch.setenv("TZ", "America/New_York")
     time.tzset()
     try:
@@ -502,7 +509,7 @@ def test_a_record_of_another_format_version_is_named_not_misread(
     records = [json.loads(line) for line in _log(sessions=1, turns=2)]
     records[1]["v"] = version
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(log, records)
     out = _json(capsys, str(log))
     (problem,) = out["skipped"]["named"]  # type: ignore[index]
     assert problem["line"] == 2 and "format version" in problem["reason"]
@@ -518,7 +525,7 @@ def test_text_output_escapes_control_characters_a_log_holds(
     for record in records:
         record["key"] = "s1\x1b]0;owned\x07\x1b[2J"
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(log, records)
     assert main(["report", str(log), "--by", "key"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
@@ -581,7 +588,7 @@ def test_without_times_a_miss_on_an_unchanged_prefix_is_unknown_not_the_servers(
         records.append({"at": clock.now, "key": "s1", "request": request, "response": body})
         request = next_turn(request, n)
     timed, untimed = tmp_path / "timed.jsonl", tmp_path / "untimed.jsonl"
-    timed.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(timed, records)
     untimed.write_text(
         "\n".join(json.dumps({k: v for k, v in r.items() if k != "at"}) for r in records) + "\n"
     )
@@ -626,7 +633,7 @@ def test_a_group_with_unpriced_records_says_how_many_its_cost_leaves_out(
     for record in records[3:5]:  # session s0's last two turns, on a model nobody prices
         record["request"]["model"] = "not-a-real-model"
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(log, records)
     data = _json(capsys, str(log), "--by", "key")
     assert data["cost"]["unpriced_records"] == 2  # type: ignore[index]
     groups = {g["group"]: g for g in data["groups"]}  # type: ignore[attr-defined]
@@ -646,10 +653,10 @@ def _without_output(tmp_path: Path) -> tuple[Path, Path]:
     """The log, and the same log where session s0's last two responses lost output_tokens."""
     full, stripped = tmp_path / "full.jsonl", tmp_path / "stripped.jsonl"
     records = [json.loads(line) for line in _log()]
-    full.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(full, records)
     for record in records[3:5]:
         del record["response"]["usage"]["output_tokens"]
-    stripped.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    _write_log(stripped, records)
     return full, stripped
 
 
@@ -739,7 +746,7 @@ def test_a_causes_cost_lost_says_how_many_of_its_events_it_leaves_unpriced(
         if r["key"] == "s1"  # the session whose clock changes: one timestamp miss
     ]
     log = tmp_path / "log.jsonl"
-    log.write_text("\n".join(json.dumps(r) for r in [*records, *unpriced]) + "\n")
+    _write_log(log, [*records, *unpriced])
     data = _json(capsys, str(log))
     (cause,) = [c for c in data["invalidations"] if c["cause"] == "timestamp"]  # type: ignore[attr-defined]
     assert cause["events"] == 2 and cause["cost_lost"] > 0
