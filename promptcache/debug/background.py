@@ -22,7 +22,7 @@ class Background:
     """
     A bounded queue and one daemon thread calling `work(item)` for each item put. `put` never
     blocks: when the queue is full it returns False and the item is not observed (the monitor
-    counts and says it). `flush` waits until every item put so far is done.
+    counts and says it). An item put after `close` starts a new worker. `flush` waits until every item put so far is done.
     """
 
     def __init__(
@@ -36,14 +36,17 @@ class Background:
 
     def _start(self) -> None:
         self._pid = os.getpid()
+        self._closed = False
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=self.size)
         self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
         self._thread.start()
 
     def put(self, item: Any) -> bool:
-        if os.getpid() != self._pid:
+        if os.getpid() != self._pid or self._closed:
             # A forked child (a pre-forking server that built the monitor before the fork) has
-            # the queue but not the thread: it gets its own of both.
+            # the queue but not the thread; after close() no thread works the queue (an item
+            # put there would never be observed): either gets its own of both, as the recorder's
+            # writer starts again after its close().
             self._start()
         try:
             self._queue.put_nowait(item)
@@ -64,10 +67,17 @@ class Background:
         return True
 
     def close(self, timeout: float | None = None) -> None:
+        """Stop the worker after what is queued, waiting at most `timeout` seconds (a full queue
+        behind a stuck worker included). An item put afterwards starts a new worker."""
+        self._closed = True
         if not self._thread.is_alive():
             return
-        self._queue.put(_STOP)
-        self._thread.join(timeout)
+        end = None if timeout is None else time.monotonic() + timeout
+        try:
+            self._queue.put(_STOP, timeout=timeout)
+        except queue.Full:
+            return  # the worker is stuck: a daemon thread, it stops with the process
+        self._thread.join(None if end is None else max(0.0, end - time.monotonic()))
 
     def _run(self) -> None:
         while True:
