@@ -22,7 +22,8 @@ class Background:
     """
     A bounded queue and one daemon thread calling `work(item)` for each item put. `put` never
     blocks: when the queue is full it returns False and the item is not observed (the monitor
-    counts and says it). An item put after `close` starts a new worker. `flush` waits until every item put so far is done.
+    counts and says it). An item put after `close` starts a new worker. `flush` waits until
+    every item put so far is done.
     """
 
     def __init__(
@@ -32,22 +33,30 @@ class Background:
         self.name = name
         self._work = work
         self._logger = logger
+        self._restarting = threading.Lock()
         self._start()
 
     def _start(self) -> None:
         self._pid = os.getpid()
         self._closed = False
         self._queue: queue.Queue[Any] = queue.Queue(maxsize=self.size)
-        self._thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+        self._thread = threading.Thread(
+            target=self._run, args=(self._queue,), name=self.name, daemon=True
+        )
         self._thread.start()
 
     def put(self, item: Any) -> bool:
-        if os.getpid() != self._pid or self._closed:
+        if os.getpid() != self._pid:
             # A forked child (a pre-forking server that built the monitor before the fork) has
-            # the queue but not the thread; after close() no thread works the queue (an item
-            # put there would never be observed): either gets its own of both, as the recorder's
-            # writer starts again after its close().
+            # the queue but not the thread: it gets its own of both.
+            self._restarting = threading.Lock()  # a parent thread may have held it at the fork
             self._start()
+        elif self._closed:
+            # No thread works the queue now (an item put there would never be observed): a new
+            # queue and worker, as the recorder's writer starts again after its close().
+            with self._restarting:
+                if self._closed:
+                    self._start()
         try:
             self._queue.put_nowait(item)
         except queue.Full:
@@ -79,9 +88,10 @@ class Background:
             return  # the worker is stuck: a daemon thread, it stops with the process
         self._thread.join(None if end is None else max(0.0, end - time.monotonic()))
 
-    def _run(self) -> None:
+    def _run(self, work: queue.Queue[Any]) -> None:
+        """Work off `work`, the queue this thread was started with (a restart makes another)."""
         while True:
-            item = self._queue.get()
+            item = work.get()
             try:
                 if item is _STOP:
                     return
@@ -93,4 +103,4 @@ class Background:
                     type(error).__name__,
                 )
             finally:
-                self._queue.task_done()
+                work.task_done()
