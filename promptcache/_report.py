@@ -473,7 +473,10 @@ class ReportBuilder:
         model = request.get("model")
         shape = (frozenset(request), model if isinstance(model, str) else None, name)
         known = self._shapes.get(shape)
-        if known is None:
+        # Detected (no vendor named), the shape does not always say it: a gateway may serve one
+        # model name in two formats with the same top-level keys. The format remembered is kept
+        # while the request fits it. A named vendor's siblings differ in top-level keys.
+        if known is None or (name is None and known.misfit(request) is not None):
             known = _vendor(record, self.vendor, number)
             if len(self._shapes) >= _SHAPES:
                 self._shapes.clear()

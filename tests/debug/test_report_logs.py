@@ -759,3 +759,42 @@ def test_a_causes_cost_lost_says_how_many_of_its_events_it_leaves_unpriced(
     assert (
         "(1 unpriced)" in page.read_text().split('data-cause="timestamp"', 1)[1].split("</tr>")[0]
     )
+
+
+def test_a_log_through_one_gateway_model_reads_each_records_own_format(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The format detected is remembered per request shape (top-level keys, model); a gateway
+    # that serves one model name in two formats gave both the same shape, so an OpenAI record
+    # after an Anthropic one was read as Anthropic and skipped ("the response has no usage").
+    def turn(request: dict[str, Any], usage: dict[str, int], at: float) -> dict[str, Any]:
+        return {"key": f"k{at}", "at": at, "request": request, "response": {"usage": usage}}
+
+    anthropic = {
+        "model": "gw-model",
+        "max_tokens": 100,
+        "messages": [
+            {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+            {
+                "role": "assistant",
+                "content": [{"type": "tool_use", "id": "t", "name": "f", "input": {}}],
+            },
+        ],
+    }
+    openai = {
+        "model": "gw-model",
+        "max_tokens": 100,
+        "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}],
+    }
+    log = tmp_path / "calls.jsonl"
+    _write_log(
+        log,
+        [
+            turn(anthropic, {"input_tokens": 10, "output_tokens": 1}, 1.0),
+            turn(openai, {"prompt_tokens": 12, "completion_tokens": 2}, 2.0),
+        ],
+    )
+    data = _json(capsys, str(log), "--by", "vendor")
+    assert data["skipped"]["lines"] == 0  # type: ignore[index]
+    vendors = {g["group"]: g["records"] for g in data["groups"]}  # type: ignore[attr-defined]
+    assert vendors == {"anthropic": 1, "openai": 1}
