@@ -442,7 +442,8 @@ def test_observing_never_waits_on_the_store() -> None:
     assert monitor.flush(10) and monitor.stats()["store_fallbacks"] == 2
 
 
-def test_a_full_queue_drops_with_a_warning_and_a_count(caplog: pytest.LogCaptureFixture) -> None:
+def _overflowed(caplog: pytest.LogCaptureFixture, drops: int) -> Monitor:
+    """A background monitor whose store is stuck on turn 0, turn 1 queued, then `drops` more."""
     stuck = _Stuck()
     monitor = Monitor("anthropic", metrics=False, store=stuck, queue_size=1)
     (r0, u0), (r1, u1), (r2, u2) = _three_turns()
@@ -450,8 +451,14 @@ def test_a_full_queue_drops_with_a_warning_and_a_count(caplog: pytest.LogCapture
     assert stuck.entered.wait(5)
     monitor.observe(r1, u1, key="k", at=120.0)  # queued
     with caplog.at_level(logging.WARNING, "promptcache.monitor"):
-        monitor.observe(r2, u2, key="k", at=140.0)  # no room
+        for i in range(drops):
+            monitor.observe(r2, u2, key="k", at=140.0 + 20 * i)  # no room
     stuck.release.set()
+    return monitor
+
+
+def test_a_full_queue_drops_with_a_warning_and_a_count(caplog: pytest.LogCaptureFixture) -> None:
+    monitor = _overflowed(caplog, drops=1)
     assert monitor.flush(10) and monitor.stats()["dropped"] == 1
     assert any("queue is full" in r.getMessage() for r in caplog.records)
 
@@ -459,16 +466,7 @@ def test_a_full_queue_drops_with_a_warning_and_a_count(caplog: pytest.LogCapture
 def test_a_full_queue_is_said_once_and_every_drop_counted(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    stuck = _Stuck()
-    monitor = Monitor("anthropic", metrics=False, store=stuck, queue_size=1)
-    (r0, u0), (r1, u1), (r2, u2) = _three_turns()
-    monitor.observe(r0, u0, key="k", at=100.0)
-    assert stuck.entered.wait(5)
-    monitor.observe(r1, u1, key="k", at=120.0)  # queued
-    with caplog.at_level(logging.WARNING, "promptcache.monitor"):
-        monitor.observe(r2, u2, key="k", at=140.0)  # no room
-        monitor.observe(r2, u2, key="k", at=160.0)  # no room either
-    stuck.release.set()
+    monitor = _overflowed(caplog, drops=2)
     assert monitor.flush(10) and monitor.stats()["dropped"] == 2
     assert sum("queue is full" in r.getMessage() for r in caplog.records) == 1
 
