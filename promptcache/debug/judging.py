@@ -74,40 +74,43 @@ class Judging:
 
     def _records_of(self, vendor: Vendor, request: Mapping[str, Any]) -> tuple[Record, ...]:
         """
-        The records of every element of `request` in render order. This runs for every body
-        dropped for the budget, so it walks the spans itself (no `Element` per item) and takes
-        each element's record from the memo, keyed by the element's JSON: an element whose bytes
-        were hashed before, in any request, costs one serialisation and one lookup.
+        The records of every element of `request` in render order. It walks the spans itself (no
+        `Element` per item) and takes each element's record from the memo, keyed by the element's
+        JSON: an element whose bytes were hashed before, in any request, costs one serialisation
+        and one lookup.
         """
-        if self._hashed_by is not self.counter:  # token counts are the counter's
-            self._hashed, self._hashed_bytes, self._hashed_by = {}, 0, self.counter
-        memo = self._hashed
+        memo = self._memo()
         out: list[Record] = []
         for span in vendor.spans(request):
             layer, key, paths = span.layer, span.content_key, _paths(span)
             for i, item in enumerate(span.items):
-                value = plain(item)
-                data = orjson.dumps(value)
                 path = paths[i] if i < len(paths) else span.path_of(i)
-                known = memo.get(data)
-                if known is None or known[0] != key:
-                    out.append(self._hash(layer, path, value, key, data))
-                    continue
-                record = known[1]
-                if record.path != path or record.layer != layer:  # the same bytes elsewhere
-                    record = Record(
-                        layer, path, record.digest, record.tokens, record.ttl, record.marked
-                    )
-                out.append(record)
+                out.append(self._known(memo, layer, path, plain(item), key))
         return tuple(out)
 
     def _record(self, element: Element) -> Record:
         """One element's record, through the same memo as `_records_of`."""
+        return self._known(
+            self._memo(), element.layer, element.path, element.value, element.content_key
+        )
+
+    def _memo(self) -> dict[bytes, tuple[str | None, Record]]:
+        """The element memo, emptied when the token counter changed (its counts are the counter's)."""
         if self._hashed_by is not self.counter:
             self._hashed, self._hashed_bytes, self._hashed_by = {}, 0, self.counter
-        layer, path, value, key = element.layer, element.path, element.value, element.content_key
+        return self._hashed
+
+    def _known(
+        self,
+        memo: dict[bytes, tuple[str | None, Record]],
+        layer: str,
+        path: str,
+        value: Any,
+        key: str | None,
+    ) -> Record:
+        """An element's record from the memo (moved to `layer`, `path`), else hashed now."""
         data = orjson.dumps(value)
-        known = self._hashed.get(data)
+        known = memo.get(data)
         if known is None or known[0] != key:
             return self._hash(layer, path, value, key, data)
         record = known[1]
