@@ -224,12 +224,8 @@ class KeyState:
         if key in self.bodies:
             del self.bodies[key]
             self.body_bytes -= entry.size
-        elif entry.fingerprint is not None:  # first: see `_drop_body`
-            self.elements -= len(entry.fingerprint)
-            self.counts -= len(entry.fingerprint.tokens)
-            self.fingerprints -= 1
-        elif entry.records is not None:
-            self.hashes -= len(entry.records)
+        else:
+            self._count_hashes(entry, -1)
         self.defaults.pop(key, None)
         return entry
 
@@ -239,16 +235,23 @@ class KeyState:
             entry.params = params(entry.body)
         entry.body = None
         self.body_bytes -= entry.size
-        # The fingerprint decides, not the records: judging, outside the lock, may set the
-        # records of an entry whose body this drops meanwhile (`shrink` saw none and made the
-        # fingerprint), and `_pop` must take back what was counted here. Only `shrink` sets a
-        # fingerprint, once, before this count.
-        if entry.fingerprint is not None:
-            self.elements += len(entry.fingerprint)
-            self.counts += len(entry.fingerprint.tokens)
-            self.fingerprints += 1
+        self._count_hashes(entry, 1)
+
+    def _count_hashes(self, entry: Entry, sign: int) -> None:
+        """
+        Count in (`sign` 1) or out (-1) what a body-less entry keeps of its elements. The
+        fingerprint decides, not the records: judging, outside the lock, may set the records of
+        an entry whose body `_drop_body` drops meanwhile (`shrink` saw none and made the
+        fingerprint), and `_pop` must take back what was counted. Only `shrink` sets a
+        fingerprint, once, before it is counted in.
+        """
+        kept = entry.fingerprint
+        if kept is not None:
+            self.elements += sign * len(kept)
+            self.counts += sign * len(kept.tokens)
+            self.fingerprints += sign
         elif entry.records is not None:
-            self.hashes += len(entry.records)
+            self.hashes += sign * len(entry.records)
 
     def forget(self, key: str) -> None:
         self._pop(key)
