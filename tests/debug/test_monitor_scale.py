@@ -129,6 +129,34 @@ def test_memory_reports_an_estimate_in_bytes_that_tracks_the_hashes() -> None:
     )
 
 
+def test_memory_counts_the_non_ascii_token_counts_and_takes_them_back() -> None:
+    # A fingerprint keeps a token count for each element that is not ASCII (COUNT_BYTES each):
+    # the estimate includes them, and forgetting the keys takes every one of them back.
+    monitor = Monitor("anthropic", metrics=False, body_budget=0, max_keys=50)
+    for n in range(20):
+        monitor.observe(
+            pairs.anthropic(system=f"Règles {n}: répondez en français."),
+            usage=_USAGE,
+            key=f"k{n}",
+            at=float(n),
+        )
+    state = monitor._keys
+    kept = [e.fingerprint for e in state.entries.values() if e.fingerprint is not None]
+    counts = sum(len(f.tokens) for f in kept)
+    assert len(kept) == 20 and counts >= 20 and state.counts == counts
+    held = monitor.memory()
+    assert held["estimated_bytes"] == (
+        memory.ENTRY_BYTES * held["keys"]
+        + memory.FINGERPRINT_BYTES * len(kept)
+        + memory.ELEMENT_BYTES * sum(len(f) for f in kept)
+        + memory.COUNT_BYTES * counts
+    )
+    for n in range(20):
+        state.forget(f"k{n}")
+    assert (state.counts, state.elements, state.fingerprints) == (0, 0, 0)
+    assert monitor.memory()["estimated_bytes"] == 0
+
+
 def _cold_records(vendor: str, request: dict[str, Any]) -> tuple[memory.Record, ...]:
     """Each element hashed from scratch, through nothing but `Element` and the digest."""
     from promptcache.debug.fingerprint import digest
