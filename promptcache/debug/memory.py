@@ -136,6 +136,7 @@ class Stats:
     fallbacks: int = 0  # observations judged in-process because the store failed
     outages: int = 0  # times the store went from answering to failing
     dropped: int = 0  # observations the background queue had no room for
+    unjudged: int = 0  # observations whose response did not report caching
 
 
 # What CPython holds per key beyond the body (the Entry, its params, the dict slots), per element

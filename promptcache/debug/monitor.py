@@ -180,6 +180,7 @@ class Monitor(Judging):
         self._seen: OrderedDict[int, tuple[Any, str, Any, Record]] = OrderedDict()
         self._seen_lock = threading.Lock()
         self._degraded = False  # the store failed and has not answered since
+        self._unreported: set[str] = set()  # vendors said to report no caching
         self._worker: Background | None = None
         if background if background is not None else store is not None:
             self._worker = Background(
@@ -319,6 +320,8 @@ class Monitor(Judging):
         shared = self._shared(name, entry) if self.store is not None else None
         if shared is not None:
             previous, order = shared
+        if usage.cache_read is None:
+            self._unjudged(entry.vendor.name, usage)
         event = self._judge(name, previous, entry, request, usage, defaulted=defaulted, order=order)
         if shared is not None and entry.dry:
             self._amend(name, entry)
@@ -444,6 +447,20 @@ class Monitor(Judging):
         if was:
             self.logger.warning("promptcache: the monitor's state store answers again")
 
+    def _unjudged(self, vendor: str, usage: CacheUsage) -> None:
+        """A response that did not report caching is not judged: counted always, said once."""
+        with self._lock:
+            self._stats.unjudged += 1
+            first = vendor not in self._unreported
+            self._unreported.add(vendor)
+        if first:
+            self.logger.warning(
+                "promptcache: %s responses do not report caching (%s), so their calls are not "
+                "judged; `stats()['unjudged']` counts them",
+                vendor,
+                "; ".join(usage.problems) or "cache reads unknown, not 0",
+            )
+
     def _dropped(self) -> None:
         with self._lock:
             self._stats.dropped += 1
@@ -504,7 +521,8 @@ class Monitor(Judging):
     def stats(self) -> dict[str, Any]:
         """
         Observations, events, and events and tokens lost by cause; with a store, the observations
-        judged in-process because it failed and the outages; in the background, those dropped.
+        judged in-process because it failed and the outages; in the background, those dropped;
+        `unjudged`, when any: those whose response did not report caching (nothing to judge by).
         """
         with self._lock:
             stats: dict[str, Any] = {
@@ -518,6 +536,8 @@ class Monitor(Judging):
                 stats["store_outages"] = self._stats.outages
             if self._worker is not None:
                 stats["dropped"] = self._stats.dropped
+            if self._stats.unjudged:
+                stats["unjudged"] = self._stats.unjudged
             return stats
 
     def memory(self) -> dict[str, int]:

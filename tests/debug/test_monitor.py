@@ -727,3 +727,26 @@ def test_a_key_that_is_not_a_str_is_refused_at_the_call(key: Any) -> None:
         monitor.observe(request, sim.respond(request, 1.0), at=1.0, key=key)
     assert type(key).__name__ in str(raised.value)
     assert monitor.stats()["observations"] == 0
+
+
+def test_a_response_that_reports_no_caching_is_said_once_and_counted_not_judged(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # A vLLM started without --enable-prompt-tokens-details: its reads are unknown, so no call
+    # can be judged. Observing them in silence would read as "nothing broke".
+    monitor = Monitor("engine", metrics=False, background=False)
+    request = {
+        "model": "qwen3",
+        "messages": [
+            {"role": "system", "content": "Policy. " * 300},
+            {"role": "user", "content": "hi"},
+        ],
+    }
+    response = {"model": "qwen3", "usage": {"prompt_tokens": 700, "completion_tokens": 3}}
+    with caplog.at_level(logging.WARNING, "promptcache.monitor"):
+        for n in range(3):
+            assert monitor.observe(request, response, key="k", at=float(n)) is None
+    said = [r.getMessage() for r in caplog.records if "do not report caching" in r.getMessage()]
+    assert len(said) == 1 and "--enable-prompt-tokens-details" in said[0]
+    assert "Policy" not in said[0]
+    assert monitor.stats()["unjudged"] == 3 and monitor.stats()["events"] == 0
