@@ -25,7 +25,7 @@ from xxhash import xxh3_64_intdigest
 from .._tokens import EstimateCounter, TokenCounter
 from ..vendors import Vendor
 from ..vendors._elements import MARKERS, Element, Span
-from .memory import Record, without_markers
+from .memory import Record, carries_marker, without_markers
 
 __all__ = ["Fingerprint", "digest", "fingerprint"]
 
@@ -152,25 +152,13 @@ def _marked(span: Span) -> list[int]:
     items = span.items
     key = span.content_key
     if not set(map(type, items)) <= _DICT:
-        return [i for i, item in enumerate(items) if _has_marker(item, key)]
+        return [i for i, item in enumerate(items) if carries_marker(item, key)]
     if key is not None and not set(map(type, map(dict.get, items, repeat(key)))) <= _TEXT:
         # content held as blocks (a list, or anything else but a string): looked at item by item
-        return [i for i, item in enumerate(items) if _has_marker(item, key)]
+        return [i for i, item in enumerate(items) if carries_marker(item, key)]
     if all(map(_MARKER_KEYS.isdisjoint, items)):  # most containers: no marker at all
         return []
     return list(compress(count(), map(not_, map(_MARKER_KEYS.isdisjoint, items))))
-
-
-def _has_marker(item: Any, key: str | None) -> bool:
-    """Whether `without_markers` finds a marker in the item (see `_marked`)."""
-    if not isinstance(item, Mapping):
-        return False
-    content = item.get(key) if key is not None else None
-    if isinstance(content, list):
-        return any(
-            isinstance(b, Mapping) and not _MARKER_KEYS.isdisjoint(b.keys()) for b in content
-        )
-    return not _MARKER_KEYS.isdisjoint(item.keys())
 
 
 def _unmarked(span: Span, index: int, data: bytes) -> tuple[bytes, str | None]:

@@ -31,6 +31,7 @@ __all__ = [
     "Record",
     "Serialised",
     "Stats",
+    "carries_marker",
     "common_start",
     "entry_ttls",
     "marker_sign",
@@ -349,7 +350,7 @@ def without_markers(element: Element) -> tuple[Any, str | None, bool]:
     value, key = element.value, element.content_key
     if key is not None and isinstance(value, Mapping) and isinstance(value.get(key), list):
         blocks = value[key]
-        if not any(isinstance(b, Mapping) and _MARKER_KEYS & b.keys() for b in blocks):
+        if not carries_marker(value, key):
             return value, None, False
         stripped = [strip_markers(b) for b in blocks]
         ttl = next((t for _, t, marked in stripped if marked and t), None)
@@ -358,6 +359,21 @@ def without_markers(element: Element) -> tuple[Any, str | None, bool]:
 
 
 _MARKER_KEYS = frozenset(MARKERS)
+
+
+def carries_marker(value: Any, key: str | None) -> bool:
+    """
+    Whether `without_markers` finds a cache marker in an element's `value`: in its content
+    blocks when its content (`key`) is a list, else in its own keys.
+    """
+    if not isinstance(value, Mapping):
+        return False
+    content = value.get(key) if key is not None else None
+    if isinstance(content, list):
+        return any(
+            isinstance(b, Mapping) and not _MARKER_KEYS.isdisjoint(b.keys()) for b in content
+        )
+    return not _MARKER_KEYS.isdisjoint(value.keys())
 
 
 def marker_sign(element: Element) -> tuple[tuple[int, str, str], ...]:
