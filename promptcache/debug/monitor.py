@@ -173,6 +173,7 @@ class Monitor(Judging):
         self._hashed_bytes = 0
         self._hashed_by: TokenCounter | None = None
         self._shapes: dict[tuple[frozenset[str], str | None], Vendor] = {}
+        self._ambiguous: set[tuple[frozenset[str], str | None]] = set()
         self._exporter = Exporter(prometheus_registry) if metrics else None
         self.store = store
         # element id -> (the element, its path, its markers, its record); the element is held so
@@ -505,16 +506,31 @@ class Monitor(Judging):
         model = request.get("model")
         shape = (frozenset(request), model if isinstance(model, str) else None)
         known = self._shapes.get(shape)
-        if known is not None:
+        if known is not None and (self._named is not None or self._still(known, shape, request)):
             return known
         if self._named is not None:
             found = resolve_vendor(request, self._named)
         else:
             found = detect_vendor(request, None if isinstance(response, CacheUsage) else response)
+            if known is not None and known is not found:  # one shape, two formats
+                self._ambiguous.add(shape)
         if len(self._shapes) >= _SHAPES:
             self._shapes.clear()
+            self._ambiguous.clear()
         self._shapes[shape] = found
         return found
+
+    def _still(
+        self, known: Vendor, shape: tuple[frozenset[str], str | None], request: Mapping[str, Any]
+    ) -> bool:
+        """
+        Whether a detected format remembered for a request shape holds for this request. The shape
+        does not always say it: a gateway may serve one model name in two formats with the same
+        top-level keys. A shape seen in two formats is detected request by request from then on;
+        otherwise the format is kept while the request fits it. (A named vendor's formats differ
+        in top-level keys, so its shapes need no check.)
+        """
+        return shape not in self._ambiguous and known.misfit(request) is None
 
     # -- introspection --------------------------------------------------------------------
 

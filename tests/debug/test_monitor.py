@@ -750,3 +750,28 @@ def test_a_response_that_reports_no_caching_is_said_once_and_counted_not_judged(
     assert len(said) == 1 and "--enable-prompt-tokens-details" in said[0]
     assert "Policy" not in said[0]
     assert monitor.stats()["unjudged"] == 3 and monitor.stats()["events"] == 0
+
+
+def test_a_gateway_model_served_in_two_formats_is_read_in_each_requests_own() -> None:
+    # Detecting (no vendor named), the monitor remembers each request shape's format; through a
+    # gateway one model name may come as Anthropic Messages and as Chat Completions with the same
+    # top-level keys, and the second format was read as the first.
+    anthropic = {
+        "model": "gateway-model",
+        "max_tokens": 10,
+        "messages": [
+            {
+                "role": "user",
+                "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}],
+            }
+        ],
+    }
+    chat = {
+        "model": "gateway-model",
+        "max_tokens": 10,
+        "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}],
+    }
+    monitor = Monitor(metrics=False)
+    assert monitor._vendor_of(anthropic, None).name == "anthropic"
+    assert monitor._vendor_of(chat, None).name == "openai"
+    assert monitor._vendor_of(anthropic, None).name == "anthropic"
