@@ -434,6 +434,7 @@ class ReportBuilder:
         self._skipped = 0
         self._problems: list[Problem] = []
         self._shapes: dict[tuple[frozenset[str], str | None, str | None], Vendor] = {}
+        self._ambiguous: set[tuple[frozenset[str], str | None, str | None]] = set()
 
     def add_line(self, line: bytes | str | None, number: int, source: str = "<log>") -> None:
         """One line of the log (None: a line over the size bound, already consumed)."""
@@ -475,12 +476,18 @@ class ReportBuilder:
         known = self._shapes.get(shape)
         # Detected (no vendor named), the shape does not always say it: a gateway may serve one
         # model name in two formats with the same top-level keys. The format remembered is kept
-        # while the request fits it. A named vendor's siblings differ in top-level keys.
-        if known is None or (name is None and known.misfit(request) is not None):
-            known = _vendor(record, self.vendor, number)
+        # while the request fits it, and a shape seen in two formats is detected record by
+        # record from then on. A named vendor's siblings differ in top-level keys.
+        if known is None or (
+            name is None and (shape in self._ambiguous or known.misfit(request) is not None)
+        ):
+            found = _vendor(record, self.vendor, number)
+            if known is not None and found is not known:
+                self._ambiguous.add(shape)
             if len(self._shapes) >= _SHAPES:
                 self._shapes.clear()
-            self._shapes[shape] = known
+                self._ambiguous.clear()
+            self._shapes[shape] = known = found
         return known
 
     def unreadable(self, source: str, number: int, reason: str) -> None:

@@ -798,3 +798,40 @@ def test_a_log_through_one_gateway_model_reads_each_records_own_format(
     assert data["skipped"]["lines"] == 0  # type: ignore[index]
     vendors = {g["group"]: g["records"] for g in data["groups"]}  # type: ignore[attr-defined]
     assert vendors == {"anthropic": 1, "openai": 1}
+
+
+def test_a_gateway_shape_seen_in_two_formats_is_read_record_by_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Once a shape has come in two formats, a request that fits both (text blocks only) is
+    # detected from its own record, not taken as the format remembered last.
+    def turn(request: dict[str, Any], usage: dict[str, int], at: float) -> dict[str, Any]:
+        return {"key": f"k{at}", "at": at, "request": request, "response": {"usage": usage}}
+
+    def anthropic(content: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "model": "gw-model",
+            "max_tokens": 100,
+            "messages": [{"role": "user", "content": content}],
+        }
+
+    tool_use = [{"type": "tool_use", "id": "t", "name": "f", "input": {}}]
+    openai = {
+        "model": "gw-model",
+        "max_tokens": 100,
+        "messages": [{"role": "system", "content": "be brief"}, {"role": "user", "content": "hi"}],
+    }
+    claude = {"input_tokens": 10, "output_tokens": 1}
+    log = tmp_path / "calls.jsonl"
+    _write_log(
+        log,
+        [
+            turn(anthropic(tool_use), claude, 1.0),
+            turn(openai, {"prompt_tokens": 12, "completion_tokens": 2}, 2.0),
+            turn(anthropic([{"type": "text", "text": "hi"}]), claude, 3.0),
+        ],
+    )
+    data = _json(capsys, str(log), "--by", "vendor")
+    assert data["skipped"]["lines"] == 0  # type: ignore[index]
+    vendors = {g["group"]: g["records"] for g in data["groups"]}  # type: ignore[attr-defined]
+    assert vendors == {"anthropic": 2, "openai": 1}
