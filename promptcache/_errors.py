@@ -165,21 +165,25 @@ def shown_keys(mapping: Any, limit: int = 8) -> str:
     return ", ".join(parts) if parts else "none"
 
 
-# A path segment for an object key that is not an identifier: `properties["a b"]`.
-_QUOTED_KEY = re.compile(r'\[("(?:[^"\\]|\\.)*")\]')
-_KEY_NAME = re.compile(r"[\w.:/-]{1,40}")
+# An object key in a path: quoted when it is not an identifier (`properties["a b"]`), else after
+# a dot (`properties.city`). A quoted key is consumed whole, so a dot inside it is no segment.
+_KEY_SEGMENT = re.compile(r'\[("(?:[^"\\]|\\.)*")\]|\.([^\W\d]\w*)')
+# A key that reads as a field name, written as APIs write them (the rule of `shown_name`): led by
+# a lowercase ASCII letter or '_'; or a small number (an index kept as a key; a longer run of
+# digits may be a phone number). A capitalised word ("Alice") or any other key may be data.
+_KEY_NAME = re.compile(r"[a-z_][\w.:/-]{0,39}|[0-9]{1,6}", re.ASCII)
 
 
 def private_path(path: str) -> str:
     """
-    `path` as it may leave the process: an object key that is not a name (spaces, an '@', long)
-    is data, maybe a person's, and is shown as its short hash, `properties["#3f2a9c01b7d4#"]`.
+    `path` as it may leave the process: an object key that does not read as a field name (a
+    capitalised word, spaces, an '@', long) is data, maybe a person's, and is shown as its short
+    hash, `properties["#3f2a9c01b7d4#"]`.
     """
-    if '["' not in path:
-        return path
 
     def segment(found: re.Match[str]) -> str:
-        key = orjson.loads(found.group(1))
+        quoted, bare = found.groups()
+        key = orjson.loads(quoted) if quoted is not None else bare
         return found.group(0) if _KEY_NAME.fullmatch(key) else f'["#{short_hash(key)}#"]'
 
-    return _QUOTED_KEY.sub(segment, path)
+    return _KEY_SEGMENT.sub(segment, path)

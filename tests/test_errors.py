@@ -111,3 +111,19 @@ def test_the_names_users_type_still_read_naturally() -> None:
         }
     )
     assert "unsupported content block type 'video'" in message
+
+
+def test_a_path_hides_an_object_key_that_is_a_capitalised_word_quoted_or_not() -> None:
+    # `properties.Alice` (an identifier key, written after a dot) and `["Zebulon.Smith"]` read as
+    # names by the old rule, which looked only at quoted keys and took any word for a field name.
+    from promptcache._errors import private_path, short_hash
+
+    shown = private_path('tools[0].input_schema.properties.Alice.items["Zebulon.Smith"].type')
+    assert "Alice" not in shown and "Zebulon" not in shown
+    assert shown == (
+        f'tools[0].input_schema.properties["#{short_hash("Alice")}#"].items'
+        f'["#{short_hash("Zebulon.Smith")}#"].type'
+    )
+    assert private_path("config.systemInstruction.parts[0].inlineData") == (
+        "config.systemInstruction.parts[0].inlineData"
+    )
