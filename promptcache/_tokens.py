@@ -64,9 +64,13 @@ class EstimateCounter:
 
     def count(self, text: str) -> int:
         if text.isascii():
-            return max(1, round(len(text) / self.chars_per_token)) if text else 0
+            return self.ascii_count(len(text))
         extra_bytes = len(text.encode("utf-8")) - len(text)
         return max(1, round(len(text) / self.chars_per_token + extra_bytes / 3))
+
+    def ascii_count(self, length: int) -> int:
+        """The count of an ASCII text of `length` characters (a dropped body keeps only sizes)."""
+        return max(1, round(length / self.chars_per_token)) if length else 0
 
     def __repr__(self) -> str:
         return f"EstimateCounter(chars_per_token={self.chars_per_token})"

@@ -88,12 +88,14 @@ class Fingerprint:
         counts = dict(zip(self.counted, self.tokens, strict=True))
         out: list[Record] = []
         index = 0
+        estimate = EstimateCounter(self.chars_per_token)
         for layer, path, start, listed, size in self.spans:
+            span = Span(layer, path, (), start, listed)
             for i in range(size):
                 tokens = counts.get(index)
                 if tokens is None:  # ASCII JSON under the estimate counter: its size says it
-                    tokens = max(1, round(self.sizes[index] / self.chars_per_token))
-                where = f"{path}[{start + i}]" if listed else path
+                    tokens = estimate.ascii_count(self.sizes[index])
+                where = span.path_of(i)
                 marked = index in marks
                 out.append(
                     Record(layer, where, self.digests[index], tokens, marks.get(index), marked)
