@@ -38,6 +38,7 @@ _REGISTRY = {
     "openai-responses": ("openai", "OpenAIResponsesAdapter"),
     "gemini": ("gemini", "GeminiAdapter"),
     "engine": ("engines", "EngineAdapter"),
+    "bedrock-converse": ("bedrock", "BedrockConverseAdapter"),
 }
 ADAPTER_NAMES = tuple(_REGISTRY)
 

@@ -29,7 +29,7 @@ from .._errors import InputError
 from .._pricing import load_min_tokens
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, detect_vendor, resolve_vendor
-from ..vendors._elements import Element, plain_request
+from ..vendors._elements import Element, model_of_request, plain_request
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
 from .divergence import Divergence, Position, first_divergence, run_bytes, tokens_lost, write_points
 from .settings import SettingChange, setting_change
@@ -104,7 +104,7 @@ def diff(
         if second is not spec:
             _raise_mixed(spec, second)
         ea, eb = _elements(spec, a, "a"), _elements(spec, b, "b")
-        model = str(a.get("model") or "")
+        model = str(model_of_request(a) or "")
         minimum = (
             load_min_tokens().minimum(spec.family, model) if min_tokens is None else min_tokens
         )

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import InputError, shown_keys, shown_name
-from . import anthropic, engine, gemini, openai_chat, openai_responses
+from . import anthropic, bedrock_converse, engine, gemini, openai_chat, openai_responses
 from ._elements import Element, Span, Unit, plain, plain_request
 from ._rules import TTL_SECONDS, CacheRules, Capabilities, Setting
 from ._vendor import Vendor
@@ -45,6 +45,7 @@ __all__ = [
 ]
 
 _MODULES = (anthropic, openai_chat, openai_responses, gemini, engine)
+_MODULES += (bedrock_converse,)
 VENDORS: tuple[Vendor, ...] = tuple(module.VENDOR for module in _MODULES)
 VENDOR_NAMES: tuple[str, ...] = tuple(v.name for v in VENDORS)
 _BY_NAME: dict[str, Vendor] = {name.lower(): v for v in VENDORS for name in (v.name, *v.aliases)}
