@@ -17,6 +17,7 @@ is one module here (its `VENDOR` record) and a row in `_MODULES`; see docs/archi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 from .._errors import InputError, shown_keys, shown_name
@@ -44,7 +45,7 @@ __all__ = [
     "vendor_choices",
 ]
 
-_MODULES = (anthropic, openai_chat, openai_responses, gemini, engine)
+_MODULES: tuple[ModuleType, ...] = (anthropic, openai_chat, openai_responses, gemini, engine)
 _MODULES += (bedrock_converse,)
 VENDORS: tuple[Vendor, ...] = tuple(module.VENDOR for module in _MODULES)
 VENDOR_NAMES: tuple[str, ...] = tuple(v.name for v in VENDORS)

@@ -34,7 +34,7 @@ from .._parts import (
     ToolUse,
 )
 from .._usage import CacheUsage
-from ._bedrock_models import resolve_model
+from ._bedrock_models import resolve_model, same_model
 from ._elements import Span, check_list, messages_span, plain, required_list
 from ._fields import get_field, get_int, require_usage
 from ._reading import PromptParts, message, sample
@@ -369,6 +369,17 @@ def cache_point_problems(request: Mapping[str, Any], *, one_hour: bool | None = 
     return problems
 
 
+def marker_check(
+    request: Mapping[str, Any],
+) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """`Vendor.check_markers`: the cache points present and what Bedrock would refuse."""
+    model = request.get("modelId")
+    resolved = resolve_model(model).base if isinstance(model, str) and model.strip() else None
+    one_hour = one_hour_ttl(resolved) if resolved else None
+    present = [(path, ttl) for path, ttl, _ in cache_points(request)]
+    return present, cache_point_problems(request, one_hour=one_hour)
+
+
 def check_cache_points(request: Mapping[str, Any], *, one_hour: bool | None = None) -> None:
     """Refuse a Converse request Bedrock would refuse, with every rule it breaks."""
     problems = cache_point_problems(request, one_hour=one_hour)
@@ -570,4 +581,6 @@ VENDOR = Vendor(
     response_signs=response_signs,
     call_paths=CALL_PATHS,
     sdk="boto3",
+    check_markers=marker_check,
+    same_model=same_model,
 )
