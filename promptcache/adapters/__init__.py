@@ -39,6 +39,7 @@ _REGISTRY = {
     "gemini": ("gemini", "GeminiAdapter"),
     "engine": ("engines", "EngineAdapter"),
     "bedrock-converse": ("bedrock", "BedrockConverseAdapter"),
+    "bedrock-invoke": ("bedrock", "BedrockInvokeAdapter"),
 }
 ADAPTER_NAMES = tuple(_REGISTRY)
 

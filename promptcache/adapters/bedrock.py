@@ -1,6 +1,6 @@
 """
 AWS Bedrock: the Converse API (`boto3.client("bedrock-runtime").converse(**kwargs)`, botocore
-1.44.8's service model), and InvokeModel with Anthropic's body (`adapters.bedrock_invoke`).
+1.44.8's service model), and InvokeModel with Anthropic's body (`BedrockInvokeAdapter`).
 
 Converse markers are blocks of their own, `{"cachePoint": {"type": "default", "ttl"?: "1h"}}`,
 placed after the tool (`toolConfig.tools`), system block or message content block they close.
@@ -19,6 +19,8 @@ import base64
 import binascii
 from collections.abc import Mapping
 from typing import Any, ClassVar
+
+import orjson
 
 from .._errors import InputError
 from .._parts import (
@@ -48,11 +50,22 @@ from ..vendors.bedrock_converse import (
     one_hour_ttl,
     read_usage,
 )
+from ..vendors.bedrock_invoke import RULES as INVOKE_RULES
+from ..vendors.bedrock_invoke import InvokeStream
+from ..vendors.bedrock_invoke import read_usage as read_invoke_usage
 from ._base import BaseAdapter
 from ._pieces import pieces
-from .anthropic import _doc_text
+from .anthropic import AnthropicAdapter, _doc_text
 
-__all__ = ["BedrockConverseAdapter", "ConverseStream", "resolve_model"]
+__all__ = [
+    "BEDROCK_VERSION",
+    "BedrockConverseAdapter",
+    "BedrockInvokeAdapter",
+    "ConverseStream",
+    "InvokeStream",
+    "invoke_kwargs",
+    "resolve_model",
+]
 
 _RESERVED = ("modelId", "messages", "system", "toolConfig")
 _UNMARKABLE = ("reasoningContent",)
@@ -291,3 +304,113 @@ def _tool_result(part: ToolResult) -> dict[str, Any]:
     if part.is_error:
         out["status"] = "error"
     return out
+
+
+# -- InvokeModel with Anthropic's body ---------------------------------------------------------
+
+BEDROCK_VERSION = "bedrock-2023-05-31"
+
+
+class BedrockInvokeAdapter(AnthropicAdapter):
+    """
+    Bedrock InvokeModel for Claude: Anthropic's body and markers, Bedrock's minimums and prices.
+
+    `to_request` returns the keyword arguments of `AnthropicBedrock().messages.create(...)`
+    (which moves `model` into the URL); `invoke_kwargs` turns them into boto3's
+    `invoke_model(modelId=..., body=...)`.
+    """
+
+    name = "bedrock-invoke"
+    vendor = "aws"
+    sdk = ("anthropic", "anthropic", "anthropic", "AnthropicBedrock", "AsyncAnthropicBedrock")
+    capabilities: ClassVar[Capabilities] = INVOKE_RULES.capabilities
+
+    def min_cacheable_tokens(self, model: str) -> int:
+        found = resolve_model(model)
+        if found.base is None:
+            raise unresolved_error(found, "its minimum cacheable prefix")
+        return BaseAdapter.min_cacheable_tokens(self, found.base)
+
+    def to_request(
+        self,
+        prompt: Prompt,
+        *,
+        model: str,
+        plan: Plan | None = None,
+        base_model: str | None = None,
+        ttl: str | None = None,
+        layer_ttls: Mapping[Layer, str] | None = None,
+        previous: Prompt | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
+        """Anthropic's request for Bedrock: no automatic mode, `anthropic_version` in the body."""
+        for refused in ("automatic", "diagnostics", "previous_message_id", "platform"):
+            if options.get(refused):
+                raise InputError(
+                    f"{refused}= is not available on Bedrock's InvokeModel (the legacy Bedrock "
+                    "integration answers 400 to a top-level cache_control; diagnostics are a "
+                    "first-party beta); leave it out"
+                )
+            options.pop(refused, None)
+        found = resolve_model(model, {model: base_model} if base_model else None)
+        if plan is None and found.base is None:
+            raise unresolved_error(found, "its minimum cacheable prefix")
+        chosen = plan or make_plan(
+            prompt,
+            vendor=self.name,
+            model=str(found.base),
+            ttl=ttl,
+            layer_ttls=layer_ttls,
+            previous=previous,
+        )
+        _check_one_hour(chosen, found)
+        kwargs = super().to_request(prompt, model=model, plan=chosen, **options)
+        kwargs.setdefault("anthropic_version", BEDROCK_VERSION)
+        return _without_default_ttl(kwargs)
+
+    def read_usage(self, response: Any) -> CacheUsage:
+        return read_invoke_usage(response)
+
+    def accumulator(self) -> InvokeStream:  # type: ignore[override]
+        return InvokeStream()
+
+
+_DEFAULT_MARKER = {"type": "ephemeral", "ttl": "5m"}
+
+
+def _without_default_ttl(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """
+    Markers at the default TTL written without `ttl`: a model without Bedrock's 1-hour option
+    answers 400 to the key ("cache_control.ephemeral.ttl: Extra inputs are not permitted",
+    pydantic-ai#3615). The marked blocks are the request's own copies, replaced, not edited.
+    """
+
+    def clean(blocks: Any) -> Any:
+        if not isinstance(blocks, list):
+            return blocks
+        return [
+            {**b, "cache_control": {"type": "ephemeral"}}
+            if isinstance(b, dict) and b.get("cache_control") == _DEFAULT_MARKER
+            else b
+            for b in blocks
+        ]
+
+    for name in ("tools", "system"):
+        if name in kwargs:
+            kwargs[name] = clean(kwargs[name])
+    kwargs["messages"] = [
+        {**m, "content": clean(m["content"])} if isinstance(m, dict) and "content" in m else m
+        for m in kwargs["messages"]
+    ]
+    return kwargs
+
+
+def invoke_kwargs(request: Mapping[str, Any]) -> dict[str, Any]:
+    """boto3's `invoke_model` / `invoke_model_with_response_stream` keyword arguments."""
+    body = {k: v for k, v in request.items() if k not in ("model", "stream")}
+    return {
+        "modelId": request["model"],
+        "body": orjson.dumps(body),
+        "contentType": "application/json",
+        "accept": "application/json",
+    }

@@ -21,7 +21,15 @@ from types import ModuleType
 from typing import Any
 
 from .._errors import InputError, shown_keys, shown_name
-from . import anthropic, bedrock_converse, engine, gemini, openai_chat, openai_responses
+from . import (
+    anthropic,
+    bedrock_converse,
+    bedrock_invoke,
+    engine,
+    gemini,
+    openai_chat,
+    openai_responses,
+)
 from ._elements import Element, Span, Unit, plain, plain_request
 from ._rules import TTL_SECONDS, CacheRules, Capabilities, Setting
 from ._vendor import Vendor
@@ -46,7 +54,7 @@ __all__ = [
 ]
 
 _MODULES: tuple[ModuleType, ...] = (anthropic, openai_chat, openai_responses, gemini, engine)
-_MODULES += (bedrock_converse,)
+_MODULES += (bedrock_converse, bedrock_invoke)
 VENDORS: tuple[Vendor, ...] = tuple(module.VENDOR for module in _MODULES)
 VENDOR_NAMES: tuple[str, ...] = tuple(v.name for v in VENDORS)
 _BY_NAME: dict[str, Vendor] = {name.lower(): v for v in VENDORS for name in (v.name, *v.aliases)}

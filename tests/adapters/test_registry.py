@@ -21,6 +21,7 @@ def test_names() -> None:
         "gemini",
         "engine",
         "bedrock-converse",
+        "bedrock-invoke",
     )
 
 

@@ -210,6 +210,7 @@ MODELS = {
     "gemini": "gemini-2.5-pro",
     "engine": "Qwen/Qwen3-8B",
     "bedrock-converse": "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "bedrock-invoke": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
 }
 RESPONSES = {
     "anthropic": {
@@ -247,6 +248,10 @@ RESPONSES = {
             "cacheWriteInputTokens": 0,
         },
     },
+    "bedrock-invoke": {
+        "type": "message",
+        "usage": {"input_tokens": 5, "cache_read_input_tokens": 900, "output_tokens": 2},
+    },
 }
 
 
@@ -282,7 +287,7 @@ def test_every_command_works_without_a_vendor(
     if vendor == "engine":  # self-hosted: no price list, and cost says so
         assert main(["cost", str(answer), "--model", "Qwen/Qwen3-8B"]) == 2
         assert "no prices for vendor 'engine'" in capsys.readouterr().err
-    elif vendor == "bedrock-converse":  # a Converse response names no model: cost asks for it
+    elif vendor.startswith("bedrock-"):  # a Bedrock response names no model: cost asks for it
         assert main(["cost", str(answer), "--format", "json"]) == 2
         assert "names no model; pass --model" in capsys.readouterr().err
         assert main(["cost", str(answer), "--model", MODELS[vendor], "--format", "json"]) == 0
