@@ -316,8 +316,8 @@ class BedrockInvokeAdapter(AnthropicAdapter):
     Bedrock InvokeModel for Claude: Anthropic's body and markers, Bedrock's minimums and prices.
 
     `to_request` returns the keyword arguments of `AnthropicBedrock().messages.create(...)`
-    (which moves `model` into the URL); `invoke_kwargs` turns them into boto3's
-    `invoke_model(modelId=..., body=...)`.
+    (which moves `model` into the URL; `anthropic_version` rides in `extra_body`);
+    `invoke_kwargs` turns them into boto3's `invoke_model(modelId=..., body=...)`.
     """
 
     name = "bedrock-invoke"
@@ -364,8 +364,10 @@ class BedrockInvokeAdapter(AnthropicAdapter):
             previous=previous,
         )
         _check_one_hour(chosen, found)
-        kwargs = super().to_request(prompt, model=model, plan=chosen, **options)
-        kwargs.setdefault("anthropic_version", BEDROCK_VERSION)
+        # in the body through extra_body: messages.create() has no parameter for it, and
+        # AnthropicBedrock keeps a caller's value (it would send its own "2026-10-21")
+        extra = {"anthropic_version": BEDROCK_VERSION, **(options.pop("extra_body", None) or {})}
+        kwargs = super().to_request(prompt, model=model, plan=chosen, extra_body=extra, **options)
         return _without_default_ttl(kwargs)
 
     def read_usage(self, response: Any) -> CacheUsage:
@@ -406,8 +408,12 @@ def _without_default_ttl(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 def invoke_kwargs(request: Mapping[str, Any]) -> dict[str, Any]:
-    """boto3's `invoke_model` / `invoke_model_with_response_stream` keyword arguments."""
-    body = {k: v for k, v in request.items() if k not in ("model", "stream")}
+    """
+    boto3's `invoke_model` / `invoke_model_with_response_stream` keyword arguments from the
+    adapter's request (`extra_body` merged into the body, as the anthropic SDK does).
+    """
+    body = {k: v for k, v in request.items() if k not in ("model", "stream", "extra_body")}
+    body.update(request.get("extra_body") or {})
     return {
         "modelId": request["model"],
         "body": orjson.dumps(body),

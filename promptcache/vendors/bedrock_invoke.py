@@ -24,6 +24,7 @@ import orjson
 from .._errors import InputError
 from .._usage import CacheUsage
 from ._bedrock_models import same_model
+from ._elements import setting
 from ._fields import get_field, get_int
 from ._rules import CacheRules, Capabilities
 from ._vendor import Vendor
@@ -62,9 +63,9 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
 
 
 def misfit(request: Mapping[str, Any]) -> str | None:
-    version = request.get("anthropic_version")
-    if version is None:
-        return "no 'anthropic_version' (an InvokeModel body for Claude carries one)"
+    # Without `anthropic_version` the body still fits (AnthropicBedrock's messages.create adds it
+    # on the way out), but `signs` leaves such a body to Anthropic's own format in detection.
+    version = _version(request)
     if str(version).startswith("vertex-"):
         return f"anthropic_version {version!r}, Vertex AI's"
     if "cache_control" in request:
@@ -73,8 +74,16 @@ def misfit(request: Mapping[str, Any]) -> str | None:
 
 
 def signs(request: Mapping[str, Any]) -> int:
-    version = str(request.get("anthropic_version") or "")
+    version = _version(request)
+    if version is None:
+        return anthropic_signs(request) - 1
+    version = str(version)
     return anthropic_signs(request) + 1 + 2 * version.startswith("bedrock-")
+
+
+def _version(request: Mapping[str, Any]) -> Any:
+    """`anthropic_version` in the body, or in `extra_body` (AnthropicBedrock's kwargs)."""
+    return setting(request, "anthropic_version")[1]
 
 
 def response_signs(response: Any) -> int:
@@ -106,12 +115,10 @@ class InvokeStream:
     def feed(self, event: Any) -> None:
         data = get_field(event, "chunk", "bytes")
         inner = orjson.loads(data) if isinstance(data, (bytes, bytearray, str)) else event
-        if not isinstance(inner, Mapping):
-            return
-        metrics = inner.get("amazon-bedrock-invocationMetrics")
+        metrics = get_field(inner, "amazon-bedrock-invocationMetrics")
         if metrics is not None:
             self._metrics = metrics
-        if inner.get("type") == "message_start":
+        if get_field(inner, "type") == "message_start":
             self._fed = True
         self._inner.feed(inner)
 

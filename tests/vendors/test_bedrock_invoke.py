@@ -95,10 +95,11 @@ def test_the_adapter_writes_bedrocks_body_and_boto3_kwargs() -> None:
     prompt = Prompt().add_system("Policy line. " * 400).with_tail("q")
     adapter = get_adapter("bedrock-invoke")
     request = adapter.to_request(prompt, model=MODEL)
-    assert request["anthropic_version"] == "bedrock-2023-05-31"
+    assert request["extra_body"]["anthropic_version"] == "bedrock-2023-05-31"
     assert request["system"][-1]["cache_control"] == {"type": "ephemeral"}
     sent = invoke_kwargs(request)
     assert sent["modelId"] == MODEL and "model" not in json.loads(sent["body"])
+    assert json.loads(sent["body"])["anthropic_version"] == "bedrock-2023-05-31"
     with pytest.raises(InputError, match="not available on Bedrock"):
         adapter.to_request(prompt, model=MODEL, automatic=True)
     arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/x1"
