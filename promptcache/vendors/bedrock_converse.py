@@ -571,7 +571,8 @@ def model_name(request: Mapping[str, Any]) -> str | None:
 VENDOR = Vendor(
     name="bedrock-converse",
     title="AWS Bedrock Converse",
-    aliases=("bedrock", "converse", "bedrock-converse-stream"),
+    # "aws.bedrock": the GenAI conventions' gen_ai.system for Bedrock
+    aliases=("bedrock", "converse", "bedrock-converse-stream", "aws.bedrock"),
     rules=RULES,
     layers=layers,
     read_prompt=read_prompt,
