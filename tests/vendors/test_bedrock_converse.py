@@ -323,3 +323,23 @@ def test_bedrock_minimums_differ_from_anthropics() -> None:
     assert adapter.min_cacheable_tokens("us.anthropic.claude-sonnet-4-6") == 2048
     assert get_adapter("anthropic").min_cacheable_tokens("claude-sonnet-4-6") == 1024
     assert adapter.min_cacheable_tokens("apac.anthropic.claude-haiku-4-5-20251001-v1:0") == 4096
+
+
+def test_the_planner_refuses_a_ttl_order_bedrock_refuses() -> None:
+    from promptcache import Layer
+
+    prompt = (
+        Prompt()
+        .add_system(LONG)
+        .add_history(Message.user("a " * 500), Message.assistant("b " * 500))
+        .with_tail("q")
+    )
+    with pytest.raises(InputError, match=r"'1h' after a '5m' marker at system\[0\]"):
+        get_adapter("bedrock").to_request(
+            prompt, model=MODEL, layer_ttls={Layer.SYSTEM: "5m", Layer.HISTORY: "1h"}
+        )
+    ordered = get_adapter("bedrock").to_request(
+        prompt, model=MODEL, layer_ttls={Layer.SYSTEM: "1h", Layer.HISTORY: "5m"}
+    )
+    check_cache_points(ordered)
+    assert ordered["system"][-1] == {"cachePoint": {"type": "default", "ttl": "1h"}}
