@@ -166,3 +166,40 @@ def test_anthropic_bedrock_is_observed_as_bedrock_invoke(
     streamed = observed[1][2]
     assert isinstance(streamed, CacheUsage) and streamed.cache_read == 1829
     assert events[0].type == "message_start"
+
+
+def test_async_anthropic_bedrock_is_observed(
+    observed: list[tuple[dict[str, Any], Any, Any]],
+) -> None:
+    import asyncio
+
+    anthropic = pytest.importorskip("anthropic")
+    from promptcache import Prompt, get_adapter
+
+    emulator = BedrockEmulator(clock=ManualClock())
+    client = wrap(
+        anthropic.AsyncAnthropicBedrock(
+            aws_access_key="AKIDPROMPTCACHEFAKE",
+            aws_secret_key="fake-secret-0000",
+            aws_region="us-east-1",
+            base_url="https://bedrock-runtime.us-east-1.amazonaws.com",
+            http_client=emulator.http_client(is_async=True),
+            max_retries=0,
+        )
+    )
+    prompt = Prompt().add_system("Policy line for the agent. " * 600).with_tail("q")
+    kwargs = get_adapter("bedrock-invoke").to_request(
+        prompt, model="us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    )
+
+    async def twice() -> list[Any]:
+        return [await client.messages.create(**kwargs) for _ in range(2)]
+
+    first, second = asyncio.run(twice())
+    assert second.usage.cache_read_input_tokens == first.usage.cache_creation_input_tokens > 0
+    assert len(observed) == 2
+    # the requests judged are the bodies sent: extra_body merged, Bedrock's version string in it
+    from promptcache.vendors import detect_vendor
+
+    assert all(r["anthropic_version"] == "bedrock-2023-05-31" for r, _, _ in observed)
+    assert {detect_vendor(r).name for r, _, _ in observed} == {"bedrock-invoke"}
