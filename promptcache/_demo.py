@@ -32,6 +32,7 @@ MODELS: dict[str, str] = {
     "openai-responses": "gpt-5.6-terra",
     "gemini": "gemini-2.5-pro",
     "engine": "Qwen/Qwen3-8B",
+    "bedrock-converse": "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
 }
 
 _POLICY = [

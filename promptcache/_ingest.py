@@ -20,6 +20,7 @@ from ._errors import InputError
 from ._parts import Message
 from ._prompt import Prompt
 from .vendors import Vendor, resolve_vendor
+from .vendors._elements import model_of_request
 
 __all__ = ["Ingested", "prompt_from_request"]
 
@@ -80,7 +81,7 @@ def prompt_from_request(request: Mapping[str, Any], vendor: str | Vendor | None 
         .add_history(*history)
         .with_tail(*tail)
     )
-    model = request.get("model")
+    model = model_of_request(request)
     return Ingested(
         prompt=prompt, model=str(model) if model is not None else None, vendor=spec.name
     )

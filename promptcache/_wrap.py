@@ -131,6 +131,15 @@ SDK_PATHS: dict[str, SdkPaths] = {
             for name in ("count_tokens", "compute_tokens", "embed_content")
         ),
     ),
+    # boto3 / botocore 1.44 (`bedrock-runtime`): hooked through botocore's events (_wrap_boto)
+    "boto3": SdkPaths(
+        unobservable={
+            "start_async_invoke": "an asynchronous invocation: its result lands in S3",
+            "invoke_model_with_bidirectional_stream": "a bidirectional audio stream",
+        },
+        quiet=frozenset({"count_tokens", "apply_guardrail"}),
+        transport=frozenset(),
+    ),
 }
 
 
@@ -156,7 +165,7 @@ def wrap(
     per call; by default the monitor derives it from the request.
     """
     name = vendor or _vendor_of(client)
-    sdk = get_vendor(name).sdk
+    sdk = _sdk_of(client) or get_vendor(name).sdk
     if monitor is not None and recorder is not None:
         raise InputError("pass recorder= to the Monitor you give wrap(), or no monitor")
     watcher = _Watcher(
@@ -165,15 +174,46 @@ def wrap(
         sdk,
         SDK_PATHS[sdk],
     )
+    if sdk == "boto3":  # not httpx-based: botocore's event system instead of a proxy
+        from ._wrap_boto import wrap_boto3
+
+        return cast(ClientT, wrap_boto3(client, watcher, _Call, _stream))
     return cast(ClientT, _Proxy(client, (), None, _Routes.of(sdk), watcher))
 
 
+_SDK_PACKAGES = (
+    ("anthropic", "anthropic"),
+    ("openai", "openai"),
+    ("google.genai", "google-genai"),
+    ("botocore", "boto3"),
+)
+# Clients of one SDK package that send another request format than the package's own
+_CLIENT_FORMATS = {"AnthropicBedrock": "bedrock-invoke", "AsyncAnthropicBedrock": "bedrock-invoke"}
+
+
+def _sdk_of(client: Any) -> str | None:
+    """The SDK package a client is from (its call paths), whatever format it is told to send."""
+    module = client.__class__.__module__
+    return next(
+        (
+            sdk
+            for package, sdk in _SDK_PACKAGES
+            if module == package or module.startswith(package + ".")
+        ),
+        None,
+    )
+
+
 def _vendor_of(client: Any) -> str:
+    own = _CLIENT_FORMATS.get(client.__class__.__name__)
+    if own is not None:
+        return own
     module = client.__class__.__module__  # a wrapped client's too: wrap() twice nests
     for package, name in (
         ("anthropic", "anthropic"),
         ("openai", "openai"),
         ("google.genai", "gemini"),
+        ("botocore", "bedrock-converse"),
     ):
         if module == package or module.startswith(package + "."):
             return name

@@ -59,8 +59,8 @@ def test_a_missing_sdk_says_what_to_install(
 
 
 def test_an_unknown_vendor_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--vendor", "bedrock"]) == 2
-    assert "unknown vendor 'bedrock'" in capsys.readouterr().err
+    assert main(["demo", "--vendor", "palm"]) == 2
+    assert "unknown vendor 'palm'" in capsys.readouterr().err
 
 
 def _euro_prices(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -106,5 +106,5 @@ def test_a_self_hosted_session_has_no_currency(capsys: pytest.CaptureFixture[str
 def test_an_unknown_vendor_typed_as_a_word_is_quoted(capsys: pytest.CaptureFixture[str]) -> None:
     # The value was typed on the command line: the error quotes it, capitalised or not (a name
     # read from a request that reads like a word is shown by its hash instead).
-    assert main(["demo", "--vendor", "Bedrock"]) == 2
-    assert "unknown vendor 'Bedrock'; use one of anthropic" in capsys.readouterr().err
+    assert main(["demo", "--vendor", "Palm"]) == 2
+    assert "unknown vendor 'Palm'; use one of anthropic" in capsys.readouterr().err

@@ -101,8 +101,8 @@ def test_a_dumped_prompt_with_a_one_word_part_type_is_not_quoted() -> None:
 
 
 def test_the_names_users_type_still_read_naturally() -> None:
-    with pytest.raises(InputError, match="unknown vendor 'bedrock'"):
-        get_vendor("bedrock")
+    with pytest.raises(InputError, match="unknown vendor 'palm'"):
+        get_vendor("palm")
     message = _message(
         {
             "model": "claude-x",

@@ -165,8 +165,8 @@ def test_bad_requests_get_clear_errors(request_: dict[str, Any], message: str) -
 
 
 def test_unknown_vendor_is_refused() -> None:
-    with pytest.raises(InputError, match="unknown vendor 'bedrock'"):
-        prompt_from_request(ANTHROPIC, "bedrock")
+    with pytest.raises(InputError, match="unknown vendor 'palm'"):
+        prompt_from_request(ANTHROPIC, "palm")
 
 
 _SECRET = "SECRET-4417 my card number"

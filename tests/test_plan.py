@@ -207,7 +207,7 @@ def test_automatic_vendors_get_notes_not_breakpoints() -> None:
 
 def test_unknown_vendor_lists_the_valid_ones() -> None:
     with pytest.raises(InputError, match="anthropic, openai, openai-responses, gemini, engine"):
-        plan(base(), vendor="bedrock", model=MODEL)
+        plan(base(), vendor="palm", model=MODEL)
 
 
 def test_plan_accepts_a_rendered_prompt() -> None:

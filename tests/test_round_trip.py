@@ -25,6 +25,8 @@ MODELS = {
     "openai": "gpt-5.6-terra",
     "openai-responses": "gpt-5.6-terra",
     "gemini": "gemini-2.5-pro",
+    "bedrock-converse": "eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "bedrock-invoke": "anthropic.claude-sonnet-4-5-20250929-v1:0",
 }
 SCHEMA = {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}
 

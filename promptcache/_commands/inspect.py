@@ -207,6 +207,13 @@ def _markers(data: dict[str, Any], vendor: str) -> dict[str, Any]:
     The cache markers the file already carries, and what the API would refuse about them (more
     than four, a 1h marker after a 5m one). Anthropic only: the other vendors take no markers.
     """
+    try:
+        own = get_vendor(vendor).check_markers
+    except InputError:  # a dumped Prompt: no request format, no markers
+        own = None
+    if own is not None:
+        found, refused = own(data)
+        return {"present": [{"path": w, "ttl": ttl} for w, ttl in found], "problems": refused}
     if vendor != "anthropic":
         return {"present": [], "problems": []}
     try:

@@ -38,6 +38,8 @@ _REGISTRY = {
     "openai-responses": ("openai", "OpenAIResponsesAdapter"),
     "gemini": ("gemini", "GeminiAdapter"),
     "engine": ("engines", "EngineAdapter"),
+    "bedrock-converse": ("bedrock", "BedrockConverseAdapter"),
+    "bedrock-invoke": ("bedrock", "BedrockInvokeAdapter"),
 }
 ADAPTER_NAMES = tuple(_REGISTRY)
 

@@ -29,7 +29,7 @@ from .._errors import InputError
 from .._pricing import load_min_tokens
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, detect_vendor, resolve_vendor
-from ..vendors._elements import Element, plain_request
+from ..vendors._elements import Element, model_of_request, plain_request
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
 from .divergence import Divergence, Position, first_divergence, run_bytes, tokens_lost, write_points
 from .settings import SettingChange, setting_change
@@ -104,7 +104,7 @@ def diff(
         if second is not spec:
             _raise_mixed(spec, second)
         ea, eb = _elements(spec, a, "a"), _elements(spec, b, "b")
-        model = str(a.get("model") or "")
+        model = str(model_of_request(a) or "")
         minimum = (
             load_min_tokens().minimum(spec.family, model) if min_tokens is None else min_tokens
         )
@@ -329,6 +329,8 @@ def _setting_result(
 
 def _setting_detail(change: SettingChange, vendor: Vendor) -> str:
     if change.cause == "model_changed":
+        if one_model(vendor, change.before, change.after):
+            return possibly_one_model(vendor, change.before, change.after)
         return "the model changed: caches are per model, so nothing written before is read"
     if change.cause == "cache_salt_changed":
         return f"`{change.path}` changed: the engine keeps each salt's cache apart, nothing is read"
@@ -338,6 +340,25 @@ def _setting_detail(change: SettingChange, vendor: Vendor) -> str:
             "drops messages"
         )
     return f"`{change.path}` changed: the vendor drops the cached prefix"
+
+
+def one_model(vendor: Vendor, before: Any, after: Any) -> bool:
+    """Whether two model names are, by the vendor's own naming, one model (Bedrock's ids)."""
+    same = vendor.same_model
+    return (
+        same is not None
+        and isinstance(before, str)
+        and isinstance(after, str)
+        and bool(same(before, after))
+    )
+
+
+def possibly_one_model(vendor: Vendor, before: Any, after: Any) -> str:
+    return (
+        f"possibly model_changed: {before} and {after} are two names of one model; "
+        f"{vendor.title} does not document whether they share a cache (a profile may route to "
+        "another region), so this counts what is lost if they do not"
+    )
 
 
 def _result(

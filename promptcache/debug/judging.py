@@ -18,7 +18,7 @@ from .._tokens import TokenCounter
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
 from ..vendors._elements import MARKERS, Element, Span, element_units, plain
-from .diff import DiffResult, compare_elements, identical
+from .diff import DiffResult, compare_elements, identical, one_model, possibly_one_model
 from .divergence import automatic, breakpoints
 from .events import Invalidation
 from .fingerprint import digest
@@ -354,6 +354,8 @@ class Judging:
                 "is read (the default key is per model; pass key= to follow a session across "
                 "models)"
             )
+            if one_model(entry.vendor, before, after):
+                detail = f"{possibly_one_model(entry.vendor, before, after)} ({gap:.0f} s apart)"
             found = DiffResult(
                 invalidated=True,
                 layer="model",

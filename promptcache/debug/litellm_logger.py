@@ -15,11 +15,12 @@ monitor's default key is per model there too and a switch of model is named as o
 the one LiteLLM reports, cache read and creation tokens included; a Gemini body's omitted cache
 read is a read of 0.
 
+Bedrock's Converse route (LiteLLM's default for `bedrock/` models) is judged in the Converse
+format, its `cachePoint` blocks read as the markers they are.
+
 Not judged, and said: a response LiteLLM served from its own cache (`litellm.cache`; no provider
-was asked, so there is no provider cache read or miss), Bedrock's Converse route (LiteLLM's
-default for `bedrock/` models), whose body is in a format the monitor does not read, and a
-Bedrock InvokeModel body other than Anthropic's (Amazon Nova's is Converse-shaped, and would be
-read as Anthropic's with its `cachePoint` markers unseen).
+was asked, so there is no provider cache read or miss), and a Bedrock InvokeModel body other
+than Anthropic's (Amazon Nova's is Converse-shaped, but its InvokeModel rules are not Converse's).
 
 Nothing here raises into LiteLLM's call or logs prompt text: a call that cannot be observed is
 counted in `unobserved` and said once per reason on the logger, by name only.
@@ -67,13 +68,13 @@ JUDGED_CALLS = frozenset(
     {"completion", "acompletion", "responses", "aresponses", "anthropic_messages"}
 )
 # the paths of Bedrock's Converse API, whose body (`system: [{"text"}, {"cachePoint"}]`,
-# `inferenceConfig`) is no format the monitor reads; its Anthropic-shaped look-alike would be
-# read as Anthropic's, markers unseen
+# `inferenceConfig`) is read in the Converse format (`vendors.bedrock_converse`)
 CONVERSE_PATHS = ("/converse", "/converse-stream")
 # how many answered call ids are kept to tell LiteLLM's second report of a call
 ANSWERED_KEPT = 4096
 # how a LiteLLM model name asks for Bedrock's InvokeModel API (its Anthropic body, judged)
 BEDROCK_INVOKE = "invoke/"
+BEDROCK_CONVERSE = "converse/"
 # what tells Anthropic's Messages body on Bedrock from the other model families' bodies
 BEDROCK_ANTHROPIC = "anthropic_version"
 
@@ -85,9 +86,6 @@ WHY = {
     "/chat/completions, /responses and /v1/messages); this call was:",
     "litellm_cache": "LiteLLM answered from its own response cache (litellm.cache): no provider "
     "was asked, so there is no provider cache read or miss to judge",
-    "bedrock_converse": "Bedrock's Converse API (LiteLLM's default route for bedrock/ models) "
-    "sends a format promptcache does not read; call Anthropic models on Bedrock as "
-    "bedrock/invoke/<model id> to have them judged in the Anthropic format",
     "bedrock_not_anthropic": "a Bedrock InvokeModel body not in Anthropic's format (no "
     "anthropic_version: Amazon Nova's, Meta's, ...), which promptcache does not read; on Bedrock "
     "only Anthropic models are judged, called as bedrock/invoke/<model id>",
@@ -152,9 +150,11 @@ def _sent_copy(sent: Any, model: Any) -> tuple[dict[str, Any], int] | None:
 
 
 def _called_model(model: Any, provider: Any) -> Any:
-    """The model LiteLLM called, less the route LiteLLM was told to take (`bedrock/invoke/`)."""
-    if provider == "bedrock" and isinstance(model, str) and model.startswith(BEDROCK_INVOKE):
-        return model[len(BEDROCK_INVOKE) :]
+    """The model LiteLLM called, less the route it was told to take (`bedrock/invoke/`, ...)."""
+    if provider == "bedrock" and isinstance(model, str):
+        for route in (BEDROCK_INVOKE, BEDROCK_CONVERSE):
+            if model.startswith(route):
+                return model[len(route) :]
     return model
 
 
@@ -310,13 +310,12 @@ class MonitorLogger(CustomLogger):
         extra = extra if isinstance(extra, Mapping) else {}
         copy: tuple[dict[str, Any], int] | str
         try:
-            if _converse(extra, kwargs):
-                copy = "bedrock_converse"
-            else:
-                called = _called_model(model, kwargs.get("custom_llm_provider"))
-                copy = _sent_copy(extra.get("complete_input_dict"), called) or "no_request"
-                if _bedrock_other(copy, kwargs):
-                    copy = "bedrock_not_anthropic"
+            called = _called_model(model, kwargs.get("custom_llm_provider"))
+            copy = _sent_copy(extra.get("complete_input_dict"), called) or "no_request"
+            # a Converse body is read as Converse (its cachePoint blocks are markers); an
+            # InvokeModel body must be Anthropic's
+            if not _converse(extra, kwargs) and _bedrock_other(copy, kwargs):
+                copy = "bedrock_not_anthropic"
         except (TypeError, orjson.JSONDecodeError):
             copy = "not_json"
         dropped = 0

@@ -15,7 +15,14 @@ import orjson
 
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
-from ..vendors._elements import MARKERS, Element, get_path, plain, strip_markers
+from ..vendors._elements import (
+    MARKERS,
+    Element,
+    get_path,
+    model_of_request,
+    plain,
+    strip_markers,
+)
 
 if TYPE_CHECKING:
     from .fingerprint import Fingerprint
@@ -297,7 +304,7 @@ class KeyState:
 
 
 def model_of(request: Mapping[str, Any], usage: CacheUsage) -> str | None:
-    model = request.get("model")
+    model = model_of_request(request)
     return model if isinstance(model, str) else usage.model
 
 

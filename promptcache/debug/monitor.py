@@ -52,7 +52,7 @@ from .._errors import InputError
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor, detect_vendor, get_vendor, resolve_vendor
-from ..vendors._elements import plain_request
+from ..vendors._elements import model_of_request, plain_request
 from .background import Background
 from .events import Invalidation
 from .exporters import Exporter
@@ -494,7 +494,7 @@ class Monitor(Judging):
         metadata = request.get("metadata")
         if isinstance(metadata, Mapping) and isinstance(metadata.get("user_id"), str):
             return str(metadata["user_id"])
-        return self._default_key(vendor, request.get("model"))
+        return self._default_key(vendor, model_of_request(request))
 
     def _default_key(self, vendor: Vendor, model: Any) -> str:
         return f"{self.vendor or vendor.name}:{model}"
@@ -503,7 +503,7 @@ class Monitor(Judging):
         """The request's format: the named vendor's (checked against its shape) or detected."""
         # Requests of one application come in a handful of shapes: read each shape once (the
         # top-level fields and the model decide it), not every request's messages again.
-        model = request.get("model")
+        model = model_of_request(request)
         shape = (frozenset(request), model if isinstance(model, str) else None)
         known = self._shapes.get(shape)
         if known is not None and (self._named is not None or self._still(known, shape, request)):

@@ -115,6 +115,11 @@ ZERO_OMITTED = (
     ("openinference.span.kind", "anthropic"),
     ("model_request_parameters", None),
 )
+# The official botocore instrumentation (opentelemetry-instrumentation-botocore 0.66) marks its
+# Bedrock spans so; it copies Bedrock's `inputTokens`, which EXCLUDES cache reads and writes,
+# into gen_ai.usage.input_tokens (the conventions' count includes them), and writes a cache
+# count only when it is not 0.
+BOTOCORE_BEDROCK = (("rpc.system", "aws-api"), ("gen_ai.system", "aws.bedrock"))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -211,6 +216,11 @@ def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
     if raw is not None:
         return replace(raw, vendor=vendor, model=model or raw.model)
     read, write = _cache_counts(attributes, vendor)
+    if all(attributes.get(name) == value for name, value in BOTOCORE_BEDROCK):
+        read, write = read or 0, write or 0
+        total += read + write
+        invoke = str(attributes.get("rpc.method", "")).startswith("InvokeModel")
+        vendor = "bedrock-invoke" if invoke else "bedrock-converse"
     return counted_usage(
         total=total,
         read=read,

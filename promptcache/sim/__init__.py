@@ -26,6 +26,7 @@ from ._base import Emulator, Reply
 from ._calls import send
 from ._core import EMULATION, ManualClock, Outcome
 from .anthropic import AnthropicEmulator
+from .bedrock import BedrockEmulator
 from .gemini import GeminiEmulator
 from .openai import OpenAIEmulator
 from .vllm import VLLMEmulator
@@ -33,6 +34,7 @@ from .vllm import VLLMEmulator
 __all__ = [
     "EMULATION",
     "AnthropicEmulator",
+    "BedrockEmulator",
     "Emulator",
     "GeminiEmulator",
     "ManualClock",
@@ -58,5 +60,6 @@ def emulator_for(vendor: str, **kwargs: object) -> Emulator:
         "openai-responses": OpenAIEmulator,
         "gemini": GeminiEmulator,
         "engine": VLLMEmulator,
+        "bedrock-converse": BedrockEmulator,
     }
     return table[get_vendor(vendor).name](**kwargs)  # type: ignore[arg-type]

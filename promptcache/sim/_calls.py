@@ -13,6 +13,7 @@ _CALLS: dict[str, Callable[[Any, Mapping[str, Any]], Any]] = {
     "openai-responses": lambda client, request: client.responses.create(**request),
     "engine": lambda client, request: client.chat.completions.create(**request),
     "gemini": lambda client, request: client.models.generate_content(**request),
+    "bedrock-converse": lambda client, request: client.converse(**request),
 }
 
 

@@ -17,10 +17,19 @@ is one module here (its `VENDOR` record) and a row in `_MODULES`; see docs/archi
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
 
 from .._errors import InputError, shown_keys, shown_name
-from . import anthropic, engine, gemini, openai_chat, openai_responses
+from . import (
+    anthropic,
+    bedrock_converse,
+    bedrock_invoke,
+    engine,
+    gemini,
+    openai_chat,
+    openai_responses,
+)
 from ._elements import Element, Span, Unit, plain, plain_request
 from ._rules import TTL_SECONDS, CacheRules, Capabilities, Setting
 from ._vendor import Vendor
@@ -44,7 +53,8 @@ __all__ = [
     "vendor_choices",
 ]
 
-_MODULES = (anthropic, openai_chat, openai_responses, gemini, engine)
+_MODULES: tuple[ModuleType, ...] = (anthropic, openai_chat, openai_responses, gemini, engine)
+_MODULES += (bedrock_converse, bedrock_invoke)
 VENDORS: tuple[Vendor, ...] = tuple(module.VENDOR for module in _MODULES)
 VENDOR_NAMES: tuple[str, ...] = tuple(v.name for v in VENDORS)
 _BY_NAME: dict[str, Vendor] = {name.lower(): v for v in VENDORS for name in (v.name, *v.aliases)}

@@ -31,6 +31,7 @@ __all__ = [
     "has_marker",
     "list_span",
     "messages_span",
+    "model_of_request",
     "pick",
     "plain",
     "plain_request",
@@ -229,6 +230,12 @@ def plain_request(request: Any, name: str) -> Mapping[str, Any]:
             f"request {name} must be a dict of SDK keyword arguments, got {type(request).__name__}"
         )
     return request
+
+
+def model_of_request(request: Mapping[str, Any]) -> Any:
+    """The model a request names: `model`, or `modelId` (boto3's Bedrock keyword)."""
+    model = request.get("model")
+    return request.get("modelId") if model is None else model
 
 
 def pick(mapping: Mapping[str, Any], *names: str) -> Any:

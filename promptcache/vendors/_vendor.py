@@ -18,6 +18,11 @@ def _never(model: str) -> bool:
     return False
 
 
+# A format's own marker check: the markers a request carries (where, ttl) and what the API
+# would refuse about them, each problem naming the rule and the fix.
+MarkerCheck = Callable[[Mapping[str, Any]], tuple[list[tuple[str, str | None]], list[str]]]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Vendor:
     """
@@ -42,6 +47,9 @@ class Vendor:
     call_paths: Mapping[tuple[str, ...], str]
     sdk: str
     supports_breakpoints: Callable[[str], bool] = _never
+    check_markers: MarkerCheck | None = None
+    # Whether two model names of this format name one model (True/False; None: cannot tell)
+    same_model: Callable[[str, str], bool | None] | None = None
 
     @property
     def family(self) -> str:

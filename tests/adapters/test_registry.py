@@ -14,7 +14,15 @@ from promptcache.adapters import ADAPTER_NAMES, Adapter, Capabilities, get_adapt
 
 
 def test_names() -> None:
-    assert ADAPTER_NAMES == ("anthropic", "openai", "openai-responses", "gemini", "engine")
+    assert ADAPTER_NAMES == (
+        "anthropic",
+        "openai",
+        "openai-responses",
+        "gemini",
+        "engine",
+        "bedrock-converse",
+        "bedrock-invoke",
+    )
 
 
 @pytest.mark.parametrize("name", ADAPTER_NAMES)
@@ -30,9 +38,9 @@ def test_every_adapter_follows_the_protocol(name: str) -> None:
 
 def test_unknown_name_lists_the_valid_ones() -> None:
     with pytest.raises(
-        InputError, match="unknown vendor 'bedrock'; use one of anthropic, openai, openai-res"
+        InputError, match="unknown vendor 'palm'; use one of anthropic, openai, openai-res"
     ):
-        get_adapter("bedrock")
+        get_adapter("palm")
 
 
 def test_names_are_case_insensitive_with_aliases() -> None:

@@ -637,9 +637,9 @@ def test_every_cause_is_asserted_by_a_test_here() -> None:
 def test_unknown_vendor_names_the_choices() -> None:
     with pytest.raises(
         InputError,
-        match=r"unknown vendor 'bedrock'.*anthropic, openai, openai-responses, gemini, engine",
+        match=r"unknown vendor 'palm'.*anthropic, openai, openai-responses, gemini, engine",
     ):
-        diff({}, {}, "bedrock")
+        diff({}, {}, "palm")
 
 
 def test_bad_shape_names_the_path() -> None:

@@ -318,7 +318,7 @@ def test_bedrock_models_get_a_default_key_each(watched: Watched) -> None:
     assert [key for _, _, key in watched.observed] == [None] * 5  # the monitor's default
     assert [request["model"] for request, _, _ in watched.observed] == [m for m, _, _ in turns]
     (event,) = watched.events
-    assert (event.cause, event.key) == ("model_changed", f"anthropic:{BEDROCK_OPUS}")
+    assert (event.cause, event.key) == ("model_changed", f"bedrock-invoke:{BEDROCK_OPUS}")
     assert BEDROCK_SONNET in event.message()
 
 
@@ -338,46 +338,55 @@ def test_a_bedrock_invoke_stream_is_observed_with_its_cache_reads(watched: Watch
     assert not watched.logger.unobserved
 
 
-def test_bedrock_converse_is_not_read_as_anthropic(
+def _converse_usage(read: int, write: int) -> dict[str, int]:
+    return {
+        "inputTokens": 12,
+        "outputTokens": 3,
+        "totalTokens": 15 + read + write,
+        "cacheReadInputTokens": read,
+        "cacheWriteInputTokens": write,
+    }
+
+
+def test_bedrock_converse_is_judged_in_the_converse_format(
     watched: Watched, caplog: pytest.LogCaptureFixture
 ) -> None:
     """LiteLLM's default route for bedrock/ models is Converse: `{"text"}` blocks and a
-    `cachePoint` block for the cache_control asked for. Read as Anthropic's format, the marker
-    is unseen; not observed, counted and said once, with the route that is judged."""
+    `cachePoint` block for the cache_control asked for. It was refused ("not judged"); it is now
+    read as Converse, the cache point as the marker it is, and a changed system prompt named."""
     caplog.set_level(logging.DEBUG)
-    usage = {
-        "inputTokens": 12,
-        "outputTokens": 3,
-        "totalTokens": 15,
-        "cacheReadInputTokens": 0,
-        "cacheWriteInputTokens": 0,
-    }
     message = {"role": "assistant", "content": [{"text": "ok"}]}
-    reply = {"output": {"message": message}, "stopReason": "end_turn", "usage": usage}
+
+    def reply(read: int, write: int) -> Reply:
+        usage = _converse_usage(read, write)
+        return Reply({"output": {"message": message}, "stopReason": "end_turn", "usage": usage})
+
     streamed = aws_event_stream(
         [
             ("messageStart", {"role": "assistant"}),
             ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "ok"}}),
             ("contentBlockStop", {"contentBlockIndex": 0}),
             ("messageStop", {"stopReason": "end_turn"}),
-            ("metadata", {"usage": usage, "metrics": {"latencyMs": 10}}),
+            ("metadata", {"usage": _converse_usage(0, 1800), "metrics": {"latencyMs": 10}}),
         ]
     )
     with stub_server() as stub:
-        stub.serve([Reply(reply), Reply(reply), streamed])
+        stub.serve([reply(0, 1800), reply(1800, 0), streamed])
         for model in (BEDROCK_SONNET, f"converse/{BEDROCK_SONNET}"):
             _bedrock(stub, model, _marked(SYSTEM))
-        chunks = _bedrock(stub, BEDROCK_SONNET, _marked(SYSTEM), stream=True)
+        chunks = _bedrock(stub, BEDROCK_SONNET, _marked(DATED), stream=True)
         assert "".join(c.choices[0].delta.content or "" for c in chunks) == "ok"
         assert watched.settle(3) == 3
         bodies = [json.loads(body) for body in stub.bodies]
         paths = [path.rsplit("/", 1)[1] for _, path in stub.seen]
     assert paths == ["converse", "converse", "converse-stream"]
     assert bodies[0]["system"][1] == {"cachePoint": {"type": "default"}}
-    assert watched.observed == [] and watched.events == []
-    assert watched.logger.unobserved == {"bedrock_converse": 3}
-    (said,) = [m for m in _ours(caplog) if "not observed" in m]
-    assert "bedrock/invoke/" in said
+    assert [request for request, _, _ in watched.observed] == [
+        {**body, "model": BEDROCK_SONNET} for body in bodies
+    ]
+    assert not watched.logger.unobserved
+    (event,) = watched.events
+    assert (event.cause, event.layer, event.vendor) == ("timestamp", "system", "bedrock-converse")
     _no_prompt_text(caplog, watched.events)
 
 

@@ -221,7 +221,7 @@ def test_diff_cli_errors_are_clean(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "Traceback" not in err
     assert main(["diff", good, str(tmp_path / "missing.json")]) == 2
     assert "cannot read" in capsys.readouterr().err
-    assert main(["diff", good, good, "--vendor", "bedrock"]) == 2
+    assert main(["diff", good, good, "--vendor", "palm"]) == 2
 
 
 def test_report_record_without_request_names_line_and_shape(

@@ -134,6 +134,6 @@ def test_gemini_explicit_cache_through_the_cache_manager() -> None:
 def test_emulator_for_names_the_choices() -> None:
     from promptcache import InputError
 
-    with pytest.raises(InputError, match="unknown vendor 'bedrock'"):
-        emulator_for("bedrock")
+    with pytest.raises(InputError, match="unknown vendor 'palm'"):
+        emulator_for("palm")
     assert type(emulator_for("vLLM")).__name__ == "VLLMEmulator"  # aliases, in any case

@@ -22,6 +22,8 @@ MODELS = {
     "openai-responses": "gpt-5.4",
     "gemini": "gemini-2.5-pro",
     "engine": "Qwen/Qwen3-8B",
+    "bedrock-converse": "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "bedrock-invoke": "global.anthropic.claude-opus-4-6-v1",
 }
 assert set(MODELS) == set(VENDOR_NAMES)  # a new format gets its row here
 

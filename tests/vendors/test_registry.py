@@ -102,7 +102,7 @@ def test_the_aliases_the_issue_names(alias: str, name: str) -> None:
 
 def test_unknown_names_list_every_name() -> None:
     with pytest.raises(InputError, match="anthropic, openai, openai-responses, gemini, engine"):
-        get_vendor("bedrock")
+        get_vendor("bedrock-mantle-nowhere")
 
 
 def _vendor_options() -> dict[str, argparse.Action]:
@@ -209,6 +209,8 @@ MODELS = {
     "openai-responses": "gpt-5.4",
     "gemini": "gemini-2.5-pro",
     "engine": "Qwen/Qwen3-8B",
+    "bedrock-converse": "global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "bedrock-invoke": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
 }
 RESPONSES = {
     "anthropic": {
@@ -234,6 +236,21 @@ RESPONSES = {
         "object": "chat.completion",
         "model": "Qwen/Qwen3-8B",
         "usage": {"prompt_tokens": 905, "completion_tokens": 2, "total_tokens": 907},
+    },
+    "bedrock-converse": {
+        "output": {"message": {"role": "assistant", "content": [{"text": "ok"}]}},
+        "stopReason": "end_turn",
+        "usage": {
+            "inputTokens": 5,
+            "outputTokens": 2,
+            "totalTokens": 907,
+            "cacheReadInputTokens": 900,
+            "cacheWriteInputTokens": 0,
+        },
+    },
+    "bedrock-invoke": {
+        "type": "message",
+        "usage": {"input_tokens": 5, "cache_read_input_tokens": 900, "output_tokens": 2},
     },
 }
 
@@ -270,6 +287,11 @@ def test_every_command_works_without_a_vendor(
     if vendor == "engine":  # self-hosted: no price list, and cost says so
         assert main(["cost", str(answer), "--model", "Qwen/Qwen3-8B"]) == 2
         assert "no prices for vendor 'engine'" in capsys.readouterr().err
+    elif vendor.startswith("bedrock-"):  # a Bedrock response names no model: cost asks for it
+        assert main(["cost", str(answer), "--format", "json"]) == 2
+        assert "names no model; pass --model" in capsys.readouterr().err
+        assert main(["cost", str(answer), "--model", MODELS[vendor], "--format", "json"]) == 0
+        assert json.loads(capsys.readouterr().out)["responses"][0]["usage"]["output"] == 2
     else:
         assert main(["cost", str(answer), "--format", "json"]) == 0
         assert json.loads(capsys.readouterr().out)["responses"][0]["usage"]["output"] == 2

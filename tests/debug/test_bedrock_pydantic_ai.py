@@ -1,0 +1,89 @@
+"""
+Pydantic AI's Bedrock model through a wrapped boto3 client (on the Bedrock emulator): its cache
+points are read as markers, the conversation's reads are judged turn by turn, and the
+pydantic-ai#4121 pattern (a transient message carrying the cache point) is named by diff.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("pydantic_ai.models.bedrock")
+
+from pydantic_ai import Agent
+from pydantic_ai.models.bedrock import BedrockConverseModel, BedrockModelSettings
+from pydantic_ai.providers.bedrock import BedrockProvider
+
+from promptcache import Monitor, diff, wrap
+from promptcache.sim import BedrockEmulator, ManualClock
+
+MODEL = "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
+INSTRUCTIONS = "You answer for the Shipwell order desk. Refunds within 30 days. " * 120
+
+
+def _agent(client: Any) -> Agent[None, str]:
+    model = BedrockConverseModel(MODEL, provider=BedrockProvider(bedrock_client=client))
+    settings = BedrockModelSettings(bedrock_cache_instructions=True, bedrock_cache_messages=True)
+    return Agent(model, instructions=INSTRUCTIONS, model_settings=settings)
+
+
+def test_a_pydantic_ai_conversation_reads_its_cache_turn_by_turn() -> None:
+    clock = ManualClock()
+    events: list[Any] = []
+    sent: list[dict[str, Any]] = []
+    monitor = Monitor("bedrock", on_invalidation=events.append, clock=clock, metrics=False)
+    real = monitor.observe
+
+    def spy(request: Any, response: Any = None, **kw: Any) -> Any:
+        sent.append(request)
+        return real(request, response, **kw)
+
+    monitor.observe = spy  # type: ignore[method-assign]
+    client = wrap(BedrockEmulator(clock=clock).client(), monitor=monitor)
+    agent = _agent(client)
+    history: list[Any] = []
+    reads = []
+    for question in ("Where is SH-1?", "And the refund?", "Thanks. And SH-2?"):
+        clock.advance(20)
+        result = agent.run_sync(question, message_history=history)
+        history = result.all_messages()
+        reads.append(result.usage.cache_read_tokens)
+    assert reads[0] == 0 and reads[1] > 1000 and reads[2] > reads[1]
+    assert len(sent) == 3 and events == []
+    assert any("cachePoint" in block for block in sent[0]["system"])
+    # each turn's request begins with the one before: nothing lost between them
+    assert not diff(sent[0], sent[1]).invalidated
+    assert not diff(sent[1], sent[2]).invalidated
+
+
+def test_the_4121_pattern_is_named() -> None:
+    """
+    pydantic-ai#4121 (fixed in pydantic-ai 1.x by PR #4152): with bedrock_cache_messages, a
+    message with no text got a transient user message appended to carry the cache point; it was
+    not kept in the history, so the next request diverged where the previous entry ended.
+    """
+    system = [{"text": INSTRUCTIONS}, {"cachePoint": {"type": "default"}}]
+    tool_turn = [
+        {"role": "user", "content": [{"text": "Where is SH-1?"}]},
+        {
+            "role": "assistant",
+            "content": [{"toolUse": {"toolUseId": "t1", "name": "track", "input": {"id": "SH-1"}}}],
+        },
+        {
+            "role": "user",
+            "content": [{"toolResult": {"toolUseId": "t1", "content": [{"json": {}}]}}],
+        },
+    ]
+    transient = {"role": "user", "content": [{"text": "\n"}, {"cachePoint": {"type": "default"}}]}
+    first = {"modelId": MODEL, "system": system, "messages": [*tool_turn, transient]}
+    answer = {"role": "assistant", "content": [{"text": "It shipped."}]}
+    question = {
+        "role": "user",
+        "content": [{"text": "Refund?"}, {"cachePoint": {"type": "default"}}],
+    }
+    second = {"modelId": MODEL, "system": system, "messages": [*tool_turn, answer, question]}
+    result = diff(first, second)
+    assert result.invalidated and result.path.startswith("messages[3]")
+    assert result.tokens_lost > 0

@@ -1,0 +1,63 @@
+"""Bedrock model identity: ids, cross-region profiles and ARNs resolve to the model, or say not."""
+
+from __future__ import annotations
+
+import pytest
+
+from promptcache import InputError
+from promptcache.vendors._bedrock_models import resolve_model, same_model
+
+SONNET = "anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+
+@pytest.mark.parametrize(
+    ("model_id", "kind", "geo", "region"),
+    [
+        (SONNET, "foundation-model", None, None),
+        (f"us.{SONNET}", "inference-profile", "us", None),
+        (f"eu.{SONNET}", "inference-profile", "eu", None),
+        (f"global.{SONNET}", "inference-profile", "global", None),
+        # hermes-agent#46297: `apac.` and `au.` missed by a prefix check
+        (f"apac.{SONNET}", "inference-profile", "apac", None),
+        (f"au.{SONNET}", "inference-profile", "au", None),
+        (f"us-gov.{SONNET}", "inference-profile", "us-gov", None),
+        (
+            f"arn:aws:bedrock:us-west-2::foundation-model/{SONNET}",
+            "foundation-model",
+            None,
+            "us-west-2",
+        ),
+        (
+            f"arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.{SONNET}",
+            "inference-profile",
+            "eu",
+            "eu-west-1",
+        ),
+    ],
+)
+def test_names_that_carry_the_model_resolve(
+    model_id: str, kind: str, geo: str | None, region: str | None
+) -> None:
+    found = resolve_model(model_id)
+    assert (found.base, found.kind, found.geo, found.region) == (SONNET, kind, geo, region)
+    assert found.resolved and found.provider == "anthropic"
+
+
+def test_an_application_profile_arn_is_unresolved_unless_mapped() -> None:
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6"
+    found = resolve_model(arn)
+    assert not found.resolved and found.kind == "application-inference-profile"
+    assert "unresolved" in found.describe()
+    assert resolve_model(arn, {arn: SONNET}).base == SONNET
+    assert same_model(arn, SONNET) is None  # cannot tell: never a confident "same"
+    assert same_model(arn, SONNET, {arn: SONNET}) is True
+
+
+def test_same_model_across_profiles() -> None:
+    assert same_model(f"us.{SONNET}", f"global.{SONNET}") is True
+    assert same_model(f"us.{SONNET}", "us.anthropic.claude-haiku-4-5-20251001-v1:0") is False
+
+
+def test_a_bad_id_is_refused() -> None:
+    with pytest.raises(InputError, match="non-empty string"):
+        resolve_model("  ")
