@@ -26,6 +26,7 @@ from .._report import (
     unpriced_note,
 )
 from .._report import money as _money
+from .._vendor_side import EVIDENCE_KEPT, SideRow, VendorSide
 from ._io import add_vendor_option, output_file, write_output
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
@@ -70,6 +71,21 @@ def register(subparsers: Any) -> None:
         metavar="OUT.html",
         help="also write the report as one self-contained HTML page (charts, costliest keys, "
         "worst invalidations with their excerpts when the log holds prompt text)",
+    )
+    parser.add_argument(
+        "--evidence",
+        type=Path,
+        metavar="OUT.jsonl",
+        help="also write one JSON line per server-side miss (identical prefix, short read): "
+        "prefix hashes, tokens expected and read, gap, TTLs, the vendor's ids; no prompt text. "
+        "For a vendor support ticket (docs/server-side-misses.md)",
+    )
+    parser.add_argument(
+        "--section",
+        choices=("summary", "vendor-side"),
+        default="summary",
+        help="what --format csv writes: the totals (or --by groups), or the vendor-side rows "
+        "(server-side misses by model, hour, prompt size and gap)",
     )
     parser.add_argument(
         "--fail-under",
@@ -132,6 +148,7 @@ def _count(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     html = None if args.html is None else output_file(args.html)
+    evidence = None if args.evidence is None else output_file(args.evidence)
     sources = resolve_sources(args.log)
     builder = ReportBuilder(
         vendor=args.vendor,
@@ -148,10 +165,13 @@ def run(args: argparse.Namespace) -> int:
         from .._html import render_html
 
         write_output(html, render_html(report))
+    if evidence is not None:
+        write_output(evidence, render_evidence(report))
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
     elif args.format == "csv":
-        sys.stdout.write(render_csv(report))
+        csv_of = render_vendor_side_csv if args.section == "vendor-side" else render_csv
+        sys.stdout.write(csv_of(report))
     else:
         sys.stdout.write(render_text(report))
     return _gates(report, args.fail_under, args.max_invalidations)
@@ -294,6 +314,8 @@ def render_text(report: Report) -> str:
             )
     else:
         lines.append("invalidations  none")
+    if report.vendor_side is not None:
+        lines.extend(_vendor_side_text(report.vendor_side))
     if report.groups:
         lines.append(f"by {report.by}")
         names = [printable(g.group) for g in report.groups]
@@ -332,3 +354,78 @@ def _cost_line(report: Report) -> str:
         f"{_money(report.cost_without_cache, report.currency)} without caching, "
         f"{_money(report.savings or 0.0, report.currency)} saved{unpriced}"
     )
+
+
+def render_evidence(report: Report) -> str:
+    """The evidence file: one JSON object a line per server-side miss (`_vendor_side.evidence`)."""
+    side = report.vendor_side
+    if side is None:
+        return ""
+    if side.evidence_left_out:
+        sys.stderr.write(
+            f"promptcache: --evidence holds the first {EVIDENCE_KEPT:,} server-side misses; "
+            f"{side.evidence_left_out:,} more are counted in the report, not written (report a "
+            "shorter span of the log to have them all)\n"
+        )
+    return "".join(orjson.dumps(item).decode() + "\n" for item in side.evidence)
+
+
+def render_vendor_side_csv(report: Report) -> str:
+    """The vendor-side rows, one per group of each grouping (`SideRow.to_json`'s columns)."""
+    side = report.vendor_side
+    rows: list[dict[str, Any]] = []
+    if side is not None:
+        rows.append({"grouping": "all", **side.total.to_json()})
+        for grouping, groups in side.rows().items():
+            rows.extend({"grouping": grouping, **row.to_json()} for row in groups)
+    names = list(dict.fromkeys(name for row in rows for name in row)) or ["grouping", "group"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _vendor_side_text(side: VendorSide) -> list[str]:
+    total = side.total
+    if not total.follow_ups:
+        return ["vendor side    no follow-ups (no key had a second request that reported caching)"]
+    lines = [
+        f"vendor side    server-side misses  {total.server_side:,} of {total.follow_ups:,} "
+        f"follow-ups ({_share(total.rate)}): an identical prefix, and the read fell short"
+    ]
+    titles = {"model": "model", "prompt_tokens": "prompt tokens", "gap": "gap", "hour": "hour"}
+    for grouping in ("model", "prompt_tokens", "gap", "hour"):
+        rows = side.rows()[grouping]
+        if not rows:
+            continue
+        lines.append(f"  by {titles[grouping]}")
+        names = [printable(row.group) for row in rows]
+        width = max(len(name) for name in names)
+        lines.extend(f"    {name:<{width}}  {_side_row(row)}" for name, row in zip(names, rows))
+    return lines
+
+
+def _side_row(row: SideRow) -> str:
+    text = (
+        f"{row.follow_ups:>7,} follow-ups  {row.server_side:>6,} misses ({_share(row.rate)})  "
+        f"{row.zero_read:,} zero-read  {row.partly_read:,} partly read  "
+        f"{row.under_minimum:,} under the minimum"
+    )
+    if row.read_under_minimum:
+        text += f" ({row.read_under_minimum:,} of them read anyway)"
+    facts = row.facts
+    if facts is not None:
+        ttl = "none (evicted by use)" if facts.default_ttl_seconds is None else (
+            f"{facts.default_ttl_seconds:,.0f} s"
+        )
+        kind = "implicit" if facts.marking == "automatic" else "at markers"
+        text += (
+            f"; documented minimum {facts.minimum_tokens:,} tokens, default TTL {ttl}, "
+            f"cached {kind}"
+        )
+    return text
+
+
+def _share(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{rate:.1%}"

@@ -208,3 +208,41 @@ def test_a_hashed_recorder_log_keeps_the_vendors_ids(tmp_path: Path) -> None:
     record = json.loads(path.read_text())
     assert record["response_id"] == "msg_01XFDUDYJgAACzvnptvVoYEL"
     assert "private answer" not in path.read_text()
+
+
+def test_the_recorder_keeps_the_sdks_request_id_in_the_background(tmp_path: Path) -> None:
+    types = pytest.importorskip("anthropic.types")
+    message = types.Message.model_validate(
+        {
+            "id": "msg_01Aa",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-6",
+            "content": [{"type": "text", "text": "private answer"}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": 5,
+                "output_tokens": 1,
+                "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 2000,
+            },
+        }
+    )
+    message._request_id = "req_011CXyz"  # what the SDK reads from the request-id header
+    path = tmp_path / "calls.jsonl"
+    for content in ("hashes", "full"):
+        with Recorder(path, content=content) as recorder:  # type: ignore[arg-type]
+            recorder.record(pairs.anthropic(), message, key="s1", at=T0)
+    first, second = (json.loads(line) for line in path.read_text().splitlines())
+    for record in (first, second):
+        assert (record["response_id"], record["request_id"]) == ("msg_01Aa", "req_011CXyz")
+
+
+def test_an_id_that_is_free_text_is_not_written(tmp_path: Path) -> None:
+    path = tmp_path / "calls.jsonl"
+    response = {"id": "Zebulon Quackenbush wrote this", "usage": {"input_tokens": 5}}
+    with Recorder(path, background=False) as recorder:
+        recorder.record(pairs.anthropic(), response, key="s1", at=T0)
+    text = path.read_text()
+    assert "response_id" not in text and "Zebulon" not in text
