@@ -402,7 +402,9 @@ def _vendor_side_text(side: VendorSide) -> list[str]:
         lines.append(f"  by {titles[grouping]}")
         names = [printable(row.group) for row in rows]
         width = max(len(name) for name in names)
-        lines.extend(f"    {name:<{width}}  {_side_row(row)}" for name, row in zip(names, rows))
+        lines.extend(
+            f"    {name:<{width}}  {_side_row(row)}" for name, row in zip(names, rows, strict=True)
+        )
     return lines
 
 
@@ -416,8 +418,10 @@ def _side_row(row: SideRow) -> str:
         text += f" ({row.read_under_minimum:,} of them read anyway)"
     facts = row.facts
     if facts is not None:
-        ttl = "none (evicted by use)" if facts.default_ttl_seconds is None else (
-            f"{facts.default_ttl_seconds:,.0f} s"
+        ttl = (
+            "none (evicted by use)"
+            if facts.default_ttl_seconds is None
+            else (f"{facts.default_ttl_seconds:,.0f} s")
         )
         kind = "implicit" if facts.marking == "automatic" else "at markers"
         text += (

@@ -105,6 +105,7 @@ def test_report_cli_json(log_file: Path, capsys: pytest.CaptureFixture[str]) -> 
         "skipped",
         "by",
         "groups",
+        "vendor_side",
     }
 
 
