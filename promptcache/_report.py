@@ -418,6 +418,7 @@ class ReportBuilder:
         max_groups: int = MAX_GROUPS,
         also: tuple[str, ...] = (),
         worst: int = 0,
+        evidence: int = 0,
     ) -> None:
         for name in (by, *also):
             if name is not None and name not in GROUPINGS:
@@ -436,7 +437,10 @@ class ReportBuilder:
         self._groups: dict[str, dict[Any, _Group]] = {g: {} for g in self.groupings}
         self._skipped = 0
         self._problems: list[Problem] = []
-        self._side = VendorSideCounter(max_groups=max_groups, max_keys=max_keys)
+        # `evidence`: how many server-side misses' evidence records are kept (`--evidence`)
+        self._side = VendorSideCounter(
+            max_groups=max_groups, max_keys=max_keys, evidence_kept=evidence
+        )
         self._shapes: dict[tuple[frozenset[str], str | None, str | None], Vendor] = {}
         self._ambiguous: set[tuple[frozenset[str], str | None, str | None]] = set()
 
@@ -553,10 +557,17 @@ def build_report(
     max_keys: int = 10_000,
     strict: bool = True,
     by: str | None = None,
+    evidence: int = 0,
 ) -> Report:
-    """Read log records one by one and total them. `vendor` applies to records that name none."""
+    """Read log records one by one and total them. `vendor` applies to records that name none;
+    `evidence` is how many server-side misses' evidence records to keep (`Report.vendor_side`)."""
     builder = ReportBuilder(
-        vendor=vendor, body_budget=body_budget, max_keys=max_keys, strict=strict, by=by
+        vendor=vendor,
+        body_budget=body_budget,
+        max_keys=max_keys,
+        strict=strict,
+        by=by,
+        evidence=evidence,
     )
     for number, line in enumerate(lines, start=1):
         builder.add_line(line, number)

@@ -13,7 +13,8 @@ cache in practice (Gemini's 0 reads between ~9k and ~17k tokens) shows as a band
 
 Memory is bounded: the models and hours are at most `max_groups` each (the rest are "(other)"),
 the bands are fixed, the ids of each key's previous request are kept for at most `max_keys` keys,
-and at most `EVIDENCE_KEPT` evidence records are kept (the rest are counted).
+and evidence records are kept only when asked for, at most `evidence_kept` (`report --evidence`:
+`EVIDENCE_KEPT`; the rest are counted).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ __all__ = [
     "VendorSideCounter",
 ]
 
-EVIDENCE_KEPT = 50_000
+EVIDENCE_KEPT = 20_000  # about 1 KB each: `report --evidence` holds them until it writes
 _OTHER = "(other)"
 _NO_TIME = "(no time)"
 
@@ -161,7 +162,6 @@ class VendorSide:
     def to_json(self) -> dict[str, Any]:
         return {
             **self.total.to_json(),
-            "evidence_records": len(self.evidence) + self.evidence_left_out,
             **{f"by_{name}": [r.to_json() for r in rows] for name, rows in self.rows().items()},
         }
 
@@ -204,7 +204,7 @@ class VendorSideCounter:
 
     max_groups: int = 10_000
     max_keys: int = 10_000
-    evidence_kept: int = EVIDENCE_KEPT
+    evidence_kept: int = 0  # none unless asked (`--evidence`): each costs memory
     _total: _Tally = field(default_factory=_Tally)
     _models: dict[tuple[str, str], tuple[_Tally, ModelFacts]] = field(default_factory=dict)
     _hours: dict[int | str, _Tally] = field(default_factory=dict)
@@ -315,7 +315,7 @@ class VendorSideCounter:
         where: str,
     ) -> None:
         if len(self._evidence) >= self.evidence_kept:
-            self._left_out += 1
+            self._left_out += self.evidence_kept > 0  # counted when asked for, not otherwise
             return
         current = monitor._keys.entries.get(key)
         self._evidence.append(

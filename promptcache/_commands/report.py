@@ -157,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
         max_groups=args.max_groups,
         also=("hour", "key") if html is not None else (),
         worst=_WORST if html is not None else 0,
+        evidence=EVIDENCE_KEPT if evidence is not None else 0,
     )
     _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
     report = builder.result()
