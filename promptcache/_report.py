@@ -703,16 +703,7 @@ def _add(
         _add_event(totals, pricer, event, vendor, model)
         builder.keep_if_worst(event)
     builder._side.count(
-        monitor=monitor,
-        key=name,
-        previous=previous,
-        spec=spec,
-        model=model,
-        usage=usage,
-        event=event,
-        at=at,
-        record=record,
-        where=f"{source}:{number}",
+        monitor, name, previous, spec, model, usage, event, at, record, (source, number)
     )
     if builder.groupings:
         for group in builder.groups_of(name, vendor, model, at):

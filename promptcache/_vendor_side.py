@@ -19,6 +19,8 @@ and evidence records are kept only when asked for, at most `evidence_kept` (`rep
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
 import hashlib
 import re
 from collections import OrderedDict
@@ -73,10 +75,6 @@ GAP_BANDS: tuple[tuple[float, str], ...] = (
 # A vendor's id for a request or response ("msg_01X...", "req_011C...", "chatcmpl-B9...", a
 # Gemini responseId): shown only when it reads as one, never a free text a log may hold there.
 _ID = re.compile(r"[A-Za-z0-9_.:/+=-]{1,200}")
-
-
-def _band(value: float, bands: Sequence[tuple[float, str]]) -> str:
-    return next(name for top, name in bands if value < top)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -176,6 +174,19 @@ class _Tally:
     read_under_minimum: int = 0
     lost: int = 0
 
+    def add(self, kind: tuple[bool, bool, int], count: int, lost: int) -> None:
+        """`count` follow-ups of one `kind` (under the minimum, read any, miss: 0/1 0-read/2 part)."""
+        under, read, miss = kind
+        self.follow_ups += count
+        if under:
+            self.under_minimum += count
+            self.read_under_minimum += count if read else 0
+        if miss:
+            self.server_side += count
+            self.zero_read += count if miss == 1 else 0
+            self.partly_read += count if miss == 2 else 0
+            self.lost += lost
+
     def row(self, group: str, facts: ModelFacts | None = None) -> SideRow:
         return SideRow(
             group=group,
@@ -198,22 +209,33 @@ class _Ids:
     request: str | None
 
 
+_LAST_SIZE = len(SIZE_BANDS) - 1
+_GAP_TOPS = [top for top, _ in GAP_BANDS[:-1]]  # bisect: the index of a gap's band
+
+
 @dataclass
 class VendorSideCounter:
-    """Counts follow-ups and server-side misses as the report reads its records."""
+    """
+    Counts follow-ups and server-side misses as the report reads its records. Each follow-up is
+    one count in two cells (model, size band, gap band and kind; hour and kind): the rows are
+    summed from them at the end, so a record costs two dict updates, not a row per grouping.
+    """
 
     max_groups: int = 10_000
     max_keys: int = 10_000
     evidence_kept: int = 0  # none unless asked (`--evidence`): each costs memory
-    _total: _Tally = field(default_factory=_Tally)
-    _models: dict[tuple[str, str], tuple[_Tally, ModelFacts]] = field(default_factory=dict)
-    _hours: dict[int | str, _Tally] = field(default_factory=dict)
-    _sizes: dict[str, _Tally] = field(default_factory=dict)
-    _gaps: dict[str, _Tally] = field(default_factory=dict)
+    # (vendor, model, size band, gap band, kind) and (hour, kind) -> follow-ups; -> tokens lost
+    _cells: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    _hour_cells: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    _lost: dict[tuple[Any, ...], int] = field(default_factory=dict)
+    _models: dict[tuple[str, str], ModelFacts] = field(default_factory=dict)
+    _hours: set[int | str] = field(default_factory=set)
     _ids: OrderedDict[str, _Ids] = field(default_factory=OrderedDict)
     _evidence: list[dict[str, Any]] = field(default_factory=list)
     _left_out: int = 0
-    _facts_of: dict[tuple[str, str | None], ModelFacts] = field(default_factory=dict)
+    _facts_of: dict[tuple[str, str | None], tuple[ModelFacts, tuple[str, str]]] = field(
+        default_factory=dict
+    )
 
     def previous(self, monitor: Monitor, key: str) -> Entry | None:
         """The entry `key`'s next request is judged against: read before observing it."""
@@ -221,7 +243,6 @@ class VendorSideCounter:
 
     def count(
         self,
-        *,
         monitor: Monitor,
         key: str,
         previous: Entry | None,
@@ -231,69 +252,72 @@ class VendorSideCounter:
         event: Invalidation | None,
         at: float | None,
         record: Mapping[str, Any],
-        where: str,
+        where: tuple[str, int],
     ) -> None:
-        """One record. `previous` is what `previous()` gave before the monitor observed it."""
-        ids = _ids_of(record)
-        before = self._swap_ids(key, ids)
-        if previous is None or usage.cache_read is None:
+        """
+        One record (`where`: its source and line). `previous` is what `previous()` gave before
+        the monitor observed it. On the hot path of `report`: two dict updates a follow-up.
+        """
+        ids = before = None
+        if self.evidence_kept:
+            ids = _ids_of(record)
+            before = self._swap_ids(key, ids)
+        read = usage.cache_read
+        if previous is None or read is None:
             return
-        facts = self._facts(spec, model)
-        under = usage.total_input < facts.minimum_tokens
-        gap = None if at is None else at - previous.at
+        known = self._facts_of.get((spec.name, model))
+        facts, name = known if known is not None else self._facts(spec, model)
+        size = usage.total_input
         server = event is not None and event.server_side
-        for tally in self._tallies(facts, at, usage.total_input, gap):
-            tally.follow_ups += 1
-            if under:
-                tally.under_minimum += 1
-                tally.read_under_minimum += usage.cache_read > 0
-            if server and event is not None:
-                tally.server_side += 1
-                tally.zero_read += event.actual_read == 0
-                tally.partly_read += event.actual_read > 0
-                tally.lost += event.tokens_lost
-        if server and event is not None:
-            self._keep(monitor, key, previous, event, facts, ids, before, record, where)
+        miss = 0 if event is None or not server else 1 if event.actual_read == 0 else 2
+        kind = (size < facts.minimum_tokens, read > 0, miss)
+        band = min(max(size.bit_length() - 10, 0), _LAST_SIZE)  # powers of two from 1k
+        gap = -1 if at is None else bisect.bisect_right(_GAP_TOPS, at - previous.at)
+        cells, hours = self._cells, self._hour_cells
+        cell, hour = (*name, band, gap, kind), (self._hour_key(at), kind)
+        cells[cell] = cells.get(cell, 0) + 1
+        hours[hour] = hours.get(hour, 0) + 1
+        if event is not None and miss:
+            lost = self._lost
+            lost[cell] = lost.get(cell, 0) + event.tokens_lost
+            lost[hour] = lost.get(hour, 0) + event.tokens_lost
+            if ids is not None:
+                self._keep(monitor, key, previous, event, facts, ids, before, record, where)
 
-    def _tallies(
-        self, facts: ModelFacts, at: float | None, size: int, gap: float | None
-    ) -> list[_Tally]:
+    def _hour_key(self, at: float | None) -> int | str:
         hour: int | str = _NO_TIME if at is None else int(at // 3600) * 3600
-        gap_band = _NO_TIME if gap is None else _band(max(gap, 0.0), GAP_BANDS)
-        return [
-            self._total,
-            self._model_tally(facts),
-            _bounded(self._hours, hour, self.max_groups),
-            _bounded(self._sizes, _band(size, SIZE_BANDS), len(SIZE_BANDS)),
-            _bounded(self._gaps, gap_band, len(GAP_BANDS) + 1),
-        ]
+        if hour not in self._hours:
+            if len(self._hours) >= self.max_groups:
+                return _OTHER
+            self._hours.add(hour)
+        return hour
 
-    def _model_tally(self, facts: ModelFacts) -> _Tally:
+    def _facts(self, spec: Vendor, model: str | None) -> tuple[ModelFacts, tuple[str, str]]:
+        """A model's documented facts and its row's name (bounded: then "(other)")."""
+        if len(self._facts_of) >= self.max_groups:
+            self._facts_of.clear()
+        rules = spec.rules
+        facts = ModelFacts(
+            vendor=spec.name,
+            model=model or "(unknown)",
+            marking=rules.marking,
+            # as the monitor judges it: the shipped table (or its override file)
+            minimum_tokens=load_min_tokens().minimum(spec.family, model or ""),
+            default_ttl_seconds=rules.default_ttl_seconds,
+        )
+        known = self._facts_of[(spec.name, model)] = (facts, self._model_key(facts))
+        return known
+
+    def _model_key(self, facts: ModelFacts) -> tuple[str, str]:
         name = (facts.vendor, facts.model)
-        held = self._models.get(name)
-        if held is None:
+        if name not in self._models:
             if len(self._models) >= self.max_groups:
                 name = (facts.vendor, _OTHER)
-                held = self._models.get(name)
-            if held is None:
-                held = self._models[name] = (_Tally(), facts)
-        return held[0]
-
-    def _facts(self, spec: Vendor, model: str | None) -> ModelFacts:
-        known = self._facts_of.get((spec.name, model))
-        if known is None:
-            if len(self._facts_of) >= self.max_groups:
-                self._facts_of.clear()
-            rules = spec.rules
-            known = self._facts_of[(spec.name, model)] = ModelFacts(
-                vendor=spec.name,
-                model=model or "(unknown)",
-                marking=rules.marking,
-                # as the monitor judges it: the shipped table (or its override file)
-                minimum_tokens=load_min_tokens().minimum(spec.family, model or ""),
-                default_ttl_seconds=rules.default_ttl_seconds,
-            )
-        return known
+                if name in self._models:
+                    return name
+                facts = dataclasses.replace(facts, model=_OTHER)
+            self._models[name] = facts
+        return name
 
     def _swap_ids(self, key: str, ids: _Ids) -> _Ids | None:
         before = self._ids.pop(key, None)
@@ -312,46 +336,65 @@ class VendorSideCounter:
         ids: _Ids,
         before: _Ids | None,
         record: Mapping[str, Any],
-        where: str,
+        where: tuple[str, int],
     ) -> None:
         if len(self._evidence) >= self.evidence_kept:
-            self._left_out += self.evidence_kept > 0  # counted when asked for, not otherwise
+            self._left_out += 1
             return
         current = monitor._keys.entries.get(key)
         self._evidence.append(
-            evidence(monitor, key, previous, current, event, facts, ids, before, record, where)
+            evidence(
+                monitor,
+                key,
+                previous,
+                current,
+                event,
+                facts,
+                ids,
+                before,
+                record,
+                f"{where[0]}:{where[1]}",
+            )
         )
 
     def result(self) -> VendorSide:
-        def rows(tallies: Mapping[Any, _Tally], order: Sequence[str]) -> tuple[SideRow, ...]:
-            return tuple(tallies[n].row(n) for n in order if n in tallies)
-
-        hours = sorted(self._hours, key=lambda h: (1, str(h)) if isinstance(h, str) else (0, h))
+        total = _Tally()
+        models: dict[tuple[str, str], _Tally] = {}
+        sizes: dict[int, _Tally] = {}
+        gaps: dict[int, _Tally] = {}
+        lost = self._lost
+        for cell, count in self._cells.items():
+            vendor, model, size, gap, kind = cell
+            for tally in (
+                total,
+                models.setdefault((vendor, model), _Tally()),
+                sizes.setdefault(size, _Tally()),
+                gaps.setdefault(gap, _Tally()),
+            ):
+                tally.add(kind, count, lost.get(cell, 0))
+        hours: dict[int | str, _Tally] = {}
+        for cell, count in self._hour_cells.items():
+            hour, kind = cell
+            hours.setdefault(hour, _Tally()).add(kind, count, lost.get(cell, 0))
+        gap_names = [name for _, name in GAP_BANDS]
         return VendorSide(
-            total=self._total.row("(all)"),
+            total=total.row("(all)"),
             by_model=tuple(
-                tally.row(f"{vendor}:{model}", facts)
-                for (vendor, model), (tally, facts) in sorted(
-                    self._models.items(), key=lambda item: (-item[1][0].follow_ups, item[0])
+                tally.row(f"{vendor}:{model}", self._models[(vendor, model)])
+                for (vendor, model), tally in sorted(
+                    models.items(), key=lambda item: (-item[1].follow_ups, item[0])
                 )
             ),
-            by_hour=tuple(self._hours[h].row(_hour_name(h)) for h in hours),
-            by_size=rows(self._sizes, [name for _, name in SIZE_BANDS]),
-            by_gap=rows(self._gaps, [*(name for _, name in GAP_BANDS), _NO_TIME]),
+            by_hour=tuple(
+                hours[h].row(_hour_name(h))
+                for h in sorted(hours, key=lambda h: (1, h) if isinstance(h, str) else (0, h))
+            ),
+            by_size=tuple(sizes[i].row(SIZE_BANDS[i][1]) for i in sorted(sizes)),
+            by_gap=tuple(gaps[i].row(gap_names[i]) for i in sorted(gaps) if i >= 0)
+            + ((gaps[-1].row(_NO_TIME),) if -1 in gaps else ()),
             evidence=tuple(self._evidence),
             evidence_left_out=self._left_out,
         )
-
-
-def _bounded(groups: dict[Any, _Tally], name: Any, most: int) -> _Tally:
-    tally = groups.get(name)
-    if tally is None:
-        if len(groups) >= most:
-            name = _OTHER
-            tally = groups.get(name)
-        if tally is None:
-            tally = groups[name] = _Tally()
-    return tally
 
 
 def _hour_name(hour: int | str) -> str:
