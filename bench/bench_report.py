@@ -21,7 +21,7 @@ turn 6 (a planted invalidation). For each size the two runs alternate, each in a
 `--log` picks the logs (default all three):
 
 - `recorder`: the log above, the recorder's layout, text as the application sent it;
-- `full`: what `Recorder(content="full")` writes for it: `"content": "full"`, the whole Anthropic
+- `full`: what `Recorder(content="full")` writes for a busier app (5,000 sessions in flight): `"content": "full"`, the whole Anthropic
   response (id, content blocks with the answer's text, stop reason, usage with the TTL split),
   and conversations that carry each answer back (about 12 KB a record, some text not ASCII);
 - `foreign`: a log shaped like another tool's (a gateway's OpenAI Chat Completions log): the
@@ -62,6 +62,9 @@ TOOLS = [
     for i in range(4)
 ]
 TURNS, IN_FLIGHT = 12, 2_000
+# The full-content logs' app is busier: 5,000 sessions in flight, whose ~12 KB requests are
+# more than the monitors' 32 MiB body budget holds, so bodies are dropped to fingerprints.
+BUSY = 5_000
 
 
 def _tokens(request: dict[str, object]) -> int:
@@ -128,8 +131,14 @@ def _question(session: int, turn: int) -> str:
     return f"Question {turn} of session {session}: my deploy fails with 502s since noon, why? " * 3
 
 
+def _customer(session: int) -> str:
+    """The session's own documents ahead of the shared prompt (a full log's text is the user's)."""
+    return f"Customer file {session}: Kundenakte Nr. {session}, Prüfung läuft; 顧客{session}。" * 16
+
+
 def write_full_log(path: Path, records: int) -> None:
-    """As `write_log`, as `Recorder(content="full")` writes it: whole responses, answers kept."""
+    """As `write_log`, as `Recorder(content="full")` writes it: whole responses, answers kept,
+    each session's own documents in its system prompt."""
     with path.open("wb") as out:
         for s, turn, at, history, total, read in _sessions(records):
             history.append({"role": "user", "content": _question(s, turn)})
@@ -193,7 +202,7 @@ def write_foreign_log(path: Path, records: int) -> None:
     with path.open("wb") as out:
         for s, turn, at, history, total, read in _sessions(records):
             if not history:
-                history.append({"role": "system", "content": SYSTEM})
+                history.append({"role": "system", "content": _customer(s) + SYSTEM})
             history.append({"role": "user", "content": _question(s, turn)})
             request = {
                 "model": "gpt-4.1",
@@ -246,13 +255,13 @@ def write_foreign_log(path: Path, records: int) -> None:
             history.append({"role": "assistant", "content": _answer(s, turn)})
 
 
-def _sessions(records: int) -> Any:
+def _sessions(records: int, in_flight: int = BUSY) -> Any:
     """(session, turn, at, its history, [its prompt tokens], tokens it can read) per record:
-    IN_FLIGHT sessions interleaved, each TURNS turns, then the next ones. The writer sets the
+    `in_flight` sessions interleaved, each TURNS turns, then the next ones. The writer sets the
     prompt tokens; what the next turn reads is the previous prompt (a healthy cache)."""
     written, session, at = 0, 0, 1_764_000_000.0
     while written < records:
-        batch = range(session, session + IN_FLIGHT)
+        batch = range(session, session + in_flight)
         state: dict[int, tuple[list[dict[str, Any]], list[int]]] = {s: ([], [0]) for s in batch}
         for turn in range(TURNS):
             for s in batch:
@@ -263,7 +272,7 @@ def _sessions(records: int) -> Any:
                 read = max(total[0] - 12, 0) if turn else 0
                 yield s, turn, at, history, total, read
                 written += 1
-        session += IN_FLIGHT
+        session += in_flight
 
 
 WRITERS = {"recorder": write_log, "full": write_full_log, "foreign": write_foreign_log}

@@ -35,6 +35,11 @@ _PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is 
 _NOTICES = 10
 _COLLECT_EVERY = 200_000  # lines between full garbage collections while reading
 _WORST = 10  # invalidations shown with their excerpts in --html
+# Request bodies the report's monitors keep, as JSON bytes, to name the field a miss changed. The
+# live monitor's default (32 MiB) holds the caller's own objects; the report holds copies, and
+# a body dropped past the budget is parsed again and hashed: on a log of ~12 KB requests with
+# 5,000 sessions in flight that was three quarters of the time (bench/bench_report.py).
+DEFAULT_BODY_BUDGET = 128 * 1024 * 1024
 
 
 def register(subparsers: Any) -> None:
@@ -45,7 +50,8 @@ def register(subparsers: Any) -> None:
             'Read LOG files (JSON Lines, one {"vendor", "key", "at", "request", "response"} '
             "record per request; docs/log-format.md), gzipped or not, one line at a time in "
             "memory that does not grow with the log (one line of at most --max-line-bytes, the "
-            "monitors' 32 MiB of request bodies and 10,000 keys, at most --max-groups groups), "
+            "monitors' --max-body-bytes of request bodies and 10,000 keys, at most --max-groups "
+            "groups), "
             "and print the cache hit rate, read and write tokens, cost and "
             "savings, and the invalidations the monitor finds, costliest cause first. Lines "
             "that cannot be read are skipped, counted and named (--strict stops instead). "
@@ -107,6 +113,15 @@ def register(subparsers: Any) -> None:
         help=f"longest record read; longer lines are skipped (default {DEFAULT_MAX_LINE_BYTES:,})",
     )
     parser.add_argument(
+        "--max-body-bytes",
+        type=_count,
+        default=DEFAULT_BODY_BUDGET,
+        metavar="N",
+        help="request bodies kept to name the field a miss changed; past it the oldest are kept "
+        "as hashes, which is slower and names the element, not the field "
+        f"(default {DEFAULT_BODY_BUDGET:,})",
+    )
+    parser.add_argument(
         "--max-groups",
         type=_count,
         default=MAX_GROUPS,
@@ -155,6 +170,7 @@ def run(args: argparse.Namespace) -> int:
         strict=args.strict,
         by=args.by,
         max_groups=args.max_groups,
+        body_budget=args.max_body_bytes,
         also=("hour", "key") if html is not None else (),
         worst=_WORST if html is not None else 0,
         evidence=EVIDENCE_KEPT if evidence is not None else 0,
