@@ -245,3 +245,19 @@ def test_an_id_that_is_free_text_is_not_written(tmp_path: Path) -> None:
         recorder.record(pairs.anthropic(), response, key="s1", at=T0)
     text = path.read_text()
     assert "response_id" not in text and "Zebulon" not in text
+
+
+def test_the_model_rows_stay_bounded() -> None:
+    from promptcache._report import ReportBuilder
+
+    builder = ReportBuilder(max_groups=1)
+    lines = [json.loads(line) for line in _gemini({5000: 0.0})]
+    for number, record in enumerate(lines, start=1):
+        record["request"]["model"] = f"gemini-2.5-flash-{number // 2 % 3}"  # three models
+        builder.add_line(json.dumps(record), number)
+    side = builder.result().vendor_side
+    assert side is not None and side.total.follow_ups == 4
+    names = [row.group for row in side.by_model]
+    assert len(names) == 2 and "gemini:(other)" in names
+    other = next(row for row in side.by_model if row.group == "gemini:(other)")
+    assert other.facts is not None and other.facts.model == "(other)"
