@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from .._errors import InputError
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
 from .._printable import printable
 from .._report import (
@@ -162,6 +163,11 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.section != "summary" and args.format != "csv":
+        raise InputError(
+            f"--section {args.section} chooses what --format csv writes; text and JSON hold every "
+            "section: add --format csv, or leave --section out"
+        )
     html = None if args.html is None else output_file(args.html)
     evidence = None if args.evidence is None else output_file(args.evidence)
     sources = resolve_sources(args.log)

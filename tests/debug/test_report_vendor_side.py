@@ -261,3 +261,12 @@ def test_the_model_rows_stay_bounded() -> None:
     assert len(names) == 2 and "gemini:(other)" in names
     other = next(row for row in side.by_model if row.group == "gemini:(other)")
     assert other.facts is not None and other.facts.model == "(other)"
+
+
+def test_a_section_without_csv_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "calls.jsonl"
+    log.write_text("\n".join(_anthropic()) + "\n")
+    assert main(["report", str(log), "--section", "vendor-side"]) == 2
+    assert "--format csv" in capsys.readouterr().err
