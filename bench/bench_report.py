@@ -2,6 +2,7 @@
 Benchmark: `promptcache report` on a large log against parsing the same log with orjson.
 
     .venv/bin/python bench/bench_report.py [--records 100000 1000000] [--rounds 3]
+        [--log recorder full foreign]
 
 The log is what the recorder writes for an Anthropic application: 2,000 sessions in flight at
 once, interleaved, each growing to 12 turns, a ~6.5 KB marked system prompt and four tools
@@ -16,6 +17,17 @@ turn 6 (a planted invalidation). For each size the two runs alternate, each in a
 - context, not a target: the baseline reading through the 1 MiB buffer `report` reads with (on
   lines of about 10 KB the default 8 KiB buffer is refilled several times a line, which costs
   about a third of the baseline).
+
+`--log` picks the logs (default all three):
+
+- `recorder`: the log above, the recorder's layout, text as the application sent it;
+- `full`: what `Recorder(content="full")` writes for a busier app (5,000 sessions in flight): `"content": "full"`, the whole Anthropic
+  response (id, content blocks with the answer's text, stop reason, usage with the TTL split),
+  and conversations that carry each answer back (about 12 KB a record, some text not ASCII);
+- `foreign`: a log shaped like another tool's (a gateway's OpenAI Chat Completions log): the
+  system prompt as a message, tools as functions, the whole `chat.completion` response
+  (choices, message text, `prompt_tokens_details`), and the tool's own fields around them
+  (an id, timestamps, latency, spend, tags, a hashed API key): about 12 KB a record.
 
 Printed per size: seconds (min/median/max), records/s, peak RSS of each process, and the ratio of
 the medians. Targets: report <= 3x the parse; peak RSS flat from 100,000 to 1,000,000 records.
@@ -33,6 +45,7 @@ import sys
 import time
 from contextlib import redirect_stdout
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -49,6 +62,9 @@ TOOLS = [
     for i in range(4)
 ]
 TURNS, IN_FLIGHT = 12, 2_000
+# The full-content logs' app is busier: 5,000 sessions in flight, whose ~12 KB requests are
+# more than the monitors' 32 MiB body budget holds, so bodies are dropped to fingerprints.
+BUSY = 5_000
 
 
 def _tokens(request: dict[str, object]) -> int:
@@ -104,6 +120,164 @@ def write_log(path: Path, records: int) -> None:
             session += IN_FLIGHT
 
 
+ANSWER = "Check the health check path; it moved in runbook 4.2 (Überprüfung: Pfad /healthz). " * 4
+
+
+def _answer(session: int, turn: int) -> str:
+    return f"Answer {turn} for session {session}: " + ANSWER
+
+
+def _question(session: int, turn: int) -> str:
+    return f"Question {turn} of session {session}: my deploy fails with 502s since noon, why? " * 3
+
+
+def _customer(session: int) -> str:
+    """The session's own documents ahead of the shared prompt (a full log's text is the user's)."""
+    return f"Customer file {session}: Kundenakte Nr. {session}, Prüfung läuft; 顧客{session}。" * 16
+
+
+def write_full_log(path: Path, records: int) -> None:
+    """As `write_log`, as `Recorder(content="full")` writes it: whole responses, answers kept,
+    each session's own documents in its system prompt."""
+    with path.open("wb") as out:
+        for s, turn, at, history, total, read in _sessions(records):
+            history.append({"role": "user", "content": _question(s, turn)})
+            request = {
+                "model": MODEL,
+                "max_tokens": 1024,
+                "tools": TOOLS,
+                "system": [
+                    {"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}
+                ],
+                "messages": history,
+            }
+            total[0] = _tokens(request)
+            write = max(total[0] - read - 12, 0)
+            response = {
+                "id": f"msg_{s:06d}{turn:02d}",
+                "type": "message",
+                "role": "assistant",
+                "model": MODEL,
+                "content": [{"type": "text", "text": _answer(s, turn)}],
+                "stop_reason": "end_turn",
+                "stop_sequence": None,
+                "usage": {
+                    "input_tokens": 12,
+                    "cache_read_input_tokens": read,
+                    "cache_creation_input_tokens": write,
+                    "cache_creation": {
+                        "ephemeral_5m_input_tokens": write,
+                        "ephemeral_1h_input_tokens": 0,
+                    },
+                    "output_tokens": 90,
+                    "service_tier": "standard",
+                },
+            }
+            line = {
+                "v": 1,
+                "at": at,
+                "vendor": "anthropic",
+                "key": f"session-{s}",
+                "content": "full",
+                "request": request,
+                "response": response,
+            }
+            out.write(orjson.dumps(line) + b"\n")
+            history.append({"role": "assistant", "content": _answer(s, turn)})
+
+
+def write_foreign_log(path: Path, records: int) -> None:
+    """A gateway's log of OpenAI Chat Completions calls: its own fields around the exchange."""
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": t["input_schema"],
+            },
+        }
+        for t in TOOLS
+    ]
+    with path.open("wb") as out:
+        for s, turn, at, history, total, read in _sessions(records):
+            if not history:
+                history.append({"role": "system", "content": _customer(s) + SYSTEM})
+            history.append({"role": "user", "content": _question(s, turn)})
+            request = {
+                "model": "gpt-4.1",
+                "messages": history,
+                "tools": tools,
+                "prompt_cache_key": f"tenant-{s}",
+            }
+            total[0] = _tokens(request)
+            response = {
+                "id": f"chatcmpl-{s:06d}{turn:02d}",
+                "object": "chat.completion",
+                "created": int(at),
+                "model": "gpt-4.1-2025-04-14",
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {
+                            "role": "assistant",
+                            "content": _answer(s, turn),
+                            "refusal": None,
+                            "annotations": [],
+                        },
+                        "logprobs": None,
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": total[0],
+                    "completion_tokens": 90,
+                    "total_tokens": total[0] + 90,
+                    "prompt_tokens_details": {"cached_tokens": read, "audio_tokens": 0},
+                    "completion_tokens_details": {"reasoning_tokens": 0, "audio_tokens": 0},
+                },
+                "service_tier": "default",
+                "system_fingerprint": "fp_b3f1157249",
+            }
+            line = {
+                "id": f"log-{s:06d}-{turn:02d}",
+                "at": at,
+                "startTime": at - 1.2,
+                "endTime": at,
+                "latency_ms": 1200,
+                "spend": 0.0123,
+                "tags": ["prod", "support-bot"],
+                "api_key_hash": "88dc28d0f030c55ed4ab77ed8faf098196cb1c05df778539800c9f1243fe6b4b",
+                "request": request,
+                "response": response,
+            }
+            out.write(orjson.dumps(line) + b"\n")
+            history.append({"role": "assistant", "content": _answer(s, turn)})
+
+
+def _sessions(records: int, in_flight: int = BUSY) -> Any:
+    """(session, turn, at, its history, [its prompt tokens], tokens it can read) per record:
+    `in_flight` sessions interleaved, each TURNS turns, then the next ones. The writer sets the
+    prompt tokens; what the next turn reads is the previous prompt (a healthy cache)."""
+    written, session, at = 0, 0, 1_764_000_000.0
+    while written < records:
+        batch = range(session, session + in_flight)
+        state: dict[int, tuple[list[dict[str, Any]], list[int]]] = {s: ([], [0]) for s in batch}
+        for turn in range(TURNS):
+            for s in batch:
+                if written >= records:
+                    return
+                at += 0.05
+                history, total = state[s]
+                read = max(total[0] - 12, 0) if turn else 0
+                yield s, turn, at, history, total, read
+                written += 1
+        session += in_flight
+
+
+WRITERS = {"recorder": write_log, "full": write_full_log, "foreign": write_foreign_log}
+
+
 def run_parse(path: Path, buffering: int = -1) -> tuple[float, int]:
     start = time.perf_counter()
     n = 0
@@ -142,6 +316,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dir", default="/tmp")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "FILE"))
+    parser.add_argument("--log", nargs="+", choices=list(WRITERS), default=list(WRITERS))
     args = parser.parse_args()
     if args.child:
         kind, file = args.child
@@ -153,10 +328,10 @@ def main() -> int:
         print(orjson.dumps({"seconds": took, "records": n, "rss_mib": rss}).decode())
         return 0
     ok = True
-    for records in args.records:
-        path = Path(args.dir) / f"promptcache-bench-{records}.jsonl"
+    for log, records in ((log, records) for log in args.log for records in args.records):
+        path = Path(args.dir) / f"promptcache-bench-{log}-{records}.jsonl"
         if not path.exists():
-            write_log(path, records)
+            WRITERS[log](path, records)
         size = path.stat().st_size
         kinds = ["parse", "report", "buffered"]
         runs: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
@@ -164,7 +339,9 @@ def main() -> int:
             for kind in kinds[r % 3 :] + kinds[: r % 3]:
                 runs[kind].append(_child(kind, path))
         med = {k: statistics.median(x["seconds"] for x in v) for k, v in runs.items()}
-        print(f"{records:,} records, {size / 2**20:,.0f} MiB:")
+        print(
+            f"{log} log, {records:,} records, {size / 2**20:,.0f} MiB ({size / records / 1024:.1f} KB a record):"
+        )
         labels = {
             "parse": "orjson parse (baseline)",
             "report": "promptcache report     ",

@@ -15,6 +15,7 @@ from html import escape
 from ._report import GroupSummary, Report, unpriced_events_note
 from ._report import money as _money
 from ._report import unpriced_note as _unpriced
+from ._vendor_side import SideRow, VendorSide
 
 __all__ = ["render_html"]
 
@@ -131,6 +132,83 @@ def _worst(report: Report) -> str:
     )
 
 
+def _side_bars(rows: Sequence[SideRow], title: str) -> str:
+    """A column per band: its server-side miss rate, split into 0-read (red) and partly read
+    (amber) misses, out of the band's follow-ups (written under it)."""
+    if not rows:
+        return f'<p class="none">{escape(title)}: no follow-ups</p>'
+    step = (_W - 2 * _PAD) / len(rows)
+    high = _H - 2 * _PAD
+    bars = []
+    for i, row in enumerate(rows):
+        x, base = _PAD + i * step, _H - _PAD
+        zero = high * row.zero_read / row.follow_ups if row.follow_ups else 0.0
+        part = high * row.partly_read / row.follow_ups if row.follow_ups else 0.0
+        tip = (
+            f"{row.group}: {row.server_side:,} server-side misses of {row.follow_ups:,} "
+            f"follow-ups ({_pct(row.rate)}): {row.zero_read:,} read nothing, "
+            f"{row.partly_read:,} part; {row.under_minimum:,} under the documented minimum"
+        )
+        bars.append(
+            f'<g class="band" data-band="{escape(row.group)}" data-follow-ups="{row.follow_ups}" '
+            f'data-misses="{row.server_side}" data-zero="{row.zero_read}" '
+            f'data-partial="{row.partly_read}"><title>{escape(tip)}</title>'
+            f'<rect class="zero" x="{x + 4:.1f}" y="{base - zero:.1f}" width="{step - 8:.1f}" '
+            f'height="{zero:.1f}" fill="#dc2626"/>'
+            f'<rect class="partial" x="{x + 4:.1f}" y="{base - zero - part:.1f}" '
+            f'width="{step - 8:.1f}" height="{part:.1f}" fill="#f59e0b"/>'
+            f'<text x="{x + step / 2:.1f}" y="{_H - 20}" text-anchor="middle">'
+            f"{escape(row.group)}</text>"
+            f'<text x="{x + step / 2:.1f}" y="{_H - 6}" text-anchor="middle">'
+            f"{_pct(row.rate)} of {row.follow_ups:,}</text></g>"
+        )
+    return (
+        f'<svg role="img" aria-label="{escape(title)}" viewBox="0 0 {_W} {_H}" width="100%">'
+        f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#9aa3af"/>'
+        f'<text x="2" y="{_PAD}">100%</text><text x="2" y="{_H - _PAD}">0</text>'
+        f"{''.join(bars)}</svg>"
+    )
+
+
+def _side_models(rows: Sequence[SideRow]) -> str:
+    cells = []
+    for row in rows:
+        facts = row.facts
+        if facts is None:
+            continue
+        ttl = "n/a" if facts.default_ttl_seconds is None else f"{facts.default_ttl_seconds:,.0f} s"
+        cells.append(
+            f'<tr data-model="{escape(row.group)}"><td>{escape(row.group)}</td>'
+            f'<td class="n">{row.follow_ups:,}</td><td class="n">{row.server_side:,}</td>'
+            f'<td class="n">{_pct(row.rate)}</td><td class="n">{facts.minimum_tokens:,}</td>'
+            f'<td class="n">{ttl}</td><td>{"implicit" if facts.marking == "automatic" else "at markers"}'
+            "</td></tr>"
+        )
+    return (
+        '<table id="side-models"><tr><th>model</th><th class="n">follow-ups</th>'
+        '<th class="n">server-side misses</th><th class="n">rate</th>'
+        '<th class="n">documented minimum</th><th class="n">default TTL</th><th>cached</th></tr>'
+        f"{''.join(cells)}</table>"
+    )
+
+
+def _vendor_side(side: VendorSide | None) -> str:
+    """Server-side misses: an identical prefix, and the read fell short (_vendor_side.py)."""
+    if side is None or not side.total.follow_ups:
+        return '<p class="none" id="no-follow-ups">No follow-ups: no key had a second request.</p>'
+    total = side.total
+    return (
+        f'<p id="server-side">{total.server_side:,} of {total.follow_ups:,} follow-ups '
+        f"({_pct(total.rate)}) missed on a byte-identical prefix: evidence for the vendor, not "
+        "proof (docs/server-side-misses.md).</p>"
+        + _side_models(side.by_model)
+        + "<h3>By prompt size (input tokens)</h3>"
+        + _side_bars(side.by_size, "server-side misses by prompt size")
+        + "<h3>By gap since the key's previous request</h3>"
+        + _side_bars(side.by_gap, "server-side misses by gap")
+    )
+
+
 def _output_unknown(report: Report) -> str:
     """Under the cost: how many priced records' output cost it leaves out (unreported)."""
     if report.cost is None or not report.output_unpriced_records:
@@ -166,6 +244,8 @@ def render_html(report: Report) -> str:
         + _line_chart([(g.group, g.cost) for g in timed], "cost per hour", False)
         + "<h2>Invalidations by cause</h2>"
         + _cause_bars(report)
+        + "<h2>Server-side misses</h2>"
+        + _vendor_side(report.vendor_side)
         + "<h2>Costliest keys</h2>"
         + _keys(report.breakdowns.get("key", ()), report.currency)
         + "<h2>Worst invalidations</h2>"

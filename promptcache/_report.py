@@ -31,6 +31,7 @@ from ._canonical import load_json
 from ._errors import InputError, shown, shown_keys
 from ._pricing import cost_figures
 from ._usage import CacheUsage
+from ._vendor_side import VendorSide, VendorSideCounter
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe
@@ -171,6 +172,7 @@ class Report:
     unreported_input: int = 0
     output_unreported_records: int = 0  # not in `output`: their output tokens are unknown
     output_unpriced_records: int = 0  # priced, but their output's cost is not in `cost`
+    vendor_side: VendorSide | None = None  # server-side misses (_vendor_side.py)
 
     @property
     def events(self) -> int:
@@ -238,6 +240,7 @@ class Report:
             },
             "by": self.by,
             "groups": [g.to_json() for g in self.groups],
+            "vendor_side": None if self.vendor_side is None else self.vendor_side.to_json(),
         }
 
 
@@ -415,6 +418,7 @@ class ReportBuilder:
         max_groups: int = MAX_GROUPS,
         also: tuple[str, ...] = (),
         worst: int = 0,
+        evidence: int = 0,
     ) -> None:
         for name in (by, *also):
             if name is not None and name not in GROUPINGS:
@@ -433,6 +437,10 @@ class ReportBuilder:
         self._groups: dict[str, dict[Any, _Group]] = {g: {} for g in self.groupings}
         self._skipped = 0
         self._problems: list[Problem] = []
+        # `evidence`: how many server-side misses' evidence records are kept (`--evidence`)
+        self._side = VendorSideCounter(
+            max_groups=max_groups, max_keys=max_keys, evidence_kept=evidence
+        )
         self._shapes: dict[tuple[frozenset[str], str | None, str | None], Vendor] = {}
         self._ambiguous: set[tuple[frozenset[str], str | None, str | None]] = set()
 
@@ -456,7 +464,7 @@ class ReportBuilder:
                     max_keys=self.max_keys,
                     capture_content=self.worst_kept > 0,
                 )
-            _add(self, monitor, record, request, spec, number)
+            _add(self, monitor, record, request, spec, number, source)
         except _PricesUnreadable:
             raise  # not this line's problem: no line could be priced
         except InputError as exc:
@@ -549,10 +557,17 @@ def build_report(
     max_keys: int = 10_000,
     strict: bool = True,
     by: str | None = None,
+    evidence: int = 0,
 ) -> Report:
-    """Read log records one by one and total them. `vendor` applies to records that name none."""
+    """Read log records one by one and total them. `vendor` applies to records that name none;
+    `evidence` is how many server-side misses' evidence records to keep (`Report.vendor_side`)."""
     builder = ReportBuilder(
-        vendor=vendor, body_budget=body_budget, max_keys=max_keys, strict=strict, by=by
+        vendor=vendor,
+        body_budget=body_budget,
+        max_keys=max_keys,
+        strict=strict,
+        by=by,
+        evidence=evidence,
     )
     for number, line in enumerate(lines, start=1):
         builder.add_line(line, number)
@@ -657,6 +672,7 @@ def _add(
     data: bytes,
     spec: Vendor,
     number: int,
+    source: str = "<log>",
 ) -> None:
     """Count one record; `data` is its request's JSON, which the monitor keeps as the body."""
     totals, pricer = builder._totals, builder._pricer
@@ -664,6 +680,8 @@ def _add(
     key = record.get("key")
     if key is not None and not isinstance(key, str):
         raise InputError(f"line {number}: 'key' must be a string, got {describe(key)}")
+    name = key if key is not None else monitor._key(request, spec)
+    previous = builder._side.previous(monitor, name)
     try:
         usage = read_usage(spec, _usage_of(record, number))
         at = _moment(record.get("at"), number)
@@ -684,8 +702,10 @@ def _add(
             event = _untimed(event)
         _add_event(totals, pricer, event, vendor, model)
         builder.keep_if_worst(event)
+    builder._side.count(
+        monitor, name, previous, spec, model, usage, event, at, record, (source, number)
+    )
     if builder.groupings:
-        name = key if key is not None else monitor.key_of(request)
         for group in builder.groups_of(name, vendor, model, at):
             _add_group(group, usage, priced, event)
 
@@ -835,4 +855,5 @@ def _summary(builder: ReportBuilder) -> Report:
         unreported_input=totals.unreported_input,
         output_unreported_records=totals.output_unreported,
         output_unpriced_records=totals.output_unpriced,
+        vendor_side=builder._side.result(),
     )

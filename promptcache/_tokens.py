@@ -68,6 +68,14 @@ class EstimateCounter:
         extra_bytes = len(text.encode("utf-8")) - len(text)
         return max(1, round(len(text) / self.chars_per_token + extra_bytes / 3))
 
+    def utf8_count(self, data: bytes) -> int:
+        """`count` of the text whose UTF-8 is `data` (JSON as orjson writes it), from one decode:
+        `count` would encode the decoded text again to weigh its extra bytes."""
+        if data.isascii():
+            return self.ascii_count(len(data))
+        chars = len(data.decode("utf-8"))
+        return max(1, round(chars / self.chars_per_token + (len(data) - chars) / 3))
+
     def ascii_count(self, length: int) -> int:
         """The count of an ASCII text of `length` characters (a dropped body keeps only sizes)."""
         return max(1, round(length / self.chars_per_token)) if length else 0

@@ -89,3 +89,20 @@ def test_render_uses_the_given_counter() -> None:
     assert [b.tokens for b in rendered] == [7, 7]
     assert rendered.counter == "fixed"
     assert Prompt().add_system("a", "b").render().counter == "estimate"
+
+
+@pytest.mark.parametrize("chars_per_token", [4.0, 3.5])
+def test_the_estimate_of_utf8_bytes_is_the_estimate_of_their_text(chars_per_token: float) -> None:
+    counter = EstimateCounter(chars_per_token)
+    texts = [
+        "",
+        "a",
+        "plain ASCII " * 40,
+        "Prüfung läuft",
+        "顧客ファイル",
+        "emoji 🙂 and 中文",
+        json.dumps({"text": "Überprüfung 顧客"}, ensure_ascii=False),
+        "é" * 1000,
+    ]
+    for text in texts:
+        assert counter.utf8_count(text.encode("utf-8")) == counter.count(text), text

@@ -15,6 +15,7 @@ from typing import Any
 
 import orjson
 
+from .._errors import InputError
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
 from .._printable import printable
 from .._report import (
@@ -26,6 +27,7 @@ from .._report import (
     unpriced_note,
 )
 from .._report import money as _money
+from .._vendor_side import EVIDENCE_KEPT, SideRow, VendorSide
 from ._io import add_vendor_option, output_file, write_output
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
@@ -34,6 +36,11 @@ _PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is 
 _NOTICES = 10
 _COLLECT_EVERY = 200_000  # lines between full garbage collections while reading
 _WORST = 10  # invalidations shown with their excerpts in --html
+# Request bodies the report's monitors keep, as JSON bytes, to name the field a miss changed. The
+# live monitor's default (32 MiB) holds the caller's own objects; the report holds copies, and
+# a body dropped past the budget is parsed again and hashed: on a log of ~12 KB requests with
+# 5,000 sessions in flight that was three quarters of the time (bench/bench_report.py).
+DEFAULT_BODY_BUDGET = 128 * 1024 * 1024
 
 
 def register(subparsers: Any) -> None:
@@ -44,7 +51,8 @@ def register(subparsers: Any) -> None:
             'Read LOG files (JSON Lines, one {"vendor", "key", "at", "request", "response"} '
             "record per request; docs/log-format.md), gzipped or not, one line at a time in "
             "memory that does not grow with the log (one line of at most --max-line-bytes, the "
-            "monitors' 32 MiB of request bodies and 10,000 keys, at most --max-groups groups), "
+            "monitors' --max-body-bytes of request bodies and 10,000 keys, at most --max-groups "
+            "groups), "
             "and print the cache hit rate, read and write tokens, cost and "
             "savings, and the invalidations the monitor finds, costliest cause first. Lines "
             "that cannot be read are skipped, counted and named (--strict stops instead). "
@@ -72,6 +80,21 @@ def register(subparsers: Any) -> None:
         "worst invalidations with their excerpts when the log holds prompt text)",
     )
     parser.add_argument(
+        "--evidence",
+        type=Path,
+        metavar="OUT.jsonl",
+        help="also write one JSON line per server-side miss (identical prefix, short read): "
+        "prefix hashes, tokens expected and read, gap, TTLs, the vendor's ids; no prompt text. "
+        "For a vendor support ticket (docs/server-side-misses.md)",
+    )
+    parser.add_argument(
+        "--section",
+        choices=("summary", "vendor-side"),
+        default="summary",
+        help="what --format csv writes: the totals (or --by groups), or the vendor-side rows "
+        "(server-side misses by model, hour, prompt size and gap)",
+    )
+    parser.add_argument(
         "--fail-under",
         type=_rate,
         metavar="HIT_RATE",
@@ -89,6 +112,15 @@ def register(subparsers: Any) -> None:
         default=DEFAULT_MAX_LINE_BYTES,
         metavar="N",
         help=f"longest record read; longer lines are skipped (default {DEFAULT_MAX_LINE_BYTES:,})",
+    )
+    parser.add_argument(
+        "--max-body-bytes",
+        type=_count,
+        default=DEFAULT_BODY_BUDGET,
+        metavar="N",
+        help="request bodies kept to name the field a miss changed; past it the oldest are kept "
+        "as hashes, which is slower and names the element, not the field "
+        f"(default {DEFAULT_BODY_BUDGET:,})",
     )
     parser.add_argument(
         "--max-groups",
@@ -131,15 +163,23 @@ def _count(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.section != "summary" and args.format != "csv":
+        raise InputError(
+            f"--section {args.section} chooses what --format csv writes; text and JSON hold every "
+            "section: add --format csv, or leave --section out"
+        )
     html = None if args.html is None else output_file(args.html)
+    evidence = None if args.evidence is None else output_file(args.evidence)
     sources = resolve_sources(args.log)
     builder = ReportBuilder(
         vendor=args.vendor,
         strict=args.strict,
         by=args.by,
         max_groups=args.max_groups,
+        body_budget=args.max_body_bytes,
         also=("hour", "key") if html is not None else (),
         worst=_WORST if html is not None else 0,
+        evidence=EVIDENCE_KEPT if evidence is not None else 0,
     )
     _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
     report = builder.result()
@@ -148,10 +188,13 @@ def run(args: argparse.Namespace) -> int:
         from .._html import render_html
 
         write_output(html, render_html(report))
+    if evidence is not None:
+        write_output(evidence, render_evidence(report))
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
     elif args.format == "csv":
-        sys.stdout.write(render_csv(report))
+        csv_of = render_vendor_side_csv if args.section == "vendor-side" else render_csv
+        sys.stdout.write(csv_of(report))
     else:
         sys.stdout.write(render_text(report))
     return _gates(report, args.fail_under, args.max_invalidations)
@@ -294,6 +337,8 @@ def render_text(report: Report) -> str:
             )
     else:
         lines.append("invalidations  none")
+    if report.vendor_side is not None:
+        lines.extend(_vendor_side_text(report.vendor_side))
     if report.groups:
         lines.append(f"by {report.by}")
         names = [printable(g.group) for g in report.groups]
@@ -332,3 +377,82 @@ def _cost_line(report: Report) -> str:
         f"{_money(report.cost_without_cache, report.currency)} without caching, "
         f"{_money(report.savings or 0.0, report.currency)} saved{unpriced}"
     )
+
+
+def render_evidence(report: Report) -> str:
+    """The evidence file: one JSON object a line per server-side miss (`_vendor_side.evidence`)."""
+    side = report.vendor_side
+    if side is None:
+        return ""
+    if side.evidence_left_out:
+        sys.stderr.write(
+            f"promptcache: --evidence holds the first {EVIDENCE_KEPT:,} server-side misses; "
+            f"{side.evidence_left_out:,} more are counted in the report, not written (report a "
+            "shorter span of the log to have them all)\n"
+        )
+    return "".join(orjson.dumps(item).decode() + "\n" for item in side.evidence)
+
+
+def render_vendor_side_csv(report: Report) -> str:
+    """The vendor-side rows, one per group of each grouping (`SideRow.to_json`'s columns)."""
+    side = report.vendor_side
+    rows: list[dict[str, Any]] = []
+    if side is not None:
+        rows.append({"grouping": "all", **side.total.to_json()})
+        for grouping, groups in side.rows().items():
+            rows.extend({"grouping": grouping, **row.to_json()} for row in groups)
+    names = list(dict.fromkeys(name for row in rows for name in row)) or ["grouping", "group"]
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=names, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _vendor_side_text(side: VendorSide) -> list[str]:
+    total = side.total
+    if not total.follow_ups:
+        return ["vendor side    no follow-ups (no key had a second request that reported caching)"]
+    lines = [
+        f"vendor side    server-side misses  {total.server_side:,} of {total.follow_ups:,} "
+        f"follow-ups ({_share(total.rate)}): an identical prefix, and the read fell short"
+    ]
+    titles = {"model": "model", "prompt_tokens": "prompt tokens", "gap": "gap", "hour": "hour"}
+    for grouping in ("model", "prompt_tokens", "gap", "hour"):
+        rows = side.rows()[grouping]
+        if not rows:
+            continue
+        lines.append(f"  by {titles[grouping]}")
+        names = [printable(row.group) for row in rows]
+        width = max(len(name) for name in names)
+        lines.extend(
+            f"    {name:<{width}}  {_side_row(row)}" for name, row in zip(names, rows, strict=True)
+        )
+    return lines
+
+
+def _side_row(row: SideRow) -> str:
+    text = (
+        f"{row.follow_ups:>7,} follow-ups  {row.server_side:>6,} misses ({_share(row.rate)})  "
+        f"{row.zero_read:,} zero-read  {row.partly_read:,} partly read  "
+        f"{row.under_minimum:,} under the minimum"
+    )
+    if row.read_under_minimum:
+        text += f" ({row.read_under_minimum:,} of them read anyway)"
+    facts = row.facts
+    if facts is not None:
+        ttl = (
+            "none (evicted by use)"
+            if facts.default_ttl_seconds is None
+            else (f"{facts.default_ttl_seconds:,.0f} s")
+        )
+        kind = "implicit" if facts.marking == "automatic" else "at markers"
+        text += (
+            f"; documented minimum {facts.minimum_tokens:,} tokens, default TTL {ttl}, "
+            f"cached {kind}"
+        )
+    return text
+
+
+def _share(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{rate:.1%}"

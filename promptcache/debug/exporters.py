@@ -2,11 +2,14 @@
 Exporters of the monitor's usage and events: OpenTelemetry span attributes and events, and
 Prometheus counters, each only when its library is installed. No prompt text is exported:
 causes, paths, counts and the cache key only, the key hashed unless it looks like an opaque id
-(`privacy.export_key`); Prometheus labels are vendor and cause only (bounded cardinality).
+(`privacy.export_key`); Prometheus labels are vendor and cause, and for server-side misses vendor
+and model (bounded cardinality: at most `MODEL_LABELS` model names, each one that reads as a model
+name, the rest "(other)").
 """
 
 from __future__ import annotations
 
+import re
 import threading
 from typing import Any
 
@@ -14,7 +17,11 @@ from .._usage import CacheUsage
 from .events import Invalidation
 from .privacy import export_key
 
-__all__ = ["Exporter"]
+__all__ = ["MODEL_LABELS", "Exporter"]
+
+MODEL_LABELS = 50  # model label values per exporter; a request's model is caller data
+_MODEL_NAME = re.compile(r"[A-Za-z0-9_.:/@+-]{1,100}")
+_OTHER_MODEL = "(other)"
 
 
 class Exporter:
@@ -25,6 +32,7 @@ class Exporter:
         self._counters = _prometheus_counters(registry)
         # The per-vendor children are bound once; `labels()` on every request is a dict walk.
         self._usage_counters: dict[str, tuple[Any, Any, Any, Any]] = {}
+        self._models: set[str] = set()
 
     def usage(self, usage: CacheUsage, vendor: str) -> None:
         span = self._span()
@@ -63,6 +71,20 @@ class Exporter:
         if self._counters is not None:
             self._counters["events"].labels(event.vendor, event.cause).inc()
             self._counters["lost"].labels(event.vendor, event.cause).inc(event.tokens_lost)
+            if event.server_side:
+                model = self._model_label(event.model)
+                self._counters["server_side"].labels(event.vendor, model).inc()
+
+    def _model_label(self, model: str | None) -> str:
+        """`model` as a label value: a name, one of at most MODEL_LABELS, else "(other)"."""
+        if model is None:
+            return "(unknown)"
+        if model in self._models:
+            return model
+        if len(self._models) >= MODEL_LABELS or not _MODEL_NAME.fullmatch(model):
+            return _OTHER_MODEL
+        self._models.add(model)
+        return model
 
     def fallback(self) -> None:
         """One observation judged in-process because the shared state store failed."""
@@ -137,6 +159,12 @@ def _make_counters(client: Any, registry: Any) -> dict[str, Any]:
         ),
         "lost": counter(
             "promptcache_tokens_lost", "Tokens expected from cache but not read", "vendor", "cause"
+        ),
+        "server_side": counter(
+            "promptcache_server_side_misses",
+            "Misses on a byte-identical prefix within the TTL (evidence for the vendor)",
+            "vendor",
+            "model",
         ),
         "fallbacks": counter(
             "promptcache_store_fallbacks",

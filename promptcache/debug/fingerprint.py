@@ -132,7 +132,7 @@ def fingerprint(
     counted = tokens = _NONE
     if not b"".join(data).isascii():
         counted = array("L", [i for i, part in enumerate(data) if not part.isascii()])
-        tokens = array("L", [counter.count(data[i].decode("utf-8")) for i in counted])
+        tokens = array("L", [counter.utf8_count(data[i]) for i in counted])
     shape = tuple(spans)
     return Fingerprint(
         spans=_SHAPES.setdefault(shape, shape) if len(_SHAPES) < _SHAPES_KEPT else shape,

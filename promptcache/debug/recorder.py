@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import dataclasses
 import gzip
 import logging
 import os
@@ -185,6 +186,7 @@ class _Snapshot:
     key: str | None
     when: dict[str, float]
     vendor: str | None
+    ids: dict[str, str] = dataclasses.field(default_factory=dict)  # `vendor_ids`
 
     @property
     def size(self) -> int:
@@ -271,7 +273,7 @@ class Recorder:
         sent_at: float | None = None,
     ) -> bytes:
         """One log line (format v1) for an observation."""
-        when = _when(at, sent_at)
+        when: dict[str, Any] = {**_when(at, sent_at), **vendor_ids(response)}
         if isinstance(response, CacheUsage):
             usage = normalised_usage(response)
             return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=usage)
@@ -283,7 +285,7 @@ class Recorder:
         answer: Any,
         *,
         key: str | None,
-        when: dict[str, float],
+        when: dict[str, Any],
         vendor: str | None,
         usage: dict[str, Any] | None,
     ) -> bytes:
@@ -362,6 +364,7 @@ class Recorder:
             key=key,
             when=when,
             vendor=vendor,
+            ids=vendor_ids(response),
         )
 
     def _enqueue(self, snapshot: _Snapshot) -> None:
@@ -419,7 +422,8 @@ class Recorder:
                     self._changed.notify_all()
 
     def _line_of(self, snapshot: _Snapshot) -> bytes:
-        when, vendor, key = snapshot.when, snapshot.vendor, snapshot.key
+        when: dict[str, Any] = {**snapshot.when, **snapshot.ids}
+        vendor, key = snapshot.vendor, snapshot.key
         if self.content == "full":  # the snapshot is already the record's JSON: spliced in
             head: dict[str, Any] = {"v": LOG_FORMAT_VERSION, **when, "vendor": vendor, "key": key}
             head["content"] = self.content
@@ -640,6 +644,27 @@ class Recorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# A vendor's id for a call ("msg_01X...", "req_011C...", "chatcmpl-B9...", a Gemini responseId):
+# written only when it reads as one, so no free text reaches the log through these fields.
+_VENDOR_ID = re.compile(r"[A-Za-z0-9_.:/+=-]{1,200}")
+
+
+def vendor_ids(response: Any) -> dict[str, str]:
+    """
+    The vendor's ids of the call, for a support ticket: `response_id`, the response's own `id`
+    (Anthropic, OpenAI; Gemini's `responseId`), and `request_id`, the one the SDKs read from the
+    `request-id` / `x-request-id` header (`_request_id` on the response object; a dict has none).
+    """
+    if isinstance(response, CacheUsage) or response is None:
+        return {}
+    if isinstance(response, Mapping):
+        own = response.get("id", response.get("responseId", response.get("response_id")))
+    else:
+        own = getattr(response, "id", None) or getattr(response, "response_id", None)
+    found = {"response_id": own, "request_id": getattr(response, "_request_id", None)}
+    return {k: v for k, v in found.items() if isinstance(v, str) and _VENDOR_ID.fullmatch(v)}
 
 
 def _when(at: float, sent_at: float | None) -> dict[str, float]:

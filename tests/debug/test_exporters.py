@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+
 from promptcache import CacheUsage, Monitor
+from promptcache.debug.exporters import MODEL_LABELS
 
 from . import pairs
 from .spans import memory_tracer
@@ -27,3 +32,42 @@ def test_counts_the_vendor_did_not_report_are_left_off_the_span() -> None:
     assert "gen_ai.usage.cache_creation.input_tokens" not in unknown
     assert read_only["gen_ai.usage.cache_read.input_tokens"] == 1920
     assert "gen_ai.usage.cache_creation.input_tokens" not in read_only
+
+
+def _server_side_misses(registry: Any) -> dict[tuple[str, str], float]:
+    return {
+        (s.labels["vendor"], s.labels["model"]): s.value
+        for family in registry.collect()
+        for s in family.samples
+        if s.name == "promptcache_server_side_misses_total"
+    }
+
+
+def test_server_side_misses_are_counted_by_vendor_and_model_only() -> None:
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("anthropic", prometheus_registry=registry)
+    wrote = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    for at in (0.0, 10.0, 20.0):  # identical prefix, nothing read: two server-side misses
+        monitor.observe(pairs.anthropic(), usage=wrote, at=at, key="user@example.org")
+    changed = pairs.anthropic(system=pairs.with_header("At 10:00:01"))
+    monitor.observe(changed, usage=wrote, at=30.0, key="user@example.org")  # client-side
+    assert _server_side_misses(registry) == {("anthropic", "claude-sonnet-4-6"): 2.0}
+    labels = {k for f in registry.collect() for s in f.samples for k in s.labels.values()}
+    assert not any("example.org" in value for value in labels)
+
+
+def test_the_model_label_stays_bounded() -> None:
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("anthropic", prometheus_registry=registry)
+    wrote = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    for n in range(MODEL_LABELS + 5):
+        request = dict(pairs.anthropic(), model=f"claude-x-{n}")
+        monitor.observe(request, usage=wrote, at=0.0, key=f"k{n}")
+        monitor.observe(request, usage=wrote, at=5.0, key=f"k{n}")
+    request = dict(pairs.anthropic(), model="Zebulon Quackenbush")
+    monitor.observe(request, usage=wrote, at=0.0, key="z")
+    monitor.observe(request, usage=wrote, at=5.0, key="z")
+    counted = _server_side_misses(registry)
+    assert len(counted) == MODEL_LABELS + 1 and counted[("anthropic", "(other)")] == 6.0

@@ -96,3 +96,11 @@ def test_requests_that_did_not_report_caching_leave_the_hit_rate_alone() -> None
     hit_rates = [e for e in _exprs(dashboard) if "cache_read_tokens_total" in e and "/" in e]
     assert hit_rates and all("promptcache_unreported_input_tokens_total" in e for e in hit_rates)
     assert read / (known - unreported) == pytest.approx(0.992)
+
+
+def test_a_panel_shows_server_side_misses_by_model() -> None:
+    dashboard = json.loads(DASHBOARD.read_text())
+    exprs = [e for e in _exprs(dashboard) if "promptcache_server_side_misses_total" in e]
+    assert exprs and all("by (vendor, model)" in e for e in exprs)
+    names, labels = _exported()
+    assert "promptcache_server_side_misses_total" in names and "model" in labels

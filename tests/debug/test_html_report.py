@@ -87,7 +87,7 @@ def test_the_page_shows_the_json_reports_figures_offline(
     assert shown["causes"] == [[c["cause"], c["events"]] for c in data["invalidations"]]
     assert shown["invalidations"] == str(sum(c["events"] for c in data["invalidations"]))
     assert sorted(shown["keys"]) == ["s0", "s1", "s2"]
-    assert shown["charts"] == 2
+    assert shown["charts"] == 4  # hit rate, cost; server-side misses by size and by gap
     (worst,) = shown["worst"]
     assert "timestamp" in worst and "Time: 20:41:07" in worst  # the log holds the prompt text
 
@@ -179,3 +179,61 @@ def test_a_keys_partial_cost_says_how_many_records_it_leaves_unpriced(tmp_path: 
     (s0,) = [row.split("</tr>")[0] for row in rows if row.startswith('s0"')]
     (s1,) = [row.split("</tr>")[0] for row in rows if row.startswith('s1"')]
     assert "(2 unpriced)" in s0 and "unpriced" not in s1
+
+
+def _side_bars(page_file: Path) -> tuple[dict[str, Any], list[str]]:
+    """The server-side bars as the browser lays them out: each band's data and drawn heights."""
+    errors: list[str] = []
+    with _browser() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(page_file.as_uri())
+            shown = {
+                "summary": page.inner_text("#server-side"),
+                "models": page.eval_on_selector_all(
+                    "#side-models tr[data-model]", "rows => rows.map(r => r.innerText)"
+                ),
+                "bands": page.eval_on_selector_all(
+                    "svg[aria-label='server-side misses by prompt size'] g.band",
+                    """groups => groups.map(g => ({
+                        band: g.dataset.band,
+                        follow_ups: Number(g.dataset.followUps),
+                        misses: Number(g.dataset.misses),
+                        zero: g.querySelector('rect.zero').getBoundingClientRect().height,
+                        partial: g.querySelector('rect.partial').getBoundingClientRect().height,
+                        label: g.querySelector('text').getBoundingClientRect().width,
+                    }))""",
+                ),
+            }
+        finally:
+            browser.close()
+    return shown, errors
+
+
+def test_the_page_charts_server_side_misses_by_prompt_size(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from .test_report_vendor_side import _gemini
+
+    log, page = tmp_path / "calls.jsonl", tmp_path / "report.html"
+    log.write_text("\n".join(_gemini({5000: 1.0, 12000: 0.0, 24000: 0.5})) + "\n")
+    assert main(["report", str(log), "--format", "json", "--html", str(page)]) == 0
+    data = json.loads(capsys.readouterr().out)["vendor_side"]
+    shown, errors = _side_bars(page)
+    assert errors == []
+    assert shown["summary"].startswith("8 of 12 follow-ups (66.7%)")
+    (model,) = shown["models"]
+    assert "gemini:gemini-2.5-flash" in model and "2,048" in model and "implicit" in model
+    bands = {b["band"]: b for b in shown["bands"]}
+    expected = {
+        r["group"]: (r["follow_ups"], r["server_side_misses"]) for r in data["by_prompt_tokens"]
+    }
+    assert {k: (b["follow_ups"], b["misses"]) for k, b in bands.items()} == expected
+    # drawn to scale: 8k-16k all 0-read (full height), 16k-32k all partly read, 4k-8k nothing
+    full = bands["8k-16k"]["zero"]
+    assert full > 50 and bands["8k-16k"]["partial"] == 0
+    assert bands["16k-32k"]["partial"] == pytest.approx(full, rel=0.02)
+    assert bands["16k-32k"]["zero"] == 0 and bands["4k-8k"]["zero"] == 0
+    assert all(b["label"] > 0 for b in bands.values())  # each band is named on the page

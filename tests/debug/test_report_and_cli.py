@@ -105,6 +105,7 @@ def test_report_cli_json(log_file: Path, capsys: pytest.CaptureFixture[str]) -> 
         "skipped",
         "by",
         "groups",
+        "vendor_side",
     }
 
 
@@ -282,3 +283,34 @@ def test_diff_cli_says_a_loss_near_the_minimum_is_uncertain(
     assert "if a was cached (uncertain: its prefix is near the model's minimum)" in out
     assert main(["diff", a, b, "--vendor", "anthropic", "--format", "json"]) == 1
     assert json.loads(capsys.readouterr().out)["tokens_lost"] is None
+
+
+def test_report_keeps_128_mib_of_bodies_by_default(
+    log_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the report holds copies of the bodies; dropping one past the budget costs a parse and a
+    # hash, which was most of the time on busy full-content logs (bench/bench_report.py)
+    from promptcache._commands import report as command
+
+    budgets: list[int] = []
+    real = command.ReportBuilder
+
+    def spy(**kwargs: Any) -> Any:
+        budgets.append(kwargs["body_budget"])
+        return real(**kwargs)
+
+    monkeypatch.setattr(command, "ReportBuilder", spy)
+    assert main(["report", str(log_file)]) == 0
+    assert main(["report", str(log_file), "--max-body-bytes", "1000"]) == 0
+    assert budgets == [128 * 1024 * 1024, 1000]
+
+
+def test_a_body_over_the_budget_is_judged_from_its_hashes(
+    log_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(log_file), "--format", "json"]) == 0
+    kept = json.loads(capsys.readouterr().out)["invalidations"]
+    assert main(["report", str(log_file), "--format", "json", "--max-body-bytes", "0"]) == 0
+    hashed = json.loads(capsys.readouterr().out)["invalidations"]
+    assert [c["cause"] for c in kept] == ["timestamp"]
+    assert [c["cause"] for c in hashed] == ["content_changed"]  # the element, not the field

@@ -462,6 +462,21 @@ REPORT_JSON = {
         "output_unreported_records",
         "output_unpriced_records",
     ],
+    "vendor_side": [
+        "group",
+        "follow_ups",
+        "server_side_misses",
+        "rate",
+        "zero_read",
+        "partly_read",
+        "under_minimum",
+        "read_under_minimum",
+        "tokens_lost",
+        "by_model",
+        "by_hour",
+        "by_prompt_tokens",
+        "by_gap",
+    ],
 }
 
 
