@@ -28,6 +28,7 @@ from jinja2 import nodes
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader
+from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from .rules.PC105 import FORMAT_FIELD
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
@@ -331,8 +332,11 @@ class Walker:
         declared = self.config.declared_size(name)
         if declared is not None:
             return declared
-        if name.rsplit(".", 1)[-1].endswith("_token"):
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf.endswith("_token"):
             return 1
+        if _SHORT_VALUE(leaf):
+            return SHORT_VALUE_TOKENS
         return Unsized(name)
 
     def _unsorted(self, expr: nodes.Node, scope: _Scope) -> tuple[str, str] | None:
@@ -818,6 +822,9 @@ def _shown_name(expr: nodes.Node) -> str | None:
         if node is None:
             return None
     return _dotted(node)
+
+
+_SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
 
 
 def _is_look_ahead(expr: nodes.Node) -> bool:

@@ -84,3 +84,21 @@ def test_a_look_ahead_flag_that_does_not_touch_reasoning_is_left_alone() -> None
         "''",
     )
     assert codes(source) == []
+
+
+# -- a date in the last lines of a context block ---------------------------------------------------
+
+
+def test_a_date_among_the_last_short_fields_of_a_context_block_is_fine() -> None:
+    block = "\n<runtime>\nDate: {{ date }}\nTimezone: {{ timezone }}\nLocale: {{ locale }}\n</runtime>\n"
+    assert codes(STATIC + block) == []
+    assert (
+        codes(STATIC + "\nToday is {{ now() }}.\nModel: {{ model_name }} ({{ version }})\n") == []
+    )
+
+
+def test_content_of_unknown_size_after_the_date_is_still_reported() -> None:
+    assert codes(
+        STATIC + "\nDate: {{ date }}\nTimezone: {{ timezone }}\n{{ documents_list }}\n"
+    ) == ["PC102"]
+    assert codes("Current time: {{ now() }}\nYou are {{ persona }}.") == ["PC101"]
