@@ -28,6 +28,7 @@ from jinja2 import nodes
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader
+from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from .rules.PC105 import FORMAT_FIELD
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
@@ -142,6 +143,9 @@ class Walker:
     _defined: set[str] = field(default_factory=set)  # names tested with `is defined`
     _empty: set[str] = field(default_factory=set)
     _reported: set[str] = field(default_factory=set)
+    # namespace attributes set in a loop over the messages after the current one (gpt-oss's
+    # `future_final_message.found`): a branch on them changes once a later turn arrives
+    _look_ahead: set[str] = field(default_factory=set)
 
     # -- templates ------------------------------------------------------------------------
 
@@ -328,8 +332,11 @@ class Walker:
         declared = self.config.declared_size(name)
         if declared is not None:
             return declared
-        if name.rsplit(".", 1)[-1].endswith("_token"):
+        leaf = name.rsplit(".", 1)[-1]
+        if leaf.endswith("_token"):
             return 1
+        if _SHORT_VALUE(leaf):
+            return SHORT_VALUE_TOKENS
         return Unsized(name)
 
     def _unsorted(self, expr: nodes.Node, scope: _Scope) -> tuple[str, str] | None:
@@ -398,6 +405,8 @@ class Walker:
         inner = dict(scope)
         _bind(inner, node.target, hazard or STABLE)
         inner["loop"] = STABLE
+        if self._history and _is_look_ahead(node.iter):
+            self._look_ahead |= _namespace_sets(node.body)
         history = self.chat and _is_messages(node.iter)
         self._history += history
         self._loops.append(history)
@@ -645,10 +654,15 @@ class Walker:
             return
         anchor = _position_test(node.test, loop_is_history=bool(self._loops and self._loops[-1]))
         if anchor is None:
+            self._check_look_ahead_branch(node, body, else_, out)
             return
         if id(node) in self._trailing and _static_only((*body, *else_)):
             # A separator after the message, written only when another message follows (or only
             # after the last one): what comes before it renders the same on every turn.
+            return
+        if _only_generation_prompt((*body, *else_)):
+            # `{% if loop.last %}{% if add_generation_prompt %}...`: the generation prompt, which
+            # follows the conversation at inference and is never part of a cached turn.
             return
         if any(_mentions_reasoning(child) for child in (*body, *else_)):
             detail = "a branch on the message's position in the history that changes its reasoning"
@@ -658,6 +672,30 @@ class Walker:
                 "renders for a turn changes once a newer turn is appended"
             )
         hazard = self._hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
+        self._report_history("branch", hazard, out)
+
+    def _check_look_ahead_branch(
+        self,
+        node: nodes.If,
+        body: Sequence[nodes.Node],
+        else_: Sequence[nodes.Node],
+        out: list[Event],
+    ) -> None:
+        """
+        Reasoning kept or dropped by a flag set from the messages after this one (PC302).
+
+        gpt-oss renders a tool-call turn's analysis until a later final answer exists: the
+        flag is computed in a loop over `messages[loop.index:]`, so an earlier turn the engine
+        cached with its reasoning renders without it once the conversation moves on.
+        """
+        flag = next((f for f in _flags_read(node.test) if f in self._look_ahead), None)
+        if flag is None or not any(_mentions_reasoning(child) for child in (*body, *else_)):
+            return
+        detail = (
+            f"a branch on `{flag}`, set from the messages after this one, that keeps or drops "
+            "the turn's reasoning: it renders differently once a later turn arrives"
+        )
+        hazard = self._hazard("PC302", node.lineno, flag.split(".")[0], detail)
         self._report_history("branch", hazard, out)
 
     def _report_history(self, kind: str, hazard: Hazard, out: list[Event]) -> None:
@@ -786,6 +824,35 @@ def _shown_name(expr: nodes.Node) -> str | None:
     return _dotted(node)
 
 
+_SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
+
+
+def _is_look_ahead(expr: nodes.Node) -> bool:
+    """`messages[loop.index:]`: the messages after the current one."""
+    if type(expr) is not nodes.Getitem or type(expr.arg) is not nodes.Slice:
+        return False
+    start = expr.arg.start
+    return start is not None and any(_is_loop_index(n) for n in _with_self(start, nodes.Getattr))
+
+
+def _namespace_sets(body: Sequence[nodes.Node]) -> set[str]:
+    """The `ns.attr` names a body assigns with `{% set ns.attr = ... %}`."""
+    found: set[str] = set()
+    for stmt in body:
+        for assign in _with_self(stmt, nodes.Assign):
+            if type(assign.target) is nodes.NSRef:
+                found.add(f"{assign.target.name}.{assign.target.attr}")
+    return found
+
+
+def _flags_read(test: nodes.Node) -> set[str]:
+    return {
+        f"{attr.node.name}.{attr.attr}"
+        for attr in _with_self(test, nodes.Getattr)
+        if type(attr.node) is nodes.Name
+    }
+
+
 def _is_messages(expr: nodes.Node) -> bool:
     dotted = _dotted(expr)
     if dotted is None and type(expr) is nodes.Getitem:  # messages[1:]
@@ -853,6 +920,18 @@ def _renders(stmt: nodes.Node) -> bool:
             for child in stmt.nodes
         )
     return True
+
+
+def _only_generation_prompt(stmts: Sequence[nodes.Node]) -> bool:
+    """Whether every statement that renders is an `if` on `add_generation_prompt` (no else)."""
+    rendering = [stmt for stmt in stmts if _renders(stmt)]
+    return bool(rendering) and all(
+        isinstance(stmt, nodes.If)
+        and any(n.name == _GENERATION_PROMPT for n in _with_self(stmt.test, nodes.Name))
+        and not stmt.elif_
+        and not any(_renders(child) for child in stmt.else_)
+        for stmt in rendering
+    )
 
 
 def _static_only(stmts: Sequence[nodes.Node]) -> bool:

@@ -1,5 +1,5 @@
 """
-Score a Python linter on tests/lint/pycorpus: recall on labelled busters, false alarms on clean files.
+Score a Python linter on tests/lint/pycorpus (cases we wrote, and synthetic ordering busters).
 
 A buster is labelled in the corpus file itself: `# label: PC501` on its line, or `# label@N: PC502`
 for line N (when the line is inside a string). Files named `c*.py` (`sc*.py` among the synthetic
@@ -150,7 +150,7 @@ def report(
 
 
 if __name__ == "__main__":
-    for part in ("real", "synthetic"):
+    for part in ("cases", "synthetic"):
         report("promptcache", CORPUS / part, promptcache_findings)
         if "--pcdlint" in sys.argv:
             # pcdlint's rules are not ours: any of its findings on the labelled line counts, and

@@ -1,9 +1,10 @@
 """
 The classes of issue #10, each from a real-shaped template: what real projects ship.
 
-The shapes come from the corpus (tests/lint/corpus/, origins in its README): Mistral and
-Firefunction chat templates, Llama 3.x and gpt-oss dates, GraphRAG `str.format` prompts,
-SWE-agent and goose agent prompts, Home Assistant's prompt with `now()` above a device list.
+The shapes reproduce real templates (Mistral and Firefunction chat templates, Llama 3.x and
+gpt-oss dates, GraphRAG `str.format` prompts, SWE-agent and goose agent prompts, Home
+Assistant's prompt with `now()` above a device list) in templates we wrote: inline below, and
+files in tests/lint/cases/templates/ (the real files' provenance: bench/lint_corpus/legacy.toml).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from promptcache.lint import LintConfig, lint_file, lint_paths, lint_source
 
 from ._helpers import STATIC, codes, config
 
-CORPUS = Path(__file__).parent / "corpus"
+CASES = Path(__file__).parent / "cases" / "templates"
 
 # -- 1. chat templates recognised by their structure ---------------------------------------------
 
@@ -121,7 +122,7 @@ def test_stable_position_tests_are_not_reported(test: str) -> None:
 def test_a_separator_after_the_message_is_not_history_that_moves() -> None:
     # vLLM's Alpaca template: `\n\n\n` after a message when another one follows. Everything
     # before the separator renders the same on every turn.
-    assert lint_file(CORPUS / "chat" / "vllm_alpaca.jinja") == []
+    assert lint_file(CASES / "chat" / "separator_after_message.jinja") == []
     separator = (
         "{% for message in messages %}<|{{ message.role }}|>{{ message.content }}"
         "{% if not loop.last %}<|sep|>{% endif %}{% endfor %}"
@@ -151,14 +152,14 @@ def test_loop_last_of_an_inner_loop_is_not_the_history() -> None:
 
 
 def test_llama_date_string_is_pinnable() -> None:
-    (finding,) = lint_file(CORPUS / "chat" / "vllm_llama3.2_json_tools.jinja")
-    assert (finding.code, finding.line) == ("PC301", 60)
+    (finding,) = lint_file(CASES / "chat" / "date_string_default.jinja")
+    assert (finding.code, finding.line) == ("PC301", 17)
     assert "pin `date_string` in the request" in finding.message
 
 
 def test_gpt_oss_calls_strftime_now_itself() -> None:
-    (finding,) = lint_file(CORPUS / "chat" / "gpt_oss_20b.jinja")
-    assert (finding.code, finding.line) == ("PC301", 292)
+    (finding,) = lint_file(CASES / "chat" / "strftime_in_macro.jinja")
+    assert (finding.code, finding.line) == ("PC301", 8)
     assert "calls `strftime_now()` itself, so no request field can pin it" in finding.message
     assert "date_string" not in finding.message
 
@@ -183,7 +184,7 @@ def test_date_names_in_prompt_files() -> None:
 
 def test_now_above_a_device_list_is_reported_as_unknown_size() -> None:
     # Home Assistant's extended_openai_conversation prompt: little static text, a big list.
-    (finding,) = lint_file(CORPUS / "prompts" / "extended_openai_conversation_prompt.j2")
+    (finding,) = lint_file(CASES / "prompts" / "now_above_device_list.j2")
     assert (finding.code, finding.line) == ("PC101", 4)
     assert "content of unknown size after it (`entity.entity_id`" in finding.message
 
@@ -227,7 +228,7 @@ def test_real_per_request_names(name: str) -> None:
 
 
 def test_swe_agent_problem_statement() -> None:
-    (finding,) = lint_file(CORPUS / "prompts" / "swe_agent_instance_template.j2")
+    (finding,) = lint_file(CASES / "prompts" / "problem_statement_above_instructions.j2")
     assert (finding.code, finding.line) == ("PC102", 7)
 
 
@@ -243,8 +244,8 @@ def test_strict_mode_suspects_every_name_not_declared_stable() -> None:
 
 
 def test_graphrag_format_file_with_doubled_braces_is_checked() -> None:
-    (finding,) = lint_file(CORPUS / "prompts" / "graphrag_global_search_map_system_prompt.txt")
-    assert (finding.code, finding.line, finding.column) == ("PC105", 44, 1)
+    (finding,) = lint_file(CASES / "prompts" / "format_context_data.txt")
+    assert (finding.code, finding.line, finding.column) == ("PC105", 19, 1)
     assert "`{context_data}`" in finding.message
 
 
@@ -262,8 +263,8 @@ def test_a_broken_jinja_template_is_still_a_parse_error() -> None:
 
 
 def test_chat_templates_iterate_request_json_in_its_own_order() -> None:
-    for name in ("vllm_hermes_tools.jinja", "vllm_granite_20b_tools.jinja"):
-        assert lint_file(CORPUS / "chat" / name) == []
+    for name in ("tools_in_system.jinja", "tool_run_lookahead.jinja"):
+        assert lint_file(CASES / "chat" / name) == []
 
 
 def test_app_mappings_and_literals_are_not_reported_but_strict_mode_does() -> None:

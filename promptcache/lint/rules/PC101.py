@@ -51,3 +51,21 @@ DEFAULT_VOLATILE_CALLS = (
     "*.token_urlsafe",
 )
 DEFAULT_VOLATILE_FILTERS = ("random", "shuffle")
+
+# Stable variables whose names say they hold a short scalar: after a volatile value they add a
+# few tokens, not content of unknown size (`Timezone: {{ timezone }}` in the last lines of a
+# runtime block). Any other stable variable may be large, so it still counts as unknown;
+# `sizes` in the config declares the size of a name this list does not cover.
+SHORT_VALUE_NAMES = (
+    "*_name",
+    "language",
+    "lang",
+    "locale",
+    "timezone",
+    "tz",
+    "version",
+    "*_version",
+    "model",
+    "platform",
+)
+SHORT_VALUE_TOKENS = 4

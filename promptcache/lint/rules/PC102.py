@@ -5,8 +5,8 @@ Why:
     Variables such as `user.name`, `request_id`, `question`, `problem_statement` or
     `context_data` change from one request to the next. Rendered near the top, they make every
     request's prefix unique, so the content after them is never read from the cache. The
-    defaults cover who is asking, request and run identifiers, dates, the question and other
-    task inputs, retrieved context, issues and file contents, and memory; names and glob
+    defaults cover who is asking, request and run identifiers, dates, the question, its answer
+    and other task inputs, retrieved context, issues and file contents, and memory; names and glob
     patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
 
@@ -76,6 +76,9 @@ DEFAULT_PER_REQUEST = (
     "instruction",
     "problem_statement",
     "observation",
+    # the answer being graded or shown back (an evaluation prompt's last field)
+    "answer",
+    "*_answer",
     # retrieved context
     "context",
     "context_data",

@@ -1,0 +1,419 @@
+"""
+Score `promptcache lint` on the real-world corpus: recall on labelled cache busters and the
+false-alarm rate on clean files, per split and per class, Python and templates apart.
+
+    python bench/score_lint.py --corpus /work/corpus                # every split
+    python bench/score_lint.py --corpus /work/corpus --split dev --details
+    python bench/score_lint.py --fetch-list                         # what to copy where
+
+The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each file by repository,
+commit and path, with its split and the labels written by reading it; the files themselves are
+not in this repository. `--corpus` is a folder holding local copies laid out as the manifests'
+`copy_path` says. A buster is found when a warning or error finding lands on one of its labelled
+lines (or on one of its `also` places in a sibling file of the same project); a clean file is a
+false alarm when any warning or error finding is reported in it. Info findings ("could not
+check", "skipped") are neither. Files labelled `part` hold half of a buster labelled in a sibling
+file: they are linted (for the sibling's `also` places) but not scored as clean. Exit status: 0,
+or 2 when a manifest is malformed or a copy is missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import tomllib
+from rich.console import Console
+from rich.table import Table
+
+from promptcache.lint import Finding, LintConfig, lint_paths
+
+MANIFESTS = Path(__file__).resolve().parent / "lint_corpus"
+KINDS = ("python", "templates")
+SPLITS = ("dev", "heldout", "legacy")
+# A parse error is not a buster found; on a clean file it is still a false alarm.
+NOT_A_HIT = frozenset({"PC001", "PC500"})
+
+console = Console()
+
+
+class CorpusError(Exception):
+    """A manifest that cannot be read, or a copy that is not where the manifest says."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Buster:
+    klass: str
+    lines: frozenset[int]
+    also: tuple[tuple[str, int], ...]  # (path inside the project, line)
+    code: str  # "" accepts any code; legacy Python labels name the rule they expect
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorpusFile:
+    kind: str  # python | templates
+    split: str  # dev | heldout | legacy
+    repo: str
+    commit: str
+    path: str  # inside the repository
+    label: str  # clean | buster | part
+    busters: tuple[Buster, ...]
+    local: Path  # the copy under --corpus
+    project: Path  # the folder the copy's project sits in (the linter's root)
+    restore: str  # how to get the copy: a shell command
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Score:
+    busters: int
+    found: int
+    clean: int
+    alarmed: int
+    missed: tuple[str, ...]
+    noisy: tuple[str, ...]
+
+    @property
+    def recall(self) -> float | None:
+        return self.found / self.busters if self.busters else None
+
+    @property
+    def false_alarm_rate(self) -> float | None:
+        return self.alarmed / self.clean if self.clean else None
+
+
+# -- manifests ------------------------------------------------------------------------------------
+
+
+def load_corpus(corpus: Path, manifests: Path = MANIFESTS) -> list[CorpusFile]:
+    files: list[CorpusFile] = []
+    for kind in KINDS:
+        files += _files_of(_read(manifests / f"{kind}.toml"), kind, corpus)
+    files += _legacy_files(_read(manifests / "legacy.toml"), corpus)
+    return files
+
+
+def _read(path: Path) -> dict[str, object]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        raise CorpusError(f"cannot read the manifest {path}: {error}") from error
+
+
+def _entries(data: dict[str, object], source: str) -> list[dict[str, object]]:
+    entries = data.get("file", [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise CorpusError(f"{source}: expected [[file]] tables")
+    return entries
+
+
+def _files_of(data: dict[str, object], kind: str, corpus: Path) -> list[CorpusFile]:
+    files = []
+    for entry in _entries(data, f"{kind}.toml"):
+        repo, path, split = _text(entry, "repo"), _text(entry, "path"), _text(entry, "split")
+        commit = _text(entry, "commit")
+        project = corpus / kind / split / repo.replace("/", "+")
+        owner_name = repo.replace("/", "+")
+        files.append(
+            CorpusFile(
+                kind=kind,
+                split=split,
+                repo=repo,
+                commit=commit,
+                path=path,
+                label=_label(entry),
+                busters=_busters(entry),
+                local=project / path,
+                project=project,
+                restore=(
+                    f"git --git-dir=<mirror of github:{repo}> show {commit}:'{path}' "
+                    f"> '{corpus / kind / split / owner_name / path}'"
+                ),
+            )
+        )
+    return files
+
+
+def _legacy_files(data: dict[str, object], corpus: Path) -> list[CorpusFile]:
+    meta = data.get("meta")
+    source = meta.get("source_commit") if isinstance(meta, dict) else None
+    if not isinstance(source, str) or not source:
+        raise CorpusError("legacy.toml: [meta] needs source_commit")
+    files = []
+    for entry in _entries(data, "legacy.toml"):
+        kind, name = _text(entry, "kind"), _text(entry, "name")
+        if kind not in KINDS:
+            raise CorpusError(f"legacy.toml: kind {kind!r} of {name!r} is not one of {KINDS}")
+        local = corpus / "legacy" / kind / name
+        files.append(
+            CorpusFile(
+                kind=kind,
+                split="legacy",
+                repo=_text(entry, "repo"),
+                commit=str(entry.get("commit", "")),
+                path=name,
+                label=_label(entry),
+                busters=_busters(entry),
+                local=local,
+                project=local.parent,
+                restore=f"git show {source}:'{_text(entry, 'copy_of')}' > '{local}'",
+            )
+        )
+    return files
+
+
+def _text(entry: dict[str, object], key: str) -> str:
+    value = entry.get(key)
+    if not isinstance(value, str) or (not value and key != "commit"):
+        raise CorpusError(f"manifest entry {entry.get('path') or entry.get('name')!r}: no {key}")
+    return value
+
+
+def _label(entry: dict[str, object]) -> str:
+    label = _text(entry, "label")
+    if label not in ("clean", "buster", "part"):
+        raise CorpusError(f"{entry.get('path')!r}: label {label!r} is not clean, buster or part")
+    busters = entry.get("buster", [])
+    if (label == "buster") != bool(busters):
+        raise CorpusError(f"{entry.get('path')!r}: label {label!r} and {len(busters)} busters")
+    return label
+
+
+def _busters(entry: dict[str, object]) -> tuple[Buster, ...]:
+    raw = entry.get("buster", [])
+    if not isinstance(raw, list):
+        raise CorpusError(f"{entry.get('path')!r}: [[file.buster]] must be tables")
+    return tuple(_buster(item, entry) for item in raw)
+
+
+def _buster(item: object, entry: dict[str, object]) -> Buster:
+    if not isinstance(item, dict) or not isinstance(item.get("lines"), list) or not item["lines"]:
+        raise CorpusError(f"{entry.get('path')!r}: a buster needs class and lines")
+    also = []
+    for place in item.get("also", []):
+        path, _, line = str(place).rpartition(":")
+        if not path or not line.isdigit():
+            raise CorpusError(f"{entry.get('path')!r}: also {place!r} is not 'path:line'")
+        also.append((path, int(line)))
+    return Buster(
+        klass=str(item.get("class", "")),
+        lines=frozenset(int(line) for line in item["lines"]),
+        also=tuple(also),
+        code=str(item.get("code", "")),
+    )
+
+
+# -- linting and scoring ------------------------------------------------------------------------
+
+
+def check_copies(files: Iterable[CorpusFile]) -> None:
+    missing = [f for f in files if not f.local.is_file()]
+    if missing:
+        shown = "\n".join(f"  {f.local}" for f in missing[:5])
+        more = f"\n  ... and {len(missing) - 5} more" if len(missing) > 5 else ""
+        raise CorpusError(
+            f"{len(missing)} corpus file(s) are missing under the corpus folder:\n{shown}{more}\n"
+            "Run `python bench/score_lint.py --fetch-list` for where each one comes from."
+        )
+
+
+def findings_by_file(files: Sequence[CorpusFile]) -> dict[Path, list[Finding]]:
+    """Lint each project once (its files together, so imports between them resolve)."""
+    projects: dict[Path, list[CorpusFile]] = defaultdict(list)
+    for file in files:
+        projects[file.project].append(file)
+    result: dict[Path, list[Finding]] = defaultdict(list)
+    for project, members in projects.items():
+        for finding in _lint_project(project, [m.local for m in members]):
+            result[Path(finding.path).resolve()].append(finding)
+    return result
+
+
+def _lint_project(project: Path, paths: list[Path]) -> list[Finding]:
+    try:
+        return lint_paths(paths, config=LintConfig(root=project))
+    except Exception as error:  # a crash must show in the score, not stop it
+        # Never a silent pass: the crash is an error finding on every file of the project.
+        return [
+            Finding(
+                path=str(path),
+                line=0,
+                column=0,
+                code="CRASH",
+                message=f"the linter raised {type(error).__name__}: {error}",
+                severity="error",
+            )
+            for path in paths
+        ]
+
+
+def problems(findings: Iterable[Finding]) -> list[Finding]:
+    return [f for f in findings if f.severity in ("warning", "error")]
+
+
+def is_found(buster: Buster, file: CorpusFile, by_file: dict[Path, list[Finding]]) -> bool:
+    places = [(file.local, line) for line in buster.lines]
+    places += [(file.project / path, line) for path, line in buster.also]
+    for path, line in places:
+        for finding in problems(by_file.get(path.resolve(), [])):
+            right_code = not buster.code or finding.code == buster.code
+            if finding.line == line and finding.code not in NOT_A_HIT and right_code:
+                return True
+    return False
+
+
+def score(files: Sequence[CorpusFile], by_file: dict[Path, list[Finding]]) -> Score:
+    busters = found = clean = alarmed = 0
+    missed: list[str] = []
+    noisy: list[str] = []
+    for file in files:
+        if file.label == "clean":
+            clean += 1
+            hits = problems(by_file.get(file.local.resolve(), []))
+            if hits:
+                alarmed += 1
+                codes = ", ".join(sorted({f"{f.code}@{f.line}" for f in hits}))
+                noisy.append(f"{file.repo}:{file.path}: {codes}")
+        for buster in file.busters:
+            busters += 1
+            if is_found(buster, file, by_file):
+                found += 1
+            else:
+                lines = ",".join(str(n) for n in sorted(buster.lines))
+                missed.append(f"{file.repo}:{file.path}:{lines} ({buster.klass})")
+    return Score(
+        busters=busters,
+        found=found,
+        clean=clean,
+        alarmed=alarmed,
+        missed=tuple(missed),
+        noisy=tuple(noisy),
+    )
+
+
+def by_class(files: Sequence[CorpusFile], by_file: dict[Path, list[Finding]]) -> dict[str, Score]:
+    classes = sorted({b.klass for f in files for b in f.busters})
+    result = {}
+    for klass in classes:
+        subset = [
+            CorpusFile(
+                **{**_fields(f), "busters": tuple(b for b in f.busters if b.klass == klass)},
+            )
+            for f in files
+            if f.label != "clean"
+        ]
+        result[klass] = score(subset, by_file)
+    return result
+
+
+def _fields(file: CorpusFile) -> dict[str, object]:
+    return {name: getattr(file, name) for name in CorpusFile.__dataclass_fields__}
+
+
+# -- output ---------------------------------------------------------------------------------------
+
+
+def _ratio(part: int, whole: int, value: float | None) -> str:
+    return "-" if value is None else f"{part}/{whole} = {value:.2f}"
+
+
+def report(files: Sequence[CorpusFile], splits: Sequence[str], details: bool) -> None:
+    by_file = findings_by_file(files)
+    for kind in KINDS:
+        table = Table(title=f"{kind}: recall on busters, false alarms on clean files")
+        for column in ("set", "files", "busters found", "clean files alarmed"):
+            table.add_column(column)
+        sets = [
+            (split, [f for f in files if f.kind == kind and f.split == split]) for split in splits
+        ]
+        new = [f for f in files if f.kind == kind and f.split in ("dev", "heldout")]
+        if "dev" in splits and "heldout" in splits:
+            sets.append(("dev + heldout", new))
+        for name, subset in sets:
+            result = score(subset, by_file)
+            table.add_row(
+                name,
+                str(len(subset)),
+                _ratio(result.found, result.busters, result.recall),
+                _ratio(result.alarmed, result.clean, result.false_alarm_rate),
+            )
+        console.print(table)
+        _report_classes(kind, files, splits, by_file)
+        if details:
+            _report_details(kind, files, splits, by_file)
+
+
+def _report_classes(
+    kind: str,
+    files: Sequence[CorpusFile],
+    splits: Sequence[str],
+    by_file: dict[Path, list[Finding]],
+) -> None:
+    table = Table(title=f"{kind}: recall by class")
+    table.add_column("class")
+    for split in splits:
+        table.add_column(split)
+    per_split = {
+        split: by_class([f for f in files if f.kind == kind and f.split == split], by_file)
+        for split in splits
+    }
+    for klass in sorted({k for scores in per_split.values() for k in scores}):
+        cells = []
+        for split in splits:
+            result = per_split[split].get(klass)
+            cells.append(
+                "-" if result is None else _ratio(result.found, result.busters, result.recall)
+            )
+        table.add_row(klass, *cells)
+    console.print(table)
+
+
+def _report_details(
+    kind: str,
+    files: Sequence[CorpusFile],
+    splits: Sequence[str],
+    by_file: dict[Path, list[Finding]],
+) -> None:
+    for split in splits:
+        result = score([f for f in files if f.kind == kind and f.split == split], by_file)
+        for line in result.missed:
+            console.print(f"  [{split}] missed {line}", markup=False)
+        for line in result.noisy:
+            console.print(f"  [{split}] false alarm {line}", markup=False)
+
+
+def print_fetch_list(files: Iterable[CorpusFile]) -> None:
+    for file in files:
+        console.print(file.restore, markup=False, highlight=False, soft_wrap=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
+    parser.add_argument("--manifests", type=Path, default=MANIFESTS, help=argparse.SUPPRESS)
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="all")
+    parser.add_argument("--details", action="store_true", help="list misses and false alarms")
+    parser.add_argument(
+        "--fetch-list", action="store_true", help="print where each copy comes from"
+    )
+    args = parser.parse_args(argv)
+    splits = SPLITS if args.split == "all" else (args.split,)
+    try:
+        files = [f for f in load_corpus(args.corpus.resolve(), args.manifests) if f.split in splits]
+        if args.fetch_list:
+            print_fetch_list(files)
+            return 0
+        check_copies(files)
+    except CorpusError as error:
+        console.print(f"score_lint: {error}", markup=False, style="red")
+        return 2
+    report(files, splits, args.details)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

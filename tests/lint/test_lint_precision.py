@@ -1,0 +1,104 @@
+"""
+Template precision (issue #21, item 3): the false-alarm shapes stay quiet, the recall is kept.
+
+Each shape is a template we wrote after the real ones: an evaluation prompt that ends with the
+question and the reference answer; a chat template whose `loop.last` branch only holds the
+generation prompt; a chat template that renders an earlier assistant turn's reasoning until a
+later final answer exists (gpt-oss), found through a flag set in a look-ahead loop.
+"""
+
+from __future__ import annotations
+
+from promptcache.lint import lint_source
+
+from ._helpers import STATIC, codes
+
+# -- a per-request value followed only by other per-request values ------------------------------
+
+
+def test_question_then_answer_at_the_end_is_fine() -> None:
+    assert codes(STATIC + "Question: {{ question }}\nAnswer: {{ answer }}\n") == []
+    assert codes(STATIC + "Q: {{ query }}\nReference: {{ reference_answer }}\n") == []
+
+
+def test_an_answer_above_static_instructions_is_still_reported() -> None:
+    assert codes("Model answer:\n{{ answer }}\n" + STATIC) == ["PC102"]
+    assert codes("Question: {{ question }}\n" + STATIC) == ["PC102"]
+
+
+# -- a loop.last branch that only decides the generation prompt -----------------------------------
+
+_TURNS = (
+    "{% for message in messages %}<|im_start|>{{ message.role }}\n{{ message.content }}<|im_end|>\n"
+)
+
+
+def test_loop_last_holding_only_the_generation_prompt_is_stable() -> None:
+    source = (
+        _TURNS + "{% if loop.last %}{% if add_generation_prompt %}<|im_start|>assistant\n"
+        "{% endif %}{% endif %}{% endfor %}"
+    )
+    assert codes(source) == []
+
+
+def test_loop_last_with_anything_else_still_moves() -> None:
+    source = (
+        _TURNS + "{% if loop.last %}{{ tools | tojson }}{% if add_generation_prompt %}"
+        "<|im_start|>assistant\n{% endif %}{% endif %}{% endfor %}"
+    )
+    assert codes(source) == ["PC302"]
+
+
+# -- reasoning dropped through a flag from a look-ahead loop (gpt-oss) -----------------------------
+
+GPT_OSS_SHAPE = """\
+{%- for message in messages -%}
+{%- if message.role == 'assistant' and message.tool_calls -%}
+{%- set later = namespace(final=false) -%}
+{%- for future in messages[loop.index:] -%}
+{%- if future.role == 'assistant' and not future.tool_calls -%}
+{%- set later.final = true -%}
+{%- endif -%}
+{%- endfor -%}
+{%- if message.thinking and not later.final -%}
+{{- '<|start|>assistant<|channel|>analysis<|message|>' + message.thinking + '<|end|>' -}}
+{%- endif -%}
+{{- '<|start|>assistant<|channel|>commentary<|message|>' + message.tool_calls | tojson -}}
+{%- else -%}
+{{- '<|start|>' + message.role + '<|message|>' + message.content + '<|end|>' -}}
+{%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt -%}<|start|>assistant{%- endif -%}
+"""
+
+
+def test_reasoning_gated_by_a_look_ahead_flag_is_reported() -> None:
+    found = lint_source(GPT_OSS_SHAPE)
+    assert [(f.code, f.line) for f in found] == [("PC302", 9)]
+    assert "later.final" in found[0].message
+
+
+def test_a_look_ahead_flag_that_does_not_touch_reasoning_is_left_alone() -> None:
+    source = GPT_OSS_SHAPE.replace("message.thinking and ", "").replace(
+        "'<|start|>assistant<|channel|>analysis<|message|>' + message.thinking + '<|end|>'",
+        "''",
+    )
+    assert codes(source) == []
+
+
+# -- a date in the last lines of a context block ---------------------------------------------------
+
+
+def test_a_date_among_the_last_short_fields_of_a_context_block_is_fine() -> None:
+    block = "\n<runtime>\nDate: {{ date }}\nTimezone: {{ timezone }}\nLocale: {{ locale }}\n</runtime>\n"
+    assert codes(STATIC + block) == []
+    assert (
+        codes(STATIC + "\nToday is {{ now() }}.\nModel: {{ model_name }} ({{ version }})\n") == []
+    )
+
+
+def test_content_of_unknown_size_after_the_date_is_still_reported() -> None:
+    assert codes(
+        STATIC + "\nDate: {{ date }}\nTimezone: {{ timezone }}\n{{ documents_list }}\n"
+    ) == ["PC102"]
+    assert codes("Current time: {{ now() }}\nYou are {{ persona }}.") == ["PC101"]

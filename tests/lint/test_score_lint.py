@@ -1,0 +1,127 @@
+"""
+bench/score_lint.py: the corpus scorer reads manifests and local copies, never files it lacks.
+
+The corpus here is our own: three small templates written by the test, with a manifest in the
+real format. The real manifests (bench/lint_corpus/) must also load and agree with themselves.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _scorer() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("score_lint", ROOT / "bench" / "score_lint.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["score_lint"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+score_lint = _scorer()
+
+BUSTER = "Today is {{ now() }}.\n" + "You answer questions about the refund policy.\n" * 30
+CLEAN = "You answer questions about the refund policy.\n" * 30 + "Question: {{ question }}\n"
+MISSED = "You answer questions.\n" + "Follow the style guide.\n" * 30
+
+
+def _manifests(folder: Path, entries: str) -> Path:
+    folder.mkdir()
+    (folder / "python.toml").write_text("[meta]\n", encoding="utf-8")
+    (folder / "templates.toml").write_text(entries, encoding="utf-8")
+    (folder / "legacy.toml").write_text('[meta]\nsource_commit = "abc"\n', encoding="utf-8")
+    return folder
+
+
+ENTRIES = """
+[[file]]
+repo = "acme/bot"
+commit = "1111111"
+path = "prompts/system.j2"
+split = "dev"
+label = "buster"
+
+[[file.buster]]
+class = "clock"
+lines = [1]
+why = "now() above the instructions"
+
+[[file]]
+repo = "acme/bot"
+commit = "1111111"
+path = "prompts/missed.j2"
+split = "dev"
+label = "buster"
+
+[[file.buster]]
+class = "per-request"
+lines = [2]
+why = "a buster this linter cannot see (labelled on a static line)"
+
+[[file]]
+repo = "acme/bot"
+commit = "1111111"
+path = "prompts/user.j2"
+split = "dev"
+label = "clean"
+"""
+
+
+def _corpus(tmp_path: Path) -> Path:
+    project = tmp_path / "corpus" / "templates" / "dev" / "acme+bot" / "prompts"
+    project.mkdir(parents=True)
+    (project / "system.j2").write_text(BUSTER, encoding="utf-8")
+    (project / "missed.j2").write_text(MISSED, encoding="utf-8")
+    (project / "user.j2").write_text(CLEAN, encoding="utf-8")
+    return tmp_path / "corpus"
+
+
+def test_found_missed_and_clean_are_counted(tmp_path: Path) -> None:
+    corpus = _corpus(tmp_path)
+    files = score_lint.load_corpus(corpus, _manifests(tmp_path / "m", ENTRIES))
+    result = score_lint.score(files, score_lint.findings_by_file(files))
+    assert (result.busters, result.found, result.clean, result.alarmed) == (2, 1, 1, 0)
+    assert result.missed == ("acme/bot:prompts/missed.j2:2 (per-request)",)
+
+
+def test_a_missing_copy_is_exit_2_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = _corpus(tmp_path)
+    (corpus / "templates" / "dev" / "acme+bot" / "prompts" / "user.j2").unlink()
+    manifests = _manifests(tmp_path / "m", ENTRIES)
+    assert score_lint.main(["--corpus", str(corpus), "--manifests", str(manifests)]) == 2
+    out = capsys.readouterr().out
+    assert "1 corpus file(s) are missing" in out and "user.j2" in out and "--fetch-list" in out
+
+
+def test_a_label_without_busters_is_refused(tmp_path: Path) -> None:
+    entries = ENTRIES.replace('label = "clean"', 'label = "buster"')
+    with pytest.raises(score_lint.CorpusError, match="label 'buster' and 0 busters"):
+        score_lint.load_corpus(_corpus(tmp_path), _manifests(tmp_path / "m", entries))
+
+
+def test_the_real_manifests_load_and_are_large_enough(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)
+    python = [f for f in files if f.kind == "python" and f.split in ("dev", "heldout")]
+    templates = [f for f in files if f.kind == "templates" and f.split in ("dev", "heldout")]
+    assert len(python) >= 150 and len({f.repo for f in python}) >= 60
+    assert len(templates) >= 40
+    assert {f.split for f in python} == {"dev", "heldout"}
+    # The held-out third is chosen by the repository's hash, not by hand.
+    assert all(f.split == score_lint_split(f.repo) for f in python + templates)
+
+
+def score_lint_split(repo: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(("promptcache-corpus-1:" + repo).encode()).hexdigest()
+    return "heldout" if int(digest, 16) % 3 == 0 else "dev"
