@@ -17,7 +17,14 @@ import orjson
 from .._canonical import canonical_bytes, json_path
 from .._errors import describe as describe_text
 from .._volatile import describe
-from ..vendors._elements import Element, Unit, element_units, get_path, strip_markers
+from ..vendors._elements import (
+    Element,
+    Unit,
+    element_units,
+    get_path,
+    same_place,
+    strip_markers,
+)
 from .divergence import Divergence
 from .string_items import Reordering, reordering
 from .volatile_spans import TIME_KINDS, covers, hits_near, standalone
@@ -94,7 +101,7 @@ def locate(
     a, b, index = found.units_a, found.units_b, found.unit
     ua = a[index] if index < len(a) else None
     ub = b[index] if index < len(b) else None
-    if ua is None or ub is None or ua.path != ub.path:
+    if ua is None or ub is None or not same_place(ua.path, ub.path):
         return _structural(ua, ub, order)
     layer = ua.layer
     if layer == "tools" and _same_tools_reordered(ea, eb):

@@ -21,6 +21,7 @@ from ..vendors._elements import (
     get_path,
     model_of_request,
     plain,
+    same_place,
     strip_markers,
 )
 
@@ -407,7 +408,7 @@ def common_start(old: Sequence[Record], new: Sequence[Record]) -> int:
         (
             i
             for i, (a, b) in enumerate(zip(old, new, strict=False))
-            if a.digest != b.digest or a.path != b.path
+            if a.digest != b.digest or not same_place(a.path, b.path)
         ),
         min(len(old), len(new)),
     )

@@ -105,6 +105,7 @@ class CacheRules:
     render_order: tuple[str, ...] = ("tools", "system", "messages")
     invalidating: tuple[Setting, ...] = ()
     miss_reasons: Mapping[str, str] = field(default_factory=dict)
+    unrendered_tool_flag: str | None = None
 
     @property
     def caches_only_at_markers(self) -> bool:
@@ -137,6 +138,7 @@ class CacheRules:
                 *({"path": s.path, "cause": s.cause, "drops": s.drops} for s in self.invalidating),
             ],
             "miss_reasons": dict(self.miss_reasons),
+            "unrendered_tool_flag": self.unrendered_tool_flag,
         }
 
 

@@ -66,6 +66,9 @@ RULES = CacheRules(
         "system_changed": "content_changed",
         "messages_changed": "content_changed",
     },
+    # Tool search: "Deferred tools are not included in the system-prompt prefix"; a tool found
+    # by search comes in as a `tool_reference` in the conversation, so the prefix is untouched.
+    unrendered_tool_flag="defer_loading",
 )
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {
@@ -80,10 +83,29 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
 
 def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     return {
-        "tools": list_span("tools", "tools", request.get("tools")),
+        "tools": rendered_tool_spans(request.get("tools")),
         "system": system_spans("system", request.get("system")),
         "messages": messages_span(required_list(request, "messages"), "messages", "content"),
     }
+
+
+def deferred(tool: Any) -> bool:
+    """A tool the API keeps out of the prompt until tool search returns it (`defer_loading`)."""
+    return isinstance(tool, Mapping) and tool.get(RULES.unrendered_tool_flag) is True
+
+
+def rendered_tool_spans(tools: Any) -> list[Span]:
+    """The runs of tools that are rendered into the prefix (deferred ones left out), in order."""
+    spans = list_span("tools", "tools", tools)
+    if not spans or not any(deferred(t) for t in tools):
+        return spans
+    runs, start = [], 0
+    for i, tool in enumerate([*tools, None]):
+        if tool is None or deferred(tool):
+            if i > start:
+                runs.append(Span("tools", "tools", tools[start:i], start))
+            start = i + 1
+    return runs
 
 
 # -- shape ---------------------------------------------------------------------------------
@@ -147,6 +169,7 @@ def _block_types(message: Any) -> set[str]:
 
 
 def read_prompt(request: Mapping[str, Any]) -> PromptParts:
+    # a deferred tool is not in the prompt the vendor caches: leave it out of the layout
     tools = [
         Tool(
             name=t["name"],
@@ -154,6 +177,7 @@ def read_prompt(request: Mapping[str, Any]) -> PromptParts:
             input_schema=t.get("input_schema", {}),
         )
         for t in items(request, "tools")
+        if not deferred(t)
     ]
     system = request.get("system") or []
     if not isinstance(system, str):
