@@ -20,7 +20,6 @@ from .._canonical import canonical_bytes, json_path
 from .._errors import InputError, shown
 
 __all__ = [
-    "same_place",
     "MARKERS",
     "Element",
     "Span",
@@ -38,6 +37,7 @@ __all__ = [
     "plain",
     "plain_request",
     "required_list",
+    "same_place",
     "scalar_span",
     "setting",
     "strip_markers",
