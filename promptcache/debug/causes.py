@@ -461,9 +461,15 @@ def _volatile_cause(
     """A time or an id in the changed span of both texts: the classic per-request value."""
     found_old = hits_near(old, start, end_old)
     found_new = hits_near(new, start, end_new)
-    if covers(old, start, end_old, found_old) and covers(new, start, end_new, found_new):
-        for hit in found_old:
-            if any(other.kind in _kind_group(hit.kind) for other in found_new):
+    # The change is the value itself, or values that stand as words of their own: a value
+    # glued into a name that changed around it ("minutes-2026-11-14.md" for
+    # "pricing-2026-10-02.md") is another document, not a clock reading.
+    whole = covers(old, start, end_old, found_old) and covers(new, start, end_new, found_new)
+    for hit in found_old:
+        for other in found_new:
+            if other.kind in _kind_group(hit.kind) and (
+                whole or (standalone(old, hit) and standalone(new, other))
+            ):
                 return _cause_of(hit.kind), hit.label
     appeared = [h for h in found_new if standalone(new, h)]
     if appeared and not found_old:  # a value appeared (a timestamp added to the prompt)

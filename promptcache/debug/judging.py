@@ -39,6 +39,9 @@ _HASHED_ITEM_BYTES = 64 * 1024  # larger elements are rare and cheap to hash rel
 
 # A read this share of the expected one short is still a hit (tokenizer drift, template tails).
 _SLACK_SHARE = 0.02
+# An expectation from our own token estimate (the usage measured nothing) allows for the
+# estimate's error against the vendor's tokenizer.
+_ESTIMATE_SLACK_SHARE = 0.25
 
 
 class Judging:
@@ -218,7 +221,8 @@ class Judging:
                 return self._switched_model(key, entry, usage)
             return small
         expected = self._expected(previous)
-        slack = max(entry.vendor.rules.granularity_tokens, int(expected * _SLACK_SHARE))
+        share = _ESTIMATE_SLACK_SHARE if previous.unmeasured else _SLACK_SHARE
+        slack = max(entry.vendor.rules.granularity_tokens, int(expected * share))
         if expected <= 0 or usage.cache_read >= expected - slack:
             return small
         if order is not None:
@@ -238,10 +242,25 @@ class Judging:
 
     def _expected(self, previous: Entry) -> int:
         """What the previous request left in the cache for this one to read."""
-        written = previous.read + previous.write
+        if previous.unmeasured:
+            return self._estimated_prefix(previous)
+        written = previous.read + previous.write if previous.measured is None else previous.measured
+        if previous.measured is not None:
+            return written  # the last pass's own cache: the summed total is several prompts
         if self._automatic(previous) and previous.total >= self._minimum(previous):
             return max(written, previous.total)  # automatic prefix caching: the whole prompt
         return written
+
+    def _estimated_prefix(self, previous: Entry) -> int:
+        """
+        The previous request's cached prefix by our own count, for a usage that measured none:
+        what it wrote, were its numbers to be believed. 0 (expect nothing) under the minimum.
+        """
+        if self._automatic(previous):
+            tokens = sum(r.tokens for r in self._records(previous))
+        else:
+            tokens, _ = self._prefix_tokens(previous)
+        return tokens if tokens >= self._minimum(previous) else 0
 
     def _nothing_cached(
         self, key: str, previous: Entry | None, entry: Entry, usage: CacheUsage

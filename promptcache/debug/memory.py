@@ -95,6 +95,10 @@ class Entry:
     neither read nor written; both stay 0 on any other turn. `sent` is when the request was
     sent, where the caller said (the order of a key's requests across processes goes by it).
     `partial`: the request was rebuilt from telemetry, without markers, cache key or settings.
+    `measured` is the cached prefix the usage measured when it is not `read + write` (a usage
+    summing a server-side tool loop's passes: its last pass), and `unmeasured` says the usage
+    measured none (its numbers contradict, or it sums passes it does not itemise): what the next
+    request may read then comes from this request's own prefix.
     A body kept `Serialised` has its `params` filled from the start (settings never parse it).
     """
 
@@ -114,6 +118,8 @@ class Entry:
     prefix: int = 0
     sent: float | None = None
     partial: bool = False
+    measured: int | None = None
+    unmeasured: bool = False
 
     @property
     def sent_at(self) -> float:

@@ -610,6 +610,8 @@ class Monitor(Judging):
             records=None,
             size=_BYTES_PER_TOKEN * max(usage.total_input, 1),
             written=usage.cache_write_by_ttl,
+            measured=usage.prefix_measure if usage.passes > 1 else None,
+            unmeasured=usage.caching_reported and usage.prefix_measure is None,
         )
 
     def _swap(self, key: str, entry: Entry, *, default: bool) -> Entry | None:

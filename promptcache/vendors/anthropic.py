@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from .._errors import InputError, shown_name
@@ -273,6 +274,7 @@ def read_usage(response: Any) -> CacheUsage:
         model=get_field(response, "model"),
         diagnosis=_diagnosis(response),
         endpoint="messages",
+        passes=_passes(usage),
     )
 
 
@@ -297,6 +299,8 @@ def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
         or not (read is None or (type(read) is int and read >= 0))
         or usage.get("cache_creation") is not None
         or response.get("diagnostics") is not None
+        or usage.get("iterations")
+        or usage.get("server_tool_use")
     ):
         return None
     reported = write is not None or read is not None
@@ -329,6 +333,7 @@ class AnthropicStream:
         self._creation: Any = None
         self._model: str | None = None
         self._diagnosis: CacheDiagnosis | None = None
+        self._passes = Passes(count=1, totals=None, last_cached=None)
         self._started = False
 
     def feed(self, event: Any) -> None:
@@ -343,12 +348,19 @@ class AnthropicStream:
             self._creation = get_field(usage, "cache_creation")
             self._model = get_field(message, "model")
             self._diagnosis = _diagnosis(message)
+            self._passes = _passes(usage)
             self._started = True
         elif kind == "message_delta":
             usage = get_field(event, "usage")
             for name, value in _fields(usage).items():
-                if value is not None:
+                # Counts are cumulative: a 0 in a delta (a compaction stream's) is no reason to
+                # forget the reads message_start reported.
+                if value is not None and (
+                    name == "output_tokens" or value >= (self._fields.get(name) or 0)
+                ):
                     self._fields[name] = value
+            if get_field(usage, "iterations") or get_field(usage, "server_tool_use"):
+                self._passes = _passes(usage)
 
     @property
     def usage(self) -> CacheUsage:
@@ -363,6 +375,7 @@ class AnthropicStream:
             model=self._model,
             diagnosis=self._diagnosis,
             endpoint="messages.stream",
+            passes=self._passes,
         )
 
 
@@ -378,6 +391,59 @@ def _fields(usage: Any) -> dict[str, int | None]:
     return {name: get_int(usage, name) for name in _USAGE_FIELDS}
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Passes:
+    """
+    The sampling passes one usage covers. `usage.iterations` itemises them: `message` entries are
+    the passes of a server-side tool loop (summed in the top-level fields), `compaction` entries
+    the summarising pass, which the top-level fields leave out. `totals` is every entry summed
+    (None: not itemised); `last_cached` what the last `message` pass read and wrote.
+    """
+
+    count: int
+    totals: dict[str, int | None] | None
+    last_cached: int | None
+
+
+def _passes(usage: Any) -> Passes:
+    iterations = get_field(usage, "iterations")
+    if isinstance(iterations, (list, tuple)) and iterations:
+        return _itemised(iterations)
+    # A server tool ran (web search, code execution) without an itemised usage: several passes
+    # were billed as one, and what the last one held is not known.
+    tools = get_field(usage, "server_tool_use")
+    calls = (
+        sum(
+            v
+            for v in (tools if isinstance(tools, Mapping) else _model_fields(tools)).values()
+            if type(v) is int
+        )
+        if tools is not None
+        else 0
+    )
+    return Passes(count=1 + calls, totals=None, last_cached=None)
+
+
+def _model_fields(obj: Any) -> dict[str, Any]:
+    dump = getattr(obj, "model_dump", None)
+    return dict(dump()) if callable(dump) else {}
+
+
+def _itemised(iterations: Any) -> Passes:
+    totals: dict[str, int | None] = dict.fromkeys(_USAGE_FIELDS, 0)
+    messages, last = 0, None
+    for item in iterations:
+        fields = _fields(item)
+        for name, value in fields.items():
+            totals[name] = (totals[name] or 0) + (value or 0)
+        if get_field(item, "type") != "compaction":
+            messages += 1
+            last = (fields["cache_read_input_tokens"] or 0) + (
+                fields["cache_creation_input_tokens"] or 0
+            )
+    return Passes(count=max(messages, 1), totals=totals, last_cached=last)
+
+
 def _usage_from(
     fields: Mapping[str, int | None],
     creation: Any,
@@ -385,8 +451,13 @@ def _usage_from(
     model: Any,
     diagnosis: CacheDiagnosis | None,
     endpoint: str,
+    passes: Passes | None = None,
 ) -> CacheUsage:
     problems: list[str] = []
+    if passes is not None and passes.totals is not None:
+        # The iterations are the whole bill; the top-level fields leave compaction out.
+        fields = {**fields, **{k: v for k, v in passes.totals.items() if k != "output_tokens"}}
+        fields["output_tokens"] = _more(fields.get("output_tokens"), passes.totals["output_tokens"])
     by_ttl = _ttl_split(creation)
     write = fields.get("cache_creation_input_tokens")
     read = fields.get("cache_read_input_tokens")
@@ -414,7 +485,13 @@ def _usage_from(
         model=model if isinstance(model, str) else None,
         problems=tuple(problems),
         diagnosis=diagnosis,
+        passes=1 if passes is None else passes.count,
+        last_pass_cached=None if passes is None else passes.last_cached,
     )
+
+
+def _more(a: int | None, b: int | None) -> int | None:
+    return a if b is None else b if a is None else max(a, b)
 
 
 def _ttl_split(creation: Any) -> dict[str, int]:

@@ -171,7 +171,29 @@ def read_responses_usage(response: Any, *, endpoint: str = "responses") -> Cache
         model=response_model(response),
         problems=tuple(problems),
         diagnosis=_diagnosis(response),
+        passes=1 + _builtin_tool_calls(response),
     )
+
+
+# Output items of the built-in tools the server runs itself inside one response; each call is
+# another model pass over the prompt, billed in the same usage.
+_BUILTIN_CALLS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+    }
+)
+
+
+def _builtin_tool_calls(response: Any) -> int:
+    output = get_field(response, "output")
+    if not isinstance(output, (list, tuple)):
+        return 0
+    return sum(get_field(item, "type") in _BUILTIN_CALLS for item in output)
 
 
 def _diagnosis(response: Any) -> CacheDiagnosis | None:
