@@ -44,6 +44,26 @@ _SLACK_SHARE = 0.02
 _ESTIMATE_SLACK_SHARE = 0.25
 
 
+# Our token estimate is within about this share of the vendors' counts: a prefix estimated this
+# close to a minimum may be on either side of it.
+_NEAR_MINIMUM_SHARE = 0.15
+
+
+def _below_minimum_words(prefix: int, minimum: int, entry: Entry) -> str:
+    """The minimum as the vendor documents it, and how sure the estimate is of being under it."""
+    documented = f"the {minimum}-token minimum {entry.vendor.title} documents for {entry.model}"
+    if prefix >= minimum * (1 - _NEAR_MINIMUM_SHARE):
+        return (
+            f"the cached prefix is about {prefix} tokens (an estimate), near {documented}: it "
+            "may be under it, when the vendor documents caching nothing, or just over it"
+        )
+    return (
+        f"the cached prefix is about {prefix} tokens (an estimate), under {documented}; "
+        "under it the vendor documents caching nothing (a read observed later would show "
+        "otherwise)"
+    )
+
+
 class Judging:
     """The judging half of `Monitor`: reads entries, never changes what the monitor holds."""
 
@@ -285,8 +305,7 @@ class Judging:
                 cause="below_minimum",
                 expected=0,
                 server_side=False,
-                detail=f"the cached prefix is about {prefix} tokens, under the "
-                f"{minimum}-token minimum for {entry.model}: the vendor caches nothing",
+                detail=_below_minimum_words(prefix, minimum, entry),
             )
         if usage.cache_write is None or self._automatic(entry):
             return None  # writes go unreported: a first request that wrote looks just the same

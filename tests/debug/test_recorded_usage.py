@@ -267,3 +267,41 @@ def test_a_contradictory_usage_is_not_an_expectation() -> None:
     }
     monitor.observe(second, good, at=1_010.0, key="s")
     assert events == []
+
+
+# -- minimums as documented; observed reads win ------------------------------------------------
+
+
+def _gemini_response(prompt: int, cached: int) -> dict[str, Any]:
+    return {
+        "model_version": "gemini-2.5-flash",
+        "usage_metadata": {
+            "prompt_token_count": prompt,
+            "cached_content_token_count": cached,
+            "candidates_token_count": 20,
+            "total_token_count": prompt + 20,
+        },
+    }
+
+
+def _short_gemini(question: str) -> dict[str, Any]:
+    request = pairs.gemini(system="You answer questions about Acme Cloud deployments. " * 12)
+    request["contents"][-1]["parts"][0]["text"] = question
+    return request
+
+
+def test_the_minimum_is_stated_as_documented() -> None:
+    events: list[Any] = []
+    monitor = Monitor("gemini", on_invalidation=events.append, metrics=False)
+    monitor.observe(_short_gemini("Why 502s?"), _gemini_response(859, 0), at=1_000.0, key="g")
+    [event] = [e for e in events if e.cause == "below_minimum"]
+    assert "documents" in event.detail and "caches nothing" not in event.detail
+    assert "2048" in event.detail and "estimate" in event.detail
+
+
+def test_an_estimate_near_the_minimum_is_said_to_be_near() -> None:
+    events: list[Any] = []
+    monitor = Monitor("gemini", on_invalidation=events.append, metrics=False, min_tokens=900)
+    monitor.observe(_short_gemini("Why 502s?"), _gemini_response(859, 0), at=1_000.0, key="g")
+    [event] = [e for e in events if e.cause == "below_minimum"]
+    assert "near" in event.detail
