@@ -13,11 +13,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from .._errors import InputError, shown_name
 from .._parts import (
     Content,
     DocumentPart,
     ImagePart,
+    Message,
     TextPart,
     ThinkingPart,
     Tool,
@@ -25,7 +28,15 @@ from .._parts import (
     ToolUse,
 )
 from .._usage import CacheDiagnosis, CacheUsage
-from ._elements import Span, check_list, list_span, messages_span, required_list, system_spans
+from ._elements import (
+    Span,
+    check_list,
+    list_span,
+    messages_span,
+    required_list,
+    strip_markers,
+    system_spans,
+)
 from ._fields import get_field, get_int, require_usage
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
@@ -122,8 +133,11 @@ def misfit(request: Mapping[str, Any]) -> str | None:
     if "messages" not in request:
         return "no 'messages'"
     for i, m in sample(request["messages"]):
-        if isinstance(m, dict) and m.get("role") in ("system", "developer", "tool"):
-            return f"messages[{i}] with role {m.get('role')!r} (Anthropic: user or assistant)"
+        role = m.get("role") if isinstance(m, dict) else None
+        # The API takes `system` messages inside `messages` too; a request that shows nothing
+        # else of Anthropic's is read as the OpenAI shape it then is.
+        if role in ("developer", "tool") or (role == "system" and not _own_signs(request)):
+            return f"messages[{i}] with role {role!r} (Anthropic: user or assistant)"
         if isinstance(m, dict) and m.get("tool_calls"):
             return f"messages[{i}].tool_calls"
         kinds = _block_types(m)
@@ -136,6 +150,11 @@ def misfit(request: Mapping[str, Any]) -> str | None:
 
 
 def signs(request: Mapping[str, Any]) -> int:
+    return _own_signs(request) + ("max_tokens" in request)  # required here; OpenAI's differs
+
+
+def _own_signs(request: Mapping[str, Any]) -> int:
+    """What only an Anthropic request carries (`max_tokens` aside, which OpenAI's took too)."""
     found = int(_CLAUDE.search(str(request.get("model") or "")) is not None)
     found += "system" in request
     found += any(_block_types(m) & _OWN_BLOCKS for _, m in sample(request.get("messages")))
@@ -143,7 +162,6 @@ def signs(request: Mapping[str, Any]) -> int:
         isinstance(t, Mapping) and "input_schema" in t for _, t in sample(request.get("tools"))
     )
     found += any(k in request for k in ("cache_control", "thinking", "output_config"))
-    found += "max_tokens" in request  # required here; OpenAI's is max_completion_tokens
     return found
 
 
@@ -184,10 +202,15 @@ def read_prompt(request: Mapping[str, Any]) -> PromptParts:
     if not isinstance(system, str):
         check_list("system", system)  # a dict would read as its keys
     texts = [system] if isinstance(system, str) else [text(b, "system") for b in system]
-    messages = [
-        message(m.get("role"), _content(m.get("content"), f"messages[{i}]"))
-        for i, m in enumerate(items(request, "messages", required=True))
-    ]
+    messages: list[Message] = []
+    for i, m in enumerate(items(request, "messages", required=True)):
+        content = _content(m.get("content"), f"messages[{i}]")
+        if m.get("role") != "system":
+            messages.append(message(m.get("role"), content))
+        elif not messages:  # before the conversation: part of the system prompt
+            texts += [p.text for p in content if isinstance(p, TextPart)]
+        else:  # inside it: rendered where it stands, among the turns
+            messages.append(message("user", content))
     return tools, texts, messages
 
 
@@ -223,7 +246,35 @@ def _part(block: Mapping[str, Any], path: str) -> Content | None:
             thinking=block.get("thinking", block.get("data", "")),
             signature=block.get("signature", ""),
         )
+    if kind in _SERVER_BLOCKS:
+        # Server tools' blocks and file references: rendered from their JSON, which is what
+        # their tokens are counted from here.
+        return TextPart(
+            text=orjson.dumps(strip_markers(block)[0], option=orjson.OPT_SORT_KEYS).decode()
+        )
     raise InputError(f"{path}: unsupported content block type {shown_name(kind)}")
+
+
+# Content blocks the API renders that are no part of promptcache's own vocabulary: what server
+# tools (web search and fetch, code execution, tool search, MCP) put in a turn, and file
+# references (`container_upload`, for code execution).
+_SERVER_BLOCKS = frozenset(
+    {
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "tool_reference",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "container_upload",
+        "search_result",
+        "compaction",
+    }
+)
 
 
 def _document(block: Mapping[str, Any]) -> DocumentPart:
