@@ -106,6 +106,7 @@ class CacheRules:
     invalidating: tuple[Setting, ...] = ()
     miss_reasons: Mapping[str, str] = field(default_factory=dict)
     unrendered_tool_flag: str | None = None
+    string_is_text_block: bool = False
 
     @property
     def caches_only_at_markers(self) -> bool:
@@ -139,6 +140,7 @@ class CacheRules:
             ],
             "miss_reasons": dict(self.miss_reasons),
             "unrendered_tool_flag": self.unrendered_tool_flag,
+            "string_is_text_block": self.string_is_text_block,
         }
 
 

@@ -81,6 +81,8 @@ RULES = CacheRules(
     # Tool search: "Deferred tools are not included in the system-prompt prefix"; a tool found
     # by search comes in as a `tool_reference` in the conversation, so the prefix is untouched.
     unrendered_tool_flag="defer_loading",
+    # A string `system` or message `content` is shorthand for one text block: the same prompt.
+    string_is_text_block=True,
 )
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {

@@ -129,3 +129,30 @@ def test_inspect_honours_a_gemini_cached_content(tmp_path: Path, capsys: Any) ->
     path = tmp_path / "request.json"
     assert main(["inspect", str(path)]) == 0
     assert "explicit cache: cachedContents/7k2pq9runbook" in capsys.readouterr().out
+
+
+# -- equivalent forms -------------------------------------------------------------------------
+
+
+def test_a_text_block_list_turned_into_the_same_string_is_no_change() -> None:
+    a = pairs.anthropic()
+    b = copy.deepcopy(a)
+    b["system"] = a["system"][0]["text"]  # a framework flattened the blocks (the marker went)
+    b["messages"][0]["content"] = [{"type": "text", "text": a["messages"][0]["content"]}]
+    b["messages"][3]["content"] = [{"type": "text", "text": a["messages"][3]["content"]}]
+    result = diff(a, b, "anthropic")
+    assert not result.invalidated and result.cause == "none"
+    assert diff(b, a, "anthropic").cause == "none"
+
+
+def test_a_block_with_more_than_text_is_not_the_string() -> None:
+    a = pairs.anthropic()
+    b = copy.deepcopy(a)
+    b["messages"][0]["content"] = [
+        {
+            "type": "text",
+            "text": a["messages"][0]["content"],
+            "citations": [{"type": "char_location"}],
+        }
+    ]
+    assert diff(a, b, "anthropic").cause == "content_changed"
