@@ -456,6 +456,11 @@ class Passes:
     count: int
     totals: dict[str, int | None] | None
     last_cached: int | None
+    split: dict[str, int] | None = None  # the TTL split of the writes, summed over the entries
+
+    def split_as_creation(self) -> dict[str, int]:
+        """`split` in the shape of a `cache_creation` object."""
+        return {f"ephemeral_{ttl}_input_tokens": n for ttl, n in (self.split or {}).items()}
 
 
 def _passes(usage: Any) -> Passes:
@@ -484,9 +489,15 @@ def _model_fields(obj: Any) -> dict[str, Any]:
 
 def _itemised(iterations: Any) -> Passes:
     totals: dict[str, int | None] = dict.fromkeys(_USAGE_FIELDS, 0)
+    split: dict[str, int] | None = None
     messages, last = 0, None
     for item in iterations:
         fields = _fields(item)
+        creation = get_field(item, "cache_creation")
+        if creation is not None:
+            split = split or {}
+            for ttl, tokens in _ttl_split(creation).items():
+                split[ttl] = split.get(ttl, 0) + tokens
         for name, value in fields.items():
             totals[name] = (totals[name] or 0) + (value or 0)
         if get_field(item, "type") != "compaction":
@@ -494,7 +505,7 @@ def _itemised(iterations: Any) -> Passes:
             last = (fields["cache_read_input_tokens"] or 0) + (
                 fields["cache_creation_input_tokens"] or 0
             )
-    return Passes(count=max(messages, 1), totals=totals, last_cached=last)
+    return Passes(count=max(messages, 1), totals=totals, last_cached=last, split=split)
 
 
 def _usage_from(
@@ -507,6 +518,8 @@ def _usage_from(
     passes: Passes | None = None,
 ) -> CacheUsage:
     problems: list[str] = []
+    if passes is not None and passes.split is not None:
+        creation = passes.split_as_creation()
     if passes is not None and passes.totals is not None:
         # The iterations are the whole bill; the top-level fields leave compaction out.
         fields = {**fields, **{k: v for k, v in passes.totals.items() if k != "output_tokens"}}

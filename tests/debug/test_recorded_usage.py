@@ -27,6 +27,7 @@ COMPACTED = {
         "output_tokens": 412,
         "cache_creation_input_tokens": 0,
         "cache_read_input_tokens": 0,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
         "iterations": [
             {
                 "type": "compaction",
@@ -34,6 +35,10 @@ COMPACTED = {
                 "output_tokens": 1850,
                 "cache_creation_input_tokens": 55096,
                 "cache_read_input_tokens": 0,
+                "cache_creation": {
+                    "ephemeral_5m_input_tokens": 55096,
+                    "ephemeral_1h_input_tokens": 0,
+                },
             },
             {
                 "type": "message",
@@ -52,6 +57,7 @@ def test_compaction_usage_sums_the_iterations() -> None:
     assert (usage.uncached_input, usage.cache_write, usage.cache_read) == (329, 55096, 0)
     assert usage.output == 412 + 1850
     assert usage.passes == 1 and not usage.problems
+    assert usage.cache_write_by_ttl == {"5m": 55096}  # the split of the iterations, not the top's 0
 
 
 def test_a_stream_delta_zero_does_not_erase_the_start_read() -> None:
