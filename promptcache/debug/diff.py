@@ -160,9 +160,13 @@ def compare_elements(
     reported a short read, when any divergence inside `a` is an explanation. `minimum`: the model
     and its minimum cacheable prefix; `a`'s prefixes under it were never cached.
     """
-    if vendor.rules.string_is_text_block:
-        ea, eb = text_blocks_aligned(ea, eb)
     found = first_divergence(ea, eb)
+    if found is not None and vendor.rules.string_is_text_block:
+        # Rare, so checked only where the requests part: a string there may be the same block.
+        aligned = text_blocks_aligned(ea, eb, found.element)
+        if aligned is not None:
+            ea, eb = aligned
+            found = first_divergence(ea, eb)
     points = None if every_prefix else write_points(a, ea, vendor)
     if points == [] and ea:
         return _not_cached(vendor)

@@ -16,12 +16,16 @@ __all__ = ["text_blocks_aligned"]
 
 
 def text_blocks_aligned(
-    ea: Sequence[Element], eb: Sequence[Element]
-) -> tuple[Sequence[Element], Sequence[Element]]:
-    """`ea` and `eb` with each string that the other request sends as one text block as that block."""
+    ea: Sequence[Element], eb: Sequence[Element], start: int = 0
+) -> tuple[list[Element], list[Element]] | None:
+    """
+    `ea` and `eb` with each string (from element `start` on) that the other request sends as
+    one text block rewritten as that block; None when there is none.
+    """
     out_a, out_b = list(ea), list(eb)
     changed = False
-    for i, (x, y) in enumerate(zip(ea, eb, strict=False)):
+    for i in range(start, min(len(ea), len(eb))):
+        x, y = ea[i], eb[i]
         if x.layer != y.layer or x.value == y.value:
             continue
         as_a, as_b = _as_block(x, y), _as_block(y, x)
@@ -29,7 +33,7 @@ def text_blocks_aligned(
             out_a[i], changed = as_a, True
         elif as_b is not None:
             out_b[i], changed = as_b, True
-    return (out_a, out_b) if changed else (ea, eb)
+    return (out_a, out_b) if changed else None
 
 
 def _as_block(plain: Element, blocks: Element) -> Element | None:
