@@ -61,6 +61,12 @@ def run(args: argparse.Namespace) -> int:
     report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
     report["markers"]["problems"] += _refused_ttls(report["ttl_settings"], ingested.vendor)
     report["cached_content"] = _cached_content(data, ingested.vendor)
+    report["unestimated"] = _unestimated(data, ingested.vendor)
+    if report["unestimated"]:
+        report["breakpoints"]["notes"].append(
+            "the token counts leave out what the vendor adds (below); the prefix is longer than "
+            "counted here, so a minimum it seems under may not hold"
+        )
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -132,6 +138,11 @@ _CACHED_CONTENT = (
     "config.cached_content",
     "config.cachedContent",
 )
+
+
+def _unestimated(data: dict[str, Any], vendor: str) -> list[str]:
+    """What the estimate cannot count: tokens the vendor adds that the file does not hold."""
+    return get_vendor(vendor).unestimated(data) if vendor in VENDOR_NAMES else []
 
 
 def _cached_content(data: dict[str, Any], vendor: str) -> str | None:
@@ -292,6 +303,7 @@ def _text(report: dict[str, Any]) -> str:
         f"cacheable prefix: {tokens['cacheable_prefix']:,} tokens ({share:.0%}), hash {report['prefix_hash'] or '-'}",
         *(f"cache lifetime: {k} = {v}" for k, v in report["ttl_settings"].items()),
     ]
+    lines += [f"not counted: {what}" for what in report["unestimated"]]
     if report["cached_content"]:
         lines.append(
             f"explicit cache: {report['cached_content']} is read before all of the above (its "

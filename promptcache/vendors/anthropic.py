@@ -122,6 +122,23 @@ def rendered_tool_spans(tools: Any) -> list[Span]:
     return runs
 
 
+def unestimated(request: Mapping[str, Any]) -> list[str]:
+    """
+    What the API adds to the prompt that a count of the request's own text leaves out: the
+    tool-use system prompt it writes when `tools` are given, and the definitions of its server
+    tools (`type` names one: web search, code execution, tool search...), which it renders
+    itself. Their sizes are not documented per model, so they are named, not counted.
+    """
+    tools = [t for t in request.get("tools") or () if isinstance(t, Mapping)]
+    if not tools:
+        return []
+    found = ["the tool-use system prompt the API adds when tools are given"]
+    server = sorted({str(t["type"]) for t in tools if t.get("type") not in (None, "custom")})
+    if server:
+        found.append(f"the definitions of the server tools the API renders ({', '.join(server)})")
+    return found
+
+
 # -- shape ---------------------------------------------------------------------------------
 
 _OWN_BLOCKS = frozenset({"tool_use", "tool_result", "thinking", "redacted_thinking", "document"})
@@ -598,4 +615,5 @@ VENDOR = Vendor(
     response_signs=response_signs,
     call_paths=CALL_PATHS,
     sdk="anthropic",
+    unestimated=unestimated,
 )

@@ -128,6 +128,32 @@ def _join(messages: list[Message], role: Literal["user", "assistant"], part: Con
         messages.append(Message(role=role, content=[part]))
 
 
+# Built-in tools whose definitions and instructions the server adds to the prompt itself.
+_BUILTIN_TOOLS = ("web_search", "file_search", "code_interpreter", "image_generation", "mcp")
+
+
+def unestimated(request: Mapping[str, Any]) -> list[str]:
+    """
+    What the server puts before the request's own input that a count of it leaves out: the
+    stored conversation a `previous_response_id` or `conversation` continues (often most of the
+    prompt), and the built-in tools' own definitions and instructions.
+    """
+    found = []
+    for field in ("previous_response_id", "conversation"):
+        if request.get(field):
+            found.append(f"the stored context {field} continues, which the server prepends")
+    kinds = sorted(
+        {
+            str(t.get("type"))
+            for t in request.get("tools") or ()
+            if isinstance(t, Mapping) and str(t.get("type", "")).startswith(_BUILTIN_TOOLS)
+        }
+    )
+    if kinds:
+        found.append(f"the context the built-in tools add ({', '.join(kinds)})")
+    return found
+
+
 # -- usage ---------------------------------------------------------------------------------
 
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
@@ -244,4 +270,5 @@ VENDOR = Vendor(
     call_paths=CALL_PATHS,
     sdk="openai",
     supports_breakpoints=supports_breakpoints,
+    unestimated=unestimated,
 )

@@ -156,3 +156,44 @@ def test_a_block_with_more_than_text_is_not_the_string() -> None:
         }
     ]
     assert diff(a, b, "anthropic").cause == "content_changed"
+
+
+# -- what the estimate cannot count -----------------------------------------------------------
+
+
+def test_inspect_names_what_the_vendor_adds_to_an_anthropic_request(
+    tmp_path: Path, capsys: Any
+) -> None:
+    request = pairs.anthropic(
+        tools=[*copy.deepcopy(pairs.TOOLS), {"type": "web_search_20250305", "name": "web_search"}]
+    )
+    code, report = _inspect(tmp_path, request, capsys, "--model", "claude-sonnet-4-6")
+    assert code == 0
+    assert any("tool-use system prompt" in what for what in report["unestimated"])
+    assert any("web_search_20250305" in what for what in report["unestimated"])
+    assert any("leave out what the vendor adds" in n for n in report["breakpoints"]["notes"])
+
+
+def test_inspect_says_a_responses_follow_up_continues_stored_context(
+    tmp_path: Path, capsys: Any
+) -> None:
+    follow_up = {
+        "model": "gpt-5.4",
+        "previous_response_id": "resp_68f1c0a2b7e48193",
+        "tools": [{"type": "web_search"}],
+        "input": [{"role": "user", "content": "And the week before?"}],
+    }
+    code, report = _inspect(tmp_path, follow_up, capsys)
+    assert code == 0
+    assert any("previous_response_id" in what for what in report["unestimated"])
+    assert any("web_search" in what for what in report["unestimated"])
+    path = tmp_path / "request.json"
+    assert main(["inspect", str(path)]) == 0
+    assert "not counted: the stored context previous_response_id" in capsys.readouterr().out
+
+
+def test_a_plain_request_has_nothing_uncounted(tmp_path: Path, capsys: Any) -> None:
+    request = pairs.anthropic(tools=[])
+    del request["tools"]
+    code, report = _inspect(tmp_path, request, capsys)
+    assert code == 0 and report["unestimated"] == []
