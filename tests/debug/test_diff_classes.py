@@ -178,3 +178,34 @@ def test_tags_reordered_with_the_text_around_them_edited_is_content(shape: str) 
     first = "Use these: " + _skill_tags([0, 1, 2, 3])
     second = "Prefer these: " + _skill_tags([1, 0, 2, 3])
     assert _diff(shape, first, second).cause == "content_changed"
+
+
+# -- the monitor names the same classes ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "cause"),
+    [
+        ("Repository snapshot 4m old.", "Repository snapshot 5m old.", "timestamp"),
+        (
+            "Settings: /tmp/app-settings-3f2504e0-4f89-11d3-9a0c-0305e82c3301.json",
+            "Settings: /tmp/app-settings-7c9e6679-7425-40de-944b-e07fc1f90ae7.json",
+            "random_id",
+        ),
+        (_skill_lines([0, 1, 2, 3]), _skill_lines([2, 0, 1, 3]), "block_order"),
+    ],
+    ids=["age", "id-in-path", "lines"],
+)
+def test_the_monitor_names_the_class(first: str, second: str, cause: str) -> None:
+    from promptcache import Monitor
+
+    from .sim import AnthropicSim
+
+    events: list[Any] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    sim = AnthropicSim()
+    a = pairs.anthropic(system=pairs.with_header(first))
+    b = pairs.next_turn(pairs.anthropic(system=pairs.with_header(second)), 1)
+    monitor.observe(a, sim.respond(a, 1_000.0), at=1_000.0, key="s")
+    monitor.observe(b, sim.respond(b, 1_020.0), at=1_020.0, key="s")
+    assert [(e.cause, e.layer) for e in events] == [(cause, "system")]

@@ -197,3 +197,43 @@ def test_a_plain_request_has_nothing_uncounted(tmp_path: Path, capsys: Any) -> N
     del request["tools"]
     code, report = _inspect(tmp_path, request, capsys)
     assert code == 0 and report["unestimated"] == []
+
+
+def test_report_reads_system_messages_inside_messages(tmp_path: Path, capsys: Any) -> None:
+    first = _with_system_messages()
+    second = pairs.next_turn(first, 1)
+    log = tmp_path / "log.jsonl"
+    records = [
+        {
+            "at": 1_000.0,
+            "request": first,
+            "response": {
+                "type": "message",
+                "model": first["model"],
+                "usage": {
+                    "input_tokens": 20,
+                    "output_tokens": 9,
+                    "cache_creation_input_tokens": 1590,
+                    "cache_read_input_tokens": 0,
+                },
+            },
+        },
+        {
+            "at": 1_020.0,
+            "request": second,
+            "response": {
+                "type": "message",
+                "model": first["model"],
+                "usage": {
+                    "input_tokens": 30,
+                    "output_tokens": 9,
+                    "cache_creation_input_tokens": 40,
+                    "cache_read_input_tokens": 1590,
+                },
+            },
+        },
+    ]
+    log.write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert main(["report", str(log), "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["records"] == 2 and data["skipped"]["lines"] == 0
