@@ -13,6 +13,7 @@ Prints one line per session and "N/M sessions judged right (K crashed, J missing
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import sys
 from collections.abc import Iterator
@@ -129,6 +130,8 @@ def _body(part: dict[str, Any]) -> Any:
         if "content" in body:
             return body["content"]
         body = body.get("string")
+    if isinstance(body, bytes) and body[:2] == b"\x1f\x8b":  # recorded gzipped (!!binary)
+        body = gzip.decompress(body)
     if isinstance(body, (str, bytes)):
         text = body.decode() if isinstance(body, bytes) else body
         try:
