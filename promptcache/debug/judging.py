@@ -74,6 +74,8 @@ class Judging:
     _lock: threading.Lock
     _keys: KeyState
     _minimums: dict[tuple[str, str], int]
+    # (vendor family, model) -> the largest read seen under the model's documented minimum
+    _read_under_minimum: dict[tuple[str, str], int]
     _hashed: dict[bytes, tuple[str | None, Record]]
     _hashed_bytes: int
     _hashed_by: TokenCounter | None
@@ -190,6 +192,18 @@ class Judging:
             "was requested (a proxy, relay or older SDK dropping the marker's `ttl`?)"
         )
 
+    def _note_read(self, entry: Entry, read: int) -> None:
+        """Remember a read under the documented minimum: the model caches shorter prefixes."""
+        if read < self._minimum(entry):
+            name = (entry.vendor.family, entry.model or "")
+            with self._lock:
+                self._read_under_minimum[name] = max(read, self._read_under_minimum.get(name, 0))
+
+    def _seen_reading_under(self, entry: Entry, prefix: int) -> bool:
+        """Whether the model was seen reading a prefix this short or shorter from its cache."""
+        seen = self._read_under_minimum.get((entry.vendor.family, entry.model or ""))
+        return seen is not None and seen <= prefix
+
     def _minimum(self, entry: Entry) -> int:
         """The model's minimum from the shipped table (or its override file, which must parse)."""
         if self.min_tokens is not None:
@@ -289,6 +303,8 @@ class Judging:
         Markers placed, nothing read or written. Under the minimum that is the vendor's rule
         (`below_minimum`); over it, the markers never took effect (`not_cached`). Each once per key.
         """
+        if usage.cache_read:
+            self._note_read(entry, usage.cache_read)
         if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
             return None
         prefix, marked = self._prefix_tokens(entry)
@@ -296,6 +312,8 @@ class Judging:
         if not marked:
             return self._unmarked(key, entry, usage, minimum)
         if prefix < minimum:
+            if self._seen_reading_under(entry, prefix):
+                return None  # observed reads win over the documented minimum
             if not self._first_time(key, "below_minimum"):
                 return None
             return self._event(

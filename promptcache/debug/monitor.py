@@ -169,6 +169,7 @@ class Monitor(Judging):
         self._keys = KeyState(body_budget=body_budget, max_keys=max_keys)
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
+        self._read_under_minimum: dict[tuple[str, str], int] = {}
         self._hashed: dict[bytes, tuple[str | None, Record]] = {}
         self._hashed_bytes = 0
         self._hashed_by: TokenCounter | None = None

@@ -296,6 +296,16 @@ def _short_gemini(question: str) -> dict[str, Any]:
     return request
 
 
+def test_a_read_under_the_documented_minimum_wins_over_caches_nothing() -> None:
+    # gemini-2.5-flash documents 2,048 tokens; the vendor read 594 of an 859-token prompt. A
+    # new session of the same model is then not told that the vendor caches nothing.
+    events: list[Any] = []
+    monitor = Monitor("gemini", on_invalidation=events.append, metrics=False)
+    monitor.observe(_short_gemini("Why 502s?"), _gemini_response(859, 594), at=1_000.0, key="a")
+    monitor.observe(_short_gemini("And now?"), _gemini_response(861, 0), at=1_005.0, key="b")
+    assert [e.cause for e in events] == []
+
+
 def test_the_minimum_is_stated_as_documented() -> None:
     events: list[Any] = []
     monitor = Monitor("gemini", on_invalidation=events.append, metrics=False)
