@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
+
 from promptcache import Monitor
 from promptcache.vendors import get_vendor
 from promptcache.vendors.anthropic import AnthropicStream
@@ -321,3 +323,18 @@ def test_an_estimate_near_the_minimum_is_said_to_be_near() -> None:
     monitor.observe(_short_gemini("Why 502s?"), _gemini_response(859, 0), at=1_000.0, key="g")
     [event] = [e for e in events if e.cause == "below_minimum"]
     assert "near" in event.detail
+
+
+def test_the_sdk_objects_read_as_their_json() -> None:
+    beta = pytest.importorskip("anthropic.types.beta")
+    head = {"id": "msg_1", "type": "message", "role": "assistant", "content": []}
+    head |= {"model": "claude-sonnet-4-6", "stop_reason": "end_turn", "stop_sequence": None}
+    reader = get_vendor("anthropic").read_usage
+    compacted = reader(beta.BetaMessage.model_validate({**head, "usage": COMPACTED["usage"]}))
+    assert (compacted.uncached_input, compacted.cache_write) == (329, 55096)
+    loop = dict(LOOP, server_tool_use={"web_search_requests": 1, "web_fetch_requests": 0})
+    looped = reader(beta.BetaMessage.model_validate({**head, "usage": loop}))
+    assert (looped.passes, looped.last_pass_cached) == (2, 2210)
+    summed = {k: v for k, v in loop.items() if k != "iterations"}
+    unitemised = reader(beta.BetaMessage.model_validate({**head, "usage": summed}))
+    assert unitemised.passes == 2 and unitemised.prefix_measure is None
