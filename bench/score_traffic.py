@@ -133,7 +133,7 @@ def _body(part: dict[str, Any]) -> Any:
     if isinstance(body, bytes) and body[:2] == b"\x1f\x8b":  # recorded gzipped (!!binary)
         body = gzip.decompress(body)
     if isinstance(body, (str, bytes)):
-        text = body.decode() if isinstance(body, bytes) else body
+        text = body.decode(errors="replace") if isinstance(body, bytes) else body
         try:
             return json.loads(text)
         except ValueError:
