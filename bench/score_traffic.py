@@ -7,7 +7,8 @@ detected format) is compared with the label written before promptcache ran on it
 
     python bench/score_traffic.py [--root /work/corpus/traffic] [--verbose]
 
-Prints one line per session and "N/M sessions judged right (K crashed, J missing)".
+Prints one line per session and "N/M sessions judged right (K crashed, J missing)", then how
+many consecutive request pairs `diff` read and how many it refused.
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ import json
 import sys
 from collections.abc import Iterator
 from datetime import datetime
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from promptcache import Invalidation, Monitor
+from promptcache import Invalidation, Monitor, diff
 from promptcache.vendors import detect_vendor, get_vendor
 from promptcache.vendors._openai import OpenAIChatStream
 from promptcache.vendors.anthropic import AnthropicStream
@@ -41,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     sessions = json.loads(args.manifest.read_text())["sessions"]
-    right = crashed = missing = 0
+    right = crashed = missing = refused = pairs = 0
     for session in sessions:
         copy = args.root / session["repo"].replace("/", "+") / session["path"]
         if not copy.exists():
@@ -51,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
             )
             continue
         verdict = _replay(copy, session.get("vendor"))
+        tried, failed = _diff_pairs(copy, session.get("vendor"))
+        pairs, refused = pairs + tried, refused + len(failed)
+        for problem in failed:
+            print(f"DIFF     {Path(session['path']).name}: {problem}")
         ok = "crash" not in verdict and _matches(verdict, session["expected"])
         crashed += "crash" in verdict
         right += ok
@@ -60,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"         got      {verdict}")
     judged = len(sessions) - missing
     print(f"{right}/{judged} sessions judged right ({crashed} crashed, {missing} missing)")
+    print(f"diff of consecutive requests: {pairs - refused}/{pairs} read, {refused} refused")
     return 0
 
 
@@ -92,6 +99,21 @@ def _replay(path: Path, vendor: str | None) -> dict[str, Any]:
         "usage": {str(i): u for i, u in enumerate(usages)},
         "vendor": formats[0] if formats else None,
     }
+
+
+def _diff_pairs(path: Path, vendor: str | None) -> tuple[int, list[str]]:
+    """`diff` of each request against the one before: how many, and the refusals' messages."""
+    try:
+        requests = [request for request, _, _ in _calls(path)]
+    except Exception as error:
+        return 1, [f"{type(error).__name__}: {error}"[:200]]
+    failed = []
+    for a, b in pairwise(requests):
+        try:
+            diff(a, b, vendor)
+        except Exception as error:  # a refusal of traffic the vendor accepted is a miss
+            failed.append(f"{type(error).__name__}: {error}"[:200])
+    return max(len(requests) - 1, 0), failed
 
 
 def _matches(verdict: dict[str, Any], expected: dict[str, Any]) -> bool:
