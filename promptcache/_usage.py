@@ -48,6 +48,10 @@ class CacheUsage:
     stream read without its usage event, a proxy or telemetry span that dropped the count): its
     cost is unknown, and anything priced from the record says so rather than pricing it at 0.
     `problems` lists what did not add up in the vendor's own numbers; nothing is silently fixed.
+    `passes` counts the sampling passes the usage sums: a server-side tool loop (Anthropic web
+    search or code execution, Responses built-in tools) bills several passes in one usage, so its
+    reads and writes are not the size of one cached prefix. `last_pass_cached` is what the final
+    pass read and wrote, where the vendor itemises its passes (Anthropic `usage.iterations`).
     """
 
     uncached_input: int
@@ -60,6 +64,21 @@ class CacheUsage:
     model: str | None = None
     problems: tuple[str, ...] = ()
     diagnosis: CacheDiagnosis | None = None
+    passes: int = 1
+    last_pass_cached: int | None = None
+
+    @property
+    def prefix_measure(self) -> int | None:
+        """
+        The tokens of cached prefix this usage measures (what a following request may expect to
+        read), or None where it measures none: its numbers contradict each other, or it sums
+        several passes without saying what the last one held.
+        """
+        if self.problems or not self.caching_reported:
+            return None
+        if self.passes > 1:
+            return self.last_pass_cached
+        return (self.cache_read or 0) + (self.cache_write or 0)
 
     @property
     def caching_reported(self) -> bool:

@@ -60,6 +60,13 @@ def run(args: argparse.Namespace) -> int:
     report["markers"] = _markers(data, ingested.vendor)
     report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
     report["markers"]["problems"] += _refused_ttls(report["ttl_settings"], ingested.vendor)
+    report["cached_content"] = _cached_content(data, ingested.vendor)
+    report["unestimated"] = _unestimated(data, ingested.vendor)
+    if report["unestimated"]:
+        report["breakpoints"]["notes"].append(
+            "the token counts leave out what the vendor adds (below); the prefix is longer than "
+            "counted here, so a minimum it seems under may not hold"
+        )
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -122,6 +129,31 @@ def layout_bar(report: dict[str, Any], *, color: bool, width: int = _BAR_WIDTH) 
     console.print(legend, highlight=False)
     out = console.file.getvalue()  # type: ignore[attr-defined]
     return str(out) + "\n"
+
+
+# Where a Gemini request names an explicit cache (`caches.create`) it is read from.
+_CACHED_CONTENT = (
+    "cached_content",
+    "cachedContent",
+    "config.cached_content",
+    "config.cachedContent",
+)
+
+
+def _unestimated(data: dict[str, Any], vendor: str) -> list[str]:
+    """What the estimate cannot count: tokens the vendor adds that the file does not hold."""
+    return get_vendor(vendor).unestimated(data) if vendor in VENDOR_NAMES else []
+
+
+def _cached_content(data: dict[str, Any], vendor: str) -> str | None:
+    """The explicit Gemini cache the request reads before everything in the file, if it names one."""
+    if vendor != "gemini":
+        return None
+    for path in _CACHED_CONTENT:
+        value = get_path(data, path)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _ttl_settings(data: dict[str, Any], vendor: str) -> dict[str, Any]:
@@ -271,6 +303,12 @@ def _text(report: dict[str, Any]) -> str:
         f"cacheable prefix: {tokens['cacheable_prefix']:,} tokens ({share:.0%}), hash {report['prefix_hash'] or '-'}",
         *(f"cache lifetime: {k} = {v}" for k, v in report["ttl_settings"].items()),
     ]
+    lines += [f"not counted: {what}" for what in report["unestimated"]]
+    if report["cached_content"]:
+        lines.append(
+            f"explicit cache: {report['cached_content']} is read before all of the above (its "
+            "tokens are stored with the vendor, not in this file, and count as cache reads)"
+        )
     lines += _breakpoint_lines(report["breakpoints"])
     lines += _marker_lines(report["markers"])
     lines += _volatile_lines(report["volatile"])

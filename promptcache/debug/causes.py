@@ -10,16 +10,24 @@ import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 import orjson
 
 from .._canonical import canonical_bytes, json_path
 from .._errors import describe as describe_text
-from .._volatile import describe, find_volatile
-from ..vendors._elements import Element, Unit, element_units, get_path, strip_markers
+from .._volatile import describe
+from ..vendors._elements import (
+    Element,
+    Unit,
+    element_units,
+    get_path,
+    same_place,
+    strip_markers,
+)
 from .divergence import Divergence
+from .string_items import Reordering, reordering
+from .volatile_spans import TIME_KINDS, covers, hits_near, standalone
 
 __all__ = [
     "CAUSES",
@@ -51,10 +59,6 @@ CAUSES: tuple[str, ...] = (
     "none",
 )
 
-_TIME_KINDS = frozenset({"iso_timestamp", "rfc2822", "date", "date_words", "clock_time", "epoch"})
-# A value that changed between two requests and parses as a time is a clock reading whatever
-# date it names, so the "near now" window of the volatile guard is opened wide.
-_ANY_TIME = timedelta(days=365 * 200)
 _CONTEXT, _SHOWN = 24, 48
 _DEEP_LIMIT = 256 * 1024
 
@@ -97,7 +101,7 @@ def locate(
     a, b, index = found.units_a, found.units_b, found.unit
     ua = a[index] if index < len(a) else None
     ub = b[index] if index < len(b) else None
-    if ua is None or ub is None or ua.path != ub.path:
+    if ua is None or ub is None or not same_place(ua.path, ub.path):
         return _structural(ua, ub, order)
     layer = ua.layer
     if layer == "tools" and _same_tools_reordered(ea, eb):
@@ -369,8 +373,8 @@ def _classify_text(layer: str, path: str, old: str, new: str) -> Found:
             f"same text at {path} in another Unicode normalisation form (composed vs decomposed "
             "characters, e.g. 'é' as one code point or as 'e' plus an accent)"
         )
-    elif layer == "system" and _same_sections_reordered(old, new):
-        return _sections_reordered(layer, path, old, new)
+    elif layer == "system" and (moved := reordering(old, new)) is not None:
+        return _items_reordered(layer, path, old, new, moved)
     else:
         cause = "tools_changed" if layer == "tools" else "content_changed"
         detail = f"text of {path} changed"
@@ -397,36 +401,20 @@ def _same_but_normalisation(old: str, new: str) -> bool:
     )
 
 
-# Sections of one system string: paragraphs apart by a blank line (how templates join parts).
-_SECTION_BREAK = re.compile(r"\n\s*\n")
-
-
-def _sections(text: str) -> list[str]:
-    return [part.strip() for part in _SECTION_BREAK.split(text) if part.strip()]
-
-
-def _same_sections_reordered(old: str, new: str) -> bool:
-    if len(old) + len(new) > 2 * _DEEP_LIMIT:
-        return False
-    a, b = _sections(old), _sections(new)
-    return len(a) >= 2 and a != b and sorted(a) == sorted(b)
-
-
-def _sections_reordered(layer: str, path: str, old: str, new: str) -> Found:
-    a, b = _sections(old), _sections(new)
-    first = next(i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y)
+def _items_reordered(layer: str, path: str, old: str, new: str, moved: Reordering) -> Found:
     start = common_prefix(old, new)
     return Found(
         layer=layer,
         path=path,
         cause="block_order",
-        old=a[first],
-        new=b[first],
-        excerpt=_whole(a[first], b[first]),
+        old=moved.old,
+        new=moved.new,
+        excerpt=_whole(moved.old, moved.new),
         offset=byte_offset(old, start),
         detail=(
-            f"the same {len(a)} sections of {path} in a different order: section {first + 1} "
-            f"was {describe_text(a[first])}, now {describe_text(b[first])}"
+            f"the same {moved.count} {moved.items} of {path} in a different order: "
+            f"{moved.item} {moved.index + 1} "
+            f"was {describe_text(moved.old)}, now {describe_text(moved.new)}"
         ),
     )
 
@@ -471,19 +459,30 @@ def _volatile_cause(
     old: str, new: str, start: int, end_old: int, end_new: int
 ) -> tuple[str, str] | None:
     """A time or an id in the changed span of both texts: the classic per-request value."""
-    found_old = _volatile_near(old, start, end_old)
-    found_new = _volatile_near(new, start, end_new)
-    for kind, label in found_old:
-        if any(kind_new in _kind_group(kind) for kind_new, _ in found_new):
-            return ("timestamp" if kind in _TIME_KINDS else "random_id"), label
-    if found_new and not found_old:  # a value appeared (a timestamp added to the prompt)
-        kind, label = found_new[0]
-        return ("timestamp" if kind in _TIME_KINDS else "random_id"), label
+    found_old = hits_near(old, start, end_old)
+    found_new = hits_near(new, start, end_new)
+    # The change is the value itself, or values that stand as words of their own: a value
+    # glued into a name that changed around it ("minutes-2026-11-14.md" for
+    # "pricing-2026-10-02.md") is another document, not a clock reading.
+    whole = covers(old, start, end_old, found_old) and covers(new, start, end_new, found_new)
+    for hit in found_old:
+        for other in found_new:
+            if other.kind in _kind_group(hit.kind) and (
+                whole or (standalone(old, hit) and standalone(new, other))
+            ):
+                return _cause_of(hit.kind), hit.label
+    appeared = [h for h in found_new if standalone(new, h)]
+    if appeared and not found_old:  # a value appeared (a timestamp added to the prompt)
+        return _cause_of(appeared[0].kind), appeared[0].label
     if _clock_at(old, start, end_old) and _clock_at(new, start, end_new):
         return "timestamp", "clock time"
     if _id_at(old, start, end_old) and _id_at(new, start, end_new):
         return "random_id", "request id"
     return None
+
+
+def _cause_of(kind: str) -> str:
+    return "timestamp" if kind in TIME_KINDS else "random_id"
 
 
 # A short hex id (`[req 7f3a9c21e4b8]`, a trace or request id): shorter than the volatile scan's
@@ -522,18 +521,7 @@ def _in_word(char: str) -> bool:
 
 
 def _kind_group(kind: str) -> frozenset[str]:
-    return _TIME_KINDS if kind in _TIME_KINDS else frozenset({"uuid", "hex_nonce", "base64_nonce"})
-
-
-def _volatile_near(text: str, start: int, end: int) -> list[tuple[str, str]]:
-    """Volatile matches that overlap [start, end) (or touch it, for an insertion)."""
-    lo, hi = max(0, start - 64), min(len(text), end + 64)
-    window = text[lo:hi]
-    return [
-        (m.kind, m.label)
-        for m in find_volatile(window, window=_ANY_TIME)
-        if lo + m.offset <= end and lo + m.offset + len(m.value) >= start
-    ]
+    return TIME_KINDS if kind in TIME_KINDS else frozenset({"uuid", "hex_nonce", "base64_nonce"})
 
 
 _SPACE = re.compile(r"\s+")

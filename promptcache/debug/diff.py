@@ -33,6 +33,7 @@ from ..vendors._elements import Element, model_of_request, plain_request
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
 from .divergence import Divergence, Position, first_divergence, run_bytes, tokens_lost, write_points
 from .settings import SettingChange, setting_change
+from .text_forms import text_blocks_aligned
 
 __all__ = ["DiffResult", "compare_elements", "diff", "identical"]
 
@@ -160,6 +161,12 @@ def compare_elements(
     and its minimum cacheable prefix; `a`'s prefixes under it were never cached.
     """
     found = first_divergence(ea, eb)
+    if found is not None and vendor.rules.string_is_text_block:
+        # Rare, so checked only where the requests part: a string there may be the same block.
+        aligned = text_blocks_aligned(ea, eb, found.element)
+        if aligned is not None:
+            ea, eb = aligned
+            found = first_divergence(ea, eb)
     points = None if every_prefix else write_points(a, ea, vendor)
     if points == [] and ea:
         return _not_cached(vendor)

@@ -20,6 +20,7 @@ from ..vendors._elements import (
     get_path,
     has_marker,
     plain_request,
+    same_place,
     unit_count,
 )
 
@@ -75,7 +76,7 @@ def first_divergence(ea: Sequence[Element], eb: Sequence[Element]) -> Divergence
 def _first_unequal(ea: Sequence[Element], eb: Sequence[Element], start: int, end: int) -> int:
     for i in range(start, end):
         x, y = ea[i], eb[i]
-        if x.path != y.path or x.value != y.value:
+        if x.value != y.value or not same_place(x.path, y.path):
             return i
     return end
 
@@ -106,7 +107,7 @@ def _units_at(elements: Sequence[Element], index: int) -> list[Unit]:
 
 def _inside(ea: Sequence[Element], eb: Sequence[Element], k: int) -> Divergence | None:
     units_a, units_b = element_units(ea[k]), element_units(eb[k])
-    if ea[k].path != eb[k].path:
+    if not same_place(ea[k].path, eb[k].path):
         return Divergence(k, 0, units_a, units_b)
     unit = _first_divergent_unit(units_a, units_b)
     return None if unit is None else Divergence(k, unit, units_a, units_b)
@@ -114,7 +115,7 @@ def _inside(ea: Sequence[Element], eb: Sequence[Element], k: int) -> Divergence 
 
 def _first_divergent_unit(a: Sequence[Unit], b: Sequence[Unit]) -> int | None:
     for index, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x.data != y.data or x.path != y.path:
+        if x.data != y.data or not same_place(x.path, y.path):
             return index
     return None if len(a) == len(b) else min(len(a), len(b))
 

@@ -39,6 +39,29 @@ _HASHED_ITEM_BYTES = 64 * 1024  # larger elements are rare and cheap to hash rel
 
 # A read this share of the expected one short is still a hit (tokenizer drift, template tails).
 _SLACK_SHARE = 0.02
+# An expectation from our own token estimate (the usage measured nothing) allows for the
+# estimate's error against the vendor's tokenizer.
+_ESTIMATE_SLACK_SHARE = 0.25
+
+
+# Our token estimate is within about this share of the vendors' counts: a prefix estimated this
+# close to a minimum may be on either side of it.
+_NEAR_MINIMUM_SHARE = 0.15
+
+
+def _below_minimum_words(prefix: int, minimum: int, entry: Entry) -> str:
+    """The minimum as the vendor documents it, and how sure the estimate is of being under it."""
+    documented = f"the {minimum}-token minimum {entry.vendor.title} documents for {entry.model}"
+    if prefix >= minimum * (1 - _NEAR_MINIMUM_SHARE):
+        return (
+            f"the cached prefix is about {prefix} tokens (an estimate), near {documented}: it "
+            "may be under it, when the vendor documents caching nothing, or just over it"
+        )
+    return (
+        f"the cached prefix is about {prefix} tokens (an estimate), under {documented}; "
+        "under it the vendor documents caching nothing (a read observed later would show "
+        "otherwise)"
+    )
 
 
 class Judging:
@@ -51,6 +74,8 @@ class Judging:
     _lock: threading.Lock
     _keys: KeyState
     _minimums: dict[tuple[str, str], int]
+    # (vendor family, model) -> the largest read seen under the model's documented minimum
+    _read_under_minimum: dict[tuple[str, str], int]
     _hashed: dict[bytes, tuple[str | None, Record]]
     _hashed_bytes: int
     _hashed_by: TokenCounter | None
@@ -167,6 +192,18 @@ class Judging:
             "was requested (a proxy, relay or older SDK dropping the marker's `ttl`?)"
         )
 
+    def _note_read(self, entry: Entry, read: int) -> None:
+        """Remember a read under the documented minimum: the model caches shorter prefixes."""
+        if read < self._minimum(entry):
+            name = (entry.vendor.family, entry.model or "")
+            with self._lock:
+                self._read_under_minimum[name] = max(read, self._read_under_minimum.get(name, 0))
+
+    def _seen_reading_under(self, entry: Entry, prefix: int) -> bool:
+        """Whether the model was seen reading a prefix this short or shorter from its cache."""
+        seen = self._read_under_minimum.get((entry.vendor.family, entry.model or ""))
+        return seen is not None and seen <= prefix
+
     def _minimum(self, entry: Entry) -> int:
         """The model's minimum from the shipped table (or its override file, which must parse)."""
         if self.min_tokens is not None:
@@ -218,7 +255,8 @@ class Judging:
                 return self._switched_model(key, entry, usage)
             return small
         expected = self._expected(previous)
-        slack = max(entry.vendor.rules.granularity_tokens, int(expected * _SLACK_SHARE))
+        share = _ESTIMATE_SLACK_SHARE if previous.unmeasured else _SLACK_SHARE
+        slack = max(entry.vendor.rules.granularity_tokens, int(expected * share))
         if expected <= 0 or usage.cache_read >= expected - slack:
             return small
         if order is not None:
@@ -238,10 +276,25 @@ class Judging:
 
     def _expected(self, previous: Entry) -> int:
         """What the previous request left in the cache for this one to read."""
-        written = previous.read + previous.write
+        if previous.unmeasured:
+            return self._estimated_prefix(previous)
+        written = previous.read + previous.write if previous.measured is None else previous.measured
+        if previous.measured is not None:
+            return written  # the last pass's own cache: the summed total is several prompts
         if self._automatic(previous) and previous.total >= self._minimum(previous):
             return max(written, previous.total)  # automatic prefix caching: the whole prompt
         return written
+
+    def _estimated_prefix(self, previous: Entry) -> int:
+        """
+        The previous request's cached prefix by our own count, for a usage that measured none:
+        what it wrote, were its numbers to be believed. 0 (expect nothing) under the minimum.
+        """
+        if self._automatic(previous):
+            tokens = sum(r.tokens for r in self._records(previous))
+        else:
+            tokens, _ = self._prefix_tokens(previous)
+        return tokens if tokens >= self._minimum(previous) else 0
 
     def _nothing_cached(
         self, key: str, previous: Entry | None, entry: Entry, usage: CacheUsage
@@ -250,6 +303,8 @@ class Judging:
         Markers placed, nothing read or written. Under the minimum that is the vendor's rule
         (`below_minimum`); over it, the markers never took effect (`not_cached`). Each once per key.
         """
+        if usage.cache_read:
+            self._note_read(entry, usage.cache_read)
         if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
             return None
         prefix, marked = self._prefix_tokens(entry)
@@ -257,6 +312,8 @@ class Judging:
         if not marked:
             return self._unmarked(key, entry, usage, minimum)
         if prefix < minimum:
+            if self._seen_reading_under(entry, prefix):
+                return None  # observed reads win over the documented minimum
             if not self._first_time(key, "below_minimum"):
                 return None
             return self._event(
@@ -266,8 +323,7 @@ class Judging:
                 cause="below_minimum",
                 expected=0,
                 server_side=False,
-                detail=f"the cached prefix is about {prefix} tokens, under the "
-                f"{minimum}-token minimum for {entry.model}: the vendor caches nothing",
+                detail=_below_minimum_words(prefix, minimum, entry),
             )
         if usage.cache_write is None or self._automatic(entry):
             return None  # writes go unreported: a first request that wrote looks just the same

@@ -21,6 +21,7 @@ from ..vendors._elements import (
     get_path,
     model_of_request,
     plain,
+    same_place,
     strip_markers,
 )
 
@@ -94,6 +95,10 @@ class Entry:
     neither read nor written; both stay 0 on any other turn. `sent` is when the request was
     sent, where the caller said (the order of a key's requests across processes goes by it).
     `partial`: the request was rebuilt from telemetry, without markers, cache key or settings.
+    `measured` is the cached prefix the usage measured when it is not `read + write` (a usage
+    summing a server-side tool loop's passes: its last pass), and `unmeasured` says the usage
+    measured none (its numbers contradict, or it sums passes it does not itemise): what the next
+    request may read then comes from this request's own prefix.
     A body kept `Serialised` has its `params` filled from the start (settings never parse it).
     """
 
@@ -113,6 +118,8 @@ class Entry:
     prefix: int = 0
     sent: float | None = None
     partial: bool = False
+    measured: int | None = None
+    unmeasured: bool = False
 
     @property
     def sent_at(self) -> float:
@@ -407,7 +414,7 @@ def common_start(old: Sequence[Record], new: Sequence[Record]) -> int:
         (
             i
             for i, (a, b) in enumerate(zip(old, new, strict=False))
-            if a.digest != b.digest or a.path != b.path
+            if a.digest != b.digest or not same_place(a.path, b.path)
         ),
         min(len(old), len(new)),
     )

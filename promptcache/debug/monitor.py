@@ -169,6 +169,7 @@ class Monitor(Judging):
         self._keys = KeyState(body_budget=body_budget, max_keys=max_keys)
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
+        self._read_under_minimum: dict[tuple[str, str], int] = {}
         self._hashed: dict[bytes, tuple[str | None, Record]] = {}
         self._hashed_bytes = 0
         self._hashed_by: TokenCounter | None = None
@@ -273,7 +274,7 @@ class Monitor(Judging):
         if usage is None:
             usage = read_usage(vendor, response)
         moment = self._moment(at)
-        name = key if key is not None else self._key(plain, vendor)
+        name = key if key is not None else self._key(plain, vendor, usage)
         entry = self._entry(plain, vendor, usage, moment, serialised=serialised)
         entry.partial = partial
         if sent_at is not None:
@@ -487,17 +488,23 @@ class Monitor(Judging):
         plain = plain_request(request, "request")
         return self._key(plain, self._vendor_of(plain, None))
 
-    def _key(self, request: Mapping[str, Any], vendor: Vendor) -> str:
+    def _key(
+        self, request: Mapping[str, Any], vendor: Vendor, usage: CacheUsage | None = None
+    ) -> str:
         explicit = request.get("prompt_cache_key")
         if isinstance(explicit, str) and explicit:
             return explicit
         metadata = request.get("metadata")
         if isinstance(metadata, Mapping) and isinstance(metadata.get("user_id"), str):
             return str(metadata["user_id"])
-        return self._default_key(vendor, model_of_request(request))
+        # Gemini names the model in the call (or the URL), not the body: the response's model
+        # version names it then
+        model = model_of_request(request) if usage is None else model_of(request, usage)
+        return self._default_key(vendor, model)
 
     def _default_key(self, vendor: Vendor, model: Any) -> str:
-        return f"{self.vendor or vendor.name}:{model}"
+        named = model if isinstance(model, str) and model else "unknown-model"
+        return f"{self.vendor or vendor.name}:{named}"
 
     def _vendor_of(self, request: Mapping[str, Any], response: Any) -> Vendor:
         """The request's format: the named vendor's (checked against its shape) or detected."""
@@ -511,7 +518,9 @@ class Monitor(Judging):
         if self._named is not None:
             found = resolve_vendor(request, self._named)
         else:
-            found = detect_vendor(request, None if isinstance(response, CacheUsage) else response)
+            # The request alone decides, as for inspect, diff and report: a response that broke
+            # a tie here would give one body two formats depending on who reads it.
+            found = detect_vendor(request)
             if known is not None and known is not found:  # one shape, two formats
                 self._ambiguous.add(shape)
         if len(self._shapes) >= _SHAPES:
@@ -610,6 +619,8 @@ class Monitor(Judging):
             records=None,
             size=_BYTES_PER_TOKEN * max(usage.total_input, 1),
             written=usage.cache_write_by_ttl,
+            measured=usage.prefix_measure if usage.passes > 1 else None,
+            unmeasured=usage.caching_reported and usage.prefix_measure is None,
         )
 
     def _swap(self, key: str, entry: Entry, *, default: bool) -> Entry | None:

@@ -14,10 +14,12 @@ import inspect
 from .._pricing import load_min_tokens
 from ..vendors import TTL_SECONDS, CacheRules, Capabilities, get_vendor
 from ..vendors._openai import supports_breakpoints
+from ..vendors.anthropic import deferred as deferred_tool
 
 __all__ = [
     "OPENAI_MAX_MATCHED_BREAKPOINTS",
     "anthropic_rules",
+    "deferred_tool",
     "engine_block_tokens",
     "gemini_explicit_ttl",
     "minimum",

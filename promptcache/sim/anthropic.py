@@ -24,7 +24,7 @@ from typing import Any, ClassVar, NamedTuple
 
 from ._base import Emulator, Rejected, need
 from ._core import EMULATION, Outcome, Segment, Store, canonical, chain, tokens_of
-from ._rules import anthropic_rules, minimum, ttl_seconds
+from ._rules import anthropic_rules, deferred_tool, minimum, ttl_seconds
 
 __all__ = ["AnthropicEmulator", "Change", "Outcome", "Prepared"]
 
@@ -228,6 +228,8 @@ def _segments(body: Mapping[str, Any], unmarkable: frozenset[str]) -> list[Segme
     ttls = anthropic_rules().ttls
     out: list[Segment] = []
     for i, tool in enumerate(need(body.get("tools", []), list, "tools")):
+        if deferred_tool(tool):  # found through tool search, never part of the prefix
+            continue
         out.append(_block({"tool": tool}, need(tool, dict, f"tools[{i}]"), f"tools[{i}]", ttls))
     system = body.get("system")
     if isinstance(system, str):  # one text block, which cannot carry a marker

@@ -9,6 +9,7 @@ where an entry is written, they are not part of the cached bytes.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -36,6 +37,7 @@ __all__ = [
     "plain",
     "plain_request",
     "required_list",
+    "same_place",
     "scalar_span",
     "setting",
     "strip_markers",
@@ -89,6 +91,18 @@ class Span(NamedTuple):
 
 
 # -- spans: where a vendor module says a layer is ---------------------------------------------
+
+
+_FIRST_INDEX = re.compile(r"\[\d+\]")
+
+
+def same_place(a: str, b: str) -> bool:
+    """
+    Whether two element or unit paths stand at the same place in what the vendor renders: equal,
+    or in the same container at another index. A vendor that leaves items out of the prompt
+    (Anthropic's deferred tools) renders `tools[3]` where another request renders `tools[1]`.
+    """
+    return a == b or _FIRST_INDEX.sub("[]", a, 1) == _FIRST_INDEX.sub("[]", b, 1)
 
 
 def check_list(path: str, items: Any) -> None:

@@ -105,6 +105,8 @@ class CacheRules:
     render_order: tuple[str, ...] = ("tools", "system", "messages")
     invalidating: tuple[Setting, ...] = ()
     miss_reasons: Mapping[str, str] = field(default_factory=dict)
+    unrendered_tool_flag: str | None = None
+    string_is_text_block: bool = False
 
     @property
     def caches_only_at_markers(self) -> bool:
@@ -137,6 +139,8 @@ class CacheRules:
                 *({"path": s.path, "cause": s.cause, "drops": s.drops} for s in self.invalidating),
             ],
             "miss_reasons": dict(self.miss_reasons),
+            "unrendered_tool_flag": self.unrendered_tool_flag,
+            "string_is_text_block": self.string_is_text_block,
         }
 
 

@@ -23,6 +23,10 @@ def _never(model: str) -> bool:
 MarkerCheck = Callable[[Mapping[str, Any]], tuple[list[tuple[str, str | None]], list[str]]]
 
 
+def _none_added(request: Mapping[str, Any]) -> list[str]:
+    return []
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Vendor:
     """
@@ -50,6 +54,9 @@ class Vendor:
     check_markers: MarkerCheck | None = None
     # Whether two model names of this format name one model (True/False; None: cannot tell)
     same_model: Callable[[str, str], bool | None] | None = None
+    # What the vendor adds to the prompt that a count of the request's text leaves out (a tool
+    # system prompt, server-side context), in words: sizes the vendor does not document.
+    unestimated: Callable[[Mapping[str, Any]], list[str]] = _none_added
 
     @property
     def family(self) -> str:

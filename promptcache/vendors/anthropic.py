@@ -10,13 +10,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+
+import orjson
 
 from .._errors import InputError, shown_name
 from .._parts import (
     Content,
     DocumentPart,
     ImagePart,
+    Message,
     TextPart,
     ThinkingPart,
     Tool,
@@ -24,7 +28,15 @@ from .._parts import (
     ToolUse,
 )
 from .._usage import CacheDiagnosis, CacheUsage
-from ._elements import Span, check_list, list_span, messages_span, required_list, system_spans
+from ._elements import (
+    Span,
+    check_list,
+    list_span,
+    messages_span,
+    required_list,
+    strip_markers,
+    system_spans,
+)
 from ._fields import get_field, get_int, require_usage
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
@@ -66,6 +78,11 @@ RULES = CacheRules(
         "system_changed": "content_changed",
         "messages_changed": "content_changed",
     },
+    # Tool search: "Deferred tools are not included in the system-prompt prefix"; a tool found
+    # by search comes in as a `tool_reference` in the conversation, so the prefix is untouched.
+    unrendered_tool_flag="defer_loading",
+    # A string `system` or message `content` is shorthand for one text block: the same prompt.
+    string_is_text_block=True,
 )
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {
@@ -80,10 +97,46 @@ CALL_PATHS: Mapping[tuple[str, ...], str] = {
 
 def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     return {
-        "tools": list_span("tools", "tools", request.get("tools")),
+        "tools": rendered_tool_spans(request.get("tools")),
         "system": system_spans("system", request.get("system")),
         "messages": messages_span(required_list(request, "messages"), "messages", "content"),
     }
+
+
+def deferred(tool: Any) -> bool:
+    """A tool the API keeps out of the prompt until tool search returns it (`defer_loading`)."""
+    return isinstance(tool, Mapping) and tool.get(RULES.unrendered_tool_flag) is True
+
+
+def rendered_tool_spans(tools: Any) -> list[Span]:
+    """The runs of tools that are rendered into the prefix (deferred ones left out), in order."""
+    spans = list_span("tools", "tools", tools)
+    if not spans or not any(deferred(t) for t in tools):
+        return spans
+    runs, start = [], 0
+    for i, tool in enumerate([*tools, None]):
+        if tool is None or deferred(tool):
+            if i > start:
+                runs.append(Span("tools", "tools", tools[start:i], start))
+            start = i + 1
+    return runs
+
+
+def unestimated(request: Mapping[str, Any]) -> list[str]:
+    """
+    What the API adds to the prompt that a count of the request's own text leaves out: the
+    tool-use system prompt it writes when `tools` are given, and the definitions of its server
+    tools (`type` names one: web search, code execution, tool search...), which it renders
+    itself. Their sizes are not documented per model, so they are named, not counted.
+    """
+    tools = [t for t in request.get("tools") or () if isinstance(t, Mapping)]
+    if not tools:
+        return []
+    found = ["the tool-use system prompt the API adds when tools are given"]
+    server = sorted({str(t["type"]) for t in tools if t.get("type") not in (None, "custom")})
+    if server:
+        found.append(f"the definitions of the server tools the API renders ({', '.join(server)})")
+    return found
 
 
 # -- shape ---------------------------------------------------------------------------------
@@ -99,8 +152,11 @@ def misfit(request: Mapping[str, Any]) -> str | None:
     if "messages" not in request:
         return "no 'messages'"
     for i, m in sample(request["messages"]):
-        if isinstance(m, dict) and m.get("role") in ("system", "developer", "tool"):
-            return f"messages[{i}] with role {m.get('role')!r} (Anthropic: user or assistant)"
+        role = m.get("role") if isinstance(m, dict) else None
+        # The API takes `system` messages inside `messages` too; a request that shows nothing
+        # else of Anthropic's is read as the OpenAI shape it then is.
+        if role in ("developer", "tool") or (role == "system" and not _own_signs(request)):
+            return f"messages[{i}] with role {role!r} (Anthropic: user or assistant)"
         if isinstance(m, dict) and m.get("tool_calls"):
             return f"messages[{i}].tool_calls"
         kinds = _block_types(m)
@@ -113,6 +169,11 @@ def misfit(request: Mapping[str, Any]) -> str | None:
 
 
 def signs(request: Mapping[str, Any]) -> int:
+    return _own_signs(request) + ("max_tokens" in request)  # required here; OpenAI's differs
+
+
+def _own_signs(request: Mapping[str, Any]) -> int:
+    """What only an Anthropic request carries (`max_tokens` aside, which OpenAI's took too)."""
     found = int(_CLAUDE.search(str(request.get("model") or "")) is not None)
     found += "system" in request
     found += any(_block_types(m) & _OWN_BLOCKS for _, m in sample(request.get("messages")))
@@ -120,7 +181,6 @@ def signs(request: Mapping[str, Any]) -> int:
         isinstance(t, Mapping) and "input_schema" in t for _, t in sample(request.get("tools"))
     )
     found += any(k in request for k in ("cache_control", "thinking", "output_config"))
-    found += "max_tokens" in request  # required here; OpenAI's is max_completion_tokens
     return found
 
 
@@ -147,6 +207,7 @@ def _block_types(message: Any) -> set[str]:
 
 
 def read_prompt(request: Mapping[str, Any]) -> PromptParts:
+    # a deferred tool is not in the prompt the vendor caches: leave it out of the layout
     tools = [
         Tool(
             name=t["name"],
@@ -154,15 +215,21 @@ def read_prompt(request: Mapping[str, Any]) -> PromptParts:
             input_schema=t.get("input_schema", {}),
         )
         for t in items(request, "tools")
+        if not deferred(t)
     ]
     system = request.get("system") or []
     if not isinstance(system, str):
         check_list("system", system)  # a dict would read as its keys
     texts = [system] if isinstance(system, str) else [text(b, "system") for b in system]
-    messages = [
-        message(m.get("role"), _content(m.get("content"), f"messages[{i}]"))
-        for i, m in enumerate(items(request, "messages", required=True))
-    ]
+    messages: list[Message] = []
+    for i, m in enumerate(items(request, "messages", required=True)):
+        content = _content(m.get("content"), f"messages[{i}]")
+        if m.get("role") != "system":
+            messages.append(message(m.get("role"), content))
+        elif not messages:  # before the conversation: part of the system prompt
+            texts += [p.text for p in content if isinstance(p, TextPart)]
+        else:  # inside it: rendered where it stands, among the turns
+            messages.append(message("user", content))
     return tools, texts, messages
 
 
@@ -198,7 +265,35 @@ def _part(block: Mapping[str, Any], path: str) -> Content | None:
             thinking=block.get("thinking", block.get("data", "")),
             signature=block.get("signature", ""),
         )
+    if kind in _SERVER_BLOCKS:
+        # Server tools' blocks and file references: rendered from their JSON, which is what
+        # their tokens are counted from here.
+        return TextPart(
+            text=orjson.dumps(strip_markers(block)[0], option=orjson.OPT_SORT_KEYS).decode()
+        )
     raise InputError(f"{path}: unsupported content block type {shown_name(kind)}")
+
+
+# Content blocks the API renders that are no part of promptcache's own vocabulary: what server
+# tools (web search and fetch, code execution, tool search, MCP) put in a turn, and file
+# references (`container_upload`, for code execution).
+_SERVER_BLOCKS = frozenset(
+    {
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+        "code_execution_tool_result",
+        "bash_code_execution_tool_result",
+        "text_editor_code_execution_tool_result",
+        "tool_search_tool_result",
+        "tool_reference",
+        "mcp_tool_use",
+        "mcp_tool_result",
+        "container_upload",
+        "search_result",
+        "compaction",
+    }
+)
 
 
 def _document(block: Mapping[str, Any]) -> DocumentPart:
@@ -249,6 +344,7 @@ def read_usage(response: Any) -> CacheUsage:
         model=get_field(response, "model"),
         diagnosis=_diagnosis(response),
         endpoint="messages",
+        passes=_passes(usage),
     )
 
 
@@ -273,6 +369,8 @@ def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
         or not (read is None or (type(read) is int and read >= 0))
         or usage.get("cache_creation") is not None
         or response.get("diagnostics") is not None
+        or usage.get("iterations")
+        or usage.get("server_tool_use")
     ):
         return None
     reported = write is not None or read is not None
@@ -305,6 +403,7 @@ class AnthropicStream:
         self._creation: Any = None
         self._model: str | None = None
         self._diagnosis: CacheDiagnosis | None = None
+        self._passes = Passes(count=1, totals=None, last_cached=None)
         self._started = False
 
     def feed(self, event: Any) -> None:
@@ -319,12 +418,19 @@ class AnthropicStream:
             self._creation = get_field(usage, "cache_creation")
             self._model = get_field(message, "model")
             self._diagnosis = _diagnosis(message)
+            self._passes = _passes(usage)
             self._started = True
         elif kind == "message_delta":
             usage = get_field(event, "usage")
             for name, value in _fields(usage).items():
-                if value is not None:
+                # Counts are cumulative: a 0 in a delta (a compaction stream's) is no reason to
+                # forget the reads message_start reported.
+                if value is not None and (
+                    name == "output_tokens" or value >= (self._fields.get(name) or 0)
+                ):
                     self._fields[name] = value
+            if get_field(usage, "iterations") or get_field(usage, "server_tool_use"):
+                self._passes = _passes(usage)
 
     @property
     def usage(self) -> CacheUsage:
@@ -339,6 +445,7 @@ class AnthropicStream:
             model=self._model,
             diagnosis=self._diagnosis,
             endpoint="messages.stream",
+            passes=self._passes,
         )
 
 
@@ -354,6 +461,70 @@ def _fields(usage: Any) -> dict[str, int | None]:
     return {name: get_int(usage, name) for name in _USAGE_FIELDS}
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Passes:
+    """
+    The sampling passes one usage covers. `usage.iterations` itemises them: `message` entries are
+    the passes of a server-side tool loop (summed in the top-level fields), `compaction` entries
+    the summarising pass, which the top-level fields leave out. `totals` is every entry summed
+    (None: not itemised); `last_cached` what the last `message` pass read and wrote.
+    """
+
+    count: int
+    totals: dict[str, int | None] | None
+    last_cached: int | None
+    split: dict[str, int] | None = None  # the TTL split of the writes, summed over the entries
+
+    def split_as_creation(self) -> dict[str, int]:
+        """`split` in the shape of a `cache_creation` object."""
+        return {f"ephemeral_{ttl}_input_tokens": n for ttl, n in (self.split or {}).items()}
+
+
+def _passes(usage: Any) -> Passes:
+    iterations = get_field(usage, "iterations")
+    if isinstance(iterations, (list, tuple)) and iterations:
+        return _itemised(iterations)
+    # A server tool ran (web search, code execution) without an itemised usage: several passes
+    # were billed as one, and what the last one held is not known.
+    tools = get_field(usage, "server_tool_use")
+    calls = (
+        sum(
+            v
+            for v in (tools if isinstance(tools, Mapping) else _model_fields(tools)).values()
+            if type(v) is int
+        )
+        if tools is not None
+        else 0
+    )
+    return Passes(count=1 + calls, totals=None, last_cached=None)
+
+
+def _model_fields(obj: Any) -> dict[str, Any]:
+    dump = getattr(obj, "model_dump", None)
+    return dict(dump()) if callable(dump) else {}
+
+
+def _itemised(iterations: Any) -> Passes:
+    totals: dict[str, int | None] = dict.fromkeys(_USAGE_FIELDS, 0)
+    split: dict[str, int] | None = None
+    messages, last = 0, None
+    for item in iterations:
+        fields = _fields(item)
+        creation = get_field(item, "cache_creation")
+        if creation is not None:
+            split = split or {}
+            for ttl, tokens in _ttl_split(creation).items():
+                split[ttl] = split.get(ttl, 0) + tokens
+        for name, value in fields.items():
+            totals[name] = (totals[name] or 0) + (value or 0)
+        if get_field(item, "type") != "compaction":
+            messages += 1
+            last = (fields["cache_read_input_tokens"] or 0) + (
+                fields["cache_creation_input_tokens"] or 0
+            )
+    return Passes(count=max(messages, 1), totals=totals, last_cached=last, split=split)
+
+
 def _usage_from(
     fields: Mapping[str, int | None],
     creation: Any,
@@ -361,8 +532,15 @@ def _usage_from(
     model: Any,
     diagnosis: CacheDiagnosis | None,
     endpoint: str,
+    passes: Passes | None = None,
 ) -> CacheUsage:
     problems: list[str] = []
+    if passes is not None and passes.split is not None:
+        creation = passes.split_as_creation()
+    if passes is not None and passes.totals is not None:
+        # The iterations are the whole bill; the top-level fields leave compaction out.
+        fields = {**fields, **{k: v for k, v in passes.totals.items() if k != "output_tokens"}}
+        fields["output_tokens"] = _more(fields.get("output_tokens"), passes.totals["output_tokens"])
     by_ttl = _ttl_split(creation)
     write = fields.get("cache_creation_input_tokens")
     read = fields.get("cache_read_input_tokens")
@@ -390,7 +568,13 @@ def _usage_from(
         model=model if isinstance(model, str) else None,
         problems=tuple(problems),
         diagnosis=diagnosis,
+        passes=1 if passes is None else passes.count,
+        last_pass_cached=None if passes is None else passes.last_cached,
     )
+
+
+def _more(a: int | None, b: int | None) -> int | None:
+    return a if b is None else b if a is None else max(a, b)
 
 
 def _ttl_split(creation: Any) -> dict[str, int]:
@@ -431,4 +615,5 @@ VENDOR = Vendor(
     response_signs=response_signs,
     call_paths=CALL_PATHS,
     sdk="anthropic",
+    unestimated=unestimated,
 )

@@ -128,6 +128,32 @@ def _join(messages: list[Message], role: Literal["user", "assistant"], part: Con
         messages.append(Message(role=role, content=[part]))
 
 
+# Built-in tools whose definitions and instructions the server adds to the prompt itself.
+_BUILTIN_TOOLS = ("web_search", "file_search", "code_interpreter", "image_generation", "mcp")
+
+
+def unestimated(request: Mapping[str, Any]) -> list[str]:
+    """
+    What the server puts before the request's own input that a count of it leaves out: the
+    stored conversation a `previous_response_id` or `conversation` continues (often most of the
+    prompt), and the built-in tools' own definitions and instructions.
+    """
+    found = []
+    for field in ("previous_response_id", "conversation"):
+        if request.get(field):
+            found.append(f"the stored context {field} continues, which the server prepends")
+    kinds = sorted(
+        {
+            str(t.get("type"))
+            for t in request.get("tools") or ()
+            if isinstance(t, Mapping) and str(t.get("type", "")).startswith(_BUILTIN_TOOLS)
+        }
+    )
+    if kinds:
+        found.append(f"the context the built-in tools add ({', '.join(kinds)})")
+    return found
+
+
 # -- usage ---------------------------------------------------------------------------------
 
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
@@ -171,7 +197,29 @@ def read_responses_usage(response: Any, *, endpoint: str = "responses") -> Cache
         model=response_model(response),
         problems=tuple(problems),
         diagnosis=_diagnosis(response),
+        passes=1 + _builtin_tool_calls(response),
     )
+
+
+# Output items of the built-in tools the server runs itself inside one response; each call is
+# another model pass over the prompt, billed in the same usage.
+_BUILTIN_CALLS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "mcp_list_tools",
+    }
+)
+
+
+def _builtin_tool_calls(response: Any) -> int:
+    output = get_field(response, "output")
+    if not isinstance(output, (list, tuple)):
+        return 0
+    return sum(get_field(item, "type") in _BUILTIN_CALLS for item in output)
 
 
 def _diagnosis(response: Any) -> CacheDiagnosis | None:
@@ -222,4 +270,5 @@ VENDOR = Vendor(
     call_paths=CALL_PATHS,
     sdk="openai",
     supports_breakpoints=supports_breakpoints,
+    unestimated=unestimated,
 )

@@ -1,0 +1,109 @@
+"""
+Anthropic tool search: tools with `defer_loading: true` are not rendered into the cached prefix
+(the model meets them through `tool_reference` blocks in the conversation), so adding or removing
+one is no tools change. One rule of the Anthropic vendor, read by diff, the monitor, inspect and
+the emulator alike.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from promptcache import Monitor, diff
+from promptcache.cli import main
+from promptcache.sim import AnthropicEmulator, ManualClock
+from promptcache.vendors import get_vendor
+
+from . import pairs
+
+SEARCH_TOOL = {"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"}
+
+
+def _deferred(name: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "description": f"Manage {name.split('_')[-1]} records in the CRM (found by tool search).",
+        "input_schema": {"type": "object", "properties": {"id": {"type": "string"}}},
+        "defer_loading": True,
+    }
+
+
+def _request(deferred: list[str], **kw: Any) -> dict[str, Any]:
+    tools = [SEARCH_TOOL, *copy.deepcopy(pairs.TOOLS)]
+    tools[1:1] = [_deferred(n) for n in deferred]  # deferred tools sit among the loaded ones
+    return pairs.anthropic(tools=tools, **kw)
+
+
+def test_deferred_tools_are_not_in_the_anthropic_prefix() -> None:
+    vendor = get_vendor("anthropic")
+    paths = [
+        e.path
+        for e in vendor.elements(_request(["crm_contacts", "crm_deals"]))
+        if e.layer == "tools"
+    ]
+    # the loaded tools keep their indices in the request; the deferred ones are absent
+    assert paths == ["tools[0]", "tools[3]", "tools[4]", "tools[5]"]
+
+
+def test_adding_deferred_tools_is_no_tools_change() -> None:
+    a, b = _request([]), _request(["crm_contacts", "crm_deals"])
+    result = diff(a, b, "anthropic")
+    assert not result.invalidated and result.cause == "none"
+
+
+def test_a_real_change_after_deferred_tools_moved_is_found_where_it_is() -> None:
+    a = _request(["crm_contacts"])
+    b = _request(
+        ["crm_deals", "crm_tickets"], system=pairs.with_header("Now: 2026-11-29T20:41:07Z")
+    )
+    result = diff(a, b, "anthropic")
+    assert (result.cause, result.layer) == ("timestamp", "system")
+
+
+def test_a_loaded_tool_added_is_still_a_tools_change() -> None:
+    loaded = dict(_deferred("crm_notes"), defer_loading=False)
+    a = _request(["crm_contacts"])
+    b = copy.deepcopy(a)
+    b["tools"].insert(2, loaded)
+    assert diff(a, b, "anthropic").cause == "tools_changed"
+
+
+def _emulator_usage(emulator: AnthropicEmulator, body: dict[str, Any]) -> dict[str, Any]:
+    status, answer = emulator.handle("POST", "/v1/messages", {"max_tokens": 16, **body})
+    assert status == 200, answer
+    return dict(answer["usage"])
+
+
+def test_the_emulator_and_the_monitor_keep_the_cache_when_deferred_tools_change() -> None:
+    clock = ManualClock(1_000.0)
+    emulator = AnthropicEmulator(clock=clock)
+    events: list[Any] = []
+    monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
+    first, second = _request([]), _request(["crm_contacts", "crm_deals", "crm_tickets"])
+    used = _emulator_usage(emulator, first)
+    monitor.observe(first, {"usage": used, "model": first["model"]}, at=1_000.0, key="s")
+    clock.now = 1_020.0
+    again = _emulator_usage(emulator, second)
+    monitor.observe(second, {"usage": again, "model": second["model"]}, at=1_020.0, key="s")
+    # the emulator reads what the first request wrote: deferred tools are not in the prefix
+    assert again["cache_read_input_tokens"] == used["cache_creation_input_tokens"] > 1000
+    assert again["input_tokens"] == used["input_tokens"]
+    assert events == []
+
+
+def test_inspect_leaves_deferred_tools_out_of_the_tools_layer(tmp_path: Path, capsys: Any) -> None:
+    counts = []
+    for deferred in ([], ["crm_contacts", "crm_deals", "crm_tickets"]):
+        path = tmp_path / f"request-{len(deferred)}.json"
+        path.write_text(json.dumps(_request(deferred)))
+        assert main(["inspect", str(path), "--format", "json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        counts.append(report)
+    assert _tools_tokens(counts[0]) == _tools_tokens(counts[1])
+
+
+def _tools_tokens(report: dict[str, Any]) -> Any:
+    return report["tokens"]["tools"]
