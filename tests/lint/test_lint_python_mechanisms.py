@@ -1,0 +1,500 @@
+"""
+The mechanisms real request-building code hides cache busters behind (issue #21), each in a
+case of our own that reproduces it: framework prompt objects, values that travel, platform
+wrappers, order. Each names the line the finding must be on; a `good` twin stays quiet.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import LintConfig
+from promptcache.lint.python import PythonLinter, lint_python_source
+
+LONG = "Follow the refund policy exactly as written in section four. " * 20
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
+    return [(f.line, f.code) for f in found]
+
+
+def project_findings(tmp_path: Path, files: dict[str, str], linted: str) -> list[tuple[int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).replace("LONG", repr(LONG)), encoding="utf-8")
+    linter = PythonLinter(LintConfig(root=tmp_path), root=tmp_path)
+    found = linter.lint_file(tmp_path / linted, display=linted)
+    return [(f.line, f.code) for f in found]
+
+
+# (id, source, expected (line, code) pairs); lines count from the first line of the dedented text.
+FRAMEWORK_CASES = [
+    (
+        "langchain-partial-with-a-clock-callable",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import ChatPromptTemplate
+        prompt = ChatPromptTemplate.from_messages(
+            [("system", "You are a scheduler. The time is {time}. " + LONG), ("human", "{question}")]
+        ).partial(time=datetime.now)
+        def answer(llm, question):
+            return (prompt | llm).invoke({"question": question})
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "langchain-partial-with-a-helper-callable",
+        """
+        import time
+        from langchain_core.prompts import ChatPromptTemplate
+        def stamp():
+            return time.strftime("%H:%M")
+        prompt = ChatPromptTemplate.from_messages(
+            [("system", "You answer tickets. Clock: {clock}. " + LONG), ("human", "{question}")]
+        )
+        chain = prompt.partial(clock=stamp) | object()
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "langchain-invoke-of-a-state-built-in-another-function",
+        """
+        from datetime import date
+        from langchain_core.prompts import ChatPromptTemplate, SystemMessagePromptTemplate
+        SYSTEM = SystemMessagePromptTemplate.from_template("Today is {today}. " + LONG)
+        PROMPT = ChatPromptTemplate.from_messages([SYSTEM, ("human", "{question}")])
+        def build_state(question):
+            return {"today": date.today().isoformat(), "question": question}
+        def run(llm, question):
+            chain = PROMPT | llm
+            return chain.invoke(build_state(question))
+        """,
+        [(7, "PC501")],
+    ),
+    (
+        "langchain-format-messages-of-a-splatted-dict-from-a-helper",
+        """
+        import uuid
+        from langchain_core.prompts import ChatPromptTemplate
+        PROMPT = ChatPromptTemplate.from_messages(
+            [("system", "Trace {trace}. " + LONG), ("human", "{question}")])
+        def variables(question):
+            return {"trace": str(uuid.uuid4()), "question": question}
+        def messages(question):
+            return PROMPT.format_messages(**variables(question))
+        """,
+        [(7, "PC501")],
+    ),
+    (
+        "langchain-value-before-a-messages-placeholder",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+        PROMPT = ChatPromptTemplate.from_messages([
+            ("system", LONG),
+            ("human", "Context retrieved at {now}"),
+            MessagesPlaceholder("chat_history"),
+            ("human", "{question}"),
+        ])
+        def run(llm, history, question):
+            return (PROMPT | llm).invoke(
+                {"now": datetime.now().isoformat(), "chat_history": history, "question": question})
+        """,
+        [(12, "PC501")],
+    ),
+    (
+        "langgraph-module-constant-formatted-in-a-node",
+        """
+        from datetime import datetime
+        from langchain_core.messages import SystemMessage
+        PLANNER = "You plan research. Current date: {date}.\\n" + LONG
+        def planner_node(state, llm):
+            system = PLANNER.format(date=datetime.now().strftime("%Y-%m-%d"))
+            return {"messages": [llm.invoke([SystemMessage(content=system), *state["messages"]])]}
+        """,
+        [(6, "PC501")],
+    ),
+]
+
+TRAVEL_CASES = [
+    (
+        "clock-returned-through-three-calls",
+        """
+        from datetime import datetime
+        def _now():
+            return datetime.now().strftime("%Y-%m-%d %H:%M")
+        def _header():
+            return "Current time: " + _now() + "\\n"
+        def get_system_prompt():
+            return _header() + LONG
+        def ask(client, question):
+            return client.messages.create(model="m", max_tokens=9, system=get_system_prompt(),
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "method-of-a-prompt-class",
+        """
+        from datetime import datetime
+        class PromptBuilder:
+            def _date_line(self):
+                return f"Date: {datetime.now():%A %d %B}"
+            def build(self):
+                return self._date_line() + "\\n" + LONG
+        def ask(client, question):
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": PromptBuilder().build()},
+                {"role": "user", "content": question}])
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "attribute-set-in-init-read-in-another-method",
+        """
+        import time
+        class Agent:
+            def __init__(self, client):
+                self.client = client
+                self.started = time.time()
+            def system(self):
+                return f"Session opened at {self.started}. " + LONG
+            def ask(self, question):
+                return self.client.messages.create(model="m", max_tokens=9, system=self.system(),
+                    messages=[{"role": "user", "content": question}])
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "dataclass-field-default-factory",
+        """
+        from dataclasses import dataclass, field
+        from datetime import date
+        @dataclass
+        class Context:
+            today: str = field(default_factory=lambda: date.today().isoformat())
+        def ask(client, question):
+            ctx = Context()
+            return client.messages.create(model="m", max_tokens=9,
+                system=f"Today is {ctx.today}. " + LONG,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "pydantic-field-default-factory",
+        """
+        from datetime import datetime
+        from pydantic import BaseModel, Field
+        class Settings(BaseModel):
+            started_at: datetime = Field(default_factory=datetime.now)
+        def ask(client, question):
+            settings = Settings()
+            return client.messages.create(model="m", max_tokens=9,
+                system=f"Started {settings.started_at}. " + LONG,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "functools-partial-binds-a-clock",
+        """
+        import functools, time
+        def render(persona, stamp):
+            return f"You are {persona}. Stamp {stamp}. " + LONG
+        def ask(client, question):
+            make = functools.partial(render, stamp=time.time())
+            return client.messages.create(model="m", max_tokens=9, system=make("a clerk"),
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "lambda-passed-as-a-callback",
+        """
+        import time
+        def run(client, get_system, question):
+            return client.messages.create(model="m", max_tokens=9, system=get_system(),
+                messages=[{"role": "user", "content": question}])
+        def handler(client, question):
+            return run(client, lambda: f"Epoch {time.time()}. " + LONG, question)
+        """,
+        [(7, "PC501")],
+    ),
+]
+
+WRAPPER_CASES = [
+    (
+        "bedrock-converse-system-blocks-from-a-helper",
+        """
+        from datetime import datetime
+        def system_blocks():
+            return [{"text": f"Now: {datetime.utcnow().isoformat()}"}, {"text": LONG}]
+        def ask(bedrock, question):
+            return bedrock.converse(modelId="m", system=system_blocks(),
+                messages=[{"role": "user", "content": [{"text": question}]}])
+        """,
+        [(4, "PC501")],
+    ),
+    (
+        "promptflow-chat-prompt",
+        """
+        from datetime import datetime
+        from promptflow.tools.aoai import chat
+        def flow(connection, question):
+            prompt = "# system:\\nToday is " + str(datetime.now()) + "\\n" + LONG
+            prompt += "\\n# user:\\n" + question
+            return chat(connection=connection, prompt=prompt, deployment_name="d")
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "in-house-backoff-wrapper-forwarding-kwargs-two-frames",
+        """
+        import time
+        from openai import OpenAI
+        client = OpenAI()
+        def _send(**kwargs):
+            return client.chat.completions.create(**kwargs)
+        def chat_completion_with_backoff(**kwargs):
+            for _ in range(3):
+                try:
+                    return _send(**kwargs)
+                except Exception:
+                    time.sleep(1)
+        def answer(history, question):
+            context = {"role": "user", "content": f"Snapshot {time.time()}: " + LONG}
+            return chat_completion_with_backoff(model="m",
+                messages=[context, *history, {"role": "user", "content": question}])
+        """,
+        [(14, "PC501")],
+    ),
+    (
+        "litellm-completion",
+        """
+        import uuid
+        from litellm import completion
+        def ask(history, question):
+            return completion(model="m", messages=[
+                {"role": "user", "content": f"Run {uuid.uuid4()}. " + LONG}, *history,
+                {"role": "user", "content": question}])
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "dspy-signature-with-instructions",
+        """
+        from datetime import date
+        import dspy
+        class Answer(dspy.Signature):
+            question: str = dspy.InputField()
+            answer: str = dspy.OutputField()
+        def program():
+            sig = Answer.with_instructions(f"Today is {date.today()}. " + LONG)
+            return dspy.Predict(sig)
+        """,
+        [(8, "PC501")],
+    ),
+]
+
+ORDER_CASES = [
+    (
+        "json-dumps-of-a-model-output",
+        """
+        import json
+        def ask(client, history, question, previous):
+            facts = json.loads(previous.choices[0].message.content)
+            system = "Known facts: " + json.dumps(facts) + "\\n" + LONG
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[*history, {"role": "user", "content": question}])
+        """,
+        [(5, "PC503")],
+    ),
+    (
+        "json-dumps-of-a-merged-config",
+        """
+        import json
+        def ask(client, defaults, overrides, question):
+            settings = {**defaults, **overrides}
+            return client.messages.create(model="m", max_tokens=9,
+                system="Settings: " + json.dumps(settings) + LONG,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(6, "PC503")],
+    ),
+    (
+        "set-iterated-into-the-system-prompt",
+        """
+        def ask(client, catalogue, question):
+            sources = {entry["source"] for entry in catalogue}
+            listing = "\\n".join(f"- {s}" for s in sources)
+            return client.messages.create(model="m", max_tokens=9,
+                system="Cite only these sources:\\n" + listing + LONG,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(4, "PC504")],
+    ),
+    (
+        "set-of-tool-names-into-tools",
+        """
+        TOOLS = {"search": {"description": "Search."}, "fetch": {"description": "Fetch."}}
+        def ask(client, enabled, question):
+            names = set(enabled) & set(TOOLS)
+            tools = [{"name": n, **TOOLS[n]} for n in names]
+            return client.messages.create(model="m", max_tokens=9, tools=tools, system=LONG,
+                messages=[{"role": "user", "content": question}])
+        """,
+        [(5, "PC504")],
+    ),
+]
+
+GOOD_CASES = [
+    (
+        "langchain-partial-with-a-constant",
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+        prompt = ChatPromptTemplate.from_messages(
+            [("system", "You are {persona}. " + LONG), ("human", "{question}")]
+        ).partial(persona="a scheduler")
+        """,
+    ),
+    (
+        "langchain-clock-in-the-human-turn",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+        PROMPT = ChatPromptTemplate.from_messages([
+            ("system", LONG), MessagesPlaceholder("chat_history"), ("human", "[{now}] {question}"),
+        ])
+        def run(llm, history, question):
+            return (PROMPT | llm).invoke(
+                {"now": datetime.now().isoformat(), "chat_history": history, "question": question})
+        """,
+    ),
+    (
+        "json-dumps-sorted",
+        """
+        import json
+        def ask(client, defaults, overrides, question):
+            settings = {**defaults, **overrides}
+            return client.messages.create(model="m", max_tokens=9,
+                system="Settings: " + json.dumps(settings, sort_keys=True) + LONG,
+                messages=[{"role": "user", "content": question}])
+        """,
+    ),
+    (
+        "sorted-set",
+        """
+        def ask(client, catalogue, question):
+            sources = sorted({entry["source"] for entry in catalogue})
+            listing = "\\n".join(f"- {s}" for s in sources)
+            return client.messages.create(model="m", max_tokens=9,
+                system="Cite only these sources:\\n" + listing + LONG,
+                messages=[{"role": "user", "content": question}])
+        """,
+    ),
+    (
+        "backoff-wrapper-with-a-clock-in-the-last-turn",
+        """
+        import time
+        from openai import OpenAI
+        client = OpenAI()
+        def chat_completion_with_backoff(**kwargs):
+            return client.chat.completions.create(**kwargs)
+        def answer(history, question):
+            return chat_completion_with_backoff(model="m", messages=[
+                {"role": "system", "content": LONG}, *history,
+                {"role": "user", "content": f"[{time.time()}] {question}"}])
+        """,
+    ),
+    (
+        "lambda-callback-static",
+        """
+        def run(client, get_system, question):
+            return client.messages.create(model="m", max_tokens=9, system=get_system(),
+                messages=[{"role": "user", "content": question}])
+        def handler(client, question):
+            return run(client, lambda: LONG, question)
+        """,
+    ),
+]
+
+ALL_BAD = FRAMEWORK_CASES + TRAVEL_CASES + WRAPPER_CASES + ORDER_CASES
+# Mechanisms not followed yet: strict, so each one fixed must leave this set.
+_NOT_YET = {
+    "langchain-partial-with-a-clock-callable",
+    "langchain-partial-with-a-helper-callable",
+    "langchain-value-before-a-messages-placeholder",
+    "dataclass-field-default-factory",
+    "pydantic-field-default-factory",
+    "functools-partial-binds-a-clock",
+    "lambda-passed-as-a-callback",
+    "in-house-backoff-wrapper-forwarding-kwargs-two-frames",
+}
+
+
+def _cases(cases: list[tuple[str, str, list[tuple[int, str]]]]) -> list[object]:
+    marks = pytest.mark.xfail(strict=True, reason="not followed yet")
+    return [
+        pytest.param(source, expected, id=name, marks=marks if name in _NOT_YET else ())
+        for name, source, expected in cases
+    ]
+
+
+@pytest.mark.parametrize(("source", "expected"), _cases(ALL_BAD))
+def test_mechanism_is_found(source: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(source) == expected
+
+
+@pytest.mark.parametrize("source", [c[1] for c in GOOD_CASES], ids=[c[0] for c in GOOD_CASES])
+def test_mechanism_twin_is_quiet(source: str) -> None:
+    assert findings(source) == []
+
+
+def test_a_prompt_helper_in_another_module_returns_the_clock(tmp_path: Path) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/clock.py": """
+            from datetime import datetime
+            def today():
+                return datetime.now().strftime("%Y-%m-%d")
+            """,
+        "app/prompts.py": """
+            from .clock import today
+            def get_system_prompt(persona):
+                return f"You are {persona}. Today is {today()}.\\n" + LONG
+            """,
+        "app/agent.py": """
+            from app.prompts import get_system_prompt
+            def ask(client, question):
+                system = get_system_prompt("a clerk")
+                return client.messages.create(model="m", max_tokens=9, system=system,
+                    messages=[{"role": "user", "content": question}])
+            """,
+    }
+    # Sited at the call (the clock is in another file; the message names where it comes from).
+    assert project_findings(tmp_path, files, "app/agent.py") == [(5, "PC501")]
+
+
+def test_a_langgraph_prompt_constant_in_another_module(tmp_path: Path) -> None:
+    files = {
+        "graph/__init__.py": "",
+        "graph/prompts.py": """
+            from langchain_core.prompts import ChatPromptTemplate
+            PLANNER = ChatPromptTemplate.from_messages(
+                [("system", "Date: {date}. " + LONG), ("placeholder", "{messages}")])
+            """,
+        "graph/nodes.py": """
+            from datetime import date
+            from graph.prompts import PLANNER
+            def plan(state, llm):
+                chain = PLANNER | llm
+                return chain.invoke({"date": date.today(), "messages": state["messages"]})
+            """,
+    }
+    assert project_findings(tmp_path, files, "graph/nodes.py") == [(6, "PC501")]
