@@ -1035,10 +1035,43 @@ class _Frame:
                         keywords.setdefault(name, item)
             else:
                 keywords[keyword.arg] = value
+        if callee.kind == "partial":  # `functools.partial(f, ...)` called: f with both
+            inner, bound_args, bound_keywords = callee.meta
+            args, keywords = [*bound_args, *args], {**bound_keywords, **keywords}
+            if inner.kind == "module" and isinstance(inner.meta, str):
+                return self.call_named(inner.meta, node, None, args, keywords, splats)
+            callee = inner
         if callee.kind in ("function", "method", "class", "lambda") and callee.meta is not None:
             return self.call_project(callee, node, args, keywords, splats)
+        if isinstance(func, ast.Name) and self.env.get(func.id, EMPTY).kind == "param":
+            # A callable the caller passes in (a callback): its result is what the caller's
+            # argument returns when called, resolved at each call (`Param.path` "()").
+            called = _called(callee.deps)
+            rest = self.opaque_call(self.call_name(func), [*args, *keywords.values(), *splats])
+            return Value(deps=called | rest.deps, pieces=(called | rest.deps,))
         name = self.call_name(func)
         return self.call_named(name, node, receiver, args, keywords, splats)
+
+    def call_value(self, value: Value, node: ast.AST) -> Value:
+        """
+        What calling `value` with no arguments gives: for a callable that a framework calls
+        on every request (`.partial(time=datetime.now)`, `Field(default_factory=...)`).
+        Anything else is its own value.
+        """
+        if value.kind == "module" and isinstance(value.meta, str):
+            volatile, _ = self.a.named_call(value.meta, 0)
+            if not volatile:
+                return EMPTY
+            taint = self.taint("PC501", f"`{_label(self.module, node)}` (called per request)", node)
+            return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+        if value.kind == "partial":
+            inner, args, keywords = value.meta
+            if inner.kind == "module":
+                return join_values([*args, *keywords.values()])
+            return self.call_project(inner, node, list(args), dict(keywords), [])
+        if value.kind in ("function", "method", "lambda") and value.meta is not None:
+            return self.call_project(value, node, [], {}, [])
+        return value
 
     def _attribute_callee(self, receiver: Value, func: ast.Attribute) -> Value:
         if receiver.kind == "module" and isinstance(receiver.meta, str):
@@ -1072,7 +1105,7 @@ class _Frame:
     def call_project(
         self,
         callee: Value,
-        node: ast.Call,
+        node: ast.AST,
         args: list[Value],
         keywords: dict[str, Value],
         splats: list[Value],
@@ -1091,7 +1124,7 @@ class _Frame:
     def _apply(
         self,
         function: _Function,
-        node: ast.Call,
+        node: ast.AST,
         args: list[Value],
         keywords: dict[str, Value],
         splats: list[Value],
@@ -1104,7 +1137,7 @@ class _Frame:
             argument = bound.get(pending.index if pending.index >= 0 else pending.name)
             if argument is None:
                 continue
-            argument = _follow(argument, pending.path)
+            argument = _follow(argument, pending.path, lambda v: self.call_value(v, node))
             if pending.whole:
                 self.messages(pending.api, argument, node)
                 continue
@@ -1131,7 +1164,7 @@ class _Frame:
                         pending.history,
                         node,
                     )
-        return _substitute(summary.ret, bound, 0)
+        return _substitute(summary.ret, bound, 0, lambda v: self.call_value(v, node))
 
     def call_named(
         self,
@@ -1421,7 +1454,9 @@ class _Frame:
         keywords: dict[str, Value],
     ) -> Value:
         if method == "partial":
-            self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
+            nodes = {k.arg: k.value for k in node.keywords if k.arg is not None}
+            called = tuple((k, self.call_value(v, nodes.get(k, node))) for k, v in keywords.items())
+            self.template_variables(receiver.meta, Value(fields=called), node)
             return receiver
         if method in ("invoke", "ainvoke", "stream", "astream", "batch", "abatch"):
             if args:
@@ -1832,7 +1867,41 @@ def _str(frame: _Frame, call: _Call) -> Value | None:
     )
 
 
+def _partial(frame: _Frame, call: _Call) -> Value | None:
+    """`functools.partial(f, *args, **keywords)`: a callable that calls `f` with them first."""
+    if call.name != "functools.partial" or not call.args:
+        return None
+    return Value(
+        deps=join_values([*call.args[1:], *call.keywords.values()]).deps,
+        kind="partial",
+        meta=(call.args[0], tuple(call.args[1:]), dict(call.keywords)),
+    )
+
+
+# Field declarations whose `default_factory` runs for every new instance (dataclasses,
+# pydantic, attrs): the field's value is what the factory returns.
+_FIELD_ROOTS = ("dataclasses.", "pydantic.", "attr.", "attrs.", "sqlmodel.", "msgspec.")
+
+
+def _field(frame: _Frame, call: _Call) -> Value | None:
+    if not call.name.startswith(_FIELD_ROOTS):
+        return None
+    nodes = {k.arg: k.value for k in call.node.keywords if k.arg is not None}
+    values = [call.keywords[k] for k in ("default",) if k in call.keywords]
+    if call.args and call.name.endswith("Field"):  # pydantic's default is positional
+        values.append(call.args[0])
+    for keyword in ("default_factory", "factory"):
+        if keyword in call.keywords:
+            values.append(frame.call_value(call.keywords[keyword], nodes[keyword]))
+    return _merge_all(values) if values else EMPTY
+
+
 _SPECIAL: dict[str, _Special] = {
+    "partial": _partial,
+    "field": _field,
+    "Field": _field,
+    "ib": _field,
+    "attrib": _field,
     "format": _format,
     "join": _join,
     "dumps": _json_dumps,
@@ -2014,13 +2083,30 @@ def _bind(
     return bound
 
 
-def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Value:
+def _called(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` of a callable, once called: each parameter's part at path "()" (what the caller's
+    argument returns), the rest as they are."""
+    return frozenset(
+        Param(index=d.index, name=d.name, path=(*d.path, "()"))
+        if isinstance(d, Param) and len(d.path) < 4
+        else d
+        for d in deps
+    )
+
+
+# Calls a callable argument on behalf of a summary (a `Param` path's "()").
+_Caller = Callable[[Value], Value]
+
+
+def _substitute(
+    value: Value, bound: dict[int | str, Value], depth: int, call: _Caller | None = None
+) -> Value:
     if not any(isinstance(d, Param) for d in value.deps):
         return value
     deps: set[Dep] = set()
     for dep in value.deps:
         if isinstance(dep, Param):
-            deps |= _argument(dep, bound).deps
+            deps |= _argument(dep, bound, call).deps
         else:
             deps.add(dep)
     pieces = None
@@ -2032,7 +2118,7 @@ def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Valu
                 continue
             params = [d for d in piece if isinstance(d, Param)]
             if len(params) == 1 and len(piece) <= 2:
-                argument = _argument(params[0], bound)
+                argument = _argument(params[0], bound, call)
                 new.extend(flatten(argument))
                 rest = frozenset(
                     d for d in piece if not isinstance(d, Param) and d not in argument.deps
@@ -2042,17 +2128,17 @@ def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Valu
             else:
                 replaced: set[Dep] = {d for d in piece if not isinstance(d, Param)}
                 for param in params:
-                    replaced |= _argument(param, bound).deps
+                    replaced |= _argument(param, bound, call).deps
                 if replaced:
                     new.append(frozenset(replaced))
         pieces = compact(new)
     items = (
-        tuple(_substitute(i, bound, depth + 1) for i in value.items)
+        tuple(_substitute(i, bound, depth + 1, call) for i in value.items)
         if value.items is not None and depth < 4
         else value.items
     )
     fields = (
-        tuple((k, _substitute(v, bound, depth + 1)) for k, v in value.fields)
+        tuple((k, _substitute(v, bound, depth + 1, call)) for k, v in value.fields)
         if value.fields is not None and depth < 4
         else value.fields
     )
@@ -2074,15 +2160,19 @@ def _passed_through(taint: Taint, call: str) -> Taint:
     )
 
 
-def _argument(param: Param, bound: dict[int | str, Value]) -> Value:
+def _argument(param: Param, bound: dict[int | str, Value], call: _Caller | None) -> Value:
     if param.index >= 0 and param.index in bound:
-        return _follow(bound[param.index], param.path)
-    return _follow(bound.get(param.name, EMPTY), param.path)
+        return _follow(bound[param.index], param.path, call)
+    return _follow(bound.get(param.name, EMPTY), param.path, call)
 
 
-def _follow(value: Value, path: tuple[str, ...]) -> Value:
-    """The part of `value` at `path` when its fields are known (else all of it)."""
+def _follow(value: Value, path: tuple[str, ...], call: _Caller | None = None) -> Value:
+    """The part of `value` at `path` when its fields are known (else all of it); "()" in the
+    path is what the value returns when called (`call`: how to call it)."""
     for key in path:
+        if key == "()":
+            value = call(value) if call is not None else value.opaque()
+            continue
         found = value.field(key)
         if found is None:
             return value
