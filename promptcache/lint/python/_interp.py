@@ -19,7 +19,7 @@ from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
 from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
 from ._project import Module, Project
-from ._sinks import Sink, find_sink
+from ._sinks import SINK_BY_API, Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
 from ._values import (
     EMPTY,
@@ -1141,6 +1141,9 @@ class _Frame:
             if pending.whole:
                 self.messages(pending.api, argument, node)
                 continue
+            if pending.role == "kwargs":
+                self.splat_into(SINK_BY_API[pending.api], argument, node)
+                continue
             limit = max(self.a.config.threshold, 1) * 4
             pieces = flatten(argument)
             for dep in argument.deps:
@@ -1248,7 +1251,7 @@ class _Frame:
                 self.sink_value(sink.api, role, keywords[keyword], node)
         for splat in splats:
             if splat.fields is None and splat.deps:
-                self.sink_value(sink.api, "opaque", splat, node)
+                self.splat_into(sink, splat, node)
         if "partial_variables" in keywords:
             self.template_variables(
                 self.template_info(sink, args, keywords), keywords["partial_variables"], node
@@ -1261,6 +1264,25 @@ class _Frame:
         if sink.api == "LangChain SystemMessage":
             return replace(result, kind="message")
         return result
+
+    def splat_into(self, sink: Sink, value: Value, node: ast.AST) -> None:
+        """`sink(**value)`: each known keyword reaches its position; a parameter's keywords
+        (an in-house wrapper's `**kwargs`, forwarded) are resolved at each call of it."""
+        if value.fields is not None:
+            for keyword, role in sink.keywords:
+                found = value.field(keyword)
+                if found is not None:
+                    self.sink_value(sink.api, role, found, node)
+            rest = value.field("**")
+            if rest is not None and rest.deps:
+                self.splat_into(sink, rest, node)
+            return
+        unknown = frozenset(d for d in value.deps if not isinstance(d, Param))
+        for dep in value.deps:
+            if isinstance(dep, Param):
+                self._pend(dep, sink.api, "kwargs", 0, True)
+        if unknown:
+            self.sink_value(sink.api, "opaque", Value(deps=unknown), node)
 
     # -- sinks ------------------------------------------------------------------------------
 
@@ -2076,8 +2098,11 @@ def _bind(
             for k, v in keywords.items()
             if k not in {p.arg for p in (*params, *node.args.kwonlyargs)}
         }
+        fields = list(extra.items())
+        for splat in splats:  # `wrapper(**kwargs)` forwards the caller's own keywords
+            fields.extend(splat.fields if splat.fields is not None else (("**", splat),))
         bound[node.args.kwarg.arg] = Value(
-            fields=tuple(extra.items()), deps=join_values(extra.values()).deps
+            fields=_fields(fields), deps=join_values([*extra.values(), *splats]).deps
         )
     # Summaries name keyword-only (and *args/**kwargs) parameters by name, with index -1.
     return bound

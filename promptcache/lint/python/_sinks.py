@@ -10,9 +10,18 @@ from functools import lru_cache
 from ._knowledge import Sink
 from .frameworks import FRAMEWORKS
 
-__all__ = ["LAST_NAMES", "PASS_THROUGH", "SINKS", "Sink", "find_sink", "sink_aliases"]
+__all__ = [
+    "LAST_NAMES",
+    "PASS_THROUGH",
+    "SINKS",
+    "SINK_BY_API",
+    "Sink",
+    "find_sink",
+    "sink_aliases",
+]
 
 SINKS: tuple[Sink, ...] = tuple(sink for framework in FRAMEWORKS for sink in framework.sinks)
+SINK_BY_API = {sink.api: sink for sink in SINKS}
 PASS_THROUGH = frozenset(name for framework in FRAMEWORKS for name in framework.pass_through)
 
 _BY_LAST: dict[str, list[Sink]] = {}
