@@ -462,18 +462,10 @@ GOOD_CASES = [
 ]
 
 ALL_BAD = FRAMEWORK_CASES + TRAVEL_CASES + WRAPPER_CASES + ORDER_CASES
-# Mechanisms not followed yet: strict, so each one fixed must leave this set.
-_NOT_YET = {
-    "langchain-value-before-a-messages-placeholder",
-}
 
 
 def _cases(cases: list[tuple[str, str, list[tuple[int, str]]]]) -> list[object]:
-    marks = pytest.mark.xfail(strict=True, reason="not followed yet")
-    return [
-        pytest.param(source, expected, id=name, marks=marks if name in _NOT_YET else ())
-        for name, source, expected in cases
-    ]
+    return [pytest.param(source, expected, id=name) for name, source, expected in cases]
 
 
 @pytest.mark.parametrize(("source", "expected"), _cases(ALL_BAD))

@@ -1435,21 +1435,29 @@ class _Frame:
 
     def template_info(
         self, sink: Sink, args: list[Value], keywords: dict[str, Value]
-    ) -> dict[str, tuple[int, bool]]:
-        """Variables of a LangChain template: name -> (static chars after it, is in a system message)."""
-        info: dict[str, tuple[int, bool]] = {}
+    ) -> dict[str, tuple[int, str]]:
+        """
+        Variables of a LangChain template: name -> (static chars after it, the position it
+        reaches: "system", "messages" (a turn the conversation history follows), "template").
+        """
+        info: dict[str, tuple[int, str]] = {}
         if sink.api == "LangChain chat prompt template":
-            specs = args[0] if args else keywords.get("messages", EMPTY)
-            for spec in specs.items or ():
+            specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
+            for position, spec in enumerate(specs):
+                history = any(_is_history(later) for later in specs[position + 1 :])
+                if _is_history(spec):
+                    continue  # the history's own variable: per-request by nature
                 if spec.items is not None and len(spec.items) == 2:
                     system = spec.items[0].text in ("system", "developer")
-                    _variables(spec.items[1], system, info)
+                    role = "system" if system else "messages" if history else "template"
+                    _variables(spec.items[1], role, info)
                 elif isinstance(spec.meta, dict):
-                    for key, (after, system) in spec.meta.items():
-                        info.setdefault(key, (after, system))
+                    for key, (after, role) in spec.meta.items():
+                        info.setdefault(key, (after, "messages" if history else role))
             return info
         text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
-        _variables(text, sink.api == "LangChain system message template", info)
+        system = sink.api == "LangChain system message template"
+        _variables(text, "system" if system else "template", info)
         return info
 
     def template_variables(self, info: object, values: Value, node: ast.AST) -> None:
@@ -1458,9 +1466,14 @@ class _Frame:
         for name, value in values.fields:
             if name not in info:
                 continue
-            after, system = info[name]
-            if system:
+            after, role = info[name]
+            if role == "system":
                 self.sink_value("LangChain prompt template", "system", value, node)
+            elif role == "messages":  # the conversation history follows this turn
+                pieces = flatten(value)
+                for dep in value.deps:
+                    after_dep = after + static_after(pieces, dep)
+                    self.hit(dep, "LangChain prompt template", "messages", after_dep, True, node)
             else:
                 limit = max(self.a.config.threshold, 1) * 4
                 for dep in value.deps:
@@ -1889,6 +1902,18 @@ def _str(frame: _Frame, call: _Call) -> Value | None:
     )
 
 
+def _is_history(spec: Value) -> bool:
+    """A chat template's message spec that stands for the conversation so far: a
+    `MessagesPlaceholder`, a `("placeholder", "{messages}")` tuple."""
+    if spec.kind == "placeholder":
+        return True
+    return spec.items is not None and len(spec.items) == 2 and spec.items[0].text == "placeholder"
+
+
+def _messages_placeholder(frame: _Frame, call: _Call) -> Value | None:
+    return Value(kind="placeholder") if call.receiver is None else None
+
+
 def _partial(frame: _Frame, call: _Call) -> Value | None:
     """`functools.partial(f, *args, **keywords)`: a callable that calls `f` with them first."""
     if call.name != "functools.partial" or not call.args:
@@ -1919,6 +1944,7 @@ def _field(frame: _Frame, call: _Call) -> Value | None:
 
 
 _SPECIAL: dict[str, _Special] = {
+    "MessagesPlaceholder": _messages_placeholder,
     "partial": _partial,
     "field": _field,
     "Field": _field,
@@ -1959,12 +1985,12 @@ _SPECIAL: dict[str, _Special] = {
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _variables(text: Value, system: bool, info: dict[str, tuple[int, bool]]) -> None:
+def _variables(text: Value, role: str, info: dict[str, tuple[int, str]]) -> None:
     pieces = text.pieces or ()
     static = [p if isinstance(p, str) else "" for p in pieces]
     joined = "".join(static)
     for found in _TEMPLATE_FIELD.finditer(joined):
-        info.setdefault(found.group(1), (len(joined) - found.end(), system))
+        info.setdefault(found.group(1), (len(joined) - found.end(), role))
 
 
 def _jinja_offset(source: str, name: str) -> int | None:
