@@ -520,3 +520,65 @@ def test_a_langgraph_prompt_constant_in_another_module(tmp_path: Path) -> None:
             """,
     }
     assert project_findings(tmp_path, files, "graph/nodes.py") == [(6, "PC501")]
+
+
+def test_a_name_from_a_star_import_is_reported_not_followed() -> None:
+    source = """
+        from prompts import *
+        def ask(client, question):
+            return client.messages.create(model="m", max_tokens=9, system=SYSTEM_PROMPT,
+                messages=[{"role": "user", "content": question}])
+        """
+    found = lint_python_source(textwrap.dedent(source))
+    assert [(f.line, f.code, f.severity) for f in found] == [(4, "PC506", "info")]
+    assert "cannot see what it holds" in found[0].message
+
+
+def test_a_star_import_of_a_project_module_is_followed(tmp_path: Path) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/prompts.py": """
+            import time
+            SYSTEM_PROMPT = f"Started {time.time()}. " + LONG
+            STATIC_PROMPT = LONG
+            """,
+        "app/agent.py": """
+            from app.prompts import *
+            def ask(client, question):
+                return client.messages.create(model="m", max_tokens=9, system=SYSTEM_PROMPT,
+                    messages=[{"role": "user", "content": question}])
+            def quiet(client, question):
+                return client.messages.create(model="m", max_tokens=9, system=STATIC_PROMPT,
+                    messages=[{"role": "user", "content": len(question)}])
+            """,
+    }
+    assert project_findings(tmp_path, files, "app/agent.py") == [(4, "PC501")]
+
+
+def test_a_helper_from_a_project_module_that_does_not_parse_is_not_followed(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/prompts.py": "def build_system(:\n    return 'x'\n",
+        "app/agent.py": """
+            from app.prompts import build_system
+            def ask(client, question):
+                return client.messages.create(model="m", max_tokens=9, system=build_system(),
+                    messages=[{"role": "user", "content": question}])
+            """,
+    }
+    assert project_findings(tmp_path, files, "app/agent.py") == [(4, "PC506")]
+
+
+def test_getattr_with_a_run_time_name_is_not_followed() -> None:
+    source = """
+        import prompts
+        def ask(client, agent, question):
+            system = getattr(prompts, agent.upper() + "_PROMPT")
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[{"role": "user", "content": question}])
+        """
+    assert findings(source) == [(4, "PC506")]
+    constant = source.replace('agent.upper() + "_PROMPT"', '"SUPPORT_PROMPT"')
+    assert findings(constant) == []

@@ -487,6 +487,29 @@ CASES = [
         """,
         [],
     ),
+    # -- PC506: what the analysis cannot follow is said, not called clean ----------------------
+    (
+        "pc506-star-import",
+        """
+        from agent_prompts import *
+        def ask(client, question):
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": SUPPORT_PROMPT},
+                {"role": "user", "content": question}])
+        """,
+        [(5, "PC506")],
+    ),
+    (
+        "pc506-good-explicit-import-from-outside",
+        """
+        from agent_prompts import SUPPORT_PROMPT
+        def ask(client, question):
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": SUPPORT_PROMPT},
+                {"role": "user", "content": question}])
+        """,
+        [],
+    ),
     # -- PC500: syntax errors -------------------------------------------------------------------
     ("pc500-syntax-error", "def build_system(:\n    return 'x'\n", [(1, "PC500")]),
     ("pc500-good", "def build_system():\n    return 'x'\n", []),

@@ -11,6 +11,7 @@ its arguments' variation through, and the taint records that it did.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -39,6 +40,8 @@ from ._values import (
 __all__ = ["Analysis", "Hit"]
 
 PER_REQUEST = "PC502"
+NOT_FOLLOWED = "PC506"
+_BUILTINS = frozenset(dir(builtins))
 ORDER_CODES = frozenset({"PC504", "PC505"})
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
 _PERCENT_FIELD = re.compile(
@@ -676,7 +679,9 @@ class _Frame:
         return _constant_value(constant)
 
     def _e_Name(self, node: ast.Name) -> Value:
-        value = self.lookup(node.id)
+        value = self.find(node.id, node)
+        if value is None:
+            return self.unseen_name(node) if self.module.stars else EMPTY
         if value.kind == "param":
             slot: _ParamSlot = value.meta
             if slot.param is None:
@@ -692,6 +697,11 @@ class _Frame:
         return value
 
     def lookup(self, name: str) -> Value:
+        found = self.find(name)
+        return EMPTY if found is None else found
+
+    def find(self, name: str, node: ast.AST | None = None) -> Value | None:
+        """The value `name` is bound to here (None: bound nowhere the analysis can see)."""
         found = self.env.get(name)
         if found is not None:
             return found
@@ -700,10 +710,30 @@ class _Frame:
             return found
         dotted = self.module.imports.get(name)
         if dotted is not None:
-            return self.imported(dotted)
-        return EMPTY
+            return self.imported(dotted, node)
+        return None
 
-    def imported(self, dotted: str) -> Value:
+    def unseen_name(self, node: ast.Name) -> Value:
+        """A name bound by none of the module's own statements, in a module with `*` imports:
+        from a project module it is read there; otherwise it is not followed (PC506)."""
+        name = node.id
+        if name in _BUILTINS:
+            return EMPTY
+        for star in self.module.stars:
+            module = self.a.project.find(star, self.module)
+            if module is not None:
+                found = self.a.global_value(module, name)
+                if found is not None:
+                    return found
+        label = f"`{name}` (from `from {self.module.stars[0]} import *`)"
+        return self.lost(label, node)
+
+    def lost(self, label: str, node: ast.AST) -> Value:
+        """A value the analysis cannot follow: reported where it reaches a prefix, as such."""
+        taint = self.taint(NOT_FOLLOWED, label, node)
+        return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+
+    def imported(self, dotted: str, node: ast.AST | None = None) -> Value:
         """A name imported from another module: its value when the module is in the project."""
         module_name, _, attr = dotted.rpartition(".")
         if module_name:
@@ -712,6 +742,9 @@ class _Frame:
                 found = self.a.global_value(module, attr)
                 if found is not None:
                     return found
+            elif node is not None and module_name in self.a.project.broken:
+                label = f"`{attr}` (from {module_name}, which does not parse)"
+                return replace(self.lost(label, node), kind="module", meta=dotted)
         known = self.a.outside.get(dotted)
         if known is None:
             known = self.a.outside[dotted] = Value(kind="module", meta=dotted)
@@ -1050,7 +1083,10 @@ class _Frame:
             rest = self.opaque_call(self.call_name(func), [*args, *keywords.values(), *splats])
             return Value(deps=called | rest.deps, pieces=(called | rest.deps,))
         name = self.call_name(func)
-        return self.call_named(name, node, receiver, args, keywords, splats)
+        result = self.call_named(name, node, receiver, args, keywords, splats)
+        if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
+            result = result.with_deps(callee.deps)
+        return result
 
     def call_value(self, value: Value, node: ast.AST) -> Value:
         """
@@ -1914,6 +1950,17 @@ def _messages_placeholder(frame: _Frame, call: _Call) -> Value | None:
     return Value(kind="placeholder") if call.receiver is None else None
 
 
+def _getattr(frame: _Frame, call: _Call) -> Value | None:
+    """`getattr(obj, name)` with a name known only at run time: not followed (PC506)."""
+    node = call.node
+    if call.name != "getattr" or call.receiver is not None or len(node.args) < 2:
+        return None
+    if isinstance(node.args[1], ast.Constant):
+        return None
+    label = f"`{_label(frame.module, node)}` (an attribute named at run time)"
+    return frame.lost(label, node).with_deps(call.args[0].deps)
+
+
 def _partial(frame: _Frame, call: _Call) -> Value | None:
     """`functools.partial(f, *args, **keywords)`: a callable that calls `f` with them first."""
     if call.name != "functools.partial" or not call.args:
@@ -1944,6 +1991,7 @@ def _field(frame: _Frame, call: _Call) -> Value | None:
 
 
 _SPECIAL: dict[str, _Special] = {
+    "getattr": _getattr,
     "MessagesPlaceholder": _messages_placeholder,
     "partial": _partial,
     "field": _field,
