@@ -1015,7 +1015,8 @@ class _Frame:
 
     def _e_SetComp(self, node: ast.SetComp) -> Value:
         _, value, _ = self.comprehension(node)
-        return Value(deps=value.deps, kind="set")
+        # A set of strings (f-strings, literals) sorts without error: `--fix` may sort it.
+        return Value(deps=value.deps, kind="set", meta=_all_str([node.elt]))
 
     def _e_DictComp(self, node: ast.DictComp) -> Value:
         key, value, unordered = self.comprehension(node)
@@ -1690,7 +1691,7 @@ def _json_dumps(frame: _Frame, call: _Call) -> Value | None:
                 f"`{_label(frame.module, node)}` without sort_keys=True",
                 node,
                 fix=("sort_keys", *_span(frame.module, node)),
-                fixable=name == "json.dumps",
+                fixable=name in _SORT_KEYS_FIXABLE,
             )
         )
     pieces = flatten(value)
@@ -1700,6 +1701,13 @@ def _json_dumps(frame: _Frame, call: _Call) -> Value | None:
         kind="json",
         meta=value,
     )
+
+
+# The serialisers whose `sort_keys=True` keyword `--fix` may add (orjson takes an option flag
+# instead, under whatever name the module imported it as: left for a person).
+_SORT_KEYS_FIXABLE = frozenset(
+    {"json.dumps", "json.dump", "simplejson.dumps", "simplejson.dump", "ujson.dumps", "ujson.dump"}
+)
 
 
 def _sorts_keys(name: str, node: ast.Call) -> bool:
@@ -2104,7 +2112,11 @@ def _span(module: Module, node: ast.AST) -> tuple[int, int, int, int]:
 
 
 def _all_str(elements: list[ast.expr]) -> bool:
-    return all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elements)
+    """Whether every element is a string literal or an f-string (always a `str`)."""
+    return all(
+        isinstance(e, ast.JoinedStr) or (isinstance(e, ast.Constant) and isinstance(e.value, str))
+        for e in elements
+    )
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
