@@ -44,7 +44,7 @@ from ._flow import (
 )
 from ._locations import node_label, node_location, node_span
 from ._project import Module, Project
-from ._sinks import SINK_BY_API, Sink, find_sink
+from ._sinks import PASS_THROUGH, SINK_BY_API, Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
 from ._summaries import ClassInfo, Function, Hit, ParamSlot, Pending
 from ._values import (
@@ -1076,6 +1076,8 @@ class Frame:
             handled = special(self, call)
             if handled is not None:
                 return handled
+        if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
+            return args[0]
         volatile, sink = self.a.named_call(name, len(node.args))
         if volatile:
             taint = self.taint("PC501", f"`{node_label(self.module, node)}`", node)

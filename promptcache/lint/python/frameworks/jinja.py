@@ -8,4 +8,8 @@ from .._knowledge import Framework
 TEMPLATE_CONSTRUCTORS = ("Template", "from_string", "get_template")
 RENDER_METHODS = ("render", "render_async")
 
-FRAMEWORK = Framework(name="jinja")
+FRAMEWORK = Framework(
+    name="jinja",
+    # Marking text safe (or escaping it) keeps what it depends on, and where.
+    pass_through=("markupsafe.Markup", "markupsafe.escape", "jinja2.utils.markupsafe.Markup"),
+)
