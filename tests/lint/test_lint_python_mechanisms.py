@@ -355,6 +355,21 @@ ORDER_CASES = [
 
 GOOD_CASES = [
     (
+        "langchain-input-before-an-agent-scratchpad",
+        """
+        from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+        PROMPT = ChatPromptTemplate.from_messages([
+            ("system", LONG),
+            MessagesPlaceholder("chat_history"),
+            ("human", "Request from {user_name}: {input}"),
+            MessagesPlaceholder(variable_name="agent_scratchpad"),
+        ])
+        def run(llm, history, user_name, text):
+            return (PROMPT | llm).invoke(
+                {"chat_history": history, "user_name": user_name, "input": text})
+        """,
+    ),
+    (
         "langchain-partial-with-a-stable-callable",
         """
         from langchain_core.prompts import ChatPromptTemplate

@@ -20,7 +20,7 @@ from ._values import EMPTY, ORDER_CODES, Dep, Taint, Value, join_values, text_va
 if TYPE_CHECKING:
     from ._interp import Frame
 
-__all__ = ["SPECIAL", "Call", "all_str", "is_history", "repeat_count"]
+__all__ = ["SPECIAL", "Call", "all_str", "is_history", "is_placeholder", "repeat_count"]
 
 _FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
 _ORDER_FREE = frozenset({"len", "min", "max", "sum", "any", "all", "bool", "int", "float"})
@@ -379,16 +379,32 @@ def _str(frame: Frame, call: Call) -> Value | None:
     )
 
 
-def is_history(spec: Value) -> bool:
-    """A chat template's message spec that stands for the conversation so far: a
+def is_placeholder(spec: Value) -> bool:
+    """A chat template's message spec filled with messages at run time: a
     `MessagesPlaceholder`, a `("placeholder", "{messages}")` tuple."""
     if spec.kind == "placeholder":
         return True
     return spec.items is not None and len(spec.items) == 2 and spec.items[0].text == "placeholder"
 
 
+# An agent's scratchpad holds this request's own tool steps: new on every request whatever comes
+# before it, so a turn it follows loses nothing by varying (the conversation history does).
+_SCRATCHPAD = re.compile(r"(?i)scratchpad|intermediate_steps")
+
+
+def is_history(spec: Value) -> bool:
+    """A placeholder for the conversation so far (not an agent's scratchpad)."""
+    if not is_placeholder(spec):
+        return False
+    name = spec.meta if spec.kind == "placeholder" else (spec.items or (EMPTY, EMPTY))[1].text
+    return not (isinstance(name, str) and _SCRATCHPAD.search(name))
+
+
 def _messages_placeholder(frame: Frame, call: Call) -> Value | None:
-    return Value(kind="placeholder") if call.receiver is None else None
+    if call.receiver is not None:
+        return None
+    name = call.args[0] if call.args else call.keywords.get("variable_name", EMPTY)
+    return Value(kind="placeholder", meta=name.text)
 
 
 def _getattr(frame: Frame, call: Call) -> Value | None:

@@ -25,7 +25,7 @@ from dataclasses import replace
 from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
 from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
-from ._calls import SPECIAL, Call, all_str, is_history, repeat_count
+from ._calls import SPECIAL, Call, all_str, is_history, is_placeholder, repeat_count
 from ._flow import (
     as_items,
     bind_arguments,
@@ -1338,8 +1338,8 @@ class Frame:
             specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
             for position, spec in enumerate(specs):
                 history = any(is_history(later) for later in specs[position + 1 :])
-                if is_history(spec):
-                    continue  # the history's own variable: per-request by nature
+                if is_placeholder(spec):
+                    continue  # the placeholder's own variable: messages, per-request by nature
                 if spec.items is not None and len(spec.items) == 2:
                     system = spec.items[0].text in ("system", "developer")
                     role = "system" if system else "messages" if history else "template"
