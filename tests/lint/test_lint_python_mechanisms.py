@@ -546,7 +546,7 @@ def test_a_name_from_a_star_import_is_reported_not_followed() -> None:
         """
     found = lint_python_source(textwrap.dedent(source))
     assert [(f.line, f.code, f.severity) for f in found] == [(4, "PC506", "info")]
-    assert "cannot see what it holds" in found[0].message
+    assert "cannot follow it, so this request was not checked" in found[0].message
 
 
 def test_a_star_import_of_a_project_module_is_followed(tmp_path: Path) -> None:
@@ -597,3 +597,18 @@ def test_getattr_with_a_run_time_name_is_not_followed() -> None:
     assert findings(source) == [(4, "PC506")]
     constant = source.replace('agent.upper() + "_PROMPT"', '"SUPPORT_PROMPT"')
     assert findings(constant) == []
+
+
+def test_a_variable_rendered_by_an_unreadable_template_is_not_followed() -> None:
+    # The template's text comes from settings the analysis cannot read: where the date renders
+    # (the system prompt's top, or its last line) is unknown. An info note, not a buster.
+    source = """
+        import datetime
+        from jinja2 import Environment
+        def review(ai, settings, diff):
+            variables = {"date": datetime.datetime.now().strftime("%Y-%m-%d"), "diff": diff}
+            system = Environment().from_string(settings.review_prompt.system).render(variables)
+            return ai.chat_completion(model="m", system=system, user=diff)
+        """
+    # Both variables are noted (the clock and the per-request diff), neither as a buster.
+    assert findings(source) == [(5, "PC506"), (5, "PC506")]

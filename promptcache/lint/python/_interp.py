@@ -1409,21 +1409,12 @@ class Frame:
         if args and args[0].fields is not None:
             variables.update((k, v) for k, v in args[0].fields if k != "**")
         source = template.meta
+        if not isinstance(source, str):
+            # Where each variable renders is unknown: what varies is not followed (PC506),
+            # neither called clean nor reported as a buster it may not be.
+            return Value(deps=_unfollowed(join_values([*args, *keywords.values(), *splats]).deps))
         for name, value in variables.items():
             if not value.deps:
-                continue
-            if not isinstance(source, str):
-                for dep in value.deps:
-                    if isinstance(dep, Taint) and dep.code == "PC501":
-                        self.hit(
-                            dep,
-                            "Jinja render",
-                            "template",
-                            0,
-                            True,
-                            node,
-                            note="the template could not be read, so the analysis cannot tell where it renders",
-                        )
                 continue
             offset = _jinja_offset(source, name)
             if offset is None:
@@ -1434,6 +1425,24 @@ class Frame:
                 if isinstance(dep, Param) or after >= limit:
                     self.hit(dep, "Jinja render", "template", after, False, node)
         return join_values([*args, *keywords.values(), *splats])
+
+
+def _unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` once rendered by a template the analysis could not read: each variation it could
+    place in the prefix becomes a not-followed note (order variation stays as it is)."""
+    return frozenset(
+        Taint(
+            code=NOT_FOLLOWED,
+            label=f"{d.label}, rendered by a template the analysis could not read",
+            path=d.path,
+            line=d.line,
+            column=d.column,
+            via=d.via,
+        )
+        if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
+        else d
+        for d in deps
+    )
 
 
 _EXPRESSIONS: dict[type, Callable[[Frame, ast.expr], Value]] = {

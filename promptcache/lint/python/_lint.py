@@ -281,7 +281,7 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
     if taint.code == "PC506":  # not followed: what it holds is unknown, not known to vary
-        risk = "the analysis cannot see what it holds, so this request was not checked"
+        risk = "the analysis cannot follow it, so this request was not checked"
     notes = [hit.note] if hit.note else []
     if taint.via:
         calls = ", ".join(f"`{v}`" for v in taint.via[:3])

@@ -5,8 +5,9 @@ Why:
     The Python rules follow values through the project's own modules. A name that comes from a
     `*` import, from a project module that does not parse, or from `getattr` with a name known
     only at run time could hold a clock or a per-request value, and the analysis cannot see
-    which. It says so (an info finding: it does not fail the run) instead of calling the
-    request clean. Import the name explicitly, or fix the module, so the analysis can read it.
+    which; a clock passed to a template whose text it cannot read (loaded from settings or a
+    database) may render at the top of the prompt or in its last line. It says so (an info
+    finding: it does not fail the run) instead of calling the request clean or guessing.
 
 Bad:
     from prompts import *
@@ -42,5 +43,8 @@ RULE = rule_from_docstring(
     code="PC506",
     name="python-not-followed",
     severity="info",
-    fix="import the name explicitly (or make its module parse) so the analysis can follow it",
+    fix=(
+        "make it visible to the analysis: import the name explicitly, fix the module that does "
+        "not parse, or keep the template in a file the linter finds (`search-path`)"
+    ),
 )
