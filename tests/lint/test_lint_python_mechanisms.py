@@ -228,6 +228,22 @@ TRAVEL_CASES = [
     ),
 ]
 
+FRAMEWORK_CASES.append(
+    (
+        "langchain-clock-before-few-shot-examples-without-history",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import ChatPromptTemplate
+        prompt = ChatPromptTemplate.from_messages([
+            ("system", "The time now is {now}."),
+            ("human", "Example question. " + LONG), ("ai", "Example answer. " + LONG),
+            ("human", "{query}"),
+        ]).partial(now=datetime.now())
+        """,
+        [(8, "PC501")],
+    )
+)
+
 WRAPPER_CASES = [
     (
         "bedrock-converse-system-blocks-from-a-helper",
@@ -354,6 +370,18 @@ ORDER_CASES = [
 ]
 
 GOOD_CASES = [
+    (
+        "langchain-clock-at-the-end-of-the-system-message-without-history",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import ChatPromptTemplate
+        prompt = ChatPromptTemplate.from_messages([
+            ("system", LONG + "The time now is {now}."), ("human", "{query}"),
+        ]).partial(now=datetime.now())
+        def ask(llm, query):
+            return llm.invoke(prompt.invoke({"query": query}))
+        """,
+    ),
     (
         "langchain-input-before-an-agent-scratchpad",
         """

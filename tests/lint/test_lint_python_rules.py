@@ -231,9 +231,9 @@ CASES = [
         from datetime import datetime
         from langchain_core.prompts import ChatPromptTemplate
         prompt = ChatPromptTemplate.from_messages([
-            ("system", "Today is {date}. You are a travel agent."), ("human", "{q}")])
+            ("system", "Today is {date}. You are a travel agent. " + LONG), ("human", "{q}")])
         dated = prompt.partial(date=datetime.now().isoformat())
-        """,
+        """.replace("LONG", repr(LONG)),
         [(6, "PC501")],
     ),
     (
@@ -345,10 +345,10 @@ CASES = [
         """
         from langchain_core.prompts import ChatPromptTemplate
         prompt = ChatPromptTemplate.from_messages([
-            ("system", "You are helping {user_name}."), ("human", "{question}")])
+            ("system", "You are helping {user_name}. " + LONG), ("human", "{question}")])
         def run(llm, user_name, question):
             return (prompt | llm).invoke({"user_name": user_name, "question": question})
-        """,
+        """.replace("LONG", repr(LONG)),
         [(6, "PC502")],
     ),
     (

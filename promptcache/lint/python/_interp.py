@@ -1337,16 +1337,21 @@ class Frame:
         if sink.api == "LangChain chat prompt template":
             specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
             for position, spec in enumerate(specs):
-                history = any(is_history(later) for later in specs[position + 1 :])
+                later = specs[position + 1 :]
+                history = any(is_history(spec) for spec in later)
+                # Without history after it, a variable loses only the static text that
+                # follows it, in its own message and in the later ones (judged as a template's).
+                later_text = sum(len(_spec_text(spec)) for spec in later)
                 if is_placeholder(spec):
                     continue  # the placeholder's own variable: messages, per-request by nature
                 if spec.items is not None and len(spec.items) == 2:
                     system = spec.items[0].text in ("system", "developer")
-                    role = "system" if system else "messages" if history else "template"
-                    _variables(spec.items[1], role, info)
+                    role = "system" if system else "messages"
+                    _variables(spec.items[1], role if history else "template", info, later_text)
                 elif isinstance(spec.meta, dict):
                     for key, (after, role) in spec.meta.items():
-                        info.setdefault(key, (after, "messages" if history else role))
+                        kept = role if role == "system" else "messages"
+                        info.setdefault(key, (after + later_text, kept if history else "template"))
             return info
         text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
         system = sink.api == "LangChain system message template"
@@ -1463,12 +1468,24 @@ _STATEMENTS: dict[type, Callable[[Frame, ast.stmt], None]] = {
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _variables(text: Value, role: str, info: dict[str, tuple[int, str]]) -> None:
-    pieces = text.pieces or ()
-    static = [p if isinstance(p, str) else "" for p in pieces]
-    joined = "".join(static)
+def _variables(text: Value, role: str, info: dict[str, tuple[int, str]], later: int = 0) -> None:
+    """Record each `{variable}` of `text`: the static characters after it (`later` more after
+    the text itself) and the position it reaches."""
+    joined = _static_of(text)
     for found in _TEMPLATE_FIELD.finditer(joined):
-        info.setdefault(found.group(1), (len(joined) - found.end(), role))
+        info.setdefault(found.group(1), (len(joined) - found.end() + later, role))
+
+
+def _static_of(text: Value) -> str:
+    return "".join(p for p in text.pieces or () if isinstance(p, str))
+
+
+def _spec_text(spec: Value) -> str:
+    """The static text of a chat template's `(role, text)` message spec, without variables ("" for
+    a message-template object, whose text is not kept)."""
+    if spec.items is None or len(spec.items) != 2:
+        return ""
+    return _TEMPLATE_FIELD.sub("", _static_of(spec.items[1]))
 
 
 def _jinja_offset(source: str, name: str) -> int | None:
