@@ -244,6 +244,20 @@ FRAMEWORK_CASES.append(
     )
 )
 
+TRAVEL_CASES.append(
+    (
+        "module-constant-prompt-with-a-date-above-static-rules",
+        """
+        from datetime import datetime
+        FACT_EXTRACTION_PROMPT = (
+            f"You extract facts. Today's date is {datetime.now().strftime('%Y-%m-%d')}.\\n"
+            + LONG
+        )
+        """,
+        [(4, "PC501")],
+    )
+)
+
 WRAPPER_CASES = [
     (
         "bedrock-converse-system-blocks-from-a-helper",
@@ -370,6 +384,13 @@ ORDER_CASES = [
 ]
 
 GOOD_CASES = [
+    (
+        "module-constant-prompt-with-the-date-last",
+        """
+        from datetime import datetime
+        FACT_EXTRACTION_PROMPT = LONG + f"Today's date is {datetime.now():%Y-%m-%d}."
+        """,
+    ),
     (
         "langchain-clock-at-the-end-of-the-system-message-without-history",
         """

@@ -79,6 +79,8 @@ _MAX_DEPTH = 40
 _SYSTEM_NAME = re.compile(
     r"(?i)^_*(?:\w*_)?(?:system_?prompt|system_?message|system_?instructions?|sys_?prompt|sys_?msg)(?:_\w*)?$"
 )
+# Names that say "this is a prompt's text" (`FACT_EXTRACTION_PROMPT`, `prompt_template`).
+_PROMPT_NAME = re.compile(r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions)$")
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
 )
@@ -433,6 +435,10 @@ class Frame:
         if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
             if value.deps and _SYSTEM_NAME.match(target.id):
                 self.sink_value(f"`{target.id}`, named as a system prompt", "system", value, target)
+            elif value.deps and value.pieces is not None and _PROMPT_NAME.match(target.id):
+                # A prompt text under construction: judged as a template (by the static text
+                # after what varies), wherever it is sent.
+                self.last_turn(f"`{target.id}`, named as a prompt", value, target, "template")
             self.env[target.id] = value
             return
         if isinstance(target, ast.Attribute) and value.deps and _SYSTEM_NAME.match(target.attr):

@@ -46,7 +46,8 @@ _TRIGGER = re.compile(
     r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
     r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
     r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\()"
-    r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import)"
+    r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
+    r"|_(?:PROMPT|prompt|TEMPLATE|template|INSTRUCTIONS|instructions)\b|PROMPT\b)"
 )
 # Literal words of which every trigger contains one: `in` scans for them far faster than the
 # regex, so a module that has none of them is not scanned by the regex at all.
@@ -86,6 +87,11 @@ _TRIGGER_WORDS = (
     "ysmsg",
     "YSPROMPT",
     "YSMSG",
+    "PROMPT",
+    "_prompt",
+    "_TEMPLATE",
+    "_template",
+    "_INSTRUCTIONS",
 )
 # Sinks called as methods whose names the trigger above does not match (from `frameworks/`):
 # a generated second pattern, scanned only when one of the names is in the text.
