@@ -661,3 +661,62 @@ def test_a_variable_rendered_by_an_unreadable_template_is_not_followed() -> None
         """
     # Both variables are noted (the clock and the per-request diff), neither as a buster.
     assert findings(source) == [(5, "PC506"), (5, "PC506")]
+
+
+LATE_CASES = [
+    (
+        "agents-sdk-dynamic-instructions-with-the-run-context",
+        """
+        from agents import Agent, RunContextWrapper
+        async def instructions(wrapper: RunContextWrapper[dict], agent) -> str:
+            return f"You tutor {wrapper.context['username']}. " + LONG
+        tutor = Agent(name="tutor", instructions=instructions)
+        """,
+        [(4, "PC502")],
+    ),
+    (
+        "langchain-runnable-map-fills-a-clock-per-call",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+        from langchain_core.runnables import RunnableMap
+        def chain(llm, memory):
+            ingress = RunnableMap({
+                "input": lambda x: x["input"],
+                "time": lambda _: str(datetime.now()),
+            })
+            prompt = ChatPromptTemplate.from_messages([
+                ("system", "You are helpful. It is {time}."),
+                MessagesPlaceholder(variable_name="chat_history"),
+                ("human", "{input}"),
+            ])
+            return ingress | prompt | llm
+        """,
+        [(8, "PC501")],
+    ),
+    (
+        "langchain-dict-of-callables-piped-into-a-prompt",
+        """
+        import time
+        from langchain_core.prompts import ChatPromptTemplate
+        PROMPT = ChatPromptTemplate.from_messages([("system", "t={stamp}. " + LONG), ("human", "{q}")])
+        chain = {"stamp": lambda _: time.time(), "q": lambda x: x["q"]} | PROMPT
+        """,
+        [(5, "PC501")],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), _cases(LATE_CASES))
+def test_late_mechanism_is_found(source: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(source) == expected
+
+
+def test_static_dynamic_instructions_stay_quiet() -> None:
+    source = """
+        from agents import Agent, RunContextWrapper
+        async def instructions(wrapper: RunContextWrapper[dict], agent) -> str:
+            return LONG if agent.name == "tutor" else "Be brief. " + LONG
+        tutor = Agent(name="tutor", instructions=instructions)
+        """
+    assert findings(source) == []

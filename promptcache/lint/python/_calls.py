@@ -407,6 +407,16 @@ def _messages_placeholder(frame: Frame, call: Call) -> Value | None:
     return Value(kind="placeholder", meta=name.text)
 
 
+def _runnable_map(frame: Frame, call: Call) -> Value | None:
+    """`RunnableMap({...})` / `RunnableParallel(key=...)`: the keys it fills on each invoke
+    (its callables are called when it is piped into a prompt template)."""
+    if call.receiver is not None:
+        return None
+    fields = list(call.args[0].fields or ()) if call.args else []
+    fields.extend(call.keywords.items())
+    return Value(fields=dict_fields(fields), kind="dict")
+
+
 def _getattr(frame: Frame, call: Call) -> Value | None:
     """`getattr(obj, name)` with a name known only at run time: not followed (PC506)."""
     node = call.node
@@ -449,6 +459,8 @@ def _field(frame: Frame, call: Call) -> Value | None:
 
 SPECIAL: dict[str, _Special] = {
     "getattr": _getattr,
+    "RunnableMap": _runnable_map,
+    "RunnableParallel": _runnable_map,
     "MessagesPlaceholder": _messages_placeholder,
     "partial": _partial,
     "field": _field,

@@ -81,6 +81,8 @@ _SYSTEM_NAME = re.compile(
 )
 # Names that say "this is a prompt's text" (`FACT_EXTRACTION_PROMPT`, `prompt_template`).
 _PROMPT_NAME = re.compile(r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions)$")
+# Parameter types through which a framework hands a dynamic prompt the run's own data.
+_RUN_CONTEXTS = ("RunContext", "RunContextWrapper", "ToolContext")
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
 )
@@ -302,7 +304,9 @@ class Frame:
             self.env[positional[0].arg] = Value(kind="instance", meta=cls)
 
     def _slot(self, index: int, arg: ast.arg) -> Value:
-        per_request = self.a.per_request(arg.arg) or _mentions(arg.annotation, "RunContext")
+        per_request = self.a.per_request(arg.arg) or any(
+            _mentions(arg.annotation, context) for context in _RUN_CONTEXTS
+        )
         return Value(
             kind="param", meta=ParamSlot(index=index, name=arg.arg, per_request=per_request)
         )
@@ -655,6 +659,12 @@ class Frame:
             return Value(deps=left.deps | right.deps, kind="set")
         if isinstance(op, ast.BitOr) and left.kind in ("ptemplate", "chain"):
             return Value(deps=left.deps | right.deps, kind="chain", meta=left.meta)
+        if isinstance(op, ast.BitOr) and right.kind == "ptemplate" and left.fields is not None:
+            # `{"time": lambda _: now(), ...} | prompt` (or a RunnableMap): each callable is
+            # called on every invoke, and what it returns fills the template's variable.
+            called = tuple((k, self.call_value(v, node)) for k, v in left.fields)
+            self.template_variables(right.meta, Value(fields=called), node)
+            return Value(deps=left.deps | right.deps, kind="chain", meta=right.meta)
         if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
             return Value(
                 deps=left.deps | right.deps, fields=dict_fields(left.fields + right.fields)
@@ -947,6 +957,13 @@ class Frame:
             result = result.with_deps(callee.deps)
         return result
 
+    def dynamic_prompt(self, value: Value, node: ast.AST) -> Value:
+        """A system prompt given as a function (an Agents SDK `instructions=`, a dynamic
+        prompt): the framework calls it on every run; what it returns is the prompt."""
+        if value.kind in ("function", "method", "lambda", "partial") and value.meta is not None:
+            return self.call_value(value, node)
+        return value
+
     def call_value(self, value: Value, node: ast.AST) -> Value:
         """
         What calling `value` with no arguments gives: for a callable that a framework calls
@@ -1091,8 +1108,11 @@ class Frame:
         if sink is not None:
             return self.call_sink(sink, node, args, keywords, splats)
         for keyword, value in keywords.items():
-            if keyword in _SYSTEM_KEYWORDS and value.deps:
-                self.sink_value(f"`{keyword}=` of `{_short(name)}()`", "system", value, node)
+            if keyword in _SYSTEM_KEYWORDS:
+                value = self.dynamic_prompt(value, node)
+                if value.deps:
+                    what = f"`{keyword}=` of `{_short(name)}()`"
+                    self.sink_value(what, "system", value, node)
         if receiver is not None and receiver.kind in ("ptemplate", "chain"):
             return self.template_call(last, receiver, node, args, keywords)
         if (
@@ -1147,7 +1167,10 @@ class Frame:
                 self.sink_value(sink.api, role, args[index], node)
         for keyword, role in sink.keywords:
             if keyword in keywords:
-                self.sink_value(sink.api, role, keywords[keyword], node)
+                value = keywords[keyword]
+                if role == "system":
+                    value = self.dynamic_prompt(value, node)
+                self.sink_value(sink.api, role, value, node)
         for splat in splats:
             if splat.fields is None and splat.deps:
                 self.splat_into(sink, splat, node)
