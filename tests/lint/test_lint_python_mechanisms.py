@@ -707,6 +707,18 @@ LATE_CASES = [
 ]
 
 
+LATE_CASES.append(
+    (
+        "prompt-builder-function-puts-the-customer-email-above-static-rules",
+        """
+        def get_user_prompt(email: str) -> str:
+            return f"Customer email:\\n{email}\\n\\nClassify it by these rules:\\n" + LONG
+        """,
+        [(3, "PC502")],
+    )
+)
+
+
 @pytest.mark.parametrize(("source", "expected"), _cases(LATE_CASES))
 def test_late_mechanism_is_found(source: str, expected: list[tuple[int, str]]) -> None:
     assert findings(source) == expected
@@ -718,5 +730,13 @@ def test_static_dynamic_instructions_stay_quiet() -> None:
         async def instructions(wrapper: RunContextWrapper[dict], agent) -> str:
             return LONG if agent.name == "tutor" else "Be brief. " + LONG
         tutor = Agent(name="tutor", instructions=instructions)
+        """
+    assert findings(source) == []
+
+
+def test_a_prompt_builder_with_the_request_data_last_stays_quiet() -> None:
+    source = """
+        def get_user_prompt(email: str) -> str:
+            return "Classify the customer email below by these rules:\\n" + LONG + email
         """
     assert findings(source) == []

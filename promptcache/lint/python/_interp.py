@@ -81,6 +81,8 @@ _SYSTEM_NAME = re.compile(
 )
 # Names that say "this is a prompt's text" (`FACT_EXTRACTION_PROMPT`, `prompt_template`).
 _PROMPT_NAME = re.compile(r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions)$")
+# Functions whose name says they build a prompt's text (`get_user_prompt`, `build_prompt`).
+_PROMPT_FUNCTION = re.compile(r"(?i)^_*(?:\w*_)?prompt$")
 # Parameter types through which a framework hands a dynamic prompt the run's own data.
 _RUN_CONTEXTS = ("RunContext", "RunContextWrapper", "ToolContext")
 _SYSTEM_KEYWORDS = frozenset(
@@ -205,6 +207,15 @@ class Analysis:
                 else "Pydantic AI system prompt"
             )
             frame.sink_value(what, "system", returned, function.node)
+        elif (
+            not isinstance(function.node, ast.Lambda)
+            and returned.pieces is not None
+            and _PROMPT_FUNCTION.match(function.node.name)
+        ):
+            # `get_user_prompt(email)`: the text it builds is a prompt, judged as a template
+            # (what varies, above how much static text) wherever it is sent.
+            what = f"`{function.node.name}()`, named as a prompt builder"
+            frame.last_turn(what, returned, function.node, "template")
         function.ret = returned
         function.running = False
         if function.pending and not isinstance(function.node, ast.Lambda):
