@@ -719,6 +719,25 @@ LATE_CASES.append(
 )
 
 
+LATE_CASES.append(
+    (
+        "message-helper-given-the-system-role-by-its-caller",
+        """
+        import time
+        def create_chat_message(role, content):
+            return {"role": role, "content": content}
+        def generate_context(prompt, user_prompt):
+            return [
+                create_chat_message("system", prompt),
+                create_chat_message("system", f"The time is {time.strftime('%c')}"),
+                create_chat_message("user", user_prompt),
+            ]
+        """,
+        [(8, "PC501")],
+    )
+)
+
+
 @pytest.mark.parametrize(("source", "expected"), _cases(LATE_CASES))
 def test_late_mechanism_is_found(source: str, expected: list[tuple[int, str]]) -> None:
     assert findings(source) == expected

@@ -1092,7 +1092,12 @@ class Frame:
                         pending.history,
                         node,
                     )
-        return substitute(summary.ret, bound, 0, lambda v: self.call_value(v, node))
+        result = substitute(summary.ret, bound, 0, lambda v: self.call_value(v, node))
+        if result.fields is not None and summary.ret is not result:
+            # `create_chat_message("system", text)`: a message helper's dict is a system
+            # message once the caller's role is in it.
+            self.system_message(result, node)
+        return result
 
     def call_named(
         self,
