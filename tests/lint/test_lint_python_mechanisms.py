@@ -759,3 +759,17 @@ def test_a_prompt_builder_with_the_request_data_last_stays_quiet() -> None:
             return "Classify the customer email below by these rules:\\n" + LONG + email
         """
     assert findings(source) == []
+
+
+def test_a_parameter_rendered_by_an_unreadable_template_is_not_followed_at_the_call() -> None:
+    source = """
+        import datetime
+        from jinja2 import Environment
+        def predict(ai, prompt_settings, variables):
+            system = Environment().from_string(prompt_settings.system).render(variables)
+            return ai.chat_completion(model="m", system=system, user="Review it.")
+        def review(ai, prompt_settings):
+            variables = {"date": datetime.datetime.now().strftime("%Y-%m-%d")}
+            return predict(ai, prompt_settings, variables)
+        """
+    assert findings(source) == [(8, "PC506")]

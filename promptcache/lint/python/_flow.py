@@ -14,6 +14,8 @@ from dataclasses import replace
 from ._values import (
     EMPTY,
     MAX_PIECES,
+    NOT_FOLLOWED,
+    PER_REQUEST,
     Dep,
     Param,
     Piece,
@@ -41,9 +43,12 @@ __all__ = [
     "static_text",
     "substitute",
     "text_after",
+    "unfollowed",
 ]
 
 _FIXED = Value(fixed=True)
+# A `Param.path` step: the parameter went through a template the analysis could not read.
+UNREAD = "<unread template>"
 
 
 def constant_value(constant: object) -> Value:
@@ -270,8 +275,32 @@ def follow(value: Value, path: tuple[str, ...], call: Caller | None = None) -> V
         if key == "()":
             value = call(value) if call is not None else value.opaque()
             continue
+        if key == UNREAD:
+            value = Value(deps=unfollowed(value.deps))
+            continue
         found = value.field(key)
         if found is None:
             return value
         value = found
     return value
+
+
+def unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` once rendered by a template the analysis could not read: each variation it could
+    place in the prefix becomes a not-followed note (order variation stays as it is); a
+    parameter's becomes so at each call (its path's `UNREAD` step)."""
+    return frozenset(
+        Param(index=d.index, name=d.name, path=(*d.path, UNREAD))
+        if isinstance(d, Param) and len(d.path) < 4
+        else Taint(
+            code=NOT_FOLLOWED,
+            label=f"{d.label}, rendered by a template the analysis could not read",
+            path=d.path,
+            line=d.line,
+            column=d.column,
+            via=d.via,
+        )
+        if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
+        else d
+        for d in deps
+    )

@@ -41,6 +41,7 @@ from ._flow import (
     static_after,
     substitute,
     text_after,
+    unfollowed,
 )
 from ._locations import node_label, node_location, node_span
 from ._project import Module, Project
@@ -1462,7 +1463,7 @@ class Frame:
         if not isinstance(source, str):
             # Where each variable renders is unknown: what varies is not followed (PC506),
             # neither called clean nor reported as a buster it may not be.
-            return Value(deps=_unfollowed(join_values([*args, *keywords.values(), *splats]).deps))
+            return Value(deps=unfollowed(join_values([*args, *keywords.values(), *splats]).deps))
         for name, value in variables.items():
             if not value.deps:
                 continue
@@ -1475,24 +1476,6 @@ class Frame:
                 if isinstance(dep, Param) or after >= limit:
                     self.hit(dep, "Jinja render", "template", after, False, node)
         return join_values([*args, *keywords.values(), *splats])
-
-
-def _unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:
-    """`deps` once rendered by a template the analysis could not read: each variation it could
-    place in the prefix becomes a not-followed note (order variation stays as it is)."""
-    return frozenset(
-        Taint(
-            code=NOT_FOLLOWED,
-            label=f"{d.label}, rendered by a template the analysis could not read",
-            path=d.path,
-            line=d.line,
-            column=d.column,
-            via=d.via,
-        )
-        if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
-        else d
-        for d in deps
-    )
 
 
 _EXPRESSIONS: dict[type, Callable[[Frame, ast.expr], Value]] = {
