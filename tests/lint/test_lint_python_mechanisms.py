@@ -738,6 +738,29 @@ LATE_CASES.append(
 )
 
 
+LATE_CASES.append(
+    (
+        "langchain-retrieved-context-assigned-into-the-system-message-above-history",
+        """
+        from operator import itemgetter
+        from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+        from langchain_core.runnables import RunnablePassthrough
+        PROMPT = ChatPromptTemplate.from_messages([
+            ("system", "Answer from the context.\\n<context>{context}</context>\\n" + LONG),
+            MessagesPlaceholder("history"),
+            ("human", "{query}"),
+        ])
+        def chain(retriever, load_memory, llm):
+            return RunnablePassthrough.assign(
+                history=load_memory,
+                context=itemgetter("query") | retriever,
+            ) | PROMPT | llm
+        """,
+        [(13, "PC502")],
+    )
+)
+
+
 @pytest.mark.parametrize(("source", "expected"), _cases(LATE_CASES))
 def test_late_mechanism_is_found(source: str, expected: list[tuple[int, str]]) -> None:
     assert findings(source) == expected
@@ -773,3 +796,20 @@ def test_a_parameter_rendered_by_an_unreadable_template_is_not_followed_at_the_c
             return predict(ai, prompt_settings, variables)
         """
     assert findings(source) == [(8, "PC506")]
+
+
+def test_retrieved_context_in_the_last_turn_stays_quiet() -> None:
+    source = """
+        from operator import itemgetter
+        from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+        from langchain_core.runnables import RunnableParallel
+        PROMPT = ChatPromptTemplate.from_messages([
+            ("system", LONG),
+            MessagesPlaceholder("history"),
+            ("human", "<context>{context}</context>\\n{query}"),
+        ])
+        def chain(retriever, llm):
+            inputs = RunnableParallel(context=itemgetter("query") | retriever, query=itemgetter("query"))
+            return inputs | PROMPT | llm
+        """
+    assert findings(source) == []

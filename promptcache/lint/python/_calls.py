@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._locations import node_label, node_span
-from ._values import EMPTY, ORDER_CODES, Dep, Taint, Value, join_values, text_value
+from ._values import EMPTY, ORDER_CODES, PER_REQUEST, Dep, Taint, Value, join_values, text_value
 
 if TYPE_CHECKING:
     from ._interp import Frame
@@ -408,13 +408,41 @@ def _messages_placeholder(frame: Frame, call: Call) -> Value | None:
 
 
 def _runnable_map(frame: Frame, call: Call) -> Value | None:
-    """`RunnableMap({...})` / `RunnableParallel(key=...)`: the keys it fills on each invoke
-    (its callables are called when it is piped into a prompt template)."""
-    if call.receiver is not None:
+    """
+    `RunnableMap({...})`, `RunnableParallel(key=...)`, `RunnablePassthrough.assign(key=...)`:
+    the keys it fills on each invoke. A callable is called when the map is piped into a prompt
+    template; a runnable (`itemgetter("q") | retriever`) computes its key from the request, so
+    what it fills is per-request data.
+    """
+    last = call.name.rsplit(".", 1)[-1]
+    if last == "assign" and not call.name.endswith("RunnablePassthrough.assign"):
         return None
-    fields = list(call.args[0].fields or ()) if call.args else []
-    fields.extend(call.keywords.items())
+    if last != "assign" and call.receiver is not None:
+        return None
+    nodes: list[tuple[str, Value, ast.expr]] = []
+    first = call.node.args[0] if call.node.args else None
+    if isinstance(first, ast.Dict) and call.args:
+        for key, value_node in zip(first.keys, first.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                value = call.args[0].field(key.value)
+                nodes.append((key.value, value if value is not None else EMPTY, value_node))
+    nodes.extend(
+        (k.arg, call.keywords[k.arg], k.value) for k in call.node.keywords if k.arg is not None
+    )
+    fields = [(key, _filled(frame, key, value, node)) for key, value, node in nodes]
     return Value(fields=dict_fields(fields), kind="dict")
+
+
+def _filled(frame: Frame, key: str, value: Value, node: ast.expr) -> Value:
+    """What a map's key is filled with: a callable or a text as it is; anything else is a
+    runnable, whose output is computed from the request."""
+    if value.kind in ("function", "method", "lambda", "partial", "str"):
+        return value
+    if value.pieces is not None or isinstance(node, ast.Constant):
+        return value
+    taint = frame.taint(PER_REQUEST, f"`{key}` (filled per invoke by a runnable)", node)
+    deps = value.deps | {taint}
+    return Value(deps=deps, pieces=(deps,))
 
 
 def _getattr(frame: Frame, call: Call) -> Value | None:
@@ -461,6 +489,7 @@ SPECIAL: dict[str, _Special] = {
     "getattr": _getattr,
     "RunnableMap": _runnable_map,
     "RunnableParallel": _runnable_map,
+    "assign": _runnable_map,
     "MessagesPlaceholder": _messages_placeholder,
     "partial": _partial,
     "field": _field,
