@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.lint import LintConfig, lint_paths
-from promptcache.lint.python._interp import _passed_through
+from promptcache.lint.python._flow import passed_through
 from promptcache.lint.python._values import Taint
 
 CORPUS = Path(__file__).parent / "pycorpus"
@@ -191,7 +191,7 @@ if __name__ == "__main__" and sys.argv[1:] == ["--record"]:
 
 
 def test_a_taint_passed_through_a_call_keeps_every_other_field() -> None:
-    # `_passed_through` builds the taint field by field (for speed): a field added to `Taint`
+    # `passed_through` builds the taint field by field (for speed): a field added to `Taint`
     # must be added there too, or it would be lost on every unseen call.
     taint = Taint(
         code="PC501",
@@ -206,4 +206,4 @@ def test_a_taint_passed_through_a_call_keeps_every_other_field() -> None:
     assert {f.name for f in fields(Taint)} == {
         "code", "label", "path", "line", "column", "via", "fix", "fixable",
     }  # fmt: skip
-    assert _passed_through(taint, "fmt()") == replace(taint, via=("wrap()", "fmt()"))
+    assert passed_through(taint, "fmt()") == replace(taint, via=("wrap()", "fmt()"))

@@ -102,3 +102,58 @@ def test_cli_fix_keeps_the_file_mode(tmp_path: Path) -> None:
     main(["lint", "--fix", "--config", str(tmp_path / "pyproject.toml"), str(agent)])
     assert "sort_keys=True" in agent.read_text(encoding="utf-8")
     assert agent.stat().st_mode & 0o777 == 0o750
+
+
+def _fixed_and_clean(source: str) -> str:
+    """The fixed source, checked to parse and to re-lint clean."""
+    before = PythonLinter(LintConfig()).lint_source(source, display="agent.py")
+    assert before, "the case must have a finding to fix"
+    fixed = _fix(source)
+    ast.parse(fixed)
+    assert PythonLinter(LintConfig()).lint_source(fixed, display="agent.py") == []
+    return fixed
+
+
+def test_fix_sorts_keys_of_every_serialiser_that_takes_sort_keys() -> None:
+    source = textwrap.dedent(
+        """
+        import simplejson
+
+        def ask(client, question, defaults, overrides):
+            settings = {**defaults, **overrides}
+            system = "Settings: " + simplejson.dumps(settings) + "Follow the policy. " * 60
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[{"role": "user", "content": question}])
+        """
+    )
+    assert "simplejson.dumps(settings, sort_keys=True)" in _fixed_and_clean(source)
+
+
+def test_fix_sorts_a_set_comprehension_of_strings() -> None:
+    source = textwrap.dedent(
+        """
+        def ask(client, question, catalogue):
+            sources = {f"- {entry['source']}" for entry in catalogue}
+            system = "Cite only:\\n" + "\\n".join(sources) + "Follow the policy. " * 60
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[{"role": "user", "content": question}])
+        """
+    )
+    assert '"\\n".join(sorted(sources))' in _fixed_and_clean(source)
+
+
+def test_fix_sorts_a_set_of_strings_iterated_by_a_for_loop() -> None:
+    source = textwrap.dedent(
+        """
+        NAMES = {"search", "fetch", "calculator"}
+
+        def ask(client, question):
+            lines = []
+            for name in NAMES:
+                lines.append(f"- {name}")
+            system = "Tools:\\n" + "\\n".join(lines) + "Follow the policy. " * 60
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[{"role": "user", "content": question}])
+        """
+    )
+    assert "for name in sorted(NAMES):" in _fixed_and_clean(source)

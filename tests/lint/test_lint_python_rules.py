@@ -231,9 +231,9 @@ CASES = [
         from datetime import datetime
         from langchain_core.prompts import ChatPromptTemplate
         prompt = ChatPromptTemplate.from_messages([
-            ("system", "Today is {date}. You are a travel agent."), ("human", "{q}")])
+            ("system", "Today is {date}. You are a travel agent. " + LONG), ("human", "{q}")])
         dated = prompt.partial(date=datetime.now().isoformat())
-        """,
+        """.replace("LONG", repr(LONG)),
         [(6, "PC501")],
     ),
     (
@@ -345,10 +345,10 @@ CASES = [
         """
         from langchain_core.prompts import ChatPromptTemplate
         prompt = ChatPromptTemplate.from_messages([
-            ("system", "You are helping {user_name}."), ("human", "{question}")])
+            ("system", "You are helping {user_name}. " + LONG), ("human", "{question}")])
         def run(llm, user_name, question):
             return (prompt | llm).invoke({"user_name": user_name, "question": question})
-        """,
+        """.replace("LONG", repr(LONG)),
         [(6, "PC502")],
     ),
     (
@@ -484,6 +484,29 @@ CASES = [
             ordered = sorted(tools, key=lambda t: t["name"])
             return client.messages.create(model="m", max_tokens=9, tools=ordered,
                 messages=[{"role": "user", "content": question}])
+        """,
+        [],
+    ),
+    # -- PC506: what the analysis cannot follow is said, not called clean ----------------------
+    (
+        "pc506-star-import",
+        """
+        from agent_prompts import *
+        def ask(client, question):
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": SUPPORT_PROMPT},
+                {"role": "user", "content": question}])
+        """,
+        [(5, "PC506")],
+    ),
+    (
+        "pc506-good-explicit-import-from-outside",
+        """
+        from agent_prompts import SUPPORT_PROMPT
+        def ask(client, question):
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": SUPPORT_PROMPT},
+                {"role": "user", "content": question}])
         """,
         [],
     ),

@@ -6,28 +6,57 @@ its return value and the sinks its parameters reach, applied at every call in th
 flow through assignments, f-strings, `.format`, `%`, `+`, `str.join`, containers, `**kwargs`,
 returns and attributes set in `__init__`. A call the analysis cannot see into is assumed to pass
 its arguments' variation through, and the taint records that it did.
+
+The concerns live apart, as taint engines keep them: `_project` resolves names across the
+project's modules; `_summaries` holds what is computed once per function; `frameworks/` (read
+through `_sinks` and `_sources`) says which calls are sinks, sources and pass-through functions;
+`_calls` models library calls (propagators and sanitisers); `_flow` is the value algebra. This
+module walks statements and expressions and decides what reaches which request position.
 """
 
 from __future__ import annotations
 
 import ast
+import builtins
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
 from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
+from ._calls import SPECIAL, Call, all_str, is_history, is_placeholder, repeat_count
+from ._flow import (
+    as_items,
+    bind_arguments,
+    called_deps,
+    cap_items,
+    constant_value,
+    dict_fields,
+    flatten,
+    follow,
+    merge,
+    merge_all,
+    passed_through,
+    static_after,
+    substitute,
+    text_after,
+    unfollowed,
+)
+from ._locations import node_label, node_location, node_span
 from ._project import Module, Project
-from ._sinks import Sink, find_sink
+from ._sinks import PASS_THROUGH, SINK_BY_API, Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
+from ._summaries import ClassInfo, Function, Hit, ParamSlot, Pending
 from ._values import (
     EMPTY,
     MAX_PIECES,
     MAX_TEXT,
+    NOT_FOLLOWED,
+    ORDER_CODES,
+    PER_REQUEST,
     Dep,
     Param,
-    Piece,
     Taint,
     Value,
     compact,
@@ -36,11 +65,9 @@ from ._values import (
     text_value,
 )
 
-__all__ = ["Analysis", "Hit"]
+__all__ = ["Analysis", "Frame", "Hit"]
 
-PER_REQUEST = "PC502"
-ORDER_CODES = frozenset({"PC504", "PC505"})
-_FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
+_BUILTINS = frozenset(dir(builtins))
 _PERCENT_FIELD = re.compile(
     r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa%]"
 )
@@ -48,12 +75,17 @@ _TEMPLATE_FIELD = re.compile(
     r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})"
 )  # `{name}`, not `{{name}}`
 _MAX_DEPTH = 40
-_FIXED = Value(fixed=True)
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
 # system prompt wherever it is sent (often from another module, or through an in-house wrapper).
 _SYSTEM_NAME = re.compile(
     r"(?i)^_*(?:\w*_)?(?:system_?prompt|system_?message|system_?instructions?|sys_?prompt|sys_?msg)(?:_\w*)?$"
 )
+# Names that say "this is a prompt's text" (`FACT_EXTRACTION_PROMPT`, `prompt_template`).
+_PROMPT_NAME = re.compile(r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions)$")
+# Functions whose name says they build a prompt's text (`get_user_prompt`, `build_prompt`).
+_PROMPT_FUNCTION = re.compile(r"(?i)^_*(?:\w*_)?prompt$")
+# Parameter types through which a framework hands a dynamic prompt the run's own data.
+_RUN_CONTEXTS = ("RunContext", "RunContextWrapper", "ToolContext")
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
 )
@@ -61,7 +93,6 @@ _HISTORY_FIELD = re.compile(
     r"\{(?:chat_history|history|messages|conversation\w*|agent_scratchpad|scratchpad)\}"
 )
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
-_ORDER_FREE = frozenset({"len", "min", "max", "sum", "any", "all", "bool", "int", "float"})
 _PASS_METHODS = frozenset(
     {
         "upper", "lower", "title", "capitalize", "replace", "strftime", "isoformat", "encode",
@@ -70,66 +101,6 @@ _PASS_METHODS = frozenset(
         "timestamp", "split", "splitlines", "get", "model_dump", "dict", "to_dict",
     }
 )  # fmt: skip
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Hit:
-    """A source of variation that reaches a sink: one finding, once located."""
-
-    taint: Taint
-    api: str
-    role: str
-    after: int  # characters of static text after the value, where known
-    history: bool  # the conversation (or more cacheable content) follows it
-    site_path: str
-    site_line: int
-    site_column: int
-    note: str = ""
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Pending:
-    """A sink that a parameter reaches inside a function; resolved at each call."""
-
-    index: int
-    name: str
-    api: str
-    role: str
-    after: int
-    history: bool
-    path: tuple[str, ...] = ()
-    spliced: bool = False  # it reaches the prefix as spliced history: per-request data is fine
-    whole: bool = False  # the parameter is the whole `messages` value: judge the argument's turns
-
-
-@dataclass(slots=True, kw_only=True)
-class _Function:
-    module: Module
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
-    cls: _Class | None = None
-    outer: dict[str, Value] | None = None
-    system: bool = False  # decorated as a system prompt: its return value is a sink
-    ret: Value | None = None
-    pending: list[_Pending] = field(default_factory=list)
-    running: bool = False
-
-
-@dataclass(slots=True, kw_only=True)
-class _Class:
-    module: Module
-    node: ast.ClassDef
-    methods: dict[str, _Function] = field(default_factory=dict)
-    attrs: dict[str, Value] = field(default_factory=dict)
-    ready: bool = False
-
-
-@dataclass(slots=True, kw_only=True)
-class _ParamSlot:
-    index: int
-    name: str
-    per_request: bool
-    plain: Value | None = None  # its value when it carries no taint (the same at every use)
-    param: Param | None = None  # the symbol it stands for (immutable: one serves every use)
 
 
 class Analysis:
@@ -199,7 +170,7 @@ class Analysis:
                 todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
         return [hit for hit in module.hits if isinstance(hit, Hit)]
 
-    def _calls_a_sink_wrapper(self, function: _Function) -> bool:
+    def _calls_a_sink_wrapper(self, function: Function) -> bool:
         if not self.wrappers:
             return False
         text = _source_of(function)
@@ -209,15 +180,15 @@ class Analysis:
         if module.state != "new":
             return
         module.state = "running"
-        frame = _Frame(self, module, None, module.globals)
+        frame = Frame(self, module, None, module.globals)
         frame.block(module.tree.body)
         module.state = "done"
 
-    def summary(self, function: _Function) -> _Function:
+    def summary(self, function: Function) -> Function:
         if function.ret is not None or function.running:
             return function
         function.running = True
-        frame = _Frame(self, function.module, function, dict(function.outer or {}))
+        frame = Frame(self, function.module, function, dict(function.outer or {}))
         frame.bind_parameters()
         try:
             if isinstance(function.node, ast.Lambda):
@@ -227,7 +198,7 @@ class Analysis:
         except RecursionError:
             function.module.unfollowed.add(function.node.lineno)
             frame.returns.append(EMPTY)
-        returned = _merge_all(frame.returns) if frame.returns else EMPTY
+        returned = merge_all(frame.returns) if frame.returns else EMPTY
         if not isinstance(function.node, ast.Lambda) and _SYSTEM_NAME.match(function.node.name):
             function.system = True
         if function.system and not isinstance(function.node, ast.Lambda):
@@ -237,18 +208,27 @@ class Analysis:
                 else "Pydantic AI system prompt"
             )
             frame.sink_value(what, "system", returned, function.node)
+        elif (
+            not isinstance(function.node, ast.Lambda)
+            and returned.pieces is not None
+            and _PROMPT_FUNCTION.match(function.node.name)
+        ):
+            # `get_user_prompt(email)`: the text it builds is a prompt, judged as a template
+            # (what varies, above how much static text) wherever it is sent.
+            what = f"`{function.node.name}()`, named as a prompt builder"
+            frame.last_turn(what, returned, function.node, "template")
         function.ret = returned
         function.running = False
         if function.pending and not isinstance(function.node, ast.Lambda):
             self.wrappers.add(function.node.name)
         return function
 
-    def class_attrs(self, cls: _Class) -> dict[str, Value]:
+    def class_attrs(self, cls: ClassInfo) -> dict[str, Value]:
         if not cls.ready:
             cls.ready = True
             init = cls.methods.get("__init__")
             if init is not None:
-                frame = _Frame(self, cls.module, init, dict(init.outer or {}))
+                frame = Frame(self, cls.module, init, dict(init.outer or {}))
                 frame.bind_parameters()
                 frame.block(init.node.body)  # type: ignore[arg-type]
                 cls.attrs.update(frame.self_attrs)
@@ -264,7 +244,7 @@ class Analysis:
             return None
         module.pending.add(name)
         try:
-            _Frame(self, module, None, module.globals).statement(statement)
+            Frame(self, module, None, module.globals).statement(statement)
         finally:
             module.pending.discard(name)
         found = module.globals.get(name)
@@ -274,15 +254,7 @@ class Analysis:
         module.hits.append(hit)
 
 
-def _constant_value(constant: object) -> Value:
-    if isinstance(constant, str):
-        return text_value(constant)
-    if isinstance(constant, int | float) and not isinstance(constant, bool):
-        return Value(pieces=(str(constant),), kind="num", fixed=True)
-    return _FIXED  # None, True, bytes...: values are immutable, so one serves them all
-
-
-def _spans(function: _Function, lines: frozenset[int]) -> bool:
+def _spans(function: Function, lines: frozenset[int]) -> bool:
     node = function.node
     first = node.lineno
     for decorator in getattr(node, "decorator_list", ()):
@@ -291,7 +263,7 @@ def _spans(function: _Function, lines: frozenset[int]) -> bool:
     return any(first <= line <= last for line in lines)
 
 
-def _source_of(function: _Function) -> str:
+def _source_of(function: Function) -> str:
     node = function.node
     module = function.module
     last = node.end_lineno or node.lineno
@@ -300,131 +272,24 @@ def _source_of(function: _Function) -> str:
     )
 
 
-def _functions_of(module: Module) -> list[_Function]:
-    found: list[_Function] = []
+def _functions_of(module: Module) -> list[Function]:
+    found: list[Function] = []
     for value in list(module.globals.values()):
         meta = value.meta if type(value) is Value else None
         if meta is None:  # most globals: a literal, a string, an outside module
             continue
-        if isinstance(meta, _Function) and meta.module is module:
+        if isinstance(meta, Function) and meta.module is module:
             found.append(meta)
-        elif isinstance(meta, _Class) and meta.module is module:
+        elif isinstance(meta, ClassInfo) and meta.module is module:
             found.extend(meta.methods.values())
     return found
 
 
-def _merge(a: Value, b: Value) -> Value:
-    if a == b:
-        return a
-    items = None
-    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
-        items = tuple(_merge(x, y) for x, y in zip(a.items, b.items, strict=True))
-    fields = None
-    if a.fields is not None and b.fields is not None:
-        keys = list(dict.fromkeys([k for k, _ in a.fields] + [k for k, _ in b.fields]))
-        fields = tuple((k, _merge(a.field(k) or EMPTY, b.field(k) or EMPTY)) for k in keys)
-    pieces = a.pieces if a.pieces == b.pieces else None
-    if pieces is None and a.pieces is not None and b.pieces is not None:
-        pieces = a.pieces if len(_static(a.pieces)) >= len(_static(b.pieces)) else b.pieces
-        pieces = (*pieces, b.deps | a.deps) if (a.deps | b.deps) else pieces
-    return Value(
-        deps=a.deps | b.deps,
-        pieces=pieces,
-        items=items,
-        fields=fields,
-        kind=a.kind if a.kind == b.kind else (a.kind or b.kind),
-        fixed=a.fixed and b.fixed,
-        spliced=a.spliced or b.spliced,
-        meta=a.meta if a.meta is not None else b.meta,
-    )
-
-
-def _merge_all(values: Sequence[Value]) -> Value:
-    result = values[0]
-    for value in values[1:]:
-        result = _merge(result, value)
-    return result
-
-
-def _static(pieces: Iterable[Piece]) -> str:
-    return "".join(p for p in pieces if isinstance(p, str))
-
-
-def flatten(value: Value, depth: int = 0) -> tuple[Piece, ...]:
-    """The value's content in order, for position estimates."""
-    if value.pieces is not None:
-        return value.pieces
-    if depth < 6 and value.items is not None:
-        return tuple(p for item in value.items for p in flatten(item, depth + 1))
-    if depth < 6 and value.fields is not None:
-        return tuple(p for _, item in value.fields for p in flatten(item, depth + 1))
-    return (value.deps,) if value.deps else ()
-
-
-def _text_after(pieces: Sequence[Piece], dep: Dep) -> str:
-    for index, piece in enumerate(pieces):
-        if not isinstance(piece, str) and dep in piece:
-            return "".join(p for p in pieces[index + 1 :] if isinstance(p, str))
-    return ""
-
-
-def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
-    """Characters of literal text after the first piece that carries `dep` (0 when not found)."""
-    for index, piece in enumerate(pieces):
-        if not isinstance(piece, str) and dep in piece:
-            return sum(len(p) for p in pieces[index + 1 :] if isinstance(p, str))
-    return 0
-
-
-def _location(module: Module, node: ast.AST) -> tuple[int, int]:
-    """1-based line and column in characters (`ast` gives UTF-8 byte offsets)."""
-    line = getattr(node, "lineno", 1)
-    offset = getattr(node, "col_offset", 0)
-    if offset:
-        offset = module.char_column(line, offset)
-    return line, offset + 1
-
-
-def _label(module: Module, node: ast.AST) -> str:
-    """The node's source text, shortened: what a finding names (never more than 60 characters)."""
-    line, end_line = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
-    start, end = getattr(node, "col_offset", 0), getattr(node, "end_col_offset", 0)
-    raw = module.line_bytes(line)
-    end = end if end_line == line else len(raw)
-    text = _without_text(raw, node, line, start, end) + (b"" if end_line == line else b" ...")
-    label = " ".join(text.decode("utf-8", "replace").split()) or type(node).__name__
-    return label if len(label) <= 60 else label[:57] + "..."
-
-
-def _without_text(raw: bytes, node: ast.AST, line: int, start: int, end: int) -> bytes:
-    """
-    `raw[start:end]` (of line `line`) with each string literal of `node` in it shown as
-    `"..."`: a label names code, and its literals may be prompt text, which no finding carries.
-    """
-    segment = raw[start:end]
-    if b"'" not in segment and b'"' not in segment:
-        return segment  # no quote, no literal (`datetime.now()`): nothing to walk for
-    spans = []
-    for sub in ast.walk(node):
-        if not isinstance(sub, ast.JoinedStr | ast.Constant) or sub.lineno != line:
-            continue
-        if isinstance(sub, ast.Constant) and not isinstance(sub.value, str | bytes):
-            continue
-        stop = sub.end_col_offset if sub.end_lineno == line else None
-        spans.append((max(sub.col_offset, start), min(stop or end, end)))
-    kept, position = b"", start
-    for first, stop in sorted(spans):
-        if first >= position:  # a literal inside an f-string already hidden is skipped
-            kept += raw[position:first] + b'"..."'
-            position = stop
-    return kept + raw[position:end]
-
-
-class _Frame:
+class Frame:
     """One run of a module body or function body: its variables and what it returns."""
 
     def __init__(
-        self, analysis: Analysis, module: Module, function: _Function | None, env: dict[str, Value]
+        self, analysis: Analysis, module: Module, function: Function | None, env: dict[str, Value]
     ):
         self.a = analysis
         self.module = module
@@ -451,9 +316,11 @@ class _Frame:
             self.env[positional[0].arg] = Value(kind="instance", meta=cls)
 
     def _slot(self, index: int, arg: ast.arg) -> Value:
-        per_request = self.a.per_request(arg.arg) or _mentions(arg.annotation, "RunContext")
+        per_request = self.a.per_request(arg.arg) or any(
+            _mentions(arg.annotation, context) for context in _RUN_CONTEXTS
+        )
         return Value(
-            kind="param", meta=_ParamSlot(index=index, name=arg.arg, per_request=per_request)
+            kind="param", meta=ParamSlot(index=index, name=arg.arg, per_request=per_request)
         )
 
     # -- statements -------------------------------------------------------------------------
@@ -492,7 +359,7 @@ class _Frame:
             self.assign(node.target, self.eval(node.value))
 
     def _s_AugAssign(self, node: ast.AugAssign) -> None:
-        current = self.eval(_as_load(node.target))
+        current = self.eval(node.target)
         self.assign(node.target, self.binop(node.op, current, self.eval(node.value), node))
 
     def _s_If(self, node: ast.If) -> None:
@@ -534,7 +401,7 @@ class _Frame:
 
     def _s_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         outer = None if self.function is None else dict(self.env)
-        function = _Function(module=self.module, node=node, outer=outer)
+        function = Function(module=self.module, node=node, outer=outer)
         function.system = any(_is_system_decorator(d) for d in node.decorator_list)
         for decorator in node.decorator_list:
             self.eval(decorator)
@@ -545,10 +412,10 @@ class _Frame:
     _s_AsyncFunctionDef = _s_FunctionDef
 
     def _s_ClassDef(self, node: ast.ClassDef) -> None:
-        cls = _Class(module=self.module, node=node)
+        cls = ClassInfo(module=self.module, node=node)
         for statement in node.body:
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
-                method = _Function(module=self.module, node=statement, cls=cls)
+                method = Function(module=self.module, node=statement, cls=cls)
                 method.system = any(_is_system_decorator(d) for d in statement.decorator_list)
                 cls.methods[statement.name] = method
             elif isinstance(statement, ast.Assign | ast.AnnAssign):
@@ -574,7 +441,7 @@ class _Frame:
         merged: dict[str, Value] = {}
         for env in results:
             for name, value in env.items():
-                merged[name] = _merge(merged[name], value) if name in merged else value
+                merged[name] = merge(merged[name], value) if name in merged else value
         self.env.clear()
         self.env.update(merged)
 
@@ -584,6 +451,10 @@ class _Frame:
         if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
             if value.deps and _SYSTEM_NAME.match(target.id):
                 self.sink_value(f"`{target.id}`, named as a system prompt", "system", value, target)
+            elif value.deps and value.pieces is not None and _PROMPT_NAME.match(target.id):
+                # A prompt text under construction: judged as a template (by the static text
+                # after what varies), wherever it is sent.
+                self.last_turn(f"`{target.id}`, named as a prompt", value, target, "template")
             self.env[target.id] = value
             return
         if isinstance(target, ast.Attribute) and value.deps and _SYSTEM_NAME.match(target.attr):
@@ -609,7 +480,7 @@ class _Frame:
 
     def _is_self(self, name: str) -> bool:
         slot = self.env.get(name)
-        return slot is not None and slot.kind == "instance" and isinstance(slot.meta, _Class)
+        return slot is not None and slot.kind == "instance" and isinstance(slot.meta, ClassInfo)
 
     def set_item(self, target: ast.Subscript, value: Value) -> None:
         key = target.slice
@@ -627,7 +498,7 @@ class _Frame:
             )
         else:
             updated = container.with_deps(value.deps)
-        self.assign(_as_store(target.value), updated)
+        self.assign((target.value), updated)
 
     # -- expressions ------------------------------------------------------------------------
 
@@ -671,14 +542,16 @@ class _Frame:
         if isinstance(constant, int) and not isinstance(constant, bool):
             known = self.a.numbers.get(constant)
             if known is None:
-                known = self.a.numbers[constant] = _constant_value(constant)
+                known = self.a.numbers[constant] = constant_value(constant)
             return known
-        return _constant_value(constant)
+        return constant_value(constant)
 
     def _e_Name(self, node: ast.Name) -> Value:
-        value = self.lookup(node.id)
+        value = self.find(node.id, node)
+        if value is None:
+            return self.unseen_name(node) if self.module.stars else EMPTY
         if value.kind == "param":
-            slot: _ParamSlot = value.meta
+            slot: ParamSlot = value.meta
             if slot.param is None:
                 slot.param = Param(index=slot.index, name=slot.name)
             if not slot.per_request:
@@ -692,6 +565,11 @@ class _Frame:
         return value
 
     def lookup(self, name: str) -> Value:
+        found = self.find(name)
+        return EMPTY if found is None else found
+
+    def find(self, name: str, node: ast.AST | None = None) -> Value | None:
+        """The value `name` is bound to here (None: bound nowhere the analysis can see)."""
         found = self.env.get(name)
         if found is not None:
             return found
@@ -700,10 +578,30 @@ class _Frame:
             return found
         dotted = self.module.imports.get(name)
         if dotted is not None:
-            return self.imported(dotted)
-        return EMPTY
+            return self.imported(dotted, node)
+        return None
 
-    def imported(self, dotted: str) -> Value:
+    def unseen_name(self, node: ast.Name) -> Value:
+        """A name bound by none of the module's own statements, in a module with `*` imports:
+        from a project module it is read there; otherwise it is not followed (PC506)."""
+        name = node.id
+        if name in _BUILTINS:
+            return EMPTY
+        for star in self.module.stars:
+            module = self.a.project.find(star, self.module)
+            if module is not None:
+                found = self.a.global_value(module, name)
+                if found is not None:
+                    return found
+        label = f"`{name}` (from `from {self.module.stars[0]} import *`)"
+        return self.lost(label, node)
+
+    def lost(self, label: str, node: ast.AST) -> Value:
+        """A value the analysis cannot follow: reported where it reaches a prefix, as such."""
+        taint = self.taint(NOT_FOLLOWED, label, node)
+        return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+
+    def imported(self, dotted: str, node: ast.AST | None = None) -> Value:
         """A name imported from another module: its value when the module is in the project."""
         module_name, _, attr = dotted.rpartition(".")
         if module_name:
@@ -712,6 +610,9 @@ class _Frame:
                 found = self.a.global_value(module, attr)
                 if found is not None:
                     return found
+            elif node is not None and module_name in self.a.project.broken:
+                label = f"`{attr}` (from {module_name}, which does not parse)"
+                return replace(self.lost(label, node), kind="module", meta=dotted)
         known = self.a.outside.get(dotted)
         if known is None:
             known = self.a.outside[dotted] = Value(kind="module", meta=dotted)
@@ -751,10 +652,10 @@ class _Frame:
             ):
                 return self.string([left, right])
             if left.items is not None or right.items is not None:
-                items = _cap(_as_items(left) + _as_items(right))
+                items = cap_items(as_items(left) + as_items(right))
                 return Value(deps=left.deps | right.deps, items=items, kind="list")
         if isinstance(op, ast.Mult) and left.pieces is not None and left.kind == "str":
-            count = _repeat_count(node)
+            count = repeat_count(node)
             if count is not None:
                 text = left.text
                 if text is not None:  # literal text: repeat it, up to what pieces remember
@@ -770,8 +671,16 @@ class _Frame:
             return Value(deps=left.deps | right.deps, kind="set")
         if isinstance(op, ast.BitOr) and left.kind in ("ptemplate", "chain"):
             return Value(deps=left.deps | right.deps, kind="chain", meta=left.meta)
+        if isinstance(op, ast.BitOr) and right.kind == "ptemplate" and left.fields is not None:
+            # `{"time": lambda _: now(), ...} | prompt` (or a RunnableMap): each callable is
+            # called on every invoke, and what it returns fills the template's variable.
+            called = tuple((k, self.call_value(v, node)) for k, v in left.fields)
+            self.template_variables(right.meta, Value(fields=called), node)
+            return Value(deps=left.deps | right.deps, kind="chain", meta=right.meta)
         if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
-            return Value(deps=left.deps | right.deps, fields=_fields(left.fields + right.fields))
+            return Value(
+                deps=left.deps | right.deps, fields=dict_fields(left.fields + right.fields)
+            )
         return join_values([left, right])
 
     def percent(self, text: str, right: Value) -> Value:
@@ -815,7 +724,7 @@ class _Frame:
                 known, fixed = False, False
         result = Value(
             deps=frozenset(deps),
-            fields=_fields(fields) if known else None,
+            fields=dict_fields(fields) if known else None,
             kind="dict",
             fixed=fixed,
         )
@@ -855,15 +764,15 @@ class _Frame:
         return Value(
             deps=join_values(self.eval(e) for e in node.elts).deps,
             kind="set",
-            meta=_all_str(node.elts),
+            meta=all_str(node.elts),
         )
 
     def _e_IfExp(self, node: ast.IfExp) -> Value:
         self.eval(node.test)
-        return _merge(self.eval(node.body), self.eval(node.orelse))
+        return merge(self.eval(node.body), self.eval(node.orelse))
 
     def _e_BoolOp(self, node: ast.BoolOp) -> Value:
-        return _merge_all([self.eval(v) for v in node.values])
+        return merge_all([self.eval(v) for v in node.values])
 
     def _e_Compare(self, node: ast.Compare) -> Value:
         self.eval(node.left)
@@ -882,15 +791,15 @@ class _Frame:
 
     def _e_Lambda(self, node: ast.Lambda) -> Value:
         return Value(
-            kind="lambda", meta=_Function(module=self.module, node=node, outer=dict(self.env))
+            kind="lambda", meta=Function(module=self.module, node=node, outer=dict(self.env))
         )
 
     def _e_Attribute(self, node: ast.Attribute) -> Value:
         base = self.eval(node.value)
         if base.kind == "module" and isinstance(base.meta, str):
             return self.imported(f"{base.meta}.{node.attr}")
-        if base.kind == "instance" and isinstance(base.meta, _Class):
-            cls: _Class = base.meta
+        if base.kind == "instance" and isinstance(base.meta, ClassInfo):
+            cls: ClassInfo = base.meta
             if (
                 f"self.{node.attr}" in self.env
                 and isinstance(node.value, ast.Name)
@@ -905,7 +814,9 @@ class _Frame:
         deps = set(base.deps)
         if self.a.per_request_attribute(node.attr):
             deps.add(
-                self.taint(PER_REQUEST, f"`{_label(self.module, node)}` (per-request data)", node)
+                self.taint(
+                    PER_REQUEST, f"`{node_label(self.module, node)}` (per-request data)", node
+                )
             )
         return Value(deps=frozenset(deps)) if deps else EMPTY
 
@@ -927,7 +838,9 @@ class _Frame:
                 if self.a.per_request(key.value):
                     deps.add(
                         self.taint(
-                            PER_REQUEST, f"`{_label(self.module, node)}` (per-request data)", node
+                            PER_REQUEST,
+                            f"`{node_label(self.module, node)}` (per-request data)",
+                            node,
                         )
                     )
                 narrowed = frozenset(deps)
@@ -982,7 +895,8 @@ class _Frame:
 
     def _e_SetComp(self, node: ast.SetComp) -> Value:
         _, value, _ = self.comprehension(node)
-        return Value(deps=value.deps, kind="set")
+        # A set of strings (f-strings, literals) sorts without error: `--fix` may sort it.
+        return Value(deps=value.deps, kind="set", meta=all_str([node.elt]))
 
     def _e_DictComp(self, node: ast.DictComp) -> Value:
         key, value, unordered = self.comprehension(node)
@@ -996,7 +910,7 @@ class _Frame:
             and iterated.items
             and not any(i.spliced for i in iterated.items)
         ):
-            merged = _merge_all(list(iterated.items))
+            merged = merge_all(list(iterated.items))
             return merged.with_deps(deps)
         if iterated.kind in ("set", "udict", "uview"):
             deps.add(self.order_taint(iterated, node))
@@ -1007,9 +921,9 @@ class _Frame:
         fixable = iterated.kind == "set" and iterated.meta is True
         return self.taint(
             "PC504",
-            f"iteration order of {what} (`{_label(self.module, node)}`)",
+            f"iteration order of {what} (`{node_label(self.module, node)}`)",
             node,
-            fix=("sorted", *_span(self.module, node)),
+            fix=("sorted", *node_span(self.module, node)),
             fixable=fixable,
         )
 
@@ -1035,20 +949,65 @@ class _Frame:
                         keywords.setdefault(name, item)
             else:
                 keywords[keyword.arg] = value
+        if callee.kind == "partial":  # `functools.partial(f, ...)` called: f with both
+            inner, bound_args, bound_keywords = callee.meta
+            args, keywords = [*bound_args, *args], {**bound_keywords, **keywords}
+            if inner.kind == "module" and isinstance(inner.meta, str):
+                return self.call_named(inner.meta, node, None, args, keywords, splats)
+            callee = inner
         if callee.kind in ("function", "method", "class", "lambda") and callee.meta is not None:
             return self.call_project(callee, node, args, keywords, splats)
+        if isinstance(func, ast.Name) and self.env.get(func.id, EMPTY).kind == "param":
+            # A callable the caller passes in (a callback): its result is what the caller's
+            # argument returns when called, resolved at each call (`Param.path` "()").
+            called = called_deps(callee.deps)
+            rest = self.opaque_call(self.call_name(func), [*args, *keywords.values(), *splats])
+            return Value(deps=called | rest.deps, pieces=(called | rest.deps,))
         name = self.call_name(func)
-        return self.call_named(name, node, receiver, args, keywords, splats)
+        result = self.call_named(name, node, receiver, args, keywords, splats)
+        if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
+            result = result.with_deps(callee.deps)
+        return result
+
+    def dynamic_prompt(self, value: Value, node: ast.AST) -> Value:
+        """A system prompt given as a function (an Agents SDK `instructions=`, a dynamic
+        prompt): the framework calls it on every run; what it returns is the prompt."""
+        if value.kind in ("function", "method", "lambda", "partial") and value.meta is not None:
+            return self.call_value(value, node)
+        return value
+
+    def call_value(self, value: Value, node: ast.AST) -> Value:
+        """
+        What calling `value` with no arguments gives: for a callable that a framework calls
+        on every request (`.partial(time=datetime.now)`, `Field(default_factory=...)`).
+        Anything else is its own value.
+        """
+        if value.kind == "module" and isinstance(value.meta, str):
+            volatile, _ = self.a.named_call(value.meta, 0)
+            if not volatile:
+                return EMPTY
+            taint = self.taint(
+                "PC501", f"`{node_label(self.module, node)}` (called per request)", node
+            )
+            return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+        if value.kind == "partial":
+            inner, args, keywords = value.meta
+            if inner.kind == "module":
+                return join_values([*args, *keywords.values()])
+            return self.call_project(inner, node, list(args), dict(keywords), [])
+        if value.kind in ("function", "method", "lambda") and value.meta is not None:
+            return self.call_project(value, node, [], {}, [])
+        return value
 
     def _attribute_callee(self, receiver: Value, func: ast.Attribute) -> Value:
         if receiver.kind == "module" and isinstance(receiver.meta, str):
             return self.imported(f"{receiver.meta}.{func.attr}")
-        if receiver.kind == "instance" and isinstance(receiver.meta, _Class):
-            cls: _Class = receiver.meta
+        if receiver.kind == "instance" and isinstance(receiver.meta, ClassInfo):
+            cls: ClassInfo = receiver.meta
             method = cls.methods.get(func.attr)
             if method is not None:
                 return Value(kind="method", meta=(method, receiver))
-        if receiver.kind == "class" and isinstance(receiver.meta, _Class):
+        if receiver.kind == "class" and isinstance(receiver.meta, ClassInfo):
             method = receiver.meta.methods.get(func.attr)
             if method is not None:
                 return Value(kind="function", meta=method)
@@ -1072,13 +1031,13 @@ class _Frame:
     def call_project(
         self,
         callee: Value,
-        node: ast.Call,
+        node: ast.AST,
         args: list[Value],
         keywords: dict[str, Value],
         splats: list[Value],
     ) -> Value:
         if callee.kind == "class":
-            cls: _Class = callee.meta
+            cls: ClassInfo = callee.meta
             init = cls.methods.get("__init__")
             if init is not None:
                 self._apply(init, node, [Value(kind="instance", meta=cls), *args], keywords, splats)
@@ -1090,8 +1049,8 @@ class _Frame:
 
     def _apply(
         self,
-        function: _Function,
-        node: ast.Call,
+        function: Function,
+        node: ast.AST,
         args: list[Value],
         keywords: dict[str, Value],
         splats: list[Value],
@@ -1099,14 +1058,17 @@ class _Frame:
         summary = self.a.summary(function)
         if summary.ret is None:  # recursion: the result depends on everything passed
             return join_values([*args, *keywords.values(), *splats])
-        bound = _bind(function.node, args, keywords, splats)
+        bound = bind_arguments(function.node, args, keywords, splats)
         for pending in summary.pending:
             argument = bound.get(pending.index if pending.index >= 0 else pending.name)
             if argument is None:
                 continue
-            argument = _follow(argument, pending.path)
+            argument = follow(argument, pending.path, lambda v: self.call_value(v, node))
             if pending.whole:
                 self.messages(pending.api, argument, node)
+                continue
+            if pending.role == "kwargs":
+                self.splat_into(SINK_BY_API[pending.api], argument, node)
                 continue
             limit = max(self.a.config.threshold, 1) * 4
             pieces = flatten(argument)
@@ -1131,7 +1093,12 @@ class _Frame:
                         pending.history,
                         node,
                     )
-        return _substitute(summary.ret, bound, 0)
+        result = substitute(summary.ret, bound, 0, lambda v: self.call_value(v, node))
+        if result.fields is not None and summary.ret is not result:
+            # `create_chat_message("system", text)`: a message helper's dict is a system
+            # message once the caller's role is in it.
+            self.system_message(result, node)
+        return result
 
     def call_named(
         self,
@@ -1143,21 +1110,26 @@ class _Frame:
         splats: list[Value],
     ) -> Value:
         last = name.rpartition(".")[2]
-        special = _SPECIAL.get(last)
+        special = SPECIAL.get(last)
         if special is not None:
-            call = _Call(name=name, node=node, receiver=receiver, args=args, keywords=keywords)
+            call = Call(name=name, node=node, receiver=receiver, args=args, keywords=keywords)
             handled = special(self, call)
             if handled is not None:
                 return handled
+        if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
+            return args[0]
         volatile, sink = self.a.named_call(name, len(node.args))
         if volatile:
-            taint = self.taint("PC501", f"`{_label(self.module, node)}`", node)
+            taint = self.taint("PC501", f"`{node_label(self.module, node)}`", node)
             return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
         if sink is not None:
             return self.call_sink(sink, node, args, keywords, splats)
         for keyword, value in keywords.items():
-            if keyword in _SYSTEM_KEYWORDS and value.deps:
-                self.sink_value(f"`{keyword}=` of `{_short(name)}()`", "system", value, node)
+            if keyword in _SYSTEM_KEYWORDS:
+                value = self.dynamic_prompt(value, node)
+                if value.deps:
+                    what = f"`{keyword}=` of `{_short(name)}()`"
+                    self.sink_value(what, "system", value, node)
         if receiver is not None and receiver.kind in ("ptemplate", "chain"):
             return self.template_call(last, receiver, node, args, keywords)
         if (
@@ -1194,7 +1166,7 @@ class _Frame:
                     and dep.code not in ORDER_CODES
                     and f"{shown}()" not in dep.via
                 ):
-                    deps.add(_passed_through(dep, f"{shown}()"))
+                    deps.add(passed_through(dep, f"{shown}()"))
                 else:
                     deps.add(dep)
         return Value(deps=frozenset(deps)) if deps else EMPTY
@@ -1212,10 +1184,13 @@ class _Frame:
                 self.sink_value(sink.api, role, args[index], node)
         for keyword, role in sink.keywords:
             if keyword in keywords:
-                self.sink_value(sink.api, role, keywords[keyword], node)
+                value = keywords[keyword]
+                if role == "system":
+                    value = self.dynamic_prompt(value, node)
+                self.sink_value(sink.api, role, value, node)
         for splat in splats:
             if splat.fields is None and splat.deps:
-                self.sink_value(sink.api, "opaque", splat, node)
+                self.splat_into(sink, splat, node)
         if "partial_variables" in keywords:
             self.template_variables(
                 self.template_info(sink, args, keywords), keywords["partial_variables"], node
@@ -1228,6 +1203,25 @@ class _Frame:
         if sink.api == "LangChain SystemMessage":
             return replace(result, kind="message")
         return result
+
+    def splat_into(self, sink: Sink, value: Value, node: ast.AST) -> None:
+        """`sink(**value)`: each known keyword reaches its position; a parameter's keywords
+        (an in-house wrapper's `**kwargs`, forwarded) are resolved at each call of it."""
+        if value.fields is not None:
+            for keyword, role in sink.keywords:
+                found = value.field(keyword)
+                if found is not None:
+                    self.sink_value(sink.api, role, found, node)
+            rest = value.field("**")
+            if rest is not None and rest.deps:
+                self.splat_into(sink, rest, node)
+            return
+        unknown = frozenset(d for d in value.deps if not isinstance(d, Param))
+        for dep in value.deps:
+            if isinstance(dep, Param):
+                self._pend(dep, sink.api, "kwargs", 0, True)
+        if unknown:
+            self.sink_value(sink.api, "opaque", Value(deps=unknown), node)
 
     # -- sinks ------------------------------------------------------------------------------
 
@@ -1297,7 +1291,7 @@ class _Frame:
         limit = max(self.a.config.threshold, 1) * 4
         for dep in value.deps:
             after = static_after(pieces, dep)
-            history = role == "template" and bool(_HISTORY_FIELD.search(_text_after(pieces, dep)))
+            history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
             if isinstance(dep, Param) or history or after >= limit:
                 self.hit(dep, api, role, after, history, node)
 
@@ -1314,7 +1308,7 @@ class _Frame:
         if isinstance(dep, Param):
             self._pend(dep, api, role, after, history)
             return
-        line, column = _location(self.module, node)
+        line, column = node_location(self.module, node)
         self.a.record(
             self.module,
             Hit(
@@ -1342,7 +1336,7 @@ class _Frame:
         whole: bool = False,
     ) -> None:
         if self.function is not None:
-            pending = _Pending(
+            pending = Pending(
                 index=dep.index,
                 name=dep.name,
                 api=api,
@@ -1365,7 +1359,7 @@ class _Frame:
         fix: tuple[str, int, int, int, int] | None = None,
         fixable: bool = False,
     ) -> Taint:
-        line, column = _location(self.module, node)
+        line, column = node_location(self.module, node)
         return Taint(
             code=code,
             label=label,
@@ -1380,21 +1374,34 @@ class _Frame:
 
     def template_info(
         self, sink: Sink, args: list[Value], keywords: dict[str, Value]
-    ) -> dict[str, tuple[int, bool]]:
-        """Variables of a LangChain template: name -> (static chars after it, is in a system message)."""
-        info: dict[str, tuple[int, bool]] = {}
+    ) -> dict[str, tuple[int, str]]:
+        """
+        Variables of a LangChain template: name -> (static chars after it, the position it
+        reaches: "system", "messages" (a turn the conversation history follows), "template").
+        """
+        info: dict[str, tuple[int, str]] = {}
         if sink.api == "LangChain chat prompt template":
-            specs = args[0] if args else keywords.get("messages", EMPTY)
-            for spec in specs.items or ():
+            specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
+            for position, spec in enumerate(specs):
+                later = specs[position + 1 :]
+                history = any(is_history(spec) for spec in later)
+                # Without history after it, a variable loses only the static text that
+                # follows it, in its own message and in the later ones (judged as a template's).
+                later_text = sum(len(_spec_text(spec)) for spec in later)
+                if is_placeholder(spec):
+                    continue  # the placeholder's own variable: messages, per-request by nature
                 if spec.items is not None and len(spec.items) == 2:
                     system = spec.items[0].text in ("system", "developer")
-                    _variables(spec.items[1], system, info)
+                    role = "system" if system else "messages"
+                    _variables(spec.items[1], role if history else "template", info, later_text)
                 elif isinstance(spec.meta, dict):
-                    for key, (after, system) in spec.meta.items():
-                        info.setdefault(key, (after, system))
+                    for key, (after, role) in spec.meta.items():
+                        kept = role if role == "system" else "messages"
+                        info.setdefault(key, (after + later_text, kept if history else "template"))
             return info
         text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
-        _variables(text, sink.api == "LangChain system message template", info)
+        system = sink.api == "LangChain system message template"
+        _variables(text, "system" if system else "template", info)
         return info
 
     def template_variables(self, info: object, values: Value, node: ast.AST) -> None:
@@ -1403,9 +1410,14 @@ class _Frame:
         for name, value in values.fields:
             if name not in info:
                 continue
-            after, system = info[name]
-            if system:
+            after, role = info[name]
+            if role == "system":
                 self.sink_value("LangChain prompt template", "system", value, node)
+            elif role == "messages":  # the conversation history follows this turn
+                pieces = flatten(value)
+                for dep in value.deps:
+                    after_dep = after + static_after(pieces, dep)
+                    self.hit(dep, "LangChain prompt template", "messages", after_dep, True, node)
             else:
                 limit = max(self.a.config.threshold, 1) * 4
                 for dep in value.deps:
@@ -1421,7 +1433,9 @@ class _Frame:
         keywords: dict[str, Value],
     ) -> Value:
         if method == "partial":
-            self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
+            nodes = {k.arg: k.value for k in node.keywords if k.arg is not None}
+            called = tuple((k, self.call_value(v, nodes.get(k, node))) for k, v in keywords.items())
+            self.template_variables(receiver.meta, Value(fields=called), node)
             return receiver
         if method in ("invoke", "ainvoke", "stream", "astream", "batch", "abatch"):
             if args:
@@ -1446,21 +1460,12 @@ class _Frame:
         if args and args[0].fields is not None:
             variables.update((k, v) for k, v in args[0].fields if k != "**")
         source = template.meta
+        if not isinstance(source, str):
+            # Where each variable renders is unknown: what varies is not followed (PC506),
+            # neither called clean nor reported as a buster it may not be.
+            return Value(deps=unfollowed(join_values([*args, *keywords.values(), *splats]).deps))
         for name, value in variables.items():
             if not value.deps:
-                continue
-            if not isinstance(source, str):
-                for dep in value.deps:
-                    if isinstance(dep, Taint) and dep.code == "PC501":
-                        self.hit(
-                            dep,
-                            "Jinja render",
-                            "template",
-                            0,
-                            True,
-                            node,
-                            note="the template could not be read, so the analysis cannot tell where it renders",
-                        )
                 continue
             offset = _jinja_offset(source, name)
             if offset is None:
@@ -1473,14 +1478,14 @@ class _Frame:
         return join_values([*args, *keywords.values(), *splats])
 
 
-_EXPRESSIONS: dict[type, Callable[[_Frame, ast.expr], Value]] = {
-    getattr(ast, name[3:]): getattr(_Frame, name)
-    for name in dir(_Frame)
+_EXPRESSIONS: dict[type, Callable[[Frame, ast.expr], Value]] = {
+    getattr(ast, name[3:]): getattr(Frame, name)
+    for name in dir(Frame)
     if name.startswith("_e_") and hasattr(ast, name[3:])
 }
-_STATEMENTS: dict[type, Callable[[_Frame, ast.stmt], None]] = {
-    getattr(ast, name[3:]): getattr(_Frame, name)
-    for name in dir(_Frame)
+_STATEMENTS: dict[type, Callable[[Frame, ast.stmt], None]] = {
+    getattr(ast, name[3:]): getattr(Frame, name)
+    for name in dir(Frame)
     if name.startswith("_s_") and hasattr(ast, name[3:])
 }
 
@@ -1488,392 +1493,27 @@ _STATEMENTS: dict[type, Callable[[_Frame, ast.stmt], None]] = {
 # -- special calls ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Call:
-    """
-    A call a special handler may model: its dotted `name`, its node, the value it is called on
-    (`receiver`; None for a plain function) and its evaluated `args` and `keywords`.
-    """
-
-    name: str
-    node: ast.Call
-    receiver: Value | None
-    args: list[Value]
-    keywords: dict[str, Value]
-
-
-# A handler answers the call's value, or None to leave it to the general rules.
-_Special = Callable[[_Frame, _Call], "Value | None"]
-
-
-def _format(frame: _Frame, call: _Call) -> Value | None:
-    receiver, args, keywords = call.receiver, call.args, call.keywords
-    if receiver is None or receiver.kind in ("ptemplate", "chain", "jtemplate"):
-        return None
-    text = receiver.text
-    splat = [v for k, v in (keywords.items()) if k == "**"]
-    if text is None:
-        return (
-            join_values([receiver, *args, *keywords.values()])
-            if receiver.pieces is not None or receiver.kind == "str"
-            else None
-        )
-    parts: list[Value] = []
-    position, index = 0, 0
-    for found in _FORMAT_FIELD.finditer(text):
-        parts.append(text_value(text[position : found.start()]))
-        position = found.end()
-        if found.group() in ("{{", "}}"):
-            parts.append(text_value(found.group()[0]))
-            continue
-        field_name = re.split(r"[.\[]", found.group(1) or "", maxsplit=1)[0]
-        if field_name == "" or field_name.isdigit():
-            slot = int(field_name) if field_name else index
-            index += 1
-            parts.append(args[slot] if slot < len(args) else join_values(splat))
-        else:
-            parts.append(keywords.get(field_name) or _splat_value(call.node, frame, field_name))
-    parts.append(text_value(text[position:]))
-    return frame.string(parts)
-
-
-def _splat_value(node: ast.Call, frame: _Frame, name: str) -> Value:
-    """`.format(**ctx)` where ctx's fields are unknown: the variable depends on ctx."""
-    for keyword in node.keywords:
-        if keyword.arg is None:
-            whole = frame.eval(keyword.value)
-            if whole.fields is None:
-                return whole.opaque()
-    return EMPTY
-
-
-def _join(frame: _Frame, call: _Call) -> Value | None:
-    receiver = call.receiver
-    if receiver is None or not call.args or (receiver.pieces is None and receiver.kind != "str"):
-        return None
-    iterable = call.args[0]
-    if iterable.items is not None and not any(i.spliced for i in iterable.items):
-        parts: list[Value] = []
-        for index, item in enumerate(iterable.items):
-            if index:
-                parts.append(receiver)
-            parts.append(item)
-        return frame.string(parts)
-    element = frame.element(iterable, call.node.args[0])
-    return Value(
-        deps=receiver.deps | element.deps,
-        pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces,
-        kind="str",
-    )
-
-
-def _json_dumps(frame: _Frame, call: _Call) -> Value | None:
-    name, node = call.name, call.node
-    if (
-        name not in ("json.dumps", "json.dump", "orjson.dumps", "simplejson.dumps", "ujson.dumps")
-        or not call.args
-    ):
-        return None
-    value = call.args[0]
-    deps = set(value.deps)
-    sorts = _sorts_keys(name, node)
-    if not sorts and not value.fixed and value.kind not in ("str", "num"):
-        deps.add(
-            frame.taint(
-                "PC503",
-                f"`{_label(frame.module, node)}` without sort_keys=True",
-                node,
-                fix=("sort_keys", *_span(frame.module, node)),
-                fixable=name == "json.dumps",
-            )
-        )
-    pieces = flatten(value)
-    return Value(
-        deps=frozenset(deps),
-        pieces=(*pieces, frozenset(deps - value.deps)) if deps - value.deps else pieces,
-        kind="json",
-        meta=value,
-    )
-
-
-def _sorts_keys(name: str, node: ast.Call) -> bool:
-    for keyword in node.keywords:
-        if keyword.arg == "sort_keys":
-            return not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
-        if keyword.arg == "option" and "SORT_KEYS" in ast.unparse(keyword.value):
-            return True
-        if keyword.arg is None:
-            return True  # **options may set it: not ours to guess
-    return name.startswith("orjson") and len(node.args) > 2
-
-
-def _sorted(frame: _Frame, call: _Call) -> Value | None:
-    if call.receiver is not None or not call.args:
-        return None
-    return _sorted_value(frame, call.args[0].deps, call.node)
-
-
-def _sorted_value(frame: _Frame, deps: frozenset[Dep], node: ast.Call) -> Value:
-    """The list `sorted(...)` or `.sort()` makes: its order is fixed, unless keyed by hash()."""
-    kept = _without_order(deps)
-    if _uses_hash(node):
-        kept.add(frame.taint("PC505", f"`{_label(frame.module, node)}` orders by hash()", node))
-    return Value(deps=frozenset(kept), kind="list")
-
-
-def _without_order(deps: Iterable[Dep]) -> set[Dep]:
-    """`deps` less order variation (PC504, PC505): sorting or an aggregate (`len`, `sum`) ends it."""
-    return {d for d in deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
-
-
-def _uses_hash(node: ast.Call) -> bool:
-    for keyword in node.keywords:
-        if keyword.arg == "key":
-            for sub in ast.walk(keyword.value):
-                if isinstance(sub, ast.Name) and sub.id == "hash":
-                    return True
-    return False
-
-
-def _order_free(frame: _Frame, call: _Call) -> Value | None:
-    if call.receiver is not None:
-        return None
-    deps = _without_order(d for a in call.args for d in a.deps)
-    return Value(deps=frozenset(deps)) if deps else EMPTY
-
-
-def _materialise(frame: _Frame, call: _Call) -> Value | None:
-    name = call.name
-    if call.receiver is not None:
-        return None
-    if not call.args:
-        return Value(
-            kind="list" if name in ("list", "tuple") else "set",
-            fixed=True,
-            items=() if name in ("list", "tuple") else None,
-        )
-    value = call.args[0]
-    if name in ("set", "frozenset"):
-        return Value(
-            deps=value.deps,
-            kind="set",
-            meta=value.text is not None
-            or (value.items is not None and all(i.text is not None for i in value.items)),
-        )
-    if value.kind in ("set", "udict", "uview"):
-        element = frame.element(value, call.node.args[0])
-        return Value(deps=element.deps, kind="list")
-    return replace(value, kind="list")
-
-
-def _views(frame: _Frame, call: _Call) -> Value | None:
-    receiver = call.receiver
-    if receiver is None:
-        return None
-    if receiver.kind == "udict":
-        return Value(deps=receiver.deps, kind="uview")
-    if receiver.fields is not None and call.name.endswith("values"):
-        return Value(deps=receiver.deps, items=tuple(v for _, v in receiver.fields), kind="list")
-    return Value(deps=receiver.deps) if receiver.deps else EMPTY
-
-
-def _hash(frame: _Frame, call: _Call) -> Value | None:
-    if call.name != "hash" or call.receiver is not None:
-        return None
-    return Value(
-        deps=frozenset(
-            {
-                frame.taint(
-                    "PC505", f"`{_label(frame.module, call.node)}` (differs per process)", call.node
-                )
-            }
-        )
-    )
-
-
-def _fromkeys(frame: _Frame, call: _Call) -> Value | None:
-    if not call.args:
-        return None
-    source = call.args[0]
-    return Value(
-        deps=source.deps, kind="udict" if source.kind in ("set", "udict", "uview") else "dict"
-    )
-
-
-def _dict(frame: _Frame, call: _Call) -> Value | None:
-    args = call.args
-    if call.receiver is not None or call.name != "dict":
-        return None
-    fields = list(args[0].fields or ()) if args else []
-    fields.extend((k, v) for k, v in call.keywords.items())
-    known = not args or args[0].fields is not None
-    deps = join_values([*args, *call.keywords.values()]).deps
-    return Value(
-        deps=deps,
-        fields=_fields(fields) if known else None,
-        kind="udict" if args and args[0].kind in ("set", "udict", "uview") else "dict",
-    )
-
-
-def _mutate(frame: _Frame, call: _Call) -> Value | None:
-    """`xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)`, `d.update(...)`, `random.shuffle(xs)`."""
-    node, receiver, args = call.node, call.receiver, call.args
-    func = node.func
-    if not isinstance(func, ast.Attribute) or receiver is None or receiver.kind == "module":
-        if call.name == "random.shuffle" and node.args:
-            taint = frame.taint("PC501", f"`{_label(frame.module, node)}`", node)
-            target = node.args[0]
-            frame.assign(_as_store(target), frame.eval(target).with_deps([taint]))
-            return EMPTY
-        return None
-    method = func.attr
-    target = func.value
-    if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript) or receiver.kind in (
-        "instance",
-        "class",
-        "function",
-        "method",
-        "lambda",
-        "jtemplate",
-        "ptemplate",
-        "chain",
-    ):
-        return None
-    items = (
-        _as_items(receiver)
-        if (receiver.items is not None or receiver.deps or receiver.kind == "param")
-        else ()
-    )
-    if method == "append" and args:
-        updated = Value(
-            deps=receiver.deps | args[0].deps, items=_cap((*items, args[0])), kind="list"
-        )
-    elif method == "extend" and args:
-        updated = Value(
-            deps=receiver.deps | args[0].deps,
-            items=_cap((*items, *_as_items(args[0]))),
-            kind="list",
-        )
-    elif method == "insert" and len(args) == 2:
-        position = node.args[0]
-        at_start = isinstance(position, ast.Constant) and position.value == 0
-        new = (args[1], *items) if at_start else (*items, args[1])
-        updated = Value(deps=receiver.deps | args[1].deps, items=_cap(new), kind="list")
-    elif method == "update":
-        fields = list(receiver.fields or ())
-        for arg in args:
-            fields.extend(arg.fields or (("**", arg),))
-        fields.extend(call.keywords.items())
-        if receiver.kind not in ("", "dict", "udict"):
-            return None
-        updated = Value(
-            deps=join_values([receiver, *args, *call.keywords.values()]).deps,
-            fields=_fields(fields),
-            kind=receiver.kind,
-        )
-    elif method == "add" and args and receiver.kind == "set":
-        updated = receiver.with_deps(args[0].deps)
-    elif method == "sort":
-        updated = _sorted_value(frame, receiver.deps, node)
-    else:
-        return None
-    frame.assign(_as_store(target), updated)
-    return EMPTY
-
-
-def _template(frame: _Frame, call: _Call) -> Value | None:
-    """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
-    last = call.name.rsplit(".", 1)[-1]
-    if last == "Template" and not call.name.startswith(("jinja2", "Template")):
-        return None
-    text = call.args[0] if call.args else call.keywords.get("source", EMPTY)
-    if last == "get_template":
-        return Value(kind="jtemplate", meta=_read_template(frame, text.text))
-    return Value(kind="jtemplate", meta=text.text)
-
-
-def _read_template(frame: _Frame, name: str | None) -> str | None:
-    if not name:
-        return None
-    config = frame.a.config
-    root = frame.a.project.root
-    folders = []
-    if frame.module.path is not None:
-        folders.append(frame.module.path.parent)
-        folders.extend(frame.module.path.parent / sub for sub in ("templates", "prompts"))
-    folders.extend(root / folder for folder in config.search_path)
-    folders.extend([root, root / "templates", root / "prompts"])
-    for folder in folders:
-        path = folder / name
-        try:
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError, ValueError):
-            return None
-    return None
-
-
-def _dedent(frame: _Frame, call: _Call) -> Value | None:
-    if call.receiver is not None and call.receiver.kind != "module":
-        return None
-    return call.args[0] if call.args else None
-
-
-def _str(frame: _Frame, call: _Call) -> Value | None:
-    if call.name != "str" or call.receiver is not None or not call.args:
-        return None
-    value = call.args[0]
-    if value.kind in ("set", "udict", "uview"):
-        return frame.element(value, call.node.args[0])
-    return (
-        replace(value, kind="str")
-        if value.pieces is not None
-        else Value(deps=value.deps, pieces=(value.deps,) if value.deps else (), kind="str")
-    )
-
-
-_SPECIAL: dict[str, _Special] = {
-    "format": _format,
-    "join": _join,
-    "dumps": _json_dumps,
-    "dump": _json_dumps,
-    "sorted": _sorted,
-    "list": _materialise,
-    "tuple": _materialise,
-    "set": _materialise,
-    "frozenset": _materialise,
-    "keys": _views,
-    "values": _views,
-    "items": _views,
-    "hash": _hash,
-    "fromkeys": _fromkeys,
-    "dict": _dict,
-    "append": _mutate,
-    "extend": _mutate,
-    "insert": _mutate,
-    "update": _mutate,
-    "add": _mutate,
-    "sort": _mutate,
-    "shuffle": _mutate,
-    "Template": _template,
-    "from_string": _template,
-    "get_template": _template,
-    "dedent": _dedent,
-    "cleandoc": _dedent,
-    "str": _str,
-    **dict.fromkeys(_ORDER_FREE, _order_free),
-}
-
-
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _variables(text: Value, system: bool, info: dict[str, tuple[int, bool]]) -> None:
-    pieces = text.pieces or ()
-    static = [p if isinstance(p, str) else "" for p in pieces]
-    joined = "".join(static)
+def _variables(text: Value, role: str, info: dict[str, tuple[int, str]], later: int = 0) -> None:
+    """Record each `{variable}` of `text`: the static characters after it (`later` more after
+    the text itself) and the position it reaches."""
+    joined = _static_of(text)
     for found in _TEMPLATE_FIELD.finditer(joined):
-        info.setdefault(found.group(1), (len(joined) - found.end(), system))
+        info.setdefault(found.group(1), (len(joined) - found.end() + later, role))
+
+
+def _static_of(text: Value) -> str:
+    return "".join(p for p in text.pieces or () if isinstance(p, str))
+
+
+def _spec_text(spec: Value) -> str:
+    """The static text of a chat template's `(role, text)` message spec, without variables ("" for
+    a message-template object, whose text is not kept)."""
+    if spec.items is None or len(spec.items) != 2:
+        return ""
+    return _TEMPLATE_FIELD.sub("", _static_of(spec.items[1]))
 
 
 def _jinja_offset(source: str, name: str) -> int | None:
@@ -1884,62 +1524,6 @@ def _jinja_offset(source: str, name: str) -> int | None:
 def _strip_tail(text: str) -> str:
     marker = re.search(r"\{#-?\s*promptcache:\s*tail\s*-?#\}", text, re.IGNORECASE)
     return text[: marker.start()] if marker else text
-
-
-def _repeat_count(node: ast.AST) -> int | None:
-    """`n` of `text * n` when `n` is a small literal."""
-    right = node.right if isinstance(node, ast.BinOp) else None
-    if (
-        isinstance(right, ast.Constant)
-        and isinstance(right.value, int)
-        and 0 <= right.value <= 1000
-    ):
-        return int(right.value)
-    return None
-
-
-def _fields(fields: Sequence[tuple[str, Value]]) -> tuple[tuple[str, Value], ...]:
-    """A dict's fields as Python keeps them: the last value of each key, in first-key order;
-    every opaque `**` splat folded into one."""
-    kept: dict[str, Value] = {}
-    for name, value in fields:
-        kept[name] = _merge(kept[name], value) if name == "**" and name in kept else value
-    return tuple(kept.items())
-
-
-def _cap(items: tuple[Value, ...]) -> tuple[Value, ...]:
-    """At most MAX_PIECES known items: the rest become one spliced item (its order unknown)."""
-    if len(items) <= MAX_PIECES:
-        return items
-    rest = join_values(items[MAX_PIECES - 1 :])
-    return (*items[: MAX_PIECES - 1], replace(rest, spliced=True))
-
-
-def _as_items(value: Value) -> tuple[Value, ...]:
-    if value.items is not None:
-        return value.items
-    return (replace(value.opaque(), spliced=True),) if (value.deps or value.kind == "param") else ()
-
-
-def _as_load(node: ast.expr) -> ast.expr:
-    return node
-
-
-def _as_store(node: ast.expr) -> ast.expr:
-    return node
-
-
-def _span(module: Module, node: ast.AST) -> tuple[int, int, int, int]:
-    return (
-        getattr(node, "lineno", 1),
-        getattr(node, "col_offset", 0),
-        getattr(node, "end_lineno", 1) or 1,
-        getattr(node, "end_col_offset", 0) or 0,
-    )
-
-
-def _all_str(elements: list[ast.expr]) -> bool:
-    return all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elements)
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
@@ -1975,116 +1559,3 @@ def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 def _is_system_decorator(node: ast.expr) -> bool:
     target = node.func if isinstance(node, ast.Call) else node
     return isinstance(target, ast.Attribute) and target.attr in ("system_prompt", "instructions")
-
-
-def _bind(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
-    args: list[Value],
-    keywords: dict[str, Value],
-    splats: list[Value],
-) -> dict[int | str, Value]:
-    params = [*node.args.posonlyargs, *node.args.args]
-    bound: dict[int | str, Value] = {}
-    for index, param in enumerate(params):
-        if index < len(args):
-            bound[index] = args[index]
-        elif param.arg in keywords:
-            bound[index] = keywords[param.arg]
-        elif splats:
-            bound[index] = join_values(splats)
-    for param in node.args.kwonlyargs:
-        if param.arg in keywords:
-            bound[param.arg] = keywords[param.arg]
-        elif splats:
-            bound[param.arg] = join_values(splats)
-    if node.args.vararg is not None and len(args) > len(params):
-        bound[node.args.vararg.arg] = Value(
-            items=tuple(args[len(params) :]), deps=join_values(args[len(params) :]).deps
-        )
-    if node.args.kwarg is not None:
-        extra = {
-            k: v
-            for k, v in keywords.items()
-            if k not in {p.arg for p in (*params, *node.args.kwonlyargs)}
-        }
-        bound[node.args.kwarg.arg] = Value(
-            fields=tuple(extra.items()), deps=join_values(extra.values()).deps
-        )
-    # Summaries name keyword-only (and *args/**kwargs) parameters by name, with index -1.
-    return bound
-
-
-def _substitute(value: Value, bound: dict[int | str, Value], depth: int) -> Value:
-    if not any(isinstance(d, Param) for d in value.deps):
-        return value
-    deps: set[Dep] = set()
-    for dep in value.deps:
-        if isinstance(dep, Param):
-            deps |= _argument(dep, bound).deps
-        else:
-            deps.add(dep)
-    pieces = None
-    if value.pieces is not None:
-        new: list[Piece] = []
-        for piece in value.pieces:
-            if isinstance(piece, str):
-                new.append(piece)
-                continue
-            params = [d for d in piece if isinstance(d, Param)]
-            if len(params) == 1 and len(piece) <= 2:
-                argument = _argument(params[0], bound)
-                new.extend(flatten(argument))
-                rest = frozenset(
-                    d for d in piece if not isinstance(d, Param) and d not in argument.deps
-                )
-                if rest:
-                    new.append(rest)
-            else:
-                replaced: set[Dep] = {d for d in piece if not isinstance(d, Param)}
-                for param in params:
-                    replaced |= _argument(param, bound).deps
-                if replaced:
-                    new.append(frozenset(replaced))
-        pieces = compact(new)
-    items = (
-        tuple(_substitute(i, bound, depth + 1) for i in value.items)
-        if value.items is not None and depth < 4
-        else value.items
-    )
-    fields = (
-        tuple((k, _substitute(v, bound, depth + 1)) for k, v in value.fields)
-        if value.fields is not None and depth < 4
-        else value.fields
-    )
-    return replace(value, deps=frozenset(deps), pieces=pieces, items=items, fields=fields)
-
-
-def _passed_through(taint: Taint, call: str) -> Taint:
-    """`taint` once it has passed through `call`, which the analysis cannot see into (made
-    directly: `dataclasses.replace` looks every field up by name, for each of many taints)."""
-    return Taint(
-        code=taint.code,
-        label=taint.label,
-        path=taint.path,
-        line=taint.line,
-        column=taint.column,
-        via=(*taint.via, call),
-        fix=taint.fix,
-        fixable=taint.fixable,
-    )
-
-
-def _argument(param: Param, bound: dict[int | str, Value]) -> Value:
-    if param.index >= 0 and param.index in bound:
-        return _follow(bound[param.index], param.path)
-    return _follow(bound.get(param.name, EMPTY), param.path)
-
-
-def _follow(value: Value, path: tuple[str, ...]) -> Value:
-    """The part of `value` at `path` when its fields are known (else all of it)."""
-    for key in path:
-        found = value.field(key)
-        if found is None:
-            return value
-        value = found
-    return value

@@ -22,6 +22,7 @@ from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._interp import Analysis, Hit
 from ._project import Project
+from ._sinks import SINKS, sink_aliases
 
 __all__ = ["PythonLinter", "lint_python_source"]
 
@@ -45,7 +46,8 @@ _TRIGGER = re.compile(
     r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
     r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
     r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\()"
-    r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import)"
+    r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
+    r"|_(?:PROMPT|prompt|TEMPLATE|template|INSTRUCTIONS|instructions)\b|PROMPT\b)"
 )
 # Literal words of which every trigger contains one: `in` scans for them far faster than the
 # regex, so a module that has none of them is not scanned by the regex at all.
@@ -85,7 +87,29 @@ _TRIGGER_WORDS = (
     "ysmsg",
     "YSPROMPT",
     "YSMSG",
+    "PROMPT",
+    "_prompt",
+    "_TEMPLATE",
+    "_template",
+    "_INSTRUCTIONS",
 )
+# Sinks called as methods whose names the trigger above does not match (from `frameworks/`):
+# a generated second pattern, scanned only when one of the names is in the text.
+_METHOD_SINKS = tuple(
+    sorted(
+        {
+            suffix.rsplit(".", 1)[-1]
+            for sink in SINKS
+            if not sink.roots
+            for suffix in sink.suffixes
+            if _TRIGGER.search(f"x.{suffix}(") is None
+        }
+    )
+)
+_METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) + r")\s*\(")
+# Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
+# scanned for calls through its imports.
+_ROOTED_WORDS = tuple(sorted({root for sink in SINKS for root in sink.roots}))
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _ROLE_WORDS = {
     "system": "the system prompt",
@@ -160,11 +184,14 @@ class PythonLinter:
     ) -> list[Finding]:
         self.last_hits = []
         relevant = _trigger_lines(source)
-        if not relevant:
+        if not relevant and not any(map(source.__contains__, _ROOTED_WORDS)):
             return []
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
+        relevant |= _alias_lines(source, sink_aliases(module.imports))
+        if not relevant:
+            return []
         try:
             hits = self.last_hits = self.analysis.analyse(module, relevant)
         except RecursionError:
@@ -188,15 +215,28 @@ class PythonLinter:
 
 def _trigger_lines(source: str) -> frozenset[int]:
     """The lines on which a request API, a prompt template or a system-prompt name appears."""
-    if not any(map(source.__contains__, _TRIGGER_WORDS)):
-        return frozenset()
     lines: set[int] = set()
+    if any(map(source.__contains__, _TRIGGER_WORDS)):
+        lines.update(_lines_of(_TRIGGER, source))
+    if any(map(source.__contains__, _METHOD_SINKS)):
+        lines.update(_lines_of(_METHOD_TRIGGER, source))
+    return frozenset(lines)
+
+
+def _lines_of(pattern: re.Pattern[str], source: str) -> Iterator[int]:
     line, position = 1, 0
-    for found in _TRIGGER.finditer(source):
+    for found in pattern.finditer(source):
         line += source.count("\n", position, found.start())
         position = found.start()
-        lines.add(line)
-    return frozenset(lines)
+        yield line
+
+
+def _alias_lines(source: str, aliases: list[str]) -> frozenset[int]:
+    """The lines that call a sink imported under a plain name (`completion(...)` of LiteLLM)."""
+    if not aliases:
+        return frozenset()
+    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\s*\(")
+    return frozenset(_lines_of(pattern, source))
 
 
 def lint_python_source(
@@ -246,6 +286,8 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         risk = "the whole conversation that follows it is prefilled again on every request"
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
+    if taint.code == "PC506":  # not followed: what it holds is unknown, not known to vary
+        risk = "the analysis cannot follow it, so this request was not checked"
     notes = [hit.note] if hit.note else []
     if taint.via:
         calls = ", ".join(f"`{v}`" for v in taint.via[:3])

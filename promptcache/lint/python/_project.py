@@ -39,6 +39,7 @@ class Module:
     source: str
     tree: ast.Module
     imports: dict[str, str] = field(default_factory=dict)  # local alias -> dotted name
+    stars: list[str] = field(default_factory=list)  # modules `from m import *` names
     globals: dict[str, Value] = field(default_factory=dict)
     state: str = "new"  # new -> running -> done (a module only imported from is never run whole)
     pending: set[str] = field(default_factory=set)  # globals being evaluated on demand
@@ -85,8 +86,9 @@ def _bound_names(statement: ast.stmt) -> list[str]:
     return []
 
 
-def import_table(tree: ast.Module, package: str) -> dict[str, str]:
-    """Local names bound by the module's imports (top level and in functions), resolved."""
+def import_table(tree: ast.Module, package: str, stars: list[str] | None = None) -> dict[str, str]:
+    """Local names bound by the module's imports (top level and in functions), resolved; the
+    modules of `from m import *` are added to `stars`."""
     table: dict[str, str] = {}
     for node in _statements(tree.body):
         kind = type(node)  # exact types (`ast` makes no subclasses): cheaper than isinstance
@@ -106,6 +108,8 @@ def import_table(tree: ast.Module, package: str) -> dict[str, str]:
                     table[alias.asname or alias.name] = (
                         f"{base}.{alias.name}" if base else alias.name
                     )
+                elif stars is not None and base:
+                    stars.append(base)
     return table
 
 
@@ -165,6 +169,7 @@ class Project:
     _files: dict[str, bool] = field(default_factory=dict)
     _resolved: dict[str, Path] = field(default_factory=dict)
     _package_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    broken: set[str] = field(default_factory=set)  # dotted names of project files that do not parse
     _cwd: Path | None = None
 
     def loaded(self, path: Path, source: str) -> Module | None:
@@ -198,6 +203,7 @@ class Project:
                 module._index = None
         self._by_path.clear()
         self._by_name.clear()
+        self.broken.clear()
 
     def module_for_file(self, path: Path, display: str, source: str, tree: ast.Module) -> Module:
         resolved = self._resolve(path)
@@ -206,13 +212,15 @@ class Project:
             return found
         name = self._dotted_name(resolved)
         package = name if resolved.name == "__init__.py" else name.rpartition(".")[0]
+        stars: list[str] = []
         module = Module(
             name=name,
             path=resolved,
             display=display,
             source=source,
             tree=tree,
-            imports=import_table(tree, package),
+            imports=import_table(tree, package, stars),
+            stars=stars,
         )
         self._by_path[resolved] = module
         if name:
@@ -230,6 +238,8 @@ class Project:
                 if self._is_file(candidate):
                     found = self._load(Path(candidate))
                     self._by_name[dotted] = found
+                    if found is None:
+                        self.broken.add(dotted)
                     return found
         self._by_name[dotted] = None
         return None

@@ -13,55 +13,12 @@ from collections.abc import Callable
 from functools import lru_cache
 
 from ..rules.PC101 import DEFAULT_VOLATILE_CALLS
+from .frameworks import FRAMEWORKS
 
 __all__ = ["VOLATILE_CALLS", "is_volatile_call", "per_request_matcher"]
 
-# Resolved names of calls whose result differs between requests.
-VOLATILE_CALLS = (
-    "datetime.datetime.now",
-    "datetime.datetime.utcnow",
-    "datetime.datetime.today",
-    "datetime.date.today",
-    "*.now",
-    "*.utcnow",
-    "*.today",
-    "now",
-    "utcnow",
-    "time.time",
-    "time.time_ns",
-    "time.monotonic",
-    "time.monotonic_ns",
-    "time.perf_counter",
-    "time.perf_counter_ns",
-    "time.localtime",
-    "time.gmtime",
-    "time.ctime",
-    "time.asctime",
-    "time.strftime",
-    "uuid.uuid1",
-    "uuid.uuid4",
-    "uuid.uuid6",
-    "uuid.uuid7",
-    "uuid1",
-    "uuid4",
-    "random.random",
-    "random.randint",
-    "random.randrange",
-    "random.choice",
-    "random.choices",
-    "random.sample",
-    "random.uniform",
-    "random.getrandbits",
-    "random.randbytes",
-    "random.gauss",
-    "numpy.random.*",
-    "secrets.*",
-    "os.getpid",
-    "os.urandom",
-    "socket.gethostname",
-    "shortuuid.uuid",
-    "nanoid.generate",
-)
+# Resolved names of calls whose result differs between requests, from every framework.
+VOLATILE_CALLS = tuple(source for framework in FRAMEWORKS for source in framework.sources)
 # Calls that read the clock only when no time argument is given.
 _CLOCK_WITHOUT_ARGUMENT = frozenset(
     {"time.strftime", "time.localtime", "time.gmtime", "time.ctime", "time.asctime"}

@@ -15,6 +15,9 @@ from typing import Any
 
 __all__ = [
     "EMPTY",
+    "NOT_FOLLOWED",
+    "ORDER_CODES",
+    "PER_REQUEST",
     "Dep",
     "Param",
     "Piece",
@@ -24,6 +27,11 @@ __all__ = [
     "join_values",
     "text_value",
 ]
+
+# Rule codes the analysis itself gives meaning to.
+PER_REQUEST = "PC502"  # per-request data: fine in the newest turn or spliced history
+NOT_FOLLOWED = "PC506"  # a value the analysis cannot follow
+ORDER_CODES = frozenset({"PC504", "PC505"})  # order variation: sorting or an aggregate ends it
 
 # Bounds on what a string's pieces remember, so that code like `s = s + f"{s}"` in a loop (or
 # repeated 30 times) costs linear time: beyond them the tail keeps its dependencies and (up to

@@ -64,6 +64,8 @@ PYTHON_PER_REQUEST = (
     "file_content*",
     "*_file_content*",
     "*_id",
+    "email",
+    "*_email",
 )
 # Attribute names that carry per-request data: an attribute (`self.docs`, `prompt.context`) is
 # usually an object's own state, so only these (and the config's own additions) count.

@@ -29,6 +29,7 @@ from . import (  # Python rules
     PC503,
     PC504,
     PC505,
+    PC506,
 )
 
 __all__ = ["RULES"]
@@ -40,6 +41,6 @@ RULES: MappingProxyType[str, Rule] = MappingProxyType(
     }
     | {
         module.RULE.code: module.RULE
-        for module in (PC500, PC501, PC502, PC503, PC504, PC505)  # Python rules
+        for module in (PC500, PC501, PC502, PC503, PC504, PC505, PC506)  # Python rules
     }
 )

@@ -1,0 +1,548 @@
+"""
+Models of library calls, by last name: what `str.format`, `json.dumps`, `sorted`, `list.append`,
+`functools.partial`, a dataclass `field`, a Jinja `Template` ... give, as the analysis's
+propagators (the value flows through), sanitisers (`sorted` ends order variation) and sources
+(`hash()` differs per process). A handler answers None to leave a call to the general rules.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
+from ._locations import node_label, node_span
+from ._values import EMPTY, ORDER_CODES, PER_REQUEST, Dep, Taint, Value, join_values, text_value
+
+if TYPE_CHECKING:
+    from ._interp import Frame
+
+__all__ = ["SPECIAL", "Call", "all_str", "is_history", "is_placeholder", "repeat_count"]
+
+_FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}!:]*)(?:![rsa])?(?::[^{}]*)?\}")
+_ORDER_FREE = frozenset({"len", "min", "max", "sum", "any", "all", "bool", "int", "float"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Call:
+    """
+    A call a special handler may model: its dotted `name`, its node, the value it is called on
+    (`receiver`; None for a plain function) and its evaluated `args` and `keywords`.
+    """
+
+    name: str
+    node: ast.Call
+    receiver: Value | None
+    args: list[Value]
+    keywords: dict[str, Value]
+
+
+# A handler answers the call's value, or None to leave it to the general rules.
+_Special = Callable[["Frame", Call], "Value | None"]
+
+
+def _format(frame: Frame, call: Call) -> Value | None:
+    receiver, args, keywords = call.receiver, call.args, call.keywords
+    if receiver is None or receiver.kind in ("ptemplate", "chain", "jtemplate"):
+        return None
+    text = receiver.text
+    splat = [v for k, v in (keywords.items()) if k == "**"]
+    if text is None:
+        return (
+            join_values([receiver, *args, *keywords.values()])
+            if receiver.pieces is not None or receiver.kind == "str"
+            else None
+        )
+    parts: list[Value] = []
+    position, index = 0, 0
+    for found in _FORMAT_FIELD.finditer(text):
+        parts.append(text_value(text[position : found.start()]))
+        position = found.end()
+        if found.group() in ("{{", "}}"):
+            parts.append(text_value(found.group()[0]))
+            continue
+        field_name = re.split(r"[.\[]", found.group(1) or "", maxsplit=1)[0]
+        if field_name == "" or field_name.isdigit():
+            slot = int(field_name) if field_name else index
+            index += 1
+            parts.append(args[slot] if slot < len(args) else join_values(splat))
+        else:
+            parts.append(keywords.get(field_name) or _splat_value(call.node, frame, field_name))
+    parts.append(text_value(text[position:]))
+    return frame.string(parts)
+
+
+def _splat_value(node: ast.Call, frame: Frame, name: str) -> Value:
+    """`.format(**ctx)` where ctx's fields are unknown: the variable depends on ctx."""
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            whole = frame.eval(keyword.value)
+            if whole.fields is None:
+                return whole.opaque()
+    return EMPTY
+
+
+def _join(frame: Frame, call: Call) -> Value | None:
+    receiver = call.receiver
+    if receiver is None or not call.args or (receiver.pieces is None and receiver.kind != "str"):
+        return None
+    iterable = call.args[0]
+    if iterable.items is not None and not any(i.spliced for i in iterable.items):
+        parts: list[Value] = []
+        for index, item in enumerate(iterable.items):
+            if index:
+                parts.append(receiver)
+            parts.append(item)
+        return frame.string(parts)
+    element = frame.element(iterable, call.node.args[0])
+    return Value(
+        deps=receiver.deps | element.deps,
+        pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces,
+        kind="str",
+    )
+
+
+def _json_dumps(frame: Frame, call: Call) -> Value | None:
+    name, node = call.name, call.node
+    if (
+        name not in ("json.dumps", "json.dump", "orjson.dumps", "simplejson.dumps", "ujson.dumps")
+        or not call.args
+    ):
+        return None
+    value = call.args[0]
+    deps = set(value.deps)
+    sorts = _sorts_keys(name, node)
+    if not sorts and not value.fixed and value.kind not in ("str", "num"):
+        deps.add(
+            frame.taint(
+                "PC503",
+                f"`{node_label(frame.module, node)}` without sort_keys=True",
+                node,
+                fix=("sort_keys", *node_span(frame.module, node)),
+                fixable=name in _SORT_KEYS_FIXABLE,
+            )
+        )
+    pieces = flatten(value)
+    return Value(
+        deps=frozenset(deps),
+        pieces=(*pieces, frozenset(deps - value.deps)) if deps - value.deps else pieces,
+        kind="json",
+        meta=value,
+    )
+
+
+# The serialisers whose `sort_keys=True` keyword `--fix` may add (orjson takes an option flag
+# instead, under whatever name the module imported it as: left for a person).
+_SORT_KEYS_FIXABLE = frozenset(
+    {"json.dumps", "json.dump", "simplejson.dumps", "simplejson.dump", "ujson.dumps", "ujson.dump"}
+)
+
+
+def _sorts_keys(name: str, node: ast.Call) -> bool:
+    for keyword in node.keywords:
+        if keyword.arg == "sort_keys":
+            return not (isinstance(keyword.value, ast.Constant) and not keyword.value.value)
+        if keyword.arg == "option" and "SORT_KEYS" in ast.unparse(keyword.value):
+            return True
+        if keyword.arg is None:
+            return True  # **options may set it: not ours to guess
+    return name.startswith("orjson") and len(node.args) > 2
+
+
+def _sorted(frame: Frame, call: Call) -> Value | None:
+    if call.receiver is not None or not call.args:
+        return None
+    return _sorted_value(frame, call.args[0].deps, call.node)
+
+
+def _sorted_value(frame: Frame, deps: frozenset[Dep], node: ast.Call) -> Value:
+    """The list `sorted(...)` or `.sort()` makes: its order is fixed, unless keyed by hash()."""
+    kept = _without_order(deps)
+    if _uses_hash(node):
+        kept.add(frame.taint("PC505", f"`{node_label(frame.module, node)}` orders by hash()", node))
+    return Value(deps=frozenset(kept), kind="list")
+
+
+def _without_order(deps: Iterable[Dep]) -> set[Dep]:
+    """`deps` less order variation (PC504, PC505): sorting or an aggregate (`len`, `sum`) ends it."""
+    return {d for d in deps if not (isinstance(d, Taint) and d.code in ORDER_CODES)}
+
+
+def _uses_hash(node: ast.Call) -> bool:
+    for keyword in node.keywords:
+        if keyword.arg == "key":
+            for sub in ast.walk(keyword.value):
+                if isinstance(sub, ast.Name) and sub.id == "hash":
+                    return True
+    return False
+
+
+def _order_free(frame: Frame, call: Call) -> Value | None:
+    if call.receiver is not None:
+        return None
+    deps = _without_order(d for a in call.args for d in a.deps)
+    return Value(deps=frozenset(deps)) if deps else EMPTY
+
+
+def _materialise(frame: Frame, call: Call) -> Value | None:
+    name = call.name
+    if call.receiver is not None:
+        return None
+    if not call.args:
+        return Value(
+            kind="list" if name in ("list", "tuple") else "set",
+            fixed=True,
+            items=() if name in ("list", "tuple") else None,
+        )
+    value = call.args[0]
+    if name in ("set", "frozenset"):
+        return Value(
+            deps=value.deps,
+            kind="set",
+            meta=value.text is not None
+            or (value.items is not None and all(i.text is not None for i in value.items)),
+        )
+    if value.kind in ("set", "udict", "uview"):
+        element = frame.element(value, call.node.args[0])
+        return Value(deps=element.deps, kind="list")
+    return replace(value, kind="list")
+
+
+def _views(frame: Frame, call: Call) -> Value | None:
+    receiver = call.receiver
+    if receiver is None:
+        return None
+    if receiver.kind == "udict":
+        return Value(deps=receiver.deps, kind="uview")
+    if receiver.fields is not None and call.name.endswith("values"):
+        return Value(deps=receiver.deps, items=tuple(v for _, v in receiver.fields), kind="list")
+    return Value(deps=receiver.deps) if receiver.deps else EMPTY
+
+
+def _hash(frame: Frame, call: Call) -> Value | None:
+    if call.name != "hash" or call.receiver is not None:
+        return None
+    return Value(
+        deps=frozenset(
+            {
+                frame.taint(
+                    "PC505",
+                    f"`{node_label(frame.module, call.node)}` (differs per process)",
+                    call.node,
+                )
+            }
+        )
+    )
+
+
+def _fromkeys(frame: Frame, call: Call) -> Value | None:
+    if not call.args:
+        return None
+    source = call.args[0]
+    return Value(
+        deps=source.deps, kind="udict" if source.kind in ("set", "udict", "uview") else "dict"
+    )
+
+
+def _dict(frame: Frame, call: Call) -> Value | None:
+    args = call.args
+    if call.receiver is not None or call.name != "dict":
+        return None
+    fields = list(args[0].fields or ()) if args else []
+    fields.extend((k, v) for k, v in call.keywords.items())
+    known = not args or args[0].fields is not None
+    deps = join_values([*args, *call.keywords.values()]).deps
+    return Value(
+        deps=deps,
+        fields=dict_fields(fields) if known else None,
+        kind="udict" if args and args[0].kind in ("set", "udict", "uview") else "dict",
+    )
+
+
+def _mutate(frame: Frame, call: Call) -> Value | None:
+    """`xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)`, `d.update(...)`, `random.shuffle(xs)`."""
+    node, receiver, args = call.node, call.receiver, call.args
+    func = node.func
+    if not isinstance(func, ast.Attribute) or receiver is None or receiver.kind == "module":
+        if call.name == "random.shuffle" and node.args:
+            taint = frame.taint("PC501", f"`{node_label(frame.module, node)}`", node)
+            target = node.args[0]
+            frame.assign((target), frame.eval(target).with_deps([taint]))
+            return EMPTY
+        return None
+    method = func.attr
+    target = func.value
+    if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript) or receiver.kind in (
+        "instance",
+        "class",
+        "function",
+        "method",
+        "lambda",
+        "jtemplate",
+        "ptemplate",
+        "chain",
+    ):
+        return None
+    items = (
+        as_items(receiver)
+        if (receiver.items is not None or receiver.deps or receiver.kind == "param")
+        else ()
+    )
+    if method == "append" and args:
+        updated = Value(
+            deps=receiver.deps | args[0].deps, items=cap_items((*items, args[0])), kind="list"
+        )
+    elif method == "extend" and args:
+        updated = Value(
+            deps=receiver.deps | args[0].deps,
+            items=cap_items((*items, *as_items(args[0]))),
+            kind="list",
+        )
+    elif method == "insert" and len(args) == 2:
+        position = node.args[0]
+        at_start = isinstance(position, ast.Constant) and position.value == 0
+        new = (args[1], *items) if at_start else (*items, args[1])
+        updated = Value(deps=receiver.deps | args[1].deps, items=cap_items(new), kind="list")
+    elif method == "update":
+        fields = list(receiver.fields or ())
+        for arg in args:
+            fields.extend(arg.fields or (("**", arg),))
+        fields.extend(call.keywords.items())
+        if receiver.kind not in ("", "dict", "udict"):
+            return None
+        updated = Value(
+            deps=join_values([receiver, *args, *call.keywords.values()]).deps,
+            fields=dict_fields(fields),
+            kind=receiver.kind,
+        )
+    elif method == "add" and args and receiver.kind == "set":
+        updated = receiver.with_deps(args[0].deps)
+    elif method == "sort":
+        updated = _sorted_value(frame, receiver.deps, node)
+    else:
+        return None
+    frame.assign((target), updated)
+    return EMPTY
+
+
+def _template(frame: Frame, call: Call) -> Value | None:
+    """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
+    last = call.name.rsplit(".", 1)[-1]
+    if last == "Template" and not call.name.startswith(("jinja2", "Template")):
+        return None
+    text = call.args[0] if call.args else call.keywords.get("source", EMPTY)
+    if last == "get_template":
+        return Value(kind="jtemplate", meta=_read_template(frame, text.text))
+    return Value(kind="jtemplate", meta=text.text)
+
+
+def _read_template(frame: Frame, name: str | None) -> str | None:
+    if not name:
+        return None
+    config = frame.a.config
+    root = frame.a.project.root
+    folders = []
+    if frame.module.path is not None:
+        folders.append(frame.module.path.parent)
+        folders.extend(frame.module.path.parent / sub for sub in ("templates", "prompts"))
+    folders.extend(root / folder for folder in config.search_path)
+    folders.extend([root, root / "templates", root / "prompts"])
+    for folder in folders:
+        path = folder / name
+        try:
+            if path.is_file():
+                return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError, ValueError):
+            return None
+    return None
+
+
+def _dedent(frame: Frame, call: Call) -> Value | None:
+    if call.receiver is not None and call.receiver.kind != "module":
+        return None
+    return call.args[0] if call.args else None
+
+
+def _str(frame: Frame, call: Call) -> Value | None:
+    if call.name != "str" or call.receiver is not None or not call.args:
+        return None
+    value = call.args[0]
+    if value.kind in ("set", "udict", "uview"):
+        return frame.element(value, call.node.args[0])
+    return (
+        replace(value, kind="str")
+        if value.pieces is not None
+        else Value(deps=value.deps, pieces=(value.deps,) if value.deps else (), kind="str")
+    )
+
+
+def is_placeholder(spec: Value) -> bool:
+    """A chat template's message spec filled with messages at run time: a
+    `MessagesPlaceholder`, a `("placeholder", "{messages}")` tuple."""
+    if spec.kind == "placeholder":
+        return True
+    return spec.items is not None and len(spec.items) == 2 and spec.items[0].text == "placeholder"
+
+
+# An agent's scratchpad holds this request's own tool steps: new on every request whatever comes
+# before it, so a turn it follows loses nothing by varying (the conversation history does).
+_SCRATCHPAD = re.compile(r"(?i)scratchpad|intermediate_steps")
+
+
+def is_history(spec: Value) -> bool:
+    """A placeholder for the conversation so far (not an agent's scratchpad)."""
+    if not is_placeholder(spec):
+        return False
+    name = spec.meta if spec.kind == "placeholder" else (spec.items or (EMPTY, EMPTY))[1].text
+    return not (isinstance(name, str) and _SCRATCHPAD.search(name))
+
+
+def _messages_placeholder(frame: Frame, call: Call) -> Value | None:
+    if call.receiver is not None:
+        return None
+    name = call.args[0] if call.args else call.keywords.get("variable_name", EMPTY)
+    return Value(kind="placeholder", meta=name.text)
+
+
+def _runnable_map(frame: Frame, call: Call) -> Value | None:
+    """
+    `RunnableMap({...})`, `RunnableParallel(key=...)`, `RunnablePassthrough.assign(key=...)`:
+    the keys it fills on each invoke. A callable is called when the map is piped into a prompt
+    template; a runnable (`itemgetter("q") | retriever`) computes its key from the request, so
+    what it fills is per-request data.
+    """
+    last = call.name.rsplit(".", 1)[-1]
+    if last == "assign" and not call.name.endswith("RunnablePassthrough.assign"):
+        return None
+    if last != "assign" and call.receiver is not None:
+        return None
+    nodes: list[tuple[str, Value, ast.expr]] = []
+    first = call.node.args[0] if call.node.args else None
+    if isinstance(first, ast.Dict) and call.args:
+        for key, value_node in zip(first.keys, first.values, strict=True):
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                value = call.args[0].field(key.value)
+                nodes.append((key.value, value if value is not None else EMPTY, value_node))
+    nodes.extend(
+        (k.arg, call.keywords[k.arg], k.value) for k in call.node.keywords if k.arg is not None
+    )
+    fields = [(key, _filled(frame, key, value, node)) for key, value, node in nodes]
+    return Value(fields=dict_fields(fields), kind="dict")
+
+
+def _filled(frame: Frame, key: str, value: Value, node: ast.expr) -> Value:
+    """What a map's key is filled with: a callable or a text as it is; anything else is a
+    runnable, whose output is computed from the request."""
+    if value.kind in ("function", "method", "lambda", "partial", "str"):
+        return value
+    if value.pieces is not None or isinstance(node, ast.Constant):
+        return value
+    taint = frame.taint(PER_REQUEST, f"`{key}` (filled per invoke by a runnable)", node)
+    deps = value.deps | {taint}
+    return Value(deps=deps, pieces=(deps,))
+
+
+def _getattr(frame: Frame, call: Call) -> Value | None:
+    """`getattr(obj, name)` with a name known only at run time: not followed (PC506)."""
+    node = call.node
+    if call.name != "getattr" or call.receiver is not None or len(node.args) < 2:
+        return None
+    if isinstance(node.args[1], ast.Constant):
+        return None
+    label = f"`{node_label(frame.module, node)}` (an attribute named at run time)"
+    return frame.lost(label, node).with_deps(call.args[0].deps)
+
+
+def _partial(frame: Frame, call: Call) -> Value | None:
+    """`functools.partial(f, *args, **keywords)`: a callable that calls `f` with them first."""
+    if call.name != "functools.partial" or not call.args:
+        return None
+    return Value(
+        deps=join_values([*call.args[1:], *call.keywords.values()]).deps,
+        kind="partial",
+        meta=(call.args[0], tuple(call.args[1:]), dict(call.keywords)),
+    )
+
+
+# Field declarations whose `default_factory` runs for every new instance (dataclasses,
+# pydantic, attrs): the field's value is what the factory returns.
+_FIELD_ROOTS = ("dataclasses.", "pydantic.", "attr.", "attrs.", "sqlmodel.", "msgspec.")
+
+
+def _field(frame: Frame, call: Call) -> Value | None:
+    if not call.name.startswith(_FIELD_ROOTS):
+        return None
+    nodes = {k.arg: k.value for k in call.node.keywords if k.arg is not None}
+    values = [call.keywords[k] for k in ("default",) if k in call.keywords]
+    if call.args and call.name.endswith("Field"):  # pydantic's default is positional
+        values.append(call.args[0])
+    for keyword in ("default_factory", "factory"):
+        if keyword in call.keywords:
+            values.append(frame.call_value(call.keywords[keyword], nodes[keyword]))
+    return merge_all(values) if values else EMPTY
+
+
+SPECIAL: dict[str, _Special] = {
+    "getattr": _getattr,
+    "RunnableMap": _runnable_map,
+    "RunnableParallel": _runnable_map,
+    "assign": _runnable_map,
+    "MessagesPlaceholder": _messages_placeholder,
+    "partial": _partial,
+    "field": _field,
+    "Field": _field,
+    "ib": _field,
+    "attrib": _field,
+    "format": _format,
+    "join": _join,
+    "dumps": _json_dumps,
+    "dump": _json_dumps,
+    "sorted": _sorted,
+    "list": _materialise,
+    "tuple": _materialise,
+    "set": _materialise,
+    "frozenset": _materialise,
+    "keys": _views,
+    "values": _views,
+    "items": _views,
+    "hash": _hash,
+    "fromkeys": _fromkeys,
+    "dict": _dict,
+    "append": _mutate,
+    "extend": _mutate,
+    "insert": _mutate,
+    "update": _mutate,
+    "add": _mutate,
+    "sort": _mutate,
+    "shuffle": _mutate,
+    "Template": _template,
+    "from_string": _template,
+    "get_template": _template,
+    "dedent": _dedent,
+    "cleandoc": _dedent,
+    "str": _str,
+    **dict.fromkeys(_ORDER_FREE, _order_free),
+}
+
+
+def repeat_count(node: ast.AST) -> int | None:
+    """`n` of `text * n` when `n` is a small literal."""
+    right = node.right if isinstance(node, ast.BinOp) else None
+    if (
+        isinstance(right, ast.Constant)
+        and isinstance(right.value, int)
+        and 0 <= right.value <= 1000
+    ):
+        return int(right.value)
+    return None
+
+
+def all_str(elements: list[ast.expr]) -> bool:
+    """Whether every element is a string literal or an f-string (always a `str`)."""
+    return all(
+        isinstance(e, ast.JoinedStr) or (isinstance(e, ast.Constant) and isinstance(e.value, str))
+        for e in elements
+    )

@@ -1,0 +1,306 @@
+"""
+How values combine and travel: merging branches, a value's content in order, binding a call's
+arguments to a summary's parameters and substituting them into what it returns.
+
+Pure functions of `_values`: no frame, no module, no rule.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+
+from ._values import (
+    EMPTY,
+    MAX_PIECES,
+    NOT_FOLLOWED,
+    PER_REQUEST,
+    Dep,
+    Param,
+    Piece,
+    Taint,
+    Value,
+    compact,
+    join_values,
+    text_value,
+)
+
+__all__ = [
+    "Caller",
+    "as_items",
+    "bind_arguments",
+    "called_deps",
+    "cap_items",
+    "constant_value",
+    "dict_fields",
+    "flatten",
+    "follow",
+    "merge",
+    "merge_all",
+    "passed_through",
+    "static_after",
+    "static_text",
+    "substitute",
+    "text_after",
+    "unfollowed",
+]
+
+_FIXED = Value(fixed=True)
+# A `Param.path` step: the parameter went through a template the analysis could not read.
+UNREAD = "<unread template>"
+
+
+def constant_value(constant: object) -> Value:
+    if isinstance(constant, str):
+        return text_value(constant)
+    if isinstance(constant, int | float) and not isinstance(constant, bool):
+        return Value(pieces=(str(constant),), kind="num", fixed=True)
+    return _FIXED  # None, True, bytes...: values are immutable, so one serves them all
+
+
+def merge(a: Value, b: Value) -> Value:
+    if a == b:
+        return a
+    items = None
+    if a.items is not None and b.items is not None and len(a.items) == len(b.items):
+        items = tuple(merge(x, y) for x, y in zip(a.items, b.items, strict=True))
+    fields = None
+    if a.fields is not None and b.fields is not None:
+        keys = list(dict.fromkeys([k for k, _ in a.fields] + [k for k, _ in b.fields]))
+        fields = tuple((k, merge(a.field(k) or EMPTY, b.field(k) or EMPTY)) for k in keys)
+    pieces = a.pieces if a.pieces == b.pieces else None
+    if pieces is None and a.pieces is not None and b.pieces is not None:
+        pieces = a.pieces if len(static_text(a.pieces)) >= len(static_text(b.pieces)) else b.pieces
+        pieces = (*pieces, b.deps | a.deps) if (a.deps | b.deps) else pieces
+    return Value(
+        deps=a.deps | b.deps,
+        pieces=pieces,
+        items=items,
+        fields=fields,
+        kind=a.kind if a.kind == b.kind else (a.kind or b.kind),
+        fixed=a.fixed and b.fixed,
+        spliced=a.spliced or b.spliced,
+        meta=a.meta if a.meta is not None else b.meta,
+    )
+
+
+def merge_all(values: Sequence[Value]) -> Value:
+    result = values[0]
+    for value in values[1:]:
+        result = merge(result, value)
+    return result
+
+
+def static_text(pieces: Iterable[Piece]) -> str:
+    return "".join(p for p in pieces if isinstance(p, str))
+
+
+def flatten(value: Value, depth: int = 0) -> tuple[Piece, ...]:
+    """The value's content in order, for position estimates."""
+    if value.pieces is not None:
+        return value.pieces
+    if depth < 6 and value.items is not None:
+        return tuple(p for item in value.items for p in flatten(item, depth + 1))
+    if depth < 6 and value.fields is not None:
+        return tuple(p for _, item in value.fields for p in flatten(item, depth + 1))
+    return (value.deps,) if value.deps else ()
+
+
+def text_after(pieces: Sequence[Piece], dep: Dep) -> str:
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return "".join(p for p in pieces[index + 1 :] if isinstance(p, str))
+    return ""
+
+
+def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
+    """Characters of literal text after the first piece that carries `dep` (0 when not found)."""
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return sum(len(p) for p in pieces[index + 1 :] if isinstance(p, str))
+    return 0
+
+
+def dict_fields(fields: Sequence[tuple[str, Value]]) -> tuple[tuple[str, Value], ...]:
+    """A dict's fields as Python keeps them: the last value of each key, in first-key order;
+    every opaque `**` splat folded into one."""
+    kept: dict[str, Value] = {}
+    for name, value in fields:
+        kept[name] = merge(kept[name], value) if name == "**" and name in kept else value
+    return tuple(kept.items())
+
+
+def cap_items(items: tuple[Value, ...]) -> tuple[Value, ...]:
+    """At most MAX_PIECES known items: the rest become one spliced item (its order unknown)."""
+    if len(items) <= MAX_PIECES:
+        return items
+    rest = join_values(items[MAX_PIECES - 1 :])
+    return (*items[: MAX_PIECES - 1], replace(rest, spliced=True))
+
+
+def as_items(value: Value) -> tuple[Value, ...]:
+    if value.items is not None:
+        return value.items
+    return (replace(value.opaque(), spliced=True),) if (value.deps or value.kind == "param") else ()
+
+
+def bind_arguments(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> dict[int | str, Value]:
+    params = [*node.args.posonlyargs, *node.args.args]
+    bound: dict[int | str, Value] = {}
+    for index, param in enumerate(params):
+        if index < len(args):
+            bound[index] = args[index]
+        elif param.arg in keywords:
+            bound[index] = keywords[param.arg]
+        elif splats:
+            bound[index] = join_values(splats)
+    for param in node.args.kwonlyargs:
+        if param.arg in keywords:
+            bound[param.arg] = keywords[param.arg]
+        elif splats:
+            bound[param.arg] = join_values(splats)
+    if node.args.vararg is not None and len(args) > len(params):
+        bound[node.args.vararg.arg] = Value(
+            items=tuple(args[len(params) :]), deps=join_values(args[len(params) :]).deps
+        )
+    if node.args.kwarg is not None:
+        extra = {
+            k: v
+            for k, v in keywords.items()
+            if k not in {p.arg for p in (*params, *node.args.kwonlyargs)}
+        }
+        fields = list(extra.items())
+        for splat in splats:  # `wrapper(**kwargs)` forwards the caller's own keywords
+            fields.extend(splat.fields if splat.fields is not None else (("**", splat),))
+        bound[node.args.kwarg.arg] = Value(
+            fields=dict_fields(fields), deps=join_values([*extra.values(), *splats]).deps
+        )
+    # Summaries name keyword-only (and *args/**kwargs) parameters by name, with index -1.
+    return bound
+
+
+def called_deps(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` of a callable, once called: each parameter's part at path "()" (what the caller's
+    argument returns), the rest as they are."""
+    return frozenset(
+        Param(index=d.index, name=d.name, path=(*d.path, "()"))
+        if isinstance(d, Param) and len(d.path) < 4
+        else d
+        for d in deps
+    )
+
+
+# Calls a callable argument on behalf of a summary (a `Param` path's "()").
+Caller = Callable[[Value], Value]
+
+
+def substitute(
+    value: Value, bound: dict[int | str, Value], depth: int, call: Caller | None = None
+) -> Value:
+    if not any(isinstance(d, Param) for d in value.deps):
+        return value
+    deps: set[Dep] = set()
+    for dep in value.deps:
+        if isinstance(dep, Param):
+            deps |= _argument(dep, bound, call).deps
+        else:
+            deps.add(dep)
+    pieces = None
+    if value.pieces is not None:
+        new: list[Piece] = []
+        for piece in value.pieces:
+            if isinstance(piece, str):
+                new.append(piece)
+                continue
+            params = [d for d in piece if isinstance(d, Param)]
+            if len(params) == 1 and len(piece) <= 2:
+                argument = _argument(params[0], bound, call)
+                new.extend(flatten(argument))
+                rest = frozenset(
+                    d for d in piece if not isinstance(d, Param) and d not in argument.deps
+                )
+                if rest:
+                    new.append(rest)
+            else:
+                replaced: set[Dep] = {d for d in piece if not isinstance(d, Param)}
+                for param in params:
+                    replaced |= _argument(param, bound, call).deps
+                if replaced:
+                    new.append(frozenset(replaced))
+        pieces = compact(new)
+    items = (
+        tuple(substitute(i, bound, depth + 1, call) for i in value.items)
+        if value.items is not None and depth < 4
+        else value.items
+    )
+    fields = (
+        tuple((k, substitute(v, bound, depth + 1, call)) for k, v in value.fields)
+        if value.fields is not None and depth < 4
+        else value.fields
+    )
+    return replace(value, deps=frozenset(deps), pieces=pieces, items=items, fields=fields)
+
+
+def passed_through(taint: Taint, call: str) -> Taint:
+    """`taint` once it has passed through `call`, which the analysis cannot see into (made
+    directly: `dataclasses.replace` looks every field up by name, for each of many taints)."""
+    return Taint(
+        code=taint.code,
+        label=taint.label,
+        path=taint.path,
+        line=taint.line,
+        column=taint.column,
+        via=(*taint.via, call),
+        fix=taint.fix,
+        fixable=taint.fixable,
+    )
+
+
+def _argument(param: Param, bound: dict[int | str, Value], call: Caller | None) -> Value:
+    if param.index >= 0 and param.index in bound:
+        return follow(bound[param.index], param.path, call)
+    return follow(bound.get(param.name, EMPTY), param.path, call)
+
+
+def follow(value: Value, path: tuple[str, ...], call: Caller | None = None) -> Value:
+    """The part of `value` at `path` when its fields are known (else all of it); "()" in the
+    path is what the value returns when called (`call`: how to call it)."""
+    for key in path:
+        if key == "()":
+            value = call(value) if call is not None else value.opaque()
+            continue
+        if key == UNREAD:
+            value = Value(deps=unfollowed(value.deps))
+            continue
+        found = value.field(key)
+        if found is None:
+            return value
+        value = found
+    return value
+
+
+def unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` once rendered by a template the analysis could not read: each variation it could
+    place in the prefix becomes a not-followed note (order variation stays as it is); a
+    parameter's becomes so at each call (its path's `UNREAD` step)."""
+    return frozenset(
+        Param(index=d.index, name=d.name, path=(*d.path, UNREAD))
+        if isinstance(d, Param) and len(d.path) < 4
+        else Taint(
+            code=NOT_FOLLOWED,
+            label=f"{d.label}, rendered by a template the analysis could not read",
+            path=d.path,
+            line=d.line,
+            column=d.column,
+            via=d.via,
+        )
+        if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
+        else d
+        for d in deps
+    )

@@ -1,0 +1,63 @@
+"""Where a node is, and how a finding names it (its source text, without string literals:
+a label names code, and literals may be prompt text)."""
+
+from __future__ import annotations
+
+import ast
+
+from ._project import Module
+
+__all__ = ["node_label", "node_location", "node_span"]
+
+
+def node_location(module: Module, node: ast.AST) -> tuple[int, int]:
+    """1-based line and column in characters (`ast` gives UTF-8 byte offsets)."""
+    line = getattr(node, "lineno", 1)
+    offset = getattr(node, "col_offset", 0)
+    if offset:
+        offset = module.char_column(line, offset)
+    return line, offset + 1
+
+
+def node_label(module: Module, node: ast.AST) -> str:
+    """The node's source text, shortened: what a finding names (never more than 60 characters)."""
+    line, end_line = getattr(node, "lineno", 0), getattr(node, "end_lineno", 0)
+    start, end = getattr(node, "col_offset", 0), getattr(node, "end_col_offset", 0)
+    raw = module.line_bytes(line)
+    end = end if end_line == line else len(raw)
+    text = _without_text(raw, node, line, start, end) + (b"" if end_line == line else b" ...")
+    label = " ".join(text.decode("utf-8", "replace").split()) or type(node).__name__
+    return label if len(label) <= 60 else label[:57] + "..."
+
+
+def _without_text(raw: bytes, node: ast.AST, line: int, start: int, end: int) -> bytes:
+    """
+    `raw[start:end]` (of line `line`) with each string literal of `node` in it shown as
+    `"..."`: a label names code, and its literals may be prompt text, which no finding carries.
+    """
+    segment = raw[start:end]
+    if b"'" not in segment and b'"' not in segment:
+        return segment  # no quote, no literal (`datetime.now()`): nothing to walk for
+    spans = []
+    for sub in ast.walk(node):
+        if not isinstance(sub, ast.JoinedStr | ast.Constant) or sub.lineno != line:
+            continue
+        if isinstance(sub, ast.Constant) and not isinstance(sub.value, str | bytes):
+            continue
+        stop = sub.end_col_offset if sub.end_lineno == line else None
+        spans.append((max(sub.col_offset, start), min(stop or end, end)))
+    kept, position = b"", start
+    for first, stop in sorted(spans):
+        if first >= position:  # a literal inside an f-string already hidden is skipped
+            kept += raw[position:first] + b'"..."'
+            position = stop
+    return kept + raw[position:end]
+
+
+def node_span(module: Module, node: ast.AST) -> tuple[int, int, int, int]:
+    return (
+        getattr(node, "lineno", 1),
+        getattr(node, "col_offset", 0),
+        getattr(node, "end_lineno", 1) or 1,
+        getattr(node, "end_col_offset", 0) or 0,
+    )

@@ -1,0 +1,77 @@
+"""
+What the analysis keeps per function and class: the summary computed once and reused at every
+call (its return value, and `Pending` sinks its parameters reach), and the `Hit`s it finds.
+
+A summary says, in the terms of `_values`, "returns text holding a clock value" (a `Taint` in
+`ret`) or "forwards its `messages` argument to an SDK sink" (a `Pending` on that parameter).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from ._project import Module
+from ._values import Param, Taint, Value
+
+__all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Hit:
+    """A source of variation that reaches a sink: one finding, once located."""
+
+    taint: Taint
+    api: str
+    role: str
+    after: int  # characters of static text after the value, where known
+    history: bool  # the conversation (or more cacheable content) follows it
+    site_path: str
+    site_line: int
+    site_column: int
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pending:
+    """A sink that a parameter reaches inside a function; resolved at each call."""
+
+    index: int
+    name: str
+    api: str
+    role: str
+    after: int
+    history: bool
+    path: tuple[str, ...] = ()
+    spliced: bool = False  # it reaches the prefix as spliced history: per-request data is fine
+    whole: bool = False  # the parameter is the whole `messages` value: judge the argument's turns
+
+
+@dataclass(slots=True, kw_only=True)
+class Function:
+    module: Module
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda
+    cls: ClassInfo | None = None
+    outer: dict[str, Value] | None = None
+    system: bool = False  # decorated as a system prompt: its return value is a sink
+    ret: Value | None = None
+    pending: list[Pending] = field(default_factory=list)
+    running: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class ClassInfo:
+    module: Module
+    node: ast.ClassDef
+    methods: dict[str, Function] = field(default_factory=dict)
+    attrs: dict[str, Value] = field(default_factory=dict)
+    ready: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class ParamSlot:
+    index: int
+    name: str
+    per_request: bool
+    plain: Value | None = None  # its value when it carries no taint (the same at every use)
+    param: Param | None = None  # the symbol it stands for (immutable: one serves every use)

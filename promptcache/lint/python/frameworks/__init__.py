@@ -1,0 +1,49 @@
+"""
+What the analysis knows about each library, one module per framework (see `_knowledge`).
+
+Adding a framework is one module here declaring `FRAMEWORK`, listed in `FRAMEWORKS` below, and
+its tests. Order matters only where two sinks share a dotted-name ending: the first listed wins.
+"""
+
+from __future__ import annotations
+
+from .._knowledge import Framework
+from . import (
+    anthropic,
+    bedrock,
+    dspy,
+    google_genai,
+    instructor,
+    jinja,
+    langchain,
+    litellm,
+    llamaindex,
+    openai,
+    openai_agents,
+    promptcache,
+    promptflow,
+    pydantic_ai,
+    smolagents,
+    stdlib,
+)
+
+__all__ = ["FRAMEWORKS"]
+
+FRAMEWORKS: tuple[Framework, ...] = (
+    stdlib.FRAMEWORK,
+    anthropic.FRAMEWORK,
+    openai.FRAMEWORK,
+    google_genai.FRAMEWORK,
+    bedrock.FRAMEWORK,
+    litellm.FRAMEWORK,
+    langchain.FRAMEWORK,
+    pydantic_ai.FRAMEWORK,
+    openai_agents.FRAMEWORK,
+    promptcache.FRAMEWORK,
+    llamaindex.FRAMEWORK,
+    smolagents.FRAMEWORK,
+    dspy.FRAMEWORK,
+    instructor.FRAMEWORK,
+    promptflow.FRAMEWORK,
+    jinja.FRAMEWORK,
+)

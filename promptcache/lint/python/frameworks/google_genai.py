@@ -1,0 +1,35 @@
+"""Google's GenAI SDK (and the older `google.generativeai`): content calls, configs, caches."""
+
+from __future__ import annotations
+
+from .._knowledge import Framework, Sink
+
+_CONFIG = (("system_instruction", "system"), ("tools", "tools"))
+
+FRAMEWORK = Framework(
+    name="google-genai",
+    sinks=(
+        Sink(
+            api="Gemini generate_content",
+            suffixes=("generate_content", "generate_content_stream", "generate_content_async"),
+            keywords=(
+                ("contents", "input"),
+                ("config", "config"),
+                ("generation_config", "config"),
+            ),
+            positional=((0, "input"),),
+        ),
+        Sink(api="Gemini config", suffixes=("GenerateContentConfig",), keywords=_CONFIG),
+        Sink(api="Gemini GenerativeModel", suffixes=("GenerativeModel",), keywords=_CONFIG),
+        Sink(
+            api="Gemini chats.create",
+            suffixes=("chats.create", "start_chat"),
+            keywords=(("config", "config"), ("history", "messages")),
+        ),
+        Sink(
+            api="Gemini context cache",
+            suffixes=("caches.create",),
+            keywords=(("config", "config"),),
+        ),
+    ),
+)

@@ -1,0 +1,27 @@
+"""LlamaIndex: chat engines' and agents' system prompts (its `PromptTemplate` is followed as
+LangChain's is: the same name, the same `{variable}` syntax)."""
+
+from __future__ import annotations
+
+from .._knowledge import Framework, Sink
+
+_SYSTEM = (("system_prompt", "system"), ("context", "system"), ("prefix_messages", "messages"))
+
+FRAMEWORK = Framework(
+    name="llamaindex",
+    sinks=(
+        Sink(
+            api="LlamaIndex engine",
+            suffixes=("from_defaults", "from_tools"),
+            keywords=_SYSTEM,
+            roots=("llama_index",),
+        ),
+        Sink(api="LlamaIndex chat engine", suffixes=("as_chat_engine",), keywords=_SYSTEM),
+        Sink(
+            api="LlamaIndex agent",
+            suffixes=("FunctionAgent", "ReActAgent", "AgentWorkflow", "FunctionCallingAgent"),
+            keywords=_SYSTEM,
+            roots=("llama_index",),
+        ),
+    ),
+)

@@ -1,0 +1,17 @@
+"""smolagents: a `CodeAgent`'s or `ToolCallingAgent`'s instructions and prompt templates."""
+
+from __future__ import annotations
+
+from .._knowledge import Framework, Sink
+
+FRAMEWORK = Framework(
+    name="smolagents",
+    sinks=(
+        Sink(
+            api="smolagents agent",
+            suffixes=("CodeAgent", "ToolCallingAgent", "MultiStepAgent"),
+            keywords=(("instructions", "system"), ("prompt_templates", "system")),
+            roots=("smolagents",),
+        ),
+    ),
+)
