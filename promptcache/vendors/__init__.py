@@ -60,12 +60,10 @@ __all__ = [
 ]
 
 _MODULES: tuple[ModuleType, ...] = (anthropic, openai_chat, openai_responses, gemini, engine)
-    azure_openai,
-    azure_openai_responses,
-    bedrock_converse,
-    bedrock_mantle,
-    vertex_anthropic,
-    vertex_gemini,
+_MODULES += (bedrock_converse, bedrock_invoke)
+# Cloud platforms serving those formats (`_platform.py`).
+_MODULES += (vertex_anthropic, vertex_gemini, azure_openai, azure_openai_responses, foundry)
+_MODULES += (bedrock_mantle,)
 VENDORS: tuple[Vendor, ...] = tuple(module.VENDOR for module in _MODULES)
 VENDOR_NAMES: tuple[str, ...] = tuple(v.name for v in VENDORS)
 _BY_NAME: dict[str, Vendor] = {name.lower(): v for v in VENDORS for name in (v.name, *v.aliases)}

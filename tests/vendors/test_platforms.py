@@ -44,8 +44,9 @@ def test_a_vertex_claude_body_is_told_by_its_version_string_or_its_model_name() 
         "vertex-anthropic"
     )
     assert detect_vendor(_claude(model="claude-sonnet-4-5@20250929")).name == "vertex-anthropic"
-    # anthropic >= 2.0 writes its API version instead: Anthropic's format, rules the same
-    assert detect_vendor(_claude(anthropic_version="2026-10-21")).name == "anthropic"
+    # anthropic >= 2.0 writes its API version instead, into Bedrock InvokeModel bodies too: the
+    # body alone does not say Vertex, so it is not taken for Vertex's (pass the vendor)
+    assert detect_vendor(_claude(anthropic_version="2026-10-21")).name != "vertex-anthropic"
     assert detect_vendor(_claude(model="claude-sonnet-4-5")).name == "anthropic"
 
 
