@@ -141,12 +141,10 @@ def _raw(
     it), since a report prices every record of a log."""
     if _provider(vendor) is None:
         return None
-    data_snapshot = _data_snapshot()
-
-    try:
-        provider, info = data_snapshot.get_snapshot().find_provider_model(model, None, vendor, None)
-    except LookupError:
+    found = _provider_model(vendor, model)
+    if found is None:
         return None
+    provider, info = found
     prices = info.get_prices(when)
     raw = {
         f: getattr(prices, k) for k, f in _FIELDS.items() if getattr(prices, k, None) is not None
@@ -154,6 +152,18 @@ def _raw(
     if "input" not in raw:
         return None
     return raw, info.id, provider.id, _effective_from(info.prices, when)
+
+
+def _provider_model(vendor: str, model: str) -> tuple[Any, Any] | None:
+    """The first of the vendor's providers (`PLATFORM_PROVIDERS`) that prices `model`."""
+    snapshot = _data_snapshot().get_snapshot()
+    for provider_id in PLATFORM_PROVIDERS.get(vendor, (vendor,)):
+        try:
+            found: tuple[Any, Any] = snapshot.find_provider_model(model, None, provider_id, None)
+        except LookupError:
+            continue
+        return found
+    return None
 
 
 def _at_tier(value: Any, input_tokens: int) -> Decimal:
@@ -181,6 +191,20 @@ def _effective_from(prices: Any, when: dt.datetime) -> str | None:
     return None
 
 
+# Cloud platforms (families of `promptcache.vendors`) and the genai-prices providers that price
+# them, first found wins: genai-prices' `google` lists Claude and Gemini on Vertex AI; its
+# `azure` prices OpenAI's models (falling back to OpenAI's list itself); Foundry bills in Claude
+# Consumption Units, priced here at Anthropic's list; Bedrock's Messages API at `aws`'s rows
+# (the source of each price names the provider and row it came from).
+PLATFORM_PROVIDERS: Mapping[str, tuple[str, ...]] = {
+    "vertex-anthropic": ("google",),
+    "vertex-gemini": ("google",),
+    "azure-openai": ("azure",),
+    "foundry": ("anthropic",),
+    "bedrock-mantle": ("aws", "anthropic"),
+}
+
+
 def knows_vendor(vendor: str) -> bool:
     """Whether genai-prices has prices for our vendor family `vendor` ("gemini" is its "google")."""
     return _provider(vendor) is not None
@@ -194,7 +218,12 @@ def _provider(vendor: str) -> Any:
 
     if vendor not in {v.family for v in VENDORS}:
         return None
-    return data_snapshot.find_provider_by_id(data_snapshot.get_snapshot().providers, vendor)
+    providers = data_snapshot.get_snapshot().providers
+    for provider_id in PLATFORM_PROVIDERS.get(vendor, (vendor,)):
+        found = data_snapshot.find_provider_by_id(providers, provider_id)
+        if found is not None:
+            return found
+    return None
 
 
 def vendor_of(model: str) -> str | None:

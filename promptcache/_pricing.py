@@ -537,9 +537,16 @@ class MinTokenTable:
             raise InputError(
                 f"no minimum-token table for vendor {vendor!r}; known: {sorted(self.vendors)}"
             )
-        models: Mapping[str, int] = entry.get("models", {})
-        key = match_model(model, models)
-        return int(models[key]) if key is not None else int(entry["default"])
+        own: Mapping[str, int] = entry.get("models", {})
+        key = match_model(model, own)
+        if key is not None:
+            return int(own[key])
+        inherited = entry.get("inherits")
+        if inherited is not None and "default" not in entry:
+            # A platform serving another vendor's models: that vendor's table, where its own
+            # rows are silent (a fact is kept once).
+            return self._minimum(str(inherited), model)
+        return int(entry["default"])
 
 
 def load_prices(

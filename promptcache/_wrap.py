@@ -42,7 +42,7 @@ from ._errors import InputError, describe
 from ._sent import IteratorFailed, Unreadable, read_call
 from .debug.monitor import Invalidation, Monitor, adapter_for
 from .debug.recorder import Recorder
-from .vendors import VENDORS, get_vendor, resolve_vendor
+from .vendors import VENDORS, Vendor, get_vendor, resolve_vendor
 from .vendors._fields import get_field
 
 __all__ = ["PROMPT_ARGUMENTS", "SDK_PATHS", "SdkPaths", "wrap"]
@@ -147,7 +147,7 @@ def wrap(
     client: ClientT,
     *,
     monitor: Monitor | None = None,
-    vendor: str | None = None,
+    vendor: str | Vendor | None = None,
     key: str | Callable[[Mapping[str, Any]], str] | None = None,
     on_invalidation: Callable[[Invalidation], Any] | None = None,
     recorder: Recorder | None = None,
@@ -187,8 +187,6 @@ _SDK_PACKAGES = (
     ("google.genai", "google-genai"),
     ("botocore", "boto3"),
 )
-# Clients of one SDK package that send another request format than the package's own
-_CLIENT_FORMATS = {"AnthropicBedrock": "bedrock-invoke", "AsyncAnthropicBedrock": "bedrock-invoke"}
 
 
 def _sdk_of(client: Any) -> str | None:
@@ -204,10 +202,29 @@ def _sdk_of(client: Any) -> str | None:
     )
 
 
+# Clients of one SDK package that send another request format than the package's own: the
+# cloud platforms' classes, whose record applies (its minimums, prices and model names), not
+# the first-party one (anthropic 2.15, openai 3.57).
+_CLIENT_FORMATS = {
+    "AnthropicBedrock": "bedrock-invoke",
+    "AsyncAnthropicBedrock": "bedrock-invoke",
+    "AnthropicVertex": "vertex-anthropic",
+    "AsyncAnthropicVertex": "vertex-anthropic",
+    "AnthropicFoundry": "foundry",
+    "AsyncAnthropicFoundry": "foundry",
+    "AnthropicBedrockMantle": "bedrock-mantle",
+    "AsyncAnthropicBedrockMantle": "bedrock-mantle",
+    "AzureOpenAI": "azure-openai",
+    "AsyncAzureOpenAI": "azure-openai",
+}
+
+
 def _vendor_of(client: Any) -> str:
     own = _CLIENT_FORMATS.get(client.__class__.__name__)
     if own is not None:
         return own
+    if _vertex_genai(client):
+        return "vertex-gemini"
     module = client.__class__.__module__  # a wrapped client's too: wrap() twice nests
     for package, name in (
         ("anthropic", "anthropic"),
@@ -221,6 +238,14 @@ def _vendor_of(client: Any) -> str:
         f"wrap() supports Anthropic, OpenAI and Gemini SDK clients, got {client.__class__.__qualname__} "
         f"from {module!r}; pass vendor=... if it is one of those behind another class"
     )
+
+
+def _vertex_genai(client: Any) -> bool:
+    """A google-genai client made with `vertexai=True` (its `aio` side too)."""
+    if not client.__class__.__module__.startswith("google.genai"):
+        return False
+    api = getattr(client, "_api_client", None)
+    return getattr(api, "vertexai", None) is True
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,7 @@ from typing import Any
 import pytest
 import vcr
 
-FILTERED_HEADERS = ["authorization", "x-api-key", "x-goog-api-key"]
+FILTERED_HEADERS = ["authorization", "x-api-key", "x-goog-api-key", "api-key"]  # api-key: Azure
 # LiteLLM's switches to the data files it ships instead of fetching them (tests/conftest.py
 # sets them; tests/debug/test_litellm_logger.py checks that nothing else leaves loopback)
 LITELLM_OFFLINE = {

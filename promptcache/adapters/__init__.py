@@ -40,6 +40,13 @@ _REGISTRY = {
     "engine": ("engines", "EngineAdapter"),
     "bedrock-converse": ("bedrock", "BedrockConverseAdapter"),
     "bedrock-invoke": ("bedrock", "BedrockInvokeAdapter"),
+    # cloud platforms serving those formats
+    "vertex-anthropic": ("platforms", "VertexAnthropicAdapter"),
+    "vertex-gemini": ("gemini", "VertexGeminiAdapter"),
+    "azure-openai": ("platforms", "AzureOpenAIChatAdapter"),
+    "azure-openai-responses": ("platforms", "AzureOpenAIResponsesAdapter"),
+    "foundry": ("platforms", "FoundryAdapter"),
+    "bedrock-mantle": ("platforms", "BedrockMantleAdapter"),
 }
 ADAPTER_NAMES = tuple(_REGISTRY)
 

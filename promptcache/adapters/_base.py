@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from dataclasses import replace
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -24,6 +25,7 @@ __all__ = [
     "Adapter",
     "BaseAdapter",
     "Capabilities",
+    "PlatformStream",
     "UsageAccumulator",
     "get_field",
     "get_int",
@@ -113,6 +115,21 @@ class BaseAdapter:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
+
+
+class PlatformStream:
+    """A format's stream reader whose record names the cloud platform that answered."""
+
+    def __init__(self, inner: UsageAccumulator, vendor: str) -> None:
+        self._inner = inner
+        self._vendor = vendor
+
+    def feed(self, event: Any) -> None:
+        self._inner.feed(event)
+
+    @property
+    def usage(self) -> CacheUsage:
+        return replace(self._inner.usage, vendor=self._vendor)
 
 
 def import_sdk(module: str, *, package: str, extra: str, purpose: str) -> ModuleType:

@@ -45,7 +45,9 @@ __all__ = ["DIAGNOSTICS_BETA", "AnthropicAdapter", "AnthropicStream", "platform_
 
 DIAGNOSTICS_BETA = "cache-diagnosis-2026-04-07"
 _PLATFORMS = ("anthropic", "aws", "bedrock", "vertex", "foundry")
-_NO_AUTOMATIC = ("bedrock", "vertex")
+# Automatic caching works everywhere but the legacy Bedrock integration (Anthropic, 2026-08-22;
+# it used to be refused on Vertex AI too).
+_NO_AUTOMATIC = ("bedrock",)
 _RESERVED_KWARGS = ("tools", "system", "messages", "model")
 _UNMARKABLE = ("thinking", "redacted_thinking")
 _AUTOMATIC = "automatic (top-level cache_control)"

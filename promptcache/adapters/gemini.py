@@ -39,9 +39,10 @@ from .._plan import Plan
 from .._pricing import PriceTable, load_prices
 from .._prompt import Layer, Prompt, Rendered
 from .._usage import CacheUsage
-from ..vendors import Capabilities
+from ..vendors import Capabilities, get_vendor
 from ..vendors.gemini import RULES, GeminiStream, read_usage
-from ._base import BaseAdapter, get_field
+from ..vendors.vertex_gemini import cache_scope, model_of
+from ._base import BaseAdapter, PlatformStream, get_field
 from ._pieces import block_parts, piece_of
 
 __all__ = ["CacheDecision", "CachedPrefix", "GeminiAdapter", "GeminiCacheManager", "GeminiStream"]
@@ -103,6 +104,22 @@ class GeminiAdapter(BaseAdapter):
 
     def accumulator(self) -> GeminiStream:
         return GeminiStream()
+
+
+class VertexGeminiAdapter(GeminiAdapter):
+    """Gemini on Vertex AI: `genai.Client(vertexai=True, project=..., location=...)`; the same
+    request, read under Vertex's record (its minimums and prices)."""
+
+    name = "vertex-gemini"
+    vendor = "vertex-gemini"
+    capabilities: ClassVar[Capabilities] = get_vendor("vertex-gemini").rules.capabilities
+
+    def read_usage(self, response: Any) -> CacheUsage:
+        read: CacheUsage = self.spec.read_usage(response)
+        return read
+
+    def accumulator(self) -> Any:
+        return PlatformStream(super().accumulator(), self.name)
 
 
 # How many of the last blocks a layout remembers the call names after: enough to drop the
@@ -377,7 +394,10 @@ class GeminiCacheManager:
         self.ttl_seconds = ttl_seconds
         self.refresh_within = dt.timedelta(seconds=refresh_within_seconds)
         self.prices = prices
-        self.adapter = adapter or GeminiAdapter()
+        # Vertex AI keeps explicit caches under a project and a location: a cache made there is
+        # found, priced and reused only there (`scope`: None on the Gemini API).
+        self.scope = vertex_scope(client)
+        self.adapter = adapter or _adapter_for(self.scope)
         self._slots: dict[tuple[str, str], CachedPrefix] = {}
 
     # -- decisions ----------------------------------------------------------------------------
@@ -392,7 +412,7 @@ class GeminiCacheManager:
                 "implicit caching still applies"
             )
         table = self.prices or load_prices()
-        rates = table.rates("gemini", model)
+        rates = table.rates(self.adapter.vendor, model)
         if rates.read is None or rates.storage_per_hour is None:
             return (
                 False,
@@ -441,8 +461,10 @@ class GeminiCacheManager:
         wanted = f"promptcache-{key[:16]}"
         for found in self.client.caches.list():
             name = get_field(found, "display_name") or get_field(found, "displayName")
-            found_model = str(get_field(found, "model") or "").removeprefix("models/")
-            if name == wanted and found_model == model:
+            # Vertex names the model by its resource path, under the cache's project and region
+            found_model = model_of(str(get_field(found, "model") or "").removeprefix("models/"))
+            here = _same_scope(cache_scope(str(get_field(found, "name") or "")), self.scope)
+            if name == wanted and found_model == model_of(model) and here:
                 return self._remember(slot, found, model, key, _static_tokens(rendered))
         return None
 
@@ -540,6 +562,28 @@ class GeminiCacheManager:
 
     def _forget(self, cache: CachedPrefix) -> None:
         self._slots = {k: v for k, v in self._slots.items() if v.name != cache.name}
+
+
+def vertex_scope(client: Any) -> tuple[str, str] | None:
+    """The (project, location) of a google-genai client made with `vertexai=True` (or its
+    `aio`), None for a Gemini API client."""
+    api = getattr(client, "_api_client", None)
+    if getattr(api, "vertexai", None) is not True:
+        return None
+    return (str(getattr(api, "project", "")), str(getattr(api, "location", "")))
+
+
+def _same_scope(found: tuple[str, str] | None, mine: tuple[str, str] | None) -> bool:
+    """Whether a listed cache lives where this manager's client sends. Vertex may name the
+    project by its number where the client names it by its id: a number is not compared."""
+    if found is None or mine is None:
+        return found is None and mine is None
+    project_matches = found[0] == mine[0] or found[0].isdigit() or mine[0].isdigit()
+    return project_matches and found[1] == mine[1]
+
+
+def _adapter_for(scope: tuple[str, str] | None) -> GeminiAdapter:
+    return GeminiAdapter() if scope is None else VertexGeminiAdapter()
 
 
 def _static_tokens(rendered: Rendered) -> int:

@@ -109,7 +109,7 @@ class _OpenAIBase(BaseAdapter):
         clash = [k for k in _RESERVED_KWARGS if k in options]
         if clash:
             raise InputError(f"{clash} come from the Prompt; build them with the Prompt builder")
-        explicit = supports_breakpoints(model)
+        explicit = self.spec.supports_breakpoints(model)  # the format's (a platform's) own
         cache_options = self._cache_options(model, explicit, cache_mode, cache_ttl, options)
         if plan is not None and plan.vendor != self.name:
             raise InputError(

@@ -150,14 +150,33 @@ def _first(attributes: Mapping[str, Any], names: tuple[str, ...]) -> Any:
     return None
 
 
-def _vendor(system: Any) -> str:
+# GenAI semantic-convention provider names of the cloud platforms (`gen_ai.provider.name`;
+# anthropic 2.15's AnthropicVertex writes "gcp.vertex_ai"): Vertex serves Claude and Gemini
+# under one name, told apart by the model.
+PLATFORM_SYSTEMS = {"azure.ai.openai": "azure-openai", "az.ai.openai": "azure-openai"}
+VERTEX_SYSTEMS = frozenset({"gcp.vertex_ai", "gcp.vertex.ai", "vertex_ai"})
+
+
+def _vendor(system: Any, model: str | None = None) -> str:
     """The registry's name for the span's system; a system it does not know, as the span says."""
     if not isinstance(system, str) or not system:
         return ""
+    named = system.lower()
+    if named in VERTEX_SYSTEMS:
+        claude = isinstance(model, str) and "claude" in model
+        return "vertex-anthropic" if claude else "vertex-gemini"
     try:
-        return get_vendor(system.lower()).name
+        return get_vendor(PLATFORM_SYSTEMS.get(named, named)).name
     except InputError:
         return system
+
+
+def _format(vendor: str) -> str:
+    """The request format a vendor name stands for (a platform's: the format it serves)."""
+    try:
+        return get_vendor(vendor).serves or vendor
+    except InputError:
+        return vendor
 
 
 def _model(attributes: Mapping[str, Any]) -> str | None:
@@ -179,12 +198,13 @@ def _cache_counts(attributes: Mapping[str, Any], vendor: str) -> tuple[int | Non
     read, write = _count(attributes, CACHE_READ), _count(attributes, CACHE_WRITE)
     if read is None and write is not None:
         read = 0
-    if vendor == "anthropic" and write is None and read is not None:
+    anthropic = _format(vendor) == "anthropic"
+    if anthropic and write is None and read is not None:
         write = 0
     if read is None and write is None:
         for marker, omits_for in ZERO_OMITTED:
-            if marker in attributes and omits_for in (None, vendor):
-                return 0, (0 if vendor == "anthropic" else None)
+            if marker in attributes and omits_for in (None, _format(vendor)):
+                return 0, (0 if anthropic else None)
     return read, write
 
 
@@ -210,8 +230,8 @@ def span_usage(attributes: Mapping[str, Any]) -> CacheUsage | None:
     total = _count(attributes, INPUT_TOKENS)
     if total is None:
         return None
-    vendor = _vendor(_first(attributes, SYSTEM))
     model = _model(attributes)
+    vendor = _vendor(_first(attributes, SYSTEM), model)
     raw = _raw_usage(attributes, vendor)
     if raw is not None:
         return replace(raw, vendor=vendor, model=model or raw.model)
@@ -322,7 +342,8 @@ class MonitorSpanProcessor(SpanProcessor):
         usage = span_usage(attributes)
         if usage is None:
             if not _failed(span) and _call_without_usage(attributes):
-                self._tally(_vendor(_first(attributes, SYSTEM)), _model(attributes), None)
+                model = _model(attributes)
+                self._tally(_vendor(_first(attributes, SYSTEM), model), model, None)
                 self._say_once(
                     "input",
                     "promptcache: GenAI span %r records a model call but no input token count "
@@ -347,7 +368,7 @@ class MonitorSpanProcessor(SpanProcessor):
                 "its hit rate is unknown and no invalidation can be judged",
                 span.name,
             )
-        request = span_request(attributes, usage.vendor)
+        request = span_request(attributes, _format(usage.vendor))
         if request.body is None:
             reason = _DESCRIBED.sub("*", _INDEX.sub(_any_index, request.reason))
             with self._lock:

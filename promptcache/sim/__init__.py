@@ -29,19 +29,31 @@ from .anthropic import AnthropicEmulator
 from .bedrock import BedrockEmulator
 from .gemini import GeminiEmulator
 from .openai import OpenAIEmulator
+from .platforms import (
+    AzureOpenAIEmulator,
+    BedrockMantleEmulator,
+    FoundryEmulator,
+    VertexAnthropicEmulator,
+    VertexGeminiEmulator,
+)
 from .vllm import VLLMEmulator
 
 __all__ = [
     "EMULATION",
     "AnthropicEmulator",
+    "AzureOpenAIEmulator",
     "BedrockEmulator",
+    "BedrockMantleEmulator",
     "Emulator",
+    "FoundryEmulator",
     "GeminiEmulator",
     "ManualClock",
     "OpenAIEmulator",
     "Outcome",
     "Reply",
     "VLLMEmulator",
+    "VertexAnthropicEmulator",
+    "VertexGeminiEmulator",
     "emulator_for",
     "send",
 ]
@@ -61,5 +73,12 @@ def emulator_for(vendor: str, **kwargs: object) -> Emulator:
         "gemini": GeminiEmulator,
         "engine": VLLMEmulator,
         "bedrock-converse": BedrockEmulator,
+        # cloud platforms (`platforms.py`)
+        "vertex-anthropic": VertexAnthropicEmulator,
+        "vertex-gemini": VertexGeminiEmulator,
+        "azure-openai": AzureOpenAIEmulator,
+        "azure-openai-responses": AzureOpenAIEmulator,
+        "foundry": FoundryEmulator,
+        "bedrock-mantle": BedrockMantleEmulator,
     }
     return table[get_vendor(vendor).name](**kwargs)  # type: ignore[arg-type]

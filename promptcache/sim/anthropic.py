@@ -127,7 +127,7 @@ class AnthropicEmulator(Emulator):
             segments=tuple(segments),
             hashes=tuple(chain(canonical(["anthropic", model]), _pieces(body, segments))),
             totals=tuple(accumulate(s.tokens for s in segments)),
-            floor=minimum("anthropic", model),
+            floor=minimum(self.vendor, model),
         )
 
     def what_if(self, prepared: Prepared, points: Sequence[tuple[int, str]], now: float) -> Change:

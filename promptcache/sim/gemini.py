@@ -135,7 +135,7 @@ class GeminiEmulator(Emulator):
     def create(self, body: Mapping[str, Any]) -> dict[str, Any]:
         model = need(body.get("model"), str, "model").removeprefix("models/")
         tokens = sum(s.tokens for s in _segments(body))
-        floor = minimum("gemini", model)
+        floor = minimum(self.vendor, model)
         if tokens < floor:
             raise Rejected(
                 400,
@@ -227,7 +227,7 @@ class GeminiEmulator(Emulator):
     def _implicit(self, model: str, segments: list[Segment]) -> tuple[int, int]:
         hashes = chain(canonical(["gemini", model]), (s.data for s in segments))
         totals = list(accumulate(s.tokens for s in segments))
-        total, floor, now = (totals[-1] if totals else 0), minimum("gemini", model), self.clock()
+        total, floor, now = (totals[-1] if totals else 0), minimum(self.vendor, model), self.clock()
         read_at = max(
             (i for i, h in enumerate(hashes) if self.store.live(h, now) is not None), default=-1
         )

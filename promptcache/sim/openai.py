@@ -179,7 +179,7 @@ class OpenAIEmulator(Emulator):
         flat = b"".join(s.data for s in segments)
         size = step * BYTES_PER_TOKEN
         hashes = chain(seed, (flat[i : i + size] for i in range(0, len(flat) - size + 1, size)))
-        total, floor, now = tokens_of(flat), minimum("openai", model), self.clock()
+        total, floor, now = tokens_of(flat), minimum(self.vendor, model), self.clock()
         matched = 0
         for link in hashes:
             if self.store.live(link, now) is None:
@@ -200,7 +200,7 @@ class OpenAIEmulator(Emulator):
         points = _written_points(body, segments, openai_rules(model, endpoint), endpoint)
         hashes = chain(seed, (s.data for s in segments))
         totals = list(accumulate(s.tokens for s in segments))
-        now, floor = self.clock(), minimum("openai", model)
+        now, floor = self.clock(), minimum(self.vendor, model)
         recent = self.recent.setdefault(seed, deque(maxlen=OPENAI_MAX_MATCHED_BREAKPOINTS))
         known = set(recent)
         # Only an exact match at an earlier breakpoint counts: no shorter, unmarked prefix.

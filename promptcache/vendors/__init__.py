@@ -23,12 +23,18 @@ from typing import Any
 from .._errors import InputError, shown_keys, shown_name
 from . import (
     anthropic,
+    azure_openai,
+    azure_openai_responses,
     bedrock_converse,
     bedrock_invoke,
+    bedrock_mantle,
     engine,
+    foundry,
     gemini,
     openai_chat,
     openai_responses,
+    vertex_anthropic,
+    vertex_gemini,
 )
 from ._elements import Element, Span, Unit, plain, plain_request
 from ._rules import TTL_SECONDS, CacheRules, Capabilities, Setting
@@ -55,6 +61,9 @@ __all__ = [
 
 _MODULES: tuple[ModuleType, ...] = (anthropic, openai_chat, openai_responses, gemini, engine)
 _MODULES += (bedrock_converse, bedrock_invoke)
+# Cloud platforms serving those formats (`_platform.py`).
+_MODULES += (vertex_anthropic, vertex_gemini, azure_openai, azure_openai_responses, foundry)
+_MODULES += (bedrock_mantle,)
 VENDORS: tuple[Vendor, ...] = tuple(module.VENDOR for module in _MODULES)
 VENDOR_NAMES: tuple[str, ...] = tuple(v.name for v in VENDORS)
 _BY_NAME: dict[str, Vendor] = {name.lower(): v for v in VENDORS for name in (v.name, *v.aliases)}
@@ -90,7 +99,7 @@ def detect_vendor(request: Mapping[str, Any], response: Any = None) -> Vendor:
     that fits none, or fits several equally well, is an error naming what was found.
     """
     request = plain_request(request, "request")
-    fits = [v for v in VENDORS if v.misfit(request) is None]
+    fits = [v for v in VENDORS if v.misfit(request) is None and v.detects(request)]
     if not fits:
         raise InputError(
             "cannot tell which vendor this request is for: it has none of 'messages', 'input' "
@@ -115,7 +124,9 @@ def detect_vendor(request: Mapping[str, Any], response: Any = None) -> Vendor:
 def detect_response_vendor(response: Any) -> Vendor:
     """The format of a response (or only its usage object), from its shape and model."""
     answer = plain(response)
-    scored = sorted(((v.response_signs(answer), v) for v in VENDORS), key=lambda p: -p[0])
+    # A platform answers in the format it serves: only naming it tells its responses apart.
+    first_party = [v for v in VENDORS if v.serves is None]
+    scored = sorted(((v.response_signs(answer), v) for v in first_party), key=lambda p: -p[0])
     best = scored[0][0]
     tied = [v for score, v in scored if score == best]
     if best > 0 and len(tied) == 1:

@@ -27,6 +27,10 @@ def _none_added(request: Mapping[str, Any]) -> list[str]:
     return []
 
 
+def _always(request: Mapping[str, Any]) -> bool:
+    return True
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Vendor:
     """
@@ -36,6 +40,12 @@ class Vendor:
     `response_signs` count the features that mark a request or response as this format's (for
     detection); `call_paths` are the SDK methods that send this format (attribute path -> how
     the method returns: "call", "iter", "chat-session" or a streaming helper's "*-manager").
+
+    A platform that sends another format's body (Vertex AI, Azure, Foundry) is a record of its
+    own (`_platform.on_platform`): `detects` says whether a request that fits the format carries
+    the platform's mark (a body alone never tells Azure from OpenAI: only naming it does), and
+    `same_model` whether two of its names are one model (`claude-x@20250929` and
+    `publishers/anthropic/models/claude-x@20250929`), for a possible `model_changed`.
     """
 
     name: str
@@ -57,6 +67,8 @@ class Vendor:
     # What the vendor adds to the prompt that a count of the request's text leaves out (a tool
     # system prompt, server-side context), in words: sizes the vendor does not document.
     unestimated: Callable[[Mapping[str, Any]], list[str]] = _none_added
+    detects: Callable[[Mapping[str, Any]], bool] = _always
+    serves: str | None = None  # a platform: the first-party format it serves
 
     @property
     def family(self) -> str:

@@ -317,7 +317,7 @@ def _finish(chunk: Mapping[str, Any]) -> Any:
 VENDOR = Vendor(
     name="gemini",
     title="Gemini generateContent",
-    aliases=("google", "vertex", "vertex-ai", "google-genai"),
+    aliases=("google", "google-genai", "gemini-api"),
     rules=RULES,
     layers=layers,
     read_prompt=read_prompt,

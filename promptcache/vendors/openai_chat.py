@@ -120,7 +120,7 @@ def _read_usage(response: Any) -> CacheUsage:
 VENDOR = Vendor(
     name="openai",
     title="OpenAI Chat Completions",
-    aliases=("openai-chat", "chat", "chat-completions", "azure-openai"),
+    aliases=("openai-chat", "chat", "chat-completions"),
     rules=RULES,
     layers=chat_layers,
     read_prompt=read_chat_prompt,

@@ -160,8 +160,10 @@ def test_layer_ttls_render_on_the_wire() -> None:
     assert kwargs["messages"][0]["content"][0]["cache_control"]["ttl"] == "5m"
 
 
-@pytest.mark.parametrize("platform", ["bedrock", "vertex"])
-def test_automatic_mode_is_refused_on_bedrock_and_vertex(platform: str) -> None:
+# Vertex AI has automatic caching since 2026 (Anthropic's prompt-caching page, 2026-08-22):
+# tests/vendors/test_platforms.py writes it there.
+@pytest.mark.parametrize("platform", ["bedrock"])
+def test_automatic_mode_is_refused_on_legacy_bedrock(platform: str) -> None:
     with pytest.raises(InputError, match=f"not available on {platform}"):
         get_adapter("anthropic").to_request(
             prompt(), model=MODEL, automatic=True, platform=platform

@@ -305,3 +305,51 @@ def test_stream_without_usage_is_an_error() -> None:
     acc.feed({"candidates": []})
     with pytest.raises(InputError, match="usageMetadata"):
         _ = acc.usage
+
+
+# -- Vertex AI: caches live under a project and a location ----------------------------------
+
+
+class _VertexApi:
+    vertexai = True
+    project = "proj-a"
+    location = "us-central1"
+
+
+class VertexClient(FakeClient):
+    """A google-genai client as `vertexai=True` makes it: its API client names the scope."""
+
+    def __init__(self, listed: list[dict[str, Any]]) -> None:
+        super().__init__()
+        self._api_client = _VertexApi()
+        self.caches.list = lambda: iter(listed)  # type: ignore[attr-defined]
+
+
+def _listed(name: str, model: str) -> dict[str, Any]:
+    key = static_hash(prompt().render())
+    return {
+        "name": name,
+        "displayName": f"promptcache-{key[:16]}",
+        "model": model,
+        "expireTime": "2099-01-01T00:00:00Z",
+    }
+
+
+def test_on_vertex_a_cache_is_adopted_only_from_the_clients_project_and_location() -> None:
+    resource = f"projects/proj-a/locations/us-central1/publishers/google/models/{MODEL}"
+    elsewhere = _listed("projects/proj-a/locations/europe-west4/cachedContents/1", resource)
+    here = _listed("projects/123456/locations/us-central1/cachedContents/2", resource)
+    manager = GeminiCacheManager(VertexClient([elsewhere, here]))
+    assert manager.scope == ("proj-a", "us-central1")
+    found = manager.find(prompt(), model=MODEL)  # Vertex lists the model by its resource name
+    assert found is not None and found.name.endswith("cachedContents/2")
+    assert GeminiCacheManager(VertexClient([elsewhere])).find(prompt(), model=MODEL) is None
+
+
+def test_on_vertex_the_manager_plans_with_vertex_minimums_and_prices() -> None:
+    manager = GeminiCacheManager(VertexClient([]))
+    assert manager.adapter.vendor == "vertex-gemini"
+    assert manager.adapter.min_cacheable_tokens("gemini-3.5-flash") == 2048  # Vertex's figure
+    assert GeminiCacheManager(FakeClient()).adapter.min_cacheable_tokens("gemini-3.5-flash") == (
+        4096
+    )

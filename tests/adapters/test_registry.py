@@ -22,6 +22,12 @@ def test_names() -> None:
         "engine",
         "bedrock-converse",
         "bedrock-invoke",
+        "vertex-anthropic",
+        "vertex-gemini",
+        "azure-openai",
+        "azure-openai-responses",
+        "foundry",
+        "bedrock-mantle",
     )
 
 

@@ -118,10 +118,11 @@ def test_engine_wire_salt_goes_in_the_body() -> None:
 
 def test_every_cassette_is_replayed_by_a_scenario() -> None:
     # wrap/ belongs to the client-wrapper sessions of tests/debug/test_wrap.py, bedrock/ to
-    # tests/debug/test_wrap_bedrock.py (recorded by tests/debug/bedrock_cassettes.py).
+    # tests/debug/test_wrap_bedrock.py (recorded by tests/debug/bedrock_cassettes.py), platforms/
+    # to tests/debug/test_wrap_platforms.py.
     on_disk = {
         str(p.relative_to(CASSETTES))
         for p in Path(CASSETTES).glob("*/*.yaml")
-        if p.parent.name not in ("wrap", "bedrock")
+        if p.parent.name not in ("wrap", "bedrock", "platforms")
     }
     assert on_disk == {s.cassette for s in SCENARIOS}

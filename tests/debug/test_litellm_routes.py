@@ -250,10 +250,12 @@ def test_claude_on_vertex_is_judged_in_the_anthropic_format_it_sends(
         assert all(path.endswith(f"/models/{model}:rawPredict") for _, path in stub.seen)
     assert [request for request, _, _ in watched.observed] == [{**b, "model": model} for b in wire]
     (event,) = watched.events
+    # LiteLLM writes the Vertex `anthropic_version`: judged under Vertex's record (its minimums
+    # and prices), keyed by the model from the URL
     assert (event.cause, event.path, event.key) == (
         "timestamp",
         "system[0].text",
-        f"anthropic:{model}",
+        f"vertex-anthropic:{model}",
     )
     _no_prompt_text(caplog, watched.events)
 

@@ -314,7 +314,7 @@ def test_asyncio_tasks_share_one_monitor() -> None:
 
 def test_bad_arguments() -> None:
     with pytest.raises(InputError, match="unknown vendor"):
-        Monitor("azure")
+        Monitor("watsonx")  # ("azure" is Azure OpenAI's platform record now)
     monitor = Monitor("anthropic", metrics=False)
     with pytest.raises(InputError, match="needs the response or usage"):
         monitor.observe(pairs.anthropic())

@@ -201,3 +201,28 @@ def test_a_streamed_call_without_usage_is_counted_as_unknown_and_said(
     assert (rates.spans, rates.unreported_spans, rates.rate) == (1, 1, None)
     assert caplog.text.count("no input token count") == 1
     assert NAME not in caplog.text
+
+
+@pytest.mark.parametrize(
+    ("system", "model", "vendor"),
+    [
+        ("gcp.vertex_ai", "claude-sonnet-4-5@20250929", "vertex-anthropic"),  # AnthropicVertex's
+        ("gcp.vertex_ai", "gemini-2.5-flash", "vertex-gemini"),
+        ("azure.ai.openai", "gpt-4o-2024-11-20", "azure-openai"),
+    ],
+)
+def test_cloud_platform_spans_are_counted_under_the_platform(
+    system: str, model: str, vendor: str
+) -> None:
+    usage = span_usage(
+        {
+            "gen_ai.provider.name": system,
+            "gen_ai.request.model": model,
+            "gen_ai.usage.input_tokens": 1500,
+            "gen_ai.usage.output_tokens": 9,
+            "gen_ai.usage.cache_read.input_tokens": 1000,
+        }
+    )
+    assert usage is not None and usage.vendor == vendor
+    if vendor == "vertex-anthropic":  # it reports both counts, as Anthropic does: 0 omitted
+        assert usage.cache_write == 0
