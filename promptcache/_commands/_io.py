@@ -6,11 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from .._canonical import load_json
 from .._errors import InputError
-from .._inputs import DEFAULT_MAX_BYTES, read_bounded
+from .._inputs import DEFAULT_MAX_BYTES, MAX_BYTES_CEILING, parse_json, read_bounded
 from ..vendors import VENDOR_NAMES, get_vendor, unknown_vendor
 
 
@@ -23,15 +20,13 @@ def load_json_object(
     FIFO or device is refused by name, and more than `max_bytes` is an error naming --max-bytes.
     """
     raw = read_bounded(file, max_bytes=max_bytes, flag="--max-bytes")
-    name = "standard input" if file == "-" else file
+    name = "standard input" if file == "-" else repr(file)
     if not raw.strip():
         raise InputError(f"{name} is empty; expected a JSON object of {holds}")
     try:
-        data = load_json(raw, file)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            f"{name} is not valid JSON ({exc}); expected a JSON object of {holds}"
-        ) from None
+        data = parse_json(raw, name)
+    except InputError as exc:
+        raise InputError(f"{exc}; expected a JSON object of {holds}") from None
     if not isinstance(data, dict):
         raise InputError(
             f"{name} holds a JSON {type(data).__name__}; expected a JSON object of {holds}"
@@ -105,6 +100,8 @@ def _positive(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of bytes >= 1, got {text!r}")
+    if not 1 <= value <= MAX_BYTES_CEILING:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of bytes from 1 to {MAX_BYTES_CEILING:,}, got {text!r}"
+        )
     return value
