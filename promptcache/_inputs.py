@@ -106,6 +106,7 @@ def resolve_sources(patterns: Sequence[str]) -> list[Source]:
             continue
         matched = glob.has_magic(pattern)
         names = _in_time_order(glob.glob(pattern, recursive=True)) if matched else [pattern]
+        names = _without_gzipped_twins(names) if matched else names
         if not names:
             raise InputError(f"no file matches {pattern!r}")
         if matched and all(os.path.isdir(name) for name in names):
@@ -143,6 +144,26 @@ def resolve_sources(patterns: Sequence[str]) -> list[Source]:
 # A rotated backup: `calls.jsonl.3` or `calls.jsonl.3.gz` (the recorder's, logrotate's and
 # logging.handlers' naming, where .1 is the newest).
 _BACKUP = re.compile(r"(?P<base>.+)\.(?P<n>[0-9]{1,6})(?:\.gz)?")
+
+
+def _without_gzipped_twins(names: list[str]) -> list[str]:
+    """
+    A glob's matches less each plain backup whose .gz is matched too: a recorder gzips backup
+    `calls.jsonl.1` to `calls.jsonl.1.gz` and then removes the plain one, so when both are there
+    (it stopped between the two, or is between them now) they hold the same records.
+    """
+    present = set(names)
+    twins = [
+        n for n in names if _BACKUP.fullmatch(n) and not n.endswith(".gz") and f"{n}.gz" in present
+    ]
+    for name in twins:
+        _LOGGER.warning(
+            "promptcache: skipped %r: %r holds the same records (a rotation stopped before "
+            "removing the plain copy)",
+            name,
+            f"{name}.gz",
+        )
+    return [n for n in names if n not in set(twins)]
 
 
 def _in_time_order(names: list[str]) -> list[str]:
