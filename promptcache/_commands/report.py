@@ -72,6 +72,12 @@ def register(subparsers: Any) -> None:
         "--by", choices=GROUPINGS, help="also total per key, model, vendor, hour or day"
     )
     parser.add_argument(
+        "--clear-keys",
+        action="store_true",
+        help="show cache keys as the log holds them; by default a key that does not look like "
+        "an opaque id (a name, an e-mail address) is shown as its hash, in every format",
+    )
+    parser.add_argument(
         "--strict", action="store_true", help="stop at the first unreadable line (exit 2)"
     )
     parser.add_argument(
@@ -187,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
         also=("hour", "key") if html is not None else (),
         worst=_WORST if html is not None else 0,
         evidence=EVIDENCE_KEPT if evidence is not None else 0,
+        clear_keys=args.clear_keys,
     )
     _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
     report = builder.result()
