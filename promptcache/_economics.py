@@ -89,48 +89,48 @@ def ttl_seconds(label: str) -> float | None:
 
 class RepeatedGaps(Sequence[float]):
     """
-    `count` gaps of `gap` seconds each, without a tuple of that many floats: `--gaps 10m
+    `times` gaps of `gap` seconds each, without a tuple of that many floats: `--gaps 10m
     --requests 1000000000000` is one value, and the what-if prices it in closed form.
     """
 
-    __slots__ = ("count", "gap")
+    __slots__ = ("gap", "times")
 
-    def __init__(self, gap: float, count: int) -> None:
+    def __init__(self, gap: float, times: int) -> None:
         self.gap = gap
-        self.count = count
+        self.times = times
 
     def __len__(self) -> int:
-        return self.count
+        return self.times
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
-            return RepeatedGaps(self.gap, len(range(self.count)[index]))
-        range(self.count)[index]  # an IndexError for an index out of range
+            return RepeatedGaps(self.gap, len(range(self.times)[index]))
+        range(self.times)[index]  # an IndexError for an index out of range
         return self.gap
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, RepeatedGaps):
-            return (self.gap, self.count) == (
+            return (self.gap, self.times) == (
                 other.gap,
-                other.count,
-            ) or self.count == other.count == 0
+                other.times,
+            ) or self.times == other.times == 0
         return (
             isinstance(other, Sequence)
-            and len(other) == self.count
+            and len(other) == self.times
             and all(g == self.gap for g in other)
         )
 
     def __hash__(self) -> int:
-        return hash((self.gap, self.count))
+        return hash((self.gap, self.times))
 
     def __repr__(self) -> str:
-        return f"RepeatedGaps(gap={self.gap!r}, count={self.count!r})"
+        return f"RepeatedGaps(gap={self.gap!r}, times={self.times!r})"
 
 
 def gap_counts(gaps: Sequence[float]) -> list[tuple[float, int]]:
     """Each gap value with how many times it comes (without walking a `RepeatedGaps`)."""
     if isinstance(gaps, RepeatedGaps):
-        return [(gaps.gap, gaps.count)] if gaps.count else []
+        return [(gaps.gap, gaps.times)] if gaps.times else []
     return [(g, 1) for g in gaps]
 
 
