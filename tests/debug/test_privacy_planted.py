@@ -167,3 +167,65 @@ def test_every_hash_is_keyed_when_a_hash_key_is_set(monkeypatch: pytest.MonkeyPa
     assert stored_key(EMAIL) == f"key:{keyed[:32]}"
     event = _miss_event(EMAIL)
     assert event.to_json()["key"] == f"key:{keyed[:12]}"  # type: ignore[attr-defined]
+
+
+def _redis_values(url: str) -> str:
+    """Every key name and every stored value of the Redis at `url`, as one searchable text."""
+    import redis
+
+    client = redis.Redis.from_url(url)
+    try:
+        parts = []
+        for name in client.keys("*"):
+            parts.append(name.decode())
+            kind = client.type(name).decode()
+            if kind == "zset":
+                parts += [v.decode("utf-8", "replace") for v in client.zrange(name, 0, -1)]
+            elif kind == "set":
+                parts += [v.decode("utf-8", "replace") for v in client.smembers(name)]
+            else:
+                parts.append(repr(client.dump(name)))
+        return "\n".join(parts)
+    finally:
+        client.close()
+
+
+def test_redis_keeps_which_settings_changed_as_hashes_not_the_settings(tmp_path: Path) -> None:
+    from promptcache.debug.redis_store import RedisStore
+
+    from .redis_server import RedisServer
+
+    server = RedisServer(tmp_path)
+    server.start()
+    monitor = Monitor("anthropic", store=RedisStore.from_url(server.url), background=False)
+    try:
+        sim, request = AnthropicSim(), pairs.anthropic()
+        request |= {
+            "metadata": {"user_id": EMAIL},
+            "stop_sequences": [f"Goodbye, {NAME}"],
+            "tool_choice": {"type": "auto"},
+            "extra_body": {"user": EMAIL, "safety_identifier": NAME},
+        }
+        monitor.observe(request, sim.respond(request, 0.0), key=EMAIL, at=0.0)
+        stored = _redis_values(server.url)
+        assert stored and _leaks(stored) == [], stored
+        changed = copy.deepcopy(pairs.next_turn(request, 0))
+        changed["tool_choice"] = {"type": "any"}
+        miss = {
+            "model": request["model"],
+            "usage": {
+                "input_tokens": 5,
+                "cache_read_input_tokens": 0,
+                "cache_creation_input_tokens": 1800,
+                "output_tokens": 1,
+            },
+        }
+        event = monitor.observe(changed, miss, key=EMAIL, at=1.0)
+        assert event is not None and event.cause == "tool_choice_changed", event
+        same = copy.deepcopy(pairs.next_turn(changed, 1))
+        event = monitor.observe(same, sim.respond(same, 2.0), key=EMAIL, at=2.0)
+        assert event is None or event.cause != "tool_choice_changed"
+        assert _leaks(_redis_values(server.url)) == []
+    finally:
+        monitor.close()
+        server.stop()
