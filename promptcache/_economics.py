@@ -28,6 +28,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
+from typing import Any
 
 from ._errors import InputError
 from ._pricing import Rates
@@ -40,15 +41,18 @@ __all__ = [
     "GeminiChoice",
     "ModelSwitch",
     "Prewarm",
+    "RepeatedGaps",
     "TtlChoice",
     "WhatIf",
     "Workload",
     "break_even",
     "cascade",
     "choose_ttl",
+    "gap_counts",
     "gemini_explicit_vs_implicit",
     "model_switch",
     "prewarm",
+    "replay_requests",
     "ttl_options",
     "ttl_seconds",
     "what_if",
@@ -83,6 +87,53 @@ def ttl_seconds(label: str) -> float | None:
 # -- the workload and the terms ---------------------------------------------------------------
 
 
+class RepeatedGaps(Sequence[float]):
+    """
+    `times` gaps of `gap` seconds each, without a tuple of that many floats: `--gaps 10m
+    --requests 1000000000000` is one value, and the what-if prices it in closed form.
+    """
+
+    __slots__ = ("gap", "times")
+
+    def __init__(self, gap: float, times: int) -> None:
+        self.gap = gap
+        self.times = times
+
+    def __len__(self) -> int:
+        return self.times
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return RepeatedGaps(self.gap, len(range(self.times)[index]))
+        range(self.times)[index]  # an IndexError for an index out of range
+        return self.gap
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RepeatedGaps):
+            return (self.gap, self.times) == (
+                other.gap,
+                other.times,
+            ) or self.times == other.times == 0
+        return (
+            isinstance(other, Sequence)
+            and len(other) == self.times
+            and all(g == self.gap for g in other)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.gap, self.times))
+
+    def __repr__(self) -> str:
+        return f"RepeatedGaps(gap={self.gap!r}, times={self.times!r})"
+
+
+def gap_counts(gaps: Sequence[float]) -> list[tuple[float, int]]:
+    """Each gap value with how many times it comes (without walking a `RepeatedGaps`)."""
+    if isinstance(gaps, RepeatedGaps):
+        return [(gaps.gap, gaps.times)] if gaps.times else []
+    return [(g, 1) for g in gaps]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Workload:
     """
@@ -94,7 +145,7 @@ class Workload:
     prefix_tokens: int
     tail_tokens: int = 0
     requests: int = 1
-    gaps: tuple[float, ...] = ()
+    gaps: Sequence[float] = ()
     output_tokens: int = 0
 
     def __post_init__(self) -> None:
@@ -108,7 +159,7 @@ class Workload:
                 f"{len(self.gaps)} gaps given for {self.requests} requests; give one gap between "
                 f"each pair of requests ({self.requests - 1}), or none"
             )
-        bad = [g for g in self.gaps if not math.isfinite(g) or g < 0]
+        bad = [g for g, _ in gap_counts(self.gaps) if not math.isfinite(g) or g < 0]
         if bad:
             raise InputError(f"gaps must be non-negative seconds, got {bad[0]!r}")
 
@@ -288,8 +339,37 @@ def what_if(workload: Workload, terms: CacheTerms) -> WhatIf:
 
 
 def _replay(workload: Workload, terms: CacheTerms) -> tuple[int, int, Fraction]:
-    """Writes, reads and storage-hours when the requests arrive `gaps` apart. A request that comes
-    exactly when the entry expires misses."""
+    """
+    Writes, reads and storage-hours when the requests arrive `gaps` apart: in closed form when
+    every gap is the same (or none is given), so a trillion requests cost no more than ten; else
+    request by request (`replay_requests`, which the closed form is tested against).
+    """
+    gaps = workload.gaps
+    if not gaps or isinstance(gaps, RepeatedGaps) or len(set(gaps)) == 1:
+        gap = _q(gaps[0]) if gaps else Fraction(0)
+        return _replay_even(workload.requests, gap, terms)
+    return replay_requests(workload, terms)
+
+
+def _replay_even(n: int, gap: Fraction, terms: CacheTerms) -> tuple[int, int, Fraction]:
+    """`_replay` for n requests `gap` seconds apart (a request exactly at expiry misses)."""
+    if terms.ttl_seconds is None:
+        return 1, n - 1, Fraction(0)
+    ttl = _q(terms.ttl_seconds)
+    if n == 1 or gap >= ttl:  # every entry lapses before the next request: all writes
+        return n, 0, n * ttl / 3600
+    if terms.refresh_on_read:  # each read slides the expiry by one gap
+        hours = ttl / 3600 + ((n - 1) * gap / 3600 if terms.storage_per_token_hour else 0)
+        return 1, n - 1, hours
+    # A fixed TTL: after a write, the requests k gaps later with k * gap < ttl read; then the
+    # next one writes again. Cycles of 1 write and m reads.
+    reads_per_write = math.ceil(ttl / gap) - 1 if gap else n - 1
+    writes = -(-n // (reads_per_write + 1))
+    return writes, n - writes, writes * ttl / 3600
+
+
+def replay_requests(workload: Workload, terms: CacheTerms) -> tuple[int, int, Fraction]:
+    """The reference replay, one request at a time (linear in the request count)."""
     ttl = None if terms.ttl_seconds is None else _q(terms.ttl_seconds)
     writes = reads = 0
     hours = Fraction(0)
@@ -374,14 +454,14 @@ def prewarm(workload: Workload, terms: CacheTerms, *, ping_tokens: int = 16) -> 
     p = workload.prefix_tokens
     ping = p * _q(terms.read) + ping_tokens * _q(terms.input)
     rewrite = p * (_q(terms.write) - _q(terms.read))  # a write instead of a read
-    lapsing = [g for g in workload.gaps if ttl is not None and g >= ttl]
+    lapsing = [(g, c) for g, c in gap_counts(workload.gaps) if ttl is not None and g >= ttl]
     pings = saves = Fraction(0)
     if ttl is not None and terms.refresh_on_read:
-        for gap in lapsing:
+        for gap, times in lapsing:
             k = math.floor(_q(gap) / _q(ttl))
             if k * ping < rewrite:
-                pings += k
-                saves += rewrite - k * ping
+                pings += k * times
+                saves += (rewrite - k * ping) * times
     limit = _keepalive_limit(rewrite, ping, ttl) if terms.refresh_on_read else None
     return Prewarm(
         traffic="bursty" if lapsing else "continuous",
@@ -583,6 +663,6 @@ def _escalations(workload: Workload, large: CacheTerms, escalated: int) -> WhatI
         )
     gaps: tuple[float, ...] = ()
     if workload.gaps and escalated > 1:
-        spacing = sum(workload.gaps) / (escalated - 1)
+        spacing = sum(g * c for g, c in gap_counts(workload.gaps)) / (escalated - 1)
         gaps = (spacing,) * (escalated - 1)
     return what_if(replace(workload, requests=escalated, gaps=gaps), large)

@@ -15,6 +15,8 @@ Every message says what was wrong, the offending value or path, and how to fix i
 from __future__ import annotations
 
 import hashlib
+import hmac
+import os
 import re
 import sys
 from typing import Any
@@ -89,11 +91,28 @@ class VolatileContentError(PromptCacheError, ValueError):
     """Raised instead of `VolatileContentWarning` when the volatile policy is "error"."""
 
 
-def short_hash(text: str | bytes) -> str:
-    """The first 12 hex digits of the SHA-256 of `text` (UTF-8): the hash every message, log
-    record, span and the recorder's placeholders give a value, so equal values can be matched."""
+# A secret that keys every hash of personal data (HMAC-SHA-256): without it, a hash of an
+# e-mail address can be matched against a list of candidate addresses; with it, only by whoever
+# holds the secret. Read at each hash, so a process that sets it late still uses it.
+HASH_KEY_ENV = "PROMPTCACHE_HASH_KEY"
+
+
+def digest(text: str | bytes) -> str:
+    """
+    The hex SHA-256 of `text` (UTF-8), or its HMAC-SHA-256 under $PROMPTCACHE_HASH_KEY when that
+    is set: the one hash of every value and key promptcache names without quoting.
+    """
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
-    return hashlib.sha256(data).hexdigest()[:12]
+    secret = os.environ.get(HASH_KEY_ENV)
+    if secret:
+        return hmac.new(secret.encode("utf-8", "surrogatepass"), data, hashlib.sha256).hexdigest()
+    return hashlib.sha256(data).hexdigest()
+
+
+def short_hash(text: str | bytes) -> str:
+    """The first 12 hex digits of `digest(text)`: the hash every message, log record, span and
+    the recorder's placeholders give a value, so equal values can be matched."""
+    return digest(text)[:12]
 
 
 def describe(value: Any) -> str:

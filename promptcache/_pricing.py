@@ -40,6 +40,7 @@ from typing import Any
 
 from ._errors import InputError
 from ._genai_prices import knows_vendor, lookup, snapshot_id, tier_starts
+from ._inputs import read_json
 from ._usage import CacheUsage
 from .vendors import get_vendor
 
@@ -127,13 +128,14 @@ _TOP_KEYS = {"format", "as_of", "currency", "unit", "about", "vendors", "write_m
 _TTL = re.compile(r"[a-z0-9_]+")
 
 
+# A price or minimum-token table is kilobytes; a bound keeps `/dev/zero`-sized mistakes out.
+_TABLE_MAX_BYTES = 16 * 1024 * 1024
+
+
 def _read_json(path: str | Path) -> dict[str, Any]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"table file {str(path)!r} does not exist") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(f"table file {str(path)!r} is not valid JSON: {exc}") from None
+    # The one reading path: a FIFO, device, folder, non-UTF-8 text, deep JSON or a number too
+    # long to read is a clear error here as it is for a command's main input.
+    data = read_json(path, max_bytes=_TABLE_MAX_BYTES, flag=None, what="table file")
     if not isinstance(data, dict) or not isinstance(data.get("vendors"), dict):
         raise InputError(
             f"table file {str(path)!r} needs a top-level object with a 'vendors' object, like "

@@ -34,7 +34,7 @@ from ._usage import CacheUsage
 from ._vendor_side import VendorSide, VendorSideCounter
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
-from .debug.privacy import describe
+from .debug.privacy import describe, export_key
 from .debug.recorder import LOG_FORMAT_VERSION, usage_from_json
 from .vendors import Vendor, resolve_vendor
 
@@ -419,11 +419,15 @@ class ReportBuilder:
         also: tuple[str, ...] = (),
         worst: int = 0,
         evidence: int = 0,
+        clear_keys: bool = False,
     ) -> None:
         for name in (by, *also):
             if name is not None and name not in GROUPINGS:
                 raise InputError(f"cannot group by {name!r}; use one of {', '.join(GROUPINGS)}")
         self.vendor, self.strict, self.by = vendor, strict, by
+        # Keys are shown as the monitor's logs show them (hashed unless they look opaque), in
+        # every format, whatever log they come from; `clear_keys` is the user asking for them.
+        self.clear_keys = clear_keys
         # every grouping kept: --by's, and the ones a picture needs (`also`)
         self.groupings = tuple(dict.fromkeys(g for g in (by, *also) if g is not None))
         self.worst_kept = worst
@@ -516,7 +520,7 @@ class ReportBuilder:
         for grouping, groups in self._groups.items():
             name: Any
             if grouping == "key":
-                name = key
+                name = key if self.clear_keys else export_key(key)
             elif grouping == "model":
                 name = model or "(unknown)"
             elif grouping == "vendor":

@@ -10,6 +10,7 @@ No traceback reaches the user; set PROMPTCACHE_DEBUG=1 to see one.
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import os
 import pkgutil
@@ -18,6 +19,7 @@ from collections.abc import Sequence
 
 from . import __version__, _commands
 from ._errors import PromptCacheError
+from ._outputs import write_failure
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "main"]
 
@@ -71,28 +73,74 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_ERROR
-        return int(args.handler(args))
+        status = int(args.handler(args))
+        sys.stdout.flush()  # inside the try: a full disk or a closed pipe is handled below
+        return status
+    except BrokenPipeError:
+        return _closed_pipe()
     except _UsageError as exc:
         print(exc, file=sys.stderr)
         return EXIT_ERROR
     except SystemExit as exc:  # --help and --version
+        if isinstance(exc.__context__, BrokenPipeError):  # rich's Console.on_broken_pipe
+            return _closed_pipe()
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except PromptCacheError as exc:
         print(f"promptcache: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:
+            return _closed_pipe()
+        if exc.errno not in _WRITE_FAILURES:
+            return _internal_error(exc)
+        _silence_stdout()
+        print(
+            f"promptcache: error: {write_failure(exc.filename or 'standard output', exc)}",
+            file=sys.stderr,
+        )
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("promptcache: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
-        if os.environ.get("PROMPTCACHE_DEBUG"):
-            raise
-        print(
-            f"promptcache: internal error: {type(exc).__name__}: {exc}\n"
-            "This is a bug in promptcache; rerun with PROMPTCACHE_DEBUG=1 for the traceback "
-            "and include it in a report.",
-            file=sys.stderr,
-        )
-        return EXIT_ERROR
+        return _internal_error(exc)
+
+
+def _internal_error(exc: Exception) -> int:
+    if os.environ.get("PROMPTCACHE_DEBUG"):
+        raise exc
+    print(
+        f"promptcache: internal error: {type(exc).__name__}: {exc}\n"
+        "This is a bug in promptcache; rerun with PROMPTCACHE_DEBUG=1 for the traceback "
+        "and include it in a report.",
+        file=sys.stderr,
+    )
+    return EXIT_ERROR
+
+
+# A write the disk or device refused: the output is incomplete, so the run fails, clearly.
+_WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+# What a process killed by SIGPIPE reports (128 + 13): the reader stopped, the output is cut.
+EXIT_CLOSED_PIPE = 141
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (`| head`): nothing to say, and nobody to say it to."""
+    _silence_stdout()
+    return EXIT_CLOSED_PIPE
+
+
+def _silence_stdout() -> None:
+    """
+    Point stdout at /dev/null: what is still in its buffer would fail again when Python flushes
+    it at exit, and print "Exception ignored" after our message.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is not a real descriptor (a test's stand-in): nothing will flush it
 
 
 if __name__ == "__main__":

@@ -21,10 +21,12 @@ from rich.table import Table
 
 from .._economics import (
     CacheTerms,
+    RepeatedGaps,
     Workload,
     break_even,
     cascade,
     choose_ttl,
+    gap_counts,
     gemini_explicit_vs_implicit,
     model_switch,
     prewarm,
@@ -102,12 +104,12 @@ def run(args: argparse.Namespace) -> int:
 # -- input ------------------------------------------------------------------------------------
 
 
-def _gaps(text: str | None, requests: int) -> tuple[float, ...]:
+def _gaps(text: str | None, requests: int) -> Sequence[float]:
     if text is None:
         return ()
     values = [_seconds(item) for item in text.split(",") if item.strip()]
     if len(values) == 1 and requests > 2:
-        return tuple(values * (requests - 1))
+        return RepeatedGaps(values[0], requests - 1)  # not a tuple of a trillion floats
     return tuple(values)
 
 
@@ -201,8 +203,17 @@ def _workload_json(workload: Workload) -> dict[str, Any]:
         "tail_tokens": workload.tail_tokens,
         "requests": workload.requests,
         "output_tokens": workload.output_tokens,
-        "gaps": list(workload.gaps),
+        "gaps": _gaps_json(workload.gaps),
     }
+
+
+_LISTED_GAPS = 100_000  # more repeated gaps than this are given as {"every", "count"}
+
+
+def _gaps_json(gaps: Sequence[float]) -> Any:
+    if isinstance(gaps, RepeatedGaps) and len(gaps) > _LISTED_GAPS:
+        return {"every": gaps.gap, "count": len(gaps)}
+    return [gap for gap, times in gap_counts(gaps) for _ in range(times)]
 
 
 # -- money mode -------------------------------------------------------------------------------

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import orjson
-
-from .._canonical import load_json
 from .._errors import InputError
-from .._inputs import DEFAULT_MAX_BYTES, read_bounded
+from .._inputs import DEFAULT_MAX_BYTES, MAX_BYTES_CEILING, parse_json, read_bounded
+from .._outputs import check_output, write_atomic
 from ..vendors import VENDOR_NAMES, get_vendor, unknown_vendor
 
 
@@ -23,15 +22,13 @@ def load_json_object(
     FIFO or device is refused by name, and more than `max_bytes` is an error naming --max-bytes.
     """
     raw = read_bounded(file, max_bytes=max_bytes, flag="--max-bytes")
-    name = "standard input" if file == "-" else file
+    name = "standard input" if file == "-" else repr(file)
     if not raw.strip():
         raise InputError(f"{name} is empty; expected a JSON object of {holds}")
     try:
-        data = load_json(raw, file)
-    except orjson.JSONDecodeError as exc:
-        raise InputError(
-            f"{name} is not valid JSON ({exc}); expected a JSON object of {holds}"
-        ) from None
+        data = parse_json(raw, name)
+    except InputError as exc:
+        raise InputError(f"{exc}; expected a JSON object of {holds}") from None
     if not isinstance(data, dict):
         raise InputError(
             f"{name} holds a JSON {type(data).__name__}; expected a JSON object of {holds}"
@@ -63,30 +60,19 @@ def add_vendor_option(
     )
 
 
-def output_file(path: Path) -> Path:
+def output_file(path: Path, *, inputs: Iterable[str | Path] = (), flag: str = "-o") -> Path:
     """
-    Check an `-o` path before any work is done: it must name a file in an existing folder, so a
-    mistyped path is a usage error naming it, not an internal error after the work is lost.
+    Check an `-o` path before any work is done (`promptcache._outputs.check_output`): a file in
+    an existing folder, a regular one if it is there, and none of the run's `inputs`.
     """
-    if path.is_dir():
-        raise InputError(
-            f"-o {str(path)!r} is a folder; name a file, e.g. -o {str(path / 'report.txt')!r}"
-        )
-    folder = path.parent
-    if not folder.is_dir():
-        what = "is not a folder" if folder.exists() else "does not exist"
-        raise InputError(
-            f"-o {str(path)!r}: the folder {str(folder)!r} {what}; create it or choose another path"
-        )
-    return path
+    return check_output(path, inputs=inputs, flag=flag)
 
 
-def write_output(path: Path, text: str) -> None:
-    """Write a report to an `-o` path; a refusal (permissions, a full disk) names the path."""
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot write -o {str(path)!r}: {exc.strerror or exc}") from None
+def write_output(
+    path: Path, text: str, *, inputs: Iterable[str | Path] = (), flag: str = "-o"
+) -> None:
+    """Write a report to an `-o` path atomically; a refusal (a full disk) names the path."""
+    write_atomic(path, text, inputs=inputs, flag=flag)
 
 
 def add_max_bytes_option(parser: argparse.ArgumentParser) -> None:
@@ -105,6 +91,8 @@ def _positive(text: str) -> int:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number of bytes, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number of bytes >= 1, got {text!r}")
+    if not 1 <= value <= MAX_BYTES_CEILING:
+        raise argparse.ArgumentTypeError(
+            f"expected a number of bytes from 1 to {MAX_BYTES_CEILING:,}, got {text!r}"
+        )
     return value

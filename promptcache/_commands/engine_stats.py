@@ -13,9 +13,17 @@ from typing import Any
 import orjson
 
 from .._errors import InputError
-from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, check_regular, lines_of, open_source
+from .._inputs import (
+    DEFAULT_MAX_LINE_BYTES,
+    Source,
+    check_max_bytes,
+    check_regular,
+    lines_of,
+    open_source,
+)
 from ..adapters import get_adapter
 from ..serving.metrics import (
+    DEFAULT_MAX_METRICS_BYTES,
     CacheCounters,
     IntervalStats,
     interval,
@@ -44,7 +52,16 @@ def register(subparsers: Any) -> None:
         "--log",
         help="a request log (JSON Lines of {request, response}) from these engines; '-': stdin",
     )
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per scrape")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per scrape, the whole request"
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=int,
+        default=DEFAULT_MAX_METRICS_BYTES,
+        metavar="N",
+        help=f"largest /metrics answer read (default {DEFAULT_MAX_METRICS_BYTES:,} bytes)",
+    )
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.set_defaults(handler=run)
 
@@ -54,17 +71,20 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--interval must be 0 or more seconds, got {args.interval}")
     if not 0 < args.timeout < math.inf:
         raise InputError(f"--timeout must be positive seconds, got {args.timeout}")
+    check_max_bytes(args.max_bytes, "--max-bytes")
     for url in args.urls:
         metrics_url(url)  # every URL checked before the first is scraped
     log = None if args.log is None else _log_source(args.log)  # before scraping (a FIFO hangs)
-    first = {url: scrape(url, timeout=args.timeout) for url in args.urls}
+    first = {url: scrape(url, timeout=args.timeout, max_bytes=args.max_bytes) for url in args.urls}
     windows: dict[str, IntervalStats] = {}
     if args.interval:
         started = time.monotonic()
         time.sleep(args.interval)
         seconds = time.monotonic() - started
         for url in args.urls:
-            windows[url] = interval(first[url], scrape(url, timeout=args.timeout), seconds)
+            windows[url] = interval(
+                first[url], scrape(url, timeout=args.timeout, max_bytes=args.max_bytes), seconds
+            )
     requests = _log_usage(log) if log is not None else None
     if args.format == "json":
         payload = {

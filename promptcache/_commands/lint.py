@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import os
 import sys
 from collections import Counter
@@ -92,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
     if args.list_rules:
         return _write(lambda out: _print_rules(out), 0)
     config = _config(args)
-    output = output_file(args.output) if args.output else None
+    inputs = _inputs_of(args, config)
+    output = output_file(args.output, inputs=inputs) if args.output else None
     if args.fix:
         _fix(args.paths, config)
     report = lint_report(args.paths, config=config)
@@ -106,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     problems = [f for f in findings if f.severity != "info"]
     status = 1 if problems and not args.exit_zero else 0
     if output is not None:
-        write_output(output, format_findings(findings, args.format))
+        write_output(output, format_findings(findings, args.format), inputs=inputs)
     elif args.statistics:
         status = _write(lambda out: _print_statistics(findings, out), status)
     elif args.format == "text":
@@ -116,6 +118,26 @@ def run(args: argparse.Namespace) -> int:
     if args.format == "text" and findings:
         _summary(findings, problems)
     return status
+
+
+def _inputs_of(args: argparse.Namespace, config: LintConfig) -> list[str | Path]:
+    """
+    What this run reads, which `-o` must not overwrite: the files named, the configuration, and
+    an existing `-o` file inside a folder being linted that the folder's search would read.
+    """
+    inputs: list[str | Path] = [*args.paths]
+    pyproject = args.config or find_pyproject(Path.cwd())
+    if pyproject is not None:
+        inputs.append(pyproject)
+    output = args.output
+    if output is None or not output.is_file():
+        return inputs
+    place = os.path.realpath(output)
+    for folder in (Path(p) for p in args.paths if os.path.isdir(p)):
+        inside = place.startswith(os.path.realpath(folder) + os.sep)
+        if inside and any(fnmatch.fnmatch(output.name, g) for g in config.include):
+            inputs.append(output)
+    return inputs
 
 
 def _config(args: argparse.Namespace) -> LintConfig:

@@ -6,6 +6,7 @@ import argparse
 import csv
 import gc
 import io
+import os
 import sys
 import zlib
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ import orjson
 
 from .._errors import InputError
 from .._inputs import DEFAULT_MAX_LINE_BYTES, Source, lines_of, open_source, resolve_sources
+from .._pricing import PRICES_ENV
 from .._printable import printable
 from .._report import (
     GROUPINGS,
@@ -68,6 +70,12 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--by", choices=GROUPINGS, help="also total per key, model, vendor, hour or day"
+    )
+    parser.add_argument(
+        "--clear-keys",
+        action="store_true",
+        help="show cache keys as the log holds them; by default a key that does not look like "
+        "an opaque id (a name, an e-mail address) is shown as its hash, in every format",
     )
     parser.add_argument(
         "--strict", action="store_true", help="stop at the first unreadable line (exit 2)"
@@ -168,9 +176,14 @@ def run(args: argparse.Namespace) -> int:
             f"--section {args.section} chooses what --format csv writes; text and JSON hold every "
             "section: add --format csv, or leave --section out"
         )
-    html = None if args.html is None else output_file(args.html)
-    evidence = None if args.evidence is None else output_file(args.evidence)
     sources = resolve_sources(args.log)
+    inputs = _inputs_of(args, sources)
+    html = None if args.html is None else output_file(args.html, inputs=inputs, flag="--html")
+    evidence = (
+        None
+        if args.evidence is None
+        else output_file(args.evidence, inputs=inputs, flag="--evidence")
+    )
     builder = ReportBuilder(
         vendor=args.vendor,
         strict=args.strict,
@@ -180,6 +193,7 @@ def run(args: argparse.Namespace) -> int:
         also=("hour", "key") if html is not None else (),
         worst=_WORST if html is not None else 0,
         evidence=EVIDENCE_KEPT if evidence is not None else 0,
+        clear_keys=args.clear_keys,
     )
     _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
     report = builder.result()
@@ -187,9 +201,9 @@ def run(args: argparse.Namespace) -> int:
     if html is not None:
         from .._html import render_html
 
-        write_output(html, render_html(report))
+        write_output(html, render_html(report), inputs=inputs, flag="--html")
     if evidence is not None:
-        write_output(evidence, render_evidence(report))
+        write_output(evidence, render_evidence(report), inputs=inputs, flag="--evidence")
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report.to_json()).decode() + "\n")
     elif args.format == "csv":
@@ -198,6 +212,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(report))
     return _gates(report, args.fail_under, args.max_invalidations)
+
+
+def _inputs_of(args: argparse.Namespace, sources: list[Source]) -> list[str | Path]:
+    """Every file this run reads: an output must not overwrite one of them."""
+    named: list[str | Path] = [source.path for source in sources if source.path is not None]
+    prices = getattr(args, "prices", None) or os.environ.get(PRICES_ENV)
+    return [*named, prices] if prices else named
 
 
 def _wants_progress(mode: str, sources: list[Source]) -> bool:

@@ -11,7 +11,7 @@ from .privacy import export_key
 __all__ = ["Invalidation"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(frozen=True, slots=True, kw_only=True, repr=False)
 class Invalidation:
     """
     One unexpected cache miss: what should have been read, what was, and why.
@@ -52,7 +52,15 @@ class Invalidation:
     at: float
 
     def to_json(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        """The fields, the key as `message()` shows it (hashed unless it looks opaque)."""
+        out = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        out["key"] = export_key(self.key)
+        return out
+
+    def __repr__(self) -> str:
+        # A repr reaches logs and tracebacks: the key as message() shows it, never verbatim.
+        fields = self.to_json()
+        return f"Invalidation({', '.join(f'{name}={value!r}' for name, value in fields.items())})"
 
     def message(self) -> str:
         where = f" at {self.path}" if self.path else ""

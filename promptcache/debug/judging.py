@@ -658,6 +658,23 @@ class Judging:
                 detail="the model changed: caches are per model",
             )
         index = common_start(records, [self._record(e) for e in elements])
+        cut = len(records) if table is None else table.cut[0]
+        if table is not None and index >= min(cut, len(records)):
+            # The content is the same up to where the setting cuts the cache: the setting is
+            # the cause (a shared store keeps its hash, so the change is found, not its values).
+            return DiffResult(
+                invalidated=True,
+                layer=table.layer,
+                cause=table.cause,
+                path=table.path,
+                offset=None,
+                before=None,
+                after=None,
+                tokens_lost=sum(r.tokens for r in records[cut:]),
+                vendor=vendor.name,
+                detail=f"{table.path} changed ({table.cause}); the previous value is kept as a "
+                "hash only",
+            )
         if index >= len(records):
             return identical(vendor.name)
         record = records[index]

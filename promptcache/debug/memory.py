@@ -233,6 +233,25 @@ class KeyState:
             self._drop_body(self.entries[held], shrink)
         return previous
 
+    def restore(
+        self,
+        key: str,
+        entry: Entry,
+        previous: Entry | None,
+        *,
+        default: bool,
+        shrink: Callable[[Entry], object],
+    ) -> None:
+        """
+        Undo `swap(key, entry)`: `previous` is the key's latest again (none: the key is gone).
+        Only while `entry` is still the latest: a later observation of the key stands.
+        """
+        if self.entries.get(key) is not entry:
+            return
+        self._pop(key)
+        if previous is not None:
+            self.swap(key, previous, default=default, shrink=shrink)
+
     def _pop(self, key: str) -> Entry | None:
         entry = self.entries.pop(key, None)
         if entry is None:

@@ -71,7 +71,7 @@ from .memory import (
     snapshot,
     written,
 )
-from .privacy import describe
+from .privacy import describe, export_key
 from .recorder import Recorder
 from .store import StateStore, StoreUnavailable
 
@@ -319,12 +319,20 @@ class Monitor(Judging):
         default = name == self._default_key(entry.vendor, entry.model)
         previous = self._swap(name, entry, default=default)
         order = _order_in_process(previous, entry)
-        shared = self._shared(name, entry) if self.store is not None else None
-        if shared is not None:
-            previous, order = shared
+        try:
+            shared = self._shared(name, entry) if self.store is not None else None
+            if shared is not None:
+                previous, order = shared
+            event = self._judge_readable(name, previous, entry, request, usage, defaulted, order)
+        except BaseException:
+            # A refused request leaves the key as it was: the next one is judged against the
+            # request before it, not against one we could not read.
+            with self._lock:
+                self._stats.observations -= 1
+                self._keys.restore(name, entry, previous, default=default, shrink=self._shrink)
+            raise
         if usage.cache_read is None:
             self._unjudged(entry.vendor.name, usage)
-        event = self._judge(name, previous, entry, request, usage, defaulted=defaulted, order=order)
         if shared is not None and entry.dry:
             self._amend(name, entry)
         if self._exporter is not None and self._worker is None:
@@ -332,6 +340,35 @@ class Monitor(Judging):
         if event is not None:
             self._emit(event)
         return event
+
+    def _judge_readable(
+        self,
+        name: str,
+        previous: Entry | None,
+        entry: Entry,
+        request: Mapping[str, Any],
+        usage: CacheUsage,
+        defaulted: bool,
+        order: str | None,
+    ) -> Invalidation | None:
+        """
+        `_judge`, where a previous request that cannot be read (kept when its cache read needed
+        no diff) does not refuse this one: it is judged as the key's first, and the user told.
+        """
+        try:
+            return self._judge(
+                name, previous, entry, request, usage, defaulted=defaulted, order=order
+            )
+        except TypeError:  # CanonicalError included
+            if previous is None:
+                raise
+            self._records(entry)  # raises when this request is the unreadable one
+            self.logger.warning(
+                "promptcache: the request before this one under key %s could not be read; this "
+                "one is judged as the key's first",
+                export_key(name),
+            )
+            return self._judge(name, None, entry, request, usage, defaulted=defaulted, order=order)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every observation so far is judged; False if `timeout` s passed first."""

@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from .._errors import InputError, MissingDependencyError
+from .._errors import InputError, MissingDependencyError, describe
 from .._usage import CacheUsage
 from ..vendors import get_vendor
 from .counted import counted_usage, token_count
@@ -332,8 +332,8 @@ class MonitorSpanProcessor(SpanProcessor):
         except Exception as error:
             # the type only: an exception's message may quote the request
             self.logger.warning(
-                "promptcache: span %r not observed: %s raised while reading it",
-                getattr(span, "name", None),
+                "promptcache: span %s not observed: %s raised while reading it",
+                _named(span),
                 type(error).__name__,
             )
 
@@ -346,27 +346,27 @@ class MonitorSpanProcessor(SpanProcessor):
                 self._tally(_vendor(_first(attributes, SYSTEM), model), model, None)
                 self._say_once(
                     "input",
-                    "promptcache: GenAI span %r records a model call but no input token count "
+                    "promptcache: GenAI span %s records a model call but no input token count "
                     "(a stream sent without asking for usage?): counted in unreported_spans, "
                     "its hit rate is unknown",
-                    span.name,
+                    _named(span),
                 )
             return
         if self._answered(attributes):
             self._say_once(
                 "twice",
-                "promptcache: GenAI span %r records a response another span already recorded "
+                "promptcache: GenAI span %s records a response another span already recorded "
                 "(two instrumentations on one client?): counted once",
-                span.name,
+                _named(span),
             )
             return
         self._tally(usage.vendor, usage.model, usage)
         if not usage.caching_reported:
             self._say_once(
                 "counts",
-                "promptcache: GenAI span %r carries no cache token counts, only input tokens: "
+                "promptcache: GenAI span %s carries no cache token counts, only input tokens: "
                 "its hit rate is unknown and no invalidation can be judged",
-                span.name,
+                _named(span),
             )
         request = span_request(attributes, _format(usage.vendor))
         if request.body is None:
@@ -375,9 +375,9 @@ class MonitorSpanProcessor(SpanProcessor):
                 self.unjudged[reason] += 1
             self._say_once(
                 reason,
-                "promptcache: GenAI span %r: %s: reporting hit rates only, no invalidation "
+                "promptcache: GenAI span %s: %s: reporting hit rates only, no invalidation "
                 "causes (said once per reason, counted in MonitorSpanProcessor.unjudged)",
-                span.name,
+                _named(span),
                 request.reason,
             )
             return
@@ -393,9 +393,9 @@ class MonitorSpanProcessor(SpanProcessor):
                 self.unjudged[UNREAD] += 1
             self._say_once(
                 UNREAD,
-                "promptcache: GenAI span %r not observed: %s (said once, counted in "
+                "promptcache: GenAI span %s not observed: %s (said once, counted in "
                 "MonitorSpanProcessor.unjudged[%r])",
-                span.name,
+                _named(span),
                 error,
                 UNREAD,
             )
@@ -448,3 +448,9 @@ class MonitorSpanProcessor(SpanProcessor):
 
     def force_flush(self, timeout_millis: int = 30000) -> bool:
         return self.monitor.flush(None if timeout_millis is None else timeout_millis / 1000)
+
+
+def _named(span: Any) -> str:
+    """A span in a warning: its name can carry a prompt (a tool name, a question), so it is
+    described (type, length, hash), never quoted."""
+    return f"[name: {describe(getattr(span, 'name', None))}]"

@@ -2,30 +2,38 @@
 What the observing path may let out of the process. Prompts are personal data: a value is named by
 its path, type, length and a short hash, never quoted; a cache key leaves verbatim only when it
 looks like an opaque identifier (a session id, a UUID, the default `vendor:model` key), else as a
-short hash. Both hashes are SHA-256, unsalted, so the same value gives the same hash in logs,
-spans and the recorder's log, and equal values can be matched across them.
+short hash. Both hashes are SHA-256 (`_errors.digest`), keyed (HMAC) with $PROMPTCACHE_HASH_KEY
+when it is set, so the same value gives the same hash in logs, spans, the recorder's log and
+Redis, and equal values can be matched across them; without the key, a list of candidate values
+(e-mail addresses) can be hashed and matched too, with it only by whoever holds the key.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
 
-from .._errors import describe, private_path, short_hash
+from .._errors import describe, digest, private_path, short_hash
 from ..vendors import VENDOR_NAMES
 
 __all__ = ["describe", "export_key", "looks_opaque", "private_path", "short_hash", "stored_key"]
 
 # Identifiers that carry no name: a UUID; hex of 12+ with a letter in it (pure digit runs may
-# be phone numbers); a word, a separator and at most six digits ("session-42", "tenant_7"; a
-# word run into digits, "zebulon1985", is a user name as often as an id); a typed random id
-# of letters and digits ("sess_8f3kQ2"); the monitor's default key, a vendor name and a model.
-# Anything else (an e-mail address, a name, a phone number, a user name) is hashed.
+# be phone numbers); a generic word, a separator and digits ("session-42", "tenant_7": the word
+# is one of ours, a name is not); a typed random id, a short word, "_" and 8+ letters and digits
+# with 2+ of each ("sess_8f3kQ2ab"); the monitor's default key, a vendor name and a model.
+# Anything else is hashed: an e-mail address, a name, a phone number, a user name, and a name
+# with digits or a separator ("zebulon.quackenbush", "quackenbush_42", "zebulon-1985"): a rule
+# that lets an id through by its shape cannot tell a name from a word.
+_GENERIC_WORDS = (
+    "session|sess|tenant|conversation|conv|chat|thread|request|req|job|run|batch|worker|task"
+    "|team|project|app|env|test|demo|agent|bot|workspace|shard|replica|node|pod|group|trace"
+)
 _OPAQUE = re.compile(
     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
     r"|(?=[0-9a-f]*[a-f])[0-9a-f]{12,64}"
-    r"|[a-z]{1,24}[-_:.#][0-9]{1,6}"
-    r"|[a-z]{2,12}_(?=[a-z0-9]*[a-z])(?=[a-z0-9]*[0-9])[a-z0-9]{6,64}"
+    r"|(?:" + _GENERIC_WORDS + r")[-_:.#][0-9]{1,12}"
+    r"|[a-z]{2,12}_(?=(?:[a-z0-9]*[a-z]){2})(?=(?:[a-z0-9]*[0-9]){2})[a-z0-9]{8,64}"
+    r"|key:[0-9a-f]{12}(?:[0-9a-f]{20})?"  # hashed already (export_key, stored_key)
     r"|(" + "|".join(re.escape(name) for name in VENDOR_NAMES) + r")"
     r":[a-z0-9][a-z0-9._/:-]{0,120}",
     re.IGNORECASE,
@@ -50,5 +58,4 @@ def stored_key(key: str) -> str:
     """
     if looks_opaque(key):
         return key
-    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-    return f"key:{digest[:32]}"
+    return f"key:{digest(key)[:32]}"

@@ -540,18 +540,20 @@ class Recorder:
         self._gzip_lock.acquire()
         handed = False
         try:
-            suffix = ".gz" if self.compress else ""
             staged = self._backup(1, "")  # plain until gzipped: `report` reads it either way
-            if self.compress and staged.exists():  # left by a run that stopped while gzipping
-                self._compress(staged, self._backup(1, ".gz"))
+            self._settle(staged)
             if self.backups == 0:
                 self.path.unlink(missing_ok=True)
                 return
-            self._backup(self.backups, suffix).unlink(missing_ok=True)
+            # Plain backups shift as gzipped ones do: a backup whose gzip failed (a full disk)
+            # is kept, never overwritten by the next rotation.
+            for suffix in ("", ".gz"):
+                self._backup(self.backups, suffix).unlink(missing_ok=True)
             for n in range(self.backups - 1, 0, -1):
-                older = self._backup(n, suffix)
-                if older.exists():
-                    older.replace(self._backup(n + 1, suffix))
+                for suffix in ("", ".gz"):
+                    older = self._backup(n, suffix)
+                    if older.exists():
+                        older.replace(self._backup(n + 1, suffix))
             self.path.replace(staged)
             if self.compress:
                 self._compressing = threading.Thread(
@@ -564,6 +566,20 @@ class Recorder:
         finally:
             if not handed:
                 self._gzip_lock.release()
+
+    def _settle(self, staged: Path) -> None:
+        """
+        Backup 1 as a run that stopped while gzipping it left it: both the plain file and the
+        whole .gz (the gzip was renamed into place, the plain one not yet removed) hold the same
+        records, so the plain one goes; a plain one alone is gzipped now.
+        """
+        if not staged.exists():
+            return
+        gzipped = self._backup(1, ".gz")
+        if gzipped.exists():
+            staged.unlink()
+        elif self.compress:
+            self._compress(staged, gzipped)
 
     def _join_compressing(self) -> None:
         if self._compressing is not None:

@@ -9,11 +9,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
+from .._errors import digest
 from ..vendors import Vendor
 from ..vendors._elements import Element, setting
 from .divergence import Position
 
-__all__ = ["SettingChange", "setting_change"]
+__all__ = ["HASHED_SETTINGS", "SettingChange", "setting_change", "setting_digest"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,9 +44,16 @@ def setting_change(
             before=a.get("model"),
             after=b.get("model"),
         )
+    hashed = a.get(HASHED_SETTINGS)
     for rule in vendor.rules.invalidating:
         (path_a, before), (path_b, after) = setting(a, rule.path), setting(b, rule.path)
-        if before != after:
+        if isinstance(hashed, Mapping):  # a shared store's state: the value's hash only
+            path_a, kept = hashed.get(rule.path, (rule.path, None))
+            before = _KEPT_AS_HASH if kept is not None else None
+            changed = kept != setting_digest(after)
+        else:
+            changed = before != after
+        if changed:
             path = path_b if after is not None else path_a
             keeps_head = rule.drops == "messages"
             cut = (_first_in_layer(elements, "messages") if keeps_head else 0, 0)
@@ -56,6 +66,22 @@ def setting_change(
                 after=after,
             )
     return None
+
+
+# Where a shared store's state keeps its settings: each invalidating setting's place and hash.
+HASHED_SETTINGS = "#settings"
+_KEPT_AS_HASH = "(kept as a hash)"
+
+
+def setting_digest(value: Any) -> str | None:
+    """The hash a store keeps of a setting's value (None: not set), keyed as every hash is."""
+    if value is None:
+        return None
+    try:
+        data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except TypeError:  # not JSON: its repr stands for it (equal values, equal hashes)
+        data = repr(value).encode("utf-8", "surrogatepass")
+    return digest(data)[:32]
 
 
 def _first_in_layer(elements: Sequence[Element], layer: str) -> int:

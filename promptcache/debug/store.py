@@ -19,8 +19,10 @@ from typing import Any, Protocol
 
 import orjson
 
-from ..vendors import get_vendor
+from ..vendors import TTL_SECONDS, Vendor, get_vendor
+from ..vendors._elements import get_path, setting
 from .memory import Entry, Record, params
+from .settings import HASHED_SETTINGS, setting_digest
 
 __all__ = [
     "STATE_FORMAT",
@@ -83,7 +85,7 @@ class StateStore(Protocol):
 # The version of the serialised state, part of every stored key's name. v2: element hashes are
 # xxh3-64 (fingerprint.py); v1 (keys without a version) hashed with BLAKE2b, so its states cannot
 # be compared with these and are never read.
-STATE_FORMAT = "v2"
+STATE_FORMAT = "v3"  # v3: settings kept as hashes (`stored_settings`)
 
 
 def encode_entry(entry: Entry, records: tuple[Record, ...], *, body_limit: int | None) -> bytes:
@@ -92,6 +94,8 @@ def encode_entry(entry: Entry, records: tuple[Record, ...], *, body_limit: int |
     data); otherwise the body is kept when its JSON is at most that many bytes.
     """
     settings = params(entry.body) if isinstance(entry.body, dict) else entry.params
+    if HASHED_SETTINGS not in settings:
+        settings = stored_settings(settings, entry.vendor)
     state: dict[str, Any] = {
         "at": entry.at,
         "sent": entry.sent_at,
@@ -115,6 +119,43 @@ def encode_entry(entry: Entry, records: tuple[Record, ...], *, body_limit: int |
         if body is not None:
             state["body"] = orjson.Fragment(body)
     return orjson.dumps(state)
+
+
+def stored_settings(settings: Mapping[str, Any], vendor: Vendor) -> dict[str, Any]:
+    """
+    What judging needs of a request's settings, and nothing that may be personal data: the
+    model; the TTL a request-wide setting names; whether the explicit-mode switch and the
+    top-level marker are set; and, for each setting whose change drops cache
+    (`CacheRules.invalidating`), where it was and the hash of its value (`setting_digest`), so a
+    change is found without keeping the value. `metadata.user_id`, `user`, `safety_identifier`,
+    stop sequences, schema descriptions, labels and template arguments are not kept.
+    """
+    rules = vendor.rules
+    kept: dict[str, Any] = {"model": settings.get("model")}
+    for dotted in rules.ttl_settings:
+        value = get_path(settings, dotted)
+        if isinstance(value, str) and value in TTL_SECONDS:
+            _set_path(kept, dotted, value)
+    if rules.explicit_switch is not None:
+        path, on = rules.explicit_switch
+        if get_path(settings, path) == on:
+            _set_path(kept, path, on)
+    top = rules.top_level_marker
+    if top is not None and settings.get(top) is not None:
+        kept[top] = {"type": "ephemeral"}  # its presence is what judging reads
+    hashed = {}
+    for rule in rules.invalidating:
+        where, value = setting(settings, rule.path)
+        hashed[rule.path] = [where, setting_digest(value)]
+    kept[HASHED_SETTINGS] = hashed
+    return kept
+
+
+def _set_path(target: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, last = dotted.split(".")
+    for name in parents:
+        target = target.setdefault(name, {})
+    target[last] = value
 
 
 def _body_json(body: Mapping[str, Any], limit: int) -> bytes | None:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .._errors import InputError
+from .._inputs import read_text
 from .rules import RULES
 from .rules.PC101 import DEFAULT_VOLATILE_CALLS, DEFAULT_VOLATILE_FILTERS
 from .rules.PC102 import DATE_NAMES, DEFAULT_PER_REQUEST
@@ -183,13 +184,18 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+_CONFIG_MAX_BYTES = 16 * 1024 * 1024  # a pyproject.toml is kilobytes
+
+
 def load_config(pyproject: Path | None) -> LintConfig:
     """Read `[tool.promptcache.lint]` from `pyproject` (defaults when None or absent)."""
     if pyproject is None:
         return DEFAULT_CONFIG
+    # The one reading path: a FIFO, device, folder or non-UTF-8 file is named, not read.
+    text = read_text(pyproject, max_bytes=_CONFIG_MAX_BYTES, flag=None, what="lint configuration")
     try:
-        data = tomllib.loads(pyproject.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(text)
+    except ValueError as exc:  # TOMLDecodeError, and the int-str limit of a long integer
         raise InputError(f"cannot read lint configuration from {str(pyproject)!r}: {exc}") from None
     table = data.get("tool", {}).get("promptcache", {}).get("lint", {})
     if not isinstance(table, dict):

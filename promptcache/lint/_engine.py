@@ -526,6 +526,8 @@ def _lint_tokenizer_config(source: str, path: str, config: LintConfig) -> list[F
             data = json.loads(source)
         except json.JSONDecodeError as exc:
             return _select([_parse_error(path, exc.lineno, f"invalid JSON: {exc.msg}")], config)
+        except ValueError as exc:  # an integer longer than Python's int-str limit
+            return _select([_parse_error(path, 1, f"invalid JSON: {exc}")], config)
     key_line = next(
         (n for n, text in enumerate(source.splitlines(), 1) if '"chat_template"' in text), 1
     )

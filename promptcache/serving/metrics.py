@@ -18,7 +18,10 @@ never 0. Parsing goes through `prometheus_client`'s own text parser
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import math
+import threading
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -82,7 +85,9 @@ def parse_metrics(text: str) -> CacheCounters:
         found = _counters(
             "sglang", samples, "sglang:prompt_tokens_total", "sglang:cached_tokens_total"
         )
-        return replace(found, hit_rate_gauge=samples.get("sglang:cache_hit_rate"))
+        gauge = samples.get("sglang:cache_hit_rate")
+        _check_usable("sglang:cache_hit_rate", gauge, most=1.0)
+        return replace(found, hit_rate_gauge=gauge)
     if any(name.startswith("llamacpp:") for name in samples):
         found = _counters(
             "llama.cpp",
@@ -106,6 +111,13 @@ def parse_metrics(text: str) -> CacheCounters:
 def _counters(
     engine: Engine, samples: Mapping[str, float], queries: str, hits: str
 ) -> CacheCounters:
+    for name in (queries, hits):
+        _check_usable(name, samples.get(name))
+    if samples.get(hits, 0.0) > samples.get(queries, math.inf):
+        raise InputError(
+            f"counter {hits} is unusable: it reads {samples[hits]:g}, more than {queries} "
+            f"({samples[queries]:g}); the engine's counters disagree, no hit rate can be given"
+        )
     missing = tuple(name for name in (queries, hits) if name not in samples)
     return CacheCounters(
         engine=engine,
@@ -113,6 +125,27 @@ def _counters(
         hit_tokens=samples.get(hits),
         missing=missing,
         samples=samples,
+    )
+
+
+class _NotMetrics(InputError):
+    """The text is not a Prometheus exposition (what the caller describes to the user)."""
+
+
+def _check_usable(name: str, value: float | None, most: float = math.inf) -> None:
+    """A counter that is NaN, infinite or negative (or a rate over 1) gives no rate: say so."""
+    if value is None:
+        return
+    if math.isnan(value) or math.isinf(value):
+        why = f"it reads {value}"
+    elif value < 0:
+        why = f"it reads {value:g}, and a count cannot be negative"
+    elif value > most:
+        why = f"it reads {value:g}, and a rate is at most {most:g}"
+    else:
+        return
+    raise InputError(
+        f"counter {name} is unusable: {why}; no hit rate can be given from this engine's /metrics"
     )
 
 
@@ -128,8 +161,9 @@ def _samples(text: str) -> dict[str, float]:
         for family in text_string_to_metric_families(text):
             for sample in family.samples:
                 totals[sample.name] = totals.get(sample.name, 0.0) + float(sample.value)
-    except ValueError as exc:
-        raise InputError(f"not a Prometheus text exposition: {exc}") from None
+    except ValueError:
+        # prometheus_client's message quotes the line: the answer is described, never echoed.
+        raise _NotMetrics("not a Prometheus text exposition") from None
     return totals
 
 
@@ -146,24 +180,107 @@ def metrics_url(url: str) -> str:
     return url if url.rstrip("/").endswith("/metrics") else f"{url.rstrip('/')}/metrics"
 
 
-def scrape(url: str, *, timeout: float = 10.0) -> CacheCounters:
-    """GET `{url}/metrics` (or `url` itself when it already ends in /metrics) and parse it."""
+# A /metrics page is kilobytes to a few megabytes (histograms per model); more is not one.
+DEFAULT_MAX_METRICS_BYTES = 16 * 1024 * 1024
+_READ_CHUNK = 64 * 1024
+
+
+def scrape(
+    url: str, *, timeout: float = 10.0, max_bytes: int = DEFAULT_MAX_METRICS_BYTES
+) -> CacheCounters:
+    """
+    GET `{url}/metrics` (or `url` itself when it already ends in /metrics) and parse it.
+    `timeout` bounds the whole request (connecting, a server that trickles a byte a second),
+    `max_bytes` the answer (a server that streams without end).
+    """
     if not 0 < timeout < math.inf:
         raise InputError(f"the scrape timeout must be positive seconds, got {timeout!r}")
     target = metrics_url(url)
+    body, content_type = _fetch(target, timeout, max_bytes)
+    try:
+        text = body.decode("utf-8")
+        return parse_metrics(text)
+    except (_NotMetrics, UnicodeDecodeError):
+        # Described, never echoed: the answer is not ours to print and may be anything.
+        raise InputError(
+            f"{target} answered {len(body):,} bytes of {content_type or 'no content type'} that "
+            "are not a Prometheus text exposition; is this the engine's /metrics URL?"
+        ) from None
+
+
+@dataclass(slots=True)
+class _Fetch:
+    """What the fetching thread hands back (and the response, to close at the deadline)."""
+
+    body: bytes | None = None
+    content_type: str = ""
+    error: InputError | None = None
+    response: Any = None
+
+
+def _fetch(target: str, timeout: float, max_bytes: int) -> tuple[bytes, str]:
+    """
+    The body at `target`, read in a thread the caller waits on for at most `timeout` seconds:
+    a socket timeout bounds each read, not the sum of them, and a server that sends a byte a
+    second would never trip it.
+    """
+    state = _Fetch()
+    worker = threading.Thread(
+        target=_get, args=(target, timeout, max_bytes, state), daemon=True, name="scrape"
+    )
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        response = state.response
+        if response is not None:
+            with contextlib.suppress(Exception):  # ends the thread's blocked read
+                response.close()
+        raise InputError(
+            f"{target} did not answer within {timeout:g} s (the whole request); raise --timeout"
+        )
+    if state.error is not None:
+        raise state.error
+    assert state.body is not None
+    return state.body, state.content_type
+
+
+def _get(target: str, timeout: float, max_bytes: int, state: _Fetch) -> None:
     try:
         with urllib.request.urlopen(target, timeout=timeout) as response:
-            text = response.read().decode("utf-8", "replace")
+            state.response = response
+            state.content_type = str(response.headers.get("Content-Type", ""))[:80]
+            state.body = _read_bounded(response, target, max_bytes)
+    except InputError as exc:
+        state.error = exc
     except urllib.error.HTTPError as exc:
         hint = (
             " (llama.cpp serves /metrics only when started with --metrics)"
             if exc.code in (404, 501)
             else ""
         )
-        raise InputError(f"{target} answered HTTP {exc.code}{hint}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        raise InputError(f"cannot reach {target}: {getattr(exc, 'reason', exc)}") from None
-    return parse_metrics(text)
+        state.error = InputError(f"{target} answered HTTP {exc.code}{hint}")
+    except http.client.HTTPException as exc:  # its text is what the server sent: not echoed
+        state.error = InputError(
+            f"{target} did not answer in HTTP ({type(exc).__name__}); is this an engine's URL?"
+        )
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        state.error = InputError(f"cannot reach {target}: {getattr(exc, 'reason', exc)}")
+
+
+def _read_bounded(response: Any, target: str, max_bytes: int) -> bytes:
+    chunks: list[bytes] = []
+    total = 0
+    while True:
+        chunk = response.read1(_READ_CHUNK)  # what has arrived: no wait for a full chunk
+        if not chunk:
+            return b"".join(chunks)
+        total += len(chunk)
+        if total > max_bytes:
+            raise InputError(
+                f"{target} answered more than {max_bytes:,} bytes, more than a /metrics page; "
+                "raise the bound with --max-bytes N if it is one"
+            )
+        chunks.append(chunk)
 
 
 def interval(before: CacheCounters, after: CacheCounters, seconds: float) -> IntervalStats:

@@ -178,7 +178,7 @@ def test_a_fleet_finds_nothing_when_nothing_changed(server: RedisServer) -> None
 def _stored(server: RedisServer, key: str) -> list[bytes]:
     client = redis.Redis.from_url(server.url)
     try:
-        return list(client.zrange(f"promptcache:v2:{{{stored_key(key)}}}:states", 0, -1))
+        return list(client.zrange(f"promptcache:v3:{{{stored_key(key)}}}:states", 0, -1))
     finally:
         client.close()
 
@@ -220,7 +220,7 @@ def test_states_expire_with_the_vendor_ttl_plus_slack(server: RedisServer) -> No
     monitor = Monitor("anthropic", metrics=False, store=store, background=False)
     monitor.observe(request, response, key="a", at=100.0)
     client = redis.Redis.from_url(server.url)
-    ttl = client.pttl(f"promptcache:v2:{{{stored_key('a')}}}:states")
+    ttl = client.pttl(f"promptcache:v3:{{{stored_key('a')}}}:states")
     client.close()
     assert 300_000 < ttl <= 360_000  # Anthropic's default 5 minutes, plus one of slack
 
@@ -228,7 +228,7 @@ def test_states_expire_with_the_vendor_ttl_plus_slack(server: RedisServer) -> No
     hour["system"][0]["cache_control"] = {"type": "ephemeral", "ttl": "1h"}
     monitor.observe(hour, AnthropicSim().respond(hour, 100.0), key="b", at=100.0)
     client = redis.Redis.from_url(server.url)
-    hours = client.pttl(f"promptcache:v2:{{{stored_key('b')}}}:states")
+    hours = client.pttl(f"promptcache:v3:{{{stored_key('b')}}}:states")
     client.close()
     assert 3_600_000 < hours <= 3_660_000  # the longest TTL the markers asked for
 
@@ -246,11 +246,11 @@ def test_a_key_that_may_be_personal_data_never_names_a_redis_key(server: RedisSe
     names = sorted(name.decode() for name in client.keys("*"))
     client.close()
     assert not any("jane" in name or "example.com" in name for name in names), names
-    assert "promptcache:v2:{session-42}:states" in names
+    assert "promptcache:v3:{session-42}:states" in names
     # 128 bits of its SHA-256, whose first 12 hex digits are the hash logs and spans name it by:
     # two keys a 48-bit hash confuses would be judged against each other's states
-    [hashed] = [name for name in names if name.startswith("promptcache:v2:{key:")]
-    digits = hashed.removeprefix("promptcache:v2:{key:").removesuffix("}:states")
+    [hashed] = [name for name in names if name.startswith("promptcache:v3:{key:")]
+    digits = hashed.removeprefix("promptcache:v3:{key:").removesuffix("}:states")
     assert len(digits) == 32 and digits.startswith(short_hash("jane.doe@example.com"))
 
 
@@ -263,7 +263,7 @@ def test_states_of_an_older_format_are_never_compared(server: RedisServer) -> No
     )
     old.observe(request, sim.respond(request, 100.0), key="a", at=100.0)
     client = redis.Redis.from_url(server.url)
-    name = f"promptcache:v2:{{{stored_key('a')}}}:states"
+    name = f"promptcache:v3:{{{stored_key('a')}}}:states"
     [state] = client.zrange(name, 0, -1, withscores=True)
     client.delete(name)
     stale = orjson.loads(state[0])
@@ -646,13 +646,13 @@ def test_a_store_failure_is_said_without_the_key_the_state_or_the_password(
         f"state store is unavailable (ResponseError from the Redis at 127.0.0.1:{server.port} "
         "while exchanging a key's state)" in said
     ), said
-    for secret in (_KEY, "zebulon", _PASSWORD, "EVALSHA", "promptcache:{", "promptcache:v2:{"):
+    for secret in (_KEY, "zebulon", _PASSWORD, "EVALSHA", "promptcache:{", "promptcache:v3:{"):
         assert secret.lower() not in said.lower(), secret
 
 
 def test_each_store_call_says_what_failed_and_where_only(server: RedisServer) -> None:
     client = redis.Redis.from_url(server.url)
-    client.set(f"promptcache:v2:{{{stored_key(_KEY)}}}:states", "not a sorted set")  # WRONGTYPE
+    client.set(f"promptcache:v3:{{{stored_key(_KEY)}}}:states", "not a sorted set")  # WRONGTYPE
     client.close()
     store = RedisStore.from_url(server.url)
     monitor = Monitor("anthropic", metrics=False, background=False)

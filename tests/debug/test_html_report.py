@@ -78,7 +78,7 @@ def test_the_page_shows_the_json_reports_figures_offline(
     log = tmp_path / "calls.jsonl"
     log.write_text("\n".join(_log()) + "\n")
     page = tmp_path / "report.html"
-    assert main(["report", str(log), "--format", "json", "--html", str(page)]) == 0
+    assert main(["report", str(log), "--format", "json", "--html", str(page), "--clear-keys"]) == 0
     data = json.loads(capsys.readouterr().out)
     shown, errors, fetched = _open(page)
     assert errors == [] and fetched == []
@@ -156,7 +156,7 @@ def test_the_charts_place_utc_hours_evenly_whatever_the_machines_zone(
             record["key"] = f"k{hour}"
         log, page = tmp_path / "log.jsonl", tmp_path / "report.html"
         log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
-        assert main(["report", str(log), "--html", str(page)]) == 0
+        assert main(["report", str(log), "--html", str(page), "--clear-keys"]) == 0
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -174,7 +174,7 @@ def test_a_keys_partial_cost_says_how_many_records_it_leaves_unpriced(tmp_path: 
     log = tmp_path / "calls.jsonl"
     log.write_text("\n".join(json.dumps(r) for r in records) + "\n")
     page = tmp_path / "report.html"
-    assert main(["report", str(log), "--html", str(page)]) == 0
+    assert main(["report", str(log), "--html", str(page), "--clear-keys"]) == 0
     rows = page.read_text().split('<tr data-key="')
     (s0,) = [row.split("</tr>")[0] for row in rows if row.startswith('s0"')]
     (s1,) = [row.split("</tr>")[0] for row in rows if row.startswith('s1"')]

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from promptcache.cli import main
+from promptcache.debug.privacy import export_key
 
 from .pairs import anthropic as pairs_anthropic
 from .pairs import next_turn
@@ -102,8 +103,9 @@ def test_groups_add_up_to_the_totals(
         for c in data["invalidations"]  # type: ignore[attr-defined]
     )
     names = [g["group"] for g in groups]
-    if by == "key":
-        assert sorted(names) == ["s0", "s1", "s2"]
+    if by == "key":  # hashed as the monitor's logs show them (no --clear-keys)
+        assert sorted(names) == sorted(export_key(k) for k in ("s0", "s1", "s2"))
+        assert not {"s0", "s1", "s2"} & set(names)
     if by == "hour":
         assert len(names) >= 2 and names == sorted(names) and names[0].endswith(":00Z")
 
@@ -111,7 +113,7 @@ def test_groups_add_up_to_the_totals(
 def test_group_count_is_bounded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(_log(sessions=5, turns=2)) + "\n")
-    data = _json(capsys, str(log), "--by", "key", "--max-groups", "2")
+    data = _json(capsys, str(log), "--by", "key", "--clear-keys", "--max-groups", "2")
     names = [g["group"] for g in data["groups"]]  # type: ignore[attr-defined]
     assert len(names) == 3 and "(other)" in names
     assert sum(g["records"] for g in data["groups"]) == 10  # type: ignore[attr-defined]
@@ -134,7 +136,7 @@ def test_ci_gates_exit_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
 def test_csv_has_a_row_per_group(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join(_log()) + "\n")
-    assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
+    assert main(["report", str(log), "--by", "key", "--clear-keys", "--format", "csv"]) == 0
     rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
     assert [r["group"] for r in rows] == ["s0", "s1", "s2"]
     assert sum(int(r["records"]) for r in rows) == 15
@@ -485,7 +487,7 @@ def test_the_json_and_csv_reports_keep_their_keys(
 ) -> None:
     log = tmp_path / "log.jsonl"
     log.write_text("\n".join([*_log(), "not json"]) + "\n")
-    data = _json(capsys, str(log), "--by", "key")
+    data = _json(capsys, str(log), "--by", "key", "--clear-keys")
     assert list(data) == list(REPORT_JSON)
     for key, inner in REPORT_JSON.items():
         value = data[key]
@@ -494,7 +496,7 @@ def test_the_json_and_csv_reports_keep_their_keys(
         elif isinstance(value, list):
             assert value and all(list(item) == inner for item in value), key
     assert list(data["skipped"]["named"][0]) == ["source", "line", "reason"]  # type: ignore[index]
-    assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
+    assert main(["report", str(log), "--by", "key", "--clear-keys", "--format", "csv"]) == 0
     header = capsys.readouterr().out.splitlines()[0]
     assert header.split(",") == REPORT_JSON["groups"]
 
@@ -541,7 +543,7 @@ def test_text_output_escapes_control_characters_a_log_holds(
         record["key"] = "s1\x1b]0;owned\x07\x1b[2J"
     log = tmp_path / "log.jsonl"
     _write_log(log, records)
-    assert main(["report", str(log), "--by", "key"]) == 0
+    assert main(["report", str(log), "--by", "key", "--clear-keys"]) == 0
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out
     assert "s1\\x1b]0;owned\\x07\\x1b[2J" in out
@@ -576,7 +578,7 @@ def test_records_that_did_not_report_caching_are_not_counted_as_misses(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     log = _engine_log(tmp_path)
-    data = _json(capsys, str(log), "--by", "key")
+    data = _json(capsys, str(log), "--by", "key", "--clear-keys")
     assert data["hit_rate"] == pytest.approx(1984 / 2000)  # s2's, s1's reads unknown
     assert data["tokens"]["unreported_records"] == 4  # type: ignore[index]
     s1, s2 = data["groups"]  # type: ignore[misc]
@@ -649,15 +651,15 @@ def test_a_group_with_unpriced_records_says_how_many_its_cost_leaves_out(
         record["request"]["model"] = "not-a-real-model"
     log = tmp_path / "log.jsonl"
     _write_log(log, records)
-    data = _json(capsys, str(log), "--by", "key")
+    data = _json(capsys, str(log), "--by", "key", "--clear-keys")
     assert data["cost"]["unpriced_records"] == 2  # type: ignore[index]
     groups = {g["group"]: g for g in data["groups"]}  # type: ignore[attr-defined]
     assert groups["s0"]["unpriced_records"] == 2 and groups["s0"]["cost"] > 0
     assert groups["s1"]["unpriced_records"] == 0
-    assert main(["report", str(log), "--by", "key", "--format", "csv"]) == 0
+    assert main(["report", str(log), "--by", "key", "--clear-keys", "--format", "csv"]) == 0
     rows = {r["group"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
     assert rows["s0"]["unpriced_records"] == "2"
-    assert main(["report", str(log), "--by", "key"]) == 0
+    assert main(["report", str(log), "--by", "key", "--clear-keys"]) == 0
     (s0,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("  s0")]
     assert "(2 unpriced)" in s0
     assert main(["report", str(log)]) == 0
@@ -697,12 +699,12 @@ def test_the_csv_and_html_reports_say_which_groups_lack_output_tokens(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _, stripped = _without_output(tmp_path)
-    assert main(["report", str(stripped), "--by", "key", "--format", "csv"]) == 0
+    assert main(["report", str(stripped), "--by", "key", "--clear-keys", "--format", "csv"]) == 0
     rows = {r["group"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
     assert rows["s0"]["output_unreported_records"] == rows["s0"]["output_unpriced_records"] == "2"
     assert rows["s1"]["output_unreported_records"] == "0"
     page = tmp_path / "report.html"
-    assert main(["report", str(stripped), "--html", str(page)]) == 0
+    assert main(["report", str(stripped), "--html", str(page), "--clear-keys"]) == 0
     html = page.read_text()
     assert 'id="output-unknown">output cost of 2 records unknown' in html
     keys = {row.split('"')[0]: row.split("</tr>")[0] for row in html.split('<tr data-key="')[1:]}
@@ -728,7 +730,7 @@ def test_a_record_its_price_row_cannot_price_leaves_the_models_other_records_pri
 
     log = tmp_path / "calls.jsonl"
     log.write_text(record(0, "5m") + record(1, "7d") + record(2, "5m"))
-    data = _json(capsys, str(log), "--by", "key")
+    data = _json(capsys, str(log), "--by", "key", "--clear-keys")
     assert data["records"] == 3
     assert data["cost"]["unpriced_records"] == 1  # type: ignore[index]
     priced = {g["group"]: g["cost"] for g in data["groups"]}  # type: ignore[attr-defined]

@@ -106,7 +106,7 @@ def test_engine_stats_log_counts_unknown(
 ) -> None:
     from promptcache._commands import engine_stats
 
-    monkeypatch.setattr(engine_stats, "scrape", lambda url, timeout: parse_metrics(VLLM))
+    monkeypatch.setattr(engine_stats, "scrape", lambda url, **_: parse_metrics(VLLM))
     log = tmp_path / "log.jsonl"
     rows = [
         {
@@ -201,7 +201,7 @@ def test_engine_stats_reads_a_log_from_standard_input_and_says_how_for_a_fifo(
 
     from promptcache._commands import engine_stats
 
-    monkeypatch.setattr(engine_stats, "scrape", lambda url, timeout: parse_metrics(VLLM))
+    monkeypatch.setattr(engine_stats, "scrape", lambda url, **_: parse_metrics(VLLM))
     usage = {"prompt_tokens": 100, "prompt_tokens_details": {"cached_tokens": 80}}
     line = json.dumps({"response": {"usage": usage}}).encode() + b"\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(line))))
@@ -219,7 +219,7 @@ def test_engine_stats_names_the_log_line_without_a_response_by_file_name(
 ) -> None:
     from promptcache._commands import engine_stats
 
-    monkeypatch.setattr(engine_stats, "scrape", lambda url, timeout: parse_metrics(VLLM))
+    monkeypatch.setattr(engine_stats, "scrape", lambda url, **_: parse_metrics(VLLM))
     log = tmp_path / "log.jsonl"
     log.write_text('{"request": {}}\n')
     assert cli.main(["engine-stats", "http://vllm:8000", "--log", str(log)]) == 2
