@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptcache import Monitor, diff
+import pytest
+
+from promptcache import InputError, Monitor, diff
 from promptcache.cli import main
 from promptcache.sim import AnthropicEmulator, ManualClock
 from promptcache.vendors import get_vendor
@@ -178,3 +180,22 @@ def test_the_openai_emulator_keeps_the_cache_when_a_deferred_schema_changes() ->
         reads.append(answer["usage"]["input_tokens_details"]["cached_tokens"])
         clock.now += 5.0
     assert reads[0] == 0 and reads[2] == reads[1] > 1000
+
+
+def test_a_marker_on_a_deferred_tool_is_refused_as_the_api_refuses_it(
+    tmp_path: Path, capsys: Any
+) -> None:
+    from promptcache.adapters.anthropic import check_markers
+
+    request = _request(["crm_contacts"])
+    request["tools"][1]["cache_control"] = {"type": "ephemeral"}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    assert main(["inspect", str(path), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert any(
+        "tools[1]" in p and "defer_loading cannot use prompt caching" in p
+        for p in report["markers"]["problems"]
+    )
+    with pytest.raises(InputError, match="last tool without defer_loading"):
+        check_markers(request)
