@@ -308,6 +308,28 @@ def test_a_read_under_the_documented_minimum_wins_over_caches_nothing() -> None:
     assert [e.cause for e in events] == []
 
 
+def test_a_later_read_marks_the_keys_below_minimum_contradicted(caplog: Any) -> None:
+    # The recorded session: 859 tokens, nothing read ("below the 2,048 minimum"), then the next
+    # response read 594. The event stays as emitted; the monitor counts and says the contradiction.
+    events: list[Any] = []
+    monitor = Monitor("gemini", on_invalidation=events.append, metrics=False)
+    monitor.observe(_short_gemini("Why 502s?"), _gemini_response(859, 0), at=1_000.0, key="g")
+    assert [e.cause for e in events] == ["below_minimum"]
+    assert "below_minimum_contradicted" not in monitor.stats()
+    with caplog.at_level("WARNING", logger="promptcache"):
+        monitor.observe(_short_gemini("And now?"), _gemini_response(861, 594), at=1_005.0, key="g")
+        monitor.observe(_short_gemini("More?"), _gemini_response(866, 594), at=1_010.0, key="g")
+    assert monitor.stats()["below_minimum_contradicted"] == 1  # once per key
+    [said] = [r.getMessage() for r in caplog.records if "contradicted" in r.getMessage()]
+    assert "594 tokens were read" in said and "Why 502s" not in said
+
+
+def test_a_read_on_a_key_never_told_below_minimum_contradicts_nothing() -> None:
+    monitor = Monitor("gemini", metrics=False)
+    monitor.observe(_short_gemini("Why 502s?"), _gemini_response(859, 594), at=1_000.0, key="g")
+    assert "below_minimum_contradicted" not in monitor.stats()
+
+
 def test_the_minimum_is_stated_as_documented() -> None:
     events: list[Any] = []
     monitor = Monitor("gemini", on_invalidation=events.append, metrics=False)
