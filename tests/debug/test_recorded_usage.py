@@ -7,6 +7,8 @@ contradictory counts are read right, and never inflate what the monitor expects 
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -360,3 +362,31 @@ def test_the_sdk_objects_read_as_their_json() -> None:
     summed = {k: v for k, v in loop.items() if k != "iterations"}
     unitemised = reader(beta.BetaMessage.model_validate({**head, "usage": summed}))
     assert unitemised.passes == 2 and unitemised.prefix_measure is None
+
+
+def test_the_report_notes_below_minimum_verdicts_a_later_read_contradicted(
+    tmp_path: Path, capsys: Any
+) -> None:
+    from promptcache._report import build_report
+    from promptcache.cli import main
+
+    lines = [
+        json.dumps(
+            {
+                "vendor": "gemini",
+                "key": "g",
+                "at": 1_000.0 + 5 * n,
+                "request": _short_gemini(question),
+                "response": _gemini_response(859 + n, cached),
+            }
+        )
+        for n, (question, cached) in enumerate([("Why 502s?", 0), ("And now?", 594)])
+    ]
+    report = build_report(lines)
+    assert [c.cause for c in report.invalidations] == ["below_minimum"]
+    assert report.below_minimum_contradicted == 1
+    assert report.to_json()["below_minimum_contradicted"] == 1
+    log = tmp_path / "calls.jsonl"
+    log.write_text("\n".join(lines) + "\n")
+    main(["report", str(log)])
+    assert "1 key(s) told below_minimum later read from the cache" in capsys.readouterr().out
