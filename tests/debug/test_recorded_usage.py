@@ -390,3 +390,20 @@ def test_the_report_notes_below_minimum_verdicts_a_later_read_contradicted(
     log.write_text("\n".join(lines) + "\n")
     main(["report", str(log)])
     assert "1 key(s) told below_minimum later read from the cache" in capsys.readouterr().out
+
+
+def test_a_shared_state_keeps_what_a_tool_loop_measured() -> None:
+    # Another process judging the next turn from the Redis state expects what this one would:
+    # the last pass's cache (itemised), or the prefix's own count (not itemised), never the sum.
+    from promptcache.debug.store import decode_entry, encode_entry
+
+    monitor = Monitor("anthropic", metrics=False)
+    request, _ = _first_turn()
+    vendor = monitor._vendor_of(request, None)
+    summed = {k: v for k, v in LOOP.items() if k != "iterations"}
+    for usage, measured, unmeasured in ((LOOP, 2210, False), (summed, None, True)):
+        read = vendor.read_usage({"type": "message", "model": request["model"], "usage": usage})
+        entry = monitor._entry(request, vendor, read, 1.0)
+        assert (entry.measured, entry.unmeasured) == (measured, unmeasured)
+        stored = decode_entry(encode_entry(entry, monitor._chain(entry), body_limit=None))
+        assert (stored.measured, stored.unmeasured) == (measured, unmeasured)
