@@ -199,3 +199,14 @@ def test_a_marker_on_a_deferred_tool_is_refused_as_the_api_refuses_it(
     )
     with pytest.raises(InputError, match="last tool without defer_loading"):
         check_markers(request)
+
+
+def test_diff_says_a_marker_on_a_deferred_tool_cached_nothing() -> None:
+    a = _request(["crm_contacts"])
+    a["tools"][1]["cache_control"] = {"type": "ephemeral"}
+    b = _request(["crm_contacts", "crm_deals"])
+    result = diff(a, b, "anthropic")
+    assert not result.invalidated and result.cause == "not_cached"
+    assert "tools[1]" in result.detail and "defer_loading" in result.detail
+    plain = diff(_request(["crm_contacts"]), b, "anthropic")
+    assert plain.cause == "none"  # the same requests without that marker
