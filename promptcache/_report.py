@@ -173,6 +173,8 @@ class Report:
     output_unreported_records: int = 0  # not in `output`: their output tokens are unknown
     output_unpriced_records: int = 0  # priced, but their output's cost is not in `cost`
     vendor_side: VendorSide | None = None  # server-side misses (_vendor_side.py)
+    # keys whose below_minimum events a later read of the same key disproved
+    below_minimum_contradicted: int = 0
 
     @property
     def events(self) -> int:
@@ -241,6 +243,12 @@ class Report:
             "by": self.by,
             "groups": [g.to_json() for g in self.groups],
             "vendor_side": None if self.vendor_side is None else self.vendor_side.to_json(),
+            # present only when some were, as Monitor.stats() does with its `unjudged`
+            **(
+                {"below_minimum_contradicted": self.below_minimum_contradicted}
+                if self.below_minimum_contradicted
+                else {}
+            ),
         }
 
 
@@ -860,4 +868,7 @@ def _summary(builder: ReportBuilder) -> Report:
         output_unreported_records=totals.output_unreported,
         output_unpriced_records=totals.output_unpriced,
         vendor_side=builder._side.result(),
+        below_minimum_contradicted=sum(
+            m.stats().get("below_minimum_contradicted", 0) for m in builder._monitors.values()
+        ),
     )

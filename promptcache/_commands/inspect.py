@@ -14,6 +14,7 @@ from .._errors import InputError
 from .._ingest import Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
+from .._pricing import load_min_tokens
 from .._printable import printable
 from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
@@ -56,12 +57,14 @@ def run(args: argparse.Namespace) -> int:
     ingested = _ingest(data, args.vendor)
     model = args.model or ingested.model
     rendered = ingested.prompt.render()
-    report = _report(ingested, model, rendered)
+    added = _added(data, ingested.vendor, model)
+    report = _report(ingested, model, rendered, added)
+    report["vendor_added"] = added
     report["markers"] = _markers(data, ingested.vendor)
     report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
     report["markers"]["problems"] += _refused_ttls(report["ttl_settings"], ingested.vendor)
     report["cached_content"] = _cached_content(data, ingested.vendor)
-    report["unestimated"] = _unestimated(data, ingested.vendor)
+    report["unestimated"] = [w for w in _unestimated(data, ingested.vendor) if w not in added]
     if report["unestimated"]:
         report["breakpoints"]["notes"].append(
             "the token counts leave out what the vendor adds (below); the prefix is longer than "
@@ -140,6 +143,11 @@ _CACHED_CONTENT = (
 )
 
 
+def _added(data: dict[str, Any], vendor: str, model: str | None) -> dict[str, int]:
+    """What the vendor adds that it documents a size for: counted into the prefix."""
+    return get_vendor(vendor).added_tokens(data, model) if vendor in VENDOR_NAMES else {}
+
+
 def _unestimated(data: dict[str, Any], vendor: str) -> list[str]:
     """What the estimate cannot count: tokens the vendor adds that the file does not hold."""
     return get_vendor(vendor).unestimated(data) if vendor in VENDOR_NAMES else []
@@ -184,7 +192,9 @@ def _ingest(data: dict[str, Any], vendor: str | None) -> Ingested:
     return prompt_from_request(data, vendor)
 
 
-def _report(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[str, Any]:
+def _report(
+    ingested: Ingested, model: str | None, rendered: Rendered, added: dict[str, int]
+) -> dict[str, Any]:
     blocks = [
         {
             "layer": str(b.layer),
@@ -204,19 +214,32 @@ def _report(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[s
         "tokens": {
             "total": rendered.tokens,
             "cacheable_prefix": sum(b.tokens for b in rendered.prefix),
+            # documented tokens the vendor puts before the request's own (a tool-use prompt)
+            "vendor_added": sum(added.values()),
             **{str(layer): rendered.layer_tokens(layer) for layer in Layer},
         },
         "prefix_hash": rendered.prefix_hash.hex()[:12] or None,
         "blocks": blocks,
-        "breakpoints": _breakpoints(ingested, model, rendered),
+        "breakpoints": _breakpoints(ingested, model, rendered, sum(added.values())),
         "volatile": _volatile(ingested.prompt),
     }
 
 
-def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[str, Any]:
+def _breakpoints(
+    ingested: Ingested, model: str | None, rendered: Rendered, added: int
+) -> dict[str, Any]:
     if ingested.vendor not in VENDOR_NAMES or model is None:
         return {"planned": [], "notes": ["pass --vendor and --model to plan breakpoints"]}
-    result = plan(rendered, vendor=ingested.vendor, model=model)
+    notes = []
+    minimum = load_min_tokens().minimum(get_vendor(ingested.vendor).family, model)
+    if added:
+        # The vendor's own tokens come first, so every prefix is `added` longer than counted:
+        # the planner checks the request's own tokens against what is left of the minimum.
+        notes.append(
+            f"the {minimum:,}-token minimum is checked against the request's own tokens plus the "
+            f"{added:,} the vendor adds, so the figures below compare with {max(0, minimum - added):,}"
+        )
+    result = plan(rendered, vendor=ingested.vendor, model=model, min_tokens=max(0, minimum - added))
     # `part`: the content block inside a message that carries the marker (a lagging breakpoint in
     # a parallel tool fan-out, path `history[4].content[2]`); None: the block's last one.
     return {
@@ -230,7 +253,7 @@ def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> d
             }
             for bp in result.breakpoints
         ],
-        "notes": list(result.notes),
+        "notes": [*notes, *result.notes],
     }
 
 
@@ -303,6 +326,7 @@ def _text(report: dict[str, Any]) -> str:
         f"cacheable prefix: {tokens['cacheable_prefix']:,} tokens ({share:.0%}), hash {report['prefix_hash'] or '-'}",
         *(f"cache lifetime: {k} = {v}" for k, v in report["ttl_settings"].items()),
     ]
+    lines += [f"counted: {n:,} tokens, {what}" for what, n in report["vendor_added"].items()]
     lines += [f"not counted: {what}" for what in report["unestimated"]]
     if report["cached_content"]:
         lines.append(

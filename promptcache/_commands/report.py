@@ -358,6 +358,11 @@ def render_text(report: Report) -> str:
             )
     else:
         lines.append("invalidations  none")
+    if report.below_minimum_contradicted:
+        lines.append(
+            f"  note: {report.below_minimum_contradicted:,} key(s) told below_minimum later read "
+            "from the cache: the documented minimum did not hold for them"
+        )
     if report.vendor_side is not None:
         lines.extend(_vendor_side_text(report.vendor_side))
     if report.groups:

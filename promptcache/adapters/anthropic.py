@@ -37,7 +37,7 @@ from .._plan import plan as make_plan
 from .._prompt import Layer, Prompt
 from .._usage import CacheUsage
 from ..vendors import Capabilities
-from ..vendors.anthropic import RULES, AnthropicStream, read_usage
+from ..vendors.anthropic import RULES, AnthropicStream, deferred, read_usage
 from ._base import BaseAdapter
 from ._pieces import pieces
 
@@ -396,6 +396,8 @@ def markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
     """
     for i, tool in enumerate(_items(kwargs.get("tools"))):
         if _marked(tool):
+            if deferred(tool):
+                raise _deferred_marked(f"tools[{i}]")
             yield f"tools[{i}]", _ttl_of(tool)
     for i, block in enumerate(_items(kwargs.get("system"))):
         if _marked(block):
@@ -409,6 +411,15 @@ def markers_in_order(kwargs: Mapping[str, Any]) -> Iterator[tuple[str, str | Non
                 yield f"messages[{m}].content[{c}]", _ttl_of(block)
     if _marked(kwargs):
         yield _AUTOMATIC, _ttl_of(kwargs)
+
+
+def _deferred_marked(where: str) -> InputError:
+    # The API's own words (400 invalid_request_error), as users' trackers quote them.
+    return InputError(
+        f"{where} has defer_loading: true and cache_control; the API answers 400 'Tools with "
+        "defer_loading cannot use prompt caching'. A deferred tool is not in the cached prefix: "
+        "put the marker on the last tool without defer_loading"
+    )
 
 
 def _thinking_marked(where: str, kind: str) -> InputError:

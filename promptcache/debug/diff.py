@@ -167,6 +167,9 @@ def compare_elements(
         if aligned is not None:
             ea, eb = aligned
             found = first_divergence(ea, eb)
+    refused = None if every_prefix else _marked_deferred_tool(a, vendor)
+    if refused is not None:
+        return _refused_marker(vendor, refused)
     points = None if every_prefix else write_points(a, ea, vendor)
     if points == [] and ea:
         return _not_cached(vendor)
@@ -281,6 +284,28 @@ def _user_turn(element: Element) -> bool:
     if not isinstance(value, Mapping):
         return True  # a bare string `input` / `contents`: the user's turn
     return value.get("role", "user") == "user" and value.get("type") in (None, "message")
+
+
+def _marked_deferred_tool(a: Mapping[str, Any], vendor: Vendor) -> str | None:
+    """Where `a` puts a cache marker on a tool its vendor leaves out of the prefix, if it does."""
+    flag = vendor.rules.unrendered_tool_flag
+    tools = a.get("tools") if flag is not None else None
+    if not isinstance(tools, list):
+        return None
+    for i, tool in enumerate(tools):
+        if isinstance(tool, Mapping) and tool.get(flag) is True and "cache_control" in tool:
+            return f"tools[{i}]"
+    return None
+
+
+def _refused_marker(vendor: Vendor, where: str) -> DiffResult:
+    return _nothing_cached(
+        vendor,
+        "not_cached",
+        f"request a has cache_control on {where}, a tool with defer_loading: true; "
+        f"{vendor.title} answers such a request 400 ('Tools with defer_loading cannot use prompt "
+        "caching'), so nothing was cached. Put the marker on the last tool without defer_loading",
+    )
 
 
 def _not_cached(vendor: Vendor) -> DiffResult:

@@ -83,6 +83,10 @@ class Judging:
     def _default_key(self, vendor: Vendor, model: str | None) -> str:
         raise NotImplementedError
 
+    def _contradicted(self, key: str, entry: Entry, read: int) -> None:
+        """A `below_minimum` said for `key` that a later read disproved (Monitor counts it)."""
+        raise NotImplementedError
+
     def _records(self, entry: Entry) -> tuple[Record, ...]:
         """The entry's element records (hash, tokens, markers), computed once."""
         records = entry.records
@@ -305,6 +309,10 @@ class Judging:
         """
         if usage.cache_read:
             self._note_read(entry, usage.cache_read)
+            # Events are immutable once emitted: an earlier "below_minimum" of this key is not
+            # taken back, it is marked contradicted (counted and said), once per key.
+            if self._said(key, "below_minimum") and self._first_time(key, "below_minimum_read"):
+                self._contradicted(key, entry, usage.cache_read)
         if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
             return None
         prefix, marked = self._prefix_tokens(entry)

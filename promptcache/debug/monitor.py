@@ -170,6 +170,7 @@ class Monitor(Judging):
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
         self._read_under_minimum: dict[tuple[str, str], int] = {}
+        self._contradicted_below_minimum = 0  # keys whose below_minimum a later read disproved
         self._hashed: dict[bytes, tuple[str | None, Record]] = {}
         self._hashed_bytes = 0
         self._hashed_by: TokenCounter | None = None
@@ -486,6 +487,18 @@ class Monitor(Judging):
         if was:
             self.logger.warning("promptcache: the monitor's state store answers again")
 
+    def _contradicted(self, key: str, entry: Entry, read: int) -> None:
+        with self._lock:
+            self._contradicted_below_minimum += 1
+        self.logger.warning(
+            "promptcache: key %r (%s): the below_minimum reported earlier is contradicted: "
+            "%d tokens were read from the cache since; `stats()['below_minimum_contradicted']` "
+            "counts such keys",
+            export_key(key),
+            entry.vendor.name,
+            read,
+        )
+
     def _unjudged(self, vendor: str, usage: CacheUsage) -> None:
         """A response that did not report caching is not judged: counted always, said once."""
         with self._lock:
@@ -600,6 +613,8 @@ class Monitor(Judging):
                 stats["dropped"] = self._stats.dropped
             if self._stats.unjudged:
                 stats["unjudged"] = self._stats.unjudged
+            if self._contradicted_below_minimum:
+                stats["below_minimum_contradicted"] = self._contradicted_below_minimum
             return stats
 
     def memory(self) -> dict[str, int]:

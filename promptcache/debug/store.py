@@ -111,6 +111,12 @@ def encode_entry(entry: Entry, records: tuple[Record, ...], *, body_limit: int |
         "dry": entry.dry,
         "prefix": entry.prefix,
     }
+    # What a server-tool loop's usage measured of the prefix (Entry.measured/unmeasured), only
+    # when it is not read + write: a process of the same format without them reads read + write.
+    if entry.measured is not None:
+        state["measured"] = entry.measured
+    if entry.unmeasured:
+        state["unmeasured"] = True
     if body_limit is not None and entry.body is not None:
         kept = entry.body
         body = _body_json(kept, body_limit) if isinstance(kept, dict) else kept.data
@@ -189,6 +195,8 @@ def decode_entry(data: bytes | str) -> Entry:
         written=state["written"],
         dry=state["dry"],
         prefix=state["prefix"],
+        measured=state.get("measured"),
+        unmeasured=state.get("unmeasured", False),
     )
 
 

@@ -28,6 +28,9 @@ _REACH = 64  # characters either side of the change that are scanned
 _EMBEDDED = re.compile(
     r"(?P<uuid>(?<![0-9a-fA-F])[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}(?![0-9a-fA-F]))"
     r"|(?P<date>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
+    # ISO 8601's basic format, as file names and build stamps write it: 20261201T194211Z. The
+    # `T` and a valid date and time tell it from a build number (20261201194211) or a version.
+    r"|(?P<compact>(?<![\dA-Za-z])\d{8}T\d{6}(?:Z|[+-]\d{4})?(?![\d]))"
 )
 _UNIT = (
     r"(?:seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?|w|months?|mo"
@@ -72,14 +75,19 @@ def _embedded(window: str, lo: int) -> list[Hit]:
         kind = m.lastgroup or ""
         if kind == "date" and not _valid_date(m.group()):
             continue
-        label = "UUID" if kind == "uuid" else "date"
+        if kind == "compact":
+            if not _valid_date(m.group()[:15], "%Y%m%dT%H%M%S"):
+                continue
+            kind, label = "iso_timestamp", "ISO 8601 timestamp (basic format)"
+        else:
+            label = "UUID" if kind == "uuid" else "date"
         hits.append(Hit(kind=kind, label=label, lo=lo + m.start(), hi=lo + m.end()))
     return hits
 
 
-def _valid_date(value: str) -> bool:
+def _valid_date(value: str, form: str = "%Y-%m-%d") -> bool:
     try:
-        datetime.strptime(value, "%Y-%m-%d")
+        datetime.strptime(value, form)
     except ValueError:
         return False
     return True

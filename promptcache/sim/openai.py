@@ -27,6 +27,7 @@ from itertools import accumulate
 from typing import Any, ClassVar
 
 from ..vendors import Capabilities
+from ..vendors.openai_responses import shown_tools
 from ._base import Emulator, Rejected, chat_completion, need
 from ._core import (
     BYTES_PER_TOKEN,
@@ -304,7 +305,9 @@ def _chat_segments(body: Mapping[str, Any]) -> list[Segment]:
 
 
 def _responses_segments(body: Mapping[str, Any]) -> list[Segment]:
-    out = _tools(body)
+    # tool search: of a deferred tool the prefix holds only what the vendor says it shows
+    tools = shown_tools(need(body.get("tools", []), list, "tools"))
+    out = [Segment.of({"tool": t}, markable=False) for t in tools]
     if body.get("instructions") is not None:
         out.append(Segment.of({"instructions": body["instructions"]}, markable=False))
     items: Sequence[Any] = body.get("input") or []

@@ -106,6 +106,9 @@ class CacheRules:
     invalidating: tuple[Setting, ...] = ()
     miss_reasons: Mapping[str, str] = field(default_factory=dict)
     unrendered_tool_flag: str | None = None
+    # What of a tool carrying that flag is still rendered into the prefix: nothing for Anthropic;
+    # OpenAI shows a deferred function's (namespace's, MCP server's) name and description.
+    deferred_tool_shown: tuple[str, ...] = ()
     string_is_text_block: bool = False
 
     @property
@@ -140,6 +143,7 @@ class CacheRules:
             ],
             "miss_reasons": dict(self.miss_reasons),
             "unrendered_tool_flag": self.unrendered_tool_flag,
+            "deferred_tool_shown": list(self.deferred_tool_shown),
             "string_is_text_block": self.string_is_text_block,
         }
 

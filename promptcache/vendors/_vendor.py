@@ -31,6 +31,10 @@ def _always(request: Mapping[str, Any]) -> bool:
     return True
 
 
+def _none_counted(request: Mapping[str, Any], model: str | None) -> dict[str, int]:
+    return {}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Vendor:
     """
@@ -69,6 +73,9 @@ class Vendor:
     unestimated: Callable[[Mapping[str, Any]], list[str]] = _none_added
     detects: Callable[[Mapping[str, Any]], bool] = _always
     serves: str | None = None  # a platform: the first-party format it serves
+    # What the vendor adds that it documents a size for, for a model: {what, in the words
+    # `unestimated` uses: tokens}. inspect counts these into the prefix.
+    added_tokens: Callable[[Mapping[str, Any], str | None], dict[str, int]] = _none_counted
 
     @property
     def family(self) -> str:

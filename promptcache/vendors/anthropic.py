@@ -122,17 +122,46 @@ def rendered_tool_spans(tools: Any) -> list[Span]:
     return runs
 
 
+TOOL_PROMPT = "the tool-use system prompt the API adds when tools are given"
+
+# The size of that tool-use system prompt, by model and `tool_choice` type, where the vendor
+# documents it: "Tool use pricing and tokens" (docs.anthropic.com/en/docs/tool-use-pricing-and-tokens,
+# read 2026-12-01) lists the Claude 3 models only. Other models (and `tool_choice: none`, absent
+# from that table) keep the prompt named, not counted: the sizes published elsewhere for newer
+# models are third parties' and disagree with each other.
+TOOL_PROMPT_TOKENS: Mapping[str, Mapping[str, int]] = {
+    "claude-3-opus": {"auto": 530, "any": 281, "tool": 281},
+    "claude-3-sonnet": {"auto": 159, "any": 235, "tool": 235},
+    "claude-3-haiku": {"auto": 264, "any": 340, "tool": 340},
+}
+# The family inside a first-party, Bedrock (`anthropic.claude-3-haiku-20240307-v1:0`) or Vertex
+# (`claude-3-haiku@20240307`) model name; `claude-3-5-haiku` is another model.
+_CLAUDE_3 = re.compile(r"(?:^|[./])(claude-3-(?:opus|sonnet|haiku))(?=$|[-@:])")
+
+
+def added_tokens(request: Mapping[str, Any], model: str | None) -> dict[str, int]:
+    """What the API adds to the prompt that the vendor documents a size for, for `model`."""
+    tools = [t for t in request.get("tools") or () if isinstance(t, Mapping)]
+    found = _CLAUDE_3.search(model or "")
+    if not tools or found is None:
+        return {}
+    choice = request.get("tool_choice")
+    kind = choice.get("type", "auto") if isinstance(choice, Mapping) else "auto"
+    size = TOOL_PROMPT_TOKENS[found.group(1)].get(str(kind))
+    return {TOOL_PROMPT: size} if size is not None else {}
+
+
 def unestimated(request: Mapping[str, Any]) -> list[str]:
     """
     What the API adds to the prompt that a count of the request's own text leaves out: the
     tool-use system prompt it writes when `tools` are given, and the definitions of its server
     tools (`type` names one: web search, code execution, tool search...), which it renders
-    itself. Their sizes are not documented per model, so they are named, not counted.
+    itself. Where a size is documented for the model, `added_tokens` counts it instead.
     """
     tools = [t for t in request.get("tools") or () if isinstance(t, Mapping)]
     if not tools:
         return []
-    found = ["the tool-use system prompt the API adds when tools are given"]
+    found = [TOOL_PROMPT]
     server = sorted({str(t["type"]) for t in tools if t.get("type") not in (None, "custom")})
     if server:
         found.append(f"the definitions of the server tools the API renders ({', '.join(server)})")
@@ -616,4 +645,5 @@ VENDOR = Vendor(
     call_paths=CALL_PATHS,
     sdk="anthropic",
     unestimated=unestimated,
+    added_tokens=added_tokens,
 )

@@ -6,7 +6,7 @@ prefix caching; explicit breakpoints on GPT-5.6 and later, with a 12h TTL here t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -47,6 +47,11 @@ RULES = replace(
     capabilities=replace(
         EXPLICIT, unmarkable=frozenset({"thinking", "tool_use", "assistant:text"})
     ),
+    # Tool search: "For an individual deferred function, the model still sees the function name
+    # and description, so in practice tool search is mostly deferring the parameter schema"; a
+    # namespace or MCP server shows its name and description (OpenAI's tool search guide).
+    unrendered_tool_flag="defer_loading",
+    deferred_tool_shown=("type", "name", "description", "server_label", "server_description"),
 )
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {
@@ -61,7 +66,20 @@ def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
     """`instructions` and leading system/developer items are the system layer."""
     instructions = request.get("instructions")
     system = [] if instructions is None else system_spans("instructions", instructions)
-    return item_layers(request, "input", system)
+    found = item_layers(request, "input", system)
+    found["tools"] = [span._replace(items=shown_tools(span.items)) for span in found["tools"]]
+    return found
+
+
+def shown_tools(tools: Sequence[Any]) -> Sequence[Any]:
+    """The tools as the prefix holds them: of a deferred one, only what tool search shows."""
+    flag, shown = RULES.unrendered_tool_flag, RULES.deferred_tool_shown
+    if not any(isinstance(t, Mapping) and t.get(flag) is True for t in tools):
+        return tools
+    return [
+        {k: t[k] for k in shown if k in t} if isinstance(t, Mapping) and t.get(flag) is True else t
+        for t in tools
+    ]
 
 
 def misfit(request: Mapping[str, Any]) -> str | None:
@@ -82,7 +100,9 @@ def signs(request: Mapping[str, Any]) -> int:
 
 def read_prompt(request: Mapping[str, Any]) -> PromptParts:
     tools = [
-        openai_tool(t) for t in items(request, "tools") if t.get("type", "function") == "function"
+        openai_tool(t)
+        for t in shown_tools(items(request, "tools"))
+        if t.get("type", "function") == "function"
     ]
     system = [request["instructions"]] if request.get("instructions") else []
     text = request.get("input")

@@ -96,6 +96,38 @@ def test_a_clock_derived_value_is_a_timestamp(shape: str, first: str, second: st
 @pytest.mark.parametrize(
     ("first", "second"),
     [
+        ("Context built 20261201T194211Z.", "Context built 20261201T194530Z."),
+        ("Snapshot: backup-20261201T194211.tar", "Snapshot: backup-20261201T201502.tar"),
+        (
+            "Run 20261201T194211+0100 of the nightly job.",
+            "Run 20261202T010003+0100 of the nightly job.",
+        ),
+    ],
+    ids=["compact", "compact-in-name", "compact-offset"],
+)
+def test_a_compact_iso_timestamp_is_a_timestamp(shape: str, first: str, second: str) -> None:
+    result = _diff(shape, first, second)
+    assert (result.cause, result.layer, result.path) == ("timestamp", "system", SYSTEM_PATH[shape])
+
+
+@ALL
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Agent build 20261201194211 deployed.", "Agent build 20261201194977 deployed."),
+        ("Agent version 2026.12.1 deployed.", "Agent version 2026.12.2 deployed."),
+        ("Ticket 20261301T194211 is open.", "Ticket 20261301T194212 is open."),
+    ],
+    ids=["build-number", "version", "not-a-date"],
+)
+def test_a_compact_timestamp_look_alike_is_content(shape: str, first: str, second: str) -> None:
+    assert _diff(shape, first, second).cause == "content_changed"
+
+
+@ALL
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
         ("Retry for 3 hours before giving up.", "Retry for 4 hours before giving up."),
         ("Keep answers under 3 minutes of reading.", "Keep answers under 2 minutes of reading."),
     ],

@@ -12,7 +12,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from promptcache import Monitor, diff
+import pytest
+
+from promptcache import InputError, Monitor, diff
 from promptcache.cli import main
 from promptcache.sim import AnthropicEmulator, ManualClock
 from promptcache.vendors import get_vendor
@@ -107,3 +109,104 @@ def test_inspect_leaves_deferred_tools_out_of_the_tools_layer(tmp_path: Path, ca
 
 def _tools_tokens(report: dict[str, Any]) -> Any:
     return report["tokens"]["tools"]
+
+
+# -- OpenAI Responses tool search ------------------------------------------------------------
+# "For an individual deferred function, the model still sees the function name and description,
+# so in practice tool search is mostly deferring the parameter schema" (OpenAI's tool search
+# guide): unlike Anthropic's, a deferred function is in the prefix, its parameters are not.
+
+
+def _responses(deferred_schema: dict[str, Any], **deferred: Any) -> dict[str, Any]:
+    request = pairs.openai_responses()
+    request["tools"][1:1] = [
+        {"type": "tool_search"},
+        {
+            "type": "function",
+            "name": "crm_contacts",
+            "description": "Manage contact records in the CRM (found by tool search).",
+            "parameters": deferred_schema,
+            "defer_loading": True,
+            **deferred,
+        },
+    ]
+    return request
+
+
+_SCHEMA = {"type": "object", "properties": {"id": {"type": "string"}}}
+_WIDER = {"type": "object", "properties": {"id": {"type": "string"}, "tag": {"type": "string"}}}
+
+
+def test_a_deferred_responses_functions_parameters_are_not_in_the_prefix() -> None:
+    result = diff(_responses(_SCHEMA), _responses(_WIDER), "openai-responses")
+    assert not result.invalidated and result.cause == "none"
+    assert get_vendor("openai-responses").rules.unrendered_tool_flag == "defer_loading"
+
+
+def test_a_deferred_responses_functions_description_is_in_the_prefix() -> None:
+    other = _responses(_SCHEMA, description="Manage contact and lead records in the CRM.")
+    result = diff(_responses(_SCHEMA), other, "openai-responses")
+    assert result.invalidated and result.cause == "tools_changed"
+
+
+def test_loading_a_responses_function_shows_its_parameters() -> None:
+    result = diff(_responses(_SCHEMA), _responses(_SCHEMA, defer_loading=False), "openai-responses")
+    assert result.invalidated and result.cause == "tools_changed"
+
+
+def test_inspect_counts_a_deferred_responses_function_without_its_parameters(
+    tmp_path: Path, capsys: Any
+) -> None:
+    counts = []
+    for schema in (_SCHEMA, _WIDER):
+        path = tmp_path / "request.json"
+        path.write_text(json.dumps(_responses(schema)))
+        assert main(["inspect", str(path), "--format", "json"]) == 0
+        counts.append(_tools_tokens(json.loads(capsys.readouterr().out)))
+    assert counts[0] == counts[1]
+
+
+def test_the_openai_emulator_keeps_the_cache_when_a_deferred_schema_changes() -> None:
+    from promptcache.sim import OpenAIEmulator
+
+    clock = ManualClock(1_000.0)
+    emulator = OpenAIEmulator(clock=clock)
+    reads = []
+    for schema in (_SCHEMA, _SCHEMA, _WIDER):
+        body = _responses(schema)
+        body["instructions"] = pairs.GUIDE * 2  # over the 1,024-token implicit minimum
+        status, answer = emulator.handle("POST", "/v1/responses", body)
+        assert status == 200, answer
+        reads.append(answer["usage"]["input_tokens_details"]["cached_tokens"])
+        clock.now += 5.0
+    assert reads[0] == 0 and reads[2] == reads[1] > 1000
+
+
+def test_a_marker_on_a_deferred_tool_is_refused_as_the_api_refuses_it(
+    tmp_path: Path, capsys: Any
+) -> None:
+    from promptcache.adapters.anthropic import check_markers
+
+    request = _request(["crm_contacts"])
+    request["tools"][1]["cache_control"] = {"type": "ephemeral"}
+    path = tmp_path / "request.json"
+    path.write_text(json.dumps(request))
+    assert main(["inspect", str(path), "--format", "json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert any(
+        "tools[1]" in p and "defer_loading cannot use prompt caching" in p
+        for p in report["markers"]["problems"]
+    )
+    with pytest.raises(InputError, match="last tool without defer_loading"):
+        check_markers(request)
+
+
+def test_diff_says_a_marker_on_a_deferred_tool_cached_nothing() -> None:
+    a = _request(["crm_contacts"])
+    a["tools"][1]["cache_control"] = {"type": "ephemeral"}
+    b = _request(["crm_contacts", "crm_deals"])
+    result = diff(a, b, "anthropic")
+    assert not result.invalidated and result.cause == "not_cached"
+    assert "tools[1]" in result.detail and "defer_loading" in result.detail
+    plain = diff(_request(["crm_contacts"]), b, "anthropic")
+    assert plain.cause == "none"  # the same requests without that marker
