@@ -32,7 +32,7 @@ from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from .rules.PC105 import FORMAT_FIELD
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
-from .rules.PC302 import POSITION_ATTRS, REASONING_WORDS
+from .rules.PC302 import POSITION_ATTRS, REASONING_MARKS, REASONING_WORDS
 
 __all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Note", "Unsized", "Walker"]
 
@@ -407,6 +407,8 @@ class Walker:
         inner["loop"] = STABLE
         if self._history and _is_look_ahead(node.iter):
             self._look_ahead |= _namespace_sets(node.body)
+        if self._history:  # `{% for part in text.split('<channel|>') %}` strips it too
+            self._check_history_expr(node.iter, scope, out)
         history = self.chat and _is_messages(node.iter)
         self._history += history
         self._loops.append(history)
@@ -854,12 +856,18 @@ def _flags_read(test: nodes.Node) -> set[str]:
 
 
 def _is_messages(expr: nodes.Node) -> bool:
+    if _is_range_call(expr):  # `range(messages | length)`: the history walked by index
+        return any(_is_messages(arg) for arg in expr.args)  # type: ignore[attr-defined]
     dotted = _dotted(expr)
     if dotted is None and type(expr) is nodes.Getitem:  # messages[1:]
         dotted = _dotted(expr.node)
     if dotted is None and type(expr) is nodes.Filter and expr.node is not None:
         return _is_messages(expr.node)
     return dotted is not None and "messages" in dotted.lower()
+
+
+def _is_range_call(expr: nodes.Node) -> bool:
+    return type(expr) is nodes.Call and type(expr.node) is nodes.Name and expr.node.name == "range"
 
 
 def _position_test(test: nodes.Node, *, loop_is_history: bool) -> str | None:
@@ -997,7 +1005,12 @@ def _mentions_reasoning(node: nodes.Node) -> bool:
 
 
 def _is_think_literal(node: nodes.Node) -> bool:
-    return type(node) is nodes.Const and isinstance(node.value, str) and "think>" in node.value
+    """A literal holding a reasoning delimiter: `<think>`, `</think>`, or a channel marker."""
+    return (
+        type(node) is nodes.Const
+        and isinstance(node.value, str)
+        and any(mark in node.value for mark in REASONING_MARKS)
+    )
 
 
 def _is_empty_think(text: str) -> bool:

@@ -1,0 +1,98 @@
+"""
+Template recall (issue #21): the shapes of the real busters the linter missed, as our own templates.
+
+Each test reproduces a mechanism found in a missed file of the corpus's dev split: the history
+walked by index (`for i in range(messages | length)`), the reasoning stripped by a macro that
+splits on a channel marker (Gemma's `<|channel>...<channel|>`), a round or turn counter that opens
+a per-round prompt.
+"""
+
+from __future__ import annotations
+
+from ._helpers import STATIC, codes
+
+# -- the history walked by index ------------------------------------------------------------------
+
+INDEXED_HISTORY = """\
+{%- for i in range(messages | length) %}
+{%- set msg = messages[i] %}
+<|{{ msg.role }}|>
+{%- if msg.role == 'assistant' %}
+{%- if loop.last %}<think>{{ msg.reasoning_content }}</think>{% endif %}
+{{- msg.content }}
+{%- else %}{{ msg.content }}{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|assistant|>{% endif %}
+"""
+
+
+def test_a_history_loop_over_the_message_indexes_is_the_history() -> None:
+    assert codes(INDEXED_HISTORY, chat=True) == ["PC302"]
+
+
+def test_a_loop_over_other_indexes_is_not_the_history() -> None:
+    source = INDEXED_HISTORY.replace("range(messages | length)", "range(tools | length)")
+    assert codes(source, chat=True) == []
+
+
+def test_an_indexed_history_rendered_the_same_way_every_turn_is_quiet() -> None:
+    source = (
+        "{%- for i in range(messages | length) %}<|{{ messages[i].role }}|>"
+        "{{ messages[i].content }}{%- endfor %}"
+    )
+    assert codes(source, chat=True) == []
+
+
+# -- reasoning stripped by a macro, on a channel marker -------------------------------------------
+
+CHANNEL_STRIP = """\
+{%- macro strip_thinking(text) -%}
+{%- set ns = namespace(result='') -%}
+{%- for part in text.split('<channel|>') -%}
+{%- if '<|channel>' in part -%}{%- set ns.result = ns.result + part.split('<|channel>')[0] -%}
+{%- else -%}{%- set ns.result = ns.result + part -%}{%- endif -%}
+{%- endfor -%}
+{{- ns.result | trim -}}
+{%- endmacro -%}
+{%- for message in messages -%}
+<start_of_turn>{{ message.role }}
+{%- if message.role == 'model' -%}{{ strip_thinking(message.content) }}
+{%- else -%}{{ message.content | trim }}{%- endif -%}<end_of_turn>
+{%- endfor -%}
+"""
+
+
+def test_reasoning_stripped_in_a_macro_on_a_channel_marker_is_reported() -> None:
+    assert codes(CHANNEL_STRIP, chat=True) == ["PC302"]
+
+
+def test_a_split_on_other_text_in_the_history_is_quiet() -> None:
+    source = CHANNEL_STRIP.replace("<channel|>", "\n\n").replace("<|channel>", "---")
+    assert codes(source, chat=True) == []
+
+
+def test_a_think_split_in_a_loop_header_is_reported() -> None:
+    source = (
+        "{%- for message in messages -%}{%- for part in message.content.split('</think>')[-1:] -%}"
+        "{{ part }}{%- endfor -%}{%- endfor -%}"
+    )
+    assert codes(source, chat=True) == ["PC302"]
+
+
+# -- a round or turn counter that opens a per-round prompt ----------------------------------------
+
+
+def test_a_round_counter_above_static_instructions_is_per_request() -> None:
+    assert codes("--- ROUND {{ round_num }} of {{ total_rounds }} ---\n" + STATIC) == ["PC102"]
+    assert codes("Turn {{ turn_number }}\n" + STATIC) == ["PC102"]
+    assert codes("Step {{ step }} of the plan.\n" + STATIC) == ["PC102"]
+    assert codes("Iteration {{ iteration }}:\n" + STATIC) == ["PC102"]
+
+
+def test_a_round_counter_at_the_end_is_fine() -> None:
+    assert codes(STATIC + "This is round {{ round_num }}.\n") == []
+
+
+def test_the_total_number_of_rounds_is_configuration() -> None:
+    assert codes("This game lasts {{ total_rounds }} rounds.\n" + STATIC) == []
+    assert codes("Take at most {{ max_steps }} steps.\n" + STATIC) == []
