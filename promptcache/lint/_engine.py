@@ -387,6 +387,7 @@ def _finding(hazard: Hazard, risk: Risk, path: str, lines: list[str]) -> Finding
         message=message,
         severity=RULES[hazard.code].severity,
         tokens_at_risk=risk.tokens,
+        written_at=hazard.written if hazard.written not in (0, hazard.line) else None,
     )
 
 

@@ -72,6 +72,7 @@ class Hazard:
     cause: str = ""
     cause_line: int = 0
     fix: str = ""
+    written: int = 0  # the line of this file where a macro writes the value (0: `line`)
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""
@@ -235,8 +236,17 @@ class Walker:
         for event in events:
             if isinstance(event, Hazard) and (always or event.origin not in keep):
                 code = event.code if event.code in ("PC301", "PC302") else "PC104"
+                written = (event.written or event.line) if event.origin == self.origin else 0
                 moved.append(
-                    Hazard(code, line, anchor, describe(event), self.origin, fix=event.fix)
+                    Hazard(
+                        code,
+                        line,
+                        anchor,
+                        describe(event),
+                        self.origin,
+                        fix=event.fix,
+                        written=written,
+                    )
                 )
             else:
                 moved.append(event)

@@ -4,10 +4,15 @@ Template recall (issue #21): the shapes of the real busters the linter missed, a
 Each test reproduces a mechanism found in a missed file of the corpus's dev split: the history
 walked by index (`for i in range(messages | length)`), the reasoning stripped by a macro that
 splits on a channel marker (Gemma's `<|channel>...<channel|>`), a round or turn counter that opens
-a per-round prompt.
+a per-round prompt; and a date written in a macro's body (gpt-oss's `build_system_message()`),
+reported where the macro renders it and naming the line of the body, where the fix goes.
 """
 
 from __future__ import annotations
+
+import json
+
+from promptcache.lint import format_findings, lint_source
 
 from ._helpers import STATIC, codes
 
@@ -96,3 +101,36 @@ def test_a_round_counter_at_the_end_is_fine() -> None:
 def test_the_total_number_of_rounds_is_configuration() -> None:
     assert codes("This game lasts {{ total_rounds }} rounds.\n" + STATIC) == []
     assert codes("Take at most {{ max_steps }} steps.\n" + STATIC) == []
+
+
+# -- a value written in a macro's body, rendered where the macro is called ------------------------
+
+DATE_MACRO = """\
+{%- macro build_system_message() -%}
+Knowledge cutoff: 2024-06
+Current date: {{ strftime_now("%Y-%m-%d") }}
+{%- endmacro -%}
+<|start|>system<|message|>{{- build_system_message() -}}<|end|>
+{%- for message in messages -%}<|start|>{{ message.role }}<|message|>{{ message.content }}<|end|>
+{%- endfor -%}
+"""
+
+
+def test_a_macro_finding_names_the_line_where_the_value_is_written() -> None:
+    (finding,) = lint_source(DATE_MACRO, chat=True)
+    assert (finding.code, finding.line, finding.written_at) == ("PC301", 5, 3)
+
+
+def test_a_value_written_where_it_renders_has_no_other_line() -> None:
+    (finding,) = lint_source("Today is {{ now() }}.\n" + STATIC)
+    assert (finding.line, finding.written_at) == (1, None)
+
+
+def test_json_and_sarif_carry_the_line_where_the_value_is_written() -> None:
+    findings = lint_source(DATE_MACRO, chat=True)
+    (record,) = json.loads(format_findings(findings, "json"))
+    assert record["written_at"] == 3
+    (result,) = json.loads(format_findings(findings, "sarif"))["runs"][0]["results"]
+    (related,) = result["relatedLocations"]
+    assert related["physicalLocation"]["region"]["startLine"] == 3
+    assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 5
