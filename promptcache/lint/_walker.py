@@ -29,7 +29,7 @@ from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader
 from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
-from .rules.PC105 import FORMAT_FIELD
+from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
 from .rules.PC302 import POSITION_ATTRS, REASONING_MARKS, REASONING_WORDS
@@ -283,12 +283,24 @@ class Walker:
                 name = match.group(1)
                 if not self.config.is_per_request(name):
                     continue
-                out.append(_count(text[start : match.start()]))
                 line = data.lineno + text.count("\n", 0, match.start())
+                if _rendered_by_jinja(self.origin):
+                    self._note_literal_field(match.group(0), line)
+                    continue
+                out.append(_count(text[start : match.start()]))
                 detail = f"format placeholder `{{{name}}}`, filled per request"
                 out.append(self._hazard("PC105", line, match.group(0), detail))
                 start = match.end()
         out.append(_count(text[start:]))
+
+    def _note_literal_field(self, field: str, line: int) -> None:
+        """A `{placeholder}` that Jinja leaves as it is: a value only if code `.format()`s it."""
+        self._note(
+            line,
+            f"`{field}` is literal text when Jinja renders this file (an output format or an "
+            "example, not a value); if your code also fills it with str.format, it is a "
+            "per-request value in the prefix",
+        )
 
     def _render(self, expr: nodes.Expr, scope: _Scope, out: list[Event]) -> None:
         """An expression whose value is written to the output."""
@@ -754,6 +766,11 @@ def _from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
         return f"{kind} template {loaded.name!r} (line {hazard.line}) renders {hazard.detail}"
 
     return describe
+
+
+def _rendered_by_jinja(origin: str) -> bool:
+    """A file named as a Jinja template, whose single braces Jinja writes out unchanged."""
+    return origin.lower().endswith(JINJA_SUFFIXES)
 
 
 def _template_names(template: nodes.Expr) -> tuple[str, ...]:

@@ -134,3 +134,26 @@ def test_json_and_sarif_carry_the_line_where_the_value_is_written() -> None:
     (related,) = result["relatedLocations"]
     assert related["physicalLocation"]["region"]["startLine"] == 3
     assert result["locations"][0]["physicalLocation"]["region"]["startLine"] == 5
+
+
+# -- single braces in a file Jinja renders are literal text ----------------------------------------
+
+TITLE_RULE = 'The title MUST be exactly: "Weekly report ({start_date} - {end_date})"\n' + STATIC
+
+
+def test_a_placeholder_in_a_jinja_file_is_literal_text_and_noted() -> None:
+    findings = lint_source(TITLE_RULE, path="prompts/system.j2")
+    assert [(f.code, f.severity) for f in findings] == [("PC002", "info")]
+    assert "`{start_date}`" in findings[0].message and "str.format" in findings[0].message
+
+
+def test_a_placeholder_in_a_prompt_file_is_still_a_format_field() -> None:
+    assert codes(TITLE_RULE, path="prompts/system.txt") == ["PC105"]
+    assert codes(TITLE_RULE) == ["PC105"]
+
+
+def test_a_jinja_variable_in_a_jinja_file_is_still_reported() -> None:
+    source = "Week of {{ start_date }}: {start_date}\n" + STATIC
+    assert [f.code for f in lint_source(source, path="user.jinja") if f.severity != "info"] == [
+        "PC102"
+    ]
