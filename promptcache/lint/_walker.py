@@ -235,7 +235,7 @@ class Walker:
         moved: list[Event] = []
         for event in events:
             if isinstance(event, Hazard) and (always or event.origin not in keep):
-                code = event.code if event.code in ("PC301", "PC302") else "PC104"
+                code = event.code if event.code in ("PC106", "PC301", "PC302") else "PC104"
                 written = (event.written or event.line) if event.origin == self.origin else 0
                 moved.append(
                     Hazard(
@@ -337,9 +337,28 @@ class Walker:
         elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), _Captured):
             out.append(scope[expr.name].tokens)
         elif not inlined:  # a macro's output was counted where it was inlined
-            out.append(self._sized(expr, scope))
+            sized = self._sized(expr, scope)
+            self._check_unknown(expr, sized, scope, out)
+            out.append(sized)
         if self._history:
             self._check_history_expr(expr, scope, out)
+
+    def _check_unknown(
+        self, expr: nodes.Node, sized: int | Unsized, scope: _Scope, out: list[Event]
+    ) -> None:
+        """
+        A variable of unknown meaning (PC106): reported only above a long static block.
+
+        It stays content of unknown size for the values before it (its event follows the
+        hazard); `risks` reports it only when LONG_PREFIX_FACTOR times `threshold` tokens follow.
+        """
+        name = _shown_name(expr)
+        if self.chat or not isinstance(sized, Unsized) or name is None:
+            return
+        if name.split(".", 1)[0] in scope or self.config.is_declared_stable(name):
+            return  # bound in the template (a loop variable, a macro argument) or declared
+        detail = f"variable `{name.split('.', 1)[0]}`, whose meaning the linter does not know,"
+        out.append(self._hazard("PC106", expr.lineno, name.split(".", 1)[0], detail))
 
     def _sized(self, expr: nodes.Expr, scope: _Scope) -> int | Unsized:
         """
@@ -424,6 +443,8 @@ class Walker:
             after.append(
                 self._hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")
             )
+        else:
+            self._check_unknown(node.iter, Unsized("a loop"), scope, out)
         inner = dict(scope)
         _bind(inner, node.target, hazard or STABLE)
         inner["loop"] = STABLE

@@ -14,7 +14,7 @@ import json
 
 from promptcache.lint import format_findings, lint_source
 
-from ._helpers import STATIC, codes
+from ._helpers import STATIC, codes, config
 
 # -- the history walked by index ------------------------------------------------------------------
 
@@ -157,3 +157,47 @@ def test_a_jinja_variable_in_a_jinja_file_is_still_reported() -> None:
     assert [f.code for f in lint_source(source, path="user.jinja") if f.severity != "info"] == [
         "PC102"
     ]
+
+
+# -- a variable of unknown meaning above a long static block --------------------------------------
+
+LONG = "Stay in character: speak softly, tease a little, never lecture the user. " * 80  # ~1300
+
+
+def test_an_unknown_variable_above_a_long_static_block_is_reported() -> None:
+    source = "# Persona\n{% if system_resources %}\n{{ system_resources }}\n{% endif %}\n" + LONG
+    (finding,) = lint_source(source)
+    assert (finding.code, finding.line, finding.severity) == ("PC106", 3, "warning")
+    assert "`system_resources`" in finding.message and "stable" in finding.message
+
+
+def test_a_loop_over_an_unknown_mapping_above_a_long_static_block_is_reported() -> None:
+    source = "## Variables\n{% for key, value in variables.items() %}- {{ key }}: {{ value }}\n"
+    (finding,) = lint_source(source + "{% endfor %}\n" + LONG)
+    assert (finding.code, finding.line) == ("PC106", 2)
+
+
+def test_an_unknown_variable_above_a_short_block_is_content_of_unknown_size() -> None:
+    assert codes("You are {{ persona }}.\n" + STATIC) == []
+
+
+def test_an_unknown_variable_declared_stable_or_sized_is_quiet() -> None:
+    source = "You are {{ persona }}.\n" + LONG
+    assert codes(source, config=config(stable=("persona",))) == []
+    assert codes(source, config=config(sizes=(("persona", 40),))) == []
+
+
+def test_an_unknown_variable_below_the_tail_marker_or_in_a_chat_template_is_quiet() -> None:
+    assert codes(LONG + "{# promptcache: tail #}\n{{ persona }}\n") == []
+    chat = "{{ persona }}{% for m in messages %}<|{{ m.role }}|>{{ m.content }}{% endfor %}"
+    assert codes("{{ persona }}" + LONG + chat, chat=True) == []
+
+
+def test_a_volatile_value_before_an_unknown_variable_still_sees_it_as_content() -> None:
+    assert codes("Now: {{ now() }}\n{{ persona }}\n") == ["PC101"]
+
+
+def test_an_unknown_variable_in_a_macro_is_judged_by_the_same_long_block() -> None:
+    macro = "{% macro head() %}You are {{ persona }}.{% endmacro %}{{ head() }}\n"
+    assert codes(macro + STATIC) == []
+    assert codes(macro + LONG) == ["PC106"]
