@@ -11,8 +11,9 @@ reported where the macro renders it and naming the line of the body, where the f
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from promptcache.lint import format_findings, lint_source
+from promptcache.lint import format_findings, lint_paths, lint_source
 
 from ._helpers import STATIC, codes, config
 
@@ -201,3 +202,13 @@ def test_an_unknown_variable_in_a_macro_is_judged_by_the_same_long_block() -> No
     macro = "{% macro head() %}You are {{ persona }}.{% endmacro %}{{ head() }}\n"
     assert codes(macro + STATIC) == []
     assert codes(macro + LONG) == ["PC106"]
+
+
+def test_an_unknown_variable_in_an_include_keeps_its_own_bar(tmp_path: Path) -> None:
+    (tmp_path / "persona.j2").write_text("You are {{ persona }}.\n", encoding="utf-8")
+    short = tmp_path / "short.j2"
+    short.write_text('{% include "persona.j2" %}\n' + STATIC, encoding="utf-8")
+    long = tmp_path / "long.j2"
+    long.write_text('{% include "persona.j2" %}\n' + LONG, encoding="utf-8")
+    found = {Path(f.path).name: f.code for f in lint_paths([short, long]) if f.severity != "info"}
+    assert found == {"long.j2": "PC106"}
