@@ -355,10 +355,11 @@ class Walker:
         name = _shown_name(expr)
         if self.chat or not isinstance(sized, Unsized) or name is None:
             return
-        if name.split(".", 1)[0] in scope or self.config.is_declared_stable(name):
-            return  # bound in the template (a loop variable, a macro argument) or declared
-        detail = f"variable `{name.split('.', 1)[0]}`, whose meaning the linter does not know,"
-        out.append(self._hazard("PC106", expr.lineno, name.split(".", 1)[0], detail))
+        root = name.split(".", 1)[0]
+        if root in scope or root in _JINJA_NAMES or self.config.is_declared_stable(name):
+            return  # bound in the template, one of Jinja's own names, or declared
+        detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
+        out.append(self._hazard("PC106", expr.lineno, root, detail))
 
     def _sized(self, expr: nodes.Expr, scope: _Scope) -> int | Unsized:
         """
@@ -787,6 +788,14 @@ def _from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
         return f"{kind} template {loaded.name!r} (line {hazard.line}) renders {hazard.detail}"
 
     return describe
+
+
+# Names Jinja itself provides (globals, and the special names of blocks, loops and macros): they
+# are not the caller's variables, so their meaning is known.
+_JINJA_NAMES = frozenset(
+    {"caller", "cycler", "dict", "joiner", "kwargs", "lipsum", "loop", "namespace", "range",
+     "self", "super", "varargs"}
+)  # fmt: skip
 
 
 def _rendered_by_jinja(origin: str) -> bool:

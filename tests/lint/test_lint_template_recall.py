@@ -212,3 +212,8 @@ def test_an_unknown_variable_in_an_include_keeps_its_own_bar(tmp_path: Path) -> 
     long.write_text('{% include "persona.j2" %}\n' + LONG, encoding="utf-8")
     found = {Path(f.path).name: f.code for f in lint_paths([short, long]) if f.severity != "info"}
     assert found == {"long.j2": "PC106"}
+
+
+def test_jinja_own_names_are_not_unknown_variables() -> None:
+    for shown in ("super()", "self.header()", "range(3) | join(',')", "dict(a=1)", "lipsum(1)"):
+        assert codes("{{ " + shown + " }}\n" + LONG) == [], shown
