@@ -790,11 +790,11 @@ def _from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
     return describe
 
 
-# Names Jinja itself provides (globals, and the special names of blocks, loops and macros): they
-# are not the caller's variables, so their meaning is known.
+# Names Jinja itself provides (globals, the special names of blocks, loops and macros, and the
+# i18n extension's translation calls): not the caller's variables, so their meaning is known.
 _JINJA_NAMES = frozenset(
-    {"caller", "cycler", "dict", "joiner", "kwargs", "lipsum", "loop", "namespace", "range",
-     "self", "super", "varargs"}
+    {"_", "caller", "cycler", "dict", "gettext", "joiner", "kwargs", "lipsum", "loop",
+     "namespace", "ngettext", "npgettext", "pgettext", "range", "self", "super", "varargs"}
 )  # fmt: skip
 
 
