@@ -645,7 +645,10 @@ class Walker:
             fix = bound.fix
             if bound.code == "PC301" and root in self._defined:
                 fix = date_fix(pin=root)  # the template lets the request set the value
-            return Hazard(bound.code, line, root, detail, self.origin, cause, cause_line, fix)
+            written = (bound.written or cause_line) if bound.origin == self.origin else 0
+            return Hazard(
+                bound.code, line, root, detail, self.origin, cause, cause_line, fix, written
+            )
         if bound is not None:
             return None
         if self.chat:

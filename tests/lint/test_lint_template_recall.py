@@ -218,3 +218,8 @@ def test_jinja_own_names_are_not_unknown_variables() -> None:
     shown_names = ("super()", "self.header()", "range(3) | join(',')", "dict(a=1)", "_('Hello')")
     for shown in shown_names:
         assert codes("{{ " + shown + " }}\n" + LONG) == [], shown
+
+
+def test_a_value_set_above_and_rendered_below_names_the_set_line() -> None:
+    (finding,) = lint_source("{% set stamp = now() %}\nBuilt at {{ stamp }}.\n" + STATIC)
+    assert (finding.code, finding.line, finding.written_at) == ("PC101", 2, 1)
