@@ -10,7 +10,9 @@ The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each fil
 commit and path, with its split and the labels written by reading it; the files themselves are
 not in this repository. `--corpus` is a folder holding local copies laid out as the manifests'
 `copy_path` says. A buster is found when a warning or error finding lands on one of its labelled
-lines (or on one of its `also` places in a sibling file of the same project); a clean file is a
+lines (or on one of its `also` places in a sibling file of the same project), reported there or
+naming it as where the value is written (`written_at`: a macro's body, where the fix goes, while
+the finding stays where the macro renders it, since that position decides the risk); a clean file is a
 false alarm when any warning or error finding is reported in it. Info findings ("could not
 check", "skipped") are neither. Files labelled `part` hold half of a buster labelled in a sibling
 file: they are linted (for the sibling's `also` places) but not scored as clean. Exit status: 0,
@@ -261,7 +263,8 @@ def is_found(buster: Buster, file: CorpusFile, by_file: dict[Path, list[Finding]
     for path, line in places:
         for finding in problems(by_file.get(path.resolve(), [])):
             right_code = not buster.code or finding.code == buster.code
-            if finding.line == line and finding.code not in NOT_A_HIT and right_code:
+            at_line = line in (finding.line, finding.written_at)
+            if at_line and finding.code not in NOT_A_HIT and right_code:
                 return True
     return False
 

@@ -128,6 +128,11 @@ class LintConfig:
         leaf = dotted.rsplit(".", 1)[-1]
         return per_request(dotted) or per_request(root) or _matcher(DATE_NAMES)(leaf)
 
+    def is_declared_stable(self, dotted: str) -> bool:
+        """Whether the user declared a variable (by name or root name) the same on every request."""
+        stable = _matcher(self.stable)
+        return stable(dotted) or stable(dotted.split(".", 1)[0])
+
     def declared_size(self, dotted: str) -> int | None:
         """The estimated tokens `sizes` declares for a variable (by name or root), if any."""
         root = dotted.split(".", 1)[0]

@@ -36,6 +36,7 @@ from ._model import Finding
 from ._walker import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
 from .python import PythonLinter
 from .rules import RULES
+from .rules.PC106 import LONG_PREFIX_FACTOR
 
 __all__ = [
     "LintReport",
@@ -364,6 +365,9 @@ def risks(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, Risk]]:
                 unsized.append(event.name)
         elif event is HISTORY:
             history = True
+        elif isinstance(event, Hazard) and event.code == "PC106":
+            if after >= max(threshold, 1) * LONG_PREFIX_FACTOR:  # unknown meaning: a long block
+                found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard) and (history or after >= max(threshold, 1) or unsized):
             shown = tuple(reversed(unsized[-_SHOWN_UNSIZED:]))
             found.append((event, Risk(tokens=after, history=history, unsized=shown)))
@@ -387,6 +391,7 @@ def _finding(hazard: Hazard, risk: Risk, path: str, lines: list[str]) -> Finding
         message=message,
         severity=RULES[hazard.code].severity,
         tokens_at_risk=risk.tokens,
+        written_at=hazard.written if hazard.written not in (0, hazard.line) else None,
     )
 
 

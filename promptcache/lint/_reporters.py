@@ -35,6 +35,7 @@ def format_json(findings: Sequence[Finding]) -> str:
             "message": f.message,
             "severity": f.severity,
             "tokens_at_risk": f.tokens_at_risk,
+            "written_at": f.written_at,
         }
         for f in findings
     ]
@@ -123,7 +124,21 @@ def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
     }
     if finding.tokens_at_risk is not None:
         result["properties"] = {"tokensAtRisk": finding.tokens_at_risk}
+    if finding.written_at is not None:
+        result["relatedLocations"] = [_sarif_written_at(finding, finding.written_at)]
     return result
+
+
+def _sarif_written_at(finding: Finding, line: int) -> dict[str, Any]:
+    """Where the value is written (a macro's body), apart from where it renders."""
+    return {
+        "id": 0,
+        "message": {"text": "the value is written here"},
+        "physicalLocation": {
+            "artifactLocation": {"uri": quote(finding.path, safe="/:")},
+            "region": {"startLine": line},
+        },
+    }
 
 
 FORMATS: dict[str, Callable[[Sequence[Finding]], str]] = {

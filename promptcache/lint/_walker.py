@@ -29,10 +29,10 @@ from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader
 from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
-from .rules.PC105 import FORMAT_FIELD
+from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
-from .rules.PC302 import POSITION_ATTRS, REASONING_WORDS
+from .rules.PC302 import POSITION_ATTRS, REASONING_MARKS, REASONING_WORDS
 
 __all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Note", "Unsized", "Walker"]
 
@@ -72,6 +72,7 @@ class Hazard:
     cause: str = ""
     cause_line: int = 0
     fix: str = ""
+    written: int = 0  # the line of this file where a macro writes the value (0: `line`)
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""
@@ -234,9 +235,18 @@ class Walker:
         moved: list[Event] = []
         for event in events:
             if isinstance(event, Hazard) and (always or event.origin not in keep):
-                code = event.code if event.code in ("PC301", "PC302") else "PC104"
+                code = event.code if event.code in ("PC106", "PC301", "PC302") else "PC104"
+                written = (event.written or event.line) if event.origin == self.origin else 0
                 moved.append(
-                    Hazard(code, line, anchor, describe(event), self.origin, fix=event.fix)
+                    Hazard(
+                        code,
+                        line,
+                        anchor,
+                        describe(event),
+                        self.origin,
+                        fix=event.fix,
+                        written=written,
+                    )
                 )
             else:
                 moved.append(event)
@@ -273,12 +283,24 @@ class Walker:
                 name = match.group(1)
                 if not self.config.is_per_request(name):
                     continue
-                out.append(_count(text[start : match.start()]))
                 line = data.lineno + text.count("\n", 0, match.start())
+                if _rendered_by_jinja(self.origin):
+                    self._note_literal_field(match.group(0), line)
+                    continue
+                out.append(_count(text[start : match.start()]))
                 detail = f"format placeholder `{{{name}}}`, filled per request"
                 out.append(self._hazard("PC105", line, match.group(0), detail))
                 start = match.end()
         out.append(_count(text[start:]))
+
+    def _note_literal_field(self, field: str, line: int) -> None:
+        """A `{placeholder}` that Jinja leaves as it is: a value only if code `.format()`s it."""
+        self._note(
+            line,
+            f"`{field}` is literal text when Jinja renders this file (an output format or an "
+            "example, not a value); if your code also fills it with str.format, it is a "
+            "per-request value in the prefix",
+        )
 
     def _render(self, expr: nodes.Expr, scope: _Scope, out: list[Event]) -> None:
         """An expression whose value is written to the output."""
@@ -315,9 +337,29 @@ class Walker:
         elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), _Captured):
             out.append(scope[expr.name].tokens)
         elif not inlined:  # a macro's output was counted where it was inlined
-            out.append(self._sized(expr, scope))
+            sized = self._sized(expr, scope)
+            self._check_unknown(expr, sized, scope, out)
+            out.append(sized)
         if self._history:
             self._check_history_expr(expr, scope, out)
+
+    def _check_unknown(
+        self, expr: nodes.Node, sized: int | Unsized, scope: _Scope, out: list[Event]
+    ) -> None:
+        """
+        A variable of unknown meaning (PC106): reported only above a long static block.
+
+        It stays content of unknown size for the values before it (its event follows the
+        hazard); `risks` reports it only when LONG_PREFIX_FACTOR times `threshold` tokens follow.
+        """
+        name = _shown_name(expr)
+        if self.chat or not isinstance(sized, Unsized) or name is None:
+            return
+        root = name.split(".", 1)[0]
+        if root in scope or root in _JINJA_NAMES or self.config.is_declared_stable(name):
+            return  # bound in the template, one of Jinja's own names, or declared
+        detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
+        out.append(self._hazard("PC106", expr.lineno, root, detail))
 
     def _sized(self, expr: nodes.Expr, scope: _Scope) -> int | Unsized:
         """
@@ -402,11 +444,15 @@ class Walker:
             after.append(
                 self._hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")
             )
+        else:
+            self._check_unknown(node.iter, Unsized("a loop"), scope, out)
         inner = dict(scope)
         _bind(inner, node.target, hazard or STABLE)
         inner["loop"] = STABLE
         if self._history and _is_look_ahead(node.iter):
             self._look_ahead |= _namespace_sets(node.body)
+        if self._history:  # `{% for part in text.split('<channel|>') %}` strips it too
+            self._check_history_expr(node.iter, scope, out)
         history = self.chat and _is_messages(node.iter)
         self._history += history
         self._loops.append(history)
@@ -599,7 +645,10 @@ class Walker:
             fix = bound.fix
             if bound.code == "PC301" and root in self._defined:
                 fix = date_fix(pin=root)  # the template lets the request set the value
-            return Hazard(bound.code, line, root, detail, self.origin, cause, cause_line, fix)
+            written = (bound.written or cause_line) if bound.origin == self.origin else 0
+            return Hazard(
+                bound.code, line, root, detail, self.origin, cause, cause_line, fix, written
+            )
         if bound is not None:
             return None
         if self.chat:
@@ -744,6 +793,19 @@ def _from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
     return describe
 
 
+# Names Jinja itself provides (globals, the special names of blocks, loops and macros, and the
+# i18n extension's translation calls): not the caller's variables, so their meaning is known.
+_JINJA_NAMES = frozenset(
+    {"_", "caller", "cycler", "dict", "gettext", "joiner", "kwargs", "lipsum", "loop",
+     "namespace", "ngettext", "npgettext", "pgettext", "range", "self", "super", "varargs"}
+)  # fmt: skip
+
+
+def _rendered_by_jinja(origin: str) -> bool:
+    """A file named as a Jinja template, whose single braces Jinja writes out unchanged."""
+    return origin.lower().endswith(JINJA_SUFFIXES)
+
+
 def _template_names(template: nodes.Expr) -> tuple[str, ...]:
     if type(template) is nodes.Const and isinstance(template.value, str):
         return (template.value,)
@@ -854,12 +916,18 @@ def _flags_read(test: nodes.Node) -> set[str]:
 
 
 def _is_messages(expr: nodes.Node) -> bool:
+    if _is_range_call(expr):  # `range(messages | length)`: the history walked by index
+        return any(_is_messages(arg) for arg in expr.args)  # type: ignore[attr-defined]
     dotted = _dotted(expr)
     if dotted is None and type(expr) is nodes.Getitem:  # messages[1:]
         dotted = _dotted(expr.node)
     if dotted is None and type(expr) is nodes.Filter and expr.node is not None:
         return _is_messages(expr.node)
     return dotted is not None and "messages" in dotted.lower()
+
+
+def _is_range_call(expr: nodes.Node) -> bool:
+    return type(expr) is nodes.Call and type(expr.node) is nodes.Name and expr.node.name == "range"
 
 
 def _position_test(test: nodes.Node, *, loop_is_history: bool) -> str | None:
@@ -997,7 +1065,12 @@ def _mentions_reasoning(node: nodes.Node) -> bool:
 
 
 def _is_think_literal(node: nodes.Node) -> bool:
-    return type(node) is nodes.Const and isinstance(node.value, str) and "think>" in node.value
+    """A literal holding a reasoning delimiter: `<think>`, `</think>`, or a channel marker."""
+    return (
+        type(node) is nodes.Const
+        and isinstance(node.value, str)
+        and any(mark in node.value for mark in REASONING_MARKS)
+    )
 
 
 def _is_empty_think(text: str) -> bool:

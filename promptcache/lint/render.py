@@ -119,7 +119,7 @@ def _static_hazards(source: str, config: LintConfig) -> tuple[Hazard, ...]:
     for event in walker.template(parse(mark_tail(source)), {}):
         if event is TAIL:
             break
-        if isinstance(event, Hazard):
+        if isinstance(event, Hazard) and event.code != "PC106":  # a name of unknown meaning
             hazards.append(event)
     return tuple(hazards)
 

@@ -31,7 +31,7 @@ def test_text() -> None:
 def test_json_is_a_stable_list_of_objects() -> None:
     records = json.loads(format_findings(_findings(), "json"))
     assert [sorted(r) for r in records] == [
-        ["code", "column", "line", "message", "path", "severity", "tokens_at_risk"]
+        ["code", "column", "line", "message", "path", "severity", "tokens_at_risk", "written_at"]
     ] * 2
     assert records[0]["code"] == "PC101" and records[0]["tokens_at_risk"] > 100
     assert records[1]["tokens_at_risk"] is None and records[1]["severity"] == "error"
@@ -86,3 +86,14 @@ def test_github_annotations_escape_properties_and_data() -> None:
 def test_unknown_format() -> None:
     with pytest.raises(InputError, match="unknown format 'xml'"):
         format_findings([], "xml")
+
+
+def test_sarif_with_the_line_where_the_value_is_written_validates() -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    source = (
+        "{% macro header() %}\nToday is {{ now() }}.\n{% endmacro %}\n{{ header() }}\n" + STATIC
+    )
+    log = json.loads(format_findings(lint_source(source), "sarif"))
+    jsonschema.validate(log, json.loads(SCHEMA.read_text(encoding="utf-8")))
+    (related,) = log["runs"][0]["results"][0]["relatedLocations"]
+    assert related["physicalLocation"]["region"] == {"startLine": 2}

@@ -59,6 +59,9 @@ CASES = [
     ("pc102-stable-var", "You are {{ persona }}.\n" + STATIC, []),
     ("pc102-loop-shadow", "{% for question in faq %}{{ question }}{% endfor %}" + STATIC, []),
     # PC105 - str.format / f-string / LangChain placeholders that Jinja passes through (A5)
+    # PC106 - a variable of unknown meaning above a long static block (ten times the threshold)
+    ("pc106-persona-above-long-rules", "You are {{ persona }}.\n" + STATIC * 4, ["PC106"]),
+    ("pc106-persona-above-short-rules", "You are {{ persona }}.\n" + STATIC, []),
     ("pc105-current-datetime", "Current time: {current_datetime}\n" + STATIC, ["PC105"]),
     ("pc105-user-attr", "Answer for {user.name}.\n" + STATIC, ["PC105"]),
     ("pc105-second-line", "You are terse.\nAsked: {question}\n" + STATIC, ["PC105"]),

@@ -125,3 +125,32 @@ def score_lint_split(repo: str) -> str:
 
     digest = hashlib.sha256(("promptcache-corpus-1:" + repo).encode()).hexdigest()
     return "heldout" if int(digest, 16) % 3 == 0 else "dev"
+
+
+MACRO_BUSTER = (
+    "{% macro header() %}\nToday is {{ now() }}.\n{% endmacro %}\n{{ header() }}\n"
+    + "You answer questions about the refund policy.\n" * 30
+)
+MACRO_ENTRY = """
+[[file]]
+repo = "acme/bot"
+commit = "1111111"
+path = "prompts/macro.j2"
+split = "dev"
+label = "buster"
+
+[[file.buster]]
+class = "clock"
+lines = [2]
+why = "now() written in the macro's body (line 2), rendered at the top (line 4)"
+"""
+
+
+def test_a_buster_labelled_in_a_macro_body_is_found_at_the_call(tmp_path: Path) -> None:
+    project = tmp_path / "corpus" / "templates" / "dev" / "acme+bot" / "prompts"
+    project.mkdir(parents=True)
+    (project / "macro.j2").write_text(MACRO_BUSTER, encoding="utf-8")
+    files = score_lint.load_corpus(tmp_path / "corpus", _manifests(tmp_path / "m", MACRO_ENTRY))
+    by_file = score_lint.findings_by_file(files)
+    assert [f.line for f in score_lint.problems(next(iter(by_file.values())))] == [4]
+    assert score_lint.score(files, by_file).found == 1

@@ -6,8 +6,8 @@ Why:
     `context_data` change from one request to the next. Rendered near the top, they make every
     request's prefix unique, so the content after them is never read from the cache. The
     defaults cover who is asking, request and run identifiers, dates, the question, its answer
-    and other task inputs, retrieved context, issues and file contents, and memory; names and glob
-    patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
+    and other task inputs, the round, turn or step of a multi-round run, retrieved context,
+    issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
 
 Bad:
@@ -76,6 +76,20 @@ DEFAULT_PER_REQUEST = (
     "instruction",
     "problem_statement",
     "observation",
+    # the progress of a multi-round run: which round, turn, step or attempt this request is
+    "round",
+    "round_num*",
+    "round_index",
+    "turn",
+    "turn_num*",
+    "turn_index",
+    "step",
+    "step_num*",
+    "step_index",
+    "iteration",
+    "iteration_num*",
+    "attempt",
+    "attempt_num*",
     # the answer being graded or shown back (an evaluation prompt's last field)
     "answer",
     "*_answer",

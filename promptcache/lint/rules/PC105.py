@@ -6,7 +6,9 @@ Why:
     rather than by Jinja: `{current_datetime}` or `{user_name}` in the text. Jinja passes the
     single braces through untouched, so the value is filled in later, at run time, and every
     request's prefix differs from that point on. The placeholder names are matched against the
-    same per-request list as PC102 (`per-request`, `extend-per-request`, `stable`).
+    same per-request list as PC102 (`per-request`, `extend-per-request`, `stable`). In a file
+    named as a Jinja template (`.j2`, `.jinja`, `.jinja2`), which Jinja renders, single braces
+    are literal text (a title format, an example): they are a PC002 note, not a finding.
 
 Bad:
     The current time is {current_datetime}. Answer for {user_name}.
@@ -34,3 +36,5 @@ RULE = rule_from_docstring(
 
 # `{name}` or `{name.attr}` with single braces; `{{` is Jinja's own and never reaches the text.
 FORMAT_FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}(?!\})")
+# Files named as Jinja templates: Jinja renders them, and writes their single braces out as text.
+JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")

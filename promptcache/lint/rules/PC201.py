@@ -19,7 +19,7 @@ Bad:
 Good:
     {% for key in request_header_names | sort %}{{ key }}
     {% endfor %}
-    Answer with the headers above in mind.
+    Use these headers.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ Why:
     `loop.last`, `loop.revindex`, `messages[-1]`, "is this the latest user message"
     (Mistral attaches the tools list to it), the index of the last user query, a look-ahead -
     renders a message one way while it is the newest turn and another way once a new turn
-    follows; so does stripping the reasoning (`split('</think>')`) or emptying it for earlier
-    turns. The engine's prefix cache then diverges at that message on every turn, and the whole
-    history after it is prefilled again. A test on `add_generation_prompt` (the generation
+    follows; so does stripping the reasoning (`split('</think>')`, Gemma's `<channel|>`, in the
+    loop or in a macro it calls) or emptying it for earlier turns. The engine's prefix cache
+    then diverges at that message on every turn, and the whole history after it is prefilled
+    again. A test on `add_generation_prompt` (the generation
     prompt) and `loop.last or messages[loop.index0 + 1]...` (the end of a run of tool
     messages) are stable and not reported.
 
@@ -39,3 +40,6 @@ RULE = rule_from_docstring(
 
 POSITION_ATTRS = frozenset({"last", "first", "index", "index0", "revindex", "revindex0", "length"})
 REASONING_WORDS = ("think", "reasoning")
+# Delimiters of the reasoning in a message's text: DeepSeek/Qwen `<think>...</think>`, Gemma's
+# `<|channel>...<channel|>`, gpt-oss's `<|channel|>`. Splitting on one drops the reasoning.
+REASONING_MARKS = ("think>", "<|channel>", "<channel|>", "<|channel|>")

@@ -20,6 +20,7 @@ from . import (  # Python rules
     PC103,
     PC104,
     PC105,
+    PC106,
     PC201,
     PC301,
     PC302,
@@ -37,7 +38,20 @@ __all__ = ["RULES"]
 RULES: MappingProxyType[str, Rule] = MappingProxyType(
     {
         module.RULE.code: module.RULE
-        for module in (PC001, PC002, PC003, PC101, PC102, PC103, PC104, PC105, PC201, PC301, PC302)
+        for module in (
+            PC001,
+            PC002,
+            PC003,
+            PC101,
+            PC102,
+            PC103,
+            PC104,
+            PC105,
+            PC106,
+            PC201,
+            PC301,
+            PC302,
+        )
     }
     | {
         module.RULE.code: module.RULE

@@ -1,0 +1,41 @@
+"""
+A variable of unknown meaning renders above a long static block.
+
+Why:
+    A name that is neither a known per-request value nor declared `stable` (`{{ persona }}`,
+    `{{ system_resources }}`, a loop over `variables.items()`) may be the same on every request,
+    or it may change per user, per agent or per request. Above a long static block (ten times
+    `threshold`: 1000 estimated tokens by default, about the smallest prompt OpenAI and
+    Anthropic's larger models cache, so a prefix worth caching on its own) a value that changes
+    costs all of that text on every request. The linter cannot tell which it is, so it asks:
+    declare the name `stable` (or give its size with `sizes`) when it is the same for every
+    request, or move it below the static text. Shorter blocks after it are not reported.
+
+Bad:
+    {{ system_resources }}
+    Stay in character: speak softly, tease a little, never lecture the user, and keep replies short.
+
+Good:
+    Stay in character: speak softly, tease a little, never lecture the user, and keep replies short.
+    {# promptcache: tail #}
+    {{ system_resources }}
+"""
+
+from __future__ import annotations
+
+from .._model import rule_from_docstring
+
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC106",
+    name="unknown-variable-above-long-prefix",
+    severity="warning",
+    fix=(
+        "declare it in `stable` in [tool.promptcache.lint] if it is the same on every request, "
+        "else render it at the end of the template or below `{# promptcache: tail #}`"
+    ),
+)
+
+# How many times `threshold` of static text must follow a name of unknown meaning: 1000 tokens at
+# the default threshold, about the smallest prompt OpenAI and Anthropic's larger models cache.
+LONG_PREFIX_FACTOR = 10
