@@ -229,3 +229,23 @@ def test_recorded_converse_calls_are_priced_by_report(
     report = json.loads(capsys.readouterr().out)
     assert report["records"] == 2 and report["cost"]["unpriced_records"] == 0
     assert report["tokens"]["cache_read"] > 0
+
+
+def test_converse_and_invoke_through_one_client_are_kept_apart() -> None:
+    from promptcache import Prompt, get_adapter
+    from promptcache.adapters.bedrock import invoke_kwargs
+
+    clock = ManualClock()
+    events: list[Any] = []
+    monitor = Monitor("bedrock", on_invalidation=events.append, clock=clock, metrics=False)
+    client = wrap(BedrockEmulator(clock=clock).client(), monitor=monitor)
+    model = "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    prompt = Prompt().add_system("Policy line for the agent. " * 600).with_tail("q")
+    for _ in range(2):
+        client.converse(**get_adapter("bedrock").to_request(prompt, model=model))
+        clock.advance(5)
+        body = get_adapter("bedrock-invoke").to_request(prompt, model=model)
+        client.invoke_model(**invoke_kwargs(body))["body"].read()
+        clock.advance(5)
+    assert events == []  # an invoke call after a Converse one was a "model_changed" before
+    assert monitor.stats()["observations"] == 4
