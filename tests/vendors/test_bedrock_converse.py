@@ -343,3 +343,13 @@ def test_the_planner_refuses_a_ttl_order_bedrock_refuses() -> None:
     )
     check_cache_points(ordered)
     assert ordered["system"][-1] == {"cachePoint": {"type": "default", "ttl": "1h"}}
+
+
+def test_diff_says_the_minimum_of_an_opaque_arn_is_unknown() -> None:
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6"
+    a = {**_request("Q"), "modelId": arn}
+    result = diff(a, a)
+    assert "minimum cacheable prefix is unknown" in result.detail and "min_tokens=" in result.detail
+    assert "123456789012" not in result.detail  # the account id is not repeated
+    assert "unknown" not in diff(_request("Q"), _request("Q")).detail
+    assert "unknown" not in diff(a, a, min_tokens=1024).detail
