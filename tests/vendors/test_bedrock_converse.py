@@ -353,3 +353,24 @@ def test_diff_says_the_minimum_of_an_opaque_arn_is_unknown() -> None:
     assert "123456789012" not in result.detail  # the account id is not repeated
     assert "unknown" not in diff(_request("Q"), _request("Q")).detail
     assert "unknown" not in diff(a, a, min_tokens=1024).detail
+
+
+def test_a_block_after_a_cache_point_in_a_message_is_named_by_its_own_index() -> None:
+    # pydantic-ai's cache_messages with a document (a real recorded exchange has this shape):
+    # text, document, text, cachePoint, question, cachePoint
+    def request(question: str) -> dict[str, Any]:
+        document = {"document": {"name": "D", "format": "txt", "source": {"text": LONG}}}
+        point = {"cachePoint": {"type": "default"}}
+        content = [
+            {"text": "Read this."},
+            document,
+            {"text": "\n"},
+            point,
+            {"text": question},
+            point,
+        ]
+        return {**_request("x"), "messages": [{"role": "user", "content": content}]}
+
+    result = diff(request("What is 10 + 11?"), request("What is 10 + 12?"))
+    assert result.path == "messages[0].content[4].text"
+    assert not result.invalidated or result.layer == "messages"
