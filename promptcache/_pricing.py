@@ -88,7 +88,11 @@ def normalise_model(model: str) -> str:
     name = name.removeprefix("models/")
     if "anthropic." in name:
         name = name.split("anthropic.", 1)[1]
-    return name
+    # Bedrock's cross-region profiles of other providers' models: `us.amazon.nova-pro-v1:0`
+    return _BEDROCK_GEO.sub("", name, count=1)
+
+
+_BEDROCK_GEO = re.compile(r"^(?:[a-z0-9:/-]*/)?(?:global|us-gov|us|eu|apac|jp|au)\.(?=[a-z0-9-]+\.)")
 
 
 # What may follow a price key: a dated or versioned snapshot of the same model, never a

@@ -61,3 +61,18 @@ def test_same_model_across_profiles() -> None:
 def test_a_bad_id_is_refused() -> None:
     with pytest.raises(InputError, match="non-empty string"):
         resolve_model("  ")
+
+
+@pytest.mark.parametrize(
+    ("model_id", "minimum"),
+    [
+        ("amazon.nova-micro-v1:0", 1536),
+        ("us.amazon.nova-micro-v1:0", 1536),  # a cross-region profile of a non-Claude model
+        ("arn:aws:bedrock:eu-west-1:123456789012:inference-profile/eu.amazon.nova-lite-v1:0", 1536),
+        ("global.anthropic.claude-sonnet-4-6", 2048),
+    ],
+)
+def test_the_minimum_table_reads_every_name_of_a_model(model_id: str, minimum: int) -> None:
+    from promptcache import load_min_tokens
+
+    assert load_min_tokens().minimum("bedrock-converse", model_id) == minimum
