@@ -405,7 +405,15 @@ class PriceTable:
     ) -> dict[str, tuple[float, PriceSource]]:
         if not self.use_genai_prices:
             return {}
-        found = lookup(vendor, normalise_model(model), when=_noon(day), input_tokens=input_tokens)
+        found = None
+        if _BEDROCK_GEO.match(model.strip().lower()):
+            # genai-prices prices Bedrock's profiles apart (global, and regional at +10%): ask
+            # it with the profile id before the decorations are stripped
+            found = lookup(vendor, model.strip(), when=_noon(day), input_tokens=input_tokens)
+        if found is None:
+            found = lookup(
+                vendor, normalise_model(model), when=_noon(day), input_tokens=input_tokens
+            )
         if found is None:
             return {}
         tier = _tier_label(found.tier_starts, input_tokens)
