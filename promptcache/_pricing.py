@@ -92,7 +92,9 @@ def normalise_model(model: str) -> str:
     return _BEDROCK_GEO.sub("", name, count=1)
 
 
-_BEDROCK_GEO = re.compile(r"^(?:[a-z0-9:/-]*/)?(?:global|us-gov|us|eu|apac|jp|au)\.(?=[a-z0-9-]+\.)")
+_BEDROCK_GEO = re.compile(
+    r"^(?:[a-z0-9:/-]*/)?(?:global|us-gov|us|eu|apac|jp|au)\.(?=[a-z0-9-]+\.)"
+)
 
 
 # What may follow a price key: a dated or versioned snapshot of the same model, never a
