@@ -216,7 +216,10 @@ def _report(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[s
 def _breakpoints(ingested: Ingested, model: str | None, rendered: Rendered) -> dict[str, Any]:
     if ingested.vendor not in VENDOR_NAMES or model is None:
         return {"planned": [], "notes": ["pass --vendor and --model to plan breakpoints"]}
-    result = plan(rendered, vendor=ingested.vendor, model=model)
+    try:
+        result = plan(rendered, vendor=ingested.vendor, model=model)
+    except InputError as exc:  # a model whose minimum nobody can tell: said, not guessed
+        return {"planned": [], "notes": [str(exc)]}
     # `part`: the content block inside a message that carries the marker (a lagging breakpoint in
     # a parallel tool fan-out, path `history[4].content[2]`); None: the block's last one.
     return {

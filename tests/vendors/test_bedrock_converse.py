@@ -374,3 +374,19 @@ def test_a_block_after_a_cache_point_in_a_message_is_named_by_its_own_index() ->
     result = diff(request("What is 10 + 11?"), request("What is 10 + 12?"))
     assert result.path == "messages[0].content[4].text"
     assert not result.invalidated or result.layer == "messages"
+
+
+def test_the_planner_and_inspect_say_an_opaque_arns_minimum_is_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptcache import plan
+
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6"
+    with pytest.raises(InputError, match="minimum cacheable prefix is unknown"):
+        plan(_prompt(), vendor="bedrock", model=arn)
+    assert plan(_prompt(), vendor="bedrock", model=arn, min_tokens=1024).breakpoints
+    path = tmp_path / "arn.json"
+    path.write_text(json.dumps({**_request("Q"), "modelId": arn}))
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["breakpoints"]["notes"]
+    assert any("minimum cacheable prefix is unknown" in n for n in notes)
