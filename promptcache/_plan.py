@@ -49,11 +49,11 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import orjson
 
 from ._canonical import json_path
-from ._errors import InputError
+from ._errors import InputError, shown_name
 from ._pricing import load_min_tokens
 from ._prompt import Block, Layer, Prompt, Rendered, last_through
 from ._tokens import TokenCounter
-from .vendors import get_vendor
+from .vendors import Vendor, get_vendor
 
 if TYPE_CHECKING:
     from ._learned import SharedPrefixes
@@ -178,6 +178,7 @@ def plan(
     caps = spec.capabilities_for(model)
     rendered = prompt.render(counter) if isinstance(prompt, Prompt) else prompt
     if min_tokens is None:
+        _check_named(spec, model)
         min_tokens = load_min_tokens().minimum(spec.family, model)
     minimum = min_tokens
     use_auto = caps.automatic_mode if automatic is None else automatic
@@ -538,6 +539,20 @@ class _Planner:
         sizes = [len(orjson.dumps(c)) for c in self._content(index)]
         share = sum(sizes[: part + 1]) / sum(sizes) if sum(sizes) else 1.0
         return before + int(self.blocks[index].tokens * share)
+
+
+def _check_named(spec: Vendor, model: str) -> None:
+    """
+    Refuse a model name the vendor's own naming says names no model (a Bedrock application
+    inference profile ARN), whose minimum would otherwise be the table's default, a guess.
+    """
+    same = spec.same_model
+    if same is not None and model and same(model, model) is None:
+        raise InputError(
+            f"cannot tell which model {shown_name(model)} names (an application inference "
+            "profile?), so its minimum cacheable prefix is unknown. Pass min_tokens=, or the "
+            "foundation model id it serves (aws bedrock get-inference-profile lists it)"
+        )
 
 
 @functools.lru_cache(maxsize=16)

@@ -88,7 +88,13 @@ def normalise_model(model: str) -> str:
     name = name.removeprefix("models/")
     if "anthropic." in name:
         name = name.split("anthropic.", 1)[1]
-    return name
+    # Bedrock's cross-region profiles of other providers' models: `us.amazon.nova-pro-v1:0`
+    return _BEDROCK_GEO.sub("", name, count=1)
+
+
+_BEDROCK_GEO = re.compile(
+    r"^(?:[a-z0-9:/-]*/)?(?:global|us-gov|us|eu|apac|jp|au)\.(?=[a-z0-9-]+\.)"
+)
 
 
 # What may follow a price key: a dated or versioned snapshot of the same model, never a
@@ -401,7 +407,15 @@ class PriceTable:
     ) -> dict[str, tuple[float, PriceSource]]:
         if not self.use_genai_prices:
             return {}
-        found = lookup(vendor, normalise_model(model), when=_noon(day), input_tokens=input_tokens)
+        found = None
+        if _BEDROCK_GEO.match(model.strip().lower()):
+            # genai-prices prices Bedrock's profiles apart (global, and regional at +10%): ask
+            # it with the profile id before the decorations are stripped
+            found = lookup(vendor, model.strip(), when=_noon(day), input_tokens=input_tokens)
+        if found is None:
+            found = lookup(
+                vendor, normalise_model(model), when=_noon(day), input_tokens=input_tokens
+            )
         if found is None:
             return {}
         tier = _tier_label(found.tier_starts, input_tokens)

@@ -231,15 +231,20 @@ def _breakpoints(
     if ingested.vendor not in VENDOR_NAMES or model is None:
         return {"planned": [], "notes": ["pass --vendor and --model to plan breakpoints"]}
     notes = []
-    minimum = load_min_tokens().minimum(get_vendor(ingested.vendor).family, model)
+    min_tokens = None
     if added:
         # The vendor's own tokens come first, so every prefix is `added` longer than counted:
         # the planner checks the request's own tokens against what is left of the minimum.
+        minimum = load_min_tokens().minimum(get_vendor(ingested.vendor).family, model)
         notes.append(
             f"the {minimum:,}-token minimum is checked against the request's own tokens plus the "
             f"{added:,} the vendor adds, so the figures below compare with {max(0, minimum - added):,}"
         )
-    result = plan(rendered, vendor=ingested.vendor, model=model, min_tokens=max(0, minimum - added))
+        min_tokens = max(0, minimum - added)
+    try:
+        result = plan(rendered, vendor=ingested.vendor, model=model, min_tokens=min_tokens)
+    except InputError as exc:  # a model whose minimum nobody can tell: said, not guessed
+        return {"planned": [], "notes": [*notes, str(exc)]}
     # `part`: the content block inside a message that carries the marker (a lagging breakpoint in
     # a parallel tool fan-out, path `history[4].content[2]`); None: the block's last one.
     return {

@@ -85,6 +85,15 @@ class BedrockConverseAdapter(BaseAdapter):
             raise unresolved_error(found, "its minimum cacheable prefix")
         return super().min_cacheable_tokens(found.base)
 
+    def client(self, **kwargs: Any) -> Any:
+        """boto3's `bedrock-runtime` client (`pip install 'promptcache-sdk[bedrock]'`)."""
+        return self._sdk_class(3)("bedrock-runtime", **kwargs)
+
+    def async_client(self, **kwargs: Any) -> Any:
+        raise InputError(
+            "boto3 has no async client; use client() (aiobotocore clients are not observed)"
+        )
+
     def to_request(
         self,
         prompt: Prompt,

@@ -109,9 +109,23 @@ def diff(
         minimum = (
             load_min_tokens().minimum(spec.family, model) if min_tokens is None else min_tokens
         )
-        return compare_elements(
+        result = compare_elements(
             a, b, ea, eb, spec, counter or DEFAULT_COUNTER, minimum=(model, minimum)
         )
+        if min_tokens is None and _unknown_model(spec, model):
+            note = (
+                f"; the model id names no model (an application inference profile?), so its "
+                f"minimum cacheable prefix is unknown: {minimum:,} tokens (the table's default) "
+                "was assumed; pass min_tokens= for the model it serves"
+            )
+            result = replace(result, detail=result.detail + note)
+        return result
+
+
+def _unknown_model(vendor: Vendor, model: str) -> bool:
+    """A model name the vendor's own naming cannot resolve (`same_model` of it and itself)."""
+    same = vendor.same_model
+    return bool(model) and same is not None and same(model, model) is None
 
 
 def _elements(spec: Vendor, request: Mapping[str, Any], name: str) -> list[Element]:

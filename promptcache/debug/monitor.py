@@ -554,7 +554,11 @@ class Monitor(Judging):
 
     def _default_key(self, vendor: Vendor, model: Any) -> str:
         named = model if isinstance(model, str) and model else "unknown-model"
-        return f"{self.vendor or vendor.name}:{named}"
+        # The request's own format, not the vendor the monitor was named for: two formats of one
+        # model (Bedrock's Converse and InvokeModel through one client) serialise the prompt
+        # differently, so one never reads the other's entries; under one key each call of the
+        # other format read as a model change.
+        return f"{vendor.name}:{named}"
 
     def _vendor_of(self, request: Mapping[str, Any], response: Any) -> Vendor:
         """The request's format: the named vendor's (checked against its shape) or detected."""

@@ -56,6 +56,8 @@ LOGGER = logging.getLogger("promptcache.recorder")
 # are in "hashes" mode, so `report` reads the same structure, roles, block types and TTLs.
 _LAYOUT_KEYS = frozenset(
     {"model", "role", "type", "ttl", "tool_choice", "stream", "modelVersion", "model_version"}
+    # Bedrock Converse names its model `modelId` (boto3's keyword)
+    | {"modelId"}
     # and every request-wide TTL setting a vendor's rules read (prompt_cache_retention: "24h"):
     # the monitor reads their values, not only whether they changed
     | {path.rsplit(".", 1)[-1] for vendor in VENDORS for path in vendor.rules.ttl_settings}

@@ -22,6 +22,7 @@ from .._errors import InputError, shown
 __all__ = [
     "MARKERS",
     "Element",
+    "Placed",
     "Span",
     "Unit",
     "check_list",
@@ -88,6 +89,20 @@ class Span(NamedTuple):
 
     def path_of(self, index: int) -> str:
         return f"{self.path}[{self.start + index}]" if self.listed else self.path
+
+
+class Placed(list[Any]):
+    """
+    A message's content as a format's reader rewrote it, each item remembering its index in the
+    request as sent (`positions`): Bedrock's cache points are blocks of their own, folded onto
+    the block before them, and the blocks after one keep the paths they have in the request.
+    """
+
+    __slots__ = ("positions",)
+
+    def __init__(self, items: Sequence[Any], positions: Sequence[int]) -> None:
+        super().__init__(items)
+        self.positions = tuple(positions)
 
 
 # -- spans: where a vendor module says a layer is ---------------------------------------------
@@ -188,8 +203,10 @@ def _one_message(message: Mapping[str, Any], where: str, key: str, layer: str) -
     units = [_unit(layer, where, head)]
     content = message.get(key)
     if isinstance(content, (list, tuple)):
+        at = content.positions if type(content) is Placed else range(len(content))
         units += [
-            _unit(layer, json_path(json_path(where, key), j), c) for j, c in enumerate(content)
+            _unit(layer, json_path(json_path(where, key), j), c)
+            for j, c in zip(at, content, strict=True)
         ]
     elif key in message:
         units.append(_unit(layer, json_path(where, key), content))

@@ -35,7 +35,7 @@ from .._parts import (
 )
 from .._usage import CacheUsage
 from ._bedrock_models import resolve_model, same_model
-from ._elements import Span, check_list, messages_span, plain, required_list
+from ._elements import Placed, Span, check_list, messages_span, plain, required_list
 from ._fields import get_field, get_int, require_usage
 from ._reading import PromptParts, message, sample
 from ._rules import CacheRules, Capabilities, Setting
@@ -195,14 +195,17 @@ def _folded_message(value: Any) -> Any:
     if not isinstance(value, Mapping) or not isinstance(value.get("content"), (list, tuple)):
         return value
     content: list[Any] = []
-    for block in value["content"]:
+    positions: list[int] = []
+    for index, block in enumerate(value["content"]):
         block = plain(block)
         if isinstance(block, Mapping) and CACHE_POINT in block:
             if content and isinstance(content[-1], Mapping):
                 content[-1] = {**content[-1], "cache_control": _marker(block)}
             continue
         content.append(_wire(block))
-    return {**value, "content": content}
+        positions.append(index)
+    # the blocks after a cache point keep their paths in the request (content[4], not [3])
+    return {**value, "content": Placed(content, positions)}
 
 
 def _wire(value: Any) -> Any:

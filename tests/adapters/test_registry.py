@@ -117,6 +117,7 @@ def test_a_bad_override_file_says_what_is_wrong(
         ("anthropic", "anthropic", "anthropic"),
         ("openai", "openai", "openai"),
         ("gemini", "google.genai", "gemini"),
+        ("bedrock-converse", "boto3", "bedrock"),
     ],
 )
 def test_missing_sdk_names_the_pip_command(
@@ -152,3 +153,11 @@ def test_clients_are_built_lazily() -> None:
     client = get_adapter("openai").client(api_key="sk-test")
     assert type(client).__name__ == "OpenAI"
     assert type(get_adapter("anthropic").async_client(api_key="k")).__name__ == "AsyncAnthropic"
+    bedrock = get_adapter("bedrock").client(
+        region_name="us-east-1", aws_access_key_id="x", aws_secret_access_key="y"
+    )
+    assert bedrock.meta.service_model.service_name == "bedrock-runtime"
+    invoke = get_adapter("bedrock-invoke").client(
+        aws_region="us-east-1", aws_access_key="x", aws_secret_key="y"
+    )
+    assert type(invoke).__name__ == "AnthropicBedrock"

@@ -29,7 +29,8 @@ def _agent(client: Any) -> Agent[None, str]:
     return Agent(model, instructions=INSTRUCTIONS, model_settings=settings)
 
 
-def test_a_pydantic_ai_conversation_reads_its_cache_turn_by_turn() -> None:
+def _conversation() -> None:
+    """Three turns of a Pydantic AI agent on a wrapped boto3 client; asserts as it goes."""
     clock = ManualClock()
     events: list[Any] = []
     sent: list[dict[str, Any]] = []
@@ -56,6 +57,20 @@ def test_a_pydantic_ai_conversation_reads_its_cache_turn_by_turn() -> None:
     # each turn's request begins with the one before: nothing lost between them
     assert not diff(sent[0], sent[1]).invalidated
     assert not diff(sent[1], sent[2]).invalidated
+
+
+def test_a_pydantic_ai_conversation_reads_its_cache_turn_by_turn() -> None:
+    # In a process of its own: after a Pydantic AI agent run (its anyio worker threads and
+    # instrumentation state), CPython 3.11.7 raised "AST constructor recursion depth mismatch"
+    # in a later test's threaded ast.parse (tests/test_import_graph.py)
+    import subprocess
+    import sys
+
+    script = "from tests.debug.test_bedrock_pydantic_ai import _conversation; _conversation()"
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 def test_the_4121_pattern_is_named() -> None:

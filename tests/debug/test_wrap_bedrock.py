@@ -203,3 +203,49 @@ def test_async_anthropic_bedrock_is_observed(
 
     assert all(r["anthropic_version"] == "bedrock-2023-05-31" for r, _, _ in observed)
     assert {detect_vendor(r).name for r, _, _ in observed} == {"bedrock-invoke"}
+
+
+def test_recorded_converse_calls_are_priced_by_report(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptcache import Prompt, Recorder, get_adapter
+    from promptcache.cli import main
+
+    log = tmp_path / "bedrock.jsonl"
+    clock = ManualClock()
+    recorder = Recorder(str(log))
+    client = wrap(BedrockEmulator(clock=clock).client(), recorder=recorder)
+    adapter = get_adapter("bedrock")
+    model = "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    prompt = Prompt().add_system("Policy line for the agent. " * 600)
+    client.converse(**adapter.to_request(prompt.with_tail("a"), model=model))
+    clock.advance(5)
+    streamed = client.converse_stream(**adapter.to_request(prompt.with_tail("b"), model=model))
+    list(streamed["stream"])
+    recorder.close()
+    text = log.read_text()
+    assert model in text and "Policy line" not in text  # the model id kept, the prompt hashed
+    assert main(["report", str(log), "--format", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["records"] == 2 and report["cost"]["unpriced_records"] == 0
+    assert report["tokens"]["cache_read"] > 0
+
+
+def test_converse_and_invoke_through_one_client_are_kept_apart() -> None:
+    from promptcache import Prompt, get_adapter
+    from promptcache.adapters.bedrock import invoke_kwargs
+
+    clock = ManualClock()
+    events: list[Any] = []
+    monitor = Monitor("bedrock", on_invalidation=events.append, clock=clock, metrics=False)
+    client = wrap(BedrockEmulator(clock=clock).client(), monitor=monitor)
+    model = "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
+    prompt = Prompt().add_system("Policy line for the agent. " * 600).with_tail("q")
+    for _ in range(2):
+        client.converse(**get_adapter("bedrock").to_request(prompt, model=model))
+        clock.advance(5)
+        body = get_adapter("bedrock-invoke").to_request(prompt, model=model)
+        client.invoke_model(**invoke_kwargs(body))["body"].read()
+        clock.advance(5)
+    assert events == []  # an invoke call after a Converse one was a "model_changed" before
+    assert monitor.stats()["observations"] == 4

@@ -343,3 +343,50 @@ def test_the_planner_refuses_a_ttl_order_bedrock_refuses() -> None:
     )
     check_cache_points(ordered)
     assert ordered["system"][-1] == {"cachePoint": {"type": "default", "ttl": "1h"}}
+
+
+def test_diff_says_the_minimum_of_an_opaque_arn_is_unknown() -> None:
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6"
+    a = {**_request("Q"), "modelId": arn}
+    result = diff(a, a)
+    assert "minimum cacheable prefix is unknown" in result.detail and "min_tokens=" in result.detail
+    assert "123456789012" not in result.detail  # the account id is not repeated
+    assert "unknown" not in diff(_request("Q"), _request("Q")).detail
+    assert "unknown" not in diff(a, a, min_tokens=1024).detail
+
+
+def test_a_block_after_a_cache_point_in_a_message_is_named_by_its_own_index() -> None:
+    # pydantic-ai's cache_messages with a document (a real recorded exchange has this shape):
+    # text, document, text, cachePoint, question, cachePoint
+    def request(question: str) -> dict[str, Any]:
+        document = {"document": {"name": "D", "format": "txt", "source": {"text": LONG}}}
+        point = {"cachePoint": {"type": "default"}}
+        content = [
+            {"text": "Read this."},
+            document,
+            {"text": "\n"},
+            point,
+            {"text": question},
+            point,
+        ]
+        return {**_request("x"), "messages": [{"role": "user", "content": content}]}
+
+    result = diff(request("What is 10 + 11?"), request("What is 10 + 12?"))
+    assert result.path == "messages[0].content[4].text"
+    assert not result.invalidated or result.layer == "messages"
+
+
+def test_the_planner_and_inspect_say_an_opaque_arns_minimum_is_unknown(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptcache import plan
+
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6"
+    with pytest.raises(InputError, match="minimum cacheable prefix is unknown"):
+        plan(_prompt(), vendor="bedrock", model=arn)
+    assert plan(_prompt(), vendor="bedrock", model=arn, min_tokens=1024).breakpoints
+    path = tmp_path / "arn.json"
+    path.write_text(json.dumps({**_request("Q"), "modelId": arn}))
+    assert main(["inspect", str(path), "--format", "json"]) == 0
+    notes = json.loads(capsys.readouterr().out)["breakpoints"]["notes"]
+    assert any("minimum cacheable prefix is unknown" in n for n in notes)
