@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from promptcache import CacheUsage, Invalidation, Monitor, Recorder
+from promptcache import CacheUsage, InputError, Invalidation, Monitor, Recorder
+from promptcache._errors import HASH_KEY_ENV, short_hash
 from promptcache._report import build_report
+from promptcache.cli import main
 from promptcache.debug.privacy import export_key, looks_opaque, stored_key
 
 from . import pairs
@@ -69,3 +71,20 @@ def test_a_hashed_log_names_a_reserialised_argument_as_the_live_monitor_does(
     assert _leaks(log.read_text()) == []
     report = build_report(log.read_text().splitlines())
     assert [c.cause for c in report.invalidations] == [cause]  # was random_id / content_changed
+
+
+def test_a_hash_key_too_short_to_be_a_secret_is_refused(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv(HASH_KEY_ENV, "short")
+    with pytest.raises(InputError, match=rf"\${HASH_KEY_ENV} is 5 characters") as raised:
+        short_hash(NAME)
+    assert "short" not in str(raised.value).replace("PROMPTCACHE", "")  # the key is not quoted
+    with pytest.raises(InputError, match=HASH_KEY_ENV):
+        Monitor("anthropic", metrics=False)  # said where it is made, not at the first miss
+    log = tmp_path / "calls.jsonl"
+    log.write_text('{"request": {"model": "m", "messages": []}, "response": {}}\n')
+    assert main(["report", str(log)]) == 2  # was: every line skipped for it, and exit 0
+    assert f"${HASH_KEY_ENV} is 5 characters" in capsys.readouterr().err
+    monkeypatch.setenv(HASH_KEY_ENV, "a-long-enough-secret-0123456789")
+    assert short_hash(NAME) != short_hash(NAME.encode() + b" ")  # keyed and working
