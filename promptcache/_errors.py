@@ -30,6 +30,7 @@ __all__ = [
     "PromptCacheError",
     "VolatileContentError",
     "VolatileContentWarning",
+    "check_hash_key",
     "describe",
     "private_path",
     "short_hash",
@@ -97,6 +98,22 @@ class VolatileContentError(PromptCacheError, ValueError):
 HASH_KEY_ENV = "PROMPTCACHE_HASH_KEY"
 
 
+# 16 characters of a random secret are far past guessing; fewer is most likely a placeholder,
+# and an HMAC under a guessable key protects nothing while looking as if it did.
+MIN_HASH_KEY_CHARS = 16
+
+
+def check_hash_key() -> None:
+    """Raise `InputError` when $PROMPTCACHE_HASH_KEY is set but too short to be a secret."""
+    secret = os.environ.get(HASH_KEY_ENV)
+    if secret and len(secret) < MIN_HASH_KEY_CHARS:
+        raise InputError(
+            f"${HASH_KEY_ENV} is {len(secret)} characters long; a hash key needs at least "
+            f"{MIN_HASH_KEY_CHARS} (make one with: python -c 'import secrets; "
+            f"print(secrets.token_hex(32))'), or unset {HASH_KEY_ENV} for plain SHA-256"
+        )
+
+
 def digest(text: str | bytes) -> str:
     """
     The hex SHA-256 of `text` (UTF-8), or its HMAC-SHA-256 under $PROMPTCACHE_HASH_KEY when that
@@ -105,6 +122,7 @@ def digest(text: str | bytes) -> str:
     data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     secret = os.environ.get(HASH_KEY_ENV)
     if secret:
+        check_hash_key()
         return hmac.new(secret.encode("utf-8", "surrogatepass"), data, hashlib.sha256).hexdigest()
     return hashlib.sha256(data).hexdigest()
 

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from . import __version__, _commands
-from ._errors import PromptCacheError
+from ._errors import PromptCacheError, check_hash_key
 from ._outputs import write_failure
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "main"]
@@ -73,6 +73,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
             return EXIT_ERROR
+        check_hash_key()  # before any input is read: else every line would be skipped for it
         status = int(args.handler(args))
         sys.stdout.flush()  # inside the try: a full disk or a closed pipe is handled below
         return status

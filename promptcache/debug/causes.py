@@ -278,6 +278,30 @@ def _serialised_json(layer: str, path: str, old: str, new: str) -> Found | None:
     return None
 
 
+# A hashed log's placeholder of JSON text (recorder._json_hashes): the text's hash, its value's
+# with sorted keys, and its compact JSON's in its own key order.
+_HASHED_JSON = re.compile(r"#[0-9a-f]{12}:([0-9a-f]{12}):([0-9a-f]{12})#\.*")
+
+
+def _hashed_json(layer: str, path: str, old: str, new: str) -> Found | None:
+    """`_serialised_json` on a hashed log: the same value reordered or respaced, told by hashes."""
+    found_old, found_new = _HASHED_JSON.fullmatch(old), _HASHED_JSON.fullmatch(new)
+    if found_old is None or found_new is None or found_old[1] != found_new[1]:
+        return None
+    reordered = found_old[2] != found_new[2]
+    return Found(
+        layer=layer,
+        path=path,
+        cause="key_order" if reordered else "whitespace",
+        old=None,
+        new=None,
+        excerpt=None,
+        offset=None,
+        detail=f"same JSON in the string at {path} (by its hashes: the log keeps no text), "
+        + ("its keys in a different order" if reordered else "serialised with other spacing"),
+    )
+
+
 def _json_container(text: str) -> Any:
     """The object or array `text` holds as JSON, or None."""
     if not text.lstrip().startswith(("{", "[")):
@@ -333,7 +357,11 @@ def _classify(
     layer: str, path: str, old: Any, new: Any, ea: Sequence[Element], eb: Sequence[Element]
 ) -> Found:
     if isinstance(old, str) and isinstance(new, str):
-        return _serialised_json(layer, path, old, new) or _classify_text(layer, path, old, new)
+        return (
+            _serialised_json(layer, path, old, new)
+            or _hashed_json(layer, path, old, new)
+            or _classify_text(layer, path, old, new)
+        )
     shown_old = None if old is _MISSING else show(old) or "null"
     shown_new = None if new is _MISSING else show(new) or "null"
     cause = "tools_changed" if layer == "tools" else "content_changed"

@@ -48,7 +48,7 @@ from datetime import datetime
 from typing import Any
 
 from .._canonical import refuse_unreadable, refusing_deeper
-from .._errors import InputError
+from .._errors import InputError, check_hash_key
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor, detect_vendor, get_vendor, resolve_vendor
@@ -149,6 +149,7 @@ class Monitor(Judging):
     ) -> None:
         if queue_size < 1:
             raise InputError(f"queue_size must be >= 1, got {queue_size}")
+        check_hash_key()  # a too-short $PROMPTCACHE_HASH_KEY is said here, not at the first miss
         self._named = None if vendor is None else get_vendor(vendor)
         self.vendor: str | None = None if self._named is None else self._named.name
         if body_budget < 0 or max_keys < 1:

@@ -40,9 +40,33 @@ _OPAQUE = re.compile(
 )
 
 
+# A typed random id's prefix: one of our generic words, or an API's own id prefix. Any other
+# word before the `_` ("zebulon_quack4242", "anna_smith1985") may be a name: hashed.
+_TYPED_PREFIXES = re.compile(
+    r"(?:" + _GENERIC_WORDS + r"|asst|call|chatcmpl|cus|file|msg|org|resp|sub|txn)_",
+    re.IGNORECASE,
+)
+_TYPED = re.compile(r"[a-z]{2,12}_[a-z0-9]{8,64}", re.IGNORECASE)
+_HEX = re.compile(r"[0-9a-f]{12,64}", re.IGNORECASE)
+# A run of three or more letters with a vowel in it, in an id's random part, may spell a name
+# ("quack4242", "smith1985"): random ids seldom hold one, and one that does is only hashed.
+_WORDLIKE = re.compile(r"[a-z]*[aeiouy][a-z]*", re.IGNORECASE)
+
+
 def looks_opaque(key: str) -> bool:
     """Whether `key` looks like an identifier with no personal data in it (see the module)."""
-    return bool(_OPAQUE.fullmatch(key))
+    if not _OPAQUE.fullmatch(key):
+        return False
+    if _TYPED.fullmatch(key) and not _HEX.fullmatch(key):
+        prefix = _TYPED_PREFIXES.match(key)
+        return prefix is not None and not _spells(key[prefix.end() :])
+    if _HEX.fullmatch(key):
+        return not _spells(key)  # "deadbeefcafe": words, not random digits
+    return True
+
+
+def _spells(text: str) -> bool:
+    return any(len(run) >= 3 for run in _WORDLIKE.findall(text))
 
 
 def export_key(key: str) -> str:

@@ -86,14 +86,14 @@ _memo_lock = threading.Lock()
 
 def _placeholder(text: str) -> str:
     """
-    `#<12 hex of sha256>#` padded with dots to the text's length (at least the hash), or for
+    `#<12 hex of sha256>#` (JSON text: `#<12>:<12>:<12>#`, `_json_hashes`) padded with dots to the text's length (at least the hash), or for
     non-ASCII text to the length whose token estimate is the text's (`EstimateCounter`).
     """
     global _memo_chars
     known = _memo.get(text)
     if known is not None:
         return known
-    mark = f"#{short_hash(text)}#"
+    mark = f"#{short_hash(text)}{_json_hashes(text)}#"
     size = len(text)
     if not text.isascii():  # ~1 token a CJK character, 4 characters an ASCII one: the same
         size += round((len(text.encode("utf-8", "surrogatepass")) - size) * 4 / 3)  # estimate
@@ -107,6 +107,29 @@ def _placeholder(text: str) -> str:
         _memo[text] = shown
         _memo_chars += len(text)
     return shown
+
+
+def _json_hashes(text: str) -> str:
+    """
+    For text that is a JSON object or array (tool-call arguments, a tool result): `:` and the
+    short hash of its value with sorted keys, then `:` and that of its compact JSON in its own key
+    order. Two texts of one value then tell a reordering (`key_order`) from other spacing
+    (`whitespace`) on a hashed log as in the process (causes.py); "" for any other text.
+    """
+    if not text.lstrip().startswith(("{", "[")):
+        return ""
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return ""
+    if not isinstance(value, (dict, list)):
+        return ""
+    try:
+        ordered = orjson.dumps(value)
+        sorted_keys = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    except orjson.JSONEncodeError:  # nested past orjson's depth: hashed as text only
+        return ""
+    return f":{short_hash(sorted_keys)}:{short_hash(ordered)}"
 
 
 def redact(value: Any, key: str | None = None) -> Any:

@@ -108,7 +108,8 @@ def test_a_serialised_body_travels_to_the_store_as_the_json_it_is() -> None:
     records_of = monitor._records(entry)
     kept = decode_entry(encode_entry(entry, records_of, body_limit=1 << 20))
     assert kept.body == records[-1]["request"]
-    assert kept.params == {"model": "claude-sonnet-4-6", "max_tokens": 1024}
+    # only what judging reads of the settings (store.stored_settings): no max_tokens
+    assert kept.params["model"] == "claude-sonnet-4-6" and "max_tokens" not in kept.params
     bare = decode_entry(encode_entry(entry, records_of, body_limit=100))  # over the limit
     assert bare.body is None and bare.records == records_of
 
