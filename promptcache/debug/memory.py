@@ -277,8 +277,8 @@ class KeyState:
         Count in (`sign` 1) or out (-1) what a body-less entry keeps of its elements. The
         fingerprint decides, not the records: judging, outside the lock, may set the records of
         an entry whose body `_drop_body` drops meanwhile (`shrink` saw none and made the
-        fingerprint), and `_pop` must take back what was counted. Only `shrink` sets a
-        fingerprint, once, before it is counted in.
+        fingerprint), and `_pop` must take back what was counted. A fingerprint is set once,
+        by `shrink` or while the body is still held (`dropping`), before it is counted in.
         """
         kept = entry.fingerprint
         if kept is not None:
@@ -287,6 +287,16 @@ class KeyState:
             self.fingerprints += sign
         elif entry.records is not None:
             self.hashes += sign * len(entry.records)
+
+    @property
+    def dropping(self) -> bool:
+        """
+        Whether bodies are being dropped for the budget: some key's body is gone. Then a body
+        observed now will most likely go too before its key comes back (the budget is full of
+        bodies waiting their turn), so a caller holding its parsed tree may fingerprint it now,
+        rather than have the drop parse its JSON again (`promptcache report`).
+        """
+        return len(self.bodies) < len(self.entries)
 
     def forget(self, key: str) -> None:
         self._pop(key)
