@@ -32,6 +32,7 @@ from ._errors import InputError, shown, shown_keys
 from ._pricing import cost_figures
 from ._usage import CacheUsage
 from ._vendor_side import VendorSide, VendorSideCounter
+from .debug.fingerprint import fingerprint_held
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe, export_key
@@ -703,6 +704,7 @@ def _add(
         )
     except InputError as exc:
         raise InputError(f"line {number}: {exc}") from None
+    fingerprint_held(monitor._keys, name, request, data, monitor.counter)  # the tree in hand
     vendor = spec.name
     model = model_of(request, usage)
     priced = pricer.price(usage, vendor, model)

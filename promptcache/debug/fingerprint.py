@@ -25,9 +25,9 @@ from xxhash import xxh3_64_intdigest
 from .._tokens import EstimateCounter, TokenCounter
 from ..vendors import Vendor
 from ..vendors._elements import MARKERS, Element, Span
-from .memory import Record, carries_marker, without_markers
+from .memory import KeyState, Record, Serialised, carries_marker, without_markers
 
-__all__ = ["Fingerprint", "digest", "fingerprint"]
+__all__ = ["Fingerprint", "digest", "fingerprint", "fingerprint_held"]
 
 _MARKER_KEYS = frozenset(MARKERS)
 # Each container of a body: layer, path, index of its first item, whether it is a list, items.
@@ -143,6 +143,27 @@ def fingerprint(
         tokens=tokens,
         chars_per_token=counter.chars_per_token,
     )
+
+
+def fingerprint_held(
+    keys: KeyState, key: str, request: Mapping[str, Any], data: bytes, counter: TokenCounter
+) -> None:
+    """
+    Give `key`'s latest entry, just observed with its body kept as `data` (the JSON of the parsed
+    `request` the caller still holds), its fingerprint now if bodies are being dropped: its body
+    will most likely be dropped too, and the drop would parse `data` again only to serialise its
+    elements (`promptcache report` on logs with more sessions in flight than the budget holds).
+    The same fingerprint either way: `data` is `orjson.dumps(request)`. Callers hold the
+    monitor's lock, or are its only thread.
+    """
+    if not keys.dropping:
+        return
+    entry = keys.entries.get(key)
+    if entry is None or entry.fingerprint is not None or entry.records is not None:
+        return
+    body = entry.body
+    if isinstance(body, Serialised) and body.data is data:  # this observation's, still held
+        entry.fingerprint = fingerprint(entry.vendor, request, counter)
 
 
 def _marked(span: Span) -> list[int]:

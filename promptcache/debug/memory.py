@@ -162,6 +162,8 @@ class Stats:
 # element (bench/bench_monitor.py --memory). Of a body with text that is not ASCII it keeps the
 # token count of each such element besides: two more machine integers (`COUNT_BYTES`).
 ENTRY_BYTES = 700
+# `KeyState.dropping`: at least 15 in 16 of the recent swaps dropped a body (out of 2**16).
+_SHEDDING = 15 << 12
 RECORD_BYTES = 200
 FINGERPRINT_BYTES = 220
 ELEMENT_BYTES = 20
@@ -190,6 +192,7 @@ class KeyState:
         "fingerprints",
         "hashes",
         "max_keys",
+        "shedding",
         "warned",
     )
 
@@ -205,6 +208,7 @@ class KeyState:
         self.elements = 0  # elements of the fingerprints of entries whose body is gone
         self.fingerprints = 0
         self.counts = 0  # token counts those fingerprints keep (elements not ASCII)
+        self.shedding = 0  # how many recent swaps dropped a body, decaying, out of 2**16
 
     def __len__(self) -> int:
         return len(self.entries)
@@ -228,9 +232,12 @@ class KeyState:
             oldest = next(iter(self.entries))
             self._pop(oldest)
             self.warned.pop(oldest, None)
+        shed = self.body_bytes > self.body_budget and entry.body is not None
         while self.body_bytes > self.body_budget and self.bodies:
             held, _ = self.bodies.popitem(last=False)
             self._drop_body(self.entries[held], shrink)
+        # a moving average (weight 1/16) of whether each swap dropped a body, 1 being 2**16
+        self.shedding += ((shed << 16) - self.shedding) >> 4
         return previous
 
     def restore(
@@ -277,8 +284,8 @@ class KeyState:
         Count in (`sign` 1) or out (-1) what a body-less entry keeps of its elements. The
         fingerprint decides, not the records: judging, outside the lock, may set the records of
         an entry whose body `_drop_body` drops meanwhile (`shrink` saw none and made the
-        fingerprint), and `_pop` must take back what was counted. Only `shrink` sets a
-        fingerprint, once, before it is counted in.
+        fingerprint), and `_pop` must take back what was counted. A fingerprint is set once,
+        by `shrink` or while the body is still held (`dropping`), before it is counted in.
         """
         kept = entry.fingerprint
         if kept is not None:
@@ -287,6 +294,17 @@ class KeyState:
             self.fingerprints += sign
         elif entry.records is not None:
             self.hashes += sign * len(entry.records)
+
+    @property
+    def dropping(self) -> bool:
+        """
+        Whether nearly every observation drops a body for the budget (more keys in flight than
+        it holds): then a body observed now will most likely go too before its key comes back,
+        so a caller holding its parsed tree may fingerprint it now rather than have the drop
+        parse its JSON again (`promptcache report`). Not on the odd drop: a body its key's next
+        request replaces, fingerprinted for nothing, costs more than the parse saved.
+        """
+        return self.shedding >= _SHEDDING
 
     def forget(self, key: str) -> None:
         self._pop(key)

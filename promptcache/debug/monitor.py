@@ -692,8 +692,8 @@ class Monitor(Judging):
         the store computed them already, else the body's fingerprint (one pass in C per
         container), else, for a body the fingerprint cannot take, the records.
         """
-        if entry.records is not None:
-            return
+        if entry.records is not None or entry.fingerprint is not None:
+            return  # the fingerprint: made when observed (`KeyState.dropping`)
         body = entry.request
         if body is not None:
             entry.fingerprint = fingerprint(entry.vendor, body, self.counter)
