@@ -94,6 +94,7 @@ def parse_metrics(text: str) -> CacheCounters:
             samples,
             "llamacpp:prompt_tokens_total",
             "llamacpp:prompt_tokens_cached_total",
+            hits_within_queries=False,
         )
         # llama.cpp's prompt_tokens_total leaves out the cached tokens: queried is both added.
         evaluated, cached = found.queried_tokens, found.hit_tokens
@@ -109,11 +110,18 @@ def parse_metrics(text: str) -> CacheCounters:
 
 
 def _counters(
-    engine: Engine, samples: Mapping[str, float], queries: str, hits: str
+    engine: Engine,
+    samples: Mapping[str, float],
+    queries: str,
+    hits: str,
+    *,
+    hits_within_queries: bool = True,
 ) -> CacheCounters:
+    # hits_within_queries: the queries counter includes the hits (vLLM, SGLang); llama.cpp's
+    # leaves them out, so there more hits than "queries" is an ordinary warm cache.
     for name in (queries, hits):
         _check_usable(name, samples.get(name))
-    if samples.get(hits, 0.0) > samples.get(queries, math.inf):
+    if hits_within_queries and samples.get(hits, 0.0) > samples.get(queries, math.inf):
         raise InputError(
             f"counter {hits} is unusable: it reads {samples[hits]:g}, more than {queries} "
             f"({samples[queries]:g}); the engine's counters disagree, no hit rate can be given"

@@ -58,6 +58,14 @@ def test_llamacpp_queried_adds_back_cached_tokens() -> None:
     assert (found.queried_tokens, found.hit_tokens) == (494 + 478, 478)
 
 
+def test_llamacpp_reading_more_cached_than_evaluated_is_a_warm_cache() -> None:
+    # llama.cpp's prompt_tokens_total excludes the cached tokens, so a warm cache reads more
+    # cached than "total" (2,424 against 2,050 on a real server); vLLM's check must not apply.
+    text = LLAMACPP.replace(" 494", " 2050").replace(" 478", " 2424")
+    counters = parse_metrics(text)
+    assert (counters.hit_tokens, counters.queried_tokens) == (2424, 4474)
+
+
 def test_missing_counters_are_unknown_not_zero() -> None:
     found = parse_metrics("# TYPE vllm:num_requests_running gauge\nvllm:num_requests_running 1\n")
     assert found.hit_rate is None and found.hit_tokens is None
