@@ -6,6 +6,8 @@ pydantic-ai#4121 pattern (a transient message carrying the cache point) is named
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,6 +23,20 @@ from promptcache.sim import BedrockEmulator, ManualClock
 
 MODEL = "global.anthropic.claude-sonnet-4-5-20250929-v1:0"
 INSTRUCTIONS = "You answer for the Shipwell order desk. Refunds within 30 days. " * 120
+
+
+@pytest.fixture(autouse=True)
+def _own_event_loop() -> Iterator[None]:
+    """Pydantic AI's `run_sync` runs on the main thread's current loop, making and setting one
+    when there is none, and never closes it: the garbage collector then reports an unclosed loop
+    in whichever later test is running (a LiteLLM test failed so). The loop is this test's own."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        yield
+    finally:
+        asyncio.set_event_loop(None)
+        loop.close()
 
 
 def _agent(client: Any) -> Agent[None, str]:
