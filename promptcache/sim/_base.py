@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from ._core import Clock, system_clock
+
+if TYPE_CHECKING:
+    from ._http import EmulatorServer
 
 __all__ = ["Emulator", "Rejected", "Reply", "Responder", "chat_completion"]
 
@@ -96,6 +99,12 @@ class Emulator:
         from ._transport import http_client
 
         return http_client(self, is_async=is_async)
+
+    def http_server(self) -> EmulatorServer:
+        """This emulator over HTTP on 127.0.0.1 (`.url`), for clients with their own HTTP stack."""
+        from ._http import EmulatorServer
+
+        return EmulatorServer(self)
 
     def client(self, *, is_async: bool = False, **kwargs: Any) -> Any:
         """The vendor's real SDK client, talking to this emulator; no key or network needed."""
