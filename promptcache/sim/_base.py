@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from ._clocks import answering
 from ._core import Clock, system_clock
 
 if TYPE_CHECKING:
@@ -76,9 +77,11 @@ class Emulator:
         """Answer one HTTP request (`path` without the host, `body` parsed JSON or None)."""
         self.requests += 1
         try:
-            return Reply(200, self.route(method.upper(), path.split("?", 1)[0], body))
+            payload = self.route(method.upper(), path.split("?", 1)[0], body)
         except Rejected as refused:
             return Reply(refused.status, self.error_body(refused))
+        answering(self.clock, payload)  # so a monitor on another clock can tell (sim/_clocks.py)
+        return Reply(200, payload)
 
     def route(self, method: str, path: str, body: Any) -> dict[str, Any]:
         raise NotImplementedError
