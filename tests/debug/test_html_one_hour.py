@@ -44,7 +44,8 @@ def test_one_hour_of_data_draws_a_point_clear_of_every_label_with_its_value(
         try:
             tab = browser.new_page(viewport={"width": 1000, "height": 900})
             tab.goto(page.as_uri())
-            charts = [svg.evaluate(_BOXES) for svg in tab.locator("svg[role=img]").all()]
+            per_hour = tab.locator('svg[role=img][aria-label$="per hour"]')  # the line charts
+            charts = [svg.evaluate(_BOXES) for svg in per_hour.all()]
         finally:
             browser.close()
     assert len(charts) == 2
