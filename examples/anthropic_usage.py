@@ -1,36 +1,24 @@
 """
 Anthropic: let promptcache place the cache breakpoints, call the SDK, read one usage record.
 
-    python examples/anthropic_usage.py      # offline: replays cassettes/anthropic/*.yaml
+    python examples/anthropic_usage.py      # offline: promptcache's emulation of the cache
     ANTHROPIC_API_KEY=... python examples/anthropic_usage.py   # live
 
-Offline mode needs vcrpy (`pip install 'promptcache-sdk[dev]'`); the replayed answers are the
-synthetic ones described in cassettes/README.md.
+Offline, the real Anthropic SDK client talks to `promptcache.sim.AnthropicEmulator` in process:
+no key, no network, nothing beyond `pip install 'promptcache-sdk[anthropic]'`. The numbers are
+emulated, not billed.
 """
 
 from __future__ import annotations
 
 import os
-from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
-from typing import Any
 
 from promptcache import Layer, Message, Prompt, Tool, cost, plan
 from promptcache.adapters import get_adapter
+from promptcache.sim import AnthropicEmulator
 
 MODEL = "claude-sonnet-4-6"
-CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
 POLICY = " ".join(f"Clause {i}: refunds within 30 days need a receipt." for i in range(150))
-
-
-def replay(cassette: str) -> AbstractContextManager[Any]:
-    """Serve the SDK's HTTP calls from a recorded cassette instead of the network."""
-    import vcr
-
-    recorder = vcr.VCR(
-        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=("method", "host", "path")
-    )
-    return recorder.use_cassette(cassette)
 
 
 def main() -> None:
@@ -54,9 +42,9 @@ def main() -> None:
 
     adapter = get_adapter("anthropic")
     kwargs = adapter.to_request(prompt, model=MODEL, max_tokens=256, layer_ttls=ttls)
-    client = adapter.client() if live else adapter.client(api_key="offline")
-    with nullcontext() if live else replay("anthropic/messages_create.yaml"):
-        message = client.messages.create(**kwargs)
+    client = adapter.client() if live else AnthropicEmulator().client()
+    client.messages.create(**kwargs)  # the first request writes the prefix
+    message = client.messages.create(**kwargs)  # the second reads it
     usage = adapter.read_usage(message)
     print(
         f"uncached={usage.uncached_input} write={usage.cache_write} {dict(usage.cache_write_by_ttl)} "
@@ -64,12 +52,14 @@ def main() -> None:
     )
 
     # Streaming: message_start carries the cache counts, the last message_delta the output.
-    with nullcontext() if live else replay("anthropic/messages_stream.yaml"):
+    if live:
         events = client.messages.create(
             **adapter.to_request(prompt, model=MODEL, max_tokens=256, stream=True)
         )
         streamed = adapter.usage_from_stream(events)
-    print(f"stream: read={streamed.cache_read} hit rate={streamed.hit_rate:.0%}")
+        print(f"stream: read={streamed.cache_read} hit rate={streamed.hit_rate:.0%}")
+    else:
+        print("stream: live only (the emulator does not stream)")
     price = cost(usage)
     if price.actual is None:  # the response did not report its output tokens
         print(f"cost unknown ({'; '.join(price.notes)}); prices as of {price.as_of}")

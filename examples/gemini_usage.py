@@ -2,35 +2,26 @@
 Gemini: an explicit CachedContent for the stable prefix (created only when it pays for its
 storage), a request that leaves the cached parts out, and one usage record.
 
-    python examples/gemini_usage.py      # offline: replays cassettes/gemini/cache_lifecycle.yaml
+    python examples/gemini_usage.py      # offline: promptcache's emulation of the cache
     GEMINI_API_KEY=... python examples/gemini_usage.py   # live
+
+Offline, the real google-genai client talks to `promptcache.sim.GeminiEmulator` in process: no
+key, no network, nothing beyond `pip install 'promptcache-sdk[gemini]'`. The numbers are emulated.
 """
 
 from __future__ import annotations
 
 import os
-from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
-from typing import Any
 
 from promptcache import Message, Prompt, Tool, cost
 from promptcache.adapters import get_adapter
 from promptcache.adapters.gemini import GeminiCacheManager
+from promptcache.sim import GeminiEmulator
 
 MODEL = "gemini-2.5-flash"
-CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
 MANUAL = " ".join(
     f"Section {i}: the widget resets when the blue button is held for 5 s." for i in range(200)
 )
-
-
-def replay(cassette: str) -> AbstractContextManager[Any]:
-    import vcr
-
-    recorder = vcr.VCR(
-        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=("method", "host", "path")
-    )
-    return recorder.use_cassette(cassette)
 
 
 def main() -> None:
@@ -44,15 +35,17 @@ def main() -> None:
         .with_tail("It froze again. What now?")
     )
     adapter = get_adapter("gemini")
-    client = adapter.client(api_key=key or "offline", http_options={"api_version": "v1"})
+    if key:
+        client = adapter.client(api_key=key, http_options={"api_version": "v1"})
+    else:
+        client = GeminiEmulator().client()
     manager = GeminiCacheManager(client, ttl_seconds=3600)
-    with nullcontext() if key else replay("gemini/cache_lifecycle.yaml"):
-        decision = manager.ensure(prompt, model=MODEL, expected_requests=50)
-        print(f"cache {decision.action}: {decision.reason}")
-        kwargs = adapter.to_request(prompt, model=MODEL, cached_content=decision.cache)
-        usage = adapter.read_usage(client.models.generate_content(**kwargs))
-        if decision.cache is not None:
-            manager.delete(manager.refresh(decision.cache))
+    decision = manager.ensure(prompt, model=MODEL, expected_requests=50)
+    print(f"cache {decision.action}: {decision.reason}")
+    kwargs = adapter.to_request(prompt, model=MODEL, cached_content=decision.cache)
+    usage = adapter.read_usage(client.models.generate_content(**kwargs))
+    if decision.cache is not None:
+        manager.delete(manager.refresh(decision.cache))
     print(
         f"uncached={usage.uncached_input} read={usage.cache_read} output={usage.output} "
         f"total_input={usage.total_input}"

@@ -2,32 +2,23 @@
 OpenAI: GPT-5.6 breakpoints and a prefix-derived `prompt_cache_key`, for Chat Completions and
 Responses, read into one usage record.
 
-    python examples/openai_usage.py      # offline: replays cassettes/openai/*.yaml
+    python examples/openai_usage.py      # offline: promptcache's emulation of the cache
     OPENAI_API_KEY=... python examples/openai_usage.py   # live
+
+Offline, the real OpenAI SDK client talks to `promptcache.sim.OpenAIEmulator` in process: no key,
+no network, nothing beyond `pip install 'promptcache-sdk[openai]'`. The numbers are emulated.
 """
 
 from __future__ import annotations
 
 import os
-from contextlib import AbstractContextManager, nullcontext
-from pathlib import Path
-from typing import Any
 
 from promptcache import Message, Prompt, Tool, cost
 from promptcache.adapters import get_adapter
+from promptcache.sim import OpenAIEmulator
 
 MODEL = "gpt-5.6-terra"
-CASSETTES = Path(__file__).resolve().parents[1] / "cassettes"
 POLICY = " ".join(f"Clause {i}: refunds within 30 days need a receipt." for i in range(150))
-
-
-def replay(cassette: str) -> AbstractContextManager[Any]:
-    import vcr
-
-    recorder = vcr.VCR(
-        cassette_library_dir=str(CASSETTES), record_mode="none", match_on=("method", "host", "path")
-    )
-    return recorder.use_cassette(cassette)
 
 
 def main() -> None:
@@ -40,12 +31,12 @@ def main() -> None:
         .with_tail("It froze again. What now?")
     )
     chat = get_adapter("openai")
-    client = chat.client() if live else chat.client(api_key="offline")
+    client = chat.client() if live else OpenAIEmulator().client()
 
     kwargs = chat.to_request(prompt, model=MODEL, tenant="acme")
     print("prompt_cache_key:", kwargs["prompt_cache_key"], kwargs.get("prompt_cache_options"))
-    with nullcontext() if live else replay("openai/chat_create.yaml"):
-        usage = chat.read_usage(client.chat.completions.create(**kwargs))
+    client.chat.completions.create(**kwargs)  # the first request writes the prefix
+    usage = chat.read_usage(client.chat.completions.create(**kwargs))  # the second reads it
     print(
         f"chat: uncached={usage.uncached_input} write={usage.cache_write} "
         f"read={usage.cache_read} output={usage.output} total_input={usage.total_input}"
@@ -53,8 +44,8 @@ def main() -> None:
 
     responses = get_adapter("openai-responses")
     kwargs = responses.to_request(prompt, model=MODEL, cache_ttl="30m")
-    with nullcontext() if live else replay("openai/responses_create.yaml"):
-        result = responses.read_usage(client.responses.create(**kwargs))
+    client.responses.create(**kwargs)
+    result = responses.read_usage(client.responses.create(**kwargs))
     print(f"responses: write by ttl={dict(result.cache_write_by_ttl)} read={result.cache_read}")
     if result.diagnosis is not None:
         print(f"diagnosis: {result.diagnosis.reason} ({result.diagnosis.missed_tokens} tokens)")

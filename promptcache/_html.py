@@ -55,13 +55,24 @@ def _line_chart(points: Sequence[tuple[str, float | None]], title: str, percent:
     )
     first, last = escape(points[0][0]), escape(points[-1][0])
     label_top = "100%" if percent else f"{top:,.4f}"
+    if len(points) == 1:  # one hour: its value said beside the dot, the hour once, centred
+        x, y = (float(c) for c in xy(0, values[0]).split(","))
+        shown = _pct(values[0]) if percent else f"{values[0]:,.4f}"
+        hours = (
+            f'<text x="{x:.1f}" y="{max(y - 8, 12):.1f}" text-anchor="middle">{shown}</text>'
+            f'<text x="{x:.1f}" y="{_H - 8}" text-anchor="middle">{first} (one hour of data)</text>'
+        )
+    else:
+        hours = (
+            f'<text x="{_PAD}" y="{_H - 8}">{first}</text>'
+            f'<text x="{_W - _PAD}" y="{_H - 8}" text-anchor="end">{last}</text>'
+        )
     return (
         f'<svg role="img" aria-label="{escape(title)}" viewBox="0 0 {_W} {_H}" width="100%">'
         f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#9aa3af"/>'
         f'<text x="2" y="{_PAD}">{label_top}</text><text x="2" y="{_H - _PAD}">0</text>'
         f'<polyline fill="none" stroke="#2563eb" stroke-width="2" points="{path}"/>{dots}'
-        f'<text x="{_PAD}" y="{_H - 8}">{first}</text>'
-        f'<text x="{_W - _PAD}" y="{_H - 8}" text-anchor="end">{last}</text></svg>'
+        f"{hours}</svg>"
     )
 
 
@@ -74,6 +85,8 @@ def _across(labels: Sequence[str]) -> list[float]:
         times = [float(i) for i in range(len(labels))]
     else:  # the labels are UTC: read as local time, a DST change moved an hour onto the next
         times = [hour.replace(tzinfo=timezone.utc).timestamp() for hour in hours]
+    if len(times) == 1:  # a lone point sits in the middle, clear of the axis labels
+        return [_W / 2]
     first, span = times[0], (times[-1] - times[0]) or 1.0
     return [_PAD + (t - first) / span * (_W - 2 * _PAD) for t in times]
 

@@ -42,6 +42,7 @@ from ._errors import InputError, describe
 from ._sent import IteratorFailed, Unreadable, read_call
 from .debug.monitor import Invalidation, Monitor, adapter_for
 from .debug.recorder import Recorder
+from .sim._clocks import ClockMismatchError
 from .vendors import VENDORS, Vendor, get_vendor, resolve_vendor
 from .vendors._fields import get_field
 
@@ -358,6 +359,8 @@ class _Watcher:
         try:
             key = self.key(request) if callable(self.key) else self.key
             self.monitor.observe(request, response, usage=usage, key=key, sent_at=sent_at)
+        except ClockMismatchError as exc:  # no prompt in it, and its fix is the point
+            self.once(logging.WARNING, ("clock", call), "promptcache: %s", exc)
         except Exception as exc:  # its message may quote the prompt: name the type only
             self.once(
                 logging.WARNING,

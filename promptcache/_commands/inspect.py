@@ -20,6 +20,7 @@ from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
 from ..vendors import VENDOR_NAMES, get_vendor
 from ..vendors._elements import get_path
+from ..vendors._openai import openai_model
 from ._io import add_max_bytes_option, add_vendor_option, load_json_object
 
 
@@ -70,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
             "the token counts leave out what the vendor adds (below); the prefix is longer than "
             "counted here, so a minimum it seems under may not hold"
         )
+    report["also_fits"] = [] if args.vendor else _also_fits(data, ingested.vendor)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
@@ -162,6 +164,20 @@ def _cached_content(data: dict[str, Any], vendor: str) -> str | None:
         if isinstance(value, str) and value:
             return value
     return None
+
+
+def _also_fits(data: dict[str, Any], vendor: str) -> list[str]:
+    """
+    Other formats a detected request reads as just as well. OpenAI's Chat Completions and the
+    self-hosted engines take the same body; only a model name OpenAI serves (`gpt-4o`) or an
+    engine's own field (`cache_salt`, a `org/model` name) tells them apart, and their caches
+    differ (OpenAI's minimum and 128-token steps; an engine's blocks on one replica).
+    """
+    if vendor != "openai" or openai_model(data.get("model")):
+        return []
+    engine = get_vendor("engine")
+    ties = engine.misfit(data) is None and engine.signs(data) <= 0  # no sign of an engine either
+    return ["engine"] if ties else []
 
 
 def _ttl_settings(data: dict[str, Any], vendor: str) -> dict[str, Any]:
@@ -308,11 +324,25 @@ def _volatile(prompt: Prompt) -> list[dict[str, Any]]:
     ]
 
 
+def _also_fits_lines(report: dict[str, Any]) -> list[str]:
+    others = report.get("also_fits") or []
+    if not others:
+        return []
+    named = ", ".join(get_vendor(name).title for name in others)
+    choices = " or ".join(f"--vendor {name}" for name in [report["vendor"], *others])
+    return [
+        f"note: this request fits both {get_vendor(report['vendor']).title} and {named}: "
+        f"its shape and model do not say which, and their caches differ; read as "
+        f"{report['vendor']} here. Pass {choices} to choose"
+    ]
+
+
 def _text(report: dict[str, Any]) -> str:
     tokens = report["tokens"]
     lines = [
         f"vendor {report['vendor']}  model {report['model'] or '?'}  "
         f"tokens {tokens['total']:,} ({report['counter']})",
+        *_also_fits_lines(report),
         "",
         f"{'block':<14} {'role':<10} {'tokens':>8}  {'hash':<12}  content",
     ]

@@ -7,6 +7,7 @@ the entry's `Vendor` record.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any
@@ -25,6 +26,7 @@ from .fingerprint import digest
 from .memory import Entry, KeyState, Record, common_start, entry_ttls, without_markers, written
 from .privacy import describe, private_path
 from .settings import setting_change
+from .store import StateStore
 
 __all__ = ["Judging", "vendor_reason"]
 
@@ -79,6 +81,7 @@ class Judging:
     _hashed: dict[bytes, tuple[str | None, Record]]
     _hashed_bytes: int
     _hashed_by: TokenCounter | None
+    store: StateStore | None
 
     def _default_key(self, vendor: Vendor, model: str | None) -> str:
         raise NotImplementedError
@@ -478,6 +481,7 @@ class Judging:
                 expected=expected,
                 server_side=False,
                 found=found,
+                fields=_fields(previous.request, request, found.path),
                 gap=gap,
                 reason=reason,
                 detail=found.detail,
@@ -601,6 +605,7 @@ class Judging:
         server_side: bool,
         detail: str,
         found: DiffResult | None = None,
+        fields: tuple[Any, Any] | None = None,
         gap: float | None = None,
         reason: str | None = None,
     ) -> Invalidation:
@@ -613,7 +618,7 @@ class Judging:
             and not self.capture_content
         ):
             if found.layer in _CONTENT_LAYERS:
-                detail = private_detail(found)
+                detail = private_detail(found, fields)
             elif found.path != "model":
                 offset = None  # where two salts part would tell how much of the secret they share
             # A setting's value is request data too (a vLLM cache_salt is a per-tenant secret,
@@ -644,6 +649,18 @@ class Judging:
             detail=detail,
             at=entry.at,
         )
+
+    def _unkept(self) -> str:
+        """Why the previous request's body is not at hand: the store's choice, or the budget."""
+        if self.store is None:
+            return "over the monitor's byte budget"
+        limit = getattr(self.store, "body_limit", None)
+        if limit is None:
+            return (
+                "the state store keeps no request bodies, only their hashes; "
+                "RedisStore.from_url(url, keep_bodies=True) keeps them (they are prompts)"
+            )
+        return f"over the store's max_body_bytes ({limit:,}) or the monitor's byte budget"
 
     def _hash_only(self, previous: Entry, request: Mapping[str, Any]) -> DiffResult:
         """The body was over the budget: locate the divergent element by hash, cause by layer only."""
@@ -696,8 +713,8 @@ class Judging:
             after=None,
             tokens_lost=sum(r.tokens for r in records[index:]),
             vendor=vendor.name,
-            detail=f"{record.path} differs (body not kept: over the monitor's byte budget, so the "
-            "field and cause are not resolved further)",
+            detail=f"{record.path} differs (body not kept: {self._unkept()}, so the field and "
+            "cause are not resolved further)",
         )
 
 
@@ -706,15 +723,55 @@ class Judging:
 _CONTENT_LAYERS = frozenset({"tools", "system", "messages"})
 
 
-def private_detail(found: DiffResult) -> str:
-    """`found` without prompt text: the cause, the path, and each side's type, length and hash."""
+def private_detail(found: DiffResult, fields: tuple[Any, Any] | None = None) -> str:
+    """
+    `found` without prompt text: the cause, the path, and each side's type, length and hash. The
+    sides are the whole fields at `found.path` (`fields`, from both requests) when they are known,
+    else the excerpts `diff` found around the change (and then the message says so).
+    """
     where = found.path or found.layer or "the request"
     at = f" at byte {found.offset}" if found.offset is not None else ""
+    if fields is not None and fields != (None, None):
+        sides = f"was {describe(fields[0])}, now {describe(fields[1])}"
+    else:
+        sides = f"excerpt was {describe(found.before)}, now {describe(found.after)}"
     return (
-        f"{where} changed ({found.cause}){at}: was {describe(found.before)}, now "
-        f"{describe(found.after)} (prompt text is not logged; Monitor(capture_content=True) "
-        "keeps the excerpts on the event)"
+        f"{where} changed ({found.cause}){at}: {sides} (prompt text is not logged; "
+        "Monitor(capture_content=True) keeps the excerpts on the event)"
     )
+
+
+# A path as promptcache writes it: `system[0].text`, `tools[2].input_schema.properties["a b"]`.
+_PATH_STEP = re.compile(r'\.?([^\W\d]\w*)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]')
+
+
+def _fields(
+    before: Mapping[str, Any] | None, after: Mapping[str, Any], path: str | None
+) -> tuple[Any, Any] | None:
+    """The values at `path` in both requests (None where a side has none), when `before` is kept."""
+    if before is None or not path:
+        return None
+    return _value_at(before, path), _value_at(after, path)
+
+
+def _value_at(request: Mapping[str, Any], path: str) -> Any:
+    value: Any = request
+    position = 0
+    for step in _PATH_STEP.finditer(path):
+        if step.start() != position:
+            return None  # a path this reader does not follow: say nothing rather than guess
+        position = step.end()
+        name, index, quoted = step.groups()
+        value = plain(value)
+        if index is not None:
+            ok = isinstance(value, list) and int(index) < len(value)
+            value = value[int(index)] if ok else None
+        else:
+            key = name if name is not None else orjson.loads(quoted)
+            value = value.get(key) if isinstance(value, Mapping) else None
+        if value is None:
+            return None
+    return plain(value) if position == len(path) else None
 
 
 # Element paths of listed spans ("messages[3]"), built once per container name: each list is

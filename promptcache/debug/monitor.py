@@ -51,6 +51,7 @@ from .._canonical import refuse_unreadable, refusing_deeper
 from .._errors import InputError, check_hash_key
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from .._usage import CacheUsage
+from ..sim._clocks import clock_mismatch
 from ..vendors import TTL_SECONDS, Vendor, detect_vendor, get_vendor, resolve_vendor
 from ..vendors._elements import model_of_request, plain_request
 from .background import Background
@@ -223,6 +224,8 @@ class Monitor(Judging):
                 "str(...) of it, or leave key out to use the request's own"
             )
         plain = plain_request(request, "request")
+        if at is None and (mismatch := clock_mismatch(response, self._clock)) is not None:
+            raise mismatch
         try:
             return self._observe(plain, response, usage, key, at, sent_at, partial)
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager

@@ -11,6 +11,7 @@ or renders a per-request variable there) or in the rendered text (a timestamp, a
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -74,9 +75,7 @@ def render_template(
                 f"{name}:{hazard.line}: {hazard.detail} renders above the tail "
                 f"marker ({hazard.code}); move it below {TAIL_MARKER}",
             )
-    text = _compile(env or _DEFAULT_ENV, mark_tail(source)).render(
-        {**(context or {}), TAIL_NAME: _SENTINEL}
-    )
+    text = _render(env or _DEFAULT_ENV, source, {**(context or {}), TAIL_NAME: _SENTINEL}, name)
     stable, _, tail = text.partition(_SENTINEL)
     if _SENTINEL in tail:
         raise InputError(f"{name}: the tail marker rendered more than once (is it in a loop?)")
@@ -103,6 +102,21 @@ def render_prompt(
     """Render a template straight into a `Prompt`: stable part in `layer`, the rest as the tail."""
     rendered = render_template(source, context, volatile=volatile, env=env, config=config)
     return rendered.to_prompt(base if base is not None else Prompt(volatile=volatile), layer=layer)
+
+
+def _render(env: jinja2.Environment, source: str, context: Mapping[str, Any], name: str) -> str:
+    """Render, turning Jinja's UndefinedError (a name the context lacks) into an InputError."""
+    try:
+        return _compile(env, mark_tail(source)).render(context)
+    except jinja2.UndefinedError as exc:
+        message = exc.message or "a name is undefined"
+        named = re.match(r"'([^']+)' is undefined", message)
+        key = named.group(1) if named else "NAME"
+        raise InputError(
+            f"{name}: {message}: the template uses a name the context does not give. Fix: pass "
+            f"it in the context ({{..., {key!r}: ...}}) or as a global of your Jinja environment "
+            f"(env.globals[{key!r}] = ...; render_prompt(..., env=env))"
+        ) from None
 
 
 def _refuse(policy: VolatilePolicy, message: str) -> None:

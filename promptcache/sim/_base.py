@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
+from ._clocks import answering
 from ._core import Clock, system_clock
+
+if TYPE_CHECKING:
+    from ._http import EmulatorServer
 
 __all__ = ["Emulator", "Rejected", "Reply", "Responder", "chat_completion"]
 
@@ -73,9 +77,11 @@ class Emulator:
         """Answer one HTTP request (`path` without the host, `body` parsed JSON or None)."""
         self.requests += 1
         try:
-            return Reply(200, self.route(method.upper(), path.split("?", 1)[0], body))
+            payload = self.route(method.upper(), path.split("?", 1)[0], body)
         except Rejected as refused:
             return Reply(refused.status, self.error_body(refused))
+        answering(self.clock, payload)  # so a monitor on another clock can tell (sim/_clocks.py)
+        return Reply(200, payload)
 
     def route(self, method: str, path: str, body: Any) -> dict[str, Any]:
         raise NotImplementedError
@@ -96,6 +102,12 @@ class Emulator:
         from ._transport import http_client
 
         return http_client(self, is_async=is_async)
+
+    def http_server(self) -> EmulatorServer:
+        """This emulator over HTTP on 127.0.0.1 (`.url`), for clients with their own HTTP stack."""
+        from ._http import EmulatorServer
+
+        return EmulatorServer(self)
 
     def client(self, *, is_async: bool = False, **kwargs: Any) -> Any:
         """The vendor's real SDK client, talking to this emulator; no key or network needed."""

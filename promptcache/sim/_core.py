@@ -42,10 +42,15 @@ Clock = Callable[[], float]
 
 
 class ManualClock:
-    """A clock the caller moves: `clock.advance(301)` makes a 5-minute entry expire."""
+    """
+    A clock the caller moves: `clock.advance(301)` makes a 5-minute entry expire.
 
-    def __init__(self, start: float = 1_800_000_000.0) -> None:
-        self.now = float(start)
+    It starts at `start` (epoch seconds), by default at the beginning of the current UTC hour:
+    logs and reports made on it carry today's dates, and hour buckets start on the hour.
+    """
+
+    def __init__(self, start: float | None = None) -> None:
+        self.now = float(time.time() // 3600 * 3600 if start is None else start)
 
     def __call__(self) -> float:
         return self.now

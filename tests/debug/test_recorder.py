@@ -391,10 +391,10 @@ def test_asyncio_tasks_through_wrap_write_one_whole_line_each(tmp_path: Path) ->
 
     pytest.importorskip("anthropic")
     from promptcache import wrap
-    from promptcache.sim import AnthropicEmulator, ManualClock
+    from promptcache.sim import AnthropicEmulator
 
     log = tmp_path / "calls.jsonl"
-    emulator = AnthropicEmulator(clock=ManualClock(1_764_000_000.0))
+    emulator = AnthropicEmulator()  # wall clock, as wrap()'s own monitor reads
 
     async def session(client: Any, n: int) -> None:
         request = pairs.anthropic(system=f"Tenant {n}. " + pairs.GUIDE)

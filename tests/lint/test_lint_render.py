@@ -92,7 +92,7 @@ def test_bad_input() -> None:
         render_template("a{# promptcache: tail #}b{# promptcache: tail #}")
     with pytest.raises(InputError, match="rendered more than once"):
         render_template("{% for i in [1, 2] %}{# promptcache: tail #}{% endfor %}")
-    with pytest.raises(jinja2.UndefinedError):
+    with pytest.raises(InputError, match=r"'missing' is undefined"):
         render_template("{{ missing }}")
 
 
@@ -100,3 +100,18 @@ def test_custom_environment() -> None:
     env = jinja2.Environment(undefined=jinja2.ChainableUndefined)
     rendered = render_template("{{ a.b }}x{# promptcache: tail #}y", env=env)
     assert (rendered.stable, rendered.tail) == ("x", "y")
+
+
+def test_a_name_the_context_lacks_is_an_input_error_naming_it_and_the_fix() -> None:
+    """The docs' own template calls `now()` below the marker; left out, Jinja's UndefinedError
+    reached the caller raw. It is an InputError naming the name and how to supply it."""
+    source = (
+        "You are a support agent for {{ company }}.\n{{ policy_manual }}\n"
+        "{# promptcache: tail #}\nToday is {{ now().date() }}. The customer asks: {{ question }}\n"
+    )
+    context = {"company": "Acme", "policy_manual": "Refunds within 30 days.", "question": "Hi"}
+    with pytest.raises(InputError, match=r"'now' is undefined.*context.*env\.globals") as caught:
+        render_prompt(source, context)
+    assert not isinstance(caught.value, jinja2.UndefinedError)
+    with pytest.raises(InputError, match=r"'company' is undefined"):
+        render_template(source, {"now": datetime.now, "policy_manual": "x", "question": "Hi"})
