@@ -2,7 +2,7 @@
 The Python lint's findings on a large generated project, held equal to a recorded run.
 
 Performance work on the analysis must not change a single finding: this generates a project of
-several packages (copies of the request-building corpus, so imports resolve per package, and
+several packages (copies of the suite's own request-building cases, so imports resolve per package, and
 modules spliced from the corpus's own statements with busters and cross-module calls mixed in),
 lints it as the CLI does, and compares every field of every finding with
 `data/python_equivalence.json` (each message by its SHA-256, to keep the file small). That file was recorded by the code before the performance pass
