@@ -172,6 +172,7 @@ class Monitor(Judging):
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
         self._read_under_minimum: dict[tuple[str, str], int] = {}
+        self._unknown_models: set[tuple[str, str]] = set()
         self._contradicted_below_minimum = 0  # keys whose below_minimum a later read disproved
         self._hashed: dict[bytes, tuple[str | None, Record]] = {}
         self._hashed_bytes = 0
