@@ -205,6 +205,7 @@ class Monitor(Judging):
         at: float | datetime | None = None,
         sent_at: float | datetime | None = None,
         partial: bool = False,
+        vendor: str | Vendor | None = None,
     ) -> Invalidation | None:
         """
         Record one request and its response (an SDK object or its JSON), or its `usage` directly.
@@ -217,7 +218,9 @@ class Monitor(Judging):
         request was rebuilt from telemetry without its cache markers, cache key or settings (GenAI
         span messages): a change in what it holds is named, and nothing else is claimed (no
         marker, TTL, lookback or server-side finding: a miss with no change found is cause "none"
-        and not `server_side`).
+        and not `server_side`). `vendor`: this request's format, when the caller knows more than
+        its shape says (an OpenAI body LiteLLM sent to Azure is Azure OpenAI's); checked against
+        the body as the monitor's own `vendor` is.
         """
         if key is not None and not isinstance(key, str):
             raise InputError(
@@ -228,7 +231,8 @@ class Monitor(Judging):
         if at is None and (mismatch := clock_mismatch(response, self._clock)) is not None:
             raise mismatch
         try:
-            return self._observe(plain, response, usage, key, at, sent_at, partial)
+            named = None if vendor is None else resolve_vendor(plain, vendor)
+            return self._observe(plain, response, usage, key, at, sent_at, partial, vendor=named)
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
             refuse_unreadable(request=plain, response=response)
             raise
