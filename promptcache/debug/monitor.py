@@ -231,7 +231,7 @@ class Monitor(Judging):
         if at is None and (mismatch := clock_mismatch(response, self._clock)) is not None:
             raise mismatch
         try:
-            named = None if vendor is None else resolve_vendor(plain, vendor)
+            named = None if vendor is None else self._format_named(plain, vendor)
             return self._observe(plain, response, usage, key, at, sent_at, partial, vendor=named)
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
             refuse_unreadable(request=plain, response=response)
@@ -568,6 +568,14 @@ class Monitor(Judging):
         # differently, so one never reads the other's entries; under one key each call of the
         # other format read as a model change.
         return f"{vendor.name}:{named}"
+
+    def _format_named(self, request: Mapping[str, Any], vendor: str | Vendor) -> Vendor:
+        """The format `observe(vendor=...)` names, checked against the request; of the monitor's
+        own vendor's family, the monitor's own record (`with_deployments`' names kept)."""
+        wanted = get_vendor(vendor)
+        if self._named is not None and self._named.family == wanted.family:
+            return self._vendor_of(request, None)
+        return resolve_vendor(request, wanted)
 
     def _vendor_of(self, request: Mapping[str, Any], response: Any) -> Vendor:
         """The request's format: the named vendor's (checked against its shape) or detected."""

@@ -34,3 +34,25 @@ def test_a_named_format_the_body_does_not_fit_is_refused() -> None:
     anthropic = {**CHAT, "system": [{"type": "text", "text": "x"}], "max_tokens": 5}
     with pytest.raises(InputError, match="does not read as"):
         Monitor(metrics=False).observe(anthropic, usage=MISSED, vendor="gemini")
+
+
+def test_the_monitors_own_record_of_that_format_is_kept() -> None:
+    # Monitor(with_deployments(...)): a LiteLLM azure/ call names "azure-openai"; the monitor's
+    # own record, which knows the two deployments serve one model, still judges it
+    from promptcache.vendors.azure_openai import with_deployments
+
+    system = {"role": "system", "content": "You are the support agent. " * 300}
+    east = {"model": "gpt-east", "messages": [system, {"role": "user", "content": "Hi"}]}
+    west = {**east, "model": "gpt-west"}
+    details = []
+    for vendor in (
+        "azure-openai",
+        with_deployments({"gpt-east": "gpt-5.1", "gpt-west": "gpt-5.1"}),
+    ):
+        events: list[Invalidation] = []
+        monitor = Monitor(vendor, metrics=False, on_invalidation=events.append)
+        monitor.observe(east, usage=MISSED, vendor="azure-openai", at=0.0)
+        monitor.observe(west, usage=MISSED, vendor="azure-openai", at=10.0)
+        (event,) = events
+        details.append(event.detail)
+    assert "possibly" not in details[0] and "possibly" in details[1]
