@@ -112,7 +112,7 @@ def diff(
         result = compare_elements(
             a, b, ea, eb, spec, counter or DEFAULT_COUNTER, minimum=(model, minimum)
         )
-        if min_tokens is None and _unknown_model(spec, model):
+        if min_tokens is None and unknown_model(spec, model):
             note = (
                 f"; the model id names no model (an application inference profile?), so its "
                 f"minimum cacheable prefix is unknown: {minimum:,} tokens (the table's default) "
@@ -122,7 +122,7 @@ def diff(
         return result
 
 
-def _unknown_model(vendor: Vendor, model: str) -> bool:
+def unknown_model(vendor: Vendor, model: str) -> bool:
     """A model name the vendor's own naming cannot resolve (`same_model` of it and itself)."""
     same = vendor.same_model
     return bool(model) and same is not None and same(model, model) is None

@@ -7,6 +7,7 @@ the entry's `Vendor` record.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from collections.abc import Mapping
@@ -19,12 +20,19 @@ from .._tokens import TokenCounter
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
 from ..vendors._elements import MARKERS, Element, Span, element_units, plain
-from .diff import DiffResult, compare_elements, identical, one_model, possibly_one_model
+from .diff import (
+    DiffResult,
+    compare_elements,
+    identical,
+    one_model,
+    possibly_one_model,
+    unknown_model,
+)
 from .divergence import automatic, breakpoints
 from .events import Invalidation
 from .fingerprint import digest
 from .memory import Entry, KeyState, Record, common_start, entry_ttls, without_markers, written
-from .privacy import describe, private_path
+from .privacy import describe, private_path, short_hash
 from .settings import setting_change
 from .store import StateStore
 
@@ -66,6 +74,15 @@ def _below_minimum_words(prefix: int, minimum: int, entry: Entry) -> str:
     )
 
 
+def _model_label(model: str) -> str:
+    """A model id for a log line: an ARN's resource (its region and account left out), else
+    the id's short hash (an opaque id may be anything the caller chose)."""
+    parts = model.split(":", 5)
+    if parts[0] == "arn" and len(parts) == 6:
+        return repr(parts[5])
+    return f"(hash {short_hash(model)})"
+
+
 class Judging:
     """The judging half of `Monitor`: reads entries, never changes what the monitor holds."""
 
@@ -78,6 +95,9 @@ class Judging:
     _minimums: dict[tuple[str, str], int]
     # (vendor family, model) -> the largest read seen under the model's documented minimum
     _read_under_minimum: dict[tuple[str, str], int]
+    # (vendor family, model) of the model ids that name no model, said once each
+    _unknown_models: set[tuple[str, str]]
+    logger: logging.Logger
     _hashed: dict[bytes, tuple[str | None, Record]]
     _hashed_bytes: int
     _hashed_by: TokenCounter | None
@@ -220,6 +240,31 @@ class Judging:
             self._minimums[name] = load_min_tokens().minimum(*name)
         return self._minimums[name]
 
+    def _minimum_unknown(self, entry: Entry) -> bool:
+        """
+        Whether the entry's model id names no model (an application inference profile ARN) and
+        no `min_tokens` was given: its minimum is then unknown, and said so once per model.
+        """
+        model = entry.model or ""
+        if self.min_tokens is not None or not unknown_model(entry.vendor, model):
+            return False
+        name = (entry.vendor.family, model)
+        with self._lock:
+            first = name not in self._unknown_models
+            self._unknown_models.add(name)
+        if first:
+            self.logger.warning(
+                "promptcache: the %s model id %s names no model (an application inference "
+                "profile?), so its minimum cacheable prefix is unknown and no miss of it is "
+                "called below_minimum or not_cached. Pass Monitor(min_tokens=...) with the "
+                "minimum of the model it serves (`aws bedrock get-inference-profile` names it), "
+                "or send its foundation model id or a cross-region profile id "
+                "(us./eu./global.anthropic....)",
+                entry.vendor.title,
+                _model_label(model),
+            )
+        return True
+
     def _automatic(self, entry: Entry) -> bool:
         """Automatic prefix caching: the whole prompt is cached, whatever the markers say."""
         return automatic(entry.settings, entry.vendor)
@@ -301,6 +346,8 @@ class Judging:
             tokens = sum(r.tokens for r in self._records(previous))
         else:
             tokens, _ = self._prefix_tokens(previous)
+        if self._minimum_unknown(previous):
+            return 0  # whether the prefix was long enough to be cached at all is unknown
         return tokens if tokens >= self._minimum(previous) else 0
 
     def _nothing_cached(
@@ -318,6 +365,8 @@ class Judging:
                 self._contradicted(key, entry, usage.cache_read)
         if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
             return None
+        if self._minimum_unknown(entry):
+            return None  # under or over the model's minimum: which one is not known
         prefix, marked = self._prefix_tokens(entry)
         minimum = self._minimum(entry)
         if not marked:

@@ -16,7 +16,8 @@ the one LiteLLM reports, cache read and creation tokens included; a Gemini body'
 read is a read of 0.
 
 Bedrock's Converse route (LiteLLM's default for `bedrock/` models) is judged in the Converse
-format, its `cachePoint` blocks read as the markers they are.
+format, its `cachePoint` blocks read as the markers they are. The `azure/` route's OpenAI body
+(Chat Completions or Responses) is judged as Azure OpenAI's, under Azure's record.
 
 Not judged, and said: a response LiteLLM served from its own cache (`litellm.cache`; no provider
 was asked, so there is no provider cache read or miss), and a Bedrock InvokeModel body other
@@ -77,6 +78,11 @@ BEDROCK_INVOKE = "invoke/"
 BEDROCK_CONVERSE = "converse/"
 # what tells Anthropic's Messages body on Bedrock from the other model families' bodies
 BEDROCK_ANTHROPIC = "anthropic_version"
+# LiteLLM providers that send a first-party body to a cloud platform whose record applies (its
+# rules, minimums, prices), the body alone not saying so: `azure/` sends OpenAI's Chat or
+# Responses body to an Azure OpenAI deployment (the Responses sibling is taken by its shape).
+# Not `azure_ai/`: Azure AI Foundry's model inference, which serves many model families.
+PLATFORM_PROVIDERS = {"azure": "azure-openai"}
 
 Key = str | Callable[[Mapping[str, Any]], str | None] | None
 
@@ -389,6 +395,7 @@ class MonitorLogger(CustomLogger):
                 key=self._key_of(kwargs, sent),
                 at=end_time,
                 sent_at=sent_at,
+                vendor=PLATFORM_PROVIDERS.get(provider) if isinstance(provider, str) else None,
             )
         except InputError as error:  # its message names paths and types, never prompt text
             self._unobserved("unreadable", error)

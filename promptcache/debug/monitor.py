@@ -172,6 +172,7 @@ class Monitor(Judging):
         self._stats = Stats()
         self._minimums: dict[tuple[str, str], int] = {}
         self._read_under_minimum: dict[tuple[str, str], int] = {}
+        self._unknown_models: set[tuple[str, str]] = set()
         self._contradicted_below_minimum = 0  # keys whose below_minimum a later read disproved
         self._hashed: dict[bytes, tuple[str | None, Record]] = {}
         self._hashed_bytes = 0
@@ -204,6 +205,7 @@ class Monitor(Judging):
         at: float | datetime | None = None,
         sent_at: float | datetime | None = None,
         partial: bool = False,
+        vendor: str | Vendor | None = None,
     ) -> Invalidation | None:
         """
         Record one request and its response (an SDK object or its JSON), or its `usage` directly.
@@ -216,7 +218,9 @@ class Monitor(Judging):
         request was rebuilt from telemetry without its cache markers, cache key or settings (GenAI
         span messages): a change in what it holds is named, and nothing else is claimed (no
         marker, TTL, lookback or server-side finding: a miss with no change found is cause "none"
-        and not `server_side`).
+        and not `server_side`). `vendor`: this request's format, when the caller knows more than
+        its shape says (an OpenAI body LiteLLM sent to Azure is Azure OpenAI's); checked against
+        the body as the monitor's own `vendor` is.
         """
         if key is not None and not isinstance(key, str):
             raise InputError(
@@ -227,7 +231,8 @@ class Monitor(Judging):
         if at is None and (mismatch := clock_mismatch(response, self._clock)) is not None:
             raise mismatch
         try:
-            return self._observe(plain, response, usage, key, at, sent_at, partial)
+            named = None if vendor is None else self._format_named(plain, vendor)
+            return self._observe(plain, response, usage, key, at, sent_at, partial, vendor=named)
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
             refuse_unreadable(request=plain, response=response)
             raise
@@ -563,6 +568,14 @@ class Monitor(Judging):
         # differently, so one never reads the other's entries; under one key each call of the
         # other format read as a model change.
         return f"{vendor.name}:{named}"
+
+    def _format_named(self, request: Mapping[str, Any], vendor: str | Vendor) -> Vendor:
+        """The format `observe(vendor=...)` names, checked against the request; of the monitor's
+        own vendor's family, the monitor's own record (`with_deployments`' names kept)."""
+        wanted = get_vendor(vendor)
+        if self._named is not None and self._named.family == wanted.family:
+            return self._vendor_of(request, None)
+        return resolve_vendor(request, wanted)
 
     def _vendor_of(self, request: Mapping[str, Any], response: Any) -> Vendor:
         """The request's format: the named vendor's (checked against its shape) or detected."""

@@ -73,6 +73,7 @@ def emulator_for(vendor: str, **kwargs: object) -> Emulator:
         "gemini": GeminiEmulator,
         "engine": VLLMEmulator,
         "bedrock-converse": BedrockEmulator,
+        "bedrock-invoke": BedrockEmulator,  # InvokeModel: the same emulator, Anthropic's body
         # cloud platforms (`platforms.py`)
         "vertex-anthropic": VertexAnthropicEmulator,
         "vertex-gemini": VertexGeminiEmulator,

@@ -260,6 +260,63 @@ def test_claude_on_vertex_is_judged_in_the_anthropic_format_it_sends(
     _no_prompt_text(caplog, watched.events)
 
 
+# -- Azure OpenAI: an OpenAI body sent to Azure, judged under Azure's record ---------------------
+
+AZURE_DEPLOYMENT = "support-gpt"  # a deployment name: Azure's URL names it, not the model
+AZURE = {"api_key": "azure-test-key", "api_version": "2024-10-21"}
+
+
+def test_azure_chat_calls_are_judged_as_azure_openai(
+    watched: Watched, caplog: pytest.LogCaptureFixture
+) -> None:
+    """azure/<deployment>: LiteLLM sends OpenAI's Chat Completions body to Azure's deployment
+    URL; it is judged under Azure OpenAI's record (its rules, minimums and prices), not
+    OpenAI's."""
+    caplog.set_level(logging.DEBUG)
+    with stub_server() as stub:
+        stub.serve([chat_reply(1), chat_reply(2, cached=1920), chat_reply(3)])
+        for system in (SYSTEM, SYSTEM, DATED):
+            litellm.completion(
+                model=f"azure/{AZURE_DEPLOYMENT}",
+                api_base=stub.url,
+                messages=_conversation(system),
+                **AZURE,
+            )
+        assert watched.settle(3) == 3
+        paths = {path.split("?", 1)[0] for _, path in stub.seen}
+    assert paths == {f"/openai/deployments/{AZURE_DEPLOYMENT}/chat/completions"}
+    (event,) = watched.events
+    assert (event.cause, event.path, event.vendor) == (
+        "timestamp",
+        "messages[0].content",
+        "azure-openai",
+    )
+    assert event.key.startswith("azure-openai:")
+    assert not watched.logger.unobserved
+    _no_prompt_text(caplog, watched.events)
+
+
+def test_azure_responses_calls_are_judged_as_azure_openai_responses(watched: Watched) -> None:
+    with stub_server() as stub:
+        stub.serve([responses_reply(1, 0), responses_reply(2, 1920), responses_reply(3, 0)])
+        for instructions in (SYSTEM, SYSTEM, DATED):
+            litellm.responses(
+                model=f"azure/{AZURE_DEPLOYMENT}",
+                api_base=stub.url,
+                instructions=instructions,
+                input="Where is my order?",
+                **AZURE,
+            )
+        assert watched.settle(3) == 3
+    (event,) = watched.events
+    assert (event.cause, event.path, event.vendor) == (
+        "timestamp",
+        "instructions",
+        "azure-openai-responses",
+    )
+    assert not watched.logger.unobserved
+
+
 # -- Bedrock: InvokeModel (Anthropic's body) judged, Converse said ------------------------------
 
 

@@ -95,7 +95,9 @@ def test_what_bedrock_refuses_is_a_validation_exception() -> None:
 
 def test_invoke_model_with_anthropics_body() -> None:
     clock = ManualClock()
-    client = BedrockEmulator(clock=clock).client()
+    emulator = emulator_for("bedrock-invoke", clock=clock)  # InvokeModel is Bedrock's too
+    assert isinstance(emulator, BedrockEmulator)
+    client = emulator.client()
     body = {
         "anthropic_version": "bedrock-2023-05-31",
         "max_tokens": 16,

@@ -95,3 +95,12 @@ def test_azure_and_vertex_gemini_through_their_own_sdk_clients() -> None:
     ]
     assert not answers[0].cached_content_token_count
     assert answers[1].cached_content_token_count > 2048
+
+
+def test_every_vendor_has_an_emulator() -> None:
+    # every request format `promptcache vendors` lists can be emulated, by its name and aliases
+    from promptcache.sim import Emulator
+
+    for name in VENDOR_NAMES:
+        for alias in (name, *get_vendor(name).aliases):
+            assert isinstance(emulator_for(alias), Emulator), alias
