@@ -83,7 +83,7 @@ def _plant(kind: str, path: Path) -> str:
         path.symlink_to("/dev/zero")
         return "is a device"
     if kind == "utf16":
-        path.write_bytes(("Hello {{ name }}. " + STATIC).encode("utf-16"))
+        path.write_bytes(("Hello {{ name }}. " + STATIC[:600]).encode("utf-16"))
         return "UTF-16"
     if kind == "latin1":
         path.write_bytes(b"Caf\xe9 {{ name }}. " + STATIC.encode())
