@@ -190,3 +190,27 @@ def test_a_readable_project_module_within_the_bound_is_followed(tmp_path: Path) 
     linter = PythonLinter(LintConfig(root=tmp_path, max_bytes=2000), root=tmp_path)
     found = linter.lint_file(tmp_path / "app" / "agent.py", "agent.py")
     assert [f.code for f in found] == ["PC501"], found
+
+
+_RENDERS_A_FILE = """
+    from datetime import datetime
+    from jinja2 import Environment, FileSystemLoader
+    env = Environment(loader=FileSystemLoader("templates"))
+    def ask(client, question):
+        system = env.get_template("system.j2").render(date=datetime.now())
+        return client.messages.create(model="m", max_tokens=9, system=system,
+            messages=[{"role": "user", "content": question}])
+    """
+
+
+@pytest.mark.parametrize(("max_bytes", "code"), [(100_000, "PC501"), (1000, "PC506")])
+def test_a_template_file_python_renders_is_read_with_the_bound(
+    max_bytes: int, code: str, tmp_path: Path
+) -> None:
+    """Over the bound, the template's text is unknown (not followed), not read whole."""
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "system.j2").write_text("Today: {{ date }}.\n" + STATIC, "utf-8")
+    (tmp_path / "agent.py").write_text(textwrap.dedent(_RENDERS_A_FILE), encoding="utf-8")
+    linter = PythonLinter(LintConfig(root=tmp_path, max_bytes=max_bytes), root=tmp_path)
+    found = linter.lint_file(tmp_path / "agent.py", "agent.py")
+    assert [(f.line, f.code) for f in found] == [(6, code)], found
