@@ -31,7 +31,7 @@ from .._inputs import check_regular
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
 from ._kinds import handlebars, looks_like_chat, not_a_prompt
-from ._loader import Loader, decode, mark_tail, parse
+from ._loader import Loader, mark_tail, parse, read_source
 from ._model import Finding
 from ._walker import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
 from .python import PythonLinter
@@ -114,7 +114,9 @@ def _unparsed(
 
 
 def _loader(config: LintConfig) -> Loader:
-    return Loader(search_path=_search_path(config), extensions=config.extensions)
+    return Loader(
+        search_path=_search_path(config), extensions=config.extensions, max_bytes=config.max_bytes
+    )
 
 
 def lint_file(
@@ -133,7 +135,9 @@ def lint_file(
     """
     shown = display or str(path)
     try:
-        source = decode(path.read_bytes())
+        source = read_source(path, max_bytes=config.max_bytes)
+    except InputError as exc:  # not a regular file, or over the bound: the message names it
+        return _select([_parse_error(shown, 1, f"cannot read the file: {exc}")], config)
     except OSError as exc:
         return _select([_parse_error(shown, 1, f"cannot read the file: {exc.strerror}")], config)
     except ValueError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -14,15 +15,18 @@ from jinja2.ext import Extension
 from jinja2.parser import Parser
 
 from .._errors import InputError
+from .._inputs import DEFAULT_MAX_BYTES, read_bounded
 
 __all__ = [
     "TAIL_MARKER",
     "LoadedTemplate",
     "Loader",
+    "UnreadableTemplate",
     "check_extensions",
     "decode",
     "mark_tail",
     "parse",
+    "read_source",
 ]
 
 TAIL_MARKER = "{# promptcache: tail #}"
@@ -105,6 +109,15 @@ def decode(data: bytes) -> str:
         ) from None
 
 
+def read_source(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
+    """
+    The text of a file lint reads (a template, an include, a Python module), through the
+    bounded reader: a FIFO or device is refused unread and a file over `max_bytes` at its size
+    (InputError naming the file); text that is not UTF-8 is a ValueError saying so (`decode`).
+    """
+    return decode(read_bounded(path, max_bytes=max_bytes, flag="--max-bytes", what="file"))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LoadedTemplate:
     name: str
@@ -117,36 +130,75 @@ class LoadedTemplate:
         return str(self.path)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnreadableTemplate:
+    """A template name that leads to a file lint cannot read or parse, and why (naming it)."""
+
+    name: str
+    path: Path
+    reason: str
+    # A regular file is the one Jinja would load (and fail on); anything else (a FIFO, a device,
+    # a dangling link) Jinja passes over for the next folder, and so does the search.
+    regular: bool
+
+
 @dataclass(slots=True, kw_only=True)
 class Loader:
     """Resolves `{% include %}`/`{% import %}`/`{% extends %}` names; parses each file once."""
 
     search_path: Sequence[Path] = ()
     extensions: tuple[str, ...] = ()
-    _cache: dict[tuple[Path, bool], nodes.Template | None] = field(default_factory=dict)
+    max_bytes: int = DEFAULT_MAX_BYTES
+    _cache: dict[tuple[Path, bool], nodes.Template | str | None] = field(default_factory=dict)
 
     def load(
         self, names: Sequence[str], relative_to: Path | None, *, chat: bool = False
-    ) -> LoadedTemplate | None:
+    ) -> LoadedTemplate | UnreadableTemplate | None:
+        """
+        The first template the names lead to; an UnreadableTemplate when the file Jinja would
+        load cannot be read or parsed, or when only unreadable entries are there; None when
+        nothing is.
+        """
         folders = ([relative_to.parent] if relative_to is not None else []) + list(self.search_path)
+        passed_over: UnreadableTemplate | None = None
         for name in names:
             for folder in folders:
                 path = folder / name
-                ast = self._parse(path, chat)
-                if ast is not None:
-                    return LoadedTemplate(name=name, path=path, ast=ast)
-        return None
+                found = self._parse(path, chat)
+                if isinstance(found, nodes.Template):
+                    return LoadedTemplate(name=name, path=path, ast=found)
+                if found is None:
+                    continue
+                unreadable = UnreadableTemplate(
+                    name=name, path=path, reason=found, regular=os.path.isfile(path)
+                )
+                if unreadable.regular:
+                    return unreadable
+                passed_over = passed_over or unreadable
+        return passed_over
 
-    def _parse(self, path: Path, chat: bool) -> nodes.Template | None:
+    def _parse(self, path: Path, chat: bool) -> nodes.Template | str | None:
+        """The file's template, why it cannot be had (a message naming it), or None: absent."""
         key = (path, chat)
         if key in self._cache:
             return self._cache[key]
-        ast: nodes.Template | None = None
+        self._cache[key] = found = self._read_and_parse(path, chat)
+        return found
+
+    def _read_and_parse(self, path: Path, chat: bool) -> nodes.Template | str | None:
+        if not os.path.lexists(path):
+            return None
+        shown = repr(str(path))
         try:
-            if path.is_file():
-                source = mark_tail(decode(path.read_bytes()))
-                ast = parse(source, chat=chat, extensions=self.extensions)
-        except (OSError, ValueError, OverflowError, jinja2.TemplateError, RecursionError):
-            ast = None  # the file is linted (and reported) on its own; here it is just unknown
-        self._cache[key] = ast
-        return ast
+            source = mark_tail(read_source(path, max_bytes=self.max_bytes))
+            return parse(source, chat=chat, extensions=self.extensions)
+        except InputError as exc:  # not a regular file, over the bound: the message names it
+            return str(exc)
+        except jinja2.TemplateSyntaxError as exc:
+            return f"{shown} does not parse (line {exc.lineno}: {exc.message})"
+        except (ValueError, OverflowError, jinja2.TemplateError) as exc:  # not UTF-8 text
+            return f"{shown} cannot be read: {exc}"
+        except RecursionError:
+            return f"{shown} is nested too deeply to analyse"
+        except OSError as exc:
+            return f"{shown} cannot be read: {exc.strerror or exc}"

@@ -27,7 +27,7 @@ from jinja2 import nodes
 
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
-from ._loader import LoadedTemplate, Loader
+from ._loader import LoadedTemplate, Loader, UnreadableTemplate
 from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
@@ -193,6 +193,9 @@ class Walker:
             self._note(line, f"the {what}: its name is computed at render time")
             return None
         loaded = self.loader.load(names, self.path, chat=self.chat)
+        if isinstance(loaded, UnreadableTemplate):  # there, but not checked: never silent
+            self._note(line, f"the {what} {loaded.name!r}: {loaded.reason}")
+            return None
         if loaded is None:
             if not optional:
                 shown = " or ".join(repr(n) for n in names)

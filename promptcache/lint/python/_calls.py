@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
+from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._locations import node_label, node_span
 from ._values import EMPTY, ORDER_CODES, PER_REQUEST, Dep, Taint, Value, join_values, text_value
@@ -353,9 +354,9 @@ def _read_template(frame: Frame, name: str | None) -> str | None:
     for folder in folders:
         path = folder / name
         try:
-            if path.is_file():
-                return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError, ValueError):
+            if path.is_file():  # bounded, and refused when swapped for a FIFO after this check
+                return read_source(path, max_bytes=config.max_bytes)
+        except (OSError, ValueError):  # an InputError or not UTF-8: its text is unknown
             return None
     return None
 

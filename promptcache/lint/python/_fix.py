@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .._config import LintConfig
-from .._loader import decode
+from .._loader import read_source
 from ._lint import PythonLinter
 from ._project import display_path
 
@@ -77,7 +77,7 @@ def fix_source(
 def fix_file(path: Path, *, display: str, linter: PythonLinter) -> int:
     """Rewrite `path` in place with the safe fixes; the number applied."""
     try:
-        source = decode(path.read_bytes())
+        source = read_source(path, max_bytes=linter.config.max_bytes)
     except (OSError, ValueError):
         return 0
     result = fix_source(source, display=display, linter=linter, file=path)

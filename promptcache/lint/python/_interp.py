@@ -611,7 +611,8 @@ class Frame:
                 if found is not None:
                     return found
             elif node is not None and module_name in self.a.project.broken:
-                label = f"`{attr}` (from {module_name}, which does not parse)"
+                why = self.a.project.broken[module_name]
+                label = f"`{attr}` (from {module_name}, which {why})"
                 return replace(self.lost(label, node), kind="module", meta=dotted)
         known = self.a.outside.get(dotted)
         if known is None:

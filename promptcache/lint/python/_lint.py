@@ -15,8 +15,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..._errors import InputError
 from .._config import DEFAULT_CONFIG, LintConfig
-from .._loader import decode
+from .._loader import read_source
 from .._model import Finding
 from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
@@ -125,13 +126,17 @@ class PythonLinter:
 
     def __init__(self, config: LintConfig = DEFAULT_CONFIG, root: Path | None = None):
         self.config = config
-        self.project = Project(root=(root or config.root or Path.cwd()).resolve())
+        self.project = Project(
+            root=(root or config.root or Path.cwd()).resolve(), max_bytes=config.max_bytes
+        )
         self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST, PYTHON_STABLE)
         self.last_hits: list[Hit] = []  # of the last module linted, for --fix
 
     def lint_file(self, path: Path, display: str) -> list[Finding]:
         try:
-            source = decode(path.read_bytes())
+            source = read_source(path, max_bytes=self.config.max_bytes)
+        except InputError as exc:  # not a regular file, or over the bound: the message names it
+            return self._select([_parse_error(display, 1, f"cannot read the file: {exc}")])
         except OSError as exc:
             return self._select([_parse_error(display, 1, f"cannot read the file: {exc.strerror}")])
         except ValueError as exc:

@@ -16,7 +16,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._loader import decode
+from ..._errors import InputError
+from ..._inputs import DEFAULT_MAX_BYTES
+from .._loader import read_source
 from ._values import Value
 
 __all__ = ["Module", "Project", "display_path", "import_table"]
@@ -169,7 +171,11 @@ class Project:
     _files: dict[str, bool] = field(default_factory=dict)
     _resolved: dict[str, Path] = field(default_factory=dict)
     _package_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    broken: set[str] = field(default_factory=set)  # dotted names of project files that do not parse
+    max_bytes: int = DEFAULT_MAX_BYTES  # the largest module read (--max-bytes)
+    # Dotted names of project files that cannot be had, each with why ("does not parse").
+    broken: dict[str, str] = field(default_factory=dict)
+    _entries: dict[str, bool] = field(default_factory=dict)
+    _failed: dict[Path, str] = field(default_factory=dict)
     _cwd: Path | None = None
 
     def loaded(self, path: Path, source: str) -> Module | None:
@@ -204,6 +210,7 @@ class Project:
         self._by_path.clear()
         self._by_name.clear()
         self.broken.clear()
+        self._failed.clear()
 
     def module_for_file(self, path: Path, display: str, source: str, tree: ast.Module) -> Module:
         resolved = self._resolve(path)
@@ -235,11 +242,13 @@ class Project:
         for folder in self._folders(near):
             base = os.path.join(folder, relative)
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                if self._is_file(candidate):
+                if self._is_file(candidate) or self._is_entry(candidate):
                     found = self._load(Path(candidate))
                     self._by_name[dotted] = found
                     if found is None:
-                        self.broken.add(dotted)
+                        self.broken[dotted] = self._failed.get(
+                            self._resolve(Path(candidate)), "does not parse"
+                        )
                     return found
         self._by_name[dotted] = None
         return None
@@ -248,6 +257,16 @@ class Project:
         known = self._files.get(path)
         if known is None:
             known = self._files[path] = os.path.isfile(path)
+        return known
+
+    def _is_entry(self, path: str) -> bool:
+        """
+        Whether something that is not a regular file is there (a FIFO, a device, a dangling
+        link): it is the module Python would import, and cannot be read, so it is not silence.
+        """
+        known = self._entries.get(path)
+        if known is None:
+            known = self._entries[path] = os.path.lexists(path)
         return known
 
     def _folders(self, near: Module | None) -> list[str]:
@@ -268,14 +287,22 @@ class Project:
         if resolved in self._by_path:
             return self._by_path[resolved]
         try:
-            source = decode(resolved.read_bytes())
+            source = read_source(resolved, max_bytes=self.max_bytes)
             tree = ast.parse(source, filename=str(resolved))
-        except (OSError, ValueError, SyntaxError, RecursionError, MemoryError):
-            self._by_path[resolved] = None  # linted (and reported) on its own, if at all
+        except (InputError, OSError, ValueError) as exc:  # a FIFO, over the bound, not UTF-8
+            self._failure(resolved, f"cannot be read ({exc})")
+            return None
+        except (SyntaxError, RecursionError, MemoryError):
+            self._failure(resolved, "does not parse")
             return None
         if self._cwd is None:  # resolved once a run: it walks every folder of the path
             self._cwd = Path.cwd().resolve()
         return self.module_for_file(resolved, display_path(resolved, self._cwd), source, tree)
+
+    def _failure(self, resolved: Path, why: str) -> None:
+        """Record a module that cannot be had (linted and reported on its own, if at all)."""
+        self._by_path[resolved] = None
+        self._failed[resolved] = why
 
     def _dotted_name(self, path: Path) -> str:
         """The dotted name of a file: its packages (folders with __init__.py) up to the top."""
