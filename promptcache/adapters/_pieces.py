@@ -18,10 +18,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from .._errors import InputError
 from .._parts import Part
+from .._plan import Plan
 from .._prompt import Block, Layer, Prompt, Rendered
 
-__all__ = ["Flat", "block_parts", "flat_layout", "piece_of", "pieces"]
+__all__ = ["Flat", "block_marks", "block_parts", "flat_layout", "piece_of", "pieces"]
 
 
 def block_parts(
@@ -127,3 +129,17 @@ def flat_layout(prompt: Prompt, kind: str, write: Callable[[Any], Any]) -> tuple
     flat = Flat(static, items, tuple(counts[-_RECENT:]), len(blocks))
     rendered._aligned[kind] = (flat, len(blocks))
     return rendered, flat
+
+
+def block_marks(chosen: Plan, block_count: int) -> dict[int, dict[int | None, str | None]]:
+    """The plan's breakpoints by block index: {content index (None: the block's last markable
+    one) -> ttl}. A plan made for another prompt (a block past the end) is refused."""
+    marks: dict[int, dict[int | None, str | None]] = {}
+    for point in chosen.breakpoints:
+        if not 0 <= point.block_index < block_count:
+            raise InputError(
+                f"the plan marks block {point.block_index} of a prompt with {block_count}; "
+                "plan this prompt again"
+            )
+        marks.setdefault(point.block_index, {})[point.part] = point.ttl
+    return marks

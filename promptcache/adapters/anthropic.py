@@ -39,7 +39,7 @@ from .._usage import CacheUsage
 from ..vendors import Capabilities
 from ..vendors.anthropic import RULES, AnthropicStream, deferred, read_usage
 from ._base import BaseAdapter
-from ._pieces import pieces
+from ._pieces import block_marks, pieces
 
 __all__ = ["DIAGNOSTICS_BETA", "AnthropicAdapter", "AnthropicStream", "platform_of"]
 
@@ -175,15 +175,7 @@ class _Body:
         blocks = rendered.blocks
         self.tools_end = len(prompt.tools)
         self.system_end = self.tools_end + len(prompt.system) + len(prompt.docs)
-        # block index -> {content index (None: the last markable one) -> ttl}
-        self.marks: dict[int, dict[int | None, str | None]] = {}
-        for point in chosen.breakpoints:
-            if not 0 <= point.block_index < len(blocks):
-                raise InputError(
-                    f"the plan marks block {point.block_index} of a prompt with {len(blocks)}; "
-                    "plan this prompt again"
-                )
-            self.marks.setdefault(point.block_index, {})[point.part] = point.ttl
+        self.marks = block_marks(chosen, len(blocks))
 
     def _section(self, start: int, end: int, name: str) -> list[dict[str, Any]]:
         """The pieces of blocks `start` to `end` (tools, or system text), marked where planned."""

@@ -54,7 +54,7 @@ from ..vendors.bedrock_invoke import RULES as INVOKE_RULES
 from ..vendors.bedrock_invoke import InvokeStream
 from ..vendors.bedrock_invoke import read_usage as read_invoke_usage
 from ._base import BaseAdapter
-from ._pieces import pieces
+from ._pieces import block_marks, pieces
 from .anthropic import AnthropicAdapter, _doc_text
 
 __all__ = [
@@ -184,14 +184,7 @@ class _Body:
         blocks = rendered.blocks
         self.tools_end = len(prompt.tools)
         self.system_end = self.tools_end + len(prompt.system) + len(prompt.docs)
-        self.marks: dict[int, dict[int | None, str | None]] = {}
-        for point in chosen.breakpoints:
-            if not 0 <= point.block_index < len(blocks):
-                raise InputError(
-                    f"the plan marks block {point.block_index} of a prompt with {len(blocks)}; "
-                    "plan this prompt again"
-                )
-            self.marks.setdefault(point.block_index, {})[point.part] = point.ttl
+        self.marks = block_marks(chosen, len(blocks))
 
     def _section(self, start: int, end: int) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
