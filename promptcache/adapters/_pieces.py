@@ -14,7 +14,7 @@ requests as they were when they were returned.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +23,15 @@ from .._parts import Part
 from .._plan import Plan
 from .._prompt import Block, Layer, Prompt, Rendered
 
-__all__ = ["Flat", "block_marks", "block_parts", "flat_layout", "piece_of", "pieces"]
+__all__ = [
+    "Flat",
+    "block_marks",
+    "block_parts",
+    "content_marks",
+    "flat_layout",
+    "piece_of",
+    "pieces",
+]
 
 
 def block_parts(
@@ -143,3 +151,25 @@ def block_marks(chosen: Plan, block_count: int) -> dict[int, dict[int | None, st
             )
         marks.setdefault(point.block_index, {})[point.part] = point.ttl
     return marks
+
+
+def content_marks(
+    content: Sequence[Mapping[str, Any]],
+    marks: Mapping[int | None, str | None],
+    last_markable: Callable[[Sequence[Mapping[str, Any]]], int | None],
+) -> dict[int, str | None]:
+    """The content blocks of one message the plan marks, {content index -> ttl}: a part of None
+    is the message's last markable block (skipped when it has none); a number is a block the plan
+    chose inside the message (a lagging lookback one), refused when the message has no such block."""
+    placed: dict[int, str | None] = {}
+    for part, ttl in marks.items():
+        at = last_markable(content) if part is None else part
+        if at is None:
+            continue
+        if not 0 <= at < len(content):
+            raise InputError(
+                f"the plan marks content block {at} of a message with {len(content)}; "
+                "plan this prompt again"
+            )
+        placed[at] = ttl
+    return placed

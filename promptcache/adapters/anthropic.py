@@ -39,7 +39,7 @@ from .._usage import CacheUsage
 from ..vendors import Capabilities
 from ..vendors.anthropic import RULES, AnthropicStream, deferred, read_usage
 from ._base import BaseAdapter
-from ._pieces import block_marks, pieces
+from ._pieces import block_marks, content_marks, pieces
 
 __all__ = ["DIAGNOSTICS_BETA", "AnthropicAdapter", "AnthropicStream", "platform_of"]
 
@@ -215,19 +215,7 @@ class _Body:
     ) -> dict[str, Any]:
         """A copy of a message's piece with markers on the content blocks the plan names."""
         content = list(piece["content"])
-        placed: dict[int, str | None] = {}
-        for part, ttl in marks.items():
-            # None: the last block that may carry a marker (never a thinking block); a number
-            # is a content block the plan chose inside the message (a lagging lookback one).
-            at = _last_markable(content) if part is None else part
-            if at is None:
-                continue
-            if not 0 <= at < len(content):
-                raise InputError(
-                    f"the plan marks content block {at} of a message with {len(content)}; "
-                    "plan this prompt again"
-                )
-            placed[at] = ttl
+        placed = content_marks(content, marks, _last_markable)  # never a thinking block
         for at, ttl in sorted(placed.items()):
             block, where = content[at], f"messages[{m}].content[{at}]"
             if block["type"] in _UNMARKABLE and self.refused is None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import orjson
@@ -54,7 +54,7 @@ from ..vendors.bedrock_invoke import RULES as INVOKE_RULES
 from ..vendors.bedrock_invoke import InvokeStream
 from ..vendors.bedrock_invoke import read_usage as read_invoke_usage
 from ._base import BaseAdapter
-from ._pieces import block_marks, pieces
+from ._pieces import block_marks, content_marks, pieces
 from .anthropic import AnthropicAdapter, _doc_text
 
 __all__ = [
@@ -217,23 +217,13 @@ def _point(ttl: str | None) -> dict[str, Any]:
 
 def _marked_message(piece: Mapping[str, Any], marks: Mapping[int | None, str | None]) -> Any:
     content = list(piece["content"])
-    placed: dict[int, str | None] = {}
-    for part, ttl in marks.items():
-        at = _last_markable(content) if part is None else part
-        if at is None:
-            continue
-        if not 0 <= at < len(content):
-            raise InputError(
-                f"the plan marks content block {at} of a message with {len(content)}; plan "
-                "this prompt again"
-            )
-        placed[at] = ttl
+    placed = content_marks(content, marks, _last_markable)
     for at, ttl in sorted(placed.items(), reverse=True):  # from the end: indices stay true
         content.insert(at + 1, _point(ttl))
     return {"role": piece["role"], "content": content}
 
 
-def _last_markable(content: list[dict[str, Any]]) -> int | None:
+def _last_markable(content: Sequence[Mapping[str, Any]]) -> int | None:
     return next(
         (i for i in reversed(range(len(content))) if not any(k in content[i] for k in _UNMARKABLE)),
         None,
