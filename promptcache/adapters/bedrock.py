@@ -127,17 +127,7 @@ class BedrockConverseAdapter(BaseAdapter):
             raise InputError(
                 f"this plan was made for {plan.vendor!r}; plan with vendor='bedrock-converse'"
             )
-        if plan is None and found.base is None:
-            raise unresolved_error(found, "its minimum cacheable prefix")
-        chosen = plan or make_plan(
-            prompt,
-            vendor=self.name,
-            model=str(found.base),
-            ttl=ttl,
-            layer_ttls=layer_ttls,
-            previous=previous,
-        )
-        _check_one_hour(chosen, found)
+        chosen = _plan_for(prompt, self.name, found, plan, ttl, layer_ttls, previous)
         kwargs: dict[str, Any] = {"modelId": model}
         body = _Body(prompt, chosen)
         if prompt.system or prompt.docs:
@@ -208,6 +198,31 @@ class _Body:
                 m = index - self.system_end
                 out[m] = _marked_message(out[m], marks)
         return out
+
+
+def _plan_for(
+    prompt: Prompt,
+    vendor: str,
+    found: BedrockModel,
+    plan: Plan | None,
+    ttl: str | None,
+    layer_ttls: Mapping[Layer, str] | None,
+    previous: Prompt | None,
+) -> Plan:
+    """The caller's plan, or one made for the model `found` resolves to (an ARN whose model is
+    unknown is refused: its minimum cannot be told), checked against the model's 1h option."""
+    if plan is None and found.base is None:
+        raise unresolved_error(found, "its minimum cacheable prefix")
+    chosen = plan or make_plan(
+        prompt,
+        vendor=vendor,
+        model=str(found.base),
+        ttl=ttl,
+        layer_ttls=layer_ttls,
+        previous=previous,
+    )
+    _check_one_hour(chosen, found)
+    return chosen
 
 
 def _point(ttl: str | None) -> dict[str, Any]:
@@ -345,17 +360,7 @@ class BedrockInvokeAdapter(AnthropicAdapter):
                 )
             options.pop(refused, None)
         found = resolve_model(model, {model: base_model} if base_model else None)
-        if plan is None and found.base is None:
-            raise unresolved_error(found, "its minimum cacheable prefix")
-        chosen = plan or make_plan(
-            prompt,
-            vendor=self.name,
-            model=str(found.base),
-            ttl=ttl,
-            layer_ttls=layer_ttls,
-            previous=previous,
-        )
-        _check_one_hour(chosen, found)
+        chosen = _plan_for(prompt, self.name, found, plan, ttl, layer_ttls, previous)
         # in the body through extra_body: messages.create() has no parameter for it, and
         # AnthropicBedrock keeps a caller's value (it would send its own "2026-10-21")
         extra = {"anthropic_version": BEDROCK_VERSION, **(options.pop("extra_body", None) or {})}
