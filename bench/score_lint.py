@@ -2,9 +2,10 @@
 Score `promptcache lint` on the real-world corpus: recall on labelled cache busters and the
 false-alarm rate on clean files, per split and per class, Python and templates apart.
 
-    python bench/score_lint.py --corpus /work/corpus                # every split
+    python bench/score_lint.py --corpus /work/corpus                # corpus 1: every split
     python bench/score_lint.py --corpus /work/corpus --split dev --details
-    python bench/score_lint.py --fetch-list                         # what to copy where
+    python bench/score_lint.py --corpus /work/corpus --split fresh  # corpus 2, asked for by name
+    python bench/score_lint.py --fetch-list [--split fresh]         # what to copy where
 
 The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each file by repository,
 commit and path, with its split and the labels written by reading it; the files themselves are
@@ -17,6 +18,10 @@ false alarm when any warning or error finding is reported in it. Info findings (
 check", "skipped") are neither. Files labelled `part` hold half of a buster labelled in a sibling
 file: they are linted (for the sibling's `also` places) but not scored as clean. Exit status: 0,
 or 2 when a manifest is malformed or a copy is missing.
+
+`fresh` (corpus 2) is a held-out set nobody tunes on, so `--split all` leaves it out: it is scored
+only when asked for by name. Its projects must be in no corpus-1 split (dev, heldout, legacy);
+a manifest that breaks this rule is refused.
 """
 
 from __future__ import annotations
@@ -36,7 +41,9 @@ from promptcache.lint import Finding, LintConfig, lint_paths
 
 MANIFESTS = Path(__file__).resolve().parent / "lint_corpus"
 KINDS = ("python", "templates")
-SPLITS = ("dev", "heldout", "legacy")
+SPLITS = ("dev", "heldout", "legacy")  # corpus 1: what `--split all` scores
+FRESH = "fresh"  # corpus 2: held out from every tuner, scored only when named
+MANIFEST_SPLITS = ("dev", "heldout", FRESH)  # the splits python.toml and templates.toml may use
 # A parse error is not a buster found; on a clean file it is still a false alarm.
 NOT_A_HIT = frozenset({"PC001", "PC500"})
 
@@ -58,7 +65,7 @@ class Buster:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorpusFile:
     kind: str  # python | templates
-    split: str  # dev | heldout | legacy
+    split: str  # dev | heldout | fresh | legacy
     repo: str
     commit: str
     path: str  # inside the repository
@@ -95,7 +102,19 @@ def load_corpus(corpus: Path, manifests: Path = MANIFESTS) -> list[CorpusFile]:
     for kind in KINDS:
         files += _files_of(_read(manifests / f"{kind}.toml"), kind, corpus)
     files += _legacy_files(_read(manifests / "legacy.toml"), corpus)
+    check_fresh_projects(files)
     return files
+
+
+def check_fresh_projects(files: Sequence[CorpusFile]) -> None:
+    """A fresh entry's project must be in no corpus-1 split, or the set is not held out."""
+    seen = {f.repo.lower() for f in files if f.split != FRESH}
+    reused = sorted({f.repo for f in files if f.split == FRESH and f.repo.lower() in seen})
+    if reused:
+        raise CorpusError(
+            f"fresh entries come from projects already in corpus 1: {', '.join(reused)}; "
+            "take corpus-2 files from other projects"
+        )
 
 
 def _read(path: Path) -> dict[str, object]:
@@ -118,6 +137,8 @@ def _files_of(data: dict[str, object], kind: str, corpus: Path) -> list[CorpusFi
     for entry in _entries(data, f"{kind}.toml"):
         repo, path, split = _text(entry, "repo"), _text(entry, "path"), _text(entry, "split")
         commit = _text(entry, "commit")
+        if split not in MANIFEST_SPLITS:
+            raise CorpusError(f"{kind}.toml: {path!r} has split {split!r}, not {MANIFEST_SPLITS}")
         project = corpus / kind / split / repo.replace("/", "+")
         owner_name = repo.replace("/", "+")
         files.append(
@@ -398,7 +419,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--corpus", type=Path, default=Path("/work/corpus"))
     parser.add_argument("--manifests", type=Path, default=MANIFESTS, help=argparse.SUPPRESS)
-    parser.add_argument("--split", choices=(*SPLITS, "all"), default="all")
+    parser.add_argument(
+        "--split",
+        choices=(*SPLITS, FRESH, "all"),
+        default="all",
+        help="all: corpus 1 (dev, heldout, legacy); fresh (corpus 2) only when named",
+    )
     parser.add_argument("--details", action="store_true", help="list misses and false alarms")
     parser.add_argument(
         "--fetch-list", action="store_true", help="print where each copy comes from"

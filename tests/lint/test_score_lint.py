@@ -154,3 +154,60 @@ def test_a_buster_labelled_in_a_macro_body_is_found_at_the_call(tmp_path: Path) 
     by_file = score_lint.findings_by_file(files)
     assert [f.line for f in score_lint.problems(next(iter(by_file.values())))] == [4]
     assert score_lint.score(files, by_file).found == 1
+
+
+FRESH_ENTRY = """
+[[file]]
+repo = "{repo}"
+commit = "2222222"
+path = "prompts/fresh.j2"
+split = "fresh"
+label = "clean"
+"""
+
+
+def test_a_fresh_entry_from_a_corpus_1_project_is_refused(tmp_path: Path) -> None:
+    # Same project as a dev entry (case aside): the fresh set would not be held out.
+    entries = ENTRIES + FRESH_ENTRY.format(repo="ACME/bot")
+    with pytest.raises(score_lint.CorpusError, match="already in corpus 1: ACME/bot"):
+        score_lint.load_corpus(_corpus(tmp_path), _manifests(tmp_path / "m", entries))
+
+
+def test_fresh_is_scored_only_when_named_and_laid_out_under_fresh(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    manifests = _manifests(tmp_path / "m", ENTRIES + FRESH_ENTRY.format(repo="other/bot"))
+    corpus = tmp_path / "corpus"
+    assert (
+        score_lint.main(["--fetch-list", "--corpus", str(corpus), "--manifests", str(manifests)])
+        == 0
+    )
+    assert "fresh.j2" not in capsys.readouterr().out  # `all` is corpus 1 only
+    args = [
+        "--fetch-list",
+        "--split",
+        "fresh",
+        "--corpus",
+        str(corpus),
+        "--manifests",
+        str(manifests),
+    ]
+    assert score_lint.main(args) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 1 and "templates/fresh/other+bot/prompts/fresh.j2" in listed[0]
+
+
+def test_an_unknown_split_is_refused(tmp_path: Path) -> None:
+    entries = ENTRIES.replace('split = "dev"', 'split = "frsh"', 1)
+    with pytest.raises(score_lint.CorpusError, match="split 'frsh'"):
+        score_lint.load_corpus(_corpus(tmp_path), _manifests(tmp_path / "m", entries))
+
+
+def test_the_real_fresh_entries_come_from_projects_outside_corpus_1(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
+    corpus_1 = {f.repo.lower() for f in files if f.split != "fresh"}
+    fresh = [f for f in files if f.split == "fresh"]
+    assert fresh, "corpus 2 (split = fresh) is in the manifests"
+    assert not {f.repo.lower() for f in fresh} & corpus_1
+    python = [f for f in fresh if f.kind == "python"]
+    assert len(python) >= 60 and len({f.repo for f in python}) >= 30
