@@ -2,9 +2,9 @@
 Score `promptcache lint` on the real-world corpus: recall on labelled cache busters and the
 false-alarm rate on clean files, per split and per class, Python and templates apart.
 
-    python bench/score_lint.py --corpus /work/corpus                # corpus 1: every split
+    python bench/score_lint.py --corpus /work/corpus                # every split but `fresh`
     python bench/score_lint.py --corpus /work/corpus --split dev --details
-    python bench/score_lint.py --corpus /work/corpus --split fresh  # corpus 2, asked for by name
+    python bench/score_lint.py --corpus /work/corpus --split fresh  # corpus 2's held-out third
     python bench/score_lint.py --fetch-list [--split fresh]         # what to copy where
 
 The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each file by repository,
@@ -19,14 +19,17 @@ check", "skipped") are neither. Files labelled `part` hold half of a buster labe
 file: they are linted (for the sibling's `also` places) but not scored as clean. Exit status: 0,
 or 2 when a manifest is malformed or a copy is missing.
 
-`fresh` (corpus 2) is a held-out set nobody tunes on, so `--split all` leaves it out: it is scored
-only when asked for by name. Its projects must be in no corpus-1 split (dev, heldout, legacy);
-a manifest that breaks this rule is refused.
+Corpus 2 comes from projects in no corpus-1 split (dev, heldout, legacy). It was split by a hash
+of the project once it had been labelled, before anyone read a score of it per file:
+`fresh` is its held-out third, which nobody tunes on. `--split all` leaves it out, so it is scored
+only when asked for by name. `fresh-dev` is the rest, for tuning. A manifest that breaks these
+rules is refused.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -41,9 +44,11 @@ from promptcache.lint import Finding, LintConfig, lint_paths
 
 MANIFESTS = Path(__file__).resolve().parent / "lint_corpus"
 KINDS = ("python", "templates")
-SPLITS = ("dev", "heldout", "legacy")  # corpus 1: what `--split all` scores
-FRESH = "fresh"  # corpus 2: held out from every tuner, scored only when named
-MANIFEST_SPLITS = ("dev", "heldout", FRESH)  # the splits python.toml and templates.toml may use
+FRESH_DEV = "fresh-dev"  # corpus 2's tuning two thirds
+SPLITS = ("dev", "heldout", "legacy", FRESH_DEV)  # what `--split all` scores
+FRESH = "fresh"  # corpus 2's held-out third: held out from every tuner, scored only when named
+CORPUS_2 = (FRESH_DEV, FRESH)
+MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2)  # the splits python.toml and templates.toml may use
 # A parse error is not a buster found; on a clean file it is still a false alarm.
 NOT_A_HIT = frozenset({"PC001", "PC500"})
 
@@ -65,7 +70,7 @@ class Buster:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorpusFile:
     kind: str  # python | templates
-    split: str  # dev | heldout | fresh | legacy
+    split: str  # dev | heldout | fresh-dev | fresh | legacy
     repo: str
     commit: str
     path: str  # inside the repository
@@ -107,14 +112,26 @@ def load_corpus(corpus: Path, manifests: Path = MANIFESTS) -> list[CorpusFile]:
 
 
 def check_fresh_projects(files: Sequence[CorpusFile]) -> None:
-    """A fresh entry's project must be in no corpus-1 split, or the set is not held out."""
-    seen = {f.repo.lower() for f in files if f.split != FRESH}
-    reused = sorted({f.repo for f in files if f.split == FRESH and f.repo.lower() in seen})
+    """A corpus-2 entry's project must be in no corpus-1 split, and sit on its hash's side."""
+    seen = {f.repo.lower() for f in files if f.split not in CORPUS_2}
+    reused = sorted({f.repo for f in files if f.split in CORPUS_2 and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
             f"fresh entries come from projects already in corpus 1: {', '.join(reused)}; "
             "take corpus-2 files from other projects"
         )
+    for file in files:
+        if file.split in CORPUS_2 and file.split != corpus_2_split(file.repo):
+            raise CorpusError(
+                f"{file.repo}: split {file.split!r}, but its hash puts it in "
+                f"{corpus_2_split(file.repo)!r} (corpus 2 is split by project, not by choice)"
+            )
+
+
+def corpus_2_split(repo: str) -> str:
+    """Corpus 2's held-out third, fixed by a hash of the project after collection, before scoring."""
+    digest = hashlib.sha256(f"promptcache-corpus-2:{repo}".encode()).hexdigest()
+    return FRESH if int(digest, 16) % 3 == 0 else FRESH_DEV
 
 
 def _read(path: Path) -> dict[str, object]:
@@ -423,7 +440,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--split",
         choices=(*SPLITS, FRESH, "all"),
         default="all",
-        help="all: corpus 1 (dev, heldout, legacy); fresh (corpus 2) only when named",
+        help="all: corpus 1 (dev, heldout, legacy) and fresh-dev; fresh (held out) only when named",
     )
     parser.add_argument("--details", action="store_true", help="list misses and false alarms")
     parser.add_argument(

@@ -197,6 +197,20 @@ def test_fresh_is_scored_only_when_named_and_laid_out_under_fresh(
     assert len(listed) == 1 and "templates/fresh/other+bot/prompts/fresh.j2" in listed[0]
 
 
+def test_fresh_dev_is_scored_by_all_and_the_hash_decides_the_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tuning = FRESH_ENTRY.format(repo="other/app").replace('split = "fresh"', 'split = "fresh-dev"')
+    manifests = _manifests(tmp_path / "m", ENTRIES + tuning)
+    args = ["--fetch-list", "--corpus", str(tmp_path / "c"), "--manifests", str(manifests)]
+    assert score_lint.main(args) == 0
+    assert "templates/fresh-dev/other+app/prompts/fresh.j2" in capsys.readouterr().out
+    # The side is the hash's, not the collector's: other/app belongs to the tuning two thirds.
+    chosen = FRESH_ENTRY.format(repo="other/app")
+    with pytest.raises(score_lint.CorpusError, match="its hash puts it in 'fresh-dev'"):
+        score_lint.load_corpus(tmp_path, _manifests(tmp_path / "m2", ENTRIES + chosen))
+
+
 def test_an_unknown_split_is_refused(tmp_path: Path) -> None:
     entries = ENTRIES.replace('split = "dev"', 'split = "frsh"', 1)
     with pytest.raises(score_lint.CorpusError, match="split 'frsh'"):
@@ -205,9 +219,9 @@ def test_an_unknown_split_is_refused(tmp_path: Path) -> None:
 
 def test_the_real_fresh_entries_come_from_projects_outside_corpus_1(tmp_path: Path) -> None:
     files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
-    corpus_1 = {f.repo.lower() for f in files if f.split != "fresh"}
-    fresh = [f for f in files if f.split == "fresh"]
-    assert fresh, "corpus 2 (split = fresh) is in the manifests"
+    corpus_1 = {f.repo.lower() for f in files if f.split not in ("fresh", "fresh-dev")}
+    fresh = [f for f in files if f.split in ("fresh", "fresh-dev")]
+    assert {f.split for f in fresh} == {"fresh", "fresh-dev"}, "corpus 2 is in the manifests"
     assert not {f.repo.lower() for f in fresh} & corpus_1
     python = [f for f in fresh if f.kind == "python"]
     assert len(python) >= 60 and len({f.repo for f in python}) >= 30
