@@ -31,7 +31,8 @@ class Invalidation:
 
     One cause is no miss: "below_minimum_withdrawn" (`WITHDRAWN`, `withdrawal` is True) follows an
     earlier `below_minimum` of the same key that a later read disproved (the vendor read a prefix
-    shorter than the minimum it documents); `actual_read` is that read, nothing is lost, and
+    under the minimum it documents and no longer than the one claimed); `actual_read` is that
+    read, nothing is lost, and
     `detail` names the minimum learned for the model.
 
     `before`, `after` and the excerpts in `detail` are prompt text or setting values only when the

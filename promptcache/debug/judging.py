@@ -368,12 +368,8 @@ class Judging:
         Markers placed, nothing read or written. Under the minimum that is the vendor's rule
         (`below_minimum`); over it, the markers never took effect (`not_cached`). Each once per key.
         """
-        # A read under the documented minimum disproves this key's earlier "below_minimum" (the
-        # vendor caches prefixes that short): a follow-up takes it back, once per key. A read
-        # over the minimum disproves nothing (the prompt grew past it, as the claim foresaw).
-        under = bool(usage.cache_read) and self._note_read(entry, usage.cache_read or 0)
-        if under and self._said(key, "below_minimum") and self._first_time(key, WITHDRAWN):
-            self._withdraw(self._withdrawal(key, entry, usage))
+        if usage.cache_read and self._note_read(entry, usage.cache_read):
+            self._disproved(key, entry, usage)
         if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
             return None
         if self._minimum_unknown(entry):
@@ -387,6 +383,8 @@ class Judging:
                 return None  # observed reads win over the documented minimum
             if not self._first_time(key, "below_minimum"):
                 return None
+            with self._lock:
+                self._keys.claims[key] = prefix
             return self._event(
                 key,
                 entry,
@@ -420,6 +418,24 @@ class Judging:
             "in the wrong dialect for this endpoint or SDK; or the model's real minimum is higher "
             "than promptcache's table (lengthen the cached prefix)",
         )
+
+    def _disproved(self, key: str, entry: Entry, usage: CacheUsage) -> None:
+        """
+        Take back `key`'s `below_minimum` (a follow-up, once per key) when a read under the
+        documented minimum is no longer than the prefix it was said of: the vendor cached a prefix
+        that short, so that one was not under its real minimum. A longer read disproves nothing:
+        the prompt grew, or another request cached more (the claimed prefix may still be under).
+        """
+        read = usage.cache_read or 0
+        with self._lock:
+            claimed = self._keys.claims.get(key)
+        # our estimate of the claimed prefix may be this share under the vendor's count
+        if claimed is None or read > claimed * (1 + _NEAR_MINIMUM_SHARE):
+            return
+        if self._first_time(key, WITHDRAWN):
+            with self._lock:
+                self._keys.claims.pop(key, None)
+            self._withdraw(self._withdrawal(key, entry, usage))
 
     def _withdrawal(self, key: str, entry: Entry, usage: CacheUsage) -> Invalidation:
         """The follow-up taking back `key`'s `below_minimum`: what was read, what is learned."""

@@ -21,9 +21,10 @@ carries them, are attached and fill in the cause the local view cannot see.
 Three things the rule above cannot see are checked apart. Markers placed with nothing read or
 written expect nothing: under the minimum that is `below_minimum`, over it, on the second such
 turn in a row, `not_cached` (the markers never took effect); each once per key. A later read
-under the documented minimum disproves that key's `below_minimum`: a `below_minimum_withdrawn`
-follow-up goes to the same outlets, and the shortest such read is the model's learned minimum
-(no prefix that long is called `below_minimum` again, under any key). And the default
+under the documented minimum and no longer than the prefix a key's `below_minimum` was said of
+disproves it: a `below_minimum_withdrawn` follow-up goes to the same outlets. The shortest read
+under the documented minimum is the model's learned minimum (no prefix that long is called
+`below_minimum` again, under any key). And the default
 key is per model, so a switch of model starts a key with no previous request: a full miss there
 is compared with the latest request under another model, and `model_changed` is named when it
 began the same way.

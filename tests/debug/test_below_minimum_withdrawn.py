@@ -147,6 +147,23 @@ def test_a_read_over_the_minimum_after_the_prompt_grew_withdraws_nothing() -> No
     assert "below_minimum_contradicted" not in monitor.stats()
 
 
+def test_a_read_longer_than_the_claimed_prefix_withdraws_nothing() -> None:
+    # A recorded Gemini session: a 38-token prompt read nothing; the next, of 373 tokens, read
+    # 204 (cached by other traffic). The model caches 204-token prefixes, under its documented
+    # 2,048, but that says nothing of the 38-token one: the claim stands.
+    events: list[Invalidation] = []
+    monitor = Monitor("gemini", on_invalidation=events.append, metrics=False)
+    _session(
+        monitor,
+        [(_gemini_request("Hi"), _gemini(38, 0)), (_gemini_request("And?"), _gemini(373, 204))],
+    )
+    assert [e.cause for e in events] == ["below_minimum"]
+    # the learned minimum is lowered all the same: a 300-token prompt of another session is
+    # not said to be one the vendor caches nothing of
+    monitor.observe(_gemini_request("x"), _gemini(300, 0), at=2_000.0, key="other")
+    assert [e.cause for e in events] == ["below_minimum"]
+
+
 def test_an_explicit_prefix_read_over_the_minimum_withdraws_nothing() -> None:
     events: list[Invalidation] = []
     monitor = Monitor("anthropic", on_invalidation=events.append, metrics=False)
