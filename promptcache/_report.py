@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import logging
-from collections import defaultdict
+from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
@@ -174,7 +174,7 @@ class Report:
     output_unreported_records: int = 0  # not in `output`: their output tokens are unknown
     output_unpriced_records: int = 0  # priced, but their output's cost is not in `cost`
     vendor_side: VendorSide | None = None  # server-side misses (_vendor_side.py)
-    # keys whose below_minimum events a later read of the same key disproved
+    # below_minimum events a later read of the same key took back: left out of every figure
     below_minimum_contradicted: int = 0
 
     @property
@@ -456,6 +456,11 @@ class ReportBuilder:
         )
         self._shapes: dict[tuple[frozenset[str], str | None, str | None], Vendor] = {}
         self._ambiguous: set[tuple[frozenset[str], str | None, str | None]] = set()
+        # key -> its below_minimum, vendor, model and time, until a later read takes it back
+        self._claims: OrderedDict[str, tuple[Invalidation, str, str | None, float | None]] = (
+            OrderedDict()
+        )
+        self._withdrawn = 0
 
     def add_line(self, line: bytes | str | None, number: int, source: str = "<log>") -> None:
         """One line of the log (None: a line over the size bound, already consumed)."""
@@ -473,6 +478,7 @@ class ReportBuilder:
                     spec,
                     logger=_QUIET,
                     metrics=False,
+                    on_invalidation=self._fold,
                     body_budget=self.body_budget,
                     max_keys=self.max_keys,
                     capture_content=self.worst_kept > 0,
@@ -557,6 +563,31 @@ class ReportBuilder:
             heapq.heappush(self._worst, item)
         elif item[:2] > self._worst[0][:2]:
             heapq.heapreplace(self._worst, item)
+
+    def claimed(
+        self, event: Invalidation, vendor: str, model: str | None, at: float | None
+    ) -> None:
+        """A `below_minimum` counted: kept (bounded as the monitor's keys) until withdrawn."""
+        self._claims[event.key] = (event, vendor, model, at)
+        self._claims.move_to_end(event.key)
+        if len(self._claims) > self.max_keys:
+            self._claims.popitem(last=False)  # the monitor has forgotten that key too
+
+    def _fold(self, event: Invalidation) -> None:
+        """A monitor took a key's `below_minimum` back: it leaves the totals, groups and worst."""
+        claim = self._claims.pop(event.key, None) if event.withdrawal else None
+        if claim is None:
+            return
+        old, vendor, model, at = claim
+        self._withdrawn += 1
+        _remove_event(self._totals, self._pricer, old, vendor, model)
+        if self.groupings:
+            for group in self.groups_of(old.key, vendor, model, at):
+                group.events -= 1
+                group.lost -= old.tokens_lost
+        if any(kept is old for _, _, kept in self._worst):
+            self._worst = [item for item in self._worst if item[2] is not old]
+            heapq.heapify(self._worst)
 
     def result(self) -> Report:
         return _summary(self)
@@ -722,6 +753,8 @@ def _add(
     if builder.groupings:
         for group in builder.groups_of(name, vendor, model, at):
             _add_group(group, usage, priced, event)
+    if event is not None and event.cause == "below_minimum":
+        builder.claimed(event, vendor, model, at)
 
 
 def _untimed(event: Invalidation) -> Invalidation:
@@ -755,6 +788,23 @@ def _add_event(
         totals.lost_unpriced[event.cause] += 1
     else:
         totals.lost_cost[event.cause] += lost
+
+
+def _remove_event(
+    totals: _Totals, pricer: _Pricer, event: Invalidation, vendor: str, model: str | None
+) -> None:
+    """`_add_event` undone (a cause left with no event leaves the table)."""
+    cause = event.cause
+    totals.events[cause] -= 1
+    totals.lost[cause] -= event.tokens_lost
+    lost = pricer.lost(event.tokens_lost, vendor, model)
+    if lost is None:
+        totals.lost_unpriced[cause] -= 1
+    else:
+        totals.lost_cost[cause] -= lost
+    if not totals.events[cause]:
+        for table in (totals.events, totals.lost, totals.lost_cost, totals.lost_unpriced):
+            table.pop(cause, None)
 
 
 def _usage_of(record: Mapping[str, Any], number: int) -> Any:
@@ -870,7 +920,5 @@ def _summary(builder: ReportBuilder) -> Report:
         output_unreported_records=totals.output_unreported,
         output_unpriced_records=totals.output_unpriced,
         vendor_side=builder._side.result(),
-        below_minimum_contradicted=sum(
-            m.stats().get("below_minimum_contradicted", 0) for m in builder._monitors.values()
-        ),
+        below_minimum_contradicted=builder._withdrawn,
     )

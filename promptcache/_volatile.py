@@ -37,8 +37,18 @@ _PATTERN = re.compile(
     r"|(?P<base64_nonce>(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{22,}={0,2}(?![A-Za-z0-9+/_-]))",
     re.IGNORECASE,
 )
+# Values glued into a path, a URL or a file name, which the word-bounded pattern above cannot
+# see (its nonce branch takes the whole path): a UUID, and ISO 8601's basic format as file names
+# and build stamps write it (20261201T194211Z). The `T` and a valid date and time tell it from an
+# order or build number (20261201194211) or a version; `diff` reads these through this scan too.
+_GLUED = re.compile(
+    r"(?P<uuid>(?<![0-9a-fA-F])[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}(?![0-9a-fA-F]))"
+    r"|(?P<iso_basic>(?<![0-9A-Za-z])\d{8}T\d{6}(?:Z|[+-]\d{4})?(?!\d))"
+)
+_NONCES = frozenset({"hex_nonce", "base64_nonce"})
 _LABELS = {
     "iso_timestamp": "ISO 8601 timestamp",
+    "iso_basic": "ISO 8601 timestamp (basic format)",
     "rfc2822": "RFC 2822 timestamp",
     "uuid": "UUID",
     "date": "date",
@@ -104,10 +114,48 @@ def candidates(text: str) -> tuple[VolatileMatch, ...]:
     """
     if not _could_match(text):
         return ()
-    return tuple(
+    words = [
         VolatileMatch(kind=found.lastgroup or "", value=found.group(), offset=found.start())
         for found in _PATTERN.finditer(text)
+        if not _in_a_name(found, text)
+    ]
+    glued = [
+        VolatileMatch(kind=found.lastgroup or "", value=found.group(), offset=found.start())
+        for found in _GLUED.finditer(text)
+        if found.lastgroup != "iso_basic" or _parse_basic(found.group()) is not None
+    ]
+    return tuple(_merged(words, glued) if glued else words)
+
+
+def _in_a_name(found: re.Match[str], text: str) -> bool:
+    """
+    A date glued by `-` or `_` to the name before it is part of that name: a model version
+    pinned in its id (`gpt-4o-2024-08-06`), a file name. It names no moment of this request.
+    """
+    start = found.start()
+    return (
+        found.lastgroup == "date"
+        and start >= 2
+        and text[start - 1] in "-_"
+        and text[start - 2].isalnum()
     )
+
+
+def _merged(words: list[VolatileMatch], glued: list[VolatileMatch]) -> list[VolatileMatch]:
+    """
+    Both scans in order of appearance, each value once. A nonce-looking run that holds a glued
+    value is the path around it (`dumps/db_20261201T194211Z_full`), not a token: it is dropped.
+    """
+    spans = [(g.offset, g.offset + len(g.value)) for g in glued]
+    seen = {(w.offset, w.value) for w in words}
+    kept = [
+        w
+        for w in words
+        if w.kind not in _NONCES
+        or not any(w.offset <= lo and hi <= w.offset + len(w.value) for lo, hi in spans)
+    ]
+    kept += [g for g in glued if (g.offset, g.value) not in seen]
+    return sorted(kept, key=lambda m: m.offset)
 
 
 def _could_match(text: str) -> bool:
@@ -142,6 +190,8 @@ def _parse_moment(kind: str, value: str) -> datetime | None:
         if kind == "epoch":
             seconds = int(value) / (1000 if len(value) == 13 else 1)
             return datetime.fromtimestamp(seconds, timezone.utc)
+        if kind == "iso_basic":
+            return _parse_basic(value)
         if kind == "iso_timestamp":
             return _aware(datetime.fromisoformat(value.replace("Z", "+00:00").replace(" ", "T")))
         if kind == "rfc2822":
@@ -150,6 +200,19 @@ def _parse_moment(kind: str, value: str) -> datetime | None:
             return _parse_words(value)
         return _parse_date(value)
     except (ValueError, TypeError, OverflowError, OSError):
+        return None
+
+
+def _parse_basic(value: str) -> datetime | None:
+    """`20261201T194211`, then `Z`, `+0100` or nothing (UTC), as ISO 8601's basic format."""
+    try:
+        moment = datetime.strptime(value[:15], "%Y%m%dT%H%M%S")
+        zone = value[15:]
+        if zone in ("", "Z"):
+            return moment.replace(tzinfo=timezone.utc)
+        offset = timedelta(hours=int(zone[1:3]), minutes=int(zone[3:5]))
+        return moment.replace(tzinfo=timezone(offset if zone[0] == "+" else -offset))
+    except ValueError:
         return None
 
 

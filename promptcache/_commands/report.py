@@ -360,8 +360,9 @@ def render_text(report: Report) -> str:
         lines.append("invalidations  none")
     if report.below_minimum_contradicted:
         lines.append(
-            f"  note: {report.below_minimum_contradicted:,} key(s) told below_minimum later read "
-            "from the cache: the documented minimum did not hold for them"
+            f"  note: {report.below_minimum_contradicted:,} below_minimum verdict(s) withdrawn: "
+            "a later response of the same key read a prefix under the documented minimum; "
+            "they are left out of the figures above"
         )
     if report.vendor_side is not None:
         lines.extend(_vendor_side_text(report.vendor_side))

@@ -8,7 +8,11 @@ from typing import Any
 from .._printable import printable
 from .privacy import export_key
 
-__all__ = ["Invalidation"]
+__all__ = ["WITHDRAWN", "Invalidation"]
+
+# The cause of a follow-up that takes back an earlier `below_minimum` of the same key: a later
+# response read from the cache a prefix shorter than the minimum the vendor documents.
+WITHDRAWN = "below_minimum_withdrawn"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, repr=False)
@@ -24,6 +28,12 @@ class Invalidation:
     which state this one could read is unknown; `detail` gives the times), or "none" with
     `server_side=True` when the prefix was identical and the server still missed. `vendor_reason`
     is the vendor's own diagnosis verbatim, when the response carried one.
+
+    One cause is no miss: "below_minimum_withdrawn" (`WITHDRAWN`, `withdrawal` is True) follows an
+    earlier `below_minimum` of the same key that a later read disproved (the vendor read a prefix
+    under the minimum it documents and no longer than the one claimed); `actual_read` is that
+    read, nothing is lost, and
+    `detail` names the minimum learned for the model.
 
     `before`, `after` and the excerpts in `detail` are prompt text or setting values only when the
     monitor was made with `capture_content=True`; by default they are None (a model change keeps
@@ -62,7 +72,17 @@ class Invalidation:
         fields = self.to_json()
         return f"Invalidation({', '.join(f'{name}={value!r}' for name, value in fields.items())})"
 
+    @property
+    def withdrawal(self) -> bool:
+        """Whether this event takes back an earlier one of its key (no miss of its own)."""
+        return self.cause == WITHDRAWN
+
     def message(self) -> str:
+        if self.withdrawal:
+            return printable(
+                f"promptcache: earlier verdict for key {export_key(self.key)!r} ({self.vendor}) "
+                f"withdrawn: {self.detail}"
+            )
         where = f" at {self.path}" if self.path else ""
         if self.offset is not None and self.path:
             where += f" byte {self.offset}"

@@ -75,6 +75,17 @@ class Exporter:
                 model = self._model_label(event.model)
                 self._counters["server_side"].labels(event.vendor, model).inc()
 
+    def withdrawal(self, event: Invalidation) -> None:
+        """A follow-up taking back an earlier event: a span event, and its own counter (the
+        claim's count stays: counters only grow), labelled by the cause it withdraws."""
+        withdrawn = event.cause.removesuffix("_withdrawn")
+        span = self._span()
+        if span is not None:
+            attributes = _span_event(event) | {"promptcache.cause": withdrawn}
+            span.add_event("promptcache.cache_invalidation_withdrawn", attributes)
+        if self._counters is not None:
+            self._counters["withdrawn"].labels(event.vendor, withdrawn).inc()
+
     def _model_label(self, model: str | None) -> str:
         """`model` as a label value: a name, one of at most MODEL_LABELS, else "(other)"."""
         if model is None:
@@ -159,6 +170,13 @@ def _make_counters(client: Any, registry: Any) -> dict[str, Any]:
         ),
         "lost": counter(
             "promptcache_tokens_lost", "Tokens expected from cache but not read", "vendor", "cause"
+        ),
+        "withdrawn": counter(
+            "promptcache_withdrawn_invalidations",
+            "Events a later observation took back, by the cause withdrawn (below_minimum: the "
+            "vendor read a prefix under its documented minimum)",
+            "vendor",
+            "cause",
         ),
         "server_side": counter(
             "promptcache_server_side_misses",

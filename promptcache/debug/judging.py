@@ -29,7 +29,7 @@ from .diff import (
     unknown_model,
 )
 from .divergence import automatic, breakpoints
-from .events import Invalidation
+from .events import WITHDRAWN, Invalidation
 from .fingerprint import digest
 from .memory import Entry, KeyState, Record, common_start, entry_ttls, without_markers, written
 from .privacy import describe, private_path, short_hash
@@ -93,7 +93,8 @@ class Judging:
     _lock: threading.Lock
     _keys: KeyState
     _minimums: dict[tuple[str, str], int]
-    # (vendor family, model) -> the largest read seen under the model's documented minimum
+    # (vendor family, model) -> the shortest read seen under the model's documented minimum:
+    # the minimum learned from traffic (the vendor cached a prefix that short)
     _read_under_minimum: dict[tuple[str, str], int]
     # (vendor family, model) of the model ids that name no model, said once each
     _unknown_models: set[tuple[str, str]]
@@ -106,8 +107,8 @@ class Judging:
     def _default_key(self, vendor: Vendor, model: str | None) -> str:
         raise NotImplementedError
 
-    def _contradicted(self, key: str, entry: Entry, read: int) -> None:
-        """A `below_minimum` said for `key` that a later read disproved (Monitor counts it)."""
+    def _withdraw(self, event: Invalidation) -> None:
+        """Deliver a follow-up that takes back an earlier event of its key (Monitor does)."""
         raise NotImplementedError
 
     def _records(self, entry: Entry) -> tuple[Record, ...]:
@@ -219,16 +220,26 @@ class Judging:
             "was requested (a proxy, relay or older SDK dropping the marker's `ttl`?)"
         )
 
-    def _note_read(self, entry: Entry, read: int) -> None:
-        """Remember a read under the documented minimum: the model caches shorter prefixes."""
-        if read < self._minimum(entry):
-            name = (entry.vendor.family, entry.model or "")
-            with self._lock:
-                self._read_under_minimum[name] = max(read, self._read_under_minimum.get(name, 0))
+    def _note_read(self, entry: Entry, read: int) -> bool:
+        """
+        Remember a read under the documented minimum, and say whether it was one: the model
+        caches prefixes that short, so its learned minimum is the shortest such read.
+        """
+        if read >= self._minimum(entry):
+            return False
+        name = (entry.vendor.family, entry.model or "")
+        with self._lock:
+            known = self._read_under_minimum.get(name)
+            self._read_under_minimum[name] = read if known is None else min(read, known)
+        return True
+
+    def _learned_minimum(self, entry: Entry) -> int | None:
+        """The shortest prefix the model was seen reading under its documented minimum."""
+        return self._read_under_minimum.get((entry.vendor.family, entry.model or ""))
 
     def _seen_reading_under(self, entry: Entry, prefix: int) -> bool:
         """Whether the model was seen reading a prefix this short or shorter from its cache."""
-        seen = self._read_under_minimum.get((entry.vendor.family, entry.model or ""))
+        seen = self._learned_minimum(entry)
         return seen is not None and seen <= prefix
 
     def _minimum(self, entry: Entry) -> int:
@@ -357,12 +368,8 @@ class Judging:
         Markers placed, nothing read or written. Under the minimum that is the vendor's rule
         (`below_minimum`); over it, the markers never took effect (`not_cached`). Each once per key.
         """
-        if usage.cache_read:
-            self._note_read(entry, usage.cache_read)
-            # Events are immutable once emitted: an earlier "below_minimum" of this key is not
-            # taken back, it is marked contradicted (counted and said), once per key.
-            if self._said(key, "below_minimum") and self._first_time(key, "below_minimum_read"):
-                self._contradicted(key, entry, usage.cache_read)
+        if usage.cache_read and self._note_read(entry, usage.cache_read):
+            self._disproved(key, entry, usage)
         if usage.cache_read or usage.cache_write or self._said(key, "not_cached"):
             return None
         if self._minimum_unknown(entry):
@@ -376,6 +383,8 @@ class Judging:
                 return None  # observed reads win over the documented minimum
             if not self._first_time(key, "below_minimum"):
                 return None
+            with self._lock:
+                self._keys.claims[key] = prefix
             return self._event(
                 key,
                 entry,
@@ -408,6 +417,42 @@ class Judging:
             "was written or read. Likely: a proxy or gateway strips the markers; the markers are "
             "in the wrong dialect for this endpoint or SDK; or the model's real minimum is higher "
             "than promptcache's table (lengthen the cached prefix)",
+        )
+
+    def _disproved(self, key: str, entry: Entry, usage: CacheUsage) -> None:
+        """
+        Take back `key`'s `below_minimum` (a follow-up, once per key) when a read under the
+        documented minimum is no longer than the prefix it was said of: the vendor cached a prefix
+        that short, so that one was not under its real minimum. A longer read disproves nothing:
+        the prompt grew, or another request cached more (the claimed prefix may still be under).
+        """
+        read = usage.cache_read or 0
+        with self._lock:
+            claimed = self._keys.claims.get(key)
+        # our estimate of the claimed prefix may be this share under the vendor's count
+        if claimed is None or read > claimed * (1 + _NEAR_MINIMUM_SHARE):
+            return
+        if self._first_time(key, WITHDRAWN):
+            with self._lock:
+                self._keys.claims.pop(key, None)
+            self._withdraw(self._withdrawal(key, entry, usage))
+
+    def _withdrawal(self, key: str, entry: Entry, usage: CacheUsage) -> Invalidation:
+        """The follow-up taking back `key`'s `below_minimum`: what was read, what is learned."""
+        read, minimum = usage.cache_read or 0, self._minimum(entry)
+        learned = self._learned_minimum(entry) or read
+        return self._event(
+            key,
+            entry,
+            usage,
+            cause=WITHDRAWN,
+            expected=0,
+            server_side=False,
+            detail=f"the below_minimum said earlier for this key is withdrawn: the vendor read "
+            f"{read} tokens from the cache, under the {minimum}-token minimum "
+            f"{entry.vendor.title} documents for {entry.model}, so it caches prefixes that "
+            f"short; {learned} tokens is now taken as the minimum {entry.model} was seen to "
+            "cache, and no prefix that long is called below_minimum again",
         )
 
     def _unmarked(

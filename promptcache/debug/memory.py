@@ -185,6 +185,7 @@ class KeyState:
         "bodies",
         "body_budget",
         "body_bytes",
+        "claims",
         "counts",
         "defaults",
         "elements",
@@ -203,6 +204,8 @@ class KeyState:
         self.bodies: OrderedDict[str, None] = OrderedDict()
         self.defaults: OrderedDict[str, None] = OrderedDict()
         self.warned: dict[str, set[str]] = {}
+        # key -> the prefix (tokens) its `below_minimum` said the vendor caches nothing of
+        self.claims: dict[str, int] = {}
         self.body_bytes = 0
         self.hashes = 0  # element records held by entries whose body is gone
         self.elements = 0  # elements of the fingerprints of entries whose body is gone
@@ -232,6 +235,7 @@ class KeyState:
             oldest = next(iter(self.entries))
             self._pop(oldest)
             self.warned.pop(oldest, None)
+            self.claims.pop(oldest, None)
         shed = self.body_bytes > self.body_budget and entry.body is not None
         while self.body_bytes > self.body_budget and self.bodies:
             held, _ = self.bodies.popitem(last=False)
@@ -309,6 +313,7 @@ class KeyState:
     def forget(self, key: str) -> None:
         self._pop(key)
         self.warned.pop(key, None)
+        self.claims.pop(key, None)
 
     def latest_defaults(self) -> Iterator[tuple[str, Entry]]:
         """The entries under default keys (vendor and model), latest first."""

@@ -20,7 +20,11 @@ carries them, are attached and fill in the cause the local view cannot see.
 
 Three things the rule above cannot see are checked apart. Markers placed with nothing read or
 written expect nothing: under the minimum that is `below_minimum`, over it, on the second such
-turn in a row, `not_cached` (the markers never took effect); each once per key. And the default
+turn in a row, `not_cached` (the markers never took effect); each once per key. A later read
+under the documented minimum and no longer than the prefix a key's `below_minimum` was said of
+disproves it: a `below_minimum_withdrawn` follow-up goes to the same outlets. The shortest read
+under the documented minimum is the model's learned minimum (no prefix that long is called
+`below_minimum` again, under any key). And the default
 key is per model, so a switch of model starts a key with no previous request: a full miss there
 is compared with the latest request under another model, and `model_changed` is named when it
 began the same way.
@@ -173,7 +177,7 @@ class Monitor(Judging):
         self._minimums: dict[tuple[str, str], int] = {}
         self._read_under_minimum: dict[tuple[str, str], int] = {}
         self._unknown_models: set[tuple[str, str]] = set()
-        self._contradicted_below_minimum = 0  # keys whose below_minimum a later read disproved
+        self._contradicted_below_minimum = 0  # keys whose below_minimum was withdrawn
         self._hashed: dict[bytes, tuple[str | None, Record]] = {}
         self._hashed_bytes = 0
         self._hashed_by: TokenCounter | None = None
@@ -496,17 +500,16 @@ class Monitor(Judging):
         if was:
             self.logger.warning("promptcache: the monitor's state store answers again")
 
-    def _contradicted(self, key: str, entry: Entry, read: int) -> None:
+    def _withdraw(self, event: Invalidation) -> None:
+        """
+        A follow-up taking back an earlier `below_minimum`, to the outlets that had the claim: the
+        logger, the callback, the span, Prometheus (a counter of its own: counters only grow, so
+        the claim stays counted where it was, and a dashboard subtracts). Counted in `stats()` as
+        `below_minimum_contradicted`, not as an event: it is no miss.
+        """
         with self._lock:
             self._contradicted_below_minimum += 1
-        self.logger.warning(
-            "promptcache: key %r (%s): the below_minimum reported earlier is contradicted: "
-            "%d tokens were read from the cache since; `stats()['below_minimum_contradicted']` "
-            "counts such keys",
-            export_key(key),
-            entry.vendor.name,
-            read,
-        )
+        self._deliver(event)
 
     def _unjudged(self, vendor: str, usage: CacheUsage) -> None:
         """A response that did not report caching is not judged: counted always, said once."""
@@ -618,7 +621,10 @@ class Monitor(Judging):
         """
         Observations, events, and events and tokens lost by cause; with a store, the observations
         judged in-process because it failed and the outages; in the background, those dropped;
-        `unjudged`, when any: those whose response did not report caching (nothing to judge by).
+        `unjudged`, when any: those whose response did not report caching (nothing to judge by);
+        `below_minimum_contradicted`, when any: the keys whose `below_minimum` a later read took
+        back (a `below_minimum_withdrawn` follow-up; `events` and `by_cause` count what was
+        emitted, the claim included, and no follow-up).
         """
         with self._lock:
             stats: dict[str, Any] = {
@@ -721,9 +727,15 @@ class Monitor(Judging):
             self._stats.events += 1
             self._stats.by_cause[event.cause] += 1
             self._stats.tokens_lost[event.cause] += event.tokens_lost
+        self._deliver(event)
+
+    def _deliver(self, event: Invalidation) -> None:
         self.logger.warning("%s", event.message())
         if self._exporter is not None:
-            self._exporter.invalidation(event)
+            if event.withdrawal:
+                self._exporter.withdrawal(event)
+            else:
+                self._exporter.invalidation(event)
         if self.on_invalidation is not None:
             try:
                 self.on_invalidation(event)

@@ -1,7 +1,8 @@
 """
-Per-request values at the place where two texts differ: the volatile scan's timestamps and ids,
-plus what it cannot see because it reads whole words: a UUID or a date glued into a path, a URL
-or a file name (`/tmp/app-settings-<uuid>.json`), and readings of the clock that are not dates
+Per-request values at the place where two texts differ: the volatile scan's timestamps and ids
+(UUIDs and compact timestamps glued into a path, a URL or a file name included:
+`/tmp/app-settings-<uuid>.json`), plus a date glued into a name, which the scan leaves alone in
+one request, and readings of the clock that are not dates
 ("snapshot 4m old", "updated 3 hours ago", "ends in 12 minutes"). Used by the cause classifier.
 """
 
@@ -16,22 +17,27 @@ from .._volatile import find_volatile
 __all__ = ["TIME_KINDS", "Hit", "covers", "hits_near", "standalone"]
 
 TIME_KINDS = frozenset(
-    {"iso_timestamp", "rfc2822", "date", "date_words", "clock_time", "epoch", "clock_duration"}
+    {
+        "iso_timestamp",
+        "iso_basic",
+        "rfc2822",
+        "date",
+        "date_words",
+        "clock_time",
+        "epoch",
+        "clock_duration",
+    }
 )
 # A value that changed between two requests and parses as a time is a clock reading whatever
 # date it names, so the "near now" window of the volatile guard is opened wide.
 _ANY_TIME = timedelta(days=365 * 200)
 _REACH = 64  # characters either side of the change that are scanned
 
-# A UUID or an ISO date bounded by anything but a hex digit or a digit: inside a path or a file
-# name the volatile scan's word boundaries do not hold (its nonce pattern takes the whole path).
-_EMBEDDED = re.compile(
-    r"(?P<uuid>(?<![0-9a-fA-F])[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}(?![0-9a-fA-F]))"
-    r"|(?P<date>(?<!\d)\d{4}-\d{2}-\d{2}(?!\d))"
-    # ISO 8601's basic format, as file names and build stamps write it: 20261201T194211Z. The
-    # `T` and a valid date and time tell it from a build number (20261201194211) or a version.
-    r"|(?P<compact>(?<![\dA-Za-z])\d{8}T\d{6}(?:Z|[+-]\d{4})?(?![\d]))"
-)
+# An ISO date bounded by anything but a digit, glued into a name included: the volatile scan
+# leaves a date in a name alone (in one request it is a pinned model version or a file's name),
+# but a date there that changed between two requests is a clock reading or other content, which
+# `covers` and `standalone` tell apart. UUIDs and compact timestamps in paths are the scan's own.
+_EMBEDDED = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
 _UNIT = (
     r"(?:seconds?|secs?|s|minutes?|mins?|m|hours?|hrs?|h|days?|d|weeks?|wks?|w|months?|mo"
     r"|years?|yrs?|y)"
@@ -70,24 +76,16 @@ def hits_near(text: str, start: int, end: int) -> list[Hit]:
 
 
 def _embedded(window: str, lo: int) -> list[Hit]:
-    hits = []
-    for m in _EMBEDDED.finditer(window):
-        kind = m.lastgroup or ""
-        if kind == "date" and not _valid_date(m.group()):
-            continue
-        if kind == "compact":
-            if not _valid_date(m.group()[:15], "%Y%m%dT%H%M%S"):
-                continue
-            kind, label = "iso_timestamp", "ISO 8601 timestamp (basic format)"
-        else:
-            label = "UUID" if kind == "uuid" else "date"
-        hits.append(Hit(kind=kind, label=label, lo=lo + m.start(), hi=lo + m.end()))
-    return hits
+    return [
+        Hit(kind="date", label="date", lo=lo + m.start(), hi=lo + m.end())
+        for m in _EMBEDDED.finditer(window)
+        if _valid_date(m.group())
+    ]
 
 
-def _valid_date(value: str, form: str = "%Y-%m-%d") -> bool:
+def _valid_date(value: str) -> bool:
     try:
-        datetime.strptime(value, form)
+        datetime.strptime(value, "%Y-%m-%d")
     except ValueError:
         return False
     return True

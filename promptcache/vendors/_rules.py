@@ -109,6 +109,10 @@ class CacheRules:
     # What of a tool carrying that flag is still rendered into the prefix: nothing for Anthropic;
     # OpenAI shows a deferred function's (namespace's, MCP server's) name and description.
     deferred_tool_shown: tuple[str, ...] = ()
+    # Tool types that group tools, and the key of their members: the flag applies to a group's
+    # members, and a flagged member leaves the prefix whole (the group shows its own name and
+    # description). OpenAI's namespaces.
+    tool_groups: Mapping[str, str] = field(default_factory=dict)
     string_is_text_block: bool = False
 
     @property
@@ -144,6 +148,7 @@ class CacheRules:
             "miss_reasons": dict(self.miss_reasons),
             "unrendered_tool_flag": self.unrendered_tool_flag,
             "deferred_tool_shown": list(self.deferred_tool_shown),
+            "tool_groups": dict(self.tool_groups),
             "string_is_text_block": self.string_is_text_block,
         }
 

@@ -124,25 +124,43 @@ def rendered_tool_spans(tools: Any) -> list[Span]:
 
 TOOL_PROMPT = "the tool-use system prompt the API adds when tools are given"
 
-# The size of that tool-use system prompt, by model and `tool_choice` type, where the vendor
-# documents it: "Tool use pricing and tokens" (docs.anthropic.com/en/docs/tool-use-pricing-and-tokens,
-# read 2026-12-01) lists the Claude 3 models only. Other models (and `tool_choice: none`, absent
-# from that table) keep the prompt named, not counted: the sizes published elsewhere for newer
-# models are third parties' and disagree with each other.
+# The size of that tool-use system prompt, by model and `tool_choice` type, as the vendor
+# documents it: the "Pricing" table of Anthropic's tool use overview
+# (https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview, read 2026-12-01, the
+# table then listing Opus 4.7 back to Haiku 3), which gives `auto` and `none` one size and `any`
+# and `tool` another, "assuming at least 1 tool is provided". A model the table does not list
+# (newer ones) keeps the prompt named, not counted.
+_CLAUDE_4 = {"auto": 346, "none": 346, "any": 313, "tool": 313}
 TOOL_PROMPT_TOKENS: Mapping[str, Mapping[str, int]] = {
-    "claude-3-opus": {"auto": 530, "any": 281, "tool": 281},
-    "claude-3-sonnet": {"auto": 159, "any": 235, "tool": 235},
-    "claude-3-haiku": {"auto": 264, "any": 340, "tool": 340},
+    "claude-opus-4-7": _CLAUDE_4,
+    "claude-opus-4-6": _CLAUDE_4,
+    "claude-opus-4-5": _CLAUDE_4,
+    "claude-opus-4-1": _CLAUDE_4,
+    "claude-opus-4": _CLAUDE_4,
+    "claude-sonnet-4-6": _CLAUDE_4,
+    "claude-sonnet-4-5": _CLAUDE_4,
+    "claude-sonnet-4": _CLAUDE_4,
+    "claude-3-7-sonnet": _CLAUDE_4,
+    "claude-haiku-4-5": _CLAUDE_4,
+    "claude-3-5-haiku": {"auto": 264, "none": 264, "any": 340, "tool": 340},
+    "claude-3-opus": {"auto": 530, "none": 530, "any": 281, "tool": 281},
+    "claude-3-sonnet": {"auto": 159, "none": 159, "any": 235, "tool": 235},
+    "claude-3-haiku": {"auto": 264, "none": 264, "any": 340, "tool": 340},
 }
-# The family inside a first-party, Bedrock (`anthropic.claude-3-haiku-20240307-v1:0`) or Vertex
-# (`claude-3-haiku@20240307`) model name; `claude-3-5-haiku` is another model.
-_CLAUDE_3 = re.compile(r"(?:^|[./])(claude-3-(?:opus|sonnet|haiku))(?=$|[-@:])")
+# A listed model inside a first-party, Bedrock (`us.anthropic.claude-opus-4-1-20250805-v1:0`) or
+# Vertex (`claude-opus-4-1@20250805`) name: only a snapshot may follow it (a date, Bedrock's
+# version, `-latest`), so `claude-opus-4-8` is no `claude-opus-4`; longest names first.
+_LISTED = re.compile(
+    r"(?:^|[./])("
+    + "|".join(re.escape(name) for name in sorted(TOOL_PROMPT_TOKENS, key=len, reverse=True))
+    + r")(?=$|[@:]|-\d{8}(?:-v\d+(?::\d+)?)?$|-v\d+(?::\d+)?$|-latest$)"
+)
 
 
 def added_tokens(request: Mapping[str, Any], model: str | None) -> dict[str, int]:
     """What the API adds to the prompt that the vendor documents a size for, for `model`."""
     tools = [t for t in request.get("tools") or () if isinstance(t, Mapping)]
-    found = _CLAUDE_3.search(model or "")
+    found = _LISTED.search(model or "")
     if not tools or found is None:
         return {}
     choice = request.get("tool_choice")

@@ -11,7 +11,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from .._errors import InputError
-from .._parts import Content, Message, TextPart, ThinkingPart, ToolResult, ToolUse
+from .._parts import Content, Message, TextPart, ThinkingPart, Tool, ToolResult, ToolUse
 from .._usage import CacheDiagnosis, CacheUsage
 from ._elements import Span, system_spans
 from ._fields import get_field, get_int, require_usage
@@ -52,6 +52,11 @@ RULES = replace(
     # namespace or MCP server shows its name and description (OpenAI's tool search guide).
     unrendered_tool_flag="defer_loading",
     deferred_tool_shown=("type", "name", "description", "server_label", "server_description"),
+    # "For namespaces, defer_loading applies to the functions inside the namespace, not to the
+    # namespace object itself"; "for a namespace or MCP server, that means the model sees only
+    # the namespace or server name and description at first" (the same guide, read 2026-12-01:
+    # developers.openai.com/api/docs/guides/tools-tool-search): a deferred member leaves whole.
+    tool_groups={"namespace": "tools"},
 )
 
 CALL_PATHS: Mapping[tuple[str, ...], str] = {
@@ -72,14 +77,40 @@ def layers(request: Mapping[str, Any]) -> dict[str, list[Span]]:
 
 
 def shown_tools(tools: Sequence[Any]) -> Sequence[Any]:
-    """The tools as the prefix holds them: of a deferred one, only what tool search shows."""
-    flag, shown = RULES.unrendered_tool_flag, RULES.deferred_tool_shown
-    if not any(isinstance(t, Mapping) and t.get(flag) is True for t in tools):
+    """
+    The tools as the prefix holds them: of a deferred one, only what tool search shows; of a
+    namespace, its own fields and the members not deferred.
+    """
+    if not any(_defers(t) for t in tools):
         return tools
-    return [
-        {k: t[k] for k in shown if k in t} if isinstance(t, Mapping) and t.get(flag) is True else t
-        for t in tools
-    ]
+    return [_shown(t) for t in tools]
+
+
+def _deferred(tool: Any) -> bool:
+    return isinstance(tool, Mapping) and tool.get(RULES.unrendered_tool_flag) is True
+
+
+def _members(tool: Any) -> Any:
+    """A group's members (a namespace's `tools`), or None for a tool that groups none."""
+    if not isinstance(tool, Mapping):
+        return None
+    key = RULES.tool_groups.get(str(tool.get("type")))
+    return None if key is None else tool.get(key)
+
+
+def _defers(tool: Any) -> bool:
+    members = _members(tool)
+    return _deferred(tool) or (isinstance(members, list) and any(map(_deferred, members)))
+
+
+def _shown(tool: Any) -> Any:
+    if _deferred(tool):
+        return {k: tool[k] for k in RULES.deferred_tool_shown if k in tool}
+    members = _members(tool)
+    if not isinstance(members, list) or not any(map(_deferred, members)):
+        return tool
+    key = RULES.tool_groups[str(tool["type"])]
+    return {**tool, key: [m for m in members if not _deferred(m)]}
 
 
 def misfit(request: Mapping[str, Any]) -> str | None:
@@ -100,9 +131,7 @@ def signs(request: Mapping[str, Any]) -> int:
 
 def read_prompt(request: Mapping[str, Any]) -> PromptParts:
     tools = [
-        openai_tool(t)
-        for t in shown_tools(items(request, "tools"))
-        if t.get("type", "function") == "function"
+        tool for tool in map(_prompt_tool, shown_tools(items(request, "tools"))) if tool is not None
     ]
     system = [request["instructions"]] if request.get("instructions") else []
     text = request.get("input")
@@ -130,6 +159,21 @@ def read_prompt(request: Mapping[str, Any]) -> PromptParts:
             role = "assistant" if item.get("role") == "assistant" else "user"
             messages.append(message(role, openai_content(item, path)))
     return tools, system, messages
+
+
+def _prompt_tool(tool: Mapping[str, Any]) -> Tool | None:
+    """A function, or a namespace as the prefix holds it (its name, description and the members
+    not deferred, counted as one block); None for a built-in tool (`unestimated` names those)."""
+    if tool.get("type", "function") == "function":
+        return openai_tool(tool)
+    members = _members(tool)
+    if not isinstance(members, list):
+        return None
+    return Tool(
+        name=str(tool.get("name", "")),
+        description=str(tool.get("description", "")),
+        input_schema={"tools": members},
+    )
 
 
 def _join(messages: list[Message], role: Literal["user", "assistant"], part: Content) -> None:

@@ -26,6 +26,16 @@ def _exported() -> tuple[set[str], set[str]]:
     usage = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
     monitor.observe(pairs.anthropic(), usage=usage, at=0.0, key="k")
     monitor.observe(pairs.anthropic(), usage=usage, at=1.0, key="k")
+    # a below_minimum a later read takes back: the withdrawn counter gets its series
+    gemini = Monitor("gemini", prometheus_registry=registry)
+    small = pairs.gemini(system="You answer questions about Acme Cloud deployments.")
+    for at, read in ((0.0, 0), (1.0, 40)):
+        gemini.observe(
+            small,
+            usage=CacheUsage(uncached_input=60, cache_read=read, cache_write=None, output=1),
+            at=at,
+            key="g",
+        )
     names, labels = set(), set()
     for family in registry.collect():
         for sample in family.samples:
@@ -104,3 +114,10 @@ def test_a_panel_shows_server_side_misses_by_model() -> None:
     assert exprs and all("by (vendor, model)" in e for e in exprs)
     names, labels = _exported()
     assert "promptcache_server_side_misses_total" in names and "model" in labels
+
+
+def test_the_dashboard_shows_withdrawn_below_minimum_verdicts() -> None:
+    # counters only grow: a withdrawn below_minimum stays in promptcache_invalidations_total,
+    # and the dashboard shows the withdrawals beside it
+    exprs = _exprs(json.loads(DASHBOARD.read_text()))
+    assert any("promptcache_withdrawn_invalidations_total" in e for e in exprs)

@@ -7,8 +7,6 @@ contradictory counts are read right, and never inflate what the monitor expects 
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -310,20 +308,7 @@ def test_a_read_under_the_documented_minimum_wins_over_caches_nothing() -> None:
     assert [e.cause for e in events] == []
 
 
-def test_a_later_read_marks_the_keys_below_minimum_contradicted(caplog: Any) -> None:
-    # The recorded session: 859 tokens, nothing read ("below the 2,048 minimum"), then the next
-    # response read 594. The event stays as emitted; the monitor counts and says the contradiction.
-    events: list[Any] = []
-    monitor = Monitor("gemini", on_invalidation=events.append, metrics=False)
-    monitor.observe(_short_gemini("Why 502s?"), _gemini_response(859, 0), at=1_000.0, key="g")
-    assert [e.cause for e in events] == ["below_minimum"]
-    assert "below_minimum_contradicted" not in monitor.stats()
-    with caplog.at_level("WARNING", logger="promptcache"):
-        monitor.observe(_short_gemini("And now?"), _gemini_response(861, 594), at=1_005.0, key="g")
-        monitor.observe(_short_gemini("More?"), _gemini_response(866, 594), at=1_010.0, key="g")
-    assert monitor.stats()["below_minimum_contradicted"] == 1  # once per key
-    [said] = [r.getMessage() for r in caplog.records if "contradicted" in r.getMessage()]
-    assert "594 tokens were read" in said and "Why 502s" not in said
+# A later read taking back a key's below_minimum: test_below_minimum_withdrawn.py.
 
 
 def test_a_read_on_a_key_never_told_below_minimum_contradicts_nothing() -> None:
@@ -362,34 +347,6 @@ def test_the_sdk_objects_read_as_their_json() -> None:
     summed = {k: v for k, v in loop.items() if k != "iterations"}
     unitemised = reader(beta.BetaMessage.model_validate({**head, "usage": summed}))
     assert unitemised.passes == 2 and unitemised.prefix_measure is None
-
-
-def test_the_report_notes_below_minimum_verdicts_a_later_read_contradicted(
-    tmp_path: Path, capsys: Any
-) -> None:
-    from promptcache._report import build_report
-    from promptcache.cli import main
-
-    lines = [
-        json.dumps(
-            {
-                "vendor": "gemini",
-                "key": "g",
-                "at": 1_000.0 + 5 * n,
-                "request": _short_gemini(question),
-                "response": _gemini_response(859 + n, cached),
-            }
-        )
-        for n, (question, cached) in enumerate([("Why 502s?", 0), ("And now?", 594)])
-    ]
-    report = build_report(lines)
-    assert [c.cause for c in report.invalidations] == ["below_minimum"]
-    assert report.below_minimum_contradicted == 1
-    assert report.to_json()["below_minimum_contradicted"] == 1
-    log = tmp_path / "calls.jsonl"
-    log.write_text("\n".join(lines) + "\n")
-    main(["report", str(log)])
-    assert "1 key(s) told below_minimum later read from the cache" in capsys.readouterr().out
 
 
 def test_a_shared_state_keeps_what_a_tool_loop_measured() -> None:

@@ -1,6 +1,6 @@
 """
 inspect counts what the vendor adds where the vendor documents its size for the model (the
-tool-use system prompt of the Claude 3 models), and keeps naming what it cannot count.
+tool-use system prompt of the models in Anthropic's table), and keeps naming what it cannot count.
 """
 
 from __future__ import annotations
@@ -56,17 +56,61 @@ def test_the_tool_prompt_size_follows_tool_choice_and_model() -> None:
     }
     assert added_tokens(tools, "anthropic.claude-3-opus-20240229-v1:0") == {TOOL_PROMPT: 530}
     assert added_tokens(tools, "claude-3-sonnet@20240229") == {TOOL_PROMPT: 159}
-    # not documented: a newer model, a Claude 3.5 model, `tool_choice: none`, no tools
-    assert added_tokens(tools, "claude-sonnet-4-6") == {}
-    assert added_tokens(tools, "claude-3-5-haiku-20241022") == {}
-    assert added_tokens({**tools, "tool_choice": {"type": "none"}}, "claude-3-haiku-20240307") == {}
+    # `none` costs what `auto` does while tools are given; nothing without tools
+    none = {**tools, "tool_choice": {"type": "none"}}
+    assert added_tokens(none, "claude-3-haiku-20240307") == {TOOL_PROMPT: 264}
     assert added_tokens({}, "claude-3-haiku-20240307") == {}
+    # not documented: a model the vendor's table does not list
+    assert added_tokens(tools, "claude-opus-4-8") == {}
 
 
 def test_an_undocumented_model_keeps_the_tool_prompt_named(tmp_path: Path, capsys: Any) -> None:
-    report = _inspect(tmp_path, _haiku_3(model="claude-sonnet-4-6"), capsys)
+    report = _inspect(tmp_path, _haiku_3(model="claude-opus-4-8"), capsys)
     assert report["vendor_added"] == {} and report["tokens"]["vendor_added"] == 0
     assert TOOL_PROMPT in report["unestimated"]
     path = tmp_path / "request.json"
     assert main(["inspect", str(path)]) == 0
     assert "not counted: the tool-use system prompt" in capsys.readouterr().out
+
+
+# -- the Claude 4 models: Anthropic's tool-use overview page, "Pricing" ---------------------------
+
+CLAUDE_4 = [
+    "claude-opus-4-7",
+    "claude-opus-4-6",
+    "claude-opus-4-5-20251101",
+    "claude-opus-4-1-20250805",
+    "claude-opus-4-20250514",
+    "claude-sonnet-4-6",
+    "claude-sonnet-4-5-20250929",
+    "claude-sonnet-4-20250514",
+    "claude-3-7-sonnet-20250219",
+    "claude-haiku-4-5-20251001",
+    # the same models as Bedrock and Vertex AI name them
+    "anthropic.claude-sonnet-4-5-20250929-v1:0",
+    "us.anthropic.claude-opus-4-1-20250805-v1:0",
+    "claude-opus-4-1@20250805",
+]
+
+
+def test_the_claude_4_tool_prompt_is_counted_for_every_listed_model() -> None:
+    tools = {"tools": pairs.TOOLS}
+    for model in CLAUDE_4:
+        for choice, size in (("auto", 346), ("none", 346), ("any", 313), ("tool", 313)):
+            request = {**tools, "tool_choice": {"type": choice}}
+            assert added_tokens(request, model) == {TOOL_PROMPT: size}, (model, choice)
+        assert added_tokens(tools, model) == {TOOL_PROMPT: 346}, model  # auto by default
+
+
+def test_claude_3_5_haiku_has_its_own_size() -> None:
+    tools = {"tools": pairs.TOOLS}
+    assert added_tokens(tools, "claude-3-5-haiku-20241022") == {TOOL_PROMPT: 264}
+    any_tool = {**tools, "tool_choice": {"type": "any"}}
+    assert added_tokens(any_tool, "claude-3-5-haiku-latest") == {TOOL_PROMPT: 340}
+
+
+def test_inspect_counts_the_claude_4_tool_prompt(tmp_path: Path, capsys: Any) -> None:
+    report = _inspect(tmp_path, _haiku_3(model="claude-sonnet-4-6"), capsys)
+    assert report["vendor_added"] == {TOOL_PROMPT: 346}
+    assert report["tokens"]["vendor_added"] == 346
+    assert TOOL_PROMPT not in report["unestimated"]
