@@ -141,6 +141,7 @@ def plan(
     previous: Prompt | Rendered | None = None,
     counter: TokenCounter | None = None,
     min_tokens: int | None = None,
+    vendor_added: int = 0,
     conversation: bool = True,
     seen: SharedPrefixes | None = None,
     key: str | None = None,
@@ -154,7 +155,9 @@ def plan(
     vendor's own automatic breakpoint is on (Anthropic's top-level `cache_control`, OpenAI's
     implicit mode); it takes one slot; None means the vendor's default. `previous` is the prompt
     of the request before this one, which lets the lookback rule place its breakpoint exactly.
-    `min_tokens` overrides the model's minimum from the table.
+    `min_tokens` overrides the model's minimum from the table. `vendor_added` counts tokens the
+    vendor puts ahead of the request's own (Anthropic's tool-use system prompt): they count
+    toward the minimum, and the notes say so.
 
     `conversation` (the default) treats a prompt whose history holds a user turn answered by the
     assistant as one turn of a chat or agent loop: the next request is this one plus a reply and
@@ -182,7 +185,10 @@ def plan(
         min_tokens = load_min_tokens().minimum(spec.family, model)
     minimum = min_tokens
     use_auto = caps.automatic_mode if automatic is None else automatic
+    if vendor_added < 0:
+        raise InputError(f"vendor_added must be >= 0 (tokens the vendor adds), got {vendor_added}")
     builder = _Planner(caps, rendered, model, minimum, use_auto)
+    builder.vendor_added = vendor_added
     builder.conversation = conversation
     if reserved < 0:
         raise InputError(f"reserved must be >= 0 (markers the caller set), got {reserved}")
@@ -217,6 +223,7 @@ class _Planner:
         self.blocks = rendered.blocks
         self.model = model
         self.minimum = minimum
+        self.vendor_added = 0  # the vendor's own tokens ahead of the request's: they count too
         self.automatic = automatic
         self.budget = 0
         self.conversation = False
@@ -240,10 +247,10 @@ class _Planner:
         if self.prefix_end < 0:
             self.notes.append("no breakpoint: the prompt has no stable prefix (everything is tail)")
             return
-        if self.prefix_tokens < self.minimum:
+        if self.prefix_tokens + self.vendor_added < self.minimum:
             self.notes.append(
-                f"no breakpoint: prefix of {self.prefix_tokens} tokens is below {self.model}'s "
-                f"minimum of {self.minimum}"
+                f"no breakpoint: prefix of {self.prefix_tokens} tokens{self._added()} is below "
+                f"{self.model}'s minimum of {self.minimum}"
             )
             return
         if self.caps.marking == "automatic" or self.caps.max_breakpoints == 0:
@@ -267,6 +274,9 @@ class _Planner:
             )
         for layer in (Layer.DOCS, Layer.SYSTEM, Layer.TOOLS):
             self._add_layer_end(layer)
+
+    def _added(self) -> str:
+        return f" (plus {self.vendor_added} the vendor adds)" if self.vendor_added else ""
 
     def _automatic_note(self) -> str:
         step = self.caps.increment_tokens
@@ -300,12 +310,12 @@ class _Planner:
             reason += f"; moved from {_path(self.blocks[index], part)}, which cannot carry a marker"
         spot = self._normal(*target)
         tokens = self._tokens_through(*spot)
-        if tokens < self.minimum:
+        if tokens + self.vendor_added < self.minimum:
             return _Refusal(
                 "minimum",
                 f"no breakpoint at {_path(self.blocks[spot[0]], spot[1])} "
-                f"({reason.split(';')[0]}): only {tokens} tokens before it, below {self.model}'s "
-                f"minimum of {self.minimum}",
+                f"({reason.split(';')[0]}): only {tokens} tokens before it{self._added()}, below "
+                f"{self.model}'s minimum of {self.minimum}",
             )
         if all((c.block_index, c.part) != spot for c in self.chosen):
             self.chosen.append(_Chosen(*spot, reason, tokens))

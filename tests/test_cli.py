@@ -127,8 +127,10 @@ def test_inspect_explains_a_prefix_below_the_minimum(
 ) -> None:
     assert main(["inspect", str(request_file)]) == 0
     out = capsys.readouterr().out
-    # 1,024 documented, less the 346-token tool-use system prompt the API adds (counted)
-    assert "below claude-sonnet-4-6's minimum of 678" in out and "plus the 346" in out
+    # the model's own 1,024, with the 346-token tool-use system prompt the API adds counted
+    # toward it (not a made-up "minimum of 678")
+    assert "(plus 346 the vendor adds) is below claude-sonnet-4-6's minimum of 1024" in out
+    assert "minimum of 678" not in out
 
 
 def _marked(body: dict[str, Any], *where: tuple[str, int, str | None]) -> dict[str, Any]:

@@ -14,7 +14,6 @@ from .._errors import InputError
 from .._ingest import Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
-from .._pricing import load_min_tokens
 from .._printable import printable
 from .._prompt import Layer, Prompt, Rendered
 from ..adapters.anthropic import check_markers, markers_in_order
@@ -246,21 +245,12 @@ def _breakpoints(
 ) -> dict[str, Any]:
     if ingested.vendor not in VENDOR_NAMES or model is None:
         return {"planned": [], "notes": ["pass --vendor and --model to plan breakpoints"]}
-    notes = []
-    min_tokens = None
-    if added:
-        # The vendor's own tokens come first, so every prefix is `added` longer than counted:
-        # the planner checks the request's own tokens against what is left of the minimum.
-        minimum = load_min_tokens().minimum(get_vendor(ingested.vendor).family, model)
-        notes.append(
-            f"the {minimum:,}-token minimum is checked against the request's own tokens plus the "
-            f"{added:,} the vendor adds, so the figures below compare with {max(0, minimum - added):,}"
-        )
-        min_tokens = max(0, minimum - added)
     try:
-        result = plan(rendered, vendor=ingested.vendor, model=model, min_tokens=min_tokens)
+        # The vendor's own tokens come first, so every prefix is `added` longer than counted:
+        # the planner checks the request's own tokens plus those against the model's minimum.
+        result = plan(rendered, vendor=ingested.vendor, model=model, vendor_added=added)
     except InputError as exc:  # a model whose minimum nobody can tell: said, not guessed
-        return {"planned": [], "notes": [*notes, str(exc)]}
+        return {"planned": [], "notes": [str(exc)]}
     # `part`: the content block inside a message that carries the marker (a lagging breakpoint in
     # a parallel tool fan-out, path `history[4].content[2]`); None: the block's last one.
     return {
@@ -274,7 +264,7 @@ def _breakpoints(
             }
             for bp in result.breakpoints
         ],
-        "notes": [*notes, *result.notes],
+        "notes": list(result.notes),
     }
 
 
