@@ -254,7 +254,7 @@ def read_bounded(
     name = _label(file, what)
     if str(file) == "-":
         return _read_stdin(max_bytes, flag, name)
-    fd = open_regular(Path(file), what=what)
+    fd = open_regular(file if isinstance(file, Path) else Path(file), what=what)  # no re-parse
     try:
         size = os.fstat(fd).st_size
         if size > max_bytes:

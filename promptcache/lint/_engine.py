@@ -217,16 +217,17 @@ def _discover(
     """
     for raw in paths:
         path = raw if isinstance(raw, Path) else Path(raw)  # copying a Path costs a re-parse
-        if path.is_file():
+        info = _status(path)  # one system call answers "a file?", "a folder?" and the size
+        if info is not None and stat.S_ISREG(info.st_mode):
             if not _excluded(path, config):
-                size = path.stat().st_size
+                size = info.st_size
                 if size > config.max_bytes:
                     raise InputError(
                         f"{str(raw)!r} is {size:,} bytes, over the {config.max_bytes:,}-byte "
                         "input limit; raise it with --max-bytes N"
                     )
                 yield path, False, None
-        elif path.is_dir():
+        elif info is not None and stat.S_ISDIR(info.st_mode):
             found = dict(_walk(path, config))
             ignored = _git_ignored(path, list(found))
             yield from ((file, True, why) for file, why in found.items() if file not in ignored)
@@ -235,6 +236,20 @@ def _discover(
             raise InputError(f"cannot read {str(raw)!r}; pass template files or folders")
         else:
             raise InputError(f"{str(raw)!r} does not exist; pass template files or folders")
+
+
+def _status(path: Path) -> os.stat_result | None:
+    """`path`'s status (links followed), or None where `Path.is_file` and `is_dir` answer False
+    (it does not exist, a folder in it is a file, a symlink loop); other errors propagate, as
+    theirs do."""
+    try:
+        return path.stat()
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
+            return None
+        raise
+    except ValueError:  # a NUL in the name
+        return None
 
 
 def _git_ignored(folder: Path, files: list[Path]) -> set[Path]:
@@ -291,6 +306,8 @@ def _unreadable(file: Path, max_bytes: int) -> str | None:
 
 
 def _excluded(path: Path, config: LintConfig) -> bool:
+    if not config.exclude:  # the usual case: no path to work out
+        return False
     shown = _display(path)
     return any(fnmatch.fnmatch(shown, g) or fnmatch.fnmatch(path.name, g) for g in config.exclude)
 

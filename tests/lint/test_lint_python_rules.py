@@ -835,3 +835,80 @@ def test_a_linter_used_again_after_release_checks_the_code_again() -> None:
         with linter.paused_gc():
             assert [f.code for f in linter.lint_source(source, display="agent.py")] == ["PC501"]
             linter.release()
+
+
+def test_a_linted_module_that_nothing_imports_is_let_go_at_once(tmp_path: Path) -> None:
+    # Keeping every tree of the run alive made each later parse and evaluation slower; a linted
+    # module no other module imported is let go once its findings are made, one imported stays.
+    _write(
+        tmp_path,
+        {
+            "helpers.py": 'GREETING = "Hello."\n',
+            "agent.py": f"""
+                from datetime import datetime
+                from helpers import GREETING
+                def ask(client, question):
+                    return client.messages.create(
+                        model="m", system=f"{{GREETING}} Now {{datetime.now()}} {LONG}",
+                        messages=[{{"role": "user", "content": question}}])
+            """,
+        },
+    )
+    linter = PythonLinter(LintConfig(root=tmp_path))
+    with linter.paused_gc():
+        found = linter.lint_file(tmp_path / "agent.py", display="agent.py")
+        assert [f.code for f in found] == ["PC501"]
+        agent = (tmp_path / "agent.py").read_text(encoding="utf-8")
+        helpers = (tmp_path / "helpers.py").read_text(encoding="utf-8")
+        assert linter.project.loaded(tmp_path / "agent.py", agent) is None
+        assert linter.project.loaded(tmp_path / "helpers.py", helpers) is not None
+        linter.release()
+
+
+def test_a_module_linted_before_its_importer_still_gives_its_values(tmp_path: Path) -> None:
+    # `prompts.py` is linted (its name is a prompt's) and let go first; `zz_agent.py` imports it
+    # afterwards: it is read again and run whole, as it stood when linted, so a name it binds
+    # in an `if` is still found.
+    _write(
+        tmp_path,
+        {
+            "prompts.py": """
+                import os
+                from datetime import datetime
+                if os.environ.get("SHORT"):
+                    BASE_PROMPT = "Be brief."
+                else:
+                    BASE_PROMPT = f"Today is {datetime.now():%Y-%m-%d}."
+            """,
+            "zz_agent.py": f"""
+                from prompts import BASE_PROMPT
+                def ask(client, question):
+                    return client.messages.create(
+                        model="m", system=BASE_PROMPT + "{LONG}",
+                        messages=[{{"role": "user", "content": question}}])
+            """,
+        },
+    )
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert [(Path(f.path).name, f.code) for f in found] == [("zz_agent.py", "PC501")]
+    assert "prompts.py:7)" in found[0].message
+
+
+def test_modules_let_go_in_one_run_leave_no_trace_on_new_ones(tmp_path: Path) -> None:
+    # The analysis remembers analysed modules by id(); a module let go frees its id for the
+    # next one, which must still be analysed (else every later file was silently clean).
+    for index in range(40):
+        _write(
+            tmp_path,
+            {
+                f"agent{index:02d}.py": f"""
+                    from datetime import datetime
+                    def ask(client, question):
+                        return client.messages.create(
+                            model="m", system=f"Now {{datetime.now()}} {LONG}",
+                            messages=[{{"role": "user", "content": question}}])
+                """
+            },
+        )
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert sorted(Path(f.path).name for f in found) == [f"agent{i:02d}.py" for i in range(40)]

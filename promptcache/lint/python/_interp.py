@@ -236,6 +236,8 @@ class Analysis:
 
     def global_value(self, module: Module, name: str) -> Value | None:
         """A module global, evaluating only its own top-level statement when the module has not run."""
+        if module.reloaded and module.state == "new":  # linted, forgotten, read again
+            self.run_module(module)
         found = module.globals.get(name)
         if found is not None or module.state == "done" or name in module.pending:
             return found if isinstance(found, Value) else None
@@ -249,6 +251,10 @@ class Analysis:
             module.pending.discard(name)
         found = module.globals.get(name)
         return found if isinstance(found, Value) else None
+
+    def forget(self, module: Module) -> None:
+        """The module is let go (`Project.forget`): a new one may take its id."""
+        self._analysed.discard(id(module))
 
     def record(self, module: Module, hit: Hit) -> None:
         module.hits.append(hit)

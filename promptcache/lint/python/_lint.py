@@ -22,7 +22,7 @@ from .._model import Finding
 from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._interp import Analysis, Hit
-from ._project import Project
+from ._project import Module, Project
 from ._sinks import SINKS, sink_aliases
 
 __all__ = ["PythonLinter", "lint_python_source"]
@@ -194,6 +194,15 @@ class PythonLinter:
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
+        try:
+            return self._analyse_module(module, relevant, source, display)
+        finally:
+            if self.project.forget(module):
+                self.analysis.forget(module)
+
+    def _analyse_module(
+        self, module: Module, relevant: frozenset[int], source: str, display: str
+    ) -> list[Finding]:
         relevant |= _alias_lines(source, sink_aliases(module.imports))
         if not relevant:
             return []

@@ -47,6 +47,11 @@ class Module:
     pending: set[str] = field(default_factory=set)  # globals being evaluated on demand
     hits: list[object] = field(default_factory=list)  # what reached a prefix, sited here
     unfollowed: set[int] = field(default_factory=set)  # lines nested too deeply to analyse
+    # Handed to another module through an import: its values may live on in that module's.
+    shared: bool = False
+    # Read again after it was linted and forgotten: it is run whole before a value is read from
+    # it, as it stood when it was linted (a name bound in an `if` is then found as it was).
+    reloaded: bool = False
     _index: dict[str, ast.stmt] | None = None
     _lines: list[bytes] | None = None
     _plain: bool | None = None
@@ -177,6 +182,7 @@ class Project:
     _entries: dict[str, bool] = field(default_factory=dict)
     _failed: dict[Path, str] = field(default_factory=dict)
     _cwd: Path | None = None
+    _forgotten: set[Path] = field(default_factory=set)  # linted, run whole, then let go
 
     def loaded(self, path: Path, source: str) -> Module | None:
         """The module already parsed for `path` (as an import) when its text is `source`."""
@@ -211,6 +217,31 @@ class Project:
         self._by_name.clear()
         self.broken.clear()
         self._failed.clear()
+        self._forgotten.clear()
+
+    def forget(self, module: Module) -> bool:
+        """
+        Let go of a linted module that no other module imported, so that its tree and values
+        are freed now rather than at the end of the run: a project's trees kept all together
+        make every later parse and evaluation slower (fresh memory for each). A module that was
+        imported stays, since its values live on in its importers'. One imported later is read
+        again (`reloaded`). Whether it was let go.
+        """
+        if module.shared or module.path is None:
+            return False
+        if self._by_path.get(module.path) is module:
+            del self._by_path[module.path]
+            if module.state == "done":
+                self._forgotten.add(module.path)
+        if module.name and self._by_name.get(module.name) is module:
+            del self._by_name[module.name]
+        # Break the cycles between the module and its functions (see `release`).
+        module.globals.clear()
+        module.hits.clear()
+        module.pending.clear()
+        module.unfollowed.clear()
+        module._index = None
+        return True
 
     def module_for_file(self, path: Path, display: str, source: str, tree: ast.Module) -> Module:
         resolved = self._resolve(path)
@@ -237,7 +268,10 @@ class Project:
     def find(self, dotted: str, near: Module | None) -> Module | None:
         """The project module imported as `dotted`, or None when it is not part of the project."""
         if dotted in self._by_name:
-            return self._by_name[dotted]
+            known = self._by_name[dotted]
+            if known is not None:
+                known.shared = True
+            return known
         relative = os.path.join(*dotted.split("."))
         for folder in self._folders(near):
             base = os.path.join(folder, relative)
@@ -245,7 +279,9 @@ class Project:
                 if self._is_file(candidate) or self._is_entry(candidate):
                     found = self._load(Path(candidate))
                     self._by_name[dotted] = found
-                    if found is None:
+                    if found is not None:
+                        found.shared = True
+                    else:
                         self.broken[dotted] = self._failed.get(
                             self._resolve(Path(candidate)), "does not parse"
                         )
@@ -297,7 +333,9 @@ class Project:
             return None
         if self._cwd is None:  # resolved once a run: it walks every folder of the path
             self._cwd = Path.cwd().resolve()
-        return self.module_for_file(resolved, display_path(resolved, self._cwd), source, tree)
+        module = self.module_for_file(resolved, display_path(resolved, self._cwd), source, tree)
+        module.reloaded = resolved in self._forgotten
+        return module
 
     def _failure(self, resolved: Path, why: str) -> None:
         """Record a module that cannot be had (linted and reported on its own, if at all)."""
