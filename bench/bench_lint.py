@@ -204,6 +204,45 @@ def bench_python(name: str, paths: list[Path], folder: Path, repeat: int) -> Non
     )
 
 
+def bench_real_corpus(corpus: Path, repeat: int) -> None:
+    """
+    The real request-building files of `bench/lint_corpus/` (local copies, as `score_lint.py`
+    lays them out), each project linted with its own folder as the root, as a team would lint
+    its repository; against read + `ast.parse` of the same files. The held-out `fresh` split is
+    left out (it is only scored, at the end).
+    """
+    projects = sorted(
+        project
+        for split in ("dev", "heldout", "fresh-dev")
+        for project in (corpus / "python" / split).glob("*")
+        if project.is_dir()
+    )
+    if not projects:
+        raise SystemExit(f"no local copies under {corpus}/python/: see bench/lint_corpus/README.md")
+    files = {project: sorted(project.rglob("*.py")) for project in projects}
+    paths = [path for project in projects for path in files[project]]
+    configs = {p: LintConfig(root=p, include=("*.py",)) for p in projects}
+
+    def lint_all() -> None:
+        for project in projects:
+            lint_paths(files[project], config=configs[project])
+
+    lint_all()  # warm-up
+    base, subj = interleaved(repeat, lambda: ast_parse_all(paths), lint_all)
+    size = sum(p.stat().st_size for p in paths) / 1024
+    ratios = [s / b for b, s in zip(base, subj, strict=True)]
+    print(
+        f"\nreal request-building files: {len(paths)} files, {len(projects)} projects, {size:.0f} KB"
+    )
+    print(f"read + ast.parse (baseline):       {_spread(base)}")
+    print(f"promptcache lint, per project:     {_spread(subj)}")
+    ratio = statistics.median(ratios)
+    print(
+        f"ratio lint / ast.parse, run by run: min/median/max {spread(ratios, '{:.2f}x')} "
+        f"(target <= 2.00x) {'OK' if ratio <= 2.0 else 'OVER TARGET'}"
+    )
+
+
 def main_python(copies: int, stdlib: int, repeat: int) -> None:
     library = stdlib_files(stdlib)
     with tempfile.TemporaryDirectory() as tmp:
@@ -228,7 +267,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--python-copies", type=int, default=20, help="copies of the corpus")
     parser.add_argument("--stdlib-files", type=int, default=400)
     parser.add_argument("--only", choices=["templates", "python"], help="run one section")
+    parser.add_argument(
+        "--real-corpus",
+        type=Path,
+        metavar="DIR",
+        help="also time the real request-building files copied under DIR (bench/lint_corpus/)",
+    )
     args = parser.parse_args(argv)
+    if args.real_corpus is not None and args.only != "templates":
+        bench_real_corpus(args.real_corpus, max(args.repeat, 3))
     if args.only != "templates":
         main_python(args.python_copies, args.stdlib_files, max(args.repeat, 3))
     if args.only == "python":
