@@ -147,6 +147,9 @@ class Walker:
     # namespace attributes set in a loop over the messages after the current one (gpt-oss's
     # `future_final_message.found`): a branch on them changes once a later turn arrives
     _look_ahead: set[str] = field(default_factory=set)
+    # for each open loop over the history: does it write the reasoning it splits out back?
+    _keeps_reasoning: list[bool] = field(default_factory=list)
+    _positional: int = 0  # depth of branches on the message's position being walked
 
     # -- templates ------------------------------------------------------------------------
 
@@ -412,12 +415,16 @@ class Walker:
         """
         forks = self._branch(node, "if", scope)
         self._check_position_branch(node, node.body, node.else_, out)
+        # Every branch of a chain whose tests depend on the position renders by position.
+        positional = int(any(self._on_position(test) for test in _chain_tests(node)))
+        self._positional += positional
         after = [self._walked(node.body, scope, out)]
         for elif_ in node.elif_:
             forks += self._branch(elif_, "elif", scope)
             self._check_position_branch(elif_, elif_.body, [], out)
             after.append(self._walked(elif_.body, scope, out))
         after.append(self._walked(node.else_, scope, out) if node.else_ else dict(scope))
+        self._positional -= positional
         for key in {k for branch in after for k in branch}:
             values = [branch[key] for branch in after if key in branch]
             scope[key] = next((v for v in values if isinstance(v, Hazard)), values[-1])
@@ -459,6 +466,8 @@ class Walker:
         history = self.chat and _is_messages(node.iter)
         self._history += history
         self._loops.append(history)
+        if history:
+            self._keeps_reasoning.append(_writes_reasoning_back(node.body))
         reported, self._reported = self._reported, (set() if history else self._reported)
         trailing = self._trailing
         if history:
@@ -466,6 +475,8 @@ class Walker:
         self.body(node.body, inner, out)
         self._history -= history
         self._loops.pop()
+        if history:
+            self._keeps_reasoning.pop()
         self._reported = reported
         self._trailing = trailing
         out.extend(after)
@@ -750,6 +761,18 @@ class Walker:
         hazard = self._hazard("PC302", node.lineno, flag.split(".")[0], detail)
         self._report_history("branch", hazard, out)
 
+    def _on_position(self, test: nodes.Node) -> bool:
+        """Whether a test inside the history decides by where the message sits (or a look-ahead)."""
+        if not self._history:
+            return False
+        loop_is_history = bool(self._loops and self._loops[-1])
+        if _position_test(test, loop_is_history=loop_is_history) is not None:
+            return True
+        return any(flag in self._look_ahead for flag in _flags_read(test))
+
+    def _reasoning_written_back(self) -> bool:
+        return bool(self._keeps_reasoning and self._keeps_reasoning[-1])
+
     def _report_history(self, kind: str, hazard: Hazard, out: list[Event]) -> None:
         """One PC302 finding of each kind per loop over messages: the rest is the same cause."""
         if kind not in self._reported:
@@ -765,6 +788,8 @@ class Walker:
                 "partition",
             )
             if splits and any(_is_think_literal(arg) for arg in call.args):
+                if _selects_reasoning(expr) or self._reasoning_written_back():
+                    return  # the reasoning is split out to be written back, not dropped
                 detail = "`split(...)` that strips the reasoning from earlier turns"
                 hazard = self._hazard("PC302", call.lineno, callee.attr, detail)
                 self._report_history("split", hazard, out)
@@ -779,6 +804,8 @@ class Walker:
             )
             return
         names = {n.name for n in _with_self(expr, nodes.Name)}
+        if not self._positional and self._reasoning_written_back():
+            return  # empty only for a turn that has no reasoning: the same on every request
         if names & self._empty and any(_is_think_literal(c) for c in _with_self(expr, nodes.Const)):
             detail = "a `<think>` block that renders empty for turns whose reasoning was dropped"
             self._report_history(
@@ -1082,6 +1109,86 @@ def _is_empty_think(text: str) -> bool:
         return False
     rest = text[start + len("<think>") :]
     return rest.lstrip().startswith("</think>")
+
+
+_SPLITS = frozenset({"split", "rsplit", "partition", "rpartition"})
+_CLOSING_MARKS = ("</think>", "<channel|>")  # the reasoning is what comes before them
+_OPENING_MARKS = ("<think>", "<|channel>")  # the reasoning is what comes after them
+
+
+def _selects_reasoning(expr: nodes.Node) -> bool:
+    """
+    Whether `expr` takes the reasoning part of a split on a reasoning delimiter
+    (`content.split('</think>')[0]`, `text.split('<think>')[-1]`), not the answer part.
+    """
+    for item in _with_self(expr, nodes.Getitem):
+        call, index = item.node, _int_index(item.arg)
+        if index is None or type(call) is not nodes.Call or type(call.node) is not nodes.Getattr:
+            continue
+        if call.node.attr not in _SPLITS:
+            continue
+        marks = [a.value for a in call.args if type(a) is nodes.Const and isinstance(a.value, str)]
+        last = index == -1 or (call.node.attr.endswith("partition") and index == 2)
+        if index == 0 and any(c in m for m in marks for c in _CLOSING_MARKS):
+            return True
+        if last and any(
+            o in m and not any(c in m for c in _CLOSING_MARKS)
+            for m in marks
+            for o in _OPENING_MARKS
+        ):
+            return True
+    return False
+
+
+def _int_index(node: nodes.Node) -> int | None:
+    if type(node) is nodes.Const and type(node.value) is int:
+        return node.value
+    if type(node) is nodes.Neg and type(node.node) is nodes.Const and type(node.node.value) is int:
+        return -node.node.value
+    return None
+
+
+def _writes_reasoning_back(body: Sequence[nodes.Node]) -> bool:
+    """
+    Whether a loop over the history writes out the reasoning it splits out of a message
+    (Qwen3's `reasoning_content`) for every turn, whatever its position: then the split
+    extracts the reasoning to write it back, it does not drop it.
+    """
+    holders: set[str] = set()
+    assigns = [a for stmt in body for a in _with_self(stmt, nodes.Assign)]
+    for _ in range(2):  # `set r = split(...)[0]`, then `set r = r | trim`
+        for assign in assigns:
+            if type(assign.target) is nodes.Name and (
+                _selects_reasoning(assign.node)
+                or any(n.name in holders for n in _with_self(assign.node, nodes.Name))
+            ):
+                holders.add(assign.target.name)
+    return any(_writes_any(stmt, holders, in_history=True) for stmt in body)
+
+
+def _writes_any(stmt: nodes.Node, holders: set[str], *, in_history: bool) -> bool:
+    """Whether `stmt` writes a reasoning holder outside any branch on the turn's position."""
+    if isinstance(stmt, nodes.Output):
+        return any(
+            type(child) is not nodes.TemplateData
+            and (
+                _selects_reasoning(child)
+                or any(n.name in holders for n in _with_self(child, nodes.Name))
+            )
+            for child in stmt.nodes
+        )
+    if isinstance(stmt, nodes.If) and _position_test(stmt.test, loop_is_history=in_history):
+        return False  # written for some positions only: the branch is reported itself
+    inner = in_history and not isinstance(stmt, nodes.For)
+    return any(
+        _writes_any(child, holders, in_history=inner)
+        for child in stmt.iter_child_nodes()
+        if isinstance(child, nodes.Stmt)
+    )
+
+
+def _chain_tests(node: nodes.If) -> list[nodes.Node]:
+    return [node.test, *(elif_.test for elif_ in node.elif_)]
 
 
 def _is_empty_string(node: nodes.Node) -> bool:

@@ -102,3 +102,68 @@ def test_content_of_unknown_size_after_the_date_is_still_reported() -> None:
         STATIC + "\nDate: {{ date }}\nTimezone: {{ timezone }}\n{{ documents_list }}\n"
     ) == ["PC102"]
     assert codes("Current time: {{ now() }}\nYou are {{ persona }}.") == ["PC101"]
+
+
+# -- reasoning split out of the content and rendered again for every turn -------------------------
+
+# Qwen3's shape with the "last user query" gate taken out: the reasoning is split out of the
+# content only to be written back between its markers, for every turn alike.
+KEPT_REASONING = """\
+{%- for message in messages %}
+{%- set content = message.content %}
+{%- if message.role == 'assistant' %}
+{%- set reasoning = '' %}
+{%- if message.reasoning_content is string %}
+{%- set reasoning = message.reasoning_content %}
+{%- elif '</think>' in content %}
+{%- set reasoning = content.split('</think>')[0].rstrip('\\n').split('<think>')[-1] %}
+{%- set content = content.split('</think>')[-1].lstrip('\\n') %}
+{%- endif %}
+{{- '<|im_start|>assistant\\n<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n' + content }}
+{%- else %}
+{{- '<|im_start|>' + message.role + '\\n' + content }}
+{%- endif %}
+{{- '<|im_end|>\\n' }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
+"""
+
+
+def test_reasoning_split_out_and_written_back_for_every_turn_is_fine() -> None:
+    assert codes(KEPT_REASONING, chat=True) == []
+
+
+def test_reasoning_written_back_only_when_present_is_fine() -> None:
+    source = KEPT_REASONING.replace(
+        "{{- '<|im_start|>assistant\\n<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n' + content }}",
+        "{{- '<|im_start|>assistant\\n' }}{%- if reasoning %}"
+        "{{- '<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n' }}{%- endif %}{{- content }}",
+    )
+    assert codes(source, chat=True) == []
+
+
+def test_reasoning_split_out_and_never_written_back_is_reported() -> None:
+    source = KEPT_REASONING.replace(
+        "\\n<think>\\n' + reasoning.strip('\\n') + '\\n</think>\\n\\n' + content", "\\n' + content"
+    )
+    found = lint_source(source, chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC302", 9)]
+
+
+def test_reasoning_written_back_only_after_the_last_query_is_reported() -> None:
+    source = KEPT_REASONING.replace(
+        "{{- '<|im_start|>assistant\\n<think>",
+        "{%- if loop.index0 > ns.last_query_index %}{{- '<|im_start|>assistant\\n<think>",
+    ).replace(
+        "+ content }}\n{%- else %}",
+        "+ content }}{%- else %}{{- '<|im_start|>assistant\\n' + content }}{%- endif %}\n{%- else %}",
+    )
+    found = lint_source("{%- set ns = namespace(last_query_index=0) %}" + source, chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC302", 9), ("PC302", 11)]
+
+
+def test_an_empty_reasoning_block_for_turns_past_a_position_is_still_reported() -> None:
+    source = KEPT_REASONING.replace(
+        "{%- elif '</think>' in content %}", "{%- elif loop.last and '</think>' in content %}"
+    )
+    assert codes(source, chat=True) == ["PC302"]

@@ -11,7 +11,8 @@ Why:
     then diverges at that message on every turn, and the whole history after it is prefilled
     again. A test on `add_generation_prompt` (the generation
     prompt) and `loop.last or messages[loop.index0 + 1]...` (the end of a run of tool
-    messages) are stable and not reported.
+    messages) are stable and not reported, nor is a split that takes the reasoning out of the
+    content only to write it back between its markers for every turn.
 
 Bad:
     {%- for message in messages %}
