@@ -631,6 +631,8 @@ class Walker:
             return None  # `x is defined` checks configuration, not the value
         if kind is nodes.Name:
             return self._name_reason(expr, scope)  # type: ignore[arg-type]
+        if self.chat and self._fixed_default_date(expr, scope):
+            return None
         if kind is nodes.Call:
             return self._call_reason(expr, scope)  # type: ignore[arg-type]
         if kind is nodes.Getattr or kind is nodes.Getitem:
@@ -644,6 +646,27 @@ class Walker:
             if found is not None:
                 return found
         return None
+
+    def _fixed_default_date(self, expr: nodes.Node, scope: _Scope) -> bool:
+        """
+        A chat template's date variable that falls back to a fixed date (Llama 3.1's
+        `date_string if date_string is defined else '26 Jul 2024'`, or `| default(...)`).
+
+        The template itself renders the same date on every request; only a value the caller
+        passes can change it, which the linter cannot see: said in a note, not warned.
+        """
+        found = _defaulted(expr)
+        if found is None:
+            return False
+        name, fallback = found
+        if name in scope or not _is_chat_date_name(name):
+            return False
+        self._note(
+            expr.lineno,
+            f"`{name}`: the template falls back to the fixed date {fallback!r}; if your code "
+            f"passes `{name}`, give it a value that changes once a day at most",
+        )
+        return True
 
     def _name_reason(self, expr: nodes.Name, scope: _Scope) -> Hazard | None:
         if expr.name == TAIL_NAME:
@@ -1109,6 +1132,28 @@ def _is_empty_think(text: str) -> bool:
         return False
     rest = text[start + len("<think>") :]
     return rest.lstrip().startswith("</think>")
+
+
+def _defaulted(expr: nodes.Node) -> tuple[str, str] | None:
+    """(name, fallback) for `name if name is defined else 'text'` or `name | default('text')`."""
+    if type(expr) is nodes.CondExpr:
+        test, value, fallback = expr.test, expr.expr1, expr.expr2
+        if type(test) is nodes.Not:  # `x if not x is defined else ...`: the sides swap
+            test, value, fallback = test.node, expr.expr2, expr.expr1
+        tested = type(test) is nodes.Test and test.name == "defined"
+        name = _dotted(test.node) if tested else None  # type: ignore[attr-defined]
+        if name is None or value is None or _dotted(value) != name:
+            return None
+    elif type(expr) is nodes.Filter and expr.name == "default" and expr.node is not None:
+        name = _dotted(expr.node)
+        fallback = expr.args[0] if expr.args else None
+        if name is None:
+            return None
+    else:
+        return None
+    if type(fallback) is nodes.Const and isinstance(fallback.value, str) and fallback.value.strip():
+        return name, fallback.value
+    return None
 
 
 _SPLITS = frozenset({"split", "rsplit", "partition", "rpartition"})

@@ -167,3 +167,38 @@ def test_an_empty_reasoning_block_for_turns_past_a_position_is_still_reported() 
         "{%- elif '</think>' in content %}", "{%- elif loop.last and '</think>' in content %}"
     )
     assert codes(source, chat=True) == ["PC302"]
+
+
+# -- a chat template's date variable with a fixed date as its default -----------------------------
+
+FIXED_DEFAULT_DATE = """\
+{%- set date_string = date_string if date_string is defined else '26 Jul 2024' %}
+{{- '<|system|>Cutting Knowledge Date: December 2023\\nToday Date: ' + date_string + '<|end|>' }}
+{%- for message in messages %}{{- '<|' + message.role + '|>' + message.content + '<|end|>' }}{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|assistant|>' }}{%- endif %}
+"""
+
+
+def test_a_date_variable_defaulting_to_a_fixed_date_is_a_note_not_a_warning() -> None:
+    found = lint_source(FIXED_DEFAULT_DATE, chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC002", 1)]
+    assert "'26 Jul 2024'" in found[0].message and "date_string" in found[0].message
+
+
+def test_the_default_filter_with_a_fixed_date_is_a_note_too() -> None:
+    source = FIXED_DEFAULT_DATE.replace(
+        "date_string if date_string is defined else '26 Jul 2024'",
+        "date_string | default('26 Jul 2024')",
+    )
+    assert codes(source, chat=True) == ["PC002"]
+
+
+def test_a_date_variable_defaulting_to_the_clock_or_to_nothing_is_still_reported() -> None:
+    clock = FIXED_DEFAULT_DATE.replace("'26 Jul 2024'", "strftime_now('%d %b %Y')")
+    assert codes(clock, chat=True) == ["PC301"]
+    empty = FIXED_DEFAULT_DATE.replace("'26 Jul 2024'", "''")
+    assert codes(empty, chat=True) == ["PC301"]
+    bare = FIXED_DEFAULT_DATE.replace(
+        "date_string if date_string is defined else '26 Jul 2024'", "date_string"
+    )
+    assert codes(bare, chat=True) == ["PC301"]
