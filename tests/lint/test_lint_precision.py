@@ -202,3 +202,55 @@ def test_a_date_variable_defaulting_to_the_clock_or_to_nothing_is_still_reported
         "date_string if date_string is defined else '26 Jul 2024'", "date_string"
     )
     assert codes(bare, chat=True) == ["PC301"]
+
+
+# -- a .prompty file's declared inputs are the call's values ----------------------------------------
+
+PROMPTY = """\
+---
+name: Support chat
+model:
+    api: chat
+inputs:
+    customer_first_name:
+        type: string
+    chat_input:
+        type: string
+    chat_history:
+        type: list
+        is_chat_history: true
+sample:
+    chat_input: Where is my parcel?
+---
+system:
+{SYSTEM}
+{% for item in chat_history %}
+{{ item.role }}:
+{{ item.content }}
+{% endfor %}
+
+user:
+{{ chat_input }}
+"""
+
+
+def test_a_prompty_history_then_the_declared_user_input_is_fine() -> None:
+    source = PROMPTY.replace("{SYSTEM}", STATIC)
+    assert codes(source, path="chat.prompty") == []
+
+
+def test_a_declared_prompty_input_above_the_instructions_is_per_request() -> None:
+    source = PROMPTY.replace("{SYSTEM}", "You are helping {{ customer_first_name }}.\n" + STATIC)
+    found = lint_source(source, path="chat.prompty")
+    assert [(f.code, f.line) for f in found] == [("PC102", 17)]
+    assert "customer_first_name" in found[0].message
+
+
+def test_inputs_are_read_only_from_a_prompty_front_matter() -> None:
+    from promptcache.lint._prompty import declared_inputs
+
+    assert declared_inputs(PROMPTY) == ("customer_first_name", "chat_input", "chat_history")
+    windows = PROMPTY.replace("\n", "\r\n")
+    assert declared_inputs(windows) == ("customer_first_name", "chat_input", "chat_history")
+    assert declared_inputs("system:\ninputs:\n  question: 1\n") == ()
+    assert declared_inputs("---\nname: x\n---\n{{ question }}") == ()
