@@ -223,3 +223,18 @@ def test_jinja_own_names_are_not_unknown_variables() -> None:
 def test_a_value_set_above_and_rendered_below_names_the_set_line() -> None:
     (finding,) = lint_source("{% set stamp = now() %}\nBuilt at {{ stamp }}.\n" + STATIC)
     assert (finding.code, finding.line, finding.written_at) == ("PC101", 2, 1)
+
+
+# -- the person the request is for, under another domain's name for the user ----------------------
+
+
+def test_a_player_or_customer_named_above_static_instructions_is_per_request() -> None:
+    assert codes("You are coaching {{ player_name }}, a {{ level }} player.\n" + STATIC) == [
+        "PC102"
+    ]
+    assert codes("Customer: {{ customer.name }}\n" + STATIC) == ["PC102"]
+    assert codes("Student: {{ student_id }}\n" + STATIC) == ["PC102"]
+
+
+def test_a_player_named_at_the_end_is_fine() -> None:
+    assert codes(STATIC + "You are coaching {{ player_name }}.\n") == []
