@@ -471,7 +471,7 @@ class Walker:
         reported, self._reported = self._reported, (set() if history else self._reported)
         trailing = self._trailing
         if history:
-            self._trailing = frozenset(_trailing_ifs(node.body))
+            self._trailing = frozenset(_trailing_ifs(node.body) | _iteration_enders(node.body))
         self.body(node.body, inner, out)
         self._history -= history
         self._loops.pop()
@@ -1029,6 +1029,91 @@ def _trailing_ifs(body: Sequence[nodes.Node]) -> set[int]:
         if _renders(stmt):
             return found
     return found
+
+
+def _iteration_enders(body: Sequence[nodes.Node]) -> set[int]:
+    """
+    The `if`s, at any depth of a history loop's body (not inside an inner loop), after which
+    nothing renders in the iteration: what follows them is only `set`s, or `if`s whose test a
+    namespace flag set on that path decides false (`{% set ns.kind = 'call' %}`, then
+    `{% if ns.kind not in ['call', 'response'] %}`).
+    """
+    found: set[int] = set()
+
+    def visit(block: Sequence[nodes.Node], rest: list[Sequence[nodes.Node]]) -> None:
+        for index, stmt in enumerate(block):
+            if not isinstance(stmt, nodes.If):
+                continue
+            after = [block[index + 1 :], *rest]
+            if _nothing_renders(after):
+                found.add(id(stmt))
+                found.update(id(elif_) for elif_ in stmt.elif_)
+            for branch in (stmt.body, *(elif_.body for elif_ in stmt.elif_), stmt.else_):
+                visit(branch, after)
+
+    visit(body, [])
+    return found
+
+
+def _nothing_renders(blocks: Sequence[Sequence[nodes.Node]]) -> bool:
+    """Whether the statements of `blocks`, run in order, write nothing, given the flags they set."""
+    known: dict[str, object] = {}
+    for block in blocks:
+        for stmt in block:
+            if isinstance(stmt, nodes.Assign) and type(stmt.target) is nodes.NSRef:
+                key = f"{stmt.target.name}.{stmt.target.attr}"
+                if type(stmt.node) is nodes.Const:
+                    known[key] = stmt.node.value
+                else:
+                    known.pop(key, None)
+                continue
+            if isinstance(stmt, nodes.If) and _ruled_out(stmt, known):
+                continue
+            if _renders(stmt):
+                return False
+    return True
+
+
+def _ruled_out(stmt: nodes.If, known: dict[str, object]) -> bool:
+    """An `if` (no `elif`, no `else` that writes) whose test the known flags decide false."""
+    if stmt.elif_ or any(_renders(child) for child in stmt.else_):
+        return False
+    return _decide(stmt.test, known) is False
+
+
+_COMPARE: dict[str, Callable[[object, object], bool]] = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "in": lambda a, b: a in b,  # type: ignore[operator]
+    "notin": lambda a, b: a not in b,  # type: ignore[operator]
+}
+
+
+def _decide(test: nodes.Node, known: dict[str, object]) -> bool | None:
+    """`ns.attr == 'x'`, `!=`, `in [...]`, `not in [...]` and `not`, on known flags; else None."""
+    if type(test) is nodes.Not:
+        inner = _decide(test.node, known)
+        return None if inner is None else not inner
+    if type(test) is not nodes.Compare or len(test.ops) != 1:
+        return None
+    flag = _dotted(test.expr)
+    operand = test.ops[0]
+    compare = _COMPARE.get(operand.op)
+    if flag is None or flag not in known or compare is None:
+        return None
+    value: object
+    if type(operand.expr) is nodes.Const:
+        value = operand.expr.value
+    elif isinstance(operand.expr, (nodes.List, nodes.Tuple)) and all(
+        type(item) is nodes.Const for item in operand.expr.items
+    ):
+        value = [item.value for item in operand.expr.items]  # type: ignore[attr-defined]
+    else:
+        return None
+    try:
+        return compare(known[flag], value)
+    except TypeError:  # `in` on a value that is not a container
+        return None
 
 
 def _renders(stmt: nodes.Node) -> bool:

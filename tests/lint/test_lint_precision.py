@@ -254,3 +254,44 @@ def test_inputs_are_read_only_from_a_prompty_front_matter() -> None:
     assert declared_inputs(windows) == ("customer_first_name", "chat_input", "chat_history")
     assert declared_inputs("system:\ninputs:\n  question: 1\n") == ()
     assert declared_inputs("---\nname: x\n---\n{{ question }}") == ()
+
+
+# -- a loop.last branch that ends the iteration once a flag set on its path is read ----------------
+
+# A function-calling template: after an assistant turn's calls it opens the response section only
+# when that turn is the last message; the end-of-turn marker after it is written only for turns
+# that were not calls, which the flag set right after the branch decides.
+CALL_THEN_LAST = """\
+{%- set ns = namespace(kind=none) %}
+{%- for message in messages %}
+{%- if message.role != 'tool' %}
+{%- if ns.kind != 'response' %}{{ '<turn>' + message.role + '\\n' }}{%- endif %}
+{%- set ns.kind = none %}
+{{- message.content | trim }}
+{%- if message.tool_calls %}
+{%- for call in message.tool_calls %}{{ '<call>' + call.function.name + '</call>' }}{%- endfor %}
+{%- if loop.last %}{{ '<response>' }}{%- endif %}
+{%- set ns.kind = 'call' %}
+{%- endif %}
+{%- else %}
+{{- '<response>' + message.content + '</response>' }}
+{%- set ns.kind = 'response' %}
+{%- endif %}
+{%- if ns.kind not in ['call', 'response'] %}{{ '<end_turn>\\n' }}{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{ '<turn>model\\n' }}{%- endif %}
+"""
+
+
+def test_a_last_turn_branch_followed_only_by_what_a_flag_rules_out_is_fine() -> None:
+    assert codes(CALL_THEN_LAST, chat=True) == []
+
+
+def test_a_last_turn_branch_followed_by_output_the_flag_does_not_decide_is_reported() -> None:
+    source = CALL_THEN_LAST.replace(
+        "{%- if ns.kind not in ['call', 'response'] %}", "{%- if message.role != 'tool' %}"
+    )
+    found = lint_source(source, chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC302", 9)]
+    source = CALL_THEN_LAST.replace("{%- set ns.kind = 'call' %}", "{%- set ns.kind = 'done' %}")
+    assert codes(source, chat=True) == ["PC302"]
