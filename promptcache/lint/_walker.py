@@ -1221,10 +1221,9 @@ def _is_empty_think(text: str) -> bool:
 
 def _defaulted(expr: nodes.Node) -> tuple[str, str] | None:
     """(name, fallback) for `name if name is defined else 'text'` or `name | default('text')`."""
+    fallback: nodes.Node | None
     if type(expr) is nodes.CondExpr:
         test, value, fallback = expr.test, expr.expr1, expr.expr2
-        if type(test) is nodes.Not:  # `x if not x is defined else ...`: the sides swap
-            test, value, fallback = test.node, expr.expr2, expr.expr1
         tested = type(test) is nodes.Test and test.name == "defined"
         name = _dotted(test.node) if tested else None  # type: ignore[attr-defined]
         if name is None or value is None or _dotted(value) != name:
