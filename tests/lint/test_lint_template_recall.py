@@ -234,6 +234,7 @@ def test_a_player_or_customer_named_above_static_instructions_is_per_request() -
     ]
     assert codes("Customer: {{ customer.name }}\n" + STATIC) == ["PC102"]
     assert codes("Student: {{ student_id }}\n" + STATIC) == ["PC102"]
+    assert codes("For {{ customer_tier }} customers.\n" + STATIC) == []
 
 
 def test_a_player_named_at_the_end_is_fine() -> None:

@@ -51,15 +51,13 @@ DEFAULT_PER_REQUEST = (
     "message_id",
     "call_id",
     "*_uuid",
-    # the person the request is for, by the names other domains give the user
-    "player",
-    "player_*",
-    "customer",
-    "customer_*",
-    "student",
-    "student_*",
-    "patient",
-    "patient_*",
+    # the person the request is for, by the names other domains give the user (their name,
+    # id and profile; not every `customer_*`: `customer_tier` is a segment, not a person)
+    *(
+        f"{person}{part}"
+        for person in ("player", "customer", "student", "patient")
+        for part in ("", "_name", "_id", "_profile", "_info")
+    ),
     # dates and times
     "timestamp",
     "*_timestamp",
