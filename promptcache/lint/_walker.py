@@ -150,6 +150,9 @@ class Walker:
     # for each open loop over the history: does it write the reasoning it splits out back?
     _keeps_reasoning: list[bool] = field(default_factory=list)
     _positional: int = 0  # depth of branches on the message's position being walked
+    _on_by_default: set[str] = field(
+        default_factory=set
+    )  # `keep = keep if keep is defined else true`
 
     # -- templates ------------------------------------------------------------------------
 
@@ -467,7 +470,7 @@ class Walker:
         self._history += history
         self._loops.append(history)
         if history:
-            self._keeps_reasoning.append(_writes_reasoning_back(node.body))
+            self._keeps_reasoning.append(_writes_reasoning_back(node.body, self._on_by_default))
         reported, self._reported = self._reported, (set() if history else self._reported)
         trailing = self._trailing
         if history:
@@ -486,6 +489,11 @@ class Walker:
 
     def _s_Assign(self, node: nodes.Assign, scope: _Scope, out: list[Event]) -> None:
         hazard = self.reason(node.node, scope) or self._macro_hazard(node.node, scope)
+        if isinstance(node.target, nodes.Name):
+            if _true_by_default(node.node, self._on_by_default):
+                self._on_by_default.add(node.target.name)
+            else:
+                self._on_by_default.discard(node.target.name)
         if self._history:
             self._check_history_expr(node.node, scope, out)
             if isinstance(node.target, nodes.Name) and _is_empty_string(node.node):
@@ -742,6 +750,16 @@ class Walker:
         if anchor is None:
             self._check_look_ahead_branch(node, body, else_, out)
             return
+        loop_is_history = bool(self._loops and self._loops[-1])
+        if not _on_position_by_default(node.test, self._on_by_default, loop_is_history):
+            flag = next(iter(sorted(_flags_on(node.test, self._on_by_default))), "a flag")
+            self._note(
+                node.lineno,
+                f"a branch on the message's position that `{flag}` (on by default) overrides: "
+                f"every turn renders the same unless your code turns `{flag}` off, and then "
+                "earlier turns render differently once a newer turn is appended",
+            )
+            return
         if id(node) in self._trailing and _static_only((*body, *else_)):
             # A separator after the message, written only when another message follows (or only
             # after the last one): what comes before it renders the same on every turn.
@@ -790,7 +808,7 @@ class Walker:
             return False
         loop_is_history = bool(self._loops and self._loops[-1])
         if _position_test(test, loop_is_history=loop_is_history) is not None:
-            return True
+            return _on_position_by_default(test, self._on_by_default, loop_is_history)
         return any(flag in self._look_ahead for flag in _flags_read(test))
 
     def _reasoning_written_back(self) -> bool:
@@ -1277,7 +1295,7 @@ def _int_index(node: nodes.Node) -> int | None:
     return None
 
 
-def _writes_reasoning_back(body: Sequence[nodes.Node]) -> bool:
+def _writes_reasoning_back(body: Sequence[nodes.Node], flags: set[str]) -> bool:
     """
     Whether a loop over the history writes out the reasoning it splits out of a message
     (Qwen3's `reasoning_content`) for every turn, whatever its position: then the split
@@ -1292,10 +1310,10 @@ def _writes_reasoning_back(body: Sequence[nodes.Node]) -> bool:
                 or any(n.name in holders for n in _with_self(assign.node, nodes.Name))
             ):
                 holders.add(assign.target.name)
-    return any(_writes_any(stmt, holders, in_history=True) for stmt in body)
+    return any(_writes_any(stmt, holders, flags, in_history=True) for stmt in body)
 
 
-def _writes_any(stmt: nodes.Node, holders: set[str], *, in_history: bool) -> bool:
+def _writes_any(stmt: nodes.Node, holders: set[str], flags: set[str], *, in_history: bool) -> bool:
     """Whether `stmt` writes a reasoning holder outside any branch on the turn's position."""
     if isinstance(stmt, nodes.Output):
         return any(
@@ -1306,14 +1324,60 @@ def _writes_any(stmt: nodes.Node, holders: set[str], *, in_history: bool) -> boo
             )
             for child in stmt.nodes
         )
-    if isinstance(stmt, nodes.If) and _position_test(stmt.test, loop_is_history=in_history):
+    if isinstance(stmt, nodes.If) and _on_position_by_default(stmt.test, flags, in_history):
         return False  # written for some positions only: the branch is reported itself
     inner = in_history and not isinstance(stmt, nodes.For)
     return any(
-        _writes_any(child, holders, in_history=inner)
+        _writes_any(child, holders, flags, in_history=inner)
         for child in stmt.iter_child_nodes()
         if isinstance(child, nodes.Stmt)
     )
+
+
+def _true_by_default(expr: nodes.Node, flags: set[str]) -> bool:
+    """`true`, a flag already on, `x if x is defined else true`, `x | default(true)`."""
+    if type(expr) is nodes.Const:
+        return expr.value is True
+    if type(expr) is nodes.Name:
+        return expr.name in flags
+    if type(expr) is nodes.CondExpr:
+        test = expr.test
+        tested = type(test) is nodes.Test and test.name == "defined"
+        same = tested and expr.expr1 is not None and _dotted(expr.expr1) == _dotted(test.node)  # type: ignore[attr-defined]
+        return bool(same) and expr.expr2 is not None and _true_by_default(expr.expr2, flags)
+    if type(expr) is nodes.Filter and expr.name == "default" and expr.args:
+        return _true_by_default(expr.args[0], flags)
+    return False
+
+
+def _flags_on(test: nodes.Node, flags: set[str]) -> set[str]:
+    return {n.name for n in _with_self(test, nodes.Name) if n.name in flags} | {
+        n.node.name
+        for n in _with_self(test, nodes.Filter)
+        if n.name == "default" and type(n.node) is nodes.Name and _true_by_default(n, flags)
+    }
+
+
+def _on_position_by_default(test: nodes.Node, flags: set[str], loop_is_history: bool) -> bool:
+    """
+    Whether a test still depends on the message's position when every flag that is on by
+    default is on: `keep or loop.index0 > ns.last_query_index` does not, `keep and ...` does.
+    """
+    if type(test) is nodes.Or:
+        if _true_by_default(test.left, flags) or _true_by_default(test.right, flags):
+            return False
+        return any(
+            _on_position_by_default(side, flags, loop_is_history)
+            for side in (test.left, test.right)
+        )
+    if type(test) is nodes.And:
+        return any(
+            _on_position_by_default(side, flags, loop_is_history)
+            for side in (test.left, test.right)
+        )
+    if type(test) is nodes.Not:
+        return _on_position_by_default(test.node, flags, loop_is_history)
+    return _position_test(test, loop_is_history=loop_is_history) is not None
 
 
 def _chain_tests(node: nodes.If) -> list[nodes.Node]:

@@ -295,3 +295,41 @@ def test_a_last_turn_branch_followed_by_output_the_flag_does_not_decide_is_repor
     assert [(f.code, f.line) for f in found] == [("PC302", 9)]
     source = CALL_THEN_LAST.replace("{%- set ns.kind = 'call' %}", "{%- set ns.kind = 'done' %}")
     assert codes(source, chat=True) == ["PC302"]
+
+
+# -- a position branch that a "keep the reasoning" flag, on by default, overrides -----------------
+
+# Qwen3.6-style: earlier turns keep their reasoning unless the caller turns `preserve_thinking` off.
+FLAG_ON_BY_DEFAULT = """\
+{%- set keep = preserve_thinking if preserve_thinking is defined else true %}
+{%- set ns = namespace(last_query_index=0) %}
+{%- for message in messages %}
+{%- set content = message.content %}
+{%- set reasoning = '' %}
+{%- if '</think>' in content %}
+{%- set reasoning = content.split('</think>')[0].split('<think>')[-1] %}
+{%- set content = content.split('</think>')[-1] %}
+{%- endif %}
+{%- if message.role == 'assistant' and (keep or loop.index0 > ns.last_query_index) and reasoning %}
+{{- '<|im_start|>assistant\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + content }}
+{%- else %}{{- '<|im_start|>' + message.role + '\\n' + content }}{%- endif %}
+{{- '<|im_end|>\\n' }}
+{%- endfor %}
+"""
+
+
+def test_a_position_branch_overridden_by_a_flag_on_by_default_is_a_note() -> None:
+    found = lint_source(FLAG_ON_BY_DEFAULT, chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC002", 10)]
+    assert "keep" in found[0].message
+    inline = FLAG_ON_BY_DEFAULT.replace("(keep or", "(preserve_thinking | default(true) or")
+    assert codes(inline, chat=True) == ["PC002"]
+
+
+def test_a_flag_off_by_default_leaves_the_position_branch_reported() -> None:
+    off = FLAG_ON_BY_DEFAULT.replace("else true %}", "else false %}")
+    assert "PC302" in codes(off, chat=True)
+    undefined = FLAG_ON_BY_DEFAULT.replace("(keep or", "(preserve_thinking is true or")
+    assert "PC302" in codes(undefined, chat=True)
+    anded = FLAG_ON_BY_DEFAULT.replace("(keep or", "(keep and")
+    assert "PC302" in codes(anded, chat=True)
