@@ -18,7 +18,7 @@ so a value computed at the top and rendered at the bottom is reported where it r
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -150,9 +150,9 @@ class Walker:
     # for each open loop over the history: does it write the reasoning it splits out back?
     _keeps_reasoning: list[bool] = field(default_factory=list)
     _positional: int = 0  # depth of branches on the message's position being walked
-    _on_by_default: set[str] = field(
-        default_factory=set
-    )  # `keep = keep if keep is defined else true`
+    # flags that are on unless the caller turns them off (`keep if keep is defined else true`)
+    _on_by_default: set[str] = field(default_factory=set)
+    _aliases: set[str] = field(default_factory=set)  # `{% set turns = messages[1:] %}`
 
     # -- templates ------------------------------------------------------------------------
 
@@ -466,7 +466,7 @@ class Walker:
             self._look_ahead |= _namespace_sets(node.body)
         if self._history:  # `{% for part in text.split('<channel|>') %}` strips it too
             self._check_history_expr(node.iter, scope, out)
-        history = self.chat and _is_messages(node.iter)
+        history = self.chat and (_is_messages(node.iter) or self._is_history_alias(node.iter))
         self._history += history
         self._loops.append(history)
         if history:
@@ -489,6 +489,12 @@ class Walker:
 
     def _s_Assign(self, node: nodes.Assign, scope: _Scope, out: list[Event]) -> None:
         hazard = self.reason(node.node, scope) or self._macro_hazard(node.node, scope)
+        if (
+            isinstance(node.target, nodes.Name)
+            and self.chat
+            and (_is_messages(node.node) or self._is_history_alias(node.node))
+        ):
+            self._aliases.add(node.target.name)  # the history under another name
         if isinstance(node.target, nodes.Name):
             if _true_by_default(node.node, self._on_by_default):
                 self._on_by_default.add(node.target.name)
@@ -801,6 +807,13 @@ class Walker:
         )
         hazard = self._hazard("PC302", node.lineno, flag.split(".")[0], detail)
         self._report_history("branch", hazard, out)
+
+    def _is_history_alias(self, expr: nodes.Node) -> bool:
+        """`turns`, `turns[::-1]`, `turns | reverse` for a name set from the messages."""
+        node: Any = expr
+        while type(node) in (nodes.Getitem, nodes.Filter) and node.node is not None:
+            node = node.node
+        return type(node) is nodes.Name and node.name in self._aliases
 
     def _on_position(self, test: nodes.Node) -> bool:
         """Whether a test inside the history decides by where the message sits (or a look-ahead)."""
@@ -1259,14 +1272,15 @@ def _defaulted(expr: nodes.Node) -> tuple[str, str] | None:
 
 
 _SPLITS = frozenset({"split", "rsplit", "partition", "rpartition"})
-_CLOSING_MARKS = ("</think>", "<channel|>")  # the reasoning is what comes before them
-_OPENING_MARKS = ("<think>", "<|channel>")  # the reasoning is what comes after them
+_CLOSING_MARKS = ("</think", "<channel|>")  # the reasoning is what comes before them
+_OPENING_MARKS = ("<think", "<|channel>")  # the reasoning is what comes after them
 
 
-def _selects_reasoning(expr: nodes.Node) -> bool:
+def _selects_reasoning(expr: nodes.Node, named: Mapping[str, list[str]] | None = None) -> bool:
     """
     Whether `expr` takes the reasoning part of a split on a reasoning delimiter
     (`content.split('</think>')[0]`, `text.split('<think>')[-1]`), not the answer part.
+    `named` gives the texts a delimiter held in a variable may have (`set end = '</think>'`).
     """
     for item in _with_self(expr, nodes.Getitem):
         call, index = item.node, _int_index(item.arg)
@@ -1275,6 +1289,9 @@ def _selects_reasoning(expr: nodes.Node) -> bool:
         if call.node.attr not in _SPLITS:
             continue
         marks = [a.value for a in call.args if type(a) is nodes.Const and isinstance(a.value, str)]
+        marks += [
+            m for a in call.args if type(a) is nodes.Name for m in (named or {}).get(a.name, [])
+        ]
         last = index == -1 or (call.node.attr.endswith("partition") and index == 2)
         if index == 0 and any(c in m for m in marks for c in _CLOSING_MARKS):
             return True
@@ -1303,23 +1320,35 @@ def _writes_reasoning_back(body: Sequence[nodes.Node], flags: set[str]) -> bool:
     """
     holders: set[str] = set()
     assigns = [a for stmt in body for a in _with_self(stmt, nodes.Assign)]
+    named: dict[str, list[str]] = {}
+    for assign in assigns:
+        value = assign.node.value if type(assign.node) is nodes.Const else None
+        if type(assign.target) is nodes.Name and isinstance(value, str):
+            named.setdefault(assign.target.name, []).append(value)
     for _ in range(2):  # `set r = split(...)[0]`, then `set r = r | trim`
         for assign in assigns:
             if type(assign.target) is nodes.Name and (
-                _selects_reasoning(assign.node)
+                _selects_reasoning(assign.node, named)
                 or any(n.name in holders for n in _with_self(assign.node, nodes.Name))
             ):
                 holders.add(assign.target.name)
-    return any(_writes_any(stmt, holders, flags, in_history=True) for stmt in body)
+    return any(_writes_any(stmt, holders, named, flags, in_history=True) for stmt in body)
 
 
-def _writes_any(stmt: nodes.Node, holders: set[str], flags: set[str], *, in_history: bool) -> bool:
+def _writes_any(
+    stmt: nodes.Node,
+    holders: set[str],
+    named: Mapping[str, list[str]],
+    flags: set[str],
+    *,
+    in_history: bool,
+) -> bool:
     """Whether `stmt` writes a reasoning holder outside any branch on the turn's position."""
     if isinstance(stmt, nodes.Output):
         return any(
             type(child) is not nodes.TemplateData
             and (
-                _selects_reasoning(child)
+                _selects_reasoning(child, named)
                 or any(n.name in holders for n in _with_self(child, nodes.Name))
             )
             for child in stmt.nodes
@@ -1328,7 +1357,7 @@ def _writes_any(stmt: nodes.Node, holders: set[str], flags: set[str], *, in_hist
         return False  # written for some positions only: the branch is reported itself
     inner = in_history and not isinstance(stmt, nodes.For)
     return any(
-        _writes_any(child, holders, flags, in_history=inner)
+        _writes_any(child, holders, named, flags, in_history=inner)
         for child in stmt.iter_child_nodes()
         if isinstance(child, nodes.Stmt)
     )

@@ -333,3 +333,15 @@ def test_a_flag_off_by_default_leaves_the_position_branch_reported() -> None:
     assert "PC302" in codes(undefined, chat=True)
     anded = FLAG_ON_BY_DEFAULT.replace("(keep or", "(keep and")
     assert "PC302" in codes(anded, chat=True)
+
+
+def test_reasoning_split_on_a_delimiter_held_in_a_variable_is_written_back_too() -> None:
+    source = KEPT_REASONING.replace(
+        "{%- elif '</think>' in content %}",
+        "{%- elif '</think>' in content %}{%- set end = '</think>' %}",
+    ).replace(
+        "content.split('</think>')[0].rstrip('\\n').split('<think>')[-1]",
+        "content.split(end)[0].rstrip('\\n')",
+    )
+    assert "split(end)[0]" in source
+    assert codes(source, chat=True) == []

@@ -239,3 +239,19 @@ def test_a_player_or_customer_named_above_static_instructions_is_per_request() -
 
 def test_a_player_named_at_the_end_is_fine() -> None:
     assert codes(STATIC + "You are coaching {{ player_name }}.\n") == []
+
+
+# -- the history under another name ------------------------------------------------------------------
+
+
+def test_a_loop_over_a_copy_of_the_messages_is_the_history() -> None:
+    source = (
+        "{%- if messages[0].role == 'system' %}{%- set turns = messages[1:] %}"
+        "{%- else %}{%- set turns = messages %}{%- endif %}"
+        "{%- for message in turns %}<|{{ message.role }}|>"
+        "{%- if loop.last %}{{ tools | tojson }}{% endif %}{{ message.content }}{%- endfor %}"
+    )
+    assert codes(source, chat=True) == ["PC302"]
+    assert codes(source.replace("{%- set turns = messages %}", ""), chat=True) == ["PC302"]
+    unrelated = source.replace("messages[1:]", "tools").replace("= messages %}", "= tools %}")
+    assert codes(unrelated, chat=True) == []
