@@ -33,6 +33,7 @@ from ._format import format_events
 from ._kinds import handlebars, looks_like_chat, not_a_prompt
 from ._loader import Loader, mark_tail, parse, read_source
 from ._model import Finding
+from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from ._walker import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
 from .python import PythonLinter
 from .rules import RULES
@@ -344,8 +345,17 @@ def _analyse(
     notes: list[Note],
 ) -> list[tuple[Hazard, Risk]]:
     ast = parse(mark_tail(source), chat=chat, extensions=config.extensions)
+    config = _with_declared_inputs(config, source, path)
     walker = Walker(config=config, loader=loader, origin=path, path=file, chat=chat, notes=notes)
     return risks(walker.template(ast, {}), config.threshold)
+
+
+def _with_declared_inputs(config: LintConfig, source: str, path: str) -> LintConfig:
+    """A `.prompty` file's declared inputs are per-request values, whatever their names."""
+    if not path.lower().endswith(PROMPTY_SUFFIX):
+        return config
+    inputs = declared_inputs(source)
+    return config.replace(per_request=(*config.per_request, *inputs)) if inputs else config
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

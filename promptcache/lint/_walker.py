@@ -18,7 +18,7 @@ so a value computed at the top and rendered at the bottom is reported where it r
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -147,6 +147,12 @@ class Walker:
     # namespace attributes set in a loop over the messages after the current one (gpt-oss's
     # `future_final_message.found`): a branch on them changes once a later turn arrives
     _look_ahead: set[str] = field(default_factory=set)
+    # for each open loop over the history: does it write the reasoning it splits out back?
+    _keeps_reasoning: list[bool] = field(default_factory=list)
+    _positional: int = 0  # depth of branches on the message's position being walked
+    # flags that are on unless the caller turns them off (`keep if keep is defined else true`)
+    _on_by_default: set[str] = field(default_factory=set)
+    _aliases: set[str] = field(default_factory=set)  # `{% set turns = messages[1:] %}`
 
     # -- templates ------------------------------------------------------------------------
 
@@ -412,12 +418,16 @@ class Walker:
         """
         forks = self._branch(node, "if", scope)
         self._check_position_branch(node, node.body, node.else_, out)
+        # Every branch of a chain whose tests depend on the position renders by position.
+        positional = int(any(self._on_position(test) for test in _chain_tests(node)))
+        self._positional += positional
         after = [self._walked(node.body, scope, out)]
         for elif_ in node.elif_:
             forks += self._branch(elif_, "elif", scope)
             self._check_position_branch(elif_, elif_.body, [], out)
             after.append(self._walked(elif_.body, scope, out))
         after.append(self._walked(node.else_, scope, out) if node.else_ else dict(scope))
+        self._positional -= positional
         for key in {k for branch in after for k in branch}:
             values = [branch[key] for branch in after if key in branch]
             scope[key] = next((v for v in values if isinstance(v, Hazard)), values[-1])
@@ -456,16 +466,20 @@ class Walker:
             self._look_ahead |= _namespace_sets(node.body)
         if self._history:  # `{% for part in text.split('<channel|>') %}` strips it too
             self._check_history_expr(node.iter, scope, out)
-        history = self.chat and _is_messages(node.iter)
+        history = self.chat and (_is_messages(node.iter) or self._is_history_alias(node.iter))
         self._history += history
         self._loops.append(history)
+        if history:
+            self._keeps_reasoning.append(_writes_reasoning_back(node.body, self._on_by_default))
         reported, self._reported = self._reported, (set() if history else self._reported)
         trailing = self._trailing
         if history:
-            self._trailing = frozenset(_trailing_ifs(node.body))
+            self._trailing = frozenset(_trailing_ifs(node.body) | _iteration_enders(node.body))
         self.body(node.body, inner, out)
         self._history -= history
         self._loops.pop()
+        if history:
+            self._keeps_reasoning.pop()
         self._reported = reported
         self._trailing = trailing
         out.extend(after)
@@ -475,6 +489,17 @@ class Walker:
 
     def _s_Assign(self, node: nodes.Assign, scope: _Scope, out: list[Event]) -> None:
         hazard = self.reason(node.node, scope) or self._macro_hazard(node.node, scope)
+        if (
+            isinstance(node.target, nodes.Name)
+            and self.chat
+            and (_is_messages(node.node) or self._is_history_alias(node.node))
+        ):
+            self._aliases.add(node.target.name)  # the history under another name
+        if isinstance(node.target, nodes.Name):
+            if _true_by_default(node.node, self._on_by_default):
+                self._on_by_default.add(node.target.name)
+            else:
+                self._on_by_default.discard(node.target.name)
         if self._history:
             self._check_history_expr(node.node, scope, out)
             if isinstance(node.target, nodes.Name) and _is_empty_string(node.node):
@@ -620,6 +645,8 @@ class Walker:
             return None  # `x is defined` checks configuration, not the value
         if kind is nodes.Name:
             return self._name_reason(expr, scope)  # type: ignore[arg-type]
+        if self.chat and self._fixed_default_date(expr, scope):
+            return None
         if kind is nodes.Call:
             return self._call_reason(expr, scope)  # type: ignore[arg-type]
         if kind is nodes.Getattr or kind is nodes.Getitem:
@@ -633,6 +660,27 @@ class Walker:
             if found is not None:
                 return found
         return None
+
+    def _fixed_default_date(self, expr: nodes.Node, scope: _Scope) -> bool:
+        """
+        A chat template's date variable that falls back to a fixed date (Llama 3.1's
+        `date_string if date_string is defined else '26 Jul 2024'`, or `| default(...)`).
+
+        The template itself renders the same date on every request; only a value the caller
+        passes can change it, which the linter cannot see: said in a note, not warned.
+        """
+        found = _defaulted(expr)
+        if found is None:
+            return False
+        name, fallback = found
+        if name in scope or not _is_chat_date_name(name):
+            return False
+        self._note(
+            expr.lineno,
+            f"`{name}`: the template falls back to the fixed date {fallback!r}; if your code "
+            f"passes `{name}`, give it a value that changes once a day at most",
+        )
+        return True
 
     def _name_reason(self, expr: nodes.Name, scope: _Scope) -> Hazard | None:
         if expr.name == TAIL_NAME:
@@ -708,6 +756,16 @@ class Walker:
         if anchor is None:
             self._check_look_ahead_branch(node, body, else_, out)
             return
+        loop_is_history = bool(self._loops and self._loops[-1])
+        if not _on_position_by_default(node.test, self._on_by_default, loop_is_history):
+            flag = next(iter(sorted(_flags_on(node.test, self._on_by_default))), "a flag")
+            self._note(
+                node.lineno,
+                f"a branch on the message's position that `{flag}` (on by default) overrides: "
+                f"every turn renders the same unless your code turns `{flag}` off, and then "
+                "earlier turns render differently once a newer turn is appended",
+            )
+            return
         if id(node) in self._trailing and _static_only((*body, *else_)):
             # A separator after the message, written only when another message follows (or only
             # after the last one): what comes before it renders the same on every turn.
@@ -750,6 +808,25 @@ class Walker:
         hazard = self._hazard("PC302", node.lineno, flag.split(".")[0], detail)
         self._report_history("branch", hazard, out)
 
+    def _is_history_alias(self, expr: nodes.Node) -> bool:
+        """`turns`, `turns[::-1]`, `turns | reverse` for a name set from the messages."""
+        node: Any = expr
+        while type(node) in (nodes.Getitem, nodes.Filter) and node.node is not None:
+            node = node.node
+        return type(node) is nodes.Name and node.name in self._aliases
+
+    def _on_position(self, test: nodes.Node) -> bool:
+        """Whether a test inside the history decides by where the message sits (or a look-ahead)."""
+        if not self._history:
+            return False
+        loop_is_history = bool(self._loops and self._loops[-1])
+        if _position_test(test, loop_is_history=loop_is_history) is not None:
+            return _on_position_by_default(test, self._on_by_default, loop_is_history)
+        return any(flag in self._look_ahead for flag in _flags_read(test))
+
+    def _reasoning_written_back(self) -> bool:
+        return bool(self._keeps_reasoning and self._keeps_reasoning[-1])
+
     def _report_history(self, kind: str, hazard: Hazard, out: list[Event]) -> None:
         """One PC302 finding of each kind per loop over messages: the rest is the same cause."""
         if kind not in self._reported:
@@ -765,6 +842,8 @@ class Walker:
                 "partition",
             )
             if splits and any(_is_think_literal(arg) for arg in call.args):
+                if _selects_reasoning(expr) or self._reasoning_written_back():
+                    return  # the reasoning is split out to be written back, not dropped
                 detail = "`split(...)` that strips the reasoning from earlier turns"
                 hazard = self._hazard("PC302", call.lineno, callee.attr, detail)
                 self._report_history("split", hazard, out)
@@ -779,6 +858,8 @@ class Walker:
             )
             return
         names = {n.name for n in _with_self(expr, nodes.Name)}
+        if not self._positional and self._reasoning_written_back():
+            return  # empty only for a turn that has no reasoning: the same on every request
         if names & self._empty and any(_is_think_literal(c) for c in _with_self(expr, nodes.Const)):
             detail = "a `<think>` block that renders empty for turns whose reasoning was dropped"
             self._report_history(
@@ -981,6 +1062,91 @@ def _trailing_ifs(body: Sequence[nodes.Node]) -> set[int]:
     return found
 
 
+def _iteration_enders(body: Sequence[nodes.Node]) -> set[int]:
+    """
+    The `if`s, at any depth of a history loop's body (not inside an inner loop), after which
+    nothing renders in the iteration: what follows them is only `set`s, or `if`s whose test a
+    namespace flag set on that path decides false (`{% set ns.kind = 'call' %}`, then
+    `{% if ns.kind not in ['call', 'response'] %}`).
+    """
+    found: set[int] = set()
+
+    def visit(block: Sequence[nodes.Node], rest: list[Sequence[nodes.Node]]) -> None:
+        for index, stmt in enumerate(block):
+            if not isinstance(stmt, nodes.If):
+                continue
+            after = [block[index + 1 :], *rest]
+            if _nothing_renders(after):
+                found.add(id(stmt))
+                found.update(id(elif_) for elif_ in stmt.elif_)
+            for branch in (stmt.body, *(elif_.body for elif_ in stmt.elif_), stmt.else_):
+                visit(branch, after)
+
+    visit(body, [])
+    return found
+
+
+def _nothing_renders(blocks: Sequence[Sequence[nodes.Node]]) -> bool:
+    """Whether the statements of `blocks`, run in order, write nothing, given the flags they set."""
+    known: dict[str, object] = {}
+    for block in blocks:
+        for stmt in block:
+            if isinstance(stmt, nodes.Assign) and type(stmt.target) is nodes.NSRef:
+                key = f"{stmt.target.name}.{stmt.target.attr}"
+                if type(stmt.node) is nodes.Const:
+                    known[key] = stmt.node.value
+                else:
+                    known.pop(key, None)
+                continue
+            if isinstance(stmt, nodes.If) and _ruled_out(stmt, known):
+                continue
+            if _renders(stmt):
+                return False
+    return True
+
+
+def _ruled_out(stmt: nodes.If, known: dict[str, object]) -> bool:
+    """An `if` (no `elif`, no `else` that writes) whose test the known flags decide false."""
+    if stmt.elif_ or any(_renders(child) for child in stmt.else_):
+        return False
+    return _decide(stmt.test, known) is False
+
+
+_COMPARE: dict[str, Callable[[object, object], bool]] = {
+    "eq": lambda a, b: a == b,
+    "ne": lambda a, b: a != b,
+    "in": lambda a, b: a in b,  # type: ignore[operator]
+    "notin": lambda a, b: a not in b,  # type: ignore[operator]
+}
+
+
+def _decide(test: nodes.Node, known: dict[str, object]) -> bool | None:
+    """`ns.attr == 'x'`, `!=`, `in [...]`, `not in [...]` and `not`, on known flags; else None."""
+    if type(test) is nodes.Not:
+        inner = _decide(test.node, known)
+        return None if inner is None else not inner
+    if type(test) is not nodes.Compare or len(test.ops) != 1:
+        return None
+    flag = _dotted(test.expr)
+    operand = test.ops[0]
+    compare = _COMPARE.get(operand.op)
+    if flag is None or flag not in known or compare is None:
+        return None
+    value: object
+    if type(operand.expr) is nodes.Const:
+        value = operand.expr.value
+    elif isinstance(operand.expr, (nodes.List, nodes.Tuple)) and all(
+        type(item) is nodes.Const for item in operand.expr.items
+    ):
+        value = [item.value for item in operand.expr.items]  # type: ignore[attr-defined]
+    else:
+        return None
+    try:
+        return compare(known[flag], value)
+    except TypeError:  # `in` on a value that is not a container
+        return None
+
+
 def _renders(stmt: nodes.Node) -> bool:
     """Whether a statement writes output (whitespace-only text does not count)."""
     if isinstance(stmt, (nodes.Assign, nodes.AssignBlock, nodes.ExprStmt, nodes.Macro)):
@@ -1082,6 +1248,169 @@ def _is_empty_think(text: str) -> bool:
         return False
     rest = text[start + len("<think>") :]
     return rest.lstrip().startswith("</think>")
+
+
+def _defaulted(expr: nodes.Node) -> tuple[str, str] | None:
+    """(name, fallback) for `name if name is defined else 'text'` or `name | default('text')`."""
+    fallback: nodes.Node | None
+    if type(expr) is nodes.CondExpr:
+        test, value, fallback = expr.test, expr.expr1, expr.expr2
+        tested = type(test) is nodes.Test and test.name == "defined"
+        name = _dotted(test.node) if tested else None  # type: ignore[attr-defined]
+        if name is None or value is None or _dotted(value) != name:
+            return None
+    elif type(expr) is nodes.Filter and expr.name == "default" and expr.node is not None:
+        name = _dotted(expr.node)
+        fallback = expr.args[0] if expr.args else None
+        if name is None:
+            return None
+    else:
+        return None
+    if type(fallback) is nodes.Const and isinstance(fallback.value, str) and fallback.value.strip():
+        return name, fallback.value
+    return None
+
+
+_SPLITS = frozenset({"split", "rsplit", "partition", "rpartition"})
+_CLOSING_MARKS = ("</think", "<channel|>")  # the reasoning is what comes before them
+_OPENING_MARKS = ("<think", "<|channel>")  # the reasoning is what comes after them
+
+
+def _selects_reasoning(expr: nodes.Node, named: Mapping[str, list[str]] | None = None) -> bool:
+    """
+    Whether `expr` takes the reasoning part of a split on a reasoning delimiter
+    (`content.split('</think>')[0]`, `text.split('<think>')[-1]`), not the answer part.
+    `named` gives the texts a delimiter held in a variable may have (`set end = '</think>'`).
+    """
+    for item in _with_self(expr, nodes.Getitem):
+        call, index = item.node, _int_index(item.arg)
+        if index is None or type(call) is not nodes.Call or type(call.node) is not nodes.Getattr:
+            continue
+        if call.node.attr not in _SPLITS:
+            continue
+        marks = [a.value for a in call.args if type(a) is nodes.Const and isinstance(a.value, str)]
+        marks += [
+            m for a in call.args if type(a) is nodes.Name for m in (named or {}).get(a.name, [])
+        ]
+        last = index == -1 or (call.node.attr.endswith("partition") and index == 2)
+        if index == 0 and any(c in m for m in marks for c in _CLOSING_MARKS):
+            return True
+        if last and any(
+            o in m and not any(c in m for c in _CLOSING_MARKS)
+            for m in marks
+            for o in _OPENING_MARKS
+        ):
+            return True
+    return False
+
+
+def _int_index(node: nodes.Node) -> int | None:
+    if type(node) is nodes.Const and type(node.value) is int:
+        return node.value
+    if type(node) is nodes.Neg and type(node.node) is nodes.Const and type(node.node.value) is int:
+        return -node.node.value
+    return None
+
+
+def _writes_reasoning_back(body: Sequence[nodes.Node], flags: set[str]) -> bool:
+    """
+    Whether a loop over the history writes out the reasoning it splits out of a message
+    (Qwen3's `reasoning_content`) for every turn, whatever its position: then the split
+    extracts the reasoning to write it back, it does not drop it.
+    """
+    holders: set[str] = set()
+    assigns = [a for stmt in body for a in _with_self(stmt, nodes.Assign)]
+    named: dict[str, list[str]] = {}
+    for assign in assigns:
+        value = assign.node.value if type(assign.node) is nodes.Const else None
+        if type(assign.target) is nodes.Name and isinstance(value, str):
+            named.setdefault(assign.target.name, []).append(value)
+    for _ in range(2):  # `set r = split(...)[0]`, then `set r = r | trim`
+        for assign in assigns:
+            if type(assign.target) is nodes.Name and (
+                _selects_reasoning(assign.node, named)
+                or any(n.name in holders for n in _with_self(assign.node, nodes.Name))
+            ):
+                holders.add(assign.target.name)
+    return any(_writes_any(stmt, holders, named, flags, in_history=True) for stmt in body)
+
+
+def _writes_any(
+    stmt: nodes.Node,
+    holders: set[str],
+    named: Mapping[str, list[str]],
+    flags: set[str],
+    *,
+    in_history: bool,
+) -> bool:
+    """Whether `stmt` writes a reasoning holder outside any branch on the turn's position."""
+    if isinstance(stmt, nodes.Output):
+        return any(
+            type(child) is not nodes.TemplateData
+            and (
+                _selects_reasoning(child, named)
+                or any(n.name in holders for n in _with_self(child, nodes.Name))
+            )
+            for child in stmt.nodes
+        )
+    if isinstance(stmt, nodes.If) and _on_position_by_default(stmt.test, flags, in_history):
+        return False  # written for some positions only: the branch is reported itself
+    inner = in_history and not isinstance(stmt, nodes.For)
+    return any(
+        _writes_any(child, holders, named, flags, in_history=inner)
+        for child in stmt.iter_child_nodes()
+        if isinstance(child, nodes.Stmt)
+    )
+
+
+def _true_by_default(expr: nodes.Node, flags: set[str]) -> bool:
+    """`true`, a flag already on, `x if x is defined else true`, `x | default(true)`."""
+    if type(expr) is nodes.Const:
+        return expr.value is True
+    if type(expr) is nodes.Name:
+        return expr.name in flags
+    if type(expr) is nodes.CondExpr:
+        test = expr.test
+        tested = type(test) is nodes.Test and test.name == "defined"
+        same = tested and expr.expr1 is not None and _dotted(expr.expr1) == _dotted(test.node)  # type: ignore[attr-defined]
+        return bool(same) and expr.expr2 is not None and _true_by_default(expr.expr2, flags)
+    if type(expr) is nodes.Filter and expr.name == "default" and expr.args:
+        return _true_by_default(expr.args[0], flags)
+    return False
+
+
+def _flags_on(test: nodes.Node, flags: set[str]) -> set[str]:
+    return {n.name for n in _with_self(test, nodes.Name) if n.name in flags} | {
+        n.node.name
+        for n in _with_self(test, nodes.Filter)
+        if n.name == "default" and type(n.node) is nodes.Name and _true_by_default(n, flags)
+    }
+
+
+def _on_position_by_default(test: nodes.Node, flags: set[str], loop_is_history: bool) -> bool:
+    """
+    Whether a test still depends on the message's position when every flag that is on by
+    default is on: `keep or loop.index0 > ns.last_query_index` does not, `keep and ...` does.
+    """
+    if type(test) is nodes.Or:
+        if _true_by_default(test.left, flags) or _true_by_default(test.right, flags):
+            return False
+        return any(
+            _on_position_by_default(side, flags, loop_is_history)
+            for side in (test.left, test.right)
+        )
+    if type(test) is nodes.And:
+        return any(
+            _on_position_by_default(side, flags, loop_is_history)
+            for side in (test.left, test.right)
+        )
+    if type(test) is nodes.Not:
+        return _on_position_by_default(test.node, flags, loop_is_history)
+    return _position_test(test, loop_is_history=loop_is_history) is not None
+
+
+def _chain_tests(node: nodes.If) -> list[nodes.Node]:
+    return [node.test, *(elif_.test for elif_ in node.elif_)]
 
 
 def _is_empty_string(node: nodes.Node) -> bool:

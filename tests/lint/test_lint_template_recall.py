@@ -223,3 +223,35 @@ def test_jinja_own_names_are_not_unknown_variables() -> None:
 def test_a_value_set_above_and_rendered_below_names_the_set_line() -> None:
     (finding,) = lint_source("{% set stamp = now() %}\nBuilt at {{ stamp }}.\n" + STATIC)
     assert (finding.code, finding.line, finding.written_at) == ("PC101", 2, 1)
+
+
+# -- the person the request is for, under another domain's name for the user ----------------------
+
+
+def test_a_player_or_customer_named_above_static_instructions_is_per_request() -> None:
+    assert codes("You are coaching {{ player_name }}, a {{ level }} player.\n" + STATIC) == [
+        "PC102"
+    ]
+    assert codes("Customer: {{ customer.name }}\n" + STATIC) == ["PC102"]
+    assert codes("Student: {{ student_id }}\n" + STATIC) == ["PC102"]
+    assert codes("For {{ customer_tier }} customers.\n" + STATIC) == []
+
+
+def test_a_player_named_at_the_end_is_fine() -> None:
+    assert codes(STATIC + "You are coaching {{ player_name }}.\n") == []
+
+
+# -- the history under another name ------------------------------------------------------------------
+
+
+def test_a_loop_over_a_copy_of_the_messages_is_the_history() -> None:
+    source = (
+        "{%- if messages[0].role == 'system' %}{%- set turns = messages[1:] %}"
+        "{%- else %}{%- set turns = messages %}{%- endif %}"
+        "{%- for message in turns %}<|{{ message.role }}|>"
+        "{%- if loop.last %}{{ tools | tojson }}{% endif %}{{ message.content }}{%- endfor %}"
+    )
+    assert codes(source, chat=True) == ["PC302"]
+    assert codes(source.replace("{%- set turns = messages %}", ""), chat=True) == ["PC302"]
+    unrelated = source.replace("messages[1:]", "tools").replace("= messages %}", "= tools %}")
+    assert codes(unrelated, chat=True) == []

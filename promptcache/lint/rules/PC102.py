@@ -5,7 +5,7 @@ Why:
     Variables such as `user.name`, `request_id`, `question`, `problem_statement` or
     `context_data` change from one request to the next. Rendered near the top, they make every
     request's prefix unique, so the content after them is never read from the cache. The
-    defaults cover who is asking, request and run identifiers, dates, the question, its answer
+    defaults cover who is asking (a user, player, customer, student or patient), request and run identifiers, dates, the question, its answer
     and other task inputs, the round, turn or step of a multi-round run, retrieved context,
     issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
@@ -51,6 +51,13 @@ DEFAULT_PER_REQUEST = (
     "message_id",
     "call_id",
     "*_uuid",
+    # the person the request is for, by the names other domains give the user (their name,
+    # id and profile; not every `customer_*`: `customer_tier` is a segment, not a person)
+    *(
+        f"{person}{part}"
+        for person in ("player", "customer", "student", "patient")
+        for part in ("", "_name", "_id", "_profile", "_info")
+    ),
     # dates and times
     "timestamp",
     "*_timestamp",

@@ -8,7 +8,9 @@ Why:
     prefix cache (vLLM, SGLang, llama.cpp) then recomputes the whole conversation. The fix
     depends on the template: a variable it reads when defined (`date_string`) can be pinned in
     the request; a `strftime_now()` it calls itself cannot, so the date must move after the
-    conversation (or into the newest user turn).
+    conversation (or into the newest user turn). A date variable whose only fallback is a
+    fixed date (`date_string if date_string is defined else '26 Jul 2024'`) renders the same
+    on every request unless the caller passes one: that is an info note (PC002), not this.
 
 Bad:
     {{- "Today Date: " + strftime_now("%d %b %Y") + "\n\n" }}

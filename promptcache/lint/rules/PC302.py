@@ -11,7 +11,12 @@ Why:
     then diverges at that message on every turn, and the whole history after it is prefilled
     again. A test on `add_generation_prompt` (the generation
     prompt) and `loop.last or messages[loop.index0 + 1]...` (the end of a run of tool
-    messages) are stable and not reported.
+    messages) are stable and not reported; so is a `loop.last` branch of static text after
+    which nothing renders in the turn (only `set`s, or `if`s a flag set on the way rules
+    out), nor is a split that takes the reasoning out of the
+    content only to write it back between its markers for every turn. A position test that a
+    flag on by default overrides (`keep or loop.index0 > ns.last_query_index`, with `keep`
+    defaulting to true: Qwen3.6's `preserve_thinking`) is an info note (PC002), not this.
 
 Bad:
     {%- for message in messages %}

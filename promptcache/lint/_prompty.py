@@ -1,0 +1,52 @@
+"""
+The inputs a `.prompty` file declares: its front matter's `inputs:` are the values of each call.
+
+A prompty file (Azure AI Foundry, promptflow) starts with a YAML front matter between `---` lines;
+its `inputs:` block names the values the caller passes every time the prompt runs (the question,
+the chat history, retrieved documents), usually with a `sample:` value each. Those names are
+per-request, whatever they are called. Read with a small indentation scan, so that linting
+needs no YAML library: only the names directly under `inputs:` are taken.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["PROMPTY_SUFFIX", "declared_inputs"]
+
+PROMPTY_SUFFIX = ".prompty"
+_FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
+_KEY = re.compile(r"^(?P<indent>[ \t]*)(?P<key>[A-Za-z_][\w-]*)[ \t]*:")
+
+
+def declared_inputs(source: str) -> tuple[str, ...]:
+    """The names under the front matter's top-level `inputs:` key, in order (none: ())."""
+    front = _front_matter(source)
+    if front is None:
+        return ()
+    names: list[str] = []
+    inside, child_indent = False, -1
+    for line in front.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        match = _KEY.match(line)
+        indent = len(line) - len(line.lstrip())
+        if indent == 0:
+            inside = match is not None and match.group("key") == "inputs"
+            child_indent = -1
+            continue
+        if not inside or match is None:
+            continue
+        if child_indent < 0:
+            child_indent = indent
+        if indent == child_indent:
+            names.append(match.group("key"))
+    return tuple(names)
+
+
+def _front_matter(source: str) -> str | None:
+    """The text between a leading `---` line and the next one, or None without one."""
+    fences = list(_FENCE.finditer(source, 0, len(source)))
+    if len(fences) < 2 or source[: fences[0].start()].strip():
+        return None
+    return source[fences[0].end() : fences[1].start()]
