@@ -41,7 +41,15 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 __all__ = ["DEFAULT_CONFIG", "LintConfig", "find_pyproject", "load_config"]
 
-DEFAULT_INCLUDE = ("*.j2", "*.jinja", "*.jinja2", "*.prompt", "tokenizer_config.json", "*.py")
+DEFAULT_INCLUDE = (
+    "*.j2",
+    "*.jinja",
+    "*.jinja2",
+    "*.prompt",
+    "*.prompty",
+    "tokenizer_config.json",
+    "*.py",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -26,7 +26,14 @@ def _manifest() -> list[dict[str, object]]:
 def test_manifest_declares_the_hook() -> None:
     (hook,) = _manifest()
     assert hook["id"] == "promptcache-lint"
-    assert hook["types_or"] == ["jinja", "python"]
+    # The trigger is the linter's default include globs, not pre-commit's file types (which
+    # know no .prompt or .prompty).
+    pattern = re.compile(hook["files"])
+    for name in ("a.j2", "a.jinja", "a.jinja2", "a.prompt", "p/a.prompty", "agent.py"):
+        assert pattern.search(name), name
+    assert pattern.search("model/tokenizer_config.json")
+    assert not pattern.search("notes.md") and not pattern.search("config.json")
+    assert "types_or" not in hook
     assert hook["entry"] == "promptcache lint"
     assert hook["language"] == "python"
     # A changed partial must lint the templates that include it: the hook lints the folder.
@@ -59,7 +66,7 @@ def _repo(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (repo / ".pre-commit-config.yaml").write_text(
         "repos:\n- repo: local\n  hooks:\n"
         f"  - id: {hook['id']}\n    name: {hook['name']}\n    entry: {hook['entry']}\n"
-        f"    language: system\n    types_or: {hook['types_or']}\n"
+        f"    language: system\n    files: '{hook['files']}'\n"
         f"    require_serial: {str(hook['require_serial']).lower()}\n"
         f"    pass_filenames: {str(hook['pass_filenames']).lower()}\n",
         encoding="utf-8",
@@ -102,6 +109,19 @@ def test_pre_commit_runs_the_hook(tmp_path: Path) -> None:
     passed = _pre_commit(repo, env, "--all-files")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "Passed" in passed.stdout
+
+
+def test_a_prompty_file_alone_triggers_the_hook_and_is_linted(tmp_path: Path) -> None:
+    repo, env = _repo(tmp_path)
+    (repo / "chat.prompty").write_text(
+        "---\nname: chat\ninputs:\n  question:\n    type: string\n---\n"
+        "system:\nAsked: {{ question }}\n" + STATIC,
+        encoding="utf-8",
+    )
+    _git(repo, "add", ".")
+    failed = _pre_commit(repo, env)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "chat.prompty:" in failed.stdout
 
 
 def test_changing_only_a_partial_lints_the_templates_that_include_it(tmp_path: Path) -> None:
