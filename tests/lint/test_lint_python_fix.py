@@ -17,11 +17,11 @@ BUSTERS = textwrap.dedent(
     ENABLED = {"search", "calculator"}
 
 
-    def ask(client, question, tools):
+    def ask(client, question, tools, history):
         catalog = {t.name: t.schema for t in tools}
         system = "Tools: " + json.dumps(catalog, indent=2) + " Enabled: " + ", ".join(ENABLED)
         return client.messages.create(model="m", max_tokens=9, system=system,
-            messages=[{"role": "user", "content": question}])
+            messages=[*history, {"role": "user", "content": question}])
     """
 )
 

@@ -48,6 +48,7 @@ from ._project import Module, Project
 from ._sinks import PASS_THROUGH, SINK_BY_API, Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
 from ._summaries import ClassInfo, Function, Hit, ParamSlot, Pending
+from ._turns import after_unknown, conversation_follows, history_after, opens, pieces_from
 from ._values import (
     EMPTY,
     MAX_PIECES,
@@ -92,6 +93,7 @@ _SYSTEM_KEYWORDS = frozenset(
 _HISTORY_FIELD = re.compile(
     r"\{(?:chat_history|history|messages|conversation\w*|agent_scratchpad|scratchpad)\}"
 )
+_UNKNOWN_TEXT = Value(pieces=(frozenset(),))
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
 _PASS_METHODS = frozenset(
     {
@@ -304,6 +306,7 @@ class Frame:
         self.returns: list[Value] = []
         self.self_attrs: dict[str, Value] = {}
         self.depth = 0
+        self.in_message_list = False  # the dict being evaluated is an element of a list literal
 
     # -- parameters -------------------------------------------------------------------------
 
@@ -637,6 +640,10 @@ class Frame:
 
     def string(self, parts: Sequence[Value]) -> Value:
         deps = frozenset().union(*(p.deps for p in parts)) if parts else frozenset()
+        # A name from outside the project (`from prompts import SYSTEM_PROMPT`) is text of
+        # unknown length: an empty piece keeps its place, so what precedes a value is not
+        # taken as nothing.
+        parts = [_UNKNOWN_TEXT if p.kind == "module" and not p.deps else p for p in parts]
         return Value(deps=deps, pieces=concat_pieces(parts), kind="str", fixed=True)
 
     def _e_BinOp(self, node: ast.BinOp) -> Value:
@@ -708,6 +715,7 @@ class Frame:
         return self.string(parts)
 
     def _e_Dict(self, node: ast.Dict) -> Value:
+        in_list, self.in_message_list = self.in_message_list, False
         fields: list[tuple[str, Value]] = []
         deps: set[Dep] = set()
         known, fixed = True, True
@@ -735,17 +743,24 @@ class Frame:
             kind="dict",
             fixed=fixed,
         )
-        self.system_message(result, node)
+        if not in_list:  # an element of a list literal is judged by the turns after it
+            self.system_message(result, node)
         return result
 
-    def system_message(self, message: Value, node: ast.AST) -> None:
-        """A `{"role": "system", "content": ...}` literal is a system prompt wherever it goes."""
+    def system_message(self, message: Value, node: ast.AST, later: Sequence[Value] = ()) -> None:
+        """A `{"role": "system", "content": ...}` literal is a system prompt wherever it goes;
+        in a list literal whose later turns are only the newest one, nothing else follows it."""
         role = message.field("role")
         if role is not None and role.text in ("system", "developer"):
             content = message.field("content")
             if content is None:
                 content = Value(deps=message.deps - role.deps)
-            self.sink_value(f"{role.text} message", "system", content, node)
+            what = f"{role.text} message"
+            if later and not history_after(later):
+                rest = Value(deps=content.deps, pieces=pieces_from((content, *later)))
+                self.last_turn(what, rest, node, role="system")
+            else:
+                self.sink_value(what, "system", content, node)
 
     def _e_List(self, node: ast.List | ast.Tuple) -> Value:
         items = []
@@ -753,7 +768,12 @@ class Frame:
             if isinstance(element, ast.Starred):
                 items.append(replace(self.eval(element.value).opaque(), spliced=True))
             else:
+                self.in_message_list = isinstance(element, ast.Dict)
                 items.append(self.eval(element))
+                self.in_message_list = False
+        for index, element in enumerate(node.elts):
+            if isinstance(element, ast.Dict):
+                self.system_message(items[index], element, items[index + 1 :])
         deps = frozenset().union(*(i.deps for i in items)) if items else frozenset()
         fixed = all(i.fixed or not (i.fields or i.items) for i in items)
         result = Value(deps=deps, items=tuple(items), kind="list", fixed=fixed)
@@ -1189,12 +1209,13 @@ class Frame:
         for index, role in sink.positional:
             if index < len(args):
                 self.sink_value(sink.api, role, args[index], node)
+        history = conversation_follows(sink, args, keywords, splats)
         for keyword, role in sink.keywords:
             if keyword in keywords:
                 value = keywords[keyword]
                 if role == "system":
                     value = self.dynamic_prompt(value, node)
-                self.sink_value(sink.api, role, value, node)
+                self.sink_value(sink.api, role, value, node, history=history)
         for splat in splats:
             if splat.fields is None and splat.deps:
                 self.splat_into(sink, splat, node)
@@ -1232,8 +1253,12 @@ class Frame:
 
     # -- sinks ------------------------------------------------------------------------------
 
-    def sink_value(self, api: str, role: str, value: Value, node: ast.AST) -> None:
-        if role in ("system", "tools"):
+    def sink_value(
+        self, api: str, role: str, value: Value, node: ast.AST, *, history: bool = True
+    ) -> None:
+        if role == "system" and not history:  # only the newest turn follows the system prompt
+            self.last_turn(api, value, node, role="system")
+        elif role in ("system", "tools"):
             pieces = flatten(value)
             for dep in value.deps:
                 self.hit(dep, api, role, static_after(pieces, dep), True, node)
@@ -1278,19 +1303,24 @@ class Frame:
                 self.hit(dep, api, "messages", 0, True, node, note=note)
             return
         items = value.items
+        limit = max(self.a.config.threshold, 1) * 4
         for index, item in enumerate(items):
             if index == len(items) - 1:
                 if not item.spliced:
                     self.last_turn(api, item, node)
                 continue
-            pieces = flatten(item)
+            history = history_after(items[index + 1 :])
+            # Without history after it, a turn loses only the static text after it, to the end.
+            pieces = flatten(item) if history else pieces_from(items[index:])
             for dep in item.deps:
                 if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                     continue
+                after = static_after(pieces, dep)
                 if isinstance(dep, Param):
-                    self._pend(dep, api, "messages", 0, True, spliced=item.spliced)
-                    continue
-                self.hit(dep, api, "messages", static_after(pieces, dep), True, node)
+                    after = 0 if history else after
+                    self._pend(dep, api, "messages", after, history, spliced=item.spliced)
+                elif history or after >= limit or after_unknown(dep) or opens(pieces, dep, limit):
+                    self.hit(dep, api, "messages", after, history, node)
 
     def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
         """The newest turn is the tail; only static text after a value in it is lost."""
@@ -1299,7 +1329,8 @@ class Frame:
         for dep in value.deps:
             after = static_after(pieces, dep)
             history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
-            if isinstance(dep, Param) or history or after >= limit:
+            unknown = role == "system" and (after_unknown(dep) or opens(pieces, dep, limit))
+            if isinstance(dep, Param) or history or unknown or after >= limit:
                 self.hit(dep, api, role, after, history, node)
 
     def hit(

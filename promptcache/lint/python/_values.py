@@ -158,7 +158,7 @@ def compact(pieces: Sequence[Piece]) -> tuple[Piece, ...]:
             merged[-1] = (merged[-1] + piece)[:MAX_TEXT]
         elif isinstance(piece, str):
             merged.append(piece[:MAX_TEXT])
-        elif piece:
+        else:  # an empty piece is text of unknown length: kept, it holds its place
             merged.append(piece)
     if len(merged) <= MAX_PIECES:
         return tuple(merged)
