@@ -205,3 +205,62 @@ def test_a_value_followed_only_by_the_newest_turn_is_not_a_buster(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
     assert findings(source) == expected
+
+
+PYDANTIC_AI = """
+from datetime import date
+from pydantic_ai import Agent, RunContext
+concierge = Agent("openai:gpt-4o", deps_type=str, system_prompt="Greet the guest by name. " + LONG)
+@concierge.system_prompt
+def guest_name(ctx: RunContext[str]) -> str:
+    return f"The guest is called {ctx.deps}."
+@concierge.system_prompt
+def todays_date() -> str:
+    return f"Today is {date.today()}."
+RUN
+"""
+
+# (id, how the module runs the agent, expected (line, code) pairs)
+PYDANTIC_AI_RUNS = [
+    ("runs-without-history", 'concierge.run_sync("Is the pool open?", deps="Dana")', []),
+    (
+        "a-run-with-message-history",
+        'first = concierge.run_sync("Hi", deps="Dana")\n'
+        'concierge.run_sync("Is the pool open?", deps="Dana", message_history=first.all_messages())',
+        [(7, "PC502"), (10, "PC501")],
+    ),
+    ("never-run-here", "", [(7, "PC502"), (10, "PC501")]),
+    ("handed-to-an-adapter", "app = concierge.to_ag_ui()", [(7, "PC502"), (10, "PC501")]),
+    (
+        "passed-to-another-runner",
+        "serve(concierge)\nconcierge.run_sync('Hi', deps='Dana')",
+        [(7, "PC502"), (10, "PC501")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("run", "expected"),
+    [pytest.param(r, e, id=i) for i, r, e in PYDANTIC_AI_RUNS],
+)
+def test_a_pydantic_ai_system_prompt_is_judged_by_the_runs_of_its_agent(
+    run: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(PYDANTIC_AI.replace("RUN", run)) == expected
+
+
+def test_a_date_above_text_of_unknown_length_is_still_reported() -> None:
+    # The examples come from a library call the analysis cannot see into: they may be long,
+    # static, and lost after the date, even with only the user prompt after the system prompt.
+    source = """
+        from datetime import date
+        from pydantic_ai import Agent, format_as_xml
+        from examples import SQL_EXAMPLES
+        agent = Agent("google:gemini-3-flash-preview")
+        @agent.system_prompt
+        async def system_prompt() -> str:
+            return f"Write a SQL query.\\ntoday's date = {date.today()}\\n{format_as_xml(SQL_EXAMPLES)}"
+        async def main(prompt):
+            return await agent.run(prompt)
+        """
+    assert findings(source) == [(8, "PC501")]

@@ -48,7 +48,15 @@ from ._project import Module, Project
 from ._sinks import PASS_THROUGH, SINK_BY_API, Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
 from ._summaries import ClassInfo, Function, Hit, ParamSlot, Pending
-from ._turns import after_unknown, conversation_follows, history_after, opens, pieces_from
+from ._turns import (
+    after_unknown,
+    agent_runs_carry_history,
+    conversation_follows,
+    history_after,
+    opens,
+    pieces_from,
+    unknown_after,
+)
 from ._values import (
     EMPTY,
     MAX_PIECES,
@@ -204,12 +212,12 @@ class Analysis:
         if not isinstance(function.node, ast.Lambda) and _SYSTEM_NAME.match(function.node.name):
             function.system = True
         if function.system and not isinstance(function.node, ast.Lambda):
-            what = (
-                "a system prompt function"
-                if not _is_decorated(function.node)
-                else "Pydantic AI system prompt"
+            decorated = _is_decorated(function.node)
+            what = "Pydantic AI system prompt" if decorated else "a system prompt function"
+            history = not decorated or agent_runs_carry_history(
+                function.module.tree, function.node.decorator_list
             )
-            frame.sink_value(what, "system", returned, function.node)
+            frame.sink_value(what, "system", returned, function.node, history=history)
         elif (
             not isinstance(function.node, ast.Lambda)
             and returned.pieces is not None
@@ -640,10 +648,10 @@ class Frame:
 
     def string(self, parts: Sequence[Value]) -> Value:
         deps = frozenset().union(*(p.deps for p in parts)) if parts else frozenset()
-        # A name from outside the project (`from prompts import SYSTEM_PROMPT`) is text of
-        # unknown length: an empty piece keeps its place, so what precedes a value is not
-        # taken as nothing.
-        parts = [_UNKNOWN_TEXT if p.kind == "module" and not p.deps else p for p in parts]
+        # A part the analysis knows nothing about (`from prompts import SYSTEM_PROMPT`, the
+        # result of a library call) is text of unknown length: an empty piece keeps its place,
+        # so the text around a value is not taken as nothing.
+        parts = [_UNKNOWN_TEXT if _unknown(p) else p for p in parts]
         return Value(deps=deps, pieces=concat_pieces(parts), kind="str", fixed=True)
 
     def _e_BinOp(self, node: ast.BinOp) -> Value:
@@ -1319,7 +1327,13 @@ class Frame:
                 if isinstance(dep, Param):
                     after = 0 if history else after
                     self._pend(dep, api, "messages", after, history, spliced=item.spliced)
-                elif history or after >= limit or after_unknown(dep) or opens(pieces, dep, limit):
+                elif (
+                    history
+                    or after >= limit
+                    or after_unknown(dep)
+                    or opens(pieces, dep, limit)
+                    or unknown_after(pieces, dep)
+                ):
                     self.hit(dep, api, "messages", after, history, node)
 
     def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
@@ -1329,7 +1343,9 @@ class Frame:
         for dep in value.deps:
             after = static_after(pieces, dep)
             history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
-            unknown = role == "system" and (after_unknown(dep) or opens(pieces, dep, limit))
+            unknown = role == "system" and (
+                after_unknown(dep) or opens(pieces, dep, limit) or unknown_after(pieces, dep)
+            )
             if isinstance(dep, Param) or history or unknown or after >= limit:
                 self.hit(dep, api, role, after, history, node)
 
@@ -1592,6 +1608,10 @@ def _short(name: str) -> str:
 
 def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(_is_system_decorator(d) for d in node.decorator_list)
+
+
+def _unknown(value: Value) -> bool:
+    return not value.deps and value.pieces is None and value.items is None and value.fields is None
 
 
 def _is_system_decorator(node: ast.expr) -> bool:

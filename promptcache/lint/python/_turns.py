@@ -10,18 +10,22 @@ anyway below the threshold. Anything the analysis cannot see the length of count
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Sequence
 
 from ._flow import flatten
 from ._knowledge import Sink
 from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
+from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
 
 __all__ = [
     "after_unknown",
+    "agent_runs_carry_history",
     "conversation_follows",
     "history_after",
     "opens",
     "pieces_from",
+    "unknown_after",
 ]
 
 # Roles of a sink's arguments that carry the turns of the conversation.
@@ -67,9 +71,46 @@ def pieces_from(items: Sequence[Value]) -> tuple[Piece, ...]:
 
 
 def after_unknown(dep: Dep) -> bool:
-    """Whether what follows `dep` inside its own value is unknown: a value the analysis could
-    not follow, or one passed through a call it cannot see into, may hide static text after it."""
-    return isinstance(dep, Taint) and (dep.code == NOT_FOLLOWED or bool(dep.via))
+    """Whether what follows `dep` inside its own value is unknown: a value the analysis could not
+    follow may hide static text after it. (A value passed through a call the analysis cannot see
+    into is taken as that call's result, as everywhere else, with nothing added.)"""
+    return isinstance(dep, Taint) and dep.code == NOT_FOLLOWED
+
+
+def agent_runs_carry_history(tree: ast.Module, decorators: Sequence[ast.expr]) -> bool:
+    """
+    Whether the runs of the agent a system-prompt function is registered on carry earlier turns.
+
+    Only the module's own runs can tell: True unless the agent is a module name that the module
+    runs at least once, never with `message_history` (or a `**` splat), and never hands to
+    anything else (an adapter, a web app) that could run it with history.
+    """
+    names = {name for name in map(_receiver, decorators) if name}
+    if not names:
+        return True
+    runs = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in names and func.attr in RUN_METHODS:
+                runs += 1
+                if any(k.arg in (None, HISTORY_KEYWORD) for k in node.keywords):
+                    return True
+            elif func.value.id in names and func.attr not in REGISTER_METHODS:
+                return True  # `agent.to_ag_ui()`, `agent.to_web()`: run elsewhere, with history
+        handed = [*node.args, *(k.value for k in node.keywords)]
+        if any(isinstance(a, ast.Name) and a.id in names for a in handed):
+            return True
+    return runs == 0
+
+
+def _receiver(decorator: ast.expr) -> str:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return target.value.id
+    return ""
 
 
 def opens(pieces: Sequence[Piece], dep: Dep, unknown_length: int) -> bool:
@@ -85,4 +126,13 @@ def opens(pieces: Sequence[Piece], dep: Dep, unknown_length: int) -> bool:
             return after > before
         else:
             before += unknown_length
+    return False
+
+
+def unknown_after(pieces: Sequence[Piece], dep: Dep) -> bool:
+    """Whether text of unknown length (an empty piece: a library call's result, an outside
+    name) follows `dep`: it may be the long static part (`format_as_xml(EXAMPLES)`)."""
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return any(not isinstance(p, str) and not p for p in pieces[index + 1 :])
     return False
