@@ -264,3 +264,83 @@ def test_a_date_above_text_of_unknown_length_is_still_reported() -> None:
             return await agent.run(prompt)
         """
     assert findings(source) == [(8, "PC501")]
+
+
+# (id, source, expected): a clock taken when a conversation's history is created is fixed for
+# that conversation; the same clock put into a list that is rebuilt per request is not.
+CONVERSATION_START_CASES = [
+    (
+        "clock-in-the-history-an-agent-creates-in-init",
+        """
+        from datetime import datetime, timezone
+        from openai import OpenAI
+        SYSTEM_PROMPT = "You are a careful agent. The session started at {started}. " + LONG
+        class Agent:
+            def __init__(self, system_prompt=None):
+                self.system_prompt = system_prompt or SYSTEM_PROMPT.format(
+                    started=datetime.now(tz=timezone.utc).isoformat()
+                )
+                self.client = OpenAI()
+                self.messages = [{"role": "system", "content": self.system_prompt}]
+            def ask(self, question):
+                self.messages.append({"role": "user", "content": question})
+                reply = self.client.chat.completions.create(model="m", messages=self.messages)
+                self.messages.append(reply.choices[0].message)
+                return reply
+        """,
+        [],
+    ),
+    (
+        "clock-in-the-history-a-reset-stores-per-user",
+        """
+        import datetime
+        USERS = {}
+        def system_prompt(day, clock):
+            return f"You are the house assistant. Today is {day}, it is {clock}. " + LONG
+        def reset_history(user_id):
+            day = datetime.datetime.now().strftime("%Y-%m-%d")
+            clock = datetime.datetime.now().strftime("%H:%M")
+            USERS.setdefault(user_id, {})["history"] = [
+                {"role": "system", "content": system_prompt(day, clock)}
+            ]
+        """,
+        [],
+    ),
+    (
+        "clock-in-a-list-rebuilt-for-every-request",
+        """
+        import datetime
+        def ask(client, history, question):
+            clock = datetime.datetime.now().strftime("%H:%M")
+            messages = [{"role": "system", "content": f"It is {clock}. " + LONG}]
+            messages.extend(history)
+            messages.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [(4, "PC501")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [pytest.param(s, e, id=i) for i, s, e in CONVERSATION_START_CASES],
+)
+def test_a_value_taken_when_the_history_is_created_is_fixed_for_it(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(source) == expected
+
+
+def test_a_date_taken_at_import_stays_reported_in_a_history_created_later() -> None:
+    source = """
+        from datetime import date
+        SYSTEM_CONTENT = f"You answer Formula 1 questions from the data. " + LONG + f"Today is {date.today()}"
+        class Chat:
+            def __init__(self):
+                self.messages = [{"role": "system", "content": SYSTEM_CONTENT}]
+            def ask(self, client, question):
+                self.messages.append({"role": "user", "content": question})
+                return client.chat.completions.create(model="m", messages=self.messages)
+        """
+    assert findings(source) == [(3, "PC501")]

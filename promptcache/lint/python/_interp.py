@@ -55,6 +55,7 @@ from ._turns import (
     history_after,
     opens,
     pieces_from,
+    starts_a_conversation,
     unknown_after,
 )
 from ._values import (
@@ -137,6 +138,8 @@ class Analysis:
         self.texts: dict[str, Value] = {}
         self.numbers: dict[int, Value] = {}
         self.outside: dict[str, Value] = {}
+        # Values a conversation's history was created with: fixed for that conversation.
+        self.conversation_fixed: set[Dep] = set()
 
         self._named: dict[tuple[str, int], tuple[bool, Sink | None]] = {}
 
@@ -148,6 +151,7 @@ class Analysis:
         self.texts.clear()
         self.numbers.clear()
         self.outside.clear()
+        self.conversation_fixed.clear()
         self._named.clear()
 
     def named_call(self, name: str, arguments: int) -> tuple[bool, Sink | None]:
@@ -178,7 +182,8 @@ class Analysis:
                     self.summary(function)
                 waiting = [f for f in waiting if f.ret is None]
                 todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
-        return [hit for hit in module.hits if isinstance(hit, Hit)]
+        fixed = self.conversation_fixed
+        return [hit for hit in module.hits if isinstance(hit, Hit) and hit.taint not in fixed]
 
     def _calls_a_sink_wrapper(self, function: Function) -> bool:
         if not self.wrappers:
@@ -370,6 +375,27 @@ class Frame:
         value = self.eval(node.value)
         for target in node.targets:
             self.assign(target, value)
+        if starts_a_conversation(node):
+            self.conversation_started(value)
+
+    def conversation_started(self, history: Value) -> None:
+        """A history created and kept here (`self.messages = [system]`): what its system
+        message holds was computed for the conversation, so it breaks no cache within it,
+        wherever the history is sent. Only values computed in this function (or per-request
+        data) count: one taken at import is the process's, shared by every conversation."""
+        function = self.function
+        if function is None:
+            return
+        first, last = function.node.lineno, function.node.end_lineno or function.node.lineno
+        self.a.conversation_fixed.update(
+            dep
+            for dep in history.deps
+            if isinstance(dep, Taint)
+            and (
+                dep.code == PER_REQUEST
+                or (dep.path == self.module.display and first <= dep.line <= last)
+            )
+        )
 
     def _s_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:

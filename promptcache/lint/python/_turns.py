@@ -25,6 +25,7 @@ __all__ = [
     "history_after",
     "opens",
     "pieces_from",
+    "starts_a_conversation",
     "unknown_after",
 ]
 
@@ -136,3 +137,23 @@ def unknown_after(pieces: Sequence[Piece], dep: Dep) -> bool:
         if not isinstance(piece, str) and dep in piece:
             return any(not isinstance(p, str) and not p for p in pieces[index + 1 :])
     return False
+
+
+def starts_a_conversation(node: ast.Assign) -> bool:
+    """`self.messages = [{"role": "system", ...}, ...]` or `store[user]["history"] = [...]`: a
+    message list opening with a system message, kept beyond the call (on an object or in a
+    store), is a conversation's history being created, not a request being built."""
+    listed = node.value
+    if not isinstance(listed, ast.List) or not listed.elts:
+        return False
+    first = listed.elts[0]
+    if not isinstance(first, ast.Dict):
+        return False
+    kept = any(isinstance(t, ast.Attribute | ast.Subscript) for t in node.targets)
+    return kept and any(
+        isinstance(k, ast.Constant)
+        and k.value == "role"
+        and isinstance(v, ast.Constant)
+        and v.value in ("system", "developer")
+        for k, v in zip(first.keys, first.values, strict=True)
+    )
