@@ -84,6 +84,13 @@ _PERCENT_FIELD = re.compile(
 _TEMPLATE_FIELD = re.compile(
     r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})"
 )  # `{name}`, not `{{name}}`
+# A LangChain template's `template_format` whose variables are written `{{name}}`.
+_DOUBLE_BRACE_FORMATS = frozenset({"mustache", "jinja2"})
+_DOUBLE_BRACE_FIELD = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# A LangChain template's methods that fill its variables from keywords (sync and async).
+_FORMAT_METHODS = frozenset(
+    {"format", "format_messages", "format_prompt", "aformat", "aformat_messages", "aformat_prompt"}
+)
 _MAX_DEPTH = 40
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
 # system prompt wherever it is sent (often from another module, or through an in-house wrapper).
@@ -1481,7 +1488,9 @@ class Frame:
             return info
         text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
         system = sink.api == "LangChain system message template"
-        _variables(text, "system" if system else "template", info)
+        fmt = args[1] if len(args) > 1 else keywords.get("template_format", EMPTY)
+        field = _DOUBLE_BRACE_FIELD if fmt.text in _DOUBLE_BRACE_FORMATS else _TEMPLATE_FIELD
+        _variables(text, "system" if system else "template", info, field=field)
         return info
 
     def template_variables(self, info: object, values: Value, node: ast.AST) -> None:
@@ -1521,7 +1530,7 @@ class Frame:
             if args:
                 self.template_variables(receiver.meta, args[0], node)
             return EMPTY
-        if method in ("format", "format_messages", "format_prompt", "aformat_messages"):
+        if method in _FORMAT_METHODS:
             self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
             return EMPTY
         if method in ("pipe", "with_config", "with_retry", "bind"):
@@ -1576,11 +1585,17 @@ _STATEMENTS: dict[type, Callable[[Frame, ast.stmt], None]] = {
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _variables(text: Value, role: str, info: dict[str, tuple[int, str]], later: int = 0) -> None:
-    """Record each `{variable}` of `text`: the static characters after it (`later` more after
-    the text itself) and the position it reaches."""
+def _variables(
+    text: Value,
+    role: str,
+    info: dict[str, tuple[int, str]],
+    later: int = 0,
+    field: re.Pattern[str] | None = None,
+) -> None:
+    """Record each `{variable}` of `text` (`{{variable}}` for a mustache or Jinja template): the
+    static characters after it (`later` more after the text itself) and the position it reaches."""
     joined = _static_of(text)
-    for found in _TEMPLATE_FIELD.finditer(joined):
+    for found in (field or _TEMPLATE_FIELD).finditer(joined):
         info.setdefault(found.group(1), (len(joined) - found.end() + later, role))
 
 
