@@ -399,9 +399,12 @@ def risks(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, Risk]]:
         elif isinstance(event, Hazard) and event.code == "PC106":
             if after >= max(threshold, 1) * LONG_PREFIX_FACTOR:  # unknown meaning: a long block
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
-        elif isinstance(event, Hazard) and (history or after >= max(threshold, 1) or unsized):
+        elif isinstance(event, Hazard) and (
+            history or event.conversation or after >= max(threshold, 1) or unsized
+        ):
             shown = tuple(reversed(unsized[-_SHOWN_UNSIZED:]))
-            found.append((event, Risk(tokens=after, history=history, unsized=shown)))
+            follows = history or event.conversation
+            found.append((event, Risk(tokens=after, history=follows, unsized=shown)))
     found.reverse()
     return found
 
