@@ -47,3 +47,32 @@ def test_the_finding_says_the_conversation_follows() -> None:
     (found,) = lint_source(SHORT_SYSTEM.replace("VARIABLE", "time"), path="prompts/system.j2")
     assert found.line == 3
     assert "conversation" in found.message
+
+
+# A dated record's other fields vary with its date: `{{ previous_date }}` then
+# `{{ previous_script }}` at the end of a user turn are one per-request item, not a date above
+# stable content of unknown size. A date above some other variable still counts it.
+RECORD = """\
+Here are today's headlines, then the last episode's script for context.
+{% for item in headlines %}* {{ item.title }}
+{% endfor %}
+# Script of the episode of {{ DATE }}
+{{ FIELD }}"""
+
+RECORD_CASES = [
+    ("the-record-date-then-its-script", "previous_date", "previous_script", []),
+    ("the-record-date-then-its-attribute", "episode.date", "episode.script", []),
+    ("a-date-then-another-variable", "previous_date", "handbook", ["PC102"]),
+]
+
+
+@pytest.mark.parametrize(
+    ("date", "field", "expected"),
+    [pytest.param(d, f, e, id=i) for i, d, f, e in RECORD_CASES],
+)
+def test_a_dated_record_at_the_end_is_one_per_request_value(
+    date: str, field: str, expected: list[str]
+) -> None:
+    source = RECORD.replace("DATE", date).replace("FIELD", field)
+    found = lint_source(source, path="prompts/user_message.j2")
+    assert [f.code for f in found] == expected
