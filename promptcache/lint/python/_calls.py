@@ -117,13 +117,15 @@ def _json_dumps(frame: Frame, call: Call) -> Value | None:
     deps = set(value.deps)
     sorts = _sorts_keys(name, node)
     if not sorts and not value.fixed and value.kind not in ("str", "num"):
+        orjson = name.startswith("orjson")
+        missing = "option=orjson.OPT_SORT_KEYS" if orjson else "sort_keys=True"
         deps.add(
             frame.taint(
                 "PC503",
-                f"`{node_label(frame.module, node)}` without sort_keys=True",
+                f"`{node_label(frame.module, node)}` without {missing}",
                 node,
-                fix=("sort_keys", *node_span(frame.module, node)),
-                fixable=name in _SORT_KEYS_FIXABLE,
+                fix=("orjson_option" if orjson else "sort_keys", *node_span(frame.module, node)),
+                fixable=name in _SORT_KEYS_FIXABLE or (orjson and _module_call(node)),
             )
         )
     pieces = flatten(value)
@@ -135,8 +137,14 @@ def _json_dumps(frame: Frame, call: Call) -> Value | None:
     )
 
 
+def _module_call(node: ast.Call) -> bool:
+    """`orjson.dumps(...)` through the module's own name, so `--fix` can write
+    `<name>.OPT_SORT_KEYS` (a bare imported `dumps` would need an import added: left alone)."""
+    return isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+
+
 # The serialisers whose `sort_keys=True` keyword `--fix` may add (orjson takes an option flag
-# instead, under whatever name the module imported it as: left for a person).
+# instead: `--fix` adds `option=<module>.OPT_SORT_KEYS` when called through its module).
 _SORT_KEYS_FIXABLE = frozenset(
     {"json.dumps", "json.dump", "simplejson.dumps", "simplejson.dump", "ujson.dumps", "ujson.dump"}
 )
@@ -204,7 +212,8 @@ def _materialise(frame: Frame, call: Call) -> Value | None:
             deps=value.deps,
             kind="set",
             meta=value.text is not None
-            or (value.items is not None and all(i.text is not None for i in value.items)),
+            or (value.items is not None and all(i.text is not None for i in value.items))
+            or (value.kind == "set" and value.meta is True),
         )
     if value.kind in ("set", "udict", "uview"):
         element = frame.element(value, call.node.args[0])

@@ -723,7 +723,11 @@ class Frame:
             left.kind,
             right.kind,
         ):
-            return Value(deps=left.deps | right.deps, kind="set")
+            # Strings in, strings out: a difference or intersection keeps only the left's.
+            strings = _string_set(left) and (
+                isinstance(op, ast.Sub | ast.BitAnd) or _string_set(right)
+            )
+            return Value(deps=left.deps | right.deps, kind="set", meta=strings)
         if isinstance(op, ast.BitOr) and left.kind in ("ptemplate", "chain"):
             return Value(deps=left.deps | right.deps, kind="chain", meta=left.meta)
         if isinstance(op, ast.BitOr) and right.kind == "ptemplate" and left.fields is not None:
@@ -1649,6 +1653,11 @@ def _short(name: str) -> str:
 
 def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(_is_system_decorator(d) for d in node.decorator_list)
+
+
+def _string_set(value: Value) -> bool:
+    """A set known to hold only strings (`--fix` may sort it)."""
+    return value.kind == "set" and value.meta is True
 
 
 def _unknown(value: Value) -> bool:
