@@ -30,7 +30,7 @@ from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader, UnreadableTemplate
 from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
-from .rules.PC102 import CLOCK_NAMES, SYSTEM_TEMPLATE_NAME
+from .rules.PC102 import CLOCK_NAMES, SYSTEM_CLOCK_FIX, SYSTEM_TEMPLATE_NAME
 from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
@@ -721,7 +721,15 @@ class Walker:
         if self.config.is_per_request(dotted):
             if _is_clock_name(dotted) and _is_system_template(self.origin):
                 detail = f"the clock variable `{dotted}` of a system prompt"
-                return Hazard("PC102", line, root, detail, self.origin, conversation=True)
+                return Hazard(
+                    "PC102",
+                    line,
+                    root,
+                    detail,
+                    self.origin,
+                    fix=SYSTEM_CLOCK_FIX,
+                    conversation=True,
+                )
             return self._hazard("PC102", line, root, f"per-request variable `{dotted}`")
         return None
 

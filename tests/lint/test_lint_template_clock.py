@@ -47,6 +47,8 @@ def test_the_finding_says_the_conversation_follows() -> None:
     (found,) = lint_source(SHORT_SYSTEM.replace("VARIABLE", "time"), path="prompts/system.j2")
     assert found.line == 3
     assert "conversation" in found.message
+    assert "newest user message" in found.message  # not "at the end of the template"
+    assert "end of the template" not in found.message
 
 
 # A dated record's other fields vary with its date: `{{ previous_date }}` then

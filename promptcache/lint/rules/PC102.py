@@ -159,3 +159,8 @@ CLOCK_NAMES = (
 )
 # File names of system prompt templates: what they render opens every conversation.
 SYSTEM_TEMPLATE_NAME = r"(?i)(?:^|[_.\-])system(?:$|[_.\-])"
+# Where a system prompt's clock belongs: its end still comes before the whole conversation.
+SYSTEM_CLOCK_FIX = (
+    "pass it in the newest user message (or promptcache's `Prompt.with_tail`): the end of a "
+    "system prompt still comes before the whole conversation"
+)
