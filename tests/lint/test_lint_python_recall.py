@@ -67,3 +67,30 @@ def test_an_async_format_of_an_f_string_template_is_followed() -> None:
             return await SYSTEM.aformat(current_date=datetime.now().strftime("%d %B, %Y"))
         """
     assert findings(source) == [(6, "PC501")]
+
+
+LLM_CHAIN = """
+from langchain.chains import LLMChain
+from langchain.prompts import PromptTemplate
+QUESTIONS_PROMPT = "Based on the document below, write three questions.\\nDocument:\\n{VARIABLE}\\n" + LONG
+def generate(llm, content):
+    chain = LLMChain(llm=llm, prompt=PromptTemplate.from_template(QUESTIONS_PROMPT))
+    return chain.run(VARIABLE=VALUE)
+"""
+
+# (id, the template's variable, what fills it, expected)
+LLM_CHAIN_FILLS = [
+    ("a-per-request-name-filled-with-a-parameter", "context", "content", [(7, "PC502")]),
+    ("a-per-request-name-filled-with-a-constant", "context", '"the handbook"', []),
+    ("a-neutral-name-filled-with-a-parameter", "handbook", "content", []),
+]
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [pytest.param(n, v, e, id=i) for i, n, v, e in LLM_CHAIN_FILLS],
+)
+def test_a_legacy_llm_chain_run_fills_its_template(
+    variable: str, value: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(LLM_CHAIN.replace("VARIABLE", variable).replace("VALUE", value)) == expected

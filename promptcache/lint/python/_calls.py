@@ -495,7 +495,16 @@ def _field(frame: Frame, call: Call) -> Value | None:
     return merge_all(values) if values else EMPTY
 
 
+def _llm_chain(frame: Frame, call: Call) -> Value | None:
+    """`LLMChain(llm=..., prompt=template)`: a chain whose runs fill the template's variables."""
+    prompt = call.keywords.get("prompt")
+    if prompt is None or prompt.kind not in ("ptemplate", "chain"):
+        return None
+    return Value(deps=prompt.deps, kind="chain", meta=prompt.meta)
+
+
 SPECIAL: dict[str, _Special] = {
+    "LLMChain": _llm_chain,
     "getattr": _getattr,
     "RunnableMap": _runnable_map,
     "RunnableParallel": _runnable_map,

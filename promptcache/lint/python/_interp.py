@@ -91,6 +91,8 @@ _DOUBLE_BRACE_FIELD = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 _FORMAT_METHODS = frozenset(
     {"format", "format_messages", "format_prompt", "aformat", "aformat_messages", "aformat_prompt"}
 )
+# A legacy LangChain `LLMChain`'s methods that fill its prompt's variables (keywords or a dict).
+_CHAIN_RUNS = frozenset({"run", "arun", "predict", "apredict", "__call__", "acall"})
 _MAX_DEPTH = 40
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
 # system prompt wherever it is sent (often from another module, or through an in-house wrapper).
@@ -1504,6 +1506,7 @@ class Frame:
             if name not in info:
                 continue
             after, role = info[name]
+            value = self.named_per_request(name, value, node)
             if role == "system":
                 self.sink_value("LangChain prompt template", "system", value, node)
             elif role == "messages":  # the conversation history follows this turn
@@ -1516,6 +1519,17 @@ class Frame:
                 for dep in value.deps:
                     if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
                         self.hit(dep, "LangChain prompt template", "template", after, False, node)
+
+    def named_per_request(self, name: str, value: Value, node: ast.AST) -> Value:
+        """A template variable named as per-request data (`{context}`, `{question}`) filled with a
+        value the analysis cannot tell anything about (a parameter its callers are not seen to
+        fill, a library call's result): taken as the per-request data its name says it is."""
+        if value.text is not None or value.kind == "num" or not self.a.per_request(name):
+            return value
+        if any(isinstance(dep, Taint) for dep in value.deps):
+            return value
+        label = f"`{name}` (a per-request template variable)"
+        return value.with_deps([self.taint(PER_REQUEST, label, node)])
 
     def template_call(
         self,
@@ -1533,6 +1547,11 @@ class Frame:
         if method in ("invoke", "ainvoke", "stream", "astream", "batch", "abatch"):
             if args:
                 self.template_variables(receiver.meta, args[0], node)
+            return EMPTY
+        if method in _CHAIN_RUNS:  # a legacy `LLMChain`: `.run(context=...)`, `.predict({...})`
+            for arg in args[:1]:
+                self.template_variables(receiver.meta, arg, node)
+            self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
             return EMPTY
         if method in _FORMAT_METHODS:
             self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
