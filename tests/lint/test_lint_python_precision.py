@@ -344,3 +344,26 @@ def test_a_date_taken_at_import_stays_reported_in_a_history_created_later() -> N
                 return client.chat.completions.create(model="m", messages=self.messages)
         """
     assert findings(source) == [(3, "PC501")]
+
+
+APPENDED = """
+import json
+def answer(client, history, query, results):
+    context = []
+    for result in results:
+        page = PAGE
+        context.append(page)
+    system = "Answer from the context only. Context:\\n" + json.dumps(context) + LONG
+    return client.chat.completions.create(
+        model="gpt-4.1", messages=[{"role": "system", "content": system}, *history]
+    )
+"""
+
+
+def test_a_list_of_dict_literals_appended_in_a_loop_has_the_code_s_key_order() -> None:
+    page = '{"page_content": result.page_content, "page_number": result.metadata["page"]}'
+    assert findings(APPENDED.replace("PAGE", page)) == []
+
+
+def test_a_list_of_dicts_from_outside_appended_in_a_loop_is_still_unordered() -> None:
+    assert findings(APPENDED.replace("PAGE", "result.metadata")) == [(8, "PC503")]

@@ -301,21 +301,32 @@ def _mutate(frame: Frame, call: Call) -> Value | None:
         if (receiver.items is not None or receiver.deps or receiver.kind == "param")
         else ()
     )
+    # A list of literals keeps its key order fixed while only fixed-order values are added.
+    fixed = receiver.fixed and receiver.kind == "list"
     if method == "append" and args:
         updated = Value(
-            deps=receiver.deps | args[0].deps, items=cap_items((*items, args[0])), kind="list"
+            deps=receiver.deps | args[0].deps,
+            items=cap_items((*items, args[0])),
+            kind="list",
+            fixed=fixed and _fixed_order(args[0]),
         )
     elif method == "extend" and args:
         updated = Value(
             deps=receiver.deps | args[0].deps,
             items=cap_items((*items, *as_items(args[0]))),
             kind="list",
+            fixed=fixed and args[0].fixed,
         )
     elif method == "insert" and len(args) == 2:
         position = node.args[0]
         at_start = isinstance(position, ast.Constant) and position.value == 0
         new = (args[1], *items) if at_start else (*items, args[1])
-        updated = Value(deps=receiver.deps | args[1].deps, items=cap_items(new), kind="list")
+        updated = Value(
+            deps=receiver.deps | args[1].deps,
+            items=cap_items(new),
+            kind="list",
+            fixed=fixed and _fixed_order(args[1]),
+        )
     elif method == "update":
         fields = list(receiver.fields or ())
         for arg in args:
@@ -493,6 +504,12 @@ def _field(frame: Frame, call: Call) -> Value | None:
         if keyword in call.keywords:
             values.append(frame.call_value(call.keywords[keyword], nodes[keyword]))
     return merge_all(values) if values else EMPTY
+
+
+def _fixed_order(value: Value) -> bool:
+    """Whether `value`'s serialised key order is the source's: a literal, or text or a number
+    (a value of unknown shape may be a dict from outside)."""
+    return value.fixed or value.kind in ("str", "num") or value.pieces is not None
 
 
 def _llm_chain(frame: Frame, call: Call) -> Value | None:
