@@ -367,3 +367,34 @@ def test_a_list_of_dict_literals_appended_in_a_loop_has_the_code_s_key_order() -
 
 def test_a_list_of_dicts_from_outside_appended_in_a_loop_is_still_unordered() -> None:
     assert findings(APPENDED.replace("PAGE", "result.metadata")) == [(8, "PC503")]
+
+
+def test_per_request_data_a_streamlit_script_creates_its_history_with_is_the_conversation_s() -> (
+    None
+):
+    source = """
+        import streamlit as st
+        from openai import OpenAI
+        def system_prompt(user_name):
+            return f"You help {user_name} query the sales tables. " + LONG
+        if "messages" not in st.session_state:
+            st.session_state.messages = [{"role": "system", "content": system_prompt(st.user.name)}]
+        if prompt := st.chat_input():
+            st.session_state.messages.append({"role": "user", "content": prompt})
+            OpenAI().chat.completions.create(model="m", messages=st.session_state.messages)
+        """
+    assert findings(source) == []
+
+
+def test_a_clock_a_streamlit_script_creates_its_history_with_stays_reported() -> None:
+    source = """
+        import streamlit as st
+        from datetime import datetime
+        from openai import OpenAI
+        if "messages" not in st.session_state:
+            st.session_state.messages = [
+                {"role": "system", "content": f"Started {datetime.now()}. " + LONG}
+            ]
+        OpenAI().chat.completions.create(model="m", messages=st.session_state.messages)
+        """
+    assert findings(source) == [(7, "PC501")]

@@ -393,9 +393,11 @@ class Frame:
         wherever the history is sent. Only values computed in this function (or per-request
         data) count: one taken at import is the process's, shared by every conversation."""
         function = self.function
-        if function is None:
-            return
-        first, last = function.node.lineno, function.node.end_lineno or function.node.lineno
+        first, last = (0, -1) if function is None else (function.node.lineno, 0)
+        if function is not None:
+            last = function.node.end_lineno or function.node.lineno
+        # At module level (a Streamlit script's `st.session_state.messages = [...]`) only the
+        # per-request data counts: a clock there is taken once per process.
         self.a.conversation_fixed.update(
             dep
             for dep in history.deps
