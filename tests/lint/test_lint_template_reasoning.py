@@ -54,3 +54,30 @@ def test_reasoning_rendered_only_after_the_last_query_is_still_reported() -> Non
 
 def test_reasoning_split_off_and_never_rendered_is_still_reported() -> None:
     assert codes(NEVER_RENDERED, chat=True) == ["PC302"]
+
+
+# Llama 3.1's shape: the date is whatever the request passes, else a date fixed in the template.
+DEFAULTED_DATE = """\
+{%- set date_string = date_string if date_string is defined else DEFAULT %}
+{{- "Cutting Knowledge Date: December 2023\\nToday Date: " + date_string + "\\n\\n" }}
+{%- for message in messages %}<|{{ message.role }}|>{{ message.content }}{%- endfor %}
+{%- if add_generation_prompt %}<|assistant|>{% endif %}
+"""
+
+
+def test_a_chat_date_that_defaults_to_a_fixed_date_is_stable() -> None:
+    # Not a warning (main notes, as PC002, that a request could still pass a date of its own).
+    found = codes(DEFAULTED_DATE.replace("DEFAULT", "'26 Jul 2024'"), chat=True)
+    assert "PC301" not in found
+
+
+def test_a_chat_date_that_defaults_to_the_clock_is_still_reported() -> None:
+    source = DEFAULTED_DATE.replace("DEFAULT", 'strftime_now("%d %b %Y")')
+    assert codes(source, chat=True) == ["PC301"]
+
+
+def test_a_chat_date_with_no_default_is_still_reported() -> None:
+    source = DEFAULTED_DATE.replace(
+        "{%- set date_string = date_string if date_string is defined else DEFAULT %}\n", ""
+    )
+    assert codes(source, chat=True) == ["PC301"]
