@@ -94,3 +94,71 @@ def test_a_legacy_llm_chain_run_fills_its_template(
     variable: str, value: str, expected: list[tuple[int, str]]
 ) -> None:
     assert findings(LLM_CHAIN.replace("VARIABLE", variable).replace("VALUE", value)) == expected
+
+
+# (id, source, expected): a sliding window of the history behind the system prompt.
+WINDOW_CASES = [
+    (
+        "a-window-sent-as-the-messages",
+        """
+        import openai
+        def chat(history, question, keep):
+            history.append({"role": "user", "content": question})
+            return openai.ChatCompletion.create(model="gpt-4o", messages=history[-keep:])
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "a-window-spliced-after-the-system-message",
+        """
+        def chat(client, history, question):
+            history.append({"role": "user", "content": question})
+            system = {"role": "system", "content": "You are a support agent."}
+            return client.chat.completions.create(model="m", messages=[system, *history[-6:]])
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "a-window-of-graph-state-given-to-a-model",
+        """
+        from langchain_core.messages import SystemMessage
+        def chat_node(state, llm):
+            messages = [SystemMessage(content="You are a support agent.")] + state["messages"][-6:]
+            if len(messages) > 7:
+                messages = messages[:7]
+            return {"messages": [llm.invoke(messages)]}
+        """,
+        [(4, "PC507")],
+    ),
+    (
+        "the-whole-history-is-fine",
+        """
+        def chat(client, history, question):
+            history.append({"role": "user", "content": question})
+            system = {"role": "system", "content": "You are a support agent."}
+            return client.chat.completions.create(model="m", messages=[system, *history])
+        """,
+        [],
+    ),
+    (
+        "the-last-lines-of-a-log-are-not-a-history-window",
+        """
+        def ask(client, history, log_lines):
+            tail = "\\n".join(log_lines[-20:])
+            return client.chat.completions.create(
+                model="m", messages=[*history, {"role": "user", "content": tail}]
+            )
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [pytest.param(s, e, id=i) for i, s, e in WINDOW_CASES],
+)
+def test_a_sliding_window_of_the_history_is_reported(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(source) == expected

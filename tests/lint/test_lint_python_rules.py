@@ -510,6 +510,27 @@ CASES = [
         """,
         [],
     ),
+    # -- PC507: a sliding window of the history -------------------------------------------------
+    (
+        "pc507-window-of-the-history",
+        """
+        def ask(client, history, question):
+            history.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": "You are a support agent."}, *history[-10:]])
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "pc507-good-the-whole-history",
+        """
+        def ask(client, history, question):
+            history.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": "You are a support agent."}, *history])
+        """,
+        [],
+    ),
     # -- PC500: syntax errors -------------------------------------------------------------------
     ("pc500-syntax-error", "def build_system(:\n    return 'x'\n", [(1, "PC500")]),
     ("pc500-good", "def build_system():\n    return 'x'\n", []),

@@ -49,10 +49,12 @@ from ._sinks import PASS_THROUGH, SINK_BY_API, Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
 from ._summaries import ClassInfo, Function, Hit, ParamSlot, Pending
 from ._turns import (
+    WINDOW,
     after_unknown,
     agent_runs_carry_history,
     conversation_follows,
     history_after,
+    is_history_window,
     opens,
     pieces_from,
     starts_a_conversation,
@@ -899,6 +901,9 @@ class Frame:
     def _e_Subscript(self, node: ast.Subscript) -> Value:
         base = self.eval(node.value)
         key = node.slice
+        if isinstance(key, ast.Slice) and is_history_window(node):
+            label = f"`{node_label(self.module, node)}` (a sliding window of the history)"
+            return Value(deps=base.deps | {self.taint(WINDOW, label, node)}, kind="list")
         if isinstance(key, ast.Constant):
             if isinstance(key.value, str):
                 found = base.field(key.value)
@@ -1221,6 +1226,11 @@ class Frame:
             and args[0].items is not None
         ):
             self.sink_value(f"`{last}` messages", "messages", args[0], node)
+        elif receiver is not None and last in ("invoke", "ainvoke", "stream", "astream") and args:
+            # A list of unknown turns: only a window of the history is known to vary in it.
+            for dep in args[0].deps if args[0].kind == "list" else ():
+                if isinstance(dep, Taint) and dep.code == WINDOW:
+                    self.hit(dep, f"`{last}` messages", "messages", 0, True, node)
         if receiver is not None and last in _SHAPING_METHODS:
             return receiver.with_deps(join_values(args).deps)
         if receiver is not None and last in _PASS_METHODS:
@@ -1357,6 +1367,9 @@ class Frame:
             if index == len(items) - 1:
                 if not item.spliced:
                     self.last_turn(api, item, node)
+                for dep in item.deps if item.spliced else ():
+                    if isinstance(dep, Taint) and dep.code == WINDOW:  # the newest turns, windowed
+                        self.hit(dep, api, "messages", 0, True, node)
                 continue
             history = history_after(items[index + 1 :])
             # Without history after it, a turn loses only the static text after it, to the end.

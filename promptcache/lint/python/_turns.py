@@ -11,6 +11,7 @@ anyway below the threshold. Anything the analysis cannot see the length of count
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 
 from ._flow import flatten
@@ -19,6 +20,7 @@ from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
 from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
 
 __all__ = [
+    "WINDOW",
     "after_unknown",
     "agent_runs_carry_history",
     "conversation_follows",
@@ -29,6 +31,9 @@ __all__ = [
     "unknown_after",
 ]
 
+WINDOW = "PC507"  # a sliding window of the history
+# Names of a conversation's history (`messages`, `chat_history`, a typo such as `messaegs`).
+_HISTORY_NAME = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
 # Roles of a sink's arguments that carry the turns of the conversation.
 _TURN_ROLES = ("messages", "input")
 
@@ -157,3 +162,24 @@ def starts_a_conversation(node: ast.Assign) -> bool:
         and v.value in ("system", "developer")
         for k, v in zip(first.keys, first.values, strict=True)
     )
+
+
+def is_history_window(node: ast.Subscript) -> bool:
+    """`messages[-n:]`, `state["messages"][-6:]`: the last n turns of a history, a window that
+    slides once the history outgrows it."""
+    key = node.slice
+    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+        return False
+    if not (isinstance(key.lower, ast.UnaryOp) and isinstance(key.lower.op, ast.USub)):
+        return False
+    return bool(_HISTORY_NAME.search(_last_name(node.value)))
+
+
+def _last_name(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+        return str(expr.slice.value)
+    return ""
