@@ -162,3 +162,36 @@ def test_a_sliding_window_of_the_history_is_reported(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
     assert findings(source) == expected
+
+
+def test_a_value_formatted_into_a_prompt_below_where_it_is_taken_names_that_line() -> None:
+    # The clock is taken on one line and written into the system prompt on another: the finding
+    # stays where the value comes from and names, as `written_at`, where it enters the text.
+    source = textwrap.dedent(
+        """
+        from datetime import datetime
+        SYSTEM_PROMPT = "Time: {current_time}\\n" + LONG
+        def build(agent_factory, history):
+            now = datetime.now()
+            system_prompt = SYSTEM_PROMPT.format(
+                current_time=now.strftime("%H:%M"),
+            )
+            return agent_factory(model="m", system_prompt=system_prompt, messages=history)
+        """
+    ).replace("LONG", repr(LONG))
+    (found,) = lint_python_source(source)
+    assert (found.line, found.code, found.written_at) == (5, "PC501", 7)
+
+
+def test_a_value_taken_where_it_is_formatted_names_no_other_line() -> None:
+    source = textwrap.dedent(
+        """
+        from datetime import datetime
+        SYSTEM_PROMPT = "Time: {current_time}\\n" + LONG
+        def build(agent_factory, history):
+            system_prompt = SYSTEM_PROMPT.format(current_time=datetime.now().strftime("%H:%M"))
+            return agent_factory(model="m", system_prompt=system_prompt, messages=history)
+        """
+    ).replace("LONG", repr(LONG))
+    (found,) = lint_python_source(source)
+    assert (found.line, found.written_at) == (5, None)

@@ -71,9 +71,38 @@ def _format(frame: Frame, call: Call) -> Value | None:
             index += 1
             parts.append(args[slot] if slot < len(args) else join_values(splat))
         else:
-            parts.append(keywords.get(field_name) or _splat_value(call.node, frame, field_name))
+            value = keywords.get(field_name)
+            if value is None:
+                value = _splat_value(call.node, frame, field_name)
+            else:
+                value = _written_at(
+                    value, frame.module.display, _keyword_line(call.node, field_name)
+                )
+            parts.append(value)
     parts.append(text_value(text[position:]))
     return frame.string(parts)
+
+
+def _keyword_line(node: ast.Call, name: str) -> int:
+    return next((k.value.lineno for k in node.keywords if k.arg == name), node.lineno)
+
+
+def _written_at(value: Value, path: str, line: int) -> Value:
+    """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
+    current_time=now.strftime(...))`: the clock is taken above, written here)."""
+    marked = {
+        dep: replace(dep, written=line)
+        for dep in value.deps
+        if isinstance(dep, Taint) and dep.path == path and not dep.written and dep.line != line
+    }
+    if not marked:
+        return value
+    pieces = value.pieces
+    if pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
+        )
+    return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
 
 
 def _splat_value(node: ast.Call, frame: Frame, name: str) -> Value:

@@ -319,6 +319,7 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         message=message,
         severity=RULES[taint.code].severity,
         tokens_at_risk=tokens,
+        written_at=taint.written if here and taint.written not in (0, line) else None,
     )
 
 
