@@ -195,3 +195,22 @@ def test_a_value_taken_where_it_is_formatted_names_no_other_line() -> None:
     ).replace("LONG", repr(LONG))
     (found,) = lint_python_source(source)
     assert (found.line, found.written_at) == (5, None)
+
+
+GRAPH_NODE = """
+PLANNER = "You plan coding tasks. "
+def plan(state, llm):
+    planning_prompt = f\"\"\"{PLANNER}
+User request:
+{state.get(KEY, '')}
+\"\"\" + LONG
+    return llm.invoke([{"role": "user", "content": planning_prompt}])
+"""
+
+
+def test_a_per_request_key_read_with_get_is_per_request_data() -> None:
+    assert findings(GRAPH_NODE.replace("KEY", "'user_input'")) == [(6, "PC502")]
+
+
+def test_a_neutral_key_read_with_get_is_not() -> None:
+    assert findings(GRAPH_NODE.replace("KEY", "'tool_list'")) == []

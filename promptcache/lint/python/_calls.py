@@ -16,7 +16,17 @@ from typing import TYPE_CHECKING
 from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._locations import node_label, node_span
-from ._values import EMPTY, ORDER_CODES, PER_REQUEST, Dep, Taint, Value, join_values, text_value
+from ._values import (
+    EMPTY,
+    ORDER_CODES,
+    PER_REQUEST,
+    Dep,
+    Param,
+    Taint,
+    Value,
+    join_values,
+    text_value,
+)
 
 if TYPE_CHECKING:
     from ._interp import Frame
@@ -90,7 +100,7 @@ def _keyword_line(node: ast.Call, name: str) -> int:
 def _written_at(value: Value, path: str, line: int) -> Value:
     """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
     current_time=now.strftime(...))`: the clock is taken above, written here)."""
-    marked = {
+    marked: dict[Dep, Dep] = {
         dep: replace(dep, written=line)
         for dep in value.deps
         if isinstance(dep, Taint) and dep.path == path and not dep.written and dep.line != line
@@ -541,6 +551,34 @@ def _fixed_order(value: Value) -> bool:
     return value.fixed or value.kind in ("str", "num") or value.pieces is not None
 
 
+def _mapping_get(frame: Frame, call: Call) -> Value | None:
+    """`state.get("user_input", "")` reads a key as `state["user_input"]` does: the field when the
+    dict is known, per-request data when the key's name says so (else: a pass-through method)."""
+    receiver, node = call.receiver, call.node
+    if receiver is None or receiver.kind == "module" or not node.args:
+        return None
+    key = node.args[0]
+    if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+        return None
+    default = join_values(call.args[1:])
+    found = receiver.field(key.value)
+    if found is not None:
+        return found.with_deps(default.deps)
+    if not frame.a.per_request(key.value):
+        return None
+    deps: set[Dep] = {
+        Param(index=d.index, name=d.name, path=(*d.path, key.value))
+        if isinstance(d, Param) and len(d.path) < 4
+        else d
+        for d in receiver.deps
+    }
+    deps.add(
+        frame.taint(PER_REQUEST, f"`{node_label(frame.module, node)}` (per-request data)", node)
+    )
+    narrowed = frozenset(deps | default.deps)
+    return Value(deps=narrowed, pieces=(narrowed,))
+
+
 def _llm_chain(frame: Frame, call: Call) -> Value | None:
     """`LLMChain(llm=..., prompt=template)`: a chain whose runs fill the template's variables."""
     prompt = call.keywords.get("prompt")
@@ -551,6 +589,7 @@ def _llm_chain(frame: Frame, call: Call) -> Value | None:
 
 SPECIAL: dict[str, _Special] = {
     "LLMChain": _llm_chain,
+    "get": _mapping_get,
     "getattr": _getattr,
     "RunnableMap": _runnable_map,
     "RunnableParallel": _runnable_map,
