@@ -84,7 +84,8 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--fix",
         action="store_true",
-        help="apply the safe rewrites to Python files (sort_keys=True, sorted(...)), then lint",
+        help="apply the safe rewrites to Python files (sort_keys=True, orjson.OPT_SORT_KEYS, "
+        "sorted(...)), then lint",
     )
     parser.set_defaults(handler=run)
 

@@ -24,7 +24,9 @@ Codes are permanent. Positional rules report a value only when enough cacheable 
 it (`threshold`, about 100 estimated tokens by default); the message says how many tokens are
 at risk. Suppress one line with `{# noqa: PC101 #}` (in Python: `# noqa: PC501`); end the
 cacheable prefix with `{# promptcache: tail #}`. The PC5xx rules read Python: a dataflow analysis
-follows values into the prefix of every request API it knows.
+follows values into the prefix of every request API it knows; what follows a value there (the
+conversation, or only the newest turn) decides what it costs. What the Python analysis follows,
+and what it does not, is in [Lint the Python that builds requests](lint-python.md).
 
 | Code | Name | Severity | Summary |
 |------|------|----------|---------|

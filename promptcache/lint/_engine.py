@@ -56,6 +56,8 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 _KEYWORDS = frozenset({"if", "elif", "for", "include", "extends", "set"})
 _UNKNOWN_TAG = re.compile(r"unknown tag '(?P<tag>[\w.]+)'")
 _SHOWN_UNSIZED = 3  # names of unknown-size content quoted in a message
+# A record's date or time (`previous_date`): its qualifier names the record.
+_DATED_FIELD = re.compile(r"^([A-Za-z]\w*?)_(?:date|time|datetime|timestamp|day)$")
 _SKIP_DIRS = frozenset({".git", ".hg", ".venv", "venv", "node_modules", "__pycache__", ".tox"})
 
 
@@ -399,11 +401,25 @@ def risks(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, Risk]]:
         elif isinstance(event, Hazard) and event.code == "PC106":
             if after >= max(threshold, 1) * LONG_PREFIX_FACTOR:  # unknown meaning: a long block
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
-        elif isinstance(event, Hazard) and (history or after >= max(threshold, 1) or unsized):
-            shown = tuple(reversed(unsized[-_SHOWN_UNSIZED:]))
-            found.append((event, Risk(tokens=after, history=history, unsized=shown)))
+        elif isinstance(event, Hazard):
+            # Content of unknown size counts as stable unless it is the same record's.
+            others = [n for n in unsized if not _same_record(event.anchor, n)]
+            if history or event.conversation or after >= max(threshold, 1) or others:
+                shown = tuple(reversed(others[-_SHOWN_UNSIZED:]))
+                follows = history or event.conversation
+                found.append((event, Risk(tokens=after, history=follows, unsized=shown)))
     found.reverse()
     return found
+
+
+def _same_record(anchor: str, name: str) -> bool:
+    """Whether content `name` belongs to the record whose per-request field is `anchor`: another
+    attribute of the same object (`episode.date`, `episode.script`), or a name sharing the
+    qualifier of a dated one (`previous_date`, `previous_script`). It varies with it."""
+    if name.split(".", 1)[0] == anchor:
+        return True
+    dated = _DATED_FIELD.match(anchor)
+    return dated is not None and name.startswith(f"{dated.group(1)}_")
 
 
 def at_risk(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, int, bool]]:

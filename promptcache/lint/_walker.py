@@ -18,6 +18,7 @@ so a value computed at the top and rendered at the bottom is reported where it r
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,7 @@ from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader, UnreadableTemplate
 from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
+from .rules.PC102 import CLOCK_NAMES, SYSTEM_CLOCK_FIX, SYSTEM_TEMPLATE_NAME
 from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
@@ -43,6 +45,14 @@ _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
 _GENERATION_PROMPT = "add_generation_prompt"
 _count = DEFAULT_COUNTER.count
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
+_is_clock_name = _matcher(CLOCK_NAMES)
+_SYSTEM_TEMPLATE = re.compile(SYSTEM_TEMPLATE_NAME)
+
+
+def _is_system_template(origin: str) -> bool:
+    """Whether the file's name says it is a system prompt (`system.j2`, `agent_system.md`)."""
+    name = origin.replace("\\", "/").rsplit("/", 1)[-1]
+    return bool(_SYSTEM_TEMPLATE.search(name.split(".", 1)[0]))
 
 
 class Sentinel(enum.Enum):
@@ -73,6 +83,7 @@ class Hazard:
     cause_line: int = 0
     fix: str = ""
     written: int = 0  # the line of this file where a macro writes the value (0: `line`)
+    conversation: bool = False  # a system prompt's clock: the conversation follows it
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""
@@ -708,6 +719,17 @@ class Walker:
                 return self._hazard("PC301", line, root, detail, fix=date_fix(variable=dotted))
             return None
         if self.config.is_per_request(dotted):
+            if _is_clock_name(dotted) and _is_system_template(self.origin):
+                detail = f"the clock variable `{dotted}` of a system prompt"
+                return Hazard(
+                    "PC102",
+                    line,
+                    root,
+                    detail,
+                    self.origin,
+                    fix=SYSTEM_CLOCK_FIX,
+                    conversation=True,
+                )
             return self._hazard("PC102", line, root, f"per-request variable `{dotted}`")
         return None
 

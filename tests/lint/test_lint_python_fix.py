@@ -17,11 +17,11 @@ BUSTERS = textwrap.dedent(
     ENABLED = {"search", "calculator"}
 
 
-    def ask(client, question, tools):
+    def ask(client, question, tools, history):
         catalog = {t.name: t.schema for t in tools}
         system = "Tools: " + json.dumps(catalog, indent=2) + " Enabled: " + ", ".join(ENABLED)
         return client.messages.create(model="m", max_tokens=9, system=system,
-            messages=[{"role": "user", "content": question}])
+            messages=[*history, {"role": "user", "content": question}])
     """
 )
 
@@ -157,3 +157,70 @@ def test_fix_sorts_a_set_of_strings_iterated_by_a_for_loop() -> None:
         """
     )
     assert "for name in sorted(NAMES):" in _fixed_and_clean(source)
+
+
+def test_fix_adds_the_sort_keys_option_to_orjson_called_through_its_module() -> None:
+    source = textwrap.dedent(
+        """
+        import orjson as oj
+
+        def ask(client, history, question, tools, flags):
+            catalog = {t.name: t.schema for t in tools}
+            system = "Tools: " + oj.dumps(catalog).decode() + "Follow the policy. " * 60
+            extra = "Flags: " + oj.dumps(flags, option=oj.OPT_INDENT_2).decode()
+            return client.messages.create(model="m", max_tokens=9, system=system + extra,
+                messages=[*history, {"role": "user", "content": question}])
+        """
+    )
+    fixed = _fix(source)
+    assert "oj.dumps(catalog, option=oj.OPT_SORT_KEYS)" in fixed
+    assert "oj.dumps(flags, option=(oj.OPT_INDENT_2) | oj.OPT_SORT_KEYS)" in fixed
+    ast.parse(fixed)
+    assert PythonLinter(LintConfig()).lint_source(fixed, display="agent.py") == []
+
+
+def test_fix_leaves_a_bare_imported_orjson_dumps() -> None:
+    # `from orjson import dumps`: the flag would need an import the module does not have.
+    source = textwrap.dedent(
+        """
+        from orjson import dumps
+
+        def ask(client, history, question, tools):
+            system = "Tools: " + dumps({t.name: t.schema for t in tools}).decode() + "Rules. " * 80
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[*history, {"role": "user", "content": question}])
+        """
+    )
+    assert _fix(source) == source
+
+
+def test_fix_sorts_sets_of_strings_built_by_set_operations_and_frozenset() -> None:
+    source = textwrap.dedent(
+        """
+        FROZEN = frozenset({"search", "fetch"})
+
+        def ask(client, history, question):
+            tags = {"x", "y"} | {"z"}
+            kept = {"a", "b", "c"} - {"b"}
+            system = ",".join(tags) + ";".join(kept) + ", ".join(list(FROZEN)) + "Rules. " * 80
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[*history, {"role": "user", "content": question}])
+        """
+    )
+    fixed = _fixed_and_clean(source)
+    assert '",".join(sorted(tags))' in fixed
+    assert '";".join(sorted(kept))' in fixed
+    assert '", ".join(list(sorted(FROZEN)))' in fixed
+
+
+def test_fix_leaves_a_union_with_a_set_of_unknown_elements() -> None:
+    source = textwrap.dedent(
+        """
+        def ask(client, history, question, extra):
+            tags = {"x", "y"} | set(extra)
+            system = ",".join(tags) + "Rules. " * 80
+            return client.messages.create(model="m", max_tokens=9, system=system,
+                messages=[*history, {"role": "user", "content": question}])
+        """
+    )
+    assert _fix(source) == source

@@ -63,11 +63,11 @@ CASES = [
         """
         import time
         TEMPLATE = "Session started {started}. Be brief."
-        def reply(client, question):
+        def reply(client, question, history):
             ctx = {"started": time.strftime("%H:%M")}
             return client.chat.completions.create(model="m", messages=[
                 {"role": "system", "content": TEMPLATE.format(**ctx)},
-                {"role": "user", "content": question}])
+                *history, {"role": "user", "content": question}])
         """,
         [(5, "PC501")],
     ),
@@ -75,11 +75,11 @@ CASES = [
         "pc501-percent-and-join",
         """
         import uuid
-        def reply(client, question):
+        def reply(client, question, history):
             header = "Request %s" % uuid.uuid4()
             system = "\\n".join([header, "You are a support agent."])
             return client.chat.completions.create(model="m", messages=[
-                {"role": "system", "content": system}, {"role": "user", "content": question}])
+                {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
         """,
         [(4, "PC501")],
     ),
@@ -101,9 +101,9 @@ CASES = [
         from datetime import date
         def preamble():
             return f"Today is {date.today()}."
-        def ask(client, question):
+        def ask(client, question, previous):
             return client.responses.create(model="m", instructions=preamble() + " Be brief.",
-                                           input=question)
+                                           input=question, previous_response_id=previous)
         """,
         [(4, "PC501")],
     ),
@@ -111,9 +111,9 @@ CASES = [
         "pc501-parameter-of-in-house-wrapper",
         """
         import os
-        def call_llm(client, system, question):
+        def call_llm(client, system, question, history=()):
             return client.chat.completions.create(model="m", messages=[
-                {"role": "system", "content": system}, {"role": "user", "content": question}])
+                {"role": "system", "content": system}, *history, {"role": "user", "content": question}])
         def handler(client, question):
             return call_llm(client, f"Worker {os.getpid()}. Be brief.", question)
         """,
@@ -163,10 +163,10 @@ CASES = [
         "pc501-legacy-chatcompletion",
         """
         import openai, time
-        def ask(question):
+        def ask(question, history):
             return openai.ChatCompletion.create(model="m", messages=[
                 {"role": "system", "content": f"t={time.time()}"},
-                {"role": "user", "content": question}])
+                *history, {"role": "user", "content": question}])
         """,
         [(5, "PC501")],
     ),
@@ -185,10 +185,10 @@ CASES = [
         "pc501-bedrock-converse",
         """
         from datetime import datetime
-        def ask(runtime, question):
+        def ask(runtime, question, history):
             return runtime.converse(modelId="m",
                 system=[{"text": f"Now {datetime.utcnow()}"}],
-                messages=[{"role": "user", "content": [{"text": question}]}])
+                messages=[*history, {"role": "user", "content": [{"text": question}]}])
         """,
         [(5, "PC501")],
     ),
@@ -207,10 +207,10 @@ CASES = [
         """
         import random
         from litellm import completion
-        def chat(question):
+        def chat(question, history):
             return completion(model="m", messages=[
                 {"role": "system", "content": random.choice(["Hi.", "Hello."])},
-                {"role": "user", "content": question}])
+                *history, {"role": "user", "content": question}])
         """,
         [(6, "PC501")],
     ),
@@ -323,11 +323,11 @@ CASES = [
     (
         "pc502-retrieved-documents-in-system",
         """
-        def answer(client, question, documents):
+        def answer(client, question, documents, history):
             context = "\\n\\n".join(d.page_content for d in documents)
             return client.chat.completions.create(model="m", messages=[
                 {"role": "system", "content": "Answer from this context:\\n" + context},
-                {"role": "user", "content": question}])
+                *history, {"role": "user", "content": question}])
         """,
         [(3, "PC502")],
     ),
@@ -372,9 +372,9 @@ CASES = [
     (
         "pc502-stable-config-exempts",
         """
-        def ask(client, question, user_name):
+        def ask(client, question, user_name, history):
             return client.messages.create(model="m", max_tokens=9,
-                system=f"Operator: {user_name}", messages=[{"role": "user", "content": question}])
+                system=f"Operator: {user_name}", messages=[*history, {"role": "user", "content": question}])
         """,
         [(4, "PC502")],
     ),
@@ -383,12 +383,12 @@ CASES = [
         "pc503-dict-assembled-per-request",
         """
         import json
-        def ask(client, question, tools):
+        def ask(client, question, tools, history):
             catalog = {}
             for tool in tools:
                 catalog[tool.name] = tool.schema
             return client.messages.create(model="m", max_tokens=9,
-                system="Tools: " + json.dumps(catalog), messages=[{"role": "user", "content": question}])
+                system="Tools: " + json.dumps(catalog), messages=[*history, {"role": "user", "content": question}])
         """,
         [(8, "PC503")],
     ),
@@ -430,9 +430,9 @@ CASES = [
         "pc504-join-a-set",
         """
         ENABLED = {"search", "calculator", "calendar"}
-        def ask(client, question):
+        def ask(client, question, history):
             return client.messages.create(model="m", max_tokens=9,
-                system="Tools: " + ", ".join(ENABLED), messages=[{"role": "user", "content": question}])
+                system="Tools: " + ", ".join(ENABLED), messages=[*history, {"role": "user", "content": question}])
         """,
         [(5, "PC504")],
     ),
@@ -470,10 +470,10 @@ CASES = [
     (
         "pc505-hash-in-system",
         """
-        def ask(client, question, tenant):
+        def ask(client, question, tenant, history):
             shard = hash(tenant) % 8
             return client.messages.create(model="m", max_tokens=9, system=f"Shard {shard}.",
-                messages=[{"role": "user", "content": question}])
+                messages=[*history, {"role": "user", "content": question}])
         """,
         [(3, "PC505")],
     ),
@@ -507,6 +507,27 @@ CASES = [
             return client.chat.completions.create(model="m", messages=[
                 {"role": "system", "content": SUPPORT_PROMPT},
                 {"role": "user", "content": question}])
+        """,
+        [],
+    ),
+    # -- PC507: a sliding window of the history -------------------------------------------------
+    (
+        "pc507-window-of-the-history",
+        """
+        def ask(client, history, question):
+            history.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": "You are a support agent."}, *history[-10:]])
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "pc507-good-the-whole-history",
+        """
+        def ask(client, history, question):
+            history.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[
+                {"role": "system", "content": "You are a support agent."}, *history])
         """,
         [],
     ),

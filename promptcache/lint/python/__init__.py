@@ -6,7 +6,8 @@ The Python side of `promptcache lint`: a dataflow analysis of the code that buil
     linter = PythonLinter(config)
     findings = linter.lint_file(Path("app/agent.py"), display="app/agent.py")
 
-Rules PC500-PC506; `fix_source` applies the safe rewrites (`sort_keys=True`, `sorted(...)`).
+Rules PC500-PC507; `fix_source` applies the safe rewrites (`sort_keys=True`, orjson's
+`OPT_SORT_KEYS`, `sorted(...)`).
 """
 
 from __future__ import annotations

@@ -16,7 +16,17 @@ from typing import TYPE_CHECKING
 from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._locations import node_label, node_span
-from ._values import EMPTY, ORDER_CODES, PER_REQUEST, Dep, Taint, Value, join_values, text_value
+from ._values import (
+    EMPTY,
+    ORDER_CODES,
+    PER_REQUEST,
+    Dep,
+    Param,
+    Taint,
+    Value,
+    join_values,
+    text_value,
+)
 
 if TYPE_CHECKING:
     from ._interp import Frame
@@ -71,9 +81,38 @@ def _format(frame: Frame, call: Call) -> Value | None:
             index += 1
             parts.append(args[slot] if slot < len(args) else join_values(splat))
         else:
-            parts.append(keywords.get(field_name) or _splat_value(call.node, frame, field_name))
+            value = keywords.get(field_name)
+            if value is None:
+                value = _splat_value(call.node, frame, field_name)
+            else:
+                value = _written_at(
+                    value, frame.module.display, _keyword_line(call.node, field_name)
+                )
+            parts.append(value)
     parts.append(text_value(text[position:]))
     return frame.string(parts)
+
+
+def _keyword_line(node: ast.Call, name: str) -> int:
+    return next((k.value.lineno for k in node.keywords if k.arg == name), node.lineno)
+
+
+def _written_at(value: Value, path: str, line: int) -> Value:
+    """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
+    current_time=now.strftime(...))`: the clock is taken above, written here)."""
+    marked: dict[Dep, Dep] = {
+        dep: replace(dep, written=line)
+        for dep in value.deps
+        if isinstance(dep, Taint) and dep.path == path and not dep.written and dep.line != line
+    }
+    if not marked:
+        return value
+    pieces = value.pieces
+    if pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
+        )
+    return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
 
 
 def _splat_value(node: ast.Call, frame: Frame, name: str) -> Value:
@@ -117,13 +156,15 @@ def _json_dumps(frame: Frame, call: Call) -> Value | None:
     deps = set(value.deps)
     sorts = _sorts_keys(name, node)
     if not sorts and not value.fixed and value.kind not in ("str", "num"):
+        orjson = name.startswith("orjson")
+        missing = "option=orjson.OPT_SORT_KEYS" if orjson else "sort_keys=True"
         deps.add(
             frame.taint(
                 "PC503",
-                f"`{node_label(frame.module, node)}` without sort_keys=True",
+                f"`{node_label(frame.module, node)}` without {missing}",
                 node,
-                fix=("sort_keys", *node_span(frame.module, node)),
-                fixable=name in _SORT_KEYS_FIXABLE,
+                fix=("orjson_option" if orjson else "sort_keys", *node_span(frame.module, node)),
+                fixable=name in _SORT_KEYS_FIXABLE or (orjson and _module_call(node)),
             )
         )
     pieces = flatten(value)
@@ -135,8 +176,14 @@ def _json_dumps(frame: Frame, call: Call) -> Value | None:
     )
 
 
+def _module_call(node: ast.Call) -> bool:
+    """`orjson.dumps(...)` through the module's own name, so `--fix` can write
+    `<name>.OPT_SORT_KEYS` (a bare imported `dumps` would need an import added: left alone)."""
+    return isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name)
+
+
 # The serialisers whose `sort_keys=True` keyword `--fix` may add (orjson takes an option flag
-# instead, under whatever name the module imported it as: left for a person).
+# instead: `--fix` adds `option=<module>.OPT_SORT_KEYS` when called through its module).
 _SORT_KEYS_FIXABLE = frozenset(
     {"json.dumps", "json.dump", "simplejson.dumps", "simplejson.dump", "ujson.dumps", "ujson.dump"}
 )
@@ -204,7 +251,8 @@ def _materialise(frame: Frame, call: Call) -> Value | None:
             deps=value.deps,
             kind="set",
             meta=value.text is not None
-            or (value.items is not None and all(i.text is not None for i in value.items)),
+            or (value.items is not None and all(i.text is not None for i in value.items))
+            or (value.kind == "set" and value.meta is True),
         )
     if value.kind in ("set", "udict", "uview"):
         element = frame.element(value, call.node.args[0])
@@ -292,21 +340,32 @@ def _mutate(frame: Frame, call: Call) -> Value | None:
         if (receiver.items is not None or receiver.deps or receiver.kind == "param")
         else ()
     )
+    # A list of literals keeps its key order fixed while only fixed-order values are added.
+    fixed = receiver.fixed and receiver.kind == "list"
     if method == "append" and args:
         updated = Value(
-            deps=receiver.deps | args[0].deps, items=cap_items((*items, args[0])), kind="list"
+            deps=receiver.deps | args[0].deps,
+            items=cap_items((*items, args[0])),
+            kind="list",
+            fixed=fixed and _fixed_order(args[0]),
         )
     elif method == "extend" and args:
         updated = Value(
             deps=receiver.deps | args[0].deps,
             items=cap_items((*items, *as_items(args[0]))),
             kind="list",
+            fixed=fixed and args[0].fixed,
         )
     elif method == "insert" and len(args) == 2:
         position = node.args[0]
         at_start = isinstance(position, ast.Constant) and position.value == 0
         new = (args[1], *items) if at_start else (*items, args[1])
-        updated = Value(deps=receiver.deps | args[1].deps, items=cap_items(new), kind="list")
+        updated = Value(
+            deps=receiver.deps | args[1].deps,
+            items=cap_items(new),
+            kind="list",
+            fixed=fixed and _fixed_order(args[1]),
+        )
     elif method == "update":
         fields = list(receiver.fields or ())
         for arg in args:
@@ -486,7 +545,51 @@ def _field(frame: Frame, call: Call) -> Value | None:
     return merge_all(values) if values else EMPTY
 
 
+def _fixed_order(value: Value) -> bool:
+    """Whether `value`'s serialised key order is the source's: a literal, or text or a number
+    (a value of unknown shape may be a dict from outside)."""
+    return value.fixed or value.kind in ("str", "num") or value.pieces is not None
+
+
+def _mapping_get(frame: Frame, call: Call) -> Value | None:
+    """`state.get("user_input", "")` reads a key as `state["user_input"]` does: the field when the
+    dict is known, per-request data when the key's name says so (else: a pass-through method)."""
+    receiver, node = call.receiver, call.node
+    if receiver is None or receiver.kind == "module" or not node.args:
+        return None
+    key = node.args[0]
+    if not isinstance(key, ast.Constant) or not isinstance(key.value, str):
+        return None
+    default = join_values(call.args[1:])
+    found = receiver.field(key.value)
+    if found is not None:
+        return found.with_deps(default.deps)
+    if not frame.a.per_request(key.value):
+        return None
+    deps: set[Dep] = {
+        Param(index=d.index, name=d.name, path=(*d.path, key.value))
+        if isinstance(d, Param) and len(d.path) < 4
+        else d
+        for d in receiver.deps
+    }
+    deps.add(
+        frame.taint(PER_REQUEST, f"`{node_label(frame.module, node)}` (per-request data)", node)
+    )
+    narrowed = frozenset(deps | default.deps)
+    return Value(deps=narrowed, pieces=(narrowed,))
+
+
+def _llm_chain(frame: Frame, call: Call) -> Value | None:
+    """`LLMChain(llm=..., prompt=template)`: a chain whose runs fill the template's variables."""
+    prompt = call.keywords.get("prompt")
+    if prompt is None or prompt.kind not in ("ptemplate", "chain"):
+        return None
+    return Value(deps=prompt.deps, kind="chain", meta=prompt.meta)
+
+
 SPECIAL: dict[str, _Special] = {
+    "LLMChain": _llm_chain,
+    "get": _mapping_get,
     "getattr": _getattr,
     "RunnableMap": _runnable_map,
     "RunnableParallel": _runnable_map,

@@ -1,8 +1,9 @@
 """
 `promptcache lint --fix`: the rewrites that cannot change what a correct program means.
 
-Only two: `sort_keys=True` on a `json.dumps` whose result reaches a prefix (no `**options` that
-might already set it), and `sorted(...)` around a set of strings iterated into a prefix. Every
+Three: `sort_keys=True` on a `json.dumps` (simplejson, ujson) whose result reaches a prefix (no
+`**options` that might already set it), `option=orjson.OPT_SORT_KEYS` on an `orjson.dumps`
+called through its module, and `sorted(...)` around a set of strings iterated into a prefix. Every
 other finding is left for a person; the rewritten module must parse or nothing is written.
 """
 
@@ -58,6 +59,13 @@ def fix_source(
             assert last.end_lineno is not None and last.end_col_offset is not None
             edits.append((_offset(lines, last.end_lineno, last.end_col_offset), ", sort_keys=True"))
             applied += 1
+        elif kind == "orjson_option":
+            call = calls.get((line, col))
+            found = _orjson_option(lines, call) if call is not None else None
+            if found is None:
+                continue
+            edits.extend(found)
+            applied += 1
         elif kind == "sorted":
             edits.append((_offset(lines, line, col), "sorted("))
             edits.append((_offset(lines, end_line, end_col), ")"))
@@ -72,6 +80,27 @@ def fix_source(
     except SyntaxError:
         return FixResult(source=source, applied=0)
     return FixResult(source=text, applied=applied)
+
+
+def _orjson_option(lines: list[str], call: ast.Call) -> list[tuple[int, str]] | None:
+    """`orjson.dumps(d)` -> `orjson.dumps(d, option=orjson.OPT_SORT_KEYS)`, and an `option=X`
+    already there -> `option=(X) | orjson.OPT_SORT_KEYS` (None when it cannot be told safe)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        return None
+    if len(call.args) > 2 or any(k.arg is None for k in call.keywords):
+        return None  # a positional or `**` option may already sort
+    flag = f"{func.value.id}.OPT_SORT_KEYS"
+    option = next((k.value for k in call.keywords if k.arg == "option"), None)
+    if option is None:
+        last = (call.keywords or call.args)[-1]
+        assert last.end_lineno is not None and last.end_col_offset is not None
+        return [(_offset(lines, last.end_lineno, last.end_col_offset), f", option={flag}")]
+    assert option.end_lineno is not None and option.end_col_offset is not None
+    return [
+        (_offset(lines, option.lineno, option.col_offset), "("),
+        (_offset(lines, option.end_lineno, option.end_col_offset), f") | {flag}"),
+    ]
 
 
 def fix_file(path: Path, *, display: str, linter: PythonLinter) -> int:

@@ -259,6 +259,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         via=(*taint.via, call),
         fix=taint.fix,
         fixable=taint.fixable,
+        written=taint.written,
     )
 
 

@@ -48,6 +48,18 @@ from ._project import Module, Project
 from ._sinks import PASS_THROUGH, SINK_BY_API, Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
 from ._summaries import ClassInfo, Function, Hit, ParamSlot, Pending
+from ._turns import (
+    WINDOW,
+    after_unknown,
+    agent_runs_carry_history,
+    conversation_follows,
+    history_after,
+    is_history_window,
+    opens,
+    pieces_from,
+    starts_a_conversation,
+    unknown_after,
+)
 from ._values import (
     EMPTY,
     MAX_PIECES,
@@ -74,6 +86,15 @@ _PERCENT_FIELD = re.compile(
 _TEMPLATE_FIELD = re.compile(
     r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})"
 )  # `{name}`, not `{{name}}`
+# A LangChain template's `template_format` whose variables are written `{{name}}`.
+_DOUBLE_BRACE_FORMATS = frozenset({"mustache", "jinja2"})
+_DOUBLE_BRACE_FIELD = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# A LangChain template's methods that fill its variables from keywords (sync and async).
+_FORMAT_METHODS = frozenset(
+    {"format", "format_messages", "format_prompt", "aformat", "aformat_messages", "aformat_prompt"}
+)
+# A legacy LangChain `LLMChain`'s methods that fill its prompt's variables (keywords or a dict).
+_CHAIN_RUNS = frozenset({"run", "arun", "predict", "apredict", "__call__", "acall"})
 _MAX_DEPTH = 40
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
 # system prompt wherever it is sent (often from another module, or through an in-house wrapper).
@@ -92,6 +113,7 @@ _SYSTEM_KEYWORDS = frozenset(
 _HISTORY_FIELD = re.compile(
     r"\{(?:chat_history|history|messages|conversation\w*|agent_scratchpad|scratchpad)\}"
 )
+_UNKNOWN_TEXT = Value(pieces=(frozenset(),))
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
 _PASS_METHODS = frozenset(
     {
@@ -127,6 +149,8 @@ class Analysis:
         self.texts: dict[str, Value] = {}
         self.numbers: dict[int, Value] = {}
         self.outside: dict[str, Value] = {}
+        # Values a conversation's history was created with: fixed for that conversation.
+        self.conversation_fixed: set[Dep] = set()
 
         self._named: dict[tuple[str, int], tuple[bool, Sink | None]] = {}
 
@@ -138,6 +162,7 @@ class Analysis:
         self.texts.clear()
         self.numbers.clear()
         self.outside.clear()
+        self.conversation_fixed.clear()
         self._named.clear()
 
     def named_call(self, name: str, arguments: int) -> tuple[bool, Sink | None]:
@@ -168,7 +193,8 @@ class Analysis:
                     self.summary(function)
                 waiting = [f for f in waiting if f.ret is None]
                 todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
-        return [hit for hit in module.hits if isinstance(hit, Hit)]
+        fixed = self.conversation_fixed
+        return [hit for hit in module.hits if isinstance(hit, Hit) and hit.taint not in fixed]
 
     def _calls_a_sink_wrapper(self, function: Function) -> bool:
         if not self.wrappers:
@@ -202,12 +228,12 @@ class Analysis:
         if not isinstance(function.node, ast.Lambda) and _SYSTEM_NAME.match(function.node.name):
             function.system = True
         if function.system and not isinstance(function.node, ast.Lambda):
-            what = (
-                "a system prompt function"
-                if not _is_decorated(function.node)
-                else "Pydantic AI system prompt"
+            decorated = _is_decorated(function.node)
+            what = "Pydantic AI system prompt" if decorated else "a system prompt function"
+            history = not decorated or agent_runs_carry_history(
+                function.module.tree, function.node.decorator_list
             )
-            frame.sink_value(what, "system", returned, function.node)
+            frame.sink_value(what, "system", returned, function.node, history=history)
         elif (
             not isinstance(function.node, ast.Lambda)
             and returned.pieces is not None
@@ -304,6 +330,7 @@ class Frame:
         self.returns: list[Value] = []
         self.self_attrs: dict[str, Value] = {}
         self.depth = 0
+        self.in_message_list = False  # the dict being evaluated is an element of a list literal
 
     # -- parameters -------------------------------------------------------------------------
 
@@ -359,6 +386,29 @@ class Frame:
         value = self.eval(node.value)
         for target in node.targets:
             self.assign(target, value)
+        if starts_a_conversation(node):
+            self.conversation_started(value)
+
+    def conversation_started(self, history: Value) -> None:
+        """A history created and kept here (`self.messages = [system]`): what its system
+        message holds was computed for the conversation, so it breaks no cache within it,
+        wherever the history is sent. Only values computed in this function (or per-request
+        data) count: one taken at import is the process's, shared by every conversation."""
+        function = self.function
+        first, last = (0, -1) if function is None else (function.node.lineno, 0)
+        if function is not None:
+            last = function.node.end_lineno or function.node.lineno
+        # At module level (a Streamlit script's `st.session_state.messages = [...]`) only the
+        # per-request data counts: a clock there is taken once per process.
+        self.a.conversation_fixed.update(
+            dep
+            for dep in history.deps
+            if isinstance(dep, Taint)
+            and (
+                dep.code == PER_REQUEST
+                or (dep.path == self.module.display and first <= dep.line <= last)
+            )
+        )
 
     def _s_AnnAssign(self, node: ast.AnnAssign) -> None:
         if node.value is not None:
@@ -637,6 +687,10 @@ class Frame:
 
     def string(self, parts: Sequence[Value]) -> Value:
         deps = frozenset().union(*(p.deps for p in parts)) if parts else frozenset()
+        # A part the analysis knows nothing about (`from prompts import SYSTEM_PROMPT`, the
+        # result of a library call) is text of unknown length: an empty piece keeps its place,
+        # so the text around a value is not taken as nothing.
+        parts = [_UNKNOWN_TEXT if _unknown(p) else p for p in parts]
         return Value(deps=deps, pieces=concat_pieces(parts), kind="str", fixed=True)
 
     def _e_BinOp(self, node: ast.BinOp) -> Value:
@@ -675,7 +729,11 @@ class Frame:
             left.kind,
             right.kind,
         ):
-            return Value(deps=left.deps | right.deps, kind="set")
+            # Strings in, strings out: a difference or intersection keeps only the left's.
+            strings = _string_set(left) and (
+                isinstance(op, ast.Sub | ast.BitAnd) or _string_set(right)
+            )
+            return Value(deps=left.deps | right.deps, kind="set", meta=strings)
         if isinstance(op, ast.BitOr) and left.kind in ("ptemplate", "chain"):
             return Value(deps=left.deps | right.deps, kind="chain", meta=left.meta)
         if isinstance(op, ast.BitOr) and right.kind == "ptemplate" and left.fields is not None:
@@ -708,6 +766,7 @@ class Frame:
         return self.string(parts)
 
     def _e_Dict(self, node: ast.Dict) -> Value:
+        in_list, self.in_message_list = self.in_message_list, False
         fields: list[tuple[str, Value]] = []
         deps: set[Dep] = set()
         known, fixed = True, True
@@ -735,17 +794,24 @@ class Frame:
             kind="dict",
             fixed=fixed,
         )
-        self.system_message(result, node)
+        if not in_list:  # an element of a list literal is judged by the turns after it
+            self.system_message(result, node)
         return result
 
-    def system_message(self, message: Value, node: ast.AST) -> None:
-        """A `{"role": "system", "content": ...}` literal is a system prompt wherever it goes."""
+    def system_message(self, message: Value, node: ast.AST, later: Sequence[Value] = ()) -> None:
+        """A `{"role": "system", "content": ...}` literal is a system prompt wherever it goes;
+        in a list literal whose later turns are only the newest one, nothing else follows it."""
         role = message.field("role")
         if role is not None and role.text in ("system", "developer"):
             content = message.field("content")
             if content is None:
                 content = Value(deps=message.deps - role.deps)
-            self.sink_value(f"{role.text} message", "system", content, node)
+            what = f"{role.text} message"
+            if later and not history_after(later):
+                rest = Value(deps=content.deps, pieces=pieces_from((content, *later)))
+                self.last_turn(what, rest, node, role="system")
+            else:
+                self.sink_value(what, "system", content, node)
 
     def _e_List(self, node: ast.List | ast.Tuple) -> Value:
         items = []
@@ -753,7 +819,12 @@ class Frame:
             if isinstance(element, ast.Starred):
                 items.append(replace(self.eval(element.value).opaque(), spliced=True))
             else:
+                self.in_message_list = isinstance(element, ast.Dict)
                 items.append(self.eval(element))
+                self.in_message_list = False
+        for index, element in enumerate(node.elts):
+            if isinstance(element, ast.Dict):
+                self.system_message(items[index], element, items[index + 1 :])
         deps = frozenset().union(*(i.deps for i in items)) if items else frozenset()
         fixed = all(i.fixed or not (i.fields or i.items) for i in items)
         result = Value(deps=deps, items=tuple(items), kind="list", fixed=fixed)
@@ -830,6 +901,9 @@ class Frame:
     def _e_Subscript(self, node: ast.Subscript) -> Value:
         base = self.eval(node.value)
         key = node.slice
+        if isinstance(key, ast.Slice) and is_history_window(node):
+            label = f"`{node_label(self.module, node)}` (a sliding window of the history)"
+            return Value(deps=base.deps | {self.taint(WINDOW, label, node)}, kind="list")
         if isinstance(key, ast.Constant):
             if isinstance(key.value, str):
                 found = base.field(key.value)
@@ -1152,6 +1226,11 @@ class Frame:
             and args[0].items is not None
         ):
             self.sink_value(f"`{last}` messages", "messages", args[0], node)
+        elif receiver is not None and last in ("invoke", "ainvoke", "stream", "astream") and args:
+            # A list of unknown turns: only a window of the history is known to vary in it.
+            for dep in args[0].deps if args[0].kind == "list" else ():
+                if isinstance(dep, Taint) and dep.code == WINDOW:
+                    self.hit(dep, f"`{last}` messages", "messages", 0, True, node)
         if receiver is not None and last in _SHAPING_METHODS:
             return receiver.with_deps(join_values(args).deps)
         if receiver is not None and last in _PASS_METHODS:
@@ -1189,12 +1268,13 @@ class Frame:
         for index, role in sink.positional:
             if index < len(args):
                 self.sink_value(sink.api, role, args[index], node)
+        history = conversation_follows(sink, args, keywords, splats)
         for keyword, role in sink.keywords:
             if keyword in keywords:
                 value = keywords[keyword]
                 if role == "system":
                     value = self.dynamic_prompt(value, node)
-                self.sink_value(sink.api, role, value, node)
+                self.sink_value(sink.api, role, value, node, history=history)
         for splat in splats:
             if splat.fields is None and splat.deps:
                 self.splat_into(sink, splat, node)
@@ -1232,8 +1312,12 @@ class Frame:
 
     # -- sinks ------------------------------------------------------------------------------
 
-    def sink_value(self, api: str, role: str, value: Value, node: ast.AST) -> None:
-        if role in ("system", "tools"):
+    def sink_value(
+        self, api: str, role: str, value: Value, node: ast.AST, *, history: bool = True
+    ) -> None:
+        if role == "system" and not history:  # only the newest turn follows the system prompt
+            self.last_turn(api, value, node, role="system")
+        elif role in ("system", "tools"):
             pieces = flatten(value)
             for dep in value.deps:
                 self.hit(dep, api, role, static_after(pieces, dep), True, node)
@@ -1278,19 +1362,33 @@ class Frame:
                 self.hit(dep, api, "messages", 0, True, node, note=note)
             return
         items = value.items
+        limit = max(self.a.config.threshold, 1) * 4
         for index, item in enumerate(items):
             if index == len(items) - 1:
                 if not item.spliced:
                     self.last_turn(api, item, node)
+                for dep in item.deps if item.spliced else ():
+                    if isinstance(dep, Taint) and dep.code == WINDOW:  # the newest turns, windowed
+                        self.hit(dep, api, "messages", 0, True, node)
                 continue
-            pieces = flatten(item)
+            history = history_after(items[index + 1 :])
+            # Without history after it, a turn loses only the static text after it, to the end.
+            pieces = flatten(item) if history else pieces_from(items[index:])
             for dep in item.deps:
                 if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                     continue
+                after = static_after(pieces, dep)
                 if isinstance(dep, Param):
-                    self._pend(dep, api, "messages", 0, True, spliced=item.spliced)
-                    continue
-                self.hit(dep, api, "messages", static_after(pieces, dep), True, node)
+                    after = 0 if history else after
+                    self._pend(dep, api, "messages", after, history, spliced=item.spliced)
+                elif (
+                    history
+                    or after >= limit
+                    or after_unknown(dep)
+                    or opens(pieces, dep, limit)
+                    or unknown_after(pieces, dep)
+                ):
+                    self.hit(dep, api, "messages", after, history, node)
 
     def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
         """The newest turn is the tail; only static text after a value in it is lost."""
@@ -1299,7 +1397,10 @@ class Frame:
         for dep in value.deps:
             after = static_after(pieces, dep)
             history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
-            if isinstance(dep, Param) or history or after >= limit:
+            unknown = role == "system" and (
+                after_unknown(dep) or opens(pieces, dep, limit) or unknown_after(pieces, dep)
+            )
+            if isinstance(dep, Param) or history or unknown or after >= limit:
                 self.hit(dep, api, role, after, history, node)
 
     def hit(
@@ -1408,7 +1509,9 @@ class Frame:
             return info
         text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
         system = sink.api == "LangChain system message template"
-        _variables(text, "system" if system else "template", info)
+        fmt = args[1] if len(args) > 1 else keywords.get("template_format", EMPTY)
+        field = _DOUBLE_BRACE_FIELD if fmt.text in _DOUBLE_BRACE_FORMATS else _TEMPLATE_FIELD
+        _variables(text, "system" if system else "template", info, field=field)
         return info
 
     def template_variables(self, info: object, values: Value, node: ast.AST) -> None:
@@ -1418,6 +1521,7 @@ class Frame:
             if name not in info:
                 continue
             after, role = info[name]
+            value = self.named_per_request(name, value, node)
             if role == "system":
                 self.sink_value("LangChain prompt template", "system", value, node)
             elif role == "messages":  # the conversation history follows this turn
@@ -1430,6 +1534,17 @@ class Frame:
                 for dep in value.deps:
                     if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
                         self.hit(dep, "LangChain prompt template", "template", after, False, node)
+
+    def named_per_request(self, name: str, value: Value, node: ast.AST) -> Value:
+        """A template variable named as per-request data (`{context}`, `{question}`) filled with a
+        value the analysis cannot tell anything about (a parameter its callers are not seen to
+        fill, a library call's result): taken as the per-request data its name says it is."""
+        if value.text is not None or value.kind == "num" or not self.a.per_request(name):
+            return value
+        if any(isinstance(dep, Taint) for dep in value.deps):
+            return value
+        label = f"`{name}` (a per-request template variable)"
+        return value.with_deps([self.taint(PER_REQUEST, label, node)])
 
     def template_call(
         self,
@@ -1448,7 +1563,12 @@ class Frame:
             if args:
                 self.template_variables(receiver.meta, args[0], node)
             return EMPTY
-        if method in ("format", "format_messages", "format_prompt", "aformat_messages"):
+        if method in _CHAIN_RUNS:  # a legacy `LLMChain`: `.run(context=...)`, `.predict({...})`
+            for arg in args[:1]:
+                self.template_variables(receiver.meta, arg, node)
+            self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
+            return EMPTY
+        if method in _FORMAT_METHODS:
             self.template_variables(receiver.meta, Value(fields=tuple(keywords.items())), node)
             return EMPTY
         if method in ("pipe", "with_config", "with_retry", "bind"):
@@ -1503,11 +1623,17 @@ _STATEMENTS: dict[type, Callable[[Frame, ast.stmt], None]] = {
 # -- helpers ---------------------------------------------------------------------------------
 
 
-def _variables(text: Value, role: str, info: dict[str, tuple[int, str]], later: int = 0) -> None:
-    """Record each `{variable}` of `text`: the static characters after it (`later` more after
-    the text itself) and the position it reaches."""
+def _variables(
+    text: Value,
+    role: str,
+    info: dict[str, tuple[int, str]],
+    later: int = 0,
+    field: re.Pattern[str] | None = None,
+) -> None:
+    """Record each `{variable}` of `text` (`{{variable}}` for a mustache or Jinja template): the
+    static characters after it (`later` more after the text itself) and the position it reaches."""
     joined = _static_of(text)
-    for found in _TEMPLATE_FIELD.finditer(joined):
+    for found in (field or _TEMPLATE_FIELD).finditer(joined):
         info.setdefault(found.group(1), (len(joined) - found.end() + later, role))
 
 
@@ -1561,6 +1687,15 @@ def _short(name: str) -> str:
 
 def _is_decorated(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(_is_system_decorator(d) for d in node.decorator_list)
+
+
+def _string_set(value: Value) -> bool:
+    """A set known to hold only strings (`--fix` may sort it)."""
+    return value.kind == "set" and value.meta is True
+
+
+def _unknown(value: Value) -> bool:
+    return not value.deps and value.pieces is None and value.items is None and value.fields is None
 
 
 def _is_system_decorator(node: ast.expr) -> bool:

@@ -30,6 +30,7 @@ class Sink:
     keywords: tuple[tuple[str, str], ...] = ()
     positional: tuple[tuple[int, str], ...] = ()
     roots: tuple[str, ...] = ()  # when set, the resolved name must start with one of them
+    chained: tuple[str, ...] = ()  # keywords that attach earlier turns kept by the server
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -112,6 +112,7 @@ _METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) 
 # scanned for calls through its imports.
 _ROOTED_WORDS = tuple(sorted({root for sink in SINKS for root in sink.roots}))
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
+_JUDGED = frozenset({"messages", "system"})
 _ROLE_WORDS = {
     "system": "the system prompt",
     "tools": "the tool definitions",
@@ -286,7 +287,9 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     here = taint.path == display
     line, column = (taint.line, taint.column) if here else (hit.site_line, hit.site_column)
     tokens = hit.after // 4
-    if not hit.history and tokens < max(config.threshold, 1) and hit.role != "messages":
+    # A turn before the newest, or a system prompt, was judged where it was reached (by what
+    # follows it); the other positions are judged here by the static text after the value.
+    if not hit.history and tokens < max(config.threshold, 1) and hit.role not in _JUDGED:
         return None
     label = taint.label if here else f"{taint.label} (from {taint.path}:{taint.line})"
     where = _ROLE_WORDS.get(hit.role, "the cacheable prefix")
@@ -316,6 +319,7 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         message=message,
         severity=RULES[taint.code].severity,
         tokens_at_risk=tokens,
+        written_at=taint.written if here and taint.written not in (0, line) else None,
     )
 
 

@@ -52,6 +52,9 @@ class Taint:
     via: tuple[str, ...] = ()  # calls the analysis could not see into, assumed to pass it on
     fix: tuple[str, int, int, int, int] | None = None  # (kind, line, col, end_line, end_col)
     fixable: bool = False
+    # The line of `path` where the value is formatted into a prompt's text, when not `line`
+    # (where the fix goes); not part of its identity.
+    written: int = field(default=0, compare=False)
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)
@@ -158,7 +161,7 @@ def compact(pieces: Sequence[Piece]) -> tuple[Piece, ...]:
             merged[-1] = (merged[-1] + piece)[:MAX_TEXT]
         elif isinstance(piece, str):
             merged.append(piece[:MAX_TEXT])
-        elif piece:
+        else:  # an empty piece is text of unknown length: kept, it holds its place
             merged.append(piece)
     if len(merged) <= MAX_PIECES:
         return tuple(merged)

@@ -9,6 +9,10 @@ Why:
     and other task inputs, the round, turn or step of a multi-round run, retrieved context,
     issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
+    A clock named as a variable (`time`, `now`, `current_time`, `timestamp`) in a system prompt
+    template (a file named `system*`, `*_system*`) changes on every request and has the whole
+    conversation after it, so it is reported whatever static text follows it in the file; other
+    per-request variables are reported when enough static text follows them.
 
 Bad:
     Hello {{ user.name }}, session {{ session_id }}.
@@ -138,4 +142,25 @@ DATE_NAMES = (
     "*_timestamp",
     "current_date*",
     "current_time*",
+)
+
+# Variable names that hold the time of the request itself (not a date: that changes once a day).
+CLOCK_NAMES = (
+    "time",
+    "now",
+    "datetime",
+    "timestamp",
+    "current_time",
+    "current_datetime",
+    "current_timestamp",
+    "time_now",
+    "local_time",
+    "utc_now",
+)
+# File names of system prompt templates: what they render opens every conversation.
+SYSTEM_TEMPLATE_NAME = r"(?i)(?:^|[_.\-])system(?:$|[_.\-])"
+# Where a system prompt's clock belongs: its end still comes before the whole conversation.
+SYSTEM_CLOCK_FIX = (
+    "pass it in the newest user message (or promptcache's `Prompt.with_tail`): the end of a "
+    "system prompt still comes before the whole conversation"
 )

@@ -7,7 +7,14 @@ Why:
     value through variables, f-strings, `.format`, `%`, `+`, `join`, containers, `**kwargs` and
     the project's own functions and classes into the system prompt, tools, earlier turns, prompt
     templates and promptcache's stable layers. Everything after it — the rest of the system
-    prompt and the whole conversation — is prefilled again on every request.
+    prompt and the whole conversation — is prefilled again on every request. What follows
+    decides: with earlier turns after it (spliced history, a list of unknown length, a chained
+    `previous_response_id`) it is always reported; when only the newest turn follows (`[system,
+    user]`, one `input=` string, a Pydantic AI agent whose runs pass no `message_history`) it is
+    reported when it opens the prompt, when text of unknown length follows it, or when the
+    static text after it reaches the threshold. A value computed where a conversation's history
+    is created and kept (`self.messages = [{"role": "system", ...}]` in `__init__`) is fixed for
+    that conversation and not reported; one taken at import is the process's and still is.
 
 Bad:
     from datetime import datetime

@@ -46,5 +46,6 @@ RULE = rule_from_docstring(
     code="PC503",
     name="unsorted-json-in-prefix",
     severity="warning",
-    fix="pass `sort_keys=True` (`promptcache lint --fix` adds it)",
+    fix="pass `sort_keys=True` (orjson: `option=orjson.OPT_SORT_KEYS`; `promptcache lint --fix` "
+    "adds either)",
 )

@@ -9,25 +9,25 @@ Why:
     elements are strings.
 
 Bad:
-    def ask(client, question):
+    def ask(client, history, question):
         enabled = {"search", "calculator", "calendar"}
         system = "You can use: " + ", ".join(enabled)
         return client.messages.create(
             model="claude-sonnet-4-5",
             max_tokens=512,
             system=system,
-            messages=[{"role": "user", "content": question}],
+            messages=[*history, {"role": "user", "content": question}],
         )
 
 Good:
-    def ask(client, question):
+    def ask(client, history, question):
         enabled = {"search", "calculator", "calendar"}
         system = "You can use: " + ", ".join(sorted(enabled))
         return client.messages.create(
             model="claude-sonnet-4-5",
             max_tokens=512,
             system=system,
-            messages=[{"role": "user", "content": question}],
+            messages=[*history, {"role": "user", "content": question}],
         )
 """
 

@@ -31,6 +31,7 @@ from . import (  # Python rules
     PC504,
     PC505,
     PC506,
+    PC507,
 )
 
 __all__ = ["RULES"]
@@ -55,6 +56,6 @@ RULES: MappingProxyType[str, Rule] = MappingProxyType(
     }
     | {
         module.RULE.code: module.RULE
-        for module in (PC500, PC501, PC502, PC503, PC504, PC505, PC506)  # Python rules
+        for module in (PC500, PC501, PC502, PC503, PC504, PC505, PC506, PC507)  # Python rules
     }
 )

@@ -13,6 +13,7 @@ FRAMEWORK = Framework(
             suffixes=("completion", "acompletion", "responses", "aresponses"),
             keywords=(*CHAT_KEYWORDS, ("system", "system")),
             roots=("litellm",),
+            chained=("previous_response_id",),
         ),
     ),
 )

@@ -24,6 +24,7 @@ FRAMEWORK = Framework(
             api="OpenAI Responses",
             suffixes=("responses.create", "responses.parse", "responses.stream"),
             keywords=(("instructions", "system"), ("tools", "tools"), ("input", "input")),
+            chained=("previous_response_id", "conversation"),
         ),
     ),
 )

@@ -1,5 +1,7 @@
 """Pydantic AI: an `Agent`'s system prompt and instructions (decorated system-prompt functions
-are recognised by their decorator in the interpreter)."""
+are recognised by their decorator in the interpreter), and how its runs are told apart: a run
+given `message_history` has the earlier turns after the system prompt, one without has only the
+user prompt."""
 
 from __future__ import annotations
 
@@ -15,4 +17,14 @@ FRAMEWORK = Framework(
             roots=("pydantic_ai",),
         ),
     ),
+)
+
+# Methods of an `Agent` that run it (each takes `message_history=`).
+RUN_METHODS = frozenset(
+    {"run", "run_sync", "run_stream", "run_stream_sync", "run_stream_events", "iter"}
+)
+HISTORY_KEYWORD = "message_history"
+# Methods that only register something on the agent (as decorators or calls): not a hand-off.
+REGISTER_METHODS = frozenset(
+    {"system_prompt", "instructions", "tool", "tool_plain", "output_validator", "toolset"}
 )

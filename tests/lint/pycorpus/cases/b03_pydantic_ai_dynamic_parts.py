@@ -1,4 +1,5 @@
-# Our reproduction: Pydantic AI system-prompt functions adding the caller's name and the date.
+# Our reproduction: Pydantic AI system-prompt functions adding the caller's name and the date,
+# in an agent whose later runs carry the conversation so far.
 from datetime import date
 
 from pydantic_ai import Agent, RunContext
@@ -21,4 +22,6 @@ def todays_date() -> str:
 
 
 reply = concierge.run_sync("Is the pool open?", deps="Dana")
+print(reply.output)
+reply = concierge.run_sync("And the spa?", deps="Dana", message_history=reply.all_messages())
 print(reply.output)

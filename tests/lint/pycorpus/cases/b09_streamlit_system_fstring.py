@@ -1,4 +1,5 @@
-# Our reproduction: a Streamlit page whose system message f-string carries the date.
+# Our reproduction: a Streamlit chat page whose system message f-string carries the date,
+# above the conversation kept in the session state.
 import os
 from datetime import datetime
 
@@ -17,6 +18,7 @@ if st.button("Send"):
                 "role": "system",
                 "content": f"You are the town library's assistant. Today is {today}. Recommend books and opening hours.",
             },
+            *st.session_state.history,
             {"role": "user", "content": question},
         ],
     )

@@ -4,12 +4,13 @@ client = OpenAI()
 ENABLED = {"search", "calculator", "calendar", "weather"}
 
 
-def answer(question):
+def answer(question, history):
     names = ", ".join(ENABLED)  # label: PC504
     return client.chat.completions.create(
         model="gpt-4o",
         messages=[
             {"role": "system", "content": f"You may use these tools: {names}."},
+            *history,
             {"role": "user", "content": question},
         ],
     )

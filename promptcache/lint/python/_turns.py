@@ -1,0 +1,185 @@
+"""
+What follows a value in a request: the conversation, or only the newest turn.
+
+A volatile value costs what comes after it. With earlier turns after it (spliced history, a
+list of unknown length, a chained server-side conversation) the whole conversation is prefilled
+again when it changes; with only the newest turn after it (`[system, user]`, one `input=` string)
+it loses just the static text that follows it, which the newest turn's own variation would lose
+anyway below the threshold. Anything the analysis cannot see the length of counts as history.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+
+from ._flow import flatten
+from ._knowledge import Sink
+from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
+from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
+
+__all__ = [
+    "WINDOW",
+    "after_unknown",
+    "agent_runs_carry_history",
+    "conversation_follows",
+    "history_after",
+    "opens",
+    "pieces_from",
+    "starts_a_conversation",
+    "unknown_after",
+]
+
+WINDOW = "PC507"  # a sliding window of the history
+# Names of a conversation's history (`messages`, `chat_history`, a typo such as `messaegs`).
+_HISTORY_NAME = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
+# Roles of a sink's arguments that carry the turns of the conversation.
+_TURN_ROLES = ("messages", "input")
+
+
+def conversation_follows(
+    sink: Sink, args: Sequence[Value], keywords: dict[str, Value], splats: Sequence[Value]
+) -> bool:
+    """Whether earlier turns follow a call's system prompt (True when it cannot be told)."""
+    if splats or any(keyword in keywords for keyword in sink.chained):
+        return True
+    turns = [
+        (role, keywords[k]) for k, role in sink.keywords if role in _TURN_ROLES and k in keywords
+    ]
+    turns += [
+        (role, args[i]) for i, role in sink.positional if role in _TURN_ROLES and i < len(args)
+    ]
+    if not turns:  # the turns come from elsewhere (an agent's runs, a chat object)
+        return True
+    return not all(_one_new_turn(role, value) for role, value in turns)
+
+
+def _one_new_turn(role: str, value: Value) -> bool:
+    if value.items is not None:
+        return len(value.items) == 1 and not value.items[0].spliced
+    return role == "input" and (value.pieces is not None or value.kind == "str")
+
+
+def history_after(later: Sequence[Value]) -> bool:
+    """Whether the turns after one of a literal message list hold conversation history: a splice,
+    a turn of unknown shape or one that varies. Static turns (few-shot examples) are static text."""
+    *middle, last = later
+    return last.spliced or any(
+        turn.spliced or bool(turn.deps) or (turn.fields is None and turn.pieces is None)
+        for turn in middle
+    )
+
+
+def pieces_from(items: Sequence[Value]) -> tuple[Piece, ...]:
+    """The content of consecutive turns in order, for the static text after a value."""
+    return tuple(piece for item in items for piece in flatten(item))
+
+
+def after_unknown(dep: Dep) -> bool:
+    """Whether what follows `dep` inside its own value is unknown: a value the analysis could not
+    follow may hide static text after it. (A value passed through a call the analysis cannot see
+    into is taken as that call's result, as everywhere else, with nothing added.)"""
+    return isinstance(dep, Taint) and dep.code == NOT_FOLLOWED
+
+
+def agent_runs_carry_history(tree: ast.Module, decorators: Sequence[ast.expr]) -> bool:
+    """
+    Whether the runs of the agent a system-prompt function is registered on carry earlier turns.
+
+    Only the module's own runs can tell: True unless the agent is a module name that the module
+    runs at least once, never with `message_history` (or a `**` splat), and never hands to
+    anything else (an adapter, a web app) that could run it with history.
+    """
+    names = {name for name in map(_receiver, decorators) if name}
+    if not names:
+        return True
+    runs = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if func.value.id in names and func.attr in RUN_METHODS:
+                runs += 1
+                if any(k.arg in (None, HISTORY_KEYWORD) for k in node.keywords):
+                    return True
+            elif func.value.id in names and func.attr not in REGISTER_METHODS:
+                return True  # `agent.to_ag_ui()`, `agent.to_web()`: run elsewhere, with history
+        handed = [*node.args, *(k.value for k in node.keywords)]
+        if any(isinstance(a, ast.Name) and a.id in names for a in handed):
+            return True
+    return runs == 0
+
+
+def _receiver(decorator: ast.expr) -> str:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return target.value.id
+    return ""
+
+
+def opens(pieces: Sequence[Piece], dep: Dep, unknown_length: int) -> bool:
+    """Whether `dep` comes before most of the static text around it: a clock that opens a short
+    system prompt keeps even that prompt out of the cache, where one at its end costs nothing.
+    A part of unknown text before it counts as `unknown_length` characters."""
+    before = 0
+    for index, piece in enumerate(pieces):
+        if isinstance(piece, str):
+            before += len(piece)
+        elif dep in piece:
+            after = sum(len(p) for p in pieces[index + 1 :] if isinstance(p, str))
+            return after > before
+        else:
+            before += unknown_length
+    return False
+
+
+def unknown_after(pieces: Sequence[Piece], dep: Dep) -> bool:
+    """Whether text of unknown length (an empty piece: a library call's result, an outside
+    name) follows `dep`: it may be the long static part (`format_as_xml(EXAMPLES)`)."""
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return any(not isinstance(p, str) and not p for p in pieces[index + 1 :])
+    return False
+
+
+def starts_a_conversation(node: ast.Assign) -> bool:
+    """`self.messages = [{"role": "system", ...}, ...]` or `store[user]["history"] = [...]`: a
+    message list opening with a system message, kept beyond the call (on an object or in a
+    store), is a conversation's history being created, not a request being built."""
+    listed = node.value
+    if not isinstance(listed, ast.List) or not listed.elts:
+        return False
+    first = listed.elts[0]
+    if not isinstance(first, ast.Dict):
+        return False
+    kept = any(isinstance(t, ast.Attribute | ast.Subscript) for t in node.targets)
+    return kept and any(
+        isinstance(k, ast.Constant)
+        and k.value == "role"
+        and isinstance(v, ast.Constant)
+        and v.value in ("system", "developer")
+        for k, v in zip(first.keys, first.values, strict=True)
+    )
+
+
+def is_history_window(node: ast.Subscript) -> bool:
+    """`messages[-n:]`, `state["messages"][-6:]`: the last n turns of a history, a window that
+    slides once the history outgrows it."""
+    key = node.slice
+    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+        return False
+    if not (isinstance(key.lower, ast.UnaryOp) and isinstance(key.lower.op, ast.USub)):
+        return False
+    return bool(_HISTORY_NAME.search(_last_name(node.value)))
+
+
+def _last_name(expr: ast.expr) -> str:
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
+        return str(expr.slice.value)
+    return ""

@@ -1,0 +1,83 @@
+"""
+A chat template that splits the reasoning off an assistant turn's content (issue #21): it drops
+nothing when it renders the split-off reasoning back in a `<think>` block for every turn; it
+drops it from earlier turns when only the newest turns get the block.
+"""
+
+from __future__ import annotations
+
+from ._helpers import codes
+
+KEPT = """\
+{%- for message in messages %}
+{%- if message.role == 'user' %}<|im_start|>user
+{{ message.content }}<|im_end|>
+{%- elif message.role == 'assistant' %}
+{%- set content = message.content %}
+{%- set reasoning = '' %}
+{%- if '</think>' in content %}
+{%- set reasoning = content.split('</think>')[0].split('<think>')[-1].strip() %}
+{%- set content = content.split('</think>')[-1].lstrip() %}
+{%- endif %}
+{{- '<|im_start|>assistant\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + content + '<|im_end|>' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}<|im_start|>assistant
+{% endif %}
+"""
+
+# Qwen3's shape: the reasoning is rendered only for turns after the last user query.
+DROPPED_EARLIER = KEPT.replace(
+    "{{- '<|im_start|>assistant\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + content + '<|im_end|>' }}",
+    "{%- if loop.index0 > ns.last_query_index %}"
+    "{{- '<|im_start|>assistant\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + content }}"
+    "{%- else %}{{- '<|im_start|>assistant\\n' + content }}{%- endif %}",
+).replace(
+    "{%- for message in messages %}",
+    "{%- set ns = namespace(last_query_index=messages|length - 1) %}\n{%- for message in messages %}",
+)
+
+# The split with the reasoning never rendered: every earlier turn loses it.
+NEVER_RENDERED = KEPT.replace(
+    "'<|im_start|>assistant\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + content",
+    "'<|im_start|>assistant\\n' + content",
+)
+
+
+def test_reasoning_split_off_and_rendered_back_in_every_turn_is_stable() -> None:
+    assert codes(KEPT, chat=True) == []
+
+
+def test_reasoning_rendered_only_after_the_last_query_is_still_reported() -> None:
+    assert "PC302" in codes(DROPPED_EARLIER, chat=True)
+
+
+def test_reasoning_split_off_and_never_rendered_is_still_reported() -> None:
+    assert codes(NEVER_RENDERED, chat=True) == ["PC302"]
+
+
+# Llama 3.1's shape: the date is whatever the request passes, else a date fixed in the template.
+DEFAULTED_DATE = """\
+{%- set date_string = date_string if date_string is defined else DEFAULT %}
+{{- "Cutting Knowledge Date: December 2023\\nToday Date: " + date_string + "\\n\\n" }}
+{%- for message in messages %}<|{{ message.role }}|>{{ message.content }}{%- endfor %}
+{%- if add_generation_prompt %}<|assistant|>{% endif %}
+"""
+
+
+def test_a_chat_date_that_defaults_to_a_fixed_date_is_stable() -> None:
+    # Not a warning (main notes, as PC002, that a request could still pass a date of its own).
+    found = codes(DEFAULTED_DATE.replace("DEFAULT", "'26 Jul 2024'"), chat=True)
+    assert "PC301" not in found
+
+
+def test_a_chat_date_that_defaults_to_the_clock_is_still_reported() -> None:
+    source = DEFAULTED_DATE.replace("DEFAULT", 'strftime_now("%d %b %Y")')
+    assert codes(source, chat=True) == ["PC301"]
+
+
+def test_a_chat_date_with_no_default_is_still_reported() -> None:
+    source = DEFAULTED_DATE.replace(
+        "{%- set date_string = date_string if date_string is defined else DEFAULT %}\n", ""
+    )
+    assert codes(source, chat=True) == ["PC301"]
