@@ -561,7 +561,8 @@ def _check_named(spec: Vendor, model: str) -> None:
         raise InputError(
             f"cannot tell which model {shown_name(model)} names (an application inference "
             "profile?), so its minimum cacheable prefix is unknown. Pass min_tokens=, or the "
-            "foundation model id it serves (aws bedrock get-inference-profile lists it)"
+            "foundation model id it serves (aws bedrock get-inference-profile lists it; "
+            "--base-model on the command line)"
         )
 
 

@@ -7,16 +7,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
-from .._errors import InputError
+from .._errors import InputError, shown_name
 from .._pricing import Cost, PriceTable, Rates, cost, load_prices
 from .._usage import CacheUsage
+from ..debug.diff import unknown_model
 from ..vendors import Vendor, detect_response_vendor, get_vendor
+from ..vendors._platform import named_models
 from . import _cost_whatif
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object
+from ._io import (
+    add_base_model_option,
+    add_max_bytes_option,
+    add_vendor_option,
+    base_models,
+    load_json_object,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -35,6 +44,7 @@ def register(subparsers: Any) -> None:
     add_vendor_option(parser, "the API that answered (a what-if infers it from --model)")
     add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when the response does not name one")
+    add_base_model_option(parser)
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     _cost_whatif.add_arguments(parser)
@@ -61,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         model = args.model or usage.model
         if not model:
             raise InputError(f"{file}: the response names no model; pass --model")
-        rows.append((file, usage, cost(usage, model=model, vendor=vendor.name, prices=table)))
+        rows.append((file, usage, _priced_as(usage, model, vendor, table, args.base_model)))
     if args.format == "json":
         payload = {
             "as_of": table.as_of,
@@ -76,6 +86,26 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(_text(rows, table.as_of, table.currency))
     return 0
+
+
+def _priced_as(
+    usage: CacheUsage, model: str, vendor: Vendor, table: PriceTable, base_model: str | None
+) -> Cost:
+    """The cost at the rates of the model `model` serves (`--base-model`), said in a note; a
+    model id that names no model, unmapped, is refused rather than priced on a guess."""
+    served = named_models(vendor, base_models(model, base_model))
+    priced = served.rules_model(model)
+    if unknown_model(served, priced):
+        raise InputError(
+            f"cannot tell which model {shown_name(model)} serves (an application inference "
+            "profile?), so its price is unknown; pass --base-model with the foundation model id "
+            "`aws bedrock get-inference-profile` lists for it"
+        )
+    price = cost(usage, model=priced, vendor=vendor.name, prices=table)
+    if priced == model:
+        return price
+    note = f"priced as {priced}, the model {shown_name(model)} serves (--base-model)"
+    return replace(price, notes=(*price.notes, note))
 
 
 def _detected(response: dict[str, Any], file: str) -> Vendor:

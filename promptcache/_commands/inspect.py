@@ -20,7 +20,7 @@ from ..adapters.anthropic import check_markers, markers_in_order
 from ..vendors import VENDOR_NAMES, get_vendor
 from ..vendors._elements import get_path
 from ..vendors._openai import openai_model
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object
+from ._io import add_base_model_option, add_max_bytes_option, add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:
@@ -40,6 +40,7 @@ def register(subparsers: Any) -> None:
     add_vendor_option(parser, "the request's format")
     add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when FILE does not name one")
+    add_base_model_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument(
         "--bar",
@@ -56,11 +57,15 @@ def run(args: argparse.Namespace) -> int:
     )
     ingested = _ingest(data, args.vendor)
     model = args.model or ingested.model
+    # the model whose minimum and TTLs apply: the one an id naming none serves (--base-model)
+    served = args.base_model or model
     rendered = ingested.prompt.render()
-    added = _added(data, ingested.vendor, model)
-    report = _report(ingested, model, rendered, added)
+    added = _added(data, ingested.vendor, served)
+    report = _report(ingested, served, rendered, added)
+    report["model"] = model
+    report["serves"] = args.base_model
     report["vendor_added"] = added
-    report["markers"] = _markers(data, ingested.vendor)
+    report["markers"] = _markers(_as_sent_to(data, args.base_model), ingested.vendor)
     report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
     report["markers"]["problems"] += _refused_ttls(report["ttl_settings"], ingested.vendor)
     report["cached_content"] = _cached_content(data, ingested.vendor)
@@ -142,6 +147,15 @@ _CACHED_CONTENT = (
     "config.cached_content",
     "config.cachedContent",
 )
+
+
+def _as_sent_to(data: dict[str, Any], base_model: str | None) -> dict[str, Any]:
+    """The request as the marker check reads it: sent to the model its id serves (the 1-hour
+    option is the served model's), when --base-model names it."""
+    if base_model is None:
+        return data
+    key = "modelId" if "modelId" in data else "model"
+    return {**data, key: base_model}
 
 
 def _added(data: dict[str, Any], vendor: str, model: str | None) -> dict[str, int]:
@@ -330,8 +344,9 @@ def _also_fits_lines(report: dict[str, Any]) -> list[str]:
 def _text(report: dict[str, Any]) -> str:
     tokens = report["tokens"]
     lines = [
-        f"vendor {report['vendor']}  model {report['model'] or '?'}  "
-        f"tokens {tokens['total']:,} ({report['counter']})",
+        f"vendor {report['vendor']}  model {report['model'] or '?'}"
+        + (f" (serves {report['serves']})" if report.get("serves") else "")
+        + f"  tokens {tokens['total']:,} ({report['counter']})",
         *_also_fits_lines(report),
         "",
         f"{'block':<14} {'role':<10} {'tokens':>8}  {'hash':<12}  content",
