@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .._errors import InputError, shown, shown_name
@@ -53,6 +54,7 @@ __all__ = [
     "check_cache_points",
     "one_hour_ttl",
     "read_usage",
+    "suspect_double_count",
 ]
 
 CACHE_POINT = "cachePoint"
@@ -545,10 +547,15 @@ class ConverseStream:
     """
     Reads a `converse_stream` event stream (boto3's dicts: `{"messageStart": ...}`, ...,
     `{"metadata": {"usage": ...}}`): the usage comes only in the last, `metadata` event.
+
+    `model` is the request's `modelId`, where known: a stream's usage that may count the cache
+    write twice (`suspect_double_count`) is flagged for OpenAI models on Bedrock and for a model
+    it cannot tell, not for the models not seen doing it (Claude, Nova).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, model: str | None = None) -> None:
         self._usage: Any = None
+        self.model = model
 
     def feed(self, event: Any) -> None:
         metadata = get_field(event, "metadata")
@@ -562,7 +569,39 @@ class ConverseStream:
                 "the stream ended before its metadata event, so it carried no usage; read the "
                 "stream to its end (the usage comes in the last event)"
             )
-        return _usage_from(self._usage, model=None, endpoint="converse_stream")
+        usage = _usage_from(self._usage, model=None, endpoint="converse_stream")
+        suspect = suspect_double_count(usage, self.model)
+        return replace(usage, problems=(*usage.problems, suspect)) if suspect else usage
+
+
+# Providers whose ConverseStream usage has been seen counting the cache write into inputTokens
+# too: maximhq/bifrost#6942 (2026-09-07), `openai.gpt-5.6`, inputTokens 4,995 with
+# cacheWriteInputTokens 4,993 on the stream where the same call unstreamed reported 2.
+_DOUBLE_COUNTING = frozenset({"openai"})
+
+
+def suspect_double_count(usage: CacheUsage, model: str | None) -> str | None:
+    """
+    Why a ConverseStream usage may count its cache tokens twice, or None: `inputTokens` at least
+    the cache read plus write (more than 0) on a stream, for a model of a provider seen doing it
+    or a model that cannot be told. Flagged as a problem, such a usage measures no cached
+    prefix: the monitor takes no expectation from its numbers (as for any usage whose numbers
+    do not add up) and `cost` prints the problem beside its figures.
+    """
+    cached = (usage.cache_read or 0) + (usage.cache_write or 0)
+    if cached <= 0 or usage.uncached_input < cached:
+        return None
+    provider = resolve_model(model).provider if model else None
+    if provider is not None and provider not in _DOUBLE_COUNTING:
+        return None
+    whose = f"an {provider} model" if provider else "its model not known"
+    return (
+        f"inputTokens ({usage.uncached_input}) is at least cacheReadInputTokens + "
+        f"cacheWriteInputTokens ({cached}) on a ConverseStream ({whose}): Bedrock's stream "
+        "for openai.gpt-5.6 has been seen counting the cache write into inputTokens as well "
+        "(maximhq/bifrost#6942), so these figures may double count; no cache expectation is "
+        "taken from them"
+    )
 
 
 def model_name(request: Mapping[str, Any]) -> str | None:
