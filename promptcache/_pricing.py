@@ -33,7 +33,7 @@ import os
 import re
 from bisect import bisect_left
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -659,6 +659,41 @@ class Cost:
         return self.actual is not None
 
 
+def located_rates(
+    rates: Rates, vendor: str, model: str, location: str | None
+) -> tuple[Rates, tuple[str, ...]]:
+    """Claude on Vertex AI at a location's tier (the price sources list the global rate): the
+    rates and a note naming the tier; other vendors and models unchanged."""
+    from .vendors import vertex_anthropic as vertex
+
+    if _table_key(vendor) != "vertex-anthropic" or not vertex.location_premium(model):
+        return rates, ()
+    tier = vertex.location_tier(location)
+    if tier is None:
+        said = "location not given" if location is None else f"location {location!r} not known"
+        return rates, (
+            f"{said}: priced at Vertex AI's global rate; a regional or multi-region endpoint "
+            f"costs 10% more for {model} (pass location=, or --location)",
+        )
+    if tier == "global":
+        return rates, ("priced at Vertex AI's global rate (location global)",)
+    scale, derived = 1 + vertex.LOCATION_PREMIUM, f"; +10% for the {tier} tier (derived)"
+    scaled = replace(
+        rates,
+        input=rates.input * scale,
+        output=rates.output * scale,
+        read=None if rates.read is None else rates.read * scale,
+        writes={ttl: rate * scale for ttl, rate in rates.writes.items()},
+        source=rates.source + derived,
+        sources={k: replace(v, detail=v.detail + derived) for k, v in rates.sources.items()},
+    )
+    note = (
+        f"priced at Vertex AI's {tier} rate ({location}): the global rate +10%, derived "
+        "(Anthropic's Vertex page; not read from a Google price page)"
+    )
+    return scaled, (note,)
+
+
 def cost(
     usage: CacheUsage,
     *,
@@ -666,11 +701,14 @@ def cost(
     vendor: str | None = None,
     prices: PriceTable | None = None,
     storage_token_hours: float = 0.0,
+    location: str | None = None,
 ) -> Cost:
     """
     Price `usage`. `model` and `vendor` default to the ones the usage record carries.
 
     `storage_token_hours` adds Gemini explicit-cache storage: cached tokens times hours kept.
+    `location`: where a Claude on Vertex AI call went (`vertex_anthropic.location_of` reads it
+    from the URL or client); its tier's rate applies, and a note says which.
     """
     vendor = vendor or usage.vendor
     model = model or usage.model
@@ -681,13 +719,16 @@ def cost(
         )
     table = prices or load_prices()
     rates = table.rates(vendor, model, input_tokens=usage.total_input)
+    rates, where = located_rates(rates, vendor, model, location)
     breakdown = _breakdown(usage, rates, vendor, storage_token_hours)
     spent = sum(breakdown.values())
     without = _without_cache(usage.total_input, usage.output or 0, rates)
     known = usage.output is not None
     notes = (
-        () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
-    ) + (() if known else (_OUTPUT_NOT_REPORTED,))
+        (() if usage.caching_reported else ("caching not reported: all input priced as uncached",))
+        + (() if known else (_OUTPUT_NOT_REPORTED,))
+        + where
+    )
     return Cost(
         actual=spent if known else None,
         without_cache=without if known else None,

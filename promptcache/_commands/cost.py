@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from .._errors import InputError, shown_name
-from .._pricing import Cost, PriceTable, Rates, cost, load_prices
+from .._pricing import Cost, PriceTable, Rates, cost, load_prices, located_rates
 from .._usage import CacheUsage
 from ..debug.diff import unknown_model
 from ..vendors import Vendor, detect_response_vendor, get_vendor
@@ -45,6 +45,11 @@ def register(subparsers: Any) -> None:
     add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when the response does not name one")
     add_base_model_option(parser)
+    parser.add_argument(
+        "--location",
+        help="the Vertex AI location a Claude call went to (global, us, eu, us-east5, ...): "
+        "regional and multi-region endpoints cost 10%% more from Claude Sonnet 4.5 on",
+    )
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     _cost_whatif.add_arguments(parser)
@@ -71,13 +76,15 @@ def run(args: argparse.Namespace) -> int:
         model = args.model or usage.model
         if not model:
             raise InputError(f"{file}: the response names no model; pass --model")
-        rows.append((file, usage, _priced_as(usage, model, vendor, table, args.base_model)))
+        priced = _priced_as(usage, model, vendor, table, args.base_model, args.location)
+        rows.append((file, usage, priced))
     if args.format == "json":
         payload = {
             "as_of": table.as_of,
             "currency": table.currency,
             "responses": [
-                _json(f, u, c) | {"prices": _cost_whatif.prices_json(_rates(table, u, c))}
+                _json(f, u, c)
+                | {"prices": _cost_whatif.prices_json(_rates(table, u, c, args.location))}
                 for f, u, c in rows
             ],
             "total": _total(rows),
@@ -89,7 +96,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _priced_as(
-    usage: CacheUsage, model: str, vendor: Vendor, table: PriceTable, base_model: str | None
+    usage: CacheUsage,
+    model: str,
+    vendor: Vendor,
+    table: PriceTable,
+    base_model: str | None,
+    location: str | None = None,
 ) -> Cost:
     """The cost at the rates of the model `model` serves (`--base-model`), said in a note; a
     model id that names no model, unmapped, is refused rather than priced on a guess."""
@@ -101,7 +113,7 @@ def _priced_as(
             "profile?), so its price is unknown; pass --base-model with the foundation model id "
             "`aws bedrock get-inference-profile` lists for it"
         )
-    price = cost(usage, model=priced, vendor=vendor.name, prices=table)
+    price = cost(usage, model=priced, vendor=vendor.name, prices=table, location=location)
     if priced == model:
         return price
     note = f"priced as {priced}, the model {shown_name(model)} serves (--base-model)"
@@ -115,8 +127,10 @@ def _detected(response: dict[str, Any], file: str) -> Vendor:
         raise InputError(f"{file}: {exc}") from None
 
 
-def _rates(table: PriceTable, usage: CacheUsage, price: Cost) -> Rates:
-    return table.rates(price.vendor, price.model, input_tokens=usage.total_input)
+def _rates(table: PriceTable, usage: CacheUsage, price: Cost, location: str | None) -> Rates:
+    """The rates the cost was priced at (a Vertex location's tier included)."""
+    rates = table.rates(price.vendor, price.model, input_tokens=usage.total_input)
+    return located_rates(rates, price.vendor, price.model, location)[0]
 
 
 def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
