@@ -652,6 +652,10 @@ class Cost:
     model: str = ""
     as_of: str = ""
     notes: tuple[str, ...] = ()
+    # "per-token", or a bill that is not (`NOT_PER_TOKEN`): `actual` and `without_cache` are
+    # then None and `list_price` keeps what the tokens would cost at list prices
+    billing: str = "per-token"
+    list_price: float | None = None
 
     @property
     def output_reported(self) -> bool:
@@ -702,6 +706,7 @@ def cost(
     prices: PriceTable | None = None,
     storage_token_hours: float = 0.0,
     location: str | None = None,
+    billing: str | None = None,
 ) -> Cost:
     """
     Price `usage`. `model` and `vendor` default to the ones the usage record carries.
@@ -709,7 +714,10 @@ def cost(
     `storage_token_hours` adds Gemini explicit-cache storage: cached tokens times hours kept.
     `location`: where a Claude on Vertex AI call went (`vertex_anthropic.location_of` reads it
     from the URL or client); its tier's rate applies, and a note says which.
+    `billing`: "provisioned" (an Azure PTU deployment) or "ccu" (Foundry's Claude Consumption
+    Units) declares a bill that is not per token: the cost then says so and gives no total.
     """
+    _check_billing(billing)
     vendor = vendor or usage.vendor
     model = model or usage.model
     if not vendor or not model:
@@ -729,7 +737,7 @@ def cost(
         + (() if known else (_OUTPUT_NOT_REPORTED,))
         + where
     )
-    return Cost(
+    priced = Cost(
         actual=spent if known else None,
         without_cache=without if known else None,
         savings=without - spent,
@@ -739,6 +747,58 @@ def cost(
         model=model,
         as_of=table.as_of,
         notes=notes,
+    )
+    return _billed(priced, billing)
+
+
+# Bills that are not per token (vendors-cloud.md §7): the name `cost(billing=)` takes, its label
+# and what the bill is instead.
+NOT_PER_TOKEN: Mapping[str, tuple[str, str]] = {
+    "provisioned": (
+        "provisioned",
+        "a provisioned (PTU) deployment is billed for its reserved throughput by the hour, "
+        "whatever tokens it serves",
+    ),
+    "ccu": (
+        "CCU",
+        "Foundry bills Claude in Claude Consumption Units through the Azure Marketplace, at "
+        "rates not read here",
+    ),
+}
+# Platforms whose per-token figures are list prices, not what the platform bills.
+_LIST_PRICES_ONLY: Mapping[str, str] = {
+    "foundry": "Foundry bills Claude in Claude Consumption Units (CCUs) through the Azure "
+    "Marketplace: these are Anthropic's per-token list prices, not the bill (pass billing='ccu' "
+    "or --billing ccu to say so)",
+}
+
+
+def _check_billing(billing: str | None) -> None:
+    if billing is None or billing == "per-token" or billing in NOT_PER_TOKEN:
+        return
+    raise InputError(
+        f"billing={billing!r} is not known; choose 'per-token' (the default), 'provisioned' (an "
+        "Azure provisioned/PTU deployment) or 'ccu' (Foundry's Claude Consumption Units)"
+    )
+
+
+def _billed(price: Cost, billing: str | None) -> Cost:
+    """`price` as the bill it is: per token (a platform's list-price caveat noted), or not."""
+    if billing is None or billing == "per-token":
+        caveat = _LIST_PRICES_ONLY.get(_table_key(price.vendor))
+        return price if caveat is None else replace(price, notes=(*price.notes, caveat))
+    label, why = NOT_PER_TOKEN[billing]
+    note = (
+        f"not priced per token ({label}): {why}; what the tokens would cost at list prices is "
+        "kept as list_price, for comparison only"
+    )
+    return replace(
+        price,
+        actual=None,
+        without_cache=None,
+        billing=billing,
+        list_price=price.actual,
+        notes=(*price.notes, note),
     )
 
 

@@ -50,6 +50,13 @@ def register(subparsers: Any) -> None:
         help="the Vertex AI location a Claude call went to (global, us, eu, us-east5, ...): "
         "regional and multi-region endpoints cost 10%% more from Claude Sonnet 4.5 on",
     )
+    parser.add_argument(
+        "--billing",
+        choices=("per-token", "provisioned", "ccu"),
+        default=None,
+        help="how the deployment is billed, when not per token: provisioned (an Azure PTU "
+        "deployment) or ccu (Foundry's Claude Consumption Units); then no per-token total",
+    )
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     _cost_whatif.add_arguments(parser)
@@ -76,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         model = args.model or usage.model
         if not model:
             raise InputError(f"{file}: the response names no model; pass --model")
-        priced = _priced_as(usage, model, vendor, table, args.base_model, args.location)
+        priced = _priced_as(usage, model, vendor, table, args.base_model, args)
         rows.append((file, usage, priced))
     if args.format == "json":
         payload = {
@@ -101,7 +108,7 @@ def _priced_as(
     vendor: Vendor,
     table: PriceTable,
     base_model: str | None,
-    location: str | None = None,
+    args: argparse.Namespace,
 ) -> Cost:
     """The cost at the rates of the model `model` serves (`--base-model`), said in a note; a
     model id that names no model, unmapped, is refused rather than priced on a guess."""
@@ -113,7 +120,14 @@ def _priced_as(
             "profile?), so its price is unknown; pass --base-model with the foundation model id "
             "`aws bedrock get-inference-profile` lists for it"
         )
-    price = cost(usage, model=priced, vendor=vendor.name, prices=table, location=location)
+    price = cost(
+        usage,
+        model=priced,
+        vendor=vendor.name,
+        prices=table,
+        location=args.location,
+        billing=args.billing,
+    )
     if priced == model:
         return price
     note = f"priced as {priced}, the model {shown_name(model)} serves (--base-model)"
@@ -152,6 +166,8 @@ def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
             "savings": price.savings,
             "breakdown": dict(price.breakdown),
             "notes": list(price.notes),
+            "billing": price.billing,
+            "list_price": price.list_price,
         },
     }
 
@@ -160,13 +176,16 @@ def _total(rows: list[tuple[str, CacheUsage, Cost]]) -> dict[str, Any]:
     """The sums; `actual` and `without_cache` None when a response's output cost is unknown
     (`output_unreported` counts those), the savings exact either way."""
     unknown = sum(not c.output_reported for _, _, c in rows)
+    # a bill that is not per token (provisioned, CCU) has no per-token figure to add
+    apart = sum(c.billing != "per-token" for _, _, c in rows)
     actual = sum(c.actual or 0.0 for _, _, c in rows)
     without = sum(c.without_cache or 0.0 for _, _, c in rows)
     return {
-        "actual": None if unknown else actual,
-        "without_cache": None if unknown else without,
-        "savings": sum(c.savings for _, _, c in rows),
+        "actual": None if unknown or apart else actual,
+        "without_cache": None if unknown or apart else without,
+        "savings": sum(c.savings for _, _, c in rows if c.billing == "per-token"),
         "output_unreported": unknown,
+        "not_per_token": apart,
     }
 
 
@@ -182,7 +201,13 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
         lines += [f"  problem: {p}" for p in usage.problems]
         lines += [f"  note: {n}" for n in price.notes]  # what the figures could not include
     total = _total(rows)
-    if total["output_unreported"]:
+    if total["not_per_token"]:
+        lines.append(
+            f"total: {currency} unknown: {total['not_per_token']} of {len(rows)} responses are "
+            f"not priced per token (provisioned / CCU); saved {total['savings']:.6f} on the "
+            f"others (prices as of {as_of})"
+        )
+    elif total["output_unreported"]:
         lines.append(
             f"total: {currency} unknown: {total['output_unreported']} of {len(rows)} responses "
             f"did not report their output tokens; saved {total['savings']:.6f} "
@@ -197,6 +222,10 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
 
 
 def _priced(price: Cost, currency: str) -> str:
+    if price.billing != "per-token":
+        label = "CCU" if price.billing == "ccu" else price.billing
+        listed = "unknown" if price.list_price is None else f"{price.list_price:.6f}"
+        return f"not priced per token ({label}); {currency} {listed} at list prices"
     if price.actual is None or price.without_cache is None:
         return (
             f"{currency} unknown (output tokens not reported), saved {price.savings:.6f} by caching"
