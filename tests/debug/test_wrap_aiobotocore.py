@@ -38,7 +38,7 @@ def test_an_aiobotocore_client_is_refused_not_half_observed() -> None:
 
 
 def test_without_a_vendor_it_is_not_taken_for_a_known_sdk() -> None:
-    with pytest.raises(InputError, match="aiobotocore.client"):
+    with pytest.raises(InputError, match=r"aiobotocore\.client"):
         wrap(_aiobotocore_client([]))
 
 
