@@ -670,7 +670,12 @@ def located_rates(
     rates and a note naming the tier; other vendors and models unchanged."""
     from .vendors import vertex_anthropic as vertex
 
-    if _table_key(vendor) != "vertex-anthropic" or not vertex.location_premium(model):
+    if _table_key(vendor) != "vertex-anthropic":
+        if location is None:
+            return rates, ()
+        # said, not dropped silently: Bedrock's tier follows its model id's profile instead
+        return rates, (f"location {location!r} left out: only Claude on Vertex AI is priced by it",)
+    if not vertex.location_premium(model):
         return rates, ()
     tier = vertex.location_tier(location)
     if tier is None:

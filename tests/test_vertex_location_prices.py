@@ -83,11 +83,11 @@ def test_models_before_sonnet_4_5_have_one_price_everywhere() -> None:
     assert not any("10%" in n for n in here.notes)
 
 
-def test_other_vendors_are_not_repriced_by_a_location() -> None:
+def test_other_vendors_are_not_repriced_by_a_location_and_say_so() -> None:
     priced = cost(USAGE, model="claude-sonnet-4-5", vendor="anthropic", location="us-east5")
-    assert priced.actual == pytest.approx(
-        cost(USAGE, model="claude-sonnet-4-5", vendor="anthropic").actual
-    )
+    plain = cost(USAGE, model="claude-sonnet-4-5", vendor="anthropic")
+    assert priced.actual == pytest.approx(plain.actual) and plain.notes == ()
+    assert any("'us-east5' left out" in n for n in priced.notes)
 
 
 def test_cost_command_takes_location(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
