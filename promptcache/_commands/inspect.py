@@ -16,10 +16,13 @@ from .._parts import Message, Part, Tool
 from .._plan import plan
 from .._printable import printable
 from .._prompt import Layer, Prompt, Rendered
+from .._tokens import DEFAULT_COUNTER
 from ..adapters.anthropic import check_markers, markers_in_order
+from ..debug.diff import unknown_model
 from ..vendors import VENDOR_NAMES, get_vendor
 from ..vendors._elements import get_path
 from ..vendors._openai import openai_model
+from ..vendors.bedrock_converse import cache_point_segments
 from ._io import add_base_model_option, add_max_bytes_option, add_vendor_option, load_json_object
 
 
@@ -66,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     report["serves"] = args.base_model
     report["vendor_added"] = added
     report["markers"] = _markers(_as_sent_to(data, args.base_model), ingested.vendor)
+    report["markers"]["notes"] = _uncached_points(data, ingested.vendor, served)
     report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
     report["markers"]["problems"] += _refused_ttls(report["ttl_settings"], ingested.vendor)
     report["cached_content"] = _cached_content(data, ingested.vendor)
@@ -308,6 +312,24 @@ def _markers(data: dict[str, Any], vendor: str) -> dict[str, Any]:
     return {"present": [{"path": w, "ttl": ttl} for w, ttl in present], "problems": problems}
 
 
+def _uncached_points(data: dict[str, Any], vendor: str, model: str | None) -> list[str]:
+    """The cache points already in a Converse file that Bedrock caches nothing at: fewer tokens
+    than the minimum since the one before (AWS counts it per cache point). Not refusals."""
+    if vendor != "bedrock-converse" or not model:
+        return []
+    spec = get_vendor(vendor)
+    if unknown_model(spec, model):
+        return []  # its minimum is unknown: the breakpoint notes say so
+    minimum = load_min_tokens().minimum(spec.family, model)
+    return [
+        f"{path}: about {tokens:,} tokens since {before or 'the start'}, under {model}'s "
+        f"minimum of {minimum}: Bedrock counts the minimum per cache point and caches nothing "
+        "there (the request still succeeds)"
+        for path, tokens, before in cache_point_segments(data, DEFAULT_COUNTER.count)
+        if tokens < minimum
+    ]
+
+
 def _summary(part: Part) -> str:
     """A few words that tell the block apart: a tool's name, the start of a text."""
     if isinstance(part, Tool):
@@ -398,6 +420,7 @@ def _marker_lines(markers: dict[str, Any]) -> list[str]:
     where = ", ".join(f"{m['path']} ({m['ttl'] or 'default ttl'})" for m in markers["present"])
     lines = [f"cache markers already in the file: {where or 'unreadable'}"]
     lines += [f"  problem: {problem}" for problem in markers["problems"]]
+    lines += [f"  note: {note}" for note in markers.get("notes", ())]
     return lines
 
 

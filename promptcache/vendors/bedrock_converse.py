@@ -19,9 +19,11 @@ by type (`{"text": ...}`), never `{"type": "text", ...}`.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
+
+import orjson
 
 from .._errors import InputError, shown, shown_name
 from .._parts import (
@@ -50,6 +52,7 @@ __all__ = [
     "ConverseStream",
     "cache_point",
     "cache_point_problems",
+    "cache_point_segments",
     "cache_points",
     "check_cache_points",
     "one_hour_ttl",
@@ -294,16 +297,7 @@ def cache_points(request: Mapping[str, Any]) -> list[tuple[str, str | None, str 
     Every cache point in the order Bedrock reads them (toolConfig.tools, system, messages):
     (path, ttl, the key of the block before it in its list, None when there is none).
     """
-    found: list[tuple[str, str | None, str | None]] = []
-    config = plain(request.get("toolConfig"))
-    tools = config.get("tools") if isinstance(config, Mapping) else None
-    found += _points_in("toolConfig.tools", tools)
-    found += _points_in("system", request.get("system"))
-    for m, msg in enumerate(_list(request.get("messages"))):
-        msg = plain(msg)
-        if isinstance(msg, Mapping):
-            found += _points_in(f"messages[{m}].content", msg.get("content"))
-    return found
+    return [found for path, items in _sections(request) for found in _points_in(path, items)]
 
 
 def _points_in(path: str, items: Any) -> list[tuple[str, str | None, str | None]]:
@@ -319,6 +313,40 @@ def _points_in(path: str, items: Any) -> list[tuple[str, str | None, str | None]
             ttl = inner.get("ttl") if isinstance(inner, Mapping) else None
             out.append((f"{path}[{i}]", ttl if isinstance(ttl, str) else None, before))
         before = next(iter(item), None)
+    return out
+
+
+def cache_point_segments(
+    request: Mapping[str, Any], count: Callable[[str], int]
+) -> list[tuple[str, int, str | None]]:
+    """
+    Each cache point (path, tokens since the cache point before it or the start, that point's
+    path or None), with `count` the tokens of a block's JSON: Bedrock counts the minimum per
+    cache point, so one short of it caches nothing.
+    """
+    out: list[tuple[str, int, str | None]] = []
+    since, before = 0, None
+    for path, items in _sections(request):
+        for i, item in enumerate(_list(items)):
+            item = plain(item)
+            if isinstance(item, Mapping) and CACHE_POINT in item:
+                where = f"{path}[{i}]"
+                out.append((where, since, before))
+                since, before = 0, where
+            else:
+                since += count(orjson.dumps(item, option=orjson.OPT_SORT_KEYS).decode())
+    return out
+
+
+def _sections(request: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The lists that may hold cache points, in the order Bedrock reads them."""
+    config = plain(request.get("toolConfig"))
+    tools = config.get("tools") if isinstance(config, Mapping) else None
+    out: list[tuple[str, Any]] = [("toolConfig.tools", tools), ("system", request.get("system"))]
+    for m, msg in enumerate(_list(request.get("messages"))):
+        msg = plain(msg)
+        if isinstance(msg, Mapping):
+            out.append((f"messages[{m}].content", msg.get("content")))
     return out
 
 
