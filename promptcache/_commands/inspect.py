@@ -14,6 +14,7 @@ from .._errors import InputError
 from .._ingest import Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
+from .._pricing import load_min_tokens
 from .._printable import printable
 from .._prompt import Layer, Prompt, Rendered
 from .._tokens import DEFAULT_COUNTER
