@@ -165,7 +165,8 @@ class Monitor(Judging):
             raise InputError(f"queue_size must be >= 1, got {queue_size}")
         check_hash_key()  # a too-short $PROMPTCACHE_HASH_KEY is said here, not at the first miss
         self._base_models = model_names(base_models or {})
-        self._mapped: dict[str, tuple[Vendor, Vendor]] = {}  # name -> (record, record mapped)
+        # id of a format's record -> (the record, it reading `base_models`): a few records
+        self._mapped: dict[int, tuple[Vendor, Vendor]] = {}
         self._named = None if vendor is None else self._with_models(get_vendor(vendor))
         self.vendor: str | None = None if self._named is None else self._named.name
         if body_budget < 0 or max_keys < 1:
@@ -595,12 +596,16 @@ class Monitor(Judging):
         """`vendor` reading the ids of `base_models` as the models they serve (one record each)."""
         if not self._base_models:
             return vendor
-        known = self._mapped.get(vendor.name)
-        if known is not None and (vendor is known[0] or vendor is known[1]):
+        known = self._mapped.get(id(vendor))
+        if known is not None and known[0] is vendor:
             return known[1]
-        mapped = named_models(vendor, self._base_models)
-        self._mapped[vendor.name] = (vendor, mapped)
-        return mapped
+        # setdefault: two threads racing here still get one record (the shape cache compares
+        # records by identity); a mapped record maps to itself
+        known = self._mapped.setdefault(
+            id(vendor), (vendor, named_models(vendor, self._base_models))
+        )
+        self._mapped.setdefault(id(known[1]), (known[1], known[1]))
+        return known[1]
 
     def _vendor_of(self, request: Mapping[str, Any], response: Any) -> Vendor:
         """The request's format: the named vendor's (checked against its shape) or detected."""
