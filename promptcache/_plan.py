@@ -317,8 +317,46 @@ class _Planner:
                 f"({reason.split(';')[0]}): only {tokens} tokens before it{self._added()}, below "
                 f"{self.model}'s minimum of {self.minimum}",
             )
-        if all((c.block_index, c.part) != spot for c in self.chosen):
-            self.chosen.append(_Chosen(*spot, reason, tokens))
+        if any((c.block_index, c.part) == spot for c in self.chosen):
+            return None
+        if self.caps.minimum_per_breakpoint:
+            short = self._segment_short(spot, tokens, reason)
+            if short is not None:
+                return short
+        self.chosen.append(_Chosen(*spot, reason, tokens))
+        return None
+
+    def _segment_short(
+        self, spot: tuple[int, int | None], tokens: int, reason: str
+    ) -> _Refusal | None:
+        """
+        Where the minimum counts per breakpoint (Bedrock): why a breakpoint at `spot` would hold
+        fewer than the minimum since the one before it, or leave the one after it short; None
+        when both segments are long enough.
+        """
+        order = _order_key(*spot)
+        before = [c for c in self.chosen if _order_key(c.block_index, c.part) < order]
+        after = [c for c in self.chosen if _order_key(c.block_index, c.part) > order]
+        where = _path(self.blocks[spot[0]], spot[1])
+        rule = f"{self.caps.vendor} counts the minimum per cache point, from the one before it"
+        start = max(before, key=attrgetter("tokens"), default=None)
+        if start is not None and tokens - start.tokens < self.minimum:
+            return _Refusal(
+                "minimum",
+                f"no breakpoint at {where} ({reason.split(';')[0]}): only "
+                f"{tokens - start.tokens} tokens since the breakpoint at "
+                f"{_path(self.blocks[start.block_index], start.part)}, below {self.model}'s "
+                f"minimum of {self.minimum} ({rule})",
+            )
+        end = min(after, key=attrgetter("tokens"), default=None)
+        if end is not None and end.tokens - tokens < self.minimum:
+            return _Refusal(
+                "minimum",
+                f"no breakpoint at {where} ({reason.split(';')[0]}): it would leave the "
+                f"breakpoint at {_path(self.blocks[end.block_index], end.part)} only "
+                f"{end.tokens - tokens} tokens after it, below {self.model}'s minimum of "
+                f"{self.minimum} ({rule})",
+            )
         return None
 
     def _add_lookback(self, previous: Rendered | None) -> None:
@@ -551,6 +589,11 @@ class _Planner:
         return before + int(self.blocks[index].tokens * share)
 
 
+def _order_key(index: int, part: int | None) -> tuple[int, bool, int]:
+    """A place's position in the request: a content block inside a message before its end."""
+    return index, part is None, part or 0
+
+
 def _check_named(spec: Vendor, model: str) -> None:
     """
     Refuse a model name the vendor's own naming says names no model (a Bedrock application
@@ -561,7 +604,8 @@ def _check_named(spec: Vendor, model: str) -> None:
         raise InputError(
             f"cannot tell which model {shown_name(model)} names (an application inference "
             "profile?), so its minimum cacheable prefix is unknown. Pass min_tokens=, or the "
-            "foundation model id it serves (aws bedrock get-inference-profile lists it)"
+            "foundation model id it serves (aws bedrock get-inference-profile lists it; "
+            "--base-model on the command line)"
         )
 
 
@@ -594,7 +638,7 @@ def _with_ttls(
 ) -> tuple[Breakpoint, ...]:
     out = []
     # In request order: a content block inside a message comes before the message's last one.
-    for point in sorted(chosen, key=lambda c: (c.block_index, c.part is None, c.part or 0)):
+    for point in sorted(chosen, key=lambda c: _order_key(c.block_index, c.part)):
         block = blocks[point.block_index]
         chosen_ttl = (layer_ttls or {}).get(block.layer, ttl) or caps.default_ttl
         if chosen_ttl is not None and caps.ttls and chosen_ttl not in caps.ttls:

@@ -33,7 +33,7 @@ import os
 import re
 from bisect import bisect_left
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -652,11 +652,55 @@ class Cost:
     model: str = ""
     as_of: str = ""
     notes: tuple[str, ...] = ()
+    # "per-token", or a bill that is not (`NOT_PER_TOKEN`): `actual` and `without_cache` are
+    # then None and `list_price` keeps what the tokens would cost at list prices
+    billing: str = "per-token"
+    list_price: float | None = None
 
     @property
     def output_reported(self) -> bool:
         """Whether the output was priced (`actual` and `without_cache` are known)."""
         return self.actual is not None
+
+
+def located_rates(
+    rates: Rates, vendor: str, model: str, location: str | None
+) -> tuple[Rates, tuple[str, ...]]:
+    """Claude on Vertex AI at a location's tier (the price sources list the global rate): the
+    rates and a note naming the tier; other vendors and models unchanged."""
+    from .vendors import vertex_anthropic as vertex
+
+    if _table_key(vendor) != "vertex-anthropic":
+        if location is None:
+            return rates, ()
+        # said, not dropped silently: Bedrock's tier follows its model id's profile instead
+        return rates, (f"location {location!r} left out: only Claude on Vertex AI is priced by it",)
+    if not vertex.location_premium(model):
+        return rates, ()
+    tier = vertex.location_tier(location)
+    if tier is None:
+        said = "location not given" if location is None else f"location {location!r} not known"
+        return rates, (
+            f"{said}: priced at Vertex AI's global rate; a regional or multi-region endpoint "
+            f"costs 10% more for {model} (pass location=, or --location)",
+        )
+    if tier == "global":
+        return rates, ("priced at Vertex AI's global rate (location global)",)
+    scale, derived = 1 + vertex.LOCATION_PREMIUM, f"; +10% for the {tier} tier (derived)"
+    scaled = replace(
+        rates,
+        input=rates.input * scale,
+        output=rates.output * scale,
+        read=None if rates.read is None else rates.read * scale,
+        writes={ttl: rate * scale for ttl, rate in rates.writes.items()},
+        source=rates.source + derived,
+        sources={k: replace(v, detail=v.detail + derived) for k, v in rates.sources.items()},
+    )
+    note = (
+        f"priced at Vertex AI's {tier} rate ({location}): the global rate +10%, derived "
+        "(Anthropic's Vertex page; not read from a Google price page)"
+    )
+    return scaled, (note,)
 
 
 def cost(
@@ -666,12 +710,19 @@ def cost(
     vendor: str | None = None,
     prices: PriceTable | None = None,
     storage_token_hours: float = 0.0,
+    location: str | None = None,
+    billing: str | None = None,
 ) -> Cost:
     """
     Price `usage`. `model` and `vendor` default to the ones the usage record carries.
 
     `storage_token_hours` adds Gemini explicit-cache storage: cached tokens times hours kept.
+    `location`: where a Claude on Vertex AI call went (`vertex_anthropic.location_of` reads it
+    from the URL or client); its tier's rate applies, and a note says which.
+    `billing`: "provisioned" (an Azure PTU deployment) or "ccu" (Foundry's Claude Consumption
+    Units) declares a bill that is not per token: the cost then says so and gives no total.
     """
+    _check_billing(billing)
     vendor = vendor or usage.vendor
     model = model or usage.model
     if not vendor or not model:
@@ -681,14 +732,17 @@ def cost(
         )
     table = prices or load_prices()
     rates = table.rates(vendor, model, input_tokens=usage.total_input)
+    rates, where = located_rates(rates, vendor, model, location)
     breakdown = _breakdown(usage, rates, vendor, storage_token_hours)
     spent = sum(breakdown.values())
     without = _without_cache(usage.total_input, usage.output or 0, rates)
     known = usage.output is not None
     notes = (
-        () if usage.caching_reported else ("caching not reported: all input priced as uncached",)
-    ) + (() if known else (_OUTPUT_NOT_REPORTED,))
-    return Cost(
+        (() if usage.caching_reported else ("caching not reported: all input priced as uncached",))
+        + (() if known else (_OUTPUT_NOT_REPORTED,))
+        + where
+    )
+    priced = Cost(
         actual=spent if known else None,
         without_cache=without if known else None,
         savings=without - spent,
@@ -698,6 +752,58 @@ def cost(
         model=model,
         as_of=table.as_of,
         notes=notes,
+    )
+    return _billed(priced, billing)
+
+
+# Bills that are not per token (vendors-cloud.md §7): the name `cost(billing=)` takes, its label
+# and what the bill is instead.
+NOT_PER_TOKEN: Mapping[str, tuple[str, str]] = {
+    "provisioned": (
+        "provisioned",
+        "a provisioned (PTU) deployment is billed for its reserved throughput by the hour, "
+        "whatever tokens it serves",
+    ),
+    "ccu": (
+        "CCU",
+        "Foundry bills Claude in Claude Consumption Units through the Azure Marketplace, at "
+        "rates not read here",
+    ),
+}
+# Platforms whose per-token figures are list prices, not what the platform bills.
+_LIST_PRICES_ONLY: Mapping[str, str] = {
+    "foundry": "Foundry bills Claude in Claude Consumption Units (CCUs) through the Azure "
+    "Marketplace: these are Anthropic's per-token list prices, not the bill (pass billing='ccu' "
+    "or --billing ccu to say so)",
+}
+
+
+def _check_billing(billing: str | None) -> None:
+    if billing is None or billing == "per-token" or billing in NOT_PER_TOKEN:
+        return
+    raise InputError(
+        f"billing={billing!r} is not known; choose 'per-token' (the default), 'provisioned' (an "
+        "Azure provisioned/PTU deployment) or 'ccu' (Foundry's Claude Consumption Units)"
+    )
+
+
+def _billed(price: Cost, billing: str | None) -> Cost:
+    """`price` as the bill it is: per token (a platform's list-price caveat noted), or not."""
+    if billing is None or billing == "per-token":
+        caveat = _LIST_PRICES_ONLY.get(_table_key(price.vendor))
+        return price if caveat is None else replace(price, notes=(*price.notes, caveat))
+    label, why = NOT_PER_TOKEN[billing]
+    note = (
+        f"not priced per token ({label}): {why}; what the tokens would cost at list prices is "
+        "kept as list_price, for comparison only"
+    )
+    return replace(
+        price,
+        actual=None,
+        without_cache=None,
+        billing=billing,
+        list_price=price.actual,
+        notes=(*price.notes, note),
     )
 
 

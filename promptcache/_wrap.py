@@ -373,7 +373,10 @@ class _Watcher:
 
     def accumulator(self, call: str, request: Mapping[str, Any]) -> Any:
         try:
-            return adapter_for(self.monitor.vendor, request).accumulator()
+            adapter = adapter_for(self.monitor.vendor, request)
+            # a reader that needs the request (Bedrock's stream: its model) takes it
+            for_request = getattr(adapter, "accumulator_for", None)
+            return adapter.accumulator() if for_request is None else for_request(request)
         except Exception as exc:
             self.once(
                 logging.WARNING,

@@ -54,6 +54,7 @@ def wrap_boto3(
     `call` and `stream` are `_wrap`'s (its `_Watcher`, `_Call` and stream wrapper), passed in so
     that this module does not import `_wrap` back.
     """
+    _refuse_async(client)
     meta: Any = getattr(client, "meta", None)
     service = getattr(getattr(meta, "service_model", None), "service_name", None)
     if service != _SERVICE:
@@ -66,6 +67,23 @@ def wrap_boto3(
     meta.events.register(f"provide-client-params.{_SERVICE}", hooks.before, unique_id=f"{tag}-b")
     meta.events.register(f"after-call.{_SERVICE}", hooks.after, unique_id=f"{tag}-a")
     return client
+
+
+def _refuse_async(client: Any) -> None:
+    """
+    An aiobotocore client shares botocore's events but awaits its replies: these hooks would
+    hand its `async for` a blocking stream and read its invoke body without awaiting it. It is
+    refused rather than half observed. (Not hooked: aiobotocore 3.10.0, the newest, pins
+    botocore < 1.43.118, so it cannot be installed beside the botocore 1.44 promptcache is
+    tested with.)
+    """
+    module = type(client).__module__
+    if module == "aiobotocore" or module.startswith("aiobotocore."):
+        raise InputError(
+            "wrap() does not observe aiobotocore clients (their streams and bodies are read "
+            "with await, which these hooks do not do); observe each call yourself: "
+            "monitor.observe(kwargs, await client.converse(**kwargs)), or use boto3's client"
+        )
 
 
 class _Hooks:

@@ -75,6 +75,29 @@ def write_output(
     write_atomic(path, text, inputs=inputs, flag=flag)
 
 
+def add_base_model_option(parser: argparse.ArgumentParser) -> None:
+    """`--base-model`: the model a model id that names none (an application profile ARN) serves."""
+    parser.add_argument(
+        "--base-model",
+        metavar="MODEL",
+        help="the foundation model the request's model id serves, when the id names none (a "
+        "Bedrock application inference profile ARN: `aws bedrock get-inference-profile` lists "
+        "it); its minimum, TTLs and price then apply",
+    )
+
+
+def base_models(model: Any, base_model: str | None) -> dict[str, str]:
+    """`--base-model` as the mapping the library takes: {the request's model id: base model}."""
+    if base_model is None:
+        return {}
+    if not isinstance(model, str) or not model.strip():
+        raise InputError(
+            f"--base-model {base_model!r}: the request names no model id to map; pass --model "
+            "with the id it was sent to"
+        )
+    return {model.strip(): base_model}
+
+
 def add_max_bytes_option(parser: argparse.ArgumentParser) -> None:
     """`--max-bytes`: the input size bound of the commands that read a whole JSON file."""
     parser.add_argument(

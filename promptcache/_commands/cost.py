@@ -7,16 +7,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
 import orjson
 
-from .._errors import InputError
-from .._pricing import Cost, PriceTable, Rates, cost, load_prices
+from .._errors import InputError, shown_name
+from .._pricing import Cost, PriceTable, Rates, cost, load_prices, located_rates
 from .._usage import CacheUsage
+from ..debug.diff import unknown_model
 from ..vendors import Vendor, detect_response_vendor, get_vendor
+from ..vendors._platform import named_models
 from . import _cost_whatif
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object
+from ._io import (
+    add_base_model_option,
+    add_max_bytes_option,
+    add_vendor_option,
+    base_models,
+    load_json_object,
+)
 
 
 def register(subparsers: Any) -> None:
@@ -35,6 +44,19 @@ def register(subparsers: Any) -> None:
     add_vendor_option(parser, "the API that answered (a what-if infers it from --model)")
     add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when the response does not name one")
+    add_base_model_option(parser)
+    parser.add_argument(
+        "--location",
+        help="the Vertex AI location a Claude call went to (global, us, eu, us-east5, ...): "
+        "regional and multi-region endpoints cost 10%% more from Claude Sonnet 4.5 on",
+    )
+    parser.add_argument(
+        "--billing",
+        choices=("per-token", "provisioned", "ccu"),
+        default=None,
+        help="how the deployment is billed, when not per token: provisioned (an Azure PTU "
+        "deployment) or ccu (Foundry's Claude Consumption Units); then no per-token total",
+    )
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     _cost_whatif.add_arguments(parser)
@@ -61,13 +83,15 @@ def run(args: argparse.Namespace) -> int:
         model = args.model or usage.model
         if not model:
             raise InputError(f"{file}: the response names no model; pass --model")
-        rows.append((file, usage, cost(usage, model=model, vendor=vendor.name, prices=table)))
+        priced = _priced_as(usage, model, vendor, table, args.base_model, args)
+        rows.append((file, usage, priced))
     if args.format == "json":
         payload = {
             "as_of": table.as_of,
             "currency": table.currency,
             "responses": [
-                _json(f, u, c) | {"prices": _cost_whatif.prices_json(_rates(table, u, c))}
+                _json(f, u, c)
+                | {"prices": _cost_whatif.prices_json(_rates(table, u, c, args.location))}
                 for f, u, c in rows
             ],
             "total": _total(rows),
@@ -78,6 +102,38 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _priced_as(
+    usage: CacheUsage,
+    model: str,
+    vendor: Vendor,
+    table: PriceTable,
+    base_model: str | None,
+    args: argparse.Namespace,
+) -> Cost:
+    """The cost at the rates of the model `model` serves (`--base-model`), said in a note; a
+    model id that names no model, unmapped, is refused rather than priced on a guess."""
+    served = named_models(vendor, base_models(model, base_model))
+    priced = served.rules_model(model)
+    if unknown_model(served, priced):
+        raise InputError(
+            f"cannot tell which model {shown_name(model)} serves (an application inference "
+            "profile?), so its price is unknown; pass --base-model with the foundation model id "
+            "`aws bedrock get-inference-profile` lists for it"
+        )
+    price = cost(
+        usage,
+        model=priced,
+        vendor=vendor.name,
+        prices=table,
+        location=args.location,
+        billing=args.billing,
+    )
+    if priced == model:
+        return price
+    note = f"priced as {priced}, the model {shown_name(model)} serves (--base-model)"
+    return replace(price, notes=(*price.notes, note))
+
+
 def _detected(response: dict[str, Any], file: str) -> Vendor:
     try:
         return detect_response_vendor(response)
@@ -85,8 +141,10 @@ def _detected(response: dict[str, Any], file: str) -> Vendor:
         raise InputError(f"{file}: {exc}") from None
 
 
-def _rates(table: PriceTable, usage: CacheUsage, price: Cost) -> Rates:
-    return table.rates(price.vendor, price.model, input_tokens=usage.total_input)
+def _rates(table: PriceTable, usage: CacheUsage, price: Cost, location: str | None) -> Rates:
+    """The rates the cost was priced at (a Vertex location's tier included)."""
+    rates = table.rates(price.vendor, price.model, input_tokens=usage.total_input)
+    return located_rates(rates, price.vendor, price.model, location)[0]
 
 
 def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
@@ -108,6 +166,8 @@ def _json(file: str, usage: CacheUsage, price: Cost) -> dict[str, Any]:
             "savings": price.savings,
             "breakdown": dict(price.breakdown),
             "notes": list(price.notes),
+            "billing": price.billing,
+            "list_price": price.list_price,
         },
     }
 
@@ -116,13 +176,16 @@ def _total(rows: list[tuple[str, CacheUsage, Cost]]) -> dict[str, Any]:
     """The sums; `actual` and `without_cache` None when a response's output cost is unknown
     (`output_unreported` counts those), the savings exact either way."""
     unknown = sum(not c.output_reported for _, _, c in rows)
+    # a bill that is not per token (provisioned, CCU) has no per-token figure to add
+    apart = sum(c.billing != "per-token" for _, _, c in rows)
     actual = sum(c.actual or 0.0 for _, _, c in rows)
     without = sum(c.without_cache or 0.0 for _, _, c in rows)
     return {
-        "actual": None if unknown else actual,
-        "without_cache": None if unknown else without,
-        "savings": sum(c.savings for _, _, c in rows),
+        "actual": None if unknown or apart else actual,
+        "without_cache": None if unknown or apart else without,
+        "savings": sum(c.savings for _, _, c in rows if c.billing == "per-token"),
         "output_unreported": unknown,
+        "not_per_token": apart,
     }
 
 
@@ -138,7 +201,13 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
         lines += [f"  problem: {p}" for p in usage.problems]
         lines += [f"  note: {n}" for n in price.notes]  # what the figures could not include
     total = _total(rows)
-    if total["output_unreported"]:
+    if total["not_per_token"]:
+        lines.append(
+            f"total: {currency} unknown: {total['not_per_token']} of {len(rows)} responses are "
+            f"not priced per token (provisioned / CCU); saved {total['savings']:.6f} on the "
+            f"others (prices as of {as_of})"
+        )
+    elif total["output_unreported"]:
         lines.append(
             f"total: {currency} unknown: {total['output_unreported']} of {len(rows)} responses "
             f"did not report their output tokens; saved {total['savings']:.6f} "
@@ -153,6 +222,10 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
 
 
 def _priced(price: Cost, currency: str) -> str:
+    if price.billing != "per-token":
+        label = "CCU" if price.billing == "ccu" else price.billing
+        listed = "unknown" if price.list_price is None else f"{price.list_price:.6f}"
+        return f"not priced per token ({label}); {currency} {listed} at list prices"
     if price.actual is None or price.without_cache is None:
         return (
             f"{currency} unknown (output tokens not reported), saved {price.savings:.6f} by caching"

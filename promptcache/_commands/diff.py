@@ -12,7 +12,14 @@ import orjson
 from .._errors import InputError
 from .._printable import printable
 from ..debug.diff import DiffResult, diff
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object
+from ..vendors._elements import model_of_request
+from ._io import (
+    add_base_model_option,
+    add_max_bytes_option,
+    add_vendor_option,
+    base_models,
+    load_json_object,
+)
 
 _FIXES = {
     "timestamp": "render the time at day precision, or move it to the last user message",
@@ -59,6 +66,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("b", help="the later request (JSON file)")
     add_vendor_option(parser, "whose cache semantics")
     add_max_bytes_option(parser)
+    add_base_model_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument(
         "--color", choices=("auto", "always", "never"), default="auto", help="colour the text"
@@ -72,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     holds = "SDK keyword arguments"
     a = load_json_object(args.a, holds=holds, max_bytes=args.max_bytes)
     b = load_json_object(args.b, holds=holds, max_bytes=args.max_bytes)
-    result = diff(a, b, args.vendor)
+    mapped = base_models(model_of_request(a), args.base_model)
+    result = diff(a, b, args.vendor, base_models=mapped)
     if args.format == "json":
         sys.stdout.write(orjson.dumps(result.to_json()).decode() + "\n")
     else:

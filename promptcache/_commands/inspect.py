@@ -14,13 +14,17 @@ from .._errors import InputError
 from .._ingest import Ingested, prompt_from_request
 from .._parts import Message, Part, Tool
 from .._plan import plan
+from .._pricing import load_min_tokens
 from .._printable import printable
 from .._prompt import Layer, Prompt, Rendered
+from .._tokens import DEFAULT_COUNTER
 from ..adapters.anthropic import check_markers, markers_in_order
+from ..debug.diff import unknown_model
 from ..vendors import VENDOR_NAMES, get_vendor
 from ..vendors._elements import get_path
 from ..vendors._openai import openai_model
-from ._io import add_max_bytes_option, add_vendor_option, load_json_object
+from ..vendors.bedrock_converse import cache_point_segments
+from ._io import add_base_model_option, add_max_bytes_option, add_vendor_option, load_json_object
 
 
 def register(subparsers: Any) -> None:
@@ -40,6 +44,7 @@ def register(subparsers: Any) -> None:
     add_vendor_option(parser, "the request's format")
     add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when FILE does not name one")
+    add_base_model_option(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     parser.add_argument(
         "--bar",
@@ -56,11 +61,16 @@ def run(args: argparse.Namespace) -> int:
     )
     ingested = _ingest(data, args.vendor)
     model = args.model or ingested.model
+    # the model whose minimum and TTLs apply: the one an id naming none serves (--base-model)
+    served = args.base_model or model
     rendered = ingested.prompt.render()
-    added = _added(data, ingested.vendor, model)
-    report = _report(ingested, model, rendered, added)
+    added = _added(data, ingested.vendor, served)
+    report = _report(ingested, served, rendered, added)
+    report["model"] = model
+    report["serves"] = args.base_model
     report["vendor_added"] = added
-    report["markers"] = _markers(data, ingested.vendor)
+    report["markers"] = _markers(_as_sent_to(data, args.base_model), ingested.vendor)
+    report["markers"]["notes"] = _uncached_points(data, ingested.vendor, served)
     report["ttl_settings"] = _ttl_settings(data, ingested.vendor)
     report["markers"]["problems"] += _refused_ttls(report["ttl_settings"], ingested.vendor)
     report["cached_content"] = _cached_content(data, ingested.vendor)
@@ -142,6 +152,15 @@ _CACHED_CONTENT = (
     "config.cached_content",
     "config.cachedContent",
 )
+
+
+def _as_sent_to(data: dict[str, Any], base_model: str | None) -> dict[str, Any]:
+    """The request as the marker check reads it: sent to the model its id serves (the 1-hour
+    option is the served model's), when --base-model names it."""
+    if base_model is None:
+        return data
+    key = "modelId" if "modelId" in data else "model"
+    return {**data, key: base_model}
 
 
 def _added(data: dict[str, Any], vendor: str, model: str | None) -> dict[str, int]:
@@ -294,6 +313,24 @@ def _markers(data: dict[str, Any], vendor: str) -> dict[str, Any]:
     return {"present": [{"path": w, "ttl": ttl} for w, ttl in present], "problems": problems}
 
 
+def _uncached_points(data: dict[str, Any], vendor: str, model: str | None) -> list[str]:
+    """The cache points already in a Converse file that Bedrock caches nothing at: fewer tokens
+    than the minimum since the one before (AWS counts it per cache point). Not refusals."""
+    if vendor != "bedrock-converse" or not model:
+        return []
+    spec = get_vendor(vendor)
+    if unknown_model(spec, model):
+        return []  # its minimum is unknown: the breakpoint notes say so
+    minimum = load_min_tokens().minimum(spec.family, model)
+    return [
+        f"{path}: about {tokens:,} tokens since {before or 'the start'}, under {model}'s "
+        f"minimum of {minimum}: Bedrock counts the minimum per cache point and caches nothing "
+        "there (the request still succeeds)"
+        for path, tokens, before in cache_point_segments(data, DEFAULT_COUNTER.count)
+        if tokens < minimum
+    ]
+
+
 def _summary(part: Part) -> str:
     """A few words that tell the block apart: a tool's name, the start of a text."""
     if isinstance(part, Tool):
@@ -330,8 +367,9 @@ def _also_fits_lines(report: dict[str, Any]) -> list[str]:
 def _text(report: dict[str, Any]) -> str:
     tokens = report["tokens"]
     lines = [
-        f"vendor {report['vendor']}  model {report['model'] or '?'}  "
-        f"tokens {tokens['total']:,} ({report['counter']})",
+        f"vendor {report['vendor']}  model {report['model'] or '?'}"
+        + (f" (serves {report['serves']})" if report.get("serves") else "")
+        + f"  tokens {tokens['total']:,} ({report['counter']})",
         *_also_fits_lines(report),
         "",
         f"{'block':<14} {'role':<10} {'tokens':>8}  {'hash':<12}  content",
@@ -383,6 +421,7 @@ def _marker_lines(markers: dict[str, Any]) -> list[str]:
     where = ", ".join(f"{m['path']} ({m['ttl'] or 'default ttl'})" for m in markers["present"])
     lines = [f"cache markers already in the file: {where or 'unreadable'}"]
     lines += [f"  problem: {problem}" for problem in markers["problems"]]
+    lines += [f"  note: {note}" for note in markers.get("notes", ())]
     return lines
 
 

@@ -154,6 +154,11 @@ class BedrockConverseAdapter(BaseAdapter):
     def accumulator(self) -> ConverseStream:
         return ConverseStream()
 
+    def accumulator_for(self, request: Mapping[str, Any]) -> ConverseStream:
+        """The stream reader of `request`'s reply, told its model (`wrap()` calls this)."""
+        model = request.get("modelId")
+        return ConverseStream(model if isinstance(model, str) and model.strip() else None)
+
 
 def _check_one_hour(chosen: Plan, found: BedrockModel) -> None:
     if found.base is None or one_hour_ttl(found.base) is not False:

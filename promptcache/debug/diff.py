@@ -30,6 +30,7 @@ from .._pricing import load_min_tokens
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, detect_vendor, resolve_vendor
 from ..vendors._elements import Element, model_of_request, plain_request
+from ..vendors._platform import named_models
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
 from .divergence import Divergence, Position, first_divergence, run_bytes, tokens_lost, write_points
 from .settings import SettingChange, setting_change
@@ -88,12 +89,15 @@ def diff(
     *,
     counter: TokenCounter | None = None,
     min_tokens: int | None = None,
+    base_models: Mapping[str, str] | None = None,
 ) -> DiffResult:
     """
     Compare request `b` against the earlier request `a` as `vendor` caches them. `vendor` is a
     name or alias from `promptcache vendors`, or None to detect it from `a`'s shape; a request
     that does not read as that vendor's is an `InputError`, never a silent "cache kept".
     `min_tokens` overrides `a`'s model's minimum cacheable prefix from the table (as in `plan`).
+    `base_models` maps a model id that names no model (a Bedrock application inference profile
+    ARN) to the model it serves, whose minimum then applies (as `Monitor(base_models=...)`).
     """
     a, b = plain_request(a, "a"), plain_request(b, "b")
     # Measured only if reading fails: a check up front serialises both requests again.
@@ -104,10 +108,14 @@ def diff(
         second = resolve_vendor(b, spec)
         if second is not spec:
             _raise_mixed(spec, second)
+        if base_models:
+            spec = named_models(spec, base_models)
         ea, eb = _elements(spec, a, "a"), _elements(spec, b, "b")
         model = str(model_of_request(a) or "")
         minimum = (
-            load_min_tokens().minimum(spec.family, model) if min_tokens is None else min_tokens
+            load_min_tokens().minimum(spec.family, spec.rules_model(model))
+            if min_tokens is None
+            else min_tokens
         )
         result = compare_elements(
             a, b, ea, eb, spec, counter or DEFAULT_COUNTER, minimum=(model, minimum)
@@ -116,7 +124,8 @@ def diff(
             note = (
                 f"; the model id names no model (an application inference profile?), so its "
                 f"minimum cacheable prefix is unknown: {minimum:,} tokens (the table's default) "
-                "was assumed; pass min_tokens= for the model it serves"
+                "was assumed; pass base_models={id: model} (--base-model) with the model it "
+                "serves, or min_tokens="
             )
             result = replace(result, detail=result.detail + note)
         return result

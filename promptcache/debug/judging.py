@@ -61,7 +61,7 @@ _NEAR_MINIMUM_SHARE = 0.15
 
 def _below_minimum_words(prefix: int, minimum: int, entry: Entry) -> str:
     """The minimum as the vendor documents it, and how sure the estimate is of being under it."""
-    documented = f"the {minimum}-token minimum {entry.vendor.title} documents for {entry.model}"
+    documented = f"the {minimum}-token minimum {entry.vendor.title} documents for {_served(entry)}"
     if prefix >= minimum * (1 - _NEAR_MINIMUM_SHARE):
         return (
             f"the cached prefix is about {prefix} tokens (an estimate), near {documented}: it "
@@ -72,6 +72,13 @@ def _below_minimum_words(prefix: int, minimum: int, entry: Entry) -> str:
         "under it the vendor documents caching nothing (a read observed later would show "
         "otherwise)"
     )
+
+
+def _served(entry: Entry) -> str:
+    """The model whose minimum applies: a mapped id (`base_models=`) named as what it serves."""
+    model = entry.model or ""
+    served = entry.vendor.rules_model(model)
+    return model if served == model else f"{served} (served by {_model_label(model)})"
 
 
 def _model_label(model: str) -> str:
@@ -248,7 +255,9 @@ class Judging:
             return self.min_tokens
         name = (entry.vendor.family, entry.model or "")
         if name not in self._minimums:
-            self._minimums[name] = load_min_tokens().minimum(*name)
+            # a mapped id (`Monitor(base_models=...)`) has the minimum of the model it serves
+            served = entry.vendor.rules_model(name[1])
+            self._minimums[name] = load_min_tokens().minimum(name[0], served)
         return self._minimums[name]
 
     def _minimum_unknown(self, entry: Entry) -> bool:
@@ -267,8 +276,9 @@ class Judging:
             self.logger.warning(
                 "promptcache: the %s model id %s names no model (an application inference "
                 "profile?), so its minimum cacheable prefix is unknown and no miss of it is "
-                "called below_minimum or not_cached. Pass Monitor(min_tokens=...) with the "
-                "minimum of the model it serves (`aws bedrock get-inference-profile` names it), "
+                "called below_minimum or not_cached. Pass Monitor(base_models={id: model}) "
+                "with the foundation model it serves (`aws bedrock get-inference-profile` "
+                "names it), or Monitor(min_tokens=...) with its minimum, "
                 "or send its foundation model id or a cross-region profile id "
                 "(us./eu./global.anthropic....)",
                 entry.vendor.title,
@@ -413,7 +423,7 @@ class Judging:
             server_side=False,
             gap=entry.at - previous.at,
             detail=f"cache markers were sent on {entry.dry} requests in a row (prefix about "
-            f"{prefix} tokens, over the {minimum}-token minimum for {entry.model}) but nothing "
+            f"{prefix} tokens, over the {minimum}-token minimum for {_served(entry)}) but nothing "
             "was written or read. Likely: a proxy or gateway strips the markers; the markers are "
             "in the wrong dialect for this endpoint or SDK; or the model's real minimum is higher "
             "than promptcache's table (lengthen the cached prefix)",

@@ -17,7 +17,10 @@ read is a read of 0.
 
 Bedrock's Converse route (LiteLLM's default for `bedrock/` models) is judged in the Converse
 format, its `cachePoint` blocks read as the markers they are. The `azure/` route's OpenAI body
-(Chat Completions or Responses) is judged as Azure OpenAI's, under Azure's record.
+(Chat Completions or Responses) is judged as Azure OpenAI's, under Azure's record. The
+`azure_ai/` route (Azure AI Foundry) is judged by the route LiteLLM takes for the model: Claude
+as Foundry's, an OpenAI model as Azure OpenAI's; another family served by Foundry's model
+inference is not judged (no caching rules for it here), and said.
 
 Not judged, and said: a response LiteLLM served from its own cache (`litellm.cache`; no provider
 was asked, so there is no provider cache read or miss), and a Bedrock InvokeModel body other
@@ -42,7 +45,7 @@ from .._errors import InputError, MissingDependencyError
 from .._usage import CacheUsage
 from ..vendors import resolve_vendor
 from ..vendors._fields import get_field
-from ..vendors._openai import OpenAIChatStream
+from ..vendors._openai import OpenAIChatStream, openai_model
 from .counted import counted_usage, token_count
 from .monitor import Monitor, adapter_for
 
@@ -81,8 +84,14 @@ BEDROCK_ANTHROPIC = "anthropic_version"
 # LiteLLM providers that send a first-party body to a cloud platform whose record applies (its
 # rules, minimums, prices), the body alone not saying so: `azure/` sends OpenAI's Chat or
 # Responses body to an Azure OpenAI deployment (the Responses sibling is taken by its shape).
-# Not `azure_ai/`: Azure AI Foundry's model inference, which serves many model families.
+# Not `azure_ai/`: Azure AI Foundry's model inference, which serves many model families, is
+# judged by its route (`_azure_ai_vendor`).
 PLATFORM_PROVIDERS = {"azure": "azure-openai"}
+# LiteLLM's Azure AI Foundry provider: a Claude model goes to Foundry's Anthropic endpoint
+# (`/anthropic/v1/messages`; LiteLLM's rule: "claude" in the model name), an OpenAI model is an
+# Azure OpenAI deployment, and the other families served by Foundry's model inference (Llama,
+# Mistral, DeepSeek, Phi, ...) have no documented caching rules here
+AZURE_AI = "azure_ai"
 
 Key = str | Callable[[Mapping[str, Any]], str | None] | None
 
@@ -95,6 +104,10 @@ WHY = {
     "bedrock_not_anthropic": "a Bedrock InvokeModel body not in Anthropic's format (no "
     "anthropic_version: Amazon Nova's, Meta's, ...), which promptcache does not read; on Bedrock "
     "only Anthropic models are judged, called as bedrock/invoke/<model id>",
+    "azure_ai_other": "an azure_ai/ call to a model served by Azure AI Foundry's model "
+    "inference that is neither Claude (judged as Foundry's) nor OpenAI's (judged as Azure "
+    "OpenAI's): promptcache has no prompt-caching rules for its family, so it is not judged "
+    "by OpenAI's",
     "no_request": "LiteLLM did not hand over the request it sent (no log_pre_api_call for it)",
     "not_json": "the request LiteLLM sent is not plain JSON data",
     "redacted": "LiteLLM withheld the messages from callbacks (message logging is off), and "
@@ -182,6 +195,15 @@ def _bedrock_other(copy: tuple[dict[str, Any], int] | str, kwargs: Mapping[str, 
     model = copy[0].get("model")
     anthropic = isinstance(model, str) and "anthropic." in model
     return BEDROCK_ANTHROPIC not in copy[0] and not anthropic
+
+
+def _azure_ai_vendor(sent: Mapping[str, Any]) -> str | None:
+    """The record an `azure_ai/` call is judged under, by the route LiteLLM took for its model:
+    Foundry's for Claude, Azure OpenAI's for an OpenAI model; None for another family."""
+    model = sent.get("model")
+    if isinstance(model, str) and "claude" in model.lower():
+        return "foundry"
+    return "azure-openai" if openai_model(model) else None
 
 
 def _reported_read(usage: CacheUsage, sent: Mapping[str, Any]) -> CacheUsage:
@@ -379,6 +401,11 @@ class MonitorLogger(CustomLogger):
         if kwargs.get("messages") == [{"role": "user", "content": REDACTED}]:
             return self._unobserved("redacted")
         provider = kwargs.get("custom_llm_provider")
+        named = PLATFORM_PROVIDERS.get(provider) if isinstance(provider, str) else None
+        if provider == AZURE_AI:
+            named = _azure_ai_vendor(sent)
+            if named is None:
+                return self._unobserved("azure_ai_other")
         usage = litellm_usage(response, provider if isinstance(provider, str) else None)
         if usage is None:
             return self._unobserved("no_usage")
@@ -395,7 +422,7 @@ class MonitorLogger(CustomLogger):
                 key=self._key_of(kwargs, sent),
                 at=end_time,
                 sent_at=sent_at,
-                vendor=PLATFORM_PROVIDERS.get(provider) if isinstance(provider, str) else None,
+                vendor=named,
             )
         except InputError as error:  # its message names paths and types, never prompt text
             self._unobserved("unreadable", error)

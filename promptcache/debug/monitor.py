@@ -58,6 +58,7 @@ from .._usage import CacheUsage
 from ..sim._clocks import clock_mismatch
 from ..vendors import TTL_SECONDS, Vendor, detect_vendor, get_vendor, resolve_vendor
 from ..vendors._elements import model_of_request, plain_request
+from ..vendors._platform import model_names, named_models
 from .background import Background
 from .events import Invalidation
 from .exporters import Exporter
@@ -130,6 +131,13 @@ class Monitor(Judging):
     events go to the outlets above; `flush()` waits for the queue, `close()` stops the worker.
     When the store fails the monitor judges from this process's own observations, says so once
     and counts it, and goes back to the store when it answers again.
+
+    `base_models` maps model ids that name no model to the model they serve, given once for every
+    request: a Bedrock application inference profile ARN to its foundation model id (what the
+    adapters take as `base_model=`; `aws bedrock get-inference-profile` lists it), or an Azure
+    deployment to its model. Such an id is then judged by the served model's minimum and its
+    switch to another name of that model is no `model_changed`; an ARN not in it stays unknown,
+    said once.
     """
 
     def __init__(
@@ -151,11 +159,15 @@ class Monitor(Judging):
         store: StateStore | None = None,
         background: bool | None = None,
         queue_size: int = 10_000,
+        base_models: Mapping[str, str] | None = None,
     ) -> None:
         if queue_size < 1:
             raise InputError(f"queue_size must be >= 1, got {queue_size}")
         check_hash_key()  # a too-short $PROMPTCACHE_HASH_KEY is said here, not at the first miss
-        self._named = None if vendor is None else get_vendor(vendor)
+        self._base_models = model_names(base_models or {})
+        # id of a format's record -> (the record, it reading `base_models`): a few records
+        self._mapped: dict[int, tuple[Vendor, Vendor]] = {}
+        self._named = None if vendor is None else self._with_models(get_vendor(vendor))
         self.vendor: str | None = None if self._named is None else self._named.name
         if body_budget < 0 or max_keys < 1:
             raise InputError(
@@ -578,7 +590,22 @@ class Monitor(Judging):
         wanted = get_vendor(vendor)
         if self._named is not None and self._named.family == wanted.family:
             return self._vendor_of(request, None)
-        return resolve_vendor(request, wanted)
+        return self._with_models(resolve_vendor(request, wanted))
+
+    def _with_models(self, vendor: Vendor) -> Vendor:
+        """`vendor` reading the ids of `base_models` as the models they serve (one record each)."""
+        if not self._base_models:
+            return vendor
+        known = self._mapped.get(id(vendor))
+        if known is not None and known[0] is vendor:
+            return known[1]
+        # setdefault: two threads racing here still get one record (the shape cache compares
+        # records by identity); a mapped record maps to itself
+        known = self._mapped.setdefault(
+            id(vendor), (vendor, named_models(vendor, self._base_models))
+        )
+        self._mapped.setdefault(id(known[1]), (known[1], known[1]))
+        return known[1]
 
     def _vendor_of(self, request: Mapping[str, Any], response: Any) -> Vendor:
         """The request's format: the named vendor's (checked against its shape) or detected."""
@@ -590,11 +617,11 @@ class Monitor(Judging):
         if known is not None and (self._named is not None or self._still(known, shape, request)):
             return known
         if self._named is not None:
-            found = resolve_vendor(request, self._named)
+            found = self._with_models(resolve_vendor(request, self._named))
         else:
             # The request alone decides, as for inspect, diff and report: a response that broke
             # a tie here would give one body two formats depending on who reads it.
-            found = detect_vendor(request)
+            found = self._with_models(detect_vendor(request))
             if known is not None and known is not found:  # one shape, two formats
                 self._ambiguous.add(shape)
         if len(self._shapes) >= _SHAPES:

@@ -6,7 +6,7 @@ client: Converse (`converse`, `converse_stream`) and InvokeModel with Anthropic'
 The cache is the Anthropic emulator's (the same rules: explicit markers, 4 of them, 1h never
 after 5m, a 20-block lookback, entries expiring after their TTL), with Bedrock's differences:
 a `cachePoint` block marks the block before it; the minimum is Bedrock's (`aws` in the table,
-for the model the id resolves to); one cache per `modelId` as sent (whether two names of one
+for the model the id resolves to), counted per cache point since the one before it; one cache per `modelId` as sent (whether two names of one
 model share a cache is not documented, so they do not share one here); a cache point right after
 a reasoning block is refused as Bedrock refuses it. Streams are real AWS event-stream frames.
 
@@ -17,7 +17,7 @@ each request from here, so nothing leaves the process and no AWS credentials are
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import accumulate
 from typing import Any, ClassVar
 from urllib.parse import unquote, urlsplit
@@ -30,7 +30,7 @@ from ._base import Rejected, need
 from ._core import EMULATION, Outcome, canonical, chain, tokens_of
 from ._eventstream import CONTENT_TYPE, chunk_event, event
 from ._rules import minimum
-from .anthropic import AnthropicEmulator, Prepared, _pieces, _segments
+from .anthropic import AnthropicEmulator, Change, Prepared, _pieces, _segments
 
 __all__ = ["BedrockEmulator"]
 
@@ -172,6 +172,13 @@ class BedrockEmulator(AnthropicEmulator):
 
     # -- the cache: Bedrock's minimum, one cache per modelId ------------------------------------
 
+    def what_if(self, prepared: Prepared, points: Sequence[tuple[int, str]], now: float) -> Change:
+        """
+        Anthropic's cache, where a cache point counts only with the minimum's tokens since the
+        one before it (AWS counts the minimum per cache point): one short of it writes nothing.
+        """
+        return super().what_if(prepared, _counted(points, prepared), now)
+
     def prepare(self, body: Mapping[str, Any]) -> Prepared:
         model_id = need(body.get("model"), str, "modelId")
         base = resolve_model(model_id).base
@@ -242,6 +249,18 @@ class _Raw:
 
     def close(self) -> None:
         self._data = b""
+
+
+def _counted(points: Sequence[tuple[int, str]], prepared: Prepared) -> list[tuple[int, str]]:
+    """The cache points (content block, TTL) with at least the minimum's tokens since the one
+    before them in the request (the first: since the start)."""
+    kept, since = [], 0
+    for index, ttl in points:
+        tokens = prepared.totals[index]
+        if tokens - since >= prepared.floor:
+            kept.append((index, ttl))
+        since = tokens
+    return kept
 
 
 def _model_path(method: str, path: str) -> tuple[str, str]:

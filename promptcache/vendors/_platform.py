@@ -20,7 +20,7 @@ from .._errors import InputError, shown_name
 from .._usage import CacheUsage
 from ._vendor import Vendor
 
-__all__ = ["by_model", "named_models", "on_platform", "relabelled"]
+__all__ = ["by_model", "model_names", "named_models", "on_platform", "relabelled"]
 
 
 def relabelled(read: Callable[[Any], CacheUsage], vendor: str) -> Callable[[Any], CacheUsage]:
@@ -84,24 +84,43 @@ def by_model(model_of: Callable[[str], str]) -> Callable[[str, str], bool | None
 
 def named_models(vendor: Vendor, mapping: Mapping[str, str]) -> Vendor:
     """
-    `vendor` with the user's own model names (Azure or Foundry deployments) resolved to the
-    models they serve, e.g. `{"my-gpt": "gpt-5.1"}`, for `same_model`; a name not in `mapping`
-    is compared as the platform compares it (as named, for a deployment: never guessed).
+    `vendor` with the user's own model names (Azure or Foundry deployments, Bedrock application
+    inference profile ARNs) resolved to the models they serve, e.g. `{"my-gpt": "gpt-5.1"}`:
+    for `same_model`, and for `rules_model` (the minimum, TTLs and price are the served
+    model's); a name not in `mapping` is compared as the platform compares it (as named, for a
+    deployment: never guessed).
     """
-    names: dict[str, str] = {}
-    for name, model in mapping.items():
-        if not isinstance(name, str) or not isinstance(model, str) or not model.strip():
-            raise InputError(
-                f"deployments: {shown_name(name)} -> {shown_name(model)} is not a pair of names; "
-                'pass {"deployment-name": "model-id"}'
-            )
-        names[name] = model.strip()
+    names = model_names(mapping)
     platform_same = vendor.same_model
+    platform_model = vendor.rules_model
 
     def same_model(a: str, b: str) -> bool | None:
         ra, rb = names.get(a, a), names.get(b, b)
         if ra == rb:
-            return True
+            # an id left out of the mapping that names no model stays unknown, even to itself
+            unknown = platform_same is not None and platform_same(ra, rb) is None
+            return None if unknown else True
         return platform_same(ra, rb) if platform_same is not None else False
 
-    return replace(vendor, same_model=same_model)
+    def rules_model(model: str) -> str:
+        return platform_model(names.get(model, model))
+
+    return replace(vendor, same_model=same_model, rules_model=rules_model)
+
+
+def model_names(mapping: Mapping[str, str]) -> dict[str, str]:
+    """A user's {name: model it serves} checked: each a pair of non-empty strings."""
+    if not isinstance(mapping, Mapping):
+        raise InputError(
+            f"model names must be a mapping, got {type(mapping).__name__}; pass "
+            '{"deployment-name": "model-id"} or {"profile-arn": "foundation-model-id"}'
+        )
+    names: dict[str, str] = {}
+    for name, model in mapping.items():
+        if not isinstance(name, str) or not isinstance(model, str) or not model.strip():
+            raise InputError(
+                f"model names: {shown_name(name)} -> {shown_name(model)} is not a pair of names; "
+                'pass {"deployment-name": "model-id"} or {"profile-arn": "foundation-model-id"}'
+            )
+        names[name.strip()] = model.strip()
+    return names

@@ -36,6 +36,9 @@ class Capabilities:
     blocks the vendor walks back from a breakpoint to find an earlier cache entry (None: no
     limit). `unmarkable` names content-part types that may not carry a marker, and
     `unmarkable_layers` the prompt layers that never can (OpenAI: tools and instructions).
+    `minimum_per_breakpoint`: the minimum cacheable prefix counts from the breakpoint before
+    each one (AWS Bedrock: "your first cache checkpoint can be defined after 1,024 tokens and
+    your second ... after 2,048"), not on the whole prefix (Anthropic).
     """
 
     vendor: str
@@ -49,6 +52,7 @@ class Capabilities:
     unmarkable_layers: frozenset[str] = frozenset()
     automatic_mode: bool = False
     increment_tokens: int | None = None
+    minimum_per_breakpoint: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,6 +135,7 @@ class CacheRules:
             "ttls": list(caps.ttls),
             "default_ttl": caps.default_ttl,
             "ttl_order": caps.ttl_order,
+            "minimum_per_breakpoint": caps.minimum_per_breakpoint,
             "default_ttl_seconds": self.default_ttl_seconds,
             "ttl_settings": list(self.ttl_settings),
             "setting_ttls": {k: list(v) for k, v in self.setting_ttls.items()},

@@ -35,6 +35,10 @@ def _none_counted(request: Mapping[str, Any], model: str | None) -> dict[str, in
     return {}
 
 
+def _as_named(model: str) -> str:
+    return model
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Vendor:
     """
@@ -76,6 +80,10 @@ class Vendor:
     # What the vendor adds that it documents a size for, for a model: {what, in the words
     # `unestimated` uses: tokens}. inspect counts these into the prefix.
     added_tokens: Callable[[Mapping[str, Any], str | None], dict[str, int]] = _none_counted
+    # The model whose minimum, TTLs and price a model name of this format stands for: the one a
+    # name the user mapped (an application inference profile ARN, a deployment) serves
+    # (`_platform.named_models`); the name itself otherwise.
+    rules_model: Callable[[str], str] = _as_named
 
     @property
     def family(self) -> str:

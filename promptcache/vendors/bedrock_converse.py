@@ -19,8 +19,11 @@ by type (`{"text": ...}`), never `{"type": "text", ...}`.
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
+
+import orjson
 
 from .._errors import InputError, shown, shown_name
 from .._parts import (
@@ -49,10 +52,12 @@ __all__ = [
     "ConverseStream",
     "cache_point",
     "cache_point_problems",
+    "cache_point_segments",
     "cache_points",
     "check_cache_points",
     "one_hour_ttl",
     "read_usage",
+    "suspect_double_count",
 ]
 
 CACHE_POINT = "cachePoint"
@@ -73,6 +78,8 @@ RULES = CacheRules(
         default_ttl="5m",
         ttl_order="non-increasing",
         unmarkable=frozenset({"thinking", "redacted_thinking"}),
+        # AWS counts the minimum per cache point, from the one before it (AWS-PC)
+        minimum_per_breakpoint=True,
     ),
     default_ttl_seconds=300.0,
     granularity_tokens=8,
@@ -290,16 +297,7 @@ def cache_points(request: Mapping[str, Any]) -> list[tuple[str, str | None, str 
     Every cache point in the order Bedrock reads them (toolConfig.tools, system, messages):
     (path, ttl, the key of the block before it in its list, None when there is none).
     """
-    found: list[tuple[str, str | None, str | None]] = []
-    config = plain(request.get("toolConfig"))
-    tools = config.get("tools") if isinstance(config, Mapping) else None
-    found += _points_in("toolConfig.tools", tools)
-    found += _points_in("system", request.get("system"))
-    for m, msg in enumerate(_list(request.get("messages"))):
-        msg = plain(msg)
-        if isinstance(msg, Mapping):
-            found += _points_in(f"messages[{m}].content", msg.get("content"))
-    return found
+    return [found for path, items in _sections(request) for found in _points_in(path, items)]
 
 
 def _points_in(path: str, items: Any) -> list[tuple[str, str | None, str | None]]:
@@ -315,6 +313,40 @@ def _points_in(path: str, items: Any) -> list[tuple[str, str | None, str | None]
             ttl = inner.get("ttl") if isinstance(inner, Mapping) else None
             out.append((f"{path}[{i}]", ttl if isinstance(ttl, str) else None, before))
         before = next(iter(item), None)
+    return out
+
+
+def cache_point_segments(
+    request: Mapping[str, Any], count: Callable[[str], int]
+) -> list[tuple[str, int, str | None]]:
+    """
+    Each cache point (path, tokens since the cache point before it or the start, that point's
+    path or None), with `count` the tokens of a block's JSON: Bedrock counts the minimum per
+    cache point, so one short of it caches nothing.
+    """
+    out: list[tuple[str, int, str | None]] = []
+    since, before = 0, None
+    for path, items in _sections(request):
+        for i, item in enumerate(_list(items)):
+            item = plain(item)
+            if isinstance(item, Mapping) and CACHE_POINT in item:
+                where = f"{path}[{i}]"
+                out.append((where, since, before))
+                since, before = 0, where
+            else:
+                since += count(orjson.dumps(item, option=orjson.OPT_SORT_KEYS).decode())
+    return out
+
+
+def _sections(request: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The lists that may hold cache points, in the order Bedrock reads them."""
+    config = plain(request.get("toolConfig"))
+    tools = config.get("tools") if isinstance(config, Mapping) else None
+    out: list[tuple[str, Any]] = [("toolConfig.tools", tools), ("system", request.get("system"))]
+    for m, msg in enumerate(_list(request.get("messages"))):
+        msg = plain(msg)
+        if isinstance(msg, Mapping):
+            out.append((f"messages[{m}].content", msg.get("content")))
     return out
 
 
@@ -543,10 +575,15 @@ class ConverseStream:
     """
     Reads a `converse_stream` event stream (boto3's dicts: `{"messageStart": ...}`, ...,
     `{"metadata": {"usage": ...}}`): the usage comes only in the last, `metadata` event.
+
+    `model` is the request's `modelId`, where known: a stream's usage that may count the cache
+    write twice (`suspect_double_count`) is flagged for OpenAI models on Bedrock and for a model
+    it cannot tell, not for the models not seen doing it (Claude, Nova).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, model: str | None = None) -> None:
         self._usage: Any = None
+        self.model = model
 
     def feed(self, event: Any) -> None:
         metadata = get_field(event, "metadata")
@@ -560,7 +597,39 @@ class ConverseStream:
                 "the stream ended before its metadata event, so it carried no usage; read the "
                 "stream to its end (the usage comes in the last event)"
             )
-        return _usage_from(self._usage, model=None, endpoint="converse_stream")
+        usage = _usage_from(self._usage, model=None, endpoint="converse_stream")
+        suspect = suspect_double_count(usage, self.model)
+        return replace(usage, problems=(*usage.problems, suspect)) if suspect else usage
+
+
+# Providers whose ConverseStream usage has been seen counting the cache write into inputTokens
+# too: maximhq/bifrost#6942 (2026-09-07), `openai.gpt-5.6`, inputTokens 4,995 with
+# cacheWriteInputTokens 4,993 on the stream where the same call unstreamed reported 2.
+_DOUBLE_COUNTING = frozenset({"openai"})
+
+
+def suspect_double_count(usage: CacheUsage, model: str | None) -> str | None:
+    """
+    Why a ConverseStream usage may count its cache tokens twice, or None: `inputTokens` at least
+    the cache read plus write (more than 0) on a stream, for a model of a provider seen doing it
+    or a model that cannot be told. Flagged as a problem, such a usage measures no cached
+    prefix: the monitor takes no expectation from its numbers (as for any usage whose numbers
+    do not add up) and `cost` prints the problem beside its figures.
+    """
+    cached = (usage.cache_read or 0) + (usage.cache_write or 0)
+    if cached <= 0 or usage.uncached_input < cached:
+        return None
+    provider = resolve_model(model).provider if model else None
+    if provider is not None and provider not in _DOUBLE_COUNTING:
+        return None
+    whose = f"an {provider} model" if provider else "its model not known"
+    return (
+        f"inputTokens ({usage.uncached_input}) is at least cacheReadInputTokens + "
+        f"cacheWriteInputTokens ({cached}) on a ConverseStream ({whose}): Bedrock's stream "
+        "for openai.gpt-5.6 has been seen counting the cache write into inputTokens as well "
+        "(maximhq/bifrost#6942), so these figures may double count; no cache expectation is "
+        "taken from them"
+    )
 
 
 def model_name(request: Mapping[str, Any]) -> str | None:

@@ -47,6 +47,8 @@ RULES = CacheRules(
         default_ttl="5m",
         ttl_order="non-increasing",
         unmarkable=frozenset({"thinking", "redacted_thinking"}),
+        # AWS counts the minimum per cache point, from the one before it (AWS-PC)
+        minimum_per_breakpoint=True,
     ),
     default_ttl_seconds=300.0,
     granularity_tokens=8,

@@ -19,7 +19,15 @@ from typing import Any
 from ._platform import on_platform
 from .anthropic import VENDOR as ANTHROPIC
 
-__all__ = ["VENDOR", "model_of", "vertex_mark"]
+__all__ = [
+    "LOCATION_PREMIUM",
+    "VENDOR",
+    "location_of",
+    "location_premium",
+    "location_tier",
+    "model_of",
+    "vertex_mark",
+]
 
 # Documented body version; anthropic >= 2.0 sends its API version instead (checked on 2.15.0).
 DOCUMENTED_VERSION = "vertex-2023-10-16"
@@ -38,6 +46,68 @@ def model_of(name: str) -> str:
     model = found.group(1) if found else name.strip()
     dated = _DATED.match(model)
     return f"{dated.group(1)}-{dated.group(2)}" if dated else model
+
+
+# Anthropic's Vertex page (2026-08-21): from Claude Sonnet 4.5 on, the regional and the
+# multi-region (`us`, `eu`) endpoints cost 10% more than the global one; earlier models have one
+# price everywhere. The +10% figures are derived, not read from a Google price page.
+LOCATION_PREMIUM = 0.10
+MULTI_REGIONS = frozenset({"us", "eu"})
+PREMIUM_MODELS = (
+    "claude-sonnet-4-5",
+    "claude-sonnet-4-6",
+    "claude-sonnet-5",
+    "claude-haiku-4-5",
+    "claude-opus-4-5",
+    "claude-opus-4-6",
+    "claude-opus-4-7",
+    "claude-opus-4-8",
+    "claude-opus-5",
+    "claude-fable-5",
+    "claude-mythos",
+)
+_REGION = re.compile(r"^[a-z]+(?:-[a-z]+)+\d+$")  # us-east5, europe-west1, asia-southeast1
+_LOCATION_PATH = re.compile(r"/?locations/([a-z0-9-]+)(?:/|$)")
+_HOST = re.compile(r"^https?://(?:([a-z0-9-]+)-aiplatform|aiplatform(?:\.([a-z]+)\.rep)?)\.")
+
+
+def location_tier(location: str | None) -> str | None:
+    """ "global", "multi-region" (`us`, `eu`), "regional" (`us-east5`), or None: not known."""
+    if location == "global":
+        return "global"
+    if location in MULTI_REGIONS:
+        return "multi-region"
+    if isinstance(location, str) and _REGION.match(location):
+        return "regional"
+    return None
+
+
+def location_of(source: Any) -> str | None:
+    """
+    The Vertex location a call goes to: from an endpoint URL or resource name (the
+    `/locations/{l}/` segment, else the host), an `AnthropicVertex` client (`region`), or a
+    `genai.Client(vertexai=True)` (its `location`); None when it does not say.
+    """
+    if isinstance(source, str):
+        found = _LOCATION_PATH.search(source)
+        if found:
+            return found.group(1)
+        host = _HOST.match(source)
+        if host:
+            return host.group(1) or host.group(2) or "global"
+        return None
+    region = getattr(source, "region", None)
+    if isinstance(region, str) and region:
+        return region
+    api = getattr(source, "_api_client", None)  # google-genai's Client keeps it there
+    location = getattr(api, "location", None) if getattr(api, "vertexai", False) else None
+    return location if isinstance(location, str) and location else None
+
+
+def location_premium(model: str) -> bool:
+    """Whether `model` costs more off the global endpoint (Sonnet 4.5 and later)."""
+    name = model_of(model).lower()
+    return any(name == key or name.startswith(f"{key}-") for key in PREMIUM_MODELS)
 
 
 def vertex_mark(request: Mapping[str, Any]) -> bool:

@@ -67,7 +67,10 @@ def _conversation() -> None:
         result = agent.run_sync(question, message_history=history)
         history = result.all_messages()
         reads.append(result.usage.cache_read_tokens)
-    assert reads[0] == 0 and reads[1] > 1000 and reads[2] > reads[1]
+    # Pydantic AI's second cache point (the last message) lies a few tokens after the first:
+    # Bedrock counts the minimum per cache point, so it is not written, and each turn reads the
+    # instructions' entry (sim/bedrock.py; the Anthropic API would read it all)
+    assert reads[0] == 0 and reads[1] > 1000 and reads[2] >= reads[1]
     assert len(sent) == 3 and events == []
     assert any("cachePoint" in block for block in sent[0]["system"])
     # each turn's request begins with the one before: nothing lost between them

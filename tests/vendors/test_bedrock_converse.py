@@ -288,14 +288,17 @@ def _prompt() -> Prompt:
 def test_the_adapter_writes_cache_points_after_the_blocks_it_marks() -> None:
     kwargs = get_adapter("bedrock").to_request(_prompt(), model=MODEL)
     assert kwargs["modelId"] == MODEL and kwargs["inferenceConfig"] == {"maxTokens": 1024}
-    assert kwargs["system"][-1] == {"cachePoint": {"type": "default"}}  # no ttl key for 5m
-    assert kwargs["messages"][-1]["content"][-1] == {"cachePoint": {"type": "default"}}
+    # one cache point, at the end of the shared prefix: the system end and the turn end lie
+    # fewer than the minimum's tokens from it, and Bedrock counts the minimum per cache point
+    assert kwargs["system"][-1] == {"text": LONG}
+    assert kwargs["messages"][1]["content"][-1] == {"cachePoint": {"type": "default"}}  # no ttl
+    assert "cachePoint" not in kwargs["messages"][-1]["content"][-1]
     assert kwargs["toolConfig"]["tools"][0]["toolSpec"]["inputSchema"] == {
         "json": {"type": "object"}
     }
     check_cache_points(kwargs)  # what it writes Bedrock takes
     long = get_adapter("bedrock").to_request(_prompt(), model=MODEL, ttl="1h")
-    assert long["system"][-1] == {"cachePoint": {"type": "default", "ttl": "1h"}}
+    assert long["messages"][1]["content"][-1] == {"cachePoint": {"type": "default", "ttl": "1h"}}
 
 
 def test_the_adapter_refuses_a_one_hour_ttl_the_model_does_not_have() -> None:
@@ -314,7 +317,8 @@ def test_an_application_profile_arn_is_said_not_guessed() -> None:
     with pytest.raises(InputError, match="cannot tell which model"):
         adapter.min_cacheable_tokens(arn)
     kwargs = adapter.to_request(_prompt(), model=arn, base_model="anthropic.claude-sonnet-4-6")
-    assert kwargs["modelId"] == arn and any("cachePoint" in b for b in kwargs["system"])
+    points = [b for m in kwargs["messages"] for b in m["content"] if "cachePoint" in b]
+    assert kwargs["modelId"] == arn and points  # planned with Sonnet 4.6's minimum
 
 
 def test_bedrock_minimums_differ_from_anthropics() -> None:
@@ -331,7 +335,8 @@ def test_the_planner_refuses_a_ttl_order_bedrock_refuses() -> None:
     prompt = (
         Prompt()
         .add_system(LONG)
-        .add_history(Message.user("a " * 500), Message.assistant("b " * 500))
+        # a history past the minimum: Bedrock counts it per cache point, since the system's
+        .add_history(Message.user("a " * 1500), Message.assistant("b " * 1500))
         .with_tail("q")
     )
     with pytest.raises(InputError, match=r"'1h' after a '5m' marker at system\[0\]"):
