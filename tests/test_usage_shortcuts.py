@@ -90,9 +90,9 @@ messages = st.builds(
 )
 
 
-def _read(message: Any) -> Any:
+def _read(message: Any, vendor: str = "anthropic") -> Any:
     try:
-        return get_adapter("anthropic").read_usage(message)
+        return get_adapter(vendor).read_usage(message)
     except InputError as exc:
         return ("InputError", str(exc))
 
@@ -122,3 +122,88 @@ def test_a_ttl_split_that_adds_up_is_read_by_the_shortcut() -> None:
     assert dict(plain.cache_write_by_ttl) == {"5m": 900}
     # a split that does not add up is the general reader's: it words the problem
     assert _plain_usage({"usage": {**usage, "cache_creation_input_tokens": 901}}) is None
+
+
+counts_ok = st.one_of(st.just(0), st.integers(1, 9_000))
+chat_details = st.one_of(
+    st.none(),
+    _optional(
+        {"cached_tokens": counts, "cache_write_tokens": counts, "created_cache_tokens": counts}
+    ),
+    st.just("cached"),
+)
+chat_usages = st.one_of(
+    _optional(
+        {
+            "prompt_tokens": counts,
+            "completion_tokens": counts,
+            "total_tokens": counts,
+            "prompt_tokens_details": chat_details,
+        }
+    ),
+    # the common form: counts that add up, as a gateway's log of OpenAI calls holds them
+    st.builds(
+        lambda prompt, read, output, written: {
+            "prompt_tokens": prompt + read + (written[1] if written else 0),
+            "completion_tokens": output,
+            "total_tokens": prompt + read + (written[1] if written else 0) + output,
+            **(
+                {}
+                if written == ("absent", 0)
+                else {
+                    "prompt_tokens_details": {
+                        "cached_tokens": read,
+                        "audio_tokens": 0,
+                        **({written[0]: written[1]} if written else {}),
+                    }
+                }
+            ),
+        },
+        st.integers(0, 9_000),
+        st.one_of(st.just(0), st.integers(1, 9_000)),
+        st.integers(0, 500),
+        # GPT-5.6's and vLLM's names for the tokens written, or no details at all
+        st.one_of(
+            st.none(),
+            st.tuples(st.sampled_from(["cache_write_tokens", "created_cache_tokens"]), counts_ok),
+            st.just(("absent", 0)),
+        ),
+    ),
+)
+chat_responses = st.builds(
+    lambda usage, model, timings, bare: {
+        **(usage if bare else {"usage": usage}),
+        **({} if model is None else {"model": model}),
+        **({} if timings is None else {"timings": timings}),
+    },
+    chat_usages,
+    st.sampled_from([None, "gpt-4.1-2025-04-14", 7]),
+    st.sampled_from([None, None, {"cache_n": 12}]),
+    st.booleans(),
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(chat_responses, st.sampled_from(["openai", "engine"]))
+def test_chat_completions_json_reads_as_the_general_reader_does(
+    response: dict[str, Any], vendor: str
+) -> None:
+    general = _Message(response)
+    if isinstance(response.get("usage"), dict):
+        general["usage"] = _Message(response["usage"])
+    assert _read(response, vendor) == _read(general, vendor)
+
+
+def test_a_chat_usage_in_its_common_form_is_read_by_the_shortcut() -> None:
+    from promptcache.vendors._openai import _plain_chat_usage
+
+    usage = {
+        "prompt_tokens": 1_000,
+        "completion_tokens": 90,
+        "total_tokens": 1_090,
+        "prompt_tokens_details": {"cached_tokens": 800, "audio_tokens": 0},
+    }
+    plain = _plain_chat_usage({"usage": usage}, "openai", "chat.completions")
+    assert plain is not None and (plain.uncached_input, plain.cache_read) == (200, 800)
+    wrong = {**usage, "total_tokens": 5}  # the general reader words the problem
+    assert _plain_chat_usage({"usage": wrong}, "openai", "chat.completions") is None
