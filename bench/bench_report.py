@@ -2,7 +2,7 @@
 Benchmark: `promptcache report` on a large log against parsing the same log with orjson.
 
     .venv/bin/python bench/bench_report.py [--records 100000 1000000] [--rounds 3]
-        [--log recorder full foreign]
+        [--log recorder full foreign] [--against CHECKOUT]
 
 The log is what the recorder writes for an Anthropic application: 2,000 sessions in flight at
 once, interleaved, each growing to 12 turns, a ~6.5 KB marked system prompt and four tools
@@ -28,6 +28,10 @@ turn 6 (a planted invalidation). For each size the two runs alternate, each in a
   system prompt as a message, tools as functions, the whole `chat.completion` response
   (choices, message text, `prompt_tokens_details`), and the tool's own fields around them
   (an id, timestamps, latency, spend, tags, a hashed API key): about 12 KB a record.
+
+`--against CHECKOUT` (the root of another checkout: a worktree of main, say) times that code's
+report too, each round in the same rotation, and prints the two reports' ratio: a change measured
+against the code before it in one run, under the same load.
 
 Printed per size: seconds (min/median/max) of wall time and of the process's CPU time (user and
 system: what the work took, whatever else the machine runs), records/s, peak RSS of each process,
@@ -303,12 +307,30 @@ def run_report(path: Path) -> tuple[float, float, int]:
     return took, used, int(orjson.loads(sink.getvalue())["records"])
 
 
-def _child(kind: str, path: Path) -> dict[str, float]:
+def _peak_rss_mib() -> float:
+    """This process's peak RSS. Not `ru_maxrss`: Linux keeps it across `exec`, so a child counts
+    the pages it shared with its parent when forked (the parent that wrote a log holds its
+    sessions: the figures rose with the writer's size, not the report's). `VmHWM` is the new
+    program's own high-water mark."""
+    try:
+        status = Path("/proc/self/status").read_text()
+    except OSError:  # not Linux: the portable figure, with the caveat above
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _child(kind: str, path: Path, against: str | None = None) -> dict[str, float]:
+    """One run in a fresh process; kind "against": the report of the `--against` checkout."""
+    env = None if kind != "against" else {**os.environ, "PYTHONPATH": str(against)}
     done = subprocess.run(
-        [sys.executable, __file__, "--child", kind, str(path)],
+        [sys.executable, __file__, "--child", "report" if kind == "against" else kind, str(path)],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     return orjson.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -320,6 +342,12 @@ def main() -> int:
     parser.add_argument("--dir", default="/tmp")
     parser.add_argument("--child", nargs=2, metavar=("KIND", "FILE"))
     parser.add_argument("--log", nargs="+", choices=list(WRITERS), default=list(WRITERS))
+    parser.add_argument(
+        "--against",
+        metavar="CHECKOUT",
+        help="also time the report of another checkout (its root: main's code, say), "
+        "interleaved with the other runs, each in a fresh process",
+    )
     args = parser.parse_args()
     if args.child:
         kind, file = args.child
@@ -327,7 +355,7 @@ def main() -> int:
             took, used, n = run_report(Path(file))
         else:
             took, used, n = run_parse(Path(file), 1 << 20 if kind == "buffered" else -1)
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rss = _peak_rss_mib()
         line = {"seconds": took, "cpu": used, "records": n, "rss_mib": rss}
         print(orjson.dumps(line).decode())
         return 0
@@ -337,11 +365,12 @@ def main() -> int:
         if not path.exists():
             WRITERS[log](path, records)
         size = path.stat().st_size
-        kinds = ["parse", "report", "buffered"]
+        kinds = ["parse", "report", "buffered"] + (["against"] if args.against else [])
         runs: dict[str, list[dict[str, float]]] = {k: [] for k in kinds}
         for r in range(args.rounds):
-            for kind in kinds[r % 3 :] + kinds[: r % 3]:
-                runs[kind].append(_child(kind, path))
+            turn = r % len(kinds)
+            for kind in kinds[turn:] + kinds[:turn]:
+                runs[kind].append(_child(kind, path, args.against))
         med = {k: statistics.median(x["seconds"] for x in v) for k, v in runs.items()}
         cpu = {k: statistics.median(x["cpu"] for x in v) for k, v in runs.items()}
         print(
@@ -351,6 +380,7 @@ def main() -> int:
             "parse": "orjson parse (baseline)",
             "report": "promptcache report     ",
             "buffered": "parse, 1 MiB buffer    ",
+            "against": "report of --against    ",
         }
         for kind in kinds:
             secs = sorted(x["seconds"] for x in runs[kind])
@@ -368,6 +398,12 @@ def main() -> int:
             f"CPU {cpu['report'] / cpu['buffered']:.2f}x (context); load average "
             f"{os.getloadavg()[0]:.1f}"
         )
+        if args.against:
+            print(
+                f"  report / report of --against: CPU {cpu['report'] / cpu['against']:.2f}x, "
+                f"wall {med['report'] / med['against']:.2f}x; report of --against / parse: CPU "
+                f"{cpu['against'] / cpu['parse']:.2f}x"
+            )
         ok = ok and ratio <= 3.0
         if os.environ.get("PROMPTCACHE_BENCH_KEEP") != "1":
             path.unlink()

@@ -52,6 +52,7 @@ __all__ = [
     "Rates",
     "cost",
     "cost_figures",
+    "cost_figures_at",
     "load_min_tokens",
     "load_prices",
     "match_model",
@@ -327,6 +328,13 @@ class PriceTable:
         # three layers, row parsing) costs far more than pricing a record. The rates differ only
         # between price tiers, so each model is resolved once per tier and a lookup is a dict
         # hit and a bisect on the tier starts read from the price data.
+        starts, by_tier = self.tiers(vendor, model)
+        return by_tier[bisect_left(starts, input_tokens)]
+
+    def tiers(self, vendor: str, model: str) -> tuple[tuple[int, ...], tuple[Rates, ...]]:
+        """The model's tier starts and its rates in each tier, as they are now: a request of `n`
+        input tokens pays `rates[bisect_left(starts, n)]`. For a caller that prices many
+        requests of one model at one moment's rates (`promptcache report`)."""
         day = self.when or dt.date.today()
         key = (vendor, model, day, snapshot_id() if self._asks_genai_prices() else 0)
         found = self._resolved.get(key)
@@ -335,8 +343,7 @@ class PriceTable:
             if len(self._resolved) >= _RESOLVED_SIZE:
                 self._resolved.clear()
             self._resolved[key] = found
-        starts, by_tier = found
-        return by_tier[bisect_left(starts, input_tokens)]
+        return found
 
     def _asks_genai_prices(self) -> bool:
         return self.use_genai_prices and self.currency == "USD"
@@ -822,8 +829,14 @@ def cost_figures(
     When the output was not reported they price the input alone (what `cost` leaves in its
     breakdown): the caller must count such records and say that their output is not in the sum.
     """
+    return cost_figures_at(
+        usage, prices.rates(vendor, model, input_tokens=usage.total_input), vendor
+    )
+
+
+def cost_figures_at(usage: CacheUsage, rates: Rates, vendor: str) -> tuple[float, float]:
+    """`cost_figures` at `rates`, the model's rates at the usage's tier (`PriceTable.tiers`)."""
     total_input = usage.total_input
-    rates = prices.rates(vendor, model, input_tokens=total_input)
     output = usage.output or 0  # unreported: left out, and the caller says so
     # `_breakdown`'s values, in its order, summed as `cost` sums them; no dict of named parts.
     terms = [usage.uncached_input * rates.input / _MILLION, output * rates.output / _MILLION]

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import logging
+from bisect import bisect_left
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ import orjson
 
 from ._canonical import load_json
 from ._errors import InputError, shown, shown_keys
-from ._pricing import cost_figures
+from ._pricing import Rates, cost_figures_at
 from ._usage import CacheUsage
 from ._vendor_side import VendorSide, VendorSideCounter
 from .debug.fingerprint import fingerprint_held
@@ -307,11 +308,22 @@ class _Group(_Counts):
     lost: int = 0
 
 
+# (vendor, model) rows a report's pricer holds: a log names a handful of models, and a log that
+# names a new one on every line must not grow the cache with it
+_ROWS_KEPT = 1024
+
+
 class _Pricer:
-    """`_pricing.cost` with a cache of the models it cannot price, so one costs one lookup."""
+    """
+    `_pricing.cost_figures` with each (vendor, model) row resolved once, at the report's first
+    record of it, and a cache of the models it cannot price, so one costs one lookup. A report
+    prices at one day's rates (the day it started) and at the price data in force when it first
+    met the model: genai-prices swapping its data halfway does not reprice half the log.
+    """
 
     def __init__(self) -> None:
         self._unknown: set[tuple[str, str]] = set()
+        self._rows: dict[tuple[str, str], tuple[tuple[int, ...], tuple[Rates, ...]]] = {}
         self._table: Any = None
 
     @property
@@ -322,20 +334,39 @@ class _Pricer:
     def price(
         self, usage: CacheUsage, vendor: str, model: str | None
     ) -> tuple[float, float] | None:
-        if not model or (vendor, model) in self._unknown:
+        if not model:
+            return None
+        row = self._rows.get((vendor, model))
+        if row is None:
+            row = self._row(vendor, model)
+            if row is None:
+                return None
+        starts, by_tier = row
+        try:
+            rates = by_tier[bisect_left(starts, usage.total_input)]
+            return cost_figures_at(usage, rates, vendor)
+        except InputError:
+            # Not every failure is the model's: a write at a TTL its row has no rate for, or a
+            # read on a row with no read rate, fails this record alone.
+            return None
+
+    def _row(self, vendor: str, model: str) -> tuple[tuple[int, ...], tuple[Rates, ...]] | None:
+        """The model's tiers and rates, resolved once; None (and never asked again) for a model
+        the table cannot price."""
+        if (vendor, model) in self._unknown:
             return None
         table = self._loaded()
         try:
-            return cost_figures(usage, model=model, vendor=vendor, prices=table)
-        except ImportError:
+            row: tuple[tuple[int, ...], tuple[Rates, ...]] = table.tiers(vendor, model)
+        except (ImportError, InputError):
+            if len(self._unknown) >= _ROWS_KEPT:
+                self._unknown.clear()
             self._unknown.add((vendor, model))
             return None
-        except InputError:
-            # Not every failure is the model's: a write at a TTL its row has no rate for fails
-            # this record alone. Only a model the table cannot price is never asked again.
-            if not self._has_rates(vendor, model):
-                self._unknown.add((vendor, model))
-            return None
+        if len(self._rows) >= _ROWS_KEPT:
+            self._rows.clear()
+        self._rows[(vendor, model)] = row
+        return row
 
     def _loaded(self) -> Any:
         """The price table, loaded at the first record priced: one report prices at one day's
@@ -349,13 +380,6 @@ class _Pricer:
             except InputError as exc:
                 raise _PricesUnreadable(f"cannot price the log: {exc}") from None
         return self._table
-
-    def _has_rates(self, vendor: str, model: str) -> bool:
-        try:
-            self._table.rates(vendor, model)
-        except InputError:
-            return False
-        return True
 
     def lost(self, tokens: int, vendor: str, model: str | None) -> float | None:
         """What `tokens` cost as uncached input instead of cache reads."""

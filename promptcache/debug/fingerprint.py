@@ -162,7 +162,7 @@ def fingerprint_held(
     if entry is None or entry.fingerprint is not None or entry.records is not None:
         return
     body = entry.body
-    if isinstance(body, Serialised) and body.data is data:  # this observation's, still held
+    if isinstance(body, Serialised) and body.holds(data):  # this observation's, still held
         entry.fingerprint = fingerprint(entry.vendor, request, counter)
 
 

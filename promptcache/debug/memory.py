@@ -66,20 +66,102 @@ class Record:
     marked: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Serialised:
     """
     A request body kept as its JSON: what the monitor holds for a request it was handed as parsed
-    JSON that nothing else keeps (`promptcache report` reading a log). Holding one bytes object
-    instead of the parsed tree costs nothing to let go of; it is read back only when judging needs
-    the body (a miss to explain, or its hashes when it is dropped for the budget).
+    JSON that nothing else keeps (`promptcache report` reading a log). Holding bytes instead of
+    the parsed tree costs nothing to let go of; it is read back only when judging needs the body
+    (a miss to explain, or its hashes when it is dropped for the budget). The JSON is held as
+    `head` + `tail`: the start it shares with other bodies (every session's tools and system
+    prompt, most of a body) held once for all of them (`_SharedHeads`), and its own rest.
     """
 
-    data: bytes
+    head: bytes
+    tail: bytes
+
+    def __init__(self, data: bytes) -> None:
+        head = _HEADS.head_of(data)
+        object.__setattr__(self, "head", head)
+        object.__setattr__(self, "tail", data[len(head) :] if head else data)
+
+    @property
+    def data(self) -> bytes:
+        """The whole JSON (a copy, joined: only where it is read back)."""
+        return self.head + self.tail if self.head else self.tail
+
+    def holds(self, data: bytes) -> bool:
+        """Whether this is the JSON `data` (compared in place, without joining)."""
+        head, tail = self.head, self.tail
+        return len(data) == len(head) + len(tail) and data.startswith(head) and data.endswith(tail)
 
     def load(self) -> dict[str, Any]:
         value: dict[str, Any] = orjson.loads(self.data)
         return value
+
+
+# Heads kept, and the shortest worth keeping (a shorter shared start saves less than it costs).
+_HEADS_KEPT = 8
+_HEAD_MIN = 1024
+# Bodies that match no head between two tries at learning one from them: a try compares two
+# bodies (a binary search of memcmps), and a log whose bodies share no start must not pay it on
+# every record.
+_LEARN_EVERY = 32
+
+
+class _SharedHeads:
+    """
+    The starts that the bodies a process keeps share (a report's log: thousands of sessions of
+    one application, each sending the same tools and system prompt before its own turns), each
+    held once. Learned from the bodies themselves: now and then a body that matches no head is
+    compared with the last one sampled, and their common start, when long enough, becomes a head.
+    Bounded (`_HEADS_KEPT`); a head stays in memory while a body holds it. A plain list read and
+    written without a lock, as `fingerprint._SHAPES`: a race costs a duplicate head at worst,
+    and a head is only ever a prefix that a body is checked against, so no body is misread.
+    """
+
+    __slots__ = ("_heads", "_last", "_misses")
+
+    def __init__(self) -> None:
+        self._heads: list[bytes] = []
+        self._misses = 0
+        self._last = b""
+
+    def head_of(self, data: bytes) -> bytes:
+        """A head `data` starts with (the most recently matched first), or b"" for none."""
+        heads = self._heads
+        for i, head in enumerate(heads):
+            if data.startswith(head):
+                if i:  # the head most bodies match is tried first
+                    heads.insert(0, heads.pop(i))
+                return head
+        self._misses += 1
+        if self._misses % _LEARN_EVERY == 1:
+            self._learn(data)
+        return b""
+
+    def _learn(self, data: bytes) -> None:
+        size = _common_start(data, self._last)
+        self._last = data
+        if size >= _HEAD_MIN:
+            self._heads.insert(0, data[:size])
+            del self._heads[_HEADS_KEPT:]
+
+
+def _common_start(a: bytes, b: bytes) -> int:
+    """The length of the longest common start of `a` and `b` (memcmps on views: no copies)."""
+    low, high = 0, min(len(a), len(b))
+    view = memoryview(a)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if b.startswith(view[:middle]):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+_HEADS = _SharedHeads()
 
 
 @dataclass(slots=True, kw_only=True)

@@ -279,11 +279,14 @@ def pick(mapping: Mapping[str, Any], *names: str) -> Any:
 def get_path(request: Mapping[str, Any], dotted: str) -> Any:
     value: Any = request
     for name in dotted.split("."):
-        value = plain(value)
-        if not isinstance(value, Mapping):
-            return None
+        # a plain dict (a request read from JSON: every record of a log, each judged) is its own
+        # `plain`, and a Mapping: the ABC check costs more than the lookup
+        if type(value) is not dict:
+            value = plain(value)
+            if not isinstance(value, Mapping):
+                return None
         value = value.get(name)
-    return plain(value)
+    return None if value is None else plain(value)
 
 
 def setting(request: Mapping[str, Any], dotted: str) -> tuple[str, Any]:

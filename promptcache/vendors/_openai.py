@@ -151,6 +151,10 @@ def response_signs(response: Any, obj: str, usage_field: str) -> int:
 
 def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
     """Chat Completions usage; also what vLLM, SGLang and llama.cpp return."""
+    if type(response) is dict:
+        plain = _plain_chat_usage(response, vendor, endpoint)
+        if plain is not None:
+            return plain
     usage = get_field(response, "usage")
     if usage is None:
         usage = response
@@ -178,6 +182,53 @@ def read_chat_usage(response: Any, *, vendor: str, endpoint: str) -> CacheUsage:
         endpoint=endpoint,
         model=response_model(response),
         problems=tuple(problems),
+    )
+
+
+def _plain_chat_usage(response: dict[str, Any], vendor: str, endpoint: str) -> CacheUsage | None:
+    """
+    `read_chat_usage` of the JSON a log holds, in its common form (integer counts, none
+    negative, that add up; no llama.cpp timings), read with plain dict lookups: `report` reads
+    one per record. None for anything else, which the general reader takes (and words what is
+    wrong).
+    """
+    usage = response.get("usage")
+    if usage is None:
+        usage = response
+    if type(usage) is not dict:
+        return None
+    prompt = usage.get("prompt_tokens")
+    output = usage.get("completion_tokens")
+    total = usage.get("total_tokens")
+    details = usage.get("prompt_tokens_details")
+    read = write = None
+    if type(details) is dict:
+        read = details.get("cached_tokens")
+        write = details.get("cache_write_tokens")
+        if write is None:
+            write = details.get("created_cache_tokens")
+    elif details is not None or response.get("timings") is not None:
+        return None
+    if type(prompt) is not int or not all(
+        value is None or (type(value) is int and value >= 0)
+        for value in (output, total, read, write)
+    ):
+        return None
+    if (read or 0) + (write or 0) > prompt or (
+        total is not None and output is not None and total != prompt + output
+    ):
+        return None  # the general reader words the problem
+    reported = read is not None or write is not None
+    model = response.get("model")
+    return CacheUsage(
+        uncached_input=prompt - (read or 0) - (write or 0),
+        cache_read=(read or 0) if reported else None,
+        cache_write=(write or 0) if reported else None,
+        output=output,
+        vendor=vendor,
+        endpoint=endpoint,
+        model=model if isinstance(model, str) else None,
+        problems=(),
     )
 
 

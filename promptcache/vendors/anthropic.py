@@ -397,9 +397,10 @@ def read_usage(response: Any) -> CacheUsage:
 
 def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
     """
-    `read_usage` of the JSON a log holds, in its common form (integer counts, none negative, no
-    TTL split, no diagnostics), read with plain dict lookups: `report` reads one per record.
-    None for anything else, which the general reader takes (and words what is wrong).
+    `read_usage` of the JSON a log holds, in its common form (integer counts, none negative, a
+    TTL split that adds up or none, no diagnostics), read with plain dict lookups: `report` reads
+    one per record. None for anything else, which the general reader takes (and words what is
+    wrong).
     """
     usage = response.get("usage", response)
     if type(usage) is not dict:
@@ -414,12 +415,18 @@ def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
         or not (output is None or (type(output) is int and output >= 0))
         or not (write is None or (type(write) is int and write >= 0))
         or not (read is None or (type(read) is int and read >= 0))
-        or usage.get("cache_creation") is not None
         or response.get("diagnostics") is not None
         or usage.get("iterations")
         or usage.get("server_tool_use")
     ):
         return None
+    creation = usage.get("cache_creation")
+    by_ttl: dict[str, int] = {}
+    if creation is not None:
+        by_ttl_or_none = _plain_split(creation, write)
+        if by_ttl_or_none is None:
+            return None
+        by_ttl = by_ttl_or_none
     reported = write is not None or read is not None
     model = response.get("model")
     return CacheUsage(
@@ -427,13 +434,35 @@ def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
         cache_read=(read or 0) if reported else None,
         cache_write=(write or 0) if reported else None,
         output=output,
-        cache_write_by_ttl={},
+        cache_write_by_ttl=by_ttl,
         vendor="anthropic",
         endpoint="messages",
         model=model if isinstance(model, str) else None,
         problems=(),
         diagnosis=None,
     )
+
+
+def _plain_split(creation: Any, write: int | None) -> dict[str, int] | None:
+    """`_ttl_split` of a JSON `cache_creation` whose counts are integers, none negative, summing
+    to `write` (the full-content log's common case), with its zeros left out as `_usage_from`
+    leaves them; None for anything else (the general reader words what is wrong)."""
+    if type(creation) is not dict or write is None:
+        return None
+    five = creation.get("ephemeral_5m_input_tokens")
+    hour = creation.get("ephemeral_1h_input_tokens")
+    if not (five is None or (type(five) is int and five >= 0)) or not (
+        hour is None or (type(hour) is int and hour >= 0)
+    ):
+        return None
+    if (five or 0) + (hour or 0) != write:
+        return None
+    split = {}
+    if five:
+        split["5m"] = five
+    if hour:
+        split["1h"] = hour
+    return split
 
 
 class AnthropicStream:
