@@ -7,8 +7,10 @@ child process:
 aiobotocore 3.10.0 pins botocore < 1.43.118 and the test environment's botocore is 1.44, and one
 process holds one version of a package, so aiobotocore and its botocore are installed on their own
 (`COMPAT_DIR`, see `INSTALL`) and put first on this process's path before anything imports
-botocore. The job (JSON on stdin) names the stub's URL and which calls to make ("paths": every
-call path boto3's cassette makes, awaited; "error": one refused call); the answer (JSON on
+botocore. The job (JSON on stdin) names the stub's URL, which calls to make ("paths": every
+call path boto3's cassette makes, awaited; "unstreamed": those that are not streams; "error":
+one refused call) and aiobotocore's HTTP
+backend ("aiohttp", its default, or "httpx"); the answer (JSON on
 stdout) holds what the monitor was handed per call, what the caller read back, the classes it
 was given and what promptcache logged.
 """
@@ -70,7 +72,7 @@ def _loaded_from_compat() -> str | None:
     return None
 
 
-async def _paths(client: Any) -> dict[str, Any]:
+async def _paths(client: Any, seen: list[Any]) -> dict[str, Any]:
     """Every call path, in the order of boto3's cassette (BOTO3_REPLIES); each result read."""
     from promptcache.adapters.bedrock import invoke_kwargs
 
@@ -85,7 +87,12 @@ async def _paths(client: Any) -> dict[str, Any]:
 
     stream_class = streamed["stream"].__class__.__name__  # what isinstance sees
     stream_isinstance = isinstance(streamed["stream"], AioEventStream)
-    events = [event async for event in streamed["stream"]]
+    events: list[Any] = []
+    async for event in streamed["stream"]:
+        if not events:  # observed once read to its end, not before
+            observed_at_first_event = len(seen)
+        events.append(event)
+    observed_at_end = len(seen)
     reply = await client.invoke_model(**invoke_kwargs(invoke_body("Where is SH-3?")))
     body_class = type(reply["body"]).__name__  # not wrapped: aiobotocore's own, rebuilt
     body_isinstance = isinstance(reply["body"], AioStreamingBody)
@@ -103,13 +110,32 @@ async def _paths(client: Any) -> dict[str, Any]:
         "stream_isinstance": stream_isinstance,
         "body_isinstance": body_isinstance,
         "stream_events": [next(iter(e)) for e in events],
+        "stream_observed": [observed_at_first_event, observed_at_end],
         "body_class": body_class,
         "invoked_usage": invoked["usage"],
         "chunk_types": [c["type"] for c in chunks],
     }
 
 
-async def _error(client: Any) -> dict[str, Any]:
+async def _unstreamed(client: Any, seen: list[Any]) -> dict[str, Any]:
+    """The replies that are not streams (aiobotocore 3.10's httpx backend cannot read an event
+    stream at all, wrapped or not: httpx's `ResponseNotRead`)."""
+    from promptcache.adapters.bedrock import invoke_kwargs
+
+    from .bedrock_cassettes import converse_turns, invoke_body
+
+    first = await client.converse(**converse_turns()[0])
+    reply = await client.invoke_model(**invoke_kwargs(invoke_body("Where is SH-3?")))
+    body_class = type(reply["body"]).__name__
+    chunks = [chunk async for chunk in reply["body"]]  # the body's own async iteration
+    return {
+        "converse_usage": [first["usage"]],
+        "body_class": body_class,
+        "invoked_usage": json.loads(b"".join(chunks))["usage"],
+    }
+
+
+async def _error(client: Any, seen: list[Any]) -> dict[str, Any]:
     from .bedrock_cassettes import converse_turns
 
     try:
@@ -151,12 +177,19 @@ async def _run(job: dict[str, Any]) -> dict[str, Any]:
 
     promptcache.Monitor.observe = spy  # type: ignore[method-assign]
     monitor = promptcache.Monitor("bedrock", metrics=False)
-    config = AioConfig(retries={"max_attempts": 1, "mode": "standard"})
+    options: dict[str, Any] = {}
+    if job.get("backend") == "httpx":  # aiobotocore's other HTTP backend (its default: aiohttp)
+        from aiobotocore.httpxsession import HttpxSession
+
+        options["http_session_cls"] = HttpxSession
+    config = AioConfig(retries={"max_attempts": 1, "mode": "standard"}, **options)
     async with get_session().create_client(
         "bedrock-runtime", region_name="us-east-1", endpoint_url=job["url"], config=config, **AWS
     ) as raw_client:
         client = promptcache.wrap(raw_client, monitor=monitor)
-        answer = await (_paths(client) if job["calls"] == "paths" else _error(client))
+        answer = await {"paths": _paths, "unstreamed": _unstreamed, "error": _error}[job["calls"]](
+            client, seen
+        )
         answer["same_client"] = client is raw_client
     by_model = monitor.stats()
     answer["observed"] = seen

@@ -47,6 +47,7 @@ def _child(job: dict[str, Any], replies: tuple[Reply, ...]) -> dict[str, Any]:
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         assert not stub.replies, "every request reached the stub"
         assert [m for m, _ in stub.seen] == ["POST"] * len(replies)
+    assert "Shipwell" not in done.stdout + done.stderr  # no prompt text in anything logged
     answer: dict[str, Any] = json.loads(done.stdout)
     return answer
 
@@ -72,11 +73,26 @@ def test_every_aiobotocore_call_path_is_observed_with_its_usage() -> None:
     assert answer["stream_class"] == "AioEventStream" and answer["stream_isinstance"]
     assert answer["body_isinstance"]
     assert answer["stream_events"][-1] == "metadata"
-    assert answer["body_class"] == "AioStreamingBody"
+    assert answer["stream_observed"] == [2, 3]  # once the caller has read it, not before
+    assert answer["body_class"] == "AioStreamingBody"  # aiobotocore's own class, rebuilt
     assert answer["invoked_usage"]["cache_creation_input_tokens"] == 1829
     assert answer["chunk_types"][0] == "message_start"
     assert answer["chunk_types"][-1] == "message_stop"
     # nothing went unobserved or unread
+    assert [m for m in answer["logged"] if "could not" in m or "cannot" in m] == []
+
+
+def test_the_httpx_backend_hands_back_its_own_body_class_readable() -> None:
+    """aiobotocore's other HTTP backend (event streams excepted: aiobotocore 3.10 cannot read
+    them over httpx at all, wrapped or not)."""
+    answer = _child({"calls": "unstreamed", "backend": "httpx"}, BOTO3_REPLIES[::3])
+    assert [(o["cache_read"], o["cache_write"]) for o in answer["observed"]] == [
+        (0, 1830),
+        (0, 1829),
+    ]
+    assert answer["converse_usage"][0]["cacheWriteInputTokens"] == 1830
+    assert answer["body_class"] == "AioHttpxStreamingBody"
+    assert answer["invoked_usage"]["cache_creation_input_tokens"] == 1829
     assert [m for m in answer["logged"] if "could not" in m or "cannot" in m] == []
 
 
