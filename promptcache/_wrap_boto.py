@@ -15,7 +15,8 @@ An aiobotocore `bedrock-runtime` client (the async path; boto3 has none) is hook
 two events: its emitter (`AioHierarchicalEmitter`) awaits the handlers it is given, so the
 `provide-client-params` handler is the same plain function and the `after-call` one is a
 coroutine (`_AsyncHooks.after`). Its InvokeModel body is read with `await body.read()` and
-handed back as aiobotocore's own `AioStreamingBody` of the same bytes; its EventStreams
+handed back as aiobotocore's own body class of the same bytes (`AioStreamingBody`, or
+`AioHttpxStreamingBody` on its httpx backend); its EventStreams
 (`AioEventStream`, async iterables) are wrapped for `async for`, observed once the caller has
 read them. Nothing blocks the event loop. An aiobotocore client whose emitter does not await
 (it would drop the coroutine unrun, so nothing would be observed) is refused.
@@ -99,8 +100,8 @@ def _awaits(client: Any) -> bool:
 
 
 def _emitter(events: Any) -> Any:
-    """The emitter that runs the handlers: under botocore's `EventAliaser` (which only renames
-    events and hands on what the emitter returns, an awaitable one's coroutine included)."""
+    """The emitter that runs the handlers, found under botocore's `EventAliaser` (which only
+    renames events and hands on what its emitter returns, an awaiting one's coroutine too)."""
     for _ in range(4):  # an aliaser's own emitter, and so on: never a cycle
         inner = getattr(events, "_emitter", None)
         if inner is None:
