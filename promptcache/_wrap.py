@@ -187,6 +187,7 @@ _SDK_PACKAGES = (
     ("openai", "openai"),
     ("google.genai", "google-genai"),
     ("botocore", "boto3"),
+    ("aiobotocore", "boto3"),  # its async client: the same events, awaited (_wrap_boto)
 )
 
 
@@ -232,6 +233,7 @@ def _vendor_of(client: Any) -> str:
         ("openai", "openai"),
         ("google.genai", "gemini"),
         ("botocore", "bedrock-converse"),
+        ("aiobotocore", "bedrock-converse"),
     ):
         if module == package or module.startswith(package + "."):
             return name

@@ -91,7 +91,8 @@ class BedrockConverseAdapter(BaseAdapter):
 
     def async_client(self, **kwargs: Any) -> Any:
         raise InputError(
-            "boto3 has no async client; use client() (aiobotocore clients are not observed)"
+            "boto3 has no async client; use client(), or aiobotocore's "
+            "(get_session().create_client('bedrock-runtime'), which wrap() observes)"
         )
 
     def to_request(
