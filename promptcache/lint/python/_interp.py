@@ -906,26 +906,7 @@ class Frame:
             return Value(deps=base.deps | {self.taint(WINDOW, label, node)}, kind="list")
         if isinstance(key, ast.Constant):
             if isinstance(key.value, str):
-                found = base.field(key.value)
-                if found is not None:
-                    return found
-                # `params["system"]` of a parameter is that part of it, resolved at each call.
-                deps: set[Dep] = {
-                    Param(index=d.index, name=d.name, path=(*d.path, key.value))
-                    if isinstance(d, Param) and len(d.path) < 4
-                    else d
-                    for d in base.deps
-                }
-                if self.a.per_request(key.value):
-                    deps.add(
-                        self.taint(
-                            PER_REQUEST,
-                            f"`{node_label(self.module, node)}` (per-request data)",
-                            node,
-                        )
-                    )
-                narrowed = frozenset(deps)
-                return Value(deps=narrowed, pieces=(narrowed,)) if narrowed else EMPTY
+                return self.keyed(base, key.value, node)
             elif (
                 isinstance(key.value, int)
                 and base.items is not None
@@ -937,6 +918,27 @@ class Frame:
             return Value(deps=base.deps, kind=base.kind)
         extra = self.eval(key) if not isinstance(key, ast.Slice) else EMPTY
         return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
+
+    def keyed(self, base: Value, key: str, node: ast.expr) -> Value:
+        """`base[key]` (or `base.get(key)`) for a constant string `key`."""
+        found = base.field(key)
+        if found is not None:
+            return found
+        # `params["system"]` of a parameter is that part of it, resolved at each call.
+        deps: set[Dep] = {
+            Param(index=d.index, name=d.name, path=(*d.path, key))
+            if isinstance(d, Param) and len(d.path) < 4
+            else d
+            for d in base.deps
+        }
+        if self.a.per_request(key):
+            deps.add(
+                self.taint(
+                    PER_REQUEST, f"`{node_label(self.module, node)}` (per-request data)", node
+                )
+            )
+        narrowed = frozenset(deps)
+        return Value(deps=narrowed, pieces=(narrowed,)) if narrowed else EMPTY
 
     # -- comprehensions ---------------------------------------------------------------------
 
@@ -1231,6 +1233,10 @@ class Frame:
             for dep in args[0].deps if args[0].kind == "list" else ():
                 if isinstance(dep, Taint) and dep.code == WINDOW:
                     self.hit(dep, f"`{last}` messages", "messages", 0, True, node)
+        key = _constant_key(node)
+        if receiver is not None and last == "get" and key is not None:
+            # `state.get("user_input", "")` reads what `state["user_input"]` does.
+            return self.keyed(receiver, key, node).with_deps(join_values(args[1:]).deps)
         if receiver is not None and last in _SHAPING_METHODS:
             return receiver.with_deps(join_values(args).deps)
         if receiver is not None and last in _PASS_METHODS:
@@ -1657,6 +1663,14 @@ def _jinja_offset(source: str, name: str) -> int | None:
 def _strip_tail(text: str) -> str:
     marker = re.search(r"\{#-?\s*promptcache:\s*tail\s*-?#\}", text, re.IGNORECASE)
     return text[: marker.start()] if marker else text
+
+
+def _constant_key(node: ast.Call) -> str | None:
+    """The first argument of a call when it is a string literal (`.get("user_input")`)."""
+    first = node.args[0] if node.args else None
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value
+    return None
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:

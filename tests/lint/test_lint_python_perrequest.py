@@ -1,0 +1,69 @@
+"""
+Per-request data that real request builders hide from the Python analysis (issue #21, corpus 2):
+each case is our own reproduction of one mechanism, with the line its finding must be on, and a
+twin done right that stays quiet.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.lint.test_lint_python_mechanisms import findings
+
+# (id, source, expected (line, code) pairs); lines count from the first line of the dedented text.
+FOUND = [
+    (
+        "a-state-key-read-with-get-above-static-instructions",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def plan(state):
+            prompt = f\"\"\"You plan coding tasks.
+        Request:
+        {state.get("user_input", "")}
+        Plan format:
+        \"\"\" + LONG
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": prompt}]
+            )
+        """,
+        [(7, "PC502")],
+    ),
+]
+
+QUIET = [
+    (
+        "a-state-key-read-with-get-at-the-end-of-the-user-turn",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def plan(state):
+            prompt = LONG + f"Request: {state.get('user_input', '')}"
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": prompt}]
+            )
+        """,
+    ),
+    (
+        "a-stable-key-read-with-get",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def plan(settings):
+            prompt = f"You speak {settings.get('language', 'English')}. " + LONG
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "system", "content": prompt}]
+            )
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), [c[1:] for c in FOUND], ids=[c[0] for c in FOUND])
+def test_per_request_mechanism_is_found(source: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(source) == expected
+
+
+@pytest.mark.parametrize("source", [c[1] for c in QUIET], ids=[c[0] for c in QUIET])
+def test_per_request_twin_is_quiet(source: str) -> None:
+    assert findings(source) == []
