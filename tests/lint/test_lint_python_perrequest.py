@@ -29,9 +29,46 @@ FOUND = [
         """,
         [(7, "PC502")],
     ),
+    (
+        "gemini-contents-that-are-turns-keep-the-question-in-an-earlier-turn",
+        """
+        from google import genai
+        client = genai.Client()
+        def ask(question):
+            return client.models.generate_content(model="gemini-2.5-flash", contents=[
+                {"role": "user", "parts": [{"text": question}]},
+                {"role": "model", "parts": [{"text": "Paris."}]},
+                {"role": "user", "parts": [{"text": "And then?"}]},
+            ])
+        """,
+        [(6, "PC502")],
+    ),
+    (
+        "gemini-parts-of-one-turn-with-long-static-text-after-the-question",
+        """
+        import google.generativeai as genai
+        model = genai.GenerativeModel("gemini-2.5-flash")
+        def ask(image, question):
+            return model.generate_content([f"Question: {question}. " + LONG, image]).text
+        """,
+        [(5, "PC502")],
+    ),
 ]
 
 QUIET = [
+    (
+        "gemini-parts-of-one-turn-a-prompt-and-an-image",
+        """
+        import google.generativeai as genai
+        model = genai.GenerativeModel("gemini-2.5-flash")
+        def ask(image, question):
+            prompt = f\"\"\"You analyse HR dashboards from the image. Never guess.
+        User question:
+        {question}
+        Answer in three short sections.\"\"\"
+            return model.generate_content([prompt, image]).text
+        """,
+    ),
     (
         "a-state-key-read-with-get-at-the-end-of-the-user-turn",
         """

@@ -1327,9 +1327,12 @@ class Frame:
             pieces = flatten(value)
             for dep in value.deps:
                 self.hit(dep, api, role, static_after(pieces, dep), True, node)
-        elif role == "messages" or (role == "input" and value.items is not None):
+        elif role == "contents" and value.items is not None and _parts_of_one_turn(value.items):
+            # Gemini SDKs gather consecutive parts into one user Content (`[prompt, image]`).
+            self.last_turn(api, Value(deps=value.deps, pieces=concat_pieces(value.items)), node)
+        elif role == "messages" or (role in ("input", "contents") and value.items is not None):
             self.messages(api, value, node)
-        elif role in ("input", "opaque"):
+        elif role in ("input", "contents", "opaque"):
             if value.pieces is None and value.kind != "str":
                 self.messages(api, value, node)
             else:
@@ -1663,6 +1666,14 @@ def _jinja_offset(source: str, name: str) -> int | None:
 def _strip_tail(text: str) -> str:
     marker = re.search(r"\{#-?\s*promptcache:\s*tail\s*-?#\}", text, re.IGNORECASE)
     return text[: marker.start()] if marker else text
+
+
+def _parts_of_one_turn(items: Sequence[Value]) -> bool:
+    """Whether a list is parts of one message (strings, images), not a list of turns: no
+    message dict, no spliced history, and every item text or a name's value."""
+    return bool(items) and all(
+        item.fields is None and not item.spliced and item.pieces is not None for item in items
+    )
 
 
 def _constant_key(node: ast.Call) -> str | None:
