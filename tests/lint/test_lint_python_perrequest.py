@@ -53,9 +53,44 @@ FOUND = [
         """,
         [(5, "PC502")],
     ),
+    (
+        "json-of-a-list-that-outside-dicts-were-appended-to",
+        """
+        import json
+        from openai import OpenAI
+        client = OpenAI()
+        def answer(query, hits):
+            found = []
+            for hit in hits:
+                found.append(hit.metadata)
+            system = "Sources: " + json.dumps(found) + LONG
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": query},
+            ])
+        """,
+        [(9, "PC503")],
+    ),
 ]
 
 QUIET = [
+    (
+        "json-of-a-list-of-dict-literals-built-by-append",
+        """
+        import json
+        from openai import OpenAI
+        client = OpenAI()
+        def answer(query, hits):
+            pages = []
+            for hit in hits:
+                page = {"text": hit.page_content, "page": hit.metadata["page_label"]}
+                pages.append(page)
+            pages.insert(0, {"text": "Read these pages.", "page": 0})
+            system = LONG + "Pages: " + json.dumps(pages)
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": query},
+            ])
+        """,
+    ),
     (
         "gemini-parts-of-one-turn-a-prompt-and-an-image",
         """
