@@ -70,9 +70,65 @@ FOUND = [
         """,
         [(9, "PC503")],
     ),
+    (
+        "a-per-request-slot-of-a-format-template-filled-from-a-search",
+        """
+        from openai import OpenAI
+        from search import top_passages
+        client = OpenAI()
+        AUDIT = "Audit context:\\n{context}\\nAnalyse it in this structure:\\n" + LONG
+        def audit(topic):
+            found = top_passages(topic)
+            prompt = AUDIT.format(
+                context=found,
+            )
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": prompt}]
+            )
+        """,
+        [(9, "PC502")],
+    ),
+    (
+        "a-per-request-slot-of-a-langchain-template-filled-by-invoke",
+        """
+        from langchain_core.prompts import PromptTemplate
+        QUIZ = PromptTemplate.from_template("Document:\\n{context}\\nWrite three questions. " + LONG)
+        def quiz(llm, text):
+            return (QUIZ | llm).invoke({"context": text[:3000]})
+        """,
+        [(5, "PC502")],
+    ),
 ]
 
 QUIET = [
+    (
+        "a-per-request-slot-filled-with-a-constant-schema",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        SCHEMA = "Table sales(id, day, amount)."
+        SQL = "You write SQL for this schema:\\n{context}\\n" + LONG
+        def ask(question):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": SQL.format(context=SCHEMA)},
+                {"role": "user", "content": question},
+            ])
+        """,
+    ),
+    (
+        "a-per-request-slot-at-the-end-of-the-user-turn",
+        """
+        from openai import OpenAI
+        from search import top_passages
+        client = OpenAI()
+        ASK = LONG + "Context:\\n{context}\\nAnswer briefly."
+        def ask(topic):
+            prompt = ASK.format(context=top_passages(topic))
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": prompt}]
+            )
+        """,
+    ),
     (
         "json-of-a-list-of-dict-literals-built-by-append",
         """

@@ -88,7 +88,7 @@ def _format(frame: Frame, call: Call) -> Value | None:
                 value = _written_at(
                     value, frame.module.display, _keyword_line(call.node, field_name)
                 )
-            parts.append(value)
+            parts.append(frame.slot_filled(field_name, value, _keyword_node(call, field_name)))
     parts.append(text_value(text[position:]))
     return frame.string(parts)
 
@@ -113,6 +113,14 @@ def _written_at(value: Value, path: str, line: int) -> Value:
             p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
         )
     return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
+
+
+def _keyword_node(call: Call, name: str) -> ast.AST:
+    """Where `name=` is given in the call (the call itself when it comes from a `**` splat)."""
+    for keyword in call.node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return call.node
 
 
 def _splat_value(node: ast.Call, frame: Frame, name: str) -> Value:

@@ -940,6 +940,22 @@ class Frame:
         narrowed = frozenset(deps)
         return Value(deps=narrowed, pieces=(narrowed,)) if narrowed else EMPTY
 
+    def slot_filled(self, name: str, value: Value, node: ast.AST) -> Value:
+        """
+        What fills a template's named slot (`TEMPLATE.format(context=text)`, a prompt
+        template's `{question}`): a slot named like per-request data holds it, whatever the
+        filling variable is called (as the template linter reads `{{ context }}`), when what
+        fills it depends on something: a parameter, a call on one. A value built from
+        constants alone is what it is, and a clock or per-request data that reaches the slot
+        as itself is reported as that. Per-request data seen only through calls the analysis
+        cannot read (`search(question)`) is reported here too: the slot is where it enters.
+        """
+        if not value.deps or not self.a.per_request(name) or _varies(value):
+            return value
+        taint = self.taint(PER_REQUEST, f"`{{{name}}}` (a per-request slot, filled here)", node)
+        mark = frozenset({taint})
+        return Value(deps=value.deps | mark, pieces=(mark, *(value.pieces or (value.deps,))))
+
     # -- comprehensions ---------------------------------------------------------------------
 
     def comprehension(
@@ -1529,6 +1545,7 @@ class Frame:
         for name, value in values.fields:
             if name not in info:
                 continue
+            value = self.slot_filled(name, value, node)
             after, role = info[name]
             value = self.named_per_request(name, value, node)
             if role == "system":
@@ -1673,6 +1690,14 @@ def _parts_of_one_turn(items: Sequence[Value]) -> bool:
     message dict, no spliced history, and every item text or a name's value."""
     return bool(items) and all(
         item.fields is None and not item.spliced and item.pieces is not None for item in items
+    )
+
+
+def _varies(value: Value) -> bool:
+    """Whether a clock, or per-request data as itself, is among the value's dependencies."""
+    return any(
+        isinstance(d, Taint) and (d.code == "PC501" or (d.code == PER_REQUEST and not d.via))
+        for d in value.deps
     )
 
 
