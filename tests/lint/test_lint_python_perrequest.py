@@ -98,9 +98,131 @@ FOUND = [
         """,
         [(5, "PC502")],
     ),
+    (
+        "a-per-request-slot-of-an-llmchain-template-filled-by-run",
+        """
+        from langchain.chains import LLMChain
+        from langchain.prompts import PromptTemplate
+        QUIZ = "Document content:\\n{context}\\nWrite three questions in this JSON form: " + LONG
+        def quiz(llm, content):
+            chain = LLMChain(llm=llm, prompt=PromptTemplate.from_template(QUIZ))
+            return chain.run(context=content[:3000])
+        """,
+        [(7, "PC502")],
+    ),
+    (
+        "a-sliding-window-of-the-history-spliced-after-the-system-prompt",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def reply(history, question):
+            recent = history[-6:]
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": LONG}, *recent, {"role": "user", "content": question},
+            ])
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "a-sliding-window-that-is-the-whole-messages",
+        """
+        import openai
+        def loop(args, ask):
+            messages = [{"role": "system", "content": "You are a helpful assistant."}]
+            while True:
+                messages.append({"role": "user", "content": ask()})
+                answer = openai.ChatCompletion.create(
+                    model=args.model, messages=messages[-args.max_history_len:]
+                )
+                messages.append({"role": "assistant", "content": answer})
+        """,
+        [(8, "PC507")],
+    ),
+    (
+        "a-sliding-window-ending-the-messages-of-a-langchain-invoke",
+        """
+        from langchain_core.messages import SystemMessage
+        def chat_node(state, llm):
+            system = SystemMessage(content=LONG)
+            return llm.invoke([system] + state["messages"][-6:])
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "a-per-request-parameter-filled-with-the-callers-request-data",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def table_context(table, metadata_query=None):
+            return f"Table {table}. Variables: {metadata_query}. "
+        def ask(question, user_query):
+            system = table_context("sales", metadata_query=user_query) + LONG
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": question},
+            ])
+        """,
+        [(5, "PC502"), (7, "PC502")],
+    ),
 ]
 
 QUIET = [
+    (
+        "a-per-request-named-parameter-filled-with-a-constant",
+        """
+        from openai import OpenAI
+        from warehouse import conn
+        client = OpenAI()
+        METADATA_QUERY = "SELECT name, definition FROM attributes;"
+        def table_context(table, metadata_query=None):
+            context = f"Table {table}."
+            if metadata_query:
+                context += f" Variables: {conn.query(metadata_query)}."
+            return context
+        def system_prompt():
+            return table_context("sales", metadata_query=METADATA_QUERY) + LONG
+        def ask(question):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system_prompt()},
+                {"role": "user", "content": question},
+            ])
+        """,
+    ),
+    (
+        "the-whole-history-and-a-truncated-question",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def reply(history, question):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": LONG}, *history,
+                {"role": "user", "content": question[-2000:]},
+            ])
+        """,
+    ),
+    (
+        "a-window-shown-to-the-user-not-sent",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def reply(history, question, show):
+            for turn in history[-10:]:
+                show(turn)
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": LONG}, *history, {"role": "user", "content": question},
+            ])
+        """,
+    ),
+    (
+        "an-llmchain-template-with-the-per-request-slot-last",
+        """
+        from langchain.chains import LLMChain
+        from langchain.prompts import PromptTemplate
+        QUIZ = LONG + "Document content:\\n{context}"
+        def quiz(llm, content):
+            chain = LLMChain(llm=llm, prompt=PromptTemplate.from_template(QUIZ))
+            return chain.run(context=content)
+        """,
+    ),
     (
         "a-per-request-slot-filled-with-a-constant-schema",
         """

@@ -616,7 +616,8 @@ class Frame:
                     slot.plain = Value(deps=only, pieces=(only,))
                 return slot.plain
             deps: set[Dep] = {slot.param}
-            deps.add(self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node))
+            taint = self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node)
+            deps.add(replace(taint, param=slot.name))
             return Value(deps=frozenset(deps), pieces=(frozenset(deps),))
         return value
 
@@ -1193,6 +1194,7 @@ class Frame:
                         node,
                     )
         result = substitute(summary.ret, bound, 0, lambda v: self.call_value(v, node))
+        result = _without(result, _constant_parameters(function, bound, result))
         if result.fields is not None and summary.ret is not result:
             # `create_chat_message("system", text)`: a message helper's dict is a system
             # message once the caller's role is in it.
@@ -1690,6 +1692,60 @@ def _parts_of_one_turn(items: Sequence[Value]) -> bool:
     message dict, no spliced history, and every item text or a name's value."""
     return bool(items) and all(
         item.fields is None and not item.spliced and item.pieces is not None for item in items
+    )
+
+
+def _constant_parameters(
+    function: Function, bound: dict[int | str, Value], result: Value
+) -> frozenset[Dep]:
+    """
+    The per-request taints in `result` that stand for a parameter of `function` which this
+    call fills with a literal (`metadata_query=METADATA_QUERY`): named like per-request data,
+    but at this call it is the caller's constant, so it does not vary here.
+    """
+    node = function.node
+    args = node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args)]
+    constant = {
+        name
+        for key, value in bound.items()
+        if not value.deps and (value.text is not None or value.kind == "num")
+        for name in ([names[key]] if isinstance(key, int) and key < len(names) else [key])
+        if isinstance(name, str)
+    }
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return frozenset(
+        d
+        for d in result.deps
+        if isinstance(d, Taint)
+        and d.param in constant
+        and d.path == function.module.display
+        and first <= d.line <= last
+    )
+
+
+def _without(value: Value, dropped: frozenset[Dep], depth: int = 0) -> Value:
+    """`value` with the dependencies `dropped` taken out, in its parts too."""
+    if not dropped or not (value.deps & dropped):
+        return value
+    pieces = None
+    if value.pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else p - dropped
+            for p in value.pieces
+            if isinstance(p, str) or p - dropped
+        )
+    deeper = depth < 4
+    return replace(
+        value,
+        deps=value.deps - dropped,
+        pieces=pieces,
+        items=tuple(_without(i, dropped, depth + 1) for i in value.items)
+        if value.items is not None and deeper
+        else value.items,
+        fields=tuple((k, _without(v, dropped, depth + 1)) for k, v in value.fields)
+        if value.fields is not None and deeper
+        else value.fields,
     )
 
 
