@@ -6,9 +6,12 @@ twin done right that stays quiet.
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
-from tests.lint.test_lint_python_mechanisms import findings
+from promptcache.lint.python import lint_python_source
+from tests.lint.test_lint_python_mechanisms import LONG, findings
 
 # (id, source, expected (line, code) pairs); lines count from the first line of the dedented text.
 FOUND = [
@@ -317,3 +320,39 @@ def test_per_request_mechanism_is_found(source: str, expected: list[tuple[int, s
 @pytest.mark.parametrize("source", [c[1] for c in QUIET], ids=[c[0] for c in QUIET])
 def test_per_request_twin_is_quiet(source: str) -> None:
     assert findings(source) == []
+
+
+def test_a_finding_names_the_line_where_the_value_enters_the_prompt() -> None:
+    source = textwrap.dedent(
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def follow_up(slots):
+            companions = ", ".join(slots.get("companion_context") or [])
+            system = f\"\"\"You guess what the user still needs.
+        - Travelling with: {companions}
+        Rules:
+        \"\"\" + LONG
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": "Go."},
+            ])
+        """
+    ).replace("LONG", repr(LONG))
+    [finding] = lint_python_source(source)
+    assert (finding.line, finding.code, finding.written_at) == (5, "PC502", 7)
+
+
+def test_a_value_placed_where_it_is_made_names_no_second_line() -> None:
+    source = textwrap.dedent(
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def ask(question):
+            system = f"Question: {question}. " + LONG
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system}, {"role": "user", "content": "Go."},
+            ])
+        """
+    ).replace("LONG", repr(LONG))
+    [finding] = lint_python_source(source)
+    assert (finding.line, finding.code, finding.written_at) == (5, "PC502", None)

@@ -25,7 +25,7 @@ from dataclasses import replace
 from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
 from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
-from ._calls import SPECIAL, Call, all_str, is_history, is_placeholder, repeat_count
+from ._calls import SPECIAL, Call, _written_at, all_str, is_history, is_placeholder, repeat_count
 from ._flow import (
     as_items,
     bind_arguments,
@@ -678,10 +678,17 @@ class Frame:
 
     def _e_JoinedStr(self, node: ast.JoinedStr) -> Value:
         parts = [
-            self.eval(v.value) if isinstance(v, ast.FormattedValue) else self.eval(v)
+            self.written(self.eval(v.value), v.value)
+            if isinstance(v, ast.FormattedValue)
+            else self.eval(v)
             for v in node.values
         ]
         return self.string(parts)
+
+    def written(self, value: Value, node: ast.expr) -> Value:
+        """`value` placed into text at `node` (an f-string's `{...}`): its variation made on
+        another line of this module remembers this first place, where the fix goes."""
+        return _written_at(value, self.module.display, node.lineno) if value.deps else value
 
     def _e_FormattedValue(self, node: ast.FormattedValue) -> Value:
         return self.eval(node.value)
