@@ -356,3 +356,22 @@ def test_a_value_placed_where_it_is_made_names_no_second_line() -> None:
     ).replace("LONG", repr(LONG))
     [finding] = lint_python_source(source)
     assert (finding.line, finding.code, finding.written_at) == (5, "PC502", None)
+
+
+def test_a_finding_names_the_format_call_that_fills_a_template_with_it() -> None:
+    source = textwrap.dedent(
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        JUDGE = "Conversation so far:\\n{history}\\nScore it by this rubric:\\n" + LONG
+        def judge(history):
+            prompt = JUDGE.format(
+                history=history,
+            )
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": prompt}]
+            )
+        """
+    ).replace("LONG", repr(LONG))
+    [finding] = lint_python_source(source)
+    assert (finding.line, finding.code, finding.written_at) == (7, "PC502", 6)

@@ -686,8 +686,9 @@ class Frame:
         return self.string(parts)
 
     def written(self, value: Value, node: ast.expr) -> Value:
-        """`value` placed into text at `node` (an f-string's `{...}`): its variation made on
-        another line of this module remembers this first place, where the fix goes."""
+        """`value` placed into text at `node` (an f-string's `{...}`, a `.format()` call): its
+        variation made on another line of this module remembers this first place, where the fix
+        goes."""
         return _written_at(value, self.module.display, node.lineno) if value.deps else value
 
     def _e_FormattedValue(self, node: ast.FormattedValue) -> Value:
