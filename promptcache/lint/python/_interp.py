@@ -915,7 +915,26 @@ class Frame:
             return Value(deps=base.deps | {self.taint(WINDOW, label, node)}, kind="list")
         if isinstance(key, ast.Constant):
             if isinstance(key.value, str):
-                return self.keyed(base, key.value, node)
+                found = base.field(key.value)
+                if found is not None:
+                    return found
+                # `params["system"]` of a parameter is that part of it, resolved at each call.
+                deps: set[Dep] = {
+                    Param(index=d.index, name=d.name, path=(*d.path, key.value))
+                    if isinstance(d, Param) and len(d.path) < 4
+                    else d
+                    for d in base.deps
+                }
+                if self.a.per_request(key.value):
+                    deps.add(
+                        self.taint(
+                            PER_REQUEST,
+                            f"`{node_label(self.module, node)}` (per-request data)",
+                            node,
+                        )
+                    )
+                narrowed = frozenset(deps)
+                return Value(deps=narrowed, pieces=(narrowed,)) if narrowed else EMPTY
             elif (
                 isinstance(key.value, int)
                 and base.items is not None
@@ -927,27 +946,6 @@ class Frame:
             return Value(deps=base.deps, kind=base.kind)
         extra = self.eval(key) if not isinstance(key, ast.Slice) else EMPTY
         return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
-
-    def keyed(self, base: Value, key: str, node: ast.expr) -> Value:
-        """`base[key]` (or `base.get(key)`) for a constant string `key`."""
-        found = base.field(key)
-        if found is not None:
-            return found
-        # `params["system"]` of a parameter is that part of it, resolved at each call.
-        deps: set[Dep] = {
-            Param(index=d.index, name=d.name, path=(*d.path, key))
-            if isinstance(d, Param) and len(d.path) < 4
-            else d
-            for d in base.deps
-        }
-        if self.a.per_request(key):
-            deps.add(
-                self.taint(
-                    PER_REQUEST, f"`{node_label(self.module, node)}` (per-request data)", node
-                )
-            )
-        narrowed = frozenset(deps)
-        return Value(deps=narrowed, pieces=(narrowed,)) if narrowed else EMPTY
 
     def slot_filled(self, name: str, value: Value, node: ast.AST) -> Value:
         """
@@ -1259,10 +1257,6 @@ class Frame:
             for dep in args[0].deps if args[0].kind == "list" else ():
                 if isinstance(dep, Taint) and dep.code == WINDOW:
                     self.hit(dep, f"`{last}` messages", "messages", 0, True, node)
-        key = _constant_key(node)
-        if receiver is not None and last == "get" and key is not None:
-            # `state.get("user_input", "")` reads what `state["user_input"]` does.
-            return self.keyed(receiver, key, node).with_deps(join_values(args[1:]).deps)
         if receiver is not None and last in _SHAPING_METHODS:
             return receiver.with_deps(join_values(args).deps)
         if receiver is not None and last in _PASS_METHODS:
@@ -1353,12 +1347,9 @@ class Frame:
             pieces = flatten(value)
             for dep in value.deps:
                 self.hit(dep, api, role, static_after(pieces, dep), True, node)
-        elif role == "contents" and value.items is not None and _parts_of_one_turn(value.items):
-            # Gemini SDKs gather consecutive parts into one user Content (`[prompt, image]`).
-            self.last_turn(api, Value(deps=value.deps, pieces=concat_pieces(value.items)), node)
-        elif role == "messages" or (role in ("input", "contents") and value.items is not None):
+        elif role == "messages" or (role == "input" and value.items is not None):
             self.messages(api, value, node)
-        elif role in ("input", "contents", "opaque"):
+        elif role in ("input", "opaque"):
             if value.pieces is None and value.kind != "str":
                 self.messages(api, value, node)
             else:
@@ -1695,14 +1686,6 @@ def _strip_tail(text: str) -> str:
     return text[: marker.start()] if marker else text
 
 
-def _parts_of_one_turn(items: Sequence[Value]) -> bool:
-    """Whether a list is parts of one message (strings, images), not a list of turns: no
-    message dict, no spliced history, and every item text or a name's value."""
-    return bool(items) and all(
-        item.fields is None and not item.spliced and item.pieces is not None for item in items
-    )
-
-
 def _constant_parameters(
     function: Function, bound: dict[int | str, Value], result: Value
 ) -> frozenset[Dep]:
@@ -1763,14 +1746,6 @@ def _varies(value: Value) -> bool:
         isinstance(d, Taint) and (d.code == "PC501" or (d.code == PER_REQUEST and not d.via))
         for d in value.deps
     )
-
-
-def _constant_key(node: ast.Call) -> str | None:
-    """The first argument of a call when it is a string literal (`.get("user_input")`)."""
-    first = node.args[0] if node.args else None
-    if isinstance(first, ast.Constant) and isinstance(first.value, str):
-        return first.value
-    return None
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:

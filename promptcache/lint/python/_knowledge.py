@@ -9,8 +9,7 @@ taint engines keep sources, sinks and propagators apart from the engine that fol
 
 Roles (the request position an argument reaches): `system` (system prompt, instructions, docs:
 the whole conversation follows it), `tools`, `messages` (every turn but the last counts), `input`
-(a string is the new turn; a list is `messages`), `contents` (Gemini's: as `input`, except that
-a list of plain parts, strings and images with no turn among them, is one user turn), `config` (a dict or config object with
+(a string is the new turn; a list is `messages`), `config` (a dict or config object with
 `system_instruction` and `tools`), `body` (a JSON body with `system`, `messages` and `tools`),
 `template` (a prompt template's text, judged by how much static text follows), `chat_template`
 (LangChain message specs), `prompt` (a prompt text in which sections follow one another, judged

@@ -13,11 +13,11 @@ FRAMEWORK = Framework(
             api="Gemini generate_content",
             suffixes=("generate_content", "generate_content_stream", "generate_content_async"),
             keywords=(
-                ("contents", "contents"),
+                ("contents", "input"),
                 ("config", "config"),
                 ("generation_config", "config"),
             ),
-            positional=((0, "contents"),),
+            positional=((0, "input"),),
         ),
         Sink(api="Gemini config", suffixes=("GenerateContentConfig",), keywords=_CONFIG),
         Sink(api="Gemini GenerativeModel", suffixes=("GenerativeModel",), keywords=_CONFIG),
