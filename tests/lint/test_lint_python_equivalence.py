@@ -203,9 +203,10 @@ def test_a_taint_passed_through_a_call_keeps_every_other_field() -> None:
         fix=("sorted", 3, 6, 3, 20),
         fixable=True,
         written=5,
+        param="user_name",
     )
     assert {f.name for f in fields(Taint)} == {
-        "code", "label", "path", "line", "column", "via", "fix", "fixable", "written",
+        "code", "label", "path", "line", "column", "via", "fix", "fixable", "written", "param",
     }  # fmt: skip
     assert passed_through(taint, "fmt()") == replace(taint, via=("wrap()", "fmt()"))
     assert passed_through(taint, "fmt()").written == 5  # not part of equality: checked apart

@@ -79,7 +79,8 @@ def _format(frame: Frame, call: Call) -> Value | None:
         if field_name == "" or field_name.isdigit():
             slot = int(field_name) if field_name else index
             index += 1
-            parts.append(args[slot] if slot < len(args) else join_values(splat))
+            filled = args[slot] if slot < len(args) else join_values(splat)
+            parts.append(frame.written(filled, call.node))
         else:
             value = keywords.get(field_name)
             if value is None:
@@ -88,7 +89,9 @@ def _format(frame: Frame, call: Call) -> Value | None:
                 value = _written_at(
                     value, frame.module.display, _keyword_line(call.node, field_name)
                 )
-            parts.append(value)
+            value = frame.slot_filled(field_name, value, _keyword_node(call, field_name))
+            # Given on the line it was made: the `.format(` call is where it enters the text.
+            parts.append(frame.written(value, call.node))
     parts.append(text_value(text[position:]))
     return frame.string(parts)
 
@@ -113,6 +116,14 @@ def _written_at(value: Value, path: str, line: int) -> Value:
             p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
         )
     return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
+
+
+def _keyword_node(call: Call, name: str) -> ast.AST:
+    """Where `name=` is given in the call (the call itself when it comes from a `**` splat)."""
+    for keyword in call.node.keywords:
+        if keyword.arg == name:
+            return keyword.value
+    return call.node
 
 
 def _splat_value(node: ast.Call, frame: Frame, name: str) -> Value:

@@ -260,6 +260,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         fix=taint.fix,
         fixable=taint.fixable,
         written=taint.written,
+        param=taint.param,
     )
 
 

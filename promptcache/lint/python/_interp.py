@@ -25,7 +25,7 @@ from dataclasses import replace
 from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
 from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
-from ._calls import SPECIAL, Call, all_str, is_history, is_placeholder, repeat_count
+from ._calls import SPECIAL, Call, _written_at, all_str, is_history, is_placeholder, repeat_count
 from ._flow import (
     as_items,
     bind_arguments,
@@ -616,7 +616,8 @@ class Frame:
                     slot.plain = Value(deps=only, pieces=(only,))
                 return slot.plain
             deps: set[Dep] = {slot.param}
-            deps.add(self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node))
+            taint = self.taint(PER_REQUEST, f"`{slot.name}` (per-request parameter)", node)
+            deps.add(replace(taint, param=slot.name))
             return Value(deps=frozenset(deps), pieces=(frozenset(deps),))
         return value
 
@@ -677,10 +678,18 @@ class Frame:
 
     def _e_JoinedStr(self, node: ast.JoinedStr) -> Value:
         parts = [
-            self.eval(v.value) if isinstance(v, ast.FormattedValue) else self.eval(v)
+            self.written(self.eval(v.value), v.value)
+            if isinstance(v, ast.FormattedValue)
+            else self.eval(v)
             for v in node.values
         ]
         return self.string(parts)
+
+    def written(self, value: Value, node: ast.expr) -> Value:
+        """`value` placed into text at `node` (an f-string's `{...}`, a `.format()` call): its
+        variation made on another line of this module remembers this first place, where the fix
+        goes."""
+        return _written_at(value, self.module.display, node.lineno) if value.deps else value
 
     def _e_FormattedValue(self, node: ast.FormattedValue) -> Value:
         return self.eval(node.value)
@@ -938,6 +947,22 @@ class Frame:
         extra = self.eval(key) if not isinstance(key, ast.Slice) else EMPTY
         return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
 
+    def slot_filled(self, name: str, value: Value, node: ast.AST) -> Value:
+        """
+        What fills a template's named slot (`TEMPLATE.format(context=text)`, a prompt
+        template's `{question}`): a slot named like per-request data holds it, whatever the
+        filling variable is called (as the template linter reads `{{ context }}`), when what
+        fills it depends on something: a parameter, a call on one. A value built from
+        constants alone is what it is, and a clock or per-request data that reaches the slot
+        as itself is reported as that. Per-request data seen only through calls the analysis
+        cannot read (`search(question)`) is reported here too: the slot is where it enters.
+        """
+        if not value.deps or not self.a.per_request(name) or _varies(value):
+            return value
+        taint = self.taint(PER_REQUEST, f"`{{{name}}}` (a per-request slot, filled here)", node)
+        mark = frozenset({taint})
+        return Value(deps=value.deps | mark, pieces=(mark, *(value.pieces or (value.deps,))))
+
     # -- comprehensions ---------------------------------------------------------------------
 
     def comprehension(
@@ -1175,6 +1200,7 @@ class Frame:
                         node,
                     )
         result = substitute(summary.ret, bound, 0, lambda v: self.call_value(v, node))
+        result = _without(result, _constant_parameters(function, bound, result))
         if result.fields is not None and summary.ret is not result:
             # `create_chat_message("system", text)`: a message helper's dict is a system
             # message once the caller's role is in it.
@@ -1520,6 +1546,7 @@ class Frame:
         for name, value in values.fields:
             if name not in info:
                 continue
+            value = self.slot_filled(name, value, node)
             after, role = info[name]
             value = self.named_per_request(name, value, node)
             if role == "system":
@@ -1657,6 +1684,68 @@ def _jinja_offset(source: str, name: str) -> int | None:
 def _strip_tail(text: str) -> str:
     marker = re.search(r"\{#-?\s*promptcache:\s*tail\s*-?#\}", text, re.IGNORECASE)
     return text[: marker.start()] if marker else text
+
+
+def _constant_parameters(
+    function: Function, bound: dict[int | str, Value], result: Value
+) -> frozenset[Dep]:
+    """
+    The per-request taints in `result` that stand for a parameter of `function` which this
+    call fills with a literal (`metadata_query=METADATA_QUERY`): named like per-request data,
+    but at this call it is the caller's constant, so it does not vary here.
+    """
+    node = function.node
+    args = node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args)]
+    constant = {
+        name
+        for key, value in bound.items()
+        if not value.deps and (value.text is not None or value.kind == "num")
+        for name in ([names[key]] if isinstance(key, int) and key < len(names) else [key])
+        if isinstance(name, str)
+    }
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return frozenset(
+        d
+        for d in result.deps
+        if isinstance(d, Taint)
+        and d.param in constant
+        and d.path == function.module.display
+        and first <= d.line <= last
+    )
+
+
+def _without(value: Value, dropped: frozenset[Dep], depth: int = 0) -> Value:
+    """`value` with the dependencies `dropped` taken out, in its parts too."""
+    if not dropped or not (value.deps & dropped):
+        return value
+    pieces = None
+    if value.pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else p - dropped
+            for p in value.pieces
+            if isinstance(p, str) or p - dropped
+        )
+    deeper = depth < 4
+    return replace(
+        value,
+        deps=value.deps - dropped,
+        pieces=pieces,
+        items=tuple(_without(i, dropped, depth + 1) for i in value.items)
+        if value.items is not None and deeper
+        else value.items,
+        fields=tuple((k, _without(v, dropped, depth + 1)) for k, v in value.fields)
+        if value.fields is not None and deeper
+        else value.fields,
+    )
+
+
+def _varies(value: Value) -> bool:
+    """Whether a clock, or per-request data as itself, is among the value's dependencies."""
+    return any(
+        isinstance(d, Taint) and (d.code == "PC501" or (d.code == PER_REQUEST and not d.via))
+        for d in value.deps
+    )
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:

@@ -55,6 +55,7 @@ class Taint:
     # The line of `path` where the value is formatted into a prompt's text, when not `line`
     # (where the fix goes); not part of its identity.
     written: int = field(default=0, compare=False)
+    param: str = ""  # the per-request-named parameter it stands for, where it is one
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)
