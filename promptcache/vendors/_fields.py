@@ -28,11 +28,16 @@ def get_field(obj: Any, *path: str) -> Any:
 
 
 def get_int(obj: Any, *path: str) -> int | None:
-    """An integer field, or None when absent. A non-integer value is an error, not a 0."""
+    """A count field, or None when absent. A non-integer or negative value is an error, not a 0."""
     # One field of a JSON dict is the common case (every record of a log): read it directly.
     value = obj.get(path[0]) if type(obj) is dict and len(path) == 1 else get_field(obj, *path)
-    if value is None or type(value) is int:  # `type` rules out bool, which is an int
+    if value is None or (type(value) is int and value >= 0):  # `type` rules out bool
         return value
+    if type(value) is int:  # a count below 0 is no vendor's: priced, it would be a false number
+        raise InputError(
+            f"usage field {'.'.join(path)} is negative ({value}): a token count never is; pass "
+            "the response as the vendor sent it"
+        )
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(
             f"usage field {'.'.join(path)} should be an integer, got {shown(value)}; pass the "
