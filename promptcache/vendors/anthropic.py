@@ -193,7 +193,8 @@ _FOREIGN_BLOCKS = frozenset({"image_url", "input_text", "input_image", "input_au
 
 
 def misfit(request: Mapping[str, Any]) -> str | None:
-    for key in ("contents", "input", "instructions"):
+    # Converse's camelCase keys too: its `system` and `messages` read as Anthropic's otherwise.
+    for key in ("contents", "input", "instructions", "modelId", "toolConfig", "inferenceConfig"):
         if key in request:
             return f"a top-level {key!r}"
     if "messages" not in request:
