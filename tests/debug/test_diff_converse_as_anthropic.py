@@ -36,5 +36,5 @@ def test_diff_of_anthropic_then_converse_names_both_formats() -> None:
 
 
 def test_converse_body_forced_as_anthropic_says_it_looks_like_converse() -> None:
-    with pytest.raises(InputError, match="modelId.*looks like AWS Bedrock Converse"):
+    with pytest.raises(InputError, match=r"modelId.*looks like AWS Bedrock Converse"):
         resolve_vendor(_converse(), "anthropic")
