@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 import re
 import sys
@@ -165,10 +166,19 @@ def shown(value: Any) -> str:
     as JSON, since they carry no prompt text; anything else by `describe`.
     """
     if _textless(value, 2):
-        text = orjson.dumps(value).decode()
+        text = _json_text(value)
         if len(text) <= 60:
             return text
     return describe(value)
+
+
+def _json_text(value: Any) -> str:
+    """JSON of a textless value, a NaN or infinity by its own name (orjson writes it `null`)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(map(_json_text, value)) + "]"
+    return orjson.dumps(value).decode()
 
 
 def _textless(value: Any, depth: int) -> bool:
