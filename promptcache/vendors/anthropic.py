@@ -37,7 +37,7 @@ from ._elements import (
     strip_markers,
     system_spans,
 )
-from ._fields import get_field, get_int, require_usage
+from ._fields import MAX_COUNT, get_field, get_int, require_usage
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
 from ._vendor import Vendor
@@ -416,6 +416,7 @@ def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
         or not (output is None or (type(output) is int and output >= 0))
         or not (write is None or (type(write) is int and write >= 0))
         or not (read is None or (type(read) is int and read >= 0))
+        or max(uncached, output or 0, write or 0, read or 0) > MAX_COUNT
         or response.get("diagnostics") is not None
         or usage.get("iterations")
         or usage.get("server_tool_use")

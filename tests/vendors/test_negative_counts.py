@@ -75,3 +75,28 @@ def test_cost_exits_2_on_a_negative_count(
     assert main(["cost", str(path)]) == 2
     err = capsys.readouterr().err
     assert "cached_tokens" in err and "negative" in err and "Traceback" not in err
+
+
+def _huge(value: Any) -> Any:
+    """The response with each negative count replaced by ten billion."""
+    if isinstance(value, dict):
+        return {k: _huge(v) for k, v in value.items()}
+    return 10**10 if isinstance(value, int) and value < 0 else value
+
+
+@pytest.mark.parametrize(("vendor", "response", "field"), CASES, ids=[c[0] for c in CASES])
+def test_reader_refuses_a_count_no_context_window_holds(
+    vendor: str, response: dict[str, Any], field: str
+) -> None:
+    # 10**10 tokens in one request: no model's window holds it; priced, it was $60,000 of input
+    with pytest.raises(InputError, match=rf"{field}.*10000000000"):
+        get_vendor(vendor).read_usage(_huge(response))
+
+
+def test_cost_of_a_huge_count_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps({"model": "claude-sonnet-4-5", "usage": {"input_tokens": 10**18}}))
+    assert main(["cost", str(path)]) == 2
+    assert "input_tokens" in capsys.readouterr().err
