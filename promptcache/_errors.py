@@ -33,6 +33,7 @@ __all__ = [
     "VolatileContentWarning",
     "check_hash_key",
     "describe",
+    "json_kind",
     "private_path",
     "short_hash",
     "shown",
@@ -170,6 +171,15 @@ def shown(value: Any) -> str:
         if len(text) <= 60:
             return text
     return describe(value)
+
+
+_JSON_KINDS = {"NoneType": "null", "bool": "boolean", "int": "number", "float": "number"}
+_JSON_KINDS |= {"str": "string", "list": "list", "tuple": "list", "dict": "object"}
+
+
+def json_kind(value: Any) -> str:
+    """A parsed JSON value's type in JSON's words (`null`, `number`), not Python's (`NoneType`)."""
+    return _JSON_KINDS.get(type(value).__name__, type(value).__name__)
 
 
 def _json_text(value: Any) -> str:
