@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 import re
 import sys
@@ -32,6 +33,7 @@ __all__ = [
     "VolatileContentWarning",
     "check_hash_key",
     "describe",
+    "json_kind",
     "private_path",
     "short_hash",
     "shown",
@@ -165,10 +167,28 @@ def shown(value: Any) -> str:
     as JSON, since they carry no prompt text; anything else by `describe`.
     """
     if _textless(value, 2):
-        text = orjson.dumps(value).decode()
+        text = _json_text(value)
         if len(text) <= 60:
             return text
     return describe(value)
+
+
+_JSON_KINDS = {"NoneType": "null", "bool": "boolean", "int": "number", "float": "number"}
+_JSON_KINDS |= {"str": "string", "list": "list", "tuple": "list", "dict": "object"}
+
+
+def json_kind(value: Any) -> str:
+    """A parsed JSON value's type in JSON's words (`null`, `number`), not Python's (`NoneType`)."""
+    return _JSON_KINDS.get(type(value).__name__, type(value).__name__)
+
+
+def _json_text(value: Any) -> str:
+    """JSON of a textless value, a NaN or infinity by its own name (orjson writes it `null`)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(map(_json_text, value)) + "]"
+    return orjson.dumps(value).decode()
 
 
 def _textless(value: Any, depth: int) -> bool:

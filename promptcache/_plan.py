@@ -180,9 +180,11 @@ def plan(
     vendor = spec.name
     caps = spec.capabilities_for(model)
     rendered = prompt.render(counter) if isinstance(prompt, Prompt) else prompt
+    unlisted = None
     if min_tokens is None:
         _check_named(spec, model)
         min_tokens = load_min_tokens().minimum(spec.family, model)
+        unlisted = _unlisted_note(spec, model, min_tokens)
     minimum = min_tokens
     use_auto = caps.automatic_mode if automatic is None else automatic
     if vendor_added < 0:
@@ -198,6 +200,8 @@ def plan(
     scope = key if key is not None else f"{vendor}:{model}"
     builder.fork = seen.fork(scope, rendered) if seen is not None else None
     builder.place(previous.render(counter) if isinstance(previous, Prompt) else previous)
+    if unlisted is not None:
+        builder.notes.append(unlisted)
     if seen is not None:
         seen.record(scope, rendered)
     breakpoints = _with_ttls(builder.chosen, caps, ttl, layer_ttls, rendered.blocks)
@@ -607,6 +611,20 @@ def _check_named(spec: Vendor, model: str) -> None:
             "foundation model id it serves (aws bedrock get-inference-profile lists it; "
             "--base-model on the command line)"
         )
+
+
+def _unlisted_note(spec: Vendor, model: str, minimum: int) -> str | None:
+    """
+    Said when the vendor's minimum differs by model and no row of the minimum-token table names
+    `model` (a typo, a new model, an alias): its minimum is then the vendor's default, an
+    assumption, not a fact. An engine's minimum is its cache block size whatever the model is.
+    """
+    if spec.family == "engine" or load_min_tokens().lists(spec.family, model):
+        return None
+    return (
+        f"{shown_name(model)} is in no row of the minimum-token table: {minimum} is {spec.name}'s default, "
+        "assumed, not the model's documented minimum; check the model name, or pass min_tokens="
+    )
 
 
 @functools.lru_cache(maxsize=16)

@@ -553,6 +553,19 @@ class MinTokenTable:
         _MINIMA[(id(self.vendors), vendor, model)] = (self.vendors, found)
         return found
 
+    def lists(self, vendor: str, model: str) -> bool:
+        """
+        Whether `minimum` is documented for `model`: a row names it, or the vendor documents one
+        minimum for all its models (no rows). Else it is the default, assumed for a model the
+        rows do not name.
+        """
+        entry = self.vendors.get(_table_key(vendor), {})
+        rows = entry.get("models", {})
+        if match_model(model, rows) is not None or (not rows and "default" in entry):
+            return True
+        inherited = entry.get("inherits")
+        return inherited is not None and "default" not in entry and self.lists(inherited, model)
+
     def _minimum(self, vendor: str, model: str) -> int:
         vendor = _table_key(vendor)
         entry = self.vendors.get(vendor)

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from ._canonical import load_json
-from ._errors import InputError, shown, shown_keys
+from ._errors import InputError, json_kind, shown, shown_keys
 from ._pricing import Rates, cost_figures_at
 from ._usage import CacheUsage
 from ._vendor_side import VendorSide, VendorSideCounter
@@ -711,7 +711,7 @@ def _json_error(exc: orjson.JSONDecodeError) -> str:
 def _shape(value: Any) -> str:
     if isinstance(value, dict):
         return f"an object with keys {shown_keys(value)}" if value else "an empty object"
-    return f"a JSON {type(value).__name__}"
+    return f"a JSON {json_kind(value)}"
 
 
 def _vendor(record: Mapping[str, Any], default: str | None, number: int) -> Vendor:

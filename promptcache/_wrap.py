@@ -238,8 +238,10 @@ def _vendor_of(client: Any) -> str:
         if module == package or module.startswith(package + "."):
             return name
     raise InputError(
-        f"wrap() supports Anthropic, OpenAI and Gemini SDK clients, got {client.__class__.__qualname__} "
-        f"from {module!r}; pass vendor=... if it is one of those behind another class"
+        f"wrap() supports Anthropic, OpenAI and Gemini SDK clients (their Bedrock, Vertex AI, "
+        f"Azure and Foundry classes too) and boto3 'bedrock-runtime' clients, got "
+        f"{client.__class__.__qualname__} from {module!r}; pass vendor=... if it is one of those "
+        "behind another class"
     )
 
 

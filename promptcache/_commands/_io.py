@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .._errors import InputError
+from .._errors import InputError, json_kind
 from .._inputs import DEFAULT_MAX_BYTES, MAX_BYTES_CEILING, parse_json, read_bounded
 from .._outputs import check_output, write_atomic
 from ..vendors import VENDOR_NAMES, get_vendor, unknown_vendor
@@ -31,7 +31,7 @@ def load_json_object(
         raise InputError(f"{exc}; expected a JSON object of {holds}") from None
     if not isinstance(data, dict):
         raise InputError(
-            f"{name} holds a JSON {type(data).__name__}; expected a JSON object of {holds}"
+            f"{name} holds a JSON {json_kind(data)}; expected a JSON object of {holds}"
         )
     return data
 

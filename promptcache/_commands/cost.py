@@ -37,7 +37,9 @@ def register(subparsers: Any) -> None:
             "usage record, and price it (prices from genai-prices and the dated table; override "
             "with --prices or PROMPTCACHE_PRICES). The total line sums every file. Without FILEs, "
             "--prefix-tokens starts a what-if: the workload's cost with and without caching, the "
-            "break-even request count, the TTL to choose, keep-alives, and other models."
+            "break-even request count, the TTL to choose, keep-alives, and other models. Exit 1 "
+            "when a response's own numbers contradict each other (each is named as a problem): "
+            "its price rests on them."
         ),
     )
     parser.add_argument("files", nargs="*", help="response JSON files ('-' for stdin)")
@@ -99,7 +101,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(orjson.dumps(payload, option=orjson.OPT_INDENT_2).decode() + "\n")
     else:
         sys.stdout.write(_text(rows, table.as_of, table.currency))
-    return 0
+    # A price computed from numbers that contradict each other is not a clean answer.
+    return 1 if any(usage.problems for _, usage, _ in rows) else 0
 
 
 def _priced_as(

@@ -32,7 +32,7 @@ from .._report import money as _money
 from .._vendor_side import EVIDENCE_KEPT, SideRow, VendorSide
 from ._io import add_vendor_option, output_file, write_output
 
-EXIT_OK, EXIT_FINDINGS = 0, 1
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 _PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is worth drawing
 # skipped lines named on stderr (all of them are counted; --format json names 100)
 _NOTICES = 10
@@ -58,7 +58,8 @@ def register(subparsers: Any) -> None:
             "and print the cache hit rate, read and write tokens, cost and "
             "savings, and the invalidations the monitor finds, costliest cause first. Lines "
             "that cannot be read are skipped, counted and named (--strict stops instead). "
-            "Exit 1 when a --fail-under or --max-invalidations gate fails."
+            "Exit 1 when a --fail-under or --max-invalidations gate fails; 2 when not one line "
+            "could be read."
         ),
     )
     parser.add_argument(
@@ -211,6 +212,13 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(csv_of(report))
     else:
         sys.stdout.write(render_text(report))
+    if report.records == 0 and report.skipped:
+        # Every line refused: the figures above describe no traffic, not a clean one.
+        sys.stderr.write(
+            f"promptcache: error: none of the {report.skipped:,} lines could be read (the reasons "
+            "are above); check the log format (docs/log-format.md) and --vendor\n"
+        )
+        return EXIT_ERROR
     return _gates(report, args.fail_under, args.max_invalidations)
 
 

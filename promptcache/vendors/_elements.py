@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from .._canonical import canonical_bytes, json_path
-from .._errors import InputError, shown
+from .._errors import InputError, json_kind, shown
 
 __all__ = [
     "MARKERS",
@@ -257,8 +257,9 @@ def plain(value: Any) -> Any:
 def plain_request(request: Any, name: str) -> Mapping[str, Any]:
     request = plain(request)
     if not isinstance(request, Mapping):
+        which = "the request" if name == "request" else f"request {name}"  # not "request request"
         raise InputError(
-            f"request {name} must be a dict of SDK keyword arguments, got {type(request).__name__}"
+            f"{which} must be a dict of SDK keyword arguments, got {json_kind(request)}"
         )
     return request
 

@@ -7,7 +7,12 @@ from typing import Any
 
 from .._errors import InputError, shown
 
-__all__ = ["first_int", "get_field", "get_int", "require_usage"]
+__all__ = ["MAX_COUNT", "first_int", "get_field", "get_int", "require_usage"]
+
+
+# A token count of one request above this is corrupt or not a count: the largest context windows
+# hold about 10 million tokens.
+MAX_COUNT = 10**9
 
 
 def get_field(obj: Any, *path: str) -> Any:
@@ -28,11 +33,19 @@ def get_field(obj: Any, *path: str) -> Any:
 
 
 def get_int(obj: Any, *path: str) -> int | None:
-    """An integer field, or None when absent. A non-integer value is an error, not a 0."""
+    """A count field, or None when absent. A non-integer or negative value is an error, not a 0."""
     # One field of a JSON dict is the common case (every record of a log): read it directly.
     value = obj.get(path[0]) if type(obj) is dict and len(path) == 1 else get_field(obj, *path)
-    if value is None or type(value) is int:  # `type` rules out bool, which is an int
+    if value is None or (type(value) is int and 0 <= value <= MAX_COUNT):  # `type`: not bool
         return value
+    if type(value) is int:  # no vendor's count: priced, it would be a false number
+        wrong = (
+            "is negative" if value < 0 else f"is over {MAX_COUNT:,}, more than any context holds"
+        )
+        raise InputError(
+            f"usage field {'.'.join(path)} {wrong} ({value}): pass the response as the vendor "
+            "sent it"
+        )
     if isinstance(value, bool) or not isinstance(value, int):
         raise InputError(
             f"usage field {'.'.join(path)} should be an integer, got {shown(value)}; pass the "

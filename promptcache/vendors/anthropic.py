@@ -37,7 +37,7 @@ from ._elements import (
     strip_markers,
     system_spans,
 )
-from ._fields import get_field, get_int, require_usage
+from ._fields import MAX_COUNT, get_field, get_int, require_usage
 from ._reading import PromptParts, items, message, sample, text
 from ._rules import CacheRules, Capabilities, Setting
 from ._vendor import Vendor
@@ -193,7 +193,8 @@ _FOREIGN_BLOCKS = frozenset({"image_url", "input_text", "input_image", "input_au
 
 
 def misfit(request: Mapping[str, Any]) -> str | None:
-    for key in ("contents", "input", "instructions"):
+    # Converse's camelCase keys too: its `system` and `messages` read as Anthropic's otherwise.
+    for key in ("contents", "input", "instructions", "modelId", "toolConfig", "inferenceConfig"):
         if key in request:
             return f"a top-level {key!r}"
     if "messages" not in request:
@@ -415,6 +416,7 @@ def _plain_usage(response: dict[str, Any]) -> CacheUsage | None:
         or not (output is None or (type(output) is int and output >= 0))
         or not (write is None or (type(write) is int and write >= 0))
         or not (read is None or (type(read) is int and read >= 0))
+        or max(uncached, output or 0, write or 0, read or 0) > MAX_COUNT
         or response.get("diagnostics") is not None
         or usage.get("iterations")
         or usage.get("server_tool_use")

@@ -361,7 +361,7 @@ def cache_point_problems(request: Mapping[str, Any], *, one_hour: bool | None = 
     after a reasoning block or with nothing before it. `one_hour=False`: the model has no 1h TTL.
     """
     points = cache_points(request)
-    problems: list[str] = []
+    problems = _type_problems(request)
     if len(points) > MAX_CACHE_POINTS:
         problems.append(
             f"{len(points)} cache points ({', '.join(p for p, _, _ in points)}) exceed Bedrock's "
@@ -402,6 +402,36 @@ def cache_point_problems(request: Mapping[str, Any], *, one_hour: bool | None = 
                 "there. Fix: put it after the content it should cache"
             )
     return problems
+
+
+def _type_problems(request: Mapping[str, Any]) -> list[str]:
+    """A cache point's `type` is required and has one value (botocore's CachePointType)."""
+    return [
+        f"{path}: cachePoint.type {shown_name(kind)} is not 'default', the one type Bedrock "
+        "takes; it answers ValidationException. Fix: write {'cachePoint': {'type': 'default'}}"
+        for path, kind in _point_types(request)
+        if kind != "default"
+    ]
+
+
+def _point_types(request: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Each cache point's path and `type` (None where the block holds no object)."""
+    config = plain(request.get("toolConfig"))
+    lists = [("toolConfig.tools", config.get("tools") if isinstance(config, Mapping) else None)]
+    lists.append(("system", request.get("system")))
+    for m, msg in enumerate(_list(request.get("messages"))):
+        msg = plain(msg)
+        if isinstance(msg, Mapping):
+            lists.append((f"messages[{m}].content", msg.get("content")))
+    found: list[tuple[str, Any]] = []
+    for path, items in lists:
+        for i, item in enumerate(map(plain, _list(items))):
+            if isinstance(item, Mapping) and CACHE_POINT in item:
+                inner = plain(item[CACHE_POINT])
+                found.append(
+                    (f"{path}[{i}]", inner.get("type") if isinstance(inner, Mapping) else None)
+                )
+    return found
 
 
 def marker_check(

@@ -237,7 +237,7 @@ def test_malformed_records_are_named_without_the_text_they_hold(
     ]
     log = tmp_path / "log.jsonl"
     _write_log(log, bad)
-    assert main(["report", str(log), "--format", "json"]) == 0
+    assert main(["report", str(log), "--format", "json"]) == 2  # every line refused: exit 2
     captured = capsys.readouterr()
     named = json.loads(captured.out)["skipped"]["named"]
     assert [p["line"] for p in named] == [1, 2, 3, 4]
@@ -387,8 +387,9 @@ def test_a_neutral_usage_with_impossible_counts_is_named_not_totalled(
     request = json.loads(next(iter(_log())))["request"]
     log = tmp_path / "log.jsonl"
     log.write_text(json.dumps({"request": request, "usage": usage}) + "\n")
-    out = _json(capsys, str(log))
-    assert out["records"] == 0 and out["skipped"]["lines"] == 1  # type: ignore[index]
+    assert main(["report", str(log), "--format", "json"]) == 2  # nothing readable: exit 2
+    out = json.loads(capsys.readouterr().out)
+    assert out["records"] == 0 and out["skipped"]["lines"] == 1
     assert EMAIL not in json.dumps(out)
 
 
