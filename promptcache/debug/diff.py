@@ -197,9 +197,10 @@ def compare_elements(
     if points == [] and ea:
         return _not_cached(vendor)
     result = _compared(a, b, ea, eb, vendor, counter, found, points, every_prefix)
-    if minimum is None or minimum[1] <= 0 or every_prefix or not result.invalidated:
+    if minimum is None or minimum[1] <= 0 or every_prefix:
         return result
-    # Only a loss is weighed against the minimum: what `a` never cached, `b` cannot lose.
+    # A prefix under the minimum was never cached: b lost nothing of it, and nothing was kept
+    # either (two identical short requests are not "cache kept": neither reads anything).
     size = _against_minimum(ea, points, minimum[1], vendor, counter)
     if size is None:
         return result

@@ -736,7 +736,7 @@ def test_a_change_only_in_the_final_user_turn_loses_nothing_on_automatic_vendors
     last = turns(b)[-1]
     text = "What changed since 2026-06-09 15:04:21?"
     last[key] = [{"text": text}] if key == "parts" else text
-    result = diff(a, b, vendor)
+    result = diff(a, b, vendor, min_tokens=1)  # a short pair: over the minimum, as if longer
     assert not result.invalidated and result.cause == "none" and result.tokens_lost == 0
     assert result.path is not None and result.in_tail  # located, for the person reading
     assert "final user turn" in result.detail
@@ -894,7 +894,11 @@ def test_a_marked_prefix_under_the_minimum_is_below_minimum_not_tokens_lost() ->
     result = diff(a, b, "anthropic")
     assert (result.cause, result.invalidated, result.tokens_lost) == ("below_minimum", False, 0)
     assert "1024-token minimum for claude-sonnet-4-5" in result.detail
-    assert diff(a, a, "anthropic").cause == "none"  # nothing cached, and nothing lost
+    # Nothing cached, so nothing kept either: two identical short requests both miss, and
+    # "cache kept" would be a confident answer the vendor contradicts.
+    same = diff(a, a, "anthropic")
+    assert (same.cause, same.invalidated, same.tokens_lost) == ("below_minimum", False, 0)
+    assert diff(a, a, "anthropic", min_tokens=1).cause == "none"  # over a minimum: kept
 
 
 def test_automatic_caching_under_the_minimum_is_below_minimum() -> None:
