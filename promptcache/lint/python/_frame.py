@@ -24,12 +24,16 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from . import _expressions, _invoke, _iteration, _statements, _templates
+from ._expressions import binop, evaluate, string, written
 from ._findings import Findings
+from ._invoke import call_value
+from ._iteration import element
 from ._locations import taint_at
 from ._project import Module
 from ._scope import Scope
+from ._statements import assign, block, statement
 from ._summaries import Function
+from ._templates import slot_filled, template_variables
 from ._values import Taint, Value
 
 if TYPE_CHECKING:
@@ -66,14 +70,14 @@ class Frame:
         return taint_at(self.module, code, label, node, fix=fix, fixable=fixable)
 
     # The interface between the concerns: functions of a frame, bound as its methods.
-    block = _statements.block
-    statement = _statements.statement
-    assign = _statements.assign
-    eval = _expressions.evaluate
-    binop = _expressions.binop
-    string = _expressions.string
-    written = _expressions.written
-    element = _iteration.element
-    call_value = _invoke.call_value
-    slot_filled = _templates.slot_filled
-    template_variables = _templates.template_variables
+    block = block
+    statement = statement
+    assign = assign
+    eval = evaluate
+    binop = binop
+    string = string
+    written = written
+    element = element
+    call_value = call_value
+    slot_filled = slot_filled
+    template_variables = template_variables
