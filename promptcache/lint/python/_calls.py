@@ -29,7 +29,7 @@ from ._values import (
 )
 
 if TYPE_CHECKING:
-    from ._interp import Frame
+    from ._frame import Frame
 
 __all__ = ["SPECIAL", "Call", "all_str", "is_history", "is_placeholder", "repeat_count"]
 
@@ -524,7 +524,7 @@ def _getattr(frame: Frame, call: Call) -> Value | None:
     if isinstance(node.args[1], ast.Constant):
         return None
     label = f"`{node_label(frame.module, node)}` (an attribute named at run time)"
-    return frame.lost(label, node).with_deps(call.args[0].deps)
+    return frame.scope.lost(label, node).with_deps(call.args[0].deps)
 
 
 def _partial(frame: Frame, call: Call) -> Value | None:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import ast
 
 from ._project import Module
+from ._values import Taint
 
-__all__ = ["node_label", "node_location", "node_span"]
+__all__ = ["node_label", "node_location", "node_span", "taint_at"]
 
 
 def node_location(module: Module, node: ast.AST) -> tuple[int, int]:
@@ -60,4 +61,26 @@ def node_span(module: Module, node: ast.AST) -> tuple[int, int, int, int]:
         getattr(node, "col_offset", 0),
         getattr(node, "end_lineno", 1) or 1,
         getattr(node, "end_col_offset", 0) or 0,
+    )
+
+
+def taint_at(
+    module: Module,
+    code: str,
+    label: str,
+    node: ast.AST,
+    *,
+    fix: tuple[str, int, int, int, int] | None = None,
+    fixable: bool = False,
+) -> Taint:
+    """A source of variation (`code`) found at `node` of `module`, named by `label`."""
+    line, column = node_location(module, node)
+    return Taint(
+        code=code,
+        label=label,
+        path=module.display,
+        line=line,
+        column=column,
+        fix=fix,
+        fixable=fixable,
     )

@@ -1,0 +1,263 @@
+"""
+The sink checks: given a value and the request position it reaches (system prompt, tools,
+messages, the newest turn, a template), decide which of its dependencies break the cache there.
+
+`Findings` reads no bindings and evaluates nothing: it is handed values. A dependency that is
+known (a clock, per-request data) becomes a `Hit` recorded in the analysis; one that is a
+parameter of the function being summarised becomes a `Pending` sink on that function, resolved
+at each call (`_invoke`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ._flow import (
+    flatten,
+    static_after,
+    text_after,
+)
+from ._locations import node_location
+from ._project import Module
+from ._sinks import Sink
+from ._summaries import Function, Hit, Pending
+from ._turns import (
+    WINDOW,
+    after_unknown,
+    history_after,
+    opens,
+    pieces_from,
+    unknown_after,
+)
+
+if TYPE_CHECKING:
+    from ._interp import Analysis
+
+__all__ = ["Findings"]
+
+from ._values import (
+    PER_REQUEST,
+    Dep,
+    Param,
+    Taint,
+    Value,
+)
+
+_HISTORY_FIELD = re.compile(
+    r"\{(?:chat_history|history|messages|conversation\w*|agent_scratchpad|scratchpad)\}"
+)
+
+
+class Findings:
+    """The sink checks of one frame: hits go to the analysis, pending sinks to `function`."""
+
+    def __init__(self, analysis: Analysis, module: Module, function: Function | None):
+        self.a = analysis
+        self.module = module
+        self.function = function
+
+    def conversation_started(self, history: Value) -> None:
+        """A history created and kept here (`self.messages = [system]`): what its system
+        message holds was computed for the conversation, so it breaks no cache within it,
+        wherever the history is sent. Only values computed in this function (or per-request
+        data) count: one taken at import is the process's, shared by every conversation."""
+        function = self.function
+        first, last = (0, -1) if function is None else (function.node.lineno, 0)
+        if function is not None:
+            last = function.node.end_lineno or function.node.lineno
+        # At module level (a Streamlit script's `st.session_state.messages = [...]`) only the
+        # per-request data counts: a clock there is taken once per process.
+        self.a.conversation_fixed.update(
+            dep
+            for dep in history.deps
+            if isinstance(dep, Taint)
+            and (
+                dep.code == PER_REQUEST
+                or (dep.path == self.module.display and first <= dep.line <= last)
+            )
+        )
+
+    def system_message(self, message: Value, node: ast.AST, later: Sequence[Value] = ()) -> None:
+        """A `{"role": "system", "content": ...}` literal is a system prompt wherever it goes;
+        in a list literal whose later turns are only the newest one, nothing else follows it."""
+        role = message.field("role")
+        if role is not None and role.text in ("system", "developer"):
+            content = message.field("content")
+            if content is None:
+                content = Value(deps=message.deps - role.deps)
+            what = f"{role.text} message"
+            if later and not history_after(later):
+                rest = Value(deps=content.deps, pieces=pieces_from((content, *later)))
+                self.last_turn(what, rest, node, role="system")
+            else:
+                self.sink_value(what, "system", content, node)
+
+    def splat_into(self, sink: Sink, value: Value, node: ast.AST) -> None:
+        """`sink(**value)`: each known keyword reaches its position; a parameter's keywords
+        (an in-house wrapper's `**kwargs`, forwarded) are resolved at each call of it."""
+        if value.fields is not None:
+            for keyword, role in sink.keywords:
+                found = value.field(keyword)
+                if found is not None:
+                    self.sink_value(sink.api, role, found, node)
+            rest = value.field("**")
+            if rest is not None and rest.deps:
+                self.splat_into(sink, rest, node)
+            return
+        unknown = frozenset(d for d in value.deps if not isinstance(d, Param))
+        for dep in value.deps:
+            if isinstance(dep, Param):
+                self.pend(dep, sink.api, "kwargs", 0, True)
+        if unknown:
+            self.sink_value(sink.api, "opaque", Value(deps=unknown), node)
+
+    # -- sinks ------------------------------------------------------------------------------
+
+    def sink_value(
+        self, api: str, role: str, value: Value, node: ast.AST, *, history: bool = True
+    ) -> None:
+        if role == "system" and not history:  # only the newest turn follows the system prompt
+            self.last_turn(api, value, node, role="system")
+        elif role in ("system", "tools"):
+            pieces = flatten(value)
+            for dep in value.deps:
+                self.hit(dep, api, role, static_after(pieces, dep), True, node)
+        elif role == "messages" or (role == "input" and value.items is not None):
+            self.messages(api, value, node)
+        elif role in ("input", "opaque"):
+            if value.pieces is None and value.kind != "str":
+                self.messages(api, value, node)
+            else:
+                self.last_turn(api, value, node)
+        elif role == "config":
+            for key, sub in (("system_instruction", "system"), ("tools", "tools")):
+                found = value.field(key)
+                if found is not None:
+                    self.sink_value(api, sub, found, node)
+        elif role == "body":
+            inner = value.meta if value.kind == "json" and isinstance(value.meta, Value) else value
+            for key, sub in (("system", "system"), ("messages", "messages"), ("tools", "tools")):
+                found = inner.field(key)
+                if found is not None:
+                    self.sink_value(api, sub, found, node)
+        elif role == "template":
+            self.last_turn(api, value, node, role="template")
+        elif role == "chat_template":
+            for item in value.items or ():
+                if (
+                    item.items is not None
+                    and len(item.items) == 2
+                    and item.items[0].text in ("system", "developer")
+                ):
+                    continue  # the tuple is a sink of its own (see _e_List)
+
+    def messages(self, api: str, value: Value, node: ast.AST) -> None:
+        if value.items is None:
+            for dep in value.deps:
+                if isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    continue
+                if isinstance(dep, Param):
+                    self.pend(dep, api, "messages", 0, True, whole=True)
+                    continue
+                note = "the analysis cannot see where in the conversation it lands"
+                self.hit(dep, api, "messages", 0, True, node, note=note)
+            return
+        items = value.items
+        limit = max(self.a.config.threshold, 1) * 4
+        for index, item in enumerate(items):
+            if index == len(items) - 1:
+                if not item.spliced:
+                    self.last_turn(api, item, node)
+                for dep in item.deps if item.spliced else ():
+                    if isinstance(dep, Taint) and dep.code == WINDOW:  # the newest turns, windowed
+                        self.hit(dep, api, "messages", 0, True, node)
+                continue
+            history = history_after(items[index + 1 :])
+            # Without history after it, a turn loses only the static text after it, to the end.
+            pieces = flatten(item) if history else pieces_from(items[index:])
+            for dep in item.deps:
+                if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    continue
+                after = static_after(pieces, dep)
+                if isinstance(dep, Param):
+                    after = 0 if history else after
+                    self.pend(dep, api, "messages", after, history, spliced=item.spliced)
+                elif (
+                    history
+                    or after >= limit
+                    or after_unknown(dep)
+                    or opens(pieces, dep, limit)
+                    or unknown_after(pieces, dep)
+                ):
+                    self.hit(dep, api, "messages", after, history, node)
+
+    def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
+        """The newest turn is the tail; only static text after a value in it is lost."""
+        pieces = flatten(value)
+        limit = max(self.a.config.threshold, 1) * 4
+        for dep in value.deps:
+            after = static_after(pieces, dep)
+            history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
+            unknown = role == "system" and (
+                after_unknown(dep) or opens(pieces, dep, limit) or unknown_after(pieces, dep)
+            )
+            if isinstance(dep, Param) or history or unknown or after >= limit:
+                self.hit(dep, api, role, after, history, node)
+
+    def hit(
+        self,
+        dep: Dep,
+        api: str,
+        role: str,
+        after: int,
+        history: bool,
+        node: ast.AST,
+        note: str = "",
+    ) -> None:
+        if isinstance(dep, Param):
+            self.pend(dep, api, role, after, history)
+            return
+        line, column = node_location(self.module, node)
+        self.a.record(
+            self.module,
+            Hit(
+                taint=dep,
+                api=api,
+                role=role,
+                after=after,
+                history=history,
+                site_path=self.module.display,
+                site_line=line,
+                site_column=column,
+                note=note,
+            ),
+        )
+
+    def pend(
+        self,
+        dep: Param,
+        api: str,
+        role: str,
+        after: int,
+        history: bool,
+        *,
+        spliced: bool = False,
+        whole: bool = False,
+    ) -> None:
+        if self.function is not None:
+            pending = Pending(
+                index=dep.index,
+                name=dep.name,
+                api=api,
+                role=role,
+                after=after,
+                history=history,
+                path=dep.path,
+                spliced=spliced,
+                whole=whole,
+            )
+            if pending not in self.function.pending:
+                self.function.pending.append(pending)

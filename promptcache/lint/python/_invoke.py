@@ -1,0 +1,413 @@
+"""
+Calls: a call into a project function (applying its summary: the sinks its parameters reach
+and what it returns), into a framework sink (`_sinks`), a modelled library call (`_calls`'
+`SPECIAL`), a prompt template's methods (`_templates`), or a call the analysis cannot read
+(its arguments' variation passed through, and the taint says via what).
+
+Functions of a `Frame` (`_frame`). State: none of its own; the frame's bindings are read through
+`frame.scope`, what reaches a request position is handed to `frame.findings`, and a function's
+summary is asked of the analysis (`Analysis.summary`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ._calls import SPECIAL, Call
+from ._flow import (
+    bind_arguments,
+    called_deps,
+    flatten,
+    follow,
+    passed_through,
+    static_after,
+    substitute,
+)
+from ._locations import node_label
+from ._sinks import PASS_THROUGH, SINK_BY_API, Sink
+from ._summaries import ClassInfo, Function
+from ._templates import jinja_render, template_call, template_info
+from ._turns import (
+    WINDOW,
+    conversation_follows,
+)
+from ._values import (
+    EMPTY,
+    ORDER_CODES,
+    PER_REQUEST,
+    Dep,
+    Param,
+    Taint,
+    Value,
+    join_values,
+)
+
+if TYPE_CHECKING:
+    from ._frame import Frame
+
+__all__ = ["call_expression", "call_value"]
+
+_SYSTEM_KEYWORDS = frozenset(
+    {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
+)
+_SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
+_PASS_METHODS = frozenset(
+    {
+        "upper", "lower", "title", "capitalize", "replace", "strftime", "isoformat", "encode",
+        "decode", "format_map", "removeprefix", "removesuffix", "casefold", "hex", "copy",
+        "expandtabs", "ljust", "rjust", "center", "zfill", "date", "time", "astimezone",
+        "timestamp", "split", "splitlines", "get", "model_dump", "dict", "to_dict",
+    }
+)  # fmt: skip
+
+
+# -- calls ------------------------------------------------------------------------------
+
+
+def call_expression(frame: Frame, node: ast.Call) -> Value:
+    func = node.func
+    receiver: Value | None = None
+    if isinstance(func, ast.Attribute):
+        receiver = frame.eval(func.value)
+        callee = _attribute_callee(frame, receiver, func)
+    else:
+        callee = frame.eval(func)
+    args = list(map(frame.eval, node.args))
+    keywords: dict[str, Value] = {}
+    splats: list[Value] = []
+    for keyword in node.keywords:
+        value = frame.eval(keyword.value)
+        if keyword.arg is None:
+            splats.append(value)
+            for name, item in value.fields or ():
+                if name != "**":
+                    keywords.setdefault(name, item)
+        else:
+            keywords[keyword.arg] = value
+    if callee.kind == "partial":  # `functools.partial(f, ...)` called: f with both
+        inner, bound_args, bound_keywords = callee.meta
+        args, keywords = [*bound_args, *args], {**bound_keywords, **keywords}
+        if inner.kind == "module" and isinstance(inner.meta, str):
+            return call_named(frame, inner.meta, node, None, args, keywords, splats)
+        callee = inner
+    if callee.kind in ("function", "method", "class", "lambda") and callee.meta is not None:
+        return call_project(frame, callee, node, args, keywords, splats)
+    if isinstance(func, ast.Name) and frame.scope.env.get(func.id, EMPTY).kind == "param":
+        # A callable the caller passes in (a callback): its result is what the caller's
+        # argument returns when called, resolved at each call (`Param.path` "()").
+        called = called_deps(callee.deps)
+        rest = opaque_call(frame, call_name(frame, func), [*args, *keywords.values(), *splats])
+        return Value(deps=called | rest.deps, pieces=(called | rest.deps,))
+    name = call_name(frame, func)
+    result = call_named(frame, name, node, receiver, args, keywords, splats)
+    if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
+        result = result.with_deps(callee.deps)
+    return result
+
+
+def dynamic_prompt(frame: Frame, value: Value, node: ast.AST) -> Value:
+    """A system prompt given as a function (an Agents SDK `instructions=`, a dynamic
+    prompt): the framework calls it on every run; what it returns is the prompt."""
+    if value.kind in ("function", "method", "lambda", "partial") and value.meta is not None:
+        return call_value(frame, value, node)
+    return value
+
+
+def call_value(frame: Frame, value: Value, node: ast.AST) -> Value:
+    """
+    What calling `value` with no arguments gives: for a callable that a framework calls
+    on every request (`.partial(time=datetime.now)`, `Field(default_factory=...)`).
+    Anything else is its own value.
+    """
+    if value.kind == "module" and isinstance(value.meta, str):
+        volatile, _ = frame.a.named_call(value.meta, 0)
+        if not volatile:
+            return EMPTY
+        taint = frame.taint(
+            "PC501", f"`{node_label(frame.module, node)}` (called per request)", node
+        )
+        return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+    if value.kind == "partial":
+        inner, args, keywords = value.meta
+        if inner.kind == "module":
+            return join_values([*args, *keywords.values()])
+        return call_project(frame, inner, node, list(args), dict(keywords), [])
+    if value.kind in ("function", "method", "lambda") and value.meta is not None:
+        return call_project(frame, value, node, [], {}, [])
+    return value
+
+
+def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Value:
+    if receiver.kind == "module" and isinstance(receiver.meta, str):
+        return frame.scope.imported(f"{receiver.meta}.{func.attr}")
+    if receiver.kind == "instance" and isinstance(receiver.meta, ClassInfo):
+        cls: ClassInfo = receiver.meta
+        method = cls.methods.get(func.attr)
+        if method is not None:
+            return Value(kind="method", meta=(method, receiver))
+    if receiver.kind == "class" and isinstance(receiver.meta, ClassInfo):
+        method = receiver.meta.methods.get(func.attr)
+        if method is not None:
+            return Value(kind="function", meta=method)
+    return EMPTY
+
+
+def call_name(frame: Frame, func: ast.expr) -> str:
+    # `a.b.c` nests on the left: walk it in a loop (exact types: `ast` makes no subclasses).
+    suffix = ""
+    while True:
+        if isinstance(func, ast.Attribute):
+            suffix = f".{func.attr}{suffix}"
+            func = func.value
+        elif isinstance(func, ast.Name):
+            return frame.module.imports.get(func.id, func.id) + suffix
+        elif isinstance(func, ast.Call):
+            suffix = f"(){suffix}"
+            func = func.func
+        else:
+            return "?" + suffix
+
+
+def call_project(
+    frame: Frame,
+    callee: Value,
+    node: ast.AST,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> Value:
+    if callee.kind == "class":
+        cls: ClassInfo = callee.meta
+        init = cls.methods.get("__init__")
+        if init is not None:
+            _apply(frame, init, node, [Value(kind="instance", meta=cls), *args], keywords, splats)
+        return Value(kind="instance", meta=cls)
+    if callee.kind == "method":
+        function, bound = callee.meta
+        return _apply(frame, function, node, [bound, *args], keywords, splats)
+    return _apply(frame, callee.meta, node, args, keywords, splats)
+
+
+def _apply(
+    frame: Frame,
+    function: Function,
+    node: ast.AST,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> Value:
+    summary = frame.a.summary(function)
+    if summary.ret is None:  # recursion: the result depends on everything passed
+        return join_values([*args, *keywords.values(), *splats])
+    bound = bind_arguments(function.node, args, keywords, splats)
+    for pending in summary.pending:
+        argument = bound.get(pending.index if pending.index >= 0 else pending.name)
+        if argument is None:
+            continue
+        argument = follow(argument, pending.path, lambda v: call_value(frame, v, node))
+        if pending.whole:
+            frame.findings.messages(pending.api, argument, node)
+            continue
+        if pending.role == "kwargs":
+            frame.findings.splat_into(SINK_BY_API[pending.api], argument, node)
+            continue
+        limit = max(frame.a.config.threshold, 1) * 4
+        pieces = flatten(argument)
+        for dep in argument.deps:
+            if isinstance(dep, Param):
+                frame.findings.pend(
+                    dep,
+                    pending.api,
+                    pending.role,
+                    pending.after,
+                    pending.history,
+                    spliced=pending.spliced,
+                )
+            elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                continue
+            elif pending.history or pending.after + static_after(pieces, dep) >= limit:
+                frame.findings.hit(
+                    dep,
+                    pending.api,
+                    pending.role,
+                    pending.after + static_after(pieces, dep),
+                    pending.history,
+                    node,
+                )
+    result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
+    result = _without(result, _constant_parameters(function, bound, result))
+    if result.fields is not None and summary.ret is not result:
+        # `create_chat_message("system", text)`: a message helper's dict is a system
+        # message once the caller's role is in it.
+        frame.findings.system_message(result, node)
+    return result
+
+
+def call_named(
+    frame: Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> Value:
+    last = name.rpartition(".")[2]
+    special = SPECIAL.get(last)
+    if special is not None:
+        call = Call(name=name, node=node, receiver=receiver, args=args, keywords=keywords)
+        handled = special(frame, call)
+        if handled is not None:
+            return handled
+    if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
+        return args[0]
+    volatile, sink = frame.a.named_call(name, len(node.args))
+    if volatile:
+        taint = frame.taint("PC501", f"`{node_label(frame.module, node)}`", node)
+        return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+    if sink is not None:
+        return call_sink(frame, sink, node, args, keywords, splats)
+    for keyword, value in keywords.items():
+        if keyword in _SYSTEM_KEYWORDS:
+            value = dynamic_prompt(frame, value, node)
+            if value.deps:
+                what = f"`{keyword}=` of `{_short(name)}()`"
+                frame.findings.sink_value(what, "system", value, node)
+    if receiver is not None and receiver.kind in ("ptemplate", "chain"):
+        return template_call(frame, last, receiver, node, args, keywords)
+    if receiver is not None and receiver.kind == "jtemplate" and last in ("render", "render_async"):
+        return jinja_render(frame, receiver, node, args, keywords, splats)
+    if (
+        receiver is not None
+        and last in ("invoke", "ainvoke", "stream", "astream")
+        and args
+        and args[0].items is not None
+    ):
+        frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
+    elif receiver is not None and last in ("invoke", "ainvoke", "stream", "astream") and args:
+        # A list of unknown turns: only a window of the history is known to vary in it.
+        for dep in args[0].deps if args[0].kind == "list" else ():
+            if isinstance(dep, Taint) and dep.code == WINDOW:
+                frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
+    if receiver is not None and last in _SHAPING_METHODS:
+        return receiver.with_deps(join_values(args).deps)
+    if receiver is not None and last in _PASS_METHODS:
+        return Value(
+            deps=receiver.deps | join_values(args).deps,
+            kind=receiver.kind if receiver.kind == "str" else "",
+        )
+    if receiver is None or receiver.kind == "module":
+        return opaque_call(frame, name, [*args, *keywords.values(), *splats])
+    return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def opaque_call(frame: Frame, name: str, values: Sequence[Value]) -> Value:
+    deps: set[Dep] = set()
+    shown = name if len(name) <= 40 else "..." + name[-37:]
+    for value in values:
+        for dep in value.deps:
+            if (
+                isinstance(dep, Taint)
+                and dep.code not in ORDER_CODES
+                and f"{shown}()" not in dep.via
+            ):
+                deps.add(passed_through(dep, f"{shown}()"))
+            else:
+                deps.add(dep)
+    return Value(deps=frozenset(deps)) if deps else EMPTY
+
+
+def call_sink(
+    frame: Frame,
+    sink: Sink,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> Value:
+    for index, role in sink.positional:
+        if index < len(args):
+            frame.findings.sink_value(sink.api, role, args[index], node)
+    history = conversation_follows(sink, args, keywords, splats)
+    for keyword, role in sink.keywords:
+        if keyword in keywords:
+            value = keywords[keyword]
+            if role == "system":
+                value = dynamic_prompt(frame, value, node)
+            frame.findings.sink_value(sink.api, role, value, node, history=history)
+    for splat in splats:
+        if splat.fields is None and splat.deps:
+            frame.findings.splat_into(sink, splat, node)
+    if "partial_variables" in keywords:
+        frame.template_variables(
+            template_info(frame, sink, args, keywords), keywords["partial_variables"], node
+        )
+    if sink.api.startswith("LangChain") and "message" not in sink.api.split()[-1]:
+        return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
+    if sink.api == "LangChain system message template":
+        return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
+    result = join_values([*args, *keywords.values()])
+    if sink.api == "LangChain SystemMessage":
+        return replace(result, kind="message")
+    return result
+
+
+def _constant_parameters(
+    function: Function, bound: dict[int | str, Value], result: Value
+) -> frozenset[Dep]:
+    """
+    The per-request taints in `result` that stand for a parameter of `function` which this
+    call fills with a literal (`metadata_query=METADATA_QUERY`): named like per-request data,
+    but at this call it is the caller's constant, so it does not vary here.
+    """
+    node = function.node
+    args = node.args
+    names = [a.arg for a in (*args.posonlyargs, *args.args)]
+    constant = {
+        name
+        for key, value in bound.items()
+        if not value.deps and (value.text is not None or value.kind == "num")
+        for name in ([names[key]] if isinstance(key, int) and key < len(names) else [key])
+        if isinstance(name, str)
+    }
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return frozenset(
+        d
+        for d in result.deps
+        if isinstance(d, Taint)
+        and d.param in constant
+        and d.path == function.module.display
+        and first <= d.line <= last
+    )
+
+
+def _without(value: Value, dropped: frozenset[Dep], depth: int = 0) -> Value:
+    """`value` with the dependencies `dropped` taken out, in its parts too."""
+    if not dropped or not (value.deps & dropped):
+        return value
+    pieces = None
+    if value.pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else p - dropped
+            for p in value.pieces
+            if isinstance(p, str) or p - dropped
+        )
+    deeper = depth < 4
+    return replace(
+        value,
+        deps=value.deps - dropped,
+        pieces=pieces,
+        items=tuple(_without(i, dropped, depth + 1) for i in value.items)
+        if value.items is not None and deeper
+        else value.items,
+        fields=tuple((k, _without(v, dropped, depth + 1)) for k, v in value.fields)
+        if value.fields is not None and deeper
+        else value.fields,
+    )
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= 40 else "..." + name[-37:]

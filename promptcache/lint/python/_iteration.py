@@ -1,0 +1,80 @@
+"""
+Iteration: comprehensions, and the elements of what a loop iterates, with the order taint
+(PC504) of iterating a set or a dict of outside order.
+
+Functions of a `Frame` (`_frame`). State: binds a comprehension's targets in `Scope.env` and
+restores the bindings after it (its variables do not leak); evaluates through `frame.eval`.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from ._flow import (
+    merge_all,
+)
+from ._locations import node_label, node_span
+from ._values import (
+    EMPTY,
+    Dep,
+    Taint,
+    Value,
+)
+
+if TYPE_CHECKING:
+    from ._frame import Frame
+
+__all__ = ["comprehension", "element", "order_taint"]
+
+
+def comprehension(
+    frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+) -> tuple[Value, Value, bool]:
+    saved = dict(frame.scope.env)
+    iter_deps: set[Dep] = set()
+    unordered = False
+    for generator in node.generators:
+        iterated = frame.eval(generator.iter)
+        each = element(frame, iterated, generator.iter)
+        unordered = unordered or iterated.kind in ("set", "udict", "uview")
+        if isinstance(node, ast.DictComp):  # the order lives in the kind ("udict") instead
+            each = Value(
+                deps=frozenset(
+                    d for d in each.deps if not (isinstance(d, Taint) and d.code == "PC504")
+                )
+            )
+        iter_deps |= each.deps
+        frame.assign(generator.target, each)
+        for condition in generator.ifs:
+            frame.eval(condition)
+    if isinstance(node, ast.DictComp):
+        key, value = frame.eval(node.key), frame.eval(node.value)
+    else:
+        key, value = EMPTY, frame.eval(node.elt)
+    frame.scope.env.clear()
+    frame.scope.env.update(saved)
+    return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered
+
+
+def element(frame: Frame, iterated: Value, node: ast.expr) -> Value:
+    """One element of iterating `iterated`: ordered by the source, or flagged when not."""
+    deps = set(iterated.deps)
+    if iterated.items is not None and iterated.items and not any(i.spliced for i in iterated.items):
+        merged = merge_all(list(iterated.items))
+        return merged.with_deps(deps)
+    if iterated.kind in ("set", "udict", "uview"):
+        deps.add(order_taint(frame, iterated, node))
+    return Value(deps=frozenset(deps)) if deps else EMPTY
+
+
+def order_taint(frame: Frame, iterated: Value, node: ast.expr) -> Taint:
+    what = "a set" if iterated.kind == "set" else "a dict built from an unordered source"
+    fixable = iterated.kind == "set" and iterated.meta is True
+    return frame.taint(
+        "PC504",
+        f"iteration order of {what} (`{node_label(frame.module, node)}`)",
+        node,
+        fix=("sorted", *node_span(frame.module, node)),
+        fixable=fixable,
+    )

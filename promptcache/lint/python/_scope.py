@@ -1,0 +1,152 @@
+"""
+Bindings and name resolution: what a name is bound to in a frame.
+
+`Scope` owns a frame's `env` (names, and `self.<attr>` for the attributes this method sets) and
+`self_attrs` (what `__init__` sets on the instance, read by `Analysis.class_attrs`). A name is
+looked up here, then in the module's globals, then through the module's imports into the
+project's modules; one the analysis cannot find is a value it says it did not follow (PC506).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ._locations import taint_at
+from ._project import Module
+from ._summaries import ClassInfo, Function, ParamSlot
+
+if TYPE_CHECKING:
+    from ._interp import Analysis
+
+__all__ = ["Scope"]
+
+from ._values import (
+    EMPTY,
+    NOT_FOLLOWED,
+    Value,
+)
+
+_BUILTINS = frozenset(dir(builtins))
+# Parameter types through which a framework hands a dynamic prompt the run's own data.
+_RUN_CONTEXTS = ("RunContext", "RunContextWrapper", "ToolContext")
+
+
+class Scope:
+    """The bindings of one frame (see the module's docstring for who reads and writes them)."""
+
+    def __init__(
+        self, analysis: Analysis, module: Module, function: Function | None, env: dict[str, Value]
+    ):
+        self.a = analysis
+        self.module = module
+        self.function = function
+        self.env: dict[str, Value] = env
+        self.self_attrs: dict[str, Value] = {}
+
+    # -- parameters -------------------------------------------------------------------------
+
+    def bind_parameters(self) -> None:
+        assert self.function is not None
+        node = self.function.node
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        for index, arg in enumerate(positional):
+            self.env[arg.arg] = self._slot(index, arg)
+        for extra in (*args.kwonlyargs, args.vararg, args.kwarg):
+            if extra is not None:
+                self.env[extra.arg] = self._slot(-1, extra)
+        cls = self.function.cls
+        if cls is not None and positional and not _is_static(node):
+            self.env[positional[0].arg] = Value(kind="instance", meta=cls)
+
+    def _slot(self, index: int, arg: ast.arg) -> Value:
+        per_request = self.a.per_request(arg.arg) or any(
+            _mentions(arg.annotation, context) for context in _RUN_CONTEXTS
+        )
+        return Value(
+            kind="param", meta=ParamSlot(index=index, name=arg.arg, per_request=per_request)
+        )
+
+    def is_self(self, name: str) -> bool:
+        slot = self.env.get(name)
+        return slot is not None and slot.kind == "instance" and isinstance(slot.meta, ClassInfo)
+
+    def lookup(self, name: str) -> Value:
+        found = self.find(name)
+        return EMPTY if found is None else found
+
+    def find(self, name: str, node: ast.AST | None = None) -> Value | None:
+        """The value `name` is bound to here (None: bound nowhere the analysis can see)."""
+        found = self.env.get(name)
+        if found is not None:
+            return found
+        found = self.a.global_value(self.module, name)
+        if found is not None:
+            return found
+        dotted = self.module.imports.get(name)
+        if dotted is not None:
+            return self.imported(dotted, node)
+        return None
+
+    def unseen_name(self, node: ast.Name) -> Value:
+        """A name bound by none of the module's own statements, in a module with `*` imports:
+        from a project module it is read there; otherwise it is not followed (PC506)."""
+        name = node.id
+        if name in _BUILTINS:
+            return EMPTY
+        for star in self.module.stars:
+            module = self.a.project.find(star, self.module)
+            if module is not None:
+                found = self.a.global_value(module, name)
+                if found is not None:
+                    return found
+        label = f"`{name}` (from `from {self.module.stars[0]} import *`)"
+        return self.lost(label, node)
+
+    def lost(self, label: str, node: ast.AST) -> Value:
+        """A value the analysis cannot follow: reported where it reaches a prefix, as such."""
+        taint = taint_at(self.module, NOT_FOLLOWED, label, node)
+        return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
+
+    def imported(self, dotted: str, node: ast.AST | None = None) -> Value:
+        """A name imported from another module: its value when the module is in the project."""
+        module_name, _, attr = dotted.rpartition(".")
+        if module_name:
+            module = self.a.project.find(module_name, self.module)
+            if module is not None:
+                found = self.a.global_value(module, attr)
+                if found is not None:
+                    return found
+            elif node is not None and module_name in self.a.project.broken:
+                why = self.a.project.broken[module_name]
+                label = f"`{attr}` (from {module_name}, which {why})"
+                return replace(self.lost(label, node), kind="module", meta=dotted)
+        known = self.a.outside.get(dotted)
+        if known is None:
+            known = self.a.outside[dotted] = Value(kind="module", meta=dotted)
+        return known
+
+
+def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:
+    if isinstance(node, ast.Lambda):
+        return True
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _mentions(annotation: ast.expr | None, name: str) -> bool:
+    """Whether a type annotation names `name` (`RunContext[Deps]`, `pydantic_ai.RunContext`)."""
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Name):  # the common case (`question: str`): nothing below it
+        return annotation.id == name
+    for node in ast.walk(annotation):
+        if (isinstance(node, ast.Name) and node.id == name) or (
+            isinstance(node, ast.Attribute) and node.attr == name
+        ):
+            return True
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and name in node.value:
+            return True
+    return False

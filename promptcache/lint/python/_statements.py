@@ -1,0 +1,252 @@
+"""
+Statement execution: what each statement does to the frame's bindings.
+
+Functions of a `Frame` (`_frame`). State: binds names in the frame's `Scope.env` (through
+`assign`, and whole for branches, which run each body on a copy and merge what they bound) and
+`Scope.self_attrs` (`self.x = ...`); appends to `Frame.returns`. Expressions are evaluated through
+`frame.eval`; a name or attribute that says "system prompt" is handed to `frame.findings`, and a
+nested function is summarised by the analysis.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ._flow import (
+    merge,
+)
+from ._summaries import ClassInfo, Function
+from ._turns import (
+    starts_a_conversation,
+)
+from ._values import (
+    EMPTY,
+    Value,
+)
+
+if TYPE_CHECKING:
+    from ._frame import Frame
+
+__all__ = ["assign", "block", "statement"]
+
+# Names that say "this is the system prompt": a variable, attribute or function so named is a
+# system prompt wherever it is sent (often from another module, or through an in-house wrapper).
+_SYSTEM_NAME = re.compile(
+    r"(?i)^_*(?:\w*_)?(?:system_?prompt|system_?message|system_?instructions?|sys_?prompt|sys_?msg)(?:_\w*)?$"
+)
+# Names that say "this is a prompt's text" (`FACT_EXTRACTION_PROMPT`, `prompt_template`).
+_PROMPT_NAME = re.compile(r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions)$")
+
+
+def block(frame: Frame, body: Sequence[ast.stmt]) -> None:
+    for each in body:
+        statement(frame, each)
+
+
+def statement(frame: Frame, node: ast.stmt) -> None:
+    handler = _STATEMENTS.get(type(node))
+    if handler is not None:
+        handler(frame, node)
+    else:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                frame.eval(child)
+
+
+def _s_Import(frame: Frame, node: ast.Import | ast.ImportFrom | ast.Pass) -> None:
+    """Nothing to evaluate: imports are resolved from the module's import table."""
+
+
+_s_ImportFrom = _s_Pass = _s_Global = _s_Nonlocal = _s_Break = _s_Continue = _s_Import
+
+
+def _s_Expr(frame: Frame, node: ast.Expr) -> None:
+    frame.eval(node.value)
+
+
+def _s_Return(frame: Frame, node: ast.Return) -> None:
+    frame.returns.append(frame.eval(node.value) if node.value is not None else EMPTY)
+
+
+def _s_Assign(frame: Frame, node: ast.Assign) -> None:
+    value = frame.eval(node.value)
+    for target in node.targets:
+        assign(frame, target, value)
+    if starts_a_conversation(node):
+        frame.findings.conversation_started(value)
+
+
+def _s_AnnAssign(frame: Frame, node: ast.AnnAssign) -> None:
+    if node.value is not None:
+        assign(frame, node.target, frame.eval(node.value))
+
+
+def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
+    current = frame.eval(node.target)
+    assign(frame, node.target, frame.binop(node.op, current, frame.eval(node.value), node))
+
+
+def _s_If(frame: Frame, node: ast.If) -> None:
+    frame.eval(node.test)
+    branches(frame, [node.body, node.orelse])
+
+
+def _s_Try(frame: Frame, node: ast.Try) -> None:
+    block(frame, node.body)
+    branches(frame, [h.body for h in node.handlers] + [node.orelse])
+    block(frame, node.finalbody)
+
+
+_s_TryStar = _s_Try
+
+
+def _s_Match(frame: Frame, node: ast.Match) -> None:
+    frame.eval(node.subject)
+    branches(frame, [case.body for case in node.cases] + [[]])
+
+
+def _s_With(frame: Frame, node: ast.With) -> None:
+    for item in node.items:
+        value = frame.eval(item.context_expr)
+        if item.optional_vars is not None:
+            assign(frame, item.optional_vars, value.opaque())
+    block(frame, node.body)
+
+
+_s_AsyncWith = _s_With
+
+
+def _s_For(frame: Frame, node: ast.For) -> None:
+    iterated = frame.eval(node.iter)
+    assign(frame, node.target, frame.element(iterated, node.iter))
+    branches(frame, [node.body, []])
+    block(frame, node.orelse)
+
+
+_s_AsyncFor = _s_For
+
+
+def _s_While(frame: Frame, node: ast.While) -> None:
+    frame.eval(node.test)
+    branches(frame, [node.body, []])
+    block(frame, node.orelse)
+
+
+def _s_FunctionDef(frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+    outer = None if frame.function is None else dict(frame.scope.env)
+    function = Function(module=frame.module, node=node, outer=outer)
+    function.system = any(_is_system_decorator(d) for d in node.decorator_list)
+    for decorator in node.decorator_list:
+        frame.eval(decorator)
+    frame.scope.env[node.name] = Value(kind="function", meta=function)
+    if frame.function is not None:
+        frame.a.summary(function)  # nested: analysed with the enclosing variables
+
+
+_s_AsyncFunctionDef = _s_FunctionDef
+
+
+def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
+    cls = ClassInfo(module=frame.module, node=node)
+    for statement in node.body:
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+            method = Function(module=frame.module, node=statement, cls=cls)
+            method.system = any(_is_system_decorator(d) for d in statement.decorator_list)
+            cls.methods[statement.name] = method
+        elif isinstance(statement, ast.Assign | ast.AnnAssign):
+            value = statement.value
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if value is not None:
+                evaluated = frame.eval(value)
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        cls.attrs[target.id] = evaluated
+    frame.scope.env[node.name] = Value(kind="class", meta=cls)
+
+
+def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
+    before = dict(frame.scope.env)
+    results: list[dict[str, Value]] = []
+    for body in bodies:
+        frame.scope.env.clear()
+        frame.scope.env.update(before)
+        block(frame, body)
+        results.append(dict(frame.scope.env))
+    merged: dict[str, Value] = {}
+    for env in results:
+        for name, value in env.items():
+            merged[name] = merge(merged[name], value) if name in merged else value
+    frame.scope.env.clear()
+    frame.scope.env.update(merged)
+
+
+# -- assignment -------------------------------------------------------------------------
+def assign(frame: Frame, target: ast.expr, value: Value) -> None:
+    if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
+        if value.deps and _SYSTEM_NAME.match(target.id):
+            frame.findings.sink_value(
+                f"`{target.id}`, named as a system prompt", "system", value, target
+            )
+        elif value.deps and value.pieces is not None and _PROMPT_NAME.match(target.id):
+            # A prompt text under construction: judged as a template (by the static text
+            # after what varies), wherever it is sent.
+            frame.findings.last_turn(f"`{target.id}`, named as a prompt", value, target, "template")
+        frame.scope.env[target.id] = value
+        return
+    if isinstance(target, ast.Attribute) and value.deps and _SYSTEM_NAME.match(target.attr):
+        frame.findings.sink_value(
+            f"`{target.attr}`, named as a system prompt", "system", value, target
+        )
+    if isinstance(target, ast.Tuple | ast.List):
+        for index, element in enumerate(target.elts):
+            if isinstance(element, ast.Starred):
+                assign(frame, element.value, value.opaque())
+            elif value.items is not None and len(value.items) == len(target.elts):
+                assign(frame, element, value.items[index])
+            else:
+                assign(frame, element, value.opaque())
+    elif isinstance(target, ast.Attribute):
+        if isinstance(target.value, ast.Name) and frame.scope.is_self(target.value.id):
+            frame.scope.self_attrs[target.attr] = value
+            frame.scope.env[f"frame.{target.attr}"] = value
+        else:
+            frame.eval(target.value)
+    elif isinstance(target, ast.Subscript):
+        set_item(frame, target, value)
+    elif isinstance(target, ast.Starred):
+        assign(frame, target.value, value.opaque())
+
+
+def set_item(frame: Frame, target: ast.Subscript, value: Value) -> None:
+    key = target.slice
+    container = frame.eval(target.value)
+    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+        fields = [(k, v) for k, v in (container.fields or ()) if k != key.value]
+        fields.append((key.value, value))
+        if container.fields is None and container.deps:
+            fields.insert(0, ("**", container.opaque()))
+        updated = replace(container, fields=tuple(fields), deps=container.deps | value.deps)
+    elif container.kind in ("", "dict", "udict"):  # a computed key: order follows the loop
+        updated = Value(
+            deps=container.deps | value.deps | frame.eval(key).deps,
+            kind=container.kind or "dict",
+        )
+    else:
+        updated = container.with_deps(value.deps)
+    assign(frame, (target.value), updated)
+
+
+_STATEMENTS: dict[type, Callable[[Frame, ast.stmt], None]] = {
+    getattr(ast, name[3:]): handler
+    for name, handler in list(globals().items())
+    if name.startswith("_s_") and hasattr(ast, name[3:])
+}
+
+
+def _is_system_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    return isinstance(target, ast.Attribute) and target.attr in ("system_prompt", "instructions")

@@ -1,0 +1,246 @@
+"""
+Prompt templates: the variables of a LangChain template (where each lands, and how much static
+text follows it), filling them (`.partial`, `.invoke`, `.format`, a legacy chain's `.run`), a
+Jinja template's render, and a per-request slot filled with data the analysis cannot read.
+
+Functions of a `Frame` (`_frame`). State: none of its own; a callable that fills a variable is
+called through `frame.call_value`, and what reaches a position goes to `frame.findings`.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from ._calls import is_history, is_placeholder
+from ._flow import (
+    flatten,
+    static_after,
+    unfollowed,
+)
+from ._sinks import Sink
+from ._values import (
+    EMPTY,
+    PER_REQUEST,
+    Param,
+    Taint,
+    Value,
+    join_values,
+)
+
+if TYPE_CHECKING:
+    from ._frame import Frame
+
+__all__ = ["jinja_render", "slot_filled", "template_call", "template_info", "template_variables"]
+
+_TEMPLATE_FIELD = re.compile(
+    r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})"
+)  # `{name}`, not `{{name}}`
+# A LangChain template's `template_format` whose variables are written `{{name}}`.
+_DOUBLE_BRACE_FORMATS = frozenset({"mustache", "jinja2"})
+_DOUBLE_BRACE_FIELD = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+# A LangChain template's methods that fill its variables from keywords (sync and async).
+_FORMAT_METHODS = frozenset(
+    {"format", "format_messages", "format_prompt", "aformat", "aformat_messages", "aformat_prompt"}
+)
+# A legacy LangChain `LLMChain`'s methods that fill its prompt's variables (keywords or a dict).
+_CHAIN_RUNS = frozenset({"run", "arun", "predict", "apredict", "__call__", "acall"})
+
+
+def slot_filled(frame: Frame, name: str, value: Value, node: ast.AST) -> Value:
+    """
+    What fills a template's named slot (`TEMPLATE.format(context=text)`, a prompt
+    template's `{question}`): a slot named like per-request data holds it, whatever the
+    filling variable is called (as the template linter reads `{{ context }}`), when what
+    fills it depends on something: a parameter, a call on one. A value built from
+    constants alone is what it is, and a clock or per-request data that reaches the slot
+    as itself is reported as that. Per-request data seen only through calls the analysis
+    cannot read (`search(question)`) is reported here too: the slot is where it enters.
+    """
+    if not value.deps or not frame.a.per_request(name) or _varies(value):
+        return value
+    taint = frame.taint(PER_REQUEST, f"`{{{name}}}` (a per-request slot, filled here)", node)
+    mark = frozenset({taint})
+    return Value(deps=value.deps | mark, pieces=(mark, *(value.pieces or (value.deps,))))
+
+
+# -- prompt templates -------------------------------------------------------------------
+
+
+def template_info(
+    frame: Frame, sink: Sink, args: list[Value], keywords: dict[str, Value]
+) -> dict[str, tuple[int, str]]:
+    """
+    Variables of a LangChain template: name -> (static chars after it, the position it
+    reaches: "system", "messages" (a turn the conversation history follows), "template").
+    """
+    info: dict[str, tuple[int, str]] = {}
+    if sink.api == "LangChain chat prompt template":
+        specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
+        for position, spec in enumerate(specs):
+            later = specs[position + 1 :]
+            history = any(is_history(spec) for spec in later)
+            # Without history after it, a variable loses only the static text that
+            # follows it, in its own message and in the later ones (judged as a template's).
+            later_text = sum(len(_spec_text(spec)) for spec in later)
+            if is_placeholder(spec):
+                continue  # the placeholder's own variable: messages, per-request by nature
+            if spec.items is not None and len(spec.items) == 2:
+                system = spec.items[0].text in ("system", "developer")
+                role = "system" if system else "messages"
+                _variables(spec.items[1], role if history else "template", info, later_text)
+            elif isinstance(spec.meta, dict):
+                for key, (after, role) in spec.meta.items():
+                    kept = role if role == "system" else "messages"
+                    info.setdefault(key, (after + later_text, kept if history else "template"))
+        return info
+    text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
+    system = sink.api == "LangChain system message template"
+    fmt = args[1] if len(args) > 1 else keywords.get("template_format", EMPTY)
+    field = _DOUBLE_BRACE_FIELD if fmt.text in _DOUBLE_BRACE_FORMATS else _TEMPLATE_FIELD
+    _variables(text, "system" if system else "template", info, field=field)
+    return info
+
+
+def template_variables(frame: Frame, info: object, values: Value, node: ast.AST) -> None:
+    if not isinstance(info, dict) or values.fields is None:
+        return
+    for name, value in values.fields:
+        if name not in info:
+            continue
+        value = slot_filled(frame, name, value, node)
+        after, role = info[name]
+        value = named_per_request(frame, name, value, node)
+        if role == "system":
+            frame.findings.sink_value("LangChain prompt template", "system", value, node)
+        elif role == "messages":  # the conversation history follows this turn
+            pieces = flatten(value)
+            for dep in value.deps:
+                after_dep = after + static_after(pieces, dep)
+                frame.findings.hit(
+                    dep, "LangChain prompt template", "messages", after_dep, True, node
+                )
+        else:
+            limit = max(frame.a.config.threshold, 1) * 4
+            for dep in value.deps:
+                if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
+                    frame.findings.hit(
+                        dep, "LangChain prompt template", "template", after, False, node
+                    )
+
+
+def named_per_request(frame: Frame, name: str, value: Value, node: ast.AST) -> Value:
+    """A template variable named as per-request data (`{context}`, `{question}`) filled with a
+    value the analysis cannot tell anything about (a parameter its callers are not seen to
+    fill, a library call's result): taken as the per-request data its name says it is."""
+    if value.text is not None or value.kind == "num" or not frame.a.per_request(name):
+        return value
+    if any(isinstance(dep, Taint) for dep in value.deps):
+        return value
+    label = f"`{name}` (a per-request template variable)"
+    return value.with_deps([frame.taint(PER_REQUEST, label, node)])
+
+
+def template_call(
+    frame: Frame,
+    method: str,
+    receiver: Value,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value:
+    if method == "partial":
+        nodes = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        called = tuple((k, frame.call_value(v, nodes.get(k, node))) for k, v in keywords.items())
+        template_variables(frame, receiver.meta, Value(fields=called), node)
+        return receiver
+    if method in ("invoke", "ainvoke", "stream", "astream", "batch", "abatch"):
+        if args:
+            template_variables(frame, receiver.meta, args[0], node)
+        return EMPTY
+    if method in _CHAIN_RUNS:  # a legacy `LLMChain`: `.run(context=...)`, `.predict({...})`
+        for arg in args[:1]:
+            template_variables(frame, receiver.meta, arg, node)
+        template_variables(frame, receiver.meta, Value(fields=tuple(keywords.items())), node)
+        return EMPTY
+    if method in _FORMAT_METHODS:
+        template_variables(frame, receiver.meta, Value(fields=tuple(keywords.items())), node)
+        return EMPTY
+    if method in ("pipe", "with_config", "with_retry", "bind"):
+        return receiver
+    return EMPTY
+
+
+def jinja_render(
+    frame: Frame,
+    template: Value,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> Value:
+    variables = dict(keywords)
+    if args and args[0].fields is not None:
+        variables.update((k, v) for k, v in args[0].fields if k != "**")
+    source = template.meta
+    if not isinstance(source, str):
+        # Where each variable renders is unknown: what varies is not followed (PC506),
+        # neither called clean nor reported as a buster it may not be.
+        return Value(deps=unfollowed(join_values([*args, *keywords.values(), *splats]).deps))
+    for name, value in variables.items():
+        if not value.deps:
+            continue
+        offset = _jinja_offset(source, name)
+        if offset is None:
+            continue
+        after = len(_strip_tail(source[offset:]))
+        limit = max(frame.a.config.threshold, 1) * 4
+        for dep in value.deps:
+            if isinstance(dep, Param) or after >= limit:
+                frame.findings.hit(dep, "Jinja render", "template", after, False, node)
+    return join_values([*args, *keywords.values(), *splats])
+
+
+def _variables(
+    text: Value,
+    role: str,
+    info: dict[str, tuple[int, str]],
+    later: int = 0,
+    field: re.Pattern[str] | None = None,
+) -> None:
+    """Record each `{variable}` of `text` (`{{variable}}` for a mustache or Jinja template): the
+    static characters after it (`later` more after the text itself) and the position it reaches."""
+    joined = _static_of(text)
+    for found in (field or _TEMPLATE_FIELD).finditer(joined):
+        info.setdefault(found.group(1), (len(joined) - found.end() + later, role))
+
+
+def _static_of(text: Value) -> str:
+    return "".join(p for p in text.pieces or () if isinstance(p, str))
+
+
+def _spec_text(spec: Value) -> str:
+    """The static text of a chat template's `(role, text)` message spec, without variables ("" for
+    a message-template object, whose text is not kept)."""
+    if spec.items is None or len(spec.items) != 2:
+        return ""
+    return _TEMPLATE_FIELD.sub("", _static_of(spec.items[1]))
+
+
+def _jinja_offset(source: str, name: str) -> int | None:
+    found = re.search(r"\{[{%][^}]*?(?<![\w.])" + re.escape(name) + r"\b", source)
+    return found.start() if found else None
+
+
+def _strip_tail(text: str) -> str:
+    marker = re.search(r"\{#-?\s*promptcache:\s*tail\s*-?#\}", text, re.IGNORECASE)
+    return text[: marker.start()] if marker else text
+
+
+def _varies(value: Value) -> bool:
+    """Whether a clock, or per-request data as itself, is among the value's dependencies."""
+    return any(
+        isinstance(d, Taint) and (d.code == "PC501" or (d.code == PER_REQUEST and not d.via))
+        for d in value.deps
+    )
