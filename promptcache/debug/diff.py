@@ -197,8 +197,8 @@ def compare_elements(
     if points == [] and ea:
         return _not_cached(vendor)
     result = _compared(a, b, ea, eb, vendor, counter, found, points, every_prefix)
-    if minimum is None or minimum[1] <= 0 or every_prefix:
-        return result
+    if minimum is None or minimum[1] <= 0 or every_prefix or not ea:
+        return result  # (an empty request has no prefix to weigh)
     # A prefix under the minimum was never cached: b lost nothing of it, and nothing was kept
     # either (two identical short requests are not "cache kept": neither reads anything).
     size = _against_minimum(ea, points, minimum[1], vendor, counter)
