@@ -132,3 +132,23 @@ def test_every_page_is_in_the_site_s_navigation_and_every_entry_exists() -> None
     assert all((docs / page).is_file() for page in nav), nav
     pages = {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")}
     assert pages == set(nav), sorted(pages ^ set(nav))
+
+
+def test_the_pre_commit_pin_says_whether_its_release_tag_exists() -> None:
+    """Until v<version> is tagged, the README says so and what to pin instead (a commit hash);
+    once the tag is in the checkout, that note must go."""
+    import promptcache
+
+    section = README.split("## pre-commit", 1)[1].split("\n## ", 1)[0]
+    tag = f"v{promptcache.__version__}"
+    assert f"rev: {tag}" in section
+    found = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "-q", "--verify", f"refs/tags/{tag}"],
+        capture_output=True,
+        check=False,
+    )
+    if found.returncode == 0:
+        assert "not tagged yet" not in section, f"{tag} exists: the README still says it does not"
+    else:
+        assert "not tagged yet" in section, f"{tag} does not exist: say so, and what to pin"
+        assert "full hash" in section and "git ls-remote" in section
