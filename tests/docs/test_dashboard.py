@@ -11,7 +11,6 @@ import copy
 import html
 import shutil
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -60,22 +59,28 @@ def test_the_dashboard_s_variables_get_grafana_s_values_and_an_unknown_one_is_re
         dashboard.expanded("rate(m[$__interval])", window)
 
 
-@pytest.fixture(scope="module")
-def prometheus_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def _prometheus_with_traffic(folder: Path) -> Any:
     for tool in ("prometheus", "promtool"):
         if shutil.which(tool) is None:
             pytest.skip(f"{tool} is not on PATH: {dashboard.INSTALL} (as .ci/run does)")
-    folder = tmp_path_factory.mktemp("prometheus")
     readings = dashboard.traffic()
     # the mix the panels are there to show: client-side causes and server-side misses
     assert {"timestamp", "tools_changed", "none"} <= set(readings.causes), readings.causes
-    with dashboard.prometheus(dashboard.backfill(dashboard.openmetrics(readings), folder)) as url:
-        yield url
+    return dashboard.prometheus(dashboard.backfill(dashboard.openmetrics(readings), folder))
 
 
-def test_every_panel_s_queries_return_series_from_a_real_prometheus(prometheus_url: str) -> None:
+def test_every_panel_s_queries_return_series_from_a_real_prometheus(tmp_path: Path) -> None:
+    """One test, one Prometheus: three hours of traffic take a CPU for about ten seconds."""
     board = dashboard.load_dashboard()
-    found = dashboard.evaluate(board, prometheus_url, dashboard.Window())
+    with _prometheus_with_traffic(tmp_path) as url:
+        found = dashboard.evaluate(board, url, dashboard.Window())
+        # a query that finds nothing, and one Prometheus refuses, fail loudly, naming the panel
+        misspelt = _with_expr("sum by (cause) (rate(promptcache_tokens_lsot_total[$__range]))")
+        with pytest.raises(dashboard.DashboardError, match=r"panel 4 .* query A returned no"):
+            dashboard.evaluate(misspelt, url, dashboard.Window())
+        unclosed = _with_expr("sum by (cause) (rate(promptcache_tokens_lost_total[$__range])")
+        with pytest.raises(dashboard.DashboardError, match=r"panel 4 .* bad_data"):
+            dashboard.evaluate(unclosed, url, dashboard.Window())
     assert [p.panel["id"] for p in found] == [p["id"] for p in board["panels"]]
     for data in found:
         assert data.series, data.panel["title"]
@@ -86,24 +91,11 @@ def test_every_panel_s_queries_return_series_from_a_real_prometheus(prometheus_u
     page = panels.page_html(found, board, "note", dashboard.Window())
     for panel in board["panels"]:
         assert html.escape(panel["title"]) in page
-    assert page.count("<polyline") >= sum(
-        len(d.series) for d in found if d.panel["type"] != "table"
-    )
+    drawn = sum(len(d.series) for d in found if d.panel["type"] != "table")
+    assert page.count("<polyline") >= drawn
 
 
 def _with_expr(expr: str) -> dict[str, Any]:
     board = copy.deepcopy(dashboard.load_dashboard())
     board["panels"][3]["targets"][0]["expr"] = expr
     return board
-
-
-def test_a_panel_whose_query_finds_no_series_fails_loudly(prometheus_url: str) -> None:
-    board = _with_expr("sum by (cause) (rate(promptcache_tokens_lsot_total[$__rate_interval]))")
-    with pytest.raises(dashboard.DashboardError, match=r"panel 4 .* query A returned no series"):
-        dashboard.evaluate(board, prometheus_url, dashboard.Window())
-
-
-def test_a_query_prometheus_refuses_fails_loudly(prometheus_url: str) -> None:
-    board = _with_expr("sum by (cause) (rate(promptcache_tokens_lost_total[$__rate_interval])")
-    with pytest.raises(dashboard.DashboardError, match=r"panel 4 .* bad_data"):
-        dashboard.evaluate(board, prometheus_url, dashboard.Window())
