@@ -136,7 +136,11 @@ def main_(argv: list[str]) -> int:
         return 0
     BAR_SVG.write_text(svg, encoding="utf-8")
     report_png(REPORT_PNG)
-    dashboard_png(DASHBOARD_PNG)
+    try:
+        dashboard_png(DASHBOARD_PNG)
+    except dashboard.DashboardError as error:  # a failed query, or no prometheus: said, not traced
+        print(f"the dashboard's picture: {error}", file=sys.stderr)
+        return 1
     written = (p.relative_to(ROOT) for p in (BAR_SVG, REPORT_PNG, DASHBOARD_PNG))
     print("wrote", ", ".join(map(str, written)))
     return 0
