@@ -2,10 +2,12 @@
 The Grafana dashboard's picture, from real query results (Grafana itself is not used: it cannot be
 installed here, see docs/how-to/dashboard.md):
 
-1. `traffic()`: three hours of support sessions on the Anthropic and OpenAI emulations, judged by
-   real `Monitor`s writing to one Prometheus registry, with the week's incidents (a tool offered
-   per request into a tool, the time in the system prompt, a replica evicting under load, a router
-   switching models, users back after the TTL). The emulators' `ManualClock` is simulated time,
+1. `traffic()`: three hours of support sessions on the Anthropic and OpenAI emulations, and from
+   10:15 a ticket sorter on Gemini through Vertex AI, judged by real `Monitor`s writing to one
+   Prometheus registry, with the week's incidents (a value read per request into a tool, the time
+   in the system prompt, a replica evicting under load, a router switching models, users back
+   after the TTL, and Vertex AI caching prompts under the 2,048-token minimum its older page
+   documents, which the monitor first calls `below_minimum` and then withdraws). The emulators' `ManualClock` is simulated time,
    so the registry is read at every simulated scrape (each minute) instead of being scraped;
 2. `openmetrics()` writes those readings, timestamped, as an OpenMetrics file, and `backfill()`
    turns it into TSDB blocks with Prometheus's own `promtool tsdb create-blocks-from openmetrics`;
@@ -42,8 +44,8 @@ from typing import Any
 
 from pictures import agent_prompt
 
-from promptcache import Monitor, get_adapter
-from promptcache.sim import AnthropicEmulator, ManualClock, OpenAIEmulator
+from promptcache import Monitor, Prompt, get_adapter
+from promptcache.sim import AnthropicEmulator, GeminiEmulator, ManualClock, OpenAIEmulator
 
 DASHBOARD = Path(__file__).resolve().parents[1] / "grafana" / "promptcache.json"
 START = 1_793_610_000  # 2026-11-02 09:00 UTC: a fixed start, so that the picture is reproducible
@@ -84,8 +86,22 @@ def _minute(at: float) -> float:
     return (at - START) / 60
 
 
+def _ticket_prompt(session: _Session) -> Prompt:
+    """The ticket sorter's request: about 1,450 tokens, between the 1,024 the Gemini API documents
+    for gemini-3-flash and the 2,048 of Vertex AI's older page."""
+    prompt = Prompt().add_system(
+        "You sort support tickets by topic and urgency, and say why. " * 95
+    )
+    prompt = prompt.with_tail("Ticket: my parcel is late.")
+    for turn in range(session.turn):
+        prompt = prompt.commit_tail("Noted.").with_tail(f"Ticket {turn + 2}: where is it?")
+    return prompt
+
+
 def _prompt_for(session: _Session, at: float) -> Any:
     """The session's request as the week's incidents shape it at `at`."""
+    if session.vendor == "vertex-gemini":
+        return _ticket_prompt(session)
     minute = _minute(at)
     clock_line = ""
     if session.vendor == "anthropic" and 50 <= minute < 70:  # a release puts the time up top
@@ -102,6 +118,8 @@ def _prompt_for(session: _Session, at: float) -> Any:
 def _model_for(session: _Session, at: float) -> str:
     if session.vendor == "anthropic":
         return "claude-sonnet-4-6"
+    if session.vendor == "vertex-gemini":
+        return "gemini-3-flash"
     switching = 145 <= _minute(at) < 160  # a router sends short questions to the small model
     return "gpt-4o-mini" if switching and session.turn % 2 else "gpt-4o"
 
@@ -116,6 +134,9 @@ class _Fleet:
         self.clients = {
             "anthropic": AnthropicEmulator(clock=clock).client(),
             "openai": OpenAIEmulator(clock=clock).client(),
+            # Vertex AI here caches from the 1,024 tokens the Gemini API documents for the model
+            # (Google's newer Vertex page states no minimum): the Gemini emulation answers it
+            "vertex-gemini": GeminiEmulator(clock=clock).client(),
         }
         self.monitors = {
             vendor: Monitor(
@@ -140,8 +161,10 @@ class _Fleet:
             cold = 105 <= _minute(at) < 125 and self.rng.random() < 0.4  # evicted under load
             client = AnthropicEmulator(clock=self.clock).client() if cold else None
             response = (client or self.clients["anthropic"]).messages.create(**request)
-        else:
+        elif session.vendor == "openai":
             response = self.clients["openai"].chat.completions.create(**request)
+        else:
+            response = self.clients["vertex-gemini"].models.generate_content(**request)
         self.monitors[session.vendor].observe(request, response, key=session.key)
 
     def gap(self, vendor: str) -> float:
@@ -178,9 +201,11 @@ def traffic(minutes: int = MINUTES, seed: int = 25) -> Readings:
 
 
 def _arrivals(rng: random.Random, minute: int, at: float) -> list[_Session]:
-    """The sessions that start in the minute after `at`: about one Anthropic, one OpenAI in two."""
+    """The sessions that start in the minute after `at`: about one Anthropic, one OpenAI in two,
+    and from 10:15 a Vertex AI one in three."""
     started = []
-    for vendor, chance in (("anthropic", 0.9), ("openai", 0.5)):
+    vertex = 0.3 if minute >= 75 else 0.0  # the ticket sorter goes live
+    for vendor, chance in (("anthropic", 0.9), ("openai", 0.5), ("vertex-gemini", vertex)):
         if rng.random() < chance:
             started.append(
                 _Session(
