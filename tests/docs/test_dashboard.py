@@ -86,6 +86,10 @@ def test_every_panel_s_queries_return_series_from_a_real_prometheus(tmp_path: Pa
         assert data.series, data.panel["title"]
     legends = {s.legend for data in found for s in data.series}
     assert {"anthropic", "openai", "timestamp", "anthropic claude-sonnet-4-6"} <= legends
+    # the one withdrawal of the run is counted (a series born at 1 would read 0 in increase())
+    withdrawn = next(d for d in found if "withdrawn" in d.panel["title"])
+    counted = {s.labels["vendor"]: s.points[-1][1] for s in withdrawn.series}
+    assert counted == {"anthropic": 0, "openai": 0, "vertex-gemini": pytest.approx(1, abs=0.2)}
     stat = next(d for d in found if d.panel["type"] == "stat")
     assert 0.5 < stat.series[0].points[-1][1] <= 1.0  # a hit rate, not a token count
     page = panels.page_html(found, board, "note", dashboard.Window())
