@@ -1,7 +1,7 @@
 """
 The documentation's pictures, made from real runs (no hand-drawn figure can go stale):
 
-    python docs/images/generate.py          # writes both
+    python docs/images/generate.py          # writes all three
     python docs/images/generate.py --check  # exit 1 when the committed SVG is not current
 
 - `inspect-bar.svg` (committed, shown by the README): `promptcache inspect --bar always` on an
@@ -11,9 +11,10 @@ The documentation's pictures, made from real runs (no hand-drawn figure can go s
 - `generated/report.png` (not committed; `nox -s docs` makes it before building the site): the
   HTML page `promptcache report --html` writes for a log of six hours of sessions against the
   Anthropic emulation, screenshotted in headless Chromium (`--no-sandbox`: CI runs as root).
-
-The Grafana dashboard (docs/grafana/promptcache.json) has no picture here: drawing it needs a
-Grafana and a Prometheus, which neither CI nor this script runs.
+- `generated/dashboard.png` (not committed; `nox -s docs` makes it): the panels of the Grafana
+  dashboard docs/grafana/promptcache.json, each query evaluated by a real Prometheus over three
+  hours of emulated traffic, drawn in the dashboard's grid by `dashboard.py` and screenshotted in
+  headless Chromium. Not a Grafana screenshot: Grafana cannot be installed here (dashboard.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import io
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -30,31 +30,16 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path.insert(0, str(ROOT))  # this tree's promptcache, also when run from a clean clone
 
-from promptcache import Doc, Message, Monitor, Prompt, Recorder, Tool, get_adapter  # noqa: E402
+import dashboard  # noqa: E402  (beside this script, as are panels and pictures)
+import panels  # noqa: E402
+from pictures import agent_prompt, screenshot  # noqa: E402
+
+from promptcache import Monitor, Recorder, get_adapter  # noqa: E402
 from promptcache.cli import main  # noqa: E402
 
-CHROMIUM = "/usr/bin/chromium"
 BAR_SVG = HERE / "inspect-bar.svg"
 REPORT_PNG = HERE / "generated" / "report.png"
-
-
-def agent_prompt(clock_line: str = "") -> Prompt:
-    """A support agent's request: tools, a system prompt, a manual, history, the new question;
-    `clock_line` plants the bug of the week, the time at the top of the system prompt."""
-    return (
-        Prompt(volatile="ignore" if clock_line else "warn")
-        .add_tools(
-            Tool(name="lookup_order", description="Find an order by id", input_schema={}),
-            Tool(name="refund", description="Refund an order", input_schema={}),
-        )
-        .add_system(clock_line + "You are the support agent of an online shop. Be exact. " * 30)
-        .add_docs(Doc(title="Manual", text="Orders ship within two working days. " * 300))
-        .add_history(
-            Message.user("My order SH-204817 has not arrived."),
-            Message.assistant("Let me look it up: it left the warehouse yesterday."),
-        )
-        .with_tail("Can I still cancel it?")
-    )
+DASHBOARD_PNG = HERE / "generated" / "dashboard.png"
 
 
 class _Terminal(io.StringIO):
@@ -124,22 +109,22 @@ def report_png(target: Path) -> None:
             sys.stdout = real
         if status != 0:
             raise SystemExit("promptcache report --html failed")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(
-            [
-                CHROMIUM,
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--hide-scrollbars",
-                f"--screenshot={target}",
-                "--window-size=1000,1500",
-                page.as_uri(),
-            ],
-            check=True,
-            capture_output=True,
-            timeout=120,
+        screenshot(page, target, width=1000, height=1500)
+
+
+def dashboard_png(target: Path) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        evaluated, board = dashboard.run(Path(folder)), dashboard.load_dashboard()
+        note = (
+            "Vendor: All · 09:00-12:00 UTC · the panels of docs/grafana/promptcache.json, each "
+            f"query evaluated by Prometheus {evaluated.prometheus_version} over three hours of "
+            "emulated traffic, drawn by docs/images/generate.py: not a Grafana screenshot."
         )
+        page = Path(folder) / "dashboard.html"
+        page.write_text(
+            panels.page_html(evaluated.panels, board, note, evaluated.window), encoding="utf-8"
+        )
+        screenshot(page, target, width=panels.WIDTH, height=panels.height(board))
 
 
 def main_(argv: list[str]) -> int:
@@ -151,7 +136,13 @@ def main_(argv: list[str]) -> int:
         return 0
     BAR_SVG.write_text(svg, encoding="utf-8")
     report_png(REPORT_PNG)
-    print(f"wrote {BAR_SVG.relative_to(ROOT)} and {REPORT_PNG.relative_to(ROOT)}")
+    try:
+        dashboard_png(DASHBOARD_PNG)
+    except dashboard.DashboardError as error:  # a failed query, or no prometheus: said, not traced
+        print(f"the dashboard's picture: {error}", file=sys.stderr)
+        return 1
+    written = (p.relative_to(ROOT) for p in (BAR_SVG, REPORT_PNG, DASHBOARD_PNG))
+    print("wrote", ", ".join(map(str, written)))
     return 0
 
 

@@ -61,6 +61,10 @@ class Exporter:
                 counters[n].labels(vendor) for n in ("read", "write", "input", "unreported")
             )
             bound = self._usage_counters[vendor] = (read, write, total, unreported)
+            # A series first written at 1 has no earlier sample, so Prometheus's increase() and
+            # rate() never count that 1; a withdrawal comes once per model and process, so its
+            # series is made here, at 0, or the dashboard's table would always read 0.
+            counters["withdrawn"].labels(vendor, "below_minimum")
         return bound
 
     def invalidation(self, event: Invalidation) -> None:

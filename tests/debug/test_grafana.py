@@ -121,3 +121,15 @@ def test_the_dashboard_shows_withdrawn_below_minimum_verdicts() -> None:
     # and the dashboard shows the withdrawals beside it
     exprs = _exprs(json.loads(DASHBOARD.read_text()))
     assert any("promptcache_withdrawn_invalidations_total" in e for e in exprs)
+
+
+def test_the_withdrawn_series_exists_at_zero_before_the_first_withdrawal() -> None:
+    # Prometheus's increase() counts from a series' first sample: a series born at 1 (the one
+    # withdrawal a model gets per process) would read 0 in the dashboard's table forever.
+    prometheus_client = pytest.importorskip("prometheus_client")
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("gemini", prometheus_registry=registry)
+    usage = CacheUsage(uncached_input=60, cache_read=0, cache_write=None, output=1)
+    monitor.observe(pairs.gemini(system="Short."), usage=usage, at=0.0, key="g")
+    labels = {"vendor": "gemini", "cause": "below_minimum"}
+    assert registry.get_sample_value("promptcache_withdrawn_invalidations_total", labels) == 0.0
