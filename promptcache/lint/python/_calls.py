@@ -21,9 +21,9 @@ from ._values import (
     ORDER_CODES,
     PER_REQUEST,
     Dep,
-    Param,
     Taint,
     Value,
+    deps_at_key,
     join_values,
     text_value,
 )
@@ -577,12 +577,7 @@ def _mapping_get(frame: Frame, call: Call) -> Value | None:
         return found.with_deps(default.deps)
     if not frame.a.per_request(key.value):
         return None
-    deps: set[Dep] = {
-        Param(index=d.index, name=d.name, path=(*d.path, key.value))
-        if isinstance(d, Param) and len(d.path) < 4
-        else d
-        for d in receiver.deps
-    }
+    deps = deps_at_key(receiver.deps, key.value)
     deps.add(
         frame.taint(PER_REQUEST, f"`{node_label(frame.module, node)}` (per-request data)", node)
     )

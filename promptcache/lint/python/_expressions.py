@@ -42,6 +42,7 @@ from ._values import (
     Value,
     compact,
     concat_pieces,
+    deps_at_key,
     join_values,
     text_value,
 )
@@ -361,12 +362,7 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
             if found is not None:
                 return found
             # `params["system"]` of a parameter is that part of it, resolved at each call.
-            deps: set[Dep] = {
-                Param(index=d.index, name=d.name, path=(*d.path, key.value))
-                if isinstance(d, Param) and len(d.path) < 4
-                else d
-                for d in base.deps
-            }
+            deps = deps_at_key(base.deps, key.value)
             if frame.a.per_request(key.value):
                 deps.add(
                     frame.taint(

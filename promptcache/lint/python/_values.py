@@ -76,6 +76,19 @@ class Param:
 Dep = Taint | Param
 Piece = str | frozenset[Dep]
 
+_PATH_DEPTH = 4  # how deep a parameter's parts are told apart; deeper is the part at depth 4
+
+
+def deps_at_key(deps: Iterable[Dep], key: str) -> set[Dep]:
+    """The dependencies of `value[key]`: each parameter narrowed to its part at `key` (resolved
+    at each call), each taint as it is."""
+    return {
+        Param(index=d.index, name=d.name, path=(*d.path, key))
+        if isinstance(d, Param) and len(d.path) < _PATH_DEPTH
+        else d
+        for d in deps
+    }
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Value:
