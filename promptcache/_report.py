@@ -39,6 +39,7 @@ from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe, export_key
 from .debug.recorder import LOG_FORMAT_VERSION, usage_from_json
 from .vendors import Vendor, resolve_vendor
+from .vendors._platform import model_names
 
 __all__ = [
     "GROUPINGS",
@@ -321,7 +322,9 @@ class _Pricer:
     met the model: genai-prices swapping its data halfway does not reprice half the log.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, served: Mapping[str, str] | None = None) -> None:
+        # {a model id that names no model (an application profile ARN): the model it serves}
+        self._served = dict(served or {})
         self._unknown: set[tuple[str, str]] = set()
         self._rows: dict[tuple[str, str], tuple[tuple[int, ...], tuple[Rates, ...]]] = {}
         self._table: Any = None
@@ -336,6 +339,7 @@ class _Pricer:
     ) -> tuple[float, float] | None:
         if not model:
             return None
+        model = self._served.get(model, model)
         row = self._rows.get((vendor, model))
         if row is None:
             row = self._row(vendor, model)
@@ -453,6 +457,7 @@ class ReportBuilder:
         worst: int = 0,
         evidence: int = 0,
         clear_keys: bool = False,
+        base_models: Mapping[str, str] | None = None,
     ) -> None:
         for name in (by, *also):
             if name is not None and name not in GROUPINGS:
@@ -469,7 +474,10 @@ class ReportBuilder:
         self._worst: list[tuple[int, int, Invalidation]] = []
         self._kept = 0
         self.body_budget, self.max_keys, self.max_groups = body_budget, max_keys, max_groups
-        self._totals, self._pricer = _Totals(), _Pricer()
+        # `base_models`: ids that name no model (application profile ARNs, deployments) -> the
+        # model each serves, whose minimum, TTLs and price apply (as `Monitor(base_models=)`)
+        self.base_models = model_names(base_models or {})
+        self._totals, self._pricer = _Totals(), _Pricer(self.base_models)
         self._monitors: dict[str, Monitor] = {}
         self._groups: dict[str, dict[Any, _Group]] = {g: {} for g in self.groupings}
         self._skipped = 0
@@ -506,6 +514,7 @@ class ReportBuilder:
                     body_budget=self.body_budget,
                     max_keys=self.max_keys,
                     capture_content=self.worst_kept > 0,
+                    base_models=self.base_models,
                 )
             _add(self, monitor, record, request, spec, number, source)
         except _PricesUnreadable:
@@ -626,9 +635,12 @@ def build_report(
     strict: bool = True,
     by: str | None = None,
     evidence: int = 0,
+    base_models: Mapping[str, str] | None = None,
 ) -> Report:
     """Read log records one by one and total them. `vendor` applies to records that name none;
-    `evidence` is how many server-side misses' evidence records to keep (`Report.vendor_side`)."""
+    `evidence` is how many server-side misses' evidence records to keep (`Report.vendor_side`);
+    `base_models` maps model ids that name no model (application profile ARNs) to the model each
+    serves, whose minimum, TTLs and price then apply (as `Monitor(base_models=)`)."""
     builder = ReportBuilder(
         vendor=vendor,
         body_budget=body_budget,
@@ -636,6 +648,7 @@ def build_report(
         strict=strict,
         by=by,
         evidence=evidence,
+        base_models=base_models,
     )
     for number, line in enumerate(lines, start=1):
         builder.add_line(line, number)

@@ -86,6 +86,35 @@ def add_base_model_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_base_models_option(parser: argparse.ArgumentParser) -> None:
+    """`--base-model ID=MODEL`, repeatable: a log names many model ids, so each is mapped."""
+    parser.add_argument(
+        "--base-model",
+        metavar="ID=MODEL",
+        action="append",
+        default=[],
+        help="the foundation model a model id that names none serves (a Bedrock application "
+        "inference profile ARN: `aws bedrock get-inference-profile` lists it), e.g. "
+        "'arn:aws:bedrock:...:application-inference-profile/abc=anthropic.claude-sonnet-4-5-"
+        "20250929-v1:0'; its minimum, TTLs and price then apply. Repeat for each id",
+    )
+
+
+def base_model_pairs(pairs: list[str]) -> dict[str, str]:
+    """`--base-model ID=MODEL` options as the mapping the library takes. The id is split at the
+    last `=`: an ARN holds none, and a model id holds none either."""
+    mapping: dict[str, str] = {}
+    for pair in pairs:
+        model_id, sep, model = pair.rpartition("=")
+        if not sep or not model_id.strip() or not model.strip():
+            raise InputError(
+                f"--base-model {pair!r}: expected ID=MODEL, the model id as the log names it and "
+                "the foundation model it serves"
+            )
+        mapping[model_id.strip()] = model.strip()
+    return mapping
+
+
 def base_models(model: Any, base_model: str | None) -> dict[str, str]:
     """`--base-model` as the mapping the library takes: {the request's model id: base model}."""
     if base_model is None:

@@ -30,7 +30,13 @@ from .._report import (
 )
 from .._report import money as _money
 from .._vendor_side import EVIDENCE_KEPT, SideRow, VendorSide
-from ._io import add_vendor_option, output_file, write_output
+from ._io import (
+    add_base_models_option,
+    add_vendor_option,
+    base_model_pairs,
+    output_file,
+    write_output,
+)
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 _PROGRESS_MIN_BYTES = 16 * 1024 * 1024  # smaller inputs finish before a bar is worth drawing
@@ -81,6 +87,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="stop at the first unreadable line (exit 2)"
     )
+    add_base_models_option(parser)
     parser.add_argument(
         "--html",
         type=Path,
@@ -195,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
         worst=_WORST if html is not None else 0,
         evidence=EVIDENCE_KEPT if evidence is not None else 0,
         clear_keys=args.clear_keys,
+        base_models=base_model_pairs(args.base_model),
     )
     _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
     report = builder.result()

@@ -154,3 +154,47 @@ def test_cost_prices_a_mapped_arn_as_the_model_it_serves(
     assert f"priced as {SONNET}" in mapped
     figure = direct.split("USD ")[1].split(" vs")[0]
     assert f"USD {figure} vs" in mapped  # the served model's price
+
+
+def _log(tmp_path: Path, *questions: str) -> Path:
+    usage = {"inputTokens": 10, "outputTokens": 5, "cacheWriteInputTokens": 2000}
+    lines = [
+        json.dumps(
+            {
+                "key": "s1",
+                "at": 1764583200 + 60 * i,
+                "request": _request(q),
+                "response": {"usage": usage},
+            }
+        )
+        for i, q in enumerate(questions)
+    ]
+    path = tmp_path / "log.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_report_prices_a_mapped_arn_as_the_model_it_serves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = _log(tmp_path, "a?", "b?")
+    assert main(["report", "--format", "json", str(log)]) == 0
+    unmapped = json.loads(capsys.readouterr().out)["cost"]
+    assert unmapped["actual"] is None and unmapped["unpriced_records"] == 2  # unknown, not guessed
+    assert main(["report", "--format", "json", "--base-model", f"{ARN}={SONNET}", str(log)]) == 0
+    mapped = json.loads(capsys.readouterr().out)["cost"]
+    assert mapped["unpriced_records"] == 0 and mapped["actual"] > 0
+    # priced as the served model: the same log with the base id itself costs the same
+    base = log.read_text().replace(ARN, SONNET)
+    (tmp_path / "base.jsonl").write_text(base)
+    assert main(["report", "--format", "json", str(tmp_path / "base.jsonl")]) == 0
+    assert json.loads(capsys.readouterr().out)["cost"]["actual"] == mapped["actual"]
+
+
+def test_report_base_model_option_is_id_equals_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = _log(tmp_path, "a?")
+    assert main(["report", "--base-model", SONNET, str(log)]) == 2
+    err = capsys.readouterr().err
+    assert "expected ID=MODEL" in err and "Traceback" not in err
