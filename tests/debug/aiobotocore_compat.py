@@ -21,10 +21,11 @@ import asyncio
 import json
 import logging
 import os
-import socket
 import sys
 from pathlib import Path
 from typing import Any
+
+from tests.debug._child import KeptLogs, loopback_only
 
 # pip's --target folder inside the test environment's venv, beside its site-packages
 COMPAT_DIR = Path(sys.prefix) / "aiobotocore-compat"
@@ -33,28 +34,6 @@ INSTALL = (
     "'aiobotocore==3.10.0' 'botocore==1.43.117' 'aioitertools==0.13.0'"
 )
 VERSIONS = {"aiobotocore": "3.10.0", "botocore": "1.43.117"}
-
-
-class _Kept(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-def _loopback_only() -> None:
-    """As tests/conftest.py does in the test process: nothing leaves 127.0.0.1."""
-    real_connect = socket.socket.connect
-
-    def guarded(self: socket.socket, address: Any) -> Any:
-        host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and not (host.startswith("127.") or host in ("::1", "localhost")):
-            raise OSError(f"the child tried to reach the network: {address!r}")
-        return real_connect(self, address)
-
-    socket.socket.connect = guarded  # type: ignore[method-assign]
 
 
 def _loaded_from_compat() -> str | None:
@@ -202,12 +181,12 @@ def main() -> int:
     sys.path.insert(0, str(COMPAT_DIR))
     for name, value in {"AWS_EC2_METADATA_DISABLED": "true", "AWS_CONFIG_FILE": os.devnull}.items():
         os.environ.setdefault(name, value)
-    _loopback_only()
+    loopback_only()
     wrong = _loaded_from_compat()
     if wrong is not None:
         print(wrong)
         return 3
-    kept = _Kept()
+    kept = KeptLogs()
     logging.getLogger("promptcache").addHandler(kept)
     logging.getLogger("promptcache").setLevel(logging.DEBUG)
     answer = asyncio.run(_run(job))

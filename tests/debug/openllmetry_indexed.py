@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import json
 import logging
-import socket
 import sys
 import warnings
 from pathlib import Path
 from typing import Any
+
+from tests.debug._child import KeptLogs, loopback_only
 
 # pip's --target folder inside the test environment's venv, beside its site-packages
 INDEXED_DIR = Path(sys.prefix) / "openllmetry-indexed"
@@ -34,32 +35,10 @@ INSTALL = (
 VERSIONS = {"openai": "0.54.0", "anthropic": "0.53.4"}
 
 
-class _Kept(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.DEBUG)
-        self.messages: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(record.getMessage())
-
-
-def _loopback_only() -> None:
-    """As tests/conftest.py does in the test process: nothing leaves 127.0.0.1."""
-    real_connect = socket.socket.connect
-
-    def guarded(self: socket.socket, address: Any) -> Any:
-        host = address[0] if isinstance(address, tuple) else address
-        if isinstance(host, str) and not (host.startswith("127.") or host in ("::1", "localhost")):
-            raise OSError(f"the child tried to reach the network: {address!r}")
-        return real_connect(self, address)
-
-    socket.socket.connect = guarded  # type: ignore[method-assign]
-
-
 def main() -> int:
     job = json.load(sys.stdin)
     sys.path.insert(0, str(INDEXED_DIR))
-    _loopback_only()
+    loopback_only()
 
     import importlib
     from importlib.metadata import version
@@ -79,7 +58,7 @@ def main() -> int:
         print(f"loaded {found} from {where}, not {VERSIONS[vendor]} from {INDEXED_DIR}")
         return 3
 
-    kept = _Kept()
+    kept = KeptLogs()
     logging.getLogger("promptcache").addHandler(kept)
     logging.getLogger("promptcache").setLevel(logging.DEBUG)
     names: list[list[str]] = []
