@@ -129,7 +129,13 @@ class Watched:
         logger.monitor.observe = spy  # type: ignore[method-assign]
 
     def settle(self, count: int) -> int:
-        """LiteLLM runs sync success callbacks on its thread pool: wait (10 s at most) for them."""
+        """
+        LiteLLM runs sync success callbacks on its thread pool: wait (10 s at most) for them.
+
+        A test that judges one call against the one before settles after each call: under load
+        the pool can run the second call's callback first, and the monitor then rightly judges
+        nothing (a later request of the key was observed first; see `_order_in_process`).
+        """
         deadline = time.monotonic() + 10
         while self._handled() < count and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -221,11 +227,11 @@ def test_openai_calls_are_judged_as_sent_and_name_the_field(
     caplog.set_level(logging.DEBUG)
     with stub_server() as stub:
         stub.serve([chat_reply(1), chat_reply(2)])
-        for system in (SYSTEM, SYSTEM.replace("Refund policy", "Refund  policy", 1)):
+        for n, system in enumerate((SYSTEM, SYSTEM.replace("Refund policy", "Refund  policy", 1))):
             messages = _conversation(system)
             _openai(stub, messages, prompt_cache_key="tenant-7")
             messages.append({"role": "assistant", "content": "ok"})  # the next turn, at once
-        assert watched.settle(2) == 2
+            assert watched.settle(n + 1) == n + 1  # see `Watched.settle`
         wire = [json.loads(body) for body in stub.bodies]
     sent = [request for request, _, _ in watched.observed]
     assert [{k: v for k, v in r.items() if k != "extra_body"} for r in sent] == wire
@@ -244,11 +250,11 @@ def test_anthropic_calls_are_judged_in_the_anthropic_format_litellm_sent(
     caplog.set_level(logging.DEBUG)
     with stub_server() as stub:
         stub.serve([claude_reply(1, 0, 1800), claude_reply(2, 0, 1800)])
-        for system in (SYSTEM, "Today is 2026-11-30. " + SYSTEM):
+        for n, system in enumerate((SYSTEM, "Today is 2026-11-30. " + SYSTEM)):
             block = {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
             messages = [{"role": "system", "content": [block]}, *_conversation("")[1:]]
             _anthropic(stub, messages, user="session-41")
-        assert watched.settle(2) == 2
+            assert watched.settle(n + 1) == n + 1
         wire = [json.loads(body) for body in stub.bodies]
     sent = [request for request, _, _ in watched.observed]
     assert sent == wire
@@ -273,9 +279,9 @@ def test_tools_are_named_as_litellm_sent_them_to_anthropic(watched: Watched) -> 
 
     with stub_server() as stub:
         stub.serve([claude_reply(1, 0, 1800), claude_reply(2, 0, 1800)])
-        for description in ("Find an order by id.", "Find an order by its id."):
+        for n, description in enumerate(("Find an order by id.", "Find an order by its id.")):
             _anthropic(stub, _conversation(SYSTEM), tools=[tool(description)], user="session-41")
-        assert watched.settle(2) == 2
+            assert watched.settle(n + 1) == n + 1
     assert "input_schema" in watched.observed[0][0]["tools"][0]
     assert [e.path for e in watched.events] == ["tools[0].description"]
 
