@@ -303,5 +303,6 @@ def test_the_real_corpus_3_entries_are_new_projects_split_by_the_hash(tmp_path: 
     files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
     earlier = {f.repo.lower() for f in files if f.split not in ("c3", "c3-dev")}
     corpus_3 = [f for f in files if f.split in ("c3", "c3-dev")]
+    assert {f.split for f in corpus_3 if f.kind == "python"} == {"c3", "c3-dev"}
     assert not {f.repo.lower() for f in corpus_3} & earlier
     assert all(f.split == corpus_3_split(f.repo) for f in corpus_3)
