@@ -5,7 +5,8 @@ false-alarm rate on clean files, per split and per class, Python and templates a
     python bench/score_lint.py --corpus /work/corpus                # every split but `fresh`
     python bench/score_lint.py --corpus /work/corpus --split dev --details
     python bench/score_lint.py --corpus /work/corpus --split fresh  # corpus 2's held-out third
-    python bench/score_lint.py --fetch-list [--split fresh]         # what to copy where
+    python bench/score_lint.py --corpus /work/corpus --split c3     # corpus 3's held-out third
+    python bench/score_lint.py --fetch-list [--split fresh|c3]      # what to copy where
 
 The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each file by repository,
 commit and path, with its split and the labels written by reading it; the files themselves are
@@ -24,6 +25,10 @@ of the project once it had been labelled, before anyone read a score of it per f
 `fresh` is its held-out third, which nobody tunes on. `--split all` leaves it out, so it is scored
 only when asked for by name. `fresh-dev` is the rest, for tuning. A manifest that breaks these
 rules is refused.
+
+Corpus 3 comes from projects in neither corpus 1 nor corpus 2 (nor legacy), and its split was fixed
+before any of it was labelled: `c3` when `sha256("promptcache-corpus-3:" + repo) % 3 == 0` (held
+out, scored only by name), `c3-dev` otherwise (tuning material, scored by `--split all`).
 """
 
 from __future__ import annotations
@@ -45,10 +50,16 @@ from promptcache.lint import Finding, LintConfig, lint_paths
 MANIFESTS = Path(__file__).resolve().parent / "lint_corpus"
 KINDS = ("python", "templates")
 FRESH_DEV = "fresh-dev"  # corpus 2's tuning two thirds
-SPLITS = ("dev", "heldout", "legacy", FRESH_DEV)  # what `--split all` scores
+C3_DEV = "c3-dev"  # corpus 3's tuning two thirds
+SPLITS = ("dev", "heldout", "legacy", FRESH_DEV, C3_DEV)  # what `--split all` scores
 FRESH = "fresh"  # corpus 2's held-out third: held out from every tuner, scored only when named
+C3 = "c3"  # corpus 3's held-out third: likewise scored only when named
+HELD_OUT = (FRESH, C3)
+CORPUS_1 = ("dev", "heldout", "legacy")
 CORPUS_2 = (FRESH_DEV, FRESH)
-MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2)  # the splits python.toml and templates.toml may use
+CORPUS_3 = (C3_DEV, C3)
+# the splits python.toml and templates.toml may use
+MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2, *CORPUS_3)
 # A parse error is not a buster found; on a clean file it is still a false alarm.
 NOT_A_HIT = frozenset({"PC001", "PC500"})
 
@@ -70,7 +81,7 @@ class Buster:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorpusFile:
     kind: str  # python | templates
-    split: str  # dev | heldout | fresh-dev | fresh | legacy
+    split: str  # dev | heldout | fresh-dev | fresh | c3-dev | c3 | legacy
     repo: str
     commit: str
     path: str  # inside the repository
@@ -108,12 +119,13 @@ def load_corpus(corpus: Path, manifests: Path = MANIFESTS) -> list[CorpusFile]:
         files += _files_of(_read(manifests / f"{kind}.toml"), kind, corpus)
     files += _legacy_files(_read(manifests / "legacy.toml"), corpus)
     check_fresh_projects(files)
+    check_corpus_3_projects(files)
     return files
 
 
 def check_fresh_projects(files: Sequence[CorpusFile]) -> None:
     """A corpus-2 entry's project must be in no corpus-1 split, and sit on its hash's side."""
-    seen = {f.repo.lower() for f in files if f.split not in CORPUS_2}
+    seen = {f.repo.lower() for f in files if f.split in CORPUS_1}
     reused = sorted({f.repo for f in files if f.split in CORPUS_2 and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
@@ -126,6 +138,29 @@ def check_fresh_projects(files: Sequence[CorpusFile]) -> None:
                 f"{file.repo}: split {file.split!r}, but its hash puts it in "
                 f"{corpus_2_split(file.repo)!r} (corpus 2 is split by project, not by choice)"
             )
+
+
+def check_corpus_3_projects(files: Sequence[CorpusFile]) -> None:
+    """A corpus-3 entry's project must be in no earlier corpus, and sit on its hash's side."""
+    seen = {f.repo.lower() for f in files if f.split not in CORPUS_3}
+    reused = sorted({f.repo for f in files if f.split in CORPUS_3 and f.repo.lower() in seen})
+    if reused:
+        raise CorpusError(
+            f"corpus-3 entries come from projects already in corpus 1, corpus 2 or legacy: "
+            f"{', '.join(reused)}; take corpus-3 files from other projects"
+        )
+    for file in files:
+        if file.split in CORPUS_3 and file.split != corpus_3_split(file.repo):
+            raise CorpusError(
+                f"{file.repo}: split {file.split!r}, but its hash puts it in "
+                f"{corpus_3_split(file.repo)!r} (corpus 3 is split by project, not by choice)"
+            )
+
+
+def corpus_3_split(repo: str) -> str:
+    """Corpus 3's held-out third, fixed by a hash of the project before any file was labelled."""
+    digest = hashlib.sha256(f"promptcache-corpus-3:{repo}".encode()).hexdigest()
+    return C3 if int(digest, 16) % 3 == 0 else C3_DEV
 
 
 def corpus_2_split(repo: str) -> str:
@@ -438,9 +473,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--manifests", type=Path, default=MANIFESTS, help=argparse.SUPPRESS)
     parser.add_argument(
         "--split",
-        choices=(*SPLITS, FRESH, "all"),
+        choices=(*SPLITS, *HELD_OUT, "all"),
         default="all",
-        help="all: corpus 1 (dev, heldout, legacy) and fresh-dev; fresh (held out) only when named",
+        help=(
+            "all: corpus 1 (dev, heldout, legacy), fresh-dev and c3-dev; "
+            "fresh and c3 (held out) only when named"
+        ),
     )
     parser.add_argument("--details", action="store_true", help="list misses and false alarms")
     parser.add_argument(

@@ -219,9 +219,90 @@ def test_an_unknown_split_is_refused(tmp_path: Path) -> None:
 
 def test_the_real_fresh_entries_come_from_projects_outside_corpus_1(tmp_path: Path) -> None:
     files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
-    corpus_1 = {f.repo.lower() for f in files if f.split not in ("fresh", "fresh-dev")}
+    corpus_1 = {f.repo.lower() for f in files if f.split in ("dev", "heldout", "legacy")}
     fresh = [f for f in files if f.split in ("fresh", "fresh-dev")]
     assert {f.split for f in fresh} == {"fresh", "fresh-dev"}, "corpus 2 is in the manifests"
     assert not {f.repo.lower() for f in fresh} & corpus_1
     python = [f for f in fresh if f.kind == "python"]
     assert len(python) >= 60 and len({f.repo for f in python}) >= 30
+
+
+C3_ENTRY = """
+[[file]]
+repo = "{repo}"
+commit = "3333333"
+path = "prompts/c3.j2"
+split = "{split}"
+label = "clean"
+"""
+
+
+def corpus_3_split(repo: str) -> str:
+    import hashlib
+
+    digest = hashlib.sha256(("promptcache-corpus-3:" + repo).encode()).hexdigest()
+    return "c3" if int(digest, 16) % 3 == 0 else "c3-dev"
+
+
+def test_the_corpus_3_hash_rule() -> None:
+    # Worked by hand from the rule in the README, so the scorer cannot drift from it.
+    assert [corpus_3_split(r) for r in ("third/bot", "c3/one", "other/app", "c3/two")] == [
+        "c3",
+        "c3",
+        "c3-dev",
+        "c3-dev",
+    ]
+    for repo in ("third/bot", "c3/one", "other/app", "c3/two", "acme/bot"):
+        assert score_lint.corpus_3_split(repo) == corpus_3_split(repo)
+
+
+def test_c3_dev_is_scored_by_all_and_c3_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entries = (
+        ENTRIES
+        + C3_ENTRY.format(repo="third/bot", split="c3")
+        + C3_ENTRY.format(repo="other/app", split="c3-dev")
+    )
+    manifests = _manifests(tmp_path / "m", entries)
+    base = ["--fetch-list", "--corpus", str(tmp_path / "c"), "--manifests", str(manifests)]
+    assert score_lint.main(base) == 0
+    listed = capsys.readouterr().out
+    assert "templates/c3-dev/other+app/prompts/c3.j2" in listed
+    assert "third+bot" not in listed  # `all` leaves the held-out third out
+    assert score_lint.main([*base, "--split", "c3"]) == 0
+    listed = capsys.readouterr().out
+    assert listed.splitlines() == [line for line in listed.splitlines() if "c3.j2" in line]
+    assert "templates/c3/third+bot/prompts/c3.j2" in listed and "other+app" not in listed
+    assert score_lint.main([*base, "--split", "c3-dev"]) == 0
+    assert "templates/c3-dev/other+app/prompts/c3.j2" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("repo", "split", "expected"),
+    [("third/bot", "c3-dev", "'c3'"), ("other/app", "c3", "'c3-dev'")],
+)
+def test_a_corpus_3_entry_on_the_wrong_side_of_its_hash_is_refused(
+    tmp_path: Path, repo: str, split: str, expected: str
+) -> None:
+    entries = ENTRIES + C3_ENTRY.format(repo=repo, split=split)
+    with pytest.raises(score_lint.CorpusError, match=f"its hash puts it in {expected}"):
+        score_lint.load_corpus(tmp_path, _manifests(tmp_path / "m", entries))
+
+
+def test_a_corpus_3_entry_from_an_earlier_corpus_is_refused(tmp_path: Path) -> None:
+    # acme/bot is a corpus-1 (dev) project; other/bot a corpus-2 (fresh) one. Case aside.
+    c2 = FRESH_ENTRY.format(repo="other/bot")
+    for repo, earlier in (("ACME/bot", ""), ("Other/Bot", c2)):
+        entries = ENTRIES + earlier + C3_ENTRY.format(repo=repo, split=corpus_3_split(repo))
+        with pytest.raises(score_lint.CorpusError, match=f"corpus 2 or legacy: {repo}"):
+            score_lint.load_corpus(tmp_path, _manifests(tmp_path / f"m{repo[0]}", entries))
+
+
+def test_the_real_corpus_3_entries_are_new_projects_split_by_the_hash(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
+    earlier = {f.repo.lower() for f in files if f.split not in ("c3", "c3-dev")}
+    corpus_3 = [f for f in files if f.split in ("c3", "c3-dev")]
+    assert {f.split for f in corpus_3 if f.kind == "python"} == {"c3", "c3-dev"}
+    assert not {f.repo.lower() for f in corpus_3} & earlier
+    assert all(f.split == corpus_3_split(f.repo) for f in corpus_3)
