@@ -306,3 +306,5 @@ def test_the_real_corpus_3_entries_are_new_projects_split_by_the_hash(tmp_path: 
     assert {f.split for f in corpus_3 if f.kind == "python"} == {"c3", "c3-dev"}
     assert not {f.repo.lower() for f in corpus_3} & earlier
     assert all(f.split == corpus_3_split(f.repo) for f in corpus_3)
+    python = [f for f in corpus_3 if f.kind == "python"]
+    assert len(python) >= 90 and len({f.repo for f in python}) >= 45
