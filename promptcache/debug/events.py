@@ -6,9 +6,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._printable import printable
+from .causes import CAUSES
 from .privacy import export_key
 
-__all__ = ["WITHDRAWN", "Invalidation"]
+__all__ = ["MONITOR_CAUSES", "WITHDRAWN", "Invalidation"]
+
+# Every cause the monitor's judging can give an event (`Invalidation.cause` below): the metrics
+# create each (vendor, cause) series at 0 when a vendor is first seen, so that the first event of
+# a cause is counted by Prometheus's increase() and rate() (a series born at 1 never is).
+MONITOR_CAUSES: tuple[str, ...] = (*CAUSES, "ttl_expired", "lookback", "order_ambiguous")
 
 # The cause of a follow-up that takes back an earlier `below_minimum` of the same key: a later
 # response read from the cache a prefix shorter than the minimum the vendor documents.

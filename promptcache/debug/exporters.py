@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from .._usage import CacheUsage
-from .events import Invalidation
+from .events import MONITOR_CAUSES, Invalidation
 from .privacy import export_key
 
 __all__ = ["MODEL_LABELS", "Exporter"]
@@ -33,8 +33,9 @@ class Exporter:
         # The per-vendor children are bound once; `labels()` on every request is a dict walk.
         self._usage_counters: dict[str, tuple[Any, Any, Any, Any]] = {}
         self._models: set[str] = set()
+        self._server_side_bound: set[tuple[str, str]] = set()
 
-    def usage(self, usage: CacheUsage, vendor: str) -> None:
+    def usage(self, usage: CacheUsage, vendor: str, model: str | None = None) -> None:
         span = self._span()
         if span is not None:
             # a count the vendor did not report is left off, not written as 0: a reader of the
@@ -45,14 +46,16 @@ class Exporter:
                 span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write)
             span.set_attribute("gen_ai.usage.input_tokens", usage.total_input)
         if self._counters is not None:
-            read, write, total, unreported = self._bound(vendor)
+            read, write, total, unreported = self.bind(vendor)
+            self._bind_model(vendor, model)
             read.inc(usage.cache_read or 0)
             write.inc(usage.cache_write or 0)
             total.inc(usage.total_input)
             if usage.cache_read is None:  # reads unknown: kept out of the hit rate
                 unreported.inc(usage.total_input)
 
-    def _bound(self, vendor: str) -> tuple[Any, Any, Any, Any]:
+    def bind(self, vendor: str) -> tuple[Any, Any, Any, Any]:
+        """The vendor's usage counters, and every series of its causes made at 0 (once)."""
         bound = self._usage_counters.get(vendor)
         if bound is None:
             counters = self._counters or {}
@@ -62,10 +65,22 @@ class Exporter:
             )
             bound = self._usage_counters[vendor] = (read, write, total, unreported)
             # A series first written at 1 has no earlier sample, so Prometheus's increase() and
-            # rate() never count that 1; a withdrawal comes once per model and process, so its
-            # series is made here, at 0, or the dashboard's table would always read 0.
+            # rate() never count that 1: the first event of each cause in a process would be
+            # missing from every panel. So each (vendor, cause) series is made here, at 0, when
+            # the monitor is made for the vendor or first sees it (the dashboard's queries leave
+            # out the zero ones).
+            for cause in MONITOR_CAUSES:
+                counters["events"].labels(vendor, cause)
+                counters["lost"].labels(vendor, cause)
             counters["withdrawn"].labels(vendor, "below_minimum")
         return bound
+
+    def _bind_model(self, vendor: str, model: str | None) -> None:
+        """A server-side miss's (vendor, model) series, made at 0 with the model's first request."""
+        label = self._model_label(model)
+        if (vendor, label) not in self._server_side_bound and self._counters is not None:
+            self._server_side_bound.add((vendor, label))
+            self._counters["server_side"].labels(vendor, label)
 
     def invalidation(self, event: Invalidation) -> None:
         span = self._span()

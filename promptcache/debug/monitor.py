@@ -196,6 +196,8 @@ class Monitor(Judging):
         self._shapes: dict[tuple[frozenset[str], str | None], Vendor] = {}
         self._ambiguous: set[tuple[frozenset[str], str | None]] = set()
         self._exporter = Exporter(prometheus_registry) if metrics else None
+        if self._exporter is not None and self.vendor is not None:
+            self._exporter.bind(self.vendor)  # its series exist at 0 before any request
         self.store = store
         # element id -> (the element, its path, its markers, its record); the element is held so
         # that its id stays its own
@@ -314,7 +316,7 @@ class Monitor(Judging):
         if self._worker is None:
             return self._observed(name, entry, plain, usage, defaulted=key is None)
         if self._exporter is not None:  # here, where the caller's span is current
-            self._exporter.usage(usage, vendor.name)
+            self._exporter.usage(usage, vendor.name, entry.model)
         # The copy in the entry is what is judged: the caller may append to its lists meanwhile.
         pending = _Pending(name, entry, entry.request or {}, usage, key is None)
         if not self._worker.put(pending):
@@ -362,7 +364,7 @@ class Monitor(Judging):
         if shared is not None and entry.dry:
             self._amend(name, entry)
         if self._exporter is not None and self._worker is None:
-            self._exporter.usage(usage, entry.vendor.name)
+            self._exporter.usage(usage, entry.vendor.name, entry.model)
         if event is not None:
             self._emit(event)
         return event

@@ -71,3 +71,51 @@ def test_the_model_label_stays_bounded() -> None:
     monitor.observe(request, usage=wrote, at=5.0, key="z")
     counted = _server_side_misses(registry)
     assert len(counted) == MODEL_LABELS + 1 and counted[("anthropic", "(other)")] == 6.0
+
+
+def _samples(registry: Any, name: str) -> dict[tuple[str, ...], float]:
+    return {
+        tuple(s.labels.values()): s.value
+        for family in registry.collect()
+        for s in family.samples
+        if s.name == name
+    }
+
+
+def test_every_cause_series_exists_at_0_before_its_first_event() -> None:
+    """Prometheus's increase() and rate() count from a series' first sample: a series born at 1
+    hides the first event of its cause after every restart, so each one starts at 0 as soon as
+    its vendor (and, for server-side misses, its model) is first seen."""
+    prometheus_client = pytest.importorskip("prometheus_client")
+    from promptcache.debug.events import MONITOR_CAUSES
+
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("anthropic", prometheus_registry=registry)
+    wrote = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    monitor.observe(pairs.anthropic(), usage=wrote, at=0.0, key="k")
+    for name in ("promptcache_invalidations_total", "promptcache_tokens_lost_total"):
+        assert _samples(registry, name) == {("anthropic", c): 0.0 for c in MONITOR_CAUSES}
+    assert _server_side_misses(registry) == {("anthropic", "claude-sonnet-4-6"): 0.0}
+    changed = pairs.anthropic(system=pairs.with_header("At 10:00:01"))
+    monitor.observe(changed, usage=wrote, at=30.0, key="k")
+    counted = _samples(registry, "promptcache_invalidations_total")
+    assert counted[("anthropic", "timestamp")] == 1.0
+    assert sum(counted.values()) == 1.0
+
+
+def test_every_cause_the_judging_writes_is_one_the_metrics_make_at_0() -> None:
+    """A cause added to the judging without adding it to MONITOR_CAUSES would be born at 1."""
+    import ast
+    from pathlib import Path
+
+    import promptcache.debug as debug
+    from promptcache.debug.events import MONITOR_CAUSES, WITHDRAWN
+
+    written = set()
+    for module in ("judging.py", "monitor.py"):
+        tree = ast.parse((Path(debug.__file__).parent / module).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            value = node.value if isinstance(node, ast.keyword) and node.arg == "cause" else None
+            if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                written.add(value.value)
+    assert written and written <= {*MONITOR_CAUSES, WITHDRAWN}, written - set(MONITOR_CAUSES)
