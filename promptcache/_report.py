@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import heapq
 import logging
-import re
 from bisect import bisect_left
 from collections import OrderedDict, defaultdict
 from collections.abc import Iterable, Mapping
@@ -45,7 +44,7 @@ from .debug.fingerprint import fingerprint_held
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe, export_key
-from .debug.recorder import LOG_FORMAT_VERSION, usage_from_json
+from .debug.recorder import LOCATION_NAME, LOG_FORMAT_VERSION, usage_from_json
 from .vendors import Vendor, resolve_vendor
 from .vendors._platform import model_names
 
@@ -976,11 +975,6 @@ def _remove_event(
             table.pop(cause, None)
 
 
-# A Vertex AI location as the recorder writes it (`global`, `us`, `us-east5`): a name, so no free
-# text reaches a pricing note through it.
-_LOCATION_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
-
-
 def _record_location(record: Mapping[str, Any]) -> str | None:
     """The record's `location` (where the call went, as the recorder writes it), or None."""
     value = record.get("location")
@@ -990,7 +984,8 @@ def _record_location(record: Mapping[str, Any]) -> str | None:
 def _location_name(value: Any, field: str) -> str:
     """`value` if it reads as a location name; else refused, named (the caller's own flag) or
     described (a log's field may hold anything)."""
-    if isinstance(value, str) and _LOCATION_NAME.fullmatch(value):
+    # as the recorder writes it: a name, so no free text reaches a pricing note through it
+    if isinstance(value, str) and LOCATION_NAME.fullmatch(value):
         return value
     got = repr(value)[:80] if field == "location=" and isinstance(value, str) else describe(value)
     raise InputError(

@@ -47,7 +47,14 @@ from ..vendors._elements import plain
 from ._filelock import FileLock
 from .privacy import export_key, short_hash
 
-__all__ = ["LOG_FORMAT_VERSION", "Recorder", "normalised_usage", "redact", "usage_from_json"]
+__all__ = [
+    "LOCATION_NAME",
+    "LOG_FORMAT_VERSION",
+    "Recorder",
+    "normalised_usage",
+    "redact",
+    "usage_from_json",
+]
 
 LOG_FORMAT_VERSION = 1
 LOGGER = logging.getLogger("promptcache.recorder")
@@ -211,7 +218,8 @@ class _Snapshot:
     key: str | None
     when: dict[str, float]
     vendor: str | None
-    ids: dict[str, str] = dataclasses.field(default_factory=dict)  # `vendor_ids`
+    # `vendor_ids`, and `located`: fields that follow the times
+    ids: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -296,9 +304,14 @@ class Recorder:
         at: float,
         vendor: str | None,
         sent_at: float | None = None,
+        location: str | None = None,
     ) -> bytes:
         """One log line (format v1) for an observation."""
-        when: dict[str, Any] = {**_when(at, sent_at), **vendor_ids(response)}
+        when: dict[str, Any] = {
+            **_when(at, sent_at),
+            **vendor_ids(response),
+            **located(location),
+        }
         if isinstance(response, CacheUsage):
             usage = normalised_usage(response)
             return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=usage)
@@ -346,18 +359,30 @@ class Recorder:
         at: float | None = None,
         vendor: str | None = None,
         sent_at: float | None = None,
+        location: str | None = None,
     ) -> None:
         """
         Append one observation: `at` when the response came (default: now), `sent_at` when the
-        request was sent, if known. Never raises: a failure is logged once and counted. In the
-        background mode the observation is snapshotted here and written by the writer thread.
+        request was sent, if known; `location`, the Vertex AI location the call went to, where
+        the caller knows it (`wrap()` reads it from the client), which `report` prices by.
+        Never raises: a failure is logged once and counted. In the background mode the
+        observation is snapshotted here and written by the writer thread.
         """
         try:
             moment = time.time() if at is None else at
             if self.background:
-                self._enqueue(self._snapshot(request, response, key, moment, vendor, sent_at))
+                snapshot = self._snapshot(request, response, key, moment, vendor, sent_at, location)
+                self._enqueue(snapshot)
                 return
-            data = self.line(request, response, key=key, at=moment, vendor=vendor, sent_at=sent_at)
+            data = self.line(
+                request,
+                response,
+                key=key,
+                at=moment,
+                vendor=vendor,
+                sent_at=sent_at,
+                location=location,
+            )
             with self._lock:
                 self._write(data)
         except Exception as exc:  # never the caller's problem: said once, counted
@@ -377,6 +402,7 @@ class Recorder:
         at: float,
         vendor: str | None,
         sent_at: float | None,
+        location: str | None = None,
     ) -> _Snapshot:
         """What the writer needs, frozen now: the bytes of the request and the response."""
         when = _when(at, sent_at)
@@ -389,7 +415,7 @@ class Recorder:
             key=key,
             when=when,
             vendor=vendor,
-            ids=vendor_ids(response),
+            ids={**vendor_ids(response), **located(location)},
         )
 
     def _enqueue(self, snapshot: _Snapshot) -> None:
@@ -706,6 +732,18 @@ def vendor_ids(response: Any) -> dict[str, str]:
         own = getattr(response, "id", None) or getattr(response, "response_id", None)
     found = {"response_id": own, "request_id": getattr(response, "_request_id", None)}
     return {k: v for k, v in found.items() if isinstance(v, str) and _VENDOR_ID.fullmatch(v)}
+
+
+# A Vertex AI location (`global`, `us`, `us-east5`): written, and read by `report`, only when it
+# reads as one, so no free text reaches the log through it.
+LOCATION_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+
+
+def located(location: str | None) -> dict[str, str]:
+    """The record's `location` field: where the call went, when it reads as a location name."""
+    if isinstance(location, str) and LOCATION_NAME.fullmatch(location):
+        return {"location": location}
+    return {}
 
 
 def _when(at: float, sent_at: float | None) -> dict[str, float]:
