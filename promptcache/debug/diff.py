@@ -26,6 +26,7 @@ from typing import Any
 
 from .._canonical import refusing_deeper
 from .._errors import InputError
+from .._plan import unlisted_minimum_note
 from .._pricing import load_min_tokens
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, detect_vendor, resolve_vendor
@@ -120,15 +121,25 @@ def diff(
         result = compare_elements(
             a, b, ea, eb, spec, counter or DEFAULT_COUNTER, minimum=(model, minimum)
         )
-        if min_tokens is None and unknown_model(spec, model):
-            note = (
-                f"; the model id names no model (an application inference profile?), so its "
-                f"minimum cacheable prefix is unknown: {minimum:,} tokens (the table's default) "
-                "was assumed; pass base_models={id: model} (--base-model) with the model it "
-                "serves, or min_tokens="
-            )
-            result = replace(result, detail=result.detail + note)
-        return result
+        note = None if min_tokens is not None else _assumed_minimum(spec, model, minimum)
+        return result if note is None else replace(result, detail=f"{result.detail}; {note}")
+
+
+def _assumed_minimum(spec: Vendor, model: str, minimum: int) -> str | None:
+    """Why `minimum`, which the verdict rests on, is the table's default and not the model's
+    own (an opaque profile ARN, a model no row names, no model at all), or None."""
+    if unknown_model(spec, model):
+        return (
+            f"the model id names no model (an application inference profile?), so its minimum "
+            f"cacheable prefix is unknown: {minimum:,} tokens (the table's default) was assumed; "
+            "pass base_models={id: model} (--base-model) with the model it serves, or min_tokens="
+        )
+    if not model:
+        return (
+            f"request a names no model, so its minimum cacheable prefix is unknown: {minimum:,} "
+            f"tokens ({spec.name}'s default) was assumed; name the model, or pass min_tokens="
+        )
+    return unlisted_minimum_note(spec, spec.rules_model(model), minimum)
 
 
 def unknown_model(vendor: Vendor, model: str) -> bool:
