@@ -697,7 +697,10 @@ def located_rates(
         if location is None:
             return rates, ()
         # said, not dropped silently: Bedrock's tier follows its model id's profile instead
-        return rates, (f"location {location!r} left out: only Claude on Vertex AI is priced by it",)
+        return rates, (
+            f"location {location!r} left out: only Claude on Vertex AI is priced by it; this "
+            f"was priced as {vendor} (a Vertex AI answer: pass --vendor vertex-anthropic)",
+        )
     if not vertex.location_premium(model):
         return rates, ()
     tier = vertex.location_tier(location)

@@ -43,6 +43,7 @@ def on_platform(
     model_of: Callable[[str], str] | None = None,
     same_model: Callable[[str, str], bool | None] | None = None,
     supports_breakpoints: Callable[[str], bool] | None = None,
+    answers: Callable[[Any], bool] | None = None,
     **rules: Any,
 ) -> Vendor:
     """
@@ -69,6 +70,7 @@ def on_platform(
         same_model=same_model or (by_model(model_of) if model_of else base.same_model),
         serves=base.name,
         supports_breakpoints=supports_breakpoints or base.supports_breakpoints,
+        answers=answers or base.answers,
     )
 
 

@@ -14,6 +14,10 @@ from ._rules import CacheRules, Capabilities
 __all__ = ["Vendor"]
 
 
+def _unmarked(response: Any) -> bool:
+    return False
+
+
 def _never(model: str) -> bool:
     return False
 
@@ -77,6 +81,9 @@ class Vendor:
     unestimated: Callable[[Mapping[str, Any]], list[str]] = _none_added
     detects: Callable[[Mapping[str, Any]], bool] = _always
     serves: str | None = None  # a platform: the first-party format it serves
+    # Whether a response of the served format carries the platform's own mark (a Vertex message
+    # id, Azure's content-filter results): what tells its answers apart where its body cannot
+    answers: Callable[[Any], bool] = _unmarked
     # What the vendor adds that it documents a size for, for a model: {what, in the words
     # `unestimated` uses: tokens}. inspect counts these into the prefix.
     added_tokens: Callable[[Mapping[str, Any], str | None], dict[str, int]] = _none_counted

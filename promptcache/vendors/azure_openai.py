@@ -27,11 +27,24 @@ from ._platform import named_models, on_platform
 from ._vendor import Vendor
 from .openai_chat import VENDOR as OPENAI_CHAT
 
-__all__ = ["AZURE_RULES", "VENDOR", "no_breakpoints", "unmarked", "with_deployments"]
+__all__ = [
+    "AZURE_RULES",
+    "VENDOR",
+    "azure_answer",
+    "no_breakpoints",
+    "unmarked",
+    "with_deployments",
+]
 
 
 def unmarked(request: Mapping[str, Any]) -> bool:
     return False  # an Azure body is OpenAI's: only naming the vendor says Azure
+
+
+def azure_answer(response: Any) -> bool:
+    """An Azure OpenAI answer: its content filter's `prompt_filter_results`, which OpenAI's API
+    does not send (a body alone does not tell them apart; an answer does)."""
+    return isinstance(response, Mapping) and "prompt_filter_results" in response
 
 
 def no_breakpoints(model: str) -> bool:
@@ -71,5 +84,6 @@ VENDOR = on_platform(
     table_key="azure-openai",
     detects=unmarked,
     supports_breakpoints=no_breakpoints,
+    answers=azure_answer,
     **AZURE_RULES,
 )

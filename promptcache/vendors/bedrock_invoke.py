@@ -90,10 +90,17 @@ def _version(request: Mapping[str, Any]) -> Any:
     return setting(request, "anthropic_version")[1]
 
 
+# Bedrock's Claude message ids (`msg_bdrk_...`; Vertex AI's are `msg_vrtx_...`, see there).
+MESSAGE_ID_PREFIX = "msg_bdrk_"
+
+
 def response_signs(response: Any) -> int:
     if not isinstance(response, Mapping):
         return 0
-    return int("amazon-bedrock-invocationMetrics" in response)
+    message_id = response.get("id")
+    # an id of Bedrock's outscores every feature of the Anthropic body it carries
+    bedrock_id = isinstance(message_id, str) and message_id.startswith(MESSAGE_ID_PREFIX)
+    return int("amazon-bedrock-invocationMetrics" in response) + 4 * bedrock_id
 
 
 def read_usage(response: Any) -> CacheUsage:
