@@ -696,6 +696,11 @@ def located_rates(
     if _table_key(vendor) != "vertex-anthropic":
         if location is None:
             return rates, ()
+        if _table_key(vendor) == "vertex-gemini":  # wrap() records where its calls went
+            return rates, (
+                f"location {location!r} not priced: Gemini on Vertex AI is priced at the rows "
+                "genai-prices lists for it, which name no location",
+            )
         # said, not dropped silently: Bedrock's tier follows its model id's profile instead
         return rates, (
             f"location {location!r} left out: only Claude on Vertex AI is priced by it; this "

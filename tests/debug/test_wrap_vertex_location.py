@@ -111,3 +111,14 @@ def test_a_location_that_is_not_a_name_is_not_written(tmp_path: Path) -> None:
     recorder.record(request, usage, vendor="anthropic", location="Somewhere, Earth")
     recorder.close()
     assert "location" not in json.loads(log.read_text())
+
+
+def test_a_vertex_gemini_log_says_its_location_is_not_priced_and_why(tmp_path: Path) -> None:
+    log = tmp_path / "gemini.jsonl"
+    recorder = Recorder(log, background=False)
+    client = promptcache.wrap(VertexGeminiEmulator().client(location="us"), recorder=recorder)
+    client.models.generate_content(model="gemini-2.5-flash", contents="hello")
+    recorder.close()
+    [note] = build_report(log.read_text().splitlines()).pricing_notes
+    assert note.records == 1 and note.note.startswith("location 'us' not priced")
+    assert "Gemini on Vertex AI" in note.note and "vertex-anthropic" not in note.note
