@@ -22,6 +22,10 @@ def _never(model: str) -> bool:
     return False
 
 
+def _as_is(capabilities: Capabilities, model: str) -> Capabilities:
+    return capabilities
+
+
 # A format's own marker check: the markers a request carries (where, ttl) and what the API
 # would refuse about them, each problem naming the rule and the fix.
 MarkerCheck = Callable[[Mapping[str, Any]], tuple[list[tuple[str, str | None]], list[str]]]
@@ -84,6 +88,9 @@ class Vendor:
     # Whether a response of the served format carries the platform's own mark (a Vertex message
     # id, Azure's content-filter results): what tells its answers apart where its body cannot
     answers: Callable[[Any], bool] = _unmarked
+    # The capabilities as one model has them, where the models of a format differ (Bedrock:
+    # Amazon Nova caches no tools)
+    model_capabilities: Callable[[Capabilities, str], Capabilities] = _as_is
     # What the vendor adds that it documents a size for, for a model: {what, in the words
     # `unestimated` uses: tokens}. inspect counts these into the prefix.
     added_tokens: Callable[[Mapping[str, Any], str | None], dict[str, int]] = _none_counted
@@ -100,8 +107,8 @@ class Vendor:
     def capabilities_for(self, model: str) -> Capabilities:
         automatic = self.rules.automatic_capabilities
         if automatic is None or self.supports_breakpoints(model):
-            return self.rules.capabilities
-        return automatic
+            return self.model_capabilities(self.rules.capabilities, model)
+        return self.model_capabilities(automatic, model)
 
     def spans(self, request: Mapping[str, Any]) -> list[Span]:
         """The containers of a request in render order, without touching their items."""
