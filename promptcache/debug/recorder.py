@@ -846,6 +846,13 @@ def normalised_usage(usage: CacheUsage) -> dict[str, Any]:
         "cache_write_by_ttl": dict(usage.cache_write_by_ttl),
         "model": usage.model,
     }
+    # what says the numbers measure no cached prefix (`CacheUsage.prefix_measure`), so a report
+    # of the log takes no expectation from them either: present only when they do
+    if usage.problems:
+        neutral["problems"] = list(usage.problems)
+    if usage.passes != 1:
+        neutral["passes"] = usage.passes
+        neutral["last_pass_cached"] = usage.last_pass_cached
     said = usage.diagnosis
     if said is not None:  # the vendor's reason (a name) and counts; never its raw object
         neutral["diagnosis"] = {
@@ -879,7 +886,16 @@ def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         raise InputError(f"usage.model must be a name or null, got {shown(model)}")
+    passes, last = data.get("passes", 1), data.get("last_pass_cached")
+    if not (_count(passes) and passes >= 1) or not (last is None or _count(last)):
+        raise InputError(
+            "usage.passes must be a whole number >= 1 and usage.last_pass_cached a whole number "
+            f">= 0 or null, got {shown(passes)} and {shown(last)}"
+        )
     return CacheUsage(
+        problems=_problems(data.get("problems")),
+        passes=passes,
+        last_pass_cached=last,
         diagnosis=_diagnosis(data.get("diagnosis")),
         uncached_input=counts["uncached_input"],
         cache_read=counts["cache_read"],
@@ -888,6 +904,15 @@ def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
         cache_write_by_ttl=dict(by_ttl),
         model=model,
     )
+
+
+def _problems(data: Any) -> tuple[str, ...]:
+    """The neutral usage's "problems": what did not add up (strings; hashed in a hashed log)."""
+    if data is None:
+        return ()
+    if not isinstance(data, list) or not all(isinstance(p, str) for p in data):
+        raise InputError(f"usage.problems must be a list of strings, got {shown(data)}")
+    return tuple(data)
 
 
 def _diagnosis(data: Any) -> CacheDiagnosis | None:
