@@ -31,7 +31,7 @@ from .._pricing import load_min_tokens
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, detect_vendor, resolve_vendor
 from ..vendors._elements import Element, model_of_request, plain_request
-from ..vendors._platform import named_models
+from ..vendors._platform import named_models, unserved_base, unserved_base_fix
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
 from .divergence import Divergence, Position, first_divergence, run_bytes, tokens_lost, write_points
 from .settings import SettingChange, setting_change
@@ -128,6 +128,12 @@ def diff(
 def _assumed_minimum(spec: Vendor, model: str, minimum: int) -> str | None:
     """Why `minimum`, which the verdict rests on, is the table's default and not the model's
     own (an opaque profile ARN, a model no row names, no model at all), or None."""
+    base = unserved_base(spec, model) if unknown_model(spec, model) else None
+    if base is not None:
+        return (
+            f"the model id names no model, so its minimum cacheable prefix is unknown: "
+            f"{minimum:,} tokens (the table's default) was assumed; {unserved_base_fix(base)}"
+        )
     if unknown_model(spec, model):
         return (
             f"the model id names no model (an application inference profile?), so its minimum "

@@ -110,6 +110,25 @@ def named_models(vendor: Vendor, mapping: Mapping[str, str]) -> Vendor:
     return replace(vendor, same_model=same_model, rules_model=rules_model)
 
 
+def unserved_base(vendor: Vendor, model: str) -> str | None:
+    """The base model `model` was mapped to (`named_models`) where that names no model either
+    (`claude-sonnet-4-5` given for a Bedrock profile ARN, a typo), or None."""
+    served = vendor.rules_model(model)
+    same = vendor.same_model
+    if served == model or same is None or same(served, served) is not None:
+        return None
+    return served
+
+
+def unserved_base_fix(base: str) -> str:
+    """What to say of a base model that names no model: it and the form it needs."""
+    return (
+        f"the base model {shown_name(base)} given for it names no model either: give the "
+        "foundation model id it serves (`aws bedrock get-inference-profile` lists it, such as "
+        "anthropic.claude-sonnet-4-5-20250929-v1:0)"
+    )
+
+
 def model_names(mapping: Mapping[str, str]) -> dict[str, str]:
     """A user's {name: model it serves} checked: each a pair of non-empty strings."""
     if not isinstance(mapping, Mapping):
