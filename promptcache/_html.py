@@ -193,7 +193,8 @@ def _side_models(rows: Sequence[SideRow]) -> str:
         cells.append(
             f'<tr data-model="{escape(row.group)}"><td>{escape(row.group)}</td>'
             f'<td class="n">{row.follow_ups:,}</td><td class="n">{row.server_side:,}</td>'
-            f'<td class="n">{_pct(row.rate)}</td><td class="n">{facts.minimum_tokens:,}</td>'
+            f'<td class="n">{_pct(row.rate)}</td><td class="n">{facts.minimum_tokens:,}'
+            f"{' (assumed)' if facts.minimum_assumed else ''}</td>"
             f'<td class="n">{ttl}</td><td>{"implicit" if facts.marking == "automatic" else "at markers"}'
             "</td></tr>"
         )

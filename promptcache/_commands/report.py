@@ -523,10 +523,13 @@ def _side_row(row: SideRow) -> str:
             else (f"{facts.default_ttl_seconds:,.0f} s")
         )
         kind = "implicit" if facts.marking == "automatic" else "at markers"
-        text += (
-            f"; documented minimum {facts.minimum_tokens:,} tokens, default TTL {ttl}, "
-            f"cached {kind}"
+        minimum = (
+            f"minimum {facts.minimum_tokens:,} tokens assumed (the table's default: no row names "
+            "the model)"
+            if facts.minimum_assumed
+            else f"documented minimum {facts.minimum_tokens:,} tokens"
         )
+        text += f"; {minimum}, default TTL {ttl}, cached {kind}"
     return text
 
 
