@@ -29,8 +29,9 @@ from typing import Any
 import orjson
 
 from ._canonical import load_json
-from ._errors import InputError, json_kind, shown, shown_keys
+from ._errors import InputError, json_kind, shown, shown_keys, shown_name
 from ._pricing import (
+    PRICES_ENV,
     Rates,
     check_billing,
     cost_figures_at,
@@ -40,12 +41,13 @@ from ._pricing import (
 )
 from ._usage import CacheUsage
 from ._vendor_side import VendorSide, VendorSideCounter
+from .debug.diff import unknown_model
 from .debug.fingerprint import fingerprint_held
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe, export_key
 from .debug.recorder import LOCATION_NAME, LOG_FORMAT_VERSION, usage_from_json
-from .vendors import Vendor, resolve_vendor
+from .vendors import Vendor, get_vendor, resolve_vendor
 from .vendors._platform import model_names
 
 __all__ = [
@@ -413,6 +415,8 @@ class _Pricer:
         if row is None:
             row = self._row(vendor, model, location)
             if row is None:
+                if noted:  # why the record is left out of the cost, counted
+                    self._note((_unpriced_why(vendor, model),))
                 return None
         starts, by_tier, notes = row
         try:
@@ -492,6 +496,23 @@ class _Pricer:
         full = self.price(_input(tokens, 0, vendor, model), vendor, model, location)
         read = self.price(_input(0, tokens, vendor, model), vendor, model, location)
         return None if full is None or read is None else full[0] - read[0]
+
+
+def _unpriced_why(vendor: str, model: str) -> str:
+    """Why records of (vendor, model) are not priced, for the report's pricing notes."""
+    try:
+        spec = get_vendor(vendor)
+    except InputError:
+        spec = None
+    if spec is not None and unknown_model(spec, model):
+        return (
+            f"not priced: the {vendor} model id {shown_name(model)} names no model (an application "
+            "inference profile?); pass --base-model ID=MODEL with the model it serves"
+        )
+    return (
+        f"not priced: no price row for {vendor} model {shown_name(model)}; add one in a price "
+        f"file named by ${PRICES_ENV}"
+    )
 
 
 def money(value: float | None, currency: str) -> str:

@@ -205,3 +205,22 @@ def test_foundry_figures_are_said_to_be_list_prices_unless_billing_is_declared(
 def test_a_billing_name_not_known_is_refused() -> None:
     with pytest.raises(InputError, match=r"'ptu'.*provisioned"):
         build_report([], billing="ptu")
+
+
+def test_records_left_unpriced_say_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3d4e5f6"
+    records = []
+    for turn in range(2):
+        record = _record(turn)
+        record["vendor"] = "bedrock-invoke"
+        record["request"]["model"] = arn
+        record["request"]["anthropic_version"] = "bedrock-2023-05-31"
+        records.append(record)
+    records.append({**_record(2), "vendor": "anthropic"})
+    records[-1]["request"] = {**records[-1]["request"], "model": "claude-nonexistent-9"}
+    del records[-1]["request"]["anthropic_version"]
+    data = _json(capsys, str(_log(tmp_path, records)))
+    assert data["cost"]["unpriced_records"] == 3
+    notes = _notes(data)
+    assert [c for n, c in notes.items() if "names no model" in n and "--base-model" in n] == [2]
+    assert [c for n, c in notes.items() if "no price row for anthropic" in n] == [1]
