@@ -427,10 +427,12 @@ def one_model(vendor: Vendor, before: Any, after: Any) -> bool:
 
 
 def possibly_one_model(vendor: Vendor, before: Any, after: Any) -> str:
+    # Bedrock's names of one model include cross-region profiles, which route elsewhere
+    why = " (a profile may route to another region)" if vendor.name.startswith("bedrock") else ""
     return (
         f"possibly model_changed: {before} and {after} are two names of one model; "
-        f"{vendor.title} does not document whether they share a cache (a profile may route to "
-        "another region), so this counts what is lost if they do not"
+        f"{vendor.title} does not document whether they share a cache{why}, so this counts what "
+        "is lost if they do not"
     )
 
 
