@@ -46,7 +46,8 @@ from .debug.fingerprint import fingerprint_held
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe, export_key
-from .debug.recorder import LOCATION_NAME, LOG_FORMAT_VERSION, usage_from_json
+from .debug.recorder import LOG_FORMAT_VERSION, usage_from_json
+from .debug.recorder import location_name as _location_name
 from .vendors import Vendor, get_vendor, resolve_vendor
 from .vendors._platform import model_names
 
@@ -1000,19 +1001,6 @@ def _record_location(record: Mapping[str, Any]) -> str | None:
     """The record's `location` (where the call went, as the recorder writes it), or None."""
     value = record.get("location")
     return None if value is None else _location_name(value, "'location'")
-
-
-def _location_name(value: Any, field: str) -> str:
-    """`value` if it reads as a location name; else refused, named (the caller's own flag) or
-    described (a log's field may hold anything)."""
-    # as the recorder writes it: a name, so no free text reaches a pricing note through it
-    if isinstance(value, str) and LOCATION_NAME.fullmatch(value):
-        return value
-    got = repr(value)[:80] if field == "location=" and isinstance(value, str) else describe(value)
-    raise InputError(
-        f"{field} must be a Vertex AI location name such as 'global', 'us' or 'us-east5' "
-        f"(lower-case letters, digits and '-'), got {got}"
-    )
 
 
 def _usage_of(record: Mapping[str, Any], number: int) -> Any:

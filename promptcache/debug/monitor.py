@@ -78,7 +78,7 @@ from .memory import (
     written,
 )
 from .privacy import describe, export_key
-from .recorder import Recorder
+from .recorder import Recorder, location_name
 from .store import StateStore, StoreUnavailable
 
 __all__ = ["Invalidation", "Monitor", "adapter_for", "read_usage"]
@@ -246,6 +246,8 @@ class Monitor(Judging):
                 f"observe(key=...): {describe(key)} must be a str (the cache key); pass "
                 "str(...) of it, or leave key out to use the request's own"
             )
+        if location is not None:
+            location_name(location, "location=")
         plain = plain_request(request, "request")
         if at is None and (mismatch := clock_mismatch(response, self._clock)) is not None:
             raise mismatch

@@ -45,7 +45,7 @@ from .._usage import CacheDiagnosis, CacheUsage
 from ..vendors import VENDORS
 from ..vendors._elements import plain
 from ._filelock import FileLock
-from .privacy import export_key, short_hash
+from .privacy import describe, export_key, short_hash
 
 __all__ = [
     "LOCATION_NAME",
@@ -737,6 +737,19 @@ def vendor_ids(response: Any) -> dict[str, str]:
 # A Vertex AI location (`global`, `us`, `us-east5`): written, and read by `report`, only when it
 # reads as one, so no free text reaches the log through it.
 LOCATION_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+
+
+def location_name(value: Any, field: str) -> str:
+    """`value` if it reads as a location name; else refused, named (the caller's own argument,
+    `location=`) or described (a log's field may hold anything)."""
+    # a name, so no free text reaches a log or a pricing note through it
+    if isinstance(value, str) and LOCATION_NAME.fullmatch(value):
+        return value
+    got = repr(value)[:80] if field == "location=" and isinstance(value, str) else describe(value)
+    raise InputError(
+        f"{field} must be a Vertex AI location name such as 'global', 'us' or 'us-east5' "
+        f"(lower-case letters, digits and '-'), got {got}"
+    )
 
 
 def located(location: str | None) -> dict[str, str]:

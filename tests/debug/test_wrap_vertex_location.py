@@ -122,3 +122,14 @@ def test_a_vertex_gemini_log_says_its_location_is_not_priced_and_why(tmp_path: P
     [note] = build_report(log.read_text().splitlines()).pricing_notes
     assert note.records == 1 and note.note.startswith("location 'us' not priced")
     assert "Gemini on Vertex AI" in note.note and "vertex-anthropic" not in note.note
+
+
+def test_observe_refuses_a_location_that_is_not_a_name() -> None:
+    from promptcache import InputError, Monitor
+
+    monitor = Monitor("vertex-anthropic", metrics=False)
+    request = {"model": VERTEX_MODEL, "max_tokens": 5, "messages": []}
+    usage = promptcache.CacheUsage(uncached_input=5, cache_read=0, cache_write=0, output=1)
+    with pytest.raises(InputError, match=r"location= must be a Vertex AI location.*'US East'"):
+        monitor.observe(request, usage=usage, location="US East")
+    monitor.observe(request, usage=usage, location="us-east5")  # a name: taken
