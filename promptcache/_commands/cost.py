@@ -211,10 +211,14 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
         lines += [f"  note: {n}" for n in price.notes]  # what the figures could not include
     total = _total(rows)
     if total["not_per_token"]:
+        others = (
+            f"; saved {total['savings']:.6f} on the others"
+            if total["not_per_token"] < len(rows)
+            else ""
+        )
         lines.append(
             f"total: {currency} unknown: {total['not_per_token']} of {len(rows)} responses are "
-            f"not priced per token (provisioned / CCU); saved {total['savings']:.6f} on the "
-            f"others (prices as of {as_of})"
+            f"not priced per token (provisioned / CCU){others} (prices as of {as_of})"
         )
     elif total["output_unreported"]:
         lines.append(
