@@ -156,3 +156,28 @@ def test_the_wrapped_boto3_stream_without_event_counts_is_judged_from_the_metric
     # the events carry no counts; the metrics' 3,658-token write is what turn 2 is held to
     [event] = _judged(_events(None, _metrics(12, 0, 3658)), READ)
     assert event.expected_read == 3658
+
+
+def test_anthropic_bedrock_streams_are_checked_the_same_way() -> None:
+    """The anthropic SDK's `AnthropicBedrock` decodes the same chunks into its event objects;
+    the metrics ride on its `message_stop` and the reports are compared as on boto3's path."""
+    from ..debug.bedrock_cassettes import anthropic_bedrock_client
+
+    seen: list[Any] = []
+    with stub_server() as stub:
+        stub.serve([_chunks(_events(_anthropic(12, 0, 3658), _metrics(12, 0, 1829)))])
+        client = wrap(anthropic_bedrock_client(stub.url))
+        monitor = object.__getattribute__(client, "_watcher").monitor
+        real = monitor.observe
+
+        def spy(request: Any, response: Any = None, **kw: Any) -> Any:
+            seen.append(kw.get("usage"))
+            return real(request, response, **kw)
+
+        monitor.observe = spy
+        with client.messages.create(**invoke_body("Where is SH-1?"), stream=True) as stream:
+            for _ in stream:
+                pass
+    [usage] = seen
+    [problem] = usage.problems
+    assert "cache_creation_input_tokens 3658 vs cacheWriteInputTokenCount 1829" in problem
