@@ -50,6 +50,7 @@ from .debug.recorder import LOG_FORMAT_VERSION, usage_from_json
 from .debug.recorder import location_name as _location_name
 from .vendors import Vendor, get_vendor, resolve_vendor
 from .vendors._platform import model_names
+from .vendors.vertex_anthropic import location_of
 
 __all__ = [
     "GROUPINGS",
@@ -998,9 +999,16 @@ def _remove_event(
 
 
 def _record_location(record: Mapping[str, Any]) -> str | None:
-    """The record's `location` (where the call went, as the recorder writes it), or None."""
+    """The record's `location` (where the call went, as the recorder writes it), else the one
+    its `endpoint` names (a gateway's log: a Vertex AI host or URL), or None."""
     value = record.get("location")
-    return None if value is None else _location_name(value, "'location'")
+    if value is not None:
+        return _location_name(value, "'location'")
+    endpoint = record.get("endpoint")
+    if not isinstance(endpoint, str):
+        return None
+    found = location_of(endpoint if "://" in endpoint else f"https://{endpoint}")
+    return None if found is None else _location_name(found, "the location 'endpoint' names")
 
 
 def _usage_of(record: Mapping[str, Any], number: int) -> Any:

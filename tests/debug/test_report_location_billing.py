@@ -224,3 +224,15 @@ def test_records_left_unpriced_say_why(tmp_path: Path, capsys: pytest.CaptureFix
     notes = _notes(data)
     assert [c for n, c in notes.items() if "names no model" in n and "--base-model" in n] == [2]
     assert [c for n, c in notes.items() if "no price row for anthropic" in n] == [1]
+
+
+def test_a_records_vertex_endpoint_names_its_location(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a gateway's log names the endpoint, not the location: the location is read from it
+    regional = "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/"
+    records = [{**_record(t), "endpoint": regional} for t in range(2)]
+    records.append({**_record(2), "endpoint": "aiplatform.googleapis.com"})
+    notes = _notes(_json(capsys, str(_log(tmp_path, records)), "--location", "eu"))
+    assert [c for n, c in notes.items() if "regional rate (us-east5)" in n] == [2]
+    assert notes["priced at Vertex AI's global rate (location global)"] == 1
