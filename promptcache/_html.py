@@ -193,7 +193,8 @@ def _side_models(rows: Sequence[SideRow]) -> str:
         cells.append(
             f'<tr data-model="{escape(row.group)}"><td>{escape(row.group)}</td>'
             f'<td class="n">{row.follow_ups:,}</td><td class="n">{row.server_side:,}</td>'
-            f'<td class="n">{_pct(row.rate)}</td><td class="n">{facts.minimum_tokens:,}</td>'
+            f'<td class="n">{_pct(row.rate)}</td><td class="n">{facts.minimum_tokens:,}'
+            f"{' (assumed)' if facts.minimum_assumed else ''}</td>"
             f'<td class="n">{ttl}</td><td>{"implicit" if facts.marking == "automatic" else "at markers"}'
             "</td></tr>"
         )
@@ -232,6 +233,32 @@ def _output_unknown(report: Report) -> str:
     )
 
 
+def _cost_figure(report: Report) -> str:
+    """The cost, or for a bill not per token what it is instead and the list price, apart."""
+    if report.billing == "per-token" or report.list_price is None:
+        return (
+            f'<div class="fig">cost<b id="cost">{_money(report.cost, report.currency)}</b>'
+            f"{_output_unknown(report)}</div>"
+        )
+    label = "CCU" if report.billing == "ccu" else report.billing
+    return (
+        f'<div class="fig">cost<b id="cost">not priced per token ({escape(label)})</b>'
+        f'<small id="list-price">{_money(report.list_price, report.currency)} at list prices, '
+        "for comparison only</small></div>"
+    )
+
+
+def _pricing_notes(report: Report) -> str:
+    """How the records were priced (a Vertex location's tier, a list price), with how many."""
+    if not report.pricing_notes:
+        return ""
+    items = "".join(
+        f"<li>{n.records:,} record{'s' if n.records != 1 else ''}: {escape(n.note)}</li>"
+        for n in report.pricing_notes
+    )
+    return f'<ul id="pricing-notes">{items}</ul>'
+
+
 def render_html(report: Report) -> str:
     """The report as one HTML page that needs nothing from the network."""
     hours = report.breakdowns.get("hour", ())
@@ -239,9 +266,8 @@ def render_html(report: Report) -> str:
     figures = (
         f'<div class="figs"><div class="fig">records<b id="records">{report.records:,}</b></div>'
         f'<div class="fig">hit rate<b id="hit-rate">{_pct(report.hit_rate)}</b></div>'
-        f'<div class="fig">cost<b id="cost">{_money(report.cost, report.currency)}</b>'
-        f"{_output_unknown(report)}</div>"
-        f'<div class="fig">saved<b id="savings">{_money(report.savings, report.currency)}</b></div>'
+        + _cost_figure(report)
+        + f'<div class="fig">saved<b id="savings">{_money(report.savings, report.currency)}</b></div>'
         f'<div class="fig">invalidations<b id="invalidations">{report.events:,}</b></div>'
         f'<div class="fig">lines skipped<b id="skipped">{report.skipped:,}</b></div></div>'
     )
@@ -250,7 +276,7 @@ def render_html(report: Report) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         "<title>promptcache report</title>"
         f'<link rel="icon" href="data:,"><style>{_CSS}</style></head><body>'
-        f"<h1>Prompt cache report</h1>{figures}"
+        f"<h1>Prompt cache report</h1>{figures}{_pricing_notes(report)}"
         "<h2>Hit rate per hour</h2>"
         + _line_chart([(g.group, g.hit_rate) for g in timed], "hit rate per hour", True)
         + "<h2>Cost per hour</h2>"

@@ -184,7 +184,7 @@ def plan(
     if min_tokens is None:
         _check_named(spec, model)
         min_tokens = load_min_tokens().minimum(spec.family, model)
-        unlisted = _unlisted_note(spec, model, min_tokens)
+        unlisted = unlisted_minimum_note(spec, model, min_tokens)
     minimum = min_tokens
     use_auto = caps.automatic_mode if automatic is None else automatic
     if vendor_added < 0:
@@ -613,7 +613,7 @@ def _check_named(spec: Vendor, model: str) -> None:
         )
 
 
-def _unlisted_note(spec: Vendor, model: str, minimum: int) -> str | None:
+def unlisted_minimum_note(spec: Vendor, model: str, minimum: int) -> str | None:
     """
     Said when the vendor's minimum differs by model and no row of the minimum-token table names
     `model` (a typo, a new model, an alias): its minimum is then the vendor's default, an

@@ -53,9 +53,12 @@ __all__ = [
     "cost",
     "cost_figures",
     "cost_figures_at",
+    "list_price_caveat",
     "load_min_tokens",
     "load_prices",
+    "located_rates",
     "match_model",
+    "not_per_token_note",
 ]
 
 PRICES_ENV = "PROMPTCACHE_PRICES"
@@ -693,8 +696,16 @@ def located_rates(
     if _table_key(vendor) != "vertex-anthropic":
         if location is None:
             return rates, ()
+        if _table_key(vendor) == "vertex-gemini":  # wrap() records where its calls went
+            return rates, (
+                f"location {location!r} not priced: Gemini on Vertex AI is priced at the rows "
+                "genai-prices lists for it, which name no location",
+            )
         # said, not dropped silently: Bedrock's tier follows its model id's profile instead
-        return rates, (f"location {location!r} left out: only Claude on Vertex AI is priced by it",)
+        return rates, (
+            f"location {location!r} left out: only Claude on Vertex AI is priced by it; this "
+            f"was priced as {vendor} (a Vertex AI answer: pass --vendor vertex-anthropic)",
+        )
     if not vertex.location_premium(model):
         return rates, ()
     tier = vertex.location_tier(location)
@@ -742,7 +753,7 @@ def cost(
     `billing`: "provisioned" (an Azure PTU deployment) or "ccu" (Foundry's Claude Consumption
     Units) declares a bill that is not per token: the cost then says so and gives no total.
     """
-    _check_billing(billing)
+    check_billing(billing)
     vendor = vendor or usage.vendor
     model = model or usage.model
     if not vendor or not model:
@@ -798,7 +809,8 @@ _LIST_PRICES_ONLY: Mapping[str, str] = {
 }
 
 
-def _check_billing(billing: str | None) -> None:
+def check_billing(billing: str | None) -> None:
+    """Refuse a `billing=` name that is not known, naming the ones that are."""
     if billing is None or billing == "per-token" or billing in NOT_PER_TOKEN:
         return
     raise InputError(
@@ -807,16 +819,26 @@ def _check_billing(billing: str | None) -> None:
     )
 
 
-def _billed(price: Cost, billing: str | None) -> Cost:
-    """`price` as the bill it is: per token (a platform's list-price caveat noted), or not."""
-    if billing is None or billing == "per-token":
-        caveat = _LIST_PRICES_ONLY.get(_table_key(price.vendor))
-        return price if caveat is None else replace(price, notes=(*price.notes, caveat))
+def list_price_caveat(vendor: str) -> str | None:
+    """Why `vendor`'s per-token figures are list prices and not its bill (Foundry), or None."""
+    return _LIST_PRICES_ONLY.get(_table_key(vendor))
+
+
+def not_per_token_note(billing: str) -> str:
+    """What a bill that is not per token (`NOT_PER_TOKEN`) is instead, said on its cost."""
     label, why = NOT_PER_TOKEN[billing]
-    note = (
+    return (
         f"not priced per token ({label}): {why}; what the tokens would cost at list prices is "
         "kept as list_price, for comparison only"
     )
+
+
+def _billed(price: Cost, billing: str | None) -> Cost:
+    """`price` as the bill it is: per token (a platform's list-price caveat noted), or not."""
+    if billing is None or billing == "per-token":
+        caveat = list_price_caveat(price.vendor)
+        return price if caveat is None else replace(price, notes=(*price.notes, caveat))
+    note = not_per_token_note(billing)
     return replace(
         price,
         actual=None,

@@ -29,22 +29,34 @@ from typing import Any
 import orjson
 
 from ._canonical import load_json
-from ._errors import InputError, json_kind, shown, shown_keys
-from ._pricing import Rates, cost_figures_at
+from ._errors import InputError, json_kind, shown, shown_keys, shown_name
+from ._pricing import (
+    PRICES_ENV,
+    Rates,
+    check_billing,
+    cost_figures_at,
+    list_price_caveat,
+    located_rates,
+    not_per_token_note,
+)
 from ._usage import CacheUsage
 from ._vendor_side import VendorSide, VendorSideCounter
+from .debug.diff import unknown_model
 from .debug.fingerprint import fingerprint_held
 from .debug.memory import model_of
 from .debug.monitor import Invalidation, Monitor, read_usage
 from .debug.privacy import describe, export_key
 from .debug.recorder import LOG_FORMAT_VERSION, usage_from_json
-from .vendors import Vendor, resolve_vendor
+from .debug.recorder import location_name as _location_name
+from .vendors import Vendor, get_vendor, resolve_vendor
 from .vendors._platform import model_names
+from .vendors.vertex_anthropic import location_of
 
 __all__ = [
     "GROUPINGS",
     "CauseSummary",
     "GroupSummary",
+    "PricingNote",
     "Problem",
     "Report",
     "ReportBuilder",
@@ -100,6 +112,18 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.source}:{self.line}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PricingNote:
+    """How some records were priced, as `cost()` notes it (a Vertex location's tier, a list
+    price that is not the bill), and how many records it is true of."""
+
+    note: str
+    records: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"note": self.note, "records": self.records}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -178,6 +202,12 @@ class Report:
     vendor_side: VendorSide | None = None  # server-side misses (_vendor_side.py)
     # below_minimum events a later read of the same key took back: left out of every figure
     below_minimum_contradicted: int = 0
+    pricing_notes: tuple[PricingNote, ...] = ()
+    # "per-token", or a bill that is not (`--billing provisioned|ccu`): `cost` and every cost
+    # figure are then None, and the list prices are kept apart, for comparison only
+    billing: str = "per-token"
+    list_price: float | None = None
+    list_price_without_cache: float | None = None
 
     @property
     def events(self) -> int:
@@ -197,6 +227,22 @@ class Report:
         if self.cost is None or self.cost_without_cache is None:
             return None
         return self.cost_without_cache - self.cost
+
+    @property
+    def list_savings(self) -> float | None:
+        """What caching saved at list prices, for a bill that is not per token."""
+        if self.list_price is None or self.list_price_without_cache is None:
+            return None
+        return self.list_price_without_cache - self.list_price
+
+    def _list_price_json(self) -> dict[str, float | None] | None:
+        if self.billing == "per-token":
+            return None
+        return {
+            "actual": self.list_price,
+            "without_cache": self.list_price_without_cache,
+            "savings": self.list_savings,
+        }
 
     def totals(self) -> GroupSummary:
         """The whole log as one group named "(all)": the row a report without --by has."""
@@ -237,6 +283,9 @@ class Report:
                 "savings": self.savings,
                 "unpriced_records": self.unpriced_records,
                 "output_unpriced_records": self.output_unpriced_records,
+                "billing": self.billing,
+                "list_price": self._list_price_json(),
+                "notes": [n.to_json() for n in self.pricing_notes],
             },
             "invalidations": [c.to_json() for c in self.invalidations],
             "skipped": {
@@ -309,25 +358,41 @@ class _Group(_Counts):
     lost: int = 0
 
 
+# a `below_minimum` kept until withdrawn: the event, its vendor, model, time and location
+_Claim = tuple[Invalidation, str, str | None, float | None, str | None]
+
 # (vendor, model) rows a report's pricer holds: a log names a handful of models, and a log that
 # names a new one on every line must not grow the cache with it
 _ROWS_KEPT = 1024
+# distinct pricing notes a report names (a Vertex location's tier per model and location); the
+# records of any further note are counted as such
+_NOTES_KEPT = 100
+
+# a model's tiers (the input sizes they start at), their rates, and the notes its price carries
+_Row = tuple[tuple[int, ...], tuple[Rates, ...], tuple[str, ...]]
 
 
 class _Pricer:
     """
-    `_pricing.cost_figures` with each (vendor, model) row resolved once, at the report's first
-    record of it, and a cache of the models it cannot price, so one costs one lookup. A report
-    prices at one day's rates (the day it started) and at the price data in force when it first
-    met the model: genai-prices swapping its data halfway does not reprice half the log.
+    `_pricing.cost_figures` with each (vendor, model, location) row resolved once, at the
+    report's first record of it, and a cache of the models it cannot price, so one costs one
+    lookup. A report prices at one day's rates (the day it started) and at the price data in
+    force when it first met the model: genai-prices swapping its data halfway does not reprice
+    half the log. A Vertex location prices its tier as `cost(location=)` does, and the notes
+    `cost()` would give each priced record are counted (`notes`).
     """
 
-    def __init__(self, served: Mapping[str, str] | None = None) -> None:
+    def __init__(self, served: Mapping[str, str] | None = None, *, caveats: bool = True) -> None:
         # {a model id that names no model (an application profile ARN): the model it serves}
         self._served = dict(served or {})
+        # whether a platform's per-token figures are noted as list prices (not with a bill
+        # declared not per token, which says more)
+        self._caveats = caveats
         self._unknown: set[tuple[str, str]] = set()
-        self._rows: dict[tuple[str, str], tuple[tuple[int, ...], tuple[Rates, ...]]] = {}
+        self._rows: dict[tuple[str, str, str | None], _Row] = {}
         self._table: Any = None
+        self._notes: dict[str, int] = {}
+        self._notes_left_out = 0
 
     @property
     def currency(self) -> str:
@@ -335,41 +400,80 @@ class _Pricer:
         return "USD" if self._table is None else str(self._table.currency)
 
     def price(
-        self, usage: CacheUsage, vendor: str, model: str | None
+        self,
+        usage: CacheUsage,
+        vendor: str,
+        model: str | None,
+        location: str | None = None,
+        *,
+        noted: bool = False,
     ) -> tuple[float, float] | None:
+        """The record's cost and its cost without caching; `noted`: count the notes its price
+        carries (a record's own price, not a figure derived from it)."""
         if not model:
             return None
         model = self._served.get(model, model)
-        row = self._rows.get((vendor, model))
+        row = self._rows.get((vendor, model, location))
         if row is None:
-            row = self._row(vendor, model)
+            row = self._row(vendor, model, location)
             if row is None:
+                if noted:  # why the record is left out of the cost, counted
+                    self._note((_unpriced_why(vendor, model),))
                 return None
-        starts, by_tier = row
+        starts, by_tier, notes = row
         try:
             rates = by_tier[bisect_left(starts, usage.total_input)]
-            return cost_figures_at(usage, rates, vendor)
+            figures = cost_figures_at(usage, rates, vendor)
         except InputError:
             # Not every failure is the model's: a write at a TTL its row has no rate for, or a
             # read on a row with no read rate, fails this record alone.
             return None
+        if noted:
+            self._note(notes)
+        return figures
 
-    def _row(self, vendor: str, model: str) -> tuple[tuple[int, ...], tuple[Rates, ...]] | None:
-        """The model's tiers and rates, resolved once; None (and never asked again) for a model
-        the table cannot price."""
+    def _note(self, notes: tuple[str, ...]) -> None:
+        for note in notes:
+            if note in self._notes:
+                self._notes[note] += 1
+            elif len(self._notes) < _NOTES_KEPT:
+                self._notes[note] = 1
+            else:
+                self._notes_left_out += 1
+
+    def notes(self) -> tuple[PricingNote, ...]:
+        """Each note the priced records carry, with how many; most records first."""
+        found = [PricingNote(note=n, records=c) for n, c in self._notes.items()]
+        found.sort(key=lambda n: (-n.records, n.note))
+        if self._notes_left_out:
+            more = f"other pricing notes (more than {_NOTES_KEPT:,} distinct ones, not named)"
+            found.append(PricingNote(note=more, records=self._notes_left_out))
+        return tuple(found)
+
+    def _row(self, vendor: str, model: str, location: str | None) -> _Row | None:
+        """The model's tiers and rates at `location`, resolved once; None (and never asked
+        again) for a model the table cannot price."""
         if (vendor, model) in self._unknown:
             return None
         table = self._loaded()
         try:
-            row: tuple[tuple[int, ...], tuple[Rates, ...]] = table.tiers(vendor, model)
+            starts, by_tier = table.tiers(vendor, model)
         except (ImportError, InputError):
             if len(self._unknown) >= _ROWS_KEPT:
                 self._unknown.clear()
             self._unknown.add((vendor, model))
             return None
+        located = [located_rates(rates, vendor, model, location) for rates in by_tier]
+        notes = located[0][1] if located else ()
+        caveat = list_price_caveat(vendor) if self._caveats else None  # Foundry: not its bill
+        row: _Row = (
+            starts,
+            tuple(rates for rates, _ in located),
+            notes if caveat is None else (*notes, caveat),
+        )
         if len(self._rows) >= _ROWS_KEPT:
             self._rows.clear()
-        self._rows[(vendor, model)] = row
+        self._rows[(vendor, model, location)] = row
         return row
 
     def _loaded(self) -> Any:
@@ -385,13 +489,32 @@ class _Pricer:
                 raise _PricesUnreadable(f"cannot price the log: {exc}") from None
         return self._table
 
-    def lost(self, tokens: int, vendor: str, model: str | None) -> float | None:
+    def lost(
+        self, tokens: int, vendor: str, model: str | None, location: str | None = None
+    ) -> float | None:
         """What `tokens` cost as uncached input instead of cache reads."""
         if not tokens:
             return 0.0
-        full = self.price(_input(tokens, 0, vendor, model), vendor, model)
-        read = self.price(_input(0, tokens, vendor, model), vendor, model)
+        full = self.price(_input(tokens, 0, vendor, model), vendor, model, location)
+        read = self.price(_input(0, tokens, vendor, model), vendor, model, location)
         return None if full is None or read is None else full[0] - read[0]
+
+
+def _unpriced_why(vendor: str, model: str) -> str:
+    """Why records of (vendor, model) are not priced, for the report's pricing notes."""
+    try:
+        spec = get_vendor(vendor)
+    except InputError:
+        spec = None
+    if spec is not None and unknown_model(spec, model):
+        return (
+            f"not priced: the {vendor} model id {shown_name(model)} names no model (an application "
+            "inference profile?); pass --base-model ID=MODEL with the model it serves"
+        )
+    return (
+        f"not priced: no price row for {vendor} model {shown_name(model)}; add one in a price "
+        f"file named by ${PRICES_ENV}"
+    )
 
 
 def money(value: float | None, currency: str) -> str:
@@ -458,7 +581,12 @@ class ReportBuilder:
         evidence: int = 0,
         clear_keys: bool = False,
         base_models: Mapping[str, str] | None = None,
+        location: str | None = None,
+        billing: str | None = None,
     ) -> None:
+        check_billing(billing)
+        if location is not None:
+            location = _location_name(location, "location=")
         for name in (by, *also):
             if name is not None and name not in GROUPINGS:
                 raise InputError(f"cannot group by {name!r}; use one of {', '.join(GROUPINGS)}")
@@ -477,7 +605,11 @@ class ReportBuilder:
         # `base_models`: ids that name no model (application profile ARNs, deployments) -> the
         # model each serves, whose minimum, TTLs and price apply (as `Monitor(base_models=)`)
         self.base_models = model_names(base_models or {})
-        self._totals, self._pricer = _Totals(), _Pricer(self.base_models)
+        # where Claude on Vertex AI calls went, for records that do not say (`location` field)
+        self.location = location
+        self.billing = billing or "per-token"
+        per_token = self.billing == "per-token"
+        self._totals, self._pricer = _Totals(), _Pricer(self.base_models, caveats=per_token)
         self._monitors: dict[str, Monitor] = {}
         self._groups: dict[str, dict[Any, _Group]] = {g: {} for g in self.groupings}
         self._skipped = 0
@@ -488,10 +620,9 @@ class ReportBuilder:
         )
         self._shapes: dict[tuple[frozenset[str], str | None, str | None], Vendor] = {}
         self._ambiguous: set[tuple[frozenset[str], str | None, str | None]] = set()
-        # key -> its below_minimum, vendor, model and time, until a later read takes it back
-        self._claims: OrderedDict[str, tuple[Invalidation, str, str | None, float | None]] = (
-            OrderedDict()
-        )
+        # key -> its below_minimum, vendor, model, time and location, until a later read takes
+        # it back
+        self._claims: OrderedDict[str, _Claim] = OrderedDict()
         self._withdrawn = 0
 
     def add_line(self, line: bytes | str | None, number: int, source: str = "<log>") -> None:
@@ -598,10 +729,15 @@ class ReportBuilder:
             heapq.heapreplace(self._worst, item)
 
     def claimed(
-        self, event: Invalidation, vendor: str, model: str | None, at: float | None
+        self,
+        event: Invalidation,
+        vendor: str,
+        model: str | None,
+        at: float | None,
+        location: str | None,
     ) -> None:
         """A `below_minimum` counted: kept (bounded as the monitor's keys) until withdrawn."""
-        self._claims[event.key] = (event, vendor, model, at)
+        self._claims[event.key] = (event, vendor, model, at, location)
         self._claims.move_to_end(event.key)
         if len(self._claims) > self.max_keys:
             self._claims.popitem(last=False)  # the monitor has forgotten that key too
@@ -611,9 +747,9 @@ class ReportBuilder:
         claim = self._claims.pop(event.key, None) if event.withdrawal else None
         if claim is None:
             return
-        old, vendor, model, at = claim
+        old, vendor, model, at, location = claim
         self._withdrawn += 1
-        _remove_event(self._totals, self._pricer, old, vendor, model)
+        _remove_event(self._totals, self._pricer, old, vendor, model, location)
         if self.groupings:
             for group in self.groups_of(old.key, vendor, model, at):
                 group.events -= 1
@@ -636,11 +772,16 @@ def build_report(
     by: str | None = None,
     evidence: int = 0,
     base_models: Mapping[str, str] | None = None,
+    location: str | None = None,
+    billing: str | None = None,
 ) -> Report:
     """Read log records one by one and total them. `vendor` applies to records that name none;
     `evidence` is how many server-side misses' evidence records to keep (`Report.vendor_side`);
     `base_models` maps model ids that name no model (application profile ARNs) to the model each
-    serves, whose minimum, TTLs and price then apply (as `Monitor(base_models=)`)."""
+    serves, whose minimum, TTLs and price then apply (as `Monitor(base_models=)`). `location`:
+    the Vertex AI location of Claude calls whose record names none (as `cost(location=)`);
+    `billing`: "provisioned" or "ccu" for a deployment not billed per token (as
+    `cost(billing=)`): the report then gives no per-token cost and keeps the list prices apart."""
     builder = ReportBuilder(
         vendor=vendor,
         body_budget=body_budget,
@@ -649,6 +790,8 @@ def build_report(
         by=by,
         evidence=evidence,
         base_models=base_models,
+        location=location,
+        billing=billing,
     )
     for number, line in enumerate(lines, start=1):
         builder.add_line(line, number)
@@ -765,6 +908,7 @@ def _add(
     previous = builder._side.previous(monitor, name)
     try:
         usage = read_usage(spec, _usage_of(record, number))
+        location = _record_location(record) or builder.location
         at = _moment(record.get("at"), number)
         sent = _moment(record.get("sent_at"), number, "sent_at")
         event = monitor._observe_read(
@@ -775,14 +919,14 @@ def _add(
     fingerprint_held(monitor._keys, name, request, data, monitor.counter)  # the tree in hand
     vendor = spec.name
     model = model_of(request, usage)
-    priced = pricer.price(usage, vendor, model)
+    priced = pricer.price(usage, vendor, model, location, noted=True)
     totals.count(usage, priced)
     if priced is not None:
         totals.without += priced[1]
     if event is not None:
         if at is None and event.cause == "none":
             event = _untimed(event)
-        _add_event(totals, pricer, event, vendor, model)
+        _add_event(totals, pricer, event, vendor, model, location)
         builder.keep_if_worst(event)
     builder._side.count(
         monitor, name, previous, spec, model, usage, event, at, record, (source, number)
@@ -791,7 +935,7 @@ def _add(
         for group in builder.groups_of(name, vendor, model, at):
             _add_group(group, usage, priced, event)
     if event is not None and event.cause == "below_minimum":
-        builder.claimed(event, vendor, model, at)
+        builder.claimed(event, vendor, model, at, location)
 
 
 def _untimed(event: Invalidation) -> Invalidation:
@@ -816,11 +960,16 @@ def _add_group(
 
 
 def _add_event(
-    totals: _Totals, pricer: _Pricer, event: Invalidation, vendor: str, model: str | None
+    totals: _Totals,
+    pricer: _Pricer,
+    event: Invalidation,
+    vendor: str,
+    model: str | None,
+    location: str | None,
 ) -> None:
     totals.events[event.cause] += 1
     totals.lost[event.cause] += event.tokens_lost
-    lost = pricer.lost(event.tokens_lost, vendor, model)
+    lost = pricer.lost(event.tokens_lost, vendor, model, location)
     if lost is None:
         totals.lost_unpriced[event.cause] += 1
     else:
@@ -828,13 +977,18 @@ def _add_event(
 
 
 def _remove_event(
-    totals: _Totals, pricer: _Pricer, event: Invalidation, vendor: str, model: str | None
+    totals: _Totals,
+    pricer: _Pricer,
+    event: Invalidation,
+    vendor: str,
+    model: str | None,
+    location: str | None,
 ) -> None:
     """`_add_event` undone (a cause left with no event leaves the table)."""
     cause = event.cause
     totals.events[cause] -= 1
     totals.lost[cause] -= event.tokens_lost
-    lost = pricer.lost(event.tokens_lost, vendor, model)
+    lost = pricer.lost(event.tokens_lost, vendor, model, location)
     if lost is None:
         totals.lost_unpriced[cause] -= 1
     else:
@@ -842,6 +996,19 @@ def _remove_event(
     if not totals.events[cause]:
         for table in (totals.events, totals.lost, totals.lost_cost, totals.lost_unpriced):
             table.pop(cause, None)
+
+
+def _record_location(record: Mapping[str, Any]) -> str | None:
+    """The record's `location` (where the call went, as the recorder writes it), else the one
+    its `endpoint` names (a gateway's log: a Vertex AI host or URL), or None."""
+    value = record.get("location")
+    if value is not None:
+        return _location_name(value, "'location'")
+    endpoint = record.get("endpoint")
+    if not isinstance(endpoint, str):
+        return None
+    found = location_of(endpoint if "://" in endpoint else f"https://{endpoint}")
+    return None if found is None else _location_name(found, "the location 'endpoint' names")
 
 
 def _usage_of(record: Mapping[str, Any], number: int) -> Any:
@@ -908,7 +1075,7 @@ def _groups(builder: ReportBuilder, grouping: str) -> tuple[GroupSummary, ...]:
             cache_read=g.read,
             cache_write=g.write,
             output=g.output,
-            cost=g.cost if g.priced else None,
+            cost=g.cost if g.priced and builder.billing == "per-token" else None,
             invalidations=g.events,
             tokens_lost=g.lost,
             unreported_records=g.unreported,
@@ -923,26 +1090,36 @@ def _groups(builder: ReportBuilder, grouping: str) -> tuple[GroupSummary, ...]:
 
 def _summary(builder: ReportBuilder) -> Report:
     totals, currency = builder._totals, builder._pricer.currency
+    # a bill not per token (provisioned, CCU) has no per-token figure: only list prices, apart
+    per_token = builder.billing == "per-token"
     causes = [
         CauseSummary(
             cause=cause,
             events=count,
             tokens_lost=totals.lost[cause],
-            cost_lost=totals.lost_cost.get(cause),
+            cost_lost=totals.lost_cost.get(cause) if per_token else None,
             unpriced_events=totals.lost_unpriced.get(cause, 0),
         )
         for cause, count in totals.events.items()
     ]
     causes.sort(key=lambda c: (-(c.cost_lost or 0.0), -c.tokens_lost, -c.events, c.cause))
     priced = totals.priced > 0
+    notes = builder._pricer.notes()
+    if not per_token and priced:
+        billed = PricingNote(note=not_per_token_note(builder.billing), records=totals.priced)
+        notes = (billed, *notes)
     return Report(
         records=totals.records,
         uncached_input=totals.uncached,
         cache_read=totals.read,
         cache_write=totals.write,
         output=totals.output,
-        cost=totals.cost if priced else None,
-        cost_without_cache=totals.without if priced else None,
+        cost=totals.cost if priced and per_token else None,
+        cost_without_cache=totals.without if priced and per_token else None,
+        pricing_notes=notes,
+        billing=builder.billing,
+        list_price=totals.cost if priced and not per_token else None,
+        list_price_without_cache=totals.without if priced and not per_token else None,
         unpriced_records=totals.records - totals.priced,
         invalidations=tuple(causes),
         currency=currency,

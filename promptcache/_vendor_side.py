@@ -31,6 +31,7 @@ from typing import Any
 
 from ._pricing import load_min_tokens
 from ._usage import CacheUsage
+from .debug.diff import unknown_model
 from .debug.events import Invalidation
 from .debug.memory import Entry, Record, entry_ttls, written
 from .debug.monitor import Monitor
@@ -86,13 +87,22 @@ class ModelFacts:
     marking: str  # "explicit": cached only at markers; "automatic": every prefix (implicit)
     minimum_tokens: int
     default_ttl_seconds: float | None
+    # the minimum is the table's default, not the model's own: no row names the model, or its
+    # id names none (an application inference profile ARN not mapped with --base-model)
+    minimum_assumed: bool = False
+
+    @property
+    def documented_minimum(self) -> int | None:
+        """The minimum, where the tables document it for this model; None where assumed."""
+        return None if self.minimum_assumed else self.minimum_tokens
 
     def to_json(self) -> dict[str, Any]:
         return {
             "vendor": self.vendor,
             "model": self.model,
             "marking": self.marking,
-            "documented_minimum_tokens": self.minimum_tokens,
+            "documented_minimum_tokens": self.documented_minimum,
+            "assumed_minimum_tokens": self.minimum_tokens if self.minimum_assumed else None,
             "documented_ttl_seconds": self.default_ttl_seconds,
         }
 
@@ -266,7 +276,8 @@ class VendorSideCounter:
         if previous is None or read is None:
             return
         known = self._facts_of.get((spec.name, model))
-        facts, name = known if known is not None else self._facts(spec, model)
+        # the monitor's view of the format: ids mapped with --base-model read as their models
+        facts, name = known if known is not None else self._facts(monitor._with_models(spec), model)
         size = usage.total_input
         server = event is not None and event.server_side
         miss = 0 if event is None or not server else 1 if event.actual_read == 0 else 2
@@ -296,14 +307,19 @@ class VendorSideCounter:
         """A model's documented facts and its row's name (bounded: then "(other)")."""
         if len(self._facts_of) >= self.max_groups:
             self._facts_of.clear()
-        rules = spec.rules
+        rules, table = spec.rules, load_min_tokens()
+        served = spec.rules_model(model or "")
         facts = ModelFacts(
             vendor=spec.name,
             model=model or "(unknown)",
             marking=rules.marking,
-            # as the monitor judges it: the shipped table (or its override file)
-            minimum_tokens=load_min_tokens().minimum(spec.family, model or ""),
+            # as the monitor judges it: the shipped table (or its override file), at the model
+            # a mapped id serves
+            minimum_tokens=table.minimum(spec.family, served),
             default_ttl_seconds=rules.default_ttl_seconds,
+            minimum_assumed=unknown_model(spec, model or "")
+            or not served
+            or not table.lists(spec.family, served),
         )
         known = self._facts_of[(spec.name, model)] = (facts, self._model_key(facts))
         return known
@@ -487,7 +503,8 @@ def evidence(
         "ttl_requested": sorted(set(asked), key=TTL_SECONDS.__getitem__),
         "ttl_written": sorted(set(written(previous)), key=TTL_SECONDS.__getitem__),
         "ttl_assumed_seconds": monitor._ttl(previous),
-        "documented_minimum_tokens": facts.minimum_tokens,
+        "documented_minimum_tokens": facts.documented_minimum,
+        "assumed_minimum_tokens": facts.minimum_tokens if facts.minimum_assumed else None,
         "documented_ttl_seconds": facts.default_ttl_seconds,
         "response_id": ids.response,
         "request_id": ids.request,

@@ -29,6 +29,7 @@ Vendor errors propagate untouched.
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 import logging
@@ -45,6 +46,7 @@ from .debug.recorder import Recorder
 from .sim._clocks import ClockMismatchError
 from .vendors import VENDORS, Vendor, get_vendor, resolve_vendor
 from .vendors._fields import get_field
+from .vendors.vertex_anthropic import location_of
 
 __all__ = ["PROMPT_ARGUMENTS", "SDK_PATHS", "SdkPaths", "wrap"]
 
@@ -174,6 +176,7 @@ def wrap(
         key,
         sdk,
         SDK_PATHS[sdk],
+        location=_location_of(client, name),
     )
     if sdk == "boto3":  # not httpx-based: botocore's event system instead of a proxy
         from ._wrap_boto import wrap_boto3
@@ -245,6 +248,21 @@ def _vendor_of(client: Any) -> str:
     )
 
 
+def _location_of(client: Any, vendor: str | Vendor) -> str | None:
+    """Where a Vertex AI client's calls go (`AnthropicVertex(region=)`, `genai.Client(location=)`):
+    recorded with each call, so `report` prices Claude at its location's tier; None elsewhere
+    (a Bedrock price follows its model id's inference profile, not a location)."""
+    if get_vendor(vendor).name not in _VERTEX:
+        return None
+    try:
+        return location_of(client)
+    except Exception:  # a client whose internals moved: not a reason to fail wrap()
+        return None
+
+
+_VERTEX = frozenset({"vertex-anthropic", "vertex-gemini"})
+
+
 def _vertex_genai(client: Any) -> bool:
     """A google-genai client made with `vertexai=True` (its `aio` side too)."""
     if not client.__class__.__module__.startswith("google.genai"):
@@ -284,13 +302,25 @@ class _Watcher:
         key: str | Callable[[Mapping[str, Any]], str] | None,
         sdk: str,
         paths: SdkPaths,
+        *,
+        location: str | None = None,
     ) -> None:
         self.monitor = monitor
         self.key = key
         self.sdk = sdk
         self.transport = paths.transport
+        self.location = location  # a Vertex AI client's location, recorded with each call
         self._said: set[tuple[str, ...]] = set()
         self._lock = threading.Lock()
+
+    def relocated(self, location: str | None) -> _Watcher:
+        """This watcher for a copy of the client sending to another location (`with_options(
+        region=...)`): the same monitor, key rule and warnings said."""
+        if location == self.location:
+            return self
+        moved = copy.copy(self)
+        moved.location = location
+        return moved
 
     def once(self, level: int, what: tuple[str, ...], message: str, *args: Any) -> None:
         """Log `message` the first time `what` happens for this wrapped client, never again."""
@@ -362,7 +392,9 @@ class _Watcher:
     ) -> None:
         try:
             key = self.key(request) if callable(self.key) else self.key
-            self.monitor.observe(request, response, usage=usage, key=key, sent_at=sent_at)
+            self.monitor.observe(
+                request, response, usage=usage, key=key, sent_at=sent_at, location=self.location
+            )
         except ClockMismatchError as exc:  # no prompt in it, and its fix is the point
             self.once(logging.WARNING, ("clock", call), "promptcache: %s", exc)
         except Exception as exc:  # its message may quote the prompt: name the type only
@@ -518,7 +550,9 @@ def _copy_hook(method: Callable[..., Any], routes: _Routes, watcher: _Watcher) -
     """`with_options()` / `copy()`: the SDK's new client, observed by the same monitor."""
 
     def observed(*args: Any, **kwargs: Any) -> Any:
-        return _Proxy(method(*args, **kwargs), (), None, routes, watcher)
+        new = method(*args, **kwargs)
+        moved = watcher if watcher.location is None else watcher.relocated(location_of(new))
+        return _Proxy(new, (), None, routes, moved)
 
     observed.__wrapped__ = method  # type: ignore[attr-defined]
     return observed

@@ -66,3 +66,22 @@ def test_cost_command_keeps_a_provisioned_deployment_out_of_the_total(
     assert payload["responses"][0]["cost"]["billing"] == "provisioned"
     assert payload["responses"][0]["cost"]["actual"] is None
     assert payload["total"]["actual"] is None and payload["total"]["not_per_token"] == 1
+
+
+def test_a_total_of_only_provisioned_responses_claims_no_others(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reply = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "model": "gpt-4o-2024-08-06",
+        "choices": [],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 5},
+    }
+    path = tmp_path / "reply.json"
+    path.write_text(json.dumps(reply))
+    args = ["cost", str(path), "--vendor", "azure-openai", "--billing", "provisioned"]
+    assert main(args) == 0
+    total = capsys.readouterr().out.splitlines()[-1]
+    assert total.startswith("total: USD unknown: 1 of 1 responses are not priced per token")
+    assert "others" not in total

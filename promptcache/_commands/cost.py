@@ -17,7 +17,7 @@ from .._pricing import Cost, PriceTable, Rates, cost, load_prices, located_rates
 from .._usage import CacheUsage
 from ..debug.diff import unknown_model
 from ..vendors import Vendor, detect_response_vendor, get_vendor
-from ..vendors._platform import named_models
+from ..vendors._platform import named_models, unserved_base, unserved_base_fix
 from . import _cost_whatif
 from ._io import (
     add_base_model_option,
@@ -117,6 +117,12 @@ def _priced_as(
     model id that names no model, unmapped, is refused rather than priced on a guess."""
     served = named_models(vendor, base_models(model, base_model))
     priced = served.rules_model(model)
+    base = unserved_base(served, model) if unknown_model(served, priced) else None
+    if base is not None:
+        raise InputError(
+            f"--base-model {shown_name(base)}: cannot tell which model {shown_name(model)} "
+            f"serves, so its price is unknown; {unserved_base_fix(base)}"
+        )
     if unknown_model(served, priced):
         raise InputError(
             f"cannot tell which model {shown_name(model)} serves (an application inference "
@@ -205,10 +211,14 @@ def _text(rows: list[tuple[str, CacheUsage, Cost]], as_of: str, currency: str) -
         lines += [f"  note: {n}" for n in price.notes]  # what the figures could not include
     total = _total(rows)
     if total["not_per_token"]:
+        others = (
+            f"; saved {total['savings']:.6f} on the others"
+            if total["not_per_token"] < len(rows)
+            else ""
+        )
         lines.append(
             f"total: {currency} unknown: {total['not_per_token']} of {len(rows)} responses are "
-            f"not priced per token (provisioned / CCU); saved {total['savings']:.6f} on the "
-            f"others (prices as of {as_of})"
+            f"not priced per token (provisioned / CCU){others} (prices as of {as_of})"
         )
     elif total["output_unreported"]:
         lines.append(

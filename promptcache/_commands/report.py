@@ -89,6 +89,20 @@ def register(subparsers: Any) -> None:
     )
     add_base_models_option(parser)
     parser.add_argument(
+        "--location",
+        help="the Vertex AI location Claude calls went to (global, us, eu, us-east5, ...), for "
+        "records that do not name theirs (wrap() writes it): regional and multi-region "
+        "endpoints cost 10%% more from Claude Sonnet 4.5 on; as `cost --location`",
+    )
+    parser.add_argument(
+        "--billing",
+        choices=("per-token", "provisioned", "ccu"),
+        default=None,
+        help="how the deployment is billed, when not per token: provisioned (an Azure PTU "
+        "deployment) or ccu (Foundry's Claude Consumption Units); then no per-token cost, and "
+        "the list prices apart, for comparison only",
+    )
+    parser.add_argument(
         "--html",
         type=Path,
         metavar="OUT.html",
@@ -203,6 +217,8 @@ def run(args: argparse.Namespace) -> int:
         evidence=EVIDENCE_KEPT if evidence is not None else 0,
         clear_keys=args.clear_keys,
         base_models=base_model_pairs(args.base_model),
+        location=args.location,
+        billing=args.billing,
     )
     _read_all(builder, sources, args.max_line_bytes, _wants_progress(args.progress, sources))
     report = builder.result()
@@ -363,6 +379,7 @@ def render_text(report: Report) -> str:
         f"uncached {report.uncached_input:,}  output {report.output:,}"
         + _left_out(report.output_unreported_records, "output tokens", "their output is unknown"),
         _cost_line(report),
+        *_pricing_notes(report),
     ]
     if report.invalidations:
         lines.append("invalidations  (costliest first)")
@@ -404,9 +421,15 @@ def _left_out(records: int, what: str, why: str) -> str:
     return f" ({records:,} records did not report {what} and are left out: {why})"
 
 
+def _pricing_notes(report: Report) -> list[str]:
+    """How the records were priced (a Vertex location's tier, a list price), with how many."""
+    return [
+        f"  note: {n.records:,} record{'s' if n.records != 1 else ''}: {printable(n.note)}"
+        for n in report.pricing_notes
+    ]
+
+
 def _cost_line(report: Report) -> str:
-    if report.cost is None or report.cost_without_cache is None:
-        return "cost           n/a (no record could be priced)"
     unpriced = (
         f"  ({report.unpriced_records:,} records unpriced)" if report.unpriced_records else ""
     )
@@ -415,6 +438,16 @@ def _cost_line(report: Report) -> str:
             f"  (output cost of {report.output_unpriced_records:,} records unknown, not in the "
             "actual and without-caching figures)"
         )
+    if report.billing != "per-token" and report.list_price is not None:
+        label = "CCU" if report.billing == "ccu" else report.billing
+        return (
+            f"cost           not priced per token ({label}); at list prices, for comparison "
+            f"only: {_money(report.list_price, report.currency)} actual, "
+            f"{_money(report.list_price_without_cache, report.currency)} without caching, "
+            f"{_money(report.list_savings, report.currency)} saved{unpriced}"
+        )
+    if report.cost is None or report.cost_without_cache is None:
+        return "cost           n/a (no record could be priced)"
     return (
         f"cost           {_money(report.cost, report.currency)} actual, "
         f"{_money(report.cost_without_cache, report.currency)} without caching, "
@@ -490,10 +523,13 @@ def _side_row(row: SideRow) -> str:
             else (f"{facts.default_ttl_seconds:,.0f} s")
         )
         kind = "implicit" if facts.marking == "automatic" else "at markers"
-        text += (
-            f"; documented minimum {facts.minimum_tokens:,} tokens, default TTL {ttl}, "
-            f"cached {kind}"
+        minimum = (
+            f"minimum {facts.minimum_tokens:,} tokens assumed (the table's default: no row names "
+            "the model)"
+            if facts.minimum_assumed
+            else f"documented minimum {facts.minimum_tokens:,} tokens"
         )
+        text += f"; {minimum}, default TTL {ttl}, cached {kind}"
     return text
 
 

@@ -46,6 +46,7 @@ from ..vendors.bedrock_converse import (
     RULES,
     ConverseStream,
     cache_point,
+    caches_tools,
     check_cache_points,
     one_hour_ttl,
     read_usage,
@@ -145,7 +146,8 @@ class BedrockConverseAdapter(BaseAdapter):
         if inference:
             kwargs["inferenceConfig"] = inference
         kwargs.update(options)
-        check_cache_points(kwargs, one_hour=one_hour_ttl(found.base or ""))
+        base = found.base or ""
+        check_cache_points(kwargs, one_hour=one_hour_ttl(base), tools=caches_tools(base))
         return kwargs
 
     def read_usage(self, response: Any) -> CacheUsage:

@@ -26,11 +26,12 @@ from typing import Any
 
 from .._canonical import refusing_deeper
 from .._errors import InputError
+from .._plan import unlisted_minimum_note
 from .._pricing import load_min_tokens
 from .._tokens import DEFAULT_COUNTER, TokenCounter
 from ..vendors import Vendor, detect_vendor, resolve_vendor
 from ..vendors._elements import Element, model_of_request, plain_request
-from ..vendors._platform import named_models
+from ..vendors._platform import named_models, unserved_base, unserved_base_fix
 from .causes import Excerpt, Found, byte_offset, common_prefix, excerpt_of, locate, show
 from .divergence import Divergence, Position, first_divergence, run_bytes, tokens_lost, write_points
 from .settings import SettingChange, setting_change
@@ -120,15 +121,31 @@ def diff(
         result = compare_elements(
             a, b, ea, eb, spec, counter or DEFAULT_COUNTER, minimum=(model, minimum)
         )
-        if min_tokens is None and unknown_model(spec, model):
-            note = (
-                f"; the model id names no model (an application inference profile?), so its "
-                f"minimum cacheable prefix is unknown: {minimum:,} tokens (the table's default) "
-                "was assumed; pass base_models={id: model} (--base-model) with the model it "
-                "serves, or min_tokens="
-            )
-            result = replace(result, detail=result.detail + note)
-        return result
+        note = None if min_tokens is not None else _assumed_minimum(spec, model, minimum)
+        return result if note is None else replace(result, detail=f"{result.detail}; {note}")
+
+
+def _assumed_minimum(spec: Vendor, model: str, minimum: int) -> str | None:
+    """Why `minimum`, which the verdict rests on, is the table's default and not the model's
+    own (an opaque profile ARN, a model no row names, no model at all), or None."""
+    base = unserved_base(spec, model) if unknown_model(spec, model) else None
+    if base is not None:
+        return (
+            f"the model id names no model, so its minimum cacheable prefix is unknown: "
+            f"{minimum:,} tokens (the table's default) was assumed; {unserved_base_fix(base)}"
+        )
+    if unknown_model(spec, model):
+        return (
+            f"the model id names no model (an application inference profile?), so its minimum "
+            f"cacheable prefix is unknown: {minimum:,} tokens (the table's default) was assumed; "
+            "pass base_models={id: model} (--base-model) with the model it serves, or min_tokens="
+        )
+    if not model:
+        return (
+            f"request a names no model, so its minimum cacheable prefix is unknown: {minimum:,} "
+            f"tokens ({spec.name}'s default) was assumed; name the model, or pass min_tokens="
+        )
+    return unlisted_minimum_note(spec, spec.rules_model(model), minimum)
 
 
 def unknown_model(vendor: Vendor, model: str) -> bool:
@@ -410,10 +427,12 @@ def one_model(vendor: Vendor, before: Any, after: Any) -> bool:
 
 
 def possibly_one_model(vendor: Vendor, before: Any, after: Any) -> str:
+    # Bedrock's names of one model include cross-region profiles, which route elsewhere
+    why = " (a profile may route to another region)" if vendor.name.startswith("bedrock") else ""
     return (
         f"possibly model_changed: {before} and {after} are two names of one model; "
-        f"{vendor.title} does not document whether they share a cache (a profile may route to "
-        "another region), so this counts what is lost if they do not"
+        f"{vendor.title} does not document whether they share a cache{why}, so this counts what "
+        "is lost if they do not"
     )
 
 

@@ -20,6 +20,7 @@ from .._tokens import TokenCounter
 from .._usage import CacheUsage
 from ..vendors import TTL_SECONDS, Vendor
 from ..vendors._elements import MARKERS, Element, Span, element_units, plain
+from ..vendors._platform import unserved_base, unserved_base_fix
 from .diff import (
     DiffResult,
     compare_elements,
@@ -272,7 +273,16 @@ class Judging:
         with self._lock:
             first = name not in self._unknown_models
             self._unknown_models.add(name)
-        if first:
+        base = unserved_base(entry.vendor, model)
+        if first and base is not None:
+            self.logger.warning(
+                "promptcache: the %s model id %s names no model, so its minimum cacheable "
+                "prefix is unknown and no miss of it is called below_minimum or not_cached; %s",
+                entry.vendor.title,
+                _model_label(model),
+                unserved_base_fix(base),
+            )
+        elif first:
             self.logger.warning(
                 "promptcache: the %s model id %s names no model (an application inference "
                 "profile?), so its minimum cacheable prefix is unknown and no miss of it is "

@@ -197,6 +197,25 @@ def _bedrock_other(copy: tuple[dict[str, Any], int] | str, kwargs: Mapping[str, 
     return BEDROCK_ANTHROPIC not in copy[0] and not anthropic
 
 
+# LiteLLM's Vertex AI providers, and the parameters that name the location a call went to
+_VERTEX_PROVIDERS = frozenset({"vertex_ai", "vertex_ai_beta"})
+_VERTEX_LOCATION_PARAMS = ("vertex_location", "vertex_ai_location")
+
+
+def _vertex_location(kwargs: Mapping[str, Any], provider: Any) -> str | None:
+    """Where a `vertex_ai/` call went (`vertex_location=`), for the recorder's log: `report`
+    prices Claude on Vertex AI at its location's tier; None for other routes or when unnamed."""
+    if provider not in _VERTEX_PROVIDERS:
+        return None
+    params = kwargs.get("litellm_params")
+    for source in (params if isinstance(params, Mapping) else {}, kwargs):
+        for name in _VERTEX_LOCATION_PARAMS:
+            value = source.get(name)
+            if isinstance(value, str) and value:
+                return value
+    return None
+
+
 def _azure_ai_vendor(sent: Mapping[str, Any]) -> str | None:
     """The record an `azure_ai/` call is judged under, by the route LiteLLM took for its model:
     Foundry's for Claude, Azure OpenAI's for an OpenAI model; None for another family."""
@@ -423,6 +442,7 @@ class MonitorLogger(CustomLogger):
                 at=end_time,
                 sent_at=sent_at,
                 vendor=named,
+                location=_vertex_location(kwargs, provider),
             )
         except InputError as error:  # its message names paths and types, never prompt text
             self._unobserved("unreadable", error)

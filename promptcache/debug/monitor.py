@@ -78,7 +78,7 @@ from .memory import (
     written,
 )
 from .privacy import describe, export_key
-from .recorder import Recorder
+from .recorder import Recorder, location_name
 from .store import StateStore, StoreUnavailable
 
 __all__ = ["Invalidation", "Monitor", "adapter_for", "read_usage"]
@@ -224,6 +224,7 @@ class Monitor(Judging):
         sent_at: float | datetime | None = None,
         partial: bool = False,
         vendor: str | Vendor | None = None,
+        location: str | None = None,
     ) -> Invalidation | None:
         """
         Record one request and its response (an SDK object or its JSON), or its `usage` directly.
@@ -238,19 +239,25 @@ class Monitor(Judging):
         marker, TTL, lookback or server-side finding: a miss with no change found is cause "none"
         and not `server_side`). `vendor`: this request's format, when the caller knows more than
         its shape says (an OpenAI body LiteLLM sent to Azure is Azure OpenAI's); checked against
-        the body as the monitor's own `vendor` is.
+        the body as the monitor's own `vendor` is. `location`: the Vertex AI location the call
+        went to (`wrap()` reads it from the client; `vertex_anthropic.location_of`), written to
+        the recorder's log so that `promptcache report` prices the call at its tier.
         """
         if key is not None and not isinstance(key, str):
             raise InputError(
                 f"observe(key=...): {describe(key)} must be a str (the cache key); pass "
                 "str(...) of it, or leave key out to use the request's own"
             )
+        if location is not None:
+            location_name(location, "location=")
         plain = plain_request(request, "request")
         if at is None and (mismatch := clock_mismatch(response, self._clock)) is not None:
             raise mismatch
         try:
             named = None if vendor is None else self._format_named(plain, vendor)
-            return self._observe(plain, response, usage, key, at, sent_at, partial, vendor=named)
+            return self._observe(
+                plain, response, usage, key, at, sent_at, partial, vendor=named, location=location
+            )
         except (RecursionError, TypeError):  # as `refusing_deeper`, without a context manager
             refuse_unreadable(request=plain, response=response)
             raise
@@ -294,6 +301,7 @@ class Monitor(Judging):
         *,
         serialised: bytes | None = None,
         vendor: Vendor | None = None,
+        location: str | None = None,
     ) -> Invalidation | None:
         if usage is None and response is None:
             raise InputError("observe() needs the response or usage=CacheUsage(...)")
@@ -311,7 +319,13 @@ class Monitor(Judging):
             answer = usage if response is None else response
             sent = None if sent_at is None else entry.sent
             self.recorder.record(
-                plain, answer, key=key, at=moment, vendor=vendor.name, sent_at=sent
+                plain,
+                answer,
+                key=key,
+                at=moment,
+                vendor=vendor.name,
+                sent_at=sent,
+                location=location,
             )
         if self._worker is None:
             return self._observed(name, entry, plain, usage, defaulted=key is None)

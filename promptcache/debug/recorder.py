@@ -45,9 +45,16 @@ from .._usage import CacheDiagnosis, CacheUsage
 from ..vendors import VENDORS
 from ..vendors._elements import plain
 from ._filelock import FileLock
-from .privacy import export_key, short_hash
+from .privacy import describe, export_key, short_hash
 
-__all__ = ["LOG_FORMAT_VERSION", "Recorder", "normalised_usage", "redact", "usage_from_json"]
+__all__ = [
+    "LOCATION_NAME",
+    "LOG_FORMAT_VERSION",
+    "Recorder",
+    "normalised_usage",
+    "redact",
+    "usage_from_json",
+]
 
 LOG_FORMAT_VERSION = 1
 LOGGER = logging.getLogger("promptcache.recorder")
@@ -211,7 +218,8 @@ class _Snapshot:
     key: str | None
     when: dict[str, float]
     vendor: str | None
-    ids: dict[str, str] = dataclasses.field(default_factory=dict)  # `vendor_ids`
+    # `vendor_ids`, and `located`: fields that follow the times
+    ids: dict[str, str] = dataclasses.field(default_factory=dict)
 
     @property
     def size(self) -> int:
@@ -296,9 +304,14 @@ class Recorder:
         at: float,
         vendor: str | None,
         sent_at: float | None = None,
+        location: str | None = None,
     ) -> bytes:
         """One log line (format v1) for an observation."""
-        when: dict[str, Any] = {**_when(at, sent_at), **vendor_ids(response)}
+        when: dict[str, Any] = {
+            **_when(at, sent_at),
+            **vendor_ids(response),
+            **located(location),
+        }
         if isinstance(response, CacheUsage):
             usage = normalised_usage(response)
             return self._dumps(request, None, key=key, when=when, vendor=vendor, usage=usage)
@@ -346,18 +359,30 @@ class Recorder:
         at: float | None = None,
         vendor: str | None = None,
         sent_at: float | None = None,
+        location: str | None = None,
     ) -> None:
         """
         Append one observation: `at` when the response came (default: now), `sent_at` when the
-        request was sent, if known. Never raises: a failure is logged once and counted. In the
-        background mode the observation is snapshotted here and written by the writer thread.
+        request was sent, if known; `location`, the Vertex AI location the call went to, where
+        the caller knows it (`wrap()` reads it from the client), which `report` prices by.
+        Never raises: a failure is logged once and counted. In the background mode the
+        observation is snapshotted here and written by the writer thread.
         """
         try:
             moment = time.time() if at is None else at
             if self.background:
-                self._enqueue(self._snapshot(request, response, key, moment, vendor, sent_at))
+                snapshot = self._snapshot(request, response, key, moment, vendor, sent_at, location)
+                self._enqueue(snapshot)
                 return
-            data = self.line(request, response, key=key, at=moment, vendor=vendor, sent_at=sent_at)
+            data = self.line(
+                request,
+                response,
+                key=key,
+                at=moment,
+                vendor=vendor,
+                sent_at=sent_at,
+                location=location,
+            )
             with self._lock:
                 self._write(data)
         except Exception as exc:  # never the caller's problem: said once, counted
@@ -377,6 +402,7 @@ class Recorder:
         at: float,
         vendor: str | None,
         sent_at: float | None,
+        location: str | None = None,
     ) -> _Snapshot:
         """What the writer needs, frozen now: the bytes of the request and the response."""
         when = _when(at, sent_at)
@@ -389,7 +415,7 @@ class Recorder:
             key=key,
             when=when,
             vendor=vendor,
-            ids=vendor_ids(response),
+            ids={**vendor_ids(response), **located(location)},
         )
 
     def _enqueue(self, snapshot: _Snapshot) -> None:
@@ -708,6 +734,31 @@ def vendor_ids(response: Any) -> dict[str, str]:
     return {k: v for k, v in found.items() if isinstance(v, str) and _VENDOR_ID.fullmatch(v)}
 
 
+# A Vertex AI location (`global`, `us`, `us-east5`): written, and read by `report`, only when it
+# reads as one, so no free text reaches the log through it.
+LOCATION_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+
+
+def location_name(value: Any, field: str) -> str:
+    """`value` if it reads as a location name; else refused, named (the caller's own argument,
+    `location=`) or described (a log's field may hold anything)."""
+    # a name, so no free text reaches a log or a pricing note through it
+    if isinstance(value, str) and LOCATION_NAME.fullmatch(value):
+        return value
+    got = repr(value)[:80] if field == "location=" and isinstance(value, str) else describe(value)
+    raise InputError(
+        f"{field} must be a Vertex AI location name such as 'global', 'us' or 'us-east5' "
+        f"(lower-case letters, digits and '-'), got {got}"
+    )
+
+
+def located(location: str | None) -> dict[str, str]:
+    """The record's `location` field: where the call went, when it reads as a location name."""
+    if isinstance(location, str) and LOCATION_NAME.fullmatch(location):
+        return {"location": location}
+    return {}
+
+
 def _when(at: float, sent_at: float | None) -> dict[str, float]:
     """The record's times: `sent_at` only when it is known and differs from `at`."""
     return {"at": at} if sent_at is None or sent_at == at else {"at": at, "sent_at": sent_at}
@@ -808,6 +859,13 @@ def normalised_usage(usage: CacheUsage) -> dict[str, Any]:
         "cache_write_by_ttl": dict(usage.cache_write_by_ttl),
         "model": usage.model,
     }
+    # what says the numbers measure no cached prefix (`CacheUsage.prefix_measure`), so a report
+    # of the log takes no expectation from them either: present only when they do
+    if usage.problems:
+        neutral["problems"] = list(usage.problems)
+    if usage.passes != 1:
+        neutral["passes"] = usage.passes
+        neutral["last_pass_cached"] = usage.last_pass_cached
     said = usage.diagnosis
     if said is not None:  # the vendor's reason (a name) and counts; never its raw object
         neutral["diagnosis"] = {
@@ -841,7 +899,16 @@ def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
     model = data.get("model")
     if model is not None and not isinstance(model, str):
         raise InputError(f"usage.model must be a name or null, got {shown(model)}")
+    passes, last = data.get("passes", 1), data.get("last_pass_cached")
+    if not (_count(passes) and passes >= 1) or not (last is None or _count(last)):
+        raise InputError(
+            "usage.passes must be a whole number >= 1 and usage.last_pass_cached a whole number "
+            f">= 0 or null, got {shown(passes)} and {shown(last)}"
+        )
     return CacheUsage(
+        problems=_problems(data.get("problems")),
+        passes=passes,
+        last_pass_cached=last,
         diagnosis=_diagnosis(data.get("diagnosis")),
         uncached_input=counts["uncached_input"],
         cache_read=counts["cache_read"],
@@ -850,6 +917,15 @@ def usage_from_json(data: Mapping[str, Any]) -> CacheUsage | None:
         cache_write_by_ttl=dict(by_ttl),
         model=model,
     )
+
+
+def _problems(data: Any) -> tuple[str, ...]:
+    """The neutral usage's "problems": what did not add up (strings; hashed in a hashed log)."""
+    if data is None:
+        return ()
+    if not isinstance(data, list) or not all(isinstance(p, str) for p in data):
+        raise InputError(f"usage.problems must be a list of strings, got {shown(data)}")
+    return tuple(data)
 
 
 def _diagnosis(data: Any) -> CacheDiagnosis | None:

@@ -25,7 +25,7 @@ from urllib.parse import unquote, urlsplit
 import orjson
 
 from ..vendors._bedrock_models import resolve_model
-from ..vendors.bedrock_converse import CACHE_POINT, cache_points
+from ..vendors.bedrock_converse import CACHE_POINT, cache_points, caches_tools
 from ._base import Rejected, need
 from ._core import EMULATION, Outcome, canonical, chain, tokens_of
 from ._eventstream import CONTENT_TYPE, chunk_event, event
@@ -118,7 +118,9 @@ class BedrockEmulator(AnthropicEmulator):
         if not messages:
             raise Rejected(400, "messages: at least one message is required")
         text = str(self.reply_content(body, EMULATION))
-        return self.serve({**_as_messages(body), "model": model_id}), text
+        base = resolve_model(model_id).base
+        tools = base is None or caches_tools(base) is not False  # Amazon Nova caches no tools
+        return self.serve({**_as_messages(body, tools=tools), "model": model_id}), text
 
     # -- InvokeModel (Anthropic's body) ----------------------------------------------------------
 
@@ -286,12 +288,16 @@ def _json(body: bytes) -> Any:
         raise Rejected(400, "the request body is not JSON") from None
 
 
-def _as_messages(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The Converse body in the Messages shape the Anthropic emulator compares."""
+def _as_messages(body: Mapping[str, Any], *, tools: bool = True) -> dict[str, Any]:
+    """The Converse body in the Messages shape the Anthropic emulator compares; `tools=False`:
+    the model caches no tools, so their cache points mark nothing."""
     config = body.get("toolConfig") or {}
     additional = body.get("additionalModelRequestFields") or {}
+    listed = _marked(config.get("tools") or [])
+    if not tools:
+        listed = [{k: v for k, v in t.items() if k != "cache_control"} for t in listed]
     return {
-        "tools": _marked(config.get("tools") or []),
+        "tools": listed,
         "system": _marked(body.get("system") or []),
         "messages": [
             {"role": m.get("role"), "content": _marked(m.get("content") or [])}

@@ -130,12 +130,17 @@ def detect_response_vendor(response: Any) -> Vendor:
     best = scored[0][0]
     tied = [v for score, v in scored if score == best]
     if best > 0 and len(tied) == 1:
-        return tied[0]
+        return _platform_of(tied[0], answer)
     keys = shown_keys(answer) if isinstance(answer, Mapping) else type(answer).__name__
     which = f"could be {_either(tied)}" if best > 0 else f"has no field we know (keys: {keys})"
     raise InputError(
         f"cannot tell which API answered: this response {which}. Pass --vendor / vendor="
     )
+
+
+def _platform_of(served: Vendor, answer: Any) -> Vendor:
+    """The platform whose own mark the response carries (`Vendor.answers`), else `served`."""
+    return next((v for v in VENDORS if v.serves == served.name and v.answers(answer)), served)
 
 
 def resolve_vendor(request: Mapping[str, Any], named: str | Vendor | None) -> Vendor:

@@ -43,6 +43,7 @@ def on_platform(
     model_of: Callable[[str], str] | None = None,
     same_model: Callable[[str, str], bool | None] | None = None,
     supports_breakpoints: Callable[[str], bool] | None = None,
+    answers: Callable[[Any], bool] | None = None,
     **rules: Any,
 ) -> Vendor:
     """
@@ -69,6 +70,7 @@ def on_platform(
         same_model=same_model or (by_model(model_of) if model_of else base.same_model),
         serves=base.name,
         supports_breakpoints=supports_breakpoints or base.supports_breakpoints,
+        answers=answers or base.answers,
     )
 
 
@@ -106,6 +108,25 @@ def named_models(vendor: Vendor, mapping: Mapping[str, str]) -> Vendor:
         return platform_model(names.get(model, model))
 
     return replace(vendor, same_model=same_model, rules_model=rules_model)
+
+
+def unserved_base(vendor: Vendor, model: str) -> str | None:
+    """The base model `model` was mapped to (`named_models`) where that names no model either
+    (`claude-sonnet-4-5` given for a Bedrock profile ARN, a typo), or None."""
+    served = vendor.rules_model(model)
+    same = vendor.same_model
+    if served == model or same is None or same(served, served) is not None:
+        return None
+    return served
+
+
+def unserved_base_fix(base: str) -> str:
+    """What to say of a base model that names no model: it and the form it needs."""
+    return (
+        f"the base model {shown_name(base)} given for it names no model either: give the "
+        "foundation model id it serves (`aws bedrock get-inference-profile` lists it, such as "
+        "anthropic.claude-sonnet-4-5-20250929-v1:0)"
+    )
 
 
 def model_names(mapping: Mapping[str, str]) -> dict[str, str]:

@@ -14,8 +14,16 @@ from ._rules import CacheRules, Capabilities
 __all__ = ["Vendor"]
 
 
+def _unmarked(response: Any) -> bool:
+    return False
+
+
 def _never(model: str) -> bool:
     return False
+
+
+def _as_is(capabilities: Capabilities, model: str) -> Capabilities:
+    return capabilities
 
 
 # A format's own marker check: the markers a request carries (where, ttl) and what the API
@@ -77,6 +85,12 @@ class Vendor:
     unestimated: Callable[[Mapping[str, Any]], list[str]] = _none_added
     detects: Callable[[Mapping[str, Any]], bool] = _always
     serves: str | None = None  # a platform: the first-party format it serves
+    # Whether a response of the served format carries the platform's own mark (a Vertex message
+    # id, Azure's content-filter results): what tells its answers apart where its body cannot
+    answers: Callable[[Any], bool] = _unmarked
+    # The capabilities as one model has them, where the models of a format differ (Bedrock:
+    # Amazon Nova caches no tools)
+    model_capabilities: Callable[[Capabilities, str], Capabilities] = _as_is
     # What the vendor adds that it documents a size for, for a model: {what, in the words
     # `unestimated` uses: tokens}. inspect counts these into the prefix.
     added_tokens: Callable[[Mapping[str, Any], str | None], dict[str, int]] = _none_counted
@@ -93,8 +107,8 @@ class Vendor:
     def capabilities_for(self, model: str) -> Capabilities:
         automatic = self.rules.automatic_capabilities
         if automatic is None or self.supports_breakpoints(model):
-            return self.rules.capabilities
-        return automatic
+            return self.model_capabilities(self.rules.capabilities, model)
+        return self.model_capabilities(automatic, model)
 
     def spans(self, request: Mapping[str, Any]) -> list[Span]:
         """The containers of a request in render order, without touching their items."""

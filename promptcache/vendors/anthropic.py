@@ -511,6 +511,11 @@ class AnthropicStream:
                 self._passes = _passes(usage)
 
     @property
+    def reported_input(self) -> bool:
+        """Whether an event so far carried the input count (a gateway may send none)."""
+        return self._fields.get("input_tokens") is not None
+
+    @property
     def usage(self) -> CacheUsage:
         if not self._started:
             raise InputError(

@@ -27,11 +27,44 @@ from ._platform import named_models, on_platform
 from ._vendor import Vendor
 from .openai_chat import VENDOR as OPENAI_CHAT
 
-__all__ = ["AZURE_RULES", "VENDOR", "no_breakpoints", "unmarked", "with_deployments"]
+__all__ = [
+    "AZURE_RULES",
+    "VENDOR",
+    "azure_answer",
+    "no_breakpoints",
+    "openai_only_settings",
+    "unmarked",
+    "with_deployments",
+]
 
 
 def unmarked(request: Mapping[str, Any]) -> bool:
     return False  # an Azure body is OpenAI's: only naming the vendor says Azure
+
+
+def azure_answer(response: Any) -> bool:
+    """An Azure OpenAI answer: its content filter's `prompt_filter_results`, which OpenAI's API
+    does not send (a body alone does not tell them apart; an answer does)."""
+    return isinstance(response, Mapping) and "prompt_filter_results" in response
+
+
+# OpenAI's own cache settings that Azure OpenAI does not document: sent there, their effect is
+# unknown (refused or ignored), so a request carrying one is not one promptcache can judge.
+OPENAI_ONLY_SETTINGS = ("prompt_cache_options",)
+
+
+def openai_only_settings(
+    request: Mapping[str, Any],
+) -> tuple[list[tuple[str, str | None]], list[str]]:
+    """`Vendor.check_markers`: no markers (Azure caches automatically), and each OpenAI-only
+    cache setting the request carries, named with what is known and the fix."""
+    return [], [
+        f"{name} is OpenAI's setting (explicit mode, its TTL) and is not documented on Azure "
+        "OpenAI, which caches automatically: Azure may refuse it or ignore it. Fix: leave it "
+        "out, and set retention with prompt_cache_retention"
+        for name in OPENAI_ONLY_SETTINGS
+        if request.get(name) is not None
+    ]
 
 
 def no_breakpoints(model: str) -> bool:
@@ -71,5 +104,7 @@ VENDOR = on_platform(
     table_key="azure-openai",
     detects=unmarked,
     supports_breakpoints=no_breakpoints,
+    answers=azure_answer,
     **AZURE_RULES,
 )
+VENDOR = replace(VENDOR, check_markers=openai_only_settings)

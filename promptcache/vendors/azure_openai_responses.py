@@ -8,8 +8,10 @@ not documented).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ._platform import on_platform
-from .azure_openai import AZURE_RULES, no_breakpoints, unmarked
+from .azure_openai import AZURE_RULES, no_breakpoints, openai_only_settings, unmarked
 from .openai_responses import VENDOR as OPENAI_RESPONSES
 
 __all__ = ["VENDOR"]
@@ -24,3 +26,4 @@ VENDOR = on_platform(
     supports_breakpoints=no_breakpoints,
     **AZURE_RULES,
 )
+VENDOR = replace(VENDOR, check_markers=openai_only_settings)

@@ -54,6 +54,7 @@ __all__ = [
     "cache_point_problems",
     "cache_point_segments",
     "cache_points",
+    "caches_tools",
     "check_cache_points",
     "one_hour_ttl",
     "read_usage",
@@ -117,6 +118,29 @@ _ONE_HOUR = (
     "claude-fable-5",
 )
 _FIVE_MINUTES = ("claude-3", "claude-sonnet-4-", "claude-opus-4-1", "claude-opus-4-", "nova")
+
+
+# Models that cache no tools: Amazon Nova takes cache points in system and messages only (AWS's
+# prompt-caching tables; vendors-cloud.md). Claude caches toolConfig.tools too.
+_NO_TOOL_CACHING = ("nova",)
+
+
+def caches_tools(model: str) -> bool | None:
+    """Whether Bedrock caches `model`'s tools (a cache point in toolConfig.tools); None: not
+    known."""
+    name = model.lower().rsplit(".", 1)[-1] if "." in model else model.lower()
+    if name.startswith(_NO_TOOL_CACHING):
+        return False
+    if "claude" in model.lower():
+        return True
+    return None
+
+
+def model_capabilities(capabilities: Capabilities, model: str) -> Capabilities:
+    """`Vendor.model_capabilities`: a model that caches no tools has them unmarkable."""
+    if caches_tools(model) is not False:
+        return capabilities
+    return replace(capabilities, unmarkable_layers=capabilities.unmarkable_layers | {"tools"})
 
 
 def one_hour_ttl(model: str) -> bool | None:
@@ -354,14 +378,25 @@ def _list(value: Any) -> Sequence[Any]:
     return value if isinstance(value, (list, tuple)) else ()
 
 
-def cache_point_problems(request: Mapping[str, Any], *, one_hour: bool | None = None) -> list[str]:
+def cache_point_problems(
+    request: Mapping[str, Any], *, one_hour: bool | None = None, tools: bool | None = None
+) -> list[str]:
     """
     What Bedrock would answer a ValidationException to, each naming the rule and the fix: more
     than 4 cache points, a TTL Bedrock does not take, a 1h point after a 5m one, a point right
-    after a reasoning block or with nothing before it. `one_hour=False`: the model has no 1h TTL.
+    after a reasoning block or with nothing before it. `one_hour=False`: the model has no 1h TTL;
+    `tools=False`: the model caches no tools (Amazon Nova).
     """
     points = cache_points(request)
     problems = _type_problems(request)
+    if tools is False:
+        problems += [
+            f"{path}: a cache point in toolConfig.tools, and Amazon Nova caches no tools (system "
+            "and messages only); Bedrock refuses it or caches nothing there. Fix: leave the "
+            "tools unmarked: the cache point at the end of system covers them"
+            for path, _, _ in points
+            if path.startswith("toolConfig.tools[")
+        ]
     if len(points) > MAX_CACHE_POINTS:
         problems.append(
             f"{len(points)} cache points ({', '.join(p for p, _, _ in points)}) exceed Bedrock's "
@@ -441,13 +476,16 @@ def marker_check(
     model = request.get("modelId")
     resolved = resolve_model(model).base if isinstance(model, str) and model.strip() else None
     one_hour = one_hour_ttl(resolved) if resolved else None
+    tools = caches_tools(resolved) if resolved else None
     present = [(path, ttl) for path, ttl, _ in cache_points(request)]
-    return present, cache_point_problems(request, one_hour=one_hour)
+    return present, cache_point_problems(request, one_hour=one_hour, tools=tools)
 
 
-def check_cache_points(request: Mapping[str, Any], *, one_hour: bool | None = None) -> None:
+def check_cache_points(
+    request: Mapping[str, Any], *, one_hour: bool | None = None, tools: bool | None = None
+) -> None:
     """Refuse a Converse request Bedrock would refuse, with every rule it breaks."""
-    problems = cache_point_problems(request, one_hour=one_hour)
+    problems = cache_point_problems(request, one_hour=one_hour, tools=tools)
     if problems:
         raise InputError("; ".join(problems))
 
@@ -686,4 +724,5 @@ VENDOR = Vendor(
     sdk="boto3",
     check_markers=marker_check,
     same_model=same_model,
+    model_capabilities=model_capabilities,
 )

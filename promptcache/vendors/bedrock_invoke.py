@@ -9,8 +9,10 @@ carries `anthropic_version` ("bedrock-2023-05-31" in AWS's docs; anthropic >= 2.
 
 Usage is Anthropic's (`input_tokens` EXCLUDES cache). A stream is AWS event-stream `chunk`s, each
 one Anthropic event as JSON in `chunk.bytes`; the last (`message_stop`) also carries
-`amazon-bedrock-invocationMetrics` with the cache counts (UNCONFIRMED against AWS's docs), used
-only when the Anthropic events carried none.
+`amazon-bedrock-invocationMetrics` with the cache counts (UNCONFIRMED against AWS's docs; its
+`inputTokenCount` excludes the cache as `input_tokens` does, BerriAI/litellm#36878). The events'
+counts are read, the metrics when the events carry none, and where both report a count and
+they differ the usage is flagged (`InvokeStream`).
 """
 
 from __future__ import annotations
@@ -88,10 +90,17 @@ def _version(request: Mapping[str, Any]) -> Any:
     return setting(request, "anthropic_version")[1]
 
 
+# Bedrock's Claude message ids (`msg_bdrk_...`; Vertex AI's are `msg_vrtx_...`, see there).
+MESSAGE_ID_PREFIX = "msg_bdrk_"
+
+
 def response_signs(response: Any) -> int:
     if not isinstance(response, Mapping):
         return 0
-    return int("amazon-bedrock-invocationMetrics" in response)
+    message_id = response.get("id")
+    # an id of Bedrock's outscores every feature of the Anthropic body it carries
+    bedrock_id = isinstance(message_id, str) and message_id.startswith(MESSAGE_ID_PREFIX)
+    return int("amazon-bedrock-invocationMetrics" in response) + 4 * bedrock_id
 
 
 def read_usage(response: Any) -> CacheUsage:
@@ -107,6 +116,14 @@ class InvokeStream:
     """
     Reads `invoke_model_with_response_stream` events (boto3's `{"chunk": {"bytes": ...}}`, or the
     Anthropic events already decoded) through Anthropic's stream reader.
+
+    The stream reports its counts twice, in the events and in the last chunk's invocation
+    metrics. Events that carry no input count (a `message_start` without usage) are read from
+    the metrics; two reports that disagree are flagged as a problem naming both (a double count
+    where the events' input is the metrics' plus the cache read and write), so the monitor takes
+    no expectation from them. The ConverseStream guard (`inputTokens >= read + write`, seen on an
+    OpenAI model) is not applied: this body is Claude's, and for Claude that shape is an honest
+    long uncached tail.
     """
 
     def __init__(self) -> None:
@@ -128,7 +145,57 @@ class InvokeStream:
     def usage(self) -> CacheUsage:
         if not self._fed and self._metrics is not None:
             return _from_metrics(self._metrics)
-        return _ours(self._inner.usage, "invoke_model_with_response_stream")
+        usage = _ours(self._inner.usage, "invoke_model_with_response_stream")
+        if self._metrics is None:
+            return usage
+        if not self._inner.reported_input:  # events without counts: the metrics have them
+            metered = _from_metrics(self._metrics)
+            output = usage.output if metered.output is None else metered.output
+            return replace(metered, model=usage.model, output=output)
+        disagreement = _disagreement(usage, self._metrics)
+        if disagreement is None:
+            return usage
+        return replace(usage, problems=(*usage.problems, disagreement))
+
+
+# The stream's two reports of one count: (the events' field, the metrics' field).
+_REPORTED_TWICE = (
+    ("input_tokens", "inputTokenCount"),
+    ("cache_read_input_tokens", "cacheReadInputTokenCount"),
+    ("cache_creation_input_tokens", "cacheWriteInputTokenCount"),
+    ("output_tokens", "outputTokenCount"),
+)
+
+
+def _disagreement(usage: CacheUsage, metrics: Any) -> str | None:
+    """Why the events' counts and the invocation metrics' cannot both be right, or None."""
+    ours = {
+        "input_tokens": usage.uncached_input,
+        "cache_read_input_tokens": usage.cache_read,
+        "cache_creation_input_tokens": usage.cache_write,
+        "output_tokens": usage.output,
+    }
+    differ = []
+    for name, metered in _REPORTED_TWICE:
+        theirs = get_int(metrics, metered)
+        if theirs is not None and ours[name] is not None and ours[name] != theirs:
+            differ.append(f"{name} {ours[name]} vs {metered} {theirs}")
+    if not differ:
+        return None
+    cached = (usage.cache_read or 0) + (usage.cache_write or 0)
+    uncached = get_int(metrics, "inputTokenCount")
+    doubled = cached > 0 and uncached is not None and usage.uncached_input == uncached + cached
+    why = (
+        ": the events' input_tokens is the metrics' plus the cache read and write, a double "
+        "count of the cached tokens"
+        if doubled
+        else ""
+    )
+    return (
+        f"the stream's Anthropic usage and its amazon-bedrock-invocationMetrics disagree "
+        f"({', '.join(differ)}){why}; the figures are the events', and no cache expectation is "
+        "taken from them"
+    )
 
 
 def _from_metrics(metrics: Any) -> CacheUsage:

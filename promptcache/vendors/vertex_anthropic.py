@@ -26,6 +26,7 @@ __all__ = [
     "location_premium",
     "location_tier",
     "model_of",
+    "vertex_answer",
     "vertex_mark",
 ]
 
@@ -110,6 +111,17 @@ def location_premium(model: str) -> bool:
     return any(name == key or name.startswith(f"{key}-") for key in PREMIUM_MODELS)
 
 
+# Claude's message ids name the platform that answered: `msg_vrtx_` Vertex AI, `msg_bdrk_`
+# Bedrock, a plain `msg_` Anthropic's API (public reports, e.g. Claude-on-Vertex gateway logs).
+MESSAGE_ID_PREFIX = "msg_vrtx_"
+
+
+def vertex_answer(response: Any) -> bool:
+    """A Claude response from Vertex AI: its message id says so."""
+    found = response.get("id") if isinstance(response, Mapping) else None
+    return isinstance(found, str) and found.startswith(MESSAGE_ID_PREFIX)
+
+
 def vertex_mark(request: Mapping[str, Any]) -> bool:
     """A Vertex body: the Vertex `anthropic_version`, or a model named the Vertex way."""
     version = request.get("anthropic_version")
@@ -127,4 +139,5 @@ VENDOR = on_platform(
     table_key="vertex-anthropic",
     detects=vertex_mark,
     model_of=model_of,
+    answers=vertex_answer,
 )

@@ -438,6 +438,9 @@ REPORT_JSON = {
         "savings",
         "unpriced_records",
         "output_unpriced_records",  # added: priced records whose output cost is unknown
+        "billing",  # added: "per-token", or --billing provisioned / ccu
+        "list_price",  # added: a bill not per token's list prices, apart (else null)
+        "notes",  # added: how records were priced (a Vertex location's tier), with counts
     ],
     "invalidations": [
         "cause",
