@@ -30,7 +30,14 @@ from .._errors import InputError
 from .._inputs import check_regular
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
-from ._kinds import handlebars, looks_like_chat, not_a_prompt
+from ._kinds import (
+    PromptKind,
+    follows_conversation,
+    handlebars,
+    looks_like_chat,
+    not_a_prompt,
+    prompt_kind,
+)
 from ._loader import Loader, mark_tail, parse, read_source
 from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
@@ -113,7 +120,8 @@ def _unparsed(
     if events is None:
         return [_parse_error(path, exc.lineno or 1, message)]
     lines = _lines(source)
-    return _unique([_finding(h, risk, path, lines) for h, risk in risks(events, config.threshold)])
+    found = risks(events, config.threshold, kind=prompt_kind(source, path))
+    return _unique([_finding(h, risk, path, lines) for h, risk in found])
 
 
 def _loader(config: LintConfig) -> Loader:
@@ -348,8 +356,18 @@ def _analyse(
 ) -> list[tuple[Hazard, Risk]]:
     ast = parse(mark_tail(source), chat=chat, extensions=config.extensions)
     config = _with_declared_inputs(config, source, path)
-    walker = Walker(config=config, loader=loader, origin=path, path=file, chat=chat, notes=notes)
-    return risks(walker.template(ast, {}), config.threshold)
+    kind = "system" if chat else prompt_kind(source, path)
+    walker = Walker(
+        config=config,
+        loader=loader,
+        origin=path,
+        path=file,
+        chat=chat,
+        notes=notes,
+        system=kind == "system",
+        after_conversation=not chat and follows_conversation(source),
+    )
+    return risks(walker.template(ast, {}), config.threshold, kind=kind)
 
 
 def _with_declared_inputs(config: LintConfig, source: str, path: str) -> LintConfig:
@@ -375,10 +393,19 @@ class Risk:
     unsized: tuple[str, ...] = ()
 
 
-def risks(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, Risk]]:
+def risks(
+    events: Iterable[Event], threshold: int, *, kind: PromptKind = "system"
+) -> list[tuple[Hazard, Risk]]:
     """
     Hazards worth reporting: followed by `threshold` tokens, a chat history, or content of
     unknown size (a stable variable or loop; declare its size with `sizes` to count it).
+
+    A variable of unknown meaning (PC106) needs a long static block after it: one run of static
+    text, not labels scattered between other values. `kind` is the prompt file's kind: in a
+    user turn, the newest message, values belong where they are, so a hazard there needs one
+    block of `threshold` tokens of instructions after it, and the variables around it are the
+    request's own data, not reusable content; outside a system prompt, a one-line labelled
+    field (`Users online: {{ count }}`) is data of the request too.
     """
     prefix: list[Event] = []
     for event in events:
@@ -386,30 +413,42 @@ def risks(events: Iterable[Event], threshold: int) -> list[tuple[Hazard, Risk]]:
             break
         prefix.append(event)
     found: list[tuple[Hazard, Risk]] = []
-    after, history = 0, False
+    after, run, block, history = 0, 0, 0, False
     unsized: list[str] = []
     seen: set[str] = set()
     for event in reversed(prefix):
         if isinstance(event, int):
             after += event
-        elif isinstance(event, Unsized):
-            if event.name not in seen:
+            run += event
+            block = max(block, run)
+            continue
+        run = 0  # anything but static text ends a run of it
+        if isinstance(event, Unsized):
+            if event.name not in seen and _reusable(event, kind):
                 seen.add(event.name)
                 unsized.append(event.name)
         elif event is HISTORY:
             history = True
         elif isinstance(event, Hazard) and event.code == "PC106":
-            if after >= max(threshold, 1) * LONG_PREFIX_FACTOR:  # unknown meaning: a long block
+            if block >= max(threshold, 1) * LONG_PREFIX_FACTOR:  # unknown meaning: a long block
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):
             # Content of unknown size counts as stable unless it is the same record's.
             others = [n for n in unsized if not _same_record(event.anchor, n)]
-            if history or event.conversation or after >= max(threshold, 1) or others:
+            static = block if kind == "user" else after
+            if history or event.conversation or static >= max(threshold, 1) or others:
                 shown = tuple(reversed(others[-_SHOWN_UNSIZED:]))
                 follows = history or event.conversation
                 found.append((event, Risk(tokens=after, history=follows, unsized=shown)))
     found.reverse()
     return found
+
+
+def _reusable(content: Unsized, kind: PromptKind) -> bool:
+    """Whether content of unknown size after a hazard may be reusable content (see `risks`)."""
+    if kind == "user":
+        return False
+    return kind == "system" or not content.field
 
 
 def _same_record(anchor: str, name: str) -> bool:

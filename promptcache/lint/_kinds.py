@@ -4,18 +4,58 @@ What kind of template a file holds: a chat template, a prompt, or something that
 Chat templates are recognised by their structure (a loop over `messages` that tests roles or
 writes special tokens), not only by `add_generation_prompt` or the file name: Mistral-family
 and function-calling templates never mention `add_generation_prompt`.
+
+A prompt file is a system prompt, a user turn, or of a kind its name and text do not tell. A
+system prompt opens every request, so the conversation follows it; a user turn is the newest
+message, where per-request values belong, so only a real block of instructions after one of
+them is worth moving. The kind is read from the file name (`system.j2`, `user_prompt.jinja2`,
+`human.j2`), else from how the text opens: "You are ...", "Act as ..." address the model, as
+a system prompt does. A prompt that writes the model's turn delimiters itself (`[INST]`,
+`<|im_start|>`) is the whole raw prompt of one request, followed by no conversation.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Literal
 
-__all__ = ["handlebars", "looks_like_chat", "not_a_prompt"]
+from .rules.PC102 import SYSTEM_TEMPLATE_NAME
+
+__all__ = [
+    "PromptKind",
+    "follows_conversation",
+    "handlebars",
+    "looks_like_chat",
+    "not_a_prompt",
+    "prompt_kind",
+]
 
 _MESSAGES_LOOP = re.compile(r"\{%-?\s*for\s+\w+(?:\s*,\s*\w+)?\s+in\s+[\w.]*messages\b")
 _CHAT_MARKS = re.compile(
     r"\brole\b|<\|[\w.-]+\|>|\[/?INST\]|\bbos_token\b|\beos_token\b|<start_of_turn>|<｜"
+)
+PromptKind = Literal["system", "user", "other"]
+_SYSTEM_NAME = re.compile(SYSTEM_TEMPLATE_NAME)
+_USER_NAME = re.compile(r"(?i)(?:^|[_.\-])(?:user|human)(?:$|[_.\-])")
+# How a system prompt opens: it speaks to the model about its role.
+_ADDRESSES_THE_MODEL = re.compile(
+    r"(?i)^[\W_]*(?:you are|you're|you will act|you will be acting|act as|"
+    r"i want you to act|your role is|your name is)\b"
+)
+# A prompt that writes the model's turn delimiters itself is the whole raw prompt of one request:
+# what follows it is the model's answer, never a conversation.
+_TURN_DELIMITERS = re.compile(
+    r"\[/?INST\]|<\|im_start\|>|<\|start_header_id\|>|<start_of_turn>|<\|(?:user|assistant)\|>"
+    r"|^\s*<s>"
+)
+_TAG_OR_COMMENT = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+_OPENING_LINES = 3  # lines of text read for how a prompt opens
+# Text that places the template after the conversation: "the messages above", "the conversation
+# so far", "the chat history above".
+_AFTER_THE_CONVERSATION = re.compile(
+    r"(?i)\b(?:conversation|messages|chat|chat history|dialogue|dialog|discussion)\s+"
+    r"(?:above|so far)\b|\babove\s+(?:conversation|messages|chat|dialogue|dialog)\b"
 )
 _HANDLEBARS = re.compile(r"\{\{[#/^>]\s*[\w@]|\{\{\s*else\s*\}\}")
 _HTML_OPENERS = ("<!doctype html", "<html", "<head", "<body")
@@ -71,3 +111,23 @@ def _starts_with_markup(head: str) -> bool:
             return False
         text = text[end + 2 :].lstrip()
     return text[:16].lower().startswith(_HTML_OPENERS)
+
+
+def prompt_kind(source: str, path: str) -> PromptKind:
+    """A prompt file's kind: by its name, else by how its text opens (see the module's doc)."""
+    if _TURN_DELIMITERS.search(source):
+        return "other"
+    stem = Path(path.replace("\\", "/")).name.split(".", 1)[0]
+    if _SYSTEM_NAME.search(stem):
+        return "system"
+    if _USER_NAME.search(stem):
+        return "user"
+    opening = [line for line in _TAG_OR_COMMENT.sub("", source[:4096]).splitlines() if line.strip()]
+    if any(_ADDRESSES_THE_MODEL.search(line) for line in opening[:_OPENING_LINES]):
+        return "system"
+    return "other"
+
+
+def follows_conversation(source: str) -> bool:
+    """Whether the template's text says it comes after the conversation ("the messages above")."""
+    return _AFTER_THE_CONVERSATION.search(_TAG_OR_COMMENT.sub(" ", source)) is not None

@@ -30,7 +30,7 @@ from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader, UnreadableTemplate
 from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
-from .rules.PC102 import CLOCK_NAMES, SYSTEM_CLOCK_FIX, SYSTEM_TEMPLATE_NAME
+from .rules.PC102 import CLOCK_NAMES, PER_TURN, SYSTEM_CLOCK_FIX
 from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
@@ -46,13 +46,9 @@ _GENERATION_PROMPT = "add_generation_prompt"
 _count = DEFAULT_COUNTER.count
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
 _is_clock_name = _matcher(CLOCK_NAMES)
-_SYSTEM_TEMPLATE = re.compile(SYSTEM_TEMPLATE_NAME)
-
-
-def _is_system_template(origin: str) -> bool:
-    """Whether the file's name says it is a system prompt (`system.j2`, `agent_system.md`)."""
-    name = origin.replace("\\", "/").rsplit("/", 1)[-1]
-    return bool(_SYSTEM_TEMPLATE.search(name.split(".", 1)[0]))
+_is_per_turn_name = _matcher(PER_TURN)
+# The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
+_FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}:[ \t]*$")
 
 
 class Sentinel(enum.Enum):
@@ -92,9 +88,15 @@ class Hazard:
 
 @dataclass(frozen=True, slots=True)
 class Unsized:
-    """Rendered content that is the same on every request, of a size the linter cannot know."""
+    """
+    Rendered content that is the same on every request, of a size the linter cannot know.
+
+    `field`: it is written after a label on its line (`Users online: {{ count }}`), the shape of
+    one field of the request's data rather than of a block of reusable content.
+    """
 
     name: str
+    field: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +151,10 @@ class Walker:
     overrides: dict[str, tuple[nodes.Block, Walker, _Scope]] = field(default_factory=dict)
     derived: tuple[str, ...] = ()  # the templates that extend this one, most derived first
     notes: list[Note] = field(default_factory=list)  # what could not be checked, for PC002
+    system: bool = False  # the file linted is a system prompt: the conversation follows it
+    # the file linted says it comes after the conversation ("the messages above"): it is cached
+    # only within that conversation, where a value fixed per conversation does not change
+    after_conversation: bool = False
     _history: int = 0
     _loops: list[bool] = field(default_factory=list)  # for each open loop: over the history?
     _trailing: frozenset[int] = frozenset()  # ids of `if`s that end a history iteration
@@ -232,6 +238,8 @@ class Walker:
             chat=self.chat,
             stack=(*self.stack, self.origin),
             notes=self.notes,
+            system=self.system,  # a partial is part of the prompt that includes it
+            after_conversation=self.after_conversation,
         )
         return walker, loaded
 
@@ -288,11 +296,18 @@ class Walker:
                 self.stmt(child, scope, out)
 
     def _s_Output(self, node: nodes.Output, scope: _Scope, out: list[Event]) -> None:
+        line, labelled = "", False  # the static text of the current line; a label seen on it
         for child in node.nodes:
             if type(child) is nodes.TemplateData:
                 self._text(child, out)
+                text = child.data
+                if "\n" in text:
+                    line, labelled = text.rsplit("\n", 1)[1], False
+                else:
+                    line += text
+                labelled = labelled or _FIELD_LABEL.match(line) is not None
             else:
-                self._render(child, scope, out)
+                self._render(child, scope, out, field=labelled)
 
     def _text(self, data: nodes.TemplateData, out: list[Event]) -> None:
         """Static text, and any `{placeholder}` in it that a later str.format fills per request."""
@@ -322,8 +337,10 @@ class Walker:
             "per-request value in the prefix",
         )
 
-    def _render(self, expr: nodes.Expr, scope: _Scope, out: list[Event]) -> None:
-        """An expression whose value is written to the output."""
+    def _render(
+        self, expr: nodes.Expr, scope: _Scope, out: list[Event], *, field: bool = False
+    ) -> None:
+        """An expression whose value is written to the output (`field`: after a label)."""
         if type(expr) is nodes.Const:
             if isinstance(expr.value, str):
                 if self._history:
@@ -359,7 +376,9 @@ class Walker:
         elif not inlined:  # a macro's output was counted where it was inlined
             sized = self._sized(expr, scope)
             self._check_unknown(expr, sized, scope, out)
-            out.append(sized)
+            out.append(
+                Unsized(sized.name, field=True) if field and isinstance(sized, Unsized) else sized
+            )
         if self._history:
             self._check_history_expr(expr, scope, out)
 
@@ -719,8 +738,14 @@ class Walker:
                 return self._hazard("PC301", line, root, detail, fix=date_fix(variable=dotted))
             return None
         if self.config.is_per_request(dotted):
-            if _is_clock_name(dotted) and _is_system_template(self.origin):
-                detail = f"the clock variable `{dotted}` of a system prompt"
+            per_turn = (
+                _is_clock_name(dotted) or _is_per_turn_name(dotted) or _is_per_turn_name(root)
+            )
+            if self.after_conversation and not per_turn:
+                return None  # fixed for the conversation, the only one this text is cached in
+            if per_turn and self.system:
+                clock = "the clock" if _is_clock_name(dotted) else "the per-turn"
+                detail = f"{clock} variable `{dotted}` of a system prompt"
                 return Hazard(
                     "PC102",
                     line,

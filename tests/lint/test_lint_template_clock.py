@@ -52,8 +52,10 @@ def test_the_finding_says_the_conversation_follows() -> None:
 
 
 # A dated record's other fields vary with its date: `{{ previous_date }}` then
-# `{{ previous_script }}` at the end of a user turn are one per-request item, not a date above
-# stable content of unknown size. A date above some other variable still counts it.
+# `{{ previous_script }}` at the end of a prompt are one per-request item, not a date above
+# stable content of unknown size. A date above some other variable still counts it, outside a
+# user turn (in a user turn every variable is taken as the request's data:
+# tests/lint/test_lint_prompt_kinds.py).
 RECORD = """\
 Here are today's headlines, then the last episode's script for context.
 {% for item in headlines %}* {{ item.title }}
@@ -76,5 +78,5 @@ def test_a_dated_record_at_the_end_is_one_per_request_value(
     date: str, field: str, expected: list[str]
 ) -> None:
     source = RECORD.replace("DATE", date).replace("FIELD", field)
-    found = lint_source(source, path="prompts/user_message.j2")
+    found = lint_source(source, path="prompts/episode_context.j2")
     assert [f.code for f in found] == expected

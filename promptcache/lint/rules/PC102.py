@@ -9,10 +9,19 @@ Why:
     and other task inputs, the round, turn or step of a multi-round run, retrieved context,
     issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
-    A clock named as a variable (`time`, `now`, `current_time`, `timestamp`) in a system prompt
-    template (a file named `system*`, `*_system*`) changes on every request and has the whole
-    conversation after it, so it is reported whatever static text follows it in the file; other
-    per-request variables are reported when enough static text follows them.
+    A system prompt (a file named `system*`, `*_system*`, or whose text opens with "You are",
+    "Act as") opens every request, so a value that changes from turn to turn there, a clock
+    (`time`, `now`, `current_time`) or a per-turn value (`memory`, `context`,
+    `retrieved_*`, `question`, `round`, `weather`, `*_so_far`), has the whole conversation after
+    it and is reported whatever static text follows it in the file; a date (once a day) and a
+    value fixed for a conversation (who is asking, the session, the task) are reported when
+    enough static text follows them. A prompt that writes the model's turn delimiters itself
+    (`[INST]`, `<|im_start|>`) is one whole request, followed by no conversation. In a user
+    turn (`user*.j2`, `human*.j2`), where per-request values belong, only one block of
+    `threshold` tokens of instructions after a value counts, not labels between data fields,
+    and its other variables are the request's data; outside a system prompt a labelled field
+    (`Users online: {{ count }}`) is data of the request too. In a message whose text says it
+    follows the conversation ("the messages above") only per-turn values are reported.
 
 Bad:
     Hello {{ user.name }}, session {{ session_id }}.
@@ -126,6 +135,63 @@ DEFAULT_PER_REQUEST = (
     "memory_variables",
     "chat_history",
     "history",
+    # what has happened so far and what the person's day holds, refreshed for each request
+    "*_so_far",
+    "recent_*",
+    "weather",
+    "calendar",
+    "todos",
+    "todo_list",
+    "reminders",
+    "notifications",
+)
+
+# Per-request names whose value changes from one turn of a conversation to the next (the
+# question, retrieved context, memory, the round), as opposed to those fixed for a whole
+# conversation (who is asking, the session, the task an agent was given). At the end of a system
+# prompt a per-turn value still has the conversation after it; in a message that follows the
+# conversation, only a per-turn value differs between the requests that share its prefix.
+PER_TURN = (
+    "question",
+    "query",
+    "user_query",
+    "user_input",
+    "user_message",
+    "input",
+    "inputs",
+    "observation",
+    "round",
+    "round_num*",
+    "round_index",
+    "turn",
+    "turn_num*",
+    "turn_index",
+    "step",
+    "step_num*",
+    "step_index",
+    "iteration",
+    "iteration_num*",
+    "attempt",
+    "attempt_num*",
+    "answer",
+    "*_answer",
+    "context",
+    "context_data",
+    "context_str",
+    "search_results",
+    "retrieved_*",
+    "memory",
+    "memory_variables",
+    "chat_history",
+    "history",
+    "*_so_far",
+    "recent_*",
+    "weather",
+    "calendar",
+    "todos",
+    "todo_list",
+    "reminders",
+    "notifications",
 )
 
 # Date names count wherever they appear in a dotted name (`runtime_info.date`).

@@ -9,7 +9,9 @@ Why:
     Anthropic's larger models cache, so a prefix worth caching on its own) a value that changes
     costs all of that text on every request. The linter cannot tell which it is, so it asks:
     declare the name `stable` (or give its size with `sizes`) when it is the same for every
-    request, or move it below the static text. Shorter blocks after it are not reported.
+    request, or move it below the static text. Shorter blocks after it are not reported, nor is
+    static text that only adds up to that size between other values (a persona config whose
+    fields run through the whole prompt): one uninterrupted block must follow it.
 
 Bad:
     {{ system_resources }}

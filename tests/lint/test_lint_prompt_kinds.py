@@ -1,0 +1,243 @@
+"""
+A prompt file's kind decides what follows its values (issue #21, item 3).
+
+Each shape is a template we wrote after a mechanism of the corpus's misses and false alarms:
+
+- a system prompt opens every request, so a value that changes from turn to turn (memory,
+  retrieved context, the weather) at its very end still has the whole conversation after it;
+  a date (once a day) and a value fixed per conversation (who is asking) do not;
+- a prompt that writes the model's turn delimiters itself (`[INST] ... [/INST]`) is the whole raw
+  prompt of one request: nothing follows it;
+- a user turn is the newest message, where per-request values belong: a value there costs only
+  a real block of instructions after it, not labels scattered between data fields, and the
+  variables around it are the request's own data;
+- a labelled one-line field (`Users online: {{ count }}`) is data of the request, outside a
+  system prompt;
+- a message that says it follows the conversation ("the messages above") is cached only within
+  that conversation, where a value fixed per conversation does not change;
+- a variable of unknown meaning (PC106) is reported above one long static block, not above
+  static text that adds up between other values of the same record.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from promptcache.lint import lint_source
+from promptcache.lint._kinds import follows_conversation, prompt_kind
+
+from ._helpers import STATIC
+
+
+def _codes(source: str, path: str) -> list[str]:
+    return [f.code for f in lint_source(source, path=path) if f.severity != "info"]
+
+
+# -- the kind of a prompt file ---------------------------------------------------------------------
+
+KIND_CASES = [
+    ("named-system", "Hello.", "prompts/system.j2", "system"),
+    ("named-system-prompt", "Hello.", "templates/agent_system_prompt.jinja2", "system"),
+    ("named-user", "Hello.", "prompts/user.j2", "user"),
+    ("named-user-prompt", "Hello.", "prompts/user_prompt.jinja2", "user"),
+    ("named-human", "Hello.", "prompts/human.j2", "user"),
+    ("opens-with-you-are", "{# persona #}\n\nYou are a careful tutor.\n", "p/tutor.j2", "system"),
+    ("opens-with-act-as", "I want you to act as a travel agent.\n", "p/travel.md", "system"),
+    ("a-request", "Please summarise the article below.\n", "p/summary.j2", "other"),
+    ("raw-inst-prompt", "<s>[INST] You are a classifier. {{ q }} [/INST]", "system.j2", "other"),
+    ("raw-chatml-prompt", "<|im_start|>system\nYou are kind.<|im_end|>", "p/a.j2", "other"),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "path", "kind"), [pytest.param(s, p, k, id=i) for i, s, p, k in KIND_CASES]
+)
+def test_the_kind_comes_from_the_name_then_the_opening_text(
+    source: str, path: str, kind: str
+) -> None:
+    assert prompt_kind(source, path) == kind
+
+
+# -- a system prompt: the conversation follows its end ---------------------------------------------
+
+# A system prompt whose last section is refreshed for each request, sent before the history.
+SYSTEM_ENDING_WITH = """\
+You are the household assistant. Answer briefly and warmly.
+Never invent appointments; say when you do not know.
+
+<now>
+{{ VALUE }}
+</now>
+"""
+
+SYSTEM_END_CASES = [
+    ("memory-at-the-end", "memory", "prompts/system.j2", ["PC102"]),
+    ("retrieved-context-at-the-end", "context", "prompts/system_prompt.jinja2", ["PC102"]),
+    ("the-weather-at-the-end", "weather", "prompts/system_prompt.jinja2", ["PC102"]),
+    ("todays-summary-so-far", "today_so_far", "prompts/system.j2", ["PC102"]),
+    ("opened-by-you-are-whatever-the-name", "memory", "prompts/assistant.j2", ["PC102"]),
+    ("a-date-changes-once-a-day", "current_date", "prompts/system.j2", []),
+    ("who-is-asking-is-fixed-per-conversation", "user_name", "prompts/system.j2", []),
+    ("the-session-is-fixed-per-conversation", "session_id", "prompts/system.j2", []),
+    ("a-value-of-unknown-meaning", "house_rules", "prompts/system.j2", []),
+]
+
+
+@pytest.mark.parametrize(
+    ("value", "path", "expected"),
+    [pytest.param(v, p, e, id=i) for i, v, p, e in SYSTEM_END_CASES],
+)
+def test_a_per_turn_value_at_the_end_of_a_system_prompt_has_the_conversation_after_it(
+    value: str, path: str, expected: list[str]
+) -> None:
+    assert _codes(SYSTEM_ENDING_WITH.replace("VALUE", value), path) == expected
+
+
+def test_the_finding_says_where_a_per_turn_value_belongs() -> None:
+    (found,) = lint_source(SYSTEM_ENDING_WITH.replace("VALUE", "memory"), path="system.j2")
+    assert "per-turn variable `memory` of a system prompt" in found.message
+    assert "whole conversation" in found.message
+    assert "newest user message" in found.message
+
+
+def test_a_per_turn_value_at_the_end_of_a_user_turn_stays_quiet() -> None:
+    assert _codes(SYSTEM_ENDING_WITH.replace("VALUE", "memory"), "prompts/user.j2") == []
+
+
+def test_a_raw_single_turn_prompt_named_system_has_no_conversation_after_it() -> None:
+    raw = (
+        "<s>[INST]\nYou are a website classifier. Answer in strict JSON.\n"
+        "Instruction: {{ query }}\n[/INST]"
+    )
+    assert _codes(raw, "prompts/system_prompt.jinja") == []
+
+
+# -- a user turn: values belong there ------------------------------------------------------------
+
+# A review request built per game: short labels between data fields, then a short task.
+USER_TURN = """\
+Please review {{ player_name }}'s game.
+
+## Game facts
+- Playing as: {{ color }}
+- Result: {{ result }}
+- Accuracy: {{ accuracy_pct }}%
+- Errors: {{ blunders }} blunder(s), {{ mistakes }} mistake(s)
+
+## Moves that need attention
+{% for m in critical_moves %}
+- Move {{ m.number }}: {{ m.san }} ({{ m.label }}), engine preferred {{ m.best }}
+{% endfor %}
+
+## Patterns the engine flagged
+{{ themes | join(", ") }}
+
+## Your task
+Write a structured review. For each critical moment, name the principle that was broken
+and explain it in plain words. Keep the tone warm and encouraging.
+"""
+
+
+def test_labels_between_the_data_fields_of_a_user_turn_are_not_reusable_content() -> None:
+    assert _codes(USER_TURN, "templates/user.j2") == []
+
+
+def test_a_long_block_of_instructions_after_a_value_in_a_user_turn_is_reported() -> None:
+    assert _codes("Question: {{ question }}\n" + STATIC, "templates/user.j2") == ["PC102"]
+    assert _codes(USER_TURN + STATIC, "templates/user.j2")[:1] == ["PC102"]
+
+
+def test_variables_after_a_value_in_a_user_turn_are_the_requests_data() -> None:
+    source = "Today is {{ current_date }}.\n\n{{ documents }}\n\nSummarise them."
+    assert _codes(source, "prompts/user_message.j2") == []
+    assert _codes(source, "prompts/summarise.j2") == ["PC102"]  # kind unknown: may be stable
+
+
+# -- labelled fields outside a system prompt ---------------------------------------------------
+
+# A message built from the state of a live channel: every line a labelled value.
+DATA_FIELDS = """\
+{% if current_media %}
+Currently playing: {{ current_media.title }}
+Time remaining: {{ current_media.remaining }}
+{% endif %}
+{% if next_media %}
+Next playing: {{ next_media.title }}, ({{ next_media.duration }})
+{% endif %}
+Users online: {{ channel_users }}
+Active users: {{ active_users | join(', ') }}
+(Just to mention: {{ proactive_note }})
+"""
+
+
+def test_a_message_made_of_labelled_data_fields_is_all_per_request() -> None:
+    assert _codes(DATA_FIELDS, "templates/trigger.j2") == []
+
+
+def test_a_variable_on_its_own_line_after_a_value_still_counts() -> None:
+    source = DATA_FIELDS + "{{ channel_rules }}\n"
+    assert "PC102" in _codes(source, "templates/trigger.j2")
+
+
+def test_labelled_fields_in_a_system_prompt_may_still_be_reusable_content() -> None:
+    source = "Date: {{ current_date }}\nTools: {{ tool_list }}\n"
+    assert _codes(source, "prompts/system.j2") == ["PC102"]
+    assert _codes(source, "prompts/notes.j2") == []
+
+
+# -- a message that follows the conversation --------------------------------------------------
+
+CHECKPOINT = """\
+Tool-calling checkpoint. This is still the planning phase, not the final answer.
+Current persona: {{ VALUE }}.
+You have the full conversation and the earlier tool results in the messages above.
+Decide whether one more tool call would materially improve accuracy or coverage; if the
+context is sufficient, make no tool call. Do not write the final answer in this checkpoint,
+and do not repeat tool calls whose results are already in the conversation. When you call
+a tool, say in one sentence which gap in the sources it fills, and prefer the official
+catalogue over secondary summaries.
+"""
+
+
+def test_a_value_fixed_per_conversation_in_a_message_after_it_is_quiet() -> None:
+    assert _codes(CHECKPOINT.replace("VALUE", "user_type"), "prompts/checkpoint.j2") == []
+
+
+def test_a_per_turn_value_in_a_message_after_the_conversation_is_still_reported() -> None:
+    source = CHECKPOINT.replace("VALUE", "user_query")
+    assert _codes(source, "prompts/checkpoint.j2") == ["PC102"]
+
+
+def test_without_the_text_saying_so_a_per_conversation_value_is_still_reported() -> None:
+    source = CHECKPOINT.replace("VALUE", "user_type").replace("in the messages above", "")
+    assert _codes(source, "prompts/checkpoint.j2") == ["PC102"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("See the messages above.", True),
+        ("Given the conversation so far, answer.", True),
+        ("Use the above conversation.", True),
+        ("Messages are listed below.", False),
+        ("{# the conversation above #}Answer.", False),  # a comment is not what the model reads
+    ],
+)
+def test_what_says_a_template_follows_the_conversation(text: str, expected: bool) -> None:
+    assert follows_conversation(text) is expected
+
+
+# -- a variable of unknown meaning above one long block ----------------------------------------
+
+# ~120 tokens of static text: ten of them do not make one long block when values sit between.
+_PARAGRAPH = "Speak from the persona; never summarise it and never quote it back as lore. " * 8
+
+
+def test_unknown_values_spread_through_a_persona_prompt_are_not_reported() -> None:
+    source = "".join(f"{_PARAGRAPH}\n{{{{ persona.trait_{n} }}}}\n" for n in range(10))
+    assert _codes("You are {{ persona.name }}.\n" + source, "prompts/system.j2") == []
+
+
+def test_an_unknown_value_above_one_long_static_block_is_still_reported() -> None:
+    source = "You are {{ persona.name }}.\n" + _PARAGRAPH * 10
+    assert _codes(source, "prompts/system.j2") == ["PC106"]
