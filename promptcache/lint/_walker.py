@@ -301,6 +301,8 @@ class Walker:
             if type(child) is nodes.TemplateData:
                 self._text(child, out)
                 text = child.data
+                if self._history:  # template text is read like a string constant
+                    self._check_history_text(child, out)
                 if "\n" in text:
                     line, labelled = text.rsplit("\n", 1)[1], False
                 else:
@@ -465,7 +467,9 @@ class Walker:
 
     def _branch(self, node: nodes.If, keyword: str, scope: _Scope) -> list[Event]:
         hazard = self.reason(node.test, scope)
-        if hazard is None:
+        if hazard is None or hazard.code == "PC302":
+            # A test on a turn's re-rendered text (Gemma 4's `has_content` after its reasoning is
+            # stripped) forks on the same cause, reported where that text renders.
             return []
         detail = f"`{{% {keyword} %}}` on {hazard.detail}"
         return [self._hazard("PC103", node.lineno, keyword, detail)]
@@ -879,6 +883,14 @@ class Walker:
         if kind not in self._reported:
             self._reported.add(kind)
             out.append(hazard)
+
+    def _check_history_text(self, data: nodes.TemplateData, out: list[Event]) -> None:
+        """An empty `<think></think>` written as template text in the history loop (Kimi K2
+        Thinking writes one for every turn before a cut computed from the end)."""
+        if _is_empty_think(data.data):
+            line = data.lineno + data.data.count("\n", 0, data.data.find("<think>"))
+            detail = "an empty `<think></think>` block for earlier turns"
+            self._report_history("empty", self._hazard("PC302", line, "<think>", detail), out)
 
     def _check_history_expr(self, expr: nodes.Node, scope: _Scope, out: list[Event]) -> None:
         for call in _with_self(expr, nodes.Call):
