@@ -436,9 +436,11 @@ def risks(
             # Content of unknown size counts as stable unless it is the same record's.
             others = [n for n in unsized if not _same_record(event.anchor, n)]
             static = block if kind == "user" else after
-            if history or event.conversation or static >= max(threshold, 1) or others:
+            # The conversation after a value fixed for that conversation is its own.
+            followed = history and not event.per_conversation
+            if followed or event.conversation or static >= max(threshold, 1) or others:
                 shown = tuple(reversed(others[-_SHOWN_UNSIZED:]))
-                follows = history or event.conversation
+                follows = followed or event.conversation
                 found.append((event, Risk(tokens=after, history=follows, unsized=shown)))
     found.reverse()
     return found

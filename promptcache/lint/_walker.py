@@ -30,7 +30,7 @@ from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
 from ._loader import LoadedTemplate, Loader, UnreadableTemplate
 from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
-from .rules.PC102 import CLOCK_NAMES, PER_TURN, SYSTEM_CLOCK_FIX
+from .rules.PC102 import CLOCK_NAMES, DATE_NAMES, PER_CONVERSATION, SYSTEM_CLOCK_FIX
 from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from .rules.PC301 import CHAT_DATE_NAMES, date_fix
@@ -46,7 +46,9 @@ _GENERATION_PROMPT = "add_generation_prompt"
 _count = DEFAULT_COUNTER.count
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
 _is_clock_name = _matcher(CLOCK_NAMES)
-_is_per_turn_name = _matcher(PER_TURN)
+_is_per_conversation_name = _matcher(PER_CONVERSATION)
+_is_date_name = _matcher(DATE_NAMES)
+_HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
 # The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
 _FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}:[ \t]*$")
 
@@ -80,6 +82,9 @@ class Hazard:
     fix: str = ""
     written: int = 0  # the line of this file where a macro writes the value (0: `line`)
     conversation: bool = False  # a system prompt's clock: the conversation follows it
+    # who is asking, the session: fixed for a conversation, so the conversation after it is
+    # that one conversation's own and costs nothing
+    per_conversation: bool = False
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""
@@ -481,6 +486,12 @@ class Walker:
 
     def _s_For(self, node: nodes.For, scope: _Scope, out: list[Event]) -> None:
         """Like a branch, a loop over per-request or unordered data is reported after it."""
+        if not self.chat and _writes_the_turns(node):
+            # A prompt file's conversation (`.prompty`: `{{ item.role }}:` then the content): it
+            # grows by appending, as a chat template's does; what it holds is not the template's.
+            self.body(node.body, _bound(scope, node.target), [])
+            out.append(HISTORY)
+            return
         hazard = self.reason(node.iter, scope)
         after: list[Event] = []
         if hazard is not None:
@@ -742,11 +753,14 @@ class Walker:
                 return self._hazard("PC301", line, root, detail, fix=date_fix(variable=dotted))
             return None
         if self.config.is_per_request(dotted):
-            per_turn = (
-                _is_clock_name(dotted) or _is_per_turn_name(dotted) or _is_per_turn_name(root)
-            )
+            fixed = _is_per_conversation_name(dotted) or _is_per_conversation_name(root)
+            date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])
+            per_turn = not fixed and not date
             if self.after_conversation and not per_turn:
                 return None  # fixed for the conversation, the only one this text is cached in
+            if fixed:
+                detail = f"per-request variable `{dotted}`"
+                return Hazard("PC102", line, root, detail, self.origin, per_conversation=True)
             if per_turn and self.system:
                 clock = "the clock" if _is_clock_name(dotted) else "the per-turn"
                 detail = f"{clock} variable `{dotted}` of a system prompt"
@@ -947,6 +961,28 @@ _JINJA_NAMES = frozenset(
 def _rendered_by_jinja(origin: str) -> bool:
     """A file named as a Jinja template, whose single braces Jinja writes out unchanged."""
     return origin.lower().endswith(JINJA_SUFFIXES)
+
+
+def _writes_the_turns(node: nodes.For) -> bool:
+    """A loop over the history (`chat_history`, `history`, `messages`) that writes each item's
+    role: the conversation rendered turn by turn, as a `.prompty` file does."""
+    iterated = _dotted(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
+    if iterated is None or not _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]):
+        return False
+    if not isinstance(node.target, nodes.Name):
+        return False
+    item = node.target.name
+    return any(
+        _dotted(child) in (f"{item}.role", f"{item}.type")
+        for output in node.find_all(nodes.Output)
+        for child in output.nodes
+    )
+
+
+def _bound(scope: _Scope, target: nodes.Node) -> _Scope:
+    inner = dict(scope)
+    _bind(inner, target, STABLE)
+    return inner
 
 
 def _template_names(template: nodes.Expr) -> tuple[str, ...]:

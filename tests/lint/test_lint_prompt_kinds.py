@@ -241,3 +241,61 @@ def test_unknown_values_spread_through_a_persona_prompt_are_not_reported() -> No
 def test_an_unknown_value_above_one_long_static_block_is_still_reported() -> None:
     source = "You are {{ persona.name }}.\n" + _PARAGRAPH * 10
     assert _codes(source, "prompts/system.j2") == ["PC106"]
+
+
+# -- a prompt file that writes the conversation turn by turn ----------------------------------
+
+# A promptflow chat prompt: retrieved documents in the system section, then the history, each
+# item written as `role:` and its content, then the question.
+PROMPTY_RAG = """\
+---
+name: Docs chat
+model:
+    api: chat
+inputs:
+    documents:
+        type: string
+    question:
+        type: string
+    chat_history:
+        type: list
+---
+system:
+You answer questions about the product manual, citing the section you used.
+# Documents
+{{ VALUE }}
+
+{% for item in chat_history %}
+{{ item.role }}:
+{{ item.content }}
+{% endfor %}
+
+user:
+{{ question }}
+"""
+
+
+def test_a_per_turn_value_above_a_prompt_files_conversation_is_reported() -> None:
+    (found,) = lint_source(PROMPTY_RAG.replace("VALUE", "documents"), path="chat.prompty")
+    assert (found.code, found.line) == ("PC102", 16)
+    assert "whole conversation" in found.message
+
+
+def test_a_value_fixed_per_conversation_above_it_is_quiet() -> None:
+    source = PROMPTY_RAG.replace("VALUE", "customer_name")
+    assert _codes(source, "chat.prompty") == []
+
+
+def test_the_conversation_written_turn_by_turn_is_not_content_of_unknown_size() -> None:
+    # The turns are the conversation (not a fork on per-request data, nor content of unknown
+    # size counted after the values above them), whatever its length.
+    source = PROMPTY_RAG.replace("VALUE", "'no documents'")
+    assert _codes(source, "chat.prompty") == []
+
+
+def test_history_lines_written_inside_one_message_are_not_the_conversation() -> None:
+    source = (
+        "Memory: {{ memory }}\n"
+        "{% for m in chat_history %}- {{ m.username }}: {{ m.message }}\n{% endfor %}"
+    )
+    assert _codes(source, "templates/trigger.j2") == []

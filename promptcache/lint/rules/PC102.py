@@ -21,7 +21,9 @@ Why:
     `threshold` tokens of instructions after a value counts, not labels between data fields,
     and its other variables are the request's data; outside a system prompt a labelled field
     (`Users online: {{ count }}`) is data of the request too. In a message whose text says it
-    follows the conversation ("the messages above") only per-turn values are reported.
+    follows the conversation ("the messages above") only per-turn values are reported. A loop
+    over the history that writes each item's role (a `.prompty` chat prompt) is the
+    conversation: a per-turn value above it is reported, one fixed per conversation is not.
 
 Bad:
     Hello {{ user.name }}, session {{ session_id }}.
@@ -146,52 +148,44 @@ DEFAULT_PER_REQUEST = (
     "notifications",
 )
 
-# Per-request names whose value changes from one turn of a conversation to the next (the
-# question, retrieved context, memory, the round), as opposed to those fixed for a whole
-# conversation (who is asking, the session, the task an agent was given). At the end of a system
-# prompt a per-turn value still has the conversation after it; in a message that follows the
-# conversation, only a per-turn value differs between the requests that share its prefix.
-PER_TURN = (
-    "question",
-    "query",
-    "user_query",
-    "user_input",
-    "user_message",
-    "input",
-    "inputs",
-    "observation",
-    "round",
-    "round_num*",
-    "round_index",
-    "turn",
-    "turn_num*",
-    "turn_index",
-    "step",
-    "step_num*",
-    "step_index",
-    "iteration",
-    "iteration_num*",
-    "attempt",
-    "attempt_num*",
-    "answer",
-    "*_answer",
-    "context",
-    "context_data",
-    "context_str",
-    "search_results",
-    "retrieved_*",
-    "memory",
-    "memory_variables",
-    "chat_history",
-    "history",
-    "*_so_far",
-    "recent_*",
-    "weather",
-    "calendar",
-    "todos",
-    "todo_list",
-    "reminders",
-    "notifications",
+# Per-request names fixed for a whole conversation: who is asking, the session, the task an
+# agent run was given. Every other per-request name but a date changes from one turn to the next
+# (the question, retrieved context, memory, the round, a clock). At the end of a system prompt a
+# per-turn value still has the conversation after it; a value fixed per conversation has only
+# that conversation's own turns after it, and in a message that follows the conversation it
+# does not change at all.
+PER_CONVERSATION = (
+    "user",
+    "user_name",
+    "username",
+    "user_id",
+    "user_type",
+    "user_role",
+    "user_profile",
+    "user_info",
+    "user_language",
+    "user_locale",
+    "user_timezone",
+    "user_email",
+    "session",
+    "session_id",
+    "conversation_id",
+    "thread_id",
+    "run_id",
+    "agent_id",
+    "subagent_id",
+    "instance_id",
+    *(
+        f"{person}{part}"
+        for person in ("player", "customer", "student", "patient")
+        for part in ("", "_name", "_id", "_profile", "_info")
+    ),
+    "task",
+    "task_*",
+    "instruction",
+    "problem_statement",
+    "issue",
+    "issue_*",
 )
 
 # Date names count wherever they appear in a dotted name (`runtime_info.date`).
