@@ -279,6 +279,8 @@ class Walker:
                         self.origin,
                         fix=event.fix,
                         written=written,
+                        conversation=event.conversation,
+                        per_conversation=event.per_conversation,
                     )
                 )
             else:
@@ -567,7 +569,16 @@ class Walker:
             _bind(
                 scope,
                 node.target,
-                Hazard(first.code, first.line, first.anchor, detail, self.origin),
+                Hazard(
+                    first.code,
+                    first.line,
+                    first.anchor,
+                    detail,
+                    self.origin,
+                    fix=first.fix,
+                    conversation=first.conversation,
+                    per_conversation=first.per_conversation,
+                ),
             )
 
     def _s_Macro(self, node: nodes.Macro, scope: _Scope, out: list[Event]) -> None:
@@ -743,7 +754,17 @@ class Walker:
                 fix = date_fix(pin=root)  # the template lets the request set the value
             written = (bound.written or cause_line) if bound.origin == self.origin else 0
             return Hazard(
-                bound.code, line, root, detail, self.origin, cause, cause_line, fix, written
+                bound.code,
+                line,
+                root,
+                detail,
+                self.origin,
+                cause,
+                cause_line,
+                fix,
+                written,
+                conversation=bound.conversation,
+                per_conversation=bound.per_conversation,
             )
         if bound is not None:
             return None

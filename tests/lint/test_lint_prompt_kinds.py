@@ -21,9 +21,11 @@ Each shape is a template we wrote after a mechanism of the corpus's misses and f
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from promptcache.lint import lint_source
+from promptcache.lint import LintConfig, lint_paths, lint_source
 from promptcache.lint._kinds import follows_conversation, prompt_kind
 
 from ._helpers import STATIC
@@ -299,3 +301,34 @@ def test_history_lines_written_inside_one_message_are_not_the_conversation() -> 
         "{% for m in chat_history %}- {{ m.username }}: {{ m.message }}\n{% endfor %}"
     )
     assert _codes(source, "templates/trigger.j2") == []
+
+
+# -- the value reaches the end of a system prompt through a partial, a set or a macro ------------
+
+_OPENING = "You are the household assistant. Answer briefly and warmly.\n"
+
+
+def test_a_per_turn_value_a_partial_renders_at_a_system_prompts_end_is_reported(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "memory.j2").write_text("## Memory\n{{ memory }}\n", encoding="utf-8")
+    system = tmp_path / "system.j2"
+    system.write_text(_OPENING + '{% include "memory.j2" %}\n', encoding="utf-8")
+    found = lint_paths([system], config=LintConfig(root=tmp_path))
+    assert [(f.code, f.line) for f in found] == [("PC104", 2)]
+    assert "whole conversation" in found[0].message
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        _OPENING + "{% set notes = memory %}\n## Memory\n{{ notes }}\n",
+        "{% macro notes() %}## Memory\n{{ memory }}{% endmacro %}" + _OPENING + "{{ notes() }}\n",
+        _OPENING + "{% set notes %}## Memory\n{{ memory }}{% endset %}{{ notes }}\n",
+    ],
+    ids=["set", "macro", "set-block"],
+)
+def test_a_per_turn_value_carried_to_a_system_prompts_end_is_reported(source: str) -> None:
+    found = lint_source(source, path="prompts/system.j2")
+    assert len(found) == 1
+    assert "whole conversation" in found[0].message
