@@ -175,11 +175,18 @@ class Walker:
     # flags that are on unless the caller turns them off (`keep if keep is defined else true`)
     _on_by_default: set[str] = field(default_factory=set)
     _aliases: set[str] = field(default_factory=set)  # `{% set turns = messages[1:] %}`
+    # the `if` tests (and the side taken) being walked, and those under which the generation
+    # prompt writes an empty `<think></think>` (SmolLM3's no-reasoning mode): an earlier turn
+    # written with one under the same test renders as the engine generated it
+    _sides: list[tuple[nodes.Node, bool]] = field(default_factory=list)
+    _empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
 
     # -- templates ------------------------------------------------------------------------
 
     def template(self, ast: nodes.Template, scope: _Scope) -> list[Event]:
         out: list[Event] = []
+        if self.chat:
+            self._empty_at_generation = _empty_think_at_generation(ast)
         extends = next((n for n in ast.body if isinstance(n, nodes.Extends)), None)
         if extends is None:
             self.body(ast.body, scope, out)
@@ -460,12 +467,16 @@ class Walker:
         # Every branch of a chain whose tests depend on the position renders by position.
         positional = int(any(self._on_position(test) for test in _chain_tests(node)))
         self._positional += positional
+        self._sides.append((node.test, True))
         after = [self._walked(node.body, scope, out)]
+        self._sides.pop()
         for elif_ in node.elif_:
             forks += self._branch(elif_, "elif", scope)
             self._check_position_branch(elif_, elif_.body, [], out)
             after.append(self._walked(elif_.body, scope, out))
+        self._sides.append((node.test, False))
         after.append(self._walked(node.else_, scope, out) if node.else_ else dict(scope))
+        self._sides.pop()
         self._positional -= positional
         for key in {k for branch in after for k in branch}:
             values = [branch[key] for branch in after if key in branch]
@@ -860,6 +871,11 @@ class Walker:
             # `{% if loop.last %}{% if add_generation_prompt %}...`: the generation prompt, which
             # follows the conversation at inference and is never part of a cached turn.
             return
+        if not node.elif_ and _differ_only_at_the_end(body, else_):
+            # `{% if not loop.last %}{{ turn + eos + '\n' }}{% else %}{{ turn + eos }}`: both
+            # sides write the same turn, one with a separator after it; the turn renders the same
+            # up to its very end whichever side is taken.
+            return
         if any(_mentions_reasoning(child) for child in (*body, *else_)):
             detail = "a branch on the message's position in the history that changes its reasoning"
         else:
@@ -919,10 +935,17 @@ class Walker:
             self._reported.add(kind)
             out.append(hazard)
 
+    def _as_generated(self) -> bool:
+        """Whether an empty `<think></think>` written here is what the generation prompt wrote
+        for that turn: always, or under the same test and side as here."""
+        return any(
+            test is None or (test, side) in self._sides for test, side in self._empty_at_generation
+        )
+
     def _check_history_text(self, data: nodes.TemplateData, out: list[Event]) -> None:
         """An empty `<think></think>` written as template text in the history loop (Kimi K2
         Thinking writes one for every turn before a cut computed from the end)."""
-        if _is_empty_think(data.data):
+        if _is_empty_think(data.data) and not self._as_generated():
             line = data.lineno + data.data.count("\n", 0, data.data.find("<think>"))
             detail = "an empty `<think></think>` block for earlier turns"
             self._report_history("empty", self._hazard("PC302", line, "<think>", detail), out)
@@ -942,7 +965,7 @@ class Walker:
                 hazard = self._hazard("PC302", call.lineno, callee.attr, detail)
                 self._report_history("split", hazard, out)
                 return
-        if any(
+        if not self._as_generated() and any(
             isinstance(c.value, str) and _is_empty_think(c.value)
             for c in _with_self(expr, nodes.Const)
         ):
@@ -982,6 +1005,37 @@ _JINJA_NAMES = frozenset(
 def _rendered_by_jinja(origin: str) -> bool:
     """A file named as a Jinja template, whose single braces Jinja writes out unchanged."""
     return origin.lower().endswith(JINJA_SUFFIXES)
+
+
+def _empty_think_at_generation(ast: nodes.Template) -> list[tuple[nodes.Node | None, bool]]:
+    """The tests (and sides) under which the generation prompt writes an empty `<think></think>`;
+    `(None, True)` when it always does."""
+    found: list[tuple[nodes.Node | None, bool]] = []
+    for generation in ast.find_all(nodes.If):
+        if not any(n.name == _GENERATION_PROMPT for n in _with_self(generation.test, nodes.Name)):
+            continue
+        if any(
+            _writes_empty_think(stmt) for stmt in generation.body if not isinstance(stmt, nodes.If)
+        ):
+            found.append((None, True))
+        for inner in (i for stmt in generation.body for i in _with_self(stmt, nodes.If)):
+            if not inner.elif_:
+                found += [(inner.test, True)] if any(map(_writes_empty_think, inner.body)) else []
+                found += [(inner.test, False)] if any(map(_writes_empty_think, inner.else_)) else []
+    return found
+
+
+def _writes_empty_think(stmt: nodes.Node) -> bool:
+    if not isinstance(stmt, nodes.Output):
+        return False
+    texts = [c.data for c in stmt.nodes if type(c) is nodes.TemplateData]
+    texts += [
+        c.value
+        for child in stmt.nodes
+        for c in _with_self(child, nodes.Const)
+        if isinstance(c.value, str)
+    ]
+    return any(_is_empty_think(text) for text in texts)
 
 
 def _writes_the_turns(node: nodes.For) -> bool:
@@ -1285,6 +1339,62 @@ def _only_generation_prompt(stmts: Sequence[nodes.Node]) -> bool:
         and not any(_renders(child) for child in stmt.else_)
         for stmt in rendering
     )
+
+
+_Piece = Union[str, nodes.Node]  # noqa: UP007 - a runtime alias on Python 3.10
+
+
+def _differ_only_at_the_end(body: Sequence[nodes.Node], else_: Sequence[nodes.Node]) -> bool:
+    """Whether two branches write the same pieces, one followed only by more static text."""
+    first, second = _pieces(body), _pieces(else_)
+    if first is None or second is None or first == second:
+        return False
+    return _ends_with_more_text(first, second) or _ends_with_more_text(second, first)
+
+
+def _ends_with_more_text(short: Sequence[_Piece], long: Sequence[_Piece]) -> bool:
+    """Whether `long` is `short` followed by static text only."""
+    if not short or len(long) < len(short):
+        return False
+    head = len(short) - 1
+    if short[:head] != long[:head]:
+        return False
+    last, rest = short[head], long[head:]
+    if isinstance(last, str):  # the short side's last text starts the long side's
+        return isinstance(rest[0], str) and rest[0].startswith(last) and _all_text(rest[1:])
+    return rest[0] == last and _all_text(rest[1:])
+
+
+def _all_text(pieces: Sequence[_Piece]) -> bool:
+    return all(isinstance(piece, str) for piece in pieces)
+
+
+def _pieces(stmts: Sequence[nodes.Node]) -> list[_Piece] | None:
+    """What a branch writes, in order: runs of static text, and the expressions between them
+    (`a + b` concatenations taken apart); None when it does more than write output."""
+    pieces: list[_Piece] = []
+    for stmt in stmts:
+        if not isinstance(stmt, nodes.Output):
+            return None
+        for child in stmt.nodes:
+            for piece in _concatenated(child):
+                if isinstance(piece, str) and pieces and isinstance(pieces[-1], str):
+                    pieces[-1] += piece
+                else:
+                    pieces.append(piece)
+    return pieces
+
+
+def _concatenated(expr: nodes.Node) -> list[_Piece]:
+    if type(expr) is nodes.TemplateData:
+        return [expr.data]
+    if type(expr) is nodes.Const and isinstance(expr.value, str):
+        return [expr.value]
+    if type(expr) is nodes.Add:
+        return [*_concatenated(expr.left), *_concatenated(expr.right)]
+    if type(expr) is nodes.Concat:  # `a ~ b`
+        return [piece for part in expr.nodes for piece in _concatenated(part)]
+    return [expr]
 
 
 def _static_only(stmts: Sequence[nodes.Node]) -> bool:

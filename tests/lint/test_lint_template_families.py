@@ -9,6 +9,11 @@ answered wrongly on a family's official template, reproduced in a template we wr
 - Gemma 4 captures a model turn with its reasoning stripped, then branches on whether anything
   is left: the branch forks on the same cause as the strip, and was reported a second time
   under the date rule (PC301).
+- SmolLM3's no-reasoning mode writes an empty think block in the generation prompt and, under
+  the same test, in every earlier assistant turn: what the engine generated after, so nothing
+  is dropped (corpus 3, c3-dev: a false alarm).
+- A `loop.last` branch that writes the same turn with or without a separator after it (a
+  training-style template, c3-dev: a false alarm) renders every turn the same up to its end.
 """
 
 from __future__ import annotations
@@ -101,3 +106,77 @@ STRIPPED_THEN_TESTED = """\
 
 def test_a_branch_on_stripped_text_is_the_strip_reported_once_not_a_date() -> None:
     assert codes(STRIPPED_THEN_TESTED, chat=True) == ["PC302"]
+
+
+# -- an empty think block that the generation prompt writes too --------------------------------
+
+# SmolLM3's no-reasoning mode: the generation prompt opens the turn with an empty think block,
+# and earlier turns are written with the same block under the same test: what was generated.
+NO_REASONING_MODE = """\
+{{- "<|im_start|>system\\nYou are a helpful assistant.<|im_end|>\\n" -}}
+{%- for message in messages -%}
+{%- if message.role == "assistant" -%}
+{%- if reasoning_mode == "/think" -%}
+{{ "<|im_start|>assistant\\n" + message.content + "<|im_end|>\\n" }}
+{%- else -%}
+{{ "<|im_start|>assistant\\n" + "<think>\\n\\n</think>\\n" + message.content + "<|im_end|>\\n" }}
+{%- endif -%}
+{%- else -%}
+{{ "<|im_start|>" + message.role + "\\n" + message.content + "<|im_end|>\\n" }}
+{%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt -%}
+{%- if reasoning_mode == "/think" -%}{{ "<|im_start|>assistant\\n" }}
+{%- else -%}{{ "<|im_start|>assistant\\n" + "<think>\\n\\n</think>\\n" }}{%- endif -%}
+{%- endif -%}
+"""
+
+
+def test_an_empty_think_block_the_generation_prompt_writes_under_the_same_test_is_quiet() -> None:
+    assert codes(NO_REASONING_MODE, chat=True) == []
+
+
+def test_an_empty_think_block_on_the_other_side_of_that_test_is_reported() -> None:
+    # The generation prompt lets the model reason; the history then empties its reasoning.
+    swapped = NO_REASONING_MODE.replace(
+        '{%- if reasoning_mode == "/think" -%}\n{{', "{%- if reasoning_mode != '/think' -%}\n{{", 1
+    )
+    assert codes(swapped, chat=True) == ["PC302"]
+
+
+def test_an_empty_think_block_the_generation_prompt_always_writes_is_quiet() -> None:
+    source = (
+        "{%- for m in messages -%}{%- if m.role == 'assistant' -%}"
+        "{{ '<|a|><think></think>' + m.content }}{%- else -%}{{ '<|u|>' + m.content }}"
+        "{%- endif -%}{%- endfor -%}"
+        "{%- if add_generation_prompt -%}{{ '<|a|><think></think>' }}{%- endif -%}"
+    )
+    assert codes(source, chat=True) == []
+
+
+# -- a last-turn branch that only adds a separator after the same turn ---------------------
+
+SEPARATOR_AFTER_ALL_BUT_THE_LAST = """\
+{{ bos_token }}{% for message in messages %}
+{% if message['role'] == 'user' %}
+{{ '<|user|>\\n' + message['content'] + '\\n' }}
+{% elif message['role'] == 'assistant' %}
+{% if not loop.last %}
+{{ '<|assistant|>\\n' + message['content'] + eos_token + '\\n' }}
+{% else %}
+{{ '<|assistant|>\\n' + message['content'] + eos_token }}
+{% endif %}
+{% endif %}
+{% endfor %}
+"""
+
+
+def test_a_last_turn_branch_that_only_adds_a_separator_after_the_turn_is_quiet() -> None:
+    assert codes(SEPARATOR_AFTER_ALL_BUT_THE_LAST, chat=True) == []
+
+
+def test_a_last_turn_branch_that_changes_the_turn_itself_is_still_reported() -> None:
+    changed = SEPARATOR_AFTER_ALL_BUT_THE_LAST.replace(
+        "message['content'] + eos_token }}", "message['content'] | trim + eos_token }}"
+    )
+    assert codes(changed, chat=True) == ["PC302"]
