@@ -48,6 +48,7 @@ _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
 _is_clock_name = _matcher(CLOCK_NAMES)
 _is_per_conversation_name = _matcher(PER_CONVERSATION)
 _is_date_name = _matcher(DATE_NAMES)
+_TEXT_FIELDS = frozenset({"content", "text"})
 _HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
 # The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
 _FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}:[ \t]*$")
@@ -179,6 +180,10 @@ class Walker:
     # prompt writes an empty `<think></think>` (SmolLM3's no-reasoning mode): an earlier turn
     # written with one under the same test renders as the engine generated it
     _sides: list[tuple[nodes.Node, bool]] = field(default_factory=list)
+    # namespace attributes a loop over the messages sets from what a message says
+    # (`'<|think_off|>' in msg.content`): read before the history, they change with the newest
+    # message
+    _content_flags: set[str] = field(default_factory=set)
     _empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
 
     # -- templates ------------------------------------------------------------------------
@@ -478,10 +483,23 @@ class Walker:
         after.append(self._walked(node.else_, scope, out) if node.else_ else dict(scope))
         self._sides.pop()
         self._positional -= positional
+        decided = self._decided_by(node, scope)
+        assigned = _assigned_names(node) if decided is not None else set()
         for key in {k for branch in after for k in branch}:
             values = [branch[key] for branch in after if key in branch]
+            if decided is not None and key in assigned:
+                # A value set in a branch on a per-request test varies with the test.
+                values.insert(0, _set_under(decided, key, node.lineno, self.origin))
             scope[key] = next((v for v in values if isinstance(v, Hazard)), values[-1])
         out.extend(forks)
+
+    def _decided_by(self, node: nodes.If, scope: _Scope) -> Hazard | None:
+        """The first per-request cause among a chain's tests (None: they depend on none)."""
+        for test in _chain_tests(node):
+            found = self.reason(test, scope)
+            if found is not None:
+                return found
+        return None
 
     def _branch(self, node: nodes.If, keyword: str, scope: _Scope) -> list[Event]:
         hazard = self.reason(node.test, scope)
@@ -525,6 +543,8 @@ class Walker:
         if self._history:  # `{% for part in text.split('<channel|>') %}` strips it too
             self._check_history_expr(node.iter, scope, out)
         history = self.chat and (_is_messages(node.iter) or self._is_history_alias(node.iter))
+        if history:
+            self._content_flags |= _flags_from_content(node.body)
         self._history += history
         self._loops.append(history)
         if history:
@@ -756,6 +776,12 @@ class Walker:
 
     def _variable_reason(self, dotted: str, line: int, scope: _Scope) -> Hazard | None:
         root = dotted.split(".", 1)[0]
+        if self.chat and not self._history and dotted in self._content_flags:
+            detail = (
+                f"`{dotted}`, set from the text of every message up to the newest (a switch "
+                "a new message can flip)"
+            )
+            return self._hazard("PC302", line, root, detail)
         bound = scope.get(dotted, scope.get(root))
         if isinstance(bound, Hazard):
             cause, cause_line = bound.origin_of()
@@ -1036,6 +1062,57 @@ def _writes_empty_think(stmt: nodes.Node) -> bool:
         if isinstance(c.value, str)
     ]
     return any(_is_empty_think(text) for text in texts)
+
+
+def _flags_from_content(body: Sequence[nodes.Node]) -> set[str]:
+    """The `ns.attr` names set under a test on a message's text (`'/no_think' in m.content`)."""
+    found: set[str] = set()
+    for stmt in body:
+        for branch in _with_self(stmt, nodes.If):
+            if not _reads_content(branch.test):
+                continue
+            for part in (branch.body, branch.else_, *(e.body for e in branch.elif_)):
+                found |= _namespace_sets(part)
+    return found
+
+
+def _reads_content(test: nodes.Node) -> bool:
+    return any(a.attr in _TEXT_FIELDS for a in _with_self(test, nodes.Getattr)) or any(
+        type(i.arg) is nodes.Const and i.arg.value in _TEXT_FIELDS
+        for i in _with_self(test, nodes.Getitem)
+    )
+
+
+def _assigned_names(node: nodes.If) -> set[str]:
+    """The names an `if` chain's branches set (`x`, `ns.attr`), nested branches included."""
+    names: set[str] = set()
+    for branch in (node.body, node.else_, *(e.body for e in node.elif_)):
+        for stmt in branch:
+            for assign in _with_self(stmt, (nodes.Assign, nodes.AssignBlock)):
+                target = assign.target
+                if type(target) is nodes.NSRef:
+                    names.add(f"{target.name}.{target.attr}")
+                else:
+                    names |= {n.name for n in _with_self(target, nodes.Name)}
+    return names
+
+
+def _set_under(test: Hazard, name: str, line: int, origin: str) -> Hazard:
+    """What a name set in a branch on `test` is: per-request, for the same cause."""
+    cause, cause_line = test.origin_of()
+    detail = f"`{name}`, set under an `{{% if %}}` on {cause} (line {cause_line})"
+    return Hazard(
+        test.code,
+        line,
+        name.split(".", 1)[0],
+        detail,
+        origin,
+        cause=f"an `{{% if %}}` on {cause}",
+        cause_line=line,
+        fix=test.fix,
+        conversation=test.conversation,
+        per_conversation=test.per_conversation,
+    )
 
 
 def _writes_the_turns(node: nodes.For) -> bool:

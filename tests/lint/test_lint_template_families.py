@@ -14,6 +14,10 @@ answered wrongly on a family's official template, reproduced in a template we wr
   is dropped (corpus 3, c3-dev: a false alarm).
 - A `loop.last` branch that writes the same turn with or without a separator after it (a
   training-style template, c3-dev: a false alarm) renders every turn the same up to its end.
+- A Qwen3 variant reads a thinking switch from the text of every message, the newest included,
+  and sets the system turn's reasoning instructions from it (c3-dev: a miss): a namespace flag
+  set from what the messages say, and any value set in a branch on a per-request test, vary
+  with it.
 """
 
 from __future__ import annotations
@@ -180,3 +184,55 @@ def test_a_last_turn_branch_that_changes_the_turn_itself_is_still_reported() -> 
         "message['content'] + eos_token }}", "message['content'] | trim + eos_token }}"
     )
     assert codes(changed, chat=True) == ["PC302"]
+
+
+# -- a switch read from every message, the newest included, decides the system turn --------
+
+# A Qwen3 variant: `/no_think` in any message turns the reasoning instructions of the system
+# turn off; a new user message can flip it, and the system turn above everything changes.
+THINKING_SWITCH = """\
+{%- set ns = namespace(thinking=true) %}
+{%- for msg in messages %}
+{%- if msg.role == 'user' and '/no_think' in msg.content %}{%- set ns.thinking = false %}{%- endif %}
+{%- endfor %}
+{%- set extra = '' %}
+{%- if ns.thinking %}
+{%- if effort == 'high' %}{%- set extra = 'Think at length.' %}
+{%- else %}{%- set extra = 'Think briefly.' %}{%- endif %}
+{%- endif %}
+{{- '<|im_start|>system\\nYou are helpful. ' + extra + '<|im_end|>\\n' }}
+{%- for message in messages %}
+{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
+"""
+
+
+def test_a_switch_read_from_the_messages_text_above_the_history_is_reported() -> None:
+    (found,) = lint_source(THINKING_SWITCH, chat=True)
+    assert (found.code, found.line) == ("PC302", 10)
+    assert "ns.thinking" in found.message
+
+
+def test_the_same_switch_read_only_for_the_generation_prompt_is_quiet() -> None:
+    source = THINKING_SWITCH.replace(
+        "{{- '<|im_start|>system\\nYou are helpful. ' + extra + '<|im_end|>\\n' }}",
+        "{{- '<|im_start|>system\\nYou are helpful.<|im_end|>\\n' }}",
+    ).replace("<|im_start|>assistant\\n' }}", "<|im_start|>assistant\\n' + extra }}")
+    assert codes(source, chat=True) == []
+
+
+def test_a_switch_read_from_the_messages_roles_is_not_a_content_switch() -> None:
+    source = THINKING_SWITCH.replace("'/no_think' in msg.content", "msg.name == 'tester'")
+    assert codes(source, chat=True) == []
+
+
+def test_a_value_set_under_a_per_request_branch_in_a_prompt_is_per_request() -> None:
+    source = (
+        "{% if user.is_admin %}{% set role = 'an administrator' %}"
+        "{% else %}{% set role = 'a guest' %}{% endif %}"
+        "You are helping {{ role }}.\n" + "Follow the policy in section four exactly. " * 30
+    )
+    found = lint_source(source, path="prompts/agent.j2")
+    assert sorted(f.code for f in found) == ["PC102", "PC103"]  # the value, and the fork
+    assert any("`role`" in f.message for f in found)
