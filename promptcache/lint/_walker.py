@@ -33,7 +33,7 @@ from .rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from .rules.PC102 import CLOCK_NAMES, DATE_NAMES, PER_CONVERSATION, SYSTEM_CLOCK_FIX
 from .rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from .rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
-from .rules.PC301 import CHAT_DATE_NAMES, date_fix
+from .rules.PC301 import CHAT_DATE_NAMES, CURRENT_DATE_FIELDS, date_fix
 from .rules.PC302 import POSITION_ATTRS, REASONING_MARKS, REASONING_WORDS
 
 __all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Note", "Unsized", "Walker"]
@@ -45,6 +45,7 @@ _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
 _GENERATION_PROMPT = "add_generation_prompt"
 _count = DEFAULT_COUNTER.count
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
+_is_current_date_field = _matcher(CURRENT_DATE_FIELDS)
 _is_clock_name = _matcher(CLOCK_NAMES)
 _is_per_conversation_name = _matcher(PER_CONVERSATION)
 _is_date_name = _matcher(DATE_NAMES)
@@ -804,6 +805,10 @@ class Walker:
                 per_conversation=bound.per_conversation,
             )
         if bound is not None:
+            if self.chat and "." in dotted and _is_current_date_field(dotted.rsplit(".", 1)[-1]):
+                # MiniMax-M2's `system_message.current_date`: today's date the client sends.
+                detail = f"the date field `{dotted}`"
+                return self._hazard("PC301", line, root, detail, fix=date_fix(variable=dotted))
             return None
         if self.chat:
             if _is_chat_date_name(dotted) or _is_chat_date_name(dotted.rsplit(".", 1)[-1]):

@@ -236,3 +236,28 @@ def test_a_value_set_under_a_per_request_branch_in_a_prompt_is_per_request() -> 
     found = lint_source(source, path="prompts/agent.j2")
     assert sorted(f.code for f in found) == ["PC102", "PC103"]  # the value, and the fork
     assert any("`role`" in f.message for f in found)
+
+
+# -- the date the client sends in a field of the system message ----------------------------
+
+# MiniMax-M2: the system turn writes `system_message.current_date` when the client sends one.
+DATE_FIELD = """\
+{%- set system_message = none -%}
+{%- set turns = messages -%}
+{%- if messages and messages[0].role == 'system' -%}
+{%- set system_message = messages[0] -%}{%- set turns = messages[1:] -%}
+{%- endif -%}
+{{- '<|sys|>' + (system_message.content if system_message else 'You are helpful.') }}
+{%- if system_message and system_message.FIELD -%}{{- '\\nCurrent date: ' + system_message.FIELD }}{%- endif -%}
+{{- '<|end|>' }}
+{%- for m in turns -%}{{- '<|' + m.role + '|>' + m.content + '<|end|>' }}{%- endfor -%}
+"""
+
+
+def test_a_current_date_field_of_the_system_message_is_the_date() -> None:
+    found = lint_source(DATE_FIELD.replace("FIELD", "current_date"), chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC301", 7)]
+
+
+def test_a_messages_own_date_field_is_not() -> None:
+    assert codes(DATE_FIELD.replace("FIELD", "sent_date"), chat=True) == []

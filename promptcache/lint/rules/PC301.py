@@ -11,6 +11,8 @@ Why:
     conversation (or into the newest user turn). A date variable whose only fallback is a
     fixed date (`date_string if date_string is defined else '26 Jul 2024'`) renders the same
     on every request unless the caller passes one: that is an info note (PC002), not this.
+    A field of a message that says it holds today's date (`system_message.current_date`,
+    MiniMax-M2's) is the date too; a message's own `sent_date` or `timestamp` is not.
 
 Bad:
     {{- "Today Date: " + strftime_now("%d %b %Y") + "\n\n" }}
@@ -46,6 +48,9 @@ CHAT_DATE_NAMES = (
     "*_time",
     "*_datetime",
 )
+# Fields of a request object that say they hold the date of now (`system_message.current_date`),
+# whatever holds them; a message's own `date` or `timestamp` is fixed once it is written.
+CURRENT_DATE_FIELDS = ("date_string", "current_date*", "current_time*", "today*", "now")
 
 
 def date_fix(*, pin: str = "", variable: str = "", call: str = "") -> str:
