@@ -365,7 +365,8 @@ def _analyse(
         chat=chat,
         notes=notes,
         system=kind == "system",
-        after_conversation=not chat and follows_conversation(source),
+        # a system prompt's "the conversation so far" speaks of the history after it
+        after_conversation=kind != "system" and follows_conversation(source),
     )
     return risks(walker.template(ast, {}), config.threshold, kind=kind)
 

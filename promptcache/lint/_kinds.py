@@ -39,9 +39,10 @@ PromptKind = Literal["system", "user", "other"]
 _SYSTEM_NAME = re.compile(SYSTEM_TEMPLATE_NAME)
 _USER_NAME = re.compile(r"(?i)(?:^|[_.\-])(?:user|human)(?:$|[_.\-])")
 # How a system prompt opens: it speaks to the model about its role.
+# "You are given ..." introduces the inputs of a one-off task (an evaluation prompt), not a role.
 _ADDRESSES_THE_MODEL = re.compile(
-    r"(?i)^[\W_]*(?:you are|you're|you will act|you will be acting|act as|"
-    r"i want you to act|your role is|your name is)\b"
+    r"(?i)^[\W_]*(?:(?:you are|you're)(?!\s+(?:given|provided|shown|presented|asked|about to))"
+    r"|you will act|you will be acting|act as|i want you to act|your role is|your name is)\b"
 )
 # A prompt that writes the model's turn delimiters itself is the whole raw prompt of one request:
 # what follows it is the model's answer, never a conversation.

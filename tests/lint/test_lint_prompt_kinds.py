@@ -332,3 +332,16 @@ def test_a_per_turn_value_carried_to_a_system_prompts_end_is_reported(source: st
     found = lint_source(source, path="prompts/system.j2")
     assert len(found) == 1
     assert "whole conversation" in found[0].message
+
+
+def test_you_are_given_introduces_a_tasks_inputs_not_a_role() -> None:
+    assert prompt_kind("You are given a question and a reference answer.\n", "p/j.j2") == "other"
+    assert prompt_kind("You're provided with the context below.\n", "p/j.j2") == "other"
+
+
+def test_a_system_prompt_that_speaks_of_the_conversation_so_far_keeps_its_values() -> None:
+    source = (
+        "You are helping {{ user_name }}. Use the conversation so far to stay consistent.\n"
+        + STATIC
+    )
+    assert _codes(source, "prompts/system.j2") == ["PC102"]
