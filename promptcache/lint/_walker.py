@@ -1093,7 +1093,8 @@ def _assigned_names(node: nodes.If) -> set[str]:
     names: set[str] = set()
     for branch in (node.body, node.else_, *(e.body for e in node.elif_)):
         for stmt in branch:
-            for assign in _with_self(stmt, (nodes.Assign, nodes.AssignBlock)):
+            assigns = [*_with_self(stmt, nodes.Assign), *_with_self(stmt, nodes.AssignBlock)]
+            for assign in assigns:
                 target = assign.target
                 if type(target) is nodes.NSRef:
                     names.add(f"{target.name}.{target.attr}")
