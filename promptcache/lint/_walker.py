@@ -468,7 +468,8 @@ class Walker:
         A branch on a per-request value is reported after the `if`: what varies is the
         branches themselves, and what is at risk is the content that follows them.
         """
-        forks = self._branch(node, "if", scope)
+        causes = [self.reason(test, scope) for test in _chain_tests(node)]  # once per test
+        forks = self._branch(node, "if", causes[0])
         self._check_position_branch(node, node.body, node.else_, out)
         # Every branch of a chain whose tests depend on the position renders by position.
         positional = int(any(self._on_position(test) for test in _chain_tests(node)))
@@ -476,15 +477,15 @@ class Walker:
         self._sides.append((node.test, True))
         after = [self._walked(node.body, scope, out)]
         self._sides.pop()
-        for elif_ in node.elif_:
-            forks += self._branch(elif_, "elif", scope)
+        for elif_, cause in zip(node.elif_, causes[1:], strict=True):
+            forks += self._branch(elif_, "elif", cause)
             self._check_position_branch(elif_, elif_.body, [], out)
             after.append(self._walked(elif_.body, scope, out))
         self._sides.append((node.test, False))
         after.append(self._walked(node.else_, scope, out) if node.else_ else dict(scope))
         self._sides.pop()
         self._positional -= positional
-        decided = self._decided_by(node, scope)
+        decided = next((cause for cause in causes if cause is not None), None)
         assigned = _assigned_names(node) if decided is not None else set()
         for key in {k for branch in after for k in branch}:
             values = [branch[key] for branch in after if key in branch]
@@ -494,16 +495,8 @@ class Walker:
             scope[key] = next((v for v in values if isinstance(v, Hazard)), values[-1])
         out.extend(forks)
 
-    def _decided_by(self, node: nodes.If, scope: _Scope) -> Hazard | None:
-        """The first per-request cause among a chain's tests (None: they depend on none)."""
-        for test in _chain_tests(node):
-            found = self.reason(test, scope)
-            if found is not None:
-                return found
-        return None
-
-    def _branch(self, node: nodes.If, keyword: str, scope: _Scope) -> list[Event]:
-        hazard = self.reason(node.test, scope)
+    def _branch(self, node: nodes.If, keyword: str, hazard: Hazard | None) -> list[Event]:
+        """The fork a test on a per-request value (`hazard`, from `reason`) makes."""
         if hazard is None or hazard.code == "PC302":
             # A test on a turn's re-rendered text (Gemma 4's `has_content` after its reasoning is
             # stripped) forks on the same cause, reported where that text renders.
