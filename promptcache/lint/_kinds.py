@@ -50,6 +50,9 @@ _TURN_DELIMITERS = re.compile(
     r"\[/?INST\]|<\|im_start\|>|<\|start_header_id\|>|<start_of_turn>|<\|(?:user|assistant)\|>"
     r"|^\s*<s>"
 )
+# The role lines of a prompt that holds several messages (promptflow, `.prompty`): its text is
+# not one system prompt, whatever it opens with.
+_ROLE_LINES = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human)[ \t]*:[ \t]*$")
 _TAG_OR_COMMENT = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 _OPENING_LINES = 3  # lines of text read for how a prompt opens
 # Text that places the template after the conversation: "the messages above", "the conversation
@@ -116,7 +119,7 @@ def _starts_with_markup(head: str) -> bool:
 
 def prompt_kind(source: str, path: str) -> PromptKind:
     """A prompt file's kind: by its name, else by how its text opens (see the module's doc)."""
-    if _TURN_DELIMITERS.search(source):
+    if _TURN_DELIMITERS.search(source) or _ROLE_LINES.search(source):
         return "other"
     stem = Path(path.replace("\\", "/")).name.split(".", 1)[0]
     if _SYSTEM_NAME.search(stem):

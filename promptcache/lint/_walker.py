@@ -49,6 +49,7 @@ _is_current_date_field = _matcher(CURRENT_DATE_FIELDS)
 _is_clock_name = _matcher(CLOCK_NAMES)
 _is_per_conversation_name = _matcher(PER_CONVERSATION)
 _is_date_name = _matcher(DATE_NAMES)
+_ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*$")
 _TEXT_FIELDS = frozenset({"content", "text"})
 _HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
 # The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
@@ -404,6 +405,16 @@ class Walker:
         if self._history:
             self._check_history_expr(expr, scope, out)
 
+    def _check_window(self, node: nodes.For, out: list[Event]) -> None:
+        """A loop over the last turns only (`chat_history[-10:]`): PC507, a sliding window."""
+        if type(node.iter) is nodes.Getitem and type(node.iter.arg) is nodes.Slice:
+            start = node.iter.arg.start
+            if start is not None and _is_negative(start):
+                detail = (
+                    "a sliding window over the conversation (`[-n:]`), which drops its oldest turn"
+                )
+                out.append(self._hazard("PC507", node.lineno, "for", detail))
+
     def _check_unknown(
         self, expr: nodes.Node, sized: int | Unsized, scope: _Scope, out: list[Event]
     ) -> None:
@@ -515,6 +526,7 @@ class Walker:
             # A prompt file's conversation (`.prompty`: `{{ item.role }}:` then the content): it
             # grows by appending, as a chat template's does; what it holds is not the template's.
             self.body(node.body, _bound(scope, node.target), [])
+            self._check_window(node, out)
             out.append(HISTORY)
             return
         hazard = self.reason(node.iter, scope)
@@ -539,6 +551,7 @@ class Walker:
         history = self.chat and (_is_messages(node.iter) or self._is_history_alias(node.iter))
         if history:
             self._content_flags |= _flags_from_content(node.body)
+            self._check_window(node, out)
         self._history += history
         self._loops.append(history)
         if history:
@@ -1116,7 +1129,8 @@ def _set_under(test: Hazard, name: str, line: int, origin: str) -> Hazard:
 
 def _writes_the_turns(node: nodes.For) -> bool:
     """A loop over the history (`chat_history`, `history`, `messages`) that writes each item's
-    role: the conversation rendered turn by turn, as a `.prompty` file does."""
+    role, or role lines (`user:`, `assistant:`): the conversation rendered turn by turn, as a
+    `.prompty` file or a promptflow chat template does."""
     iterated = _dotted(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
     if iterated is None or not _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]):
         return False
@@ -1125,6 +1139,7 @@ def _writes_the_turns(node: nodes.For) -> bool:
     item = node.target.name
     return any(
         _dotted(child) in (f"{item}.role", f"{item}.type")
+        or (type(child) is nodes.TemplateData and _ROLE_LINE.search(child.data) is not None)
         for output in node.find_all(nodes.Output)
         for child in output.nodes
     )

@@ -28,7 +28,7 @@ import pytest
 from promptcache.lint import LintConfig, lint_paths, lint_source
 from promptcache.lint._kinds import follows_conversation, prompt_kind
 
-from ._helpers import STATIC
+from ._helpers import STATIC, codes
 
 
 def _codes(source: str, path: str) -> list[str]:
@@ -345,3 +345,53 @@ def test_a_system_prompt_that_speaks_of_the_conversation_so_far_keeps_its_values
         + STATIC
     )
     assert _codes(source, "prompts/system.j2") == ["PC102"]
+
+
+# -- a promptflow chat prompt: role lines, the history as turns, then the question --------------
+
+PROMPTFLOW_CHAT = """\
+system:
+You are a helpful assistant for the product manual; cite the section you used.
+# Search results
+{{ VALUE }}
+
+{% for item in chat_history %}
+user:
+{{ item.inputs.question }}
+assistant:
+{{ item.outputs.answer }}
+{% endfor %}
+
+user:
+{{ question }}
+"""
+
+
+def test_a_history_written_with_role_lines_is_the_conversation() -> None:
+    found = lint_source(PROMPTFLOW_CHAT.replace("VALUE", "search_results"), path="chat.jinja2")
+    assert [(f.code, f.line) for f in found] == [("PC102", 4)]
+    assert "whole conversation" in found[0].message
+
+
+def test_the_question_after_the_conversation_of_a_role_lines_prompt_is_quiet() -> None:
+    # The file opens with "You are": without its role lines it would read as a system prompt
+    # and its last value as one the conversation follows.
+    assert prompt_kind(PROMPTFLOW_CHAT, "chat.jinja2") == "other"
+    assert _codes(PROMPTFLOW_CHAT.replace("VALUE", "'none'"), "chat.jinja2") == []
+
+
+def test_a_sliding_window_over_a_prompt_files_history_is_pc507() -> None:
+    source = PROMPTFLOW_CHAT.replace("VALUE", "'none'").replace(
+        "in chat_history %}", "in chat_history[-6:] %}"
+    )
+    found = lint_source(source, path="chat.jinja2")
+    assert [(f.code, f.line) for f in found] == [("PC507", 6)]
+
+
+def test_a_sliding_window_over_a_chat_templates_messages_is_pc507() -> None:
+    source = (
+        "{%- for m in messages[-8:] -%}<|{{ m.role }}|>{{ m.content }}<|end|>{%- endfor -%}"
+        "{%- if add_generation_prompt -%}<|assistant|>{%- endif -%}"
+    )
+    assert codes(source, chat=True) == ["PC507"]
+    assert codes(source.replace("messages[-8:]", "messages[1:]"), chat=True) == []

@@ -6,7 +6,9 @@ Why:
     conversation after the system prompt starts differently on every request and none of it is
     read from the cache: each turn prefills the whole window again. Keep the history whole while
     it fits; when it must shrink, cut it in large steps (summarise the oldest half into a block
-    that stays the same until the next cut), so most requests share the prefix.
+    that stays the same until the next cut), so most requests share the prefix. In a template,
+    a chat template's loop over `messages[-n:]` or a prompt file's over `chat_history[-n:]` is
+    the same window.
 
 Bad:
     def chat(client, history, question):
