@@ -17,6 +17,7 @@ so a value computed at the top and rendered at the bottom is reported where it r
 
 from __future__ import annotations
 
+import copy
 import enum
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any, Union
 
 from jinja2 import nodes
+from jinja2.visitor import NodeTransformer
 
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig, _matcher
@@ -186,6 +188,8 @@ class Walker:
     # (`'<|think_off|>' in msg.content`): read before the history, they change with the newest
     # message
     _content_flags: set[str] = field(default_factory=set)
+    # names set in the history loop from a test on the message's position, and that test
+    _position_names: dict[str, nodes.Node] = field(default_factory=dict)
     _empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
 
     # -- templates ------------------------------------------------------------------------
@@ -589,6 +593,12 @@ class Walker:
             self._check_history_expr(node.node, scope, out)
             if isinstance(node.target, nodes.Name) and _is_empty_string(node.node):
                 self._empty.add(node.target.name)
+            if isinstance(node.target, nodes.Name):
+                loop_is_history = bool(self._loops and self._loops[-1])
+                if _position_test(self._expanded(node.node), loop_is_history=loop_is_history):
+                    self._position_names[node.target.name] = node.node
+                else:
+                    self._position_names.pop(node.target.name, None)
         if isinstance(node.target, nodes.NSRef):
             scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
         elif hazard is None and type(node.node) is nodes.Const and isinstance(node.node.value, str):
@@ -886,13 +896,14 @@ class Walker:
         """
         if not self._history or "branch" in self._reported:
             return
-        anchor = _position_test(node.test, loop_is_history=bool(self._loops and self._loops[-1]))
+        test = self._expanded(node.test)
+        anchor = _position_test(test, loop_is_history=bool(self._loops and self._loops[-1]))
         if anchor is None:
             self._check_look_ahead_branch(node, body, else_, out)
             return
         loop_is_history = bool(self._loops and self._loops[-1])
-        if not _on_position_by_default(node.test, self._on_by_default, loop_is_history):
-            flag = next(iter(sorted(_flags_on(node.test, self._on_by_default))), "a flag")
+        if not _on_position_by_default(test, self._on_by_default, loop_is_history):
+            flag = next(iter(sorted(_flags_on(test, self._on_by_default))), "a flag")
             self._note(
                 node.lineno,
                 f"a branch on the message's position that `{flag}` (on by default) overrides: "
@@ -954,10 +965,19 @@ class Walker:
             node = node.node
         return type(node) is nodes.Name and node.name in self._aliases
 
+    def _expanded(self, test: nodes.Node) -> nodes.Node:
+        """`test` with each name set from a position test in the history loop written out
+        (DeepSeek V3.2's `{% set is_after_last_user = loop.index0 > last.value %}`)."""
+        used = {n.name for n in _with_self(test, nodes.Name)} & set(self._position_names)
+        if not used:
+            return test
+        return _Substitute(self._position_names).visit(copy.deepcopy(test))  # type: ignore[no-any-return]
+
     def _on_position(self, test: nodes.Node) -> bool:
         """Whether a test inside the history decides by where the message sits (or a look-ahead)."""
         if not self._history:
             return False
+        test = self._expanded(test)
         loop_is_history = bool(self._loops and self._loops[-1])
         if _position_test(test, loop_is_history=loop_is_history) is not None:
             return _on_position_by_default(test, self._on_by_default, loop_is_history)
@@ -1107,6 +1127,17 @@ def _assigned_names(node: nodes.If) -> set[str]:
                 else:
                     names |= {n.name for n in _with_self(target, nodes.Name)}
     return names
+
+
+class _Substitute(NodeTransformer):
+    """Replaces names by the expressions they were set from (on a copy of a test)."""
+
+    def __init__(self, names: Mapping[str, nodes.Node]) -> None:
+        self.names = names
+
+    def visit_Name(self, node: nodes.Name) -> nodes.Node:  # the visitor calls it by this name
+        found = self.names.get(node.name)
+        return copy.deepcopy(found) if found is not None else node
 
 
 def _set_under(test: Hazard, name: str, line: int, origin: str) -> Hazard:

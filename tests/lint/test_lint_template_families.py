@@ -18,6 +18,10 @@ answered wrongly on a family's official template, reproduced in a template we wr
   and sets the system turn's reasoning instructions from it (c3-dev: a miss): a namespace flag
   set from what the messages say, and any value set in a branch on a per-request test, vary
   with it.
+- DeepSeek V3.2 (llama.cpp's template) sets `loop.index0 > last_user.value` into a name, then
+  writes the reasoning only when it holds: earlier turns lose it, but the branch read a name,
+  not a position test.
+- MiniMax-M2 writes the system message's `current_date` field into the system turn.
 """
 
 from __future__ import annotations
@@ -261,3 +265,34 @@ def test_a_current_date_field_of_the_system_message_is_the_date() -> None:
 
 def test_a_messages_own_date_field_is_not() -> None:
     assert codes(DATE_FIELD.replace("FIELD", "sent_date"), chat=True) == []
+
+
+# -- a position test held in a variable ------------------------------------------------------
+
+# DeepSeek V3.2 (llama.cpp's template): the test is set into a name first, then branched on.
+POSITION_IN_A_NAME = """\
+{%- set last = namespace(index=-1) -%}
+{%- for message in messages -%}{%- if message.role == 'user' -%}{%- set last.index = loop.index0 -%}{%- endif -%}{%- endfor -%}
+{{- bos_token -}}
+{%- for message in messages -%}
+{%- if message.role == 'user' -%}{{- '<|User|>' + message.content -}}
+{%- else -%}
+{%- set after_last_user = loop.index0 > last.index -%}
+{{- '<|Assistant|>' -}}
+{%- if after_last_user and thinking -%}{{- '<think>' + message.reasoning_content + '</think>' -}}
+{%- else -%}{{- '</think>' -}}{%- endif -%}
+{{- message.content + eos_token -}}
+{%- endif -%}
+{%- endfor -%}
+"""
+
+
+def test_a_position_test_set_into_a_name_then_branched_on_is_reported() -> None:
+    (found,) = lint_source(POSITION_IN_A_NAME, chat=True)
+    assert (found.code, found.line) == ("PC302", 9)
+    assert "reasoning" in found.message
+
+
+def test_a_name_set_from_a_stable_test_is_not_a_position() -> None:
+    source = POSITION_IN_A_NAME.replace("loop.index0 > last.index", "message.role == 'assistant'")
+    assert codes(source, chat=True) == []
