@@ -919,6 +919,10 @@ class Walker:
             # `{% if loop.last %}{% if add_generation_prompt %}...`: the generation prompt, which
             # follows the conversation at inference and is never part of a cached turn.
             return
+        if _closes_a_run_in_branches(node):
+            # `{% if loop.last %}<end>{% else %}{% if next.role != 'tool' %}<end>{% endif %}`: the
+            # `loop.last or messages[loop.index0 + 1]...` shape written as two branches.
+            return
         if not node.elif_ and _differ_only_at_the_end(body, else_):
             # `{% if not loop.last %}{{ turn + eos + '\n' }}{% else %}{{ turn + eos }}`: both
             # sides write the same turn, one with a separator after it; the turn renders the same
@@ -1531,6 +1535,46 @@ def _static_only(stmts: Sequence[nodes.Node]) -> bool:
             if type(child) is not nodes.TemplateData and not constant:
                 return False
     return True
+
+
+def _closes_a_run_in_branches(node: nodes.If) -> bool:
+    """`{% if loop.last %}S{% else %}{% if <the next message> ... %}S{% endif %}{% endif %}`."""
+    test = node.test
+    if node.elif_ or type(test) is not nodes.Getattr or not _is_loop_attr(test, "last"):
+        return False
+    text = _static_text(node.body)
+    rendering = [stmt for stmt in node.else_ if _renders(stmt)]
+    if not text or len(rendering) != 1 or not isinstance(rendering[0], nodes.If):
+        return False
+    inner = rendering[0]
+    if inner.elif_ or any(map(_renders, inner.else_)) or _static_text(inner.body) != text:
+        return False
+    read = {n.name for n in _with_self(inner.test, nodes.Name)}
+    looked = [inner.test] + [
+        stmt.node
+        for stmt in node.else_
+        if isinstance(stmt, nodes.Assign)
+        and type(stmt.target) is nodes.Name
+        and stmt.target.name in read
+    ]
+    return any(_reads_the_next_item(expr) for expr in looked)
+
+
+def _reads_the_next_item(expr: nodes.Node) -> bool:
+    """`messages[loop.index0 + 1]`: the message after this one."""
+    return any(
+        type(item.arg) is nodes.Add
+        and any(_is_loop_index(n) for n in _with_self(item.arg, nodes.Getattr))
+        for item in _with_self(expr, nodes.Getitem)
+    )
+
+
+def _static_text(stmts: Sequence[nodes.Node]) -> str | None:
+    """The text statements write when it is all static (None otherwise), without blank edges."""
+    pieces = _pieces([stmt for stmt in stmts if _renders(stmt)])
+    if pieces is None or not all(isinstance(piece, str) for piece in pieces):
+        return None
+    return "".join(piece for piece in pieces if isinstance(piece, str)).strip() or None
 
 
 def _closes_a_run(test: nodes.Node) -> bool:

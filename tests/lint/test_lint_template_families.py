@@ -296,3 +296,36 @@ def test_a_position_test_set_into_a_name_then_branched_on_is_reported() -> None:
 def test_a_name_set_from_a_stable_test_is_not_a_position() -> None:
     source = POSITION_IN_A_NAME.replace("loop.index0 > last.index", "message.role == 'assistant'")
     assert codes(source, chat=True) == []
+
+
+# -- a run of tool results closed in two branches --------------------------------------------
+
+TOOL_RUN_IN_BRANCHES = """\
+{%- for message in messages %}
+{%- if message.role == 'tool' %}
+{%- if loop.index0 == 0 or messages[loop.index0 - 1].role != 'tool' %}{{- '<|im_start|>user' }}{%- endif %}
+{{- '\\n<tool_response>\\n' + message.content + '\\n</tool_response>' }}
+{%- if loop.last %}
+{{- '<|im_end|>\\n' }}
+{%- else %}
+{%- set next_role = messages[loop.index0 + 1].role %}
+{%- if next_role != 'tool' %}{{- '<|im_end|>\\n' }}{%- endif %}
+{%- endif %}
+{%- else %}
+{{- '<|im_start|>' + message.role + '\\n' + message.content + '<|im_end|>\\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
+"""
+
+
+def test_a_run_of_tool_results_closed_in_two_branches_is_quiet() -> None:
+    assert codes(TOOL_RUN_IN_BRANCHES, chat=True) == []
+
+
+def test_a_last_turn_branch_writing_something_else_than_the_run_closer_is_reported() -> None:
+    source = TOOL_RUN_IN_BRANCHES.replace(
+        "{%- if loop.last %}\n{{- '<|im_end|>", "{%- if loop.last %}\n{{- 'LAST<|im_end|>", 1
+    )
+    assert source != TOOL_RUN_IN_BRANCHES
+    assert codes(source, chat=True) == ["PC302"]
