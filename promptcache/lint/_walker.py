@@ -896,6 +896,8 @@ class Walker:
         """
         if not self._history or "branch" in self._reported:
             return
+        if not any(_renders(stmt) for stmt in (*body, *else_)):
+            return  # only sets names (`role_next`): a branch that uses them is judged itself
         test = self._expanded(node.test)
         anchor = _position_test(test, loop_is_history=bool(self._loops and self._loops[-1]))
         if anchor is None:

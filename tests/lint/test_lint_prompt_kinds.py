@@ -395,3 +395,11 @@ def test_a_sliding_window_over_a_chat_templates_messages_is_pc507() -> None:
     )
     assert codes(source, chat=True) == ["PC507"]
     assert codes(source.replace("messages[-8:]", "messages[1:]"), chat=True) == []
+
+
+def test_single_braces_in_a_prompty_body_are_literal_text() -> None:
+    # prompty renders its body with Jinja, which writes `{inputs}` out unchanged.
+    source = "---\nname: tagger\n---\nsystem:\nAvailable tags: ${inputs}\n" + STATIC
+    found = lint_source(source, path="basic.prompty")
+    assert [f.code for f in found] == ["PC002"]
+    assert [f.code for f in lint_source(source, path="basic.txt")] == ["PC105"]

@@ -329,3 +329,20 @@ def test_a_last_turn_branch_writing_something_else_than_the_run_closer_is_report
     )
     assert source != TOOL_RUN_IN_BRANCHES
     assert codes(source, chat=True) == ["PC302"]
+
+
+def test_a_last_turn_branch_that_only_sets_a_name_is_not_the_branch_reported() -> None:
+    # Apriel-1.6: `{% if loop.last %}{% set add_tool_id = false %}{% endif %}` comes first; the
+    # branch that drops earlier turns' reasoning is the one to name.
+    source = (
+        "{%- for message in messages -%}{%- if message.role == 'assistant' -%}"
+        "{%- if loop.last -%}{%- set tag = false -%}{%- endif -%}\n"
+        "{%- if not loop.last and '[FINAL]' in message.content -%}"
+        "{{- message.content.split('[FINAL]')[-1] -}}"
+        "{%- else -%}{{- message.content -}}{%- endif -%}"
+        "{%- else -%}{{- '<|user|>' + message.content -}}{%- endif -%}{%- endfor -%}"
+    )
+    found = lint_source(source, chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC302", 2)]
+    only_sets = "{%- for m in messages -%}{%- if not loop.last -%}{%- set nxt = messages[loop.index].role -%}{%- endif -%}{{ m.content }}{%- endfor -%}"
+    assert codes(only_sets, chat=True) == []

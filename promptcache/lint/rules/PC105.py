@@ -7,8 +7,9 @@ Why:
     single braces through untouched, so the value is filled in later, at run time, and every
     request's prefix differs from that point on. The placeholder names are matched against the
     same per-request list as PC102 (`per-request`, `extend-per-request`, `stable`). In a file
-    named as a Jinja template (`.j2`, `.jinja`, `.jinja2`), which Jinja renders, single braces
-    are literal text (a title format, an example): they are a PC002 note, not a finding.
+    named as a Jinja template (`.j2`, `.jinja`, `.jinja2`, and `.prompty`, whose body Jinja
+    renders), single braces are literal text (a title format, an example): they are a PC002
+    note, not a finding.
 
 Bad:
     The current time is {current_datetime}. Answer for {user_name}.
@@ -37,4 +38,5 @@ RULE = rule_from_docstring(
 # `{name}` or `{name.attr}` with single braces; `{{` is Jinja's own and never reaches the text.
 FORMAT_FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)\}(?!\})")
 # Files named as Jinja templates: Jinja renders them, and writes their single braces out as text.
-JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
+# A `.prompty` body is rendered by Jinja too (prompty's default template engine).
+JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2", ".prompty")
