@@ -190,6 +190,9 @@ class Walker:
     _content_flags: set[str] = field(default_factory=set)
     # names set in the history loop from a test on the message's position, and that test
     _position_names: dict[str, nodes.Node] = field(default_factory=dict)
+    # a position branch that only sets names (Apriel's `{% set add_tool_id = false %}`): the
+    # loop's finding only when no branch that renders is reported
+    _pending: Hazard | None = None
     _empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
 
     # -- templates ------------------------------------------------------------------------
@@ -561,10 +564,14 @@ class Walker:
         if history:
             self._keeps_reasoning.append(_writes_reasoning_back(node.body, self._on_by_default))
         reported, self._reported = self._reported, (set() if history else self._reported)
+        pending, self._pending = self._pending, (None if history else self._pending)
         trailing = self._trailing
         if history:
             self._trailing = frozenset(_trailing_ifs(node.body) | _iteration_enders(node.body))
         self.body(node.body, inner, out)
+        if history and self._pending is not None:  # no branch that renders was reported
+            self._report_history("branch", self._pending, out)
+        self._pending = pending
         self._history -= history
         self._loops.pop()
         if history:
@@ -896,8 +903,9 @@ class Walker:
         """
         if not self._history or "branch" in self._reported:
             return
-        if not any(_renders(stmt) for stmt in (*body, *else_)):
-            return  # only sets names (`role_next`): a branch that uses them is judged itself
+        setting_only = not any(_renders(stmt) for stmt in (*body, *else_))
+        if setting_only and _only_looks_ahead((*body, *else_)):
+            return  # `{% if not loop.last %}{% set next_role = messages[loop.index].role %}`
         test = self._expanded(node.test)
         anchor = _position_test(test, loop_is_history=bool(self._loops and self._loops[-1]))
         if anchor is None:
@@ -938,6 +946,9 @@ class Walker:
                 "renders for a turn changes once a newer turn is appended"
             )
         hazard = self._hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
+        if setting_only:  # reported at the loop's end unless a branch that renders is reported
+            self._pending = self._pending or hazard
+            return
         self._report_history("branch", hazard, out)
 
     def _check_look_ahead_branch(
@@ -1563,12 +1574,21 @@ def _closes_a_run_in_branches(node: nodes.If) -> bool:
 
 
 def _reads_the_next_item(expr: nodes.Node) -> bool:
-    """`messages[loop.index0 + 1]`: the message after this one."""
+    """`messages[loop.index0 + 1]` or `messages[loop.index]`: the message after this one."""
     return any(
-        type(item.arg) is nodes.Add
-        and any(_is_loop_index(n) for n in _with_self(item.arg, nodes.Getattr))
+        (
+            type(item.arg) is nodes.Add
+            and any(_is_loop_index(n) for n in _with_self(item.arg, nodes.Getattr))
+        )
+        or (type(item.arg) is nodes.Getattr and _is_loop_attr(item.arg, "index"))
         for item in _with_self(expr, nodes.Getitem)
     )
+
+
+def _only_looks_ahead(stmts: Sequence[nodes.Node]) -> bool:
+    """Whether statements only set names from the message after this one."""
+    assigns = [stmt for stmt in stmts if isinstance(stmt, nodes.Assign)]
+    return len(assigns) == len(stmts) > 0 and all(_reads_the_next_item(a.node) for a in assigns)
 
 
 def _static_text(stmts: Sequence[nodes.Node]) -> str | None:
