@@ -4,8 +4,11 @@ The inputs a `.prompty` file declares: its front matter's `inputs:` are the valu
 A prompty file (Azure AI Foundry, promptflow) starts with a YAML front matter between `---` lines;
 its `inputs:` block names the values the caller passes every time the prompt runs (the question,
 the chat history, retrieved documents), usually with a `sample:` value each. Those names are
-per-request, whatever they are called. Read with a small indentation scan, so that linting
-needs no YAML library: only the names directly under `inputs:` are taken.
+per-request, whatever they are called. A file without `inputs:` often names them only in its
+`sample:` block, with an example value written inline: those count too (a sample read from a
+file, `${file:tags.json}`, may be fixed data, such as a tag list, and is left out). Read with a
+small indentation scan, so that linting needs no YAML library: only the names directly under
+those keys are taken.
 """
 
 from __future__ import annotations
@@ -16,32 +19,44 @@ __all__ = ["PROMPTY_SUFFIX", "declared_inputs"]
 
 PROMPTY_SUFFIX = ".prompty"
 _FENCE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
-_KEY = re.compile(r"^(?P<indent>[ \t]*)(?P<key>[A-Za-z_][\w-]*)[ \t]*:")
+_KEY = re.compile(r"^(?P<indent>[ \t]*)(?P<key>[A-Za-z_][\w-]*)[ \t]*:(?P<value>.*)$")
+_BLOCKS = ("inputs", "sample")
+_REFERENCE = "${"  # `${file:...}`, `${env:...}`: a value read from elsewhere
 
 
 def declared_inputs(source: str) -> tuple[str, ...]:
-    """The names under the front matter's top-level `inputs:` key, in order (none: ())."""
+    """The names under the front matter's top-level `inputs:` key, else its inline `sample:`s."""
     front = _front_matter(source)
     if front is None:
         return ()
-    names: list[str] = []
-    inside, child_indent = False, -1
+    found = _names_under(front)
+    return tuple(found["inputs"] or found["sample"])
+
+
+def _names_under(front: str) -> dict[str, list[str]]:
+    names: dict[str, list[str]] = {block: [] for block in _BLOCKS}
+    block, child_indent = "", -1
     for line in front.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
-        match = _KEY.match(line)
+        match = _KEY.match(line.rstrip("\r"))
         indent = len(line) - len(line.lstrip())
         if indent == 0:
-            inside = match is not None and match.group("key") == "inputs"
+            block = (
+                match.group("key") if match is not None and match.group("key") in _BLOCKS else ""
+            )
             child_indent = -1
             continue
-        if not inside or match is None:
+        if not block or match is None:
             continue
         if child_indent < 0:
             child_indent = indent
-        if indent == child_indent:
-            names.append(match.group("key"))
-    return tuple(names)
+        if indent != child_indent:
+            continue
+        if block == "sample" and match.group("value").strip().startswith(_REFERENCE):
+            continue
+        names[block].append(match.group("key"))
+    return names
 
 
 def _front_matter(source: str) -> str | None:

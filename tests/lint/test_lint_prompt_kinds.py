@@ -403,3 +403,42 @@ def test_single_braces_in_a_prompty_body_are_literal_text() -> None:
     found = lint_source(source, path="basic.prompty")
     assert [f.code for f in found] == ["PC002"]
     assert [f.code for f in lint_source(source, path="basic.txt")] == ["PC105"]
+
+
+# -- a .prompty file that names its inputs only in its sample ---------------------------------
+
+PROMPTY_SAMPLE_ONLY = (
+    """\
+---
+name: Writer
+model:
+    api: chat
+sample:
+    research_notes: What do campers do in winter?
+    catalogue: ${file:products.json}
+---
+system:
+You write magazine articles from the research below.
+# Research
+{{ research_notes }}
+# Rules
+"""
+    + "Cite each fact and keep the tone light. " * 30
+)
+
+
+def test_a_prompty_samples_written_inline_name_its_inputs() -> None:
+    from promptcache.lint._prompty import declared_inputs
+
+    assert declared_inputs(PROMPTY_SAMPLE_ONLY) == ("research_notes",)  # not the file sample
+    found = lint_source(PROMPTY_SAMPLE_ONLY, path="writer.prompty")
+    assert [(f.code, f.line) for f in found] == [("PC102", 12)]
+
+
+def test_declared_inputs_win_over_the_sample() -> None:
+    from promptcache.lint._prompty import declared_inputs
+
+    source = PROMPTY_SAMPLE_ONLY.replace(
+        "sample:", "inputs:\n    topic:\n        type: string\nsample:"
+    )
+    assert declared_inputs(source) == ("topic",)
