@@ -53,6 +53,8 @@ _TURN_DELIMITERS = re.compile(
 # The role lines of a prompt that holds several messages (promptflow, `.prompty`): its text is
 # not one system prompt, whatever it opens with.
 _ROLE_LINES = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human)[ \t]*:[ \t]*$")
+_ROLES = ("user", "assistant", "human")
+_DELIMITER_MARKS = ("INST]", "<|", "<start_of_turn>", "<s>")
 _TAG_OR_COMMENT = re.compile(r"\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 _OPENING_LINES = 3  # lines of text read for how a prompt opens
 # Text that places the template after the conversation: "the messages above", "the conversation
@@ -119,7 +121,7 @@ def _starts_with_markup(head: str) -> bool:
 
 def prompt_kind(source: str, path: str) -> PromptKind:
     """A prompt file's kind: by its name, else by how its text opens (see the module's doc)."""
-    if _TURN_DELIMITERS.search(source) or _ROLE_LINES.search(source):
+    if _writes_its_own_turns(source):
         return "other"
     stem = Path(path.replace("\\", "/")).name.split(".", 1)[0]
     if _SYSTEM_NAME.search(stem):
@@ -134,4 +136,16 @@ def prompt_kind(source: str, path: str) -> PromptKind:
 
 def follows_conversation(source: str) -> bool:
     """Whether the template's text says it comes after the conversation ("the messages above")."""
+    lowered = source.lower()
+    if "above" not in lowered and "so far" not in lowered:  # the usual case, without a regex
+        return False
     return _AFTER_THE_CONVERSATION.search(_TAG_OR_COMMENT.sub(" ", source)) is not None
+
+
+def _writes_its_own_turns(source: str) -> bool:
+    """Turn delimiters or role lines (see `_TURN_DELIMITERS`, `_ROLE_LINES`); each regex runs
+    only when a plain substring it needs is there."""
+    lowered = source.lower()
+    if any(mark in source for mark in _DELIMITER_MARKS) and _TURN_DELIMITERS.search(source):
+        return True
+    return any(f"{role}:" in lowered for role in _ROLES) and _ROLE_LINES.search(source) is not None
