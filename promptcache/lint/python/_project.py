@@ -153,6 +153,16 @@ def _nested_fields(kind: type) -> tuple[str, ...]:
     return found
 
 
+def _listing(folder: str) -> frozenset[str] | None:
+    """The names in `folder`: none when it does not exist, None when it cannot be listed."""
+    try:
+        return frozenset(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+    except OSError:  # there but unreadable (no read permission): ask about each name instead
+        return None
+
+
 def _absolute(module: str, level: int, package: str) -> str:
     if level == 0:
         return module
@@ -174,6 +184,7 @@ class Project:
     _by_path: dict[Path, Module | None] = field(default_factory=dict)
     _by_name: dict[str, Module | None] = field(default_factory=dict)
     _files: dict[str, bool] = field(default_factory=dict)
+    _listings: dict[str, frozenset[str] | None] = field(default_factory=dict)
     _resolved: dict[str, Path] = field(default_factory=dict)
     _package_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     max_bytes: int = DEFAULT_MAX_BYTES  # the largest module read (--max-bytes)
@@ -276,7 +287,7 @@ class Project:
         for folder in self._folders(near):
             base = os.path.join(folder, relative)
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                if self._is_file(candidate) or self._is_entry(candidate):
+                if self._is_entry(candidate):
                     found = self._load(Path(candidate))
                     self._by_name[dotted] = found
                     if found is not None:
@@ -292,18 +303,33 @@ class Project:
     def _is_file(self, path: str) -> bool:
         known = self._files.get(path)
         if known is None:
-            known = self._files[path] = os.path.isfile(path)
+            known = self._files[path] = self._listed(path) is not False and os.path.isfile(path)
         return known
 
     def _is_entry(self, path: str) -> bool:
         """
-        Whether something that is not a regular file is there (a FIFO, a device, a dangling
-        link): it is the module Python would import, and cannot be read, so it is not silence.
+        Whether anything is there: a module file, or something that is not a regular file (a
+        FIFO, a device, a dangling link), which is the module Python would import and cannot be
+        read, so it is not silence.
         """
         known = self._entries.get(path)
         if known is None:
-            known = self._entries[path] = os.path.lexists(path)
+            listed = self._listed(path)
+            known = self._entries[path] = os.path.lexists(path) if listed is None else listed
         return known
+
+    def _listed(self, path: str) -> bool | None:
+        """
+        Whether `path`'s name is in its folder's listing; None when the folder cannot be listed.
+        An import is looked for in a dozen folders, two names in each, and most are not there:
+        one listing per folder answers all of them (as importlib's own finder caches them),
+        where a system call per name cost half as much as parsing the files.
+        """
+        folder, name = os.path.split(path)
+        if folder not in self._listings:
+            self._listings[folder] = _listing(folder)
+        names = self._listings[folder]
+        return None if names is None else name in names
 
     def _folders(self, near: Module | None) -> list[str]:
         root = str(self.root)

@@ -1,0 +1,108 @@
+"""
+The Python lint's cost, held where the benchmark (`bench/bench_lint.py`) put it: the work each
+shortcut saves is counted here (system calls, objects left for the collector), and each
+shortcut's answers are checked against the slow way's.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import LintConfig, lint_paths
+
+LONG = "Follow the refund policy exactly as written in section four. " * 20
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+_AGENT = f"""
+    import json, os, re, sys, time, typing, logging, asyncio, dataclasses, functools
+    from collections import defaultdict
+    from pathlib import Path
+    from helpers.text import greeting
+    def ask(client, question):
+        return client.messages.create(
+            model="m", system=greeting() + "{LONG}",
+            messages=[{{"role": "user", "content": question}}])
+"""
+_HELPERS = """
+    from datetime import datetime
+    def greeting():
+        return f"Hello. Now {datetime.now()}."
+"""
+
+
+def _project(root: Path) -> Path:
+    _write(
+        root,
+        {
+            "helpers/__init__.py": "",
+            "helpers/text.py": _HELPERS,
+            "app/deep/er/agent.py": _AGENT,
+        },
+    )
+    return root / "app" / "deep" / "er" / "agent.py"
+
+
+def test_imports_are_looked_up_in_folder_listings_not_name_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each import not in the project was looked for as `name.py` and `name/__init__.py` in a
+    # dozen folders, two system calls each: half as long as parsing the files. One listing per
+    # folder answers every name in it.
+    agent = _project(tmp_path)
+    calls: list[str] = []
+    for name in ("lexists", "isfile", "exists", "isdir"):
+        real = getattr(os.path, name)
+        monkeypatch.setattr(
+            os.path, name, lambda path, _real=real, _name=name: calls.append(_name) or _real(path)
+        )
+    real_listdir = os.listdir
+    listed: list[str] = []
+    monkeypatch.setattr(os, "listdir", lambda path: listed.append(path) or real_listdir(path))
+    found = lint_paths([agent], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert [(f.code, f.line) for f in found] == [("PC501", 7)]
+    assert "helpers/text.py:4" in found[0].message
+    # 13 outside modules in 6 folders: a few calls for the files that are there, not one a name
+    assert len(calls) <= 4, calls
+    assert len(listed) == len(set(listed)) <= 16
+
+
+def test_a_folder_that_cannot_be_listed_is_asked_name_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A folder one may enter but not list (mode --x): its modules are still found.
+    agent = _project(tmp_path)
+    real_listdir = os.listdir
+    helpers = str(tmp_path / "helpers")
+
+    def listdir(path: str) -> list[str]:
+        if os.fspath(path) in (helpers, str(tmp_path)):
+            raise PermissionError(13, "Permission denied", path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    found = lint_paths([agent], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert [(f.code, f.line) for f in found] == [("PC501", 7)]
+    assert "helpers/text.py:4" in found[0].message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_module_that_is_a_fifo_is_in_the_listing_and_still_not_read(tmp_path: Path) -> None:
+    # Not a regular file, but the module Python would import: it cannot be read, and the
+    # finding says the value was not followed, never that the request is clean.
+    agent = _project(tmp_path)
+    (tmp_path / "helpers" / "text.py").unlink()
+    os.mkfifo(tmp_path / "helpers" / "text.py")
+    found = lint_paths([agent], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert found, "an unreadable module was taken as clean"
+    assert any("helpers.text" in f.message for f in found), [f.message for f in found]
