@@ -6,6 +6,7 @@ shortcut's answers are checked against the slow way's.
 
 from __future__ import annotations
 
+import gc
 import os
 import textwrap
 from pathlib import Path
@@ -106,3 +107,45 @@ def test_a_module_that_is_a_fifo_is_in_the_listing_and_still_not_read(tmp_path: 
     found = lint_paths([agent], config=LintConfig(root=tmp_path, include=("*.py",)))
     assert found, "an unreadable module was taken as clean"
     assert any("helpers.text" in f.message for f in found), [f.message for f in found]
+
+
+def test_a_run_leaves_no_cycles_for_the_collector(tmp_path: Path) -> None:
+    # A method knew its class and the class its methods: every module with a class stayed in a
+    # cycle with its tree, which the collector traversed again when it resumed after the run.
+    _write(
+        tmp_path,
+        {
+            "helpers.py": """
+                from datetime import datetime
+                class Prompts:
+                    def __init__(self):
+                        self.now = datetime.now()
+                    def system(self):
+                        return f"Now {self.now}."
+            """,
+            "agent.py": f"""
+                from helpers import Prompts
+                class Agent:
+                    def ask(self, client, question):
+                        return client.messages.create(
+                            model="m", system=Prompts().system() + "{LONG}",
+                            messages=[{{"role": "user", "content": question}}])
+            """,
+            "tools.py": """
+                class Tool:
+                    def run(self):
+                        return "ok"
+            """,
+        },
+    )
+    gc.collect()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        found = lint_paths([tmp_path], config=LintConfig(root=tmp_path, include=("*.py",)))
+        left = gc.collect()
+    finally:
+        if collecting:
+            gc.enable()
+    assert [(f.path.rsplit("/", 1)[-1], f.code) for f in found] == [("agent.py", "PC501")]
+    assert left == 0

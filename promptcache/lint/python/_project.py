@@ -15,11 +15,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..._errors import InputError
 from ..._inputs import DEFAULT_MAX_BYTES
 from .._loader import read_source
 from ._values import Value
+
+if TYPE_CHECKING:
+    from ._summaries import ClassInfo
 
 __all__ = ["Module", "Project", "display_path", "import_table"]
 
@@ -47,6 +51,7 @@ class Module:
     pending: set[str] = field(default_factory=set)  # globals being evaluated on demand
     hits: list[object] = field(default_factory=list)  # what reached a prefix, sited here
     unfollowed: set[int] = field(default_factory=set)  # lines nested too deeply to analyse
+    classes: list[ClassInfo] = field(default_factory=list)  # defined in it (see `let_go`)
     # Handed to another module through an import: its values may live on in that module's.
     shared: bool = False
     # Read again after it was linted and forgotten: it is run whole before a value is read from
@@ -72,6 +77,23 @@ class Module:
             # Without a \r, every line end is a \n: a plain split gives the same lines, faster.
             self._lines = _NEWLINE.split(encoded) if b"\r" in encoded else encoded.split(b"\n")
         return self._lines[line - 1] if 0 < line <= len(self._lines) else b""
+
+    def let_go(self) -> None:
+        """
+        Break the cycles the analysis made between the module, its functions and its classes
+        (a method knows its class, which knows its methods), so reference counting frees its
+        tree at once: left to the cyclic collector, every tree of a run was traversed again
+        when the collector resumed.
+        """
+        for cls in self.classes:
+            cls.methods.clear()
+            cls.attrs.clear()
+        self.classes.clear()
+        self.globals.clear()
+        self.hits.clear()
+        self.pending.clear()
+        self.unfollowed.clear()
+        self._index = None
 
     def binding(self, name: str) -> ast.stmt | None:
         """The top-level statement that binds `name` (the last one), for on-demand evaluation."""
@@ -219,11 +241,7 @@ class Project:
         """
         for module in self._by_path.values():
             if module is not None:
-                module.globals.clear()
-                module.hits.clear()
-                module.pending.clear()
-                module.unfollowed.clear()
-                module._index = None
+                module.let_go()
         self._by_path.clear()
         self._by_name.clear()
         self.broken.clear()
@@ -246,12 +264,7 @@ class Project:
                 self._forgotten.add(module.path)
         if module.name and self._by_name.get(module.name) is module:
             del self._by_name[module.name]
-        # Break the cycles between the module and its functions (see `release`).
-        module.globals.clear()
-        module.hits.clear()
-        module.pending.clear()
-        module.unfollowed.clear()
-        module._index = None
+        module.let_go()
         return True
 
     def module_for_file(self, path: Path, display: str, source: str, tree: ast.Module) -> Module:

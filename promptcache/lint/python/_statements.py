@@ -152,6 +152,7 @@ _s_AsyncFunctionDef = _s_FunctionDef
 
 def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
     cls = ClassInfo(module=frame.module, node=node)
+    frame.module.classes.append(cls)
     for statement in node.body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             method = Function(module=frame.module, node=statement, cls=cls)
