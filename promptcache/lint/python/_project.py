@@ -175,6 +175,9 @@ def _nested_fields(kind: type) -> tuple[str, ...]:
     return found
 
 
+_UNKNOWN: frozenset[str] = frozenset({"/"})  # not listed yet (no listing holds a "/")
+
+
 def _listing(folder: str) -> frozenset[str] | None:
     """The names in `folder`: none when it does not exist, None when it cannot be listed."""
     try:
@@ -339,10 +342,19 @@ class Project:
         where a system call per name cost half as much as parsing the files.
         """
         folder, name = os.path.split(path)
-        if folder not in self._listings:
-            self._listings[folder] = _listing(folder)
-        names = self._listings[folder]
+        names = self._names(folder)
         return None if names is None else name in names
+
+    def _names(self, folder: str) -> frozenset[str] | None:
+        """The names in `folder`, listed once; a folder its parent's listing lacks (`pkg/` of
+        a `pkg/__init__.py` looked for beside a `pkg.py` that is not there) is not listed."""
+        found = self._listings.get(folder, _UNKNOWN)
+        if found is _UNKNOWN:
+            parent, name = os.path.split(folder)
+            above = self._listings.get(parent)
+            found = frozenset() if above is not None and name not in above else _listing(folder)
+            self._listings[folder] = found
+        return found
 
     def _folders(self, near: Module | None) -> list[str]:
         root = str(self.root)
