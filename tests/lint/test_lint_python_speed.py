@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint.python import PythonLinter
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
 
@@ -153,3 +154,17 @@ def test_a_run_leaves_no_cycles_for_the_collector(tmp_path: Path) -> None:
             gc.enable()
     assert [(f.path.rsplit("/", 1)[-1], f.code) for f in found] == [("agent.py", "PC501")]
     assert left == 0
+
+
+def test_projects_linted_with_one_configuration_share_its_name_matchers(tmp_path: Path) -> None:
+    # The scorer and the benchmark lint each project on its own, a run each: the per-request
+    # matcher (and its memo of names) was compiled again for every one.
+    first = PythonLinter(LintConfig(root=tmp_path))
+    second = PythonLinter(LintConfig(root=tmp_path / "other"))
+    assert first.analysis.per_request is second.analysis.per_request
+    assert first.analysis.per_request_attribute is second.analysis.per_request_attribute
+    custom = PythonLinter(LintConfig(root=tmp_path, per_request=("ticket_*",)))
+    assert custom.analysis.per_request is not first.analysis.per_request
+    assert custom.analysis.per_request("ticket_body") and not first.analysis.per_request(
+        "ticket_body"
+    )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
@@ -63,7 +64,7 @@ class Analysis:
         self.project = project
         stable = (*config.stable, *extra_stable)
         self.per_request = per_request_matcher(config.per_request, extra_per_request, stable)
-        added = tuple(p for p in config.per_request if p not in DEFAULT_PER_REQUEST)
+        added = _added_per_request(config.per_request)
         self.per_request_attribute = per_request_matcher(
             added, PYTHON_PER_REQUEST_ATTRIBUTES, stable
         )
@@ -208,6 +209,13 @@ class Analysis:
 
     def record(self, module: Module, hit: Hit) -> None:
         module.hits.append(hit)
+
+
+@lru_cache(maxsize=16)
+def _added_per_request(per_request: tuple[str, ...]) -> tuple[str, ...]:
+    """The configured per-request names beyond the defaults (once per configuration)."""
+    defaults = frozenset(DEFAULT_PER_REQUEST)
+    return tuple(p for p in per_request if p not in defaults)
 
 
 def _spans(function: Function, lines: frozenset[int]) -> bool:

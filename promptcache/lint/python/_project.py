@@ -210,6 +210,7 @@ class Project:
     _by_name: dict[str, Module | None] = field(default_factory=dict)
     _files: dict[str, bool] = field(default_factory=dict)
     _listings: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    _search: dict[Path | None, list[str]] = field(default_factory=dict)
     _resolved: dict[str, Path] = field(default_factory=dict)
     _package_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     max_bytes: int = DEFAULT_MAX_BYTES  # the largest module read (--max-bytes)
@@ -299,8 +300,12 @@ class Project:
             if known is not None:
                 known.shared = True
             return known
-        relative = os.path.join(*dotted.split("."))
+        parts = dotted.split(".")
+        first, relative = parts[0], os.path.join(*parts)
         for folder in self._folders(near):
+            names = self._names(folder)
+            if names is not None and first not in names and f"{first}.py" not in names:
+                continue  # neither the module nor its package is here (most folders, most names)
             base = os.path.join(folder, relative)
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
                 if self._is_entry(candidate):
@@ -357,6 +362,14 @@ class Project:
         return found
 
     def _folders(self, near: Module | None) -> list[str]:
+        """Where an import from `near` is looked for, in order (worked out once per file)."""
+        key = None if near is None else near.path
+        found = self._search.get(key)
+        if found is None:
+            found = self._search[key] = self._search_folders(near)
+        return found
+
+    def _search_folders(self, near: Module | None) -> list[str]:
         root = str(self.root)
         folders = [root, os.path.join(root, "src")]
         if near is not None and near.path is not None:
