@@ -15,6 +15,8 @@ import pytest
 
 from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter
+from promptcache.lint.python._flow import merge
+from promptcache.lint.python._values import Value
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
 
@@ -168,3 +170,17 @@ def test_projects_linted_with_one_configuration_share_its_name_matchers(tmp_path
     assert custom.analysis.per_request("ticket_body") and not first.analysis.per_request(
         "ticket_body"
     )
+
+
+def test_a_name_no_branch_rebinds_is_merged_without_comparing_its_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # After every `if`, each name is merged across the branches; most are the very same value,
+    # and comparing them field by field (nested items and fields too) was 9 merges in 10.
+    value = Value(deps=frozenset(), pieces=("You are a support agent.",), kind="str")
+
+    def no_comparing(self: Value, other: object) -> bool:
+        raise AssertionError("compared field by field")
+
+    monkeypatch.setattr(Value, "__eq__", no_comparing)
+    assert merge(value, value) is value
