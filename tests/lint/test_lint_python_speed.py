@@ -6,6 +6,7 @@ shortcut's answers are checked against the slow way's.
 
 from __future__ import annotations
 
+import ast
 import gc
 import os
 import textwrap
@@ -16,6 +17,7 @@ import pytest
 from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter
 from promptcache.lint.python._flow import merge
+from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
 from promptcache.lint.python._values import Value
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
@@ -184,3 +186,52 @@ def test_a_name_no_branch_rebinds_is_merged_without_comparing_its_value(
 
     monkeypatch.setattr(Value, "__eq__", no_comparing)
     assert merge(value, value) is value
+
+
+def test_runs_share_literal_values_but_each_configuration_its_own_calls() -> None:
+    # Literals and outside names made the same values in every project of a run; they are made
+    # once a process. What a call is depends on the configuration's volatile calls: a run with
+    # `clock.*` declared volatile after one without must still find it, and the other way round.
+    source = textwrap.dedent(
+        f"""
+        import clock
+        def ask(client, question):
+            return client.messages.create(
+                model="m", system=f"Now {{clock.read()}} {LONG}",
+                messages=[{{"role": "user", "content": question}}])
+        """
+    )
+    plain, declared = LintConfig(), LintConfig(volatile_calls=("clock.*",))
+    first, second = PythonLinter(plain), PythonLinter(declared)
+    assert first.analysis.texts is second.analysis.texts
+    for config, expected in (
+        (plain, []),
+        (declared, ["PC501"]),
+        (plain, []),
+        (declared, ["PC501"]),
+    ):
+        found = PythonLinter(config).lint_source(source, display="agent.py")
+        assert [f.code for f in found] == expected, config.volatile_calls
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        ("Optional[Dict[str, Any]]", False),
+        ("RunContext[Deps]", True),
+        ("pydantic_ai.RunContext", True),
+        ("'RunContextWrapper[Ctx]'", True),
+        ("agents.ToolContext | None", True),
+        ("Context", False),
+    ],
+)
+def test_a_parameter_annotation_is_walked_once_for_every_run_context(
+    annotation: str, expected: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each parameter's annotation was walked once for each of the three run-context types.
+    walks: list[object] = []
+    real_walk = ast.walk
+    monkeypatch.setattr(ast, "walk", lambda node: walks.append(node) or real_walk(node))
+    node = ast.parse(annotation, mode="eval").body
+    assert _mentions(node, _RUN_CONTEXTS) is expected
+    assert len(walks) <= 1
