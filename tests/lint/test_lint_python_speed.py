@@ -235,3 +235,33 @@ def test_a_parameter_annotation_is_walked_once_for_every_run_context(
     node = ast.parse(annotation, mode="eval").body
     assert _mentions(node, _RUN_CONTEXTS) is expected
     assert len(walks) <= 1
+
+
+def test_a_branch_that_rebinds_nothing_merges_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A module body's bindings are all its globals: after each `if` every one of them was
+    # merged across the branches, though most branches (a missing `else` above all) bind none.
+    from promptcache.lint.python import _statements
+
+    merged: list[str] = []
+    real_merge = _statements.merge
+    monkeypatch.setattr(
+        _statements, "merge", lambda a, b: merged.append("merge") or real_merge(a, b)
+    )
+    constants = "".join(f"LIMIT_{n} = {n}\n" for n in range(40))
+    source = constants + textwrap.dedent(
+        f"""
+        import os
+        from datetime import datetime
+        if os.environ.get("DEBUG"):
+            print("debugging")
+        SYSTEM_PROMPT = f"Now {{datetime.now()}}. {LONG}"
+        if os.environ.get("SHORT"):
+            SYSTEM_PROMPT = "Be brief."
+        def ask(client, question):
+            return client.messages.create(model="m", system=SYSTEM_PROMPT,
+                messages=[{{"role": "user", "content": question}}])
+        """
+    )
+    found = PythonLinter(LintConfig()).lint_source(source, display="agent.py")
+    assert [f.code for f in found] == ["PC501"]
+    assert len(merged) <= 2, len(merged)  # the rebound SYSTEM_PROMPT, not the 40 constants
