@@ -10,6 +10,7 @@ import ast
 import gc
 import os
 import textwrap
+from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -17,8 +18,10 @@ import pytest
 from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter
 from promptcache.lint.python._flow import merge
+from promptcache.lint.python._quickinit import quick_init
 from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
-from promptcache.lint.python._values import Value
+from promptcache.lint.python._summaries import Hit, Pending
+from promptcache.lint.python._values import Param, Taint, Value
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
 
@@ -265,3 +268,42 @@ def test_a_branch_that_rebinds_nothing_merges_nothing(monkeypatch: pytest.Monkey
     found = PythonLinter(LintConfig()).lint_source(source, display="agent.py")
     assert [f.code for f in found] == ["PC501"]
     assert len(merged) <= 2, len(merged)  # the rebound SYSTEM_PROMPT, not the 40 constants
+
+
+@quick_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Sample:
+    name: str
+    count: int = 3
+    tags: list[str] = field(default_factory=list)
+    note: str = field(default="", compare=False)
+
+
+def test_the_quick_init_is_the_dataclass_init_in_every_way_but_speed() -> None:
+    # `Value` (eight fields, made tens of thousands of times a run) spent a tenth of the
+    # analysis in `object.__setattr__`, a call a field; the quick init sets each slot through
+    # its descriptor, bound once.
+    for cls in (Value, Taint, Param, Hit, Pending):
+        assert "_set0" in cls.__init__.__globals__, cls  # type: ignore[misc]
+    sample = _Sample(name="a")
+    assert (sample.name, sample.count, sample.tags, sample.note) == ("a", 3, [], "")
+    assert _Sample(name="a").tags is not sample.tags  # a fresh default each time
+    assert _Sample(name="a", note="other") == sample  # `compare=False` is the dataclass's own
+    assert replace(sample, count=4) == _Sample(name="a", count=4)
+    with pytest.raises(FrozenInstanceError):
+        sample.count = 5  # type: ignore[misc]
+    with pytest.raises(TypeError, match="name"):
+        _Sample()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        _Sample("a")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="bogus"):
+        _Sample(name="a", bogus=1)  # type: ignore[call-arg]
+
+
+def test_the_quick_init_refuses_a_class_it_would_change() -> None:
+    @dataclass(slots=True, kw_only=True)
+    class Mutable:
+        name: str
+
+    with pytest.raises(TypeError, match="frozen"):
+        quick_init(Mutable)
