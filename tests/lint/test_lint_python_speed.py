@@ -18,6 +18,7 @@ import pytest
 from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter
 from promptcache.lint.python._flow import merge
+from promptcache.lint.python._lint import _alias_lines, _alias_pattern
 from promptcache.lint.python._quickinit import quick_init
 from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
 from promptcache.lint.python._summaries import Hit, Pending
@@ -307,3 +308,10 @@ def test_the_quick_init_refuses_a_class_it_would_change() -> None:
 
     with pytest.raises(TypeError, match="frozen"):
         quick_init(Mutable)
+
+
+def test_the_pattern_for_calls_through_imported_sinks_is_built_once() -> None:
+    # Every module importing `completion` from LiteLLM escaped and compiled the same pattern.
+    source = "from litellm import completion as ask\n\nreply = ask (model='m', messages=[])\n"
+    assert _alias_lines(source, ["ask"]) == frozenset({3})
+    assert _alias_pattern(("ask",)) is _alias_pattern(("ask",))
