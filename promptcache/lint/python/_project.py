@@ -340,12 +340,10 @@ class Project:
         return known
 
     def _listed(self, path: str) -> bool | None:
-        """
-        Whether `path`'s name is in its folder's listing; None when the folder cannot be listed.
-        An import is looked for in a dozen folders, two names in each, and most are not there:
-        one listing per folder answers all of them (as importlib's own finder caches them),
-        where a system call per name cost half as much as parsing the files.
-        """
+        """Whether `path`'s name is in its folder's listing (None: it cannot be listed). An import
+        is looked for in a dozen folders, two names each, most not there: one listing a folder
+        answers them all (as importlib's finder does), where a system call a name cost half a
+        parse of the files."""
         folder, name = os.path.split(path)
         names = self._names(folder)
         return None if names is None else name in names
