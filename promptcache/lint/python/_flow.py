@@ -60,7 +60,7 @@ def constant_value(constant: object) -> Value:
 
 
 def merge(a: Value, b: Value) -> Value:
-    if a == b:
+    if a is b or a == b:  # most merges are of a name no branch rebound: the same value
         return a
     items = None
     if a.items is not None and b.items is not None and len(a.items) == len(b.items):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 
 from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
@@ -45,6 +46,12 @@ from ._values import (
 
 __all__ = ["Analysis", "Frame", "Hit"]
 
+_SHARED_TEXTS: dict[str, Value] = {}
+_SHARED_NUMBERS: dict[int, Value] = {}
+_SHARED_OUTSIDE: dict[str, Value] = {}
+_SHARED_NAMED: dict[tuple[str, ...], dict[tuple[str, int], tuple[bool, Sink | None]]] = {}
+_SHARED_BOUND = 20_000  # entries each memo keeps between runs
+
 # Functions whose name says they build a prompt's text (`get_user_prompt`, `build_prompt`).
 _PROMPT_FUNCTION = re.compile(r"(?i)^_*(?:\w*_)?prompt$")
 
@@ -63,31 +70,31 @@ class Analysis:
         self.project = project
         stable = (*config.stable, *extra_stable)
         self.per_request = per_request_matcher(config.per_request, extra_per_request, stable)
-        added = tuple(p for p in config.per_request if p not in DEFAULT_PER_REQUEST)
+        added = _added_per_request(config.per_request)
         self.per_request_attribute = per_request_matcher(
             added, PYTHON_PER_REQUEST_ATTRIBUTES, stable
         )
         self._analysed: set[int] = set()
         self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
-        # Immutable values made once per run: literals by value, outside names by name.
-        self.texts: dict[str, Value] = {}
-        self.numbers: dict[int, Value] = {}
-        self.outside: dict[str, Value] = {}
+        # Immutable values made once, literals by value and outside names by name, shared by
+        # every run in the process (the same few recur in every project), as is what a call of
+        # a resolved name is under this configuration's volatile calls.
+        self.texts: dict[str, Value] = _SHARED_TEXTS
+        self.numbers: dict[int, Value] = _SHARED_NUMBERS
+        self.outside: dict[str, Value] = _SHARED_OUTSIDE
+        self._named = _SHARED_NAMED.setdefault(config.volatile_calls, {})
         # Values a conversation's history was created with: fixed for that conversation.
         self.conversation_fixed: set[Dep] = set()
-
-        self._named: dict[tuple[str, int], tuple[bool, Sink | None]] = {}
 
     def release(self) -> None:
         """Forget the run (with the project's modules): its memoised values, which modules were
         analysed (by id: a new module can take a freed one's id) and the wrappers found."""
         self._analysed.clear()
         self.wrappers.clear()
-        self.texts.clear()
-        self.numbers.clear()
-        self.outside.clear()
         self.conversation_fixed.clear()
-        self._named.clear()
+        for shared in (self.texts, self.numbers, self.outside, self._named):
+            if len(shared) > _SHARED_BOUND:  # a long-lived process: bounded, not unbounded
+                shared.clear()
 
     def named_call(self, name: str, arguments: int) -> tuple[bool, Sink | None]:
         """Whether a call to resolved `name` is volatile, and the sink it is (memoised per run:
@@ -208,6 +215,13 @@ class Analysis:
 
     def record(self, module: Module, hit: Hit) -> None:
         module.hits.append(hit)
+
+
+@lru_cache(maxsize=16)
+def _added_per_request(per_request: tuple[str, ...]) -> tuple[str, ...]:
+    """The configured per-request names beyond the defaults (once per configuration)."""
+    defaults = frozenset(DEFAULT_PER_REQUEST)
+    return tuple(p for p in per_request if p not in defaults)
 
 
 def _spans(function: Function, lines: frozenset[int]) -> bool:

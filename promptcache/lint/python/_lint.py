@@ -13,6 +13,7 @@ import contextlib
 import gc
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 
 from ..._errors import InputError
@@ -250,8 +251,13 @@ def _alias_lines(source: str, aliases: list[str]) -> frozenset[int]:
     """The lines that call a sink imported under a plain name (`completion(...)` of LiteLLM)."""
     if not aliases:
         return frozenset()
-    pattern = re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\s*\(")
-    return frozenset(_lines_of(pattern, source))
+    return frozenset(_lines_of(_alias_pattern(tuple(aliases)), source))
+
+
+@lru_cache(maxsize=256)
+def _alias_pattern(aliases: tuple[str, ...]) -> re.Pattern[str]:
+    """The calls through `aliases` (a project's modules import a sink under the same few)."""
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\s*\(")
 
 
 def lint_python_source(

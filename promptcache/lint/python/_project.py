@@ -15,11 +15,15 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..._errors import InputError
 from ..._inputs import DEFAULT_MAX_BYTES
 from .._loader import read_source
 from ._values import Value
+
+if TYPE_CHECKING:
+    from ._summaries import ClassInfo
 
 __all__ = ["Module", "Project", "display_path", "import_table"]
 
@@ -47,6 +51,7 @@ class Module:
     pending: set[str] = field(default_factory=set)  # globals being evaluated on demand
     hits: list[object] = field(default_factory=list)  # what reached a prefix, sited here
     unfollowed: set[int] = field(default_factory=set)  # lines nested too deeply to analyse
+    classes: list[ClassInfo] = field(default_factory=list)  # defined in it (see `let_go`)
     # Handed to another module through an import: its values may live on in that module's.
     shared: bool = False
     # Read again after it was linted and forgotten: it is run whole before a value is read from
@@ -72,6 +77,23 @@ class Module:
             # Without a \r, every line end is a \n: a plain split gives the same lines, faster.
             self._lines = _NEWLINE.split(encoded) if b"\r" in encoded else encoded.split(b"\n")
         return self._lines[line - 1] if 0 < line <= len(self._lines) else b""
+
+    def let_go(self) -> None:
+        """
+        Break the cycles the analysis made between the module, its functions and its classes
+        (a method knows its class, which knows its methods), so reference counting frees its
+        tree at once: left to the cyclic collector, every tree of a run was traversed again
+        when the collector resumed.
+        """
+        for cls in self.classes:
+            cls.methods.clear()
+            cls.attrs.clear()
+        self.classes.clear()
+        self.globals.clear()
+        self.hits.clear()
+        self.pending.clear()
+        self.unfollowed.clear()
+        self._index = None
 
     def binding(self, name: str) -> ast.stmt | None:
         """The top-level statement that binds `name` (the last one), for on-demand evaluation."""
@@ -153,6 +175,19 @@ def _nested_fields(kind: type) -> tuple[str, ...]:
     return found
 
 
+_UNKNOWN: frozenset[str] = frozenset({"/"})  # not listed yet (no listing holds a "/")
+
+
+def _listing(folder: str) -> frozenset[str] | None:
+    """The names in `folder`: none when it does not exist, None when it cannot be listed."""
+    try:
+        return frozenset(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return frozenset()
+    except OSError:  # there but unreadable (no read permission): ask about each name instead
+        return None
+
+
 def _absolute(module: str, level: int, package: str) -> str:
     if level == 0:
         return module
@@ -174,6 +209,8 @@ class Project:
     _by_path: dict[Path, Module | None] = field(default_factory=dict)
     _by_name: dict[str, Module | None] = field(default_factory=dict)
     _files: dict[str, bool] = field(default_factory=dict)
+    _listings: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    _search: dict[Path | None, list[str]] = field(default_factory=dict)
     _resolved: dict[str, Path] = field(default_factory=dict)
     _package_parts: dict[str, tuple[str, ...]] = field(default_factory=dict)
     max_bytes: int = DEFAULT_MAX_BYTES  # the largest module read (--max-bytes)
@@ -208,11 +245,7 @@ class Project:
         """
         for module in self._by_path.values():
             if module is not None:
-                module.globals.clear()
-                module.hits.clear()
-                module.pending.clear()
-                module.unfollowed.clear()
-                module._index = None
+                module.let_go()
         self._by_path.clear()
         self._by_name.clear()
         self.broken.clear()
@@ -235,12 +268,7 @@ class Project:
                 self._forgotten.add(module.path)
         if module.name and self._by_name.get(module.name) is module:
             del self._by_name[module.name]
-        # Break the cycles between the module and its functions (see `release`).
-        module.globals.clear()
-        module.hits.clear()
-        module.pending.clear()
-        module.unfollowed.clear()
-        module._index = None
+        module.let_go()
         return True
 
     def module_for_file(self, path: Path, display: str, source: str, tree: ast.Module) -> Module:
@@ -272,11 +300,15 @@ class Project:
             if known is not None:
                 known.shared = True
             return known
-        relative = os.path.join(*dotted.split("."))
+        parts = dotted.split(".")
+        first, relative = parts[0], os.path.join(*parts)
         for folder in self._folders(near):
+            names = self._names(folder)
+            if names is not None and first not in names and f"{first}.py" not in names:
+                continue  # neither the module nor its package is here (most folders, most names)
             base = os.path.join(folder, relative)
             for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-                if self._is_file(candidate) or self._is_entry(candidate):
+                if self._is_entry(candidate):
                     found = self._load(Path(candidate))
                     self._by_name[dotted] = found
                     if found is not None:
@@ -292,20 +324,50 @@ class Project:
     def _is_file(self, path: str) -> bool:
         known = self._files.get(path)
         if known is None:
-            known = self._files[path] = os.path.isfile(path)
+            known = self._files[path] = self._listed(path) is not False and os.path.isfile(path)
         return known
 
     def _is_entry(self, path: str) -> bool:
         """
-        Whether something that is not a regular file is there (a FIFO, a device, a dangling
-        link): it is the module Python would import, and cannot be read, so it is not silence.
+        Whether anything is there: a module file, or something that is not a regular file (a
+        FIFO, a device, a dangling link), which is the module Python would import and cannot be
+        read, so it is not silence.
         """
         known = self._entries.get(path)
         if known is None:
-            known = self._entries[path] = os.path.lexists(path)
+            listed = self._listed(path)
+            known = self._entries[path] = os.path.lexists(path) if listed is None else listed
         return known
 
+    def _listed(self, path: str) -> bool | None:
+        """Whether `path`'s name is in its folder's listing (None: it cannot be listed). An import
+        is looked for in a dozen folders, two names each, most not there: one listing a folder
+        answers them all (as importlib's finder does), where a system call a name cost half a
+        parse of the files."""
+        folder, name = os.path.split(path)
+        names = self._names(folder)
+        return None if names is None else name in names
+
+    def _names(self, folder: str) -> frozenset[str] | None:
+        """The names in `folder`, listed once; a folder its parent's listing lacks (`pkg/` of
+        a `pkg/__init__.py` looked for beside a `pkg.py` that is not there) is not listed."""
+        found = self._listings.get(folder, _UNKNOWN)
+        if found is _UNKNOWN:
+            parent, name = os.path.split(folder)
+            above = self._listings.get(parent)
+            found = frozenset() if above is not None and name not in above else _listing(folder)
+            self._listings[folder] = found
+        return found
+
     def _folders(self, near: Module | None) -> list[str]:
+        """Where an import from `near` is looked for, in order (worked out once per file)."""
+        key = None if near is None else near.path
+        found = self._search.get(key)
+        if found is None:
+            found = self._search[key] = self._search_folders(near)
+        return found
+
+    def _search_folders(self, near: Module | None) -> list[str]:
         root = str(self.root)
         folders = [root, os.path.join(root, "src")]
         if near is not None and near.path is not None:

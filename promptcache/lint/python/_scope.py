@@ -31,7 +31,7 @@ from ._values import (
 
 _BUILTINS = frozenset(dir(builtins))
 # Parameter types through which a framework hands a dynamic prompt the run's own data.
-_RUN_CONTEXTS = ("RunContext", "RunContextWrapper", "ToolContext")
+_RUN_CONTEXTS = frozenset({"RunContext", "RunContextWrapper", "ToolContext"})
 
 
 class Scope:
@@ -63,9 +63,7 @@ class Scope:
             self.env[positional[0].arg] = Value(kind="instance", meta=cls)
 
     def _slot(self, index: int, arg: ast.arg) -> Value:
-        per_request = self.a.per_request(arg.arg) or any(
-            _mentions(arg.annotation, context) for context in _RUN_CONTEXTS
-        )
+        per_request = self.a.per_request(arg.arg) or _mentions(arg.annotation, _RUN_CONTEXTS)
         return Value(
             kind="param", meta=ParamSlot(index=index, name=arg.arg, per_request=per_request)
         )
@@ -136,17 +134,19 @@ def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> boo
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
 
-def _mentions(annotation: ast.expr | None, name: str) -> bool:
-    """Whether a type annotation names `name` (`RunContext[Deps]`, `pydantic_ai.RunContext`)."""
+def _mentions(annotation: ast.expr | None, names: frozenset[str]) -> bool:
+    """Whether a type annotation names one of `names` (`RunContext[Deps]`,
+    `pydantic_ai.RunContext`), in one walk of it."""
     if annotation is None:
         return False
     if isinstance(annotation, ast.Name):  # the common case (`question: str`): nothing below it
-        return annotation.id == name
+        return annotation.id in names
     for node in ast.walk(annotation):
-        if (isinstance(node, ast.Name) and node.id == name) or (
-            isinstance(node, ast.Attribute) and node.attr == name
+        if (isinstance(node, ast.Name) and node.id in names) or (
+            isinstance(node, ast.Attribute) and node.attr in names
         ):
             return True
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and name in node.value:
+        text = node.value if isinstance(node, ast.Constant) else None
+        if isinstance(text, str) and any(name in text for name in names):
             return True
     return False

@@ -55,6 +55,7 @@ def _is_volatile_call(name: str, arguments: int, configured: tuple[str, ...]) ->
     return extra is not None and extra.match(name.lower()) is not None
 
 
+@lru_cache(maxsize=16)  # one per configuration: its memo serves every project of a run
 def per_request_matcher(
     per_request: tuple[str, ...], extra: tuple[str, ...], stable: tuple[str, ...]
 ) -> Callable[[str], bool]:

@@ -152,6 +152,7 @@ _s_AsyncFunctionDef = _s_FunctionDef
 
 def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
     cls = ClassInfo(module=frame.module, node=node)
+    frame.module.classes.append(cls)
     for statement in node.body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
             method = Function(module=frame.module, node=statement, cls=cls)
@@ -169,19 +170,36 @@ def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
 
 
 def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
-    before = dict(frame.scope.env)
+    """Run each body from the bindings as they are, then bind each name to its values merged.
+    (An empty body, such as a missing `else`, leaves the bindings as they were; a body that
+    leaves them equal to those merged so far changes no merge: both are skipped at C speed,
+    which matters in a module body, whose bindings are all its globals.)"""
+    env = frame.scope.env
+    before = dict(env)
     results: list[dict[str, Value]] = []
+    changed = False  # whether `env` has been run on since `before` was taken
     for body in bodies:
-        frame.scope.env.clear()
-        frame.scope.env.update(before)
+        if not body:
+            results.append(before)
+            continue
+        if changed:
+            env.clear()
+            env.update(before)
         block(frame, body)
-        results.append(dict(frame.scope.env))
-    merged: dict[str, Value] = {}
-    for env in results:
-        for name, value in env.items():
-            merged[name] = merge(merged[name], value) if name in merged else value
-    frame.scope.env.clear()
-    frame.scope.env.update(merged)
+        changed = True
+        results.append(dict(env))
+    merged = dict(results[0])
+    for other in results[1:]:
+        if other == merged:  # each value equal to the one merged so far: merge keeps it
+            continue
+        for name, value in other.items():
+            kept = merged.get(name)
+            if kept is None:
+                merged[name] = value
+            elif kept is not value:  # the same value (most names): merge keeps it
+                merged[name] = merge(kept, value)
+    env.clear()
+    env.update(merged)
 
 
 # -- assignment -------------------------------------------------------------------------

@@ -12,11 +12,13 @@ import ast
 from dataclasses import dataclass, field
 
 from ._project import Module
+from ._quickinit import quick_init
 from ._values import Param, Taint, Value
 
 __all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending"]
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Hit:
     """A source of variation that reaches a sink: one finding, once located."""
@@ -32,6 +34,7 @@ class Hit:
     note: str = ""
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Pending:
     """A sink that a parameter reaches inside a function; resolved at each call."""

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from ._quickinit import quick_init
+
 __all__ = [
     "EMPTY",
     "NOT_FOLLOWED",
@@ -40,6 +42,7 @@ MAX_PIECES = 64
 MAX_TEXT = 200_000
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Taint:
     """A source of variation: its rule code, what it is, and where it enters the code."""
@@ -61,6 +64,7 @@ class Taint:
         return (self.code, self.path, self.line, self.column)
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Param:
     """
@@ -90,6 +94,7 @@ def deps_at_key(deps: Iterable[Dep], key: str) -> set[Dep]:
     }
 
 
+@quick_init
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Value:
     """

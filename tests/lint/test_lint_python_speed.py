@@ -1,0 +1,317 @@
+"""
+The Python lint's cost, held where the benchmark (`bench/bench_lint.py`) put it: the work each
+shortcut saves is counted here (system calls, objects left for the collector), and each
+shortcut's answers are checked against the slow way's.
+"""
+
+from __future__ import annotations
+
+import ast
+import gc
+import os
+import textwrap
+from dataclasses import FrozenInstanceError, dataclass, field, replace
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint.python import PythonLinter
+from promptcache.lint.python._flow import merge
+from promptcache.lint.python._lint import _alias_lines, _alias_pattern
+from promptcache.lint.python._quickinit import quick_init
+from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
+from promptcache.lint.python._summaries import Hit, Pending
+from promptcache.lint.python._values import Param, Taint, Value
+
+LONG = "Follow the refund policy exactly as written in section four. " * 20
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+_AGENT = f"""
+    import json, os, re, sys, time, typing, logging, asyncio, dataclasses, functools
+    from collections import defaultdict
+    from pathlib import Path
+    from helpers.text import greeting
+    def ask(client, question):
+        used = [json.dumps({{}}), os.getenv("A"), re.escape("a"), sys.platform, time.monotonic(),
+                typing.cast(str, "a"), logging.getLogger("a"), asyncio.sleep(0),
+                dataclasses.field(), functools.partial(print), defaultdict(list), Path("a")]
+        return client.messages.create(
+            model="m", system=greeting() + "{LONG}" + str(len(used)),
+            messages=[{{"role": "user", "content": question}}])
+"""
+_HELPERS = """
+    from datetime import datetime
+    def greeting():
+        return f"Hello. Now {datetime.now()}."
+"""
+
+
+def _project(root: Path) -> Path:
+    _write(
+        root,
+        {
+            "helpers/__init__.py": "",
+            "helpers/text.py": _HELPERS,
+            "app/deep/er/agent.py": _AGENT,
+        },
+    )
+    return root / "app" / "deep" / "er" / "agent.py"
+
+
+def test_imports_are_looked_up_in_folder_listings_not_name_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each import not in the project was looked for as `name.py` and `name/__init__.py` in a
+    # dozen folders, two system calls each: half as long as parsing the files. One listing per
+    # folder answers every name in it.
+    agent = _project(tmp_path)
+    calls: list[str] = []
+    for name in ("lexists", "isfile", "exists", "isdir"):
+        real = getattr(os.path, name)
+        monkeypatch.setattr(
+            os.path, name, lambda path, _real=real, _name=name: calls.append(_name) or _real(path)
+        )
+    real_listdir = os.listdir
+    listed: list[str] = []
+    monkeypatch.setattr(os, "listdir", lambda path: listed.append(path) or real_listdir(path))
+    found = lint_paths([agent], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert [(f.code, f.line) for f in found] == [("PC501", 10)]
+    assert "helpers/text.py:4" in found[0].message
+    # 12 outside modules looked for in 5 folders: one listing a folder (and the package found)
+    # and a call for each file that is there, not one a name and folder
+    assert len(calls) <= 4, calls
+    assert len(listed) == len(set(listed)) <= 6, listed
+
+
+def test_a_folder_that_cannot_be_listed_is_asked_name_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A folder one may enter but not list (mode --x): its modules are still found.
+    agent = _project(tmp_path)
+    real_listdir = os.listdir
+    helpers = str(tmp_path / "helpers")
+
+    def listdir(path: str) -> list[str]:
+        if os.fspath(path) in (helpers, str(tmp_path)):
+            raise PermissionError(13, "Permission denied", path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(os, "listdir", listdir)
+    found = lint_paths([agent], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert [(f.code, f.line) for f in found] == [("PC501", 10)]
+    assert "helpers/text.py:4" in found[0].message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_module_that_is_a_fifo_is_in_the_listing_and_still_not_read(tmp_path: Path) -> None:
+    # Not a regular file, but the module Python would import: it cannot be read, and the
+    # finding says the value was not followed, never that the request is clean.
+    agent = _project(tmp_path)
+    (tmp_path / "helpers" / "text.py").unlink()
+    os.mkfifo(tmp_path / "helpers" / "text.py")
+    found = lint_paths([agent], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert found, "an unreadable module was taken as clean"
+    assert any("helpers.text" in f.message for f in found), [f.message for f in found]
+
+
+def test_a_run_leaves_no_cycles_for_the_collector(tmp_path: Path) -> None:
+    # A method knew its class and the class its methods: every module with a class stayed in a
+    # cycle with its tree, which the collector traversed again when it resumed after the run.
+    _write(
+        tmp_path,
+        {
+            "helpers.py": """
+                from datetime import datetime
+                class Prompts:
+                    def __init__(self):
+                        self.now = datetime.now()
+                    def system(self):
+                        return f"Now {self.now}."
+            """,
+            "agent.py": f"""
+                from helpers import Prompts
+                class Agent:
+                    def ask(self, client, question):
+                        return client.messages.create(
+                            model="m", system=Prompts().system() + "{LONG}",
+                            messages=[{{"role": "user", "content": question}}])
+            """,
+            "tools.py": """
+                class Tool:
+                    def run(self):
+                        return "ok"
+            """,
+        },
+    )
+    gc.collect()
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        found = lint_paths([tmp_path], config=LintConfig(root=tmp_path, include=("*.py",)))
+        left = gc.collect()
+    finally:
+        if collecting:
+            gc.enable()
+    assert [(f.path.rsplit("/", 1)[-1], f.code) for f in found] == [("agent.py", "PC501")]
+    assert left == 0
+
+
+def test_projects_linted_with_one_configuration_share_its_name_matchers(tmp_path: Path) -> None:
+    # The scorer and the benchmark lint each project on its own, a run each: the per-request
+    # matcher (and its memo of names) was compiled again for every one.
+    first = PythonLinter(LintConfig(root=tmp_path))
+    second = PythonLinter(LintConfig(root=tmp_path / "other"))
+    assert first.analysis.per_request is second.analysis.per_request
+    assert first.analysis.per_request_attribute is second.analysis.per_request_attribute
+    custom = PythonLinter(LintConfig(root=tmp_path, per_request=("ticket_*",)))
+    assert custom.analysis.per_request is not first.analysis.per_request
+    assert custom.analysis.per_request("ticket_body") and not first.analysis.per_request(
+        "ticket_body"
+    )
+
+
+def test_a_name_no_branch_rebinds_is_merged_without_comparing_its_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # After every `if`, each name is merged across the branches; most are the very same value,
+    # and comparing them field by field (nested items and fields too) was 9 merges in 10.
+    value = Value(deps=frozenset(), pieces=("You are a support agent.",), kind="str")
+
+    def no_comparing(self: Value, other: object) -> bool:
+        raise AssertionError("compared field by field")
+
+    monkeypatch.setattr(Value, "__eq__", no_comparing)
+    assert merge(value, value) is value
+
+
+def test_runs_share_literal_values_but_each_configuration_its_own_calls() -> None:
+    # Literals and outside names made the same values in every project of a run; they are made
+    # once a process. What a call is depends on the configuration's volatile calls: a run with
+    # `clock.*` declared volatile after one without must still find it, and the other way round.
+    source = textwrap.dedent(
+        f"""
+        import clock
+        def ask(client, question):
+            return client.messages.create(
+                model="m", system=f"Now {{clock.read()}} {LONG}",
+                messages=[{{"role": "user", "content": question}}])
+        """
+    )
+    plain, declared = LintConfig(), LintConfig(volatile_calls=("clock.*",))
+    first, second = PythonLinter(plain), PythonLinter(declared)
+    assert first.analysis.texts is second.analysis.texts
+    for config, expected in (
+        (plain, []),
+        (declared, ["PC501"]),
+        (plain, []),
+        (declared, ["PC501"]),
+    ):
+        found = PythonLinter(config).lint_source(source, display="agent.py")
+        assert [f.code for f in found] == expected, config.volatile_calls
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        ("Optional[Dict[str, Any]]", False),
+        ("RunContext[Deps]", True),
+        ("pydantic_ai.RunContext", True),
+        ("'RunContextWrapper[Ctx]'", True),
+        ("agents.ToolContext | None", True),
+        ("Context", False),
+    ],
+)
+def test_a_parameter_annotation_is_walked_once_for_every_run_context(
+    annotation: str, expected: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each parameter's annotation was walked once for each of the three run-context types.
+    walks: list[object] = []
+    real_walk = ast.walk
+    monkeypatch.setattr(ast, "walk", lambda node: walks.append(node) or real_walk(node))
+    node = ast.parse(annotation, mode="eval").body
+    assert _mentions(node, _RUN_CONTEXTS) is expected
+    assert len(walks) <= 1
+
+
+def test_a_branch_that_rebinds_nothing_merges_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A module body's bindings are all its globals: after each `if` every one of them was
+    # merged across the branches, though most branches (a missing `else` above all) bind none.
+    from promptcache.lint.python import _statements
+
+    merged: list[str] = []
+    real_merge = _statements.merge
+    monkeypatch.setattr(
+        _statements, "merge", lambda a, b: merged.append("merge") or real_merge(a, b)
+    )
+    constants = "".join(f"LIMIT_{n} = {n}\n" for n in range(40))
+    source = constants + textwrap.dedent(
+        f"""
+        import os
+        from datetime import datetime
+        if os.environ.get("DEBUG"):
+            print("debugging")
+        SYSTEM_PROMPT = f"Now {{datetime.now()}}. {LONG}"
+        if os.environ.get("SHORT"):
+            SYSTEM_PROMPT = "Be brief."
+        def ask(client, question):
+            return client.messages.create(model="m", system=SYSTEM_PROMPT,
+                messages=[{{"role": "user", "content": question}}])
+        """
+    )
+    found = PythonLinter(LintConfig()).lint_source(source, display="agent.py")
+    assert [f.code for f in found] == ["PC501"]
+    assert len(merged) <= 2, len(merged)  # the rebound SYSTEM_PROMPT, not the 40 constants
+
+
+@quick_init
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Sample:
+    name: str
+    count: int = 3
+    tags: list[str] = field(default_factory=list)
+    note: str = field(default="", compare=False)
+
+
+def test_the_quick_init_is_the_dataclass_init_in_every_way_but_speed() -> None:
+    # `Value` (eight fields, made tens of thousands of times a run) spent a tenth of the
+    # analysis in `object.__setattr__`, a call a field; the quick init sets each slot through
+    # its descriptor, bound once.
+    for cls in (Value, Taint, Param, Hit, Pending):
+        assert "_set0" in cls.__init__.__globals__, cls  # type: ignore[misc]
+    sample = _Sample(name="a")
+    assert (sample.name, sample.count, sample.tags, sample.note) == ("a", 3, [], "")
+    assert _Sample(name="a").tags is not sample.tags  # a fresh default each time
+    assert _Sample(name="a", note="other") == sample  # `compare=False` is the dataclass's own
+    assert replace(sample, count=4) == _Sample(name="a", count=4)
+    with pytest.raises(FrozenInstanceError):
+        sample.count = 5  # type: ignore[misc]
+    with pytest.raises(TypeError, match="name"):
+        _Sample()  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        _Sample("a")  # type: ignore[misc]
+    with pytest.raises(TypeError, match="bogus"):
+        _Sample(name="a", bogus=1)  # type: ignore[call-arg]
+
+
+def test_the_quick_init_refuses_a_class_it_would_change() -> None:
+    @dataclass(slots=True, kw_only=True)
+    class Mutable:
+        name: str
+
+    with pytest.raises(TypeError, match="frozen"):
+        quick_init(Mutable)
+
+
+def test_the_pattern_for_calls_through_imported_sinks_is_built_once() -> None:
+    # Every module importing `completion` from LiteLLM escaped and compiled the same pattern.
+    source = "from litellm import completion as ask\n\nreply = ask (model='m', messages=[])\n"
+    assert _alias_lines(source, ["ask"]) == frozenset({3})
+    assert _alias_pattern(("ask",)) is _alias_pattern(("ask",))
