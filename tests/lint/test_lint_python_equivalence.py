@@ -204,9 +204,12 @@ def test_a_taint_passed_through_a_call_keeps_every_other_field() -> None:
         fixable=True,
         written=5,
         param="user_name",
+        answer=True,
     )
     assert {f.name for f in fields(Taint)} == {
         "code", "label", "path", "line", "column", "via", "fix", "fixable", "written", "param",
+        "answer",
     }  # fmt: skip
     assert passed_through(taint, "fmt()") == replace(taint, via=("wrap()", "fmt()"))
     assert passed_through(taint, "fmt()").written == 5  # not part of equality: checked apart
+    assert passed_through(taint, "fmt()").answer  # nor is this one

@@ -87,7 +87,7 @@ def _format(frame: Frame, call: Call) -> Value | None:
                 value = _splat_value(call.node, frame, field_name)
             else:
                 value = _written_at(
-                    value, frame.module.display, _keyword_line(call.node, field_name)
+                    value, frame.module.display, _keyword_line(call.node, field_name), again=True
                 )
             value = frame.slot_filled(field_name, value, _keyword_node(call, field_name))
             # Given on the line it was made: the `.format(` call is where it enters the text.
@@ -100,13 +100,19 @@ def _keyword_line(node: ast.Call, name: str) -> int:
     return next((k.value.lineno for k in node.keywords if k.arg == name), node.lineno)
 
 
-def _written_at(value: Value, path: str, line: int) -> Value:
+def _written_at(value: Value, path: str, line: int, *, again: bool = False) -> Value:
     """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
-    current_time=now.strftime(...))`: the clock is taken above, written here)."""
+    current_time=now.strftime(...))`: the clock is taken above, written here). A value already
+    written into other text keeps that place, unless `again`: a named slot of a template
+    (`PROMPT.format(context=context)`) is where it enters the prompt, whatever text it was
+    first written into (the chunks a retrieval's results were joined from)."""
     marked: dict[Dep, Dep] = {
         dep: replace(dep, written=line)
         for dep in value.deps
-        if isinstance(dep, Taint) and dep.path == path and not dep.written and dep.line != line
+        if isinstance(dep, Taint)
+        and dep.path == path
+        and (again or not dep.written)
+        and dep.line != line
     }
     if not marked:
         return value
@@ -585,6 +591,16 @@ def _mapping_get(frame: Frame, call: Call) -> Value | None:
     return Value(deps=narrowed, pieces=(narrowed,))
 
 
+def _regex(frame: Frame, call: Call) -> Value | None:
+    """`re.compile(pattern)`: a regex, whose `search` is no vector-store search (`_invoke`)."""
+    receiver = call.receiver
+    if not call.name.startswith(("re.", "regex.")) or (
+        receiver is not None and receiver.kind != "module"
+    ):
+        return None
+    return Value(deps=join_values(call.args).deps, kind="regex")
+
+
 def _llm_chain(frame: Frame, call: Call) -> Value | None:
     """`LLMChain(llm=..., prompt=template)`: a chain whose runs fill the template's variables."""
     prompt = call.keywords.get("prompt")
@@ -595,6 +611,7 @@ def _llm_chain(frame: Frame, call: Call) -> Value | None:
 
 SPECIAL: dict[str, _Special] = {
     "LLMChain": _llm_chain,
+    "compile": _regex,
     "get": _mapping_get,
     "getattr": _getattr,
     "RunnableMap": _runnable_map,

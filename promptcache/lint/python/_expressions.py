@@ -27,10 +27,12 @@ from ._flow import (
 from ._invoke import call_expression
 from ._iteration import comprehension
 from ._locations import node_label
+from ._request_data import NEWEST_TURN, request_name
 from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
     is_history_window,
+    is_newest_turn,
 )
 from ._values import (
     EMPTY,
@@ -113,6 +115,8 @@ def _e_Name(frame: Frame, node: ast.Name) -> Value:
     value = frame.scope.find(node.id, node)
     if value is None:
         return frame.scope.unseen_name(node) if frame.module.stars else EMPTY
+    if value.kind == "module":
+        return _request_data(frame, value, node)
     if value.kind == "param":
         slot: ParamSlot = value.meta
         if slot.param is None:
@@ -127,6 +131,17 @@ def _e_Name(frame: Frame, node: ast.Name) -> Value:
         deps.add(replace(taint, param=slot.name))
         return Value(deps=frozenset(deps), pieces=(frozenset(deps),))
     return value
+
+
+def _request_data(frame: Frame, value: Value, node: ast.expr) -> Value:
+    """An outside name that is the incoming request (`flask.request`, `sys.argv`: declared in
+    `frameworks/`): per-request data, and so is anything read from it."""
+    source = request_name(value.meta) if isinstance(value.meta, str) else None
+    if source is None:
+        return value
+    label = f"`{node_label(frame.module, node)}` ({source.what})"
+    deps = frozenset({frame.taint(PER_REQUEST, label, node)})
+    return Value(deps=deps, pieces=(deps,))
 
 
 def _e_JoinedStr(frame: Frame, node: ast.JoinedStr) -> Value:
@@ -328,7 +343,7 @@ def _e_Lambda(frame: Frame, node: ast.Lambda) -> Value:
 def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
     base = evaluate(frame, node.value)
     if base.kind == "module" and isinstance(base.meta, str):
-        return frame.scope.imported(f"{base.meta}.{node.attr}")
+        return _request_data(frame, frame.scope.imported(f"{base.meta}.{node.attr}"), node)
     if base.kind == "instance" and isinstance(base.meta, ClassInfo):
         cls: ClassInfo = base.meta
         if (
@@ -382,6 +397,10 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
             return base.items[key.value]
     elif isinstance(key, ast.Slice) and base.items is not None:
         return Value(deps=base.deps, kind=base.kind)
+    elif is_newest_turn(node) and (base.items is None or any(i.spliced for i in base.items)):
+        label = f"`{node_label(frame.module, node)}` ({NEWEST_TURN})"
+        newest = base.deps | {frame.taint(PER_REQUEST, label, node)}
+        return Value(deps=newest, pieces=(newest,))
     extra = evaluate(frame, key) if not isinstance(key, ast.Slice) else EMPTY
     return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
 

@@ -51,6 +51,16 @@ _HISTORY_FIELD = re.compile(
 )
 
 
+def _is_system(turn: Value) -> bool:
+    role = turn.field("role")
+    return role is not None and role.text in ("system", "developer")
+
+
+def _is_answer(turn: Value) -> bool:
+    """A turn holding a model's answer (the conversation's own reply to the turns before it)."""
+    return any(isinstance(d, Taint) and d.answer for d in turn.deps)
+
+
 class Findings:
     """The sink checks of one frame: hits go to the analysis, pending sinks to `function`."""
 
@@ -178,8 +188,16 @@ class Findings:
             history = history_after(items[index + 1 :])
             # Without history after it, a turn loses only the static text after it, to the end.
             pieces = flatten(item) if history else pieces_from(items[index:])
+            turn = not _is_system(item) and not item.spliced
+            answered = turn and _is_answer(items[index + 1])
             for dep in item.deps:
                 if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    continue
+                # A model's answer in a turn of the conversation, and the turn it answered, are
+                # its history: they were new when sent, and are kept as they were.
+                if answered and (isinstance(dep, Param) or dep.code == PER_REQUEST):
+                    continue
+                if turn and isinstance(dep, Taint) and dep.answer:
                     continue
                 after = static_after(pieces, dep)
                 if isinstance(dep, Param):

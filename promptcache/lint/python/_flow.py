@@ -261,6 +261,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         fixable=taint.fixable,
         written=taint.written,
         param=taint.param,
+        answer=taint.answer,
     )
 
 

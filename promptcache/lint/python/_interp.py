@@ -85,6 +85,8 @@ class Analysis:
         self._named = _SHARED_NAMED.setdefault(config.volatile_calls, {})
         # Values a conversation's history was created with: fixed for that conversation.
         self.conversation_fixed: set[Dep] = set()
+        # Per module (by id): the functions it registers as request handlers (`_request_data`).
+        self.registered: dict[int, frozenset[str]] = {}
 
     def release(self) -> None:
         """Forget the run (with the project's modules): its memoised values, which modules were
@@ -92,6 +94,7 @@ class Analysis:
         self._analysed.clear()
         self.wrappers.clear()
         self.conversation_fixed.clear()
+        self.registered.clear()
         for shared in (self.texts, self.numbers, self.outside, self._named):
             if len(shared) > _SHARED_BOUND:  # a long-lived process: bounded, not unbounded
                 shared.clear()
@@ -212,6 +215,7 @@ class Analysis:
     def forget(self, module: Module) -> None:
         """The module is let go (`Project.forget`): a new one may take its id."""
         self._analysed.discard(id(module))
+        self.registered.pop(id(module), None)
 
     def record(self, module: Module, hit: Hit) -> None:
         module.hits.append(hit)

@@ -26,7 +26,9 @@ from ._flow import (
     static_after,
     substitute,
 )
+from ._knowledge import DataSource
 from ._locations import node_label
+from ._request_data import data_call, data_method
 from ._sinks import PASS_THROUGH, SINK_BY_API, Sink
 from ._summaries import ClassInfo, Function
 from ._templates import jinja_render, template_call, template_info
@@ -255,6 +257,54 @@ def call_named(
     keywords: dict[str, Value],
     splats: list[Value],
 ) -> Value:
+    """A call of a library (or of anything the analysis cannot read), by resolved `name`; what
+    it returns is per-request data when a framework declares it a source of such data."""
+    result = _library_call(frame, name, node, receiver, args, keywords, splats)
+    source = _data_read(name, receiver, args, keywords)
+    if source is None:
+        return result
+    return _per_request_result(frame, result, node, source.what, answer=source.answers)
+
+
+def _per_request_result(
+    frame: Frame, result: Value, node: ast.Call, what: str, *, answer: bool
+) -> Value:
+    """`result`, made per-request data by the call at `node` (`what` it reads)."""
+    taint = frame.taint(PER_REQUEST, f"`{node_label(frame.module, node)}` ({what})", node)
+    deps = result.deps | {replace(taint, answer=True) if answer else taint}
+    return Value(deps=deps, pieces=(deps,))
+
+
+def _data_read(
+    name: str, receiver: Value | None, args: list[Value], keywords: dict[str, Value]
+) -> DataSource | None:
+    """What per-request data a call reads (`frameworks/`' `DataSource`s), if any: a function
+    by its resolved name; a method by its name, on an object the analysis cannot read (not a
+    module, a regex or a prompt template, whose methods are known)."""
+    if receiver is None or receiver.kind == "module":
+        source = data_call(name)
+    elif receiver.kind in ("regex", "ptemplate", "jtemplate"):
+        return None
+    else:
+        source = data_method(name.rpartition(".")[2])
+        if (
+            source is not None
+            and source.varying
+            and not join_values([*args, *keywords.values()]).deps
+        ):
+            return None  # a search for a constant finds the same every time
+    return source
+
+
+def _library_call(
+    frame: Frame,
+    name: str,
+    node: ast.Call,
+    receiver: Value | None,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> Value:
     last = name.rpartition(".")[2]
     special = SPECIAL.get(last)
     if special is not None:
@@ -352,6 +402,8 @@ def call_sink(
     result = join_values([*args, *keywords.values()])
     if sink.api == "LangChain SystemMessage":
         return replace(result, kind="message")
+    if sink.answers:  # the model's answer to this request: per-request data, whatever its name
+        return _per_request_result(frame, result, node, f"the answer of {sink.api}", answer=True)
     return result
 
 

@@ -3,7 +3,8 @@ The shape of framework knowledge: what one library contributes to the analysis, 
 
 Each module of `frameworks/` declares one `Framework`: its sinks (calls whose arguments reach a
 request, with the position each argument reaches), its sources (calls whose result differs
-between requests) and its pass-through functions (calls whose result is their first argument's
+between requests), its per-request data (`DataSource`: where a request's own data comes from, a
+model's answer, retrieved documents, the incoming request) and its pass-through functions (calls whose result is their first argument's
 value, followed as such rather than as an opaque call). The analysis reads only these tables, as
 taint engines keep sources, sinks and propagators apart from the engine that follows them.
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Framework", "Sink"]
+__all__ = ["DataSource", "Framework", "Sink"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -31,6 +32,35 @@ class Sink:
     positional: tuple[tuple[int, str], ...] = ()
     roots: tuple[str, ...] = ()  # when set, the resolved name must start with one of them
     chained: tuple[str, ...] = ()  # keywords that attach earlier turns kept by the server
+    answers: bool = False  # the call returns the model's answer: per-request data
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DataSource:
+    """
+    Where per-request data comes from, whatever it is named (`postman_reply`, `docs`): what a
+    value holds depends on where it was made, not on its name.
+
+    `calls`: resolved-name globs of functions whose result is per-request (`input`,
+    `streamlit.chat_input`). `methods`: method names whose result is, when called on an object
+    the analysis cannot read (`retriever.invoke(q)`, `store.similarity_search(q)`; never on a
+    module or a regex); with `varying`, only when an argument varies (a retrieval for a
+    constant query is the same every time). `names`: resolved names whose value, and anything
+    read from it, is the incoming request (`flask.request`). `handlers`: decorator globs (by
+    dotted name, its first name resolved: `chainlit.on_message`, `*.post` for `@app.post(...)`)
+    of a framework's request handlers, whose parameters are the request's data;
+    `registrations`: calls that register a handler passed to them (`gradio.ChatInterface`,
+    `*.add_node` of a LangGraph graph, whose node functions get the run's state).
+    """
+
+    what: str  # how a finding names the value: "retrieved documents", "the request body"
+    calls: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+    varying: bool = False
+    names: tuple[str, ...] = ()
+    handlers: tuple[str, ...] = ()
+    registrations: tuple[str, ...] = ()
+    answers: bool = False  # what it gives is a model's answer (a turn of the conversation)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,3 +69,4 @@ class Framework:
     sinks: tuple[Sink, ...] = ()
     sources: tuple[str, ...] = ()  # resolved-name globs of volatile calls (case-sensitive)
     pass_through: tuple[str, ...] = ()  # resolved names whose result is their first argument
+    data: tuple[DataSource, ...] = ()  # where per-request data comes from (see DataSource)

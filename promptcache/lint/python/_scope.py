@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from ._locations import taint_at
 from ._project import Module
+from ._request_data import handler_names, injected, is_handler
 from ._summaries import ClassInfo, Function, ParamSlot
 
 if TYPE_CHECKING:
@@ -53,17 +54,37 @@ class Scope:
         node = self.function.node
         args = node.args
         positional = [*args.posonlyargs, *args.args]
+        handler = is_handler(node, self.module.imports, self._registered())
+        defaults = _defaults(node)
         for index, arg in enumerate(positional):
-            self.env[arg.arg] = self._slot(index, arg)
-        for extra in (*args.kwonlyargs, args.vararg, args.kwarg):
+            self.env[arg.arg] = self._slot(index, arg, handler and not injected(defaults[index]))
+        for extra, default in (
+            *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+            (args.vararg, None),
+            (args.kwarg, None),
+        ):
             if extra is not None:
-                self.env[extra.arg] = self._slot(-1, extra)
+                self.env[extra.arg] = self._slot(-1, extra, handler and not injected(default))
         cls = self.function.cls
         if cls is not None and positional and not _is_static(node):
             self.env[positional[0].arg] = Value(kind="instance", meta=cls)
 
-    def _slot(self, index: int, arg: ast.arg) -> Value:
-        per_request = self.a.per_request(arg.arg) or _mentions(arg.annotation, _RUN_CONTEXTS)
+    def _registered(self) -> frozenset[str]:
+        """The functions this module registers as request handlers (found once per module)."""
+        found = self.a.registered.get(id(self.module))
+        if found is None:
+            found = self.a.registered[id(self.module)] = handler_names(
+                self.module.tree, self.module.imports
+            )
+        return found
+
+    def _slot(self, index: int, arg: ast.arg, handled: bool = False) -> Value:
+        # A request handler's parameters are the request's data, whatever their names.
+        per_request = (
+            handled
+            or self.a.per_request(arg.arg)
+            or _mentions(arg.annotation, _RUN_CONTEXTS)
+        )
         return Value(
             kind="param", meta=ParamSlot(index=index, name=arg.arg, per_request=per_request)
         )
@@ -126,6 +147,15 @@ class Scope:
         if known is None:
             known = self.a.outside[dotted] = Value(kind="module", meta=dotted)
         return known
+
+
+def _defaults(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+) -> list[ast.expr | None]:
+    """Each positional parameter's default (None where it has none)."""
+    args = node.args
+    count = len(args.posonlyargs) + len(args.args)
+    return [None] * (count - len(args.defaults)) + list(args.defaults)
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:

@@ -25,6 +25,8 @@ from ._turns import (
 )
 from ._values import (
     EMPTY,
+    PER_REQUEST,
+    Taint,
     Value,
 )
 
@@ -206,9 +208,7 @@ def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
 def assign(frame: Frame, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
         if value.deps and _SYSTEM_NAME.match(target.id):
-            frame.findings.sink_value(
-                f"`{target.id}`, named as a system prompt", "system", value, target
-            )
+            named_system_prompt(frame, f"`{target.id}`, named as a system prompt", value, target)
         elif value.deps and value.pieces is not None and _PROMPT_NAME.match(target.id):
             # A prompt text under construction: judged as a template (by the static text
             # after what varies), wherever it is sent.
@@ -216,9 +216,7 @@ def assign(frame: Frame, target: ast.expr, value: Value) -> None:
         frame.scope.env[target.id] = value
         return
     if isinstance(target, ast.Attribute) and value.deps and _SYSTEM_NAME.match(target.attr):
-        frame.findings.sink_value(
-            f"`{target.attr}`, named as a system prompt", "system", value, target
-        )
+        named_system_prompt(frame, f"`{target.attr}`, named as a system prompt", value, target)
     if isinstance(target, ast.Tuple | ast.List):
         for index, element in enumerate(target.elts):
             if isinstance(element, ast.Starred):
@@ -237,6 +235,22 @@ def assign(frame: Frame, target: ast.expr, value: Value) -> None:
         set_item(frame, target, value)
     elif isinstance(target, ast.Starred):
         assign(frame, target.value, value.opaque())
+
+
+def named_system_prompt(frame: Frame, what: str, value: Value, target: ast.expr) -> None:
+    """
+    A value bound to a name that says "system prompt", wherever it is sent: its clocks break the
+    whole conversation after it. Its per-request data is judged by the static text after it
+    (as a template is): the name says what the text is, not that a conversation follows it, and
+    where the request is visible its own sink check says whether one does.
+    """
+    per_request = frozenset(d for d in value.deps if isinstance(d, Taint) and d.code == PER_REQUEST)
+    rest = value.deps - per_request
+    if rest:
+        frame.findings.sink_value(what, "system", replace(value, deps=rest), target)
+    if per_request:
+        only = replace(value, deps=per_request)
+        frame.findings.sink_value(what, "system", only, target, history=False)
 
 
 def set_item(frame: Frame, target: ast.Subscript, value: Value) -> None:

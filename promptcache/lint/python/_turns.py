@@ -25,6 +25,7 @@ __all__ = [
     "agent_runs_carry_history",
     "conversation_follows",
     "history_after",
+    "is_newest_turn",
     "opens",
     "pieces_from",
     "starts_a_conversation",
@@ -173,6 +174,19 @@ def is_history_window(node: ast.Subscript) -> bool:
     if not (isinstance(key.lower, ast.UnaryOp) and isinstance(key.lower.op, ast.USub)):
         return False
     return bool(_HISTORY_NAME.search(_last_name(node.value)))
+
+
+def is_newest_turn(node: ast.Subscript) -> bool:
+    """`messages[-1]`, `state["messages"][-1]`: the newest turn of a conversation, this
+    request's own (what is read out of it, its content, is per-request data)."""
+    key = node.slice
+    return (
+        isinstance(key, ast.UnaryOp)
+        and isinstance(key.op, ast.USub)
+        and isinstance(key.operand, ast.Constant)
+        and key.operand.value == 1
+        and bool(_HISTORY_NAME.search(_last_name(node.value)))
+    )
 
 
 def _last_name(expr: ast.expr) -> str:

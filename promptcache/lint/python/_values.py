@@ -59,6 +59,9 @@ class Taint:
     # (where the fix goes); not part of its identity.
     written: int = field(default=0, compare=False)
     param: str = ""  # the per-request-named parameter it stands for, where it is one
+    # A model's answer: in a later turn of the messages it is the conversation's own history
+    # (it grows, it does not change); not part of its identity.
+    answer: bool = field(default=False, compare=False)
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)

@@ -11,8 +11,12 @@ from .._knowledge import Framework
 from . import (
     anthropic,
     bedrock,
+    chainlit,
     dspy,
+    fastapi,
+    flask,
     google_genai,
+    gradio,
     instructor,
     jinja,
     langchain,
@@ -25,6 +29,8 @@ from . import (
     pydantic_ai,
     smolagents,
     stdlib,
+    streamlit,
+    vector_stores,
 )
 
 __all__ = ["FRAMEWORKS"]
@@ -46,4 +52,10 @@ FRAMEWORKS: tuple[Framework, ...] = (
     instructor.FRAMEWORK,
     promptflow.FRAMEWORK,
     jinja.FRAMEWORK,
+    fastapi.FRAMEWORK,
+    flask.FRAMEWORK,
+    streamlit.FRAMEWORK,
+    gradio.FRAMEWORK,
+    chainlit.FRAMEWORK,
+    vector_stores.FRAMEWORK,
 )

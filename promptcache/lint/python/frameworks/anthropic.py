@@ -11,6 +11,7 @@ FRAMEWORK = Framework(
             api="Anthropic Messages",
             suffixes=("messages.create", "messages.stream", "messages.parse"),
             keywords=(("system", "system"), ("tools", "tools"), ("messages", "messages")),
+            answers=True,
         ),
     ),
 )

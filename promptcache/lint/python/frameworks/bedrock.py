@@ -12,11 +12,13 @@ FRAMEWORK = Framework(
             api="Bedrock Converse",
             suffixes=("converse", "converse_stream"),
             keywords=(("system", "system"), ("messages", "messages"), ("toolConfig", "tools")),
+            answers=True,
         ),
         Sink(
             api="Bedrock InvokeModel",
             suffixes=("invoke_model", "invoke_model_with_response_stream"),
             keywords=(("body", "body"),),
+            answers=True,
         ),
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._knowledge import Framework, Sink
+from .._knowledge import DataSource, Framework, Sink
 
 _CONFIG = (("system_instruction", "system"), ("tools", "tools"))
 
@@ -18,6 +18,7 @@ FRAMEWORK = Framework(
                 ("generation_config", "config"),
             ),
             positional=((0, "input"),),
+            answers=True,
         ),
         Sink(api="Gemini config", suffixes=("GenerateContentConfig",), keywords=_CONFIG),
         Sink(api="Gemini GenerativeModel", suffixes=("GenerativeModel",), keywords=_CONFIG),
@@ -30,6 +31,13 @@ FRAMEWORK = Framework(
             api="Gemini context cache",
             suffixes=("caches.create",),
             keywords=(("config", "config"),),
+        ),
+    ),
+    data=(
+        DataSource(
+            what="the answer of a Gemini chat",
+            answers=True,
+            methods=("send_message", "send_message_async", "send_message_stream"),
         ),
     ),
 )

@@ -13,6 +13,7 @@ FRAMEWORK = Framework(
             api="instructor structured call",
             suffixes=("create_with_completion", "create_partial", "create_iterable"),
             keywords=(*CHAT_KEYWORDS, ("system", "system")),
+            answers=True,
         ),
     ),
 )

@@ -8,7 +8,7 @@ handling; this module says which calls make them.
 
 from __future__ import annotations
 
-from .._knowledge import Framework, Sink
+from .._knowledge import DataSource, Framework, Sink
 
 FRAMEWORK = Framework(
     name="langchain",
@@ -52,5 +52,49 @@ FRAMEWORK = Framework(
                 ("instructions", "system"),
             ),
         ),
+    ),
+    data=(
+        # A chain's, model's or agent's run: its result is this request's answer (a retriever's
+        # `invoke` is this request's documents: per-request data either way).
+        DataSource(
+            what="the output of a model, chain or agent run",
+            answers=True,
+            methods=(
+                "invoke",
+                "ainvoke",
+                "stream",
+                "astream",
+                "batch",
+                "abatch",
+                "predict",
+                "apredict",
+                "predict_messages",
+                "run",
+                "arun",
+            ),
+        ),
+        DataSource(
+            what="documents retrieved for this request",
+            methods=(
+                "similarity_search",
+                "asimilarity_search",
+                "similarity_search_with_score",
+                "asimilarity_search_with_score",
+                "similarity_search_with_relevance_scores",
+                "similarity_search_by_vector",
+                "max_marginal_relevance_search",
+                "amax_marginal_relevance_search",
+                "get_relevant_documents",
+                "aget_relevant_documents",
+            ),
+            varying=True,
+        ),
+        DataSource(
+            what="the conversation memory of this request",
+            methods=("load_memory_variables", "aload_memory_variables"),
+        ),
+        # LangGraph hands each node function the run's state: what it reads there (`state[
+        # "summary"]`, `state["docs"]`) was made for this run.
+        DataSource(what="the state of this graph run", registrations=("*.add_node",)),
     ),
 )

@@ -14,6 +14,7 @@ FRAMEWORK = Framework(
             keywords=(*CHAT_KEYWORDS, ("system", "system")),
             roots=("litellm",),
             chained=("previous_response_id",),
+            answers=True,
         ),
     ),
 )

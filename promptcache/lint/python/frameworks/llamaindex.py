@@ -3,7 +3,7 @@ LangChain's is: the same name, the same `{variable}` syntax)."""
 
 from __future__ import annotations
 
-from .._knowledge import Framework, Sink
+from .._knowledge import DataSource, Framework, Sink
 
 _SYSTEM = (("system_prompt", "system"), ("context", "system"), ("prefix_messages", "messages"))
 
@@ -22,6 +22,18 @@ FRAMEWORK = Framework(
             suffixes=("FunctionAgent", "ReActAgent", "AgentWorkflow", "FunctionCallingAgent"),
             keywords=_SYSTEM,
             roots=("llama_index",),
+        ),
+    ),
+    data=(
+        DataSource(
+            what="the answer of a LlamaIndex engine",
+            answers=True,
+            methods=("chat", "achat", "stream_chat", "astream_chat", "complete", "acomplete"),
+        ),
+        DataSource(
+            what="documents retrieved for this request",
+            methods=("query", "aquery", "retrieve", "aretrieve"),
+            varying=True,
         ),
     ),
 )

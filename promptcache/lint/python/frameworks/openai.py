@@ -19,12 +19,14 @@ FRAMEWORK = Framework(
                 "ChatCompletion.acreate",
             ),
             keywords=CHAT_KEYWORDS,
+            answers=True,
         ),
         Sink(
             api="OpenAI Responses",
             suffixes=("responses.create", "responses.parse", "responses.stream"),
             keywords=(("instructions", "system"), ("tools", "tools"), ("input", "input")),
             chained=("previous_response_id", "conversation"),
+            answers=True,
         ),
     ),
 )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._knowledge import Framework, Sink
+from .._knowledge import DataSource, Framework, Sink
 
 FRAMEWORK = Framework(
     name="openai-agents",
@@ -12,6 +12,13 @@ FRAMEWORK = Framework(
             suffixes=("Agent",),
             keywords=(("instructions", "system"),),
             roots=("agents",),
+        ),
+    ),
+    data=(
+        DataSource(
+            what="the output of an agent run",
+            answers=True,
+            calls=("agents.Runner.run", "agents.Runner.run_sync", "agents.Runner.run_streamed"),
         ),
     ),
 )

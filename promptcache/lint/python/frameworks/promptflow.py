@@ -14,6 +14,7 @@ FRAMEWORK = Framework(
             keywords=(("prompt", "template"),),
             positional=((1, "template"),),
             roots=("promptflow",),
+            answers=True,
         ),
     ),
 )

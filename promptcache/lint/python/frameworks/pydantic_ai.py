@@ -5,7 +5,7 @@ user prompt."""
 
 from __future__ import annotations
 
-from .._knowledge import Framework, Sink
+from .._knowledge import DataSource, Framework, Sink
 
 FRAMEWORK = Framework(
     name="pydantic-ai",
@@ -15,6 +15,13 @@ FRAMEWORK = Framework(
             suffixes=("Agent",),
             keywords=(("system_prompt", "system"), ("instructions", "system")),
             roots=("pydantic_ai",),
+        ),
+    ),
+    data=(
+        DataSource(
+            what="the output of an agent run",
+            answers=True,
+            methods=("run", "run_sync", "run_stream", "run_stream_sync"),
         ),
     ),
 )

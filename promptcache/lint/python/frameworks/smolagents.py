@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._knowledge import Framework, Sink
+from .._knowledge import DataSource, Framework, Sink
 
 FRAMEWORK = Framework(
     name="smolagents",
@@ -14,4 +14,5 @@ FRAMEWORK = Framework(
             roots=("smolagents",),
         ),
     ),
+    data=(DataSource(what="the output of an agent run", methods=("run",), answers=True),),
 )

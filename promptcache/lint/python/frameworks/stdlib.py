@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._knowledge import Framework
+from .._knowledge import DataSource, Framework
 
 FRAMEWORK = Framework(
     name="stdlib",
@@ -54,4 +54,12 @@ FRAMEWORK = Framework(
     ),
     # Their result is their argument's text, reshaped: followed as it, not as an opaque call.
     pass_through=("textwrap.dedent", "inspect.cleandoc"),
+    # What a command-line program reads from its user on each run.
+    data=(
+        DataSource(
+            what="the user's input",
+            calls=("input", "sys.stdin.read", "sys.stdin.readline"),
+            names=("sys.argv", "sys.argv.*"),
+        ),
+    ),
 )

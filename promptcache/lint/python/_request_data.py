@@ -1,0 +1,127 @@
+"""
+Where per-request data comes from, as the framework modules declare it (`DataSource`): the
+look-ups the analysis makes on calls, names and functions, memoised per process.
+
+A value is per-request data when it is named so (`question`, `session_id`: `_sources`) or when
+it is made by one of these: a model's answer, a retrieval, the newest turn of a conversation,
+the incoming request of a web, UI or CLI app. The name of the variable that holds it
+(`postman_reply`, `docs`, `profile`) says nothing either way.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import re
+from functools import lru_cache
+
+from ._knowledge import DataSource
+from .frameworks import FRAMEWORKS
+
+__all__ = [
+    "DATA_SOURCES",
+    "NEWEST_TURN",
+    "data_call",
+    "data_method",
+    "handler_names",
+    "is_handler",
+    "request_name",
+]
+
+DATA_SOURCES: tuple[DataSource, ...] = tuple(
+    source for framework in FRAMEWORKS for source in framework.data
+)
+# How a finding names the newest turn read out of a conversation (`messages[-1]["content"]`).
+NEWEST_TURN = "the newest turn of the conversation"
+# Defaults of a handler's parameters that a framework fills from its own setup, not from the
+# request (FastAPI's dependencies: a database session, the settings).
+_INJECTED = frozenset({"Depends", "Security", "Inject", "Provide"})
+
+
+def _glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    if not patterns:
+        return None
+    return re.compile("|".join(fnmatch.translate(p) for p in patterns))
+
+
+_CALLS = tuple((s, _glob(s.calls)) for s in DATA_SOURCES if s.calls)
+_METHODS = {method: s for s in reversed(DATA_SOURCES) for method in s.methods}
+_NAMES = tuple((s, _glob(s.names)) for s in DATA_SOURCES if s.names)
+_HANDLERS = _glob(tuple(h for s in DATA_SOURCES for h in s.handlers))
+_REGISTRATIONS = _glob(tuple(r for s in DATA_SOURCES for r in s.registrations))
+
+
+@lru_cache(maxsize=8192)
+def data_call(name: str) -> DataSource | None:
+    """The source a call to resolved `name` (a function, not a method) reads, if any."""
+    for source, pattern in _CALLS:
+        if pattern is not None and pattern.match(name):
+            return source
+    return None
+
+
+def data_method(method: str) -> DataSource | None:
+    """The source a method of this name reads, on an object the analysis cannot read."""
+    return _METHODS.get(method)
+
+
+@lru_cache(maxsize=8192)
+def request_name(dotted: str) -> DataSource | None:
+    """The source a resolved name is, or is read from (`flask.request.form`), if any."""
+    for source, pattern in _NAMES:
+        if pattern is not None and pattern.match(dotted):
+            return source
+    return None
+
+
+def is_handler(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    imports: dict[str, str],
+    registered: frozenset[str],
+) -> bool:
+    """Whether a function is a request handler: decorated as one, or registered with one by
+    name (`gr.ChatInterface(respond)`, `graph.add_node("plan", plan)`)."""
+    if isinstance(node, ast.Lambda):
+        return False
+    if node.name in registered:
+        return True
+    return _HANDLERS is not None and any(
+        _HANDLERS.match(_dotted(d.func if isinstance(d, ast.Call) else d, imports))
+        for d in node.decorator_list
+    )
+
+
+def injected(default: ast.expr | None) -> bool:
+    """Whether a parameter's default is a framework's dependency (`db = Depends(get_db)`)."""
+    if not isinstance(default, ast.Call):
+        return False
+    func = default.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in _INJECTED
+
+
+def handler_names(tree: ast.Module, imports: dict[str, str]) -> frozenset[str]:
+    """The names of functions a module registers as handlers (by a call, not a decorator)."""
+    if _REGISTRATIONS is None:
+        return frozenset()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or not _REGISTRATIONS.match(_dotted(node.func, imports)):
+            continue
+        handed = [*node.args, *(k.value for k in node.keywords if k.arg in ("fn", "action"))]
+        names.update(a.id for a in handed if isinstance(a, ast.Name))
+    return frozenset(names)
+
+
+def _dotted(expr: ast.expr, imports: dict[str, str]) -> str:
+    """`app.post` as written, its first name resolved through the imports (`cl.on_message`
+    is `chainlit.on_message`); an instance's method keeps its local name (`router.post`)."""
+    parts: list[str] = []
+    while isinstance(expr, ast.Attribute):
+        parts.append(expr.attr)
+        expr = expr.value
+    if isinstance(expr, ast.Call):
+        return _dotted(expr.func, imports) + "()." + ".".join(reversed(parts))
+    if not isinstance(expr, ast.Name):
+        return "?"
+    return ".".join([imports.get(expr.id, expr.id), *reversed(parts)])

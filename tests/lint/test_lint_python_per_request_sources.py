@@ -1,0 +1,361 @@
+"""
+Per-request data told by where it comes from, not by its name (issue #21): a model's answer, a
+retrieval, the newest turn of a conversation, the incoming request of a web, UI or CLI app (the
+sources the framework modules declare). Each case is our own reproduction of a shape real code
+has, with the line its finding must be on; each quiet twin is a shape that must stay clean: the
+value followed only by the user turn, or kept as the conversation's own history.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from promptcache.lint.python import lint_python_source
+from promptcache.lint.python._request_data import DATA_SOURCES
+from promptcache.lint.python.frameworks import FRAMEWORKS
+from tests.lint.test_lint_python_mechanisms import LONG, findings
+
+# (id, source, expected (line, code) pairs); lines count from the first line of the dedented text.
+FOUND = [
+    (
+        "the-answer-of-one-call-opens-the-system-prompt-of-the-next",
+        """
+        from litellm import completion
+        def reply(conversation):
+            decision = completion(model="m", messages=[{"role": "user", "content": "Search?"}])
+            notes = decision["choices"][0]["message"]["content"].strip()
+            prompt = f"Context: {notes}\\n\\n" + LONG
+            return completion(model="m", messages=[{"role": "system", "content": prompt}, *conversation])
+        """,
+        [(4, "PC502")],
+    ),
+    (
+        "an-agents-chat-result-opens-the-system-prompt",
+        """
+        from openai import OpenAI
+        from helpers import make_agent
+        client = OpenAI()
+        helper = make_agent()
+        def reply(conversation):
+            postman_reply = helper.chat([(m["role"], m["content"]) for m in conversation])
+            system = f"Context: {postman_reply}\\n" + LONG
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "system", "content": system}, *conversation]
+            )
+        """,
+        [(7, "PC502")],
+    ),
+    (
+        "documents-of-a-similarity-search-above-the-instructions",
+        """
+        from anthropic import Anthropic
+        client = Anthropic()
+        def answer(store, text, history):
+            docs = store.similarity_search(text, k=4)
+            joined = "\\n".join(d.page_content for d in docs)
+            return client.messages.create(
+                model="claude-sonnet-4-5",
+                system=f"Documents:\\n{joined}\\n\\n" + LONG,
+                messages=[*history, {"role": "user", "content": text}],
+            )
+        """,
+        [(5, "PC502")],
+    ),
+    (
+        "a-retrievers-invoke-in-the-system-message-before-the-history",
+        """
+        from langchain_core.messages import SystemMessage, HumanMessage
+        def respond(llm, retriever, text, history):
+            found = retriever.invoke(text)
+            messages = [SystemMessage(content=f"Use: {found}\\n" + LONG), *history, HumanMessage(content=text)]
+            return llm.invoke(messages)
+        """,
+        [(4, "PC502")],
+    ),
+    (
+        "an-index-clients-search-formatted-into-a-template-slot",
+        """
+        from openai import OpenAI
+        TEMPLATE = "Audit context:\\n{material}\\n\\nAnswer using this structure:\\n" + LONG
+        client = OpenAI()
+        def ask(index, text):
+            hits = index.search(namespace="reports", query={"inputs": {"text": text}})
+            chunks = [f"- {h['chunk']}" for h in hits]
+            material = "\\n".join(chunks)
+            prompt = TEMPLATE.format(
+                material=material,
+            )
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "user", "content": prompt}]
+            )
+        """,
+        [(6, "PC502")],
+    ),
+    (
+        "the-newest-turn-read-out-of-the-messages-into-the-system-prompt",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def reply(messages):
+            latest = messages[-1]["content"]
+            system = {"role": "system", "content": f"The user now asks: {latest}\\n" + LONG}
+            return client.chat.completions.create(model="gpt-4o", messages=[system, *messages])
+        """,
+        [(5, "PC502")],
+    ),
+    (
+        "a-langgraph-nodes-state-read-into-the-system-message",
+        """
+        from langchain_core.messages import SystemMessage
+        from langgraph.graph import StateGraph
+        def call_model(state, llm):
+            summary = state["summary"]
+            system = SystemMessage(content=f"Summary so far: {summary}\\n" + LONG)
+            return {"messages": [llm.invoke([system, *state["messages"]])]}
+        graph = StateGraph(dict)
+        graph.add_node("agent", call_model)
+        """,
+        [(5, "PC502")],
+    ),
+    (
+        "a-fastapi-body-models-field-above-the-history",
+        """
+        from fastapi import Depends, FastAPI
+        from openai import OpenAI
+        app = FastAPI()
+        client = OpenAI()
+        @app.post("/chat")
+        def chat(body, settings=Depends(object)):
+            system = f"Profile: {body.profile}\\n" + LONG
+            return client.chat.completions.create(
+                model=settings.model,
+                messages=[{"role": "system", "content": system}, *body.history],
+            )
+        """,
+        [(8, "PC502")],
+    ),
+    (
+        "a-flask-requests-json-above-the-history",
+        """
+        from flask import Flask, request
+        from openai import OpenAI
+        app = Flask(__name__)
+        client = OpenAI()
+        @app.route("/chat", methods=["POST"])
+        def chat():
+            profile = request.json["profile"]
+            system = f"Profile: {profile}\\n" + LONG
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[{"role": "system", "content": system}, *request.json["history"]],
+            )
+        """,
+        [(8, "PC502")],
+    ),
+    (
+        "a-streamlit-chat-input-above-the-session-history",
+        """
+        import streamlit as st
+        from openai import OpenAI
+        client = OpenAI()
+        if said := st.chat_input("Ask"):
+            system = {"role": "system", "content": f"The user said: {said}\\n" + LONG}
+            client.chat.completions.create(
+                model="gpt-4o", messages=[system, *st.session_state.messages]
+            )
+        """,
+        [(5, "PC502")],
+    ),
+    (
+        "a-terminal-input-above-the-rolling-history",
+        """
+        import anthropic
+        client = anthropic.Anthropic()
+        history = []
+        while True:
+            said = input("You: ")
+            client.messages.create(
+                model="claude-sonnet-4-5", system=f"Asked: {said}\\n" + LONG, messages=history
+            )
+        """,
+        [(6, "PC502")],
+    ),
+    (
+        "a-gradio-handlers-message-in-the-system-prompt",
+        """
+        import gradio as gr
+        from openai import OpenAI
+        client = OpenAI()
+        def respond(text, turns):
+            system = {"role": "system", "content": f"Topic: {text}\\n" + LONG}
+            return client.chat.completions.create(model="gpt-4o", messages=[system, *turns])
+        gr.ChatInterface(respond).launch()
+        """,
+        [(6, "PC502")],
+    ),
+    (
+        "a-chainlit-message-in-the-system-prompt",
+        """
+        import chainlit as cl
+        from openai import AsyncOpenAI
+        client = AsyncOpenAI()
+        turns = []
+        @cl.on_message
+        async def main(msg):
+            system = {"role": "system", "content": f"Topic: {msg.content}\\n" + LONG}
+            await client.chat.completions.create(model="gpt-4o", messages=[system, *turns])
+        """,
+        [(8, "PC502")],
+    ),
+]
+
+QUIET = [
+    (
+        "a-models-answer-kept-as-an-assistant-turn-of-the-history",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        messages = [
+            {"role": "system", "content": "You are terse. " + LONG},
+            {"role": "user", "content": "What is the capital of the moon?"},
+        ]
+        response = client.chat.completions.create(model="gpt-4.1", messages=messages)
+        messages.append({"role": "assistant", "content": response.choices[0].message.content})
+        messages.append({"role": "user", "content": "Are you sure?"})
+        client.chat.completions.create(model="gpt-4.1", messages=messages)
+        """,
+    ),
+    (
+        "the-first-user-turn-of-a-conversation-that-was-answered",
+        """
+        from langchain_core.messages import HumanMessage, SystemMessage
+        def run(llm, path):
+            messages = [
+                SystemMessage(content="You are a forensics assistant. " + LONG),
+                HumanMessage(content=f"Analyse the memory image at {path}"),
+            ]
+            response = llm.invoke(messages)
+            messages.append(response)
+            messages.append(HumanMessage(content="And the processes?"))
+            return llm.invoke(messages)
+        run(object(), input("Image path: "))
+        """,
+    ),
+    (
+        "retrieved-documents-end-a-system-prompt-followed-only-by-the-question",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        query = input("> ")
+        results = object().similarity_search(query=query)
+        SYSTEM_PROMPT = f\"\"\"Answer from the context and cite its page numbers. {LONG}
+        Context:
+        {results}
+        \"\"\"
+        client.chat.completions.create(
+            model="gpt-4.1",
+            messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": query}],
+        )
+        """,
+    ),
+    (
+        "a-search-for-a-constant-query",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def reply(store, history):
+            rules = store.similarity_search("house rules")
+            system = f"Rules: {rules}\\n" + LONG
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "system", "content": system}, *history]
+            )
+        """,
+    ),
+    (
+        "a-compiled-regexs-search-is-not-a-retrieval",
+        """
+        import re
+        from openai import OpenAI
+        client = OpenAI()
+        HEADING = re.compile(r"^# (.*)$")
+        def reply(notes, history):
+            title = HEADING.search(notes).group(1)
+            system = f"Notes titled {title}.\\n" + LONG
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "system", "content": system}, *history]
+            )
+        """,
+    ),
+    (
+        "a-handlers-injected-settings-are-not-request-data",
+        """
+        from fastapi import Depends, FastAPI
+        from openai import OpenAI
+        app = FastAPI()
+        client = OpenAI()
+        @app.post("/chat")
+        def chat(body, settings=Depends(object)):
+            system = f"You are {settings.persona}.\\n" + LONG
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[{"role": "system", "content": system}, *body.history],
+            )
+        """,
+    ),
+    (
+        "the-request-data-in-the-last-user-turn",
+        """
+        from flask import Flask, request
+        from openai import OpenAI
+        app = Flask(__name__)
+        client = OpenAI()
+        @app.route("/chat", methods=["POST"])
+        def chat():
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[
+                    {"role": "system", "content": LONG},
+                    *request.json["history"],
+                    {"role": "user", "content": request.json["text"]},
+                ],
+            )
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), [c[1:] for c in FOUND], ids=[c[0] for c in FOUND])
+def test_per_request_data_is_followed_from_where_it_comes(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    found = findings(source)
+    for pair in expected:
+        assert pair in found, found
+
+
+@pytest.mark.parametrize("source", [c[1] for c in QUIET], ids=[c[0] for c in QUIET])
+def test_per_request_data_in_its_place_stays_quiet(source: str) -> None:
+    assert [f for f in findings(source) if f[1] != "PC506"] == []
+
+
+def test_every_source_is_declared_by_a_framework_module() -> None:
+    declared = [s for framework in FRAMEWORKS for s in framework.data]
+    assert tuple(declared) == DATA_SOURCES
+    kinds = {s.what for s in declared}
+    for what in (
+        "documents retrieved for this request",
+        "the incoming request",
+        "the user's input",
+    ):
+        assert what in kinds
+
+
+def test_a_value_joined_into_text_first_is_written_where_it_fills_a_template_slot() -> None:
+    # The retrieval's chunks are written into text on line 7; it enters the prompt at the
+    # `material=` slot on line 10, where the finding says it is written (and the fix goes).
+    source = FOUND[4][1]
+    assert FOUND[4][0] == "an-index-clients-search-formatted-into-a-template-slot"
+    found = [f for f in lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))]
+    assert [(f.line, f.written_at) for f in found if f.code == "PC502"] == [(6, 10)]
