@@ -209,6 +209,43 @@ FOUND = [
         """,
         [(8, "PC502")],
     ),
+    (
+        "the-history-of-a-chat-object-formatted-above-static-data",
+        """
+        import google.generativeai as genai
+        from team import load_team_data
+        class Bot:
+            def __init__(self):
+                self.model = genai.GenerativeModel("gemini-2.0-flash")
+                self.turns = []
+                self.base = f\"\"\"You are the team's guide. The conversation so far:
+                {{conversation}}
+                {load_team_data()}
+                \"\"\"
+            def ask(self, pergunta):
+                self.turns.append({"role": "user", "content": pergunta})
+                so_far = "\\n".join(f"{t['role']}: {t['content']}" for t in self.turns)
+                prompt = self.base.format(conversation=so_far)
+                contents = [{"role": "user", "parts": [prompt]}, {"role": "user", "parts": [pergunta]}]
+                answer = self.model.generate_content(contents).text
+                self.turns.append({"role": "model", "content": answer})
+                return answer
+        """,
+        [(13, "PC502")],
+    ),
+    (
+        "a-parameter-sent-as-the-users-turn-in-the-system-prompt-too",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def reply(history, said):
+            system = f"The user's last words: {said}\\n" + LONG
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system}, *history, {"role": "user", "content": said},
+            ])
+        """,
+        [(5, "PC502")],
+    ),
 ]
 
 QUIET = [
@@ -321,6 +358,20 @@ QUIET = [
                     {"role": "user", "content": request.json["text"]},
                 ],
             )
+        """,
+    ),
+    (
+        "per-request-data-opening-a-later-turn-with-a-short-tail-after-it",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        client = OpenAI()
+        def parse(said):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": "You extract opening hours. " + LONG},
+                {"role": "user", "content": said},
+                {"role": "user", "content": f"Today is {datetime.now():%A %Y-%m-%d}"},
+            ])
         """,
     ),
 ]

@@ -56,19 +56,41 @@ _Special = Callable[["Frame", Call], "Value | None"]
 
 
 def _format(frame: Frame, call: Call) -> Value | None:
-    receiver, args, keywords = call.receiver, call.args, call.keywords
+    receiver = call.receiver
     if receiver is None or receiver.kind in ("ptemplate", "chain", "jtemplate"):
         return None
-    text = receiver.text
-    splat = [v for k, v in (keywords.items()) if k == "**"]
-    if text is None:
+    if receiver.pieces is None:
         return (
-            join_values([receiver, *args, *keywords.values()])
-            if receiver.pieces is not None or receiver.kind == "str"
+            join_values([receiver, *call.args, *call.keywords.values()])
+            if receiver.kind == "str"
             else None
         )
+    # The fields of each piece of known text are filled in place; a part of the text that
+    # varies or is unknown (`f"{{history}} {DATA}"` with DATA from elsewhere) keeps its place
+    # among them, so what follows a filled field is still known.
     parts: list[Value] = []
-    position, index = 0, 0
+    used: set[int | str] = set()
+    unknown_at = -1  # where the first text of unknown content is: it may hold any field
+    for piece in receiver.pieces:
+        if isinstance(piece, str):
+            parts.extend(_format_text(frame, call, piece, used))
+        else:
+            unknown_at = len(parts) if unknown_at < 0 else unknown_at
+            parts.append(Value(deps=piece, pieces=(piece,)))
+    if unknown_at >= 0:  # what no known field took may be filled into the unknown text
+        rest = [v for i, v in enumerate(call.args) if i not in used]
+        rest += [v for k, v in call.keywords.items() if k not in used]
+        parts.insert(unknown_at + 1, join_values(rest))
+    return frame.string(parts).with_deps(receiver.deps)
+
+
+def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> list[Value]:
+    """The parts of `text` with its `str.format` fields filled from `call`; `used` gathers
+    the arguments (position or keyword) its fields took, across every piece of the text."""
+    args, keywords = call.args, call.keywords
+    splat = [v for k, v in (keywords.items()) if k == "**"]
+    parts: list[Value] = []
+    position = 0
     for found in _FORMAT_FIELD.finditer(text):
         parts.append(text_value(text[position : found.start()]))
         position = found.end()
@@ -77,11 +99,12 @@ def _format(frame: Frame, call: Call) -> Value | None:
             continue
         field_name = re.split(r"[.\[]", found.group(1) or "", maxsplit=1)[0]
         if field_name == "" or field_name.isdigit():
-            slot = int(field_name) if field_name else index
-            index += 1
+            slot = int(field_name) if field_name else sum(isinstance(u, int) for u in used)
+            used.add(slot)
             filled = args[slot] if slot < len(args) else join_values(splat)
             parts.append(frame.written(filled, call.node))
         else:
+            used.add(field_name)
             value = keywords.get(field_name)
             if value is None:
                 value = _splat_value(call.node, frame, field_name)
@@ -93,7 +116,7 @@ def _format(frame: Frame, call: Call) -> Value | None:
             # Given on the line it was made: the `.format(` call is where it enters the text.
             parts.append(frame.written(value, call.node))
     parts.append(text_value(text[position:]))
-    return frame.string(parts)
+    return parts
 
 
 def _keyword_line(node: ast.Call, name: str) -> int:

@@ -207,7 +207,8 @@ class Findings:
                     history
                     or after >= limit
                     or after_unknown(dep)
-                    or opens(pieces, dep, limit)
+                    # per-request data opening a later turn loses only the static text after it
+                    or (opens(pieces, dep, limit) and (index == 0 or dep.code != PER_REQUEST))
                     or unknown_after(pieces, dep)
                 ):
                     self.hit(dep, api, "messages", after, history, node)

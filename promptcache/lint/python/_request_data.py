@@ -26,6 +26,7 @@ __all__ = [
     "handler_names",
     "is_handler",
     "request_name",
+    "sent_as_user_turn",
 ]
 
 DATA_SOURCES: tuple[DataSource, ...] = tuple(
@@ -36,6 +37,9 @@ NEWEST_TURN = "the newest turn of the conversation"
 # Defaults of a handler's parameters that a framework fills from its own setup, not from the
 # request (FastAPI's dependencies: a database session, the settings).
 _INJECTED = frozenset({"Depends", "Security", "Inject", "Provide"})
+# Roles and message classes of the user's turn.
+_USER_ROLES = frozenset({"user", "human"})
+_USER_MESSAGES = frozenset({"HumanMessage", "UserMessage", "ChatMessageUser"})
 
 
 def _glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -125,3 +129,67 @@ def _dotted(expr: ast.expr, imports: dict[str, str]) -> str:
     if not isinstance(expr, ast.Name):
         return "?"
     return ".".join([imports.get(expr.id, expr.id), *reversed(parts)])
+
+
+def sent_as_user_turn(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+    """
+    The names a function sends as the content of a user's turn (`{"role": "user", "content":
+    text}`, `HumanMessage(content=text)`, `("user", text)`, Gemini's `"parts": [text]`): what
+    the code itself says is the user's message is this request's data, whatever it is named.
+    Nested functions are their own.
+    """
+    if isinstance(node, ast.Lambda):
+        return frozenset()
+    names: set[str] = set()
+    todo: list[ast.AST] = list(node.body)
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            continue
+        names.update(_user_content(current))
+        todo.extend(ast.iter_child_nodes(current))
+    return frozenset(names)
+
+
+def _user_content(node: ast.AST) -> list[str]:
+    if isinstance(node, ast.Dict):
+        fields = {
+            k.value: v
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+        role = fields.get("role")
+        if not (isinstance(role, ast.Constant) and role.value in _USER_ROLES):
+            return []
+        content = fields.get("content", fields.get("parts"))
+        return _names_in(content)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in _USER_MESSAGES:
+            given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "content")]
+            return [n for value in given for n in _names_in(value)]
+    if isinstance(node, ast.Tuple) and len(node.elts) == 2:
+        role, content = node.elts
+        if isinstance(role, ast.Constant) and role.value in _USER_ROLES:
+            return _names_in(content)
+    return []
+
+
+def _names_in(content: ast.expr | None) -> list[str]:
+    """The plain names a turn's content is made of (`text`, `[text]`, `[{"text": text}]`)."""
+    if isinstance(content, ast.Name):
+        return [content.id]
+    if isinstance(content, ast.List):
+        found: list[str] = []
+        for element in content.elts:
+            if isinstance(element, ast.Name):
+                found.append(element.id)
+            elif isinstance(element, ast.Dict):
+                found.extend(
+                    v.id
+                    for k, v in zip(element.keys, element.values, strict=True)
+                    if isinstance(k, ast.Constant) and k.value == "text" and isinstance(v, ast.Name)
+                )
+        return found
+    return []

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ._locations import taint_at
 from ._project import Module
-from ._request_data import handler_names, injected, is_handler
+from ._request_data import handler_names, injected, is_handler, sent_as_user_turn
 from ._summaries import ClassInfo, Function, ParamSlot
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ class Scope:
         self.function = function
         self.env: dict[str, Value] = env
         self.self_attrs: dict[str, Value] = {}
+        self.user_turn: frozenset[str] = frozenset()  # parameters sent as the user's turn
 
     # -- parameters -------------------------------------------------------------------------
 
@@ -55,6 +56,7 @@ class Scope:
         args = node.args
         positional = [*args.posonlyargs, *args.args]
         handler = is_handler(node, self.module.imports, self._registered())
+        self.user_turn = sent_as_user_turn(node)
         defaults = _defaults(node)
         for index, arg in enumerate(positional):
             self.env[arg.arg] = self._slot(index, arg, handler and not injected(defaults[index]))
@@ -82,6 +84,7 @@ class Scope:
         # A request handler's parameters are the request's data, whatever their names.
         per_request = (
             handled
+            or arg.arg in self.user_turn
             or self.a.per_request(arg.arg)
             or _mentions(arg.annotation, _RUN_CONTEXTS)
         )
