@@ -246,6 +246,79 @@ FOUND = [
         """,
         [(5, "PC502")],
     ),
+    (
+        "a-graph-nodes-topic-formatted-into-a-text-prompt-of-a-chat-model",
+        """
+        from langchain_google_genai import ChatGoogleGenerativeAI
+        from langgraph.graph import StateGraph
+        QUERY_WRITER = "Write search queries.\\nTopic: {topic}\\n\\nFormat them as:\\n" + LONG
+        def generate_query(state, config):
+            llm = ChatGoogleGenerativeAI(model="gemini-2.0-flash")
+            formatted = QUERY_WRITER.format(topic=state["topic"])
+            return {"queries": llm.invoke(formatted)}
+        builder = StateGraph(dict)
+        builder.add_node("generate_query", generate_query)
+        """,
+        [(7, "PC502")],
+    ),
+    (
+        "the-newest-user-message-found-by-a-loop-above-the-history",
+        """
+        from litellm import completion
+        def handle(conversation):
+            latest = None
+            for msg in reversed(conversation):
+                if msg.get("role") == "user":
+                    latest = msg["content"]
+                    break
+            system = f"Answer this: {latest}\\n" + LONG
+            return completion(model="m", messages=[{"role": "system", "content": system}, *conversation])
+        """,
+        [(5, "PC502")],
+    ),
+    (
+        "a-node-typed-as-taking-the-graphs-state-wherever-it-is-registered",
+        """
+        from langchain_core.messages import SystemMessage
+        from .state import AgentState
+        def summarize(state: AgentState, llm):
+            notes = state["notes"]
+            messages = [SystemMessage(content=f"Notes: {notes}\\n" + LONG), *state["messages"]]
+            return {"messages": [llm.invoke(messages)]}
+        """,
+        [(5, "PC502")],
+    ),
+    (
+        "a-method-registered-as-a-graph-node",
+        """
+        from langchain_core.messages import SystemMessage
+        from langgraph.graph import StateGraph
+        class Agent:
+            def __init__(self, llm):
+                self.llm = llm
+                self.graph = StateGraph(dict)
+                self.graph.add_node("plan", self.plan)
+            def plan(self, state):
+                messages = [SystemMessage(content=f"Goal: {state['goal']}\\n" + LONG), *state["messages"]]
+                return {"messages": [self.llm.invoke(messages)]}
+        """,
+        [(10, "PC502")],
+    ),
+    (
+        "a-system-message-made-apart-and-appended-before-the-history",
+        """
+        from langchain_core.messages import HumanMessage, SystemMessage
+        async def respond(llm, message, history, retrieved):
+            messages = [SystemMessage(content="You are a clinical assistant. " + LONG)]
+            if retrieved:
+                messages.append(SystemMessage(content=f"Relevant context:\\n{retrieved}"))
+            for turn in history[-10:]:
+                messages.append(HumanMessage(content=turn["content"]))
+            messages.append(HumanMessage(content=message))
+            return (await llm.ainvoke(messages)).content
+        """,
+        [(6, "PC502")],
+    ),
 ]
 
 QUIET = [
@@ -371,6 +444,33 @@ QUIET = [
                 {"role": "system", "content": "You extract opening hours. " + LONG},
                 {"role": "user", "content": said},
                 {"role": "user", "content": f"Today is {datetime.now():%A %Y-%m-%d}"},
+            ])
+        """,
+    ),
+    (
+        "a-graph-nodes-setup-parameters-are-not-its-state",
+        """
+        from functools import partial
+        from langchain_core.messages import SystemMessage
+        from langgraph.graph import StateGraph
+        def react(state, llm, system_prompt):
+            messages = [SystemMessage(content=system_prompt), *state["messages"]]
+            return {"messages": [llm.invoke(messages)]}
+        graph = StateGraph(dict)
+        graph.add_node("react", partial(react, llm=object(), system_prompt="Be brief."))
+        graph.add_node("react_again", react)
+        """,
+    ),
+    (
+        "a-system-message-in-a-list-followed-only-by-the-question",
+        """
+        from langchain_core.messages import HumanMessage, SystemMessage
+        from .state import GraphState
+        ROUTER = "You route a user question to a vectorstore or web search. Vectorstore: {summary}."
+        def router_node(state: GraphState, llm):
+            return llm.invoke([
+                SystemMessage(content=ROUTER.format(summary=state["summary"])),
+                HumanMessage(content=f"Question: {state['question']}"),
             ])
         """,
     ),

@@ -59,6 +59,7 @@ _PERCENT_FIELD = re.compile(
 )
 _MAX_DEPTH = 40
 _UNKNOWN_TEXT = Value(pieces=(frozenset(),))
+_MESSAGE = Value(kind="message")  # a message object already judged where it was made
 
 
 # -- expressions ------------------------------------------------------------------------
@@ -282,11 +283,18 @@ def _e_List(frame: Frame, node: ast.List | ast.Tuple) -> Value:
             items.append(replace(evaluate(frame, element.value).opaque(), spliced=True))
         else:
             frame.in_message_list = isinstance(element, ast.Dict)
+            frame.message_element = element if isinstance(element, ast.Call) else None
             items.append(evaluate(frame, element))
             frame.in_message_list = False
+            frame.message_element = None
     for index, element in enumerate(node.elts):
         if isinstance(element, ast.Dict):
             frame.findings.system_message(items[index], element, items[index + 1 :])
+        elif isinstance(element, ast.Call) and items[index].kind == "message":
+            # A `SystemMessage(...)` made here is judged here, once, as a `SystemMessage` made
+            # apart is where it is made: the list keeps the message, not its content again.
+            frame.findings.system_message(items[index], element, items[index + 1 :])
+            items[index] = _MESSAGE
     deps = frozenset().union(*(i.deps for i in items)) if items else frozenset()
     fixed = all(i.fixed or not (i.fields or i.items) for i in items)
     result = Value(deps=deps, items=tuple(items), kind="list", fixed=fixed)

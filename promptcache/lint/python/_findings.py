@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._flow import (
@@ -91,19 +92,22 @@ class Findings:
         )
 
     def system_message(self, message: Value, node: ast.AST, later: Sequence[Value] = ()) -> None:
-        """A `{"role": "system", "content": ...}` literal is a system prompt wherever it goes;
-        in a list literal whose later turns are only the newest one, nothing else follows it."""
+        """A `{"role": "system", "content": ...}` literal (or a `SystemMessage(...)` made in a
+        list literal) is a system prompt wherever it goes; in a list literal whose later turns
+        are only the newest one, nothing else follows it."""
         role = message.field("role")
-        if role is not None and role.text in ("system", "developer"):
-            content = message.field("content")
-            if content is None:
-                content = Value(deps=message.deps - role.deps)
+        if message.kind == "message":  # a `SystemMessage(...)`: the value is its content
+            content, what = message, "LangChain SystemMessage"
+        elif role is not None and role.text in ("system", "developer"):
+            content = message.field("content") or Value(deps=message.deps - role.deps)
             what = f"{role.text} message"
-            if later and not history_after(later):
-                rest = Value(deps=content.deps, pieces=pieces_from((content, *later)))
-                self.last_turn(what, rest, node, role="system")
-            else:
-                self.sink_value(what, "system", content, node)
+        else:
+            return
+        if later and not history_after(later):
+            rest = Value(deps=content.deps, pieces=pieces_from((content, *later)))
+            self.last_turn(what, rest, node, role="system")
+        else:
+            self.sink_value(what, "system", content, node)
 
     def splat_into(self, sink: Sink, value: Value, node: ast.AST) -> None:
         """`sink(**value)`: each known keyword reaches its position; a parameter's keywords
@@ -123,6 +127,23 @@ class Findings:
                 self.pend(dep, sink.api, "kwargs", 0, True)
         if unknown:
             self.sink_value(sink.api, "opaque", Value(deps=unknown), node)
+
+    def system_text(self, what: str, value: Value, node: ast.AST) -> None:
+        """
+        A system prompt's text where what follows it is not seen (bound to a name that says
+        "system prompt", a `SystemMessage` made apart from its request): its clocks break the
+        whole conversation after it. Its per-request data is judged by the static text after
+        it, as a template is: where the request is seen, its own check says whether a
+        conversation follows.
+        """
+        per_request = frozenset(
+            d for d in value.deps if isinstance(d, Taint) and d.code == PER_REQUEST
+        )
+        rest = value.deps - per_request
+        if rest:
+            self.sink_value(what, "system", replace(value, deps=rest), node)
+        if per_request:
+            self.sink_value(what, "system", replace(value, deps=per_request), node, history=False)
 
     # -- sinks ------------------------------------------------------------------------------
 

@@ -10,8 +10,8 @@ A frame is made of parts that each own their state:
   reaches, it records hits in the analysis, or pending sinks on the function being summarised.
   It reads no bindings and evaluates nothing.
 - The frame itself owns only what the walk needs: `returns` (appended by `_statements`, read by
-  `Analysis.summary`), and `depth` and `in_message_list` (read and written by `_expressions`
-  alone).
+  `Analysis.summary`), and `depth`, `in_message_list` and `message_element` (written by
+  `_expressions` alone; `message_element` read by `_invoke`).
 
 Statements (`_statements`), expressions (`_expressions`), calls (`_invoke`) and prompt
 templates (`_templates`) are modules of functions of a frame. They reach each other only through
@@ -56,6 +56,9 @@ class Frame:
         self.returns: list[Value] = []
         self.depth = 0
         self.in_message_list = False  # the dict being evaluated is an element of a list literal
+        # The call that is an element of the list literal being evaluated (a `SystemMessage(...)`
+        # there is judged by the turns after it, by `_expressions`' list check).
+        self.message_element: ast.AST | None = None
 
     def taint(
         self,

@@ -86,7 +86,7 @@ class Analysis:
         # Values a conversation's history was created with: fixed for that conversation.
         self.conversation_fixed: set[Dep] = set()
         # Per module (by id): the functions it registers as request handlers (`_request_data`).
-        self.registered: dict[int, frozenset[str]] = {}
+        self.registered: dict[int, dict[str, bool]] = {}
 
     def release(self) -> None:
         """Forget the run (with the project's modules): its memoised values, which modules were

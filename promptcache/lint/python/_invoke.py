@@ -337,6 +337,16 @@ def _library_call(
         and args[0].items is not None
     ):
         frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
+    elif (
+        receiver is not None
+        and last in ("invoke", "ainvoke", "stream", "astream")
+        and args
+        and args[0].kind == "str"
+        and args[0].pieces is not None
+    ):
+        # A chat model invoked with a text: the text is the one new turn (judged by the static
+        # text after what varies in it).
+        frame.findings.sink_value(f"`{last}` prompt", "input", args[0], node)
     elif receiver is not None and last in ("invoke", "ainvoke", "stream", "astream") and args:
         # A list of unknown turns: only a window of the history is known to vary in it.
         for dep in args[0].deps if args[0].kind == "list" else ():
@@ -378,6 +388,10 @@ def call_sink(
     keywords: dict[str, Value],
     splats: list[Value],
 ) -> Value:
+    if sink.api == "LangChain SystemMessage" and frame.message_element is node:
+        # Made in a list literal: judged there, by the turns after it (`_expressions`).
+        content = keywords.get("content", args[0] if args else EMPTY)
+        return replace(content, kind="message")
     for index, role in sink.positional:
         if index < len(args):
             frame.findings.sink_value(sink.api, role, args[index], node)

@@ -60,6 +60,7 @@ class DataSource:
     names: tuple[str, ...] = ()
     handlers: tuple[str, ...] = ()
     registrations: tuple[str, ...] = ()
+    first_only: bool = False  # only a registered handler's first parameter is the request's
     answers: bool = False  # what it gives is a model's answer (a turn of the conversation)
 
 

@@ -24,8 +24,9 @@ __all__ = [
     "data_call",
     "data_method",
     "handler_names",
-    "is_handler",
+    "injected",
     "request_name",
+    "request_parameters",
     "sent_as_user_turn",
 ]
 
@@ -37,6 +38,8 @@ NEWEST_TURN = "the newest turn of the conversation"
 # Defaults of a handler's parameters that a framework fills from its own setup, not from the
 # request (FastAPI's dependencies: a database session, the settings).
 _INJECTED = frozenset({"Depends", "Security", "Inject", "Provide"})
+# The types of a graph node's or runnable's configuration parameter (not the run's data).
+_RUN_CONFIGS = frozenset({"RunnableConfig", "Runtime"})
 # Roles and message classes of the user's turn.
 _USER_ROLES = frozenset({"user", "human"})
 _USER_MESSAGES = frozenset({"HumanMessage", "UserMessage", "ChatMessageUser"})
@@ -52,7 +55,9 @@ _CALLS = tuple((s, _glob(s.calls)) for s in DATA_SOURCES if s.calls)
 _METHODS = {method: s for s in reversed(DATA_SOURCES) for method in s.methods}
 _NAMES = tuple((s, _glob(s.names)) for s in DATA_SOURCES if s.names)
 _HANDLERS = _glob(tuple(h for s in DATA_SOURCES for h in s.handlers))
-_REGISTRATIONS = _glob(tuple(r for s in DATA_SOURCES for r in s.registrations))
+_REGISTRATIONS = tuple(
+    (_glob(s.registrations), s.first_only) for s in DATA_SOURCES if s.registrations
+)
 
 
 @lru_cache(maxsize=8192)
@@ -78,25 +83,58 @@ def request_name(dotted: str) -> DataSource | None:
     return None
 
 
-def is_handler(
+def request_parameters(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
     imports: dict[str, str],
-    registered: frozenset[str],
-) -> bool:
-    """Whether a function is a request handler: decorated as one, or registered with one by
-    name (`gr.ChatInterface(respond)`, `graph.add_node("plan", plan)`)."""
+    registered: dict[str, bool],
+    method: bool,
+) -> frozenset[str]:
+    """
+    The parameters of a request handler that hold the request's data: every one of a
+    function decorated as a handler or registered with one by name (`gr.ChatInterface(
+    respond)`), but what the framework injects; only the state of a graph's node (registered
+    with `add_node`, or typed as taking a `...State`). `method`: its first parameter is `self`.
+    """
     if isinstance(node, ast.Lambda):
-        return False
-    if node.name in registered:
-        return True
-    return _HANDLERS is not None and any(
+        return frozenset()
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    every = [
+        *zip(positional, defaults, strict=True),
+        *zip(args.kwonlyargs, args.kw_defaults, strict=True),
+        *((a, None) for a in (args.vararg, args.kwarg) if a is not None),
+    ][1 if method else 0 :]
+    states = [a.arg for a, _ in every if _type_name(a.annotation).endswith("State")]
+    first_only = registered.get(node.name)
+    if states:
+        return frozenset(states)
+    if first_only:
+        return frozenset(a.arg for a, _ in every[:1])
+    decorated = _HANDLERS is not None and any(
         _HANDLERS.match(_dotted(d.func if isinstance(d, ast.Call) else d, imports))
         for d in node.decorator_list
     )
+    if first_only is None and not decorated:
+        return frozenset()
+    return frozenset(a.arg for a, default in every if not injected(a, default))
 
 
-def injected(default: ast.expr | None) -> bool:
-    """Whether a parameter's default is a framework's dependency (`db = Depends(get_db)`)."""
+def _type_name(annotation: ast.expr | None) -> str:
+    if isinstance(annotation, ast.Name):
+        return annotation.id
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        return annotation.value.rpartition(".")[2]
+    return ""
+
+
+def injected(arg: ast.arg, default: ast.expr | None) -> bool:
+    """Whether a handler's parameter is filled by the framework's own setup, not the request:
+    a dependency (`db = Depends(get_db)`), a runnable's config (`config: RunnableConfig`)."""
+    if arg.arg == "config" or _type_name(arg.annotation) in _RUN_CONFIGS:
+        return True
     if not isinstance(default, ast.Call):
         return False
     func = default.func
@@ -104,17 +142,26 @@ def injected(default: ast.expr | None) -> bool:
     return name in _INJECTED
 
 
-def handler_names(tree: ast.Module, imports: dict[str, str]) -> frozenset[str]:
-    """The names of functions a module registers as handlers (by a call, not a decorator)."""
-    if _REGISTRATIONS is None:
-        return frozenset()
-    names: set[str] = set()
+def handler_names(tree: ast.Module, imports: dict[str, str]) -> dict[str, bool]:
+    """The functions a module registers as handlers (by a call, not a decorator), by name:
+    whether only their first parameter is the request's data (a graph node's state)."""
+    names: dict[str, bool] = {}
+    if not _REGISTRATIONS:
+        return names
     for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or not _REGISTRATIONS.match(_dotted(node.func, imports)):
+        if not isinstance(node, ast.Call):
             continue
-        handed = [*node.args, *(k.value for k in node.keywords if k.arg in ("fn", "action"))]
-        names.update(a.id for a in handed if isinstance(a, ast.Name))
-    return frozenset(names)
+        called = _dotted(node.func, imports)
+        for pattern, first_only in _REGISTRATIONS:
+            if pattern is None or not pattern.match(called):
+                continue
+            handed = [*node.args, *(k.value for k in node.keywords if k.arg in ("fn", "action"))]
+            for given in handed:
+                # `graph.add_node("plan", self.plan)`: a method, by its name
+                name = given.id if isinstance(given, ast.Name) else getattr(given, "attr", None)
+                if isinstance(name, str):
+                    names[name] = names.get(name, True) and first_only
+    return names
 
 
 def _dotted(expr: ast.expr, imports: dict[str, str]) -> str:

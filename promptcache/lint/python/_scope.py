@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ._locations import taint_at
 from ._project import Module
-from ._request_data import handler_names, injected, is_handler, sent_as_user_turn
+from ._request_data import handler_names, request_parameters, sent_as_user_turn
 from ._summaries import ClassInfo, Function, ParamSlot
 
 if TYPE_CHECKING:
@@ -47,6 +47,7 @@ class Scope:
         self.env: dict[str, Value] = env
         self.self_attrs: dict[str, Value] = {}
         self.user_turn: frozenset[str] = frozenset()  # parameters sent as the user's turn
+        self.request: frozenset[str] = frozenset()  # a request handler's data parameters
 
     # -- parameters -------------------------------------------------------------------------
 
@@ -55,23 +56,19 @@ class Scope:
         node = self.function.node
         args = node.args
         positional = [*args.posonlyargs, *args.args]
-        handler = is_handler(node, self.module.imports, self._registered())
-        self.user_turn = sent_as_user_turn(node)
-        defaults = _defaults(node)
-        for index, arg in enumerate(positional):
-            self.env[arg.arg] = self._slot(index, arg, handler and not injected(defaults[index]))
-        for extra, default in (
-            *zip(args.kwonlyargs, args.kw_defaults, strict=True),
-            (args.vararg, None),
-            (args.kwarg, None),
-        ):
-            if extra is not None:
-                self.env[extra.arg] = self._slot(-1, extra, handler and not injected(default))
         cls = self.function.cls
-        if cls is not None and positional and not _is_static(node):
+        method = cls is not None and bool(positional) and not _is_static(node)
+        self.request = request_parameters(node, self.module.imports, self._registered(), method)
+        self.user_turn = sent_as_user_turn(node)
+        for index, arg in enumerate(positional):
+            self.env[arg.arg] = self._slot(index, arg)
+        for extra in (*args.kwonlyargs, args.vararg, args.kwarg):
+            if extra is not None:
+                self.env[extra.arg] = self._slot(-1, extra)
+        if method:
             self.env[positional[0].arg] = Value(kind="instance", meta=cls)
 
-    def _registered(self) -> frozenset[str]:
+    def _registered(self) -> dict[str, bool]:
         """The functions this module registers as request handlers (found once per module)."""
         found = self.a.registered.get(id(self.module))
         if found is None:
@@ -80,10 +77,11 @@ class Scope:
             )
         return found
 
-    def _slot(self, index: int, arg: ast.arg, handled: bool = False) -> Value:
-        # A request handler's parameters are the request's data, whatever their names.
+    def _slot(self, index: int, arg: ast.arg) -> Value:
+        # A request handler's parameters, and what the function sends as the user's turn, are
+        # the request's data, whatever their names.
         per_request = (
-            handled
+            arg.arg in self.request
             or arg.arg in self.user_turn
             or self.a.per_request(arg.arg)
             or _mentions(arg.annotation, _RUN_CONTEXTS)
@@ -150,15 +148,6 @@ class Scope:
         if known is None:
             known = self.a.outside[dotted] = Value(kind="module", meta=dotted)
         return known
-
-
-def _defaults(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
-) -> list[ast.expr | None]:
-    """Each positional parameter's default (None where it has none)."""
-    args = node.args
-    count = len(args.posonlyargs) + len(args.args)
-    return [None] * (count - len(args.defaults)) + list(args.defaults)
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:

@@ -19,14 +19,16 @@ from typing import TYPE_CHECKING
 from ._flow import (
     merge,
 )
+from ._locations import node_label
+from ._request_data import NEWEST_TURN
 from ._summaries import ClassInfo, Function
 from ._turns import (
+    newest_first,
     starts_a_conversation,
 )
 from ._values import (
     EMPTY,
     PER_REQUEST,
-    Taint,
     Value,
 )
 
@@ -124,7 +126,12 @@ _s_AsyncWith = _s_With
 
 def _s_For(frame: Frame, node: ast.For) -> None:
     iterated = frame.eval(node.iter)
-    assign(frame, node.target, frame.element(iterated, node.iter))
+    element = frame.element(iterated, node.iter)
+    if newest_first(node.iter) and iterated.items is None:
+        label = f"`{node_label(frame.module, node.iter)}` ({NEWEST_TURN})"
+        taint = frame.taint(PER_REQUEST, label, node.iter)
+        element = Value(deps=element.deps | {taint}, pieces=(element.deps | {taint},))
+    assign(frame, node.target, element)
     branches(frame, [node.body, []])
     block(frame, node.orelse)
 
@@ -208,7 +215,7 @@ def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
 def assign(frame: Frame, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
         if value.deps and _SYSTEM_NAME.match(target.id):
-            named_system_prompt(frame, f"`{target.id}`, named as a system prompt", value, target)
+            frame.findings.system_text(f"`{target.id}`, named as a system prompt", value, target)
         elif value.deps and value.pieces is not None and _PROMPT_NAME.match(target.id):
             # A prompt text under construction: judged as a template (by the static text
             # after what varies), wherever it is sent.
@@ -216,7 +223,7 @@ def assign(frame: Frame, target: ast.expr, value: Value) -> None:
         frame.scope.env[target.id] = value
         return
     if isinstance(target, ast.Attribute) and value.deps and _SYSTEM_NAME.match(target.attr):
-        named_system_prompt(frame, f"`{target.attr}`, named as a system prompt", value, target)
+        frame.findings.system_text(f"`{target.attr}`, named as a system prompt", value, target)
     if isinstance(target, ast.Tuple | ast.List):
         for index, element in enumerate(target.elts):
             if isinstance(element, ast.Starred):
@@ -235,22 +242,6 @@ def assign(frame: Frame, target: ast.expr, value: Value) -> None:
         set_item(frame, target, value)
     elif isinstance(target, ast.Starred):
         assign(frame, target.value, value.opaque())
-
-
-def named_system_prompt(frame: Frame, what: str, value: Value, target: ast.expr) -> None:
-    """
-    A value bound to a name that says "system prompt", wherever it is sent: its clocks break the
-    whole conversation after it. Its per-request data is judged by the static text after it
-    (as a template is): the name says what the text is, not that a conversation follows it, and
-    where the request is visible its own sink check says whether one does.
-    """
-    per_request = frozenset(d for d in value.deps if isinstance(d, Taint) and d.code == PER_REQUEST)
-    rest = value.deps - per_request
-    if rest:
-        frame.findings.sink_value(what, "system", replace(value, deps=rest), target)
-    if per_request:
-        only = replace(value, deps=per_request)
-        frame.findings.sink_value(what, "system", only, target, history=False)
 
 
 def set_item(frame: Frame, target: ast.Subscript, value: Value) -> None:

@@ -26,6 +26,7 @@ __all__ = [
     "conversation_follows",
     "history_after",
     "is_newest_turn",
+    "newest_first",
     "opens",
     "pieces_from",
     "starts_a_conversation",
@@ -187,6 +188,20 @@ def is_newest_turn(node: ast.Subscript) -> bool:
         and key.operand.value == 1
         and bool(_HISTORY_NAME.search(_last_name(node.value)))
     )
+
+
+def newest_first(expr: ast.expr) -> bool:
+    """`reversed(messages)`, `history[::-1]`: a conversation walked from its newest turn (a loop
+    over it looks for the newest user message, this request's own)."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.args:
+        listed = expr.args[0] if expr.func.id == "reversed" else None
+    elif isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Slice):
+        step = expr.slice.step
+        backwards = isinstance(step, ast.UnaryOp) and isinstance(step.op, ast.USub)
+        listed = expr.value if backwards and expr.slice.lower is None else None
+    else:
+        listed = None
+    return listed is not None and bool(_HISTORY_NAME.search(_last_name(listed)))
 
 
 def _last_name(expr: ast.expr) -> str:

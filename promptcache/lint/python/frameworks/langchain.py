@@ -94,7 +94,10 @@ FRAMEWORK = Framework(
             methods=("load_memory_variables", "aload_memory_variables"),
         ),
         # LangGraph hands each node function the run's state: what it reads there (`state[
-        # "summary"]`, `state["docs"]`) was made for this run.
-        DataSource(what="the state of this graph run", registrations=("*.add_node",)),
+        # "summary"]`, `state["docs"]`) was made for this run. A node typed as taking a
+        # `...State` is one wherever it is registered (see `_request_data`).
+        DataSource(
+            what="the state of this graph run", registrations=("*.add_node",), first_only=True
+        ),
     ),
 )
