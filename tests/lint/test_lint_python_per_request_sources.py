@@ -474,6 +474,38 @@ QUIET = [
             ])
         """,
     ),
+    (
+        "a-helper-taking-the-system-prompt-from-any-system-turn-of-the-messages",
+        """
+        from ollama import chat
+        def call_llm(messages, system_prompt=None):
+            turns = []
+            for msg in messages:
+                if msg["role"] == "system":
+                    system_prompt = msg["content"]
+                else:
+                    turns.append(msg)
+            return chat(model="qwen3", messages=[{"role": "system", "content": system_prompt}, *turns])
+        conversation = []
+        while True:
+            said = input("You: ")
+            conversation.append({"role": "user", "content": said})
+            call_llm(messages=conversation, system_prompt="You are Loki. " + LONG)
+        """,
+    ),
+    (
+        "a-persona-typed-in-once-opens-the-conversation-of-a-script",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        persona = input("Describe the persona: ")
+        messages = [{"role": "system", "content": persona}]
+        while True:
+            messages.append({"role": "user", "content": input("You: ")})
+            reply = client.chat.completions.create(model="deepseek-chat", messages=messages)
+            messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+        """,
+    ),
 ]
 
 

@@ -139,11 +139,15 @@ class Findings:
         per_request = frozenset(
             d for d in value.deps if isinstance(d, Taint) and d.code == PER_REQUEST
         )
-        rest = value.deps - per_request
+        params = [d for d in value.deps if isinstance(d, Param)]
+        rest = value.deps - per_request - frozenset(params)
         if rest:
             self.sink_value(what, "system", replace(value, deps=rest), node)
         if per_request:
             self.sink_value(what, "system", replace(value, deps=per_request), node, history=False)
+        pieces = flatten(value)
+        for param in params:  # a clock it stands for breaks what follows; its data is judged
+            self.pend(param, what, "system", static_after(pieces, param), True, named=True)
 
     # -- sinks ------------------------------------------------------------------------------
 
@@ -286,6 +290,7 @@ class Findings:
         *,
         spliced: bool = False,
         whole: bool = False,
+        named: bool = False,
     ) -> None:
         if self.function is not None:
             pending = Pending(
@@ -298,6 +303,7 @@ class Findings:
                 path=dep.path,
                 spliced=spliced,
                 whole=whole,
+                named=named,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)

@@ -227,9 +227,14 @@ def _apply(
                     pending.after,
                     pending.history,
                     spliced=pending.spliced,
+                    named=pending.named,
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                 continue
+            elif pending.named and dep.code == PER_REQUEST:  # judged by the text after it
+                after = pending.after + static_after(pieces, dep)
+                if after >= limit:
+                    frame.findings.hit(dep, pending.api, pending.role, after, False, node)
             elif pending.history or pending.after + static_after(pieces, dep) >= limit:
                 frame.findings.hit(
                     dep,

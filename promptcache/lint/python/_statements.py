@@ -80,7 +80,7 @@ def _s_Assign(frame: Frame, node: ast.Assign) -> None:
     value = frame.eval(node.value)
     for target in node.targets:
         assign(frame, target, value)
-    if starts_a_conversation(node):
+    if starts_a_conversation(node, global_name=frame.function is None):
         frame.findings.conversation_started(value)
 
 

@@ -48,6 +48,9 @@ class Pending:
     path: tuple[str, ...] = ()
     spliced: bool = False  # it reaches the prefix as spliced history: per-request data is fine
     whole: bool = False  # the parameter is the whole `messages` value: judge the argument's turns
+    # It reaches a text named as a system prompt: per-request data it stands for is judged by the
+    # static text after it, not as followed by a conversation (`Findings.system_text`).
+    named: bool = False
 
 
 @dataclass(slots=True, kw_only=True)

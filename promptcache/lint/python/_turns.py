@@ -146,17 +146,21 @@ def unknown_after(pieces: Sequence[Piece], dep: Dep) -> bool:
     return False
 
 
-def starts_a_conversation(node: ast.Assign) -> bool:
+def starts_a_conversation(node: ast.Assign, *, global_name: bool = False) -> bool:
     """`self.messages = [{"role": "system", ...}, ...]` or `store[user]["history"] = [...]`: a
     message list opening with a system message, kept beyond the call (on an object or in a
-    store), is a conversation's history being created, not a request being built."""
+    store, or `global_name`: in a module global, which a script's loop keeps across its
+    requests), is a conversation's history being created, not a request being built."""
     listed = node.value
     if not isinstance(listed, ast.List) or not listed.elts:
         return False
     first = listed.elts[0]
     if not isinstance(first, ast.Dict):
         return False
-    kept = any(isinstance(t, ast.Attribute | ast.Subscript) for t in node.targets)
+    kept = any(
+        isinstance(t, ast.Attribute | ast.Subscript) or (global_name and isinstance(t, ast.Name))
+        for t in node.targets
+    )
     return kept and any(
         isinstance(k, ast.Constant)
         and k.value == "role"
