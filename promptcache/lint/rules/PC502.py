@@ -4,7 +4,10 @@ Per-request data (the user's name, question, ids, retrieved documents) reaches t
 Why:
     A parameter or field named like per-request data (`user_name`, `question`, `session_id`,
     `documents`, `memories`, `iteration`, ... and the config's `per-request` names; `stable`
-    names are exempt) differs between users or turns. In the system prompt or tools it splits
+    names are exempt) differs between users or turns, and so does a value made by a source of
+    such data whatever its name: a model's answer, a retrieval, the newest turn of the
+    conversation, the incoming request of a web, UI or CLI app (the framework modules declare
+    them). In the system prompt or tools it splits
     the cache per user and, when it changes between turns, rebuilds the whole conversation's
     prefix. The history spliced into `messages` is not flagged: it grows, it does not change.
 
