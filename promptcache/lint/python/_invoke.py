@@ -27,7 +27,7 @@ from ._flow import (
     substitute,
 )
 from ._knowledge import DataSource
-from ._locations import node_label
+from ._locations import node_label, taint_at
 from ._request_data import data_call, data_method
 from ._sinks import PASS_THROUGH, SINK_BY_API, Sink
 from ._summaries import ClassInfo, Function
@@ -275,8 +275,8 @@ def _per_request_result(
     frame: Frame, result: Value, node: ast.Call, what: str, *, answer: bool
 ) -> Value:
     """`result`, made per-request data by the call at `node` (`what` it reads)."""
-    taint = frame.taint(PER_REQUEST, f"`{node_label(frame.module, node)}` ({what})", node)
-    deps = result.deps | {replace(taint, answer=True) if answer else taint}
+    label = f"`{node_label(frame.module, node)}` ({what})"
+    deps = result.deps | {taint_at(frame.module, PER_REQUEST, label, node, answer=answer)}
     return Value(deps=deps, pieces=(deps,))
 
 

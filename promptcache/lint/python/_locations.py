@@ -72,6 +72,7 @@ def taint_at(
     *,
     fix: tuple[str, int, int, int, int] | None = None,
     fixable: bool = False,
+    answer: bool = False,
 ) -> Taint:
     """A source of variation (`code`) found at `node` of `module`, named by `label`."""
     line, column = node_location(module, node)
@@ -83,4 +84,5 @@ def taint_at(
         column=column,
         fix=fix,
         fixable=fixable,
+        answer=answer,
     )

@@ -40,9 +40,6 @@ NEWEST_TURN = "the newest turn of the conversation"
 _INJECTED = frozenset({"Depends", "Security", "Inject", "Provide"})
 # The types of a graph node's or runnable's configuration parameter (not the run's data).
 _RUN_CONFIGS = frozenset({"RunnableConfig", "Runtime"})
-# Roles and message classes of the user's turn.
-_USER_ROLES = frozenset({"user", "human"})
-_USER_MESSAGES = frozenset({"HumanMessage", "UserMessage", "ChatMessageUser"})
 
 
 def _glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
@@ -58,6 +55,9 @@ _HANDLERS = _glob(tuple(h for s in DATA_SOURCES for h in s.handlers))
 _REGISTRATIONS = tuple(
     (_glob(s.registrations), s.first_only) for s in DATA_SOURCES if s.registrations
 )
+# The last names of the registering calls (`add_node`, `ChatInterface`): a module that writes
+# none of them registers no handler, and its tree is not walked for one.
+_REGISTERING = tuple(r.rpartition(".")[2] + "(" for s in DATA_SOURCES for r in s.registrations)
 
 
 @lru_cache(maxsize=8192)
@@ -99,24 +99,28 @@ def request_parameters(
         return frozenset()
     args = node.args
     positional = [*args.posonlyargs, *args.args]
+    states = [a.arg for a in positional if _type_name(a.annotation).endswith("State")]
+    if states:
+        return frozenset(states)
+    first_only = registered.get(node.name)
+    decorated = (
+        first_only is None
+        and _HANDLERS is not None
+        and any(
+            _HANDLERS.match(_dotted(d.func if isinstance(d, ast.Call) else d, imports))
+            for d in node.decorator_list
+        )
+    )
+    if first_only is None and not decorated:  # most functions: no handler of any framework
+        return frozenset()
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
     every = [
         *zip(positional, defaults, strict=True),
         *zip(args.kwonlyargs, args.kw_defaults, strict=True),
         *((a, None) for a in (args.vararg, args.kwarg) if a is not None),
     ][1 if method else 0 :]
-    states = [a.arg for a, _ in every if _type_name(a.annotation).endswith("State")]
-    first_only = registered.get(node.name)
-    if states:
-        return frozenset(states)
     if first_only:
         return frozenset(a.arg for a, _ in every[:1])
-    decorated = _HANDLERS is not None and any(
-        _HANDLERS.match(_dotted(d.func if isinstance(d, ast.Call) else d, imports))
-        for d in node.decorator_list
-    )
-    if first_only is None and not decorated:
-        return frozenset()
     return frozenset(a.arg for a, default in every if not injected(a, default))
 
 
@@ -142,11 +146,11 @@ def injected(arg: ast.arg, default: ast.expr | None) -> bool:
     return name in _INJECTED
 
 
-def handler_names(tree: ast.Module, imports: dict[str, str]) -> dict[str, bool]:
+def handler_names(tree: ast.Module, imports: dict[str, str], source: str) -> dict[str, bool]:
     """The functions a module registers as handlers (by a call, not a decorator), by name:
     whether only their first parameter is the request's data (a graph node's state)."""
     names: dict[str, bool] = {}
-    if not _REGISTRATIONS:
+    if not any(word in source for word in _REGISTERING):
         return names
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
@@ -178,65 +182,43 @@ def _dotted(expr: ast.expr, imports: dict[str, str]) -> str:
     return ".".join([imports.get(expr.id, expr.id), *reversed(parts)])
 
 
-def sent_as_user_turn(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> frozenset[str]:
+# A name sent as the content of a user's turn, as code writes it: `{"role": "user", "content":
+# text}` (either order; Gemini's `"parts": [text]`), `HumanMessage(content=text)`,
+# `("user", text)`. Read from the text (a regex runs in C; walking every function's tree did not
+# pay for itself): a name so written is the user's message in the function it is written in.
+_USER_TURN = re.compile(
+    r"""['"]role['"]\s*:\s*['"](?:user|human)['"]\s*,\s*['"](?:content|parts)['"]\s*:\s*"""
+    r"""(?:\[\s*(?:\{\s*['"]text['"]\s*:\s*)?)?(?P<a>[A-Za-z_]\w*)\s*[,}\]]"""
+    r"""|['"](?:content|parts)['"]\s*:\s*(?:\[\s*)?(?P<b>[A-Za-z_]\w*)\s*\]?\s*,\s*['"]role['"]"""
+    r"""\s*:\s*['"](?:user|human)['"]"""
+    r"""|\b(?:HumanMessage|UserMessage|ChatMessageUser)\(\s*(?:content\s*=\s*)?"""
+    r"""(?P<c>[A-Za-z_]\w*)\s*[,)]"""
+    r"""|\(\s*['"](?:user|human)['"]\s*,\s*(?P<d>[A-Za-z_]\w*)\s*\)"""
+)
+
+
+@lru_cache(maxsize=64)  # asked once per function: a string's hash is kept, so this is cheap
+def _user_turns(source: str) -> tuple[tuple[int, str], ...]:
+    """Where a module's text sends a name as a user's turn: (line, name) pairs."""
+    found: list[tuple[int, str]] = []
+    line, counted = 1, 0
+    for match in _USER_TURN.finditer(source):
+        line += source.count("\n", counted, match.start())  # counted once, match to match
+        counted = match.start()
+        name = match.group("a") or match.group("b") or match.group("c") or match.group("d")
+        found.append((line, name))
+    return tuple(found)
+
+
+def sent_as_user_turn(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, source: str
+) -> frozenset[str]:
     """
-    The names a function sends as the content of a user's turn (`{"role": "user", "content":
-    text}`, `HumanMessage(content=text)`, `("user", text)`, Gemini's `"parts": [text]`): what
-    the code itself says is the user's message is this request's data, whatever it is named.
-    Nested functions are their own.
+    The names a function (in a module of text `source`) sends as the content of a user's turn:
+    what the code itself says is the user's message is this request's data, whatever it is
+    named.
     """
     if isinstance(node, ast.Lambda):
         return frozenset()
-    names: set[str] = set()
-    todo: list[ast.AST] = list(node.body)
-    while todo:
-        current = todo.pop()
-        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
-            continue
-        names.update(_user_content(current))
-        todo.extend(ast.iter_child_nodes(current))
-    return frozenset(names)
-
-
-def _user_content(node: ast.AST) -> list[str]:
-    if isinstance(node, ast.Dict):
-        fields = {
-            k.value: v
-            for k, v in zip(node.keys, node.values, strict=True)
-            if isinstance(k, ast.Constant) and isinstance(k.value, str)
-        }
-        role = fields.get("role")
-        if not (isinstance(role, ast.Constant) and role.value in _USER_ROLES):
-            return []
-        content = fields.get("content", fields.get("parts"))
-        return _names_in(content)
-    if isinstance(node, ast.Call):
-        func = node.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        if name in _USER_MESSAGES:
-            given = [*node.args[:1], *(k.value for k in node.keywords if k.arg == "content")]
-            return [n for value in given for n in _names_in(value)]
-    if isinstance(node, ast.Tuple) and len(node.elts) == 2:
-        role, content = node.elts
-        if isinstance(role, ast.Constant) and role.value in _USER_ROLES:
-            return _names_in(content)
-    return []
-
-
-def _names_in(content: ast.expr | None) -> list[str]:
-    """The plain names a turn's content is made of (`text`, `[text]`, `[{"text": text}]`)."""
-    if isinstance(content, ast.Name):
-        return [content.id]
-    if isinstance(content, ast.List):
-        found: list[str] = []
-        for element in content.elts:
-            if isinstance(element, ast.Name):
-                found.append(element.id)
-            elif isinstance(element, ast.Dict):
-                found.extend(
-                    v.id
-                    for k, v in zip(element.keys, element.values, strict=True)
-                    if isinstance(k, ast.Constant) and k.value == "text" and isinstance(v, ast.Name)
-                )
-        return found
-    return []
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return frozenset(name for line, name in _user_turns(source) if first <= line <= last)

@@ -59,7 +59,7 @@ class Scope:
         cls = self.function.cls
         method = cls is not None and bool(positional) and not _is_static(node)
         self.request = request_parameters(node, self.module.imports, self._registered(), method)
-        self.user_turn = sent_as_user_turn(node)
+        self.user_turn = sent_as_user_turn(node, self.module.source)
         for index, arg in enumerate(positional):
             self.env[arg.arg] = self._slot(index, arg)
         for extra in (*args.kwonlyargs, args.vararg, args.kwarg):
@@ -73,7 +73,7 @@ class Scope:
         found = self.a.registered.get(id(self.module))
         if found is None:
             found = self.a.registered[id(self.module)] = handler_names(
-                self.module.tree, self.module.imports
+                self.module.tree, self.module.imports, self.module.source
             )
         return found
 
