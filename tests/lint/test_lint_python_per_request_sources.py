@@ -319,6 +319,24 @@ FOUND = [
         """,
         [(6, "PC502")],
     ),
+    (
+        "one-request-per-item-of-a-collection-with-the-instructions-after-the-item",
+        """
+        from anthropic import Anthropic
+        client = Anthropic()
+        def assess(core, related):
+            results = []
+            for title, abstract in related.items():
+                prompt = f"Compare with this paper. Title: {title}. Abstract: {abstract}.\\n" + LONG
+                answer = client.messages.create(
+                    model="claude-sonnet-4-5", max_tokens=256,
+                    messages=[{"role": "user", "content": prompt}],
+                )
+                results.append(answer)
+            return results
+        """,
+        [(6, "PC502")],
+    ),
 ]
 
 QUIET = [
@@ -504,6 +522,44 @@ QUIET = [
             messages.append({"role": "user", "content": input("You: ")})
             reply = client.chat.completions.create(model="deepseek-chat", messages=messages)
             messages.append({"role": "assistant", "content": reply.choices[0].message.content})
+        """,
+    ),
+    (
+        "the-same-prompt-sent-several-times-per-item-reads-the-cache",
+        """
+        from anthropic import Anthropic
+        client = Anthropic()
+        def generate(fields):
+            for field in fields:
+                for _ in range(5):
+                    prompt = f"Field: {field}\\n" + LONG
+                    client.messages.create(
+                        model="claude-sonnet-4-5", max_tokens=256,
+                        messages=[{"role": "user", "content": prompt}],
+                    )
+        """,
+    ),
+    (
+        "a-prompt-built-per-item-and-only-printed",
+        """
+        def build_prompt(field):
+            return f"Field: {field}\\n" + LONG
+        def show(fields):
+            for field in fields:
+                print(build_prompt(field))
+        """,
+    ),
+    (
+        "a-history-converted-turn-by-turn-before-one-request",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def reply(history, said):
+            messages = [{"role": "system", "content": LONG}]
+            for turn in history:
+                messages.append({"role": turn["role"], "content": turn["text"]})
+            messages.append({"role": "user", "content": said})
+            return client.chat.completions.create(model="gpt-4o", messages=messages)
         """,
     ),
 ]

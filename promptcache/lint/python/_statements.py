@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING
 from ._flow import (
     merge,
 )
+from ._invoke import call_name
 from ._locations import node_label
 from ._request_data import NEWEST_TURN
+from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function
 from ._turns import (
     newest_first,
@@ -131,12 +133,59 @@ def _s_For(frame: Frame, node: ast.For) -> None:
         label = f"`{node_label(frame.module, node.iter)}` ({NEWEST_TURN})"
         taint = frame.taint(PER_REQUEST, label, node.iter)
         element = Value(deps=element.deps | {taint}, pieces=(element.deps | {taint},))
+    elif iterated.items is None and _sends(frame, node.body):
+        # A request sent for each item of a collection the analysis cannot see: each item is
+        # its request's own data (one paper, one document, one question per request).
+        label = f"`{node_label(frame.module, node.target)}` (one request per item of the loop)"
+        taint = frame.taint(PER_REQUEST, label, node.target)
+        element = Value(deps=element.deps | {taint}, pieces=(element.deps | {taint},))
     assign(frame, node.target, element)
     branches(frame, [node.body, []])
     block(frame, node.orelse)
 
 
 _s_AsyncFor = _s_For
+
+
+def _sends(frame: Frame, body: Sequence[ast.stmt]) -> bool:
+    """Whether a loop's body sends a request: a call of a request API, or of a function of the
+    project whose parameters reach one (its summary says so). Nested definitions are their own;
+    a request repeated for each item (`for _ in range(n)`) reads the cache from its second
+    time, so the item is not new to each request."""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            continue
+        if isinstance(current, ast.For) and _repeats(current.iter):
+            continue
+        if isinstance(current, ast.Call) and _requests(frame, current):
+            return True
+        todo.extend(ast.iter_child_nodes(current))
+    return False
+
+
+def _repeats(iterated: ast.expr) -> bool:
+    return (
+        isinstance(iterated, ast.Call)
+        and isinstance(iterated.func, ast.Name)
+        and iterated.func.id == "range"
+    )
+
+
+def _requests(frame: Frame, call: ast.Call) -> bool:
+    """Whether a call sends a request (a request API's, or a project function forwarding to
+    one; not a text a name says is a prompt, which may only be printed)."""
+    func = call.func
+    _, sink = frame.a.named_call(call_name(frame, func), len(call.args))
+    if sink is not None and sink.answers:
+        return True
+    if isinstance(func, ast.Name):
+        found = frame.scope.find(func.id)
+        if found is not None and found.kind == "function" and isinstance(found.meta, Function):
+            pending = frame.a.summary(found.meta).pending
+            return any(p.api in SINK_BY_API and SINK_BY_API[p.api].answers for p in pending)
+    return False
 
 
 def _s_While(frame: Frame, node: ast.While) -> None:
