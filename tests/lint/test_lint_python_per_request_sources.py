@@ -337,6 +337,18 @@ FOUND = [
         """,
         [(6, "PC502")],
     ),
+    (
+        "an-agents-sdk-agent-run-with-a-session-keeps-its-instructions-before-the-history",
+        """
+        from agents import Agent, Runner, SQLiteSession
+        def instructions(run_ctx, agent):
+            return f"Hello {run_ctx.context.user_name}. Answer politely."
+        helper = Agent[dict](name="Helper", instructions=instructions)
+        session = SQLiteSession("chat")
+        Runner.run_sync(helper, "What should I eat today?", session=session)
+        """,
+        [(4, "PC502")],
+    ),
 ]
 
 QUIET = [
@@ -560,6 +572,18 @@ QUIET = [
                 messages.append({"role": turn["role"], "content": turn["text"]})
             messages.append({"role": "user", "content": said})
             return client.chat.completions.create(model="gpt-4o", messages=messages)
+        """,
+    ),
+    (
+        "an-agents-sdk-agent-run-only-with-one-text-has-nothing-after-its-instructions",
+        """
+        from agents import Agent, Runner
+        def instructions(run_ctx, agent):
+            premium = "You are a premium user." if run_ctx.context.is_premium else "Free user."
+            return f"Hello {run_ctx.context.user_name}. {premium} Answer politely and completely."
+        helper = Agent[dict](name="Helper", instructions=instructions)
+        result = Runner.run_sync(helper, "What should I eat today?", context={"user_name": "A"})
+        print(result.final_output)
         """,
     ),
 ]

@@ -57,6 +57,10 @@ def _is_system(turn: Value) -> bool:
     return role is not None and role.text in ("system", "developer")
 
 
+def _is_per_request(dep: Dep) -> bool:
+    return isinstance(dep, Taint) and dep.code == PER_REQUEST
+
+
 def _is_answer(turn: Value) -> bool:
     """A turn holding a model's answer (the conversation's own reply to the turns before it)."""
     return any(isinstance(d, Taint) and d.answer for d in turn.deps)
@@ -246,7 +250,10 @@ class Findings:
             after = static_after(pieces, dep)
             history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
             unknown = role == "system" and (
-                after_unknown(dep) or opens(pieces, dep, limit) or unknown_after(pieces, dep)
+                after_unknown(dep)
+                # per-request data opening the prompt loses only the static text after it
+                or (opens(pieces, dep, limit) and not _is_per_request(dep))
+                or unknown_after(pieces, dep)
             )
             if isinstance(dep, Param) or history or unknown or after >= limit:
                 self.hit(dep, api, role, after, history, node)

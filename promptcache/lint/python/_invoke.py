@@ -35,6 +35,7 @@ from ._templates import jinja_render, template_call, template_info
 from ._turns import (
     WINDOW,
     conversation_follows,
+    runner_runs_carry_history,
 )
 from ._values import (
     EMPTY,
@@ -169,6 +170,8 @@ def call_name(frame: Frame, func: ast.expr) -> str:
         elif isinstance(func, ast.Call):
             suffix = f"(){suffix}"
             func = func.func
+        elif isinstance(func, ast.Subscript):  # `Agent[Context](...)`: a generic, called
+            func = func.value
         else:
             return "?" + suffix
 
@@ -401,6 +404,8 @@ def call_sink(
         if index < len(args):
             frame.findings.sink_value(sink.api, role, args[index], node)
     history = conversation_follows(sink, args, keywords, splats)
+    if history and sink.api == "OpenAI Agents SDK Agent":
+        history = runner_runs_carry_history(frame.module.tree, node)
     for keyword, role in sink.keywords:
         if keyword in keywords:
             value = keywords[keyword]

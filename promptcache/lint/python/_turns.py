@@ -17,6 +17,8 @@ from collections.abc import Sequence
 from ._flow import flatten
 from ._knowledge import Sink
 from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
+from .frameworks.openai_agents import HISTORY_KEYWORDS, RUNNER
+from .frameworks.openai_agents import RUN_METHODS as RUN_METHODS_AGENTS
 from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
 
 __all__ = [
@@ -29,6 +31,7 @@ __all__ = [
     "newest_first",
     "opens",
     "pieces_from",
+    "runner_runs_carry_history",
     "starts_a_conversation",
     "unknown_after",
 ]
@@ -112,6 +115,70 @@ def agent_runs_carry_history(tree: ast.Module, decorators: Sequence[ast.expr]) -
         if any(isinstance(a, ast.Name) and a.id in names for a in handed):
             return True
     return runs == 0
+
+
+def runner_runs_carry_history(tree: ast.Module, made: ast.Call) -> bool:
+    """
+    Whether the Agents SDK agent that `made` constructs is run with earlier turns after its
+    instructions.
+
+    Only the module's own runs can tell: True unless `made` is bound to a module name that the
+    module runs at least once (`Runner.run(agent, ...)`), always with one text as the input (no
+    list of turns, session, chained response or `**` splat), and never hands to anything else
+    (another agent's `handoffs`, `agent.as_tool()`), which could run it inside a conversation.
+    """
+    name = next(
+        (
+            t.id
+            for s in tree.body
+            if isinstance(s, ast.Assign) and s.value is made
+            for t in s.targets
+            if isinstance(t, ast.Name)
+        ),
+        "",
+    )
+    if not name:
+        return True
+    runs = 0
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            if node.value.id == name:
+                return True  # `agent.as_tool()`, `agent.clone()`: used beyond its own runs
+            continue
+        if not isinstance(node, ast.Call):
+            continue
+        if _runs(node, name):
+            runs += 1
+            given = node.args[1] if len(node.args) > 1 else _keyword(node, "input")
+            one_text = isinstance(given, ast.JoinedStr) or (
+                isinstance(given, ast.Constant) and isinstance(given.value, str)
+            )
+            if not one_text or any(k.arg in (None, *HISTORY_KEYWORDS) for k in node.keywords):
+                return True
+            continue
+        handed = [*node.args, *(k.value for k in node.keywords)]
+        if node is not made and any(
+            isinstance(n, ast.Name) and n.id == name for a in handed for n in ast.walk(a)
+        ):
+            return True
+    return runs == 0
+
+
+def _runs(call: ast.Call, name: str) -> bool:
+    func = call.func
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr in RUN_METHODS_AGENTS
+        and isinstance(func.value, ast.Name)
+        and func.value.id == RUNNER
+        and bool(call.args)
+        and isinstance(call.args[0], ast.Name)
+        and call.args[0].id == name
+    )
+
+
+def _keyword(call: ast.Call, name: str) -> ast.expr | None:
+    return next((k.value for k in call.keywords if k.arg == name), None)
 
 
 def _receiver(decorator: ast.expr) -> str:

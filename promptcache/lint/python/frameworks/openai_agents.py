@@ -1,4 +1,4 @@
-"""The OpenAI Agents SDK (`from agents import Agent`): an agent's instructions."""
+"""The OpenAI Agents SDK (`from agents import Agent`): an agent's instructions, and its runs."""
 
 from __future__ import annotations
 
@@ -22,3 +22,8 @@ FRAMEWORK = Framework(
         ),
     ),
 )
+# `Runner.run(agent, input)` runs an agent; these keywords (and a list `input`, a `**` splat)
+# carry earlier turns into the run.
+RUNNER = "Runner"
+RUN_METHODS = frozenset({"run", "run_sync", "run_streamed"})
+HISTORY_KEYWORDS = frozenset({"session", "previous_response_id", "conversation_id"})
