@@ -349,6 +349,14 @@ FOUND = [
         """,
         [(4, "PC502")],
     ),
+    (
+        "per-request-data-opening-a-function-named-as-the-system-prompt",
+        """
+        def get_system_prompt(user_name):
+            return f"You help {user_name}. " + LONG
+        """,
+        [(3, "PC502")],
+    ),
 ]
 
 QUIET = [
@@ -584,6 +592,19 @@ QUIET = [
         helper = Agent[dict](name="Helper", instructions=instructions)
         result = Runner.run_sync(helper, "What should I eat today?", context={"user_name": "A"})
         print(result.final_output)
+        """,
+    ),
+    (
+        "per-request-data-ending-a-function-named-as-the-system-prompt",
+        """
+        from textwrap import dedent
+        def get_schedule_sysprompt(datetime):
+            return dedent(\"\"\"
+        You are a helpful house elf. You send push messages at regular intervals; keep them
+        short, friendly and informative.
+
+        It is now DATETIME
+        \"\"\").replace("DATETIME", datetime)
         """,
     ),
 ]

@@ -167,7 +167,10 @@ class Analysis:
             history = not decorated or agent_runs_carry_history(
                 function.module.tree, function.node.decorator_list
             )
-            frame.findings.sink_value(what, "system", returned, function.node, history=history)
+            if decorated:
+                frame.findings.sink_value(what, "system", returned, function.node, history=history)
+            else:  # named so: what follows it is for the request that sends it to say
+                frame.findings.system_text(what, returned, function.node)
         elif (
             not isinstance(function.node, ast.Lambda)
             and returned.pieces is not None
