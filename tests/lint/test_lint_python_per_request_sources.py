@@ -607,6 +607,25 @@ QUIET = [
         \"\"\").replace("DATETIME", datetime)
         """,
     ),
+    (
+        "the-system-prompt-a-client-sends-with-its-request",
+        """
+        from fastapi import FastAPI, Request
+        from openai import OpenAI
+        app = FastAPI()
+        client = OpenAI()
+        @app.post("/generate")
+        async def generate(request: Request, body):
+            data = await request.json()
+            system_prompt = data.get("system_prompt", "")
+            persona = body.system_prompt
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": system_prompt + persona + LONG},
+                *data.get("chat_history", []),
+                {"role": "user", "content": data["prompt"]},
+            ])
+        """,
+    ),
 ]
 
 

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._locations import node_label, node_span
+from ._request_data import senders_system_prompt
 from ._values import (
     EMPTY,
     ORDER_CODES,
@@ -604,6 +605,8 @@ def _mapping_get(frame: Frame, call: Call) -> Value | None:
     found = receiver.field(key.value)
     if found is not None:
         return found.with_deps(default.deps)
+    if senders_system_prompt(key.value):
+        return senders_part(receiver, key.value).with_deps(default.deps)
     if not frame.a.per_request(key.value):
         return None
     deps = deps_at_key(receiver.deps, key.value)
@@ -622,6 +625,17 @@ def _regex(frame: Frame, call: Call) -> Value | None:
     ):
         return None
     return Value(deps=join_values(call.args).deps, kind="regex")
+
+
+def senders_part(data: Value, key: str) -> Value:
+    """`data[key]` for a key naming a system prompt (`request["system_prompt"]`): what the
+    sender keeps for its conversation, so the request's own variation is not in it."""
+    kept = frozenset(
+        d
+        for d in deps_at_key(data.deps, key)
+        if not (isinstance(d, Taint) and d.code == PER_REQUEST)
+    )
+    return Value(deps=kept, pieces=(kept,)) if kept else EMPTY
 
 
 def _llm_chain(frame: Frame, call: Call) -> Value | None:

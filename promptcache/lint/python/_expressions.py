@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
-from ._calls import _written_at, all_str, repeat_count
+from ._calls import _written_at, all_str, repeat_count, senders_part
 from ._flow import (
     as_items,
     cap_items,
@@ -27,7 +27,7 @@ from ._flow import (
 from ._invoke import call_expression
 from ._iteration import comprehension
 from ._locations import node_label
-from ._request_data import NEWEST_TURN, request_name
+from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
 from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
@@ -365,6 +365,8 @@ def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
             return attrs[node.attr]
         if node.attr in cls.methods:
             return Value(kind="method", meta=(cls.methods[node.attr], base))
+    if base.deps and senders_system_prompt(node.attr):  # `body.system_prompt`
+        return senders_part(base, node.attr)
     deps = set(base.deps)
     if frame.a.per_request_attribute(node.attr):
         deps.add(
@@ -384,6 +386,8 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
             found = base.field(key.value)
             if found is not None:
                 return found
+            if senders_system_prompt(key.value):
+                return senders_part(base, key.value)
             # `params["system"]` of a parameter is that part of it, resolved at each call.
             deps = deps_at_key(base.deps, key.value)
             if frame.a.per_request(key.value):

@@ -21,17 +21,23 @@ from .frameworks import FRAMEWORKS
 __all__ = [
     "DATA_SOURCES",
     "NEWEST_TURN",
+    "SYSTEM_NAME",
     "data_call",
     "data_method",
     "handler_names",
     "injected",
     "request_name",
     "request_parameters",
+    "senders_system_prompt",
     "sent_as_user_turn",
 ]
 
 DATA_SOURCES: tuple[DataSource, ...] = tuple(
     source for framework in FRAMEWORKS for source in framework.data
+)
+# Names that say "this is the system prompt" (a variable, attribute, function or key).
+SYSTEM_NAME = re.compile(
+    r"(?i)^_*(?:\w*_)?(?:system_?prompt|system_?message|system_?instructions?|sys_?prompt|sys_?msg)(?:_\w*)?$"
 )
 # How a finding names the newest turn read out of a conversation (`messages[-1]["content"]`).
 NEWEST_TURN = "the newest turn of the conversation"
@@ -222,3 +228,10 @@ def sent_as_user_turn(
         return frozenset()
     first, last = node.lineno, node.end_lineno or node.lineno
     return frozenset(name for line, name in _user_turns(source) if first <= line <= last)
+
+
+def senders_system_prompt(key: str) -> bool:
+    """Whether a key read out of request data names a system prompt (`data["system_prompt"]`):
+    the one its sender keeps for the whole conversation (a client of a chat service, an app
+    calling a proxy), so its per-request origin says nothing about it changing per request."""
+    return SYSTEM_NAME.match(key) is not None

@@ -21,7 +21,7 @@ from ._flow import (
 )
 from ._invoke import call_name
 from ._locations import node_label
-from ._request_data import NEWEST_TURN
+from ._request_data import NEWEST_TURN, SYSTEM_NAME
 from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function
 from ._turns import (
@@ -41,9 +41,7 @@ __all__ = ["assign", "block", "statement"]
 
 # Names that say "this is the system prompt": a variable, attribute or function so named is a
 # system prompt wherever it is sent (often from another module, or through an in-house wrapper).
-_SYSTEM_NAME = re.compile(
-    r"(?i)^_*(?:\w*_)?(?:system_?prompt|system_?message|system_?instructions?|sys_?prompt|sys_?msg)(?:_\w*)?$"
-)
+_SYSTEM_NAME = SYSTEM_NAME
 # Names that say "this is a prompt's text" (`FACT_EXTRACTION_PROMPT`, `prompt_template`).
 _PROMPT_NAME = re.compile(r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions)$")
 
