@@ -626,6 +626,19 @@ QUIET = [
             ])
         """,
     ),
+    (
+        "a-thread-pools-submit-registers-no-request-handler",
+        """
+        from concurrent.futures import ThreadPoolExecutor
+        from openai import OpenAI
+        client = OpenAI()
+        def summarise(guide):
+            system = {"role": "system", "content": f"Summarise the guide {guide}. " + LONG}
+            return client.chat.completions.create(model="gpt-4o", messages=[system])
+        with ThreadPoolExecutor() as pool:
+            pool.submit(summarise, "house-rules.md")
+        """,
+    ),
 ]
 
 

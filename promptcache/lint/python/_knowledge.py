@@ -61,6 +61,9 @@ class DataSource:
     handlers: tuple[str, ...] = ()
     registrations: tuple[str, ...] = ()
     first_only: bool = False  # only a registered handler's first parameter is the request's
+    # Registrations count only in a module importing one of these (`.click`, `.submit` are
+    # common method names: a thread pool's `submit(fn)` registers no request handler).
+    imported: tuple[str, ...] = ()
     answers: bool = False  # what it gives is a model's answer (a turn of the conversation)
 
 

@@ -59,7 +59,7 @@ _METHODS = {method: s for s in reversed(DATA_SOURCES) for method in s.methods}
 _NAMES = tuple((s, _glob(s.names)) for s in DATA_SOURCES if s.names)
 _HANDLERS = _glob(tuple(h for s in DATA_SOURCES for h in s.handlers))
 _REGISTRATIONS = tuple(
-    (_glob(s.registrations), s.first_only) for s in DATA_SOURCES if s.registrations
+    (_glob(s.registrations), s.first_only, s.imported) for s in DATA_SOURCES if s.registrations
 )
 # The last names of the registering calls (`add_node`, `ChatInterface`): a module that writes
 # none of them registers no handler, and its tree is not walked for one.
@@ -156,13 +156,19 @@ def handler_names(tree: ast.Module, imports: dict[str, str], source: str) -> dic
     """The functions a module registers as handlers (by a call, not a decorator), by name:
     whether only their first parameter is the request's data (a graph node's state)."""
     names: dict[str, bool] = {}
-    if not any(word in source for word in _REGISTERING):
+    sources = [
+        (pattern, first_only)
+        for pattern, first_only, imported in _REGISTRATIONS
+        if not imported
+        or any(d == m or d.startswith(m + ".") for d in imports.values() for m in imported)
+    ]
+    if not sources or not any(word in source for word in _REGISTERING):
         return names
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         called = _dotted(node.func, imports)
-        for pattern, first_only in _REGISTRATIONS:
+        for pattern, first_only in sources:
             if pattern is None or not pattern.match(called):
                 continue
             handed = [*node.args, *(k.value for k in node.keywords if k.arg in ("fn", "action"))]

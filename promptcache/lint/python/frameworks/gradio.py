@@ -16,6 +16,7 @@ FRAMEWORK = Framework(
                 "*.submit",
                 "*.change",
             ),
+            imported=("gradio",),
         ),
     ),
 )

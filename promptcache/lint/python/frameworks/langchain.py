@@ -97,7 +97,10 @@ FRAMEWORK = Framework(
         # "summary"]`, `state["docs"]`) was made for this run. A node typed as taking a
         # `...State` is one wherever it is registered (see `_request_data`).
         DataSource(
-            what="the state of this graph run", registrations=("*.add_node",), first_only=True
+            what="the state of this graph run",
+            registrations=("*.add_node",),
+            first_only=True,
+            imported=("langgraph",),
         ),
     ),
 )
