@@ -190,14 +190,15 @@ class PythonLinter:
         self, tree: ast.Module, source: str, display: str, file: Path | None
     ) -> list[Finding]:
         self.last_hits = []
-        relevant = _trigger_lines(source)
-        if not relevant and not any(map(source.__contains__, _ROOTED_WORDS)):
+        scan = _with_lf(source)  # lines are counted in \n below, and must be as `ast` counts them
+        relevant = _trigger_lines(scan)
+        if not relevant and not any(map(scan.__contains__, _ROOTED_WORDS)):
             return []
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
         try:
-            return self._analyse_module(module, relevant, source, display)
+            return self._analyse_module(module, relevant, scan, display)
         finally:
             if self.project.forget(module):
                 self.analysis.forget(module)
@@ -227,6 +228,15 @@ class PythonLinter:
 
     def _select(self, findings: list[Finding]) -> list[Finding]:
         return [f for f in findings if self.config.enabled(f.code)]
+
+
+def _with_lf(source: str) -> str:
+    """`source` with every line end a \n: Python also ends a line at a lone \r (old Mac files),
+    which a count of \n would miss, putting every sink on line 1 (the lines and columns of
+    `ast` stay the same: only the line ends change)."""
+    if "\r" not in source:
+        return source
+    return source.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def _trigger_lines(source: str) -> frozenset[int]:
@@ -346,10 +356,12 @@ def _unchecked(path: str, line: int, message: str) -> Finding:
 
 
 def _suppress(findings: list[Finding], source: str) -> list[Finding]:
-    """Drop findings on a line with `# noqa` or `# noqa: PC501, ...`."""
+    """Drop findings on a line with `# noqa` or `# noqa: PC501, ...` (`source`: `_with_lf`'s)."""
     if not findings or "noqa" not in source.lower():
         return findings
-    lines = source.splitlines()
+    # Split at \n only (`source` has only \n line ends): `splitlines` also splits at form feeds
+    # and U+2028, which Python keeps inside a line, and would look on the wrong line.
+    lines = source.split("\n")
     kept = []
     for finding in findings:
         text = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""

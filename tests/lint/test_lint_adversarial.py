@@ -1,0 +1,63 @@
+"""
+`promptcache lint` against hostile input: odd encodings and line ends, file-system traps, broken
+configuration, `--fix` on files it must not corrupt. Each test failed before its fix: a file the
+linter could not read or check is said (an error, PC001/PC500, or a PC003 notice), never clean.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from promptcache.cli import main
+from promptcache.lint import lint_paths
+from promptcache.lint.python import lint_python_source
+
+# A request whose system prompt starts with a clock value, then ~600 tokens of static text.
+BUSTED_PY = (
+    "import datetime\n"
+    "import anthropic\n"
+    "client = anthropic.Anthropic()\n"
+    "def ask(q):\n"
+    '    system = f"Today is {datetime.datetime.now()}. " + "' + "Be helpful. " * 200 + '"\n'
+    '    return client.messages.create(model="m", max_tokens=10, system=system,\n'
+    '        messages=[{"role": "user", "content": q}])\n'
+)
+
+
+@pytest.fixture
+def here(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+# -- line ends ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"], ids=["lf", "crlf", "cr"])
+def test_python_line_ends_do_not_hide_a_finding(end: str) -> None:
+    # Python reads a lone CR as a line end: the sink scan counted only \n, saw every trigger
+    # on line 1, and called the module clean.
+    findings = lint_python_source(BUSTED_PY.replace("\n", end), path="m.py")
+    assert [(f.code, f.line) for f in findings] == [("PC501", 5)]
+
+
+def test_noqa_on_a_lone_cr_line_applies_to_that_line_only() -> None:
+    source = BUSTED_PY.replace("\n", "\r").replace("#", "")
+    lines = source.split("\r")
+    lines[0] += "  # noqa: PC501"  # not the finding's line (5)
+    assert [f.line for f in lint_python_source("\r".join(lines), path="m.py")] == [5]
+    lines[4] += "  # noqa: PC501"
+    assert lint_python_source("\r".join(lines), path="m.py") == []
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\u2028", "\x1c", "\x85"])
+def test_noqa_lines_are_counted_as_python_counts_them(separator: str) -> None:
+    # str.splitlines also splits at form feeds, U+2028 and other separators Python's tokenizer
+    # keeps inside a line: a noqa comment was looked for on the wrong line.
+    lines = BUSTED_PY.split("\n")
+    lines[0] += f"  # {separator}"
+    lines[4] += "  # noqa: PC501"
+    assert lint_python_source("\n".join(lines), path="m.py") == []
