@@ -225,7 +225,19 @@ def _discover(
     """
     Each file to lint, whether it was found by searching a folder, and why it cannot be read
     (None: it can; only a file found in a folder has a reason, one named is refused instead).
+    A file reached twice (named twice, or named and in a folder named) is linted once.
     """
+    seen: set[str] = set()
+    for file, in_folder, unreadable in _each_input(paths, config):
+        key = os.path.abspath(file)
+        if key not in seen:
+            seen.add(key)
+            yield file, in_folder, unreadable
+
+
+def _each_input(
+    paths: Sequence[str | Path], config: LintConfig
+) -> Iterator[tuple[Path, bool, str | None]]:
     for raw in paths:
         path = raw if isinstance(raw, Path) else Path(raw)  # copying a Path costs a re-parse
         info = _status(path)  # one system call answers "a file?", "a folder?" and the size
@@ -286,15 +298,43 @@ def _git_ignored(folder: Path, files: list[Path]) -> set[Path]:
 
 
 def _walk(folder: Path, config: LintConfig) -> Iterator[tuple[Path, str | None]]:
-    """The included files in `folder`, each with why it cannot be read (None: it can)."""
-    for root, dirs, files in os.walk(folder):
+    """
+    The included files in `folder`, each with why it cannot be read (None: it can); a folder
+    in it that cannot be listed, and a link to a folder (not followed), come with their reason
+    too: their files were not checked. `folder` itself unlistable is an InputError.
+    """
+    unlisted: list[OSError] = []
+    for root, dirs, files in os.walk(folder, onerror=unlisted.append):
+        yield from _unlisted(folder, unlisted)
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in [d for d in dirs if os.path.islink(os.path.join(root, d))]:
+            dirs.remove(name)  # os.walk would not descend into it either
+            if not _excluded(Path(root, name), config):
+                yield Path(root, name), _LINKED_FOLDER
         for name in sorted(files):
             file = Path(root, name)
             if any(fnmatch.fnmatch(name, g) for g in config.include) and not _excluded(
                 file, config
             ):
                 yield file, _unreadable(file, config.max_bytes)
+    yield from _unlisted(folder, unlisted)
+
+
+_LINKED_FOLDER = "a symlink to a folder, not followed: the files in it were not checked"
+
+
+def _unlisted(folder: Path, errors: list[OSError]) -> Iterator[tuple[Path, str]]:
+    """The folders `os.walk` could not list (it passes over them unless told), each once."""
+    while errors:
+        error = errors.pop(0)
+        name = Path(error.filename) if error.filename is not None else folder
+        reason = error.strerror or str(error)
+        if os.path.abspath(name) == os.path.abspath(folder):
+            raise InputError(
+                f"cannot list the folder {str(folder)!r}: {reason}; make it readable, or pass "
+                "the files in it"
+            )
+        yield name, f"a folder that cannot be listed ({reason}): its files were not checked"
 
 
 _LOGGER = logging.getLogger("promptcache.lint")

@@ -61,3 +61,64 @@ def test_noqa_lines_are_counted_as_python_counts_them(separator: str) -> None:
     lines[0] += f"  # {separator}"
     lines[4] += "  # noqa: PC501"
     assert lint_python_source("\n".join(lines), path="m.py") == []
+
+
+# -- the file system ------------------------------------------------------------------------------
+
+BUSTED_J2 = "Now: {{ now() }}\n" + "Static instruction text. " * 80 + "\n"
+
+
+def _refuse_listing(monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Make listing `folder` fail as chmod 000 does for a user (the tests run as root, whom
+    permissions do not stop): `os.walk` lists folders with `os.scandir`."""
+    real = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if os.path.realpath(str(path)) == os.path.realpath(folder):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+
+
+def test_a_folder_that_cannot_be_listed_is_said_not_skipped_silently(
+    here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here / "prompts" / "locked").mkdir(parents=True)
+    (here / "prompts" / "locked" / "system.j2").write_text(BUSTED_J2)
+    (here / "prompts" / "clean.j2").write_text("Hello.\n")
+    _refuse_listing(monkeypatch, here / "prompts" / "locked")
+    assert main(["lint", "prompts"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("prompts/locked:1:1: PC003 skipped: a folder that cannot be listed")
+    assert "Permission denied" in out
+
+
+def test_a_named_folder_that_cannot_be_listed_is_an_error(
+    here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here / "prompts").mkdir()
+    _refuse_listing(monkeypatch, here / "prompts")
+    assert main(["lint", "prompts"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot list the folder 'prompts': Permission denied" in err
+    assert "internal error" not in err
+
+
+def test_a_linked_folder_is_said_not_skipped_silently(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here / "shared").mkdir()
+    (here / "shared" / "system.j2").write_text(BUSTED_J2)
+    (here / "prompts").mkdir()
+    (here / "prompts" / "shared").symlink_to(here / "shared")
+    assert main(["lint", "prompts"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("prompts/shared:1:1: PC003 skipped: a symlink to a folder")
+
+
+def test_a_file_named_twice_is_linted_once(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (here / "prompts").mkdir()
+    (here / "prompts" / "system.j2").write_text(BUSTED_J2)
+    assert main(["lint", "prompts/system.j2", "./prompts/system.j2", "prompts"]) == 1
+    assert len(capsys.readouterr().out.splitlines()) == 1
