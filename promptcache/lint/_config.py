@@ -81,7 +81,16 @@ class LintConfig:
             raise InputError(
                 f"lint threshold must be a whole number of tokens >= 0, got {self.threshold!r}"
             )
+        if not self.select:
+            raise InputError(
+                "lint select is empty, so no rule would run and every file would pass unchecked; "
+                'name the rules to run (`select = ["PC"]`: all of them) or leave select out'
+            )
         for code in (*self.select, *self.ignore):
+            if not code:  # a prefix of every code: select or ignore them all, unsaid
+                raise InputError(
+                    "'' is not a rule code; give codes or prefixes such as PC1 or PC501"
+                )
             if not any(rule.startswith(code.upper()) for rule in RULES):
                 raise InputError(f"{code!r} matches no lint rule; known codes: {', '.join(RULES)}")
         if (
@@ -210,10 +219,18 @@ def load_config(pyproject: Path | None) -> LintConfig:
         data = tomllib.loads(text)
     except ValueError as exc:  # TOMLDecodeError, and the int-str limit of a long integer
         raise InputError(f"cannot read lint configuration from {str(pyproject)!r}: {exc}") from None
-    table = data.get("tool", {}).get("promptcache", {}).get("lint", {})
-    if not isinstance(table, dict):
-        raise InputError(f"{pyproject}: [tool.promptcache.lint] must be a table")
-    return config_from_table(table, root=pyproject.parent, source=str(pyproject))
+    table: Any = data
+    for name, shown in (("tool", "`tool`"), ("promptcache", "[tool.promptcache]"), ("lint", None)):
+        table = table.get(name, {})
+        if not isinstance(table, dict):
+            shown = shown or "[tool.promptcache.lint]"
+            raise InputError(f"{pyproject}: {shown} must be a table, got {table!r}")
+    try:
+        return config_from_table(table, root=pyproject.parent, source=str(pyproject))
+    except InputError as exc:
+        if str(pyproject) in str(exc):
+            raise
+        raise InputError(f"{pyproject}: [tool.promptcache.lint]: {exc}") from None
 
 
 def config_from_table(table: Mapping[str, Any], *, root: Path, source: str) -> LintConfig:

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from promptcache.cli import main
-from promptcache.lint import lint_paths
 from promptcache.lint.python import lint_python_source
 
 # A request whose system prompt starts with a clock value, then ~600 tokens of static text.
@@ -122,3 +121,28 @@ def test_a_file_named_twice_is_linted_once(here: Path, capsys: pytest.CaptureFix
     (here / "prompts" / "system.j2").write_text(BUSTED_J2)
     assert main(["lint", "prompts/system.j2", "./prompts/system.j2", "prompts"]) == 1
     assert len(capsys.readouterr().out.splitlines()) == 1
+
+
+# -- configuration --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ("tool = 3\n", "`tool` must be a table"),
+        ("[tool]\npromptcache = 'x'\n", "[tool.promptcache] must be a table"),
+        ("[tool.promptcache.lint]\nselect = []\n", "select is empty"),
+        ("[tool.promptcache.lint]\nselect = ['']\n", "'' is not a rule code"),
+    ],
+)
+def test_a_broken_configuration_is_a_clear_error(
+    here: Path, capsys: pytest.CaptureFixture[str], toml: str, said: str
+) -> None:
+    # Before: an internal error (AttributeError) for the first two; a run that reports nothing
+    # (every rule off), or every rule on, for the others.
+    (here / "pyproject.toml").write_text(toml)
+    (here / "system.j2").write_text(BUSTED_J2)
+    assert main(["lint", "system.j2"]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "pyproject.toml" in err
+    assert "internal error" not in err
