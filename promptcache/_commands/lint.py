@@ -96,8 +96,7 @@ def run(args: argparse.Namespace) -> int:
     config = _config(args)
     inputs = _inputs_of(args, config)
     output = output_file(args.output, inputs=inputs) if args.output else None
-    if args.fix:
-        _fix(args.paths, config)
+    refused = _fix(args.paths, config) if args.fix else []
     report = lint_report(args.paths, config=config)
     findings = report.findings
     if report.files == 0:
@@ -118,7 +117,9 @@ def run(args: argparse.Namespace) -> int:
         status = _write(lambda out: out.write(format_findings(findings, args.format)), status)
     if args.format == "text" and findings:
         _summary(findings, problems)
-    return status
+    for reason in refused:  # last, where it is seen: the run did not do all it was asked
+        print(f"promptcache: error: {reason}", file=sys.stderr)
+    return 2 if refused else status
 
 
 def _inputs_of(args: argparse.Namespace, config: LintConfig) -> list[str | Path]:
@@ -221,11 +222,16 @@ def _summary(findings: Sequence[Finding], problems: Sequence[Finding]) -> None:
         )
 
 
-def _fix(paths: list[str], config: LintConfig) -> None:
-    """Apply the safe Python rewrites; what they cannot mend is reported by the lint that follows."""
-    applied = fix_paths(discover(paths, config), config=config)
+def _fix(paths: list[str], config: LintConfig) -> list[str]:
+    """
+    Apply the safe Python rewrites; what they cannot mend is reported by the lint that follows.
+    Why each file that could not be rewritten (read-only, a failed write) was left as it was.
+    """
+    refused: list[str] = []
+    applied = fix_paths(discover(paths, config), config=config, refused=refused)
     if applied:
         print(f"Fixed {applied} problem(s).", file=sys.stderr)
+    return refused
 
 
 def _codes(value: str) -> tuple[str, ...]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import io
 import os
 import re
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,6 +26,7 @@ __all__ = [
     "UnreadableTemplate",
     "check_extensions",
     "decode",
+    "decode_python",
     "mark_tail",
     "parse",
     "read_source",
@@ -109,13 +112,39 @@ def decode(data: bytes) -> str:
         ) from None
 
 
+def decode_python(data: bytes) -> tuple[str, str]:
+    """
+    The text of a Python module, read as Python reads it (UTF-8, a BOM, or the encoding a
+    PEP 263 coding comment declares), and that codec (`utf-8-sig` with a BOM), so that a
+    rewrite is written back the same way; ValueError with a readable reason when it is not text.
+    """
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise ValueError("this file is UTF-16 text, which Python does not read; save it as UTF-8")
+    if b"\0" in data[:8192]:
+        raise ValueError("this is a binary file (it contains NUL bytes), not a Python module")
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError as exc:  # an unknown codec, or one that contradicts the BOM
+        raise ValueError(f"{exc.msg}; declare a known encoding, or save it as UTF-8") from None
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ValueError(
+            f"this file is not {encoding} text as it declares: byte 0x{data[exc.start]:02x} at "
+            f"offset {exc.start} (line {line}) cannot be decoded; save it as UTF-8"
+        ) from None
+
+
 def read_source(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:
     """
     The text of a file lint reads (a template, an include, a Python module), through the
     bounded reader: a FIFO or device is refused unread and a file over `max_bytes` at its size
-    (InputError naming the file); text that is not UTF-8 is a ValueError saying so (`decode`).
+    (InputError naming the file); text that is not UTF-8 (nor, for a `.py` module, the
+    encoding it declares) is a ValueError saying so (`decode`, `decode_python`).
     """
-    return decode(read_bounded(path, max_bytes=max_bytes, flag="--max-bytes", what="file"))
+    data = read_bounded(path, max_bytes=max_bytes, flag="--max-bytes", what="file")
+    return decode_python(data)[0] if path.suffix == ".py" else decode(data)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

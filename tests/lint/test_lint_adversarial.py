@@ -146,3 +146,93 @@ def test_a_broken_configuration_is_a_clear_error(
     err = capsys.readouterr().err
     assert said in err and "pyproject.toml" in err
     assert "internal error" not in err
+
+
+# -- --fix ----------------------------------------------------------------------------------------
+
+UNSORTED_PY = (
+    "import json\n"
+    "import anthropic\n"
+    "client = anthropic.Anthropic()\n"
+    "def ask(q, tools):\n"
+    '    system = "Tools: " + json.dumps(tools) + "' + "Be helpful. " * 200 + '"\n'
+    '    return client.messages.create(model="m", max_tokens=10, system=system,\n'
+    '        messages=[{"role": "user", "content": q}])\n'
+)
+FIXED_LINE = b"json.dumps(tools, sort_keys=True)"
+
+
+def _fixed(here: Path, name: str, data: bytes) -> bytes:
+    (here / name).write_bytes(data)
+    assert main(["lint", "--fix", name]) == 0
+    return (here / name).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("prefix", "end"),
+    [(b"", "\n"), (b"\xef\xbb\xbf", "\n"), (b"", "\r\n"), (b"\xef\xbb\xbf", "\r\n"), (b"", "\r")],
+    ids=["lf", "bom", "crlf", "bom-crlf", "cr"],
+)
+def test_fix_keeps_the_bom_and_the_line_ends(here: Path, prefix: bytes, end: str) -> None:
+    # Before: the BOM was dropped; a module with lone CR line ends was not fixed (nor reported).
+    original = prefix + UNSORTED_PY.replace("\n", end).encode()
+    fixed = _fixed(here, "agent.py", original)
+    assert fixed == original.replace(b"json.dumps(tools)", FIXED_LINE)
+
+
+def test_fix_keeps_a_declared_encoding(here: Path) -> None:
+    # A PEP 263 coding comment is how Python reads the module: it was refused as "not UTF-8".
+    original = b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + UNSORTED_PY.encode()
+    fixed = _fixed(here, "agent.py", original)
+    assert fixed == original.replace(b"json.dumps(tools)", FIXED_LINE)
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\u2028"])
+def test_fix_counts_lines_as_python_does(here: Path, separator: str) -> None:
+    # The rewrite's offsets were found with str.splitlines, which splits at a form feed or
+    # U+2028 Python keeps in a line: the edit landed elsewhere and was dropped (or worse).
+    original = f"x = '{separator}'\n{UNSORTED_PY}".encode()
+    fixed = _fixed(here, "agent.py", original)
+    assert fixed == original.replace(b"json.dumps(tools)", FIXED_LINE)
+
+
+def test_fix_is_idempotent(here: Path) -> None:
+    once = _fixed(here, "agent.py", UNSORTED_PY.encode())
+    assert _fixed(here, "agent.py", once) == once
+
+
+def test_fix_refuses_a_read_only_file(here: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Root may rename over a read-only file: it was rewritten, and its mode with it.
+    (here / "agent.py").write_text(UNSORTED_PY)
+    (here / "agent.py").chmod(0o444)
+    assert main(["lint", "--fix", "agent.py"]) == 2
+    out, err = capsys.readouterr()
+    assert "cannot fix 'agent.py': it is read-only" in err
+    assert "PC503" in out  # still reported
+    assert (here / "agent.py").read_text() == UNSORTED_PY
+
+
+def test_fix_keeps_a_link_a_link(here: Path) -> None:
+    (here / "real").mkdir()
+    (here / "real" / "agent.py").write_text(UNSORTED_PY)
+    (here / "agent.py").symlink_to(here / "real" / "agent.py")
+    assert main(["lint", "--fix", "agent.py"]) == 0
+    assert (here / "agent.py").is_symlink()
+    assert FIXED_LINE in (here / "real" / "agent.py").read_bytes()
+
+
+def test_fix_interrupted_mid_write_leaves_the_original(
+    here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here / "agent.py").write_text(UNSORTED_PY)
+    (here / "agent.py.promptcache-fix").write_text("mine\n")  # a user's file, not ours to take
+
+    def full_disk(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full_disk)
+    assert main(["lint", "--fix", "agent.py"]) == 2
+    assert "cannot write 'agent.py': the disk is full" in capsys.readouterr().err
+    assert (here / "agent.py").read_text() == UNSORTED_PY
+    assert sorted(p.name for p in here.iterdir()) == ["agent.py", "agent.py.promptcache-fix"]
+    assert (here / "agent.py.promptcache-fix").read_text() == "mine\n"

@@ -10,17 +10,27 @@ other finding is left for a person; the rewritten module must parse or nothing i
 from __future__ import annotations
 
 import ast
-import shutil
+import contextlib
+import os
+import re
+import stat
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..._errors import InputError
+from ..._inputs import read_bounded
+from ..._outputs import write_failure
 from .._config import LintConfig
-from .._loader import read_source
+from .._loader import decode_python
 from ._lint import PythonLinter
 from ._project import display_path
 
 __all__ = ["FixResult", "fix_file", "fix_paths", "fix_source"]
+
+# The line ends Python's tokenizer knows (`str.splitlines` knows more: a form feed, U+2028).
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -42,7 +52,7 @@ def fix_source(
     except (SyntaxError, ValueError, RecursionError):
         return FixResult(source=source, applied=0)
     calls = {(n.lineno, n.col_offset): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    lines = source.splitlines(keepends=True)
+    lines = _LINE.findall(source)
     for hit in linter.last_hits:
         taint = hit.taint
         if taint.path != display or not taint.fixable or taint.fix is None:
@@ -104,18 +114,62 @@ def _orjson_option(lines: list[str], call: ast.Call) -> list[tuple[int, str]] | 
 
 
 def fix_file(path: Path, *, display: str, linter: PythonLinter) -> int:
-    """Rewrite `path` in place with the safe fixes; the number applied."""
+    """
+    Rewrite `path` in place with the safe fixes, in the encoding, BOM and line ends it has; the
+    number applied. Written whole or not at all (a temporary file renamed over it; a link keeps
+    pointing at it). A read-only file is refused (InputError naming it), as is a failed write.
+    """
     try:
-        source = read_source(path, max_bytes=linter.config.max_bytes)
-    except (OSError, ValueError):
-        return 0
+        data = read_bounded(path, max_bytes=linter.config.max_bytes, flag="--max-bytes")
+        source, encoding = decode_python(data)
+    except (OSError, ValueError, InputError):
+        return 0  # the lint that follows reports why it cannot be read
     result = fix_source(source, display=display, linter=linter, file=path)
     if result.applied:
-        temporary = path.with_name(path.name + ".promptcache-fix")
-        temporary.write_text(result.source, encoding="utf-8")
-        shutil.copymode(path, temporary)  # an executable script stays executable
-        temporary.replace(path)
+        _check_writable(path, display)
+        _replace(Path(os.path.realpath(path)), result.source.encode(encoding), display)
     return result.applied
+
+
+def _check_writable(path: Path, display: str) -> None:
+    # Decided by the mode as well as by access(): root may write to (and rename over) any file,
+    # yet a file nobody may write to was made read-only to be left alone.
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:  # gone or moved since it was read
+        raise InputError(f"cannot fix {display!r}: {exc.strerror or exc}") from None
+    if not mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH) or not os.access(path, os.W_OK):
+        raise InputError(
+            f"cannot fix {display!r}: it is read-only; make it writable (chmod u+w) to apply "
+            "the fix, or run without --fix"
+        )
+
+
+def _replace(target: Path, data: bytes, display: str) -> None:
+    """Write `data` over `target` atomically, keeping its mode; on failure leave it as it was."""
+    mode = stat.S_IMODE(target.stat().st_mode)  # an executable script stays executable
+    try:
+        fd, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name}.", suffix=".promptcache-fix"
+        )
+    except OSError as exc:
+        raise write_failure(repr(display), exc) from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(temporary, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise write_failure(repr(display), exc) from None
+        raise
 
 
 def _offset(lines: list[str], line: int, byte_column: int) -> int:
@@ -124,11 +178,23 @@ def _offset(lines: list[str], line: int, byte_column: int) -> int:
     return before + len(current.encode("utf-8")[:byte_column].decode("utf-8", "replace"))
 
 
-def fix_paths(files: Iterable[Path], *, config: LintConfig) -> int:
-    """Apply the safe rewrites to the Python files among `files` (as `discover` finds them)."""
+def fix_paths(
+    files: Iterable[Path], *, config: LintConfig, refused: list[str] | None = None
+) -> int:
+    """
+    Apply the safe rewrites to the Python files among `files` (as `discover` finds them). A
+    file that cannot be rewritten (read-only, a failed write) raises InputError naming it, or,
+    given `refused`, is left as it is with the reason appended there and the others go on.
+    """
     linter = PythonLinter(config)
     applied = 0
     for file in files:
-        if file.suffix == ".py":
+        if file.suffix != ".py":
+            continue
+        try:
             applied += fix_file(file, display=display_path(file), linter=linter)
+        except InputError as exc:
+            if refused is None:
+                raise
+            refused.append(str(exc))
     return applied
