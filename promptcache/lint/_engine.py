@@ -26,7 +26,7 @@ import jinja2
 import orjson
 
 from .._canonical import load_json
-from .._errors import InputError
+from .._errors import InputError, json_kind
 from .._inputs import check_regular
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
@@ -665,8 +665,12 @@ def _lint_tokenizer_config(source: str, path: str, config: LintConfig) -> list[F
     key_line = next(
         (n for n, text in enumerate(source.splitlines(), 1) if '"chat_template"' in text), 1
     )
+    try:
+        templates = _chat_templates(data)
+    except ValueError as exc:  # a shape transformers would not load: not checked, so said
+        return _select([_parse_error(path, 1, str(exc))], config)
     findings: list[Finding] = []
-    for template in _chat_templates(data):
+    for template in templates:
         for found in lint_source(template.source, path=path, config=config, chat=True):
             message = f"{template.label} line {found.line}: {found.message}"
             findings.append(dataclasses.replace(found, line=key_line, column=1, message=message))
@@ -674,15 +678,29 @@ def _lint_tokenizer_config(source: str, path: str, config: LintConfig) -> list[F
 
 
 def _chat_templates(data: object) -> list[_ChatTemplate]:
+    """The chat templates of a tokenizer config (none when it has none); ValueError naming the
+    part when `chat_template` is neither a string nor a list of `{name, template}` objects."""
     if not isinstance(data, dict):
-        return []
+        raise ValueError(
+            f"the file holds a JSON {json_kind(data)}, not an object of tokenizer settings"
+        )
     value = data.get("chat_template")
+    if value is None:
+        return []
     if isinstance(value, str):
         return [_ChatTemplate(label="chat_template", source=value)]
-    if isinstance(value, list):
-        return [
+    expected = "expected a string, or a list of objects with a string `name` and `template`"
+    if not isinstance(value, list):
+        raise ValueError(f"`chat_template` is {_a(json_kind(value))}; {expected}")
+    templates = []
+    for index, item in enumerate(value):
+        if not isinstance(item, dict) or not isinstance(item.get("template"), str):
+            raise ValueError(f"`chat_template[{index}]` is {_a(json_kind(item))}; {expected}")
+        templates.append(
             _ChatTemplate(label=f"chat_template[{item.get('name')!r}]", source=item["template"])
-            for item in value
-            if isinstance(item, dict) and isinstance(item.get("template"), str)
-        ]
-    return []
+        )
+    return templates
+
+
+def _a(kind: str) -> str:
+    return f"an {kind}" if kind[0] in "aeiou" else f"a {kind}"

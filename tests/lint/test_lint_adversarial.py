@@ -236,3 +236,33 @@ def test_fix_interrupted_mid_write_leaves_the_original(
     assert (here / "agent.py").read_text() == UNSORTED_PY
     assert sorted(p.name for p in here.iterdir()) == ["agent.py", "agent.py.promptcache-fix"]
     assert (here / "agent.py.promptcache-fix").read_text() == "mine\n"
+
+
+# -- tokenizer_config.json ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("config", "said"),
+    [
+        ('{"chat_template": 5}', "`chat_template` is a number"),
+        ('{"chat_template": {"default": "x"}}', "`chat_template` is an object"),
+        ('{"chat_template": [3]}', "`chat_template[0]` is a number"),
+        ('{"chat_template": [{"name": "a", "template": 3}]}', "`chat_template[0]` is an object"),
+        ("[1, 2]", "holds a JSON list"),
+    ],
+)
+def test_a_chat_template_of_an_unknown_shape_is_not_clean(
+    here: Path, capsys: pytest.CaptureFixture[str], config: str, said: str
+) -> None:
+    # Before: each was passed over, and the file reported clean.
+    (here / "model").mkdir()
+    (here / "model" / "tokenizer_config.json").write_text(config)
+    assert main(["lint", "model"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("model/tokenizer_config.json:1:1: PC001 ") and said in out
+
+
+@pytest.mark.parametrize("config", ["{}", '{"chat_template": null}', '{"model_max_length": 8}'])
+def test_a_tokenizer_without_a_chat_template_is_clean(here: Path, config: str) -> None:
+    (here / "tokenizer_config.json").write_text(config)
+    assert main(["lint", "tokenizer_config.json"]) == 0
