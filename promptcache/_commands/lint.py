@@ -14,6 +14,7 @@ from typing import Any, TextIO
 from rich.console import Console
 from rich.text import Text
 
+from .._errors import InputError
 from ..lint import (
     FORMATS,
     RULES,
@@ -25,6 +26,7 @@ from ..lint import (
     lint_report,
     load_config,
 )
+from ..lint._reporters import printable
 from ..lint.python import fix_paths
 from ._io import output_file, write_output
 
@@ -93,6 +95,11 @@ def register(subparsers: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.list_rules:
         return _write(lambda out: _print_rules(out), 0)
+    if args.statistics and args.format != "text":
+        raise InputError(
+            f"--statistics prints a table of counts, not --format {args.format}; leave out one "
+            "of the two (a JSON or SARIF report holds every finding's code to count)"
+        )
     config = _config(args)
     inputs = _inputs_of(args, config)
     output = output_file(args.output, inputs=inputs) if args.output else None
@@ -108,9 +115,10 @@ def run(args: argparse.Namespace) -> int:
     problems = [f for f in findings if f.severity != "info"]
     status = 1 if problems and not args.exit_zero else 0
     if output is not None:
-        write_output(output, format_findings(findings, args.format), inputs=inputs)
+        text = _statistics(findings) if args.statistics else format_findings(findings, args.format)
+        write_output(output, text, inputs=inputs)
     elif args.statistics:
-        status = _write(lambda out: _print_statistics(findings, out), status)
+        status = _write(lambda out: out.write(_statistics(findings)), status)
     elif args.format == "text":
         status = _write(lambda out: _print_text(findings, out, args.color), status)
     else:
@@ -183,7 +191,7 @@ def _print_text(findings: Sequence[Finding], out: TextIO, color: str) -> None:
         return
     for f in findings:
         line = Text()
-        line.append(f"{f.path}:{f.line}:{f.column}:", style="bold")
+        line.append(f"{printable(f.path)}:{f.line}:{f.column}:", style="bold")
         line.append(" ")
         line.append(f.code, style=_STYLES[f.severity])
         line.append(f" {f.message}")
@@ -202,12 +210,14 @@ def _console(out: TextIO, color: str) -> Console | None:
     )
 
 
-def _print_statistics(findings: Sequence[Finding], out: TextIO) -> None:
+def _statistics(findings: Sequence[Finding]) -> str:
     """Like `ruff --statistics`: count, code and rule name, most frequent first."""
     counts = Counter(f.code for f in findings)
     width = len(str(max(counts.values(), default=0)))
-    for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
-        out.write(f"{count:>{width}}\t{code}\t{RULES[code].name}\n")
+    return "".join(
+        f"{count:>{width}}\t{code}\t{RULES[code].name}\n"
+        for code, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    )
 
 
 def _summary(findings: Sequence[Finding], problems: Sequence[Finding]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import quote
@@ -12,17 +13,28 @@ from ._docs import language
 from ._model import Finding
 from .rules import RULES
 
-__all__ = ["FORMATS", "format_findings"]
+__all__ = ["FORMATS", "format_findings", "printable"]
 
 _SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 # Info findings (a part that could not be checked, a skipped file) are SARIF notes and GitHub
 # notices: visible, but not failures.
 _SARIF_LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+_DRIVE = re.compile(r"[A-Za-z]:/")
 _GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 
 def format_text(findings: Sequence[Finding]) -> str:
-    return "".join(f"{f.path}:{f.line}:{f.column}: {f.code} {f.message}\n" for f in findings)
+    return "".join(
+        f"{printable(f.path)}:{f.line}:{f.column}: {f.code} {f.message}\n" for f in findings
+    )
+
+
+def printable(path: str) -> str:
+    """A file name for a line of text output: a newline, tab or other control character in it
+    is written as its escape (`\\n`), so one finding stays one `path:line:col:` line."""
+    if path.isprintable():
+        return path
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in path)
 
 
 def format_json(findings: Sequence[Finding]) -> str:
@@ -116,7 +128,7 @@ def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
         "locations": [
             {
                 "physicalLocation": {
-                    "artifactLocation": {"uri": quote(finding.path, safe="/:")},
+                    "artifactLocation": {"uri": _uri(finding.path)},
                     "region": {"startLine": finding.line, "startColumn": finding.column},
                 }
             }
@@ -135,10 +147,22 @@ def _sarif_written_at(finding: Finding, line: int) -> dict[str, Any]:
         "id": 0,
         "message": {"text": "the value is written here"},
         "physicalLocation": {
-            "artifactLocation": {"uri": quote(finding.path, safe="/:")},
+            "artifactLocation": {"uri": _uri(finding.path)},
             "region": {"startLine": line},
         },
     }
+
+
+def _uri(path: str) -> str:
+    """
+    The SARIF `uri` of a finding's file: a relative reference for a relative path (every `:`
+    escaped, so `a:b.j2` is not read as a URI of scheme `a`), a `file:` URI for an absolute one.
+    """
+    if path.startswith("/"):
+        return "file://" + quote(path, safe="/")
+    if _DRIVE.match(path):  # C:/... on Windows
+        return "file:///" + path[:2] + quote(path[2:], safe="/")
+    return quote(path, safe="/")
 
 
 FORMATS: dict[str, Callable[[Sequence[Finding]], str]] = {

@@ -6,12 +6,15 @@ linter could not read or check is said (an error, PC001/PC500, or a PC003 notice
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from promptcache.cli import main
+from promptcache.lint import Finding, format_findings
 from promptcache.lint.python import lint_python_source
 
 # A request whose system prompt starts with a clock value, then ~600 tokens of static text.
@@ -266,3 +269,61 @@ def test_a_chat_template_of_an_unknown_shape_is_not_clean(
 def test_a_tokenizer_without_a_chat_template_is_clean(here: Path, config: str) -> None:
     (here / "tokenizer_config.json").write_text(config)
     assert main(["lint", "tokenizer_config.json"]) == 0
+
+
+# -- outputs --------------------------------------------------------------------------------------
+
+
+def _finding_at(path: str) -> Finding:
+    return Finding(
+        path=path, line=1, column=2, code="PC101", message="m", severity="error", tokens_at_risk=9
+    )
+
+
+def test_text_output_keeps_one_finding_a_line_whatever_the_file_name() -> None:
+    # A newline in a file name split one finding over two lines: a reader of `path:line:col:`
+    # lines (an editor, a CI matcher) saw a finding with no position and a line with no code.
+    text = format_findings([_finding_at("new\nline.j2"), _finding_at("tab\there.j2")], "text")
+    assert text.splitlines() == [
+        "new\\nline.j2:1:2: PC101 m",
+        "tab\\there.j2:1:2: PC101 m",
+    ]
+
+
+def test_coloured_text_output_keeps_one_finding_a_line(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here / "new\nline.j2").write_text(BUSTED_J2)
+    assert main(["lint", "--color", "always", "new\nline.j2"]) == 1
+    (line,) = capsys.readouterr().out.splitlines()
+    assert "new\\nline.j2" in line
+
+
+@pytest.mark.parametrize(
+    ("path", "uri"),
+    [
+        ("prompts/a:b.j2", "prompts/a%3Ab.j2"),
+        ("a:b.j2", "a%3Ab.j2"),  # read as a URI of scheme `a` before
+        ("/srv/app/system prompt.j2", "file:///srv/app/system%20prompt.j2"),
+        ("prompts/ñ#1?.j2", "prompts/%C3%B1%231%3F.j2"),
+    ],
+)
+def test_sarif_locations_are_uri_references_of_the_file(path: str, uri: str) -> None:
+    log = json.loads(format_findings([_finding_at(path)], "sarif"))
+    location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    found = location["artifactLocation"]["uri"]
+    assert found == uri
+    parts = urlsplit(found)
+    assert (parts.scheme, unquote(parts.path)) == (("file", path) if path[0] == "/" else ("", path))
+
+
+def test_statistics_are_not_passed_off_as_json(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `--statistics --format json` printed the text table; `-o` dropped the statistics.
+    (here / "system.j2").write_text(BUSTED_J2)
+    assert main(["lint", "--statistics", "--format", "json", "system.j2"]) == 2
+    err = capsys.readouterr().err
+    assert "--statistics prints a table of counts" in err and "--format json" in err
+    assert main(["lint", "--statistics", "-o", "counts.txt", "system.j2"]) == 1
+    assert (here / "counts.txt").read_text() == "1\tPC101\tvolatile-call\n"
