@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .._errors import InputError
+from .._inputs import MAX_BYTES_CEILING
 from ..lint import (
     FORMATS,
     RULES,
@@ -266,6 +267,8 @@ def _positive(value: str) -> int:
         number = int(value)
     except ValueError:
         number = 0
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of bytes >= 1, got {value!r}")
+    if not 1 <= number <= MAX_BYTES_CEILING:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of bytes from 1 to {MAX_BYTES_CEILING:,}, got {value!r}"
+        )
     return number

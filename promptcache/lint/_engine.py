@@ -239,6 +239,11 @@ def _each_input(
     paths: Sequence[str | Path], config: LintConfig
 ) -> Iterator[tuple[Path, bool, str | None]]:
     for raw in paths:
+        if raw == "":  # Path("") is the current folder: an unset variable would lint it all
+            raise InputError(
+                "'' is an empty path (an unset variable?); pass template files or folders, "
+                "or '.' for the current folder"
+            )
         path = raw if isinstance(raw, Path) else Path(raw)  # copying a Path costs a re-parse
         info = _status(path)  # one system call answers "a file?", "a folder?" and the size
         if info is not None and stat.S_ISREG(info.st_mode):

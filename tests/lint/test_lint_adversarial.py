@@ -327,3 +327,47 @@ def test_statistics_are_not_passed_off_as_json(
     assert "--statistics prints a table of counts" in err and "--format json" in err
     assert main(["lint", "--statistics", "-o", "counts.txt", "system.j2"]) == 1
     assert (here / "counts.txt").read_text() == "1\tPC101\tvolatile-call\n"
+
+
+# -- the command line -----------------------------------------------------------------------------
+
+
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `promptcache lint "$TEMPLATES"` with the variable unset linted the current folder.
+    (here / "system.j2").write_text(BUSTED_J2)
+    assert main(["lint", ""]) == 2
+    err = capsys.readouterr().err
+    assert "an empty path" in err and "internal error" not in err
+
+
+def test_max_bytes_past_the_ceiling_is_a_usage_error(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # It was taken, then every file failed to read (PC001 per file) naming the flag.
+    (here / "system.j2").write_text(BUSTED_J2)
+    assert main(["lint", "--max-bytes", str(1 << 41), "system.j2"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "--max-bytes" in err and "1,099,511,627,776" in err
+
+
+def test_a_file_deleted_while_linting_is_said(
+    here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from promptcache.lint import _engine
+
+    (here / "prompts").mkdir()
+    (here / "prompts" / "a.j2").write_text(BUSTED_J2)
+    (here / "prompts" / "b.j2").write_text(BUSTED_J2)
+    real = _engine.read_source
+
+    def read_then_delete(path: Path, **kwargs: int) -> str:
+        text = real(path, **kwargs)
+        (here / "prompts" / "b.j2").unlink(missing_ok=True)
+        return text
+
+    monkeypatch.setattr(_engine, "read_source", read_then_delete)
+    assert main(["lint", "prompts"]) == 1
+    out = capsys.readouterr().out
+    assert "prompts/b.j2:1:1: PC001 " in out and "'prompts/b.j2': it does not exist" in out
