@@ -124,16 +124,22 @@ def decode_python(data: bytes) -> tuple[str, str]:
         raise ValueError("this is a binary file (it contains NUL bytes), not a Python module")
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    except SyntaxError as exc:  # an unknown codec, or one that contradicts the BOM
-        raise ValueError(f"{exc.msg}; declare a known encoding, or save it as UTF-8") from None
+    except SyntaxError as exc:  # an unknown codec, one that contradicts the BOM, or not UTF-8
+        if not exc.msg.startswith("invalid or missing encoding"):
+            raise ValueError(f"{exc.msg}; declare a known encoding, or save it as UTF-8") from None
+        encoding = "utf-8"  # no coding comment: decoding says which byte is wrong, below
     try:
         return data.decode(encoding), encoding
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
+        declared = "UTF-8 text" if encoding in _UTF8 else f"{encoding} text as it declares"
         raise ValueError(
-            f"this file is not {encoding} text as it declares: byte 0x{data[exc.start]:02x} at "
-            f"offset {exc.start} (line {line}) cannot be decoded; save it as UTF-8"
+            f"this file is not {declared}: byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start} (line {line}) cannot be decoded; save it as UTF-8"
         ) from None
+
+
+_UTF8 = frozenset({"utf-8", "utf-8-sig"})  # what `detect_encoding` says without a coding comment
 
 
 def read_source(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:

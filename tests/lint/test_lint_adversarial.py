@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
 
 from promptcache.cli import main
-from promptcache.lint import Finding, format_findings
+from promptcache.lint import Finding, format_findings, lint_paths
 from promptcache.lint.python import lint_python_source
 
 # A request whose system prompt starts with a clock value, then ~600 tokens of static text.
@@ -371,3 +372,44 @@ def test_a_file_deleted_while_linting_is_said(
     assert main(["lint", "prompts"]) == 1
     out = capsys.readouterr().out
     assert "prompts/b.j2:1:1: PC001 " in out and "'prompts/b.j2': it does not exist" in out
+
+
+# -- Python source ---------------------------------------------------------------------------------
+
+
+def test_a_module_in_a_declared_encoding_is_linted(here: Path) -> None:
+    # PEP 263: Python reads a module in the encoding its coding comment declares; it was
+    # refused as "not UTF-8 text" (and told to save "the template" as UTF-8).
+    (here / "agent.py").write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\n" + BUSTED_PY.encode())
+    (found,) = lint_paths(["agent.py"])
+    assert (found.code, found.line) == ("PC501", 7)
+
+
+@pytest.mark.parametrize(
+    ("data", "said"),
+    [
+        (b"# coding: klingon\nx = 1\n", "unknown encoding: klingon"),
+        (b"# coding: ascii\nx = '\xe9'\n", "not ascii text as it declares"),
+        (b"x = '\xe9'\n", "not UTF-8 text: byte 0xe9"),
+        ("x = 1\n".encode("utf-16"), "UTF-16 text, which Python does not read"),
+    ],
+)
+def test_a_module_python_cannot_decode_is_pc500_saying_why(
+    here: Path, data: bytes, said: str
+) -> None:
+    (here / "agent.py").write_bytes(data + b"system_prompt = 'x'\n")
+    (found,) = lint_paths(["agent.py"])
+    assert found.code == "PC500" and said in found.message and "template" not in found.message
+
+
+def test_syntax_of_a_newer_python_says_which_python_parsed_it() -> None:
+    # PEP 695 (3.12) read by 3.11 was only "invalid syntax": it reads like a broken file.
+    source = "type Prompt = str\nsystem_prompt = 'x'\n"
+    try:
+        compile(source, "m.py", "exec", flags=0x400, dont_inherit=True)  # PyCF_ONLY_AST
+    except SyntaxError:
+        (found,) = lint_python_source(source, path="m.py")
+        version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        assert found.code == "PC500" and f"as Python {version} reads it" in found.message
+    else:
+        assert lint_python_source(source, path="m.py") == []

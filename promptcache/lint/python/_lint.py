@@ -12,6 +12,7 @@ import ast
 import contextlib
 import gc
 import re
+import sys
 from collections.abc import Iterator
 from functools import lru_cache
 from pathlib import Path
@@ -114,6 +115,7 @@ _METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) 
 _ROOTED_WORDS = tuple(sorted({root for sink in SINKS for root in sink.roots}))
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
+_PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _ROLE_WORDS = {
     "system": "the system prompt",
     "tools": "the tool definitions",
@@ -181,7 +183,9 @@ class PythonLinter:
         try:
             tree = ast.parse(source, filename=display)
         except SyntaxError as exc:
-            return self._select([_parse_error(display, exc.lineno or 1, exc.msg or str(exc))])
+            # Said, since syntax of a newer Python reads as a broken file to an older one.
+            message = f"{exc.msg or exc} (as Python {_PYTHON} reads it)"
+            return self._select([_parse_error(display, exc.lineno or 1, message)])
         except (RecursionError, MemoryError, ValueError, OverflowError) as exc:
             return self._select([_parse_error(display, 1, f"{type(exc).__name__}: {exc}")])
         return self._lint_module(tree, source, display, file)
