@@ -52,6 +52,10 @@ DEFAULT_INCLUDE = (
 )
 
 
+# What could not be read, parsed or followed: said unless ignored, or it would pass as clean.
+UNCHECKED = frozenset({"PC001", "PC002", "PC003", "PC500", "PC506"})
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LintConfig:
     """Everything the linter can be told. Every name list is a list of case-insensitive globs."""
@@ -112,9 +116,15 @@ class LintConfig:
                 )
 
     def enabled(self, code: str) -> bool:
-        """Whether findings with `code` are reported (the longest matching prefix wins)."""
+        """
+        Whether findings with `code` are reported (the longest matching prefix wins). A file or
+        part that could not be checked (`UNCHECKED`) is reported whatever `select` leaves out,
+        as ruff reports syntax errors: only `ignore` silences it.
+        """
         best_select = max((len(s) for s in self.select if code.startswith(s.upper())), default=-1)
         best_ignore = max((len(s) for s in self.ignore if code.startswith(s.upper())), default=-1)
+        if code in UNCHECKED:
+            return best_ignore < 0 or best_select > best_ignore
         return best_select > best_ignore
 
     def replace(self, **changes: Any) -> LintConfig:

@@ -413,3 +413,25 @@ def test_syntax_of_a_newer_python_says_which_python_parsed_it() -> None:
         assert found.code == "PC500" and f"as Python {version} reads it" in found.message
     else:
         assert lint_python_source(source, path="m.py") == []
+
+
+# -- select and ignore ----------------------------------------------------------------------------
+
+
+def test_select_does_not_silence_a_file_that_could_not_be_checked(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `select = ["PC1"]` ("the template rules") also dropped PC001: a template that does not
+    # parse passed as clean. As ruff reports syntax errors whatever is selected, a file or part
+    # that could not be checked is reported unless `ignore` names it.
+    (here / "broken.j2").write_text("{% if %}\n")
+    (here / "broken.py").write_text("def f(:\n")
+    (here / "pyproject.toml").write_text('[tool.promptcache.lint]\nselect = ["PC1"]\n')
+    assert main(["lint", "broken.j2", "broken.py"]) == 1
+    out = capsys.readouterr().out
+    assert [line.split()[1] for line in out.splitlines()] == ["PC001", "PC500"]
+    (here / "pyproject.toml").write_text(
+        '[tool.promptcache.lint]\nselect = ["PC1"]\nignore = ["PC001", "PC5"]\n'
+    )
+    assert main(["lint", "broken.j2", "broken.py"]) == 0
+    assert capsys.readouterr().out == ""
