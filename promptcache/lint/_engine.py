@@ -555,12 +555,16 @@ def _column(lines: list[str], line: int, anchor: str) -> int:
     if not 1 <= line <= len(lines) or not anchor:
         return 1
     text = lines[line - 1]
-    starts = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(anchor)}(?!\w)", text)]
-    if not starts:
+    # Matches are taken lazily and the first preferred one wins: listing every match, and
+    # scanning back along the line from each, for every finding was cubic on a one-line template.
+    starts = (m.start() for m in re.finditer(rf"(?<!\w){re.escape(anchor)}(?!\w)", text))
+    first = next(starts, None)
+    if first is None:
         return text.find(anchor) + 1 or 1
     opener = "{%" if anchor in _KEYWORDS else "{{"
-    preferred = [s for s in starts if _inside(text, s) == opener]
-    return (preferred or starts)[0] + 1
+    if _inside(text, first) == opener:
+        return first + 1
+    return next((s for s in starts if _inside(text, s) == opener), first) + 1
 
 
 def _inside(text: str, position: int) -> str:

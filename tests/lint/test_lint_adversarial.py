@@ -435,3 +435,27 @@ def test_select_does_not_silence_a_file_that_could_not_be_checked(
     )
     assert main(["lint", "broken.j2", "broken.py"]) == 0
     assert capsys.readouterr().out == ""
+
+
+# -- size -----------------------------------------------------------------------------------------
+
+
+def test_a_long_one_line_template_is_linted_in_linear_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    # 2,000 outputs on one line took 83 s (1,000: 9 s; 200,000: no end in 300 s): each finding
+    # listed every match of its name on the line and scanned back from each. Counted, not timed.
+    from promptcache.lint import _engine, lint_source
+
+    calls = 0
+    real = _engine._inside
+
+    def inside(text: str, position: int) -> str:
+        nonlocal calls
+        calls += 1
+        return real(text, position)
+
+    monkeypatch.setattr(_engine, "_inside", inside)
+    outputs = 400
+    # Every `a` is a finding's candidate (PC106: ~4,000 tokens of static text follow).
+    source = "{{ now() }}" + "{{ a }} text " * outputs + "Static words. " * 2000
+    findings = lint_source(source, path="long.j2")
+    assert findings and calls <= 2 * outputs
