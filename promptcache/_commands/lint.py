@@ -38,7 +38,7 @@ Lint Jinja2 prompt templates (and chat templates: *.jinja, tokenizer_config.json
 code that builds requests (*.py) for values that change per request in the cacheable prefix.
 Configuration: [tool.promptcache.lint] in the
 nearest pyproject.toml. Exit status: 0 no findings (info notes do not count), 1 findings, 2 usage
-or internal error."""
+or internal error, or a file --fix could not rewrite."""
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
@@ -88,7 +88,7 @@ def register(subparsers: Any) -> None:
         "--fix",
         action="store_true",
         help="apply the safe rewrites to Python files (sort_keys=True, orjson.OPT_SORT_KEYS, "
-        "sorted(...)), then lint",
+        "sorted(...)), then lint; a read-only file is left as it is, and the run exits 2",
     )
     parser.set_defaults(handler=run)
 
