@@ -228,7 +228,8 @@ def _summary(findings: Sequence[Finding], problems: Sequence[Finding]) -> None:
         print(f"Found {len(problems)} problem(s) in {files} file(s).", file=sys.stderr)
     if notes:
         print(
-            f"{notes} note(s): parts that could not be checked (PC002) or files skipped (PC003).",
+            f"{notes} note(s): what could not be checked or followed (PC002, PC506) or files "
+            "and folders skipped (PC003).",
             file=sys.stderr,
         )
 

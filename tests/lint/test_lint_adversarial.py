@@ -459,3 +459,19 @@ def test_a_long_one_line_template_is_linted_in_linear_work(monkeypatch: pytest.M
     source = "{{ now() }}" + "{{ a }} text " * outputs + "Static words. " * 2000
     findings = lint_source(source, path="long.j2")
     assert findings and calls <= 2 * outputs
+
+
+def test_the_summary_of_notes_names_the_python_note_too(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A Python request that was not checked (PC506) was summed up as "parts that could not be
+    # checked (PC002) or files skipped (PC003)", naming only the template codes.
+    (here / "helper.py").write_text("def get_system_prompt(:\n")
+    (here / "main.py").write_text(
+        "import anthropic\nfrom helper import get_system_prompt\n"
+        "anthropic.Anthropic().messages.create(model='m', max_tokens=1, "
+        "system=get_system_prompt() + '" + "Be helpful. " * 200 + "', messages=[])\n"
+    )
+    assert main(["lint", "main.py"]) == 0
+    out, err = capsys.readouterr()
+    assert " PC506 " in out and "(PC002, PC506)" in err
