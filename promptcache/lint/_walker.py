@@ -165,6 +165,7 @@ class Walker:
     # the file linted says it comes after the conversation ("the messages above"): it is cached
     # only within that conversation, where a value fixed per conversation does not change
     after_conversation: bool = False
+    entry: int = 0  # in an included (imported, parent) file: the linted file's line leading here
     _history: int = 0
     _loops: list[bool] = field(default_factory=list)  # for each open loop: over the history?
     _trailing: frozenset[int] = frozenset()  # ids of `if`s that end a history iteration
@@ -235,7 +236,10 @@ class Walker:
     ) -> tuple[Walker, LoadedTemplate] | None:
         """A walker for an included, imported or parent template; None when not resolvable."""
         if len(self.stack) >= _MAX_DEPTH:
-            self._note(line, f"the {what} is nested more than {_MAX_DEPTH} templates deep")
+            # Only ever met inside an included file, whose own notes are dropped: said at the
+            # linted file's line that leads here, or the templates below would pass unsaid.
+            message = f"the templates below this line: they nest more than {_MAX_DEPTH} deep"
+            self.notes.append(Note(self.entry, message))
             return None
         names = _template_names(template)
         if not names:
@@ -266,6 +270,7 @@ class Walker:
             notes=self.notes,
             system=self.system,  # a partial is part of the prompt that includes it
             after_conversation=self.after_conversation,
+            entry=self.entry if self.stack else line,
         )
         return walker, loaded
 
