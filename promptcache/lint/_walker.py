@@ -259,6 +259,9 @@ class Walker:
                 )
             return None
         if loaded.label in self.stack or loaded.label == self.origin:
+            if what == "parent template":  # an include may recurse under a condition; this not
+                message = f"the parent template {loaded.name!r}: templates that extend each other"
+                self.notes.append(Note(self.entry if self.stack else line, message))
             return None
         walker = Walker(
             config=self.config,

@@ -489,3 +489,17 @@ def test_an_include_chain_past_the_depth_limit_is_said(
     assert main(["lint", "main.j2"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("main.j2:2:1: PC002 could not check the templates below this line")
+
+
+@pytest.mark.parametrize("cycle", [["a.j2"], ["a.j2", "b.j2"]], ids=["itself", "each-other"])
+def test_templates_that_extend_each_other_are_said(
+    here: Path, capsys: pytest.CaptureFixture[str], cycle: list[str]
+) -> None:
+    # Jinja cannot render them (it recurses without end); the linter reported them clean.
+    block = "{% block body %}{{ now() }}" + "Static text. " * 80 + "{% endblock %}"
+    for name, parent in zip(cycle, [*cycle[1:], cycle[0]], strict=True):
+        (here / name).write_text(f"{{% extends '{parent}' %}}{block}")
+    main(["lint", "a.j2"])
+    out = capsys.readouterr().out
+    assert "a.j2:1:1: PC002 could not check the parent template" in out
+    assert "templates that extend each other" in out
