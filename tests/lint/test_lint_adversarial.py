@@ -503,3 +503,15 @@ def test_templates_that_extend_each_other_are_said(
     out = capsys.readouterr().out
     assert "a.j2:1:1: PC002 could not check the parent template" in out
     assert "templates that extend each other" in out
+
+
+def test_json_output_stays_one_document_when_a_fix_is_refused(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (here / "agent.py").write_text(UNSORTED_PY)
+    (here / "agent.py").chmod(0o444)
+    (here / "broken.py").write_text("def f(:\n")
+    assert main(["lint", "--fix", "--format", "json", "agent.py", "broken.py"]) == 2
+    out, err = capsys.readouterr()
+    assert [record["code"] for record in json.loads(out)] == ["PC503", "PC500"]
+    assert "cannot fix 'agent.py'" in err
