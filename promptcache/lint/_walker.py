@@ -239,20 +239,20 @@ class Walker:
             # Only ever met inside an included file, whose own notes are dropped: said at the
             # linted file's line that leads here, or the templates below would pass unsaid.
             message = f"the templates below this line: they nest more than {_MAX_DEPTH} deep"
-            self.notes.append(Note(self.entry, message))
+            self.notes.append(Note(self.entry, message))  # never met in the linted file itself
             return None
         names = _template_names(template)
         if not names:
-            self._note(line, f"the {what}: its name is computed at render time")
+            self._unchecked(line, f"the {what}: its name is computed at render time")
             return None
         loaded = self.loader.load(names, self.path, chat=self.chat)
         if isinstance(loaded, UnreadableTemplate):  # there, but not checked: never silent
-            self._note(line, f"the {what} {loaded.name!r}: {loaded.reason}")
+            self._unchecked(line, f"the {what} {loaded.name!r}: {loaded.reason}")
             return None
         if loaded is None:
             if not optional:
                 shown = " or ".join(repr(n) for n in names)
-                self._note(
+                self._unchecked(
                     line,
                     f"the {what} {shown}: not found next to the template or on "
                     "the search path (`search-path` in [tool.promptcache.lint])",
@@ -261,7 +261,7 @@ class Walker:
         if loaded.label in self.stack or loaded.label == self.origin:
             if what == "parent template":  # an include may recurse under a condition; this not
                 message = f"the parent template {loaded.name!r}: templates that extend each other"
-                self.notes.append(Note(self.entry if self.stack else line, message))
+                self._unchecked(line, message)
             return None
         walker = Walker(
             config=self.config,
@@ -281,6 +281,17 @@ class Walker:
         """Record what could not be checked; only for the file being linted (its own lines)."""
         if not self.stack and not self.derived:
             self.notes.append(Note(line, message))
+
+    def _unchecked(self, line: int, message: str) -> None:
+        """
+        Record a template that could not be checked at all: at its line in the file being
+        linted or, met in an included (imported, parent) file, at the linted file's line that
+        leads there, naming where: else the part it stands for would pass unsaid.
+        """
+        if self.stack:
+            self.notes.append(Note(self.entry, f"{message} (in {self.origin}, line {line})"))
+        else:
+            self._note(line, message)
 
     def _relocate(
         self,

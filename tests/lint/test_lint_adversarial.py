@@ -515,3 +515,21 @@ def test_json_output_stays_one_document_when_a_fix_is_refused(
     out, err = capsys.readouterr()
     assert [record["code"] for record in json.loads(out)] == ["PC503", "PC500"]
     assert "cannot fix 'agent.py'" in err
+
+
+def test_what_an_included_template_could_not_check_is_said_where_it_is_included(
+    here: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A partial on the search path (outside the folders linted) that includes a missing file:
+    # the part it stands for was not checked, and nothing said so.
+    (here / "shared").mkdir()
+    (here / "shared" / "header.j2").write_text("Hello.\n{% include 'clock.j2' %}\n")
+    (here / "prompts").mkdir()
+    (here / "prompts" / "system.j2").write_text(
+        "{% include 'header.j2' %}\n" + "Static text. " * 80
+    )
+    (here / "pyproject.toml").write_text('[tool.promptcache.lint]\nsearch-path = ["shared"]\n')
+    assert main(["lint", "prompts"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("prompts/system.j2:1:1: PC002 could not check the included template")
+    assert "'clock.j2'" in out and "header.j2, line 2" in out
