@@ -113,7 +113,7 @@ _METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) 
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
 _ROOTED_WORDS = tuple(sorted({root for sink in SINKS for root in sink.roots}))
-_NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
+_NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 _ROLE_WORDS = {
