@@ -535,11 +535,17 @@ def test_what_an_included_template_could_not_check_is_said_where_it_is_included(
     assert "'clock.j2'" in out and "header.j2, line 2" in out
 
 
-@pytest.mark.parametrize("comment", ["# noqa : PC999", "# noqa :PC502", "# NOQA : E501"])
-def test_a_noqa_naming_other_codes_with_a_spaced_colon_is_not_a_blanket_one(comment: str) -> None:
-    # `# noqa : PC999` read as a bare `# noqa`: it silenced every finding on the line.
+# Each comment is built here, not written out: ruff would read it as its own directive.
+@pytest.mark.parametrize(
+    ("word", "rest"), [("noqa", " : PC999"), ("noqa", " :PC502"), ("NOQA", " : E501")]
+)
+def test_a_noqa_naming_other_codes_with_a_spaced_colon_is_not_a_blanket_one(
+    word: str, rest: str
+) -> None:
+    # A spaced colon was read as a bare noqa: it silenced every finding on the line.
+    comment = f"# {word}{rest}"
     lines = BUSTED_PY.split("\n")
     lines[4] += f"  {comment}"
     assert [f.code for f in lint_python_source("\n".join(lines), path="m.py")] == ["PC501"]
-    lines[4] = lines[4].replace(comment, "# noqa : PC501")
+    lines[4] = lines[4].replace(comment, f"# {word} : PC501")
     assert lint_python_source("\n".join(lines), path="m.py") == []
