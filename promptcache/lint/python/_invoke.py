@@ -31,7 +31,7 @@ from ._locations import node_label, taint_at
 from ._request_data import data_call, data_method
 from ._sinks import PASS_THROUGH, SINK_BY_API, Sink
 from ._summaries import ClassInfo, Function
-from ._templates import jinja_render, template_call, template_info
+from ._templates import crew_template, jinja_render, template_call, template_info
 from ._turns import (
     WINDOW,
     conversation_follows,
@@ -56,6 +56,8 @@ __all__ = ["call_expression", "call_value"]
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
 )
+# A Jinja template's methods that fill it (Haystack's `PromptBuilder` runs as one).
+_RENDER_METHODS = frozenset({"render", "render_async", "run", "run_async"})
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
 _PASS_METHODS = frozenset(
     {
@@ -105,6 +107,9 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
         rest = opaque_call(frame, call_name(frame, func), [*args, *keywords.values(), *splats])
         return Value(deps=called | rest.deps, pieces=(called | rest.deps,))
     name = call_name(frame, func)
+    if isinstance(func, ast.Attribute) and _library_object(receiver):
+        # `client = cohere.Client()` ... `client.chat(...)`: the method of the library's object.
+        name = f"{receiver.meta}.{func.attr}"  # type: ignore[union-attr]  # checked just above
     result = call_named(frame, name, node, receiver, args, keywords, splats)
     if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
         result = result.with_deps(callee.deps)
@@ -336,7 +341,7 @@ def _library_call(
                 frame.findings.sink_value(what, "system", value, node)
     if receiver is not None and receiver.kind in ("ptemplate", "chain"):
         return template_call(frame, last, receiver, node, args, keywords)
-    if receiver is not None and receiver.kind == "jtemplate" and last in ("render", "render_async"):
+    if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if (
         receiver is not None
@@ -368,8 +373,34 @@ def _library_call(
             kind=receiver.kind if receiver.kind == "str" else "",
         )
     if receiver is None or receiver.kind == "module":
-        return opaque_call(frame, name, [*args, *keywords.values(), *splats])
+        result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
+        if result is EMPTY and _constructs(name):
+            return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
+        return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _on_kept_history(node: ast.Call) -> bool:
+    """`self.history.add_system_message(...)`, `store[user].add_...(...)`: a call on a history
+    kept beyond the call (on an object or in a store)."""
+    func = node.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute | ast.Subscript)
+
+
+def _constructs(name: str) -> bool:
+    """Whether `name` (resolved, outside the project) reads as a library's class (`cohere.Client`,
+    `ollama.AsyncClient`): what calling it makes is an object whose methods keep its name."""
+    module, _, last = name.rpartition(".")
+    return bool(module) and last[:1].isupper() and "?" not in name and "()" not in name
+
+
+def _library_object(receiver: Value | None) -> bool:
+    return (
+        receiver is not None
+        and receiver.kind == "module"
+        and isinstance(receiver.meta, str)
+        and receiver.meta.endswith("()")
+    )
 
 
 def opaque_call(frame: Frame, name: str, values: Sequence[Value]) -> Value:
@@ -403,6 +434,10 @@ def call_sink(
     for index, role in sink.positional:
         if index < len(args):
             frame.findings.sink_value(sink.api, role, args[index], node)
+    if sink.conversation and _on_kept_history(node):
+        for value in (*args, *keywords.values()):
+            frame.findings.conversation_started(value)
+        return join_values([*args, *keywords.values()])
     history = conversation_follows(sink, args, keywords, splats)
     if history and sink.api == "OpenAI Agents SDK Agent":
         history = runner_runs_carry_history(frame.module.tree, node)
@@ -423,6 +458,11 @@ def call_sink(
         return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
     if sink.api == "LangChain system message template":
         return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
+    if sink.api.startswith("CrewAI"):
+        return Value(kind="ptemplate", meta=crew_template(sink, keywords))
+    if sink.api == "Haystack prompt builder":  # a Jinja template, filled by `run(**variables)`
+        text = args[0] if args else keywords.get("template", EMPTY)
+        return Value(kind="jtemplate", meta=text.text)
     result = join_values([*args, *keywords.values()])
     if sink.api == "LangChain SystemMessage":
         return replace(result, kind="message")

@@ -33,6 +33,9 @@ class Sink:
     roots: tuple[str, ...] = ()  # when set, the resolved name must start with one of them
     chained: tuple[str, ...] = ()  # keywords that attach earlier turns kept by the server
     answers: bool = False  # the call returns the model's answer: per-request data
+    # A method that adds to a history: on one kept beyond the call (`self.history.add_...(...)`)
+    # it starts that conversation, whose values are fixed for it, rather than building a request.
+    conversation: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,3 +77,6 @@ class Framework:
     sources: tuple[str, ...] = ()  # resolved-name globs of volatile calls (case-sensitive)
     pass_through: tuple[str, ...] = ()  # resolved names whose result is their first argument
     data: tuple[DataSource, ...] = ()  # where per-request data comes from (see DataSource)
+    # Methods of its objects that fill a prompt without being sinks (`crew.kickoff(inputs=)`):
+    # their calls are scanned for in a module that names the framework's root.
+    fills: tuple[str, ...] = ()

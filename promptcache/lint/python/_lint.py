@@ -25,6 +25,7 @@ from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._interp import Analysis, Hit
 from ._project import Module, Project
 from ._sinks import SINKS, sink_aliases
+from .frameworks import FRAMEWORKS
 
 __all__ = ["PythonLinter", "lint_python_source"]
 
@@ -111,7 +112,24 @@ _METHOD_SINKS = tuple(
 _METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) + r")\s*\(")
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
-_ROOTED_WORDS = tuple(sorted({root for sink in SINKS for root in sink.roots}))
+_ROOTED_WORDS = tuple(sorted({root.rstrip(".") for sink in SINKS for root in sink.roots}))
+# Methods of a library's objects that are rooted sinks (`cohere.Client()` ... `co.chat(`): their
+# calls are scanned for in a module naming one of those libraries.
+_ROOTED_METHODS = tuple(
+    sorted(
+        {
+            suffix.rsplit(".", 1)[-1]
+            for sink in SINKS
+            if sink.roots
+            for suffix in sink.suffixes
+            if "()." in suffix or "." not in suffix
+        }
+        | {method for framework in FRAMEWORKS for method in framework.fills}
+    )
+)
+_ROOTED_METHOD_TRIGGER = re.compile(
+    r"\b(?:" + "|".join(map(re.escape, _ROOTED_METHODS)) + r")\s*\("
+)
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _ROLE_WORDS = {
@@ -232,6 +250,8 @@ class PythonLinter:
 def _trigger_lines(source: str) -> frozenset[int]:
     """The lines on which a request API, a prompt template or a system-prompt name appears."""
     lines: set[int] = set()
+    if any(map(source.__contains__, _ROOTED_WORDS)):
+        lines.update(_lines_of(_ROOTED_METHOD_TRIGGER, source))
     if any(map(source.__contains__, _TRIGGER_WORDS)):
         lines.update(_lines_of(_TRIGGER, source))
     if any(map(source.__contains__, _METHOD_SINKS)):
