@@ -29,7 +29,7 @@ from ._flow import (
 from ._knowledge import DataSource
 from ._locations import node_label, taint_at
 from ._request_data import data_call, data_method
-from ._sinks import PASS_THROUGH, SINK_BY_API, Sink
+from ._sinks import PASS_THROUGH, SINK_BY_API, WINDOW_MEMORIES, WINDOWS, Sink
 from ._summaries import ClassInfo, Function
 from ._templates import crew_template, jinja_render, template_call, template_info
 from ._turns import (
@@ -327,6 +327,8 @@ def _library_call(
             return handled
     if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
         return args[0]
+    if name in WINDOWS or name in WINDOW_MEMORIES:
+        return _window(frame, name, node, args)
     volatile, sink = frame.a.named_call(name, len(node.args))
     if volatile:
         taint = frame.taint("PC501", f"`{node_label(frame.module, node)}`", node)
@@ -378,6 +380,21 @@ def _library_call(
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
         return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value:
+    """`trim_messages(messages, ...)`: the newest turns of the history, a window that slides
+    (unless it keeps the oldest ones, `strategy="first"`). A window memory holds one for its
+    chain, so it is reported where it is made."""
+    strategy = next((k.value for k in node.keywords if k.arg == "strategy"), None)
+    if isinstance(strategy, ast.Constant) and strategy.value == "first":
+        return args[0] if args else EMPTY
+    label = f"`{node_label(frame.module, node)}` (keeps only the newest turns)"
+    taint = frame.taint(WINDOW, label, node)
+    if name in WINDOW_MEMORIES:
+        frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
+        return EMPTY
+    return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
 
 
 def _on_kept_history(node: ast.Call) -> bool:

@@ -80,3 +80,7 @@ class Framework:
     # Methods of its objects that fill a prompt without being sinks (`crew.kickoff(inputs=)`):
     # their calls are scanned for in a module that names the framework's root.
     fills: tuple[str, ...] = ()
+    # Resolved names whose result is a sliding window of their first argument's turns (PC507).
+    windows: tuple[str, ...] = ()
+    # Resolved names of memories that keep only a window of a chain's history (PC507 where made).
+    window_memories: tuple[str, ...] = ()

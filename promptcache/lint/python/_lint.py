@@ -24,7 +24,7 @@ from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._interp import Analysis, Hit
 from ._project import Module, Project
-from ._sinks import SINKS, sink_aliases
+from ._sinks import SINKS, WINDOW_MEMORIES, WINDOWS, sink_aliases
 from .frameworks import FRAMEWORKS
 
 __all__ = ["PythonLinter", "lint_python_source"]
@@ -130,6 +130,10 @@ _ROOTED_METHODS = tuple(
 _ROOTED_METHOD_TRIGGER = re.compile(
     r"\b(?:" + "|".join(map(re.escape, _ROOTED_METHODS)) + r")\s*\("
 )
+# Windows of the history made by a library (`trim_messages`, a window memory): where one is
+# made, its module is analysed even with no request API in it.
+_WINDOW_NAMES = tuple(sorted({name.rsplit(".", 1)[-1] for name in WINDOWS | WINDOW_MEMORIES}))
+_WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*\(")
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _ROLE_WORDS = {
@@ -252,6 +256,8 @@ def _trigger_lines(source: str) -> frozenset[int]:
     lines: set[int] = set()
     if any(map(source.__contains__, _ROOTED_WORDS)):
         lines.update(_lines_of(_ROOTED_METHOD_TRIGGER, source))
+    if any(map(source.__contains__, _WINDOW_NAMES)):
+        lines.update(_lines_of(_WINDOW_TRIGGER, source))
     if any(map(source.__contains__, _TRIGGER_WORDS)):
         lines.update(_lines_of(_TRIGGER, source))
     if any(map(source.__contains__, _METHOD_SINKS)):

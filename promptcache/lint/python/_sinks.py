@@ -15,6 +15,8 @@ __all__ = [
     "PASS_THROUGH",
     "SINKS",
     "SINK_BY_API",
+    "WINDOWS",
+    "WINDOW_MEMORIES",
     "Sink",
     "find_sink",
     "sink_aliases",
@@ -23,6 +25,8 @@ __all__ = [
 SINKS: tuple[Sink, ...] = tuple(sink for framework in FRAMEWORKS for sink in framework.sinks)
 SINK_BY_API = {sink.api: sink for sink in SINKS}
 PASS_THROUGH = frozenset(name for framework in FRAMEWORKS for name in framework.pass_through)
+WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windows)
+WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
 
 _BY_LAST: dict[str, list[Sink]] = {}
 for _sink in SINKS:

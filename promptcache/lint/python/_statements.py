@@ -25,6 +25,8 @@ from ._request_data import NEWEST_TURN, SYSTEM_NAME
 from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function
 from ._turns import (
+    drop_oldest,
+    front_deleted,
     newest_first,
     starts_a_conversation,
 )
@@ -308,6 +310,13 @@ def set_item(frame: Frame, target: ast.Subscript, value: Value) -> None:
     else:
         updated = container.with_deps(value.deps)
     assign(frame, (target.value), updated)
+
+
+def _s_Delete(frame: Frame, node: ast.Delete) -> None:
+    for target in node.targets:
+        history = front_deleted(target)
+        if history is not None:  # `del messages[1:3]`: the oldest turns dropped, the rest kept
+            drop_oldest(frame, history, node)
 
 
 _STATEMENTS: dict[type, Callable[[Frame, ast.stmt], None]] = {

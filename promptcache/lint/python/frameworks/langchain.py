@@ -103,4 +103,19 @@ FRAMEWORK = Framework(
             imported=("langgraph",),
         ),
     ),
+    # `trim_messages` keeps the newest turns by default (`strategy="last"`).
+    windows=(
+        "langchain_core.messages.trim_messages",
+        "langchain_core.messages.utils.trim_messages",
+        "langchain.schema.messages.trim_messages",
+    ),
+    window_memories=(
+        "langchain.memory.ConversationBufferWindowMemory",
+        "langchain.memory.ConversationTokenBufferMemory",
+        "langchain.memory.buffer_window.ConversationBufferWindowMemory",
+        "langchain.memory.token_buffer.ConversationTokenBufferMemory",
+        "langchain_community.memory.ConversationBufferWindowMemory",
+        "langchain_classic.memory.ConversationBufferWindowMemory",
+        "langchain_classic.memory.ConversationTokenBufferMemory",
+    ),
 )
