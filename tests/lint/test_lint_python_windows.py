@@ -6,9 +6,11 @@ cache problem (the newest turn alone, a window read into the newest turn's text)
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
+from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
 
 HEAD = """
@@ -176,3 +178,56 @@ CASES = [
 @pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_history_window(body: str, expected: list[tuple[int, str]]) -> None:
     assert codes(body) == expected
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return sorted((Path(f.path).name, f.line, f.code) for f in found)
+
+
+TRIM = """
+def trim_history(messages, limit):
+    if len(messages) <= limit:
+        return messages
+    system = messages[0]
+    return [system] + messages[-(limit - 1):]
+"""
+
+LOOP = """
+from openai import OpenAI
+from chat.stream import stream_reply
+from guard.trim import trim_history
+
+def build_client():
+    return OpenAI(api_key="k")
+
+def main(opening):
+    client = build_client()
+    messages = [opening]
+    while True:
+        messages.append({"role": "user", "content": input()})
+        messages = trim_history(messages, 12)
+        stream_reply(client, messages)
+"""
+
+
+def test_a_window_cut_in_another_module_and_sent_by_an_unread_call(tmp_path: Path) -> None:
+    # The chat loop names no request API: it hands its client and its trimmed history to a
+    # function in a module the analysis cannot see. The window is reported where it enters the
+    # loop's module, the trim call, whose label names the slice.
+    found = _project(tmp_path, {"guard/trim.py": TRIM, "app.py": LOOP})
+    assert found == [("app.py", 14, "PC507")]
+
+
+def test_an_unread_call_without_a_client_is_not_taken_as_sending(tmp_path: Path) -> None:
+    loop = LOOP.replace("stream_reply(client, messages)", "stream_reply(messages)")
+    assert _project(tmp_path, {"guard/trim.py": TRIM, "app.py": loop}) == []
+
+
+def test_an_unread_call_with_a_client_and_the_whole_history_is_quiet(tmp_path: Path) -> None:
+    loop = LOOP.replace("messages = trim_history(messages, 12)", "pass")
+    assert _project(tmp_path, {"guard/trim.py": TRIM, "app.py": loop}) == []

@@ -29,7 +29,14 @@ from ._flow import (
 from ._knowledge import DataSource
 from ._locations import node_label, taint_at
 from ._request_data import data_call, data_method
-from ._sinks import PASS_THROUGH, SINK_BY_API, WINDOW_MEMORIES, WINDOWS, Sink
+from ._sinks import (
+    CLIENT_PACKAGES,
+    PASS_THROUGH,
+    SINK_BY_API,
+    WINDOW_MEMORIES,
+    WINDOWS,
+    Sink,
+)
 from ._summaries import ClassInfo, Function
 from ._templates import crew_template, jinja_render, template_call, template_info
 from ._turns import (
@@ -254,6 +261,7 @@ def _apply(
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     result = _without(result, _constant_parameters(function, bound, result))
+    result = _window_enters(frame, function, node, result)
     if result.fields is not None and summary.ret is not result:
         # `create_chat_message("system", text)`: a message helper's dict is a system
         # message once the caller's role is in it.
@@ -375,6 +383,7 @@ def _library_call(
             kind=receiver.kind if receiver.kind == "str" else "",
         )
     if receiver is None or receiver.kind == "module":
+        _window_sent(frame, name, node, [*args, *keywords.values()])
         result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
         if result is EMPTY and _constructs(name):
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
@@ -395,6 +404,36 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
         frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
         return EMPTY
     return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
+
+
+def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:
+    """A history window cut in another module (`messages = trim_history(messages)`, the helper
+    in `utils/`) is reported where it enters this one, the call, which the label ties to
+    the slice: the module that sends the window is where its reader looks for the request."""
+    outside = frozenset(
+        d
+        for d in result.deps
+        if isinstance(d, Taint) and d.code == WINDOW and d.path != frame.module.display
+    )
+    if not outside:
+        return result
+    cut = min(outside, key=Taint.key)
+    name = getattr(function.node, "name", "<lambda>")
+    label = f"`{name}()` (returns a sliding window of the history: {cut.label} at line {cut.line} of {cut.path})"
+    return _without(result, outside).with_deps([frame.taint(WINDOW, label, node)])
+
+
+def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:
+    """`stream_reply(client, messages)`, a function the analysis cannot read (in a module it
+    cannot see, say), handed a library's client and a history window: it sends the window."""
+    clients = [v for v in values if _library_object(v) and str(v.meta).startswith(CLIENT_PACKAGES)]
+    if not clients:
+        return
+    what = f"`{_short(name)}()`, handed a `{str(clients[0].meta)[:-2]}` client"
+    for value in values:
+        for dep in value.deps:
+            if isinstance(dep, Taint) and dep.code == WINDOW:
+                frame.findings.hit(dep, what, "messages", 0, True, node)
 
 
 def _on_kept_history(node: ast.Call) -> bool:

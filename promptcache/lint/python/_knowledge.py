@@ -80,6 +80,9 @@ class Framework:
     # Methods of its objects that fill a prompt without being sinks (`crew.kickoff(inputs=)`):
     # their calls are scanned for in a module that names the framework's root.
     fills: tuple[str, ...] = ()
+    # Packages whose objects send requests (`openai.OpenAI()`): a call the analysis cannot read
+    # that is handed one of them and a history window sends that window.
+    clients: tuple[str, ...] = ()
     # Resolved names whose result is a sliding window of their first argument's turns (PC507).
     windows: tuple[str, ...] = ()
     # Resolved names of memories that keep only a window of a chain's history (PC507 where made).

@@ -134,6 +134,10 @@ _ROOTED_METHOD_TRIGGER = re.compile(
 # made, its module is analysed even with no request API in it.
 _WINDOW_NAMES = tuple(sorted({name.rsplit(".", 1)[-1] for name in WINDOWS | WINDOW_MEMORIES}))
 _WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*\(")
+# A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
+# a window the function may cut, which the function's callers then send.
+_HISTORY_REWRITE = re.compile(r"^[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b", re.MULTILINE)
+_HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _ROLE_WORDS = {
@@ -258,11 +262,21 @@ def _trigger_lines(source: str) -> frozenset[int]:
         lines.update(_lines_of(_ROOTED_METHOD_TRIGGER, source))
     if any(map(source.__contains__, _WINDOW_NAMES)):
         lines.update(_lines_of(_WINDOW_TRIGGER, source))
+    lines.update(_history_rewrites(source))
     if any(map(source.__contains__, _TRIGGER_WORDS)):
         lines.update(_lines_of(_TRIGGER, source))
     if any(map(source.__contains__, _METHOD_SINKS)):
         lines.update(_lines_of(_METHOD_TRIGGER, source))
     return frozenset(lines)
+
+
+def _history_rewrites(source: str) -> Iterator[int]:
+    line, position = 1, 0
+    for found in _HISTORY_REWRITE.finditer(source):
+        if _HISTORY_WORD.search(found.group(1).rsplit(".", 1)[-1]):
+            line += source.count("\n", position, found.start())
+            position = found.start()
+            yield line
 
 
 def _lines_of(pattern: re.Pattern[str], source: str) -> Iterator[int]:

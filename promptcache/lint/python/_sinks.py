@@ -11,6 +11,7 @@ from ._knowledge import Sink
 from .frameworks import FRAMEWORKS
 
 __all__ = [
+    "CLIENT_PACKAGES",
     "LAST_NAMES",
     "PASS_THROUGH",
     "SINKS",
@@ -25,6 +26,7 @@ __all__ = [
 SINKS: tuple[Sink, ...] = tuple(sink for framework in FRAMEWORKS for sink in framework.sinks)
 SINK_BY_API = {sink.api: sink for sink in SINKS}
 PASS_THROUGH = frozenset(name for framework in FRAMEWORKS for name in framework.pass_through)
+CLIENT_PACKAGES = tuple(sorted({name for f in FRAMEWORKS for name in f.clients}))
 WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windows)
 WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
 

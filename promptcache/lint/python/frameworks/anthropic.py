@@ -14,4 +14,5 @@ FRAMEWORK = Framework(
             answers=True,
         ),
     ),
+    clients=("anthropic",),
 )

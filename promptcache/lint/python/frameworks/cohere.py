@@ -23,4 +23,5 @@ FRAMEWORK = Framework(
             roots=("cohere.",),
         ),
     ),
+    clients=("cohere",),
 )

@@ -118,4 +118,15 @@ FRAMEWORK = Framework(
         "langchain_classic.memory.ConversationBufferWindowMemory",
         "langchain_classic.memory.ConversationTokenBufferMemory",
     ),
+    # Chat models: `ChatOpenAI()` sends what it is given as the conversation.
+    clients=(
+        "langchain_openai",
+        "langchain_anthropic",
+        "langchain_google_genai",
+        "langchain_aws",
+        "langchain_ollama",
+        "langchain_groq",
+        "langchain_mistralai",
+        "langchain_community.chat_models",
+    ),
 )

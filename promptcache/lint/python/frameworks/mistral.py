@@ -38,4 +38,5 @@ FRAMEWORK = Framework(
             roots=("mistralai",),
         ),
     ),
+    clients=("mistralai",),
 )

@@ -24,4 +24,5 @@ FRAMEWORK = Framework(
             roots=("ollama.",),
         ),
     ),
+    clients=("ollama",),
 )
