@@ -122,7 +122,39 @@ CASES = [
         """,
         [(5, "PC507")],
     ),
+    (
+        "token-budget-cut-in-a-loop",
+        """
+        def chat(messages, question, count, budget):
+            messages.append({"role": "user", "content": question})
+            while count(messages) > budget:
+                messages = [messages[0]] + messages[2:]
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "front-cut-under-a-size-test",
+        """
+        def chat(history, question):
+            history.append({"role": "user", "content": question})
+            if len(history) > 30:
+                history = history[2:]
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *history])
+        """,
+        [(5, "PC507")],
+    ),
     # Quiet: no window slides over the conversation.
+    (
+        "system-message-left-out-once",
+        """
+        def chat(messages, question):
+            messages = messages[1:]
+            messages.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *messages])
+        """,
+        [],
+    ),
     (
         "newest-turn-alone",
         """

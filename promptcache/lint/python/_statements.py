@@ -26,6 +26,7 @@ from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function
 from ._turns import (
     drop_oldest,
+    front_cut,
     front_deleted,
     newest_first,
     starts_a_conversation,
@@ -99,6 +100,17 @@ def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
 def _s_If(frame: Frame, node: ast.If) -> None:
     frame.eval(node.test)
     branches(frame, [node.body, node.orelse])
+    if any(isinstance(n, ast.Compare) for n in ast.walk(node.test)):  # a size or budget test
+        _cuts_in(frame, node.body)
+
+
+def _cuts_in(frame: Frame, body: Sequence[ast.stmt]) -> None:
+    """`while count(messages) > budget: messages = messages[1:]`: a history cut at its front
+    whenever it outgrows a size is a window that slides."""
+    for statement in body:
+        history = front_cut(statement)
+        if history is not None:
+            drop_oldest(frame, history, statement)
 
 
 def _s_Try(frame: Frame, node: ast.Try) -> None:
@@ -191,6 +203,7 @@ def _requests(frame: Frame, call: ast.Call) -> bool:
 def _s_While(frame: Frame, node: ast.While) -> None:
     frame.eval(node.test)
     branches(frame, [node.body, []])
+    _cuts_in(frame, node.body)
     block(frame, node.orelse)
 
 

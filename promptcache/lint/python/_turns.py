@@ -32,6 +32,7 @@ __all__ = [
     "agent_runs_carry_history",
     "conversation_follows",
     "drop_oldest",
+    "front_cut",
     "front_deleted",
     "front_removed",
     "history_after",
@@ -311,6 +312,47 @@ def front_deleted(target: ast.expr) -> ast.expr | None:
     else:
         front = False
     return target.value if front else None
+
+
+def front_cut(node: ast.stmt) -> ast.expr | None:
+    """`messages = messages[1:]`, `messages = [messages[0]] + messages[2:]` (or `messages[:1] +
+    ...`): the history reassigned without its oldest turns. Only a cut made in a loop or under
+    a size test is a window (the caller says which): once, it is a fixed part left out."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target, value = node.targets[0], node.value
+    if not isinstance(target, ast.Name | ast.Attribute) or not is_history_name(target):
+        return None
+    same = ast.unparse(target)  # the target's text (its `ast.dump` says Store, a read's Load)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        head, value = value.left, value.right
+        if not _is_head_of(head, same):
+            return None
+    if (
+        isinstance(value, ast.Subscript)
+        and ast.unparse(value.value) == same
+        and isinstance(value.slice, ast.Slice)
+        and value.slice.upper is None
+        and value.slice.step is None
+        and isinstance(value.slice.lower, ast.Constant)
+        and type(value.slice.lower.value) is int
+        and value.slice.lower.value >= 1
+    ):
+        return target
+    return None
+
+
+def _is_head_of(expr: ast.expr, same: str) -> bool:
+    """`[messages[0]]` or `messages[:1]`: the history's first message (its system message)."""
+    if isinstance(expr, ast.List) and len(expr.elts) == 1:
+        expr = expr.elts[0]
+        return isinstance(expr, ast.Subscript) and ast.unparse(expr.value) == same
+    return (
+        isinstance(expr, ast.Subscript)
+        and ast.unparse(expr.value) == same
+        and isinstance(expr.slice, ast.Slice)
+        and expr.slice.lower is None
+    )
 
 
 def _non_negative(expr: ast.expr | None) -> bool:
