@@ -136,7 +136,13 @@ _WINDOW_NAMES = tuple(sorted({name.rsplit(".", 1)[-1] for name in WINDOWS | WIND
 _WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*\(")
 # A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
 # a window the function may cut, which the function's callers then send.
-_HISTORY_REWRITE = re.compile(r"^[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b", re.MULTILINE)
+# Scanned in two steps, as the full pattern (a back-reference at every line start) costs a few
+# percent of a parse: a history word before `= f(` first, then that line in full.
+_HISTORY_WORDS = ("messages", "history", "History", "Messages", "conversation", "chat_", "dialog")
+_HISTORY_ASSIGN = re.compile(
+    r"(?:messages|history|History|Messages|conversation|chat_\w*|dialog\w*)[ \t]*=[ \t]*[\w.]+\("
+)
+_HISTORY_REWRITE = re.compile(r"[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b")
 _HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
 _NOQA = re.compile(r"#\s*noqa\b(?::\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
@@ -271,12 +277,19 @@ def _trigger_lines(source: str) -> frozenset[int]:
 
 
 def _history_rewrites(source: str) -> Iterator[int]:
+    if not any(map(source.__contains__, _HISTORY_WORDS)):
+        return
     line, position = 1, 0
-    for found in _HISTORY_REWRITE.finditer(source):
-        if _HISTORY_WORD.search(found.group(1).rsplit(".", 1)[-1]):
-            line += source.count("\n", position, found.start())
-            position = found.start()
-            yield line
+    for found in _HISTORY_ASSIGN.finditer(source):
+        start = source.rfind("\n", 0, found.start()) + 1
+        rewrite = _HISTORY_REWRITE.match(
+            source, start, source.find("\n", found.end()) % (len(source) + 1)
+        )
+        if rewrite is None or not _HISTORY_WORD.search(rewrite.group(1).rsplit(".", 1)[-1]):
+            continue
+        line += source.count("\n", position, start)
+        position = start
+        yield line
 
 
 def _lines_of(pattern: re.Pattern[str], source: str) -> Iterator[int]:
