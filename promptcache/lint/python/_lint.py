@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import gc
 import re
 from collections.abc import Iterator
@@ -113,23 +114,44 @@ _METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) 
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
 _ROOTED_WORDS = tuple(sorted({root.rstrip(".") for sink in SINKS for root in sink.roots}))
-# Methods of a library's objects that are rooted sinks (`cohere.Client()` ... `co.chat(`): their
-# calls are scanned for in a module naming one of those libraries.
-_ROOTED_METHODS = tuple(
-    sorted(
-        {
-            suffix.rsplit(".", 1)[-1]
-            for sink in SINKS
-            if sink.roots
-            for suffix in sink.suffixes
-            if "()." in suffix or "." not in suffix
-        }
-        | {method for framework in FRAMEWORKS for method in framework.fills}
-    )
-)
-_ROOTED_METHOD_TRIGGER = re.compile(
-    r"\b(?:" + "|".join(map(re.escape, _ROOTED_METHODS)) + r")\s*\("
-)
+
+
+# Methods of a library's objects that are rooted sinks (`cohere.Client()` ... `co.chat(`), each
+# with the words of which the module must name one for its calls to be scanned for: the class
+# (`OpenAIChatGenerator().run`), or the library (a plain method name, `chat` of `cohere.`), so
+# that a library's own modules, which all name it, are not scanned for every `.run(`.
+def _rooted_methods() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for sink in SINKS:
+        roots = {root.rstrip(".") for root in sink.roots}
+        for suffix in sink.suffixes if roots else ():
+            head, _, last = suffix.rpartition(".")
+            if head.endswith("()"):
+                table.setdefault(last, set()).add(head[:-2].rsplit(".", 1)[-1])
+            elif not head and last[:1].islower():
+                table.setdefault(last, set()).update(roots)
+    for framework in FRAMEWORKS:
+        words = {root.rstrip(".") for sink in framework.sinks for root in sink.roots}
+        for method in framework.fills:
+            table.setdefault(method, set()).update(words)
+    return {last: frozenset(words) for last, words in sorted(table.items())}
+
+
+_ROOTED_METHODS = _rooted_methods()
+
+
+@functools.lru_cache(maxsize=64)
+def _method_trigger(methods: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, methods)) + r")\s*\(")
+
+
+def _rooted_method_lines(source: str) -> Iterator[int]:
+    named = {word for words in _ROOTED_METHODS.values() for word in words if word in source}
+    methods = tuple(last for last, words in _ROOTED_METHODS.items() if words & named)
+    if methods:
+        yield from _lines_of(_method_trigger(methods), source)
+
+
 # Windows of the history made by a library (`trim_messages`, a window memory): where one is
 # made, its module is analysed even with no request API in it.
 _WINDOW_NAMES = tuple(sorted({name.rsplit(".", 1)[-1] for name in WINDOWS | WINDOW_MEMORIES}))
@@ -265,7 +287,7 @@ def _trigger_lines(source: str) -> frozenset[int]:
     """The lines on which a request API, a prompt template or a system-prompt name appears."""
     lines: set[int] = set()
     if any(map(source.__contains__, _ROOTED_WORDS)):
-        lines.update(_lines_of(_ROOTED_METHOD_TRIGGER, source))
+        lines.update(_rooted_method_lines(source))
     if any(map(source.__contains__, _WINDOW_NAMES)):
         lines.update(_lines_of(_WINDOW_TRIGGER, source))
     lines.update(_history_rewrites(source))
