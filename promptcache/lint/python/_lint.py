@@ -133,7 +133,9 @@ def _rooted_methods() -> dict[str, frozenset[str]]:
     for framework in FRAMEWORKS:
         words = {root.rstrip(".") for sink in framework.sinks for root in sink.roots}
         for method in framework.fills:
-            table.setdefault(method, set()).update(words)
+            head, _, last = method.rpartition(".")
+            found = {head[:-2]} if head.endswith("()") else words
+            table.setdefault(last, set()).update(found)
     return {last: frozenset(words) for last, words in sorted(table.items())}
 
 

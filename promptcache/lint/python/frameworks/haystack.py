@@ -53,4 +53,5 @@ FRAMEWORK = Framework(
             roots=("haystack",),
         ),
     ),
+    fills=("PromptBuilder().run", "PromptBuilder().run_async"),
 )
