@@ -263,3 +263,43 @@ def test_an_unread_call_without_a_client_is_not_taken_as_sending(tmp_path: Path)
 def test_an_unread_call_with_a_client_and_the_whole_history_is_quiet(tmp_path: Path) -> None:
     loop = LOOP.replace("messages = trim_history(messages, 12)", "pass")
     assert _project(tmp_path, {"guard/trim.py": TRIM, "app.py": loop}) == []
+
+
+ANTHROPIC = """
+import anthropic
+client = anthropic.Anthropic()
+RULES = "Answer from the refund policy only, citing its section. " * 40
+def chat(history, question):
+    history.append({"role": "user", "content": question})
+    return client.messages.create(model="claude-sonnet-4-5", max_tokens=512,
+        system=[{"type": "text", "text": RULES, "cache_control": {"type": "ephemeral"}}],
+        messages=history[-8:])
+"""
+
+
+def test_a_window_after_the_last_cache_point_is_quiet() -> None:
+    # The only cache point closes the system prompt: the history is never read from the
+    # cache, so cutting its oldest turns loses nothing.
+    assert lint_python_source(ANTHROPIC) == []
+
+
+def test_a_window_is_reported_when_a_cache_point_may_sit_in_the_history() -> None:
+    # A second mark, put on the newest turn: the history is cached up to it, and the window
+    # changes its start on every turn.
+    marked = ANTHROPIC.replace(
+        "    history.append(",
+        '    question = [{"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}]\n'
+        "    history.append(",
+    )
+    assert [(f.line, f.code) for f in lint_python_source(marked)] == [(10, "PC507")]
+
+
+def test_a_window_with_no_cache_point_written_is_reported() -> None:
+    # No mark says where caching stops (the prefix is judged as the user will cache it), and a
+    # top-level `cache_control=` (Anthropic's automatic caching) marks the newest turn.
+    unmarked = ANTHROPIC.replace(', "cache_control": {"type": "ephemeral"}', "")
+    assert [(f.line, f.code) for f in lint_python_source(unmarked)] == [(9, "PC507")]
+    automatic = ANTHROPIC.replace(
+        "max_tokens=512,", 'max_tokens=512, cache_control={"type": "ephemeral"},'
+    )
+    assert [(f.line, f.code) for f in lint_python_source(automatic)] == [(9, "PC507")]

@@ -436,6 +436,32 @@ def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -
                 frame.findings.hit(dep, what, "messages", 0, True, node)
 
 
+def _history_uncached(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> bool:
+    """Whether this request's explicit cache points all sit before its history: every mark of
+    the module's text (`cache_control`) is one found in the call's system prompt or tools."""
+    if not sink.cache_points:
+        return False
+    found = sum(
+        _marks(keywords[keyword], sink.cache_points)
+        for keyword, role in sink.keywords
+        if role in ("system", "tools") and keyword in keywords
+    )
+    written = sum(frame.module.source.count(mark) for mark in sink.cache_points)
+    return found > 0 and found == written
+
+
+def _marks(value: Value, keys: tuple[str, ...], depth: int = 0) -> int:
+    if depth > 6:
+        return 0
+    count = sum(1 for name, _ in value.fields or () if name in keys)
+    count += sum(_marks(v, keys, depth + 1) for _, v in value.fields or ())
+    return count + sum(_marks(item, keys, depth + 1) for item in value.items or ())
+
+
+def _is_window(dep: Dep) -> bool:
+    return isinstance(dep, Taint) and dep.code == WINDOW
+
+
 def _on_kept_history(node: ast.Call) -> bool:
     """`self.history.add_system_message(...)`, `store[user].add_...(...)`: a call on a history
     kept beyond the call (on an object or in a store)."""
@@ -497,11 +523,14 @@ def call_sink(
     history = conversation_follows(sink, args, keywords, splats)
     if history and sink.api == "OpenAI Agents SDK Agent":
         history = runner_runs_carry_history(frame.module.tree, node)
+    uncached = _history_uncached(frame, sink, keywords)
     for keyword, role in sink.keywords:
         if keyword in keywords:
             value = keywords[keyword]
             if role == "system":
                 value = dynamic_prompt(frame, value, node)
+            if role == "messages" and uncached:
+                value = _without(value, frozenset(d for d in value.deps if _is_window(d)))
             frame.findings.sink_value(sink.api, role, value, node, history=history)
     for splat in splats:
         if splat.fields is None and splat.deps:

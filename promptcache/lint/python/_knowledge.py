@@ -36,6 +36,10 @@ class Sink:
     # A method that adds to a history: on one kept beyond the call (`self.history.add_...(...)`)
     # it starts that conversation, whose values are fixed for it, rather than building a request.
     conversation: bool = False
+    # Keys that mark an explicit cache point in this API's request (`cache_control`): where every
+    # one of a module's marks is in the system prompt or tools, the history is never cached, so
+    # a window over it drops nothing the cache held.
+    cache_points: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
