@@ -363,3 +363,80 @@ def test_crewai_kickoff_in_another_module_fills_the_agents_goal(tmp_path: Path) 
     )
     found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
     assert [(Path(f.path).name, f.line, f.code) for f in found] == [("crew.py", 8, "PC502")]
+
+
+AGENTS_YAML = """
+researcher:
+  role: >
+    {topic} Senior Data Researcher
+  goal: >
+    Uncover cutting-edge developments in {topic}
+  backstory: >
+    You're a seasoned researcher with a knack for uncovering the latest developments.
+"""
+TASKS_YAML = """
+research_task:
+  description: >
+    Conduct a thorough research about the field, given the current year is {current_year}.
+  expected_output: >
+    A list with 10 bullet points of the most relevant information
+  agent: researcher
+"""
+CREW_BASE = """
+from crewai import Agent, Crew, Process, Task
+from crewai.project import CrewBase, agent, crew, task
+
+@CrewBase
+class Research:
+    agents_config = "config/agents.yaml"
+    tasks_config = "config/tasks.yaml"
+
+    @agent
+    def researcher(self) -> Agent:
+        return Agent(config=self.agents_config["researcher"], verbose=True)
+
+    @task
+    def research_task(self) -> Task:
+        return Task(config=self.tasks_config["research_task"])
+
+    @crew
+    def crew(self) -> Crew:
+        return Crew(agents=self.agents, tasks=self.tasks, process=Process.sequential)
+"""
+MAIN = """
+from datetime import datetime
+from research.crew import Research
+
+def run():
+    inputs = {"topic": "AI LLMs", "current_year": str(datetime.now().year)}
+    Research().crew().kickoff(inputs=inputs)
+
+def run_with(topic):
+    Research().crew().kickoff(inputs={"topic": topic, "current_year": "2026"})
+"""
+
+
+def _crew_project(tmp_path: Path, *, config: bool = True) -> list[tuple[str, int, str]]:
+    package = tmp_path / "research"
+    (package / "config").mkdir(parents=True)
+    (package / "crew.py").write_text(CREW_BASE)
+    (package / "main.py").write_text(MAIN)
+    if config:
+        (package / "config" / "agents.yaml").write_text(AGENTS_YAML)
+        (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return [(Path(f.path).name, f.line, f.code) for f in found]
+
+
+def test_crewai_yaml_configuration_placeholders_are_followed(tmp_path: Path) -> None:
+    # The layout `crewai create` makes: agents and tasks in YAML next to a `@CrewBase` class,
+    # the crew run from main.py. A per-run topic fills the agent's role (its system prompt); the
+    # year fills the end of a task's description, the user turn, with little text after it.
+    assert _crew_project(tmp_path) == [("main.py", 10, "PC502")]
+
+
+def test_crewai_configuration_that_cannot_be_read_is_not_followed(tmp_path: Path) -> None:
+    # Where the inputs land is unknown: an info note (PC506) at each kickoff that passes a value
+    # which varies, never "clean"; the run with constants only says nothing.
+    found = _crew_project(tmp_path, config=False)
+    assert found == [("main.py", 6, "PC506"), ("main.py", 10, "PC506")]

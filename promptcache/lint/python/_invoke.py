@@ -544,7 +544,7 @@ def call_sink(
     if sink.api == "LangChain system message template":
         return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
     if sink.api.startswith("CrewAI"):
-        return Value(kind="ptemplate", meta=crew_template(sink, keywords))
+        return Value(kind="ptemplate", meta=crew_template(frame, sink, keywords))
     if sink.api == "Haystack prompt builder":  # a Jinja template, filled by `run(**variables)`
         text = args[0] if args else keywords.get("template", EMPTY)
         return Value(kind="jtemplate", meta=text.text)

@@ -82,8 +82,8 @@ class Framework:
     pass_through: tuple[str, ...] = ()  # resolved names whose result is their first argument
     data: tuple[DataSource, ...] = ()  # where per-request data comes from (see DataSource)
     # Methods of its objects that fill a prompt without being sinks (`crew.kickoff(inputs=)`):
-    # their calls are scanned for in a module that names the framework's root, or, written
-    # `"Class().method"`, the class.
+    # their calls are scanned for wherever they are named (a name only this framework uses),
+    # or, written `"Class().method"`, in a module that names the class.
     fills: tuple[str, ...] = ()
     # Packages whose objects send requests (`openai.OpenAI()`): a call the analysis cannot read
     # that is handed one of them and a history window sends that window.

@@ -131,11 +131,9 @@ def _rooted_methods() -> dict[str, frozenset[str]]:
             elif not head and last[:1].islower():
                 table.setdefault(last, set()).update(roots)
     for framework in FRAMEWORKS:
-        words = {root.rstrip(".") for sink in framework.sinks for root in sink.roots}
-        for method in framework.fills:
+        for method in framework.fills:  # a class's method, or a name only the framework uses
             head, _, last = method.rpartition(".")
-            found = {head[:-2]} if head.endswith("()") else words
-            table.setdefault(last, set()).update(found)
+            table.setdefault(last, set()).add(head[:-2] if head.endswith("()") else last)
     return {last: frozenset(words) for last, words in sorted(table.items())}
 
 
@@ -288,8 +286,7 @@ class PythonLinter:
 def _trigger_lines(source: str) -> frozenset[int]:
     """The lines on which a request API, a prompt template or a system-prompt name appears."""
     lines: set[int] = set()
-    if any(map(source.__contains__, _ROOTED_WORDS)):
-        lines.update(_rooted_method_lines(source))
+    lines.update(_rooted_method_lines(source))  # each checks its own words
     if any(map(source.__contains__, _WINDOW_NAMES)):
         lines.update(_lines_of(_WINDOW_TRIGGER, source))
     lines.update(_history_rewrites(source))

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._calls import is_history, is_placeholder
+from ._crew_config import crew_base_template
 from ._flow import (
     flatten,
     static_after,
@@ -144,11 +145,14 @@ def template_variables(
 # -- CrewAI -----------------------------------------------------------------------------
 
 
-def crew_template(sink: Sink, keywords: dict[str, Value]) -> dict[str, tuple[int, str]]:
+def crew_template(
+    frame: Frame, sink: Sink, keywords: dict[str, Value]
+) -> dict[str, tuple[int, str]]:
     """
     The `{placeholders}` of a CrewAI agent (its role, goal and backstory: the system prompt,
     with CrewAI's tool instructions after them), of a task (description, then expected output:
-    the user turn, judged as a template), or of a crew (its agents' and tasks' together).
+    the user turn, judged as a template), or of a crew (its agents' and tasks' together, and
+    those of the YAML configuration of the `@CrewBase` class that makes it).
     """
     info: dict[str, tuple[int, str]] = {}
     if sink.api == "CrewAI agent":
@@ -159,11 +163,17 @@ def crew_template(sink: Sink, keywords: dict[str, Value]) -> dict[str, tuple[int
         _variables(keywords.get("description", EMPTY), "template", info, len(_static_of(expected)))
         _variables(expected, "template", info)
     else:
-        for member in (*_items(keywords.get("agents")), *_items(keywords.get("tasks"))):
+        configured = crew_base_template(frame)
+        info.update(configured)
+        members = (*_items(keywords.get("agents")), *_items(keywords.get("tasks")))
+        for member in members:
             if member.kind == "ptemplate" and isinstance(member.meta, dict):
                 for name, where in member.meta.items():
                     if name not in info or where[1] == "system":
                         info[name] = where
+        seen = all(keywords.get(k, EMPTY).items is not None for k in ("agents", "tasks"))
+        if not configured and not seen:  # `agents=self.agents` with no configuration read
+            info[UNSEEN] = (0, "unseen")
     return info
 
 
@@ -172,11 +182,20 @@ def kickoff(frame: Frame, method: str, receiver: Value, node: ast.Call, inputs: 
     tasks. CrewAI's inputs exist to differ between runs, so one that is not a constant (a
     parameter whose callers the analysis does not see) is taken as per-run data here."""
     runs = inputs.items or () if method in KICKOFF_EACH_METHODS else (inputs,)
+    info = receiver.meta if isinstance(receiver.meta, dict) else {}
     for run in runs:
         if run.fields is None:
             continue
         filled = tuple((name, _per_run(frame, name, value, node)) for name, value in run.fields)
-        template_variables(frame, receiver.meta, Value(fields=filled), node, api="CrewAI kickoff")
+        if UNSEEN in info:  # where the inputs land is unknown: not followed (PC506), not clean
+            lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
+            frame.findings.sink_value("CrewAI kickoff", "system", lost, node)
+            continue
+        template_variables(frame, info, Value(fields=filled), node, api="CrewAI kickoff")
+
+
+# The key of a crew's placeholders saying its agents and tasks could not be seen.
+UNSEEN = "*"
 
 
 def _per_run(frame: Frame, name: str, value: Value, node: ast.AST) -> Value:

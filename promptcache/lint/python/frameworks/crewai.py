@@ -39,6 +39,13 @@ FRAMEWORK = Framework(
     ),
     fills=(*KICKOFF_METHODS, *KICKOFF_EACH_METHODS),
 )
+# A `@CrewBase` class's configuration files (class attribute, CrewAI's default), relative to the
+# class's module: their agents and tasks are the crew's (`_crew_config`).
+CREW_BASE = "CrewBase"
+CONFIG_DEFAULTS = (
+    ("agents_config", "config/agents.yaml"),
+    ("tasks_config", "config/tasks.yaml"),
+)
 # Static text CrewAI puts after an agent's goal in its system prompt (the tools or no-tools slice),
 # at the least: a placeholder there is never the prompt's tail.
 AFTER_AGENT = 200
