@@ -330,6 +330,34 @@ CASES = [
 ]
 
 
+AGENTS_SDK = """
+from agents import Agent, Runner
+def play(memory, user_input):
+    narrator = Agent(name="Narrator", instructions=LONG + f"Story so far: {memory}. Go on.")
+    return Runner.run_sync(starting_agent=narrator, input=user_input)
+"""
+
+CASES += [
+    (
+        "agents-sdk-run-with-a-session",
+        AGENTS_SDK.replace("input=user_input)", "input=user_input, session=memory)"),
+        [(4, "PC502")],
+    ),
+    (
+        "agents-sdk-run-with-earlier-items",
+        AGENTS_SDK.replace("input=user_input)", "input=memory + [user_input])"),
+        [(4, "PC502")],
+    ),
+    (
+        "agents-sdk-run-with-a-list-bound-to-a-name",
+        AGENTS_SDK.replace(
+            "    return Runner", "    items = [*memory, user_input]\n    return Runner"
+        ).replace("input=user_input)", "input=items)"),
+        [(4, "PC502")],
+    ),
+]
+
+
 @pytest.mark.parametrize(("source", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_framework_case(source: str, expected: list[tuple[int, str]]) -> None:
     assert findings(source) == expected
