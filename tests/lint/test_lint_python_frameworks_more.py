@@ -187,6 +187,29 @@ CASES = [
         [],
     ),
     (
+        "semantic-kernel-history-created-with-its-system-message-and-kept",
+        """
+        from datetime import datetime
+        from semantic_kernel.contents import ChatHistory
+        class Session:
+            def __init__(self):
+                self.history = ChatHistory(system_message=f"Opened {datetime.now()}. " + LONG)
+        """,
+        [],
+    ),
+    (
+        "semantic-kernel-history-created-per-request",
+        """
+        from datetime import datetime
+        from semantic_kernel.contents import ChatHistory
+        def start(question):
+            history = ChatHistory(system_message=f"Now {datetime.now()}. " + LONG)
+            history.add_user_message(question)
+            return history
+        """,
+        [(5, "PC501")],
+    ),
+    (
         "semantic-kernel-prompt-function",
         """
         import uuid

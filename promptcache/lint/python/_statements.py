@@ -85,6 +85,9 @@ def _s_Assign(frame: Frame, node: ast.Assign) -> None:
         assign(frame, target, value)
     if starts_a_conversation(node, global_name=frame.function is None):
         frame.findings.conversation_started(value)
+        if isinstance(node.value, ast.Call):  # `ChatHistory(system_message=...)`: as given to it
+            for given in (*node.value.args, *(k.value for k in node.value.keywords)):
+                frame.findings.conversation_started(frame.eval(given))
 
 
 def _s_AnnAssign(frame: Frame, node: ast.AnnAssign) -> None:

@@ -22,6 +22,7 @@ from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
 from .frameworks.openai_agents import HISTORY_KEYWORDS, RUNNER
 from .frameworks.openai_agents import RUN_METHODS as RUN_METHODS_AGENTS
 from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
+from .frameworks.semantic_kernel import CONVERSATIONS
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -229,15 +230,19 @@ def starts_a_conversation(node: ast.Assign, *, global_name: bool = False) -> boo
     store, or `global_name`: in a module global, which a script's loop keeps across its
     requests), is a conversation's history being created, not a request being built."""
     listed = node.value
+    kept = any(
+        isinstance(t, ast.Attribute | ast.Subscript) or (global_name and isinstance(t, ast.Name))
+        for t in node.targets
+    )
+    if isinstance(listed, ast.Call) and kept:  # `self.history = ChatHistory(system_message=...)`
+        func = listed.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name in CONVERSATIONS
     if not isinstance(listed, ast.List) or not listed.elts:
         return False
     first = listed.elts[0]
     if not isinstance(first, ast.Dict):
         return False
-    kept = any(
-        isinstance(t, ast.Attribute | ast.Subscript) or (global_name and isinstance(t, ast.Name))
-        for t in node.targets
-    )
     return kept and any(
         isinstance(k, ast.Constant)
         and k.value == "role"

@@ -28,3 +28,8 @@ FRAMEWORK = Framework(
         ),
     ),
 )
+
+# Classes whose object is a conversation's history, created with its system message
+# (`self.history = ChatHistory(system_message=...)`): kept on an object, that message is fixed
+# for the conversation, as a kept message list's is.
+CONVERSATIONS = frozenset({"ChatHistory"})
