@@ -31,6 +31,7 @@ from ._locations import node_label, taint_at
 from ._request_data import data_call, data_method
 from ._sinks import (
     CLIENT_PACKAGES,
+    OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
     WINDOW_MEMORIES,
@@ -470,10 +471,17 @@ def _on_kept_history(node: ast.Call) -> bool:
 
 
 def _constructs(name: str) -> bool:
-    """Whether `name` (resolved, outside the project) reads as a library's class (`cohere.Client`,
-    `ollama.AsyncClient`): what calling it makes is an object whose methods keep its name."""
+    """Whether `name` (resolved, outside the project) reads as a class of a library whose
+    objects' methods are sinks (`cohere.Client`, `ollama.AsyncClient`): what calling it makes
+    is an object whose methods keep its name. Other libraries' objects stay unknown values (as
+    every object did before: following them all costs time and finds nothing)."""
     module, _, last = name.rpartition(".")
-    return bool(module) and last[:1].isupper() and "?" not in name and "()" not in name
+    return (
+        bool(module)
+        and last[:1].isupper()
+        and name.startswith(OBJECT_PACKAGES)
+        and "()" not in name
+    )
 
 
 def _library_object(receiver: Value | None) -> bool:

@@ -99,10 +99,11 @@ _TRIGGER_WORDS = (
 )
 # Sinks called as methods whose names the trigger above does not match (from `frameworks/`):
 # a generated second pattern, scanned only when one of the names is in the text.
+# A dotted suffix is scanned for by its last two names (`chat.parse(`, not every `.parse(`).
 _METHOD_SINKS = tuple(
     sorted(
         {
-            suffix.rsplit(".", 1)[-1]
+            ".".join(suffix.split(".")[-2:])
             for sink in SINKS
             if not sink.roots
             for suffix in sink.suffixes
@@ -110,7 +111,13 @@ _METHOD_SINKS = tuple(
         }
     )
 )
-_METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) + r")\s*\(")
+_METHOD_TRIGGER = re.compile(
+    "|".join(
+        (r"\b" + r"\s*\.\s*".join(map(re.escape, name.split("."))) if "." in name else r"\." + name)
+        + r"\s*\("
+        for name in _METHOD_SINKS
+    )
+)
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
 _ROOTED_WORDS = tuple(sorted({root.rstrip(".") for sink in SINKS for root in sink.roots}))
@@ -145,8 +152,17 @@ def _method_trigger(methods: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"\b(?:" + "|".join(map(re.escape, methods)) + r")\s*\(")
 
 
+_ROOTED_METHOD_WORDS = tuple(sorted({word for words in _ROOTED_METHODS.values() for word in words}))
+# Checked first, as one word stands for many (`ChatGenerator` for Haystack's generators).
+_ROOTED_METHOD_GATE = tuple(
+    sorted({"ChatGenerator" if "ChatGenerator" in w else w for w in _ROOTED_METHOD_WORDS})
+)
+
+
 def _rooted_method_lines(source: str) -> Iterator[int]:
-    named = {word for words in _ROOTED_METHODS.values() for word in words if word in source}
+    if not any(map(source.__contains__, _ROOTED_METHOD_GATE)):
+        return
+    named = set(filter(source.__contains__, _ROOTED_METHOD_WORDS))
     methods = tuple(last for last, words in _ROOTED_METHODS.items() if words & named)
     if methods:
         yield from _lines_of(_method_trigger(methods), source)

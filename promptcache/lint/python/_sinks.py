@@ -13,6 +13,7 @@ from .frameworks import FRAMEWORKS
 __all__ = [
     "CLIENT_PACKAGES",
     "LAST_NAMES",
+    "OBJECT_PACKAGES",
     "PASS_THROUGH",
     "SINKS",
     "SINK_BY_API",
@@ -27,6 +28,10 @@ SINKS: tuple[Sink, ...] = tuple(sink for framework in FRAMEWORKS for sink in fra
 SINK_BY_API = {sink.api: sink for sink in SINKS}
 PASS_THROUGH = frozenset(name for framework in FRAMEWORKS for name in framework.pass_through)
 CLIENT_PACKAGES = tuple(sorted({name for f in FRAMEWORKS for name in f.clients}))
+# Packages whose objects' methods may be sinks: their clients, and the roots of rooted sinks.
+OBJECT_PACKAGES = tuple(
+    sorted({*CLIENT_PACKAGES, *(r.rstrip(".") for sink in SINKS for r in sink.roots)})
+)
 WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windows)
 WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
 

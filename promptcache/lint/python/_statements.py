@@ -103,17 +103,21 @@ def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
 def _s_If(frame: Frame, node: ast.If) -> None:
     frame.eval(node.test)
     branches(frame, [node.body, node.orelse])
-    if any(isinstance(n, ast.Compare) for n in ast.walk(node.test)):  # a size or budget test
-        _cuts_in(frame, node.body)
+    _cuts_in(frame, node.body, node.test)
 
 
-def _cuts_in(frame: Frame, body: Sequence[ast.stmt]) -> None:
+def _cuts_in(frame: Frame, body: Sequence[ast.stmt], test: ast.expr | None = None) -> None:
     """`while count(messages) > budget: messages = messages[1:]`: a history cut at its front
-    whenever it outgrows a size is a window that slides."""
-    for statement in body:
-        history = front_cut(statement)
-        if history is not None:
-            drop_oldest(frame, history, statement)
+    whenever it outgrows a size (in a loop, or under a comparison) is a window that slides."""
+    cuts = [(s, h) for s in body if isinstance(s, ast.Assign) and (h := front_cut(s)) is not None]
+    if not cuts or (test is not None and not _compares(test)):
+        return
+    for statement, history in cuts:
+        drop_oldest(frame, history, statement)
+
+
+def _compares(test: ast.expr) -> bool:
+    return any(isinstance(n, ast.Compare) for n in ast.walk(test))
 
 
 def _s_Try(frame: Frame, node: ast.Try) -> None:
