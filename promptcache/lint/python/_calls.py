@@ -17,6 +17,7 @@ from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._locations import node_label, node_span
 from ._request_data import senders_system_prompt
+from ._turns import WINDOW, drop_oldest, front_removed
 from ._values import (
     EMPTY,
     ORDER_CODES,
@@ -429,6 +430,26 @@ def _mutate(frame: Frame, call: Call) -> Value | None:
     return EMPTY
 
 
+def _pop(frame: Frame, call: Call) -> Value | None:
+    """`history.pop(0)`: the history drops its oldest turn (a window that slides, PC507)."""
+    history = front_removed(call.node)
+    if history is None or call.receiver is None or call.receiver.kind == "module":
+        return None
+    drop_oldest(frame, history, call.node)
+    return Value(deps=call.receiver.deps) if call.receiver.deps else EMPTY
+
+
+def _deque(frame: Frame, call: Call) -> Value | None:
+    """`deque(history, maxlen=n)`: a history that drops its oldest turns once full."""
+    if call.name not in ("collections.deque", "deque"):
+        return None
+    if "maxlen" not in call.keywords and len(call.args) < 2:
+        return None
+    label = f"`{node_label(frame.module, call.node)}` (keeps only the newest turns)"
+    taint = frame.taint(WINDOW, label, call.node)
+    return Value(deps=join_values(call.args).deps | {taint}, kind="list")
+
+
 def _template(frame: Frame, call: Call) -> Value | None:
     """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
     last = call.name.rsplit(".", 1)[-1]
@@ -682,6 +703,8 @@ SPECIAL: dict[str, _Special] = {
     "add": _mutate,
     "sort": _mutate,
     "shuffle": _mutate,
+    "pop": _pop,
+    "deque": _deque,
     "Template": _template,
     "from_string": _template,
     "get_template": _template,

@@ -367,12 +367,28 @@ def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
             return Value(kind="method", meta=(cls.methods[node.attr], base))
     if base.deps and senders_system_prompt(node.attr):  # `body.system_prompt`
         return senders_part(base, node.attr)
+    if base.kind == "class" and isinstance(base.meta, ClassInfo):
+        # `Config.started`: an attribute the class body computes, once, when the module is
+        # imported (a clock there is the process's start, different in every process).
+        found = base.meta.attrs.get(node.attr)
+        if found is not None and _in_class_body(base.meta.node, node.attr):
+            return found
     deps = set(base.deps)
     if frame.a.per_request_attribute(node.attr):
         deps.add(
             frame.taint(PER_REQUEST, f"`{node_label(frame.module, node)}` (per-request data)", node)
         )
     return Value(deps=frozenset(deps)) if deps else EMPTY
+
+
+def _in_class_body(node: ast.ClassDef, name: str) -> bool:
+    for statement in node.body:
+        targets = statement.targets if isinstance(statement, ast.Assign) else []
+        if isinstance(statement, ast.AnnAssign):
+            targets = [statement.target]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return True
+    return False
 
 
 def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:

@@ -29,9 +29,17 @@ from ._flow import (
 from ._knowledge import DataSource
 from ._locations import node_label, taint_at
 from ._request_data import data_call, data_method
-from ._sinks import PASS_THROUGH, SINK_BY_API, Sink
+from ._sinks import (
+    CLIENT_PACKAGES,
+    OBJECT_PACKAGES,
+    PASS_THROUGH,
+    SINK_BY_API,
+    WINDOW_MEMORIES,
+    WINDOWS,
+    Sink,
+)
 from ._summaries import ClassInfo, Function
-from ._templates import jinja_render, template_call, template_info
+from ._templates import crew_template, jinja_render, template_call, template_info
 from ._turns import (
     WINDOW,
     conversation_follows,
@@ -56,6 +64,8 @@ __all__ = ["call_expression", "call_value"]
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
 )
+# A Jinja template's methods that fill it (Haystack's `PromptBuilder` runs as one).
+_RENDER_METHODS = frozenset({"render", "render_async", "run", "run_async"})
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
 _PASS_METHODS = frozenset(
     {
@@ -105,6 +115,9 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
         rest = opaque_call(frame, call_name(frame, func), [*args, *keywords.values(), *splats])
         return Value(deps=called | rest.deps, pieces=(called | rest.deps,))
     name = call_name(frame, func)
+    if isinstance(func, ast.Attribute) and _library_object(receiver):
+        # `client = cohere.Client()` ... `client.chat(...)`: the method of the library's object.
+        name = f"{receiver.meta}.{func.attr}"  # type: ignore[union-attr]  # checked just above
     result = call_named(frame, name, node, receiver, args, keywords, splats)
     if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
         result = result.with_deps(callee.deps)
@@ -249,6 +262,7 @@ def _apply(
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     result = _without(result, _constant_parameters(function, bound, result))
+    result = _window_enters(frame, function, node, result)
     if result.fields is not None and summary.ret is not result:
         # `create_chat_message("system", text)`: a message helper's dict is a system
         # message once the caller's role is in it.
@@ -322,6 +336,8 @@ def _library_call(
             return handled
     if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
         return args[0]
+    if name in WINDOWS or name in WINDOW_MEMORIES:
+        return _window(frame, name, node, args)
     volatile, sink = frame.a.named_call(name, len(node.args))
     if volatile:
         taint = frame.taint("PC501", f"`{node_label(frame.module, node)}`", node)
@@ -336,7 +352,7 @@ def _library_call(
                 frame.findings.sink_value(what, "system", value, node)
     if receiver is not None and receiver.kind in ("ptemplate", "chain"):
         return template_call(frame, last, receiver, node, args, keywords)
-    if receiver is not None and receiver.kind == "jtemplate" and last in ("render", "render_async"):
+    if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if (
         receiver is not None
@@ -368,8 +384,113 @@ def _library_call(
             kind=receiver.kind if receiver.kind == "str" else "",
         )
     if receiver is None or receiver.kind == "module":
-        return opaque_call(frame, name, [*args, *keywords.values(), *splats])
+        _window_sent(frame, name, node, [*args, *keywords.values()])
+        result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
+        if result is EMPTY and _constructs(name):
+            return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
+        return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value:
+    """`trim_messages(messages, ...)`: the newest turns of the history, a window that slides
+    (unless it keeps the oldest ones, `strategy="first"`). A window memory holds one for its
+    chain, so it is reported where it is made."""
+    strategy = next((k.value for k in node.keywords if k.arg == "strategy"), None)
+    if isinstance(strategy, ast.Constant) and strategy.value == "first":
+        return args[0] if args else EMPTY
+    label = f"`{node_label(frame.module, node)}` (keeps only the newest turns)"
+    taint = frame.taint(WINDOW, label, node)
+    if name in WINDOW_MEMORIES:
+        frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
+        return EMPTY
+    return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
+
+
+def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:
+    """A history window cut in another module (`messages = trim_history(messages)`, the helper
+    in `utils/`) is reported where it enters this one, the call, which the label ties to
+    the slice: the module that sends the window is where its reader looks for the request."""
+    outside = frozenset(
+        d
+        for d in result.deps
+        if isinstance(d, Taint) and d.code == WINDOW and d.path != frame.module.display
+    )
+    if not outside:
+        return result
+    cut = min(outside, key=Taint.key)
+    name = getattr(function.node, "name", "<lambda>")
+    label = f"`{name}()` (returns a sliding window of the history: {cut.label} at line {cut.line} of {cut.path})"
+    return _without(result, outside).with_deps([frame.taint(WINDOW, label, node)])
+
+
+def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:
+    """`stream_reply(client, messages)`, a function the analysis cannot read (in a module it
+    cannot see, say), handed a library's client and a history window: it sends the window."""
+    clients = [v for v in values if _library_object(v) and str(v.meta).startswith(CLIENT_PACKAGES)]
+    if not clients:
+        return
+    what = f"`{_short(name)}()`, handed a `{str(clients[0].meta)[:-2]}` client"
+    for value in values:
+        for dep in value.deps:
+            if isinstance(dep, Taint) and dep.code == WINDOW:
+                frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _history_uncached(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> bool:
+    """Whether this request's explicit cache points all sit before its history: every mark of
+    the module's text (`cache_control`) is one found in the call's system prompt or tools."""
+    if not sink.cache_points:
+        return False
+    found = sum(
+        _marks(keywords[keyword], sink.cache_points)
+        for keyword, role in sink.keywords
+        if role in ("system", "tools") and keyword in keywords
+    )
+    written = sum(frame.module.source.count(mark) for mark in sink.cache_points)
+    return found > 0 and found == written
+
+
+def _marks(value: Value, keys: tuple[str, ...], depth: int = 0) -> int:
+    if depth > 6:
+        return 0
+    count = sum(1 for name, _ in value.fields or () if name in keys)
+    count += sum(_marks(v, keys, depth + 1) for _, v in value.fields or ())
+    return count + sum(_marks(item, keys, depth + 1) for item in value.items or ())
+
+
+def _is_window(dep: Dep) -> bool:
+    return isinstance(dep, Taint) and dep.code == WINDOW
+
+
+def _on_kept_history(node: ast.Call) -> bool:
+    """`self.history.add_system_message(...)`, `store[user].add_...(...)`: a call on a history
+    kept beyond the call (on an object or in a store)."""
+    func = node.func
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Attribute | ast.Subscript)
+
+
+def _constructs(name: str) -> bool:
+    """Whether `name` (resolved, outside the project) reads as a class of a library whose
+    objects' methods are sinks (`cohere.Client`, `ollama.AsyncClient`): what calling it makes
+    is an object whose methods keep its name. Other libraries' objects stay unknown values (as
+    every object did before: following them all costs time and finds nothing)."""
+    module, _, last = name.rpartition(".")
+    return (
+        bool(module)
+        and last[:1].isupper()
+        and name.startswith(OBJECT_PACKAGES)
+        and "()" not in name
+    )
+
+
+def _library_object(receiver: Value | None) -> bool:
+    return (
+        receiver is not None
+        and receiver.kind == "module"
+        and isinstance(receiver.meta, str)
+        and receiver.meta.endswith("()")
+    )
 
 
 def opaque_call(frame: Frame, name: str, values: Sequence[Value]) -> Value:
@@ -403,14 +524,21 @@ def call_sink(
     for index, role in sink.positional:
         if index < len(args):
             frame.findings.sink_value(sink.api, role, args[index], node)
+    if sink.conversation and _on_kept_history(node):
+        for value in (*args, *keywords.values()):
+            frame.findings.conversation_started(value)
+        return join_values([*args, *keywords.values()])
     history = conversation_follows(sink, args, keywords, splats)
     if history and sink.api == "OpenAI Agents SDK Agent":
         history = runner_runs_carry_history(frame.module.tree, node)
+    uncached = _history_uncached(frame, sink, keywords)
     for keyword, role in sink.keywords:
         if keyword in keywords:
             value = keywords[keyword]
             if role == "system":
                 value = dynamic_prompt(frame, value, node)
+            if role == "messages" and uncached:
+                value = _without(value, frozenset(d for d in value.deps if _is_window(d)))
             frame.findings.sink_value(sink.api, role, value, node, history=history)
     for splat in splats:
         if splat.fields is None and splat.deps:
@@ -423,6 +551,11 @@ def call_sink(
         return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
     if sink.api == "LangChain system message template":
         return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
+    if sink.api.startswith("CrewAI"):
+        return Value(kind="ptemplate", meta=crew_template(frame, sink, keywords))
+    if sink.api == "Haystack prompt builder":  # a Jinja template, filled by `run(**variables)`
+        text = args[0] if args else keywords.get("template", EMPTY)
+        return Value(kind="jtemplate", meta=text.text)
     result = join_values([*args, *keywords.values()])
     if sink.api == "LangChain SystemMessage":
         return replace(result, kind="message")

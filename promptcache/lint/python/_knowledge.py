@@ -33,6 +33,13 @@ class Sink:
     roots: tuple[str, ...] = ()  # when set, the resolved name must start with one of them
     chained: tuple[str, ...] = ()  # keywords that attach earlier turns kept by the server
     answers: bool = False  # the call returns the model's answer: per-request data
+    # A method that adds to a history: on one kept beyond the call (`self.history.add_...(...)`)
+    # it starts that conversation, whose values are fixed for it, rather than building a request.
+    conversation: bool = False
+    # Keys that mark an explicit cache point in this API's request (`cache_control`): where every
+    # one of a module's marks is in the system prompt or tools, the history is never cached, so
+    # a window over it drops nothing the cache held.
+    cache_points: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,3 +81,14 @@ class Framework:
     sources: tuple[str, ...] = ()  # resolved-name globs of volatile calls (case-sensitive)
     pass_through: tuple[str, ...] = ()  # resolved names whose result is their first argument
     data: tuple[DataSource, ...] = ()  # where per-request data comes from (see DataSource)
+    # Methods of its objects that fill a prompt without being sinks (`crew.kickoff(inputs=)`):
+    # their calls are scanned for wherever they are named (a name only this framework uses),
+    # or, written `"Class().method"`, in a module that names the class.
+    fills: tuple[str, ...] = ()
+    # Packages whose objects send requests (`openai.OpenAI()`): a call the analysis cannot read
+    # that is handed one of them and a history window sends that window.
+    clients: tuple[str, ...] = ()
+    # Resolved names whose result is a sliding window of their first argument's turns (PC507).
+    windows: tuple[str, ...] = ()
+    # Resolved names of memories that keep only a window of a chain's history (PC507 where made).
+    window_memories: tuple[str, ...] = ()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import gc
 import re
 import sys
@@ -25,7 +26,8 @@ from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._interp import Analysis, Hit
 from ._project import Module, Project
-from ._sinks import SINKS, sink_aliases
+from ._sinks import SINKS, WINDOW_MEMORIES, WINDOWS, sink_aliases
+from .frameworks import FRAMEWORKS
 
 __all__ = ["PythonLinter", "lint_python_source"]
 
@@ -98,10 +100,11 @@ _TRIGGER_WORDS = (
 )
 # Sinks called as methods whose names the trigger above does not match (from `frameworks/`):
 # a generated second pattern, scanned only when one of the names is in the text.
+# A dotted suffix is scanned for by its last two names (`chat.parse(`, not every `.parse(`).
 _METHOD_SINKS = tuple(
     sorted(
         {
-            suffix.rsplit(".", 1)[-1]
+            ".".join(suffix.split(".")[-2:])
             for sink in SINKS
             if not sink.roots
             for suffix in sink.suffixes
@@ -109,10 +112,77 @@ _METHOD_SINKS = tuple(
         }
     )
 )
-_METHOD_TRIGGER = re.compile(r"\.(?:" + "|".join(map(re.escape, _METHOD_SINKS)) + r")\s*\(")
+_METHOD_TRIGGER = re.compile(
+    "|".join(
+        (r"\b" + r"\s*\.\s*".join(map(re.escape, name.split("."))) if "." in name else r"\." + name)
+        + r"\s*\("
+        for name in _METHOD_SINKS
+    )
+)
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
-_ROOTED_WORDS = tuple(sorted({root for sink in SINKS for root in sink.roots}))
+_ROOTED_WORDS = tuple(sorted({root.rstrip(".") for sink in SINKS for root in sink.roots}))
+
+
+# Methods of a library's objects that are rooted sinks (`cohere.Client()` ... `co.chat(`), each
+# with the words of which the module must name one for its calls to be scanned for: the class
+# (`OpenAIChatGenerator().run`), or the library (a plain method name, `chat` of `cohere.`), so
+# that a library's own modules, which all name it, are not scanned for every `.run(`.
+def _rooted_methods() -> dict[str, frozenset[str]]:
+    table: dict[str, set[str]] = {}
+    for sink in SINKS:
+        roots = {root.rstrip(".") for root in sink.roots}
+        for suffix in sink.suffixes if roots else ():
+            head, _, last = suffix.rpartition(".")
+            if head.endswith("()"):
+                table.setdefault(last, set()).add(head[:-2].rsplit(".", 1)[-1])
+            elif not head and last[:1].islower():
+                table.setdefault(last, set()).update(roots)
+    for framework in FRAMEWORKS:
+        for method in framework.fills:  # a class's method, or a name only the framework uses
+            head, _, last = method.rpartition(".")
+            table.setdefault(last, set()).add(head[:-2] if head.endswith("()") else last)
+    return {last: frozenset(words) for last, words in sorted(table.items())}
+
+
+_ROOTED_METHODS = _rooted_methods()
+
+
+@functools.lru_cache(maxsize=64)
+def _method_trigger(methods: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(map(re.escape, methods)) + r")\s*\(")
+
+
+_ROOTED_METHOD_WORDS = tuple(sorted({word for words in _ROOTED_METHODS.values() for word in words}))
+# Checked first, as one word stands for many (`ChatGenerator` for Haystack's generators).
+_ROOTED_METHOD_GATE = tuple(
+    sorted({"ChatGenerator" if "ChatGenerator" in w else w for w in _ROOTED_METHOD_WORDS})
+)
+
+
+def _rooted_method_lines(source: str) -> Iterator[int]:
+    if not any(map(source.__contains__, _ROOTED_METHOD_GATE)):
+        return
+    named = set(filter(source.__contains__, _ROOTED_METHOD_WORDS))
+    methods = tuple(last for last, words in _ROOTED_METHODS.items() if words & named)
+    if methods:
+        yield from _lines_of(_method_trigger(methods), source)
+
+
+# Windows of the history made by a library (`trim_messages`, a window memory): where one is
+# made, its module is analysed even with no request API in it.
+_WINDOW_NAMES = tuple(sorted({name.rsplit(".", 1)[-1] for name in WINDOWS | WINDOW_MEMORIES}))
+_WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*\(")
+# A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
+# a window the function may cut, which the function's callers then send.
+# Scanned in two steps, as the full pattern (a back-reference at every line start) costs a few
+# percent of a parse: a history word before `= f(` first, then that line in full.
+_HISTORY_WORDS = ("messages", "history", "History", "Messages", "conversation", "chat_", "dialog")
+_HISTORY_ASSIGN = re.compile(
+    r"(?:messages|history|History|Messages|conversation|chat_\w*|dialog\w*)[ \t]*=[ \t]*[\w.]+\("
+)
+_HISTORY_REWRITE = re.compile(r"[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b")
+_HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
 _NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -246,11 +316,31 @@ def _with_lf(source: str) -> str:
 def _trigger_lines(source: str) -> frozenset[int]:
     """The lines on which a request API, a prompt template or a system-prompt name appears."""
     lines: set[int] = set()
+    lines.update(_rooted_method_lines(source))  # each checks its own words
+    if any(map(source.__contains__, _WINDOW_NAMES)):
+        lines.update(_lines_of(_WINDOW_TRIGGER, source))
+    lines.update(_history_rewrites(source))
     if any(map(source.__contains__, _TRIGGER_WORDS)):
         lines.update(_lines_of(_TRIGGER, source))
     if any(map(source.__contains__, _METHOD_SINKS)):
         lines.update(_lines_of(_METHOD_TRIGGER, source))
     return frozenset(lines)
+
+
+def _history_rewrites(source: str) -> Iterator[int]:
+    if not any(map(source.__contains__, _HISTORY_WORDS)):
+        return
+    line, position = 1, 0
+    for found in _HISTORY_ASSIGN.finditer(source):
+        start = source.rfind("\n", 0, found.start()) + 1
+        rewrite = _HISTORY_REWRITE.match(
+            source, start, source.find("\n", found.end()) % (len(source) + 1)
+        )
+        if rewrite is None or not _HISTORY_WORD.search(rewrite.group(1).rsplit(".", 1)[-1]):
+            continue
+        line += source.count("\n", position, start)
+        position = start
+        yield line
 
 
 def _lines_of(pattern: re.Pattern[str], source: str) -> Iterator[int]:

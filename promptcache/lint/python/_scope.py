@@ -134,7 +134,7 @@ class Scope:
     def imported(self, dotted: str, node: ast.AST | None = None) -> Value:
         """A name imported from another module: its value when the module is in the project."""
         module_name, _, attr = dotted.rpartition(".")
-        if module_name:
+        if module_name and "()" not in module_name:  # `pkg.Client().chat`: an object, no module
             module = self.a.project.find(module_name, self.module)
             if module is not None:
                 found = self.a.global_value(module, attr)

@@ -11,10 +11,14 @@ from ._knowledge import Sink
 from .frameworks import FRAMEWORKS
 
 __all__ = [
+    "CLIENT_PACKAGES",
     "LAST_NAMES",
+    "OBJECT_PACKAGES",
     "PASS_THROUGH",
     "SINKS",
     "SINK_BY_API",
+    "WINDOWS",
+    "WINDOW_MEMORIES",
     "Sink",
     "find_sink",
     "sink_aliases",
@@ -23,6 +27,13 @@ __all__ = [
 SINKS: tuple[Sink, ...] = tuple(sink for framework in FRAMEWORKS for sink in framework.sinks)
 SINK_BY_API = {sink.api: sink for sink in SINKS}
 PASS_THROUGH = frozenset(name for framework in FRAMEWORKS for name in framework.pass_through)
+CLIENT_PACKAGES = tuple(sorted({name for f in FRAMEWORKS for name in f.clients}))
+# Packages whose objects' methods may be sinks: their clients, and the roots of rooted sinks.
+OBJECT_PACKAGES = tuple(
+    sorted({*CLIENT_PACKAGES, *(r.rstrip(".") for sink in SINKS for r in sink.roots)})
+)
+WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windows)
+WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
 
 _BY_LAST: dict[str, list[Sink]] = {}
 for _sink in SINKS:

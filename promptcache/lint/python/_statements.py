@@ -25,6 +25,9 @@ from ._request_data import NEWEST_TURN, SYSTEM_NAME
 from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function
 from ._turns import (
+    drop_oldest,
+    front_cut,
+    front_deleted,
     newest_first,
     starts_a_conversation,
 )
@@ -82,6 +85,9 @@ def _s_Assign(frame: Frame, node: ast.Assign) -> None:
         assign(frame, target, value)
     if starts_a_conversation(node, global_name=frame.function is None):
         frame.findings.conversation_started(value)
+        if isinstance(node.value, ast.Call):  # `ChatHistory(system_message=...)`: as given to it
+            for given in (*node.value.args, *(k.value for k in node.value.keywords)):
+                frame.findings.conversation_started(frame.eval(given))
 
 
 def _s_AnnAssign(frame: Frame, node: ast.AnnAssign) -> None:
@@ -97,6 +103,21 @@ def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
 def _s_If(frame: Frame, node: ast.If) -> None:
     frame.eval(node.test)
     branches(frame, [node.body, node.orelse])
+    _cuts_in(frame, node.body, node.test)
+
+
+def _cuts_in(frame: Frame, body: Sequence[ast.stmt], test: ast.expr | None = None) -> None:
+    """`while count(messages) > budget: messages = messages[1:]`: a history cut at its front
+    whenever it outgrows a size (in a loop, or under a comparison) is a window that slides."""
+    cuts = [(s, h) for s in body if isinstance(s, ast.Assign) and (h := front_cut(s)) is not None]
+    if not cuts or (test is not None and not _compares(test)):
+        return
+    for statement, history in cuts:
+        drop_oldest(frame, history, statement)
+
+
+def _compares(test: ast.expr) -> bool:
+    return any(isinstance(n, ast.Compare) for n in ast.walk(test))
 
 
 def _s_Try(frame: Frame, node: ast.Try) -> None:
@@ -189,6 +210,7 @@ def _requests(frame: Frame, call: ast.Call) -> bool:
 def _s_While(frame: Frame, node: ast.While) -> None:
     frame.eval(node.test)
     branches(frame, [node.body, []])
+    _cuts_in(frame, node.body)
     block(frame, node.orelse)
 
 
@@ -308,6 +330,13 @@ def set_item(frame: Frame, target: ast.Subscript, value: Value) -> None:
     else:
         updated = container.with_deps(value.deps)
     assign(frame, (target.value), updated)
+
+
+def _s_Delete(frame: Frame, node: ast.Delete) -> None:
+    for target in node.targets:
+        history = front_deleted(target)
+        if history is not None:  # `del messages[1:3]`: the oldest turns dropped, the rest kept
+            drop_oldest(frame, history, node)
 
 
 _STATEMENTS: dict[type, Callable[[Frame, ast.stmt], None]] = {

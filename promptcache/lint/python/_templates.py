@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._calls import is_history, is_placeholder
+from ._crew_config import crew_base_template
 from ._flow import (
     flatten,
     static_after,
@@ -28,11 +30,19 @@ from ._values import (
     Value,
     join_values,
 )
+from .frameworks.crewai import AFTER_AGENT, KICKOFF_EACH_METHODS, KICKOFF_METHODS
 
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["jinja_render", "slot_filled", "template_call", "template_info", "template_variables"]
+__all__ = [
+    "crew_template",
+    "jinja_render",
+    "slot_filled",
+    "template_call",
+    "template_info",
+    "template_variables",
+]
 
 _TEMPLATE_FIELD = re.compile(
     r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})"
@@ -103,7 +113,13 @@ def template_info(
     return info
 
 
-def template_variables(frame: Frame, info: object, values: Value, node: ast.AST) -> None:
+def template_variables(
+    frame: Frame,
+    info: object,
+    values: Value,
+    node: ast.AST,
+    api: str = "LangChain prompt template",
+) -> None:
     if not isinstance(info, dict) or values.fields is None:
         return
     for name, value in values.fields:
@@ -113,21 +129,86 @@ def template_variables(frame: Frame, info: object, values: Value, node: ast.AST)
         after, role = info[name]
         value = named_per_request(frame, name, value, node)
         if role == "system":
-            frame.findings.sink_value("LangChain prompt template", "system", value, node)
+            frame.findings.sink_value(api, "system", value, node)
         elif role == "messages":  # the conversation history follows this turn
             pieces = flatten(value)
             for dep in value.deps:
                 after_dep = after + static_after(pieces, dep)
-                frame.findings.hit(
-                    dep, "LangChain prompt template", "messages", after_dep, True, node
-                )
+                frame.findings.hit(dep, api, "messages", after_dep, True, node)
         else:
             limit = max(frame.a.config.threshold, 1) * 4
             for dep in value.deps:
                 if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
-                    frame.findings.hit(
-                        dep, "LangChain prompt template", "template", after, False, node
-                    )
+                    frame.findings.hit(dep, api, "template", after, False, node)
+
+
+# -- CrewAI -----------------------------------------------------------------------------
+
+
+def crew_template(
+    frame: Frame, sink: Sink, keywords: dict[str, Value]
+) -> dict[str, tuple[int, str]]:
+    """
+    The `{placeholders}` of a CrewAI agent (its role, goal and backstory: the system prompt,
+    with CrewAI's tool instructions after them), of a task (description, then expected output:
+    the user turn, judged as a template), or of a crew (its agents' and tasks' together, and
+    those of the YAML configuration of the `@CrewBase` class that makes it).
+    """
+    info: dict[str, tuple[int, str]] = {}
+    if sink.api == "CrewAI agent":
+        for keyword in ("role", "goal", "backstory", "system_template"):
+            _variables(keywords.get(keyword, EMPTY), "system", info, AFTER_AGENT)
+    elif sink.api == "CrewAI task":
+        expected = keywords.get("expected_output", EMPTY)
+        _variables(keywords.get("description", EMPTY), "template", info, len(_static_of(expected)))
+        _variables(expected, "template", info)
+    else:
+        configured = crew_base_template(frame)
+        info.update(configured)
+        members = (*_items(keywords.get("agents")), *_items(keywords.get("tasks")))
+        for member in members:
+            if member.kind == "ptemplate" and isinstance(member.meta, dict):
+                for name, where in member.meta.items():
+                    if name not in info or where[1] == "system":
+                        info[name] = where
+        seen = all(keywords.get(k, EMPTY).items is not None for k in ("agents", "tasks"))
+        if not configured and not seen:  # `agents=self.agents` with no configuration read
+            info[UNSEEN] = (0, "unseen")
+    return info
+
+
+def kickoff(frame: Frame, method: str, receiver: Value, node: ast.Call, inputs: Value) -> None:
+    """`crew.kickoff(inputs={...})`: each input fills its placeholders in the crew's agents and
+    tasks. CrewAI's inputs exist to differ between runs, so one that is not a constant (a
+    parameter whose callers the analysis does not see) is taken as per-run data here."""
+    runs = inputs.items or () if method in KICKOFF_EACH_METHODS else (inputs,)
+    info = receiver.meta if isinstance(receiver.meta, dict) else {}
+    for run in runs:
+        if run.fields is None:
+            continue
+        filled = tuple((name, _per_run(frame, name, value, node)) for name, value in run.fields)
+        if UNSEEN in info:  # where the inputs land is unknown: not followed (PC506), not clean
+            lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
+            frame.findings.sink_value("CrewAI kickoff", "system", lost, node)
+            continue
+        template_variables(frame, info, Value(fields=filled), node, api="CrewAI kickoff")
+
+
+# The key of a crew's placeholders saying its agents and tasks could not be seen.
+UNSEEN = "*"
+
+
+def _per_run(frame: Frame, name: str, value: Value, node: ast.AST) -> Value:
+    params = [d for d in value.deps if isinstance(d, Param)]
+    if not params or any(isinstance(d, Taint) for d in value.deps):
+        return value
+    label = f"`{{{name}}}` (a CrewAI kickoff input, different in each run)"
+    taint = replace(frame.taint(PER_REQUEST, label, node), param=params[0].name)
+    return value.with_deps([taint])
+
+
+def _items(value: Value | None) -> tuple[Value, ...]:
+    return value.items or () if value is not None else ()
 
 
 def named_per_request(frame: Frame, name: str, value: Value, node: ast.AST) -> Value:
@@ -169,6 +250,9 @@ def template_call(
         return EMPTY
     if method in ("pipe", "with_config", "with_retry", "bind"):
         return receiver
+    if method in KICKOFF_METHODS or method in KICKOFF_EACH_METHODS:
+        inputs = keywords.get("inputs", args[0] if args else EMPTY)
+        kickoff(frame, method, receiver, node, inputs)
     return EMPTY
 
 

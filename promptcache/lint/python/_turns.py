@@ -13,20 +13,31 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ._flow import flatten
 from ._knowledge import Sink
+from ._locations import node_label
 from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
 from .frameworks.openai_agents import HISTORY_KEYWORDS, RUNNER
 from .frameworks.openai_agents import RUN_METHODS as RUN_METHODS_AGENTS
 from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
+from .frameworks.semantic_kernel import CONVERSATIONS
+
+if TYPE_CHECKING:
+    from ._frame import Frame
 
 __all__ = [
     "WINDOW",
     "after_unknown",
     "agent_runs_carry_history",
     "conversation_follows",
+    "drop_oldest",
+    "front_cut",
+    "front_deleted",
+    "front_removed",
     "history_after",
+    "is_history_name",
     "is_newest_turn",
     "newest_first",
     "opens",
@@ -219,15 +230,19 @@ def starts_a_conversation(node: ast.Assign, *, global_name: bool = False) -> boo
     store, or `global_name`: in a module global, which a script's loop keeps across its
     requests), is a conversation's history being created, not a request being built."""
     listed = node.value
+    kept = any(
+        isinstance(t, ast.Attribute | ast.Subscript) or (global_name and isinstance(t, ast.Name))
+        for t in node.targets
+    )
+    if isinstance(listed, ast.Call) and kept:  # `self.history = ChatHistory(system_message=...)`
+        func = listed.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        return name in CONVERSATIONS
     if not isinstance(listed, ast.List) or not listed.elts:
         return False
     first = listed.elts[0]
     if not isinstance(first, ast.Dict):
         return False
-    kept = any(
-        isinstance(t, ast.Attribute | ast.Subscript) or (global_name and isinstance(t, ast.Name))
-        for t in node.targets
-    )
     return kept and any(
         isinstance(k, ast.Constant)
         and k.value == "role"
@@ -243,9 +258,112 @@ def is_history_window(node: ast.Subscript) -> bool:
     key = node.slice
     if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
         return False
-    if not (isinstance(key.lower, ast.UnaryOp) and isinstance(key.lower.op, ast.USub)):
+    if key.lower is None or not _from_the_end(key.lower, node.value):
         return False
-    return bool(_HISTORY_NAME.search(_last_name(node.value)))
+    return is_history_name(node.value)
+
+
+def is_history_name(expr: ast.expr) -> bool:
+    return bool(_HISTORY_NAME.search(_last_name(expr)))
+
+
+def _from_the_end(lower: ast.expr, base: ast.expr) -> bool:
+    """A slice start counted from the end: `-n`, `-k * 2`, `len(history) - n`, `max(0, ...)`.
+    `[-1:]` is the newest turn alone: the request is a single turn, and no window slides."""
+    if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
+        operand = lower.operand
+        return not (isinstance(operand, ast.Constant) and operand.value == 1)
+    if isinstance(lower, ast.BinOp) and isinstance(lower.op, ast.Mult | ast.FloorDiv):
+        return _from_the_end(lower.left, base) or _from_the_end(lower.right, base)
+    if isinstance(lower, ast.BinOp) and isinstance(lower.op, ast.Sub):
+        return _is_len_of(lower.left, base)
+    if isinstance(lower, ast.Call) and isinstance(lower.func, ast.Name) and lower.func.id == "max":
+        return any(_from_the_end(arg, base) for arg in lower.args)
+    return False
+
+
+def _is_len_of(expr: ast.expr, base: ast.expr) -> bool:
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Name)
+        and expr.func.id == "len"
+        and len(expr.args) == 1
+        and ast.dump(expr.args[0]) == ast.dump(base)
+    )
+
+
+def front_removed(node: ast.Call) -> ast.expr | None:
+    """`history.pop(0)`, `messages.pop(1)` (after the system message): the history whose oldest
+    turns this drops, when it is named as one."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr != "pop" or len(node.args) != 1:
+        return None
+    index = node.args[0]
+    if not (isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0):
+        return None
+    return func.value if is_history_name(func.value) else None
+
+
+def front_deleted(target: ast.expr) -> ast.expr | None:
+    """`del messages[1:3]`, `del history[0]`, `del history[:2]`: the history whose oldest turns
+    this drops, when it is named as one."""
+    if not isinstance(target, ast.Subscript) or not is_history_name(target.value):
+        return None
+    key = target.slice
+    if isinstance(key, ast.Constant):
+        front = type(key.value) is int and key.value >= 0
+    elif isinstance(key, ast.Slice):
+        front = _non_negative(key.lower) and key.upper is not None and _non_negative(key.upper)
+    else:
+        front = False
+    return target.value if front else None
+
+
+def front_cut(node: ast.stmt) -> ast.expr | None:
+    """`messages = messages[1:]`, `messages = [messages[0]] + messages[2:]` (or `messages[:1] +
+    ...`): the history reassigned without its oldest turns. Only a cut made in a loop or under
+    a size test is a window (the caller says which): once, it is a fixed part left out."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target, value = node.targets[0], node.value
+    if not isinstance(target, ast.Name | ast.Attribute) or not is_history_name(target):
+        return None
+    same = ast.unparse(target)  # the target's text (its `ast.dump` says Store, a read's Load)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        head, value = value.left, value.right
+        if not _is_head_of(head, same):
+            return None
+    if (
+        isinstance(value, ast.Subscript)
+        and ast.unparse(value.value) == same
+        and isinstance(value.slice, ast.Slice)
+        and value.slice.upper is None
+        and value.slice.step is None
+        and isinstance(value.slice.lower, ast.Constant)
+        and type(value.slice.lower.value) is int
+        and value.slice.lower.value >= 1
+    ):
+        return target
+    return None
+
+
+def _is_head_of(expr: ast.expr, same: str) -> bool:
+    """`[messages[0]]` or `messages[:1]`: the history's first message (its system message)."""
+    if isinstance(expr, ast.List) and len(expr.elts) == 1:
+        expr = expr.elts[0]
+        return isinstance(expr, ast.Subscript) and ast.unparse(expr.value) == same
+    return (
+        isinstance(expr, ast.Subscript)
+        and ast.unparse(expr.value) == same
+        and isinstance(expr.slice, ast.Slice)
+        and expr.slice.lower is None
+    )
+
+
+def _non_negative(expr: ast.expr | None) -> bool:
+    return expr is None or (
+        isinstance(expr, ast.Constant) and type(expr.value) is int and expr.value >= 0
+    )
 
 
 def is_newest_turn(node: ast.Subscript) -> bool:
@@ -283,3 +401,12 @@ def _last_name(expr: ast.expr) -> str:
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
         return str(expr.slice.value)
     return ""
+
+
+def drop_oldest(frame: Frame, history: ast.expr, node: ast.AST) -> None:
+    """The history named by `history` loses its oldest turns here: from now on it is a window
+    that slides (PC507) wherever it is sent."""
+    label = f"`{node_label(frame.module, node)}` (drops the oldest turns of the history)"
+    # Which turns remain is no longer known: the history becomes a list of unknown turns.
+    turns = frame.eval(history).deps | {frame.taint(WINDOW, label, node)}
+    frame.assign(history, Value(deps=turns, kind="list"))

@@ -12,6 +12,8 @@ FRAMEWORK = Framework(
             suffixes=("messages.create", "messages.stream", "messages.parse"),
             keywords=(("system", "system"), ("tools", "tools"), ("messages", "messages")),
             answers=True,
+            cache_points=("cache_control",),
         ),
     ),
+    clients=("anthropic",),
 )

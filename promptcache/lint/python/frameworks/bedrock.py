@@ -13,6 +13,7 @@ FRAMEWORK = Framework(
             suffixes=("converse", "converse_stream"),
             keywords=(("system", "system"), ("messages", "messages"), ("toolConfig", "tools")),
             answers=True,
+            cache_points=("cachePoint",),
         ),
         Sink(
             api="Bedrock InvokeModel",

@@ -40,4 +40,5 @@ FRAMEWORK = Framework(
             methods=("send_message", "send_message_async", "send_message_stream"),
         ),
     ),
+    clients=("google.genai", "google.generativeai"),
 )

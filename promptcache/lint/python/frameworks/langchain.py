@@ -103,4 +103,30 @@ FRAMEWORK = Framework(
             imported=("langgraph",),
         ),
     ),
+    # `trim_messages` keeps the newest turns by default (`strategy="last"`).
+    windows=(
+        "langchain_core.messages.trim_messages",
+        "langchain_core.messages.utils.trim_messages",
+        "langchain.schema.messages.trim_messages",
+    ),
+    window_memories=(
+        "langchain.memory.ConversationBufferWindowMemory",
+        "langchain.memory.ConversationTokenBufferMemory",
+        "langchain.memory.buffer_window.ConversationBufferWindowMemory",
+        "langchain.memory.token_buffer.ConversationTokenBufferMemory",
+        "langchain_community.memory.ConversationBufferWindowMemory",
+        "langchain_classic.memory.ConversationBufferWindowMemory",
+        "langchain_classic.memory.ConversationTokenBufferMemory",
+    ),
+    # Chat models: `ChatOpenAI()` sends what it is given as the conversation.
+    clients=(
+        "langchain_openai",
+        "langchain_anthropic",
+        "langchain_google_genai",
+        "langchain_aws",
+        "langchain_ollama",
+        "langchain_groq",
+        "langchain_mistralai",
+        "langchain_community.chat_models",
+    ),
 )

@@ -17,4 +17,5 @@ FRAMEWORK = Framework(
             answers=True,
         ),
     ),
+    clients=("litellm",),
 )

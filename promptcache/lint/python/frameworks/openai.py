@@ -29,4 +29,6 @@ FRAMEWORK = Framework(
             answers=True,
         ),
     ),
+    # OpenAI's SDK, and the OpenAI-compatible SDKs whose clients have its methods.
+    clients=("openai", "groq", "together"),
 )

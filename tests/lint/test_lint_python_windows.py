@@ -1,0 +1,305 @@
+"""PC507, a sliding window of the history, by mechanism: the ways real chat loops drop their
+oldest turns (a slice from the end however it is written, `pop(0)`/`pop(1)`, `del` of the front,
+`deque(maxlen=)`, LangChain's `trim_messages` and window memories), and the windows that are no
+cache problem (the newest turn alone, a window read into the newest turn's text)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint.python import lint_python_source
+
+HEAD = """
+from openai import OpenAI
+client = OpenAI()
+SYSTEM = {"role": "system", "content": "You are a support agent for the refund desk. " * 30}
+"""
+
+
+def codes(body: str) -> list[tuple[int, str]]:
+    source = HEAD + textwrap.dedent(body)
+    offset = HEAD.count("\n")
+    return [(f.line - offset, f.code) for f in lint_python_source(source)]
+
+
+CASES = [
+    (
+        "slice-start-is-a-product",
+        """
+        def chat(history, question, k):
+            history.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *history[-k * 2:]])
+        """,
+        [(4, "PC507")],
+    ),
+    (
+        "slice-start-from-len",
+        """
+        def chat(history, question):
+            history.append({"role": "user", "content": question})
+            recent = history[len(history) - 8:]
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *recent])
+        """,
+        [(4, "PC507")],
+    ),
+    (
+        "slice-start-clamped-with-max",
+        """
+        def chat(history, question, keep):
+            history.append({"role": "user", "content": question})
+            recent = history[max(0, len(history) - keep):]
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *recent])
+        """,
+        [(4, "PC507")],
+    ),
+    (
+        "pop-front-in-a-loop",
+        """
+        def chat(history, question):
+            history.append({"role": "user", "content": question})
+            while len(history) > 20:
+                history.pop(0)
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *history])
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "pop-after-the-system-message",
+        """
+        def chat(messages, question, budget, count):
+            messages.append({"role": "user", "content": question})
+            while count(messages) > budget:
+                messages.pop(1)
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "del-front-slice",
+        """
+        def chat(messages, question):
+            messages.append({"role": "user", "content": question})
+            if len(messages) > 21:
+                del messages[1:3]
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "deque-maxlen",
+        """
+        from collections import deque
+        history = deque(maxlen=10)
+        def chat(question):
+            history.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *history])
+        """,
+        [(3, "PC507")],
+    ),
+    (
+        "langchain-trim-messages",
+        """
+        from langchain_core.messages import trim_messages
+        from langchain_openai import ChatOpenAI
+        llm = ChatOpenAI()
+        def chat(messages):
+            kept = trim_messages(messages, max_tokens=2000, token_counter=llm, include_system=True)
+            return llm.invoke(kept)
+        """,
+        [(6, "PC507")],
+    ),
+    (
+        "langchain-window-memory",
+        """
+        from langchain.chains import ConversationChain
+        from langchain.memory import ConversationBufferWindowMemory
+        from langchain_openai import ChatOpenAI
+        chain = ConversationChain(llm=ChatOpenAI(), memory=ConversationBufferWindowMemory(k=5))
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "token-budget-cut-in-a-loop",
+        """
+        def chat(messages, question, count, budget):
+            messages.append({"role": "user", "content": question})
+            while count(messages) > budget:
+                messages = [messages[0]] + messages[2:]
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [(5, "PC507")],
+    ),
+    (
+        "front-cut-under-a-size-test",
+        """
+        def chat(history, question):
+            history.append({"role": "user", "content": question})
+            if len(history) > 30:
+                history = history[2:]
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *history])
+        """,
+        [(5, "PC507")],
+    ),
+    # Quiet: no window slides over the conversation.
+    (
+        "system-message-left-out-once",
+        """
+        def chat(messages, question):
+            messages = messages[1:]
+            messages.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *messages])
+        """,
+        [],
+    ),
+    (
+        "newest-turn-alone",
+        """
+        def chat(history, question):
+            history.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=[SYSTEM, *history[-1:]])
+        """,
+        [],
+    ),
+    (
+        "window-read-into-the-newest-turn",
+        """
+        def chat(history, question):
+            recent = "\\n".join(m["content"] for m in history[-6:])
+            turn = {"role": "user", "content": recent + question}
+            return client.chat.completions.create(model="m", messages=[SYSTEM, turn])
+        """,
+        [],
+    ),
+    (
+        "trim-keeping-the-oldest",
+        """
+        from langchain_core.messages import trim_messages
+        from langchain_openai import ChatOpenAI
+        llm = ChatOpenAI()
+        def chat(messages):
+            kept = trim_messages(messages, max_tokens=2000, token_counter=llm, strategy="first")
+            return llm.invoke(kept)
+        """,
+        [],
+    ),
+    (
+        "pop-of-the-newest-turn",
+        """
+        def retry(messages):
+            messages.pop()
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [],
+    ),
+    (
+        "del-of-the-tail",
+        """
+        def retry(messages):
+            del messages[-2:]
+            return client.chat.completions.create(model="m", messages=messages)
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("body", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_history_window(body: str, expected: list[tuple[int, str]]) -> None:
+    assert codes(body) == expected
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return sorted((Path(f.path).name, f.line, f.code) for f in found)
+
+
+TRIM = """
+def trim_history(messages, limit):
+    if len(messages) <= limit:
+        return messages
+    system = messages[0]
+    return [system] + messages[-(limit - 1):]
+"""
+
+LOOP = """
+from openai import OpenAI
+from chat.stream import stream_reply
+from guard.trim import trim_history
+
+def build_client():
+    return OpenAI(api_key="k")
+
+def main(opening):
+    client = build_client()
+    messages = [opening]
+    while True:
+        messages.append({"role": "user", "content": input()})
+        messages = trim_history(messages, 12)
+        stream_reply(client, messages)
+"""
+
+
+def test_a_window_cut_in_another_module_and_sent_by_an_unread_call(tmp_path: Path) -> None:
+    # The chat loop names no request API: it hands its client and its trimmed history to a
+    # function in a module the analysis cannot see. The window is reported where it enters the
+    # loop's module, the trim call, whose label names the slice.
+    found = _project(tmp_path, {"guard/trim.py": TRIM, "app.py": LOOP})
+    assert found == [("app.py", 14, "PC507")]
+
+
+def test_an_unread_call_without_a_client_is_not_taken_as_sending(tmp_path: Path) -> None:
+    loop = LOOP.replace("stream_reply(client, messages)", "stream_reply(messages)")
+    assert _project(tmp_path, {"guard/trim.py": TRIM, "app.py": loop}) == []
+
+
+def test_an_unread_call_with_a_client_and_the_whole_history_is_quiet(tmp_path: Path) -> None:
+    loop = LOOP.replace("messages = trim_history(messages, 12)", "pass")
+    assert _project(tmp_path, {"guard/trim.py": TRIM, "app.py": loop}) == []
+
+
+ANTHROPIC = """
+import anthropic
+client = anthropic.Anthropic()
+RULES = "Answer from the refund policy only, citing its section. " * 40
+def chat(history, question):
+    history.append({"role": "user", "content": question})
+    return client.messages.create(model="claude-sonnet-4-5", max_tokens=512,
+        system=[{"type": "text", "text": RULES, "cache_control": {"type": "ephemeral"}}],
+        messages=history[-8:])
+"""
+
+
+def test_a_window_after_the_last_cache_point_is_quiet() -> None:
+    # The only cache point closes the system prompt: the history is never read from the
+    # cache, so cutting its oldest turns loses nothing.
+    assert lint_python_source(ANTHROPIC) == []
+
+
+def test_a_window_is_reported_when_a_cache_point_may_sit_in_the_history() -> None:
+    # A second mark, put on the newest turn: the history is cached up to it, and the window
+    # changes its start on every turn.
+    marked = ANTHROPIC.replace(
+        "    history.append(",
+        '    question = [{"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}]\n'
+        "    history.append(",
+    )
+    assert [(f.line, f.code) for f in lint_python_source(marked)] == [(10, "PC507")]
+
+
+def test_a_window_with_no_cache_point_written_is_reported() -> None:
+    # No mark says where caching stops (the prefix is judged as the user will cache it), and a
+    # top-level `cache_control=` (Anthropic's automatic caching) marks the newest turn.
+    unmarked = ANTHROPIC.replace(', "cache_control": {"type": "ephemeral"}', "")
+    assert [(f.line, f.code) for f in lint_python_source(unmarked)] == [(9, "PC507")]
+    automatic = ANTHROPIC.replace(
+        "max_tokens=512,", 'max_tokens=512, cache_control={"type": "ephemeral"},'
+    )
+    assert [(f.line, f.code) for f in lint_python_source(automatic)] == [(9, "PC507")]
