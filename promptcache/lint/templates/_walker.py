@@ -1,0 +1,212 @@
+"""
+WALKER_DOC
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import nodes
+
+from .._config import LintConfig
+from .._loader import LoadedTemplate, Loader, UnreadableTemplate
+from . import _history_checks, _macros, _output, _reasons, _statements
+from ._bindings import _Scope
+from ._events import Event, Hazard, Note
+from ._reasoning import _empty_think_at_generation
+from ._statements import _from
+
+__all__ = ["Walker"]
+
+_MAX_DEPTH = 16
+
+
+@dataclass(slots=True, eq=False)
+class Walker:
+    """Walks the templates of one lint run; one instance per template file (origin)."""
+
+    config: LintConfig
+    loader: Loader
+    origin: str
+    path: Path | None
+    chat: bool
+    stack: tuple[str, ...] = ()
+    overrides: dict[str, tuple[nodes.Block, Walker, _Scope]] = field(default_factory=dict)
+    derived: tuple[str, ...] = ()  # the templates that extend this one, most derived first
+    notes: list[Note] = field(default_factory=list)  # what could not be checked, for PC002
+    system: bool = False  # the file linted is a system prompt: the conversation follows it
+    # the file linted says it comes after the conversation ("the messages above"): it is cached
+    # only within that conversation, where a value fixed per conversation does not change
+    after_conversation: bool = False
+    _history: int = 0
+    _loops: list[bool] = field(default_factory=list)  # for each open loop: over the history?
+    _trailing: frozenset[int] = frozenset()  # ids of `if`s that end a history iteration
+    _defined: set[str] = field(default_factory=set)  # names tested with `is defined`
+    _empty: set[str] = field(default_factory=set)
+    _reported: set[str] = field(default_factory=set)
+    # namespace attributes set in a loop over the messages after the current one (gpt-oss's
+    # `future_final_message.found`): a branch on them changes once a later turn arrives
+    _look_ahead: set[str] = field(default_factory=set)
+    # for each open loop over the history: does it write the reasoning it splits out back?
+    _keeps_reasoning: list[bool] = field(default_factory=list)
+    _positional: int = 0  # depth of branches on the message's position being walked
+    # flags that are on unless the caller turns them off (`keep if keep is defined else true`)
+    _on_by_default: set[str] = field(default_factory=set)
+    _aliases: set[str] = field(default_factory=set)  # `{% set turns = messages[1:] %}`
+    # the `if` tests (and the side taken) being walked, and those under which the generation
+    # prompt writes an empty `<think></think>` (SmolLM3's no-reasoning mode): an earlier turn
+    # written with one under the same test renders as the engine generated it
+    _sides: list[tuple[nodes.Node, bool]] = field(default_factory=list)
+    # namespace attributes a loop over the messages sets from what a message says
+    # (`'<|think_off|>' in msg.content`): read before the history, they change with the newest
+    # message
+    _content_flags: set[str] = field(default_factory=set)
+    # names set in the history loop from a test on the message's position, and that test
+    _position_names: dict[str, nodes.Node] = field(default_factory=dict)
+    # a position branch that only sets names (Apriel's `{% set add_tool_id = false %}`): the
+    # loop's finding only when no branch that renders is reported
+    _pending: Hazard | None = None
+    _empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
+
+    def template(self, ast: nodes.Template, scope: _Scope) -> list[Event]:
+        out: list[Event] = []
+        if self.chat:
+            self._empty_at_generation = _empty_think_at_generation(ast)
+        extends = next((n for n in ast.body if isinstance(n, nodes.Extends)), None)
+        if extends is None:
+            self.body(ast.body, scope, out)
+        else:
+            self._extend(ast, extends, scope, out)
+        return out
+
+    def _extend(
+        self, ast: nodes.Template, extends: nodes.Extends, scope: _Scope, out: list[Event]
+    ) -> None:
+        blocks = {b.name: (b, self, scope) for b in ast.find_all(nodes.Block)}
+        for stmt in ast.body:
+            if isinstance(stmt, (nodes.Assign, nodes.Import, nodes.FromImport, nodes.Macro)):
+                self.stmt(stmt, scope, [])
+        parent = self._child(extends.template, extends.lineno, "parent template")
+        if parent is None:
+            for block, _, _ in blocks.values():
+                self.body(block.body, scope, out)
+            return
+        walker, loaded = parent
+        walker.overrides = {**blocks, **self.overrides}  # the most derived template wins
+        walker.derived = (*self.derived, self.origin)
+        events = walker.template(loaded.ast, dict(scope))
+        # Blocks of this template and of the ones extending it keep their own locations.
+        keep = frozenset(walker.derived)
+        out.extend(
+            self._relocate(events, extends.lineno, "extends", _from(loaded, "parent"), keep=keep)
+        )
+
+    def _child(
+        self, template: nodes.Expr, line: int, what: str, *, optional: bool = False
+    ) -> tuple[Walker, LoadedTemplate] | None:
+        """A walker for an included, imported or parent template; None when not resolvable."""
+        if len(self.stack) >= _MAX_DEPTH:
+            self._note(line, f"the {what} is nested more than {_MAX_DEPTH} templates deep")
+            return None
+        names = _template_names(template)
+        if not names:
+            self._note(line, f"the {what}: its name is computed at render time")
+            return None
+        loaded = self.loader.load(names, self.path, chat=self.chat)
+        if isinstance(loaded, UnreadableTemplate):  # there, but not checked: never silent
+            self._note(line, f"the {what} {loaded.name!r}: {loaded.reason}")
+            return None
+        if loaded is None:
+            if not optional:
+                shown = " or ".join(repr(n) for n in names)
+                self._note(
+                    line,
+                    f"the {what} {shown}: not found next to the template or on "
+                    "the search path (`search-path` in [tool.promptcache.lint])",
+                )
+            return None
+        if loaded.label in self.stack or loaded.label == self.origin:
+            return None
+        walker = Walker(
+            config=self.config,
+            loader=self.loader,
+            origin=loaded.label,
+            path=loaded.path,
+            chat=self.chat,
+            stack=(*self.stack, self.origin),
+            notes=self.notes,
+            system=self.system,  # a partial is part of the prompt that includes it
+            after_conversation=self.after_conversation,
+        )
+        return walker, loaded
+
+    def _note(self, line: int, message: str) -> None:
+        """Record what could not be checked; only for the file being linted (its own lines)."""
+        if not self.stack and not self.derived:
+            self.notes.append(Note(line, message))
+
+    def _relocate(
+        self,
+        events: Iterable[Event],
+        line: int,
+        anchor: str,
+        describe: Callable[[Hazard], str],
+        *,
+        always: bool = False,
+        keep: frozenset[str] = frozenset(),
+    ) -> list[Event]:
+        """Report hazards from another file (or a macro body) at the line that renders them."""
+        keep = keep or frozenset({self.origin})
+        moved: list[Event] = []
+        for event in events:
+            if isinstance(event, Hazard) and (always or event.origin not in keep):
+                code = event.code if event.code in ("PC106", "PC301", "PC302") else "PC104"
+                written = (event.written or event.line) if event.origin == self.origin else 0
+                moved.append(
+                    Hazard(
+                        code,
+                        line,
+                        anchor,
+                        describe(event),
+                        self.origin,
+                        fix=event.fix,
+                        written=written,
+                        conversation=event.conversation,
+                        per_conversation=event.per_conversation,
+                    )
+                )
+            else:
+                moved.append(event)
+        return moved
+
+    # The interface between the concerns: functions of a walker, bound as its methods.
+
+    body = _statements.body
+    stmt = _statements.stmt
+    _render = _output._render
+    _check_unknown = _output._check_unknown
+    _unsorted = _output._unsorted
+    reason = _reasons.reason
+    _hazard = _reasons._hazard
+    _macro = _macros._macro
+    _inline = _macros._inline
+    _macro_hazard = _macros._macro_hazard
+    _check_position_branch = _history_checks._check_position_branch
+    _is_history_alias = _history_checks._is_history_alias
+    _expanded = _history_checks._expanded
+    _on_position = _history_checks._on_position
+    _report_history = _history_checks._report_history
+    _check_history_text = _history_checks._check_history_text
+    _check_history_expr = _history_checks._check_history_expr
+
+
+def _template_names(template: nodes.Expr) -> tuple[str, ...]:
+    if type(template) is nodes.Const and isinstance(template.value, str):
+        return (template.value,)
+    if isinstance(template, (nodes.List, nodes.Tuple)):
+        return tuple(
+            i.value for i in template.items if type(i) is nodes.Const and isinstance(i.value, str)
+        )
+    return ()
