@@ -1,4 +1,7 @@
-"""_bindings (docstring to write)."""
+"""
+What a scope binds a name to: a hazard, a stable value, a captured block of static text, a
+macro, or an imported template's macros; and binding names, including those an `if` sets.
+"""
 
 from __future__ import annotations
 
@@ -39,8 +42,6 @@ class _Macro:
 
 
 _Binding = Union[Hazard, _Stable, _Captured, _Macro, dict[str, _Macro]]  # noqa: UP007
-
-
 _Scope = dict[str, Any]
 
 

@@ -1,4 +1,9 @@
-"""_branches (docstring to write)."""
+"""
+Branch decisions inside a chat template's history loop, read without a walker: whether a test
+depends on the message's position (`loop.last`, `messages[-1]`), the stable shapes that only
+close a run of messages or a turn, the `if`s after which nothing renders in an iteration (with
+the flags known on that path, `_decide`), and flags that are on unless the caller turns them off.
+"""
 
 from __future__ import annotations
 

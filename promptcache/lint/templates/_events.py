@@ -1,4 +1,7 @@
-"""_events (docstring to write)."""
+"""
+What a walk produces: the events the engine reads (token counts, `Unsized`, `Hazard`, the `TAIL`
+and `HISTORY` markers) and the `Note`s of what could not be checked (PC002).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +12,6 @@ from typing import Union
 from ..._tokens import DEFAULT_COUNTER
 
 TAIL_NAME = "__pc_tail__"
-
 _count = DEFAULT_COUNTER.count
 
 
@@ -19,8 +21,6 @@ class Sentinel(enum.Enum):
 
 
 TAIL = Sentinel.TAIL
-
-
 HISTORY = Sentinel.HISTORY
 
 

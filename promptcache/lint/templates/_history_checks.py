@@ -1,4 +1,10 @@
-"""_history (docstring to write)."""
+"""
+Chat templates: turns of the history that render differently once a newer turn arrives (PC302).
+
+Functions of a `Walker` (`_walker`), called inside the loop over the messages: a branch on the
+message's position or on a look-ahead flag, a split that strips the reasoning, an empty
+`<think></think>` for earlier turns; one finding of each kind per loop.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""_macros (docstring to write)."""
+"""
+Macros: a macro's events, walked once per macro with its arguments stable, then inlined (and its
+hazards reported) at each call.
+
+Functions of a `Walker` (`_walker`).
+"""
 
 from __future__ import annotations
 

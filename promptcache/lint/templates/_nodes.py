@@ -1,4 +1,7 @@
-"""_nodes (docstring to write)."""
+"""
+Shapes of Jinja nodes, read without a walker: dotted names, the variable an expression shows,
+loop attributes, `messages`, what a statement renders, namespace flags set and read.
+"""
 
 from __future__ import annotations
 

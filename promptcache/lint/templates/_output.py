@@ -1,4 +1,10 @@
-"""_output (docstring to write)."""
+"""
+Output: what `{{ ... }}` and template text write.
+
+Functions of a `Walker` (`_walker`): static text and its `{placeholder}`s (PC105), a rendered
+expression's hazard or size (declared, a special token, short, or unknown), a variable of
+unknown meaning (PC106), an unsorted mapping view (PC201).
+"""
 
 from __future__ import annotations
 

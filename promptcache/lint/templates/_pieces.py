@@ -1,4 +1,7 @@
-"""_pieces (docstring to write)."""
+"""
+What a branch writes, as pieces: runs of static text and the expressions between them (`a + b`
+taken apart); whether two branches differ only by text at the end, or write only static text.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""_reasoning (docstring to write)."""
+"""
+Reasoning in chat templates, read without a walker: `<think>` literals and empty think blocks,
+the generation prompt's empty think, flags set from a message's text, a split that selects the
+reasoning, and a history loop that writes the reasoning it splits out back for every turn.
+"""
 
 from __future__ import annotations
 
@@ -88,11 +92,7 @@ def _is_empty_think(text: str) -> bool:
 
 
 _SPLITS = frozenset({"split", "rsplit", "partition", "rpartition"})
-
-
 _CLOSING_MARKS = ("</think", "<channel|>")  # the reasoning is what comes before them
-
-
 _OPENING_MARKS = ("<think", "<|channel>")  # the reasoning is what comes after them
 
 

@@ -1,4 +1,10 @@
-"""_reasons (docstring to write)."""
+"""
+Reasons: why an expression differs per request (the first cause found), or None.
+
+Functions of a `Walker` (`_walker`): a name bound to a hazard, a per-request or clock variable
+(PC102, for a system prompt or after the conversation), a chat template's date (PC301), a
+volatile call or filter (PC101); `_hazard` makes the finding, a chat template's as PC301.
+"""
 
 from __future__ import annotations
 
@@ -17,15 +23,10 @@ if TYPE_CHECKING:
     from ._walker import Walker
 
 _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
-
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
-
 _is_current_date_field = _matcher(CURRENT_DATE_FIELDS)
-
 _is_clock_name = _matcher(CLOCK_NAMES)
-
 _is_per_conversation_name = _matcher(PER_CONVERSATION)
-
 _is_date_name = _matcher(DATE_NAMES)
 
 

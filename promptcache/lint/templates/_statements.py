@@ -1,4 +1,11 @@
-"""_statements (docstring to write)."""
+"""
+Statements: what each one does to the scope and to the events, in output order.
+
+Functions of a `Walker` (`_walker`). `stmt` dispatches on the node's type (`_HANDLERS`); each
+branch of an `if` runs on a copy of the scope and what they bound is merged; a `for` over the
+history opens the walker's per-loop state (`_history`, `_loops`, `_reported`, ...) and closes it
+with the `HISTORY` event; includes and imports walk the other file with a child walker.
+"""
 
 from __future__ import annotations
 
@@ -28,7 +35,6 @@ if TYPE_CHECKING:
     from ._walker import Walker
 
 _ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*$")
-
 _HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
 
 

@@ -1,5 +1,35 @@
 """
-WALKER_DOC
+Turn a Jinja2 AST into the sequence of things it renders, in output order.
+
+The walker does the one pass over the template; rules contribute only data (names, patterns).
+What comes out is a flat list of events (`_events`):
+
+    int        estimated tokens of static text (template text and string constants)
+    Unsized    a value that is not per-request but whose size is unknown (a variable, a loop)
+    Hazard     something that renders differently per request (a rule code, where, what)
+    TAIL       the `{# promptcache: tail #}` marker: what follows is not cached anyway
+    HISTORY    the end of a chat template's loop over `messages`: the whole conversation
+
+The engine then reads the list backwards to learn how much cacheable content follows each
+hazard. Values are tracked through `{% set %}`, loops, macros, includes, imports and `extends`,
+so a value computed at the top and rendered at the bottom is reported where it renders.
+
+A `Walker` is one template file's walk. It owns the walk's state (its fields) and what concerns
+files: the template's start, `extends`, the child walker of an included, imported or parent
+template, the notes for PC002, and moving another file's hazards to the line that renders them.
+The rest are modules of functions of a walker, reaching each other through the methods bound at
+the end of the class (the walker's interface):
+
+- `_statements`: each statement's effect on the scope and the events (`if`, `for`, `set`, ...).
+- `_output`: what an `{{ ... }}` or template text writes (static text, sizes, PC105, PC106, PC201).
+- `_reasons`: why an expression differs per request (PC101, PC102, PC301), or that it does not.
+- `_macros`: a macro's events, walked once and inlined where it is called.
+- `_history_checks`: chat-template turns that re-render differently (PC302).
+
+They read the template through pure helpers that know nothing of a walker: `_nodes` (shapes of
+Jinja nodes), `_branches` (tests on a message's position, branches decided by known flags),
+`_pieces` (what a branch writes, as static text and expressions), `_reasoning` (reasoning and
+`<think>` blocks), and the values a scope binds (`_bindings`).
 """
 
 from __future__ import annotations
