@@ -11,10 +11,22 @@ from typing import TYPE_CHECKING, Any, Union
 from jinja2 import nodes
 
 from ._events import Event, Hazard
-from ._nodes import _with_self
+from ._nodes import with_self
 
 if TYPE_CHECKING:
     from ._walker import Walker
+
+
+__all__ = [
+    "STABLE",
+    "Captured",
+    "Macro",
+    "Scope",
+    "assigned_names",
+    "bind",
+    "scope_with",
+    "set_under",
+]
 
 
 class _Stable:
@@ -25,14 +37,14 @@ STABLE = _Stable()
 
 
 @dataclass(slots=True)
-class _Captured:
+class Captured:
     """A `{% set x %}...{% endset %}` of static text: rendering `x` renders these tokens."""
 
     tokens: int
 
 
 @dataclass(slots=True, eq=False)
-class _Macro:
+class Macro:
     name: str
     node: nodes.Macro
     scope: dict[str, Any]
@@ -41,26 +53,26 @@ class _Macro:
     busy: bool = False
 
 
-_Binding = Union[Hazard, _Stable, _Captured, _Macro, dict[str, _Macro]]  # noqa: UP007
-_Scope = dict[str, Any]
+_Binding = Union[Hazard, _Stable, Captured, Macro, dict[str, Macro]]  # noqa: UP007
+Scope = dict[str, Any]
 
 
-def _assigned_names(node: nodes.If) -> set[str]:
+def assigned_names(node: nodes.If) -> set[str]:
     """The names an `if` chain's branches set (`x`, `ns.attr`), nested branches included."""
     names: set[str] = set()
     for branch in (node.body, node.else_, *(e.body for e in node.elif_)):
         for stmt in branch:
-            assigns = [*_with_self(stmt, nodes.Assign), *_with_self(stmt, nodes.AssignBlock)]
+            assigns = [*with_self(stmt, nodes.Assign), *with_self(stmt, nodes.AssignBlock)]
             for assign in assigns:
                 target = assign.target
                 if type(target) is nodes.NSRef:
                     names.add(f"{target.name}.{target.attr}")
                 else:
-                    names |= {n.name for n in _with_self(target, nodes.Name)}
+                    names |= {n.name for n in with_self(target, nodes.Name)}
     return names
 
 
-def _set_under(test: Hazard, name: str, line: int, origin: str) -> Hazard:
+def set_under(test: Hazard, name: str, line: int, origin: str) -> Hazard:
     """What a name set in a branch on `test` is: per-request, for the same cause."""
     cause, cause_line = test.origin_of()
     detail = f"`{name}`, set under an `{{% if %}}` on {cause} (line {cause_line})"
@@ -78,17 +90,17 @@ def _set_under(test: Hazard, name: str, line: int, origin: str) -> Hazard:
     )
 
 
-def _bound(scope: _Scope, target: nodes.Node) -> _Scope:
+def scope_with(scope: Scope, target: nodes.Node) -> Scope:
     inner = dict(scope)
-    _bind(inner, target, STABLE)
+    bind(inner, target, STABLE)
     return inner
 
 
-def _bind(scope: _Scope, target: object, value: _Binding) -> None:
+def bind(scope: Scope, target: object, value: _Binding) -> None:
     if isinstance(target, str):
         scope[target] = value
     elif isinstance(target, nodes.Name):
         scope[target.name] = value
     elif isinstance(target, nodes.Tuple):
         for item in target.items:
-            _bind(scope, item, value)
+            bind(scope, item, value)

@@ -11,8 +11,20 @@ from typing import Union
 
 from ..._tokens import DEFAULT_COUNTER
 
+__all__ = [
+    "HISTORY",
+    "TAIL",
+    "TAIL_NAME",
+    "Event",
+    "Hazard",
+    "Note",
+    "Sentinel",
+    "Unsized",
+    "count_tokens",
+]
+
 TAIL_NAME = "__pc_tail__"
-_count = DEFAULT_COUNTER.count
+count_tokens = DEFAULT_COUNTER.count
 
 
 class Sentinel(enum.Enum):

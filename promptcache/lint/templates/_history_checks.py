@@ -15,19 +15,19 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import nodes
 from jinja2.visitor import NodeTransformer
 
-from ._bindings import _Scope
+from ._bindings import Scope
 from ._branches import (
-    _closes_a_run_in_branches,
-    _flags_on,
-    _on_position_by_default,
-    _only_generation_prompt,
-    _only_looks_ahead,
-    _position_test,
+    closes_a_run_in_branches,
+    flags_on,
+    on_position_by_default,
+    only_generation_prompt,
+    only_looks_ahead,
+    position_test,
 )
 from ._events import Event, Hazard
-from ._nodes import _flags_read, _renders, _with_self
-from ._pieces import _differ_only_at_the_end, _static_only
-from ._reasoning import _is_empty_think, _is_think_literal, _mentions_reasoning, _selects_reasoning
+from ._nodes import flags_read, renders, with_self
+from ._pieces import differ_only_at_the_end, static_only
+from ._reasoning import is_empty_think, is_think_literal, mentions_reasoning, selects_reasoning
 
 if TYPE_CHECKING:
     from ._walker import Walker
@@ -49,17 +49,17 @@ def _check_position_branch(
     """
     if not walker._history or "branch" in walker._reported:
         return
-    setting_only = not any(_renders(stmt) for stmt in (*body, *else_))
-    if setting_only and _only_looks_ahead((*body, *else_)):
+    setting_only = not any(renders(stmt) for stmt in (*body, *else_))
+    if setting_only and only_looks_ahead((*body, *else_)):
         return  # `{% if not loop.last %}{% set next_role = messages[loop.index].role %}`
     test = _expanded(walker, node.test)
-    anchor = _position_test(test, loop_is_history=bool(walker._loops and walker._loops[-1]))
+    anchor = position_test(test, loop_is_history=bool(walker._loops and walker._loops[-1]))
     if anchor is None:
         _check_look_ahead_branch(walker, node, body, else_, out)
         return
     loop_is_history = bool(walker._loops and walker._loops[-1])
-    if not _on_position_by_default(test, walker._on_by_default, loop_is_history):
-        flag = next(iter(sorted(_flags_on(test, walker._on_by_default))), "a flag")
+    if not on_position_by_default(test, walker._on_by_default, loop_is_history):
+        flag = next(iter(sorted(flags_on(test, walker._on_by_default))), "a flag")
         walker._note(
             node.lineno,
             f"a branch on the message's position that `{flag}` (on by default) overrides: "
@@ -67,24 +67,24 @@ def _check_position_branch(
             "earlier turns render differently once a newer turn is appended",
         )
         return
-    if id(node) in walker._trailing and _static_only((*body, *else_)):
+    if id(node) in walker._trailing and static_only((*body, *else_)):
         # A separator after the message, written only when another message follows (or only
         # after the last one): what comes before it renders the same on every turn.
         return
-    if _only_generation_prompt((*body, *else_)):
+    if only_generation_prompt((*body, *else_)):
         # `{% if loop.last %}{% if add_generation_prompt %}...`: the generation prompt, which
         # follows the conversation at inference and is never part of a cached turn.
         return
-    if _closes_a_run_in_branches(node):
+    if closes_a_run_in_branches(node):
         # `{% if loop.last %}<end>{% else %}{% if next.role != 'tool' %}<end>{% endif %}`: the
         # `loop.last or messages[loop.index0 + 1]...` shape written as two branches.
         return
-    if not node.elif_ and _differ_only_at_the_end(body, else_):
+    if not node.elif_ and differ_only_at_the_end(body, else_):
         # `{% if not loop.last %}{{ turn + eos + '\n' }}{% else %}{{ turn + eos }}`: both
         # sides write the same turn, one with a separator after it; the turn renders the same
         # up to its very end whichever side is taken.
         return
-    if any(_mentions_reasoning(child) for child in (*body, *else_)):
+    if any(mentions_reasoning(child) for child in (*body, *else_)):
         detail = "a branch on the message's position in the history that changes its reasoning"
     else:
         detail = (
@@ -112,8 +112,8 @@ def _check_look_ahead_branch(
     flag is computed in a loop over `messages[loop.index:]`, so an earlier turn the engine
     cached with its reasoning renders without it once the conversation moves on.
     """
-    flag = next((f for f in _flags_read(node.test) if f in walker._look_ahead), None)
-    if flag is None or not any(_mentions_reasoning(child) for child in (*body, *else_)):
+    flag = next((f for f in flags_read(node.test) if f in walker._look_ahead), None)
+    if flag is None or not any(mentions_reasoning(child) for child in (*body, *else_)):
         return
     detail = (
         f"a branch on `{flag}`, set from the messages after this one, that keeps or drops "
@@ -134,7 +134,7 @@ def _is_history_alias(walker: Walker, expr: nodes.Node) -> bool:
 def _expanded(walker: Walker, test: nodes.Node) -> nodes.Node:
     """`test` with each name set from a position test in the history loop written out
     (DeepSeek V3.2's `{% set is_after_last_user = loop.index0 > last.value %}`)."""
-    used = {n.name for n in _with_self(test, nodes.Name)} & set(walker._position_names)
+    used = {n.name for n in with_self(test, nodes.Name)} & set(walker._position_names)
     if not used:
         return test
     return _Substitute(walker._position_names).visit(copy.deepcopy(test))  # type: ignore[no-any-return]
@@ -146,9 +146,9 @@ def _on_position(walker: Walker, test: nodes.Node) -> bool:
         return False
     test = _expanded(walker, test)
     loop_is_history = bool(walker._loops and walker._loops[-1])
-    if _position_test(test, loop_is_history=loop_is_history) is not None:
-        return _on_position_by_default(test, walker._on_by_default, loop_is_history)
-    return any(flag in walker._look_ahead for flag in _flags_read(test))
+    if position_test(test, loop_is_history=loop_is_history) is not None:
+        return on_position_by_default(test, walker._on_by_default, loop_is_history)
+    return any(flag in walker._look_ahead for flag in flags_read(test))
 
 
 def _reasoning_written_back(walker: Walker) -> bool:
@@ -173,39 +173,39 @@ def _as_generated(walker: Walker) -> bool:
 def _check_history_text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
     """An empty `<think></think>` written as template text in the history loop (Kimi K2
     Thinking writes one for every turn before a cut computed from the end)."""
-    if _is_empty_think(data.data) and not _as_generated(walker):
+    if is_empty_think(data.data) and not _as_generated(walker):
         line = data.lineno + data.data.count("\n", 0, data.data.find("<think>"))
         detail = "an empty `<think></think>` block for earlier turns"
         _report_history(walker, "empty", walker._hazard("PC302", line, "<think>", detail), out)
 
 
-def _check_history_expr(walker: Walker, expr: nodes.Node, scope: _Scope, out: list[Event]) -> None:
-    for call in _with_self(expr, nodes.Call):
+def _check_history_expr(walker: Walker, expr: nodes.Node, scope: Scope, out: list[Event]) -> None:
+    for call in with_self(expr, nodes.Call):
         callee = call.node
         splits = type(callee) is nodes.Getattr and callee.attr in (
             "split",
             "rsplit",
             "partition",
         )
-        if splits and any(_is_think_literal(arg) for arg in call.args):
-            if _selects_reasoning(expr) or _reasoning_written_back(walker):
+        if splits and any(is_think_literal(arg) for arg in call.args):
+            if selects_reasoning(expr) or _reasoning_written_back(walker):
                 return  # the reasoning is split out to be written back, not dropped
             detail = "`split(...)` that strips the reasoning from earlier turns"
             hazard = walker._hazard("PC302", call.lineno, callee.attr, detail)
             _report_history(walker, "split", hazard, out)
             return
     if not _as_generated(walker) and any(
-        isinstance(c.value, str) and _is_empty_think(c.value) for c in _with_self(expr, nodes.Const)
+        isinstance(c.value, str) and is_empty_think(c.value) for c in with_self(expr, nodes.Const)
     ):
         detail = "an empty `<think></think>` block for earlier turns"
         _report_history(
             walker, "empty", walker._hazard("PC302", expr.lineno, "<think>", detail), out
         )
         return
-    names = {n.name for n in _with_self(expr, nodes.Name)}
+    names = {n.name for n in with_self(expr, nodes.Name)}
     if not walker._positional and _reasoning_written_back(walker):
         return  # empty only for a turn that has no reasoning: the same on every request
-    if names & walker._empty and any(_is_think_literal(c) for c in _with_self(expr, nodes.Const)):
+    if names & walker._empty and any(is_think_literal(c) for c in with_self(expr, nodes.Const)):
         detail = "a `<think>` block that renders empty for turns whose reasoning was dropped"
         _report_history(
             walker, "empty", walker._hazard("PC302", expr.lineno, "<think>", detail), out

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING
 
 from jinja2 import nodes
 
-from ._bindings import STABLE, _bind, _Macro, _Scope
+from ._bindings import STABLE, Macro, Scope, bind
 from ._events import Event, Hazard
-from ._nodes import _calls
+from ._nodes import calls
 
 if TYPE_CHECKING:
     from ._walker import Walker
 
 
-def _macro(walker: Walker, callee: nodes.Expr, scope: _Scope) -> _Macro | None:
+def _macro(walker: Walker, callee: nodes.Expr, scope: Scope) -> Macro | None:
     if type(callee) is nodes.Name:
         found = scope.get(callee.name)
     elif type(callee) is nodes.Getattr and type(callee.node) is nodes.Name:
@@ -27,10 +27,10 @@ def _macro(walker: Walker, callee: nodes.Expr, scope: _Scope) -> _Macro | None:
         found = module.get(callee.attr) if isinstance(module, dict) else None
     else:
         return None
-    return found if isinstance(found, _Macro) else None
+    return found if isinstance(found, Macro) else None
 
 
-def _macro_events(walker: Walker, macro: _Macro) -> list[Event]:
+def _macro_events(walker: Walker, macro: Macro) -> list[Event]:
     if macro.events is not None:
         return macro.events
     if macro.busy:  # a recursive macro: its own output is already being counted
@@ -38,7 +38,7 @@ def _macro_events(walker: Walker, macro: _Macro) -> list[Event]:
     macro.busy = True
     inner = dict(macro.scope)
     for arg in (*macro.node.args, "caller", "varargs", "kwargs"):
-        _bind(inner, arg, STABLE)
+        bind(inner, arg, STABLE)
     events: list[Event] = []
     macro.walker.body(macro.node.body, inner, events)
     macro.events = _compact(events)
@@ -46,7 +46,7 @@ def _macro_events(walker: Walker, macro: _Macro) -> list[Event]:
     return macro.events
 
 
-def _inline(walker: Walker, macro: _Macro, line: int) -> list[Event]:
+def _inline(walker: Walker, macro: Macro, line: int) -> list[Event]:
     where = "" if macro.walker.origin == walker.origin else f" of {macro.walker.origin}"
 
     def describe(hazard: Hazard) -> str:
@@ -55,8 +55,8 @@ def _inline(walker: Walker, macro: _Macro, line: int) -> list[Event]:
     return walker._relocate(_macro_events(walker, macro), line, macro.name, describe, always=True)
 
 
-def _macro_hazard(walker: Walker, expr: nodes.Node, scope: _Scope) -> Hazard | None:
-    for call in _calls(expr):
+def _macro_hazard(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
+    for call in calls(expr):
         macro = _macro(walker, call.node, scope)
         if macro is not None:
             inlined = _inline(walker, macro, call.lineno)

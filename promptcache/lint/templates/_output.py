@@ -17,9 +17,9 @@ from .._config import _matcher
 from ..rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from ..rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from ..rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
-from ._bindings import _Captured, _Scope
-from ._events import TAIL, TAIL_NAME, Event, Hazard, Unsized, _count
-from ._nodes import _calls, _dotted, _shown_name, _with_self
+from ._bindings import Captured, Scope
+from ._events import TAIL, TAIL_NAME, Event, Hazard, Unsized, count_tokens
+from ._nodes import calls, dotted_name, shown_name, with_self
 
 if TYPE_CHECKING:
     from ._walker import Walker
@@ -35,7 +35,7 @@ _JINJA_NAMES = frozenset(
 )  # fmt: skip
 
 
-def _s_Output(walker: Walker, node: nodes.Output, scope: _Scope, out: list[Event]) -> None:
+def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]) -> None:
     line, labelled = "", False  # the static text of the current line; a label seen on it
     for child in node.nodes:
         if type(child) is nodes.TemplateData:
@@ -65,11 +65,11 @@ def _text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
             if _rendered_by_jinja(walker.origin):
                 _note_literal_field(walker, match.group(0), line)
                 continue
-            out.append(_count(text[start : match.start()]))
+            out.append(count_tokens(text[start : match.start()]))
             detail = f"format placeholder `{{{name}}}`, filled per request"
             out.append(walker._hazard("PC105", line, match.group(0), detail))
             start = match.end()
-    out.append(_count(text[start:]))
+    out.append(count_tokens(text[start:]))
 
 
 def _note_literal_field(walker: Walker, field: str, line: int) -> None:
@@ -83,19 +83,19 @@ def _note_literal_field(walker: Walker, field: str, line: int) -> None:
 
 
 def _render(
-    walker: Walker, expr: nodes.Expr, scope: _Scope, out: list[Event], *, field: bool = False
+    walker: Walker, expr: nodes.Expr, scope: Scope, out: list[Event], *, field: bool = False
 ) -> None:
     """An expression whose value is written to the output (`field`: after a label)."""
     if type(expr) is nodes.Const:
         if isinstance(expr.value, str):
             if walker._history:
                 walker._check_history_expr(expr, scope, out)
-            out.append(_count(expr.value))
+            out.append(count_tokens(expr.value))
         return
     if type(expr) is nodes.Name and expr.name == TAIL_NAME:
         out.append(TAIL)
         return
-    extension = next(iter(_with_self(expr, nodes.ExtensionAttribute)), None)
+    extension = next(iter(with_self(expr, nodes.ExtensionAttribute)), None)
     if extension is not None:
         # A loaded extension's tag (`{% now %}`) renders what its Python code returns.
         walker._note(
@@ -106,7 +106,7 @@ def _render(
         out.append(Unsized("an extension's output"))
         return
     inlined = False
-    for call in _calls(expr):
+    for call in calls(expr):
         macro = walker._macro(call.node, scope)
         if macro is not None:
             out.extend(walker._inline(macro, call.lineno))
@@ -116,7 +116,7 @@ def _render(
         out.append(hazard)
     elif (view := _unsorted(walker, expr, scope)) is not None:
         out.append(walker._hazard("PC201", expr.lineno, view[1], f"unsorted `{view[0]}`"))
-    elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), _Captured):
+    elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), Captured):
         out.append(scope[expr.name].tokens)
     elif not inlined:  # a macro's output was counted where it was inlined
         sized = _sized(walker, expr, scope)
@@ -129,7 +129,7 @@ def _render(
 
 
 def _check_unknown(
-    walker: Walker, expr: nodes.Node, sized: int | Unsized, scope: _Scope, out: list[Event]
+    walker: Walker, expr: nodes.Node, sized: int | Unsized, scope: Scope, out: list[Event]
 ) -> None:
     """
     A variable of unknown meaning (PC106): reported only above a long static block.
@@ -137,7 +137,7 @@ def _check_unknown(
     It stays content of unknown size for the values before it (its event follows the
     hazard); `risks` reports it only when LONG_PREFIX_FACTOR times `threshold` tokens follow.
     """
-    name = _shown_name(expr)
+    name = shown_name(expr)
     if walker.chat or not isinstance(sized, Unsized) or name is None:
         return
     root = name.split(".", 1)[0]
@@ -147,14 +147,14 @@ def _check_unknown(
     out.append(walker._hazard("PC106", expr.lineno, root, detail))
 
 
-def _sized(walker: Walker, expr: nodes.Expr, scope: _Scope) -> int | Unsized:
+def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:
     """
     How much a stable value adds: its declared size (`sizes`), or unknown.
 
     Special tokens (`bos_token`, `eos_token`, any `*_token`) count as one token. Anything
     else is content of unknown size, named by the variable it shows.
     """
-    name = _shown_name(expr)
+    name = shown_name(expr)
     if name is None:
         return Unsized("an expression")
     declared = walker.config.declared_size(name)
@@ -168,7 +168,7 @@ def _sized(walker: Walker, expr: nodes.Expr, scope: _Scope) -> int | Unsized:
     return Unsized(name)
 
 
-def _unsorted(walker: Walker, expr: nodes.Node, scope: _Scope) -> tuple[str, str] | None:
+def _unsorted(walker: Walker, expr: nodes.Node, scope: Scope) -> tuple[str, str] | None:
     """
     An unsorted mapping view worth reporting (PC201).
 
@@ -205,14 +205,14 @@ def _unsorted_view(expr: nodes.Node) -> tuple[str, str, str | None] | None:
         if node.name in SORTING_FILTERS:
             return None
         if node.name == "items" and node.node is not None:
-            mapping = _dotted(node.node)
+            mapping = dotted_name(node.node)
             return f"{mapping or 'mapping'} | items", "items", mapping
         node = node.node
     if type(node) is nodes.Call and type(node.node) is nodes.Getattr and not node.args:
         view = node.node.attr
         if view in MAPPING_VIEWS:
-            mapping = _dotted(node.node.node)
-            return f"{_dotted(node.node) or view}()", view, mapping
+            mapping = dotted_name(node.node.node)
+            return f"{dotted_name(node.node) or view}()", view, mapping
     return None
 
 

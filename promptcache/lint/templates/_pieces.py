@@ -10,12 +10,14 @@ from typing import Union
 
 from jinja2 import nodes
 
-from ._nodes import _renders
+from ._nodes import renders
+
+__all__ = ["differ_only_at_the_end", "static_only", "static_text"]
 
 _Piece = Union[str, nodes.Node]  # noqa: UP007 - a runtime alias on Python 3.10
 
 
-def _differ_only_at_the_end(body: Sequence[nodes.Node], else_: Sequence[nodes.Node]) -> bool:
+def differ_only_at_the_end(body: Sequence[nodes.Node], else_: Sequence[nodes.Node]) -> bool:
     """Whether two branches write the same pieces, one followed only by more static text."""
     first, second = _pieces(body), _pieces(else_)
     if first is None or second is None or first == second:
@@ -68,11 +70,11 @@ def _concatenated(expr: nodes.Node) -> list[_Piece]:
     return [expr]
 
 
-def _static_only(stmts: Sequence[nodes.Node]) -> bool:
+def static_only(stmts: Sequence[nodes.Node]) -> bool:
     """Whether statements render only text written in the template (no variable, no call)."""
     for stmt in stmts:
         if not isinstance(stmt, nodes.Output):
-            if _renders(stmt):
+            if renders(stmt):
                 return False
             continue
         for child in stmt.nodes:
@@ -82,9 +84,9 @@ def _static_only(stmts: Sequence[nodes.Node]) -> bool:
     return True
 
 
-def _static_text(stmts: Sequence[nodes.Node]) -> str | None:
+def static_text(stmts: Sequence[nodes.Node]) -> str | None:
     """The text statements write when it is all static (None otherwise), without blank edges."""
-    pieces = _pieces([stmt for stmt in stmts if _renders(stmt)])
+    pieces = _pieces([stmt for stmt in stmts if renders(stmt)])
     if pieces is None or not all(isinstance(piece, str) for piece in pieces):
         return None
     return "".join(piece for piece in pieces if isinstance(piece, str)).strip() or None

@@ -15,12 +15,14 @@ from jinja2 import nodes
 from .._config import _matcher
 from ..rules.PC102 import CLOCK_NAMES, DATE_NAMES, PER_CONVERSATION, SYSTEM_CLOCK_FIX
 from ..rules.PC301 import CHAT_DATE_NAMES, CURRENT_DATE_FIELDS, date_fix
-from ._bindings import _Scope
+from ._bindings import Scope
 from ._events import TAIL_NAME, Hazard
-from ._nodes import _defaulted, _dotted
+from ._nodes import defaulted, dotted_name
 
 if TYPE_CHECKING:
     from ._walker import Walker
+
+__all__ = ["reason"]
 
 _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
@@ -30,7 +32,7 @@ _is_per_conversation_name = _matcher(PER_CONVERSATION)
 _is_date_name = _matcher(DATE_NAMES)
 
 
-def reason(walker: Walker, expr: nodes.Node, scope: _Scope) -> Hazard | None:
+def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
     """Why `expr` differs per request (the first cause found), or None when it does not."""
     kind = type(expr)
     if kind is nodes.Const or kind is nodes.TemplateData:
@@ -46,7 +48,7 @@ def reason(walker: Walker, expr: nodes.Node, scope: _Scope) -> Hazard | None:
     if kind is nodes.Call:
         return _call_reason(walker, expr, scope)  # type: ignore[arg-type]
     if kind is nodes.Getattr or kind is nodes.Getitem:
-        dotted = _dotted(expr)
+        dotted = dotted_name(expr)
         if dotted is not None:
             return _variable_reason(walker, dotted, expr.lineno, scope)
     if kind is nodes.Filter and walker.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
@@ -58,7 +60,7 @@ def reason(walker: Walker, expr: nodes.Node, scope: _Scope) -> Hazard | None:
     return None
 
 
-def _fixed_default_date(walker: Walker, expr: nodes.Node, scope: _Scope) -> bool:
+def _fixed_default_date(walker: Walker, expr: nodes.Node, scope: Scope) -> bool:
     """
     A chat template's date variable that falls back to a fixed date (Llama 3.1's
     `date_string if date_string is defined else '26 Jul 2024'`, or `| default(...)`).
@@ -66,7 +68,7 @@ def _fixed_default_date(walker: Walker, expr: nodes.Node, scope: _Scope) -> bool
     The template itself renders the same date on every request; only a value the caller
     passes can change it, which the linter cannot see: said in a note, not warned.
     """
-    found = _defaulted(expr)
+    found = defaulted(expr)
     if found is None:
         return False
     name, fallback = found
@@ -80,13 +82,13 @@ def _fixed_default_date(walker: Walker, expr: nodes.Node, scope: _Scope) -> bool
     return True
 
 
-def _name_reason(walker: Walker, expr: nodes.Name, scope: _Scope) -> Hazard | None:
+def _name_reason(walker: Walker, expr: nodes.Name, scope: Scope) -> Hazard | None:
     if expr.name == TAIL_NAME:
         return None
     return _variable_reason(walker, expr.name, expr.lineno, scope)
 
 
-def _variable_reason(walker: Walker, dotted: str, line: int, scope: _Scope) -> Hazard | None:
+def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Hazard | None:
     root = dotted.split(".", 1)[0]
     if walker.chat and not walker._history and dotted in walker._content_flags:
         detail = (
@@ -151,8 +153,8 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: _Scope) -> H
     return None
 
 
-def _call_reason(walker: Walker, expr: nodes.Call, scope: _Scope) -> Hazard | None:
-    dotted = _dotted(expr.node)
+def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | None:
+    dotted = dotted_name(expr.node)
     if dotted is not None:
         if walker._macro(expr.node, scope) is None and walker.config.is_volatile_call(dotted):
             anchor = dotted.rsplit(".", 1)[-1]

@@ -16,34 +16,36 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import nodes
 
 from .._loader import LoadedTemplate
-from ._bindings import STABLE, _assigned_names, _bind, _bound, _Captured, _Macro, _Scope, _set_under
-from ._branches import _iteration_enders, _position_test, _trailing_ifs, _true_by_default
-from ._events import HISTORY, Event, Hazard, Unsized, _count
+from ._bindings import STABLE, Captured, Macro, Scope, assigned_names, bind, scope_with, set_under
+from ._branches import iteration_enders, position_test, trailing_ifs, true_by_default
+from ._events import HISTORY, Event, Hazard, Unsized, count_tokens
 from ._nodes import (
-    _chain_tests,
-    _dotted,
-    _is_empty_string,
-    _is_look_ahead,
-    _is_messages,
-    _is_negative,
-    _namespace_sets,
+    chain_tests,
+    dotted_name,
+    is_empty_string,
+    is_look_ahead,
+    is_messages,
+    is_negative,
+    namespace_sets,
 )
 from ._output import _s_Output
-from ._reasoning import _flags_from_content, _writes_reasoning_back
+from ._reasoning import flags_from_content, writes_reasoning_back
 
 if TYPE_CHECKING:
     from ._walker import Walker
+
+__all__ = ["body", "describe_from", "stmt"]
 
 _ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*$")
 _HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
 
 
-def body(walker: Walker, stmts: Sequence[nodes.Node], scope: _Scope, out: list[Event]) -> None:
+def body(walker: Walker, stmts: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> None:
     for stmt in stmts:
         walker.stmt(stmt, scope, out)
 
 
-def stmt(walker: Walker, node: nodes.Node, scope: _Scope, out: list[Event]) -> None:
+def stmt(walker: Walker, node: nodes.Node, scope: Scope, out: list[Event]) -> None:
     handler = _HANDLERS.get(type(node).__name__)
     if handler is not None:
         handler(walker, node, scope, out)
@@ -57,23 +59,23 @@ def _check_window(walker: Walker, node: nodes.For, out: list[Event]) -> None:
     """A loop over the last turns only (`chat_history[-10:]`): PC507, a sliding window."""
     if type(node.iter) is nodes.Getitem and type(node.iter.arg) is nodes.Slice:
         start = node.iter.arg.start
-        if start is not None and _is_negative(start):
+        if start is not None and is_negative(start):
             detail = "a sliding window over the conversation (`[-n:]`), which drops its oldest turn"
             out.append(walker._hazard("PC507", node.lineno, "for", detail))
 
 
-def _s_If(walker: Walker, node: nodes.If, scope: _Scope, out: list[Event]) -> None:
+def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> None:
     """
     Each branch sees the scope before the `if`; a value tainted in any branch stays so.
 
     A branch on a per-request value is reported after the `if`: what varies is the
     branches themselves, and what is at risk is the content that follows them.
     """
-    causes = [walker.reason(test, scope) for test in _chain_tests(node)]  # once per test
+    causes = [walker.reason(test, scope) for test in chain_tests(node)]  # once per test
     forks = _branch(walker, node, "if", causes[0])
     walker._check_position_branch(node, node.body, node.else_, out)
     # Every branch of a chain whose tests depend on the position renders by position.
-    positional = int(any(walker._on_position(test) for test in _chain_tests(node)))
+    positional = int(any(walker._on_position(test) for test in chain_tests(node)))
     walker._positional += positional
     walker._sides.append((node.test, True))
     after = [_walked(walker, node.body, scope, out)]
@@ -87,12 +89,12 @@ def _s_If(walker: Walker, node: nodes.If, scope: _Scope, out: list[Event]) -> No
     walker._sides.pop()
     walker._positional -= positional
     decided = next((cause for cause in causes if cause is not None), None)
-    assigned = _assigned_names(node) if decided is not None else set()
+    assigned = assigned_names(node) if decided is not None else set()
     for key in {k for branch in after for k in branch}:
         values = [branch[key] for branch in after if key in branch]
         if decided is not None and key in assigned:
             # A value set in a branch on a per-request test varies with the test.
-            values.insert(0, _set_under(decided, key, node.lineno, walker.origin))
+            values.insert(0, set_under(decided, key, node.lineno, walker.origin))
         scope[key] = next((v for v in values if isinstance(v, Hazard)), values[-1])
     out.extend(forks)
 
@@ -107,18 +109,18 @@ def _branch(walker: Walker, node: nodes.If, keyword: str, hazard: Hazard | None)
     return [walker._hazard("PC103", node.lineno, keyword, detail)]
 
 
-def _walked(walker: Walker, body: Sequence[nodes.Node], scope: _Scope, out: list[Event]) -> _Scope:
+def _walked(walker: Walker, body: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> Scope:
     inner = dict(scope)
     walker.body(body, inner, out)
     return inner
 
 
-def _s_For(walker: Walker, node: nodes.For, scope: _Scope, out: list[Event]) -> None:
+def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> None:
     """Like a branch, a loop over per-request or unordered data is reported after it."""
     if not walker.chat and _writes_the_turns(node):
         # A prompt file's conversation (`.prompty`: `{{ item.role }}:` then the content): it
         # grows by appending, as a chat template's does; what it holds is not the template's.
-        walker.body(node.body, _bound(scope, node.target), [])
+        walker.body(node.body, scope_with(scope, node.target), [])
         _check_window(walker, node, out)
         out.append(HISTORY)
         return
@@ -135,25 +137,25 @@ def _s_For(walker: Walker, node: nodes.For, scope: _Scope, out: list[Event]) -> 
     else:
         walker._check_unknown(node.iter, Unsized("a loop"), scope, out)
     inner = dict(scope)
-    _bind(inner, node.target, hazard or STABLE)
+    bind(inner, node.target, hazard or STABLE)
     inner["loop"] = STABLE
-    if walker._history and _is_look_ahead(node.iter):
-        walker._look_ahead |= _namespace_sets(node.body)
+    if walker._history and is_look_ahead(node.iter):
+        walker._look_ahead |= namespace_sets(node.body)
     if walker._history:  # `{% for part in text.split('<channel|>') %}` strips it too
         walker._check_history_expr(node.iter, scope, out)
-    history = walker.chat and (_is_messages(node.iter) or walker._is_history_alias(node.iter))
+    history = walker.chat and (is_messages(node.iter) or walker._is_history_alias(node.iter))
     if history:
-        walker._content_flags |= _flags_from_content(node.body)
+        walker._content_flags |= flags_from_content(node.body)
         _check_window(walker, node, out)
     walker._history += history
     walker._loops.append(history)
     if history:
-        walker._keeps_reasoning.append(_writes_reasoning_back(node.body, walker._on_by_default))
+        walker._keeps_reasoning.append(writes_reasoning_back(node.body, walker._on_by_default))
     reported, walker._reported = walker._reported, (set() if history else walker._reported)
     pending, walker._pending = walker._pending, (None if history else walker._pending)
     trailing = walker._trailing
     if history:
-        walker._trailing = frozenset(_trailing_ifs(node.body) | _iteration_enders(node.body))
+        walker._trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
     walker.body(node.body, inner, out)
     if history and walker._pending is not None:  # no branch that renders was reported
         walker._report_history("branch", walker._pending, out)
@@ -170,48 +172,46 @@ def _s_For(walker: Walker, node: nodes.For, scope: _Scope, out: list[Event]) -> 
     walker.body(node.else_, scope, out)
 
 
-def _s_Assign(walker: Walker, node: nodes.Assign, scope: _Scope, out: list[Event]) -> None:
+def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]) -> None:
     hazard = walker.reason(node.node, scope) or walker._macro_hazard(node.node, scope)
     if (
         isinstance(node.target, nodes.Name)
         and walker.chat
-        and (_is_messages(node.node) or walker._is_history_alias(node.node))
+        and (is_messages(node.node) or walker._is_history_alias(node.node))
     ):
         walker._aliases.add(node.target.name)  # the history under another name
     if isinstance(node.target, nodes.Name):
-        if _true_by_default(node.node, walker._on_by_default):
+        if true_by_default(node.node, walker._on_by_default):
             walker._on_by_default.add(node.target.name)
         else:
             walker._on_by_default.discard(node.target.name)
     if walker._history:
         walker._check_history_expr(node.node, scope, out)
-        if isinstance(node.target, nodes.Name) and _is_empty_string(node.node):
+        if isinstance(node.target, nodes.Name) and is_empty_string(node.node):
             walker._empty.add(node.target.name)
         if isinstance(node.target, nodes.Name):
             loop_is_history = bool(walker._loops and walker._loops[-1])
-            if _position_test(walker._expanded(node.node), loop_is_history=loop_is_history):
+            if position_test(walker._expanded(node.node), loop_is_history=loop_is_history):
                 walker._position_names[node.target.name] = node.node
             else:
                 walker._position_names.pop(node.target.name, None)
     if isinstance(node.target, nodes.NSRef):
         scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
     elif hazard is None and type(node.node) is nodes.Const and isinstance(node.node.value, str):
-        _bind(scope, node.target, _Captured(_count(node.node.value)))
+        bind(scope, node.target, Captured(count_tokens(node.node.value)))
     else:
-        _bind(scope, node.target, hazard or STABLE)
+        bind(scope, node.target, hazard or STABLE)
 
 
-def _s_AssignBlock(
-    walker: Walker, node: nodes.AssignBlock, scope: _Scope, out: list[Event]
-) -> None:
+def _s_AssignBlock(walker: Walker, node: nodes.AssignBlock, scope: Scope, out: list[Event]) -> None:
     captured: list[Event] = []
     walker.body(node.body, scope, captured)
     first = next((e for e in captured if isinstance(e, Hazard)), None)
     if first is None:
-        _bind(scope, node.target, _Captured(sum(e for e in captured if isinstance(e, int))))
+        bind(scope, node.target, Captured(sum(e for e in captured if isinstance(e, int))))
     else:
         detail = f"a `{{% set %}}` block that renders {first.detail}"
-        _bind(
+        bind(
             scope,
             node.target,
             Hazard(
@@ -227,35 +227,33 @@ def _s_AssignBlock(
         )
 
 
-def _s_Macro(walker: Walker, node: nodes.Macro, scope: _Scope, out: list[Event]) -> None:
-    scope[node.name] = _Macro(name=node.name, node=node, scope=scope, walker=walker)
+def _s_Macro(walker: Walker, node: nodes.Macro, scope: Scope, out: list[Event]) -> None:
+    scope[node.name] = Macro(name=node.name, node=node, scope=scope, walker=walker)
 
 
-def _s_CallBlock(walker: Walker, node: nodes.CallBlock, scope: _Scope, out: list[Event]) -> None:
+def _s_CallBlock(walker: Walker, node: nodes.CallBlock, scope: Scope, out: list[Event]) -> None:
     walker._render(node.call, scope, out)
     inner = dict(scope)
     for arg in node.args:
-        _bind(inner, arg, STABLE)
+        bind(inner, arg, STABLE)
     walker.body(node.body, inner, out)
 
 
-def _s_FilterBlock(
-    walker: Walker, node: nodes.FilterBlock, scope: _Scope, out: list[Event]
-) -> None:
+def _s_FilterBlock(walker: Walker, node: nodes.FilterBlock, scope: Scope, out: list[Event]) -> None:
     walker.body(node.body, scope, out)
     hazard = walker.reason(node.filter, scope)
     if hazard is not None:
         out.append(hazard)
 
 
-def _s_With(walker: Walker, node: nodes.With, scope: _Scope, out: list[Event]) -> None:
+def _s_With(walker: Walker, node: nodes.With, scope: Scope, out: list[Event]) -> None:
     inner = dict(scope)
     for target, value in zip(node.targets, node.values, strict=False):
-        _bind(inner, target, walker.reason(value, scope) or STABLE)
+        bind(inner, target, walker.reason(value, scope) or STABLE)
     walker.body(node.body, inner, out)
 
 
-def _s_Block(walker: Walker, node: nodes.Block, scope: _Scope, out: list[Event]) -> None:
+def _s_Block(walker: Walker, node: nodes.Block, scope: Scope, out: list[Event]) -> None:
     override = walker.overrides.get(node.name)
     if override is None:
         walker.body(node.body, scope, out)
@@ -264,7 +262,7 @@ def _s_Block(walker: Walker, node: nodes.Block, scope: _Scope, out: list[Event])
     owner.body(block.body, dict(block_scope), out)
 
 
-def _s_Include(walker: Walker, node: nodes.Include, scope: _Scope, out: list[Event]) -> None:
+def _s_Include(walker: Walker, node: nodes.Include, scope: Scope, out: list[Event]) -> None:
     child = walker._child(
         node.template, node.lineno, "included template", optional=node.ignore_missing
     )
@@ -273,35 +271,35 @@ def _s_Include(walker: Walker, node: nodes.Include, scope: _Scope, out: list[Eve
         return
     child_walker, loaded = child
     events = child_walker.template(loaded.ast, dict(scope) if node.with_context else {})
-    out.extend(walker._relocate(events, node.lineno, "include", _from(loaded, "included")))
+    out.extend(walker._relocate(events, node.lineno, "include", describe_from(loaded, "included")))
 
 
-def _s_Import(walker: Walker, node: nodes.Import, scope: _Scope, out: list[Event]) -> None:
+def _s_Import(walker: Walker, node: nodes.Import, scope: Scope, out: list[Event]) -> None:
     scope[node.target] = _module(walker, node.template, node.lineno)
 
 
-def _s_FromImport(walker: Walker, node: nodes.FromImport, scope: _Scope, out: list[Event]) -> None:
+def _s_FromImport(walker: Walker, node: nodes.FromImport, scope: Scope, out: list[Event]) -> None:
     module = _module(walker, node.template, node.lineno)
     for name in node.names:
         source, alias = name if isinstance(name, tuple) else (name, name)
         scope[alias] = module.get(source, STABLE)
 
 
-def _s_ExprStmt(walker: Walker, node: nodes.ExprStmt, scope: _Scope, out: list[Event]) -> None:
+def _s_ExprStmt(walker: Walker, node: nodes.ExprStmt, scope: Scope, out: list[Event]) -> None:
     return  # `{% do %}` renders nothing
 
 
-def _module(walker: Walker, template: nodes.Expr, line: int) -> dict[str, _Macro]:
+def _module(walker: Walker, template: nodes.Expr, line: int) -> dict[str, Macro]:
     child = walker._child(template, line, "imported template")
     if child is None:
         return {}
     child_walker, loaded = child
-    module_scope: _Scope = {}
+    module_scope: Scope = {}
     child_walker.template(loaded.ast, module_scope)
-    return {k: v for k, v in module_scope.items() if isinstance(v, _Macro)}
+    return {k: v for k, v in module_scope.items() if isinstance(v, Macro)}
 
 
-def _from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
+def describe_from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
     def describe(hazard: Hazard) -> str:
         return f"{kind} template {loaded.name!r} (line {hazard.line}) renders {hazard.detail}"
 
@@ -312,14 +310,14 @@ def _writes_the_turns(node: nodes.For) -> bool:
     """A loop over the history (`chat_history`, `history`, `messages`) that writes each item's
     role, or role lines (`user:`, `assistant:`): the conversation rendered turn by turn, as a
     `.prompty` file or a promptflow chat template does."""
-    iterated = _dotted(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
+    iterated = dotted_name(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
     if iterated is None or not _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]):
         return False
     if not isinstance(node.target, nodes.Name):
         return False
     item = node.target.name
     return any(
-        _dotted(child) in (f"{item}.role", f"{item}.type")
+        dotted_name(child) in (f"{item}.role", f"{item}.type")
         or (type(child) is nodes.TemplateData and _ROLE_LINE.search(child.data) is not None)
         for output in node.find_all(nodes.Output)
         for child in output.nodes
@@ -328,7 +326,7 @@ def _writes_the_turns(node: nodes.For) -> bool:
 
 # The statements with a handler, by the name of their node type; any other statement is walked
 # through its child statements.
-_HANDLERS: dict[str, Callable[[Walker, Any, _Scope, list[Event]], None]] = {
+_HANDLERS: dict[str, Callable[[Walker, Any, Scope, list[Event]], None]] = {
     "Output": _s_Output,
     "If": _s_If,
     "For": _s_For,

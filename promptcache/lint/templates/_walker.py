@@ -43,10 +43,10 @@ from jinja2 import nodes
 from .._config import LintConfig
 from .._loader import LoadedTemplate, Loader, UnreadableTemplate
 from . import _history_checks, _macros, _output, _reasons, _statements
-from ._bindings import _Scope
+from ._bindings import Scope
 from ._events import Event, Hazard, Note
-from ._reasoning import _empty_think_at_generation
-from ._statements import _from
+from ._reasoning import empty_think_at_generation
+from ._statements import describe_from
 
 __all__ = ["Walker"]
 
@@ -63,7 +63,7 @@ class Walker:
     path: Path | None
     chat: bool
     stack: tuple[str, ...] = ()
-    overrides: dict[str, tuple[nodes.Block, Walker, _Scope]] = field(default_factory=dict)
+    overrides: dict[str, tuple[nodes.Block, Walker, Scope]] = field(default_factory=dict)
     derived: tuple[str, ...] = ()  # the templates that extend this one, most derived first
     notes: list[Note] = field(default_factory=list)  # what could not be checked, for PC002
     system: bool = False  # the file linted is a system prompt: the conversation follows it
@@ -100,10 +100,10 @@ class Walker:
     _pending: Hazard | None = None
     _empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
 
-    def template(self, ast: nodes.Template, scope: _Scope) -> list[Event]:
+    def template(self, ast: nodes.Template, scope: Scope) -> list[Event]:
         out: list[Event] = []
         if self.chat:
-            self._empty_at_generation = _empty_think_at_generation(ast)
+            self._empty_at_generation = empty_think_at_generation(ast)
         extends = next((n for n in ast.body if isinstance(n, nodes.Extends)), None)
         if extends is None:
             self.body(ast.body, scope, out)
@@ -112,7 +112,7 @@ class Walker:
         return out
 
     def _extend(
-        self, ast: nodes.Template, extends: nodes.Extends, scope: _Scope, out: list[Event]
+        self, ast: nodes.Template, extends: nodes.Extends, scope: Scope, out: list[Event]
     ) -> None:
         blocks = {b.name: (b, self, scope) for b in ast.find_all(nodes.Block)}
         for stmt in ast.body:
@@ -130,7 +130,9 @@ class Walker:
         # Blocks of this template and of the ones extending it keep their own locations.
         keep = frozenset(walker.derived)
         out.extend(
-            self._relocate(events, extends.lineno, "extends", _from(loaded, "parent"), keep=keep)
+            self._relocate(
+                events, extends.lineno, "extends", describe_from(loaded, "parent"), keep=keep
+            )
         )
 
     def _child(
