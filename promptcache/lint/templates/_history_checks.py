@@ -33,7 +33,18 @@ if TYPE_CHECKING:
     from ._walker import Walker
 
 
-def _check_position_branch(
+__all__ = [
+    "check_history_expr",
+    "check_history_text",
+    "check_position_branch",
+    "expanded",
+    "is_history_alias",
+    "on_position",
+    "report_history",
+]
+
+
+def check_position_branch(
     walker: Walker,
     node: nodes.If,
     body: Sequence[nodes.Node],
@@ -52,7 +63,7 @@ def _check_position_branch(
     setting_only = not any(renders(stmt) for stmt in (*body, *else_))
     if setting_only and only_looks_ahead((*body, *else_)):
         return  # `{% if not loop.last %}{% set next_role = messages[loop.index].role %}`
-    test = _expanded(walker, node.test)
+    test = expanded(walker, node.test)
     anchor = position_test(test, loop_is_history=bool(walker._loops and walker._loops[-1]))
     if anchor is None:
         _check_look_ahead_branch(walker, node, body, else_, out)
@@ -60,7 +71,7 @@ def _check_position_branch(
     loop_is_history = bool(walker._loops and walker._loops[-1])
     if not on_position_by_default(test, walker._on_by_default, loop_is_history):
         flag = next(iter(sorted(flags_on(test, walker._on_by_default))), "a flag")
-        walker._note(
+        walker.note(
             node.lineno,
             f"a branch on the message's position that `{flag}` (on by default) overrides: "
             f"every turn renders the same unless your code turns `{flag}` off, and then "
@@ -91,11 +102,11 @@ def _check_position_branch(
             f"a branch on the message's position in the history (`{anchor}`): what it "
             "renders for a turn changes once a newer turn is appended"
         )
-    hazard = walker._hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
+    hazard = walker.hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
     if setting_only:  # reported at the loop's end unless a branch that renders is reported
         walker._pending = walker._pending or hazard
         return
-    _report_history(walker, "branch", hazard, out)
+    report_history(walker, "branch", hazard, out)
 
 
 def _check_look_ahead_branch(
@@ -119,11 +130,11 @@ def _check_look_ahead_branch(
         f"a branch on `{flag}`, set from the messages after this one, that keeps or drops "
         "the turn's reasoning: it renders differently once a later turn arrives"
     )
-    hazard = walker._hazard("PC302", node.lineno, flag.split(".")[0], detail)
-    _report_history(walker, "branch", hazard, out)
+    hazard = walker.hazard("PC302", node.lineno, flag.split(".")[0], detail)
+    report_history(walker, "branch", hazard, out)
 
 
-def _is_history_alias(walker: Walker, expr: nodes.Node) -> bool:
+def is_history_alias(walker: Walker, expr: nodes.Node) -> bool:
     """`turns`, `turns[::-1]`, `turns | reverse` for a name set from the messages."""
     node: Any = expr
     while type(node) in (nodes.Getitem, nodes.Filter) and node.node is not None:
@@ -131,7 +142,7 @@ def _is_history_alias(walker: Walker, expr: nodes.Node) -> bool:
     return type(node) is nodes.Name and node.name in walker._aliases
 
 
-def _expanded(walker: Walker, test: nodes.Node) -> nodes.Node:
+def expanded(walker: Walker, test: nodes.Node) -> nodes.Node:
     """`test` with each name set from a position test in the history loop written out
     (DeepSeek V3.2's `{% set is_after_last_user = loop.index0 > last.value %}`)."""
     used = {n.name for n in with_self(test, nodes.Name)} & set(walker._position_names)
@@ -140,11 +151,11 @@ def _expanded(walker: Walker, test: nodes.Node) -> nodes.Node:
     return _Substitute(walker._position_names).visit(copy.deepcopy(test))  # type: ignore[no-any-return]
 
 
-def _on_position(walker: Walker, test: nodes.Node) -> bool:
+def on_position(walker: Walker, test: nodes.Node) -> bool:
     """Whether a test inside the history decides by where the message sits (or a look-ahead)."""
     if not walker._history:
         return False
-    test = _expanded(walker, test)
+    test = expanded(walker, test)
     loop_is_history = bool(walker._loops and walker._loops[-1])
     if position_test(test, loop_is_history=loop_is_history) is not None:
         return on_position_by_default(test, walker._on_by_default, loop_is_history)
@@ -155,7 +166,7 @@ def _reasoning_written_back(walker: Walker) -> bool:
     return bool(walker._keeps_reasoning and walker._keeps_reasoning[-1])
 
 
-def _report_history(walker: Walker, kind: str, hazard: Hazard, out: list[Event]) -> None:
+def report_history(walker: Walker, kind: str, hazard: Hazard, out: list[Event]) -> None:
     """One PC302 finding of each kind per loop over messages: the rest is the same cause."""
     if kind not in walker._reported:
         walker._reported.add(kind)
@@ -170,16 +181,16 @@ def _as_generated(walker: Walker) -> bool:
     )
 
 
-def _check_history_text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
+def check_history_text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
     """An empty `<think></think>` written as template text in the history loop (Kimi K2
     Thinking writes one for every turn before a cut computed from the end)."""
     if is_empty_think(data.data) and not _as_generated(walker):
         line = data.lineno + data.data.count("\n", 0, data.data.find("<think>"))
         detail = "an empty `<think></think>` block for earlier turns"
-        _report_history(walker, "empty", walker._hazard("PC302", line, "<think>", detail), out)
+        report_history(walker, "empty", walker.hazard("PC302", line, "<think>", detail), out)
 
 
-def _check_history_expr(walker: Walker, expr: nodes.Node, scope: Scope, out: list[Event]) -> None:
+def check_history_expr(walker: Walker, expr: nodes.Node, scope: Scope, out: list[Event]) -> None:
     for call in with_self(expr, nodes.Call):
         callee = call.node
         splits = type(callee) is nodes.Getattr and callee.attr in (
@@ -191,25 +202,21 @@ def _check_history_expr(walker: Walker, expr: nodes.Node, scope: Scope, out: lis
             if selects_reasoning(expr) or _reasoning_written_back(walker):
                 return  # the reasoning is split out to be written back, not dropped
             detail = "`split(...)` that strips the reasoning from earlier turns"
-            hazard = walker._hazard("PC302", call.lineno, callee.attr, detail)
-            _report_history(walker, "split", hazard, out)
+            hazard = walker.hazard("PC302", call.lineno, callee.attr, detail)
+            report_history(walker, "split", hazard, out)
             return
     if not _as_generated(walker) and any(
         isinstance(c.value, str) and is_empty_think(c.value) for c in with_self(expr, nodes.Const)
     ):
         detail = "an empty `<think></think>` block for earlier turns"
-        _report_history(
-            walker, "empty", walker._hazard("PC302", expr.lineno, "<think>", detail), out
-        )
+        report_history(walker, "empty", walker.hazard("PC302", expr.lineno, "<think>", detail), out)
         return
     names = {n.name for n in with_self(expr, nodes.Name)}
     if not walker._positional and _reasoning_written_back(walker):
         return  # empty only for a turn that has no reasoning: the same on every request
     if names & walker._empty and any(is_think_literal(c) for c in with_self(expr, nodes.Const)):
         detail = "a `<think>` block that renders empty for turns whose reasoning was dropped"
-        _report_history(
-            walker, "empty", walker._hazard("PC302", expr.lineno, "<think>", detail), out
-        )
+        report_history(walker, "empty", walker.hazard("PC302", expr.lineno, "<think>", detail), out)
 
 
 class _Substitute(NodeTransformer):

@@ -19,7 +19,10 @@ if TYPE_CHECKING:
     from ._walker import Walker
 
 
-def _macro(walker: Walker, callee: nodes.Expr, scope: Scope) -> Macro | None:
+__all__ = ["called_macro", "inline", "macro_hazard"]
+
+
+def called_macro(walker: Walker, callee: nodes.Expr, scope: Scope) -> Macro | None:
     if type(callee) is nodes.Name:
         found = scope.get(callee.name)
     elif type(callee) is nodes.Getattr and type(callee.node) is nodes.Name:
@@ -46,20 +49,20 @@ def _macro_events(walker: Walker, macro: Macro) -> list[Event]:
     return macro.events
 
 
-def _inline(walker: Walker, macro: Macro, line: int) -> list[Event]:
+def inline(walker: Walker, macro: Macro, line: int) -> list[Event]:
     where = "" if macro.walker.origin == walker.origin else f" of {macro.walker.origin}"
 
     def describe(hazard: Hazard) -> str:
         return f"macro `{macro.name}()` (line {hazard.line}{where}) renders {hazard.detail}"
 
-    return walker._relocate(_macro_events(walker, macro), line, macro.name, describe, always=True)
+    return walker.relocate(_macro_events(walker, macro), line, macro.name, describe, always=True)
 
 
-def _macro_hazard(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
+def macro_hazard(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
     for call in calls(expr):
-        macro = _macro(walker, call.node, scope)
+        macro = called_macro(walker, call.node, scope)
         if macro is not None:
-            inlined = _inline(walker, macro, call.lineno)
+            inlined = inline(walker, macro, call.lineno)
             found = next((e for e in inlined if isinstance(e, Hazard)), None)
             if found is not None:
                 return found

@@ -24,6 +24,8 @@ from ._nodes import calls, dotted_name, shown_name, with_self
 if TYPE_CHECKING:
     from ._walker import Walker
 
+__all__ = ["check_unknown", "render", "unsorted_to_report"]
+
 # The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
 _FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}:[ \t]*$")
 
@@ -42,14 +44,14 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
             _text(walker, child, out)
             text = child.data
             if walker._history:  # template text is read like a string constant
-                walker._check_history_text(child, out)
+                walker.check_history_text(child, out)
             if "\n" in text:
                 line, labelled = text.rsplit("\n", 1)[1], False
             else:
                 line += text
             labelled = labelled or _FIELD_LABEL.match(line) is not None
         else:
-            _render(walker, child, scope, out, field=labelled)
+            render(walker, child, scope, out, field=labelled)
 
 
 def _text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
@@ -67,14 +69,14 @@ def _text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
                 continue
             out.append(count_tokens(text[start : match.start()]))
             detail = f"format placeholder `{{{name}}}`, filled per request"
-            out.append(walker._hazard("PC105", line, match.group(0), detail))
+            out.append(walker.hazard("PC105", line, match.group(0), detail))
             start = match.end()
     out.append(count_tokens(text[start:]))
 
 
 def _note_literal_field(walker: Walker, field: str, line: int) -> None:
     """A `{placeholder}` that Jinja leaves as it is: a value only if code `.format()`s it."""
-    walker._note(
+    walker.note(
         line,
         f"`{field}` is literal text when Jinja renders this file (an output format or an "
         "example, not a value); if your code also fills it with str.format, it is a "
@@ -82,14 +84,14 @@ def _note_literal_field(walker: Walker, field: str, line: int) -> None:
     )
 
 
-def _render(
+def render(
     walker: Walker, expr: nodes.Expr, scope: Scope, out: list[Event], *, field: bool = False
 ) -> None:
     """An expression whose value is written to the output (`field`: after a label)."""
     if type(expr) is nodes.Const:
         if isinstance(expr.value, str):
             if walker._history:
-                walker._check_history_expr(expr, scope, out)
+                walker.check_history_expr(expr, scope, out)
             out.append(count_tokens(expr.value))
         return
     if type(expr) is nodes.Name and expr.name == TAIL_NAME:
@@ -98,7 +100,7 @@ def _render(
     extension = next(iter(with_self(expr, nodes.ExtensionAttribute)), None)
     if extension is not None:
         # A loaded extension's tag (`{% now %}`) renders what its Python code returns.
-        walker._note(
+        walker.note(
             expr.lineno,
             f"the output of the `{extension.identifier.rsplit('.', 1)[-1]}` extension's tag: "
             "whether it changes per request is up to its code",
@@ -107,28 +109,28 @@ def _render(
         return
     inlined = False
     for call in calls(expr):
-        macro = walker._macro(call.node, scope)
+        macro = walker.called_macro(call.node, scope)
         if macro is not None:
-            out.extend(walker._inline(macro, call.lineno))
+            out.extend(walker.inline(macro, call.lineno))
             inlined = True
     hazard = walker.reason(expr, scope)
     if hazard is not None:
         out.append(hazard)
-    elif (view := _unsorted(walker, expr, scope)) is not None:
-        out.append(walker._hazard("PC201", expr.lineno, view[1], f"unsorted `{view[0]}`"))
+    elif (view := unsorted_to_report(walker, expr, scope)) is not None:
+        out.append(walker.hazard("PC201", expr.lineno, view[1], f"unsorted `{view[0]}`"))
     elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), Captured):
         out.append(scope[expr.name].tokens)
     elif not inlined:  # a macro's output was counted where it was inlined
         sized = _sized(walker, expr, scope)
-        _check_unknown(walker, expr, sized, scope, out)
+        check_unknown(walker, expr, sized, scope, out)
         out.append(
             Unsized(sized.name, field=True) if field and isinstance(sized, Unsized) else sized
         )
     if walker._history:
-        walker._check_history_expr(expr, scope, out)
+        walker.check_history_expr(expr, scope, out)
 
 
-def _check_unknown(
+def check_unknown(
     walker: Walker, expr: nodes.Node, sized: int | Unsized, scope: Scope, out: list[Event]
 ) -> None:
     """
@@ -144,7 +146,7 @@ def _check_unknown(
     if root in scope or root in _JINJA_NAMES or walker.config.is_declared_stable(name):
         return  # bound in the template, one of Jinja's own names, or declared
     detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
-    out.append(walker._hazard("PC106", expr.lineno, root, detail))
+    out.append(walker.hazard("PC106", expr.lineno, root, detail))
 
 
 def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:
@@ -168,7 +170,7 @@ def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:
     return Unsized(name)
 
 
-def _unsorted(walker: Walker, expr: nodes.Node, scope: Scope) -> tuple[str, str] | None:
+def unsorted_to_report(walker: Walker, expr: nodes.Node, scope: Scope) -> tuple[str, str] | None:
     """
     An unsorted mapping view worth reporting (PC201).
 

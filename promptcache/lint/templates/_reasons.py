@@ -3,7 +3,7 @@ Reasons: why an expression differs per request (the first cause found), or None.
 
 Functions of a `Walker` (`_walker`): a name bound to a hazard, a per-request or clock variable
 (PC102, for a system prompt or after the conversation), a chat template's date (PC301), a
-volatile call or filter (PC101); `_hazard` makes the finding, a chat template's as PC301.
+volatile call or filter (PC101); `hazard` makes the finding, a chat template's as PC301.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ._nodes import defaulted, dotted_name
 if TYPE_CHECKING:
     from ._walker import Walker
 
-__all__ = ["reason"]
+__all__ = ["hazard", "reason"]
 
 _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
@@ -52,7 +52,7 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         if dotted is not None:
             return _variable_reason(walker, dotted, expr.lineno, scope)
     if kind is nodes.Filter and walker.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
-        return _hazard(walker, "PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
+        return hazard(walker, "PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
     for child in expr.iter_child_nodes():
         found = reason(walker, child, scope)
         if found is not None:
@@ -74,7 +74,7 @@ def _fixed_default_date(walker: Walker, expr: nodes.Node, scope: Scope) -> bool:
     name, fallback = found
     if name in scope or not _is_chat_date_name(name):
         return False
-    walker._note(
+    walker.note(
         expr.lineno,
         f"`{name}`: the template falls back to the fixed date {fallback!r}; if your code "
         f"passes `{name}`, give it a value that changes once a day at most",
@@ -95,7 +95,7 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             f"`{dotted}`, set from the text of every message up to the newest (a switch "
             "a new message can flip)"
         )
-        return _hazard(walker, "PC302", line, root, detail)
+        return hazard(walker, "PC302", line, root, detail)
     bound = scope.get(dotted, scope.get(root))
     if isinstance(bound, Hazard):
         cause, cause_line = bound.origin_of()
@@ -121,12 +121,12 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
         if walker.chat and "." in dotted and _is_current_date_field(dotted.rsplit(".", 1)[-1]):
             # MiniMax-M2's `system_message.current_date`: today's date the client sends.
             detail = f"the date field `{dotted}`"
-            return _hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
+            return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
     if walker.chat:
         if _is_chat_date_name(dotted) or _is_chat_date_name(dotted.rsplit(".", 1)[-1]):
             detail = f"the date variable `{dotted}`"
-            return _hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
+            return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
     if walker.config.is_per_request(dotted):
         fixed = _is_per_conversation_name(dotted) or _is_per_conversation_name(root)
@@ -149,17 +149,17 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
                 fix=SYSTEM_CLOCK_FIX,
                 conversation=True,
             )
-        return _hazard(walker, "PC102", line, root, f"per-request variable `{dotted}`")
+        return hazard(walker, "PC102", line, root, f"per-request variable `{dotted}`")
     return None
 
 
 def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | None:
     dotted = dotted_name(expr.node)
     if dotted is not None:
-        if walker._macro(expr.node, scope) is None and walker.config.is_volatile_call(dotted):
+        if walker.called_macro(expr.node, scope) is None and walker.config.is_volatile_call(dotted):
             anchor = dotted.rsplit(".", 1)[-1]
             detail = f"volatile call `{dotted}()`"
-            return _hazard(walker, "PC101", expr.lineno, anchor, detail, fix=date_fix(call=dotted))
+            return hazard(walker, "PC101", expr.lineno, anchor, detail, fix=date_fix(call=dotted))
     else:
         found = reason(walker, expr.node, scope)
         if found is not None:
@@ -172,7 +172,7 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
     return None
 
 
-def _hazard(
+def hazard(
     walker: Walker, code: str, line: int, anchor: str, detail: str, *, fix: str = ""
 ) -> Hazard:
     if walker.chat and code in ("PC101", "PC102", "PC103"):

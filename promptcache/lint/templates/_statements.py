@@ -61,7 +61,7 @@ def _check_window(walker: Walker, node: nodes.For, out: list[Event]) -> None:
         start = node.iter.arg.start
         if start is not None and is_negative(start):
             detail = "a sliding window over the conversation (`[-n:]`), which drops its oldest turn"
-            out.append(walker._hazard("PC507", node.lineno, "for", detail))
+            out.append(walker.hazard("PC507", node.lineno, "for", detail))
 
 
 def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> None:
@@ -73,16 +73,16 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     """
     causes = [walker.reason(test, scope) for test in chain_tests(node)]  # once per test
     forks = _branch(walker, node, "if", causes[0])
-    walker._check_position_branch(node, node.body, node.else_, out)
+    walker.check_position_branch(node, node.body, node.else_, out)
     # Every branch of a chain whose tests depend on the position renders by position.
-    positional = int(any(walker._on_position(test) for test in chain_tests(node)))
+    positional = int(any(walker.on_position(test) for test in chain_tests(node)))
     walker._positional += positional
     walker._sides.append((node.test, True))
     after = [_walked(walker, node.body, scope, out)]
     walker._sides.pop()
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
         forks += _branch(walker, elif_, "elif", cause)
-        walker._check_position_branch(elif_, elif_.body, [], out)
+        walker.check_position_branch(elif_, elif_.body, [], out)
         after.append(_walked(walker, elif_.body, scope, out))
     walker._sides.append((node.test, False))
     after.append(_walked(walker, node.else_, scope, out) if node.else_ else dict(scope))
@@ -106,7 +106,7 @@ def _branch(walker: Walker, node: nodes.If, keyword: str, hazard: Hazard | None)
         # stripped) forks on the same cause, reported where that text renders.
         return []
     detail = f"`{{% {keyword} %}}` on {hazard.detail}"
-    return [walker._hazard("PC103", node.lineno, keyword, detail)]
+    return [walker.hazard("PC103", node.lineno, keyword, detail)]
 
 
 def _walked(walker: Walker, body: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> Scope:
@@ -128,22 +128,22 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     after: list[Event] = []
     if hazard is not None:
         after.append(
-            walker._hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
+            walker.hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
         )
-    elif (view := walker._unsorted(node.iter, scope)) is not None:
+    elif (view := walker.unsorted_to_report(node.iter, scope)) is not None:
         after.append(
-            walker._hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")
+            walker.hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")
         )
     else:
-        walker._check_unknown(node.iter, Unsized("a loop"), scope, out)
+        walker.check_unknown(node.iter, Unsized("a loop"), scope, out)
     inner = dict(scope)
     bind(inner, node.target, hazard or STABLE)
     inner["loop"] = STABLE
     if walker._history and is_look_ahead(node.iter):
         walker._look_ahead |= namespace_sets(node.body)
     if walker._history:  # `{% for part in text.split('<channel|>') %}` strips it too
-        walker._check_history_expr(node.iter, scope, out)
-    history = walker.chat and (is_messages(node.iter) or walker._is_history_alias(node.iter))
+        walker.check_history_expr(node.iter, scope, out)
+    history = walker.chat and (is_messages(node.iter) or walker.is_history_alias(node.iter))
     if history:
         walker._content_flags |= flags_from_content(node.body)
         _check_window(walker, node, out)
@@ -158,7 +158,7 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
         walker._trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
     walker.body(node.body, inner, out)
     if history and walker._pending is not None:  # no branch that renders was reported
-        walker._report_history("branch", walker._pending, out)
+        walker.report_history("branch", walker._pending, out)
     walker._pending = pending
     walker._history -= history
     walker._loops.pop()
@@ -173,11 +173,11 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
 
 
 def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]) -> None:
-    hazard = walker.reason(node.node, scope) or walker._macro_hazard(node.node, scope)
+    hazard = walker.reason(node.node, scope) or walker.macro_hazard(node.node, scope)
     if (
         isinstance(node.target, nodes.Name)
         and walker.chat
-        and (is_messages(node.node) or walker._is_history_alias(node.node))
+        and (is_messages(node.node) or walker.is_history_alias(node.node))
     ):
         walker._aliases.add(node.target.name)  # the history under another name
     if isinstance(node.target, nodes.Name):
@@ -186,12 +186,12 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
         else:
             walker._on_by_default.discard(node.target.name)
     if walker._history:
-        walker._check_history_expr(node.node, scope, out)
+        walker.check_history_expr(node.node, scope, out)
         if isinstance(node.target, nodes.Name) and is_empty_string(node.node):
             walker._empty.add(node.target.name)
         if isinstance(node.target, nodes.Name):
             loop_is_history = bool(walker._loops and walker._loops[-1])
-            if position_test(walker._expanded(node.node), loop_is_history=loop_is_history):
+            if position_test(walker.expanded(node.node), loop_is_history=loop_is_history):
                 walker._position_names[node.target.name] = node.node
             else:
                 walker._position_names.pop(node.target.name, None)
@@ -232,7 +232,7 @@ def _s_Macro(walker: Walker, node: nodes.Macro, scope: Scope, out: list[Event]) 
 
 
 def _s_CallBlock(walker: Walker, node: nodes.CallBlock, scope: Scope, out: list[Event]) -> None:
-    walker._render(node.call, scope, out)
+    walker.render(node.call, scope, out)
     inner = dict(scope)
     for arg in node.args:
         bind(inner, arg, STABLE)
@@ -263,7 +263,7 @@ def _s_Block(walker: Walker, node: nodes.Block, scope: Scope, out: list[Event]) 
 
 
 def _s_Include(walker: Walker, node: nodes.Include, scope: Scope, out: list[Event]) -> None:
-    child = walker._child(
+    child = walker.child(
         node.template, node.lineno, "included template", optional=node.ignore_missing
     )
     if child is None:
@@ -271,7 +271,7 @@ def _s_Include(walker: Walker, node: nodes.Include, scope: Scope, out: list[Even
         return
     child_walker, loaded = child
     events = child_walker.template(loaded.ast, dict(scope) if node.with_context else {})
-    out.extend(walker._relocate(events, node.lineno, "include", describe_from(loaded, "included")))
+    out.extend(walker.relocate(events, node.lineno, "include", describe_from(loaded, "included")))
 
 
 def _s_Import(walker: Walker, node: nodes.Import, scope: Scope, out: list[Event]) -> None:
@@ -290,7 +290,7 @@ def _s_ExprStmt(walker: Walker, node: nodes.ExprStmt, scope: Scope, out: list[Ev
 
 
 def _module(walker: Walker, template: nodes.Expr, line: int) -> dict[str, Macro]:
-    child = walker._child(template, line, "imported template")
+    child = walker.child(template, line, "imported template")
     if child is None:
         return {}
     child_walker, loaded = child

@@ -118,7 +118,7 @@ class Walker:
         for stmt in ast.body:
             if isinstance(stmt, (nodes.Assign, nodes.Import, nodes.FromImport, nodes.Macro)):
                 self.stmt(stmt, scope, [])
-        parent = self._child(extends.template, extends.lineno, "parent template")
+        parent = self.child(extends.template, extends.lineno, "parent template")
         if parent is None:
             for block, _, _ in blocks.values():
                 self.body(block.body, scope, out)
@@ -130,30 +130,30 @@ class Walker:
         # Blocks of this template and of the ones extending it keep their own locations.
         keep = frozenset(walker.derived)
         out.extend(
-            self._relocate(
+            self.relocate(
                 events, extends.lineno, "extends", describe_from(loaded, "parent"), keep=keep
             )
         )
 
-    def _child(
+    def child(
         self, template: nodes.Expr, line: int, what: str, *, optional: bool = False
     ) -> tuple[Walker, LoadedTemplate] | None:
         """A walker for an included, imported or parent template; None when not resolvable."""
         if len(self.stack) >= _MAX_DEPTH:
-            self._note(line, f"the {what} is nested more than {_MAX_DEPTH} templates deep")
+            self.note(line, f"the {what} is nested more than {_MAX_DEPTH} templates deep")
             return None
         names = _template_names(template)
         if not names:
-            self._note(line, f"the {what}: its name is computed at render time")
+            self.note(line, f"the {what}: its name is computed at render time")
             return None
         loaded = self.loader.load(names, self.path, chat=self.chat)
         if isinstance(loaded, UnreadableTemplate):  # there, but not checked: never silent
-            self._note(line, f"the {what} {loaded.name!r}: {loaded.reason}")
+            self.note(line, f"the {what} {loaded.name!r}: {loaded.reason}")
             return None
         if loaded is None:
             if not optional:
                 shown = " or ".join(repr(n) for n in names)
-                self._note(
+                self.note(
                     line,
                     f"the {what} {shown}: not found next to the template or on "
                     "the search path (`search-path` in [tool.promptcache.lint])",
@@ -174,12 +174,12 @@ class Walker:
         )
         return walker, loaded
 
-    def _note(self, line: int, message: str) -> None:
+    def note(self, line: int, message: str) -> None:
         """Record what could not be checked; only for the file being linted (its own lines)."""
         if not self.stack and not self.derived:
             self.notes.append(Note(line, message))
 
-    def _relocate(
+    def relocate(
         self,
         events: Iterable[Event],
         line: int,
@@ -217,21 +217,21 @@ class Walker:
 
     body = _statements.body
     stmt = _statements.stmt
-    _render = _output._render
-    _check_unknown = _output._check_unknown
-    _unsorted = _output._unsorted
+    render = _output.render
+    check_unknown = _output.check_unknown
+    unsorted_to_report = _output.unsorted_to_report
     reason = _reasons.reason
-    _hazard = _reasons._hazard
-    _macro = _macros._macro
-    _inline = _macros._inline
-    _macro_hazard = _macros._macro_hazard
-    _check_position_branch = _history_checks._check_position_branch
-    _is_history_alias = _history_checks._is_history_alias
-    _expanded = _history_checks._expanded
-    _on_position = _history_checks._on_position
-    _report_history = _history_checks._report_history
-    _check_history_text = _history_checks._check_history_text
-    _check_history_expr = _history_checks._check_history_expr
+    hazard = _reasons.hazard
+    called_macro = _macros.called_macro
+    inline = _macros.inline
+    macro_hazard = _macros.macro_hazard
+    check_position_branch = _history_checks.check_position_branch
+    is_history_alias = _history_checks.is_history_alias
+    expanded = _history_checks.expanded
+    on_position = _history_checks.on_position
+    report_history = _history_checks.report_history
+    check_history_text = _history_checks.check_history_text
+    check_history_expr = _history_checks.check_history_expr
 
 
 def _template_names(template: nodes.Expr) -> tuple[str, ...]:
