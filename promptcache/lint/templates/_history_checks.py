@@ -58,19 +58,21 @@ def check_position_branch(
     is appended, the answer changes for a message that is already cached, so that message
     (or the tools list or system prompt attached to it) renders differently every turn.
     """
-    if not walker._history or "branch" in walker._reported:
+    if not walker.state.history or "branch" in walker.state.reported:
         return
     setting_only = not any(renders(stmt) for stmt in (*body, *else_))
     if setting_only and only_looks_ahead((*body, *else_)):
         return  # `{% if not loop.last %}{% set next_role = messages[loop.index].role %}`
     test = expanded(walker, node.test)
-    anchor = position_test(test, loop_is_history=bool(walker._loops and walker._loops[-1]))
+    anchor = position_test(
+        test, loop_is_history=bool(walker.state.loops and walker.state.loops[-1])
+    )
     if anchor is None:
         _check_look_ahead_branch(walker, node, body, else_, out)
         return
-    loop_is_history = bool(walker._loops and walker._loops[-1])
-    if not on_position_by_default(test, walker._on_by_default, loop_is_history):
-        flag = next(iter(sorted(flags_on(test, walker._on_by_default))), "a flag")
+    loop_is_history = bool(walker.state.loops and walker.state.loops[-1])
+    if not on_position_by_default(test, walker.state.on_by_default, loop_is_history):
+        flag = next(iter(sorted(flags_on(test, walker.state.on_by_default))), "a flag")
         walker.note(
             node.lineno,
             f"a branch on the message's position that `{flag}` (on by default) overrides: "
@@ -78,7 +80,7 @@ def check_position_branch(
             "earlier turns render differently once a newer turn is appended",
         )
         return
-    if id(node) in walker._trailing and static_only((*body, *else_)):
+    if id(node) in walker.state.trailing and static_only((*body, *else_)):
         # A separator after the message, written only when another message follows (or only
         # after the last one): what comes before it renders the same on every turn.
         return
@@ -104,7 +106,7 @@ def check_position_branch(
         )
     hazard = walker.hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
     if setting_only:  # reported at the loop's end unless a branch that renders is reported
-        walker._pending = walker._pending or hazard
+        walker.state.pending = walker.state.pending or hazard
         return
     report_history(walker, "branch", hazard, out)
 
@@ -123,7 +125,7 @@ def _check_look_ahead_branch(
     flag is computed in a loop over `messages[loop.index:]`, so an earlier turn the engine
     cached with its reasoning renders without it once the conversation moves on.
     """
-    flag = next((f for f in flags_read(node.test) if f in walker._look_ahead), None)
+    flag = next((f for f in flags_read(node.test) if f in walker.state.look_ahead), None)
     if flag is None or not any(mentions_reasoning(child) for child in (*body, *else_)):
         return
     detail = (
@@ -139,37 +141,37 @@ def is_history_alias(walker: Walker, expr: nodes.Node) -> bool:
     node: Any = expr
     while type(node) in (nodes.Getitem, nodes.Filter) and node.node is not None:
         node = node.node
-    return type(node) is nodes.Name and node.name in walker._aliases
+    return type(node) is nodes.Name and node.name in walker.state.aliases
 
 
 def expanded(walker: Walker, test: nodes.Node) -> nodes.Node:
     """`test` with each name set from a position test in the history loop written out
     (DeepSeek V3.2's `{% set is_after_last_user = loop.index0 > last.value %}`)."""
-    used = {n.name for n in with_self(test, nodes.Name)} & set(walker._position_names)
+    used = {n.name for n in with_self(test, nodes.Name)} & set(walker.state.position_names)
     if not used:
         return test
-    return _Substitute(walker._position_names).visit(copy.deepcopy(test))  # type: ignore[no-any-return]
+    return _Substitute(walker.state.position_names).visit(copy.deepcopy(test))  # type: ignore[no-any-return]
 
 
 def on_position(walker: Walker, test: nodes.Node) -> bool:
     """Whether a test inside the history decides by where the message sits (or a look-ahead)."""
-    if not walker._history:
+    if not walker.state.history:
         return False
     test = expanded(walker, test)
-    loop_is_history = bool(walker._loops and walker._loops[-1])
+    loop_is_history = bool(walker.state.loops and walker.state.loops[-1])
     if position_test(test, loop_is_history=loop_is_history) is not None:
-        return on_position_by_default(test, walker._on_by_default, loop_is_history)
-    return any(flag in walker._look_ahead for flag in flags_read(test))
+        return on_position_by_default(test, walker.state.on_by_default, loop_is_history)
+    return any(flag in walker.state.look_ahead for flag in flags_read(test))
 
 
 def _reasoning_written_back(walker: Walker) -> bool:
-    return bool(walker._keeps_reasoning and walker._keeps_reasoning[-1])
+    return bool(walker.state.keeps_reasoning and walker.state.keeps_reasoning[-1])
 
 
 def report_history(walker: Walker, kind: str, hazard: Hazard, out: list[Event]) -> None:
     """One PC302 finding of each kind per loop over messages: the rest is the same cause."""
-    if kind not in walker._reported:
-        walker._reported.add(kind)
+    if kind not in walker.state.reported:
+        walker.state.reported.add(kind)
         out.append(hazard)
 
 
@@ -177,7 +179,8 @@ def _as_generated(walker: Walker) -> bool:
     """Whether an empty `<think></think>` written here is what the generation prompt wrote
     for that turn: always, or under the same test and side as here."""
     return any(
-        test is None or (test, side) in walker._sides for test, side in walker._empty_at_generation
+        test is None or (test, side) in walker.state.sides
+        for test, side in walker.state.empty_at_generation
     )
 
 
@@ -212,9 +215,11 @@ def check_history_expr(walker: Walker, expr: nodes.Node, scope: Scope, out: list
         report_history(walker, "empty", walker.hazard("PC302", expr.lineno, "<think>", detail), out)
         return
     names = {n.name for n in with_self(expr, nodes.Name)}
-    if not walker._positional and _reasoning_written_back(walker):
+    if not walker.state.positional and _reasoning_written_back(walker):
         return  # empty only for a turn that has no reasoning: the same on every request
-    if names & walker._empty and any(is_think_literal(c) for c in with_self(expr, nodes.Const)):
+    if names & walker.state.empty and any(
+        is_think_literal(c) for c in with_self(expr, nodes.Const)
+    ):
         detail = "a `<think>` block that renders empty for turns whose reasoning was dropped"
         report_history(walker, "empty", walker.hazard("PC302", expr.lineno, "<think>", detail), out)
 

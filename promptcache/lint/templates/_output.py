@@ -43,7 +43,7 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
         if type(child) is nodes.TemplateData:
             _text(walker, child, out)
             text = child.data
-            if walker._history:  # template text is read like a string constant
+            if walker.state.history:  # template text is read like a string constant
                 walker.check_history_text(child, out)
             if "\n" in text:
                 line, labelled = text.rsplit("\n", 1)[1], False
@@ -90,7 +90,7 @@ def render(
     """An expression whose value is written to the output (`field`: after a label)."""
     if type(expr) is nodes.Const:
         if isinstance(expr.value, str):
-            if walker._history:
+            if walker.state.history:
                 walker.check_history_expr(expr, scope, out)
             out.append(count_tokens(expr.value))
         return
@@ -126,7 +126,7 @@ def render(
         out.append(
             Unsized(sized.name, field=True) if field and isinstance(sized, Unsized) else sized
         )
-    if walker._history:
+    if walker.state.history:
         walker.check_history_expr(expr, scope, out)
 
 

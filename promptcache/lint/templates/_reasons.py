@@ -39,7 +39,7 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         return None
     if kind is nodes.Test and expr.name in _EXISTENCE_TESTS:  # type: ignore[attr-defined]
         if type(expr.node) is nodes.Name:  # type: ignore[attr-defined]
-            walker._defined.add(expr.node.name)  # type: ignore[attr-defined]
+            walker.state.defined.add(expr.node.name)  # type: ignore[attr-defined]
         return None  # `x is defined` checks configuration, not the value
     if kind is nodes.Name:
         return _name_reason(walker, expr, scope)  # type: ignore[arg-type]
@@ -90,7 +90,7 @@ def _name_reason(walker: Walker, expr: nodes.Name, scope: Scope) -> Hazard | Non
 
 def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Hazard | None:
     root = dotted.split(".", 1)[0]
-    if walker.chat and not walker._history and dotted in walker._content_flags:
+    if walker.chat and not walker.state.history and dotted in walker.state.content_flags:
         detail = (
             f"`{dotted}`, set from the text of every message up to the newest (a switch "
             "a new message can flip)"
@@ -101,7 +101,7 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
         cause, cause_line = bound.origin_of()
         detail = f"`{dotted}` (set from {cause} on line {cause_line})"
         fix = bound.fix
-        if bound.code == "PC301" and root in walker._defined:
+        if bound.code == "PC301" and root in walker.state.defined:
             fix = date_fix(pin=root)  # the template lets the request set the value
         written = (bound.written or cause_line) if bound.origin == walker.origin else 0
         return Hazard(

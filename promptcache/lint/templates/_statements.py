@@ -76,18 +76,18 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     walker.check_position_branch(node, node.body, node.else_, out)
     # Every branch of a chain whose tests depend on the position renders by position.
     positional = int(any(walker.on_position(test) for test in chain_tests(node)))
-    walker._positional += positional
-    walker._sides.append((node.test, True))
+    walker.state.positional += positional
+    walker.state.sides.append((node.test, True))
     after = [_walked(walker, node.body, scope, out)]
-    walker._sides.pop()
+    walker.state.sides.pop()
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
         forks += _branch(walker, elif_, "elif", cause)
         walker.check_position_branch(elif_, elif_.body, [], out)
         after.append(_walked(walker, elif_.body, scope, out))
-    walker._sides.append((node.test, False))
+    walker.state.sides.append((node.test, False))
     after.append(_walked(walker, node.else_, scope, out) if node.else_ else dict(scope))
-    walker._sides.pop()
-    walker._positional -= positional
+    walker.state.sides.pop()
+    walker.state.positional -= positional
     decided = next((cause for cause in causes if cause is not None), None)
     assigned = assigned_names(node) if decided is not None else set()
     for key in {k for branch in after for k in branch}:
@@ -139,33 +139,41 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     inner = dict(scope)
     bind(inner, node.target, hazard or STABLE)
     inner["loop"] = STABLE
-    if walker._history and is_look_ahead(node.iter):
-        walker._look_ahead |= namespace_sets(node.body)
-    if walker._history:  # `{% for part in text.split('<channel|>') %}` strips it too
+    if walker.state.history and is_look_ahead(node.iter):
+        walker.state.look_ahead |= namespace_sets(node.body)
+    if walker.state.history:  # `{% for part in text.split('<channel|>') %}` strips it too
         walker.check_history_expr(node.iter, scope, out)
     history = walker.chat and (is_messages(node.iter) or walker.is_history_alias(node.iter))
     if history:
-        walker._content_flags |= flags_from_content(node.body)
+        walker.state.content_flags |= flags_from_content(node.body)
         _check_window(walker, node, out)
-    walker._history += history
-    walker._loops.append(history)
+    walker.state.history += history
+    walker.state.loops.append(history)
     if history:
-        walker._keeps_reasoning.append(writes_reasoning_back(node.body, walker._on_by_default))
-    reported, walker._reported = walker._reported, (set() if history else walker._reported)
-    pending, walker._pending = walker._pending, (None if history else walker._pending)
-    trailing = walker._trailing
+        walker.state.keeps_reasoning.append(
+            writes_reasoning_back(node.body, walker.state.on_by_default)
+        )
+    reported, walker.state.reported = (
+        walker.state.reported,
+        (set() if history else walker.state.reported),
+    )
+    pending, walker.state.pending = (
+        walker.state.pending,
+        (None if history else walker.state.pending),
+    )
+    trailing = walker.state.trailing
     if history:
-        walker._trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
+        walker.state.trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
     walker.body(node.body, inner, out)
-    if history and walker._pending is not None:  # no branch that renders was reported
-        walker.report_history("branch", walker._pending, out)
-    walker._pending = pending
-    walker._history -= history
-    walker._loops.pop()
+    if history and walker.state.pending is not None:  # no branch that renders was reported
+        walker.report_history("branch", walker.state.pending, out)
+    walker.state.pending = pending
+    walker.state.history -= history
+    walker.state.loops.pop()
     if history:
-        walker._keeps_reasoning.pop()
-    walker._reported = reported
-    walker._trailing = trailing
+        walker.state.keeps_reasoning.pop()
+    walker.state.reported = reported
+    walker.state.trailing = trailing
     out.extend(after)
     if history:
         out.append(HISTORY)
@@ -179,22 +187,22 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
         and walker.chat
         and (is_messages(node.node) or walker.is_history_alias(node.node))
     ):
-        walker._aliases.add(node.target.name)  # the history under another name
+        walker.state.aliases.add(node.target.name)  # the history under another name
     if isinstance(node.target, nodes.Name):
-        if true_by_default(node.node, walker._on_by_default):
-            walker._on_by_default.add(node.target.name)
+        if true_by_default(node.node, walker.state.on_by_default):
+            walker.state.on_by_default.add(node.target.name)
         else:
-            walker._on_by_default.discard(node.target.name)
-    if walker._history:
+            walker.state.on_by_default.discard(node.target.name)
+    if walker.state.history:
         walker.check_history_expr(node.node, scope, out)
         if isinstance(node.target, nodes.Name) and is_empty_string(node.node):
-            walker._empty.add(node.target.name)
+            walker.state.empty.add(node.target.name)
         if isinstance(node.target, nodes.Name):
-            loop_is_history = bool(walker._loops and walker._loops[-1])
+            loop_is_history = bool(walker.state.loops and walker.state.loops[-1])
             if position_test(walker.expanded(node.node), loop_is_history=loop_is_history):
-                walker._position_names[node.target.name] = node.node
+                walker.state.position_names[node.target.name] = node.node
             else:
-                walker._position_names.pop(node.target.name, None)
+                walker.state.position_names.pop(node.target.name, None)
     if isinstance(node.target, nodes.NSRef):
         scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
     elif hazard is None and type(node.node) is nodes.Const and isinstance(node.node.value, str):

@@ -46,6 +46,7 @@ from . import _history_checks, _macros, _output, _reasons, _statements
 from ._bindings import Scope
 from ._events import Event, Hazard, Note
 from ._reasoning import empty_think_at_generation
+from ._state import WalkState
 from ._statements import describe_from
 
 __all__ = ["Walker"]
@@ -70,40 +71,12 @@ class Walker:
     # the file linted says it comes after the conversation ("the messages above"): it is cached
     # only within that conversation, where a value fixed per conversation does not change
     after_conversation: bool = False
-    _history: int = 0
-    _loops: list[bool] = field(default_factory=list)  # for each open loop: over the history?
-    _trailing: frozenset[int] = frozenset()  # ids of `if`s that end a history iteration
-    _defined: set[str] = field(default_factory=set)  # names tested with `is defined`
-    _empty: set[str] = field(default_factory=set)
-    _reported: set[str] = field(default_factory=set)
-    # namespace attributes set in a loop over the messages after the current one (gpt-oss's
-    # `future_final_message.found`): a branch on them changes once a later turn arrives
-    _look_ahead: set[str] = field(default_factory=set)
-    # for each open loop over the history: does it write the reasoning it splits out back?
-    _keeps_reasoning: list[bool] = field(default_factory=list)
-    _positional: int = 0  # depth of branches on the message's position being walked
-    # flags that are on unless the caller turns them off (`keep if keep is defined else true`)
-    _on_by_default: set[str] = field(default_factory=set)
-    _aliases: set[str] = field(default_factory=set)  # `{% set turns = messages[1:] %}`
-    # the `if` tests (and the side taken) being walked, and those under which the generation
-    # prompt writes an empty `<think></think>` (SmolLM3's no-reasoning mode): an earlier turn
-    # written with one under the same test renders as the engine generated it
-    _sides: list[tuple[nodes.Node, bool]] = field(default_factory=list)
-    # namespace attributes a loop over the messages sets from what a message says
-    # (`'<|think_off|>' in msg.content`): read before the history, they change with the newest
-    # message
-    _content_flags: set[str] = field(default_factory=set)
-    # names set in the history loop from a test on the message's position, and that test
-    _position_names: dict[str, nodes.Node] = field(default_factory=dict)
-    # a position branch that only sets names (Apriel's `{% set add_tool_id = false %}`): the
-    # loop's finding only when no branch that renders is reported
-    _pending: Hazard | None = None
-    _empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
+    state: WalkState = field(default_factory=WalkState)  # where the walk is, what it has seen
 
     def template(self, ast: nodes.Template, scope: Scope) -> list[Event]:
         out: list[Event] = []
         if self.chat:
-            self._empty_at_generation = empty_think_at_generation(ast)
+            self.state.empty_at_generation = empty_think_at_generation(ast)
         extends = next((n for n in ast.body if isinstance(n, nodes.Extends)), None)
         if extends is None:
             self.body(ast.body, scope, out)
