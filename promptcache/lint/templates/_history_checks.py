@@ -58,21 +58,20 @@ def check_position_branch(
     is appended, the answer changes for a message that is already cached, so that message
     (or the tools list or system prompt attached to it) renders differently every turn.
     """
-    if not walker.state.history or "branch" in walker.state.reported:
+    state = walker.state
+    if not state.history or "branch" in state.reported:
         return
     setting_only = not any(renders(stmt) for stmt in (*body, *else_))
     if setting_only and only_looks_ahead((*body, *else_)):
         return  # `{% if not loop.last %}{% set next_role = messages[loop.index].role %}`
     test = expanded(walker, node.test)
-    anchor = position_test(
-        test, loop_is_history=bool(walker.state.loops and walker.state.loops[-1])
-    )
+    anchor = position_test(test, loop_is_history=state.in_history_loop())
     if anchor is None:
         _check_look_ahead_branch(walker, node, body, else_, out)
         return
-    loop_is_history = bool(walker.state.loops and walker.state.loops[-1])
-    if not on_position_by_default(test, walker.state.on_by_default, loop_is_history):
-        flag = next(iter(sorted(flags_on(test, walker.state.on_by_default))), "a flag")
+    loop_is_history = state.in_history_loop()
+    if not on_position_by_default(test, state.on_by_default, loop_is_history):
+        flag = next(iter(sorted(flags_on(test, state.on_by_default))), "a flag")
         walker.note(
             node.lineno,
             f"a branch on the message's position that `{flag}` (on by default) overrides: "
@@ -80,7 +79,7 @@ def check_position_branch(
             "earlier turns render differently once a newer turn is appended",
         )
         return
-    if id(node) in walker.state.trailing and static_only((*body, *else_)):
+    if id(node) in state.trailing and static_only((*body, *else_)):
         # A separator after the message, written only when another message follows (or only
         # after the last one): what comes before it renders the same on every turn.
         return
@@ -106,7 +105,7 @@ def check_position_branch(
         )
     hazard = walker.hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
     if setting_only:  # reported at the loop's end unless a branch that renders is reported
-        walker.state.pending = walker.state.pending or hazard
+        state.pending = state.pending or hazard
         return
     report_history(walker, "branch", hazard, out)
 
@@ -155,13 +154,14 @@ def expanded(walker: Walker, test: nodes.Node) -> nodes.Node:
 
 def on_position(walker: Walker, test: nodes.Node) -> bool:
     """Whether a test inside the history decides by where the message sits (or a look-ahead)."""
-    if not walker.state.history:
+    state = walker.state
+    if not state.history:
         return False
     test = expanded(walker, test)
-    loop_is_history = bool(walker.state.loops and walker.state.loops[-1])
+    loop_is_history = state.in_history_loop()
     if position_test(test, loop_is_history=loop_is_history) is not None:
-        return on_position_by_default(test, walker.state.on_by_default, loop_is_history)
-    return any(flag in walker.state.look_ahead for flag in flags_read(test))
+        return on_position_by_default(test, state.on_by_default, loop_is_history)
+    return any(flag in state.look_ahead for flag in flags_read(test))
 
 
 def _reasoning_written_back(walker: Walker) -> bool:

@@ -50,3 +50,7 @@ class WalkState:
     # loop's finding only when no branch that renders is reported
     pending: Hazard | None = None
     empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
+
+    def in_history_loop(self) -> bool:
+        """Whether the innermost open loop is over the history (not a loop inside a turn)."""
+        return bool(self.loops and self.loops[-1])

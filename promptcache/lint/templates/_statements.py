@@ -3,8 +3,8 @@ Statements: what each one does to the scope and to the events, in output order.
 
 Functions of a `Walker` (`_walker`). `stmt` dispatches on the node's type (`_HANDLERS`); each
 branch of an `if` runs on a copy of the scope and what they bound is merged; a `for` over the
-history opens the walker's per-loop state (`_history`, `_loops`, `_reported`, ...) and closes it
-with the `HISTORY` event; includes and imports walk the other file with a child walker.
+history opens the walk's per-loop state (`WalkState.history`, `.loops`, `.reported`, ...) and
+closes it with the `HISTORY` event; includes and imports walk the other file with a child walker.
 """
 
 from __future__ import annotations
@@ -76,18 +76,19 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     walker.check_position_branch(node, node.body, node.else_, out)
     # Every branch of a chain whose tests depend on the position renders by position.
     positional = int(any(walker.on_position(test) for test in chain_tests(node)))
-    walker.state.positional += positional
-    walker.state.sides.append((node.test, True))
+    state = walker.state
+    state.positional += positional
+    state.sides.append((node.test, True))
     after = [_walked(walker, node.body, scope, out)]
-    walker.state.sides.pop()
+    state.sides.pop()
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
         forks += _branch(walker, elif_, "elif", cause)
         walker.check_position_branch(elif_, elif_.body, [], out)
         after.append(_walked(walker, elif_.body, scope, out))
-    walker.state.sides.append((node.test, False))
+    state.sides.append((node.test, False))
     after.append(_walked(walker, node.else_, scope, out) if node.else_ else dict(scope))
-    walker.state.sides.pop()
-    walker.state.positional -= positional
+    state.sides.pop()
+    state.positional -= positional
     decided = next((cause for cause in causes if cause is not None), None)
     assigned = assigned_names(node) if decided is not None else set()
     for key in {k for branch in after for k in branch}:
@@ -136,44 +137,37 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
         )
     else:
         walker.check_unknown(node.iter, Unsized("a loop"), scope, out)
+    state = walker.state
     inner = dict(scope)
     bind(inner, node.target, hazard or STABLE)
     inner["loop"] = STABLE
-    if walker.state.history and is_look_ahead(node.iter):
-        walker.state.look_ahead |= namespace_sets(node.body)
-    if walker.state.history:  # `{% for part in text.split('<channel|>') %}` strips it too
+    if state.history and is_look_ahead(node.iter):
+        state.look_ahead |= namespace_sets(node.body)
+    if state.history:  # `{% for part in text.split('<channel|>') %}` strips it too
         walker.check_history_expr(node.iter, scope, out)
     history = walker.chat and (is_messages(node.iter) or walker.is_history_alias(node.iter))
     if history:
-        walker.state.content_flags |= flags_from_content(node.body)
+        state.content_flags |= flags_from_content(node.body)
         _check_window(walker, node, out)
-    walker.state.history += history
-    walker.state.loops.append(history)
+    state.history += history
+    state.loops.append(history)
     if history:
-        walker.state.keeps_reasoning.append(
-            writes_reasoning_back(node.body, walker.state.on_by_default)
-        )
-    reported, walker.state.reported = (
-        walker.state.reported,
-        (set() if history else walker.state.reported),
-    )
-    pending, walker.state.pending = (
-        walker.state.pending,
-        (None if history else walker.state.pending),
-    )
-    trailing = walker.state.trailing
+        state.keeps_reasoning.append(writes_reasoning_back(node.body, state.on_by_default))
+    reported, state.reported = state.reported, (set() if history else state.reported)
+    pending, state.pending = state.pending, (None if history else state.pending)
+    trailing = state.trailing
     if history:
-        walker.state.trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
+        state.trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
     walker.body(node.body, inner, out)
-    if history and walker.state.pending is not None:  # no branch that renders was reported
-        walker.report_history("branch", walker.state.pending, out)
-    walker.state.pending = pending
-    walker.state.history -= history
-    walker.state.loops.pop()
+    if history and state.pending is not None:  # no branch that renders was reported
+        walker.report_history("branch", state.pending, out)
+    state.pending = pending
+    state.history -= history
+    state.loops.pop()
     if history:
-        walker.state.keeps_reasoning.pop()
-    walker.state.reported = reported
-    walker.state.trailing = trailing
+        state.keeps_reasoning.pop()
+    state.reported = reported
+    state.trailing = trailing
     out.extend(after)
     if history:
         out.append(HISTORY)
@@ -181,28 +175,29 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
 
 
 def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]) -> None:
+    state = walker.state
     hazard = walker.reason(node.node, scope) or walker.macro_hazard(node.node, scope)
     if (
         isinstance(node.target, nodes.Name)
         and walker.chat
         and (is_messages(node.node) or walker.is_history_alias(node.node))
     ):
-        walker.state.aliases.add(node.target.name)  # the history under another name
+        state.aliases.add(node.target.name)  # the history under another name
     if isinstance(node.target, nodes.Name):
-        if true_by_default(node.node, walker.state.on_by_default):
-            walker.state.on_by_default.add(node.target.name)
+        if true_by_default(node.node, state.on_by_default):
+            state.on_by_default.add(node.target.name)
         else:
-            walker.state.on_by_default.discard(node.target.name)
-    if walker.state.history:
+            state.on_by_default.discard(node.target.name)
+    if state.history:
         walker.check_history_expr(node.node, scope, out)
         if isinstance(node.target, nodes.Name) and is_empty_string(node.node):
-            walker.state.empty.add(node.target.name)
+            state.empty.add(node.target.name)
         if isinstance(node.target, nodes.Name):
-            loop_is_history = bool(walker.state.loops and walker.state.loops[-1])
+            loop_is_history = state.in_history_loop()
             if position_test(walker.expanded(node.node), loop_is_history=loop_is_history):
-                walker.state.position_names[node.target.name] = node.node
+                state.position_names[node.target.name] = node.node
             else:
-                walker.state.position_names.pop(node.target.name, None)
+                state.position_names.pop(node.target.name, None)
     if isinstance(node.target, nodes.NSRef):
         scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
     elif hazard is None and type(node.node) is nodes.Const and isinstance(node.node.value, str):

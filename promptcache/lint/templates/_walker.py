@@ -14,11 +14,12 @@ The engine then reads the list backwards to learn how much cacheable content fol
 hazard. Values are tracked through `{% set %}`, loops, macros, includes, imports and `extends`,
 so a value computed at the top and rendered at the bottom is reported where it renders.
 
-A `Walker` is one template file's walk. It owns the walk's state (its fields) and what concerns
-files: the template's start, `extends`, the child walker of an included, imported or parent
-template, the notes for PC002, and moving another file's hazards to the line that renders them.
-The rest are modules of functions of a walker, reaching each other through the methods bound at
-the end of the class (the walker's interface):
+A `Walker` is one template file's walk. It holds what the lint run gives it (configuration,
+loader, the kind of file), the walk's position-dependent state (`state`, a `WalkState` of
+`_state`), and does what concerns files: the template's start, `extends`, the child walker of an
+included, imported or parent template, the notes for PC002, and moving another file's hazards to
+the line that renders them. The rest are modules of functions of a walker, reaching each other
+through the methods bound at the end of the class (the walker's interface):
 
 - `_statements`: each statement's effect on the scope and the events (`if`, `for`, `set`, ...).
 - `_output`: what an `{{ ... }}` or template text writes (static text, sizes, PC105, PC106, PC201).
