@@ -29,6 +29,8 @@ __all__ = ["check_unknown", "render", "unsorted_to_report"]
 # The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
 _FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}:[ \t]*$")
 
+_SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
+
 # Names Jinja itself provides (globals, the special names of blocks, loops and macros, and the
 # i18n extension's translation calls): not the caller's variables, so their meaning is known.
 _JINJA_NAMES = frozenset(
@@ -216,6 +218,3 @@ def _unsorted_view(expr: nodes.Node) -> tuple[str, str, str | None] | None:
             mapping = dotted_name(node.node.node)
             return f"{dotted_name(node.node) or view}()", view, mapping
     return None
-
-
-_SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
