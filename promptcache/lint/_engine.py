@@ -41,10 +41,10 @@ from ._kinds import (
 from ._loader import Loader, mark_tail, parse, read_source
 from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
-from ._walker import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
 from .python import PythonLinter
 from .rules import RULES
 from .rules.PC106 import LONG_PREFIX_FACTOR
+from .templates import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
 
 __all__ = [
     "LintReport",

@@ -14,7 +14,7 @@ import string
 
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig
-from ._walker import Event, Hazard, Unsized
+from .templates import Event, Hazard, Unsized
 
 __all__ = ["format_events"]
 

@@ -25,7 +25,7 @@ from .._prompt import Prompt, VolatilePolicy
 from .._volatile import find_volatile
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._loader import TAIL_MARKER, Loader, mark_tail, parse
-from ._walker import TAIL, TAIL_NAME, Hazard, Walker
+from .templates import TAIL, TAIL_NAME, Hazard, Walker
 
 __all__ = ["RenderedTemplate", "render_prompt", "render_template"]
 

@@ -2,7 +2,7 @@
 The rule registry: one module per rule, named by its permanent code.
 
 A rule module holds the rule's documentation (in its docstring) and the data it matches on; the
-engine in `promptcache.lint._walker` does the traversal, so adding a rule never adds a pass over
+walker in `promptcache.lint.templates` does the traversal, so adding a rule never adds a pass over
 the template.
 """
 

@@ -1,0 +1,10 @@
+"""
+The walk over a Jinja2 template: what it renders, in output order, as a flat list of events.
+
+One module per concern; `Walker` (`_walker`) joins them. See `_walker` for the map.
+"""
+
+from ._events import HISTORY, TAIL, TAIL_NAME, Event, Hazard, Note, Unsized
+from ._walker import Walker
+
+__all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Note", "Unsized", "Walker"]

@@ -1,0 +1,89 @@
+"""
+What a walk produces: the events the engine reads (token counts, `Unsized`, `Hazard`, the `TAIL`
+and `HISTORY` markers) and the `Note`s of what could not be checked (PC002).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Union
+
+from ..._tokens import DEFAULT_COUNTER
+
+__all__ = [
+    "HISTORY",
+    "TAIL",
+    "TAIL_NAME",
+    "Event",
+    "Hazard",
+    "Note",
+    "Sentinel",
+    "Unsized",
+    "count_tokens",
+]
+
+TAIL_NAME = "__pc_tail__"
+count_tokens = DEFAULT_COUNTER.count
+
+
+class Sentinel(enum.Enum):
+    TAIL = "tail"
+    HISTORY = "history"
+
+
+TAIL = Sentinel.TAIL
+HISTORY = Sentinel.HISTORY
+
+
+@dataclass(frozen=True, slots=True)
+class Hazard:
+    """
+    A per-request value at `line` of `origin`; `anchor` is the text that locates the column.
+
+    `cause` and `cause_line` name where the value comes from (a `{% set %}` chain is reported
+    by its origin, not link by link); `fix` replaces the rule's fix text when the template
+    itself decides which fix applies (a date the request can pin, or one it cannot).
+    """
+
+    code: str
+    line: int
+    anchor: str
+    detail: str
+    origin: str
+    cause: str = ""
+    cause_line: int = 0
+    fix: str = ""
+    written: int = 0  # the line of this file where a macro writes the value (0: `line`)
+    conversation: bool = False  # a system prompt's clock: the conversation follows it
+    # who is asking, the session: fixed for a conversation, so the conversation after it is
+    # that one conversation's own and costs nothing
+    per_conversation: bool = False
+
+    def origin_of(self) -> tuple[str, int]:
+        """What the value was computed from, and on which line."""
+        return (self.cause or self.detail, self.cause_line or self.line)
+
+
+@dataclass(frozen=True, slots=True)
+class Unsized:
+    """
+    Rendered content that is the same on every request, of a size the linter cannot know.
+
+    `field`: it is written after a label on its line (`Users online: {{ count }}`), the shape of
+    one field of the request's data rather than of a block of reusable content.
+    """
+
+    name: str
+    field: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something the linter could not check (a missing include, a dynamic name), for PC002."""
+
+    line: int
+    message: str
+
+
+Event = Union[int, Hazard, Unsized, Sentinel]  # noqa: UP007 - a runtime alias on Python 3.10

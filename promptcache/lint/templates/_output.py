@@ -1,0 +1,220 @@
+"""
+Output: what `{{ ... }}` and template text write.
+
+Functions of a `Walker` (`_walker`): static text and its `{placeholder}`s (PC105), a rendered
+expression's hazard or size (declared, a special token, short, or unknown), a variable of
+unknown meaning (PC106), an unsorted mapping view (PC201).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import nodes
+
+from .._config import _matcher
+from ..rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
+from ..rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
+from ..rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
+from ._bindings import Captured, Scope
+from ._events import TAIL, TAIL_NAME, Event, Hazard, Unsized, count_tokens
+from ._nodes import calls, dotted_name, shown_name, with_self
+
+if TYPE_CHECKING:
+    from ._walker import Walker
+
+__all__ = ["check_unknown", "render", "unsorted_to_report"]
+
+# The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
+_FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}:[ \t]*$")
+
+_SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
+
+# Names Jinja itself provides (globals, the special names of blocks, loops and macros, and the
+# i18n extension's translation calls): not the caller's variables, so their meaning is known.
+_JINJA_NAMES = frozenset(
+    {"_", "caller", "cycler", "dict", "gettext", "joiner", "kwargs", "lipsum", "loop",
+     "namespace", "ngettext", "npgettext", "pgettext", "range", "self", "super", "varargs"}
+)  # fmt: skip
+
+
+def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]) -> None:
+    line, labelled = "", False  # the static text of the current line; a label seen on it
+    for child in node.nodes:
+        if type(child) is nodes.TemplateData:
+            _text(walker, child, out)
+            text = child.data
+            if walker.state.history:  # template text is read like a string constant
+                walker.check_history_text(child, out)
+            if "\n" in text:
+                line, labelled = text.rsplit("\n", 1)[1], False
+            else:
+                line += text
+            labelled = labelled or _FIELD_LABEL.match(line) is not None
+        else:
+            render(walker, child, scope, out, field=labelled)
+
+
+def _text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
+    """Static text, and any `{placeholder}` in it that a later str.format fills per request."""
+    text = data.data
+    start = 0
+    if not walker.chat and "{" in text:
+        for match in FORMAT_FIELD.finditer(text):
+            name = match.group(1)
+            if not walker.config.is_per_request(name):
+                continue
+            line = data.lineno + text.count("\n", 0, match.start())
+            if _rendered_by_jinja(walker.origin):
+                _note_literal_field(walker, match.group(0), line)
+                continue
+            out.append(count_tokens(text[start : match.start()]))
+            detail = f"format placeholder `{{{name}}}`, filled per request"
+            out.append(walker.hazard("PC105", line, match.group(0), detail))
+            start = match.end()
+    out.append(count_tokens(text[start:]))
+
+
+def _note_literal_field(walker: Walker, field: str, line: int) -> None:
+    """A `{placeholder}` that Jinja leaves as it is: a value only if code `.format()`s it."""
+    walker.note(
+        line,
+        f"`{field}` is literal text when Jinja renders this file (an output format or an "
+        "example, not a value); if your code also fills it with str.format, it is a "
+        "per-request value in the prefix",
+    )
+
+
+def render(
+    walker: Walker, expr: nodes.Expr, scope: Scope, out: list[Event], *, field: bool = False
+) -> None:
+    """An expression whose value is written to the output (`field`: after a label)."""
+    if type(expr) is nodes.Const:
+        if isinstance(expr.value, str):
+            if walker.state.history:
+                walker.check_history_expr(expr, scope, out)
+            out.append(count_tokens(expr.value))
+        return
+    if type(expr) is nodes.Name and expr.name == TAIL_NAME:
+        out.append(TAIL)
+        return
+    extension = next(iter(with_self(expr, nodes.ExtensionAttribute)), None)
+    if extension is not None:
+        # A loaded extension's tag (`{% now %}`) renders what its Python code returns.
+        walker.note(
+            expr.lineno,
+            f"the output of the `{extension.identifier.rsplit('.', 1)[-1]}` extension's tag: "
+            "whether it changes per request is up to its code",
+        )
+        out.append(Unsized("an extension's output"))
+        return
+    inlined = False
+    for call in calls(expr):
+        macro = walker.called_macro(call.node, scope)
+        if macro is not None:
+            out.extend(walker.inline(macro, call.lineno))
+            inlined = True
+    hazard = walker.reason(expr, scope)
+    if hazard is not None:
+        out.append(hazard)
+    elif (view := unsorted_to_report(walker, expr, scope)) is not None:
+        out.append(walker.hazard("PC201", expr.lineno, view[1], f"unsorted `{view[0]}`"))
+    elif type(expr) is nodes.Name and isinstance(scope.get(expr.name), Captured):
+        out.append(scope[expr.name].tokens)
+    elif not inlined:  # a macro's output was counted where it was inlined
+        sized = _sized(walker, expr, scope)
+        check_unknown(walker, expr, sized, scope, out)
+        out.append(
+            Unsized(sized.name, field=True) if field and isinstance(sized, Unsized) else sized
+        )
+    if walker.state.history:
+        walker.check_history_expr(expr, scope, out)
+
+
+def check_unknown(
+    walker: Walker, expr: nodes.Node, sized: int | Unsized, scope: Scope, out: list[Event]
+) -> None:
+    """
+    A variable of unknown meaning (PC106): reported only above a long static block.
+
+    It stays content of unknown size for the values before it (its event follows the
+    hazard); `risks` reports it only when LONG_PREFIX_FACTOR times `threshold` tokens follow.
+    """
+    name = shown_name(expr)
+    if walker.chat or not isinstance(sized, Unsized) or name is None:
+        return
+    root = name.split(".", 1)[0]
+    if root in scope or root in _JINJA_NAMES or walker.config.is_declared_stable(name):
+        return  # bound in the template, one of Jinja's own names, or declared
+    detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
+    out.append(walker.hazard("PC106", expr.lineno, root, detail))
+
+
+def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:
+    """
+    How much a stable value adds: its declared size (`sizes`), or unknown.
+
+    Special tokens (`bos_token`, `eos_token`, any `*_token`) count as one token. Anything
+    else is content of unknown size, named by the variable it shows.
+    """
+    name = shown_name(expr)
+    if name is None:
+        return Unsized("an expression")
+    declared = walker.config.declared_size(name)
+    if declared is not None:
+        return declared
+    leaf = name.rsplit(".", 1)[-1]
+    if leaf.endswith("_token"):
+        return 1
+    if _SHORT_VALUE(leaf):
+        return SHORT_VALUE_TOKENS
+    return Unsized(name)
+
+
+def unsorted_to_report(walker: Walker, expr: nodes.Node, scope: Scope) -> tuple[str, str] | None:
+    """
+    An unsorted mapping view worth reporting (PC201).
+
+    A dict written in the template keeps its order, and a chat template iterates the
+    request JSON the client sent (tool schemas, tool-call arguments), whose order the
+    client fixes; what is left is a mapping built per request, known by its name
+    (`per-request`, or any name not declared stable in strict mode).
+    """
+    if walker.chat:
+        return None
+    view = _unsorted_view(expr)
+    if view is None or view[2] is None:
+        return None
+    root = view[2].split(".", 1)[0]
+    if root in scope and not isinstance(scope[root], Hazard):
+        return None  # a loop variable or a local: its data was judged where it came from
+    return view[:2] if walker.config.is_per_request(view[2]) else None
+
+
+def _rendered_by_jinja(origin: str) -> bool:
+    """A file named as a Jinja template, whose single braces Jinja writes out unchanged."""
+    return origin.lower().endswith(JINJA_SUFFIXES)
+
+
+def _unsorted_view(expr: nodes.Node) -> tuple[str, str, str | None] | None:
+    """
+    (`what`, anchor, mapping) when `expr` iterates a mapping view with no sort after it.
+
+    `mapping` is the dotted name of the mapping, or None when it is not a variable (a dict
+    literal written in the template, or a call's result).
+    """
+    node: Any = expr
+    while type(node) is nodes.Filter:
+        if node.name in SORTING_FILTERS:
+            return None
+        if node.name == "items" and node.node is not None:
+            mapping = dotted_name(node.node)
+            return f"{mapping or 'mapping'} | items", "items", mapping
+        node = node.node
+    if type(node) is nodes.Call and type(node.node) is nodes.Getattr and not node.args:
+        view = node.node.attr
+        if view in MAPPING_VIEWS:
+            mapping = dotted_name(node.node.node)
+            return f"{dotted_name(node.node) or view}()", view, mapping
+    return None

@@ -1,0 +1,180 @@
+"""
+Reasons: why an expression differs per request (the first cause found), or None.
+
+Functions of a `Walker` (`_walker`): a name bound to a hazard, a per-request or clock variable
+(PC102, for a system prompt or after the conversation), a chat template's date (PC301), a
+volatile call or filter (PC101); `hazard` makes the finding, a chat template's as PC301.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jinja2 import nodes
+
+from .._config import _matcher
+from ..rules.PC102 import CLOCK_NAMES, DATE_NAMES, PER_CONVERSATION, SYSTEM_CLOCK_FIX
+from ..rules.PC301 import CHAT_DATE_NAMES, CURRENT_DATE_FIELDS, date_fix
+from ._bindings import Scope
+from ._events import TAIL_NAME, Hazard
+from ._nodes import defaulted, dotted_name
+
+if TYPE_CHECKING:
+    from ._walker import Walker
+
+__all__ = ["hazard", "reason"]
+
+_EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
+_is_chat_date_name = _matcher(CHAT_DATE_NAMES)
+_is_current_date_field = _matcher(CURRENT_DATE_FIELDS)
+_is_clock_name = _matcher(CLOCK_NAMES)
+_is_per_conversation_name = _matcher(PER_CONVERSATION)
+_is_date_name = _matcher(DATE_NAMES)
+
+
+def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
+    """Why `expr` differs per request (the first cause found), or None when it does not."""
+    kind = type(expr)
+    if kind is nodes.Const or kind is nodes.TemplateData:
+        return None
+    if kind is nodes.Test and expr.name in _EXISTENCE_TESTS:  # type: ignore[attr-defined]
+        if type(expr.node) is nodes.Name:  # type: ignore[attr-defined]
+            walker.state.defined.add(expr.node.name)  # type: ignore[attr-defined]
+        return None  # `x is defined` checks configuration, not the value
+    if kind is nodes.Name:
+        return _name_reason(walker, expr, scope)  # type: ignore[arg-type]
+    if walker.chat and _fixed_default_date(walker, expr, scope):
+        return None
+    if kind is nodes.Call:
+        return _call_reason(walker, expr, scope)  # type: ignore[arg-type]
+    if kind is nodes.Getattr or kind is nodes.Getitem:
+        dotted = dotted_name(expr)
+        if dotted is not None:
+            return _variable_reason(walker, dotted, expr.lineno, scope)
+    if kind is nodes.Filter and walker.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
+        return hazard(walker, "PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
+    for child in expr.iter_child_nodes():
+        found = reason(walker, child, scope)
+        if found is not None:
+            return found
+    return None
+
+
+def _fixed_default_date(walker: Walker, expr: nodes.Node, scope: Scope) -> bool:
+    """
+    A chat template's date variable that falls back to a fixed date (Llama 3.1's
+    `date_string if date_string is defined else '26 Jul 2024'`, or `| default(...)`).
+
+    The template itself renders the same date on every request; only a value the caller
+    passes can change it, which the linter cannot see: said in a note, not warned.
+    """
+    found = defaulted(expr)
+    if found is None:
+        return False
+    name, fallback = found
+    if name in scope or not _is_chat_date_name(name):
+        return False
+    walker.note(
+        expr.lineno,
+        f"`{name}`: the template falls back to the fixed date {fallback!r}; if your code "
+        f"passes `{name}`, give it a value that changes once a day at most",
+    )
+    return True
+
+
+def _name_reason(walker: Walker, expr: nodes.Name, scope: Scope) -> Hazard | None:
+    if expr.name == TAIL_NAME:
+        return None
+    return _variable_reason(walker, expr.name, expr.lineno, scope)
+
+
+def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Hazard | None:
+    root = dotted.split(".", 1)[0]
+    if walker.chat and not walker.state.history and dotted in walker.state.content_flags:
+        detail = (
+            f"`{dotted}`, set from the text of every message up to the newest (a switch "
+            "a new message can flip)"
+        )
+        return hazard(walker, "PC302", line, root, detail)
+    bound = scope.get(dotted, scope.get(root))
+    if isinstance(bound, Hazard):
+        cause, cause_line = bound.origin_of()
+        detail = f"`{dotted}` (set from {cause} on line {cause_line})"
+        fix = bound.fix
+        if bound.code == "PC301" and root in walker.state.defined:
+            fix = date_fix(pin=root)  # the template lets the request set the value
+        written = (bound.written or cause_line) if bound.origin == walker.origin else 0
+        return Hazard(
+            bound.code,
+            line,
+            root,
+            detail,
+            walker.origin,
+            cause,
+            cause_line,
+            fix,
+            written,
+            conversation=bound.conversation,
+            per_conversation=bound.per_conversation,
+        )
+    if bound is not None:
+        if walker.chat and "." in dotted and _is_current_date_field(dotted.rsplit(".", 1)[-1]):
+            # MiniMax-M2's `system_message.current_date`: today's date the client sends.
+            detail = f"the date field `{dotted}`"
+            return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
+        return None
+    if walker.chat:
+        if _is_chat_date_name(dotted) or _is_chat_date_name(dotted.rsplit(".", 1)[-1]):
+            detail = f"the date variable `{dotted}`"
+            return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
+        return None
+    if walker.config.is_per_request(dotted):
+        fixed = _is_per_conversation_name(dotted) or _is_per_conversation_name(root)
+        date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])
+        per_turn = not fixed and not date
+        if walker.after_conversation and not per_turn:
+            return None  # fixed for the conversation, the only one this text is cached in
+        if fixed:
+            detail = f"per-request variable `{dotted}`"
+            return Hazard("PC102", line, root, detail, walker.origin, per_conversation=True)
+        if per_turn and walker.system:
+            clock = "the clock" if _is_clock_name(dotted) else "the per-turn"
+            detail = f"{clock} variable `{dotted}` of a system prompt"
+            return Hazard(
+                "PC102",
+                line,
+                root,
+                detail,
+                walker.origin,
+                fix=SYSTEM_CLOCK_FIX,
+                conversation=True,
+            )
+        return hazard(walker, "PC102", line, root, f"per-request variable `{dotted}`")
+    return None
+
+
+def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | None:
+    dotted = dotted_name(expr.node)
+    if dotted is not None:
+        if walker.called_macro(expr.node, scope) is None and walker.config.is_volatile_call(dotted):
+            anchor = dotted.rsplit(".", 1)[-1]
+            detail = f"volatile call `{dotted}()`"
+            return hazard(walker, "PC101", expr.lineno, anchor, detail, fix=date_fix(call=dotted))
+    else:
+        found = reason(walker, expr.node, scope)
+        if found is not None:
+            return found
+    for child in (*expr.args, *expr.kwargs, expr.dyn_args, expr.dyn_kwargs):
+        if child is not None:
+            found = reason(walker, child, scope)
+            if found is not None:
+                return found
+    return None
+
+
+def hazard(
+    walker: Walker, code: str, line: int, anchor: str, detail: str, *, fix: str = ""
+) -> Hazard:
+    if walker.chat and code in ("PC101", "PC102", "PC103"):
+        code = "PC301"
+    return Hazard(code, line, anchor, detail, walker.origin, fix=fix if code == "PC301" else "")

@@ -1,0 +1,347 @@
+"""
+Statements: what each one does to the scope and to the events, in output order.
+
+Functions of a `Walker` (`_walker`). `stmt` dispatches on the node's type (`_HANDLERS`); each
+branch of an `if` runs on a copy of the scope and what they bound is merged; a `for` over the
+history opens the walk's per-loop state (`WalkState.history`, `.loops`, `.reported`, ...) and
+closes it with the `HISTORY` event; includes and imports walk the other file with a child walker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from jinja2 import nodes
+
+from .._loader import LoadedTemplate
+from ._bindings import STABLE, Captured, Macro, Scope, assigned_names, bind, scope_with, set_under
+from ._branches import iteration_enders, position_test, trailing_ifs, true_by_default
+from ._events import HISTORY, Event, Hazard, Unsized, count_tokens
+from ._nodes import (
+    chain_tests,
+    dotted_name,
+    is_empty_string,
+    is_look_ahead,
+    is_messages,
+    is_negative,
+    namespace_sets,
+)
+from ._output import _s_Output
+from ._reasoning import flags_from_content, writes_reasoning_back
+
+if TYPE_CHECKING:
+    from ._walker import Walker
+
+__all__ = ["body", "describe_from", "stmt"]
+
+_ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*$")
+_HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
+
+
+def body(walker: Walker, stmts: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> None:
+    for stmt in stmts:
+        walker.stmt(stmt, scope, out)
+
+
+def stmt(walker: Walker, node: nodes.Node, scope: Scope, out: list[Event]) -> None:
+    handler = _HANDLERS.get(type(node).__name__)
+    if handler is not None:
+        handler(walker, node, scope, out)
+        return
+    for child in node.iter_child_nodes():
+        if isinstance(child, nodes.Stmt):
+            walker.stmt(child, scope, out)
+
+
+def _check_window(walker: Walker, node: nodes.For, out: list[Event]) -> None:
+    """A loop over the last turns only (`chat_history[-10:]`): PC507, a sliding window."""
+    if type(node.iter) is nodes.Getitem and type(node.iter.arg) is nodes.Slice:
+        start = node.iter.arg.start
+        if start is not None and is_negative(start):
+            detail = "a sliding window over the conversation (`[-n:]`), which drops its oldest turn"
+            out.append(walker.hazard("PC507", node.lineno, "for", detail))
+
+
+def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> None:
+    """
+    Each branch sees the scope before the `if`; a value tainted in any branch stays so.
+
+    A branch on a per-request value is reported after the `if`: what varies is the
+    branches themselves, and what is at risk is the content that follows them.
+    """
+    causes = [walker.reason(test, scope) for test in chain_tests(node)]  # once per test
+    forks = _branch(walker, node, "if", causes[0])
+    walker.check_position_branch(node, node.body, node.else_, out)
+    # Every branch of a chain whose tests depend on the position renders by position.
+    positional = int(any(walker.on_position(test) for test in chain_tests(node)))
+    state = walker.state
+    state.positional += positional
+    state.sides.append((node.test, True))
+    after = [_walked(walker, node.body, scope, out)]
+    state.sides.pop()
+    for elif_, cause in zip(node.elif_, causes[1:], strict=True):
+        forks += _branch(walker, elif_, "elif", cause)
+        walker.check_position_branch(elif_, elif_.body, [], out)
+        after.append(_walked(walker, elif_.body, scope, out))
+    state.sides.append((node.test, False))
+    after.append(_walked(walker, node.else_, scope, out) if node.else_ else dict(scope))
+    state.sides.pop()
+    state.positional -= positional
+    decided = next((cause for cause in causes if cause is not None), None)
+    assigned = assigned_names(node) if decided is not None else set()
+    for key in {k for branch in after for k in branch}:
+        values = [branch[key] for branch in after if key in branch]
+        if decided is not None and key in assigned:
+            # A value set in a branch on a per-request test varies with the test.
+            values.insert(0, set_under(decided, key, node.lineno, walker.origin))
+        scope[key] = next((v for v in values if isinstance(v, Hazard)), values[-1])
+    out.extend(forks)
+
+
+def _branch(walker: Walker, node: nodes.If, keyword: str, hazard: Hazard | None) -> list[Event]:
+    """The fork a test on a per-request value (`hazard`, from `reason`) makes."""
+    if hazard is None or hazard.code == "PC302":
+        # A test on a turn's re-rendered text (Gemma 4's `has_content` after its reasoning is
+        # stripped) forks on the same cause, reported where that text renders.
+        return []
+    detail = f"`{{% {keyword} %}}` on {hazard.detail}"
+    return [walker.hazard("PC103", node.lineno, keyword, detail)]
+
+
+def _walked(walker: Walker, body: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> Scope:
+    inner = dict(scope)
+    walker.body(body, inner, out)
+    return inner
+
+
+def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> None:
+    """Like a branch, a loop over per-request or unordered data is reported after it."""
+    if not walker.chat and _writes_the_turns(node):
+        # A prompt file's conversation (`.prompty`: `{{ item.role }}:` then the content): it
+        # grows by appending, as a chat template's does; what it holds is not the template's.
+        walker.body(node.body, scope_with(scope, node.target), [])
+        _check_window(walker, node, out)
+        out.append(HISTORY)
+        return
+    hazard = walker.reason(node.iter, scope)
+    after: list[Event] = []
+    if hazard is not None:
+        after.append(
+            walker.hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
+        )
+    elif (view := walker.unsorted_to_report(node.iter, scope)) is not None:
+        after.append(
+            walker.hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")
+        )
+    else:
+        walker.check_unknown(node.iter, Unsized("a loop"), scope, out)
+    state = walker.state
+    inner = dict(scope)
+    bind(inner, node.target, hazard or STABLE)
+    inner["loop"] = STABLE
+    if state.history and is_look_ahead(node.iter):
+        state.look_ahead |= namespace_sets(node.body)
+    if state.history:  # `{% for part in text.split('<channel|>') %}` strips it too
+        walker.check_history_expr(node.iter, scope, out)
+    history = walker.chat and (is_messages(node.iter) or walker.is_history_alias(node.iter))
+    if history:
+        state.content_flags |= flags_from_content(node.body)
+        _check_window(walker, node, out)
+    state.history += history
+    state.loops.append(history)
+    if history:
+        state.keeps_reasoning.append(writes_reasoning_back(node.body, state.on_by_default))
+    reported, state.reported = state.reported, (set() if history else state.reported)
+    pending, state.pending = state.pending, (None if history else state.pending)
+    trailing = state.trailing
+    if history:
+        state.trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
+    walker.body(node.body, inner, out)
+    if history and state.pending is not None:  # no branch that renders was reported
+        walker.report_history("branch", state.pending, out)
+    state.pending = pending
+    state.history -= history
+    state.loops.pop()
+    if history:
+        state.keeps_reasoning.pop()
+    state.reported = reported
+    state.trailing = trailing
+    out.extend(after)
+    if history:
+        out.append(HISTORY)
+    walker.body(node.else_, scope, out)
+
+
+def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]) -> None:
+    state = walker.state
+    hazard = walker.reason(node.node, scope) or walker.macro_hazard(node.node, scope)
+    if (
+        isinstance(node.target, nodes.Name)
+        and walker.chat
+        and (is_messages(node.node) or walker.is_history_alias(node.node))
+    ):
+        state.aliases.add(node.target.name)  # the history under another name
+    if isinstance(node.target, nodes.Name):
+        if true_by_default(node.node, state.on_by_default):
+            state.on_by_default.add(node.target.name)
+        else:
+            state.on_by_default.discard(node.target.name)
+    if state.history:
+        walker.check_history_expr(node.node, scope, out)
+        if isinstance(node.target, nodes.Name) and is_empty_string(node.node):
+            state.empty.add(node.target.name)
+        if isinstance(node.target, nodes.Name):
+            loop_is_history = state.in_history_loop()
+            if position_test(walker.expanded(node.node), loop_is_history=loop_is_history):
+                state.position_names[node.target.name] = node.node
+            else:
+                state.position_names.pop(node.target.name, None)
+    if isinstance(node.target, nodes.NSRef):
+        scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
+    elif hazard is None and type(node.node) is nodes.Const and isinstance(node.node.value, str):
+        bind(scope, node.target, Captured(count_tokens(node.node.value)))
+    else:
+        bind(scope, node.target, hazard or STABLE)
+
+
+def _s_AssignBlock(walker: Walker, node: nodes.AssignBlock, scope: Scope, out: list[Event]) -> None:
+    captured: list[Event] = []
+    walker.body(node.body, scope, captured)
+    first = next((e for e in captured if isinstance(e, Hazard)), None)
+    if first is None:
+        bind(scope, node.target, Captured(sum(e for e in captured if isinstance(e, int))))
+    else:
+        detail = f"a `{{% set %}}` block that renders {first.detail}"
+        bind(
+            scope,
+            node.target,
+            Hazard(
+                first.code,
+                first.line,
+                first.anchor,
+                detail,
+                walker.origin,
+                fix=first.fix,
+                conversation=first.conversation,
+                per_conversation=first.per_conversation,
+            ),
+        )
+
+
+def _s_Macro(walker: Walker, node: nodes.Macro, scope: Scope, out: list[Event]) -> None:
+    scope[node.name] = Macro(name=node.name, node=node, scope=scope, walker=walker)
+
+
+def _s_CallBlock(walker: Walker, node: nodes.CallBlock, scope: Scope, out: list[Event]) -> None:
+    walker.render(node.call, scope, out)
+    inner = dict(scope)
+    for arg in node.args:
+        bind(inner, arg, STABLE)
+    walker.body(node.body, inner, out)
+
+
+def _s_FilterBlock(walker: Walker, node: nodes.FilterBlock, scope: Scope, out: list[Event]) -> None:
+    walker.body(node.body, scope, out)
+    hazard = walker.reason(node.filter, scope)
+    if hazard is not None:
+        out.append(hazard)
+
+
+def _s_With(walker: Walker, node: nodes.With, scope: Scope, out: list[Event]) -> None:
+    inner = dict(scope)
+    for target, value in zip(node.targets, node.values, strict=False):
+        bind(inner, target, walker.reason(value, scope) or STABLE)
+    walker.body(node.body, inner, out)
+
+
+def _s_Block(walker: Walker, node: nodes.Block, scope: Scope, out: list[Event]) -> None:
+    override = walker.overrides.get(node.name)
+    if override is None:
+        walker.body(node.body, scope, out)
+        return
+    block, owner, block_scope = override
+    owner.body(block.body, dict(block_scope), out)
+
+
+def _s_Include(walker: Walker, node: nodes.Include, scope: Scope, out: list[Event]) -> None:
+    child = walker.child(
+        node.template, node.lineno, "included template", optional=node.ignore_missing
+    )
+    if child is None:
+        out.append(Unsized("an included template"))
+        return
+    child_walker, loaded = child
+    events = child_walker.template(loaded.ast, dict(scope) if node.with_context else {})
+    out.extend(walker.relocate(events, node.lineno, "include", describe_from(loaded, "included")))
+
+
+def _s_Import(walker: Walker, node: nodes.Import, scope: Scope, out: list[Event]) -> None:
+    scope[node.target] = _module(walker, node.template, node.lineno)
+
+
+def _s_FromImport(walker: Walker, node: nodes.FromImport, scope: Scope, out: list[Event]) -> None:
+    module = _module(walker, node.template, node.lineno)
+    for name in node.names:
+        source, alias = name if isinstance(name, tuple) else (name, name)
+        scope[alias] = module.get(source, STABLE)
+
+
+def _s_ExprStmt(walker: Walker, node: nodes.ExprStmt, scope: Scope, out: list[Event]) -> None:
+    return  # `{% do %}` renders nothing
+
+
+def _module(walker: Walker, template: nodes.Expr, line: int) -> dict[str, Macro]:
+    child = walker.child(template, line, "imported template")
+    if child is None:
+        return {}
+    child_walker, loaded = child
+    module_scope: Scope = {}
+    child_walker.template(loaded.ast, module_scope)
+    return {k: v for k, v in module_scope.items() if isinstance(v, Macro)}
+
+
+def describe_from(loaded: LoadedTemplate, kind: str) -> Callable[[Hazard], str]:
+    def describe(hazard: Hazard) -> str:
+        return f"{kind} template {loaded.name!r} (line {hazard.line}) renders {hazard.detail}"
+
+    return describe
+
+
+def _writes_the_turns(node: nodes.For) -> bool:
+    """A loop over the history (`chat_history`, `history`, `messages`) that writes each item's
+    role, or role lines (`user:`, `assistant:`): the conversation rendered turn by turn, as a
+    `.prompty` file or a promptflow chat template does."""
+    iterated = dotted_name(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
+    if iterated is None or not _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]):
+        return False
+    if not isinstance(node.target, nodes.Name):
+        return False
+    item = node.target.name
+    return any(
+        dotted_name(child) in (f"{item}.role", f"{item}.type")
+        or (type(child) is nodes.TemplateData and _ROLE_LINE.search(child.data) is not None)
+        for output in node.find_all(nodes.Output)
+        for child in output.nodes
+    )
+
+
+# The statements with a handler, by the name of their node type; any other statement is walked
+# through its child statements.
+_HANDLERS: dict[str, Callable[[Walker, Any, Scope, list[Event]], None]] = {
+    "Output": _s_Output,
+    "If": _s_If,
+    "For": _s_For,
+    "Assign": _s_Assign,
+    "AssignBlock": _s_AssignBlock,
+    "Macro": _s_Macro,
+    "CallBlock": _s_CallBlock,
+    "FilterBlock": _s_FilterBlock,
+    "With": _s_With,
+    "Block": _s_Block,
+    "Include": _s_Include,
+    "Import": _s_Import,
+    "FromImport": _s_FromImport,
+    "ExprStmt": _s_ExprStmt,
+}
