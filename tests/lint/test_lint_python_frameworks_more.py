@@ -5,6 +5,7 @@ real-shaped case of ours per mechanism, and the static case that must stay quiet
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -491,3 +492,24 @@ def test_crewai_configuration_that_cannot_be_read_is_not_followed(tmp_path: Path
     # which varies, never "clean"; the run with constants only says nothing.
     found = _crew_project(tmp_path, config=False)
     assert found == [("main.py", 6, "PC506"), ("main.py", 10, "PC506")]
+
+
+def test_crewai_configuration_without_pyyaml_is_not_followed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # PyYAML is CrewAI's, not ours: where it is missing (a hook's own environment), the
+    # configuration is not read, and the kickoffs say so rather than pass as clean.
+    monkeypatch.setitem(sys.modules, "yaml", None)  # `import yaml` raises ImportError
+    assert _crew_project(tmp_path) == [("main.py", 6, "PC506"), ("main.py", 10, "PC506")]
+
+
+def test_crewai_configuration_that_is_not_yaml_is_not_followed(tmp_path: Path) -> None:
+    package = tmp_path / "research"
+    (package / "config").mkdir(parents=True)
+    (package / "crew.py").write_text(CREW_BASE)
+    (package / "main.py").write_text(MAIN)
+    (package / "config" / "agents.yaml").write_text("researcher: [unclosed\n  role: {topic}\n")
+    (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    codes = {(Path(f.path).name, f.line, f.code) for f in found}
+    assert ("main.py", 10, "PC502") not in codes and ("main.py", 10, "PC506") in codes

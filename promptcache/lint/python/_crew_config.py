@@ -4,17 +4,19 @@ role, goal and backstory and of its tasks' description and expected output, read
 `agents_config`/`tasks_config` files next to the class (CrewAI's defaults `config/agents.yaml`
 and `config/tasks.yaml`), so that `kickoff(inputs=...)` is followed into them.
 
-The files are scanned, not parsed as YAML (lint needs no YAML library): a top-level key opens an
-agent or a task, an indented `field:` opens one of the fields above, and its text runs to the
-next field or key. A file that cannot be read leaves nothing known (the crew's variables are
-then not followed, as for a crew whose agents the analysis cannot see).
+The files are read with PyYAML (`yaml.safe_load`, as CrewAI reads them), imported only here: it
+is no dependency of promptcache's, and CrewAI projects have it. A file that cannot be read or
+parsed, or PyYAML missing (a pre-commit hook's own environment: add `pyyaml` to its
+`additional_dependencies`), leaves nothing known: the crew's variables are then not followed
+(PC506), as for a crew whose agents the analysis cannot see, never taken as clean.
 """
 
 from __future__ import annotations
 
 import ast
+import importlib
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .._loader import read_source
 from .frameworks.crewai import AFTER_AGENT, CONFIG_DEFAULTS, CREW_BASE
@@ -24,15 +26,13 @@ if TYPE_CHECKING:
 
 __all__ = ["crew_base_template"]
 
-_KEY = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
-_FIELD = re.compile(r"^\s+(role|goal|backstory|description|expected_output)\s*:(.*)$")
-_OTHER_FIELD = re.compile(r"^\s+[A-Za-z_]\w*\s*:")
+_FIELDS = ("role", "goal", "backstory", "description", "expected_output")
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
 def crew_base_template(frame: Frame) -> dict[str, tuple[int, str]]:
     """The placeholders of the configuration of the `@CrewBase` class whose method this frame
-    runs (empty when it runs no such method or the files cannot be read)."""
+    runs (empty when it runs no such method or one of the files cannot be read)."""
     function = frame.function
     cls = function.cls if function is not None else None
     path = frame.module.path
@@ -44,9 +44,10 @@ def crew_base_template(frame: Frame) -> dict[str, tuple[int, str]]:
         name = configured.text if configured is not None and configured.text else default
         try:
             text = read_source(path.parent / name, max_bytes=frame.a.config.max_bytes)
-        except (OSError, ValueError):  # an InputError or not UTF-8: its placeholders are unknown
-            continue
-        _placeholders(text, info)
+            entries = _entries(text)
+        except (OSError, ValueError, ImportError):  # unreadable, not YAML, or no PyYAML
+            return {}  # one file unknown: where any input lands is unknown (not a part of it)
+        _placeholders(entries, info)
     return info
 
 
@@ -59,8 +60,8 @@ def _is_crew_base(node: ast.ClassDef) -> bool:
     return False
 
 
-def _placeholders(text: str, info: dict[str, tuple[int, str]]) -> None:
-    for fields in _entries(text):
+def _placeholders(entries: list[dict[str, str]], info: dict[str, tuple[int, str]]) -> None:
+    for fields in entries:
         expected = fields.get("expected_output", "")
         for field, body in fields.items():
             if field in ("role", "goal", "backstory"):
@@ -75,18 +76,16 @@ def _placeholders(text: str, info: dict[str, tuple[int, str]]) -> None:
 
 
 def _entries(text: str) -> list[dict[str, str]]:
-    """Each top-level entry's fields (role, goal, ...) and their text."""
-    entries: list[dict[str, str]] = []
-    field = ""
-    for line in text.splitlines():
-        if _KEY.match(line):
-            entries.append({})
-            field = ""
-        elif (found := _FIELD.match(line)) is not None and entries:
-            field = found.group(1)
-            entries[-1][field] = found.group(2)
-        elif _OTHER_FIELD.match(line):
-            field = ""
-        elif field and entries:
-            entries[-1][field] += "\n" + line.strip()
-    return entries
+    """Each top-level entry's fields (role, goal, ...) and their text; ValueError if not YAML."""
+    yaml: Any = importlib.import_module("yaml")
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ValueError(f"not YAML: {type(exc).__name__}") from exc
+    if not isinstance(data, dict):
+        return []
+    return [
+        {field: value[field] for field in _FIELDS if isinstance(value.get(field), str)}
+        for value in data.values()
+        if isinstance(value, dict)
+    ]
