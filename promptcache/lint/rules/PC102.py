@@ -47,13 +47,15 @@ RULE = rule_from_docstring(
     fix="render it at the end of the template or below `{# promptcache: tail #}`",
 )
 
-DEFAULT_PER_REQUEST = (
-    # who is asking, and identifiers of this request, run or session
-    "user",
-    "user_*",
-    "username",
-    "request",
-    "request_id",
+# The person the request is for, by the names other domains give the user (their name, id and
+# profile; not every `customer_*`: `customer_tier` is a segment, not a person).
+_PEOPLE = tuple(
+    f"{person}{part}"
+    for person in ("player", "customer", "student", "patient")
+    for part in ("", "_name", "_id", "_profile", "_info")
+)
+# Identifiers of a session, conversation, thread, run or agent: fixed for a conversation.
+_SESSIONS = (
     "session",
     "session_id",
     "conversation_id",
@@ -62,17 +64,23 @@ DEFAULT_PER_REQUEST = (
     "agent_id",
     "subagent_id",
     "instance_id",
+)
+# The task an agent run was given, and the issue it works on.
+_TASKS = ("task", "task_*", "instruction", "problem_statement", "issue", "issue_*")
+
+DEFAULT_PER_REQUEST = (
+    # who is asking, and identifiers of this request, run or session
+    "user",
+    "user_*",
+    "username",
+    "request",
+    "request_id",
+    *_SESSIONS,
     "trace_id",
     "message_id",
     "call_id",
     "*_uuid",
-    # the person the request is for, by the names other domains give the user (their name,
-    # id and profile; not every `customer_*`: `customer_tier` is a segment, not a person)
-    *(
-        f"{person}{part}"
-        for person in ("player", "customer", "student", "patient")
-        for part in ("", "_name", "_id", "_profile", "_info")
-    ),
+    *_PEOPLE,
     # dates and times
     "timestamp",
     "*_timestamp",
@@ -167,25 +175,9 @@ PER_CONVERSATION = (
     "user_locale",
     "user_timezone",
     "user_email",
-    "session",
-    "session_id",
-    "conversation_id",
-    "thread_id",
-    "run_id",
-    "agent_id",
-    "subagent_id",
-    "instance_id",
-    *(
-        f"{person}{part}"
-        for person in ("player", "customer", "student", "patient")
-        for part in ("", "_name", "_id", "_profile", "_info")
-    ),
-    "task",
-    "task_*",
-    "instruction",
-    "problem_statement",
-    "issue",
-    "issue_*",
+    *_SESSIONS,
+    *_PEOPLE,
+    *_TASKS,
 )
 
 # Date names count wherever they appear in a dotted name (`runtime_info.date`).
