@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import gc
 import os
+import re
 import textwrap
 from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
@@ -20,7 +21,9 @@ from promptcache.lint.python import PythonLinter
 from promptcache.lint.python._flow import merge
 from promptcache.lint.python._lint import _alias_lines, _alias_pattern
 from promptcache.lint.python._quickinit import quick_init
+from promptcache.lint.python._request_data import _USER_TURN
 from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
+from promptcache.lint.python._statements import _push_children
 from promptcache.lint.python._summaries import Hit, Pending
 from promptcache.lint.python._values import Param, Taint, Value
 
@@ -315,3 +318,70 @@ def test_the_pattern_for_calls_through_imported_sinks_is_built_once() -> None:
     source = "from litellm import completion as ask\n\nreply = ask (model='m', messages=[])\n"
     assert _alias_lines(source, ["ask"]) == frozenset({3})
     assert _alias_pattern(("ask",)) is _alias_pattern(("ask",))
+
+
+_TURNS = """
+messages = [{"role": "user", "content": question}, {'content': [text], 'role': 'human'}]
+parts = [{"role": "user", "parts": [{"text": prompt}]}]
+turn = HumanMessage(content=query), UserMessage(ask), ChatMessageUser( said )
+chat = ("user", asked), ('human', typed), ("assistant", answer), XHumanMessage(not_this)
+notes = "a 'role' and a (quote) with Users and Humans, role='user', content=nothing"
+"""
+
+
+def test_the_user_turn_pattern_finds_what_it_found_without_its_first_characters() -> None:
+    # The lookahead only tells the regex engine where a match can start, so it skips the rest
+    # in C: without it the engine tried every alternative at every character.
+    start = """(?=[HUC'"(])"""
+    assert _USER_TURN.pattern.startswith(start)
+    slow = re.compile(_USER_TURN.pattern.removeprefix(start))
+    text = _TURNS + _TURNS.replace('"', "'") + _AGENT + _HELPERS
+    found = [(m.start(), m.groupdict()) for m in _USER_TURN.finditer(text)]
+    assert found == [(m.start(), m.groupdict()) for m in slow.finditer(text)]
+    assert len(found) == 2 * 8 + 1
+
+
+_WALKED = """
+import os
+global_names = {None: 1, **os.environ, "k": [x for x in range(3) if not x]}
+def f(a, /, b=1, *c, d, **e):
+    global total
+    match a:
+        case {"k": [1, *rest]} | Point(x=0) if b > 1:
+            return f"{a!r:>{b}}" + (lambda q: q)(c)[1:-1]
+    with open(a) as h, open(b) as g:
+        for i in range(3):
+            yield from (await z async for z in h)
+    try:
+        del e[d]
+    except* (ValueError, TypeError) as err:
+        raise RuntimeError() from err
+class C(Base, metaclass=M):
+    x: int = 1
+    @property
+    def y(self) -> "C": return self.x @ -self.x
+"""
+
+
+def test_a_loop_bodys_walk_meets_the_nodes_in_the_order_of_the_generic_walk() -> None:
+    # A loop's body is searched for a request call, and each call met may summarise a function
+    # (with findings of its own): the faster walk must meet them in the same order.
+    def generic(node: ast.AST) -> list[ast.AST]:
+        todo, met = [node], []
+        while todo:
+            current = todo.pop()
+            met.append(current)
+            todo.extend(ast.iter_child_nodes(current))
+        return [n for n in met if n._fields]
+
+    def fast(node: ast.AST) -> list[ast.AST]:
+        todo, met = [node], []
+        while todo:
+            current = todo.pop()
+            met.append(current)
+            _push_children(current, todo)
+        return met
+
+    tree = ast.parse(textwrap.dedent(_WALKED))
+    assert [id(n) for n in fast(tree)] == [id(n) for n in generic(tree)]
+    assert any(isinstance(n, ast.Load) for n in ast.walk(tree))  # leaves left out, none missed
