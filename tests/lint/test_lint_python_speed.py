@@ -23,9 +23,9 @@ from promptcache.lint.python._lint import _alias_lines, _alias_pattern
 from promptcache.lint.python._quickinit import quick_init
 from promptcache.lint.python._request_data import _USER_TURN
 from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
-from promptcache.lint.python._statements import _push_children
 from promptcache.lint.python._summaries import Hit, Pending
 from promptcache.lint.python._values import Param, Taint, Value
+from promptcache.lint.python._walk import push_children, walk
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
 
@@ -379,9 +379,17 @@ def test_a_loop_bodys_walk_meets_the_nodes_in_the_order_of_the_generic_walk() ->
         while todo:
             current = todo.pop()
             met.append(current)
-            _push_children(current, todo)
+            push_children(current, todo)
         return met
 
     tree = ast.parse(textwrap.dedent(_WALKED))
     assert [id(n) for n in fast(tree)] == [id(n) for n in generic(tree)]
     assert any(isinstance(n, ast.Load) for n in ast.walk(tree))  # leaves left out, none missed
+
+
+def test_a_module_walk_meets_the_nodes_of_ast_walk_in_its_order_but_the_leaves() -> None:
+    # Whole-module look-ups (handlers registered by a call, how an agent is run) walk with it.
+    tree = ast.parse(textwrap.dedent(_WALKED))
+    expected = [n for n in ast.walk(tree) if n._fields]
+    assert [id(n) for n in walk(tree)] == [id(n) for n in expected]
+    assert len(expected) < len(list(ast.walk(tree)))

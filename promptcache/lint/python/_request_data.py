@@ -16,6 +16,7 @@ import re
 from functools import lru_cache
 
 from ._knowledge import DataSource
+from ._walk import walk
 from .frameworks import FRAMEWORKS
 
 __all__ = [
@@ -164,7 +165,7 @@ def handler_names(tree: ast.Module, imports: dict[str, str], source: str) -> dic
     ]
     if not sources or not any(word in source for word in _REGISTERING):
         return names
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if not isinstance(node, ast.Call):
             continue
         called = _dotted(node.func, imports)

@@ -36,6 +36,7 @@ from ._values import (
     PER_REQUEST,
     Value,
 )
+from ._walk import push_children
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -180,20 +181,8 @@ def _sends(frame: Frame, body: Sequence[ast.stmt]) -> bool:
             continue
         if isinstance(current, ast.Call) and _requests(frame, current):
             return True
-        _push_children(current, todo)
+        push_children(current, todo)  # not ast.iter_child_nodes: the same order, faster
     return False
-
-
-def _push_children(node: ast.AST, todo: list[ast.AST]) -> None:
-    """`todo.extend(ast.iter_child_nodes(node))` in the same order, without the nodes that have
-    no children (`Load`, operators): a loop body's walk spent most of its time in the generic
-    generators and on those leaves."""
-    for field in node._fields:
-        child = getattr(node, field, None)
-        if isinstance(child, list):
-            todo.extend(c for c in child if isinstance(c, ast.AST) and c._fields)
-        elif isinstance(child, ast.AST) and child._fields:
-            todo.append(child)
 
 
 def _repeats(iterated: ast.expr) -> bool:

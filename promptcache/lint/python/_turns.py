@@ -19,6 +19,7 @@ from ._flow import flatten
 from ._knowledge import Sink
 from ._locations import node_label
 from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
+from ._walk import walk
 from .frameworks.openai_agents import HISTORY_KEYWORDS, RUNNER
 from .frameworks.openai_agents import RUN_METHODS as RUN_METHODS_AGENTS
 from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
@@ -111,7 +112,7 @@ def agent_runs_carry_history(tree: ast.Module, decorators: Sequence[ast.expr]) -
     if not names:
         return True
     runs = 0
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if not isinstance(node, ast.Call):
             continue
         func = node.func
@@ -151,7 +152,7 @@ def runner_runs_carry_history(tree: ast.Module, made: ast.Call) -> bool:
     if not name:
         return True
     runs = 0
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
             if node.value.id == name:
                 return True  # `agent.as_tool()`, `agent.clone()`: used beyond its own runs
