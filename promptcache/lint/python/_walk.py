@@ -16,7 +16,7 @@ def push_children(node: ast.AST, todo: list[ast.AST]) -> None:
     for field in node._fields:
         child = getattr(node, field, None)
         if isinstance(child, list):
-            todo.extend(c for c in child if isinstance(c, ast.AST) and c._fields)
+            todo.extend([c for c in child if isinstance(c, ast.AST) and c._fields])
         elif isinstance(child, ast.AST) and child._fields:
             todo.append(child)
 
@@ -24,6 +24,12 @@ def push_children(node: ast.AST, todo: list[ast.AST]) -> None:
 def walk(tree: ast.AST) -> list[ast.AST]:
     """The nodes of `ast.walk(tree)` in its order (breadth first), without childless nodes."""
     nodes = [tree]
+    append, extend = nodes.append, nodes.extend
     for node in nodes:  # the list grows as it is read: each node's children join its end
-        push_children(node, nodes)
+        for field in node._fields:  # `push_children`, inlined: a call per node cost a third
+            child = getattr(node, field, None)
+            if isinstance(child, list):
+                extend([c for c in child if isinstance(c, ast.AST) and c._fields])
+            elif isinstance(child, ast.AST) and child._fields:
+                append(child)
     return nodes
