@@ -7,6 +7,7 @@ import ast
 
 from ._project import Module
 from ._values import Taint
+from ._walk import walk
 
 __all__ = ["node_label", "node_location", "node_span", "taint_at"]
 
@@ -40,7 +41,7 @@ def _without_text(raw: bytes, node: ast.AST, line: int, start: int, end: int) ->
     if b"'" not in segment and b'"' not in segment:
         return segment  # no quote, no literal (`datetime.now()`): nothing to walk for
     spans = []
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if not isinstance(sub, ast.JoinedStr | ast.Constant) or sub.lineno != line:
             continue
         if isinstance(sub, ast.Constant) and not isinstance(sub.value, str | bytes):

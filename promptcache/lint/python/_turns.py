@@ -170,7 +170,7 @@ def runner_runs_carry_history(tree: ast.Module, made: ast.Call) -> bool:
             continue
         handed = [*node.args, *(k.value for k in node.keywords)]
         if node is not made and any(
-            isinstance(n, ast.Name) and n.id == name for a in handed for n in ast.walk(a)
+            isinstance(n, ast.Name) and n.id == name for a in handed for n in walk(a)
         ):
             return True
     return runs == 0
