@@ -303,3 +303,55 @@ def test_a_window_with_no_cache_point_written_is_reported() -> None:
         "max_tokens=512,", 'max_tokens=512, cache_control={"type": "ephemeral"},'
     )
     assert [(f.line, f.code) for f in lint_python_source(automatic)] == [(9, "PC507")]
+
+
+# A chat object keeps its history on `self`: one method appends and trims it, another sends it
+# (the real shape: an agent's `act()` caps its history at a module constant, `decide()` sends
+# `system=` and the history). The window is made in one method and sent in another.
+CHAT_OBJECT = """
+from dataclasses import dataclass, field
+import anthropic
+client = anthropic.Anthropic()
+RULES = "Answer from the refund policy only, citing its section. " * 40
+MAX_TURNS = 40
+@dataclass
+class Desk:
+    dialogue: list = field(default_factory=list)
+    def send(self):
+        return client.messages.create(model="claude-sonnet-4-5", max_tokens=512,
+            system=RULES, messages=self.dialogue)
+    def record(self, turn):
+        self.dialogue.append(turn)
+        if len(self.dialogue) > MAX_TURNS:
+            TRIM
+"""
+
+OBJECT_TRIMS = [
+    ("reassigned-slice", "self.dialogue = self.dialogue[-MAX_TURNS:]"),
+    ("pop-front", "self.dialogue.pop(0)"),
+    ("del-front", "del self.dialogue[:2]"),
+    ("cut-after-system", "self.dialogue = self.dialogue[2:]"),
+]
+
+
+@pytest.mark.parametrize("trim", [t for _, t in OBJECT_TRIMS], ids=[n for n, _ in OBJECT_TRIMS])
+@pytest.mark.parametrize("init", [False, True], ids=["dataclass-field", "set-in-init"])
+def test_a_window_made_in_one_method_and_sent_in_another(trim: str, init: bool) -> None:
+    source = CHAT_OBJECT.replace("TRIM", trim)
+    if init:  # the same history, opened empty in `__init__` rather than by a dataclass field
+        source = source.replace(
+            "    dialogue: list = field(default_factory=list)\n",
+            "    def __init__(self):\n        self.dialogue = []\n",
+        )
+    assert [f.code for f in lint_python_source(source)] == ["PC507"]
+
+
+def test_an_object_whose_history_is_never_cut_is_quiet() -> None:
+    source = CHAT_OBJECT.replace("TRIM", "print(len(self.dialogue))")
+    assert lint_python_source(source) == []
+
+
+def test_an_object_trimming_another_attribute_than_the_history_sent_is_quiet() -> None:
+    # The log shown on screen is cut; the history sent is whole.
+    source = CHAT_OBJECT.replace("TRIM", "self.screen_history = self.screen_history[-MAX_TURNS:]")
+    assert lint_python_source(source) == []

@@ -37,6 +37,8 @@ from ._statements import _SYSTEM_NAME, _is_system_decorator
 from ._summaries import ClassInfo, Function, Hit
 from ._turns import (
     agent_runs_carry_history,
+    windowed,
+    windowed_attributes,
 )
 from ._values import (
     EMPTY,
@@ -195,6 +197,8 @@ class Analysis:
                 frame.scope.bind_parameters()
                 frame.block(init.node.body)  # type: ignore[arg-type]
                 cls.attrs.update(frame.scope.self_attrs)
+            for name, trim in windowed_attributes(cls.node).items():
+                cls.attrs[name] = windowed(cls.module, cls.attrs.get(name), trim)
         return cls.attrs
 
     def global_value(self, module: Module, name: str) -> Value | None:

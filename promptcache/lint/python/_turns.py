@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ._flow import flatten
 from ._knowledge import Sink
-from ._locations import node_label
+from ._locations import node_label, taint_at
 from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
 from ._walk import walk
 from .frameworks.openai_agents import HISTORY_KEYWORDS, RUNNER
@@ -27,6 +27,7 @@ from .frameworks.semantic_kernel import CONVERSATIONS
 
 if TYPE_CHECKING:
     from ._frame import Frame
+    from ._project import Module
 
 __all__ = [
     "WINDOW",
@@ -46,6 +47,8 @@ __all__ = [
     "runner_runs_carry_history",
     "starts_a_conversation",
     "unknown_after",
+    "windowed",
+    "windowed_attributes",
 ]
 
 WINDOW = "PC507"  # a sliding window of the history
@@ -407,7 +410,56 @@ def _last_name(expr: ast.expr) -> str:
 def drop_oldest(frame: Frame, history: ast.expr, node: ast.AST) -> None:
     """The history named by `history` loses its oldest turns here: from now on it is a window
     that slides (PC507) wherever it is sent."""
-    label = f"`{node_label(frame.module, node)}` (drops the oldest turns of the history)"
+    frame.assign(history, windowed(frame.module, frame.eval(history), node))
+
+
+def windowed(module: Module, history: Value | None, node: ast.AST) -> Value:
+    """`history` once `node` has dropped its oldest turns."""
+    label = f"`{node_label(module, node)}` (drops the oldest turns of the history)"
     # Which turns remain is no longer known: the history becomes a list of unknown turns.
-    turns = frame.eval(history).deps | {frame.taint(WINDOW, label, node)}
-    frame.assign(history, Value(deps=turns, kind="list"))
+    kept = history.deps if history is not None else frozenset()
+    return Value(deps=kept | {taint_at(module, WINDOW, label, node)}, kind="list")
+
+
+def windowed_attributes(cls: ast.ClassDef) -> dict[str, ast.AST]:
+    """The histories a class keeps on `self` and trims in any of its methods (`self.messages =
+    self.messages[-n:]`, `self.history.pop(0)`, `del self.turns[:2]`, a front cut under a size
+    test), each with the statement that trims it. The method that sends the history is often
+    another one (`record()` trims, `send()` sends), so the window belongs to the attribute."""
+    found: dict[str, ast.AST] = {}
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or not method.args.args:
+            continue
+        if any(
+            _last_name(d) == "staticmethod" or getattr(d, "id", "") == "staticmethod"
+            for d in method.decorator_list
+        ):
+            continue
+        me = method.args.args[0].arg
+        for node in ast.walk(method):
+            for history in _trimmed(node):
+                if isinstance(history.value, ast.Name) and history.value.id == me:
+                    found.setdefault(history.attr, node)
+    return found
+
+
+def _trimmed(node: ast.AST) -> list[ast.Attribute]:
+    """The attributes whose oldest turns `node` drops."""
+    histories: list[ast.expr | None] = []
+    if isinstance(node, ast.Call):
+        histories.append(front_removed(node))
+    elif isinstance(node, ast.Delete):
+        histories.extend(front_deleted(t) for t in node.targets)
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+        target = node.targets[0]
+        same = ast.unparse(target)
+        if any(
+            isinstance(n, ast.Subscript) and is_history_window(n) and ast.unparse(n.value) == same
+            for n in ast.walk(node.value)
+        ):
+            histories.append(target)
+    elif isinstance(node, ast.While | ast.For) or (
+        isinstance(node, ast.If) and any(isinstance(n, ast.Compare) for n in ast.walk(node.test))
+    ):  # a front cut made once is a fixed part left out; in a loop or under a size test, a window
+        histories.extend(front_cut(s) for s in node.body)
+    return [h for h in histories if isinstance(h, ast.Attribute)]
