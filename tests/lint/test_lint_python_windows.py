@@ -355,3 +355,55 @@ def test_an_object_trimming_another_attribute_than_the_history_sent_is_quiet() -
     # The log shown on screen is cut; the history sent is whole.
     source = CHAT_OBJECT.replace("TRIM", "self.screen_history = self.screen_history[-MAX_TURNS:]")
     assert lint_python_source(source) == []
+
+
+# A list cut back to its newest items under a size test is a sliding window whatever it is
+# named (the real shape: a helper cleans the turns it is given into `cleaned`, caps them at a
+# constant, and returns them into the request after the system prompt).
+UNNAMED = """
+def prepare(raw):
+    cleaned = []
+    for m in raw:
+        cleaned.append({"role": m["role"], "content": m["content"]})
+    if len(cleaned) > LIMIT:
+        CUT
+    return cleaned
+def chat(raw, question):
+    turns = [SYSTEM, *prepare(raw), {"role": "user", "content": question}]
+    return client.chat.completions.create(model="m", messages=turns)
+"""
+
+
+def test_a_list_bounded_to_its_newest_items_is_a_window_whatever_its_name() -> None:
+    source = "LIMIT = 20\n" + UNNAMED.replace("CUT", "cleaned = cleaned[-LIMIT:]")
+    assert codes(source) == [(8, "PC507")]  # the cut
+
+
+def test_an_object_trims_a_list_not_named_as_a_history() -> None:
+    source = CHAT_OBJECT.replace("dialogue", "transcript").replace(
+        "TRIM", "self.transcript = self.transcript[-MAX_TURNS:]"
+    )
+    assert [f.code for f in lint_python_source(source)] == ["PC507"]
+
+
+def test_a_bounded_list_read_into_the_newest_turn_is_quiet() -> None:
+    # The same cut on notes joined into the question: the newest turn's text, no window.
+    source = """
+    LIMIT = 20
+    def chat(notes, question):
+        if len(notes) > LIMIT:
+            notes = notes[-LIMIT:]
+        text = "\\n".join(notes) + question
+        return client.chat.completions.create(
+            model="m", messages=[SYSTEM, {"role": "user", "content": text}])
+    """
+    assert codes(source) == []
+
+
+def test_a_bounded_list_cut_once_without_a_size_test_is_not_a_window_by_its_shape() -> None:
+    # Without the size test the cut is not taken as a window by shape alone (the name still
+    # decides for a list named as a history).
+    source = "LIMIT = 20\n" + UNNAMED.replace(
+        "    if len(cleaned) > LIMIT:\n        CUT\n", "    cleaned = cleaned[-LIMIT:]\n"
+    )
+    assert codes(source) == []

@@ -25,6 +25,7 @@ from ._request_data import NEWEST_TURN, SYSTEM_NAME
 from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function
 from ._turns import (
+    bounded_to_newest,
     drop_oldest,
     front_cut,
     front_deleted,
@@ -110,7 +111,12 @@ def _s_If(frame: Frame, node: ast.If) -> None:
 def _cuts_in(frame: Frame, body: Sequence[ast.stmt], test: ast.expr | None = None) -> None:
     """`while count(messages) > budget: messages = messages[1:]`: a history cut at its front
     whenever it outgrows a size (in a loop, or under a comparison) is a window that slides."""
-    cuts = [(s, h) for s in body if isinstance(s, ast.Assign) and (h := front_cut(s)) is not None]
+    cuts = [
+        (s, h)
+        for s in body
+        if isinstance(s, ast.Assign)
+        and ((h := front_cut(s)) is not None or (h := bounded_to_newest(s)) is not None)
+    ]
     if not cuts or (test is not None and not _compares(test)):
         return
     for statement, history in cuts:

@@ -33,6 +33,7 @@ __all__ = [
     "WINDOW",
     "after_unknown",
     "agent_runs_carry_history",
+    "bounded_to_newest",
     "conversation_follows",
     "drop_oldest",
     "front_cut",
@@ -351,6 +352,23 @@ def front_cut(node: ast.stmt) -> ast.expr | None:
     return None
 
 
+def bounded_to_newest(node: ast.stmt) -> ast.expr | None:
+    """`cleaned = cleaned[-MAX:]`, `self.buffer = self.buffer[-n:]`: a list cut back to its newest
+    items, whatever it is named. Under a size test or in a loop (the caller says which) this is a
+    bounded buffer that slides; it is a history window wherever it is sent as turns."""
+    if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+        return None
+    target, value = node.targets[0], node.value
+    if not isinstance(target, ast.Name | ast.Attribute) or not isinstance(value, ast.Subscript):
+        return None
+    key = value.slice
+    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+        return None
+    if ast.unparse(value.value) != ast.unparse(target) or key.lower is None:
+        return None
+    return target if _from_the_end(key.lower, value.value) else None
+
+
 def _is_head_of(expr: ast.expr, same: str) -> bool:
     """`[messages[0]]` or `messages[:1]`: the history's first message (its system message)."""
     if isinstance(expr, ast.List) and len(expr.elts) == 1:
@@ -462,4 +480,5 @@ def _trimmed(node: ast.AST) -> list[ast.Attribute]:
         isinstance(node, ast.If) and any(isinstance(n, ast.Compare) for n in ast.walk(node.test))
     ):  # a front cut made once is a fixed part left out; in a loop or under a size test, a window
         histories.extend(front_cut(s) for s in node.body)
+        histories.extend(bounded_to_newest(s) for s in node.body)
     return [h for h in histories if isinstance(h, ast.Attribute)]
