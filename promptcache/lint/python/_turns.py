@@ -454,7 +454,7 @@ def windowed_attributes(cls: ast.ClassDef) -> dict[str, ast.AST]:
         ):
             continue
         me = method.args.args[0].arg
-        for node in ast.walk(method):
+        for node in walk(method):
             for history in _trimmed(node):
                 if isinstance(history.value, ast.Name) and history.value.id == me:
                     found.setdefault(history.attr, node)
@@ -473,11 +473,11 @@ def _trimmed(node: ast.AST) -> list[ast.Attribute]:
         same = ast.unparse(target)
         if any(
             isinstance(n, ast.Subscript) and is_history_window(n) and ast.unparse(n.value) == same
-            for n in ast.walk(node.value)
+            for n in walk(node.value)
         ):
             histories.append(target)
     elif isinstance(node, ast.While | ast.For) or (
-        isinstance(node, ast.If) and any(isinstance(n, ast.Compare) for n in ast.walk(node.test))
+        isinstance(node, ast.If) and any(isinstance(n, ast.Compare) for n in walk(node.test))
     ):  # a front cut made once is a fixed part left out; in a loop or under a size test, a window
         histories.extend(front_cut(s) for s in node.body)
         histories.extend(bounded_to_newest(s) for s in node.body)
