@@ -63,6 +63,11 @@ _AFTER_THE_CONVERSATION = re.compile(
     r"(?i)\b(?:conversation|messages|chat|chat history|dialogue|dialog|discussion)\s+"
     r"(?:above|so far)\b|\babove\s+(?:conversation|messages|chat|dialogue|dialog)\b"
 )
+# The user's own question or message written into the prompt: the newest turn of the request.
+_USERS_QUESTION = re.compile(
+    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:question|query|user_query|user_question|user_input"
+    r"|user_message|user_request|input)\s*(?:\}|\||-)"
+)
 _HANDLEBARS = re.compile(r"\{\{[#/^>]\s*[\w@]|\{\{\s*else\s*\}\}")
 _HTML_OPENERS = ("<!doctype html", "<html", "<head", "<body")
 _LEADING_TAGS = 20  # Jinja tags and comments skipped before the first markup
@@ -130,7 +135,8 @@ def prompt_kind(source: str, path: str) -> PromptKind:
         return "user"
     opening = [line for line in _TAG_OR_COMMENT.sub("", source[:4096]).splitlines() if line.strip()]
     if any(_ADDRESSES_THE_MODEL.search(line) for line in opening[:_OPENING_LINES]):
-        return "system"
+        # a role given to the model, but the user's question in the same text: one request
+        return "other" if _USERS_QUESTION.search(source) else "system"
     return "other"
 
 

@@ -442,3 +442,38 @@ def test_declared_inputs_win_over_the_sample() -> None:
         "sample:", "inputs:\n    topic:\n        type: string\nsample:"
     )
     assert declared_inputs(source) == ("topic",)
+
+
+# -- a prompt that opens "You are ..." and holds the user's question is the request itself ---------
+
+# A RAG task prompt rendered as the only message of a request: it opens by giving the model a
+# role, then the retrieved context, the question, and a few short rules.
+RAG_TASK = """\
+You are a careful assistant that answers only from the documents given.
+If the documents do not hold the answer, say so.
+
+Documents:
+{{ context }}
+
+Question: {{ QUESTION }}
+
+Keep the answer under five sentences and name the document you used.
+"""
+
+
+@pytest.mark.parametrize("name", ["question", "query", "user_input", "user_message", "input"])
+def test_a_you_are_prompt_that_holds_the_question_is_one_request(name: str) -> None:
+    source = RAG_TASK.replace("QUESTION", name)
+    assert prompt_kind(source, "prompts/rag_answer.j2") == "other"
+    assert _codes(source, "prompts/rag_answer.j2") == []
+
+
+def test_a_named_system_prompt_holding_the_question_stays_a_system_prompt() -> None:
+    source = RAG_TASK.replace("QUESTION", "question")
+    assert prompt_kind(source, "prompts/system.j2") == "system"
+    assert _codes(source, "prompts/system.j2") == ["PC102", "PC102"]
+
+
+def test_the_question_above_a_long_static_block_is_still_reported() -> None:
+    source = RAG_TASK.replace("QUESTION", "question") + STATIC + "\n"
+    assert _codes(source, "prompts/rag_answer.j2") == ["PC102", "PC102"]
