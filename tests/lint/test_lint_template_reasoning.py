@@ -81,3 +81,28 @@ def test_a_chat_date_with_no_default_is_still_reported() -> None:
         "{%- set date_string = date_string if date_string is defined else DEFAULT %}\n", ""
     )
     assert codes(source, chat=True) == ["PC301"]
+
+
+# The history under another name, guarded against a missing `messages`: `msgs = messages if
+# messages is defined else []`, then the loop over `msgs` keeps the reasoning of the last turn only.
+GUARDED_COPY_LAST_ONLY = """\
+{%- set msgs = (messages if messages is defined and messages is iterable else []) -%}
+{%- for message in msgs -%}
+{%- set newest = loop.last -%}
+{%- if message.role == 'user' -%}<|user|>{{ message.content }}<|end|>
+{%- elif message.role == 'assistant' -%}<|assistant|>
+{%- if newest and message.reasoning is defined and message.reasoning -%}<think>{{ message.reasoning }}</think>{%- endif -%}
+{{ message.content }}<|end|>
+{%- endif -%}
+{%- endfor -%}
+{%- if add_generation_prompt -%}<|assistant|>{%- endif -%}
+"""
+
+
+def test_a_guarded_copy_of_the_messages_is_the_history() -> None:
+    assert codes(GUARDED_COPY_LAST_ONLY, chat=True) == ["PC302"]
+
+
+def test_a_guarded_copy_that_keeps_every_turns_reasoning_is_stable() -> None:
+    every_turn = GUARDED_COPY_LAST_ONLY.replace("newest and ", "")
+    assert codes(every_turn, chat=True) == []

@@ -101,6 +101,8 @@ def flags_read(test: nodes.Node) -> set[str]:
 def is_messages(expr: nodes.Node) -> bool:
     if _is_range_call(expr):  # `range(messages | length)`: the history walked by index
         return any(is_messages(arg) for arg in expr.args)  # type: ignore[attr-defined]
+    if type(expr) is nodes.CondExpr:  # `messages if messages is defined else []`: a guard
+        return is_messages(expr.expr1) or (expr.expr2 is not None and is_messages(expr.expr2))
     dotted = dotted_name(expr)
     if dotted is None and type(expr) is nodes.Getitem:  # messages[1:]
         dotted = dotted_name(expr.node)
