@@ -31,6 +31,7 @@ from .._inputs import check_regular
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
 from ._kinds import (
+    USERS_QUESTION_NAMES,
     PromptKind,
     follows_conversation,
     handlebars,
@@ -479,6 +480,10 @@ def risks(
             if block >= max(threshold, 1) * LONG_PREFIX_FACTOR:  # unknown meaning: a long block
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):
+            if event.anchor in USERS_QUESTION_NAMES:
+                # what follows the user's question in the same text is that request's own (a
+                # retry note, a format hint): only static text after it may be reused
+                unsized.clear()
             # Content of unknown size counts as stable unless it is the same record's.
             others = [n for n in unsized if not _same_record(event.anchor, n)]
             static = block if kind == "user" else after

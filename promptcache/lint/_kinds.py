@@ -23,6 +23,7 @@ from typing import Literal
 from .rules.PC102 import SYSTEM_TEMPLATE_NAME
 
 __all__ = [
+    "USERS_QUESTION_NAMES",
     "PromptKind",
     "follows_conversation",
     "handlebars",
@@ -64,9 +65,12 @@ _AFTER_THE_CONVERSATION = re.compile(
     r"(?:above|so far)\b|\babove\s+(?:conversation|messages|chat|dialogue|dialog)\b"
 )
 # The user's own question or message written into the prompt: the newest turn of the request.
+USERS_QUESTION_NAMES = frozenset(
+    {"question", "query", "user_query", "user_question", "user_input", "user_message"}
+    | {"user_request", "input"}
+)
 _USERS_QUESTION = re.compile(
-    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:question|query|user_query|user_question|user_input"
-    r"|user_message|user_request|input)\s*(?:\}|\||-)"
+    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:" + "|".join(sorted(USERS_QUESTION_NAMES)) + r")\s*(?:\}|\||-)"
 )
 _HANDLEBARS = re.compile(r"\{\{[#/^>]\s*[\w@]|\{\{\s*else\s*\}\}")
 _HTML_OPENERS = ("<!doctype html", "<html", "<head", "<body")

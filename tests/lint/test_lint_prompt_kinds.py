@@ -477,3 +477,55 @@ def test_a_named_system_prompt_holding_the_question_stays_a_system_prompt() -> N
 def test_the_question_above_a_long_static_block_is_still_reported() -> None:
     source = RAG_TASK.replace("QUESTION", "question") + STATIC + "\n"
     assert _codes(source, "prompts/rag_answer.j2") == ["PC102", "PC102"]
+
+
+# -- what follows the user's question in the same message is that request's own ------------------
+
+# A single-turn answer prompt: the notes, the question, then (on a retry) why the previous
+# answer was rejected. The retry note is of unknown size but follows the newest turn's question.
+ANSWER_WITH_RETRY_NOTE = """\
+Answer from the notes below and cite them by number.
+
+Notes:
+{{ context }}
+
+Question: {{ question }}
+{% if rejection %}
+
+Your previous answer was rejected:
+{{ rejection }}
+Try again.
+{% endif %}
+"""
+
+# Earlier turns written inside the message, then retrieved chunks, then the question.
+HISTORY_CHUNKS_QUESTION = """\
+Answer the on-call engineer from the passages only.
+{% if history %}
+Earlier in this conversation:
+{% for turn in history %}{{ turn.role }}: {{ turn.content }}
+{% endfor %}
+{% endif %}
+Passages:
+{% for c in chunks %}- {{ c.text }} [{{ c.id }}]
+{% endfor %}
+Question: {{ question }}
+"""
+
+
+def test_content_after_the_users_question_is_not_reusable() -> None:
+    assert _codes(ANSWER_WITH_RETRY_NOTE, "prompts/answer.j2") == []
+
+
+def test_retrieved_chunks_between_the_history_and_the_question_are_the_requests_own() -> None:
+    assert _codes(HISTORY_CHUNKS_QUESTION, "prompts/answer.j2") == []
+
+
+def test_a_long_static_block_after_the_question_and_its_note_is_still_reported() -> None:
+    source = ANSWER_WITH_RETRY_NOTE.replace("Try again.", "Try again.\n" + STATIC)
+    assert "PC102" in _codes(source, "prompts/answer.j2")
+
+
+def test_chunks_above_long_static_instructions_are_reported() -> None:
+    source = "Passages:\n{% for c in chunks %}- {{ c.text }}\n{% endfor %}\n" + STATIC + "\n"
+    assert _codes(source, "prompts/answer.j2") == ["PC103", "PC102"]

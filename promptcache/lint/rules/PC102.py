@@ -129,6 +129,8 @@ DEFAULT_PER_REQUEST = (
     "context_str",
     "search_results",
     "retrieved_*",
+    "chunks",
+    "*_chunks",
     # issues, files and their contents
     "issue",
     "issue_*",
