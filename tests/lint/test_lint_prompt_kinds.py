@@ -529,3 +529,27 @@ def test_a_long_static_block_after_the_question_and_its_note_is_still_reported()
 def test_chunks_above_long_static_instructions_are_reported() -> None:
     source = "Passages:\n{% for c in chunks %}- {{ c.text }}\n{% endfor %}\n" + STATIC + "\n"
     assert _codes(source, "prompts/answer.j2") == ["PC103", "PC102"]
+
+
+# -- a pull request under review is the request's data, as an issue is -----------------------------
+
+REVIEW_TASK = (
+    """\
+Review the pull request below for real problems and verify each against the code.
+
+## Pull request: {{ PR.title }}
+{{ PR.body }}
+
+```diff
+{{ PR.diff }}
+```
+
+"""
+    + STATIC
+    + "\n"
+)
+
+
+@pytest.mark.parametrize("name", ["pr", "pull_request", "pr_info"])
+def test_a_pull_request_above_long_instructions_is_per_request(name: str) -> None:
+    assert "PC102" in _codes(REVIEW_TASK.replace("PR", name), "prompts/review.j2")

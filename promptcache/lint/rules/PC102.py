@@ -134,6 +134,10 @@ DEFAULT_PER_REQUEST = (
     # issues, files and their contents
     "issue",
     "issue_*",
+    "pr",
+    "pr_*",
+    "pull_request",
+    "pull_request_*",
     "file_name",
     "file_path",
     "filename",
