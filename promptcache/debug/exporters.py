@@ -46,7 +46,7 @@ class Exporter:
                 span.set_attribute("gen_ai.usage.cache_creation.input_tokens", usage.cache_write)
             span.set_attribute("gen_ai.usage.input_tokens", usage.total_input)
         if self._counters is not None:
-            read, write, total, unreported = self.bind(vendor)
+            read, write, total, unreported = self._bound(vendor)
             self._bind_model(vendor, model)
             read.inc(usage.cache_read or 0)
             write.inc(usage.cache_write or 0)
@@ -54,7 +54,12 @@ class Exporter:
             if usage.cache_read is None:  # reads unknown: kept out of the hit rate
                 unreported.inc(usage.total_input)
 
-    def bind(self, vendor: str) -> tuple[Any, Any, Any, Any]:
+    def bind(self, vendor: str) -> None:
+        """Make the vendor's series now, at 0 (nothing without prometheus_client)."""
+        if self._counters is not None:
+            self._bound(vendor)
+
+    def _bound(self, vendor: str) -> tuple[Any, Any, Any, Any]:
         """The vendor's usage counters, and every series of its causes made at 0 (once)."""
         bound = self._usage_counters.get(vendor)
         if bound is None:

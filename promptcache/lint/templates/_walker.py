@@ -43,12 +43,28 @@ from jinja2 import nodes
 
 from .._config import LintConfig
 from .._loader import LoadedTemplate, Loader, UnreadableTemplate
-from . import _history_checks, _macros, _output, _reasons, _statements
 from ._bindings import Scope
 from ._events import Event, Hazard, Note
+from ._history_checks import check_history_expr as _check_history_expr
+from ._history_checks import check_history_text as _check_history_text
+from ._history_checks import check_position_branch as _check_position_branch
+from ._history_checks import expanded as _expanded
+from ._history_checks import is_history_alias as _is_history_alias
+from ._history_checks import on_position as _on_position
+from ._history_checks import report_history as _report_history
+from ._macros import called_macro as _called_macro
+from ._macros import inline as _inline
+from ._macros import macro_hazard as _macro_hazard
+from ._output import check_unknown as _check_unknown
+from ._output import render as _render
+from ._output import unsorted_to_report as _unsorted_to_report
 from ._reasoning import empty_think_at_generation
+from ._reasons import hazard as _hazard
+from ._reasons import reason as _reason
 from ._state import WalkState
+from ._statements import body as _body
 from ._statements import describe_from
+from ._statements import stmt as _stmt
 
 __all__ = ["Walker"]
 
@@ -208,23 +224,23 @@ class Walker:
 
     # The interface between the concerns: functions of a walker, bound as its methods.
 
-    body = _statements.body
-    stmt = _statements.stmt
-    render = _output.render
-    check_unknown = _output.check_unknown
-    unsorted_to_report = _output.unsorted_to_report
-    reason = _reasons.reason
-    hazard = _reasons.hazard
-    called_macro = _macros.called_macro
-    inline = _macros.inline
-    macro_hazard = _macros.macro_hazard
-    check_position_branch = _history_checks.check_position_branch
-    is_history_alias = _history_checks.is_history_alias
-    expanded = _history_checks.expanded
-    on_position = _history_checks.on_position
-    report_history = _history_checks.report_history
-    check_history_text = _history_checks.check_history_text
-    check_history_expr = _history_checks.check_history_expr
+    body = _body
+    stmt = _stmt
+    render = _render
+    check_unknown = _check_unknown
+    unsorted_to_report = _unsorted_to_report
+    reason = _reason
+    hazard = _hazard
+    called_macro = _called_macro
+    inline = _inline
+    macro_hazard = _macro_hazard
+    check_position_branch = _check_position_branch
+    is_history_alias = _is_history_alias
+    expanded = _expanded
+    on_position = _on_position
+    report_history = _report_history
+    check_history_text = _check_history_text
+    check_history_expr = _check_history_expr
 
 
 def _template_names(template: nodes.Expr) -> tuple[str, ...]:
