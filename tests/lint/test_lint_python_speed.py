@@ -393,3 +393,19 @@ def test_a_module_walk_meets_the_nodes_of_ast_walk_in_its_order_but_the_leaves()
     expected = [n for n in ast.walk(tree) if n._fields]
     assert [id(n) for n in walk(tree)] == [id(n) for n in expected]
     assert len(expected) < len(list(ast.walk(tree)))
+
+
+def test_the_pre_scan_gates_test_no_word_another_of_them_holds() -> None:
+    # `kickoff_async` in a text means `kickoff` is in it: testing both scans the text twice.
+    from promptcache.lint.python import _lint
+
+    gates = {
+        _lint._TRIGGER_GATE: _lint._TRIGGER_WORDS,
+        _lint._METHOD_GATE: _lint._METHOD_SINKS,
+        _lint._ROOTED_GATE: _lint._ROOTED_WORDS,
+        _lint._ROOTED_METHOD_GATE: _lint._ROOTED_METHOD_WORDS,
+    }
+    for gate, words in gates.items():
+        assert not [(a, b) for a in gate for b in gate if a != b and a in b]
+        # ... and still lets through every text that holds one of the words.
+        assert all(any(kept in word for kept in gate) for word in words)

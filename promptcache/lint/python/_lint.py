@@ -31,6 +31,12 @@ from .frameworks import FRAMEWORKS
 
 __all__ = ["PythonLinter", "lint_python_source"]
 
+def _gate(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The words of `words` that hold no other of them: a text holding one of `words` holds one
+    of these, so an `in` test per kept word answers "any of `words`?" the same, in fewer scans."""
+    return tuple(w for w in words if not any(other != w and other in w for other in words))
+
+
 _TRIGGER = re.compile(
     # Every alternative starts with a literal character, so the regex engine gathers their first
     # characters into a set it skips through in C (a lookahead or a class first defeats that).
@@ -98,6 +104,7 @@ _TRIGGER_WORDS = (
     "_template",
     "_INSTRUCTIONS",
 )
+_TRIGGER_GATE = _gate(_TRIGGER_WORDS)
 # Sinks called as methods whose names the trigger above does not match (from `frameworks/`):
 # a generated second pattern, scanned only when one of the names is in the text.
 # A dotted suffix is scanned for by its last two names (`chat.parse(`, not every `.parse(`).
@@ -119,9 +126,11 @@ _METHOD_TRIGGER = re.compile(
         for name in _METHOD_SINKS
     )
 )
+_METHOD_GATE = _gate(_METHOD_SINKS)
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
 _ROOTED_WORDS = tuple(sorted({root.rstrip(".") for sink in SINKS for root in sink.roots}))
+_ROOTED_GATE = _gate(_ROOTED_WORDS)
 
 
 # Methods of a library's objects that are rooted sinks (`cohere.Client()` ... `co.chat(`), each
@@ -155,8 +164,8 @@ def _method_trigger(methods: tuple[str, ...]) -> re.Pattern[str]:
 
 _ROOTED_METHOD_WORDS = tuple(sorted({word for words in _ROOTED_METHODS.values() for word in words}))
 # Checked first, as one word stands for many (`ChatGenerator` for Haystack's generators).
-_ROOTED_METHOD_GATE = tuple(
-    sorted({"ChatGenerator" if "ChatGenerator" in w else w for w in _ROOTED_METHOD_WORDS})
+_ROOTED_METHOD_GATE = _gate(
+    tuple(sorted({"ChatGenerator" if "ChatGenerator" in w else w for w in _ROOTED_METHOD_WORDS}))
 )
 
 
@@ -266,7 +275,7 @@ class PythonLinter:
         self.last_hits = []
         scan = _with_lf(source)  # lines are counted in \n below, and must be as `ast` counts them
         relevant = _trigger_lines(scan)
-        if not relevant and not any(map(scan.__contains__, _ROOTED_WORDS)):
+        if not relevant and not any(map(scan.__contains__, _ROOTED_GATE)):
             return []
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
@@ -320,9 +329,9 @@ def _trigger_lines(source: str) -> frozenset[int]:
     if any(map(source.__contains__, _WINDOW_NAMES)):
         lines.update(_lines_of(_WINDOW_TRIGGER, source))
     lines.update(_history_rewrites(source))
-    if any(map(source.__contains__, _TRIGGER_WORDS)):
+    if any(map(source.__contains__, _TRIGGER_GATE)):
         lines.update(_lines_of(_TRIGGER, source))
-    if any(map(source.__contains__, _METHOD_SINKS)):
+    if any(map(source.__contains__, _METHOD_GATE)):
         lines.update(_lines_of(_METHOD_TRIGGER, source))
     return frozenset(lines)
 
