@@ -31,6 +31,7 @@ from .frameworks import FRAMEWORKS
 
 __all__ = ["PythonLinter", "lint_python_source"]
 
+
 def _gate(words: tuple[str, ...]) -> tuple[str, ...]:
     """The words of `words` that hold no other of them: a text holding one of `words` holds one
     of these, so an `in` test per kept word answers "any of `words`?" the same, in fewer scans."""
