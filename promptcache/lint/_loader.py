@@ -123,7 +123,7 @@ def decode_python(data: bytes) -> tuple[str, str]:
     if b"\0" in data[:8192]:
         raise ValueError("this is a binary file (it contains NUL bytes), not a Python module")
     try:
-        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+        encoding = _declared_encoding(data)
     except SyntaxError as exc:  # an unknown codec, one that contradicts the BOM, or not UTF-8
         if not exc.msg.startswith("invalid or missing encoding"):
             raise ValueError(f"{exc.msg}; declare a known encoding, or save it as UTF-8") from None
@@ -140,6 +140,17 @@ def decode_python(data: bytes) -> tuple[str, str]:
 
 
 _UTF8 = frozenset({"utf-8", "utf-8-sig"})  # what `detect_encoding` says without a coding comment
+
+
+def _declared_encoding(data: bytes) -> str:
+    """What `tokenize.detect_encoding` says of `data`, without its per-line Python work for the
+    many modules that have no BOM and no word `coding` in their first two lines (a PEP 263
+    comment must be there): those are UTF-8 to it."""
+    second_end = data.find(b"\n", data.find(b"\n") + 1)
+    head = data if second_end < 0 else data[:second_end]
+    if not data.startswith(b"\xef\xbb\xbf") and b"coding" not in head:
+        return "utf-8"
+    return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
 
 
 def read_source(path: Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> str:

@@ -409,3 +409,52 @@ def test_the_pre_scan_gates_test_no_word_another_of_them_holds() -> None:
         assert not [(a, b) for a in gate for b in gate if a != b and a in b]
         # ... and still lets through every text that holds one of the words.
         assert all(any(kept in word for kept in gate) for word in words)
+
+
+_ENCODING_CASES = [
+    b"",
+    b"x = 1",
+    b"x = 1\ny = 2\n",
+    b"\xef\xbb\xbfx = 1\n",
+    b"# -*- coding: latin-1 -*-\nx = '\xe9'\n",
+    b"#!/usr/bin/env python\n# vim: set fileencoding=cp1252 :\nx = 1\n",
+    b"x = 1\ny = 2\n# coding: latin-1\n",  # a third line's comment declares nothing
+    b"x = '\xe9'\n",  # not UTF-8, no declaration
+    b"# coding: no-such-codec\n",
+    b"\xef\xbb\xbf# coding: latin-1\n",  # contradicts the BOM
+    b"encoding = 'coding'\n",
+]
+
+
+@pytest.mark.parametrize("data", _ENCODING_CASES)
+def test_a_module_is_decoded_as_detect_encoding_reads_it(
+    data: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import tokenize
+
+    from promptcache.lint import _loader
+
+    def decoded() -> object:
+        try:
+            return _loader.decode_python(data)
+        except ValueError as exc:
+            return ("ValueError", str(exc))
+
+    fast = decoded()
+    monkeypatch.setattr(
+        _loader, "_declared_encoding", lambda d: tokenize.detect_encoding(io.BytesIO(d).readline)[0]
+    )
+    assert fast == decoded()
+
+
+def test_a_module_with_no_bom_and_no_coding_comment_is_not_tokenized(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from promptcache.lint import _loader
+
+    def no_call(readline: object) -> tuple[str, list[bytes]]:
+        raise AssertionError("detect_encoding called")
+
+    monkeypatch.setattr(_loader.tokenize, "detect_encoding", no_call)
+    assert _loader.decode_python(b"import os\nx = os.sep\n") == ("import os\nx = os.sep\n", "utf-8")
