@@ -86,6 +86,25 @@ def add_base_model_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_pricing_options(parser: argparse.ArgumentParser, *, location: str, billing: str) -> None:
+    """`--location` (a Vertex AI location) and `--billing` (how the deployment is billed), as
+    `cost` and `report` take them; `location` and `billing` end each help text."""
+    parser.add_argument(
+        "--location",
+        help="the Vertex AI location a Claude call went to (global, us, eu, us-east5, ...)"
+        f"{location}: regional and multi-region endpoints cost 10%% more from Claude Sonnet "
+        "4.5 on",
+    )
+    parser.add_argument(
+        "--billing",
+        choices=("per-token", "provisioned", "ccu"),
+        default=None,
+        help="how the deployment is billed, when not per token: provisioned (an Azure PTU "
+        "deployment) or ccu (Foundry's Claude Consumption Units); then no per-token "
+        f"{billing}",
+    )
+
+
 def add_base_models_option(parser: argparse.ArgumentParser) -> None:
     """`--base-model ID=MODEL`, repeatable: a log names many model ids, so each is mapped."""
     parser.add_argument(

@@ -22,6 +22,7 @@ from . import _cost_whatif
 from ._io import (
     add_base_model_option,
     add_max_bytes_option,
+    add_pricing_options,
     add_vendor_option,
     base_models,
     load_json_object,
@@ -47,18 +48,7 @@ def register(subparsers: Any) -> None:
     add_max_bytes_option(parser)
     parser.add_argument("--model", help="the model, when the response does not name one")
     add_base_model_option(parser)
-    parser.add_argument(
-        "--location",
-        help="the Vertex AI location a Claude call went to (global, us, eu, us-east5, ...): "
-        "regional and multi-region endpoints cost 10%% more from Claude Sonnet 4.5 on",
-    )
-    parser.add_argument(
-        "--billing",
-        choices=("per-token", "provisioned", "ccu"),
-        default=None,
-        help="how the deployment is billed, when not per token: provisioned (an Azure PTU "
-        "deployment) or ccu (Foundry's Claude Consumption Units); then no per-token total",
-    )
+    add_pricing_options(parser, location="", billing="total")
     parser.add_argument("--prices", help="a JSON price file merged over the shipped table")
     parser.add_argument("--format", choices=("text", "json"), default="text", help="output format")
     _cost_whatif.add_arguments(parser)

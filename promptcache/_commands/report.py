@@ -32,6 +32,7 @@ from .._report import money as _money
 from .._vendor_side import EVIDENCE_KEPT, SideRow, VendorSide
 from ._io import (
     add_base_models_option,
+    add_pricing_options,
     add_vendor_option,
     base_model_pairs,
     output_file,
@@ -88,19 +89,10 @@ def register(subparsers: Any) -> None:
         "--strict", action="store_true", help="stop at the first unreadable line (exit 2)"
     )
     add_base_models_option(parser)
-    parser.add_argument(
-        "--location",
-        help="the Vertex AI location Claude calls went to (global, us, eu, us-east5, ...), for "
-        "records that do not name theirs (wrap() writes it): regional and multi-region "
-        "endpoints cost 10%% more from Claude Sonnet 4.5 on; as `cost --location`",
-    )
-    parser.add_argument(
-        "--billing",
-        choices=("per-token", "provisioned", "ccu"),
-        default=None,
-        help="how the deployment is billed, when not per token: provisioned (an Azure PTU "
-        "deployment) or ccu (Foundry's Claude Consumption Units); then no per-token cost, and "
-        "the list prices apart, for comparison only",
+    add_pricing_options(
+        parser,
+        location=", for records that do not name theirs (wrap() writes it)",
+        billing="cost, and the list prices apart, for comparison only",
     )
     parser.add_argument(
         "--html",
