@@ -22,6 +22,7 @@ __all__ = ["MODEL_LABELS", "Exporter"]
 MODEL_LABELS = 50  # model label values per exporter; a request's model is caller data
 _MODEL_NAME = re.compile(r"[A-Za-z0-9_.:/@+-]{1,100}")
 _OTHER_MODEL = "(other)"
+_SEEN_MODELS = 1024  # (vendor, model) pairs whose server-side series is made, remembered
 
 
 class Exporter:
@@ -33,7 +34,7 @@ class Exporter:
         # The per-vendor children are bound once; `labels()` on every request is a dict walk.
         self._usage_counters: dict[str, tuple[Any, Any, Any, Any]] = {}
         self._models: set[str] = set()
-        self._server_side_bound: set[tuple[str, str]] = set()
+        self._server_side_bound: set[tuple[str, str | None]] = set()  # (vendor, model) seen
 
     def usage(self, usage: CacheUsage, vendor: str, model: str | None = None) -> None:
         span = self._span()
@@ -81,11 +82,14 @@ class Exporter:
         return bound
 
     def _bind_model(self, vendor: str, model: str | None) -> None:
-        """A server-side miss's (vendor, model) series, made at 0 with the model's first request."""
-        label = self._model_label(model)
-        if (vendor, label) not in self._server_side_bound and self._counters is not None:
-            self._server_side_bound.add((vendor, label))
-            self._counters["server_side"].labels(vendor, label)
+        """A server-side miss's (vendor, model) series, made at 0 with the model's first request.
+        Runs on every observation: each (vendor, model) pair is looked at once, so the label's
+        checks are not repeated per request."""
+        if (vendor, model) in self._server_side_bound or self._counters is None:
+            return
+        if len(self._server_side_bound) < _SEEN_MODELS:  # caller data: the memo stays bounded
+            self._server_side_bound.add((vendor, model))
+        self._counters["server_side"].labels(vendor, self._model_label(model))
 
     def invalidation(self, event: Invalidation) -> None:
         span = self._span()

@@ -119,3 +119,19 @@ def test_every_cause_the_judging_writes_is_one_the_metrics_make_at_0() -> None:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 written.add(value.value)
     assert written and written <= {*MONITOR_CAUSES, WITHDRAWN}, written - set(MONITOR_CAUSES)
+
+
+def test_the_memo_of_models_seen_stays_bounded() -> None:
+    """Model names are caller data: a stream of distinct ones grows no set without bound."""
+    prometheus_client = pytest.importorskip("prometheus_client")
+    from promptcache.debug import exporters
+
+    registry = prometheus_client.CollectorRegistry()
+    monitor = Monitor("anthropic", prometheus_registry=registry)
+    wrote = CacheUsage(uncached_input=5, cache_read=0, cache_write=2000, output=1)
+    for n in range(exporters._SEEN_MODELS + 50):
+        monitor.observe(dict(pairs.anthropic(), model=f"m-{n}"), usage=wrote, at=0.0, key=f"k{n}")
+    exporter = monitor._exporter
+    assert exporter is not None
+    assert len(exporter._server_side_bound) == exporters._SEEN_MODELS
+    assert len(_server_side_misses(registry)) == MODEL_LABELS + 1  # 50 names and "(other)"
