@@ -42,7 +42,7 @@ from typing import Any, TypeVar, cast
 from ._errors import InputError, describe
 from ._sent import IteratorFailed, Unreadable, read_call
 from .debug.monitor import Invalidation, Monitor, adapter_for
-from .debug.recorder import Recorder
+from .debug.recorder import Recorder, as_location_name
 from .sim._clocks import ClockMismatchError
 from .vendors import VENDORS, Vendor, get_vendor, resolve_vendor
 from .vendors._fields import get_field
@@ -255,9 +255,14 @@ def _location_of(client: Any, vendor: str | Vendor) -> str | None:
     if get_vendor(vendor).name not in _VERTEX:
         return None
     try:
-        return location_of(client)
+        return _client_location(client)
     except Exception:  # a client whose internals moved: not a reason to fail wrap()
         return None
+
+
+def _client_location(client: Any) -> str | None:
+    """The client's location, as a location name or None (`as_location_name`)."""
+    return as_location_name(location_of(client))
 
 
 _VERTEX = frozenset({"vertex-anthropic", "vertex-gemini"})
@@ -551,7 +556,7 @@ def _copy_hook(method: Callable[..., Any], routes: _Routes, watcher: _Watcher) -
 
     def observed(*args: Any, **kwargs: Any) -> Any:
         new = method(*args, **kwargs)
-        moved = watcher if watcher.location is None else watcher.relocated(location_of(new))
+        moved = watcher if watcher.location is None else watcher.relocated(_client_location(new))
         return _Proxy(new, (), None, routes, moved)
 
     observed.__wrapped__ = method  # type: ignore[attr-defined]

@@ -48,6 +48,7 @@ from ..vendors._fields import get_field
 from ..vendors._openai import OpenAIChatStream, openai_model
 from .counted import counted_usage, token_count
 from .monitor import Monitor, adapter_for
+from .recorder import as_location_name
 
 try:
     from litellm.integrations.custom_logger import CustomLogger
@@ -212,7 +213,7 @@ def _vertex_location(kwargs: Mapping[str, Any], provider: Any) -> str | None:
         for name in _VERTEX_LOCATION_PARAMS:
             value = source.get(name)
             if isinstance(value, str) and value:
-                return value
+                return as_location_name(value)  # `US-Central1` is us-central1; not a name: None
     return None
 
 

@@ -739,6 +739,17 @@ def vendor_ids(response: Any) -> dict[str, str]:
 LOCATION_NAME = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
 
 
+def as_location_name(value: Any) -> str | None:
+    """A location a client or a call names, as a location name (`US-East5` is us-east5: the host
+    name it makes is read without case), or None when it reads as none. What `wrap()` and the
+    LiteLLM logger pass on: the monitor refuses what is not a name, and a refused location would
+    leave every call it came with unobserved."""
+    if not isinstance(value, str):
+        return None
+    name = value.strip().lower()
+    return name if LOCATION_NAME.fullmatch(name) else None
+
+
 def location_name(value: Any, field: str) -> str:
     """`value` if it reads as a location name; else refused, named (the caller's own argument,
     `location=`) or described (a log's field may hold anything)."""

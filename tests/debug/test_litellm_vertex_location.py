@@ -71,3 +71,12 @@ def test_another_route_is_observed_with_no_location(watched: Watched) -> None:
         )
         assert watched.settle(1) == 1
     assert seen == [None]
+
+
+def test_a_location_in_capitals_is_passed_on_as_its_name_and_a_non_name_as_none() -> None:
+    # the monitor refuses a location that is not a name, which would leave the call unobserved
+    from promptcache.debug.litellm_logger import _vertex_location
+
+    assert _vertex_location({"vertex_location": "US-Central1"}, "vertex_ai") == "us-central1"
+    params = {"litellm_params": {"vertex_ai_location": "Somewhere, Earth"}}
+    assert _vertex_location(params, "vertex_ai") is None

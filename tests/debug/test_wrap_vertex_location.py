@@ -133,3 +133,14 @@ def test_observe_refuses_a_location_that_is_not_a_name() -> None:
     with pytest.raises(InputError, match=r"location= must be a Vertex AI location.*'US East'"):
         monitor.observe(request, usage=usage, location="US East")
     monitor.observe(request, usage=usage, location="us-east5")  # a name: taken
+
+
+def test_a_region_written_in_capitals_is_observed_and_recorded_as_its_name(
+    tmp_path: Path,
+) -> None:
+    # DNS ignores case, so AnthropicVertex(region="US-East5") reaches us-east5: every call must
+    # still be observed (a location the monitor refuses would leave every call unobserved) and
+    # recorded under the location's name; a region that is no name at all is recorded as none.
+    lines = _recorded(tmp_path, "US-East5", "Somewhere, Earth")
+    found = [json.loads(line).get("location") for line in lines]
+    assert found == ["us-east5", "us-east5", None, None]
