@@ -308,3 +308,57 @@ def test_the_real_corpus_3_entries_are_new_projects_split_by_the_hash(tmp_path: 
     assert all(f.split == corpus_3_split(f.repo) for f in corpus_3)
     python = [f for f in corpus_3 if f.kind == "python"]
     assert len(python) >= 90 and len({f.repo for f in python}) >= 45
+
+
+C4_ENTRY = """
+[[file]]
+repo = "{repo}"
+commit = "4444444"
+path = "app/chat.py"
+split = "c4"
+label = "clean"
+"""
+C3_DEV_ENTRY = C3_ENTRY.format(repo="other/app", split="c3-dev")
+LEGACY = '[meta]\nsource_commit = "abc"\n\n[[file]]\nrepo = "old/bot"\nkind = "python"\n'
+LEGACY += 'name = "bot.py"\ncopy_of = "tests/bot.py"\nlabel = "clean"\n'
+
+
+def test_c4_is_held_out_whole_scored_and_listed_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Corpus 4 has no hash and no tuning part: every project of it is c4, whatever its hash.
+    entries = ENTRIES + C4_ENTRY.format(repo="third/bot") + C4_ENTRY.format(repo="other/web")
+    manifests = _manifests(tmp_path / "m", entries)
+    base = ["--fetch-list", "--corpus", str(tmp_path / "c"), "--manifests", str(manifests)]
+    assert score_lint.main(base) == 0
+    assert "chat.py" not in capsys.readouterr().out  # `all` leaves corpus 4 out
+    assert score_lint.main([*base, "--split", "c4"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 2
+    assert "templates/c4/third+bot/app/chat.py" in listed[0]
+    assert "templates/c4/other+web/app/chat.py" in listed[1]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "repo"),
+    [
+        ("", "ACME/Bot"),  # corpus 1 (dev)
+        (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT"),  # corpus 2
+        (C3_DEV_ENTRY, "OTHER/app"),  # corpus 3
+        ("", "Old/Bot"),  # legacy
+    ],
+)
+def test_a_corpus_4_entry_from_an_earlier_corpus_is_refused(
+    tmp_path: Path, earlier: str, repo: str
+) -> None:
+    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + C4_ENTRY.format(repo=repo))
+    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
+    with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3 or legacy: {repo};"):
+        score_lint.load_corpus(tmp_path, manifests)
+
+
+def test_the_real_corpus_4_entries_are_new_projects(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
+    earlier = {f.repo.lower() for f in files if f.split != "c4"}
+    corpus_4 = [f for f in files if f.split == "c4"]
+    assert not {f.repo.lower() for f in corpus_4} & earlier
