@@ -362,3 +362,6 @@ def test_the_real_corpus_4_entries_are_new_projects(tmp_path: Path) -> None:
     earlier = {f.repo.lower() for f in files if f.split != "c4"}
     corpus_4 = [f for f in files if f.split == "c4"]
     assert not {f.repo.lower() for f in corpus_4} & earlier
+    python = [f for f in corpus_4 if f.kind == "python"]
+    assert len(python) >= 80 and len({f.repo for f in python}) >= 40
+    assert any(f.label == "buster" for f in python) and any(f.label == "clean" for f in python)
