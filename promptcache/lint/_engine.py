@@ -486,6 +486,12 @@ def risks(
                 unsized.clear()
             # Content of unknown size counts as stable unless it is the same record's.
             others = [n for n in unsized if not _same_record(event.anchor, n)]
+            if event.per_conversation and kind == "system":
+                # Fixed for the conversation, it costs what follows once per conversation:
+                # reported on the static text the template shows, or on the tools every
+                # conversation is given, not on other content it cannot size (words and
+                # lists filled per call after who is asking).
+                others = [n for n in others if _is_tools(n)]
             static = block if kind == "user" else after
             # The conversation after a value fixed for that conversation is its own.
             followed = history and not event.per_conversation
@@ -495,6 +501,11 @@ def risks(
                 found.append((event, Risk(tokens=after, history=follows, unsized=shown)))
     found.reverse()
     return found
+
+
+def _is_tools(name: str) -> bool:
+    """Whether content of unknown size is the tools (`available_tools`, `tools.schema`)."""
+    return any("tool" in part.lower() for part in name.split("."))
 
 
 def _reusable(content: Unsized, kind: PromptKind) -> bool:

@@ -553,3 +553,63 @@ Review the pull request below for real problems and verify each against the code
 @pytest.mark.parametrize("name", ["pr", "pull_request", "pr_info"])
 def test_a_pull_request_above_long_instructions_is_per_request(name: str) -> None:
     assert "PC102" in _codes(REVIEW_TASK.replace("PR", name), "prompts/review.j2")
+
+
+# -- a value fixed per conversation in a system prompt: only static text it shows counts -----------
+
+# An assistant's system prompt that greets the person and then names a few settings of the call:
+# who is asking is fixed for the conversation, and what follows it is one short line and words.
+GREETING_SYSTEM = """\
+You are a support assistant for {{ product }}.
+Help {{ user_name }} with their account questions.
+Answer in a {{ tone }} and {{ register }} voice.
+"""
+
+# A coordinator's system prompt: the task it was given, then lists filled per call.
+COORDINATOR_SYSTEM = """\
+You are coordinating {{ task_type }} work for the team.
+
+Capabilities:
+{% for capability in capabilities %}
+- {{ capability }}
+{% endfor %}
+{% if constraints %}
+Constraints:
+{% for constraint in constraints %}
+  * {{ constraint }}
+{% endfor %}
+{% endif %}
+
+Delegate to the specialists and merge their results.
+"""
+
+
+def test_a_per_conversation_value_followed_by_words_of_unknown_size_is_quiet() -> None:
+    assert _codes(GREETING_SYSTEM, "prompts/chat.jinja2") == []
+
+
+def test_a_per_conversation_value_followed_by_lists_of_unknown_size_is_quiet() -> None:
+    assert _codes(COORDINATOR_SYSTEM, "prompts/coordinator.jinja2") == []
+
+
+def test_a_per_conversation_value_above_a_long_static_block_is_still_reported() -> None:
+    source = GREETING_SYSTEM.replace("account questions.", "account questions.\n" + STATIC)
+    assert _codes(source, "prompts/chat.jinja2") == ["PC102"]
+
+
+def test_a_per_turn_value_followed_by_content_of_unknown_size_is_still_reported() -> None:
+    source = GREETING_SYSTEM.replace("user_name", "retrieved_notes")
+    assert _codes(source, "prompts/chat.jinja2") == ["PC102"]
+
+
+def test_outside_a_system_prompt_who_is_asking_above_unknown_content_is_still_reported() -> None:
+    source = "Hello {{ user.name }}, session {{ session_id }}.\n{{ product_catalogue }}\n"
+    assert _codes(source, "prompts/greeting.j2") == ["PC102"]
+
+
+def test_a_per_conversation_value_above_the_tools_of_unknown_size_is_still_reported() -> None:
+    source = (
+        "You are a reviewer subagent.\n\nTask: {{ task_brief }}\n\n"
+        "You can call these tools: {{ available_tools }}\n\nBe specific and brief.\n"
+    )
+    assert _codes(source, "prompts/reviewer.md") == ["PC102"]
