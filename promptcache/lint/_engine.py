@@ -440,6 +440,10 @@ class Risk:
     unsized: tuple[str, ...] = ()
 
 
+_TOOL_WORDS = frozenset({"tool", "tools", "toolset", "toolbox"})
+_COUNT_WORDS = frozenset({"max", "min", "num", "count", "number", "limit", "budget", "n"})
+
+
 def risks(
     events: Iterable[Event], threshold: int, *, kind: PromptKind = "system"
 ) -> list[tuple[Hazard, Risk]]:
@@ -504,8 +508,10 @@ def risks(
 
 
 def _is_tools(name: str) -> bool:
-    """Whether content of unknown size is the tools (`available_tools`, `tools.schema`)."""
-    return any("tool" in part.lower() for part in name.split("."))
+    """Whether content of unknown size is the tools (`available_tools`, `tools.schema`), not a
+    count of them (`max_tools`, `tool_count`)."""
+    words = set(re.split(r"[._]", name.lower()))
+    return not words.isdisjoint(_TOOL_WORDS) and words.isdisjoint(_COUNT_WORDS)
 
 
 def _reusable(content: Unsized, kind: PromptKind) -> bool:

@@ -613,3 +613,32 @@ def test_a_per_conversation_value_above_the_tools_of_unknown_size_is_still_repor
         "You can call these tools: {{ available_tools }}\n\nBe specific and brief.\n"
     )
     assert _codes(source, "prompts/reviewer.md") == ["PC102"]
+
+
+# -- what a `user_*` name holds: the person (fixed per conversation) or their turn ---------------
+
+# An analyst's system prompt pitched at the reader's level, with the guidance for that level.
+LEVELLED_SYSTEM = """\
+You are a {{ domain }} analysis expert.
+Reader: {{ VALUE }}
+
+Use up to {{ max_tools }} tools to gather information, then explain what you found.
+{% if focus %}Focus on: {{ focus | join(", ") }}{% endif %}
+Keep the answer under 300 words.
+"""
+
+
+@pytest.mark.parametrize("value", ["user_level", "user_expertise", "user_seniority", "user_tier"])
+def test_an_attribute_of_the_person_asking_is_fixed_per_conversation(value: str) -> None:
+    assert _codes(LEVELLED_SYSTEM.replace("VALUE", value), "prompts/analyst.jinja2") == []
+
+
+@pytest.mark.parametrize("value", ["user_prompt", "user_memory", "user_context", "user_history"])
+def test_the_users_turn_or_memory_in_a_system_prompt_is_still_per_turn(value: str) -> None:
+    source = LEVELLED_SYSTEM.replace("VALUE", value)
+    assert _codes(source, "prompts/analyst.jinja2") == ["PC102"]
+
+
+def test_a_count_of_the_tools_is_not_the_tools() -> None:
+    source = "You are helping {{ user_name }}.\nUse at most {{ max_tools }} tools, then answer.\n"
+    assert _codes(source, "prompts/helper.j2") == []

@@ -186,6 +186,18 @@ PER_CONVERSATION = (
     *_TASKS,
 )
 
+# What a `user_*` name holds when it is not the person asking: their turn, what was retrieved or
+# remembered for it, what they just did or feel. Any other `user_*` name (`user_level`,
+# `user_tier`, `user_expertise`) describes the person, fixed for a conversation as `user_role` is.
+USERS_TURN_WORDS = frozenset(
+    {"query", "question", "input", "message", "msg", "messages", "request", "prompt", "text"}
+    | {"utterance", "turn", "content", "reply", "response", "answer", "answers", "said"}
+    | {"memory", "memories", "context", "history", "state", "data", "notes", "facts"}
+    | {"mood", "emotion", "intent", "feedback", "action", "choice", "selection", "upload"}
+    | {"file", "files", "image", "attachment", "attachments", "recent", "latest", "last"}
+    | {"current", "new", "now", "today", "date", "time", "timestamp", "location", "position"}
+)
+
 # Date names count wherever they appear in a dotted name (`runtime_info.date`).
 DATE_NAMES = (
     "date",

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING
 from jinja2 import nodes
 
 from .._config import _matcher
-from ..rules.PC102 import CLOCK_NAMES, DATE_NAMES, PER_CONVERSATION, SYSTEM_CLOCK_FIX
+from ..rules.PC102 import (
+    CLOCK_NAMES,
+    DATE_NAMES,
+    PER_CONVERSATION,
+    SYSTEM_CLOCK_FIX,
+    USERS_TURN_WORDS,
+)
 from ..rules.PC301 import CHAT_DATE_NAMES, CURRENT_DATE_FIELDS, date_fix
 from ._bindings import Scope
 from ._events import TAIL_NAME, Hazard
@@ -129,7 +135,7 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
     if walker.config.is_per_request(dotted):
-        fixed = _is_per_conversation_name(dotted) or _is_per_conversation_name(root)
+        fixed = _is_per_conversation(dotted) or _is_per_conversation(root)
         date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])
         per_turn = not fixed and not date
         if walker.after_conversation and not per_turn:
@@ -151,6 +157,17 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             )
         return hazard(walker, "PC102", line, root, f"per-request variable `{dotted}`")
     return None
+
+
+def _is_per_conversation(name: str) -> bool:
+    """Who is asking, the session or the task (`PER_CONVERSATION`), or an attribute of the
+    person (`user_level`): a `user_*` name with none of `USERS_TURN_WORDS` in it."""
+    if _is_per_conversation_name(name):
+        return True
+    leaf = name.rsplit(".", 1)[-1].lower()
+    if not leaf.startswith("user_"):
+        return False
+    return USERS_TURN_WORDS.isdisjoint(leaf[len("user_") :].split("_"))
 
 
 def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | None:
