@@ -642,3 +642,32 @@ def test_the_users_turn_or_memory_in_a_system_prompt_is_still_per_turn(value: st
 def test_a_count_of_the_tools_is_not_the_tools() -> None:
     source = "You are helping {{ user_name }}.\nUse at most {{ max_tools }} tools, then answer.\n"
     assert _codes(source, "prompts/helper.j2") == []
+
+
+# -- the newest items of a growing list (`[-3:]`) change from turn to turn -------------------------
+
+# A game master's system prompt that recalls the last few moves, sent before the game's history.
+GAME_MASTER_SYSTEM = """\
+You are the game master. Describe each scene vividly and let the player's choices matter.
+
+{% if moves %}Lately:
+{% for move in moves[-3:] %}- {{ move.summary }}
+{% endfor %}{% endif %}
+
+Write two short paragraphs in the second person.
+"""
+
+
+def test_the_newest_items_of_a_list_at_the_end_of_a_system_prompt_are_per_turn() -> None:
+    found = lint_source(GAME_MASTER_SYSTEM, path="prompts/game_master_system.j2")
+    assert {f.line for f in found if f.severity != "info"} & {4, 5}
+    assert any("newest" in f.message for f in found)
+
+
+def test_the_newest_items_at_the_end_of_a_user_turn_stay_quiet() -> None:
+    assert _codes(GAME_MASTER_SYSTEM, "prompts/game_master_user.j2") == []
+
+
+def test_the_whole_list_of_unknown_meaning_is_not_judged_per_turn() -> None:
+    source = GAME_MASTER_SYSTEM.replace("moves[-3:]", "moves")
+    assert _codes(source, "prompts/game_master_system.j2") == []

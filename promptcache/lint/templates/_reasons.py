@@ -53,6 +53,10 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         return None
     if kind is nodes.Call:
         return _call_reason(walker, expr, scope)  # type: ignore[arg-type]
+    if kind is nodes.Getitem and not walker.chat:
+        newest = _newest_items(walker, expr, scope)  # type: ignore[arg-type]
+        if newest is not None:
+            return newest
     if kind is nodes.Getattr or kind is nodes.Getitem:
         dotted = dotted_name(expr)
         if dotted is not None:
@@ -64,6 +68,30 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         if found is not None:
             return found
     return None
+
+
+def _newest_items(walker: Walker, expr: nodes.Getitem, scope: Scope) -> Hazard | None:
+    """
+    The newest items of a list (`moves[-3:]`): a list cut from its end grows as the turns go
+    by, so what the cut shows changes from one request to the next, whatever the list's name.
+    A chat template's windows are judged as history (PC507); the list itself is judged by name.
+    """
+    arg = expr.arg
+    if type(arg) is not nodes.Slice or arg.stop is not None or arg.step is not None:
+        return None
+    start = arg.start
+    if type(start) is not nodes.Neg or type(start.node) is not nodes.Const:
+        return None
+    listed = dotted_name(expr.node)
+    if listed is None or isinstance(scope.get(listed.split(".", 1)[0]), Hazard):
+        return None  # not a variable's list, or already per request by its origin
+    root, cut = listed.split(".", 1)[0], f"{listed}[-{start.node.value}:]"
+    if not walker.system:
+        return hazard(walker, "PC102", expr.lineno, root, f"the newest items `{cut}`")
+    detail = f"the newest items of `{listed}` (`{cut}`) in a system prompt"
+    return Hazard(
+        "PC102", expr.lineno, root, detail, walker.origin, fix=SYSTEM_CLOCK_FIX, conversation=True
+    )
 
 
 def _fixed_default_date(walker: Walker, expr: nodes.Node, scope: Scope) -> bool:
