@@ -452,7 +452,8 @@ def risks(
     unknown size (a stable variable or loop; declare its size with `sizes` to count it).
 
     A variable of unknown meaning (PC106) needs a long static block after it: one run of static
-    text, not labels scattered between other values. `kind` is the prompt file's kind: in a
+    text, not labels scattered between other values (in a user turn, one block of `threshold`
+    tokens: a variable there is the request's data). `kind` is the prompt file's kind: in a
     user turn, the newest message, values belong where they are, so a hazard there needs one
     block of `threshold` tokens of instructions after it, and the variables around it are the
     request's own data, not reusable content; outside a system prompt, a one-line labelled
@@ -481,7 +482,10 @@ def risks(
         elif event is HISTORY:
             history = True
         elif isinstance(event, Hazard) and event.code == "PC106":
-            if block >= max(threshold, 1) * LONG_PREFIX_FACTOR:  # unknown meaning: a long block
+            # unknown meaning: a long block; in a user turn a variable is the request's data,
+            # so one block of instructions after it costs as a per-request value's does
+            factor = 1 if kind == "user" else LONG_PREFIX_FACTOR
+            if block >= max(threshold, 1) * factor:
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):
             if event.anchor in USERS_QUESTION_NAMES:

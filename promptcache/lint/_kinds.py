@@ -11,7 +11,8 @@ message, where per-request values belong, so only a real block of instructions a
 them is worth moving. The kind is read from the file name (`system.j2`, `user_prompt.jinja2`,
 `human.j2`), else from how the text opens: "You are ...", "Act as ..." address the model, as
 a system prompt does. A prompt that writes the model's turn delimiters itself (`[INST]`,
-`<|im_start|>`) is the whole raw prompt of one request, followed by no conversation.
+`<|im_start|>`) is the whole raw prompt of one request, followed by no conversation, as is one
+that writes the history itself (`{{ chat_history }}`, a loop over the messages).
 """
 
 from __future__ import annotations
@@ -33,9 +34,13 @@ __all__ = [
 ]
 
 _MESSAGES_LOOP = re.compile(r"\{%-?\s*for\s+\w+(?:\s*,\s*\w+)?\s+in\s+[\w.]*messages\b")
-_CHAT_MARKS = re.compile(
-    r"\brole\b|<\|[\w.-]+\|>|\[/?INST\]|\bbos_token\b|\beos_token\b|<start_of_turn>|<｜"
+# A chat template's marks: the special tokens of its turns, or the roles of the messages. A file
+# named as a system prompt or a user turn that only writes the roles (`{{ m.role }}: ...`) is a
+# prompt that quotes the conversation as text, not a chat template.
+_TOKEN_MARKS = re.compile(
+    r"<\|[\w.-]+\|>|\[/?INST\]|\bbos_token\b|\beos_token\b|<start_of_turn>|<｜"
 )
+_ROLE_MARK = re.compile(r"\brole\b")
 PromptKind = Literal["system", "user", "other"]
 _SYSTEM_NAME = re.compile(SYSTEM_TEMPLATE_NAME)
 _USER_NAME = re.compile(r"(?i)(?:^|[_.\-])(?:user|human)(?:$|[_.\-])")
@@ -72,6 +77,13 @@ USERS_QUESTION_NAMES = frozenset(
 _USERS_QUESTION = re.compile(
     r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:" + "|".join(sorted(USERS_QUESTION_NAMES)) + r")\s*(?:\}|\||-)"
 )
+# A prompt that writes the conversation itself (`{{ chat_history }}`, a loop over the messages):
+# it holds the history rather than opening it, so no conversation follows it.
+_HOLDS_THE_HISTORY = re.compile(
+    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:(?:chat_|conversation_|message_)?history|messages)\s*[}|-]"
+    r"|\{%-?\s*for\s+\w+(?:\s*,\s*\w+)?\s+in\s+(?:[\w.]*messages"
+    r"|(?:[A-Za-z_]\w*\.)*(?:chat_|conversation_)?history)\b"
+)
 _HANDLEBARS = re.compile(r"\{\{[#/^>]\s*[\w@]|\{\{\s*else\s*\}\}")
 _HTML_OPENERS = ("<!doctype html", "<html", "<head", "<body")
 _LEADING_TAGS = 20  # Jinja tags and comments skipped before the first markup
@@ -95,7 +107,17 @@ def looks_like_chat(source: str, path: str) -> bool:
         return False
     if "add_generation_prompt" in source:
         return True
-    return _MESSAGES_LOOP.search(source) is not None and _CHAT_MARKS.search(source) is not None
+    if _MESSAGES_LOOP.search(source) is None:
+        return False
+    if _TOKEN_MARKS.search(source) is not None:
+        return True
+    return _ROLE_MARK.search(source) is not None and not _named_as_a_prompt(path)
+
+
+def _named_as_a_prompt(path: str) -> bool:
+    """A file named as a system prompt or a user turn (`system.j2`, `judge_user.jinja`)."""
+    stem = Path(path.replace("\\", "/")).name.split(".", 1)[0]
+    return _SYSTEM_NAME.search(stem) is not None or _USER_NAME.search(stem) is not None
 
 
 def handlebars(source: str) -> bool:
@@ -130,6 +152,13 @@ def _starts_with_markup(head: str) -> bool:
 
 def prompt_kind(source: str, path: str) -> PromptKind:
     """A prompt file's kind: by its name, else by how its text opens (see the module's doc)."""
+    kind = _named_or_opening_kind(source, path)
+    if kind == "system" and _HOLDS_THE_HISTORY.search(source) is not None:
+        return "other"  # it carries the conversation instead of opening it
+    return kind
+
+
+def _named_or_opening_kind(source: str, path: str) -> PromptKind:
     if _writes_its_own_turns(source):
         return "other"
     stem = Path(path.replace("\\", "/")).name.split(".", 1)[0]

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.lint import LintConfig, lint_paths, lint_source
-from promptcache.lint._kinds import follows_conversation, prompt_kind
+from promptcache.lint._kinds import follows_conversation, looks_like_chat, prompt_kind
 
 from ._helpers import STATIC, codes
 
@@ -671,3 +671,63 @@ def test_the_newest_items_at_the_end_of_a_user_turn_stay_quiet() -> None:
 def test_the_whole_list_of_unknown_meaning_is_not_judged_per_turn() -> None:
     source = GAME_MASTER_SYSTEM.replace("moves[-3:]", "moves")
     assert _codes(source, "prompts/game_master_system.j2") == []
+
+
+# -- a system prompt that holds the history is followed by no conversation -------------------------
+
+# A solver's system prompt that carries the steps so far itself; the user turn is one fixed line.
+SOLVER_SYSTEM = """\
+You are a careful mathematician solving competition problems one step at a time.
+
+Give only the next step of the proof.
+
+Problem:
+{{ problem }}
+
+{% if HISTORY %}Steps so far:
+{{ HISTORY }}
+{% endif %}
+"""
+
+
+@pytest.mark.parametrize("name", ["history", "chat_history", "transcript", "conversation"])
+def test_a_system_prompt_holding_the_history_has_no_conversation_after_it(name: str) -> None:
+    assert _codes(SOLVER_SYSTEM.replace("HISTORY", name), "prompts/policy.j2") == []
+
+
+def test_a_system_prompt_writing_the_messages_itself_has_no_conversation_after_it() -> None:
+    source = SOLVER_SYSTEM.replace(
+        "{{ HISTORY }}", "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"
+    ).replace("HISTORY", "messages")
+    assert prompt_kind(source, "prompts/policy.j2") == "other"
+
+
+def test_a_per_turn_value_at_the_end_of_a_system_prompt_without_history_is_still_reported() -> None:
+    source = SOLVER_SYSTEM.replace("HISTORY", "memory")
+    assert _codes(source, "prompts/policy.j2") == ["PC102"]
+
+
+# -- in a user turn a variable of unknown meaning is the request's data ----------------------------
+
+# A judge's only user message: the character under test, then the rubric, then the transcript.
+JUDGE_USER = (
+    "A player pretends to be the following character:\n=====\n{{ character_sheet }}\n=====\n\n"
+    + STATIC
+    + "\n\nConversation:\n{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}\n"
+)
+
+
+def test_a_value_of_unknown_meaning_above_a_block_of_instructions_in_a_user_turn() -> None:
+    assert _codes(JUDGE_USER, "templates/judge_user.jinja") == ["PC106"]
+
+
+def test_a_value_of_unknown_meaning_above_a_short_note_in_a_user_turn_is_quiet() -> None:
+    source = JUDGE_USER.replace(STATIC, "Score each turn from 1 to 5.")
+    assert _codes(source, "templates/judge_user.jinja") == []
+
+
+def test_a_user_turn_quoting_the_conversation_is_not_a_chat_template() -> None:
+    assert not looks_like_chat(JUDGE_USER, "templates/judge_user.jinja")
+    assert not looks_like_chat(JUDGE_USER, "prompts/system.j2")
+    assert looks_like_chat(JUDGE_USER, "templates/roles.jinja")  # no name says what it is
+    assert looks_like_chat(JUDGE_USER + "{{ eos_token }}", "templates/judge_user.jinja")
