@@ -13,11 +13,14 @@ Why:
     "Act as") opens every request, so a value that changes from turn to turn there, a clock
     (`time`, `now`, `current_time`) or a per-turn value (`memory`, `context`,
     `retrieved_*`, `question`, `round`, `weather`, `*_so_far`), has the whole conversation after
-    it and is reported whatever static text follows it in the file; a date (once a day) and a
-    value fixed for a conversation (who is asking, the session, the task) are reported when
-    enough static text follows them. A prompt that writes the model's turn delimiters itself
-    (`[INST]`, `<|im_start|>`) is one whole request, followed by no conversation. In a user
-    turn (`user*.j2`, `human*.j2`), where per-request values belong, only one block of
+    it and is reported whatever static text follows it in the file, as are the newest items of
+    any list (`moves[-3:]`); a date (once a day) and a value fixed for a conversation (who is
+    asking and what describes them, `user_level` as much as `user_name`; the session; the task)
+    are reported when enough static text follows them, a value fixed per conversation on the
+    static text or the tools after it, not on other content of unknown size. A prompt that
+    writes the model's turn delimiters itself (`[INST]`, `<|im_start|>`), or a system prompt that
+    writes the history itself (`{{ chat_history }}`), is one whole request, followed by no
+    conversation. In a user turn (`user*.j2`, `human*.j2`), where per-request values belong, only one block of
     `threshold` tokens of instructions after a value counts, not labels between data fields,
     and its other variables are the request's data; outside a system prompt a labelled field
     (`Users online: {{ count }}`) is data of the request too. In a message whose text says it

@@ -11,7 +11,8 @@ Why:
     declare the name `stable` (or give its size with `sizes`) when it is the same for every
     request, or move it below the static text. Shorter blocks after it are not reported, nor is
     static text that only adds up to that size between other values (a persona config whose
-    fields run through the whole prompt): one uninterrupted block must follow it.
+    fields run through the whole prompt): one uninterrupted block must follow it. In a user
+    turn, where a variable is the request's own data, one block of `threshold` tokens is enough.
 
 Bad:
     {{ system_resources }}
