@@ -18,6 +18,16 @@ Why:
     flag on by default overrides (`keep or loop.index0 > ns.last_query_index`, with `keep`
     defaulting to true: Qwen3.6's `preserve_thinking`) is an info note (PC002), not this.
 
+    A branch that writes the system message, the tools or the documents into the newest turn
+    only (Mistral's `loop.last and system_message is defined`, `[AVAILABLE_TOOLS]` before the
+    last user message, a second system message at the last user index), or a fixed
+    instruction after the final user message, moves that content on to the new last turn on
+    every request: however long it is, it is never read from the cache. The finding names what
+    moves (by name: `system_message`, `system_prompt`, `tools`, `functions`, `documents`; by
+    marker: `[AVAILABLE_TOOLS]`, `<tools>`; a flag such as `use_documents` is not the content)
+    and says where it belongs: once before the loop (the system turn), or only in the first
+    user turn (`loop.first`), where it renders the same on every request.
+
 Bad:
     {%- for message in messages %}
     {%- if message.role == "assistant" and not loop.last %}
@@ -48,3 +58,30 @@ REASONING_WORDS = ("think", "reasoning")
 # Delimiters of the reasoning in a message's text: DeepSeek/Qwen `<think>...</think>`, Gemma's
 # `<|channel>...<channel|>`, gpt-oss's `<|channel|>`. Splitting on one drops the reasoning.
 REASONING_MARKS = ("think>", "<|channel>", "<channel|>", "<|channel|>")
+# What a template may write into the newest turn only (Mistral's `loop.last and system_message`,
+# `[AVAILABLE_TOOLS]` before the last user message, Jamba's documents): named in the finding,
+# which then says where it belongs. Flags about them (`tools_in_user_message`) are not them.
+MOVING_SYSTEM_NAMES = (
+    "system",
+    "system_message",
+    "system_prompt",
+    "system_content",
+    "system_text",
+    "default_system_*",
+    "sys_prompt",
+    "sys_message",
+    "sys_msg",
+    "*preamble",
+)
+MOVING_TOOL_NAMES = (
+    "tools",
+    "custom_tools",
+    "available_tools",
+    "tool_definitions",
+    "tool_list",
+    "tools_json",
+    "functions",
+)
+MOVING_TOOL_MARKS = ("[AVAILABLE_TOOLS]", "<tools>", "<|tool_list_start|>", "<tool_definitions>")
+MOVING_DOCUMENT_NAMES = ("documents", "docs", "*_documents")
+MOVING_FLAG_PREFIXES = ("use_", "has_", "is_", "add_", "enable_", "with_", "num_")

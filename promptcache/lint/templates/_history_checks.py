@@ -25,6 +25,7 @@ from ._branches import (
     position_test,
 )
 from ._events import Event, Hazard
+from ._moving import Moving, moving_content
 from ._nodes import flags_read, renders, with_self
 from ._pieces import differ_only_at_the_end, static_only
 from ._reasoning import is_empty_think, is_think_literal, mentions_reasoning, selects_reasoning
@@ -96,6 +97,10 @@ def check_position_branch(
         # sides write the same turn, one with a separator after it; the turn renders the same
         # up to its very end whichever side is taken.
         return
+    moving = None if setting_only else moving_content(body, else_)
+    if moving is not None and not any(mentions_reasoning(child) for child in (*body, *else_)):
+        _report_moving(walker, node, anchor, moving, out)
+        return
     if any(mentions_reasoning(child) for child in (*body, *else_)):
         detail = "a branch on the message's position in the history that changes its reasoning"
     else:
@@ -108,6 +113,24 @@ def check_position_branch(
         state.pending = state.pending or hazard
         return
     report_history(walker, "branch", hazard, out)
+
+
+def _report_moving(
+    walker: Walker, node: nodes.If, anchor: str, moving: Moving, out: list[Event]
+) -> None:
+    """
+    Content written into the newest turn only (PC302): once a turn is appended the new last turn
+    takes it over and the turn that carried it renders without it, so the engine's cache ends
+    before that turn on every request and the content itself is never read from it. One finding
+    per kind of content and loop: Mistral moves its tools and its system message in two branches.
+    """
+    detail = (
+        f"{moving.what} written only into the newest turn (`{anchor}`), so each new turn "
+        "takes it over and the turn before renders without it"
+    )
+    name = anchor.split(".")[0].split("[")[0]
+    hazard = walker.hazard("PC302", node.lineno, name, detail, fix=moving.fix)
+    report_history(walker, f"moves:{moving.kind}", hazard, out)
 
 
 def _check_look_ahead_branch(

@@ -222,4 +222,6 @@ def hazard(
 ) -> Hazard:
     if walker.chat and code in ("PC101", "PC102", "PC103"):
         code = "PC301"
-    return Hazard(code, line, anchor, detail, walker.origin, fix=fix if code == "PC301" else "")
+    # A chat template's own finding may say which fix applies; PC101-PC103 keep their rule's.
+    keeps_fix = code in ("PC301", "PC302")
+    return Hazard(code, line, anchor, detail, walker.origin, fix=fix if keeps_fix else "")
