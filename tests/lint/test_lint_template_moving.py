@@ -208,3 +208,20 @@ def test_a_flag_about_the_tools_is_not_the_tools() -> None:
     assert found.code == "PC302"
     assert "the tools" not in found.message
     assert "a branch on the message's position in the history (`loop.last`)" in found.message
+
+
+def test_the_user_messages_under_a_name_without_message_in_it_are_the_history() -> None:
+    # `{% set asked = messages | selectattr(...) %}`: its last item is the newest user message
+    # whatever the name, so the tools written before it move every turn too.
+    renamed = TOOLS_BEFORE_NEWEST.replace("user_messages", "asked")
+    (found,) = lint_source(renamed, chat=True)
+    assert (found.code, found.line) == ("PC302", 4)
+    assert "the tools (`tools`) written only into the newest turn (`asked[-1]`)" in found.message
+
+
+def test_a_list_not_set_from_the_messages_is_not_the_history() -> None:
+    source = TOOLS_BEFORE_NEWEST.replace(
+        "{%- set user_messages = messages | selectattr('role', 'equalto', 'user') | list -%}",
+        "{%- set asked = examples | list -%}",
+    ).replace("user_messages[-1]", "asked[-1]")
+    assert codes(source, chat=True) == []

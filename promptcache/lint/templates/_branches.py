@@ -8,6 +8,7 @@ the flags known on that path, `_decide`), and flags that are on unless the calle
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 
 from jinja2 import nodes
 
@@ -38,7 +39,9 @@ __all__ = [
 _MOVING = frozenset({"last", "revindex", "revindex0", "length"})
 
 
-def position_test(test: nodes.Node, *, loop_is_history: bool) -> str | None:
+def position_test(
+    test: nodes.Node, *, loop_is_history: bool, aliases: AbstractSet[str] = frozenset()
+) -> str | None:
     """
     What makes a test depend on where the message sits relative to the end of the conversation
     (`loop.last`, `messages[-1]`), or None when it does not.
@@ -48,7 +51,9 @@ def position_test(test: nodes.Node, *, loop_is_history: bool) -> str | None:
     (Qwen3's `loop.index0 > ns.last_query_index`). `loop.first` and a look-behind are stable.
     Two shapes are stable too: a test on `add_generation_prompt` (the generation prompt, or
     training against inference), and `loop.last or messages[loop.index0 + 1]...`, which closes
-    a run of messages and renders the same once the next message arrives.
+    a run of messages and renders the same once the next message arrives. `aliases` are the
+    names the template set from the messages (`{% set asked = messages | selectattr(...) %}`):
+    their last item is the newest turn too, whatever the name.
     """
     if any(n.name == GENERATION_PROMPT for n in with_self(test, nodes.Name)):
         return None
@@ -64,7 +69,10 @@ def position_test(test: nodes.Node, *, loop_is_history: bool) -> str | None:
                 return "loop.index0"
     for item in with_self(test, nodes.Getitem):
         dotted = dotted_name(item.node)
-        if dotted is not None and "message" in dotted.lower() and is_negative(item.arg):
+        holds_messages = dotted is not None and (
+            "message" in dotted.lower() or dotted.split(".")[0] in aliases
+        )
+        if holds_messages and is_negative(item.arg):
             return f"{dotted}[-1]"
     return None
 
@@ -252,7 +260,12 @@ def flags_on(test: nodes.Node, flags: set[str]) -> set[str]:
     }
 
 
-def on_position_by_default(test: nodes.Node, flags: set[str], loop_is_history: bool) -> bool:
+def on_position_by_default(
+    test: nodes.Node,
+    flags: set[str],
+    loop_is_history: bool,
+    aliases: AbstractSet[str] = frozenset(),
+) -> bool:
     """
     Whether a test still depends on the message's position when every flag that is on by
     default is on: `keep or loop.index0 > ns.last_query_index` does not, `keep and ...` does.
@@ -261,12 +274,14 @@ def on_position_by_default(test: nodes.Node, flags: set[str], loop_is_history: b
         if true_by_default(test.left, flags) or true_by_default(test.right, flags):
             return False
         return any(
-            on_position_by_default(side, flags, loop_is_history) for side in (test.left, test.right)
+            on_position_by_default(side, flags, loop_is_history, aliases)
+            for side in (test.left, test.right)
         )
     if type(test) is nodes.And:
         return any(
-            on_position_by_default(side, flags, loop_is_history) for side in (test.left, test.right)
+            on_position_by_default(side, flags, loop_is_history, aliases)
+            for side in (test.left, test.right)
         )
     if type(test) is nodes.Not:
-        return on_position_by_default(test.node, flags, loop_is_history)
-    return position_test(test, loop_is_history=loop_is_history) is not None
+        return on_position_by_default(test.node, flags, loop_is_history, aliases)
+    return position_test(test, loop_is_history=loop_is_history, aliases=aliases) is not None

@@ -66,12 +66,12 @@ def check_position_branch(
     if setting_only and only_looks_ahead((*body, *else_)):
         return  # `{% if not loop.last %}{% set next_role = messages[loop.index].role %}`
     test = expanded(walker, node.test)
-    anchor = position_test(test, loop_is_history=state.in_history_loop())
+    anchor = position_test(test, loop_is_history=state.in_history_loop(), aliases=state.aliases)
     if anchor is None:
         _check_look_ahead_branch(walker, node, body, else_, out)
         return
     loop_is_history = state.in_history_loop()
-    if not on_position_by_default(test, state.on_by_default, loop_is_history):
+    if not on_position_by_default(test, state.on_by_default, loop_is_history, state.aliases):
         flag = next(iter(sorted(flags_on(test, state.on_by_default))), "a flag")
         walker.note(
             node.lineno,
@@ -182,8 +182,8 @@ def on_position(walker: Walker, test: nodes.Node) -> bool:
         return False
     test = expanded(walker, test)
     loop_is_history = state.in_history_loop()
-    if position_test(test, loop_is_history=loop_is_history) is not None:
-        return on_position_by_default(test, state.on_by_default, loop_is_history)
+    if position_test(test, loop_is_history=loop_is_history, aliases=state.aliases) is not None:
+        return on_position_by_default(test, state.on_by_default, loop_is_history, state.aliases)
     return any(flag in state.look_ahead for flag in flags_read(test))
 
 

@@ -194,7 +194,8 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
             state.empty.add(node.target.name)
         if isinstance(node.target, nodes.Name):
             loop_is_history = state.in_history_loop()
-            if position_test(walker.expanded(node.node), loop_is_history=loop_is_history):
+            expanded = walker.expanded(node.node)
+            if position_test(expanded, loop_is_history=loop_is_history, aliases=state.aliases):
                 state.position_names[node.target.name] = node.node
             else:
                 state.position_names.pop(node.target.name, None)
