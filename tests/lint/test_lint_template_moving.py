@@ -225,3 +225,29 @@ def test_a_list_not_set_from_the_messages_is_not_the_history() -> None:
         "{%- set asked = examples | list -%}",
     ).replace("user_messages[-1]", "asked[-1]")
     assert codes(source, chat=True) == []
+
+
+def test_tools_in_the_first_user_message_written_before_the_loop_are_quiet() -> None:
+    # Llama-4-style `tools_in_user_message`: the first user message, with the tools, is written
+    # once before the loop over the rest; it renders the same on every request.
+    source = (
+        "{%- set first = messages[0].content -%}{%- set rest = messages[1:] -%}"
+        "<|user|>Call one of these functions when it helps answer the request below.\n"
+        "{%- for tool in tools %}\n{{ tool | tojson }}{% endfor %}\n{{ first }}<|end|>"
+        "{%- for message in rest -%}<|{{ message.role }}|>{{ message.content }}<|end|>"
+        "{%- endfor -%}{%- if add_generation_prompt -%}<|assistant|>{%- endif -%}"
+    )
+    assert codes(source, chat=True) == []
+
+
+def test_an_instruction_after_the_conversation_moves_no_earlier_turn() -> None:
+    # A Command-R-style closing system turn, outside `add_generation_prompt`: re-read on every
+    # request with the previous answer, but the conversation before it is reused.
+    source = (
+        "<|sys|>{{ preamble }}<|end|>"
+        "{%- for message in messages -%}<|{{ message.role }}|>{{ message.content }}<|end|>"
+        "{%- endfor -%}"
+        "<|sys|>Answer with a list of the actions you take, one JSON object per line.<|end|>"
+        "{%- if add_generation_prompt -%}<|bot|>{%- endif -%}"
+    )
+    assert codes(source, chat=True) == []
