@@ -251,3 +251,19 @@ def test_an_instruction_after_the_conversation_moves_no_earlier_turn() -> None:
         "{%- if add_generation_prompt -%}<|bot|>{%- endif -%}"
     )
     assert codes(source, chat=True) == []
+
+
+def test_tools_written_before_the_first_user_message_by_a_flag_are_quiet() -> None:
+    # Written the first time a user message comes, then a namespace flag holds them back: the
+    # tools stay before the first user turn on every request (a Mistral Medium-style template).
+    source = (
+        "{%- set ns = namespace(tools_done=false) -%}"
+        "{%- for message in messages -%}"
+        "{%- if message.role == 'user' -%}"
+        "{%- if not ns.tools_done -%}{{- '[AVAILABLE_TOOLS]' + tools | tojson + '[/AVAILABLE_TOOLS]' -}}"
+        "{%- set ns.tools_done = true -%}{%- endif -%}"
+        "{{- '[INST]' + message.content + '[/INST]' -}}"
+        "{%- else -%}{{- message.content + '</s>' -}}{%- endif -%}"
+        "{%- endfor -%}"
+    )
+    assert codes(source, chat=True) == []
