@@ -267,3 +267,65 @@ def test_tools_written_before_the_first_user_message_by_a_flag_are_quiet() -> No
         "{%- endfor -%}"
     )
     assert codes(source, chat=True) == []
+
+
+# -- the branch written as an expression, or as `set`s ----------------------------------------
+
+_USER_TURN = "{{- '[INST] ' + message.content + '[/INST]' -}}"
+
+
+def _split_system_with(user_turn: str) -> str:
+    """SPLIT_SYSTEM with its user turn (the `loop.last` branch) written as `user_turn`."""
+    start = SPLIT_SYSTEM.index("{%- if loop.last")
+    end = SPLIT_SYSTEM.index("{%- else -%}\n{{- ' '")
+    return SPLIT_SYSTEM[:start] + user_turn + "\n" + SPLIT_SYSTEM[end:]
+
+
+def test_the_system_message_chosen_by_a_conditional_expression_is_named() -> None:
+    inline = _split_system_with(
+        "{{- '[INST] ' + (system_message + '\\n\\n' if loop.last and system_message is defined"
+        " else '') + message.content + '[/INST]' -}}"
+    )
+    (found,) = lint_source(inline, chat=True)
+    assert (found.code, found.line) == ("PC302", 10)
+    assert "the system message (`system_message`) written only into the newest turn" in (
+        found.message
+    )
+
+
+def test_the_system_message_set_by_a_conditional_expression_is_named() -> None:
+    set_inline = _split_system_with(
+        "{%- set text = system_message + '\\n\\n' + message.content if loop.last"
+        " else message.content -%}\n" + _USER_TURN.replace("message.content", "text")
+    )
+    (found,) = lint_source(set_inline, chat=True)
+    assert found.code == "PC302"
+    assert "the system message (`system_message`)" in found.message
+
+
+def test_the_system_message_set_in_a_branch_on_the_position_is_named() -> None:
+    set_in_branch = _split_system_with(
+        "{%- if loop.last and system_message is defined -%}\n"
+        "{%- set text = system_message + '\\n\\n' + message.content -%}\n"
+        "{%- else -%}{%- set text = message.content -%}{%- endif -%}\n"
+        + _USER_TURN.replace("message.content", "text")
+    )
+    (found,) = lint_source(set_in_branch, chat=True)
+    assert found.code == "PC302"
+    assert "the system message (`system_message`)" in found.message
+
+
+def test_a_separator_chosen_by_a_conditional_expression_is_quiet() -> None:
+    source = (
+        "{%- for message in messages -%}{{ message.content + ('\\n\\n' if not loop.last else '') }}"
+        "{%- endfor -%}"
+    )
+    assert codes(source, chat=True) == []
+
+
+def test_the_system_message_chosen_for_the_first_turn_by_an_expression_is_quiet() -> None:
+    first = _split_system_with(
+        "{{- '[INST] ' + (system_message + '\\n\\n' if loop.first and system_message is defined"
+        " else '') + message.content + '[/INST]' -}}"
+    )
+    assert codes(first, chat=True) == []

@@ -25,7 +25,7 @@ from ._branches import (
     position_test,
 )
 from ._events import Event, Hazard
-from ._moving import Moving, moving_content
+from ._moving import Moving, assigned_values, moving_content
 from ._nodes import flags_read, renders, with_self
 from ._pieces import differ_only_at_the_end, static_only
 from ._reasoning import is_empty_think, is_think_literal, mentions_reasoning, selects_reasoning
@@ -97,9 +97,16 @@ def check_position_branch(
         # sides write the same turn, one with a separator after it; the turn renders the same
         # up to its very end whichever side is taken.
         return
-    moving = None if setting_only else moving_content(body, else_)
+    if setting_only:  # `{% set text = system_message + ... %}`, written after the branch
+        moving = moving_content(assigned_values(body), assigned_values(else_))
+    else:
+        moving = moving_content(body, else_)
     if moving is not None and not any(mentions_reasoning(child) for child in (*body, *else_)):
-        _report_moving(walker, node, anchor, moving, out)
+        hazard = _moving_hazard(walker, node.lineno, anchor, moving)
+        if setting_only:  # reported at the loop's end unless a branch that renders is
+            state.pending = state.pending or hazard
+            return
+        report_history(walker, f"moves:{moving.kind}", hazard, out)
         return
     if any(mentions_reasoning(child) for child in (*body, *else_)):
         detail = "a branch on the message's position in the history that changes its reasoning"
@@ -115,22 +122,41 @@ def check_position_branch(
     report_history(walker, "branch", hazard, out)
 
 
-def _report_moving(
-    walker: Walker, node: nodes.If, anchor: str, moving: Moving, out: list[Event]
-) -> None:
+def _moving_hazard(walker: Walker, line: int, anchor: str, moving: Moving) -> Hazard:
     """
     Content written into the newest turn only (PC302): once a turn is appended the new last turn
     takes it over and the turn that carried it renders without it, so the engine's cache ends
-    before that turn on every request and the content itself is never read from it. One finding
-    per kind of content and loop: Mistral moves its tools and its system message in two branches.
+    before that turn on every request and the content itself is never read from it. Reported
+    once per kind of content and loop: Mistral moves its tools and its system message in two
+    branches.
     """
     detail = (
         f"{moving.what} written only into the newest turn (`{anchor}`), so each new turn "
         "takes it over and the turn before renders without it"
     )
     name = anchor.split(".")[0].split("[")[0]
-    hazard = walker.hazard("PC302", node.lineno, name, detail, fix=moving.fix)
-    report_history(walker, f"moves:{moving.kind}", hazard, out)
+    return walker.hazard("PC302", line, name, detail, fix=moving.fix)
+
+
+def _check_position_choice(walker: Walker, expr: nodes.Node, out: list[Event]) -> None:
+    """
+    `system_message + '\\n\\n' if loop.last else ''` written or set in the history loop: the
+    branch on the position written as an expression. Reported only when one side holds content
+    that moves (a separator chosen by position, `'\\n' if not loop.last else ''`, does not).
+    """
+    for choice in with_self(expr, nodes.CondExpr):
+        if choice.expr2 is None or not on_position(walker, choice.test):
+            continue
+        sides = ([choice.expr1], [choice.expr2])
+        moving = moving_content(*sides)
+        if moving is None or any(mentions_reasoning(side[0]) for side in sides):
+            continue
+        test = expanded(walker, choice.test)
+        anchor = position_test(
+            test, loop_is_history=walker.state.in_history_loop(), aliases=walker.state.aliases
+        )
+        hazard = _moving_hazard(walker, choice.lineno, anchor or "loop", moving)
+        report_history(walker, f"moves:{moving.kind}", hazard, out)
 
 
 def _check_look_ahead_branch(
@@ -217,6 +243,7 @@ def check_history_text(walker: Walker, data: nodes.TemplateData, out: list[Event
 
 
 def check_history_expr(walker: Walker, expr: nodes.Node, scope: Scope, out: list[Event]) -> None:
+    _check_position_choice(walker, expr, out)
     for call in with_self(expr, nodes.Call):
         callee = call.node
         splits = type(callee) is nodes.Getattr and callee.attr in (

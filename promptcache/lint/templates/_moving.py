@@ -27,7 +27,7 @@ from ..rules.PC302 import (
 from ._events import count_tokens
 from ._nodes import is_messages, renders, with_self
 
-__all__ = ["Moving", "moving_content"]
+__all__ = ["Moving", "assigned_values", "moving_content"]
 
 _is_system_name = _matcher(MOVING_SYSTEM_NAMES)
 _is_tool_name = _matcher(MOVING_TOOL_NAMES)
@@ -73,6 +73,11 @@ def moving_content(body: Sequence[nodes.Node], else_: Sequence[nodes.Node]) -> M
     return _instruction(body, else_)
 
 
+def assigned_values(side: Sequence[nodes.Node]) -> list[nodes.Node]:
+    """What the `set`s of a side assign: a branch that only sets writes its values later."""
+    return [assign.node for stmt in side for assign in with_self(stmt, nodes.Assign)]
+
+
 def _named(label: str, names: Sequence[str]) -> str:
     return f"{label} ({', '.join(f'`{n}`' for n in names)})" if names else label
 
@@ -95,9 +100,13 @@ def _rendered_names(side: Sequence[nodes.Node]) -> set[str]:
 
 
 def _texts(side: Sequence[nodes.Node]) -> list[str]:
-    """The template text and string constants a side writes."""
+    """The template text and string constants a side writes (a side may be expressions: the
+    values of `a if loop.last else b`, or of the `set`s of a branch that only sets)."""
     found: list[str] = []
     for stmt in side:
+        if isinstance(stmt, nodes.Expr):
+            found += [c.value for c in with_self(stmt, nodes.Const) if isinstance(c.value, str)]
+            continue
         for output in with_self(stmt, nodes.Output):
             found += [c.data for c in output.nodes if type(c) is nodes.TemplateData]
             found += [
