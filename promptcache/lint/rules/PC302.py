@@ -20,8 +20,9 @@ Why:
 
     A branch that writes the system message, the tools or the documents into the newest turn
     only (Mistral's `loop.last and system_message is defined`, `[AVAILABLE_TOOLS]` before the
-    last user message, a second system message at the last user index), or a fixed
-    instruction after the final user message, moves that content on to the new last turn on
+    last user message, a second system message at the last user index; also written as
+    `system_message if loop.last else ''` or set in such a branch), or a fixed instruction
+    after the final user message, moves that content on to the new last turn on
     every request: however long it is, it is never read from the cache. The finding names what
     moves (by name: `system_message`, `system_prompt`, `tools`, `functions`, `documents`; by
     marker: `[AVAILABLE_TOOLS]`, `<tools>`; a flag such as `use_documents` is not the content)
