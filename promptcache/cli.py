@@ -3,8 +3,18 @@ The `promptcache` command line.
 
 Each subcommand lives in its own module under `promptcache._commands` and exposes
 `register(subparsers)`, which adds its parser and sets `handler` to a function taking the parsed
-arguments and returning an exit code. Exit codes: 0 clean, 1 findings, 2 usage or internal error.
-No traceback reaches the user; set PROMPTCACHE_DEBUG=1 to see one.
+arguments and returning an exit code. Exit codes, one scheme for every command (as pytest keeps
+"you called it wrong" and "the tool broke" apart; ruff and mypy give both 2):
+
+    0    clean: nothing found
+    1    findings: the command did its work and found what it reports (a lint finding, a lost
+         cache, a gate that failed)
+    2    usage or input error: a bad flag, a missing or unreadable path, a bad configuration, an
+         input of the wrong shape, an output that could not be written; the message names it
+    3    internal error: a bug in promptcache; one line names the exception and where it was
+         raised, never its text (it may quote a prompt), nor a traceback unless
+         PROMPTCACHE_DEBUG=1 asks for one
+    130  interrupted (Ctrl-C);  141  the reader of stdout went away (`| head`)
 """
 
 from __future__ import annotations
@@ -15,15 +25,18 @@ import importlib
 import os
 import pkgutil
 import sys
+import traceback
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import __version__, _commands
 from ._errors import PromptCacheError, check_hash_key
 from ._outputs import write_failure
 
-__all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_OK", "main"]
+__all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "main"]
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_ERROR = EXIT_USAGE  # the name before internal errors had a code of their own
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,7 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if not getattr(args, "handler", None):
             parser.print_help(sys.stderr)
-            return EXIT_ERROR
+            return EXIT_USAGE
         check_hash_key()  # before any input is read: else every line would be skipped for it
         status = int(args.handler(args))
         sys.stdout.flush()  # inside the try: a full disk or a closed pipe is handled below
@@ -81,14 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _closed_pipe()
     except _UsageError as exc:
         print(exc, file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_USAGE
     except SystemExit as exc:  # --help and --version
         if isinstance(exc.__context__, BrokenPipeError):  # rich's Console.on_broken_pipe
             return _closed_pipe()
         return exc.code if isinstance(exc.code, int) else EXIT_OK
     except PromptCacheError as exc:
         print(f"promptcache: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
+        return EXIT_USAGE
     except OSError as exc:
         if exc.errno == errno.EPIPE:
             return _closed_pipe()
@@ -99,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"promptcache: error: {write_failure(exc.filename or 'standard output', exc)}",
             file=sys.stderr,
         )
-        return EXIT_ERROR
+        return EXIT_USAGE
     except KeyboardInterrupt:
         print("promptcache: interrupted", file=sys.stderr)
         return 130
@@ -107,16 +120,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_error(exc)
 
 
-def _internal_error(exc: Exception) -> int:
+def _internal_error(exc: BaseException) -> int:
+    """
+    A bug: exit 3 with one line naming the exception's type and the place in promptcache that
+    raised it. Its text is left out (a KeyError's is the key, which may be a prompt's words);
+    PROMPTCACHE_DEBUG=1 prints the whole traceback, still exiting 3: an uncaught exception
+    would exit 1, which a CI job reads as findings.
+    """
     if os.environ.get("PROMPTCACHE_DEBUG"):
-        raise exc
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        return EXIT_INTERNAL
     print(
-        f"promptcache: internal error: {type(exc).__name__}: {exc}\n"
-        "This is a bug in promptcache; rerun with PROMPTCACHE_DEBUG=1 for the traceback "
-        "and include it in a report.",
+        f"promptcache: internal error: {type(exc).__name__} at {_raised_at(exc)}. This is a bug "
+        "in promptcache, not in your input or command: please report it to the promptcache "
+        "issue tracker with the traceback PROMPTCACHE_DEBUG=1 prints (read it first: it may "
+        "quote your input).",
         file=sys.stderr,
     )
-    return EXIT_ERROR
+    return EXIT_INTERNAL
+
+
+def _raised_at(exc: BaseException) -> str:
+    """The innermost frame of promptcache's own code the exception passed, as `module.py:line`."""
+    package = Path(__file__).resolve().parent
+    place = "an unknown place"
+    for frame in traceback.extract_tb(exc.__traceback__):
+        path = Path(frame.filename).resolve()
+        if path.is_relative_to(package):
+            place = f"{path.relative_to(package.parent).as_posix()}:{frame.lineno}"
+    return place
 
 
 # A write the disk or device refused: the output is incomplete, so the run fails, clearly.

@@ -202,7 +202,7 @@ def test_inspect_reads_malformed_markers_without_a_traceback(
     body["system"].append("not a block")
     path = tmp_path / "odd.json"
     path.write_text(json.dumps(body))
-    # An internal error also exits 2 and prints no traceback: pin the code and the stream.
+    # An internal error (exit 3) prints no traceback either: pin the code and the stream.
     assert main(["inspect", str(path)]) == 0
     err = capsys.readouterr().err
     assert "Traceback" not in err and "internal error" not in err
@@ -356,9 +356,9 @@ def test_any_json_object_gets_an_answer_not_an_internal_error(
 
 def _answer(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
     """
-    The exit code and stdout of one run. Every code in (0, 1, 2) is a valid answer, but 2 is
-    also what an internal error exits with: 2 must come with a named error and nothing on
-    stdout, 0 and 1 with a report and nothing on stderr.
+    The exit code and stdout of one run. Every code in (0, 1, 2) is a valid answer (3 is an
+    internal error): 2 must come with a named error and nothing on stdout, 0 and 1 with a
+    report and nothing on stderr.
     """
     code = main(list(argv))
     out, err = capsys.readouterr()

@@ -37,8 +37,9 @@ _DESCRIPTION = """\
 Lint Jinja2 prompt templates (and chat templates: *.jinja, tokenizer_config.json) and the Python
 code that builds requests (*.py) for values that change per request in the cacheable prefix.
 Configuration: [tool.promptcache.lint] in the
-nearest pyproject.toml. Exit status: 0 no findings (info notes do not count), 1 findings, 2 usage
-or internal error, or a file --fix could not rewrite."""
+nearest pyproject.toml. Exit status: 0 no findings (info notes do not count), 1 findings, 2 usage,
+configuration or input error, or a file --fix could not rewrite, 3 internal error (a bug in
+promptcache)."""
 _STYLES = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
