@@ -39,7 +39,15 @@ from ._sinks import (
     Sink,
 )
 from ._summaries import ClassInfo, Function
-from ._templates import crew_template, jinja_render, template_call, template_info
+from ._templates import (
+    chat_builder,
+    chat_builder_call,
+    chat_turn,
+    crew_template,
+    jinja_render,
+    template_call,
+    template_info,
+)
 from ._turns import (
     WINDOW,
     conversation_follows,
@@ -305,7 +313,7 @@ def _data_read(
     module, a regex or a prompt template, whose methods are known)."""
     if receiver is None or receiver.kind == "module":
         source = data_call(name)
-    elif receiver.kind in ("regex", "ptemplate", "jtemplate"):
+    elif receiver.kind in ("regex", "ptemplate", "jtemplate", "chat_builder"):
         return None
     else:
         source = data_method(name.rpartition(".")[2])
@@ -352,6 +360,8 @@ def _library_call(
                 frame.findings.sink_value(what, "system", value, node)
     if receiver is not None and receiver.kind in ("ptemplate", "chain"):
         return template_call(frame, last, receiver, node, args, keywords)
+    if receiver is not None and receiver.kind == "chat_builder":
+        return chat_builder_call(frame, last, receiver, node, args, keywords)
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if (
@@ -553,6 +563,10 @@ def call_sink(
         return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
     if sink.api.startswith("CrewAI"):
         return Value(kind="ptemplate", meta=crew_template(frame, sink, keywords))
+    if sink.api == "Haystack chat prompt builder":  # messages of Jinja, filled by `run(...)`
+        return chat_builder(args, keywords)
+    if sink.api in ("Haystack system message", "Haystack message"):  # kept for a chat builder
+        return chat_turn(node, join_values([*args, *keywords.values()]), args, keywords)
     if sink.api == "Haystack prompt builder":  # a Jinja template, filled by `run(**variables)`
         text = args[0] if args else keywords.get("template", EMPTY)
         return Value(kind="jtemplate", meta=text.text)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ._calls import is_history, is_placeholder
@@ -31,11 +31,16 @@ from ._values import (
     join_values,
 )
 from .frameworks.crewai import AFTER_AGENT, KICKOFF_EACH_METHODS, KICKOFF_METHODS
+from .frameworks.haystack import MESSAGE_ROLES
 
 if TYPE_CHECKING:
     from ._frame import Frame
 
 __all__ = [
+    "ChatTurn",
+    "chat_builder",
+    "chat_builder_call",
+    "chat_turn",
     "crew_template",
     "jinja_render",
     "slot_filled",
@@ -328,3 +333,110 @@ def _varies(value: Value) -> bool:
         isinstance(d, Taint) and (d.code == "PC501" or (d.code == PER_REQUEST and not d.via))
         for d in value.deps
     )
+
+
+# -- Haystack's ChatPromptBuilder ---------------------------------------------------------
+
+# A Jinja variable where it is first used: `{{ name }}`, `{{ name.attr | filter }}`, or the
+# iterable or test of a `{% for x in name %}` / `{% if name %}`.
+_JINJA_USE = re.compile(
+    r"\{\{-?\s*([A-Za-z_][A-Za-z0-9_]*)"
+    r"|\{%-?\s*(?:for\s+[A-Za-z_][\w\s,]*?\s+in|if|elif)\s+(?:not\s+)?([A-Za-z_][A-Za-z0-9_]*)"
+)
+_JINJA_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
+_HAYSTACK_ROLES = dict((name.rpartition(".")[2], role) for name, role in MESSAGE_ROLES)
+# The key of a chat builder's variables saying its messages could not be seen.
+UNSEEN_MESSAGES = "*messages"
+
+
+@dataclass(frozen=True, slots=True)
+class ChatTurn:
+    """A `ChatMessage` kept whole (`Value.meta`), for a chat builder's template: role and text."""
+
+    role: str
+    text: Value
+
+
+def chat_turn(
+    node: ast.Call, result: Value, args: list[Value], keywords: dict[str, Value]
+) -> Value:
+    """`ChatMessage.from_system(text)` (`from_user`, `from_assistant`): its dependencies, with
+    the message kept as a `ChatTurn` for a `ChatPromptBuilder` that takes it."""
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+    text = args[0] if args else keywords.get("text", EMPTY)
+    role = _HAYSTACK_ROLES.get(name, "user")
+    return Value(deps=result.deps, meta=ChatTurn(role=role, text=text))
+
+
+def chat_builder(args: list[Value], keywords: dict[str, Value]) -> Value:
+    """`ChatPromptBuilder(template=...)`: its variables, as a prompt template's (`template_info`);
+    without a template it gets one at `run(template=...)`."""
+    template = args[0] if args else keywords.get("template")
+    return Value(kind="chat_builder", meta=None if template is None else _chat_info(template))
+
+
+def chat_builder_call(
+    frame: Frame,
+    method: str,
+    receiver: Value,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> Value:
+    """`builder.run(template=..., template_variables={...}, **variables)`: each variable filled
+    is judged where the messages put it."""
+    if method not in ("run", "run_async"):
+        return EMPTY
+    template = keywords.get("template", args[0] if args else None)
+    info = _chat_info(template) if template is not None else receiver.meta
+    if not isinstance(info, dict):
+        return EMPTY  # no template at all: the call fails, and nothing is sent
+    filled = [(k, v) for k, v in keywords.items() if k not in ("template", "template_variables")]
+    variables = keywords.get("template_variables")
+    if variables is not None and variables.fields is not None:
+        filled.extend(variables.fields)
+    elif variables is not None:
+        filled.append((UNSEEN_MESSAGES, variables))  # a mapping built where it cannot be read
+    if UNSEEN_MESSAGES in info or any(name == UNSEEN_MESSAGES for name, _ in filled):
+        lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
+        frame.findings.sink_value("Haystack chat prompt builder", "system", lost, node)
+        return EMPTY
+    template_variables(
+        frame, info, Value(fields=tuple(filled)), node, api="Haystack chat prompt builder"
+    )
+    return EMPTY
+
+
+def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
+    """Each Jinja variable of a chat builder's messages: the static characters after it (in its
+    message and the later ones) and the position it reaches: "system" or "messages" when a
+    history is spliced in after its message, else "template" (judged by the text after it)."""
+    info: dict[str, tuple[int, str]] = {}
+    if template.items is None:
+        if any(isinstance(p, str) for p in template.pieces or ()):  # `{% message role=... %}`
+            _jinja_variables(_static_of(template), "template", 0, info)
+        else:
+            info[UNSEEN_MESSAGES] = (0, "unseen")
+        return info
+    items = template.items
+    for position, item in enumerate(items):
+        turn = item.meta if isinstance(item.meta, ChatTurn) else None
+        if turn is None:
+            continue  # a spliced history, or a message made where the analysis cannot see
+        later = items[position + 1 :]
+        history = any(v.spliced for v in later)
+        later_text = sum(
+            len(_JINJA_TAG.sub("", _static_of(v.meta.text)))
+            for v in later
+            if isinstance(v.meta, ChatTurn)
+        )
+        role = "system" if turn.role == "system" else "messages"
+        _jinja_variables(_static_of(turn.text), role if history else "template", later_text, info)
+    return info
+
+
+def _jinja_variables(text: str, role: str, later: int, info: dict[str, tuple[int, str]]) -> None:
+    for found in _JINJA_USE.finditer(text):
+        name = found.group(1) or found.group(2)
+        after = len(_JINJA_TAG.sub("", _strip_tail(text[found.end() :])))
+        info.setdefault(name, (after + later, role))

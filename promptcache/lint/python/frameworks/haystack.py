@@ -2,8 +2,10 @@
 `run(messages=...)` sends OpenAI-shaped turns; `PromptBuilder(template=...)` is a Jinja
 template whose `run(**variables)` fills it (checked against deepset-ai/haystack 3.2.0-rc0:
 `dataclasses/chat_message.py`, `components/builders/prompt_builder.py`,
-`components/generators/chat/openai.py`). `ChatPromptBuilder`'s variables are not followed: its
-messages' own text is (a `from_system` in it is a sink of its own)."""
+`components/generators/chat/openai.py`). `ChatPromptBuilder(template=[ChatMessage...])` is a
+chat template whose messages hold Jinja: `run(template_variables={...}, **variables)` fills it
+(`run(template=...)` replaces its messages for that call), and each variable is judged in its
+message, by the static text and turns after it (`components/builders/chat_prompt_builder.py`)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,15 @@ _GENERATORS = (
     "MistralChatGenerator",
     "CohereChatGenerator",
     "OpenRouterChatGenerator",
+)
+
+# `ChatMessage` constructors, by the role of the message each makes: a `ChatPromptBuilder`
+# template is read message by message (a system message's variable has the conversation after
+# it when a history is spliced in later).
+MESSAGE_ROLES = (
+    ("ChatMessage.from_system", "system"),
+    ("ChatMessage.from_user", "user"),
+    ("ChatMessage.from_assistant", "assistant"),
 )
 
 FRAMEWORK = Framework(
@@ -45,6 +56,17 @@ FRAMEWORK = Framework(
             keywords=(("messages", "messages"),),
             roots=("haystack",),
         ),
+        # Not a request by itself: its message is kept whole for a `ChatPromptBuilder`.
+        Sink(
+            api="Haystack message",
+            suffixes=("ChatMessage.from_user", "ChatMessage.from_assistant"),
+            roots=("haystack",),
+        ),
+        Sink(
+            api="Haystack chat prompt builder",
+            suffixes=("ChatPromptBuilder",),
+            roots=("haystack",),
+        ),
         Sink(
             api="Haystack prompt builder",
             suffixes=("PromptBuilder",),
@@ -53,5 +75,10 @@ FRAMEWORK = Framework(
             roots=("haystack",),
         ),
     ),
-    fills=("PromptBuilder().run", "PromptBuilder().run_async"),
+    fills=(
+        "PromptBuilder().run",
+        "PromptBuilder().run_async",
+        "ChatPromptBuilder().run",
+        "ChatPromptBuilder().run_async",
+    ),
 )

@@ -1,0 +1,170 @@
+"""
+Framework prompt templates whose variables are filled later, by name: Haystack's
+`ChatPromptBuilder` (a list of `ChatMessage`s with Jinja inside, filled by
+`run(template_variables=..., **kwargs)`, or given its template at `run(template=...)`) and
+Semantic Kernel's prompt functions (`{{$var}}`, handlebars `{{var}}` and jinja2 `{{ var }}`
+templates in `KernelFunctionFromPrompt(prompt=...)`, `PromptTemplateConfig(template=...)`,
+`kernel.invoke_prompt(...)`, filled by `KernelArguments` at `kernel.invoke(...)`). Each variable
+is judged where the template puts it, as LangChain's `ChatPromptTemplate` variables are: a clock
+or a per-request value with long static text after it, or with the conversation after its
+message, is reported where it is filled; at the end it costs nothing. Real-shaped cases of ours
+(the APIs as the frameworks' documentation gives them); each failed before the frameworks'
+templates were read.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from promptcache.lint.python import lint_python_source
+
+LONG = "Follow the refund policy exactly as written in section four. " * 20
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
+    return [(f.line, f.code) for f in found if f.severity != "info"]
+
+
+def notes(source: str) -> list[tuple[int, str]]:
+    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
+    return [(f.line, f.code) for f in found if f.severity == "info"]
+
+
+HAYSTACK = [
+    (
+        "chat-builder-clock-in-system-message",
+        """
+        from datetime import datetime
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        template = [
+            ChatMessage.from_system("Today is {{ today }}. You answer billing questions. " + LONG),
+            ChatMessage.from_user("{{ question }}"),
+        ]
+        builder = ChatPromptBuilder(template=template)
+        def answer(question):
+            today = datetime.now().strftime("%Y-%m-%d %H:%M")
+            return builder.run(template_variables={"today": today, "question": question})
+        """,
+        [(11, "PC501")],
+    ),
+    (
+        "chat-builder-variables-as-keywords",
+        """
+        from datetime import datetime
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        builder = ChatPromptBuilder(template=[
+            ChatMessage.from_system(text="Session started {{ started }}.\\n" + LONG),
+            ChatMessage.from_user("{{ question }}"),
+        ])
+        def answer(question):
+            return builder.run(started=datetime.now().isoformat(), question=question)
+        """,
+        [(10, "PC501")],
+    ),
+    (
+        "chat-builder-clock-at-the-end-of-the-last-turn",
+        """
+        from datetime import datetime
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        builder = ChatPromptBuilder(template=[
+            ChatMessage.from_system("You answer billing questions. " + LONG),
+            ChatMessage.from_user("{{ question }}\\nAsked at {{ now }}"),
+        ])
+        def answer(question):
+            return builder.run(template_variables={"now": datetime.now().isoformat(),
+                                                   "question": question})
+        """,
+        [],
+    ),
+    (
+        "chat-builder-documents-then-question-in-the-last-turn",
+        """
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        template = [
+            ChatMessage.from_system("You answer from the documents only. " + LONG),
+            ChatMessage.from_user(
+                "Documents:\\n{% for doc in documents %}{{ doc.content }}\\n{% endfor %}"
+                "Question: {{ question }}"
+            ),
+        ]
+        builder = ChatPromptBuilder(template=template, required_variables=["question"])
+        def answer(retriever, question):
+            documents = retriever.run(query=question)["documents"]
+            return builder.run(template_variables={"documents": documents, "question": question})
+        """,
+        [],
+    ),
+    (
+        "chat-builder-template-given-at-run-with-history-after-the-system-message",
+        """
+        from datetime import date
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        SYSTEM = "You are the support assistant. " + LONG + " Today is {{ today }}."
+        builder = ChatPromptBuilder()
+        def reply(history, question):
+            messages = [ChatMessage.from_system(SYSTEM), *history, ChatMessage.from_user("{{ q }}")]
+            return builder.run(template=messages,
+                               template_variables={"today": date.today().isoformat(), "q": question})
+        """,
+        [(10, "PC501")],
+    ),
+    (
+        "chat-builder-per-request-documents-above-static-instructions",
+        """
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        builder = ChatPromptBuilder(template=[
+            ChatMessage.from_system("Context:\\n{% for d in documents %}{{ d.content }}{% endfor %}\\n" + LONG),
+            ChatMessage.from_user("{{ question }}"),
+        ])
+        def answer(store, question):
+            documents = store.similarity_search(question)
+            return builder.run(template_variables={"documents": documents, "question": question})
+        """,
+        # the search's result, and the question it passes through (as for LangChain's)
+        [(9, "PC502"), (9, "PC502")],
+    ),
+    (
+        "chat-builder-static-values-are-clean",
+        """
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        builder = ChatPromptBuilder(template=[
+            ChatMessage.from_system("You are {{ name }}, the support assistant. " + LONG),
+            ChatMessage.from_user("{{ question }}"),
+        ])
+        def answer(question):
+            return builder.run(template_variables={"name": "Ada", "question": question})
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"), [c[1:] for c in HAYSTACK], ids=[c[0] for c in HAYSTACK]
+)
+def test_haystack_chat_prompt_builder(source: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(source) == expected
+
+
+def test_haystack_chat_builder_whose_messages_are_unseen_is_not_followed() -> None:
+    # The template comes from somewhere the analysis cannot read: where the clock lands is
+    # unknown, so it is a note (PC506), neither clean nor a buster it may not be.
+    source = """
+        from datetime import datetime
+        from haystack.components.builders import ChatPromptBuilder
+        def answer(load_template, question):
+            builder = ChatPromptBuilder(template=load_template("support"))
+            return builder.run(template_variables={"now": datetime.now().isoformat()})
+        """
+    assert findings(source) == []
+    assert notes(source) == [(6, "PC506")]
