@@ -23,13 +23,19 @@ from promptcache.lint.python import lint_python_source
 LONG = "Follow the refund policy exactly as written in section four. " * 20
 
 
+def _source(source: str) -> str:
+    # LONG_YAML: the long instructions inside a YAML literal block, at its indentation
+    text = textwrap.dedent(source).replace("LONG_YAML", LONG)
+    return text.replace("LONG", repr(LONG))
+
+
 def findings(source: str) -> list[tuple[int, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
+    found = lint_python_source(_source(source))
     return [(f.line, f.code) for f in found if f.severity != "info"]
 
 
 def notes(source: str) -> list[tuple[int, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
+    found = lint_python_source(_source(source))
     return [(f.line, f.code) for f in found if f.severity == "info"]
 
 
@@ -168,3 +174,164 @@ def test_haystack_chat_builder_whose_messages_are_unseen_is_not_followed() -> No
         """
     assert findings(source) == []
     assert notes(source) == [(6, "PC506")]
+
+
+SEMANTIC_KERNEL = [
+    (
+        "prompt-function-filled-by-kernel-invoke",
+        """
+        from datetime import datetime
+        from semantic_kernel import Kernel
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        kernel = Kernel()
+        answer = KernelFunctionFromPrompt(
+            function_name="answer", plugin_name="support",
+            prompt="The time is {{$now}}. " + LONG + "Question: {{$input}}",
+        )
+        async def reply(question):
+            arguments = KernelArguments(now=datetime.now().isoformat(), input=question)
+            return await kernel.invoke(answer, arguments)
+        """,
+        [(11, "PC501")],
+    ),
+    (
+        "prompt-function-variable-at-the-end-is-clean",
+        """
+        from datetime import datetime
+        from semantic_kernel import Kernel
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        kernel = Kernel()
+        answer = KernelFunctionFromPrompt(
+            function_name="answer", prompt=LONG + "Question: {{$input}} (asked {{ $now }})",
+        )
+        async def reply(question):
+            return await kernel.invoke(
+                answer, KernelArguments(now=datetime.now().isoformat(), input=question)
+            )
+        """,
+        [],
+    ),
+    (
+        "template-config-added-to-the-kernel-invoked-by-keyword",
+        """
+        from datetime import date
+        from semantic_kernel import Kernel
+        from semantic_kernel.functions import KernelArguments
+        from semantic_kernel.prompt_template import InputVariable, PromptTemplateConfig
+        config = PromptTemplateConfig(
+            template="Today: {{$today}}\\n" + LONG + "{{$request}}",
+            name="triage",
+            template_format="semantic-kernel",
+            input_variables=[InputVariable(name="today"), InputVariable(name="request")],
+        )
+        def build(kernel: Kernel):
+            return kernel.add_function(
+                plugin_name="desk", function_name="triage", prompt_template_config=config
+            )
+        async def triage(kernel, request):
+            function = build(kernel)
+            return await kernel.invoke(
+                function=function,
+                arguments=KernelArguments(today=date.today().isoformat(), request=request),
+            )
+        """,
+        [(20, "PC501")],
+    ),
+    (
+        "handlebars-template-filled-through-function-invoke",
+        """
+        import uuid
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        summarise = KernelFunctionFromPrompt(
+            function_name="summarise",
+            prompt="Run {{run_id}}.\\n" + LONG + "{{text}}",
+            template_format="handlebars",
+        )
+        async def run(kernel, text):
+            return await summarise.invoke(kernel, KernelArguments(run_id=str(uuid.uuid4()), text=text))
+        """,
+        [(10, "PC501")],
+    ),
+    (
+        "jinja2-template-per-request-documents-above-instructions",
+        """
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        from semantic_kernel.prompt_template import PromptTemplateConfig
+        config = PromptTemplateConfig(
+            template="{% for d in documents %}{{ d }}\\n{% endfor %}" + LONG + "{{ question }}",
+            template_format="jinja2",
+        )
+        grounded = KernelFunctionFromPrompt(function_name="grounded", prompt_template_config=config)
+        async def ask(kernel, store, question):
+            documents = store.similarity_search(question)
+            return await kernel.invoke(grounded, KernelArguments(documents=documents, question=question))
+        """,
+        [(10, "PC502"), (10, "PC502")],
+    ),
+    (
+        "invoke-prompt-with-arguments",
+        """
+        from datetime import datetime
+        from semantic_kernel.functions import KernelArguments
+        async def ask(kernel, question):
+            return await kernel.invoke_prompt(
+                prompt="Now: {{$now}}\\n" + LONG + "{{$q}}",
+                arguments=KernelArguments(now=datetime.now().isoformat(), q=question),
+            )
+        """,
+        [(7, "PC501")],
+    ),
+    (
+        "static-arguments-are-clean",
+        """
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        answer = KernelFunctionFromPrompt(function_name="answer",
+                                          prompt="You are {{$persona}}. " + LONG + "{{$input}}")
+        async def reply(kernel, question):
+            return await kernel.invoke(answer, KernelArguments(persona="Ada", input=question))
+        """,
+        [],
+    ),
+    (
+        "yaml-prompt-in-code",
+        """
+        from datetime import datetime
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        PROMPT_YAML = '''
+        name: Triage
+        template_format: semantic-kernel
+        template: |
+          The date is {{$today}}.
+          LONG_YAML
+          Ticket: {{$ticket}}
+        input_variables:
+          - name: today
+          - name: ticket
+        '''
+        triage = KernelFunctionFromPrompt.from_yaml(PROMPT_YAML)
+        async def run(kernel, ticket):
+            return await kernel.invoke(triage, KernelArguments(today=datetime.now().isoformat(), ticket=ticket))
+        """,
+        [(17, "PC501")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"), [c[1:] for c in SEMANTIC_KERNEL], ids=[c[0] for c in SEMANTIC_KERNEL]
+)
+def test_semantic_kernel_prompt_templates(source: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(source) == expected
+
+
+def test_semantic_kernel_yaml_prompt_read_from_a_file_is_not_followed() -> None:
+    source = """
+        from datetime import datetime
+        from pathlib import Path
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        triage = KernelFunctionFromPrompt.from_yaml(Path("prompts/triage.yaml").read_text())
+        async def run(kernel, ticket):
+            return await kernel.invoke(triage, KernelArguments(today=datetime.now().isoformat()))
+        """
+    assert findings(source) == []
+    assert notes(source) == [(7, "PC506")]

@@ -45,6 +45,12 @@ from ._templates import (
     chat_turn,
     crew_template,
     jinja_render,
+    sk_arguments,
+    sk_function,
+    sk_invoke,
+    sk_prompt,
+    sk_template,
+    sk_yaml,
     template_call,
     template_info,
 )
@@ -313,7 +319,7 @@ def _data_read(
     module, a regex or a prompt template, whose methods are known)."""
     if receiver is None or receiver.kind == "module":
         source = data_call(name)
-    elif receiver.kind in ("regex", "ptemplate", "jtemplate", "chat_builder"):
+    elif receiver.kind in ("regex", "ptemplate", "jtemplate", "chat_builder", "sk_function"):
         return None
     else:
         source = data_method(name.rpartition(".")[2])
@@ -362,6 +368,7 @@ def _library_call(
         return template_call(frame, last, receiver, node, args, keywords)
     if receiver is not None and receiver.kind == "chat_builder":
         return chat_builder_call(frame, last, receiver, node, args, keywords)
+    sk_invoke(frame, last, receiver, node, args, keywords)  # a prompt function run, if it is one
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if (
@@ -567,6 +574,18 @@ def call_sink(
         return chat_builder(args, keywords)
     if sink.api in ("Haystack system message", "Haystack message"):  # kept for a chat builder
         return chat_turn(node, join_values([*args, *keywords.values()]), args, keywords)
+    if sink.api == "Semantic Kernel arguments":
+        return sk_arguments(keywords)
+    if sink.api == "Semantic Kernel prompt template config":
+        return sk_template(keywords.get("template", EMPTY), keywords.get("template_format"))
+    if sink.api == "Semantic Kernel prompt function" or (
+        sink.api == "Semantic Kernel kernel function" and "plugin_name" in keywords
+    ):
+        return sk_function(join_values([*args, *keywords.values()]), keywords)
+    if sink.api == "Semantic Kernel YAML prompt":
+        return sk_yaml(frame, args, keywords)
+    if sink.api == "Semantic Kernel prompt":
+        sk_prompt(frame, node, args, keywords)
     if sink.api == "Haystack prompt builder":  # a Jinja template, filled by `run(**variables)`
         text = args[0] if args else keywords.get("template", EMPTY)
         return Value(kind="jtemplate", meta=text.text)

@@ -10,6 +10,7 @@ called through `frame.call_value`, and what reaches a position goes to `frame.fi
 from __future__ import annotations
 
 import ast
+import importlib
 import re
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -32,6 +33,7 @@ from ._values import (
 )
 from .frameworks.crewai import AFTER_AGENT, KICKOFF_EACH_METHODS, KICKOFF_METHODS
 from .frameworks.haystack import MESSAGE_ROLES
+from .frameworks.semantic_kernel import INVOKE_METHODS, NOT_ARGUMENTS, VARIABLE_SYNTAX
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -43,6 +45,12 @@ __all__ = [
     "chat_turn",
     "crew_template",
     "jinja_render",
+    "sk_arguments",
+    "sk_function",
+    "sk_invoke",
+    "sk_prompt",
+    "sk_template",
+    "sk_yaml",
     "slot_filled",
     "template_call",
     "template_info",
@@ -392,19 +400,37 @@ def chat_builder_call(
     if not isinstance(info, dict):
         return EMPTY  # no template at all: the call fails, and nothing is sent
     filled = [(k, v) for k, v in keywords.items() if k not in ("template", "template_variables")]
-    variables = keywords.get("template_variables")
-    if variables is not None and variables.fields is not None:
-        filled.extend(variables.fields)
-    elif variables is not None:
-        filled.append((UNSEEN_MESSAGES, variables))  # a mapping built where it cannot be read
-    if UNSEEN_MESSAGES in info or any(name == UNSEEN_MESSAGES for name, _ in filled):
-        lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
-        frame.findings.sink_value("Haystack chat prompt builder", "system", lost, node)
-        return EMPTY
-    template_variables(
-        frame, info, Value(fields=tuple(filled)), node, api="Haystack chat prompt builder"
+    _fill(
+        frame,
+        info,
+        filled,
+        keywords.get("template_variables"),
+        node,
+        "Haystack chat prompt builder",
     )
     return EMPTY
+
+
+def _fill(
+    frame: Frame,
+    info: dict[str, tuple[int, str]],
+    filled: list[tuple[str, Value]],
+    mapping: Value | None,
+    node: ast.Call,
+    api: str,
+) -> None:
+    """Judge the variables `filled` by keyword, and those of a `mapping` passed whole, where the
+    template (`info`) puts them; a template or a mapping the analysis could not read makes what
+    varies in them not followed (PC506), never clean."""
+    if mapping is not None and mapping.fields is not None:
+        filled = [*filled, *((k, v) for k, v in mapping.fields if k != "**")]
+    elif mapping is not None:
+        filled = [*filled, (UNSEEN_MESSAGES, mapping)]  # built where it cannot be read
+    if UNSEEN_MESSAGES in info or any(name == UNSEEN_MESSAGES for name, _ in filled):
+        lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
+        frame.findings.sink_value(api, "system", lost, node)
+        return
+    template_variables(frame, info, Value(fields=tuple(filled)), node, api=api)
 
 
 def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
@@ -435,8 +461,107 @@ def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
     return info
 
 
-def _jinja_variables(text: str, role: str, later: int, info: dict[str, tuple[int, str]]) -> None:
-    for found in _JINJA_USE.finditer(text):
-        name = found.group(1) or found.group(2)
+def _jinja_variables(
+    text: str,
+    role: str,
+    later: int,
+    info: dict[str, tuple[int, str]],
+    use: re.Pattern[str] = _JINJA_USE,
+) -> None:
+    """Each variable `use` finds in `text`: the static characters after its first use (`later`
+    more after the text) and the position it reaches."""
+    for found in use.finditer(text):
+        name = next((group for group in found.groups() if group), None)
+        if name is None:
+            continue
         after = len(_JINJA_TAG.sub("", _strip_tail(text[found.end() :])))
         info.setdefault(name, (after + later, role))
+
+
+# -- Semantic Kernel's prompt functions ----------------------------------------------------
+
+_SK_SYNTAX = {name: re.compile(pattern) for name, pattern in VARIABLE_SYNTAX}
+_SK_API = "Semantic Kernel prompt function"
+
+
+def sk_arguments(keywords: dict[str, Value]) -> Value:
+    """`KernelArguments(name=value, ...)`: a mapping of the arguments (`settings=` is none)."""
+    fields = tuple((k, v) for k, v in keywords.items() if k != "settings")
+    deps = join_values(v for _, v in fields).deps
+    return Value(deps=deps, fields=fields, kind="dict")
+
+
+def sk_template(text: Value, template_format: Value | None) -> Value:
+    """A prompt template's text in its format (`PromptTemplateConfig`): its variables."""
+    info: dict[str, tuple[int, str]] = {}
+    syntax = _SK_SYNTAX.get(template_format.text if template_format is not None else None or "")
+    if not any(isinstance(p, str) for p in text.pieces or ()):
+        info[UNSEEN_MESSAGES] = (0, "unseen")  # read from where the analysis cannot see
+    else:
+        _jinja_variables(
+            _static_of(text), "template", 0, info, syntax or _SK_SYNTAX["semantic-kernel"]
+        )
+    return Value(kind="sk_function", meta=info)
+
+
+def sk_function(result: Value, keywords: dict[str, Value]) -> Value:
+    """`KernelFunctionFromPrompt(...)`, `kernel.add_function(...)`: the function, knowing its
+    template's variables (from `prompt=` or `prompt_template_config=`; an `add_function` of a
+    function made elsewhere is that function)."""
+    for keyword in ("prompt_template_config", "function"):
+        given = keywords.get(keyword)
+        if given is not None and given.kind == "sk_function":
+            return given
+    if "prompt" in keywords:
+        return sk_template(keywords["prompt"], keywords.get("template_format"))
+    return result
+
+
+def sk_yaml(frame: Frame, args: list[Value], keywords: dict[str, Value]) -> Value:
+    """`KernelFunctionFromPrompt.from_yaml(text)`: its `template:` and `template_format:`, read
+    with PyYAML as Semantic Kernel reads them; text that is not seen, not YAML, or no PyYAML
+    leaves the template unseen (its arguments not followed)."""
+    text = args[0] if args else keywords.get("yaml_str", EMPTY)
+    try:
+        yaml = importlib.import_module("yaml")
+        data = yaml.safe_load(text.text) if text.text is not None else None
+    except (ImportError, ValueError, AttributeError, TypeError):
+        data = None
+    except Exception:  # yaml.YAMLError and its kin (PyYAML is imported lazily): unreadable
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("template"), str):
+        return sk_template(EMPTY, None)
+    fmt = data.get("template_format")
+    return sk_template(
+        Value(pieces=(data["template"],)), Value(pieces=(fmt,)) if isinstance(fmt, str) else None
+    )
+
+
+def sk_invoke(
+    frame: Frame,
+    method: str,
+    receiver: Value | None,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> None:
+    """`kernel.invoke(function, arguments, **kwargs)` or `function.invoke(kernel, arguments)`:
+    the prompt function's variables filled with the arguments."""
+    if method not in INVOKE_METHODS:
+        return
+    on_function = receiver is not None and receiver.kind == "sk_function"
+    function = receiver if on_function else keywords.get("function", args[0] if args else None)
+    if function is None or function.kind != "sk_function" or not isinstance(function.meta, dict):
+        return
+    arguments = keywords.get("arguments", args[1] if len(args) > 1 else None)
+    filled = [(k, v) for k, v in keywords.items() if k not in NOT_ARGUMENTS]
+    _fill(frame, function.meta, filled, arguments, node, _SK_API)
+
+
+def sk_prompt(frame: Frame, node: ast.Call, args: list[Value], keywords: dict[str, Value]) -> None:
+    """`kernel.invoke_prompt(prompt, arguments=..., template_format=...)`: made and run at once."""
+    text = args[0] if args else keywords.get("prompt", EMPTY)
+    function = sk_template(text, keywords.get("template_format"))
+    filled = [(k, v) for k, v in keywords.items() if k not in NOT_ARGUMENTS]
+    if isinstance(function.meta, dict):
+        _fill(frame, function.meta, filled, keywords.get("arguments"), node, _SK_API)
