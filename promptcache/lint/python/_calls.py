@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
+from ._iteration import sorting_fix
 from ._locations import node_label, node_span
 from ._request_data import senders_system_prompt
 from ._turns import WINDOW, drop_oldest, front_removed
@@ -307,7 +308,7 @@ def _views(frame: Frame, call: Call) -> Value | None:
     if receiver is None:
         return None
     if receiver.kind == "udict":
-        return Value(deps=receiver.deps, kind="uview")
+        return Value(deps=receiver.deps, kind="uview", meta=receiver.meta)
     if receiver.fields is not None and call.name.endswith("values"):
         return Value(deps=receiver.deps, items=tuple(v for _, v in receiver.fields), kind="list")
     return Value(deps=receiver.deps) if receiver.deps else EMPTY
@@ -334,7 +335,10 @@ def _fromkeys(frame: Frame, call: Call) -> Value | None:
         return None
     source = call.args[0]
     return Value(
-        deps=source.deps, kind="udict" if source.kind in ("set", "udict", "uview") else "dict"
+        deps=source.deps,
+        kind="udict" if source.kind in ("set", "udict", "uview") else "dict",
+        # where `--fix` sorts the set it is built from, when that is safe
+        meta=sorting_fix(frame, source, call.node.args[0]),
     )
 
 

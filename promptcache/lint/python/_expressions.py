@@ -434,7 +434,7 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:
-    _, value, _ = comprehension(frame, node)
+    _, value, _, _ = comprehension(frame, node)
     return Value(deps=value.deps, kind="list", spliced=True)
 
 
@@ -442,14 +442,15 @@ _e_GeneratorExp = _e_ListComp
 
 
 def _e_SetComp(frame: Frame, node: ast.SetComp) -> Value:
-    _, value, _ = comprehension(frame, node)
+    _, value, _, _ = comprehension(frame, node)
     # A set of strings (f-strings, literals) sorts without error: `--fix` may sort it.
     return Value(deps=value.deps, kind="set", meta=all_str([node.elt]))
 
 
 def _e_DictComp(frame: Frame, node: ast.DictComp) -> Value:
-    key, value, unordered = comprehension(frame, node)
-    return Value(deps=key.deps | value.deps, kind="udict" if unordered else "dict")
+    key, value, unordered, fix = comprehension(frame, node)
+    # `meta`: where `--fix` sorts the set it is built from, when that is safe
+    return Value(deps=key.deps | value.deps, kind="udict" if unordered else "dict", meta=fix)
 
 
 _EXPRESSIONS: dict[type, Callable[[Frame, ast.expr], Value]] = {

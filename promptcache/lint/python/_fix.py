@@ -3,8 +3,10 @@
 
 Three: `sort_keys=True` on a `json.dumps` (simplejson, ujson) whose result reaches a prefix (no
 `**options` that might already set it), `option=orjson.OPT_SORT_KEYS` on an `orjson.dumps`
-called through its module, and `sorted(...)` around a set of strings iterated into a prefix. Every
-other finding is left for a person; the rewritten module must parse or nothing is written.
+called through its module, and `sorted(...)` around a set of strings iterated into a prefix, or
+around the one a dict is built from (`dict.fromkeys(names)`, a comprehension over it) when that
+dict is. Every other finding is left for a person; the rewritten module must parse or nothing is
+written.
 """
 
 from __future__ import annotations

@@ -25,19 +25,27 @@ from ._values import (
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["comprehension", "element", "order_taint"]
+__all__ = ["comprehension", "element", "order_taint", "sorting_fix"]
+
+# Where `--fix` puts `sorted(...)`: ("sorted", line, column, end line, end column).
+SortingFix = tuple[str, int, int, int, int]
 
 
 def comprehension(
     frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
-) -> tuple[Value, Value, bool]:
+) -> tuple[Value, Value, bool, SortingFix | None]:
+    """The key and element of a comprehension, whether it iterates an unordered source, and
+    where `sorted(...)` mends that order (one generator over a set of strings; else None)."""
     saved = dict(frame.scope.env)
     iter_deps: set[Dep] = set()
     unordered = False
+    fix = None
     for generator in node.generators:
         iterated = frame.eval(generator.iter)
         each = element(frame, iterated, generator.iter)
         unordered = unordered or iterated.kind in ("set", "udict", "uview")
+        if len(node.generators) == 1:
+            fix = sorting_fix(frame, iterated, generator.iter)
         if isinstance(node, ast.DictComp):  # the order lives in the kind ("udict") instead
             each = Value(
                 deps=frozenset(
@@ -54,7 +62,7 @@ def comprehension(
         key, value = EMPTY, frame.eval(node.elt)
     frame.scope.env.clear()
     frame.scope.env.update(saved)
-    return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered
+    return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered, fix
 
 
 def element(frame: Frame, iterated: Value, node: ast.expr) -> Value:
@@ -70,11 +78,21 @@ def element(frame: Frame, iterated: Value, node: ast.expr) -> Value:
 
 def order_taint(frame: Frame, iterated: Value, node: ast.expr) -> Taint:
     what = "a set" if iterated.kind == "set" else "a dict built from an unordered source"
-    fixable = iterated.kind == "set" and iterated.meta is True
+    # A dict built from a set of strings is mended where it is built (`sorting_fix`): sorting
+    # it where it is iterated would change what the loop sees (its keys instead of its pairs).
+    built = iterated.meta if iterated.kind in ("udict", "uview") else None
     return frame.taint(
         "PC504",
         f"iteration order of {what} (`{node_label(frame.module, node)}`)",
         node,
-        fix=("sorted", *node_span(frame.module, node)),
-        fixable=fixable,
+        fix=built if isinstance(built, tuple) else ("sorted", *node_span(frame.module, node)),
+        fixable=isinstance(built, tuple) or (iterated.kind == "set" and iterated.meta is True),
     )
+
+
+def sorting_fix(frame: Frame, iterated: Value, node: ast.expr) -> SortingFix | None:
+    """Where `sorted(...)` makes iterating `iterated` (a set of strings, which sort without
+    error) ordered: around `node`; None for anything else."""
+    if iterated.kind == "set" and iterated.meta is True:
+        return ("sorted", *node_span(frame.module, node))
+    return None

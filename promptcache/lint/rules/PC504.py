@@ -6,7 +6,8 @@ Why:
     differs between worker processes and restarts; a dict built from a set (or its `keys()`,
     `values()`, `items()`) inherits that order. Tool lists and prompt sections joined from such a
     collection break the cache across processes. `--fix` wraps the set in `sorted(...)` when its
-    elements are strings.
+    elements are strings, where it is iterated or where a dict is built from it
+    (`dict.fromkeys(names)`, `{n: ... for n in names}`).
 
 Bad:
     def ask(client, history, question):
