@@ -335,3 +335,57 @@ def test_semantic_kernel_yaml_prompt_read_from_a_file_is_not_followed() -> None:
         """
     assert findings(source) == []
     assert notes(source) == [(7, "PC506")]
+
+
+LANGCHAIN_FORMATTED_ELSEWHERE = [
+    (
+        "prompt-template-module-constant-formatted-in-a-function",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import PromptTemplate
+        policy = PromptTemplate.from_template("Now {now}. " + LONG + "{question}")
+        def build(question):
+            return policy.format(now=datetime.now().isoformat(), question=question)
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "chat-prompt-template-format-messages-in-a-node",
+        """
+        from datetime import date
+        from langchain_core.prompts import ChatPromptTemplate
+        triage = ChatPromptTemplate.from_messages(
+            [("system", "Today is {today}. " + LONG), ("human", "{question}")]
+        )
+        def node(state):
+            return triage.format_messages(today=str(date.today()), question=state["question"])
+        """,
+        [(8, "PC501")],
+    ),
+    (
+        "prompt-template-value-at-the-end-formatted-elsewhere",
+        """
+        from datetime import datetime
+        from langchain_core.prompts import PromptTemplate
+        PROMPT = PromptTemplate.from_template(LONG + "{question} (asked {now})")
+        def build(question):
+            return PROMPT.format(now=datetime.now().isoformat(), question=question)
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [c[1:] for c in LANGCHAIN_FORMATTED_ELSEWHERE],
+    ids=[c[0] for c in LANGCHAIN_FORMATTED_ELSEWHERE],
+)
+def test_langchain_template_formatted_in_another_function(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    # `.format(` is every str.format: the pre-scan skipped such a call unless a word on its
+    # line was a request API's or a prompt's (`prompt.format(`), so a template whose name is
+    # neither (`policy`), formatted apart from where it was made, was never judged (the first
+    # case failed before; `format_messages(` was already followed).
+    assert findings(source) == expected

@@ -103,6 +103,15 @@ FRAMEWORK = Framework(
             imported=("langgraph",),
         ),
     ),
+    # A template made in one place and formatted in another (a module constant, a node
+    # function): `format(` alone is every `str.format`, so only in a module naming the class.
+    fills=(
+        "PromptTemplate().format",
+        "PromptTemplate().aformat",
+        "PromptTemplate().format_prompt",
+        "ChatPromptTemplate().format_messages",
+        "ChatPromptTemplate().aformat_messages",
+    ),
     # `trim_messages` keeps the newest turns by default (`strategy="last"`).
     windows=(
         "langchain_core.messages.trim_messages",
