@@ -389,3 +389,17 @@ def test_langchain_template_formatted_in_another_function(
     # neither (`policy`), formatted apart from where it was made, was never judged (the first
     # case failed before; `format_messages(` was already followed).
     assert findings(source) == expected
+
+
+def test_semantic_kernel_template_format_known_only_at_run_time_reads_every_syntax() -> None:
+    source = """
+        from datetime import datetime
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        def make(template_format):
+            return KernelFunctionFromPrompt(function_name="answer", template_format=template_format,
+                                            prompt="Now {{ now }}. " + LONG + "{{$input}}")
+        async def reply(kernel, fmt, question):
+            arguments = KernelArguments(now=datetime.now().isoformat(), input=question)
+            return await kernel.invoke(make(fmt), arguments)
+        """
+    assert findings(source) == [(8, "PC501")]

@@ -481,6 +481,7 @@ def _jinja_variables(
 # -- Semantic Kernel's prompt functions ----------------------------------------------------
 
 _SK_SYNTAX = {name: re.compile(pattern) for name, pattern in VARIABLE_SYNTAX}
+_ANY_SK_SYNTAX = re.compile("|".join(pattern for _, pattern in VARIABLE_SYNTAX))
 _SK_API = "Semantic Kernel prompt function"
 
 
@@ -494,13 +495,13 @@ def sk_arguments(keywords: dict[str, Value]) -> Value:
 def sk_template(text: Value, template_format: Value | None) -> Value:
     """A prompt template's text in its format (`PromptTemplateConfig`): its variables."""
     info: dict[str, tuple[int, str]] = {}
-    syntax = _SK_SYNTAX.get(template_format.text if template_format is not None else None or "")
     if not any(isinstance(p, str) for p in text.pieces or ()):
         info[UNSEEN_MESSAGES] = (0, "unseen")  # read from where the analysis cannot see
-    else:
-        _jinja_variables(
-            _static_of(text), "template", 0, info, syntax or _SK_SYNTAX["semantic-kernel"]
-        )
+        return Value(kind="sk_function", meta=info)
+    name = "semantic-kernel" if template_format is None else template_format.text
+    # A format computed at run time, or one this does not know: any syntax may be the one.
+    syntax = _SK_SYNTAX.get(name or "", _ANY_SK_SYNTAX)
+    _jinja_variables(_static_of(text), "template", 0, info, syntax)
     return Value(kind="sk_function", meta=info)
 
 
