@@ -403,3 +403,76 @@ def test_semantic_kernel_template_format_known_only_at_run_time_reads_every_synt
             return await kernel.invoke(make(fmt), arguments)
         """
     assert findings(source) == [(8, "PC501")]
+
+
+SEMANTIC_KERNEL_AGENTS = [
+    (
+        "agent-instructions-template-filled-by-its-arguments",
+        """
+        from datetime import datetime
+        from semantic_kernel.agents import ChatCompletionAgent
+        from semantic_kernel.functions import KernelArguments
+        def make_agent(service):
+            return ChatCompletionAgent(
+                service=service, name="Support",
+                instructions="It is {{$now}}. " + LONG,
+                arguments=KernelArguments(now=datetime.now().isoformat()),
+            )
+        """,
+        [(9, "PC501")],
+    ),
+    (
+        "agent-instructions-filled-at-get-response",
+        """
+        from datetime import datetime
+        from semantic_kernel.agents import ChatCompletionAgent
+        from semantic_kernel.functions import KernelArguments
+        agent = ChatCompletionAgent(name="Support", instructions="You help {{$team}}. Now: {{$now}}.")
+        async def answer(thread, question):
+            return await agent.get_response(
+                messages=question, thread=thread,
+                arguments=KernelArguments(team="billing", now=datetime.now().isoformat()),
+            )
+        """,
+        # at the end of the instructions, yet before the whole conversation
+        [(9, "PC501")],
+    ),
+    (
+        "agent-instructions-with-constant-arguments-are-clean",
+        """
+        from semantic_kernel.agents import ChatCompletionAgent
+        from semantic_kernel.functions import KernelArguments
+        agent = ChatCompletionAgent(name="StoryTeller",
+            instructions="Tell a story about {{$topic}} that is {{$length}} sentences long.",
+            arguments=KernelArguments(topic="Dog", length="3"))
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [c[1:] for c in SEMANTIC_KERNEL_AGENTS],
+    ids=[c[0] for c in SEMANTIC_KERNEL_AGENTS],
+)
+def test_semantic_kernel_agent_instructions_template(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(source) == expected
+
+
+def test_a_prompt_functions_result_is_the_models_answer() -> None:
+    # What a prompt function returns is this request's answer: per-request data in a prefix.
+    source = """
+        import anthropic
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        client = anthropic.Anthropic()
+        summarise = KernelFunctionFromPrompt(function_name="summarise", prompt="Summarise: {{$text}}")
+        async def ask(kernel, text, history, question):
+            summary = await summarise.invoke(kernel, KernelArguments(text=text))
+            return client.messages.create(model="claude-sonnet-4-5", max_tokens=512,
+                system="Summary so far: " + str(summary) + LONG,
+                messages=[*history, {"role": "user", "content": question}])
+        """
+    assert findings(source) == [(7, "PC502")]

@@ -45,6 +45,7 @@ from ._templates import (
     chat_turn,
     crew_template,
     jinja_render,
+    sk_agent,
     sk_arguments,
     sk_function,
     sk_invoke,
@@ -69,6 +70,7 @@ from ._values import (
     Value,
     join_values,
 )
+from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -319,7 +321,7 @@ def _data_read(
     module, a regex or a prompt template, whose methods are known)."""
     if receiver is None or receiver.kind == "module":
         source = data_call(name)
-    elif receiver.kind in ("regex", "ptemplate", "jtemplate", "chat_builder", "sk_function"):
+    elif receiver.kind in ("regex", "ptemplate", "jtemplate", "chat_builder"):
         return None
     else:
         source = data_method(name.rpartition(".")[2])
@@ -364,6 +366,11 @@ def _library_call(
             if value.deps:
                 what = f"`{keyword}=` of `{_short(name)}()`"
                 frame.findings.sink_value(what, "system", value, node)
+    if last in SK_AGENTS:  # an agent whose instructions its arguments fill
+        made = opaque_call(frame, name, [*args, *keywords.values(), *splats])
+        agent = sk_agent(frame, name, node, keywords, made)
+        if agent is not None:
+            return agent
     if receiver is not None and receiver.kind in ("ptemplate", "chain"):
         return template_call(frame, last, receiver, node, args, keywords)
     if receiver is not None and receiver.kind == "chat_builder":

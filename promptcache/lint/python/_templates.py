@@ -33,7 +33,7 @@ from ._values import (
 )
 from .frameworks.crewai import AFTER_AGENT, KICKOFF_EACH_METHODS, KICKOFF_METHODS
 from .frameworks.haystack import MESSAGE_ROLES
-from .frameworks.semantic_kernel import INVOKE_METHODS, NOT_ARGUMENTS, VARIABLE_SYNTAX
+from .frameworks.semantic_kernel import AGENTS, INVOKE_METHODS, NOT_ARGUMENTS, VARIABLE_SYNTAX
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -45,6 +45,7 @@ __all__ = [
     "chat_turn",
     "crew_template",
     "jinja_render",
+    "sk_agent",
     "sk_arguments",
     "sk_function",
     "sk_invoke",
@@ -490,6 +491,28 @@ def sk_arguments(keywords: dict[str, Value]) -> Value:
     fields = tuple((k, v) for k, v in keywords.items() if k != "settings")
     deps = join_values(v for _, v in fields).deps
     return Value(deps=deps, fields=fields, kind="dict")
+
+
+def sk_agent(
+    frame: Frame, name: str, node: ast.Call, keywords: dict[str, Value], made: Value
+) -> Value | None:
+    """`ChatCompletionAgent(instructions=..., arguments=KernelArguments(...))`: its instructions
+    are a template of the system prompt (the whole conversation follows them), filled by the
+    agent's arguments here and by those given where it runs; None for any other call. `made`:
+    what the call gives without this knowledge (its dependencies are kept)."""
+    if name.rpartition(".")[2] not in AGENTS or not name.startswith("semantic_kernel"):
+        return None
+    instructions = keywords.get("instructions")
+    if instructions is None:
+        return None
+    template = sk_template(instructions, keywords.get("template_format"))
+    info = template.meta if isinstance(template.meta, dict) else {}
+    info = {key: (after, "system") for key, (after, _) in info.items()}
+    agent = Value(deps=made.deps, kind="sk_function", meta=info)
+    arguments = keywords.get("arguments")
+    if arguments is not None:
+        _fill(frame, info, [], arguments, node, "Semantic Kernel agent")
+    return agent
 
 
 def sk_template(text: Value, template_format: Value | None) -> Value:

@@ -77,8 +77,12 @@ VARIABLE_SYNTAX = (
     ),
 )
 # Methods that run a prompt function: on the kernel (`kernel.invoke(function, arguments)`) or
-# on the function itself (`function.invoke(kernel, arguments)`).
-INVOKE_METHODS = frozenset({"invoke", "invoke_stream"})
+# on the function itself (`function.invoke(kernel, arguments)`), or an agent
+# (`agent.get_response(messages=..., arguments=...)`), whose arguments fill its instructions.
+INVOKE_METHODS = frozenset({"invoke", "invoke_stream", "get_response"})
+# Agents whose `instructions=` is a template (the system prompt) filled by `arguments=`, made
+# with the agent or given where it runs (`agents/chat_completion/chat_completion_agent.py`).
+AGENTS = ("ChatCompletionAgent",)
 # Keywords of those calls and of `invoke_prompt` that are not the template's arguments.
 NOT_ARGUMENTS = frozenset(
     {"function", "arguments", "function_name", "plugin_name", "metadata", "prompt",
