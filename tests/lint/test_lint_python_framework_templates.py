@@ -476,3 +476,108 @@ def test_a_prompt_functions_result_is_the_models_answer() -> None:
                 messages=[*history, {"role": "user", "content": question}])
         """
     assert findings(source) == [(7, "PC502")]
+
+
+HAYSTACK_PIPELINES = [
+    (
+        "chat-builder-in-a-pipeline-filled-by-component-name",
+        """
+        from datetime import datetime
+        from haystack import Pipeline
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.components.generators.chat import OpenAIChatGenerator
+        from haystack.dataclasses import ChatMessage
+        template = [
+            ChatMessage.from_system("Current time: {{ now }}. " + LONG),
+            ChatMessage.from_user("{{ query }}"),
+        ]
+        pipe = Pipeline()
+        pipe.add_component("prompt_builder", ChatPromptBuilder(template=template))
+        pipe.add_component("llm", OpenAIChatGenerator(model="gpt-4o-mini"))
+        pipe.connect("prompt_builder.prompt", "llm.messages")
+        def ask(query):
+            now = datetime.now().isoformat()
+            return pipe.run(data={"prompt_builder": {"template_variables": {"now": now, "query": query}}})
+        """,
+        [(16, "PC501")],
+    ),
+    (
+        "prompt-builder-in-a-pipeline-flat-inputs",
+        """
+        from datetime import date
+        from haystack import Pipeline
+        from haystack.components.builders import PromptBuilder
+        pipe = Pipeline()
+        pipe.add_component("builder", PromptBuilder(template="Today is {{ today }}.\\n" + LONG + "{{ query }}"))
+        def ask(query):
+            return pipe.run({"today": date.today().isoformat(), "query": query})
+        """,
+        [(8, "PC501")],
+    ),
+    (
+        "pipeline-value-at-the-end-is-clean",
+        """
+        from datetime import datetime
+        from haystack import Pipeline
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        pipe = Pipeline()
+        pipe.add_component("prompt_builder", ChatPromptBuilder(template=[
+            ChatMessage.from_system(LONG), ChatMessage.from_user("{{ query }} ({{ now }})")]))
+        def ask(query):
+            return pipe.run({"prompt_builder": {"query": query, "now": datetime.now().isoformat()}})
+        """,
+        [],
+    ),
+    (
+        "pipeline-built-in-init-run-in-a-method",
+        """
+        from datetime import datetime
+        from haystack import Pipeline
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        class Assistant:
+            def __init__(self):
+                self.pipeline = Pipeline()
+                self.pipeline.add_component("prompt_builder", ChatPromptBuilder(template=[
+                    ChatMessage.from_system("Session {{ started }}. " + LONG),
+                    ChatMessage.from_user("{{ query }}")]))
+            def ask(self, query):
+                started = datetime.now().isoformat()
+                return self.pipeline.run({"prompt_builder": {"template_variables": {"started": started, "query": query}}})
+        """,
+        [(13, "PC501")],
+    ),
+]
+
+
+HAYSTACK_PIPELINES.append(
+    (
+        "pipeline-made-by-a-function",
+        """
+        from datetime import datetime
+        from haystack import Pipeline
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        def build_pipeline():
+            pipe = Pipeline()
+            pipe.add_component("prompt_builder", ChatPromptBuilder(template=[
+                ChatMessage.from_system("Session {{ started }}. " + LONG),
+                ChatMessage.from_user("{{ query }}")]))
+            return pipe
+        PIPE = build_pipeline()
+        def ask(query):
+            return PIPE.run({"prompt_builder": {"started": datetime.now().isoformat(), "query": query}})
+        """,
+        [(14, "PC501")],
+    )
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [c[1:] for c in HAYSTACK_PIPELINES],
+    ids=[c[0] for c in HAYSTACK_PIPELINES],
+)
+def test_haystack_pipeline_fills_its_builders(source: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(source) == expected

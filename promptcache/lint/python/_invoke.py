@@ -44,6 +44,7 @@ from ._templates import (
     chat_builder_call,
     chat_turn,
     crew_template,
+    haystack_pipeline,
     jinja_render,
     sk_agent,
     sk_arguments,
@@ -376,6 +377,8 @@ def _library_call(
     if receiver is not None and receiver.kind == "chat_builder":
         return chat_builder_call(frame, last, receiver, node, args, keywords)
     sk_invoke(frame, last, receiver, node, args, keywords)  # a prompt function run, if it is one
+    if receiver is not None and haystack_pipeline(frame, last, receiver, node, args, keywords):
+        return EMPTY  # a prompt builder added to a pipeline, which now knows it by name
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if (

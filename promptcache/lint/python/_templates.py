@@ -32,7 +32,7 @@ from ._values import (
     join_values,
 )
 from .frameworks.crewai import AFTER_AGENT, KICKOFF_EACH_METHODS, KICKOFF_METHODS
-from .frameworks.haystack import MESSAGE_ROLES
+from .frameworks.haystack import MESSAGE_ROLES, PIPELINE_ADD, PIPELINE_RUNS
 from .frameworks.semantic_kernel import AGENTS, INVOKE_METHODS, NOT_ARGUMENTS, VARIABLE_SYNTAX
 
 if TYPE_CHECKING:
@@ -44,6 +44,7 @@ __all__ = [
     "chat_builder_call",
     "chat_turn",
     "crew_template",
+    "haystack_pipeline",
     "jinja_render",
     "sk_agent",
     "sk_arguments",
@@ -410,6 +411,41 @@ def chat_builder_call(
         "Haystack chat prompt builder",
     )
     return EMPTY
+
+
+def haystack_pipeline(
+    frame: Frame,
+    method: str,
+    receiver: Value,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+) -> bool:
+    """A Haystack pipeline's `add_component("name", builder)`: the pipeline (the name it is kept
+    under) knows its prompt builders by name, as `fields`; its `run(data)` fills each one (and
+    is left to the general rules: its result is the pipeline's output). True when a component
+    was added."""
+    target = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if method == PIPELINE_ADD and isinstance(target, ast.Name | ast.Attribute):
+        named = (args[0] if args else keywords.get("name", EMPTY)).text
+        component = args[1] if len(args) > 1 else keywords.get("instance", EMPTY)
+        if named is None or component.kind not in ("chat_builder", "jtemplate"):
+            return False
+        known = (*(receiver.fields or ()), (named, component))
+        frame.assign(target, replace(receiver, fields=known))
+        return True
+    if method not in PIPELINE_RUNS or not receiver.fields:
+        return False
+    data = keywords.get("data", args[0] if args else EMPTY)
+    for component_name, component in receiver.fields:
+        inputs = data.field(component_name)
+        given = dict((inputs if inputs is not None else data).fields or ())
+        given.pop("**", None)
+        if component.kind == "chat_builder":
+            chat_builder_call(frame, "run", component, node, [], given)
+        else:
+            jinja_render(frame, component, node, [], given, [])
+    return False
 
 
 def _fill(

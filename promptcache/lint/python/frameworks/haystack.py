@@ -36,6 +36,12 @@ MESSAGE_ROLES = (
     ("ChatMessage.from_assistant", "assistant"),
 )
 
+# A pipeline's methods: `add_component(name, instance)` names a component, and `run(data)`
+# fills each by name (`{"prompt_builder": {...}}`) or, flat (`{"query": ...}`), every component
+# taking that input (`core/pipeline/pipeline.py`).
+PIPELINE_ADD = "add_component"
+PIPELINE_RUNS = frozenset({"run", "run_async"})
+
 FRAMEWORK = Framework(
     name="haystack",
     sinks=(
@@ -80,5 +86,7 @@ FRAMEWORK = Framework(
         "PromptBuilder().run_async",
         "ChatPromptBuilder().run",
         "ChatPromptBuilder().run_async",
+        "Pipeline().run",
+        "AsyncPipeline().run_async",
     ),
 )
