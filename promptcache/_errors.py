@@ -9,6 +9,9 @@ Exceptions and warnings raised by promptcache.
 
     VolatileContentWarning (UserWarning) volatile-looking text in a stable layer (policy="warn")
 
+    InternalError                        a bug met while working on something the user named (a
+                                         file): the CLI's exit 3, naming it beside the cause
+
 Every message says what was wrong, the offending value or path, and how to fix it.
 """
 
@@ -27,6 +30,7 @@ import orjson
 __all__ = [
     "CanonicalError",
     "InputError",
+    "InternalError",
     "MissingDependencyError",
     "PromptCacheError",
     "VolatileContentError",
@@ -84,6 +88,18 @@ class MissingDependencyError(PromptCacheError, ImportError):
 # Optional packages whose supported releases need a newer Python than promptcache itself: their
 # extra installs nothing on an older one (see the markers in pyproject.toml).
 _NEEDS_PYTHON = {"google-genai": (3, 11)}
+
+
+class InternalError(Exception):
+    """
+    Not a PromptCacheError: a bug (its `__cause__`) met while `doing` something the user asked
+    for ("linting 'agent.py'"), which the CLI's internal-error line names, so that a report
+    says which input broke the tool and the user can leave it out meanwhile.
+    """
+
+    def __init__(self, doing: str) -> None:
+        self.doing = doing
+        super().__init__(f"a bug in promptcache while {doing}")
 
 
 class VolatileContentWarning(UserWarning):

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__, _commands
-from ._errors import PromptCacheError, check_hash_key
+from ._errors import InternalError, PromptCacheError, check_hash_key
 from ._outputs import write_failure
 
 __all__ = ["EXIT_ERROR", "EXIT_FINDINGS", "EXIT_INTERNAL", "EXIT_OK", "EXIT_USAGE", "main"]
@@ -130,8 +130,11 @@ def _internal_error(exc: BaseException) -> int:
     if os.environ.get("PROMPTCACHE_DEBUG"):
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
         return EXIT_INTERNAL
+    doing = ""
+    if isinstance(exc, InternalError) and exc.__cause__ is not None:
+        doing, exc = f" while {exc.doing}", exc.__cause__
     print(
-        f"promptcache: internal error: {type(exc).__name__} at {_raised_at(exc)}. This is a bug "
+        f"promptcache: internal error: {type(exc).__name__} at {_raised_at(exc)}{doing}. This is a bug "
         "in promptcache, not in your input or command: please report it to the promptcache "
         "issue tracker with the traceback PROMPTCACHE_DEBUG=1 prints (read it first: it may "
         "quote your input).",

@@ -216,3 +216,47 @@ def test_the_process_exit_status_of_a_crash_is_3(tmp_path: Path, debug: bool) ->
     )
     assert done.returncode == EXIT_INTERNAL, done.stderr
     assert ("Traceback" in done.stderr) == debug
+
+
+@pytest.mark.parametrize("suffix", [".j2", ".py"])
+def test_a_crash_while_linting_a_file_names_the_file(
+    suffix: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Which file broke the linter is what a bug report needs, and what a user can `exclude`
+    # meanwhile: the line names it (the path as the findings name it), still not the text.
+    monkeypatch.delenv("PROMPTCACHE_DEBUG", raising=False)
+    import promptcache.lint._engine as engine
+    from promptcache.lint.python import PythonLinter
+
+    def crash(*args: object, **kwargs: object) -> object:
+        raise KeyError(_PLANTED)
+
+    (tmp_path / "fine.txt").write_text("not linted")
+    broken = tmp_path / f"agent{suffix}"
+    broken.write_text("import anthropic\n" if suffix == ".py" else "Hello {{ name }}\n")
+    if suffix == ".py":
+        monkeypatch.setattr(PythonLinter, "lint_file", crash)
+    else:
+        monkeypatch.setattr(engine, "lint_file", crash)
+    assert main(["lint", str(broken)]) == EXIT_INTERNAL
+    err = capsys.readouterr().err
+    assert f"while linting {str(broken)!r}" in err and "KeyError at " in err
+    assert _PLANTED not in err and "Traceback" not in err
+
+
+def test_a_deliberate_error_while_linting_a_file_stays_exit_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import promptcache.lint._engine as engine
+    from promptcache._errors import InputError
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise InputError("'agent.j2' is a FIFO; name a regular file")
+
+    (tmp_path / "agent.j2").write_text("Hello\n")
+    monkeypatch.setattr(engine, "lint_file", refuse)
+    assert main(["lint", str(tmp_path / "agent.j2")]) == EXIT_USAGE
+    assert "promptcache: error: 'agent.j2' is a FIFO" in capsys.readouterr().err

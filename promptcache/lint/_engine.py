@@ -26,7 +26,7 @@ import jinja2
 import orjson
 
 from .._canonical import load_json
-from .._errors import InputError, json_kind
+from .._errors import InputError, InternalError, PromptCacheError, json_kind
 from .._inputs import check_regular
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
@@ -192,20 +192,24 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
                 shown = Path(_display(file.parent), file.name).as_posix()
                 findings.extend(_select([_skipped(shown, unreadable)], config))
                 continue
-            if file.suffix == ".py":
-                findings.extend(python.lint_file(file, display=_display(file)))
-                continue
-            findings.extend(
-                lint_file(
-                    file,
-                    config=config,
-                    loader=loader,
-                    display=_display(file),
-                    found_in_folder=in_folder,
-                )
-            )
+            try:
+                findings.extend(_lint_one(file, in_folder, config, loader, python))
+            except (PromptCacheError, OSError):
+                raise  # said on purpose, or the disk's: the CLI names either as it is
+            except Exception as exc:
+                raise InternalError(f"linting {_display(file)!r}") from exc
         python.release()
     return LintReport(findings=tuple(sorted(findings, key=Finding.sort_key)), files=files)
+
+
+def _lint_one(
+    file: Path, in_folder: bool, config: LintConfig, loader: Loader, python: PythonLinter
+) -> list[Finding]:
+    if file.suffix == ".py":
+        return python.lint_file(file, display=_display(file))
+    return lint_file(
+        file, config=config, loader=loader, display=_display(file), found_in_folder=in_folder
+    )
 
 
 def discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[Path]:
