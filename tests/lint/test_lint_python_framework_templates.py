@@ -581,3 +581,39 @@ HAYSTACK_PIPELINES.append(
 )
 def test_haystack_pipeline_fills_its_builders(source: str, expected: list[tuple[int, str]]) -> None:
     assert findings(source) == expected
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        'kernel.invoke(plugin_name="Writer", function_name="Summarize", arguments=arguments)',
+        'kernel.invoke(plugin["Summarize"], arguments)',
+        'plugin["Summarize"].invoke(kernel, arguments)',
+    ],
+    ids=["by-name", "looked-up", "on-the-function"],
+)
+def test_semantic_kernel_function_not_seen_made_leaves_its_arguments_not_followed(
+    call: str,
+) -> None:
+    # A plugin loaded from a folder of skprompt.txt files: its templates are not read, so a
+    # clock in its arguments is a note (PC506), never taken as clean.
+    source = f"""
+        from datetime import datetime
+        from semantic_kernel.functions import KernelArguments
+        async def summarise(kernel, text):
+            plugin = kernel.add_plugin(parent_directory="prompts", plugin_name="Writer")
+            arguments = KernelArguments(input=text, now=datetime.now().isoformat())
+            return await {call}
+        """
+    assert findings(source) == []
+    assert notes(source) == [(6, "PC506")]  # where the clock is read
+
+
+def test_semantic_kernel_arguments_with_nothing_varying_are_quiet() -> None:
+    source = """
+        from semantic_kernel.functions import KernelArguments
+        async def summarise(kernel):
+            return await kernel.invoke(plugin_name="Writer", function_name="Summarize",
+                                       arguments=KernelArguments(style="brief"))
+        """
+    assert findings(source) == [] and notes(source) == []

@@ -520,13 +520,15 @@ def _jinja_variables(
 _SK_SYNTAX = {name: re.compile(pattern) for name, pattern in VARIABLE_SYNTAX}
 _ANY_SK_SYNTAX = re.compile("|".join(pattern for _, pattern in VARIABLE_SYNTAX))
 _SK_API = "Semantic Kernel prompt function"
+# `Value.meta` of a `KernelArguments(...)`: what only a Semantic Kernel function is run with.
+_KERNEL_ARGUMENTS = "KernelArguments"
 
 
 def sk_arguments(keywords: dict[str, Value]) -> Value:
     """`KernelArguments(name=value, ...)`: a mapping of the arguments (`settings=` is none)."""
     fields = tuple((k, v) for k, v in keywords.items() if k != "settings")
     deps = join_values(v for _, v in fields).deps
-    return Value(deps=deps, fields=fields, kind="dict")
+    return Value(deps=deps, fields=fields, kind="dict", meta=_KERNEL_ARGUMENTS)
 
 
 def sk_agent(
@@ -606,16 +608,21 @@ def sk_invoke(
     keywords: dict[str, Value],
 ) -> None:
     """`kernel.invoke(function, arguments, **kwargs)` or `function.invoke(kernel, arguments)`:
-    the prompt function's variables filled with the arguments."""
+    the prompt function's variables filled with the arguments; `KernelArguments` given to a
+    function the analysis has not seen made are not followed."""
     if method not in INVOKE_METHODS:
         return
     on_function = receiver is not None and receiver.kind == "sk_function"
     function = receiver if on_function else keywords.get("function", args[0] if args else None)
-    if function is None or function.kind != "sk_function" or not isinstance(function.meta, dict):
-        return
     arguments = keywords.get("arguments", args[1] if len(args) > 1 else None)
     filled = [(k, v) for k, v in keywords.items() if k not in NOT_ARGUMENTS]
-    _fill(frame, function.meta, filled, arguments, node, _SK_API)
+    if function is not None and function.kind == "sk_function" and isinstance(function.meta, dict):
+        _fill(frame, function.meta, filled, arguments, node, _SK_API)
+    elif arguments is not None and arguments.meta == _KERNEL_ARGUMENTS:
+        # A function the analysis has not seen made (a plugin loaded from a folder, one looked
+        # up by name): it may be a prompt, so what varies in its arguments is not followed.
+        unseen = {UNSEEN_MESSAGES: (0, "unseen")}
+        _fill(frame, unseen, filled, arguments, node, _SK_API)
 
 
 def sk_prompt(frame: Frame, node: ast.Call, args: list[Value], keywords: dict[str, Value]) -> None:
