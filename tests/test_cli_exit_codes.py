@@ -260,3 +260,12 @@ def test_a_deliberate_error_while_linting_a_file_stays_exit_2(
     monkeypatch.setattr(engine, "lint_file", refuse)
     assert main(["lint", str(tmp_path / "agent.j2")]) == EXIT_USAGE
     assert "promptcache: error: 'agent.j2' is a FIFO" in capsys.readouterr().err
+
+
+def test_exit_zero_does_not_hide_an_internal_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `--exit-zero` forgives findings, not a linter that did not run to the end.
+    monkeypatch.delenv("PROMPTCACHE_DEBUG", raising=False)
+    _plant_crash(monkeypatch, "lint")
+    assert main(["lint", "--exit-zero", str(tmp_path)]) == EXIT_INTERNAL

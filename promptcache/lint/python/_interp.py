@@ -13,7 +13,8 @@ through `_sinks` and `_sources`) says which calls are sinks, sources and pass-th
 `_calls` models library calls (propagators and sanitisers); `_flow` is the value algebra. One run
 of a body is a `Frame` (`_frame`), made of a `Scope` (`_scope`: bindings and name resolution) and
 `Findings` (`_findings`: the sink checks that make hits), walked by `_statements`,
-`_expressions`, `_iteration`, `_invoke` (calls) and `_templates` (prompt templates). This module
+`_expressions`, `_iteration`, `_invoke` (calls), `_templates` (prompt templates) and
+`_filled_templates` (Haystack's and Semantic Kernel's, filled by name). This module
 runs modules and functions, in the order the project needs them, and keeps what a run shares.
 """
 

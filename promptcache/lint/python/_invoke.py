@@ -17,6 +17,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._calls import SPECIAL, Call
+from ._filled_templates import (
+    chat_builder,
+    chat_builder_call,
+    chat_turn,
+    haystack_pipeline,
+    sk_agent,
+    sk_arguments,
+    sk_function,
+    sk_invoke,
+    sk_prompt,
+    sk_template,
+    sk_yaml,
+)
 from ._flow import (
     bind_arguments,
     called_deps,
@@ -40,19 +53,8 @@ from ._sinks import (
 )
 from ._summaries import ClassInfo, Function
 from ._templates import (
-    chat_builder,
-    chat_builder_call,
-    chat_turn,
     crew_template,
-    haystack_pipeline,
     jinja_render,
-    sk_agent,
-    sk_arguments,
-    sk_function,
-    sk_invoke,
-    sk_prompt,
-    sk_template,
-    sk_yaml,
     template_call,
     template_info,
 )
