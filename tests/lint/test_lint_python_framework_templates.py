@@ -617,3 +617,53 @@ def test_semantic_kernel_arguments_with_nothing_varying_are_quiet() -> None:
                                        arguments=KernelArguments(style="brief"))
         """
     assert findings(source) == [] and notes(source) == []
+
+
+HAYSTACK_CONNECTED = [
+    (
+        "retrieved-documents-connected-above-instructions",
+        """
+        from haystack import Pipeline
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        pipe = Pipeline()
+        pipe.add_component("retriever", retriever)
+        pipe.add_component("prompt_builder", ChatPromptBuilder(template=[
+            ChatMessage.from_system("Context:\\n{% for d in documents %}{{ d.content }}\\n{% endfor %}" + LONG),
+            ChatMessage.from_user("{{ query }}")]))
+        pipe.connect("retriever.documents", "prompt_builder.documents")
+        def ask(query):
+            return pipe.run({"retriever": {"query": query}, "prompt_builder": {"query": query}})
+        """,
+        [(10, "PC502")],
+    ),
+    (
+        "retrieved-documents-connected-into-the-last-turn-are-clean",
+        """
+        from haystack import Pipeline
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        pipe = Pipeline()
+        pipe.add_component("prompt_builder", ChatPromptBuilder(template=[
+            ChatMessage.from_system(LONG),
+            ChatMessage.from_user("{% for d in documents %}{{ d.content }}{% endfor %}\\n{{ query }}")]))
+        pipe.connect("retriever.documents", "prompt_builder.documents")
+        def ask(query):
+            return pipe.run({"retriever": {"query": query}, "prompt_builder": {"query": query}})
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [c[1:] for c in HAYSTACK_CONNECTED],
+    ids=[c[0] for c in HAYSTACK_CONNECTED],
+)
+def test_haystack_pipeline_connection_into_a_builder_is_per_request(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    # What a component sends a builder (`connect("retriever.documents", "prompt_builder.
+    # documents")`) is made for this run: per-request data, judged where the template puts it.
+    assert findings(source) == expected

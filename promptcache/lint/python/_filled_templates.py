@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from ._flow import unfollowed
 from ._templates import jinja_render, static_of, strip_tail, template_variables
-from ._values import EMPTY, Value, join_values
-from .frameworks.haystack import MESSAGE_ROLES, PIPELINE_ADD, PIPELINE_RUNS
+from ._values import EMPTY, PER_REQUEST, Value, join_values
+from .frameworks.haystack import MESSAGE_ROLES, PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
 from .frameworks.semantic_kernel import AGENTS, INVOKE_METHODS, NOT_ARGUMENTS, VARIABLE_SYNTAX
 
 if TYPE_CHECKING:
@@ -131,18 +131,50 @@ def haystack_pipeline(
         known = (*(receiver.fields or ()), (named, component))
         frame.assign(target, replace(receiver, fields=known))
         return True
+    if method == PIPELINE_CONNECT and isinstance(target, ast.Name | ast.Attribute):
+        fed = _connection(frame, receiver, node, args, keywords)
+        if fed is not None:
+            frame.assign(target, replace(receiver, fields=(*(receiver.fields or ()), fed)))
+        return False
     if method not in PIPELINE_RUNS or not receiver.fields:
         return False
     data = keywords.get("data", args[0] if args else EMPTY)
     for component_name, component in receiver.fields:
+        if component.kind == _FED:
+            continue
         inputs = data.field(component_name)
         given = dict((inputs if inputs is not None else data).fields or ())
         given.pop("**", None)
+        for key, sent in receiver.fields:  # what other components send it, unless given
+            builder, _, name = key.partition(".")
+            if sent.kind == _FED and builder == component_name:
+                given.setdefault(name, sent)
         if component.kind == "chat_builder":
             chat_builder_call(frame, "run", component, node, [], given)
         else:
             jinja_render(frame, component, node, [], given, [])
     return False
+
+
+# The kind of a pipeline's field that holds what a connection sends a builder's input.
+_FED = "fed"
+
+
+def _connection(
+    frame: Frame, pipeline: Value, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> tuple[str, Value] | None:
+    """`connect("retriever.documents", "prompt_builder.documents")` into a builder the pipeline
+    knows: ("prompt_builder.documents", the sender's output, per-request data)."""
+    sender = (args[0] if args else keywords.get("sender", EMPTY)).text
+    receiver = (args[1] if len(args) > 1 else keywords.get("receiver", EMPTY)).text
+    if sender is None or receiver is None or "." not in receiver:
+        return None
+    builder = receiver.partition(".")[0]
+    if not any(name == builder and v.kind != _FED for name, v in pipeline.fields or ()):
+        return None
+    label = f"`{sender}` (a pipeline component's output, made for each run)"
+    taint = frame.taint(PER_REQUEST, label, node)
+    return receiver, Value(deps=frozenset({taint}), pieces=(frozenset({taint}),), kind=_FED)
 
 
 def _fill(

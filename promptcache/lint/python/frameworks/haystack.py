@@ -40,6 +40,9 @@ MESSAGE_ROLES = (
 # fills each by name (`{"prompt_builder": {...}}`) or, flat (`{"query": ...}`), every component
 # taking that input (`core/pipeline/pipeline.py`).
 PIPELINE_ADD = "add_component"
+# `connect("retriever.documents", "prompt_builder.documents")`: what the sender gives the
+# builder's input is made for each run (per-request data).
+PIPELINE_CONNECT = "connect"
 PIPELINE_RUNS = frozenset({"run", "run_async"})
 
 FRAMEWORK = Framework(
