@@ -15,6 +15,7 @@ templates were read.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -667,3 +668,69 @@ def test_haystack_pipeline_connection_into_a_builder_is_per_request(
     # What a component sends a builder (`connect("retriever.documents", "prompt_builder.
     # documents")`) is made for this run: per-request data, judged where the template puts it.
     assert findings(source) == expected
+
+
+# A Semantic Kernel plugin folder as the samples lay it out: one folder per prompt function
+# (skprompt.txt, config.json), or a YAML prompt file, under parent_directory/plugin_name.
+SK_APP = """
+from datetime import datetime
+from semantic_kernel import Kernel
+from semantic_kernel.functions import KernelArguments
+
+kernel = Kernel()
+writer = kernel.add_plugin(parent_directory="prompts", plugin_name="Writer")
+
+async def summarise(text):
+    arguments = KernelArguments(input=text, now=datetime.now().isoformat())
+    return await kernel.invoke(writer["Summarize"], arguments)
+
+async def triage(ticket):
+    return await writer["Triage"].invoke(kernel, KernelArguments(ticket=ticket, today=str(datetime.now().date())))
+"""
+SKPROMPT = "It is {{$now}}.\n" + LONG + "\nSummarize this:\n{{$input}}\n"
+TRIAGE_YAML = (
+    "name: Triage\ntemplate_format: handlebars\ntemplate: |\n  Ticket: {{ticket}}\n  "
+    + LONG
+    + "\n  Date: {{today}}\n"
+)
+
+
+def _sk_project(tmp_path: Path, *, prompts: bool = True) -> list[tuple[str, int, str]]:
+    from promptcache.lint import LintConfig, lint_paths
+
+    (tmp_path / "app.py").write_text(textwrap.dedent(SK_APP))
+    if prompts:
+        function = tmp_path / "prompts" / "Writer" / "Summarize"
+        function.mkdir(parents=True)
+        (function / "skprompt.txt").write_text(SKPROMPT)
+        (function / "config.json").write_text('{"schema": 1, "description": "Summarize"}')
+        (tmp_path / "prompts" / "Writer" / "Triage.yaml").write_text(TRIAGE_YAML)
+    found = lint_paths([tmp_path / "app.py"], config=LintConfig(root=tmp_path))
+    return [(f.code, f.line, f.severity) for f in found]
+
+
+def test_semantic_kernel_plugin_folder_templates_are_read(tmp_path: Path) -> None:
+    # The clock above the long instructions of skprompt.txt is a buster where it is read; the
+    # YAML function's date comes at its end (quiet) and its ticket is the request's own data.
+    assert _sk_project(tmp_path) == [("PC501", 10, "warning")]
+
+
+def test_semantic_kernel_plugin_folder_that_is_missing_is_not_followed(tmp_path: Path) -> None:
+    found = _sk_project(tmp_path, prompts=False)
+    assert found == [("PC506", 10, "info"), ("PC506", 14, "info")]
+
+
+def test_semantic_kernel_plugin_function_whose_prompt_cannot_be_read_is_not_followed(
+    tmp_path: Path,
+) -> None:
+    _sk_project(tmp_path)
+    (tmp_path / "prompts" / "Writer" / "Summarize" / "skprompt.txt").write_bytes(b"\xff\xfe bad")
+    found = _sk_project_again(tmp_path)
+    assert ("PC506", 10, "info") in found and ("PC501", 10, "warning") not in found
+
+
+def _sk_project_again(tmp_path: Path) -> list[tuple[str, int, str]]:
+    from promptcache.lint import LintConfig, lint_paths
+
+    found = lint_paths([tmp_path / "app.py"], config=LintConfig(root=tmp_path))
+    return [(f.code, f.line, f.severity) for f in found]

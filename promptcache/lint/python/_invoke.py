@@ -51,6 +51,7 @@ from ._sinks import (
     WINDOWS,
     Sink,
 )
+from ._sk_plugins import sk_plugin
 from ._summaries import ClassInfo, Function
 from ._templates import (
     crew_template,
@@ -74,6 +75,7 @@ from ._values import (
     join_values,
 )
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
+from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -379,6 +381,8 @@ def _library_call(
     if receiver is not None and receiver.kind == "chat_builder":
         return chat_builder_call(frame, last, receiver, node, args, keywords)
     sk_invoke(frame, last, receiver, node, args, keywords)  # a prompt function run, if it is one
+    if last == SK_PLUGIN_LOADER and (plugin := sk_plugin(frame, args, keywords)) is not None:
+        return plugin  # its prompt functions, read from the folder
     if receiver is not None and haystack_pipeline(frame, last, receiver, node, args, keywords):
         return EMPTY  # a prompt builder added to a pipeline, which now knows it by name
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:

@@ -80,6 +80,9 @@ VARIABLE_SYNTAX = (
 # on the function itself (`function.invoke(kernel, arguments)`), or an agent
 # (`agent.get_response(messages=..., arguments=...)`), whose arguments fill its instructions.
 INVOKE_METHODS = frozenset({"invoke", "invoke_stream", "get_response"})
+# Loads a plugin folder of prompt functions (`parent_directory/plugin_name/`: a folder per
+# function with `skprompt.txt` and `config.json`, or YAML prompt files), read by `_sk_plugins`.
+PLUGIN_LOADER = "add_plugin"
 # Agents whose `instructions=` is a template (the system prompt) filled by `arguments=`, made
 # with the agent or given where it runs (`agents/chat_completion/chat_completion_agent.py`).
 AGENTS = ("ChatCompletionAgent",)
