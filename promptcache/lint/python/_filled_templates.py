@@ -56,7 +56,7 @@ _HAYSTACK_ROLES = dict((name.rpartition(".")[2], role) for name, role in MESSAGE
 UNSEEN_MESSAGES = "*messages"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ChatTurn:
     """A `ChatMessage` kept whole (`Value.meta`), for a chat builder's template: role and text."""
 
