@@ -455,10 +455,39 @@ def windowed_attributes(cls: ast.ClassDef) -> dict[str, ast.AST]:
             continue
         me = method.args.args[0].arg
         for node in walk(method):
-            for history in _trimmed(node):
-                if isinstance(history.value, ast.Name) and history.value.id == me:
-                    found.setdefault(history.attr, node)
+            if type(node) in _TRIMMING and _may_trim(node, me):
+                for history in _trimmed(node):
+                    if isinstance(history.value, ast.Name) and history.value.id == me:
+                        found.setdefault(history.attr, node)
     return found
+
+
+# The statements and calls `_trimmed` reads (exact types: `ast` makes no subclasses).
+_TRIMMING = frozenset({ast.Call, ast.Delete, ast.Assign, ast.While, ast.For, ast.If})
+
+
+def _may_trim(node: ast.AST, me: str) -> bool:
+    """Whether `node` can trim an attribute of `me` at all: an assignment only trims its own
+    target, a loop or test only the targets of the assignments in its body, and a call only
+    when it is a `.pop`; the rest (most assignments and calls of a class's methods) are passed
+    over before `_trimmed` unparses and walks them. The attributes found are the same."""
+    if type(node) is ast.Assign:
+        return _of_me(node, me)
+    if type(node) in (ast.While, ast.For, ast.If):
+        return any(type(s) is ast.Assign and _of_me(s, me) for s in node.body)  # type: ignore[attr-defined]
+    if type(node) is ast.Call:  # only `<history>.pop(<index>)` trims
+        func = node.func  # type: ignore[attr-defined]
+        return type(func) is ast.Attribute and func.attr == "pop"
+    return True
+
+
+def _of_me(node: ast.Assign, me: str) -> bool:
+    target = node.targets[0] if len(node.targets) == 1 else None
+    return (
+        isinstance(target, ast.Attribute)
+        and isinstance(target.value, ast.Name)
+        and target.value.id == me
+    )
 
 
 def _trimmed(node: ast.AST) -> list[ast.Attribute]:
