@@ -17,13 +17,15 @@ from pathlib import Path
 import pytest
 
 from promptcache.lint import LintConfig, lint_paths
-from promptcache.lint.python import PythonLinter
+from promptcache.lint.python import PythonLinter, _turns
 from promptcache.lint.python._flow import merge
 from promptcache.lint.python._lint import _alias_lines, _alias_pattern
+from promptcache.lint.python._project import Module
 from promptcache.lint.python._quickinit import quick_init
 from promptcache.lint.python._request_data import _USER_TURN
 from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
 from promptcache.lint.python._summaries import Hit, Pending
+from promptcache.lint.python._turns import _instance_methods, _trimmed, windowed_attributes
 from promptcache.lint.python._values import Param, Taint, Value
 from promptcache.lint.python._walk import push_children, walk
 
@@ -458,3 +460,86 @@ def test_a_module_with_no_bom_and_no_coding_comment_is_not_tokenized(
 
     monkeypatch.setattr(_loader.tokenize, "detect_encoding", no_call)
     assert _loader.decode_python(b"import os\nx = os.sep\n") == ("import os\nx = os.sep\n", "utf-8")
+
+
+# -- a class's trimmed histories: found without walking every expression of the class ------
+
+_TRIMMING_CLASSES = [
+    # (name, the body of `record(self, turn)`): each a way to trim, or not to
+    (
+        "reassigned-under-test",
+        "if len(self.history) > 9:\n            self.history = self.history[-9:]",
+    ),
+    ("pop-bare", "self.history.pop(0)"),
+    ("pop-in-with", "with lock:\n            self.history.pop(1)"),
+    ("pop-in-lambda", "drop = lambda: self.history.pop(0)"),
+    (
+        "del-in-try",
+        "try:\n            del self.history[:2]\n        except IndexError:\n            pass",
+    ),
+    ("cut-in-loop", "while len(self.history) > 9:\n            self.history = self.history[1:]"),
+    (
+        "two-trims",
+        "self.history.pop(0)\n        if len(self.history) > 9:\n            self.history = self.history[-9:]",
+    ),
+    (
+        "nested-class",
+        "class Inner:\n            def go(me):\n                me.history = me.history[-3:]",
+    ),
+    ("other-name", "notes = self.history[-9:]\n        other.history = other.history[-9:]"),
+    ("pop-of-a-dict", "self.seen.pop('key')"),
+    ("nothing", "self.history.append(turn)"),
+]
+
+
+def _class(body: str) -> tuple[ast.ClassDef, Module]:
+    source = (
+        "class Chat:\n"
+        "    @staticmethod\n"
+        "    def helper(x):\n"
+        "        x.history = x.history[-2:]\n"
+        "    def record(self, turn):\n"
+        f"        {body}\n"
+    )
+    tree = ast.parse(source)
+    module = Module(name="m", path=None, display="m.py", source=source, tree=tree)
+    cls = tree.body[0]
+    assert isinstance(cls, ast.ClassDef)
+    return cls, module
+
+
+def _trimmed_the_slow_way(cls: ast.ClassDef) -> dict[str, ast.AST]:
+    """`windowed_attributes` as it was: every node of every instance method through `_trimmed`."""
+    found: dict[str, ast.AST] = {}
+    for method, me in _instance_methods(cls):
+        for node in walk(method):
+            for history in _trimmed(node):
+                if isinstance(history.value, ast.Name) and history.value.id == me:
+                    found.setdefault(history.attr, node)
+    return found
+
+
+@pytest.mark.parametrize(
+    "body", [b for _, b in _TRIMMING_CLASSES], ids=[n for n, _ in _TRIMMING_CLASSES]
+)
+def test_a_class_s_trimmed_histories_are_those_the_full_walk_finds(body: str) -> None:
+    cls, module = _class(body)
+    assert windowed_attributes(cls, module) == _trimmed_the_slow_way(cls)
+
+
+def test_a_class_that_trims_nothing_is_not_walked_expression_by_expression(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walked: list[ast.AST] = []
+
+    def counting_walk(tree: ast.AST) -> list[ast.AST]:
+        walked.append(tree)
+        return walk(tree)
+
+    monkeypatch.setattr(_turns, "walk", counting_walk)
+    cls, module = _class("self.history.append(turn)\n        count = len(self.history[-9:])")
+    assert windowed_attributes(cls, module) == {}
+    assert walked == []
+    cls, module = _class("self.history.pop(0)")  # a `.pop` in its text: walked, and found
+    assert set(windowed_attributes(cls, module)) == {"history"}
+    assert walked

@@ -198,7 +198,7 @@ class Analysis:
                 frame.scope.bind_parameters()
                 frame.block(init.node.body)  # type: ignore[arg-type]
                 cls.attrs.update(frame.scope.self_attrs)
-            for name, trim in windowed_attributes(cls.node).items():
+            for name, trim in windowed_attributes(cls.node, cls.module).items():
                 cls.attrs[name] = windowed(cls.module, cls.attrs.get(name), trim)
         return cls.attrs
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +20,7 @@ from ..._errors import InputError
 from ..._inputs import DEFAULT_MAX_BYTES
 from .._loader import read_source
 from ._values import Value
+from ._walk import statements as _statements
 
 if TYPE_CHECKING:
     from ._summaries import ClassInfo
@@ -140,39 +140,6 @@ def import_table(tree: ast.Module, package: str, stars: list[str] | None = None)
                 elif stars is not None and base:
                     stars.append(base)
     return table
-
-
-def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
-    """Every statement, nested ones included, without walking into expressions (imports are
-    statements, so this finds them all at a fraction of `ast.walk`'s cost)."""
-    stack = list(reversed(body))
-    while stack:
-        node = stack.pop()
-        yield node
-        kind = type(node)
-        fields = _NESTED_BY_TYPE.get(kind)
-        if fields is None:
-            fields = _nested_fields(kind)
-        for name in fields:
-            children = getattr(node, name, None)
-            if isinstance(children, list):
-                stack.extend(reversed(children))
-
-
-_NESTED = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-_NESTED_BY_TYPE: dict[type, tuple[str, ...]] = {}
-
-
-def _nested_fields(kind: type) -> tuple[str, ...]:
-    """Which of the statement-list fields a node type has (most statements have none), in the
-    order the walk has always taken them."""
-    found = _NESTED_BY_TYPE.get(kind)
-    if found is None:
-        fields = getattr(kind, "_fields", ())
-        found = _NESTED_BY_TYPE[kind] = tuple(name for name in _NESTED if name in fields)
-    return found
 
 
 _UNKNOWN: frozenset[str] = frozenset({"/"})  # not listed yet (no listing holds a "/")

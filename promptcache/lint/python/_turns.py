@@ -19,7 +19,7 @@ from ._flow import flatten
 from ._knowledge import Sink
 from ._locations import node_label, taint_at
 from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
-from ._walk import walk
+from ._walk import statements, walk
 from .frameworks.openai_agents import HISTORY_KEYWORDS, RUNNER
 from .frameworks.openai_agents import RUN_METHODS as RUN_METHODS_AGENTS
 from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
@@ -439,12 +439,29 @@ def windowed(module: Module, history: Value | None, node: ast.AST) -> Value:
     return Value(deps=kept | {taint_at(module, WINDOW, label, node)}, kind="list")
 
 
-def windowed_attributes(cls: ast.ClassDef) -> dict[str, ast.AST]:
+def windowed_attributes(cls: ast.ClassDef, module: Module) -> dict[str, ast.AST]:
     """The histories a class keeps on `self` and trims in any of its methods (`self.messages =
     self.messages[-n:]`, `self.history.pop(0)`, `del self.turns[:2]`, a front cut under a size
     test), each with the statement that trims it. The method that sends the history is often
     another one (`record()` trims, `send()` sends), so the window belongs to the attribute."""
     found: dict[str, ast.AST] = {}
+    methods = _instance_methods(cls)
+    if not _may_keep_window(cls, methods, module):
+        return found
+    for method, me in methods:
+        for node in walk(method):
+            if type(node) in _TRIMMING and _may_trim(node, me):
+                for history in _trimmed(node):
+                    if isinstance(history.value, ast.Name) and history.value.id == me:
+                        found.setdefault(history.attr, node)
+    return found
+
+
+def _instance_methods(
+    cls: ast.ClassDef,
+) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """The methods of `cls` that take an instance, each with its name for it (`self`)."""
+    found = []
     for method in cls.body:
         if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or not method.args.args:
             continue
@@ -453,13 +470,30 @@ def windowed_attributes(cls: ast.ClassDef) -> dict[str, ast.AST]:
             for d in method.decorator_list
         ):
             continue
-        me = method.args.args[0].arg
-        for node in walk(method):
-            if type(node) in _TRIMMING and _may_trim(node, me):
-                for history in _trimmed(node):
-                    if isinstance(history.value, ast.Name) and history.value.id == me:
-                        found.setdefault(history.attr, node)
+        found.append((method, method.args.args[0].arg))
     return found
+
+
+def _may_keep_window(
+    cls: ast.ClassDef,
+    methods: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]],
+    module: Module,
+) -> bool:
+    """
+    Whether any node of `methods` can trim an attribute (`_may_trim`), found without walking
+    every expression of the class, which costs as much as a tenth of a large module's lint and
+    finds nothing in most classes: an assignment, loop, test or `del` is a statement, reached by
+    the statement walk; a trimming call is a `.pop`, whose name is then in the class's text.
+    When this says yes, the full walk runs as before, so the statement kept for each attribute
+    (the first in walk order) is the same.
+    """
+    for method, me in methods:
+        for node in statements(method.body):
+            kind = type(node)
+            if kind is ast.Delete or (kind in _TRIMMING and _may_trim(node, me)):
+                return True
+    last = cls.end_lineno or cls.lineno
+    return any(b"pop" in module.line_bytes(line) for line in range(cls.lineno, last + 1))
 
 
 # The statements and calls `_trimmed` reads (exact types: `ast` makes no subclasses).

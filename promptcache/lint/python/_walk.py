@@ -7,8 +7,9 @@ the ones without children (`Load`, `Store`, operators), which no look-up of the 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
-__all__ = ["push_children", "walk"]
+__all__ = ["push_children", "statements", "walk"]
 
 
 def push_children(node: ast.AST, todo: list[ast.AST]) -> None:
@@ -33,3 +34,36 @@ def walk(tree: ast.AST) -> list[ast.AST]:
             elif isinstance(child, ast.AST) and child._fields:
                 append(child)
     return nodes
+
+
+def statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement, nested ones included, without walking into expressions (imports are
+    statements, so this finds them all at a fraction of `ast.walk`'s cost)."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        kind = type(node)
+        fields = _NESTED_BY_TYPE.get(kind)
+        if fields is None:
+            fields = _nested_fields(kind)
+        for name in fields:
+            children = getattr(node, name, None)
+            if isinstance(children, list):
+                stack.extend(reversed(children))
+
+
+_NESTED = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+_NESTED_BY_TYPE: dict[type, tuple[str, ...]] = {}
+
+
+def _nested_fields(kind: type) -> tuple[str, ...]:
+    """Which of the statement-list fields a node type has (most statements have none), in the
+    order the walk has always taken them."""
+    found = _NESTED_BY_TYPE.get(kind)
+    if found is None:
+        fields = getattr(kind, "_fields", ())
+        found = _NESTED_BY_TYPE[kind] = tuple(name for name in _NESTED if name in fields)
+    return found
