@@ -488,6 +488,9 @@ _TRIMMING_CLASSES = [
     ),
     ("other-name", "notes = self.history[-9:]\n        other.history = other.history[-9:]"),
     ("pop-of-a-dict", "self.seen.pop('key')"),
+    ("pop-written-oddly", "self.history.pop(  # the oldest\n            (0))"),
+    ("pop-of-a-variable", "self.history.pop(i)"),
+    ("set-in-init-style", "self.history = []\n        self.name = turn"),
     ("nothing", "self.history.append(turn)"),
 ]
 
@@ -533,11 +536,15 @@ def test_a_class_that_trims_nothing_is_not_walked_expression_by_expression(
     walked: list[ast.AST] = []
 
     def counting_walk(tree: ast.AST) -> list[ast.AST]:
-        walked.append(tree)
+        if isinstance(tree, ast.FunctionDef):  # a method walked whole (not an expression)
+            walked.append(tree)
         return walk(tree)
 
     monkeypatch.setattr(_turns, "walk", counting_walk)
-    cls, module = _class("self.history.append(turn)\n        count = len(self.history[-9:])")
+    cls, module = _class(
+        "self.history = []\n        self.seen = kwargs.pop('seen')\n"
+        "        count = len(self.history[-9:])"
+    )
     assert windowed_attributes(cls, module) == {}
     assert walked == []
     cls, module = _class("self.history.pop(0)")  # a `.pop` in its text: walked, and found

@@ -480,20 +480,30 @@ def _may_keep_window(
     module: Module,
 ) -> bool:
     """
-    Whether any node of `methods` can trim an attribute (`_may_trim`), found without walking
-    every expression of the class, which costs as much as a tenth of a large module's lint and
-    finds nothing in most classes: an assignment, loop, test or `del` is a statement, reached by
-    the statement walk; a trimming call is a `.pop`, whose name is then in the class's text.
-    When this says yes, the full walk runs as before, so the statement kept for each attribute
-    (the first in walk order) is the same.
+    Whether any node of `methods` trims an attribute, found without walking every expression
+    of the class, which costs as much as a fifth of a large module's lint and finds nothing in
+    most classes: an assignment, loop, test or `del` is a statement, reached by the statement
+    walk and judged as the full walk judges it; a trimming call is a `.pop` of an int literal,
+    which its class's text then shows (`_POP_FRONT`). When this says yes, the full walk runs
+    as before, so the statement kept for each attribute (the first in walk order) is the same.
     """
     for method, me in methods:
         for node in statements(method.body):
-            kind = type(node)
-            if kind is ast.Delete or (kind in _TRIMMING and _may_trim(node, me)):
+            if type(node) in _TRIMMING and _may_trim(node, me) and _trims(node, me):
                 return True
     last = cls.end_lineno or cls.lineno
-    return any(b"pop" in module.line_bytes(line) for line in range(cls.lineno, last + 1))
+    lines = (module.line_bytes(line) for line in range(cls.lineno, last + 1))
+    text = b"\n".join(lines)
+    return b"pop" in text and _POP_FRONT.search(text) is not None
+
+
+def _trims(node: ast.AST, me: str) -> bool:
+    return any(isinstance(h.value, ast.Name) and h.value.id == me for h in _trimmed(node))
+
+
+# `.pop(0)` as it can be written: spaces, line continuations and comments before and inside
+# the parentheses, the index in parentheses of its own; an int literal starts with a digit.
+_POP_FRONT = re.compile(rb"pop(?:\s|\\\n|#[^\n]*\n)*\((?:\s|\\\n|#[^\n]*\n|\()*\d")
 
 
 # The statements and calls `_trimmed` reads (exact types: `ast` makes no subclasses).
