@@ -18,9 +18,10 @@ import pytest
 
 from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter, _turns
+from promptcache.lint.python import _project as project_module
 from promptcache.lint.python._flow import merge
 from promptcache.lint.python._lint import _alias_lines, _alias_pattern
-from promptcache.lint.python._project import Module
+from promptcache.lint.python._project import Module, import_table
 from promptcache.lint.python._quickinit import quick_init
 from promptcache.lint.python._request_data import _USER_TURN
 from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
@@ -550,3 +551,55 @@ def test_a_class_that_trims_nothing_is_not_walked_expression_by_expression(
     cls, module = _class("self.history.pop(0)")  # a `.pop` in its text: walked, and found
     assert set(windowed_attributes(cls, module)) == {"history"}
     assert walked
+
+
+# -- a module's import table: its top level alone when every "import" is there ----------------
+
+_IMPORTING_MODULES = [
+    ("top-level-only", "import os\nfrom .helpers import greeting as hi\nfrom pkg.sub import *\n"),
+    (
+        "in-a-function",
+        "import os\ndef f():\n    from datetime import datetime\n    return datetime\n",
+    ),
+    ("under-if", "import os\nif TYPE_CHECKING:\n    from openai import OpenAI\n"),
+    ("try-except", "try:\n    import orjson as json\nexcept ImportError:\n    import json\n"),
+    ("word-elsewhere", '"""An important module."""\nimport os\n'),
+    ("importlib", "from importlib import import_module\nimport os\n"),
+    ("rebound", "import json\ndef f():\n    import simplejson as json\n"),
+    ("none", "x = 1\n"),
+]
+
+
+@pytest.mark.parametrize(
+    "source", [s for _, s in _IMPORTING_MODULES], ids=[n for n, _ in _IMPORTING_MODULES]
+)
+def test_the_import_table_read_from_the_top_level_is_the_walked_one(source: str) -> None:
+    tree = ast.parse(source)
+    stars_fast: list[str] = []
+    stars_walked: list[str] = []
+    fast = import_table(tree, "pkg.mod", stars_fast, source)
+    walked = import_table(tree, "pkg.mod", stars_walked)
+    assert list(fast.items()) == list(walked.items())
+    assert stars_fast == stars_walked
+
+
+def test_a_module_importing_only_at_its_top_level_is_not_walked_for_imports(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walks: list[object] = []
+    real = project_module._statements
+
+    def counting(body: list[ast.stmt]) -> object:
+        walks.append(body)
+        return real(body)
+
+    monkeypatch.setattr(project_module, "_statements", counting)
+    source = "import os\nfrom .helpers import greeting\ndef f():\n    return os.getcwd()\n"
+    assert import_table(ast.parse(source), "pkg", None, source) == {
+        "os": "os",
+        "greeting": "pkg.helpers.greeting",
+    }
+    assert walks == []
+    nested = source + "def g():\n    import json\n"
+    assert "json" in import_table(ast.parse(nested), "pkg", None, nested)
+    assert len(walks) == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -115,11 +116,14 @@ def _bound_names(statement: ast.stmt) -> list[str]:
     return []
 
 
-def import_table(tree: ast.Module, package: str, stars: list[str] | None = None) -> dict[str, str]:
+def import_table(
+    tree: ast.Module, package: str, stars: list[str] | None = None, source: str | None = None
+) -> dict[str, str]:
     """Local names bound by the module's imports (top level and in functions), resolved; the
-    modules of `from m import *` are added to `stars`."""
+    modules of `from m import *` are added to `stars`. With the module's `source`, one whose
+    imports are all at the top level is not walked statement by statement."""
     table: dict[str, str] = {}
-    for node in _statements(tree.body):
+    for node in _import_statements(tree, source):
         kind = type(node)  # exact types (`ast` makes no subclasses): cheaper than isinstance
         if kind is not ast.Import and kind is not ast.ImportFrom:
             continue
@@ -140,6 +144,21 @@ def import_table(tree: ast.Module, package: str, stars: list[str] | None = None)
                 elif stars is not None and base:
                     stars.append(base)
     return table
+
+
+def _import_statements(tree: ast.Module, source: str | None) -> Iterator[ast.stmt] | list[ast.stmt]:
+    """
+    The statements that may be imports, in the order of the statement walk: the top level
+    alone when every "import" in `source` belongs to a top-level import (each holds the word
+    once at least, so any other import, in a function or under an `if`, would add one to the
+    count); otherwise every statement (most modules name "import" only in their imports).
+    """
+    if source is not None:
+        body = tree.body
+        top = sum(1 for node in body if type(node) is ast.Import or type(node) is ast.ImportFrom)
+        if source.count("import") == top:
+            return body
+    return _statements(tree.body)
 
 
 _UNKNOWN: frozenset[str] = frozenset({"/"})  # not listed yet (no listing holds a "/")
@@ -252,7 +271,7 @@ class Project:
             display=display,
             source=source,
             tree=tree,
-            imports=import_table(tree, package, stars),
+            imports=import_table(tree, package, stars, source),
             stars=stars,
         )
         self._by_path[resolved] = module
