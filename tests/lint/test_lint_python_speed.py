@@ -7,6 +7,7 @@ shortcut's answers are checked against the slow way's.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import gc
 import os
 import re
@@ -23,6 +24,7 @@ from promptcache.lint.python._flow import merge
 from promptcache.lint.python._lint import _alias_lines, _alias_pattern
 from promptcache.lint.python._project import Module, import_table
 from promptcache.lint.python._quickinit import quick_init
+from promptcache.lint.python._quickinit import replace as quick_replace
 from promptcache.lint.python._request_data import _USER_TURN
 from promptcache.lint.python._scope import _RUN_CONTEXTS, _mentions
 from promptcache.lint.python._summaries import Hit, Pending
@@ -305,6 +307,50 @@ def test_the_quick_init_is_the_dataclass_init_in_every_way_but_speed() -> None:
         _Sample("a")  # type: ignore[misc]
     with pytest.raises(TypeError, match="bogus"):
         _Sample(name="a", bogus=1)  # type: ignore[call-arg]
+
+
+def test_the_quick_replace_is_dataclasses_replace_without_its_look_ups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # `replace` of a taint's `written` line or a value's kind, thousands of times a run, cost
+    # twice an `__init__` in `dataclasses.replace`'s look-ups of the fields by name.
+    taint = Taint(code="PC501", label="`now()`", path="m.py", line=3, column=5, via=("f()",))
+    value = Value(deps=frozenset({taint}), pieces=("a", frozenset({taint})), kind="str")
+    plain = _Plain(name="a")
+    expected = [
+        replace(taint, written=9),
+        replace(taint, param="user", answer=True),
+        replace(value, kind="list", spliced=True),
+        replace(value),
+        replace(plain, count=4),
+    ]
+    real = dataclasses.replace
+    calls: list[object] = []
+
+    def counted(obj: object, /, **changes: object) -> object:
+        calls.append(obj)
+        return real(obj, **changes)  # type: ignore[type-var]
+
+    monkeypatch.setattr(dataclasses, "replace", counted)
+    made = [
+        quick_replace(taint, written=9),
+        quick_replace(taint, param="user", answer=True),
+        quick_replace(value, kind="list", spliced=True),
+        quick_replace(value),
+        quick_replace(plain, count=4),  # no quick init: `dataclasses.replace` itself
+    ]
+    assert made == expected
+    assert [(m.written, m.answer) for m in made[:2]] == [(9, False), (0, True)]  # type: ignore[union-attr]
+    assert made[3] is not value and made[3].meta is value.meta  # type: ignore[union-attr]
+    assert calls == [plain]
+    with pytest.raises(TypeError, match="bogus"):
+        quick_replace(value, bogus=1)
+
+
+@dataclass(frozen=True)
+class _Plain:
+    name: str
+    count: int = 3
 
 
 def test_the_quick_init_refuses_a_class_it_would_change() -> None:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._iteration import sorting_fix
 from ._locations import node_label, node_span
+from ._quickinit import replace
 from ._request_data import senders_system_prompt
 from ._turns import WINDOW, drop_oldest, front_removed
 from ._values import (

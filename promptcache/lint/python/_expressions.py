@@ -12,7 +12,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING, cast
 
 from ._calls import _written_at, all_str, repeat_count, senders_part
@@ -27,6 +26,7 @@ from ._flow import (
 from ._invoke import call_expression
 from ._iteration import comprehension
 from ._locations import node_label
+from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
 from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (

@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._flow import (
@@ -23,6 +22,7 @@ from ._flow import (
 )
 from ._locations import node_location
 from ._project import Module
+from ._quickinit import replace
 from ._sinks import Sink
 from ._summaries import Function, Hit, Pending
 from ._turns import (

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 
+from ._quickinit import replace
 from ._values import (
     EMPTY,
     MAX_PIECES,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._calls import SPECIAL, Call
@@ -41,6 +40,7 @@ from ._flow import (
 )
 from ._knowledge import DataSource
 from ._locations import node_label, taint_at
+from ._quickinit import replace
 from ._request_data import data_call, data_method
 from ._sinks import (
     CLIENT_PACKAGES,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._locations import taint_at
 from ._project import Module
+from ._quickinit import replace
 from ._request_data import handler_names, request_parameters, sent_as_user_turn
 from ._summaries import ClassInfo, Function, ParamSlot
 

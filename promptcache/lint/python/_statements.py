@@ -13,7 +13,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._flow import (
@@ -21,6 +20,7 @@ from ._flow import (
 )
 from ._invoke import call_name
 from ._locations import node_label
+from ._quickinit import replace
 from ._request_data import NEWEST_TURN, SYSTEM_NAME
 from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ._calls import is_history, is_placeholder
@@ -21,6 +20,7 @@ from ._flow import (
     static_after,
     unfollowed,
 )
+from ._quickinit import replace
 from ._sinks import Sink
 from ._values import (
     EMPTY,

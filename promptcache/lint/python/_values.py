@@ -10,10 +10,10 @@ text and dependencies), so a finding can say how much static text follows the vo
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from ._quickinit import quick_init
+from ._quickinit import quick_init, replace
 
 __all__ = [
     "EMPTY",
