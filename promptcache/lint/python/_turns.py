@@ -235,6 +235,9 @@ def starts_a_conversation(node: ast.Assign, *, global_name: bool = False) -> boo
     store, or `global_name`: in a module global, which a script's loop keeps across its
     requests), is a conversation's history being created, not a request being built."""
     listed = node.value
+    kind = type(listed)  # most values are neither (exact types: `ast` makes no subclasses)
+    if kind is not ast.Call and kind is not ast.List:
+        return False
     kept = any(
         isinstance(t, ast.Attribute | ast.Subscript) or (global_name and isinstance(t, ast.Name))
         for t in node.targets
