@@ -523,7 +523,7 @@ def _may_trim(node: ast.AST, me: str) -> bool:
     if type(node) in (ast.While, ast.For, ast.If):
         return any(type(s) is ast.Assign and _of_me(s, me) for s in node.body)  # type: ignore[attr-defined]
     if type(node) is ast.Call:  # only `<history>.pop(<index>)` trims
-        func = node.func  # type: ignore[attr-defined]
+        func = node.func
         return type(func) is ast.Attribute and func.attr == "pop"
     return True
 
