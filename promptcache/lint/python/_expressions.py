@@ -23,7 +23,7 @@ from ._flow import (
     merge,
     merge_all,
 )
-from ._invoke import call_expression
+from ._invoke import call_expression, where_made
 from ._iteration import comprehension
 from ._locations import node_label
 from ._quickinit import replace
@@ -31,6 +31,7 @@ from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
 from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
+    descending_slice,
     is_history_window,
     is_newest_turn,
 )
@@ -396,6 +397,9 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
     key = node.slice
     if isinstance(key, ast.Slice) and is_history_window(node):
         label = f"`{node_label(frame.module, node)}` (a sliding window of the history)"
+        return Value(deps=base.deps | {frame.taint(WINDOW, label, node)}, kind="list")
+    if isinstance(key, ast.Slice) and descending_slice(node, where_made(frame)):
+        label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
         return Value(deps=base.deps | {frame.taint(WINDOW, label, node)}, kind="list")
     if isinstance(key, ast.Constant):
         if isinstance(key.value, str):

@@ -63,6 +63,7 @@ from ._turns import (
     WINDOW,
     conversation_follows,
     runner_runs_carry_history,
+    stored_window,
 )
 from ._values import (
     EMPTY,
@@ -80,7 +81,7 @@ from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["call_expression", "call_value"]
+__all__ = ["call_expression", "call_value", "where_made"]
 
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
@@ -303,10 +304,50 @@ def call_named(
     """A call of a library (or of anything the analysis cannot read), by resolved `name`; what
     it returns is per-request data when a framework declares it a source of such data."""
     result = _library_call(frame, name, node, receiver, args, keywords, splats)
+    if isinstance(node.func, ast.Attribute) and stored_window(
+        node, _sql_text(node, args), where_made(frame)
+    ):
+        result = _stored_window(frame, node, receiver, result)
     source = _data_read(name, receiver, args, keywords)
     if source is None:
         return result
     return _per_request_result(frame, result, node, source.what, answer=source.answers)
+
+
+def where_made(frame: Frame) -> str:
+    """The name of the function being analysed (`get_chat_history`), empty at module level."""
+    return getattr(frame.function.node, "name", "") if frame.function is not None else ""
+
+
+def _sql_text(node: ast.Call, args: list[Value]) -> str:
+    """The static text of a query's SQL, its first argument (a literal, `text("...")`, a name
+    bound to one, or an f-string's literal parts); empty when there is none."""
+    if not node.args or not args:
+        return ""
+    value = args[0]
+    if value.text is not None:
+        return value.text
+    return " ".join(
+        n.value
+        for n in ast.walk(node.args[0])
+        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    )
+
+
+def _stored_window(frame: Frame, node: ast.Call, receiver: Value | None, result: Value) -> Value:
+    """The newest turns of a stored history (`stored_window`): a window of the history, also
+    on the cursor a query ran on (`cur.execute(sql)` then `cur.fetchall()`)."""
+    label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
+    taint = frame.taint(WINDOW, label, node)
+    func = node.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr != "limit"
+        and isinstance(func.value, ast.Name)
+        and receiver is not None
+    ):  # `cur.execute(sql)`, then `cur.fetchall()`: what the cursor fetches next is the window
+        frame.assign(func.value, receiver.with_deps([taint]))
+    return Value(deps=result.deps | {taint}, kind="list")
 
 
 def _per_request_result(

@@ -181,8 +181,16 @@ def _rooted_method_lines(source: str) -> Iterator[int]:
 
 # Windows of the history made by a library (`trim_messages`, a window memory): where one is
 # made, its module is analysed even with no request API in it.
-_WINDOW_NAMES = tuple(sorted({name.rsplit(".", 1)[-1] for name in WINDOWS | WINDOW_MEMORIES}))
-_WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*\(")
+# (A memory made by its class's `from_defaults()` is found by the class's name.)
+_WINDOW_NAMES = tuple(
+    sorted(
+        {
+            name.removesuffix(".from_defaults").rsplit(".", 1)[-1]
+            for name in WINDOWS | WINDOW_MEMORIES
+        }
+    )
+)
+_WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*[(.]")
 # A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
 # a window the function may cut, which the function's callers then send.
 # Scanned in two steps, as the full pattern (a back-reference at every line start) costs a few

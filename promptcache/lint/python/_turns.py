@@ -35,6 +35,7 @@ __all__ = [
     "agent_runs_carry_history",
     "bounded_to_newest",
     "conversation_follows",
+    "descending_slice",
     "drop_oldest",
     "front_cut",
     "front_deleted",
@@ -47,6 +48,7 @@ __all__ = [
     "pieces_from",
     "runner_runs_carry_history",
     "starts_a_conversation",
+    "stored_window",
     "unknown_after",
     "windowed",
     "windowed_attributes",
@@ -55,6 +57,16 @@ __all__ = [
 WINDOW = "PC507"  # a sliding window of the history
 # Names of a conversation's history (`messages`, `chat_history`, a typo such as `messaegs`).
 _HISTORY_NAME = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
+# A query for a store's newest rows first (`ORDER BY id DESC LIMIT n`, `SELECT TOP n ... ORDER
+# BY id DESC`): read back as a history, the newest n turns.
+_NEWEST_SQL = re.compile(
+    r"(?is)\border\s+by\b[^;]*?\bdesc\b[^;]*?\blimit\b"
+    r"|\bselect\s+top\b[^;]*?\border\s+by\b[^;]*?\bdesc\b"
+)
+# Methods that run a query given as SQL text (a DB-API cursor, asyncpg, `databases`, pandas).
+_SQL_METHODS = frozenset(
+    {"execute", "fetch", "fetch_all", "fetchall", "read_sql", "read_sql_query", "raw", "query"}
+)
 # Roles of a sink's arguments that carry the turns of the conversation.
 _TURN_ROLES = ("messages", "input")
 
@@ -290,6 +302,82 @@ def _from_the_end(lower: ast.expr, base: ast.expr) -> bool:
     return False
 
 
+def stored_window(node: ast.Call, sql: str, where: str) -> bool:
+    """
+    Whether `node` reads the newest turns of a history kept in a store: SQL `ORDER BY ... DESC
+    LIMIT n` (its text is `sql`), an ORM's or Mongo's `.order_by(desc).limit(n)` /
+    `.sort(key, -1).limit(n)`, Redis's `lrange(key, -n, -1)`. Once the conversation outgrows n,
+    the turns it returns start later on every request: a window that slides.
+
+    Only a store of turns counts: the query, its text or the function it is made in (`where`)
+    names a history (`messages`, `chat_history`, `get_history()`); the newest orders are not.
+    """
+    func = node.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr == "lrange":
+        newest = (
+            len(node.args) == 3 and _from_the_end(node.args[1], node) and _is_last(node.args[2])
+        )
+    elif func.attr == "limit":
+        newest = _descending_chain(func.value)
+    elif func.attr in _SQL_METHODS and sql:
+        return bool(_NEWEST_SQL.search(sql)) and bool(_HISTORY_NAME.search(sql))
+    else:
+        return False
+    return newest and bool(_HISTORY_NAME.search(f"{ast.unparse(node)} {where}"))
+
+
+def descending_slice(node: ast.Subscript, where: str) -> bool:
+    """`Message.objects.filter(...).order_by("-created")[:n]`: a Django queryset of a history's
+    newest rows first, cut to n (see `stored_window`)."""
+    key = node.slice
+    if not isinstance(key, ast.Slice) or key.upper is None or key.step is not None:
+        return False
+    if not _non_negative(key.lower) or not _descending_chain(node.value):
+        return False
+    return bool(_HISTORY_NAME.search(f"{ast.unparse(node)} {where}"))
+
+
+def _descending_chain(expr: ast.expr) -> bool:
+    """Whether a chain of method calls sorts newest first somewhere along it."""
+    while isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute):
+        if expr.func.attr in ("order_by", "sort") and any(
+            map(_descending, [*expr.args, *(k.value for k in expr.keywords)])
+        ):
+            return True
+        expr = expr.func.value
+    return False
+
+
+def _descending(expr: ast.expr) -> bool:
+    """A sort key that puts the newest first: `Model.id.desc()`, `desc(Model.id)`, `"-created"`
+    (Django), `-1` or `DESCENDING` (Mongo), `[("ts", -1)]`, `{"ts": -1}`."""
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        return _last_name(func) == "desc" or getattr(func, "id", "") == "desc"
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, str) and expr.value.startswith("-")
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return isinstance(expr.operand, ast.Constant) and expr.operand.value == 1
+    if isinstance(expr, ast.Name | ast.Attribute):
+        return _last_name(expr) == "DESCENDING"
+    if isinstance(expr, ast.List | ast.Tuple):
+        return any(map(_descending, expr.elts))
+    if isinstance(expr, ast.Dict):
+        return any(map(_descending, expr.values))
+    return False
+
+
+def _is_last(expr: ast.expr) -> bool:
+    return (
+        isinstance(expr, ast.UnaryOp)
+        and isinstance(expr.op, ast.USub)
+        and isinstance(expr.operand, ast.Constant)
+        and expr.operand.value == 1
+    )
+
+
 def _is_len_of(expr: ast.expr, base: ast.expr) -> bool:
     return (
         isinstance(expr, ast.Call)
@@ -425,6 +513,13 @@ def _last_name(expr: ast.expr) -> str:
         return expr.attr
     if isinstance(expr, ast.Subscript) and isinstance(expr.slice, ast.Constant):
         return str(expr.slice.value)
+    if isinstance(expr, ast.Call) and _last_name(expr.func) in ("get", "setdefault"):
+        # `histories.get(uid, [])`: an entry of a dict of histories, named by its key when the
+        # key is written, else by the dict.
+        key = expr.args[0] if expr.args else None
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return key.value
+        return _last_name(expr.func.value) if isinstance(expr.func, ast.Attribute) else ""
     return ""
 
 

@@ -126,6 +126,11 @@ FRAMEWORK = Framework(
         "langchain_community.memory.ConversationBufferWindowMemory",
         "langchain_classic.memory.ConversationBufferWindowMemory",
         "langchain_classic.memory.ConversationTokenBufferMemory",
+        # The summary buffer folds the oldest turns into a summary that opens the history and
+        # changes with every fold: past its budget, the start of the conversation moves.
+        "langchain.memory.ConversationSummaryBufferMemory",
+        "langchain.memory.summary_buffer.ConversationSummaryBufferMemory",
+        "langchain_classic.memory.ConversationSummaryBufferMemory",
     ),
     # Chat models: `ChatOpenAI()` sends what it is given as the conversation.
     clients=(

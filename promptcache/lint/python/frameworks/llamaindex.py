@@ -36,4 +36,13 @@ FRAMEWORK = Framework(
             varying=True,
         ),
     ),
+    # A chat memory buffer keeps the newest turns that fit its token limit (3,000 by default):
+    # a window that slides once the conversation outgrows it; the summary buffer folds the
+    # dropped turns into a summary at its head instead.
+    window_memories=tuple(
+        f"{package}.{memory}{made}"
+        for package in ("llama_index.core.memory", "llama_index.memory")
+        for memory in ("ChatMemoryBuffer", "ChatSummaryMemoryBuffer")
+        for made in ("", ".from_defaults")
+    ),
 )

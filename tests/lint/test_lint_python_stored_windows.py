@@ -1,0 +1,233 @@
+"""PC507, windows of a history kept in a store: the newest n turns read back from a database
+(SQL `ORDER BY ... DESC LIMIT n`, an ORM's `order_by(desc).limit(n)`, Django's `[:n]` of a
+descending queryset, Mongo's `sort(-1).limit(n)`), from Redis (`lrange(key, -n, -1)`), from a
+dict of histories (`store.get(uid, [])[-n:]`), and the memories that keep a token budget
+(LlamaIndex's `ChatMemoryBuffer`, LangChain's summary buffer). Each is a window that slides once
+the conversation outgrows it; the same reads put into the newest turn's text, or reading the
+oldest rows or the whole list, are not."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint.python import lint_python_source
+
+HEAD = """
+import json
+from openai import OpenAI
+client = OpenAI()
+RULES = "You answer questions about the garden centre's plants, orders and opening hours. " * 30
+"""
+
+
+def codes(*parts: str) -> list[tuple[int, str]]:
+    source = HEAD + "".join(map(textwrap.dedent, parts))
+    offset = HEAD.count("\n")
+    return [(f.line - offset, f.code) for f in lint_python_source(source)]
+
+
+SEND = """
+def reply(session, question):
+    turns = [{"role": "system", "content": RULES}, *recent(session)]
+    turns.append({"role": "user", "content": question})
+    return client.chat.completions.create(model="m", messages=turns)
+"""
+
+STORED = [
+    (
+        "sql-desc-limit-then-fetch",
+        """
+        import sqlite3
+        def recent(session, limit=10):
+            cur = sqlite3.connect("chat.db").cursor()
+            cur.execute(
+                "SELECT role, content FROM messages WHERE session = ? ORDER BY id DESC LIMIT ?",
+                (session, limit),
+            )
+            rows = cur.fetchall()
+            return [{"role": r[0], "content": r[1]} for r in reversed(rows)]
+        """,
+        5,
+    ),
+    (
+        "sqlalchemy-query-desc-limit",
+        """
+        from sqlalchemy.orm import Session
+        from app.models import ChatMessage
+        def recent(session, db: Session = None, n=8):
+            rows = (
+                db.query(ChatMessage)
+                .filter(ChatMessage.session_id == session)
+                .order_by(ChatMessage.created_at.desc())
+                .limit(n)
+                .all()
+            )
+            return [{"role": m.role, "content": m.content} for m in rows[::-1]]
+        """,
+        6,
+    ),
+    (
+        "sqlalchemy-select-desc-function",
+        """
+        from sqlalchemy import desc, select
+        from app.db import engine_session
+        from app.models import Turn
+        def recent(session):
+            stmt = select(Turn).where(Turn.chat == session).order_by(desc(Turn.id)).limit(12)
+            rows = engine_session.execute(stmt).scalars().all()
+            return [{"role": t.role, "content": t.text} for t in reversed(rows)]
+        """,
+        6,
+    ),
+    (
+        "mongo-sort-descending-limit",
+        """
+        from pymongo import MongoClient
+        history = MongoClient()["bot"]["chat_history"]
+        def recent(session):
+            found = history.find({"session": session}, {"_id": 0}).sort("ts", -1).limit(6)
+            turns = list(found)
+            turns.reverse()
+            return turns
+        """,
+        5,
+    ),
+    (
+        "redis-lrange-from-the-end",
+        """
+        import redis
+        r = redis.Redis()
+        def recent(session, limit=20):
+            raw = r.lrange(f"history:{session}", -limit, -1)
+            return [json.loads(item) for item in raw]
+        """,
+        5,
+    ),
+    (
+        "django-descending-queryset-sliced",
+        """
+        from chat.models import Message
+        def recent(session):
+            newest = Message.objects.filter(conversation_id=session).order_by("-created")[:10]
+            return [{"role": m.role, "content": m.body} for m in reversed(newest)]
+        """,
+        4,
+    ),
+]
+
+
+@pytest.mark.parametrize(("read", "line"), [s[1:] for s in STORED], ids=[s[0] for s in STORED])
+def test_the_newest_turns_read_from_a_store_are_a_window(read: str, line: int) -> None:
+    assert codes(read, SEND) == [(line, "PC507")]
+
+
+QUIET = [
+    (
+        "sql-oldest-rows",
+        STORED[0][1].replace("ORDER BY id DESC LIMIT", "ORDER BY id ASC LIMIT"),
+    ),
+    (
+        "sql-newest-rows-of-another-table",
+        STORED[0][1].replace("FROM messages", "FROM stock_levels"),
+    ),
+    ("redis-whole-list", STORED[4][1].replace("-limit, -1", "0, -1")),
+    ("mongo-ascending", STORED[3][1].replace('.sort("ts", -1)', '.sort("ts", 1)')),
+    ("django-ascending", STORED[5][1].replace('"-created"', '"created"')),
+]
+
+
+@pytest.mark.parametrize("read", [q[1] for q in QUIET], ids=[q[0] for q in QUIET])
+def test_reads_that_keep_the_history_whole_or_fixed_are_quiet(read: str) -> None:
+    assert codes(read, SEND) == []
+
+
+def test_the_newest_turns_read_into_the_question_are_quiet() -> None:
+    # The window is pasted into the newest turn's text: nothing of it sits in the prefix.
+    joined = """
+    def reply(session, question):
+        context = "\\n".join(t["content"] for t in recent(session))
+        turn = {"role": "user", "content": context + "\\n" + question}
+        return client.chat.completions.create(
+            model="m", messages=[{"role": "system", "content": RULES}, turn])
+    """
+    assert codes(STORED[0][1], joined) == []
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return sorted((Path(f.path).name, f.line, f.code) for f in found)
+
+
+STORE = """
+_histories = {}
+def get_history(uid, mode="default", limit=20):
+    return _histories.get(uid, {}).get(mode, [])[-limit:]
+"""
+
+APP = """
+from openai import OpenAI
+from app.store import get_history
+client = OpenAI()
+RULES = "You are a patient language tutor; correct each sentence and explain why. " * 30
+def tutor(uid, text):
+    messages = [{"role": "system", "content": RULES}] + get_history(uid) + [{"role": "user", "content": text}]
+    return client.chat.completions.create(model="m", messages=messages)
+"""
+
+
+def test_a_window_cut_from_a_dict_of_histories_in_another_module(tmp_path: Path) -> None:
+    # `store.get(uid, [])[-n:]`: the history is a dict lookup, named by the dict it is read
+    # from; the window is reported where it enters the module that sends it.
+    found = _project(tmp_path, {"app/store.py": STORE, "app/main.py": APP})
+    assert found == [("main.py", 7, "PC507")]
+
+
+def test_the_whole_history_from_a_dict_is_quiet(tmp_path: Path) -> None:
+    store = STORE.replace("[-limit:]", "")
+    assert _project(tmp_path, {"app/store.py": store, "app/main.py": APP}) == []
+
+
+MEMORIES = [
+    (
+        "llamaindex-chat-memory-buffer",
+        """
+        from llama_index.core.chat_engine import SimpleChatEngine
+        from llama_index.core.memory import ChatMemoryBuffer
+        memory = ChatMemoryBuffer.from_defaults(token_limit=2000)
+        engine = SimpleChatEngine.from_defaults(memory=memory, system_prompt=RULES)
+        """,
+        4,
+    ),
+    (
+        "llamaindex-chat-memory-buffer-constructed",
+        """
+        from llama_index.core.memory import ChatMemoryBuffer
+        memory = ChatMemoryBuffer(token_limit=3900)
+        """,
+        3,
+    ),
+    (
+        "langchain-summary-buffer",
+        """
+        from langchain.chains import LLMChain
+        from langchain.memory import ConversationSummaryBufferMemory
+        from langchain_openai import ChatOpenAI
+        llm = ChatOpenAI()
+        memory = ConversationSummaryBufferMemory(llm=llm, max_token_limit=300, return_messages=True)
+        """,
+        6,
+    ),
+]
+
+
+@pytest.mark.parametrize(("made", "line"), [m[1:] for m in MEMORIES], ids=[m[0] for m in MEMORIES])
+def test_memories_that_keep_a_token_budget_are_windows(made: str, line: int) -> None:
+    assert codes(made) == [(line, "PC507")]
