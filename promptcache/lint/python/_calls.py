@@ -594,6 +594,35 @@ def _partial(frame: Frame, call: Call) -> Value | None:
     )
 
 
+# Calls that run the function given to them, with the arguments given after it, on a thread or
+# an executor: the position of the function (`loop.run_in_executor(pool, f, *args)`,
+# `executor.submit(f, *args, **kw)`, `asyncio.to_thread(f, *args, **kw)`, anyio's `run_sync`,
+# Starlette's `run_in_threadpool`).
+_RUNNERS = {
+    "run_in_executor": 1,
+    "submit": 0,
+    "to_thread": 0,
+    "run_sync": 0,
+    "run_in_threadpool": 0,
+}
+
+
+def _run_elsewhere(frame: Frame, call: Call) -> Value | None:
+    """What the function handed to an executor returns, called with the arguments handed with
+    it (`run_in_executor(None, create, params)` sends `params` as `create(params)` does)."""
+    start = _RUNNERS[call.name.rpartition(".")[2]]
+    if len(call.args) <= start:
+        return None
+    func, args = call.args[start], tuple(call.args[start + 1 :])
+    keywords = dict(call.keywords) if start == 0 else {}  # run_in_executor passes none
+    if func.kind == "partial":  # `submit(partial(f, a), b)`: f with both
+        func, bound, bound_keywords = func.meta
+        args, keywords = (*bound, *args), {**bound_keywords, **keywords}
+    if func.kind not in ("function", "method", "lambda") or func.meta is None:
+        return None
+    return frame.call_value(Value(kind="partial", meta=(func, args, keywords)), call.node)
+
+
 # Field declarations whose `default_factory` runs for every new instance (dataclasses,
 # pydantic, attrs): the field's value is what the factory returns.
 _FIELD_ROOTS = ("dataclasses.", "pydantic.", "attr.", "attrs.", "sqlmodel.", "msgspec.")
@@ -717,6 +746,7 @@ SPECIAL: dict[str, _Special] = {
     "cleandoc": _dedent,
     "str": _str,
     **dict.fromkeys(_ORDER_FREE, _order_free),
+    **dict.fromkeys(_RUNNERS, _run_elsewhere),
 }
 
 

@@ -137,7 +137,11 @@ class Analysis:
         if not self.wrappers:
             return False
         text = _source_of(function)
-        return any(f"{name}(" in text for name in self.wrappers)
+        # Called, or handed with its arguments to an executor (`submit(name, x)`, `_calls`).
+        return any(
+            f"{name}(" in text or f"({name}," in text or f" {name}," in text
+            for name in self.wrappers
+        )
 
     def run_module(self, module: Module) -> None:
         if module.state != "new":

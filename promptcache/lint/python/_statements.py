@@ -105,7 +105,8 @@ def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
 def _s_If(frame: Frame, node: ast.If) -> None:
     frame.eval(node.test)
     branches(frame, [node.body, node.orelse])
-    _cuts_in(frame, node.body, node.test)
+    # Either branch of a size test (`if count(m) <= budget: return m` / `else: m = m[1:]`).
+    _cuts_in(frame, [*node.body, *node.orelse], node.test)
 
 
 def _cuts_in(frame: Frame, body: Sequence[ast.stmt], test: ast.expr | None = None) -> None:
@@ -216,9 +217,23 @@ def _requests(frame: Frame, call: ast.Call) -> bool:
 
 def _s_While(frame: Frame, node: ast.While) -> None:
     frame.eval(node.test)
+    # A cut anywhere in the loop has been made by the time any later pass reads the history
+    # (a `return messages` above the cut returns it cut): the window holds from the start.
+    _cuts_in(frame, _in_loop(node.body))
     branches(frame, [node.body, []])
-    _cuts_in(frame, node.body)
     block(frame, node.orelse)
+
+
+def _in_loop(body: Sequence[ast.stmt]) -> list[ast.stmt]:
+    """The statements a loop runs, in its branches too (`if ...: return m` / `else: m = m[1:]`),
+    not in the functions and classes it defines."""
+    found: list[ast.stmt] = []
+    for statement in body:
+        found.append(statement)
+        if isinstance(statement, ast.If | ast.Try | ast.With):
+            nested = [*statement.body, *getattr(statement, "orelse", ())]
+            found.extend(_in_loop(nested))
+    return found
 
 
 def _s_FunctionDef(frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:

@@ -435,12 +435,21 @@ def front_cut(node: ast.stmt) -> ast.expr | None:
         and isinstance(value.slice, ast.Slice)
         and value.slice.upper is None
         and value.slice.step is None
-        and isinstance(value.slice.lower, ast.Constant)
-        and type(value.slice.lower.value) is int
-        and value.slice.lower.value >= 1
+        and value.slice.lower is not None
+        and _front_start(value.slice.lower, value.value)
     ):
         return target
     return None
+
+
+def _front_start(lower: ast.expr, base: ast.expr) -> bool:
+    """A slice start that drops turns from the front: `1`, or one computed (`len(m) // 2`,
+    `cut`), counted from the start rather than the end (that is `bounded_to_newest`'s)."""
+    if isinstance(lower, ast.Constant):
+        return type(lower.value) is int and lower.value >= 1
+    if isinstance(lower, ast.UnaryOp):
+        return False
+    return isinstance(lower, ast.Name | ast.Call | ast.BinOp) and not _from_the_end(lower, base)
 
 
 def bounded_to_newest(node: ast.stmt) -> ast.expr | None:
