@@ -81,3 +81,46 @@ def test_an_executor_handed_a_function_that_sends_the_whole_history_is_quiet() -
         "RUN", "return await asyncio.to_thread(_send, params)"
     )
     assert codes(body) == []
+
+
+# A list type that keeps a bounded history itself (the real shape: an agent's helper module
+# subclasses `list`, its `append` pops the oldest item, or the one after the system message,
+# once the list is full; the agent builds its histories from it and sends them whole).
+BOUNDED = """
+class Transcript(list):
+    def __init__(self, turns, size):
+        super().__init__(turns)
+        self.size = size
+    def append(self, turn):
+        if len(self) == self.size:
+            self.pop(POP)
+        super().append(turn)
+def ask(question, answer):
+    transcript = Transcript([SYSTEM, {"role": "user", "content": question}], size=6)
+    for _ in range(3):
+        reply = client.chat.completions.create(model="m", messages=transcript)
+        transcript.append({"role": "assistant", "content": reply.choices[0].message.content})
+        transcript.append({"role": "user", "content": answer})
+"""
+
+
+@pytest.mark.parametrize("index", ["0", "1"])
+def test_a_list_type_that_drops_its_oldest_items_is_a_window(index: str) -> None:
+    assert codes(BOUNDED.replace("POP", index)) == [(11, "PC507")]  # where one is made
+
+
+def test_a_list_type_that_drops_its_newest_item_is_quiet() -> None:
+    assert codes(BOUNDED.replace("self.pop(POP)", "self.pop()")) == []
+
+
+def test_a_history_named_msgs_is_a_history() -> None:
+    # `msgs = msgs[-HISTORY_TURNS:]` (real chat code abbreviates `messages` so): a window.
+    body = """
+    HISTORY_TURNS = 12
+    def chat(history, question):
+        msgs = [{"role": m["role"], "content": m["content"]} for m in history]
+        msgs = msgs[-HISTORY_TURNS:]
+        msgs.append({"role": "user", "content": question})
+        return client.chat.completions.create(model="m", messages=[SYSTEM, *msgs])
+    """
+    assert codes(body) == [(5, "PC507")]

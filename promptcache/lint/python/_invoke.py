@@ -39,7 +39,7 @@ from ._flow import (
     substitute,
 )
 from ._knowledge import DataSource
-from ._locations import node_label, taint_at
+from ._locations import node_label, node_location, taint_at
 from ._quickinit import replace
 from ._request_data import data_call, data_method
 from ._sinks import (
@@ -63,6 +63,7 @@ from ._turns import (
     WINDOW,
     conversation_follows,
     runner_runs_carry_history,
+    self_trim,
     stored_window,
 )
 from ._values import (
@@ -224,11 +225,22 @@ def call_project(
         init = cls.methods.get("__init__")
         if init is not None:
             _apply(frame, init, node, [Value(kind="instance", meta=cls), *args], keywords, splats)
-        return Value(kind="instance", meta=cls)
+        return _self_trimming(frame, cls, node, Value(kind="instance", meta=cls))
     if callee.kind == "method":
         function, bound = callee.meta
         return _apply(frame, function, node, [bound, *args], keywords, splats)
     return _apply(frame, callee.meta, node, args, keywords, splats)
+
+
+def _self_trimming(frame: Frame, cls: ClassInfo, node: ast.AST, instance: Value) -> Value:
+    """An instance of a list type that drops its own oldest items once full (`self_trim`): a
+    history window, made here (the label names the statement that drops them)."""
+    trim = self_trim(cls.node)
+    if trim is None:
+        return instance
+    where = f"line {node_location(cls.module, trim)[0]} of {cls.module.display}"
+    label = f"`{cls.node.name}(...)` (drops its oldest turns once full: `{ast.unparse(trim)}` at {where})"
+    return instance.with_deps([frame.taint(WINDOW, label, node)])
 
 
 def _apply(

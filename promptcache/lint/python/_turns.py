@@ -47,6 +47,7 @@ __all__ = [
     "opens",
     "pieces_from",
     "runner_runs_carry_history",
+    "self_trim",
     "starts_a_conversation",
     "stored_window",
     "unknown_after",
@@ -55,8 +56,9 @@ __all__ = [
 ]
 
 WINDOW = "PC507"  # a sliding window of the history
-# Names of a conversation's history (`messages`, `chat_history`, a typo such as `messaegs`).
-_HISTORY_NAME = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
+# Names of a conversation's history (`messages`, `chat_history`, `msgs`, a typo such as
+# `messaegs`).
+_HISTORY_NAME = re.compile(r"(?i)mess|msg|hist|conv|chat|turn|dialog")
 # A query for a store's newest rows first (`ORDER BY id DESC LIMIT n`, `SELECT TOP n ... ORDER
 # BY id DESC`): read back as a history, the newest n turns.
 _NEWEST_SQL = re.compile(
@@ -391,13 +393,8 @@ def _is_len_of(expr: ast.expr, base: ast.expr) -> bool:
 def front_removed(node: ast.Call) -> ast.expr | None:
     """`history.pop(0)`, `messages.pop(1)` (after the system message): the history whose oldest
     turns this drops, when it is named as one."""
-    func = node.func
-    if not isinstance(func, ast.Attribute) or func.attr != "pop" or len(node.args) != 1:
-        return None
-    index = node.args[0]
-    if not (isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0):
-        return None
-    return func.value if is_history_name(func.value) else None
+    popped = _front_pop(node)
+    return popped if popped is not None and is_history_name(popped) else None
 
 
 def front_deleted(target: ast.expr) -> ast.expr | None:
@@ -639,6 +636,35 @@ def _of_me(node: ast.Assign, me: str) -> bool:
         and isinstance(target.value, ast.Name)
         and target.value.id == me
     )
+
+
+def self_trim(cls: ast.ClassDef) -> ast.AST | None:
+    """
+    The statement by which a list type drops its own oldest items (`class ChatHistory(list)`
+    whose `append` does `self.pop(0)` once full, or `self.pop(1)` to keep a system message):
+    each of its instances is a window that slides, wherever it is sent as the conversation.
+    """
+    for method in cls.body:
+        if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in walk(method):
+            popped = _front_pop(node) if isinstance(node, ast.Call) else None
+            if isinstance(popped, ast.Name) and popped.id == me:
+                return node
+    return None
+
+
+def _front_pop(node: ast.Call) -> ast.expr | None:
+    """`x.pop(0)`, `x.pop(1)`: the `x` an item is taken off the front of (not `pop()`, which
+    takes the newest)."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr != "pop" or len(node.args) != 1:
+        return None
+    index = node.args[0]
+    if not (isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0):
+        return None
+    return func.value
 
 
 def _trimmed(node: ast.AST) -> list[ast.Attribute]:
