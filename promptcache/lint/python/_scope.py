@@ -17,6 +17,7 @@ from ._locations import taint_at
 from ._project import Module
 from ._quickinit import replace
 from ._request_data import handler_names, request_parameters, sent_as_user_turn
+from ._sinks import KNOWN_PACKAGES
 from ._summaries import ClassInfo, Function, ParamSlot
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ class Scope:
         taint = taint_at(self.module, NOT_FOLLOWED, label, node)
         return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
 
-    def imported(self, dotted: str, node: ast.AST | None = None) -> Value:
+    def imported(self, dotted: str, node: ast.AST | None = None, hops: int = 0) -> Value:
         """A name imported from another module: its value when the module is in the project."""
         module_name, _, attr = dotted.rpartition(".")
         if module_name and "()" not in module_name:  # `pkg.Client().chat`: an object, no module
@@ -140,6 +141,16 @@ class Scope:
                 found = self.a.global_value(module, attr)
                 if found is not None:
                     return found
+                forwarded = module.imports.get(attr)
+                if (
+                    forwarded is not None
+                    and forwarded != dotted
+                    and hops < _MAX_REEXPORTS
+                    and dotted.split(".", 1)[0] not in KNOWN_PACKAGES
+                ):
+                    # `from .query import TEMPLATE` in a package's `__init__.py`, imported as
+                    # `from pkg import TEMPLATE`: the name the package re-exports.
+                    return self.imported(forwarded, node, hops + 1)
             elif node is not None and module_name in self.a.project.broken:
                 why = self.a.project.broken[module_name]
                 label = f"`{attr}` (from {module_name}, which {why})"
@@ -148,6 +159,11 @@ class Scope:
         if known is None:
             known = self.a.outside[dotted] = Value(kind="module", meta=dotted)
         return known
+
+
+# Packages re-exporting a name from another (`pkg/__init__.py` importing it from `pkg.sub`):
+# how many such steps are followed (a cycle of re-exports ends here).
+_MAX_REEXPORTS = 8
 
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> bool:

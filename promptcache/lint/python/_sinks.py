@@ -12,6 +12,7 @@ from .frameworks import FRAMEWORKS
 
 __all__ = [
     "CLIENT_PACKAGES",
+    "KNOWN_PACKAGES",
     "LAST_NAMES",
     "OBJECT_PACKAGES",
     "PASS_THROUGH",
@@ -34,6 +35,15 @@ OBJECT_PACKAGES = tuple(
 )
 WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windows)
 WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
+# Top-level packages the frameworks describe as data (`promptcache`, `langchain`, `openai`): a
+# name imported from one is taken as that knowledge even where the project holds its source
+# (a vendored copy, the library's own repository), not read as the project's code.
+# (`agents`, the OpenAI Agents SDK's package, is also what many projects call their own.)
+KNOWN_PACKAGES = frozenset(
+    {f.name for f in FRAMEWORKS}
+    | {package.split(".", 1)[0] for package in OBJECT_PACKAGES}
+    | {name.split(".", 1)[0] for name in WINDOWS | WINDOW_MEMORIES}
+) - {"agents"}
 
 _BY_LAST: dict[str, list[Sink]] = {}
 for _sink in SINKS:
