@@ -5,7 +5,9 @@ Why:
     `datetime.now()`, `time.time()`, `uuid4()`, `random`/`secrets`, `os.getpid()` and the calls
     the config adds (`extend-volatile-calls`) differ on every request. The analysis follows the
     value through variables, f-strings, `.format`, `%`, `+`, `join`, containers, `**kwargs` and
-    the project's own functions and classes into the system prompt, tools, earlier turns, prompt
+    the project's own functions and classes (imported from their module or through a package
+    that re-exports them, or handed to an executor with their arguments) into the system
+    prompt, tools, earlier turns, prompt
     templates and promptcache's stable layers. Everything after it — the rest of the system
     prompt and the whole conversation — is prefilled again on every request. What follows
     decides: with earlier turns after it (spliced history, a list of unknown length, a chained

@@ -10,6 +10,21 @@ Why:
     a chat template's loop over `messages[-n:]` or a prompt file's over `chat_history[-n:]` is
     the same window.
 
+    Windows followed in Python: a slice from the end (`history[-k * 2:]`, `[len(h) - n:]`,
+    `msgs[-n:]`, `store.get(uid, [])[-n:]`), the oldest turns dropped in a loop or under a size
+    test (`pop(0)`, `pop(1)`, `del messages[1:3]`, `messages[1:]`, a history halved with
+    `messages[len(messages) // 2:]`), `deque(maxlen=)`, a list type whose `append` pops its
+    oldest item once full, the newest rows read back from a store (SQL `ORDER BY ... DESC LIMIT
+    n`, an ORM's `order_by(desc).limit(n)`, Django's descending queryset cut `[:n]`, Mongo's
+    `sort(key, -1).limit(n)`, Redis's `lrange(key, -n, -1)`, each on a store named as a
+    history), LangChain's `trim_messages` and window, token and summary buffer memories, and
+    LlamaIndex's `ChatMemoryBuffer`. A window made in a helper or another module is reported
+    where it enters the module that sends it; one whose request is sent by a function handed to
+    an executor (`run_in_executor`, `submit`, `asyncio.to_thread`) is followed there. Not
+    reported: the newest turn alone (`[-1:]`), a window read into the newest turn's text, a front
+    cut made once, the oldest rows (`ORDER BY id ASC LIMIT n`), and a window after the request's
+    last explicit cache point.
+
 Bad:
     def chat(client, history, question):
         history.append({"role": "user", "content": question})
