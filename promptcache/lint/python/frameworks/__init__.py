@@ -21,6 +21,7 @@ from . import (
     google_genai,
     gradio,
     haystack,
+    http,
     instructor,
     jinja,
     langchain,
@@ -72,4 +73,5 @@ FRAMEWORKS: tuple[Framework, ...] = (
     cohere.FRAMEWORK,
     ollama.FRAMEWORK,
     autogen.FRAMEWORK,
+    http.FRAMEWORK,
 )

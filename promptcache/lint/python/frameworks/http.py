@@ -1,0 +1,19 @@
+"""A request posted as JSON over plain HTTP (`requests`, `httpx`, `aiohttp`): an app that calls a
+chat API without its SDK posts the body itself, `{"model": ..., "messages": [...]}`."""
+
+from __future__ import annotations
+
+from .._knowledge import Framework, Sink
+
+FRAMEWORK = Framework(
+    name="http",
+    sinks=(
+        # Any `.post(...)`: only a body holding `system`, `messages` or `tools` is judged (the
+        # `body` role reads those fields and nothing else), so other posts stay quiet.
+        Sink(
+            api="a JSON body posted over HTTP",
+            suffixes=("post",),
+            keywords=(("json", "body"), ("data", "body")),
+        ),
+    ),
+)
