@@ -60,6 +60,7 @@ from ._templates import (
     template_info,
 )
 from ._turns import (
+    STORE_METHODS,
     WINDOW,
     conversation_follows,
     runner_runs_carry_history,
@@ -316,8 +317,11 @@ def call_named(
     """A call of a library (or of anything the analysis cannot read), by resolved `name`; what
     it returns is per-request data when a framework declares it a source of such data."""
     result = _library_call(frame, name, node, receiver, args, keywords, splats)
-    if isinstance(node.func, ast.Attribute) and stored_window(
-        node, _sql_text(node, args), where_made(frame)
+    func = node.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in STORE_METHODS
+        and stored_window(node, _sql_text(node, args), where_made(frame))
     ):
         result = _stored_window(frame, node, receiver, result)
     source = _data_read(name, receiver, args, keywords)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._flow import flatten
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from ._project import Module
 
 __all__ = [
+    "STORE_METHODS",
     "WINDOW",
     "after_unknown",
     "agent_runs_carry_history",
@@ -69,6 +71,8 @@ _NEWEST_SQL = re.compile(
 _SQL_METHODS = frozenset(
     {"execute", "fetch", "fetch_all", "fetchall", "read_sql", "read_sql_query", "raw", "query"}
 )
+# The methods `stored_window` looks at (any other call is no read of a store's newest rows).
+STORE_METHODS = _SQL_METHODS | {"lrange", "limit"}
 # Roles of a sink's arguments that carry the turns of the conversation.
 _TURN_ROLES = ("messages", "input")
 
@@ -638,6 +642,7 @@ def _of_me(node: ast.Assign, me: str) -> bool:
     )
 
 
+@lru_cache(maxsize=512)  # asked at every instantiation of the class
 def self_trim(cls: ast.ClassDef) -> ast.AST | None:
     """
     The statement by which a list type drops its own oldest items (`class ChatHistory(list)`
