@@ -124,3 +124,17 @@ def test_a_history_named_msgs_is_a_history() -> None:
         return client.chat.completions.create(model="m", messages=[SYSTEM, *msgs])
     """
     assert codes(body) == [(5, "PC507")]
+
+
+def test_a_list_type_left_without_a_size_is_quiet() -> None:
+    # The same type, made without its size, defaults to -1: `len(self) == -1` is never true,
+    # so the list keeps every turn (the real shape: an agent's other patterns use it so).
+    source = BOUNDED.replace(
+        "def __init__(self, turns, size):", "def __init__(self, turns, size=-1):"
+    )
+    assert codes(source.replace("POP", "0").replace(", size=6)", ")")) == []
+
+
+def test_a_list_type_given_its_size_by_position_is_a_window() -> None:
+    source = BOUNDED.replace("POP", "0").replace(", size=6)", ", 6)")
+    assert codes(source) == [(11, "PC507")]

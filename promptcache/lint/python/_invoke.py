@@ -65,6 +65,7 @@ from ._turns import (
     conversation_follows,
     runner_runs_carry_history,
     self_trim,
+    sized,
     stored_window,
 )
 from ._values import (
@@ -236,9 +237,10 @@ def call_project(
 def _self_trimming(frame: Frame, cls: ClassInfo, node: ast.AST, instance: Value) -> Value:
     """An instance of a list type that drops its own oldest items once full (`self_trim`): a
     history window, made here (the label names the statement that drops them)."""
-    trim = self_trim(cls.node)
-    if trim is None:
+    found = self_trim(cls.node)
+    if found is None or not sized(cls.node, found[1], node):
         return instance
+    trim = found[0]
     where = f"line {node_location(cls.module, trim)[0]} of {cls.module.display}"
     label = f"`{cls.node.name}(...)` (drops its oldest turns once full: `{ast.unparse(trim)}` at {where})"
     return instance.with_deps([frame.taint(WINDOW, label, node)])

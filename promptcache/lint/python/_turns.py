@@ -50,6 +50,7 @@ __all__ = [
     "pieces_from",
     "runner_runs_carry_history",
     "self_trim",
+    "sized",
     "starts_a_conversation",
     "stored_window",
     "unknown_after",
@@ -643,11 +644,13 @@ def _of_me(node: ast.Assign, me: str) -> bool:
 
 
 @lru_cache(maxsize=512)  # asked at every instantiation of the class
-def self_trim(cls: ast.ClassDef) -> ast.AST | None:
+def self_trim(cls: ast.ClassDef) -> tuple[ast.AST, str] | None:
     """
     The statement by which a list type drops its own oldest items (`class ChatHistory(list)`
-    whose `append` does `self.pop(0)` once full, or `self.pop(1)` to keep a system message):
-    each of its instances is a window that slides, wherever it is sent as the conversation.
+    whose `append` does `self.pop(0)` once full, or `self.pop(1)` to keep a system message),
+    with the attribute its size test compares against (`if len(self) == self.total_length`;
+    empty when the pop is not under such a test): each instance that is given a size is a
+    window that slides, wherever it is sent as the conversation.
     """
     for method in cls.body:
         if not isinstance(method, ast.FunctionDef | ast.AsyncFunctionDef) or not method.args.args:
@@ -656,8 +659,57 @@ def self_trim(cls: ast.ClassDef) -> ast.AST | None:
         for node in walk(method):
             popped = _front_pop(node) if isinstance(node, ast.Call) else None
             if isinstance(popped, ast.Name) and popped.id == me:
-                return node
+                return node, _size_attribute(method, node, me)
     return None
+
+
+def sized(cls: ast.ClassDef, size: str, made: ast.AST) -> bool:
+    """Whether the instance `made` (its constructor call) has a size that can be reached: the
+    `__init__` parameter named `size` is passed, or defaults to a positive number. A default of
+    `-1`, `0` or `None` (`ChatHistory(turns)`, `total_length=-1`) never fills: no window."""
+    init = next(
+        (m for m in cls.body if isinstance(m, ast.FunctionDef) and m.name == "__init__"), None
+    )
+    if init is None or not size or not isinstance(made, ast.Call):
+        return True  # nothing says it is unbounded
+    params = [a.arg for a in init.args.args[1:]]
+    if size not in params:
+        return True
+    index = params.index(size)
+    passed = next((k.value for k in made.keywords if k.arg == size), None)
+    if passed is None and index < len(made.args):
+        passed = made.args[index]
+    if passed is None:
+        defaults = init.args.defaults
+        offset = len(params) - len(defaults)
+        passed = defaults[index - offset] if index >= offset else None
+    return passed is None or not _never_full(passed)
+
+
+def _never_full(expr: ast.expr) -> bool:
+    if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.USub):
+        return isinstance(expr.operand, ast.Constant) and isinstance(expr.operand.value, int)
+    return isinstance(expr, ast.Constant) and (
+        expr.value is None or (type(expr.value) is int and expr.value <= 0)
+    )
+
+
+def _size_attribute(method: ast.AST, pop: ast.AST, me: str) -> str:
+    """The `self.<attr>` that the size test guarding `pop` compares `len(self)` against."""
+    for node in walk(method):
+        if not isinstance(node, ast.If) or not any(n is pop for b in node.body for n in walk(b)):
+            continue
+        for compare in walk(node.test):
+            if not isinstance(compare, ast.Compare):
+                continue
+            for side in (compare.left, *compare.comparators):
+                if (
+                    isinstance(side, ast.Attribute)
+                    and isinstance(side.value, ast.Name)
+                    and side.value.id == me
+                ):
+                    return side.attr
+    return ""
 
 
 def _front_pop(node: ast.Call) -> ast.expr | None:
