@@ -138,3 +138,14 @@ def test_a_list_type_left_without_a_size_is_quiet() -> None:
 def test_a_list_type_given_its_size_by_position_is_a_window() -> None:
     source = BOUNDED.replace("POP", "0").replace(", size=6)", ", 6)")
     assert codes(source) == [(11, "PC507")]
+
+
+def test_the_tail_of_a_text_named_msg_is_no_history_window() -> None:
+    # `log_msg[-2000:]` keeps the end of one text: whatever it is, it is no window of turns.
+    body = """
+    def fix(history, log_msg):
+        system = SYSTEM["content"] + "Last lines of the log: " + log_msg[-2000:]
+        return client.chat.completions.create(
+            model="m", messages=[{"role": "system", "content": system}, *history])
+    """
+    assert "PC507" not in [code for _, code in codes(body)]

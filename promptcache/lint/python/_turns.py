@@ -60,8 +60,8 @@ __all__ = [
 
 WINDOW = "PC507"  # a sliding window of the history
 # Names of a conversation's history (`messages`, `chat_history`, `msgs`, a typo such as
-# `messaegs`).
-_HISTORY_NAME = re.compile(r"(?i)mess|msg|hist|conv|chat|turn|dialog")
+# `messaegs`). `msgs`, not `msg`: `log_msg[-2000:]` is the tail of a text, not of a history.
+_HISTORY_NAME = re.compile(r"(?i)mess|msgs|hist|conv|chat|turn|dialog")
 # A query for a store's newest rows first (`ORDER BY id DESC LIMIT n`, `SELECT TOP n ... ORDER
 # BY id DESC`): read back as a history, the newest n turns.
 _NEWEST_SQL = re.compile(
