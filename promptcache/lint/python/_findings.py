@@ -231,7 +231,15 @@ class Findings:
                 after = static_after(pieces, dep)
                 if isinstance(dep, Param):
                     after = 0 if history else after
-                    self.pend(dep, api, "messages", after, history, spliced=item.spliced)
+                    self.pend(
+                        dep,
+                        api,
+                        "messages",
+                        after,
+                        history,
+                        spliced=item.spliced,
+                        opening=index == 0,
+                    )
                 elif (
                     history
                     or after >= limit
@@ -298,6 +306,7 @@ class Findings:
         spliced: bool = False,
         whole: bool = False,
         named: bool = False,
+        opening: bool = False,
     ) -> None:
         if self.function is not None:
             pending = Pending(
@@ -311,6 +320,7 @@ class Findings:
                 spliced=spliced,
                 whole=whole,
                 named=named,
+                opening=opening,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)

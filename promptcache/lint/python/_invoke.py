@@ -52,7 +52,7 @@ from ._sinks import (
     Sink,
 )
 from ._sk_plugins import sk_plugin
-from ._summaries import ClassInfo, Function
+from ._summaries import ClassInfo, Function, Pending
 from ._templates import (
     crew_template,
     jinja_render,
@@ -63,6 +63,7 @@ from ._turns import (
     STORE_METHODS,
     WINDOW,
     conversation_follows,
+    opens,
     runner_runs_carry_history,
     self_trim,
     sized,
@@ -74,6 +75,7 @@ from ._values import (
     PER_REQUEST,
     Dep,
     Param,
+    Piece,
     Taint,
     Value,
     join_values,
@@ -281,6 +283,7 @@ def _apply(
                     pending.history,
                     spliced=pending.spliced,
                     named=pending.named,
+                    opening=pending.opening,
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                 continue
@@ -288,7 +291,11 @@ def _apply(
                 after = pending.after + static_after(pieces, dep)
                 if after >= limit:
                     frame.findings.hit(dep, pending.api, pending.role, after, False, node)
-            elif pending.history or pending.after + static_after(pieces, dep) >= limit:
+            elif (
+                pending.history
+                or pending.after + static_after(pieces, dep) >= limit
+                or _opens_first_turn(pending, pieces, dep, limit)
+            ):
                 frame.findings.hit(
                     dep,
                     pending.api,
@@ -305,6 +312,15 @@ def _apply(
         # message once the caller's role is in it.
         frame.findings.system_message(result, node)
     return result
+
+
+def _opens_first_turn(pending: Pending, pieces: Sequence[Piece], dep: Dep, limit: int) -> bool:
+    """An argument a wrapper sends as the first turn, no history after it (`bot.reply(system,
+    user)`): a value before most of its static text (the wrapper's own after it included) is
+    judged as `Findings.messages` judges the caller's own first turn: reported."""
+    if not pending.opening or pending.role != "messages":
+        return False
+    return opens(pieces, dep, limit, pending.after)
 
 
 def call_named(

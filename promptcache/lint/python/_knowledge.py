@@ -68,8 +68,9 @@ class DataSource:
     handlers: tuple[str, ...] = ()
     registrations: tuple[str, ...] = ()
     first_only: bool = False  # only a registered handler's first parameter is the request's
-    # Registrations count only in a module importing one of these (`.click`, `.submit` are
-    # common method names: a thread pool's `submit(fn)` registers no request handler).
+    # Registrations (and this source's `handlers`) count only in a module importing one of
+    # these (`.click`, `.submit` are common method names: a thread pool's `submit(fn)`
+    # registers no request handler; `@client.event` is a bot's only where it imports the bot).
     imported: tuple[str, ...] = ()
     answers: bool = False  # what it gives is a model's answer (a turn of the conversation)
 

@@ -284,16 +284,34 @@ class PythonLinter:
         self.last_hits = []
         scan = _with_lf(source)  # lines are counted in \n below, and must be as `ast` counts them
         relevant = _trigger_lines(scan)
-        if not relevant and not any(map(scan.__contains__, _ROOTED_GATE)):
+        gated = not relevant and not any(map(scan.__contains__, _ROOTED_GATE))
+        if gated and "import " not in scan:
             return []
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
         try:
+            if gated:  # no request API named here: it may still call a project's wrapper of one
+                relevant = self._wrapper_lines(module, scan)
+                if not relevant:
+                    return []
             return self._analyse_module(module, relevant, scan, display)
         finally:
             if self.project.forget(module):
                 self.analysis.forget(module)
+
+    def _wrapper_lines(self, module: Module, source: str) -> frozenset[int]:
+        """The lines of `source` that call a project function (or an imported project class's
+        method) whose parameters reach a request: `send(system, question)` of a module that
+        names no request API itself, only the project's own wrapper of one."""
+        if not module.imports:
+            return frozenset()
+        called = self.analysis.imported_wrappers(module, source)
+        return frozenset(
+            number
+            for number, line in enumerate(source.split("\n"), start=1)
+            if any(name in line for name in called)
+        )
 
     def _analyse_module(
         self, module: Module, relevant: frozenset[int], source: str, display: str

@@ -25,6 +25,7 @@ __all__ = [
     "SYSTEM_NAME",
     "data_call",
     "data_method",
+    "framework_given",
     "handler_names",
     "injected",
     "request_name",
@@ -58,7 +59,12 @@ def _glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
 _CALLS = tuple((s, _glob(s.calls)) for s in DATA_SOURCES if s.calls)
 _METHODS = {method: s for s in reversed(DATA_SOURCES) for method in s.methods}
 _NAMES = tuple((s, _glob(s.names)) for s in DATA_SOURCES if s.names)
-_HANDLERS = _glob(tuple(h for s in DATA_SOURCES for h in s.handlers))
+_HANDLERS = _glob(tuple(h for s in DATA_SOURCES if not s.imported for h in s.handlers))
+# Decorators of a framework that only count in a module importing it (`@bot.message_handler`,
+# `@client.event`: names other libraries use too), each with the packages that make them count.
+_IMPORTED_HANDLERS = tuple(
+    (_glob(s.handlers), s.imported) for s in DATA_SOURCES if s.imported and s.handlers
+)
 _REGISTRATIONS = tuple(
     (_glob(s.registrations), s.first_only, s.imported) for s in DATA_SOURCES if s.registrations
 )
@@ -110,14 +116,7 @@ def request_parameters(
     if states:
         return frozenset(states)
     first_only = registered.get(node.name)
-    decorated = (
-        first_only is None
-        and _HANDLERS is not None
-        and any(
-            _HANDLERS.match(_dotted(d.func if isinstance(d, ast.Call) else d, imports))
-            for d in node.decorator_list
-        )
-    )
+    decorated = first_only is None and _decorated_as_handler(node, imports)
     if first_only is None and not decorated:  # most functions: no handler of any framework
         return frozenset()
     defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
@@ -129,6 +128,47 @@ def request_parameters(
     if first_only:
         return frozenset(a.arg for a, _ in every[:1])
     return frozenset(a.arg for a, default in every if not injected(a, default))
+
+
+def framework_given(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+    registered: dict[str, bool],
+    method: bool,
+) -> frozenset[str]:
+    """The parameters of a handler registered as taking the request first that its framework
+    fills with its own objects (python-telegram-bot's `context`: the bot's settings and stores),
+    not with the request: not per-request data whatever they are named."""
+    if isinstance(node, ast.Lambda) or not registered.get(node.name):
+        return frozenset()
+    args = node.args
+    positional = [*args.posonlyargs, *args.args][1 if method else 0 :]
+    return frozenset(a.arg for a in positional[1:])
+
+
+def _decorated_as_handler(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]
+) -> bool:
+    """Whether a decorator makes `node` a framework's request handler (`@app.post(...)`;
+    `@bot.message_handler(...)` only in a module importing the bot's library)."""
+    if not node.decorator_list:
+        return False
+    names = [
+        _dotted(d.func if isinstance(d, ast.Call) else d, imports) for d in node.decorator_list
+    ]
+    if _HANDLERS is not None and any(map(_HANDLERS.match, names)):
+        return True
+    for pattern, packages in _IMPORTED_HANDLERS:
+        if (
+            pattern is not None
+            and _imports_one(imports, packages)
+            and any(map(pattern.match, names))
+        ):
+            return True
+    return False
+
+
+def _imports_one(imports: dict[str, str], packages: tuple[str, ...]) -> bool:
+    return any(d == m or d.startswith(m + ".") for d in imports.values() for m in packages)
 
 
 def _type_name(annotation: ast.expr | None) -> str:
@@ -160,8 +200,7 @@ def handler_names(tree: ast.Module, imports: dict[str, str], source: str) -> dic
     sources = [
         (pattern, first_only)
         for pattern, first_only, imported in _REGISTRATIONS
-        if not imported
-        or any(d == m or d.startswith(m + ".") for d in imports.values() for m in imported)
+        if not imported or _imports_one(imports, imported)
     ]
     if not sources or not any(word in source for word in _REGISTERING):
         return names

@@ -16,7 +16,12 @@ from typing import TYPE_CHECKING
 from ._locations import taint_at
 from ._project import Module
 from ._quickinit import replace
-from ._request_data import handler_names, request_parameters, sent_as_user_turn
+from ._request_data import (
+    framework_given,
+    handler_names,
+    request_parameters,
+    sent_as_user_turn,
+)
 from ._sinks import KNOWN_PACKAGES
 from ._summaries import ClassInfo, Function, ParamSlot
 
@@ -49,6 +54,7 @@ class Scope:
         self.self_attrs: dict[str, Value] = {}
         self.user_turn: frozenset[str] = frozenset()  # parameters sent as the user's turn
         self.request: frozenset[str] = frozenset()  # a request handler's data parameters
+        self.given: frozenset[str] = frozenset()  # its parameters the framework fills itself
 
     # -- parameters -------------------------------------------------------------------------
 
@@ -59,7 +65,9 @@ class Scope:
         positional = [*args.posonlyargs, *args.args]
         cls = self.function.cls
         method = cls is not None and bool(positional) and not _is_static(node)
-        self.request = request_parameters(node, self.module.imports, self._registered(), method)
+        registered = self._registered()
+        self.request = request_parameters(node, self.module.imports, registered, method)
+        self.given = framework_given(node, registered, method)
         self.user_turn = sent_as_user_turn(node, self.module.source)
         for index, arg in enumerate(positional):
             self.env[arg.arg] = self._slot(index, arg)
@@ -84,7 +92,7 @@ class Scope:
         per_request = (
             arg.arg in self.request
             or arg.arg in self.user_turn
-            or self.a.per_request(arg.arg)
+            or (arg.arg not in self.given and self.a.per_request(arg.arg))
             or _mentions(arg.annotation, _RUN_CONTEXTS)
         )
         return Value(

@@ -51,6 +51,10 @@ class Pending:
     # It reaches a text named as a system prompt: per-request data it stands for is judged by the
     # static text after it, not as followed by a conversation (`Findings.system_text`).
     named: bool = False
+    # It reaches the first turn of a request that no history follows (a wrapper's `system`
+    # argument): per-request data there that comes before most of the static text is judged as
+    # the caller's own first turn is (`Findings.messages`), not only by the text after it.
+    opening: bool = False
 
 
 @dataclass(slots=True, kw_only=True)

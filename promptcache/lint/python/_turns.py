@@ -223,17 +223,18 @@ def _receiver(decorator: ast.expr) -> str:
     return ""
 
 
-def opens(pieces: Sequence[Piece], dep: Dep, unknown_length: int) -> bool:
+def opens(pieces: Sequence[Piece], dep: Dep, unknown_length: int, followed_by: int = 0) -> bool:
     """Whether `dep` comes before most of the static text around it: a clock that opens a short
     system prompt keeps even that prompt out of the cache, where one at its end costs nothing.
-    A part of unknown text before it counts as `unknown_length` characters."""
+    A part of unknown text before it counts as `unknown_length` characters; `followed_by`
+    characters of static text come after `pieces` (where a wrapper places its argument)."""
     before = 0
     for index, piece in enumerate(pieces):
         if isinstance(piece, str):
             before += len(piece)
         elif dep in piece:
             after = sum(len(p) for p in pieces[index + 1 :] if isinstance(p, str))
-            return after > before
+            return after + followed_by > before
         else:
             before += unknown_length
     return False

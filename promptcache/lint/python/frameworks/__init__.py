@@ -15,6 +15,7 @@ from . import (
     chainlit,
     cohere,
     crewai,
+    discord,
     dspy,
     fastapi,
     flask,
@@ -38,6 +39,7 @@ from . import (
     smolagents,
     stdlib,
     streamlit,
+    telegram,
     vector_stores,
 )
 
@@ -74,4 +76,6 @@ FRAMEWORKS: tuple[Framework, ...] = (
     ollama.FRAMEWORK,
     autogen.FRAMEWORK,
     http.FRAMEWORK,
+    telegram.FRAMEWORK,
+    discord.FRAMEWORK,
 )
