@@ -198,6 +198,12 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
                 raise  # said on purpose, or the disk's: the CLI names either as it is
             except Exception as exc:
                 raise InternalError(f"linting {_display(file)!r}") from exc
+        try:  # the modules that call a wrapper the run found after them
+            findings.extend(python.finish())
+        except (PromptCacheError, OSError):
+            raise
+        except Exception as exc:
+            raise InternalError("linting the modules that call the project's wrappers") from exc
         python.release()
     return LintReport(findings=tuple(sorted(findings, key=Finding.sort_key)), files=files)
 

@@ -176,11 +176,15 @@ def _lint_project(tmp_path: Path, files: dict[str, str]) -> dict[str, list[tuple
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text).replace("SHORT", SHORT), encoding="utf-8")
     linter = PythonLinter(LintConfig(root=tmp_path), root=tmp_path)
-    # The app first, as a folder's listing gives it: its wrappers' module is not analysed yet.
-    return {
+    # The app first, as a folder's listing gives it: its wrappers' module is not analysed yet;
+    # then what the run's end adds, as `lint_paths` does.
+    found = {
         name: [(f.line, f.code) for f in linter.lint_file(tmp_path / name, display=name)]
         for name in files
     }
+    for finding in linter.finish():
+        found[finding.path].append((finding.line, finding.code))
+    return found
 
 
 def test_an_app_module_calling_only_the_projects_wrapper_is_checked(tmp_path: Path) -> None:

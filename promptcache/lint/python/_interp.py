@@ -79,6 +79,8 @@ class Analysis:
         )
         self._analysed: set[int] = set()
         self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
+        # Whether the last `analyse` passed over a function (none of its calls reached a wrapper).
+        self.passed_over = False
         # Immutable values made once, literals by value and outside names by name, shared by
         # every run in the process (the same few recur in every project), as is what a call of
         # a resolved name is under this configuration's volatile calls.
@@ -120,56 +122,21 @@ class Analysis:
         appears in its lines (`relevant_lines`; None: all), or when it calls a function whose
         parameters reach one. Other functions are analysed only when such a function calls them.
         """
+        self.passed_over = False
         if id(module) not in self._analysed:
             self._analysed.add(id(module))
             self.run_module(module)
             waiting = _functions_of(module)
             todo = [f for f in waiting if relevant_lines is None or _spans(f, relevant_lines)]
-            learned = False
-            while todo or not learned:
+            while todo:
                 for function in todo:
                     self.summary(function)
                 waiting = [f for f in waiting if f.ret is None]
-                if not learned:  # once: the project's functions these call may be wrappers
-                    learned = True
-                    self._learn_imported_wrappers(module, waiting)
                 todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
+            # The functions passed over may call a wrapper a module analysed later defines.
+            self.passed_over = bool(waiting)
         fixed = self.conversation_fixed
         return [hit for hit in module.hits if isinstance(hit, Hit) and hit.taint not in fixed]
-
-    def _learn_imported_wrappers(self, module: Module, waiting: list[Function]) -> None:
-        """
-        Summarise the project functions (and imported classes' methods) that `waiting` functions
-        call by an imported name, so that a wrapper defined in another module is known before
-        its callers are passed over: `from app.llm import send` ... `send(system, question)`
-        was missed whenever the caller's module was analysed before the wrapper's.
-        """
-        if waiting and module.imports:
-            self.imported_wrappers(module, "\n".join(map(_source_of, waiting)))
-
-    def imported_wrappers(self, module: Module, text: str) -> set[str]:
-        """
-        The names `text` (of `module`) calls that are project functions or methods of imported
-        project classes whose parameters reach a prefix (each summarised here, once per run):
-        `send` of `send(system, question)`, `.reply` of `bot.reply(system, question)`.
-        """
-        called: set[str] = set()
-        for local, dotted in module.imports.items():
-            if f"{local}(" not in text and f"{local}(" not in module.source:
-                continue  # a class may be made at module level (`bot = Bot()`), not in them
-            module_name, _, attr = dotted.rpartition(".")
-            found = self.project.find(module_name, module) if module_name else None
-            value = self.global_value(found, attr) if found is not None else None
-            meta = value.meta if value is not None else None
-            if isinstance(meta, Function) and meta.module is found and f"{local}(" in text:
-                if self.summary(meta).pending:
-                    called.add(f"{local}(")
-            elif isinstance(meta, ClassInfo) and meta.module is found:
-                for key, method in meta.methods.items():
-                    name = f".{key}("
-                    if name in text and self.summary(method).pending:
-                        called.add(name)
-        return called
 
     def _calls_a_sink_wrapper(self, function: Function) -> bool:
         if not self.wrappers:

@@ -223,6 +223,10 @@ class PythonLinter:
         )
         self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST, PYTHON_STABLE)
         self.last_hits: list[Hit] = []  # of the last module linted, for --fix
+        # Modules whose calls may reach a wrapper a module linted later defines (`finish`): by
+        # path, their display name and the findings already given for them.
+        self._deferred: dict[Path, tuple[str, frozenset[Finding]]] = {}
+        self._forced: frozenset[str] = frozenset()  # wrapper names `finish` lints a module for
 
     def lint_file(self, path: Path, display: str) -> list[Finding]:
         try:
@@ -284,34 +288,69 @@ class PythonLinter:
         self.last_hits = []
         scan = _with_lf(source)  # lines are counted in \n below, and must be as `ast` counts them
         relevant = _trigger_lines(scan)
-        gated = not relevant and not any(map(scan.__contains__, _ROOTED_GATE))
-        if gated and "import " not in scan:
-            return []
+        if not relevant and not any(map(scan.__contains__, _ROOTED_GATE)):
+            # No request API named here: it may still call a project's wrapper of one.
+            if "import " not in scan:
+                return []
+            relevant = self._wrapper_lines(scan)
+            if not relevant:
+                self._defer(file, display, [])
+                return []
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
         try:
-            if gated:  # no request API named here: it may still call a project's wrapper of one
-                relevant = self._wrapper_lines(module, scan)
-                if not relevant:
-                    return []
-            return self._analyse_module(module, relevant, scan, display)
+            found = self._analyse_module(module, relevant, scan, display)
+            if self.analysis.passed_over:
+                self._defer(file, display, found)
+            return found
         finally:
             if self.project.forget(module):
                 self.analysis.forget(module)
 
-    def _wrapper_lines(self, module: Module, source: str) -> frozenset[int]:
-        """The lines of `source` that call a project function (or an imported project class's
-        method) whose parameters reach a request: `send(system, question)` of a module that
-        names no request API itself, only the project's own wrapper of one."""
-        if not module.imports:
+    def _wrapper_lines(self, source: str) -> frozenset[int]:
+        """The lines of `source` that call a wrapper of a request the run has found (or one
+        `finish` lints this module for): `send(system, question)` of a module that names no
+        request API itself, only the project's own wrapper of one."""
+        called = [f"{name}(" for name in self._forced or self.analysis.wrappers]
+        if not any(map(source.__contains__, called)):
             return frozenset()
-        called = self.analysis.imported_wrappers(module, source)
         return frozenset(
             number
             for number, line in enumerate(source.split("\n"), start=1)
-            if any(name in line for name in called)
+            if any(map(line.__contains__, called))
         )
+
+    def _defer(self, file: Path | None, display: str, found: list[Finding]) -> None:
+        """Remember a module a wrapper found later may be called from (see `finish`)."""
+        if file is not None and not self._forced:
+            self._deferred[file] = (display, frozenset(found))
+
+    def finish(self) -> list[Finding]:
+        """
+        The findings of modules linted before the wrapper they call was found: a module calling
+        `send(system, question)` of a module linted after it (a folder's order) was passed over,
+        as was a module that names no request API itself. Each that calls a wrapper the run
+        found is linted again; only what it did not give the first time is returned.
+        """
+        deferred, self._deferred = self._deferred, {}
+        wrappers = sorted(self.analysis.wrappers)
+        found: list[Finding] = []
+        for file, (display, given) in deferred.items() if wrappers else ():
+            try:
+                text = read_source(file, max_bytes=self.config.max_bytes)
+            except (InputError, OSError, ValueError):  # said when it was linted
+                continue
+            calls = frozenset(name for name in wrappers if f"{name}(" in text)
+            if not calls:
+                continue
+            self._forced = calls
+            try:
+                again = self.lint_source(text, display=display, file=file)
+            finally:
+                self._forced = frozenset()
+            found.extend(f for f in again if f not in given)
+        return found
 
     def _analyse_module(
         self, module: Module, relevant: frozenset[int], source: str, display: str

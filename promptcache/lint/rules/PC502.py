@@ -6,8 +6,9 @@ Why:
     `documents`, `memories`, `iteration`, ... and the config's `per-request` names; `stable`
     names are exempt) differs between users or turns, and so does a value made by a source of
     such data whatever its name: a model's answer, a retrieval, the newest turn of the
-    conversation, the incoming request of a web, UI or CLI app (the framework modules declare
-    them). In the system prompt or tools it splits
+    conversation, the incoming request of a web, UI or CLI app, a chat bot's message (Telegram,
+    Discord) (the framework modules declare them), also when the project's own wrapper sends
+    it. In the system prompt or tools it splits
     the cache per user and, when it changes between turns, rebuilds the whole conversation's
     prefix. The history spliced into `messages` is not flagged: it grows, it does not change.
 
