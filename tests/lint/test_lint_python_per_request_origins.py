@@ -366,3 +366,83 @@ def test_a_chat_platforms_message_is_per_request_data(
 @pytest.mark.parametrize("source", [c[1] for c in BOT_QUIET], ids=[c[0] for c in BOT_QUIET])
 def test_a_bots_settings_and_a_message_in_its_place_stay_quiet(source: str) -> None:
     assert [f for f in mechanism_findings(source) if f[1] != "PC506"] == []
+
+
+# The first message of a conversation kept on an object or in a store, written again each turn.
+REWRITE_FOUND = [
+    (
+        "a-bots-stored-conversation-gets-a-new-system-prompt-each-message",
+        """
+        from openai import OpenAI
+        from telegram.ext import Application, MessageHandler, filters
+        client = OpenAI()
+        def build(text):
+            found = lookup_notes(text)
+            return f"Notes on this: {found}\\n" + LONG
+        async def on_text(update, context):
+            if "turns" not in context.user_data:
+                context.user_data["turns"] = [{"role": "system", "content": LONG}]
+            context.user_data["turns"][0]["content"] = build(update.message.text)
+            context.user_data["turns"].append({"role": "user", "content": update.message.text})
+            out = client.chat.completions.create(model="gpt-4o", messages=context.user_data["turns"])
+            await update.message.reply_text(out.choices[0].message.content)
+        def main():
+            Application.builder().token("t").build().add_handler(MessageHandler(filters.TEXT, on_text))
+        """,
+        [(11, "PC502")],
+    ),
+    (
+        "a-chat-class-writes-its-first-messages-content-again",
+        """
+        class Session:
+            def __init__(self):
+                self.turns = [{"role": "system", "content": LONG}]
+            def ask(self, question, store):
+                found = store.similarity_search(question, k=3)
+                self.turns[0]["content"] = f"Found: {found}\\n" + LONG
+                self.turns.append({"role": "user", "content": question})
+                return self.turns
+        """,
+        [(6, "PC502")],
+    ),
+]
+
+REWRITE_QUIET = [
+    (
+        "the-first-message-written-again-with-the-same-text",
+        """
+        class Session:
+            def __init__(self):
+                self.turns = [{"role": "system", "content": LONG}]
+            def reset(self):
+                self.turns[0] = {"role": "system", "content": LONG}
+                self.turns[0]["content"] = LONG
+        """,
+    ),
+    (
+        "the-newest-turn-written-again",
+        """
+        class Session:
+            def __init__(self):
+                self.turns = [{"role": "system", "content": LONG}]
+            def amend(self, question):
+                self.turns[-1]["content"] = question
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"), [c[1:] for c in REWRITE_FOUND], ids=[c[0] for c in REWRITE_FOUND]
+)
+def test_a_stored_conversations_first_message_rewritten_with_request_data(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    found = mechanism_findings(source)
+    for pair in expected:
+        assert pair in found, found
+
+
+@pytest.mark.parametrize("source", [c[1] for c in REWRITE_QUIET], ids=[c[0] for c in REWRITE_QUIET])
+def test_a_first_message_rewritten_with_static_text_stays_quiet(source: str) -> None:
+    assert [f for f in mechanism_findings(source) if f[1] != "PC506"] == []

@@ -199,6 +199,8 @@ _HISTORY_WORDS = ("messages", "history", "History", "Messages", "conversation", 
 _HISTORY_ASSIGN = re.compile(
     r"(?:messages|history|History|Messages|conversation|chat_\w*|dialog\w*)[ \t]*=[ \t]*[\w.]+\("
 )
+# `turns[0]["content"] = ...` (`turns[0] = {"role": "system", ...}` names "system" already).
+_FIRST_REWRITE = re.compile(r"\[0\][ \t]*\[[ \t]*['\"]content['\"][ \t]*\][ \t]*=(?!=)")
 _HISTORY_REWRITE = re.compile(r"[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b")
 _HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
 _NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
@@ -399,6 +401,8 @@ def _trigger_lines(source: str) -> frozenset[int]:
         lines.update(_lines_of(_TRIGGER, source))
     if any(map(source.__contains__, _METHOD_GATE)):
         lines.update(_lines_of(_METHOD_TRIGGER, source))
+    if "[0]" in source and "content" in source:  # a kept conversation's first message, again
+        lines.update(_lines_of(_FIRST_REWRITE, source))
     return frozenset(lines)
 
 

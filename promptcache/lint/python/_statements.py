@@ -30,6 +30,7 @@ from ._turns import (
     front_cut,
     front_deleted,
     newest_first,
+    rewrites_first_message,
     starts_a_conversation,
 )
 from ._values import (
@@ -85,6 +86,9 @@ def _s_Assign(frame: Frame, node: ast.Assign) -> None:
     value = frame.eval(node.value)
     for target in node.targets:
         assign(frame, target, value)
+    if rewrites_first_message(node):
+        what = "the conversation's first message, written again for each request"
+        frame.findings.sink_value(what, "system", value, node)
     if starts_a_conversation(node, global_name=frame.function is None):
         frame.findings.conversation_started(value)
         if isinstance(node.value, ast.Call):  # `ChatHistory(system_message=...)`: as given to it

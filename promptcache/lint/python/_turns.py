@@ -48,6 +48,7 @@ __all__ = [
     "newest_first",
     "opens",
     "pieces_from",
+    "rewrites_first_message",
     "runner_runs_carry_history",
     "self_trim",
     "sized",
@@ -277,6 +278,40 @@ def starts_a_conversation(node: ast.Assign, *, global_name: bool = False) -> boo
         and isinstance(v, ast.Constant)
         and v.value in ("system", "developer")
         for k, v in zip(first.keys, first.values, strict=True)
+    )
+
+
+def rewrites_first_message(node: ast.Assign) -> bool:
+    """`self.messages[0]["content"] = ...`, `store["history"][0] = {"role": "system", ...}`: the
+    first message of a conversation kept beyond the call (on an object or in a store) written
+    again, which every later request of that conversation sends with the whole history after
+    it: what it is written with is the system prompt of each of them."""
+    for target in node.targets:
+        if not isinstance(target, ast.Subscript):
+            continue
+        head = target
+        if _is_constant(target.slice, "content") and isinstance(target.value, ast.Subscript):
+            head = target.value
+        elif not _opens_with_system(node.value):
+            continue
+        if _is_constant(head.slice, 0) and isinstance(head.value, ast.Attribute | ast.Subscript):
+            return True
+    return False
+
+
+def _is_constant(node: ast.expr, value: object) -> bool:
+    return (
+        isinstance(node, ast.Constant) and type(node.value) is type(value) and node.value == value
+    )
+
+
+def _opens_with_system(value: ast.expr) -> bool:
+    return isinstance(value, ast.Dict) and any(
+        isinstance(k, ast.Constant)
+        and k.value == "role"
+        and isinstance(v, ast.Constant)
+        and v.value in ("system", "developer")
+        for k, v in zip(value.keys, value.values, strict=True)
     )
 
 
