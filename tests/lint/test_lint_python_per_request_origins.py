@@ -446,3 +446,26 @@ def test_a_stored_conversations_first_message_rewritten_with_request_data(
 @pytest.mark.parametrize("source", [c[1] for c in REWRITE_QUIET], ids=[c[0] for c in REWRITE_QUIET])
 def test_a_first_message_rewritten_with_static_text_stays_quiet(source: str) -> None:
     assert [f for f in mechanism_findings(source) if f[1] != "PC506"] == []
+
+
+def test_a_client_sent_system_message_passed_whole_to_a_wrapper_stays_quiet() -> None:
+    # A Flask route hands the system message its client sent (or a default) to a wrapper that
+    # sends it first: the value is the whole turn, it opens no text the app wrote.
+    source = """
+        from flask import Flask, request
+        from openai import OpenAI
+        app = Flask(__name__)
+        class Connector:
+            def __init__(self):
+                self.client = OpenAI()
+            def run(self, prompt, system_msg):
+                turns = [{"role": "system", "content": system_msg}, {"role": "user", "content": prompt}]
+                return self.client.chat.completions.create(model="gpt-4o", messages=turns)
+        connector = Connector()
+        @app.route("/chat", methods=["POST"])
+        def chat():
+            data = request.json
+            system_msg = data.get("system_msg", "You are a helpful assistant. Answer in plain text.")
+            return connector.run(data.get("prompt"), system_msg)
+        """
+    assert [f for f in findings(source) if f[1] != "PC506"] == []

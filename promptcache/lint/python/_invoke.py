@@ -320,6 +320,8 @@ def _opens_first_turn(pending: Pending, pieces: Sequence[Piece], dep: Dep, limit
     judged as `Findings.messages` judges the caller's own first turn: reported."""
     if not pending.opening or pending.role != "messages":
         return False
+    if not any(isinstance(piece, str) and piece for piece in pieces):
+        return False  # the value is the whole argument: it opens no text the caller wrote
     return opens(pieces, dep, limit, pending.after)
 
 
