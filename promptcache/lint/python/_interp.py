@@ -79,6 +79,8 @@ class Analysis:
         )
         self._analysed: set[int] = set()
         self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
+        # The last names of the modules each wrapper is defined in (`llm` of `app.llm`).
+        self.wrapper_homes: dict[str, set[str]] = {}
         # Whether the last `analyse` passed over a function (none of its calls reached a wrapper).
         self.passed_over = False
         # Immutable values made once, literals by value and outside names by name, shared by
@@ -98,6 +100,7 @@ class Analysis:
         analysed (by id: a new module can take a freed one's id) and the wrappers found."""
         self._analysed.clear()
         self.wrappers.clear()
+        self.wrapper_homes.clear()
         self.conversation_fixed.clear()
         self.registered.clear()
         for shared in (self.texts, self.numbers, self.outside, self._named):
@@ -196,6 +199,8 @@ class Analysis:
         function.running = False
         if function.pending and not isinstance(function.node, ast.Lambda):
             self.wrappers.add(function.node.name)
+            home = function.module.name.rpartition(".")[2]
+            self.wrapper_homes.setdefault(function.node.name, set()).add(home)
         return function
 
     def class_attrs(self, cls: ClassInfo) -> dict[str, Value]:

@@ -314,14 +314,24 @@ class PythonLinter:
         """The lines of `source` that call a wrapper of a request the run has found (or one
         `finish` lints this module for): `send(system, question)` of a module that names no
         request API itself, only the project's own wrapper of one."""
-        called = [f"{name}(" for name in self._forced or self.analysis.wrappers]
-        if not any(map(source.__contains__, called)):
+        called = [f"{name}(" for name in self._forced or self._imported_wrappers(source)]
+        if not called:
             return frozenset()
         return frozenset(
             number
             for number, line in enumerate(source.split("\n"), start=1)
             if any(map(line.__contains__, called))
         )
+
+    def _imported_wrappers(self, source: str) -> list[str]:
+        """The wrappers the run has found that `source` calls and imports the module of (`from
+        app.llm import send` ... `send(`): a name alone (`run(`, `chat(`) is called everywhere."""
+        homes = self.analysis.wrapper_homes
+        return [
+            name
+            for name in sorted(self.analysis.wrappers)
+            if f"{name}(" in source and any(_imports(source, home) for home in homes.get(name, ()))
+        ]
 
     def _defer(self, file: Path | None, display: str, found: list[Finding]) -> None:
         """Remember a module a wrapper found later may be called from (see `finish`)."""
@@ -336,14 +346,13 @@ class PythonLinter:
         found is linted again; only what it did not give the first time is returned.
         """
         deferred, self._deferred = self._deferred, {}
-        wrappers = sorted(self.analysis.wrappers)
         found: list[Finding] = []
-        for file, (display, given) in deferred.items() if wrappers else ():
+        for file, (display, given) in deferred.items() if self.analysis.wrappers else ():
             try:
                 text = read_source(file, max_bytes=self.config.max_bytes)
             except (InputError, OSError, ValueError):  # said when it was linted
                 continue
-            calls = frozenset(name for name in wrappers if f"{name}(" in text)
+            calls = frozenset(self._imported_wrappers(text))
             if not calls:
                 continue
             self._forced = calls
@@ -388,6 +397,24 @@ def _with_lf(source: str) -> str:
     if "\r" not in source:
         return source
     return source.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _imports(source: str, module: str) -> bool:
+    """Whether `source` has an import naming module `module` (its last name): `from app.llm
+    import send`, `import llm`, `from . import llm`, `from .llm import send`."""
+    if not module or module not in source:
+        return False
+    return _import_of(module).search(source) is not None
+
+
+@lru_cache(maxsize=512)
+def _import_of(module: str) -> re.Pattern[str]:
+    name = re.escape(module)
+    return re.compile(
+        rf"^[ \t]*(?:from[ \t]+[\w.]*\b{name}\b[\w.]*[ \t]+import|import[ \t]+[\w., \t]*\b{name}\b"
+        rf"|from[ \t]+[\w.]+[ \t]+import[ \t(]+[\w, \t]*\b{name}\b)",
+        re.M,
+    )
 
 
 def _trigger_lines(source: str) -> frozenset[int]:
