@@ -79,8 +79,10 @@ class Analysis:
         )
         self._analysed: set[int] = set()
         self.wrappers: set[str] = set()  # names of functions whose parameters reach a prefix
-        # The last names of the modules each wrapper is defined in (`llm` of `app.llm`).
+        # The last names of the modules each wrapper is defined in (`llm` of `app.llm`), and how
+        # many (name, module) pairs the run has found so far.
         self.wrapper_homes: dict[str, set[str]] = {}
+        self.wrappers_found = 0
         # Whether the last `analyse` passed over a function (none of its calls reached a wrapper).
         self.passed_over = False
         # Immutable values made once, literals by value and outside names by name, shared by
@@ -101,6 +103,7 @@ class Analysis:
         self._analysed.clear()
         self.wrappers.clear()
         self.wrapper_homes.clear()
+        self.wrappers_found = 0
         self.conversation_fixed.clear()
         self.registered.clear()
         for shared in (self.texts, self.numbers, self.outside, self._named):
@@ -198,9 +201,12 @@ class Analysis:
         function.ret = returned
         function.running = False
         if function.pending and not isinstance(function.node, ast.Lambda):
-            self.wrappers.add(function.node.name)
             home = function.module.name.rpartition(".")[2]
-            self.wrapper_homes.setdefault(function.node.name, set()).add(home)
+            homes = self.wrapper_homes.setdefault(function.node.name, set())
+            if function.node.name not in self.wrappers or home not in homes:
+                self.wrappers_found += 1  # a module linted before this may call it
+            self.wrappers.add(function.node.name)
+            homes.add(home)
         return function
 
     def class_attrs(self, cls: ClassInfo) -> dict[str, Value]:

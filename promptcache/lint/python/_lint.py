@@ -226,8 +226,9 @@ class PythonLinter:
         self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST, PYTHON_STABLE)
         self.last_hits: list[Hit] = []  # of the last module linted, for --fix
         # Modules whose calls may reach a wrapper a module linted later defines (`finish`): by
-        # path, their display name and the findings already given for them.
-        self._deferred: dict[Path, tuple[str, frozenset[Finding]]] = {}
+        # path, their display name, the findings already given for them and how many wrappers
+        # the run had found when they were linted.
+        self._deferred: dict[Path, tuple[str, frozenset[Finding], int]] = {}
         self._forced: frozenset[str] = frozenset()  # wrapper names `finish` lints a module for
 
     def lint_file(self, path: Path, display: str) -> list[Finding]:
@@ -336,7 +337,8 @@ class PythonLinter:
     def _defer(self, file: Path | None, display: str, found: list[Finding]) -> None:
         """Remember a module a wrapper found later may be called from (see `finish`)."""
         if file is not None and not self._forced:
-            self._deferred[file] = (display, frozenset(found))
+            # with how many wrappers the run knew then: if none is found later, nothing is new
+            self._deferred[file] = (display, frozenset(found), self.analysis.wrappers_found)
 
     def finish(self) -> list[Finding]:
         """
@@ -347,7 +349,9 @@ class PythonLinter:
         """
         deferred, self._deferred = self._deferred, {}
         found: list[Finding] = []
-        for file, (display, given) in deferred.items() if self.analysis.wrappers else ():
+        for file, (display, given, known) in deferred.items() if self.analysis.wrappers else ():
+            if known == self.analysis.wrappers_found:
+                continue  # linted when the run already knew every wrapper it found
             try:
                 text = read_source(file, max_bytes=self.config.max_bytes)
             except (InputError, OSError, ValueError):  # said when it was linted
