@@ -18,7 +18,16 @@ from jinja2 import nodes
 from .._loader import LoadedTemplate
 from ._bindings import STABLE, Captured, Macro, Scope, assigned_names, bind, scope_with, set_under
 from ._branches import iteration_enders, position_test, trailing_ifs, true_by_default
-from ._events import HISTORY, Event, Hazard, Unsized, count_tokens
+from ._events import (
+    BRANCHES,
+    BRANCHES_END,
+    HISTORY,
+    OR_BRANCH,
+    Event,
+    Hazard,
+    Unsized,
+    count_tokens,
+)
 from ._nodes import (
     chain_tests,
     dotted_name,
@@ -78,16 +87,24 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     positional = int(any(walker.on_position(test) for test in chain_tests(node)))
     state = walker.state
     state.positional += positional
+    alternatives = bool(node.elif_ or node.else_)  # one request renders one of the branches
+    if alternatives:
+        out.append(BRANCHES)
     state.sides.append((node.test, True))
     after = [_walked(walker, node.body, scope, out)]
     state.sides.pop()
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
+        out.append(OR_BRANCH)
         forks += _branch(walker, elif_, "elif", cause)
         walker.check_position_branch(elif_, elif_.body, [], out)
         after.append(_walked(walker, elif_.body, scope, out))
     state.sides.append((node.test, False))
+    if alternatives:
+        out.append(OR_BRANCH)
     after.append(_walked(walker, node.else_, scope, out) if node.else_ else dict(scope))
     state.sides.pop()
+    if alternatives:
+        out.append(BRANCHES_END)
     state.positional -= positional
     decided = next((cause for cause in causes if cause is not None), None)
     assigned = assigned_names(node) if decided is not None else set()
