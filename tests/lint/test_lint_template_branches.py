@@ -34,9 +34,7 @@ def test_text_of_a_later_elif_or_else_does_not_follow_a_value_in_an_elif() -> No
 
 
 def test_text_after_the_endif_still_follows_a_value_in_a_branch() -> None:
-    source = (
-        "{% if memory.data %}\n{{ memory.data }}\n{% else %}\nNo data.\n{% endif %}\n" + STATIC
-    )
+    source = "{% if memory.data %}\n{{ memory.data }}\n{% else %}\nNo data.\n{% endif %}\n" + STATIC
     assert "PC102" in codes(source, path="agent.j2")  # and PC103: the branch itself varies
 
 
@@ -49,18 +47,14 @@ def test_the_rest_of_its_own_branch_still_follows_a_value() -> None:
 
 def test_a_value_above_the_if_is_followed_by_the_longest_branch() -> None:
     # either branch may render after it: the long one costs its text on every request
-    source = (
-        "{{ memory.data }}\n{% if mode %}\nShort.\n{% else %}\n" + STATIC + "\n{% endif %}\n"
-    )
+    source = "{{ memory.data }}\n{% if mode %}\nShort.\n{% else %}\n" + STATIC + "\n{% endif %}\n"
     assert codes(source, path="agent.j2") == ["PC102"]
 
 
 def test_a_long_block_in_the_longest_branch_still_counts_for_a_name_of_unknown_meaning() -> None:
     # PC106 needs one long block: the longest branch's block, not the branches' sum
     long_block = STATIC * 4  # over 1,000 tokens in one run
-    source = (
-        "{{ persona }}\n{% if mode %}\n" + long_block + "\n{% else %}\nShort.\n{% endif %}\n"
-    )
+    source = "{{ persona }}\n{% if mode %}\n" + long_block + "\n{% else %}\nShort.\n{% endif %}\n"
     assert codes(source, path="agent.j2") == ["PC106"]
 
 
