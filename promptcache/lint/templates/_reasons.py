@@ -61,6 +61,10 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         dotted = dotted_name(expr)
         if dotted is not None:
             return _variable_reason(walker, dotted, expr.lineno, scope)
+    if kind is nodes.Compare and not walker.chat:
+        member = _membership_reason(walker, expr, scope)  # type: ignore[arg-type]
+        if member is not None:
+            return member
     if kind is nodes.Filter and walker.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
         return hazard(walker, "PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
     for child in expr.iter_child_nodes():
@@ -205,6 +209,11 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
             anchor = dotted.rsplit(".", 1)[-1]
             detail = f"volatile call `{dotted}()`"
             return hazard(walker, "PC101", expr.lineno, anchor, detail, fix=date_fix(call=dotted))
+        if not walker.chat and _reads_its_value(expr.node):
+            # a method of a per-request value reads it: `memory.get('data')`, `query.strip()`
+            found = reason(walker, expr.node.node, scope)
+            if found is not None:
+                return found
     else:
         found = reason(walker, expr.node, scope)
         if found is not None:
@@ -214,6 +223,29 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
             found = reason(walker, child, scope)
             if found is not None:
                 return found
+    return None
+
+
+# A mapping's views are judged by the mapping's order when iterated (PC201), not as a value;
+# a membership test on one (`req not in memory.keys()`) is a test on the mapping itself.
+_MAPPING_VIEWS = frozenset({"items", "keys", "values"})
+
+
+def _reads_its_value(callee: nodes.Node) -> bool:
+    """Whether a call is a method that reads its object's value (`memory.get`, `name.upper`)."""
+    return type(callee) is nodes.Getattr and callee.attr not in _MAPPING_VIEWS
+
+
+def _membership_reason(walker: Walker, expr: nodes.Compare, scope: Scope) -> Hazard | None:
+    """Why `x in mapping.keys()` differs per request: the mapping does."""
+    for operand in expr.ops:
+        view = operand.expr
+        if operand.op in ("in", "notin") and type(view) is nodes.Call:
+            callee = view.node
+            if type(callee) is nodes.Getattr and callee.attr in _MAPPING_VIEWS:
+                found = reason(walker, callee.node, scope)
+                if found is not None:
+                    return found
     return None
 
 
