@@ -67,3 +67,9 @@ def test_a_method_of_a_stable_value_stays_quiet() -> None:
 def test_a_membership_test_on_a_per_request_mappings_keys_is_a_test_on_it() -> None:
     source = "{% if 'data' not in memory.keys() %}\nNo data yet.\n{% endif %}\n" + STATIC
     assert codes(source, path="planner.j2") == ["PC103"]
+
+
+def test_a_clock_formatted_by_its_method_is_the_clock() -> None:
+    # an agent base prompt's first line: "Current date time {{ current_datetime.strftime(...) }}"
+    source = "Current date time {{ current_datetime.strftime('%b %d, %Y %I:%M %p') }}\n" + STATIC
+    assert codes(source, path="base.j2") == ["PC102"]
