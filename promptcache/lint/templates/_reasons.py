@@ -209,9 +209,10 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
             anchor = dotted.rsplit(".", 1)[-1]
             detail = f"volatile call `{dotted}()`"
             return hazard(walker, "PC101", expr.lineno, anchor, detail, fix=date_fix(call=dotted))
-        if not walker.chat and _reads_its_value(expr.node):
+        receiver = None if walker.chat else _value_read(expr.node)
+        if receiver is not None:
             # a method of a per-request value reads it: `memory.get('data')`, `query.strip()`
-            found = reason(walker, expr.node.node, scope)
+            found = reason(walker, receiver, scope)
             if found is not None:
                 return found
     else:
@@ -231,9 +232,11 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
 _MAPPING_VIEWS = frozenset({"items", "keys", "values"})
 
 
-def _reads_its_value(callee: nodes.Node) -> bool:
-    """Whether a call is a method that reads its object's value (`memory.get`, `name.upper`)."""
-    return type(callee) is nodes.Getattr and callee.attr not in _MAPPING_VIEWS
+def _value_read(callee: nodes.Node) -> nodes.Node | None:
+    """The object whose value a method call reads (`memory` of `memory.get`), or None."""
+    if isinstance(callee, nodes.Getattr) and callee.attr not in _MAPPING_VIEWS:
+        return callee.node
+    return None
 
 
 def _membership_reason(walker: Walker, expr: nodes.Compare, scope: Scope) -> Hazard | None:
