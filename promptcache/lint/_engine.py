@@ -44,7 +44,7 @@ from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from .python import PythonLinter
 from .rules import RULES
-from .rules.PC106 import LONG_PREFIX_FACTOR
+from .rules.PC106 import LONG_PREFIX_FACTOR, SYSTEM_PROMPT_FACTOR
 from .templates import (
     BRANCHES,
     BRANCHES_END,
@@ -506,8 +506,9 @@ def risks(
             following.history = True
         elif isinstance(event, Hazard) and event.code == "PC106":
             # unknown meaning: a long block; in a user turn a variable is the request's data,
-            # so one block of instructions after it costs as a per-request value's does
-            factor = 1 if kind == "user" else LONG_PREFIX_FACTOR
+            # so one block of instructions after it costs as a per-request value's does; in a
+            # system prompt the conversation follows the block too, so a shorter one is enough
+            factor = {"user": 1, "system": SYSTEM_PROMPT_FACTOR}.get(kind, LONG_PREFIX_FACTOR)
             if block >= max(threshold, 1) * factor:
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):

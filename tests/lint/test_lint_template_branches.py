@@ -65,3 +65,23 @@ def test_history_in_one_branch_still_follows_a_value_above_the_if() -> None:
     )
     found = codes(source, path="system.j2")
     assert found and found[0] == "PC102"
+
+
+# -- a name of unknown meaning in a system prompt ----------------------------------------------
+# A real shape: a data assistant's system prompt shows the tables the chat's connection selected,
+# then about 800 tokens of static guidelines; the conversation follows. Each branch of its mode
+# switch renders alone, so no branch reaches 1,000 tokens, but the conversation after the
+# guidelines is lost with them whenever the tables change.
+_GUIDELINES = STATIC * 2  # about 600 tokens: under 1,000, over 500
+_SYSTEM_PROMPT = (
+    "{% if mode == 'explain' %}\nExplain the query.\n{% else %}\nWrite the query.\n{% endif %}\n"
+    "<database_context>\n{{ tables }}\n</database_context>\n" + _GUIDELINES
+)
+
+
+def test_a_name_of_unknown_meaning_above_a_system_prompts_guidelines_is_reported() -> None:
+    assert codes(_SYSTEM_PROMPT, path="prompts/system.jinja2") == ["PC106"]
+
+
+def test_the_same_block_in_a_prompt_of_unknown_kind_stays_quiet() -> None:
+    assert codes(_SYSTEM_PROMPT, path="prompts/report.jinja2") == []
