@@ -44,8 +44,20 @@ from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from .python import PythonLinter
 from .rules import RULES
-from .rules.PC106 import LONG_PREFIX_FACTOR
-from .templates import HISTORY, TAIL, Event, Hazard, Note, Unsized, Walker
+from .rules.PC106 import LONG_PREFIX_FACTOR, SYSTEM_PROMPT_FACTOR
+from .templates import (
+    BRANCHES,
+    BRANCHES_END,
+    HISTORY,
+    OR_BRANCH,
+    TAIL,
+    Event,
+    Hazard,
+    Note,
+    Unsized,
+    Walker,
+)
+from .templates._events import Sentinel
 
 __all__ = [
     "LintReport",
@@ -475,26 +487,28 @@ def risks(
             break
         prefix.append(event)
     found: list[tuple[Hazard, Risk]] = []
-    after, run, block, history = 0, 0, 0, False
-    unsized: list[str] = []
-    seen: set[str] = set()
+    following = _Following()
+    branches = _Branches()
     for event in reversed(prefix):
         if isinstance(event, int):
-            after += event
-            run += event
-            block = max(block, run)
+            following.add_text(event)
             continue
-        run = 0  # anything but static text ends a run of it
+        if isinstance(event, Sentinel) and event in _BRANCH_MARKS:
+            following = branches.cross(event, following)
+            continue
+        following.run = 0  # anything but static text ends a run of it
+        after, block, history = following.after, following.block, following.history
+        unsized = following.unsized
         if isinstance(event, Unsized):
-            if event.name not in seen and _reusable(event, kind):
-                seen.add(event.name)
+            if event.name not in unsized and _reusable(event, kind):
                 unsized.append(event.name)
         elif event is HISTORY:
-            history = True
+            following.history = True
         elif isinstance(event, Hazard) and event.code == "PC106":
             # unknown meaning: a long block; in a user turn a variable is the request's data,
-            # so one block of instructions after it costs as a per-request value's does
-            factor = 1 if kind == "user" else LONG_PREFIX_FACTOR
+            # so one block of instructions after it costs as a per-request value's does; in a
+            # system prompt the conversation follows the block too, so a shorter one is enough
+            factor = {"user": 1, "system": SYSTEM_PROMPT_FACTOR}.get(kind, LONG_PREFIX_FACTOR)
             if block >= max(threshold, 1) * factor:
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):
@@ -519,6 +533,72 @@ def risks(
                 found.append((event, Risk(tokens=after, history=follows, unsized=shown)))
     found.reverse()
     return found
+
+
+_BRANCH_MARKS = frozenset({BRANCHES, OR_BRANCH, BRANCHES_END})
+
+
+@dataclass(slots=True, kw_only=True)
+class _Following:
+    """
+    What follows the point the backward scan of `risks` has reached: `after` tokens of static
+    text, the longest uninterrupted `block` of it and the `run` it is in, whether a chat
+    history follows, and the names of stable content of unknown size (closest last).
+    """
+
+    after: int = 0
+    run: int = 0
+    block: int = 0
+    history: bool = False
+    unsized: list[str] = dataclasses.field(default_factory=list)
+
+    def add_text(self, tokens: int) -> None:
+        self.after += tokens
+        self.run += tokens
+        self.block = max(self.block, self.run)
+
+    def copy(self) -> _Following:
+        return dataclasses.replace(self, unsized=list(self.unsized))
+
+
+@dataclass(slots=True)
+class _Branches:
+    """
+    The `{% if %}` branches the backward scan is inside. One request renders one branch, so
+    each branch starts from what follows the whole `if`, not from the branches after it; what
+    precedes the `if` is followed by its longest branch (any branch may render after it).
+    """
+
+    # per open `if`: what follows it, and what follows the start of each branch scanned so far
+    open: list[tuple[_Following, list[_Following]]] = dataclasses.field(default_factory=list)
+
+    def cross(self, mark: Sentinel, following: _Following) -> _Following:
+        """What follows the point just before `mark`, met scanning backwards."""
+        if mark is BRANCHES_END:
+            self.open.append((following.copy(), []))
+            return following
+        if not self.open:
+            return following  # the `if` was cut by the tail marker: nothing after it counts
+        end, starts = self.open[-1]
+        starts.append(following)
+        if mark is OR_BRANCH:
+            return end.copy()
+        self.open.pop()
+        return _longest(starts)
+
+
+def _longest(starts: Sequence[_Following]) -> _Following:
+    """What follows an `if` whose branches start as `starts`: each measure's largest, each name."""
+    unsized: list[str] = []
+    for start in sorted(starts, key=lambda s: s.after, reverse=True):
+        unsized.extend(name for name in start.unsized if name not in unsized)
+    return _Following(
+        after=max(s.after for s in starts),
+        run=max(s.run for s in starts),
+        block=max(s.block for s in starts),
+        history=any(s.history for s in starts),
+        unsized=unsized,
+    )
 
 
 def _is_tools(name: str) -> bool:

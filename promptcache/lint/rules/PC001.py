@@ -7,11 +7,11 @@ Why:
     other files.
 
 Bad:
-    You are {{ persona }.
+    Answer as {{ persona }.
     {% if tools %}Use the tools.
 
 Good:
-    You are {{ persona }}.
+    Answer as {{ persona }}.
     {% if tools %}Use the tools.{% endif %}
 """
 

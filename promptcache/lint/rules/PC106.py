@@ -12,7 +12,9 @@ Why:
     request, or move it below the static text. Shorter blocks after it are not reported, nor is
     static text that only adds up to that size between other values (a persona config whose
     fields run through the whole prompt): one uninterrupted block must follow it. In a user
-    turn, where a variable is the request's own data, one block of `threshold` tokens is enough.
+    turn, where a variable is the request's own data, one block of `threshold` tokens is enough;
+    in a system prompt, which the whole conversation follows, a block of five times `threshold`
+    (500 tokens) is.
 
 Bad:
     {{ system_resources }}
@@ -42,3 +44,6 @@ RULE = rule_from_docstring(
 # How many times `threshold` of static text must follow a name of unknown meaning: 1000 tokens at
 # the default threshold, about the smallest prompt OpenAI and Anthropic's larger models cache.
 LONG_PREFIX_FACTOR = 10
+# In a system prompt the conversation follows the static block too, so a value that changes
+# costs the block and every turn after it: half the block is enough to report it.
+SYSTEM_PROMPT_FACTOR = 5

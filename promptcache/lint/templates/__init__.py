@@ -4,7 +4,30 @@ The walk over a Jinja2 template: what it renders, in output order, as a flat lis
 One module per concern; `Walker` (`_walker`) joins them. See `_walker` for the map.
 """
 
-from ._events import HISTORY, TAIL, TAIL_NAME, Event, Hazard, Note, Unsized
+from ._events import (
+    BRANCHES,
+    BRANCHES_END,
+    HISTORY,
+    OR_BRANCH,
+    TAIL,
+    TAIL_NAME,
+    Event,
+    Hazard,
+    Note,
+    Unsized,
+)
 from ._walker import Walker
 
-__all__ = ["HISTORY", "TAIL", "TAIL_NAME", "Event", "Hazard", "Note", "Unsized", "Walker"]
+__all__ = [
+    "BRANCHES",
+    "BRANCHES_END",
+    "HISTORY",
+    "OR_BRANCH",
+    "TAIL",
+    "TAIL_NAME",
+    "Event",
+    "Hazard",
+    "Note",
+    "Unsized",
+    "Walker",
+]

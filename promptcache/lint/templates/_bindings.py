@@ -24,6 +24,7 @@ __all__ = [
     "Scope",
     "assigned_names",
     "bind",
+    "mutated_name",
     "scope_with",
     "set_under",
 ]
@@ -69,7 +70,23 @@ def assigned_names(node: nodes.If) -> set[str]:
                     names.add(f"{target.name}.{target.attr}")
                 else:
                     names |= {n.name for n in with_self(target, nodes.Name)}
+            names |= {name for call in with_self(stmt, nodes.Call) if (name := mutated_name(call))}
     return names
+
+
+# Methods that change a list or dict in place: `{% set _ = missing.append(req) %}` and
+# `{% do seen.update(more) %}` fill a value the template renders later.
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "add", "setdefault"})
+
+
+def mutated_name(call: nodes.Call) -> str | None:
+    """The name a call changes in place (`missing` for `missing.append(req)`), or None."""
+    callee = call.node
+    if type(callee) is nodes.Getattr and callee.attr in _MUTATORS:
+        receiver = callee.node
+        if type(receiver) is nodes.Name:
+            return receiver.name
+    return None
 
 
 def set_under(test: Hazard, name: str, line: int, origin: str) -> Hazard:

@@ -12,7 +12,10 @@ from typing import Union
 from ..._tokens import DEFAULT_COUNTER
 
 __all__ = [
+    "BRANCHES",
+    "BRANCHES_END",
     "HISTORY",
+    "OR_BRANCH",
     "TAIL",
     "TAIL_NAME",
     "Event",
@@ -30,10 +33,19 @@ count_tokens = DEFAULT_COUNTER.count
 class Sentinel(enum.Enum):
     TAIL = "tail"
     HISTORY = "history"
+    BRANCHES = "branches"
+    OR_BRANCH = "or"
+    BRANCHES_END = "end"
 
 
 TAIL = Sentinel.TAIL
 HISTORY = Sentinel.HISTORY
+# An `{% if %}` with more than one branch that renders: one request renders one of them, so the
+# text of the others never follows a value written in this one. `BRANCHES` opens the branches,
+# `OR_BRANCH` separates them, `BRANCHES_END` closes them.
+BRANCHES = Sentinel.BRANCHES
+OR_BRANCH = Sentinel.OR_BRANCH
+BRANCHES_END = Sentinel.BRANCHES_END
 
 
 @dataclass(frozen=True, slots=True)

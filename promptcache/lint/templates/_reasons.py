@@ -61,6 +61,10 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         dotted = dotted_name(expr)
         if dotted is not None:
             return _variable_reason(walker, dotted, expr.lineno, scope)
+    if kind is nodes.Compare and not walker.chat:
+        member = _membership_reason(walker, expr, scope)  # type: ignore[arg-type]
+        if member is not None:
+            return member
     if kind is nodes.Filter and walker.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
         return hazard(walker, "PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
     for child in expr.iter_child_nodes():
@@ -205,6 +209,12 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
             anchor = dotted.rsplit(".", 1)[-1]
             detail = f"volatile call `{dotted}()`"
             return hazard(walker, "PC101", expr.lineno, anchor, detail, fix=date_fix(call=dotted))
+        receiver = None if walker.chat else _value_read(expr.node)
+        if receiver is not None:
+            # a method of a per-request value reads it: `memory.get('data')`, `query.strip()`
+            found = reason(walker, receiver, scope)
+            if found is not None:
+                return found
     else:
         found = reason(walker, expr.node, scope)
         if found is not None:
@@ -214,6 +224,31 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
             found = reason(walker, child, scope)
             if found is not None:
                 return found
+    return None
+
+
+# A mapping's views are judged by the mapping's order when iterated (PC201), not as a value;
+# a membership test on one (`req not in memory.keys()`) is a test on the mapping itself.
+_MAPPING_VIEWS = frozenset({"items", "keys", "values"})
+
+
+def _value_read(callee: nodes.Node) -> nodes.Node | None:
+    """The object whose value a method call reads (`memory` of `memory.get`), or None."""
+    if isinstance(callee, nodes.Getattr) and callee.attr not in _MAPPING_VIEWS:
+        return callee.node
+    return None
+
+
+def _membership_reason(walker: Walker, expr: nodes.Compare, scope: Scope) -> Hazard | None:
+    """Why `x in mapping.keys()` differs per request: the mapping does."""
+    for operand in expr.ops:
+        view = operand.expr
+        if operand.op in ("in", "notin") and type(view) is nodes.Call:
+            callee = view.node
+            if type(callee) is nodes.Getattr and callee.attr in _MAPPING_VIEWS:
+                found = reason(walker, callee.node, scope)
+                if found is not None:
+                    return found
     return None
 
 

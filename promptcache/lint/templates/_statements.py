@@ -16,9 +16,28 @@ from typing import TYPE_CHECKING, Any
 from jinja2 import nodes
 
 from .._loader import LoadedTemplate
-from ._bindings import STABLE, Captured, Macro, Scope, assigned_names, bind, scope_with, set_under
+from ._bindings import (
+    STABLE,
+    Captured,
+    Macro,
+    Scope,
+    assigned_names,
+    bind,
+    mutated_name,
+    scope_with,
+    set_under,
+)
 from ._branches import iteration_enders, position_test, trailing_ifs, true_by_default
-from ._events import HISTORY, Event, Hazard, Unsized, count_tokens
+from ._events import (
+    BRANCHES,
+    BRANCHES_END,
+    HISTORY,
+    OR_BRANCH,
+    Event,
+    Hazard,
+    Unsized,
+    count_tokens,
+)
 from ._nodes import (
     chain_tests,
     dotted_name,
@@ -27,6 +46,7 @@ from ._nodes import (
     is_messages,
     is_negative,
     namespace_sets,
+    with_self,
 )
 from ._output import _s_Output
 from ._reasoning import flags_from_content, writes_reasoning_back
@@ -78,16 +98,24 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     positional = int(any(walker.on_position(test) for test in chain_tests(node)))
     state = walker.state
     state.positional += positional
+    alternatives = bool(node.elif_ or node.else_)  # one request renders one of the branches
+    if alternatives:
+        out.append(BRANCHES)
     state.sides.append((node.test, True))
     after = [_walked(walker, node.body, scope, out)]
     state.sides.pop()
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
+        out.append(OR_BRANCH)
         forks += _branch(walker, elif_, "elif", cause)
         walker.check_position_branch(elif_, elif_.body, [], out)
         after.append(_walked(walker, elif_.body, scope, out))
     state.sides.append((node.test, False))
+    if alternatives:
+        out.append(OR_BRANCH)
     after.append(_walked(walker, node.else_, scope, out) if node.else_ else dict(scope))
     state.sides.pop()
+    if alternatives:
+        out.append(BRANCHES_END)
     state.positional -= positional
     decided = next((cause for cause in causes if cause is not None), None)
     assigned = assigned_names(node) if decided is not None else set()
@@ -159,6 +187,7 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history:
         state.trailing = frozenset(trailing_ifs(node.body) | iteration_enders(node.body))
     walker.body(node.body, inner, out)
+    _keep_filled(node.body, inner, scope)
     if history and state.pending is not None:  # no branch that renders was reported
         walker.report_history("branch", state.pending, out)
     state.pending = pending
@@ -172,6 +201,16 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history:
         out.append(HISTORY)
     walker.body(node.else_, scope, out)
+
+
+def _keep_filled(body: Sequence[nodes.Node], inner: Scope, scope: Scope) -> None:
+    """A list the loop's body fills in place is filled after the loop: a `{% set %}` in the
+    body does not leak out of it, an `append` to a list from outside it does."""
+    for stmt in body:
+        for call in with_self(stmt, nodes.Call):
+            name = mutated_name(call)
+            if name is not None and name in scope and isinstance(inner.get(name), Hazard):
+                scope[name] = inner[name]
 
 
 def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]) -> None:
@@ -199,6 +238,7 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
                 state.position_names[node.target.name] = node.node
             else:
                 state.position_names.pop(node.target.name, None)
+    _fill_in_place(walker, node.node, scope)
     if isinstance(node.target, nodes.NSRef):
         scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
     elif hazard is None and type(node.node) is nodes.Const and isinstance(node.node.value, str):
@@ -290,7 +330,21 @@ def _s_FromImport(walker: Walker, node: nodes.FromImport, scope: Scope, out: lis
 
 
 def _s_ExprStmt(walker: Walker, node: nodes.ExprStmt, scope: Scope, out: list[Event]) -> None:
-    return  # `{% do %}` renders nothing
+    _fill_in_place(walker, node.node, scope)  # `{% do %}` renders nothing
+
+
+def _fill_in_place(walker: Walker, expr: nodes.Node, scope: Scope) -> None:
+    """A list or dict filled in place with a per-request value (`seen.append(memory.last)`)
+    holds it from then on."""
+    for call in with_self(expr, nodes.Call):
+        name = mutated_name(call)
+        if name is None or isinstance(scope.get(name), Hazard):
+            continue
+        for arg in (*call.args, *(kw.value for kw in call.kwargs)):
+            found = walker.reason(arg, scope)
+            if found is not None:
+                scope[name] = found
+                break
 
 
 def _module(walker: Walker, template: nodes.Expr, line: int) -> dict[str, Macro]:
