@@ -734,3 +734,14 @@ def _sk_project_again(tmp_path: Path) -> list[tuple[str, int, str]]:
 
     found = lint_paths([tmp_path / "app.py"], config=LintConfig(root=tmp_path))
     return [(f.code, f.line, f.severity) for f in found]
+
+
+def test_semantic_kernel_plugin_config_nested_too_deeply_is_a_format_unknown(
+    tmp_path: Path,
+) -> None:
+    # json.loads raises RecursionError on a config.json nested past its depth: it had escaped
+    # as "the module is nested too deeply to analyse" (PC500 on app.py), losing its findings.
+    _sk_project(tmp_path)
+    config = tmp_path / "prompts" / "Writer" / "Summarize" / "config.json"
+    config.write_text("[" * 100_000 + "]" * 100_000)
+    assert _sk_project_again(tmp_path) == [("PC501", 10, "warning")]
