@@ -24,9 +24,7 @@ def ask(history, question):
         messages=[*history, {"role": "user", "content": question}])
 """
 CLOCK_BLOCK = '        {"type": "text", "text": f"The time is {datetime.now().isoformat()}."},\n'
-MARKED_BLOCK = (
-    '        {"type": "text", "text": RULES, "cache_control": {"type": "ephemeral"}},\n'
-)
+MARKED_BLOCK = '        {"type": "text", "text": RULES, "cache_control": {"type": "ephemeral"}},\n'
 
 
 def _codes(source: str) -> list[tuple[int, str]]:
