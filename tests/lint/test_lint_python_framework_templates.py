@@ -745,3 +745,43 @@ def test_semantic_kernel_plugin_config_nested_too_deeply_is_a_format_unknown(
     config = tmp_path / "prompts" / "Writer" / "Summarize" / "config.json"
     config.write_text("[" * 100_000 + "]" * 100_000)
     assert _sk_project_again(tmp_path) == [("PC501", 10, "warning")]
+
+
+HAYSTACK_PART_UNSEEN = """
+from datetime import datetime
+from haystack.components.builders import ChatPromptBuilder
+from haystack.dataclasses import ChatMessage
+import helpers
+builder = ChatPromptBuilder(template=[{messages}])
+def answer(question):
+    today = datetime.now().strftime("%Y-%m-%d %H:%M")
+    return builder.run(template_variables={{"today": today, "question": question}})
+"""
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        'ChatMessage.from_system(helpers.SYSTEM), ChatMessage.from_user("{{ question }}")',
+        'ChatMessage.from_system(helpers.SYSTEM + LONG), ChatMessage.from_user("{{ question }}")',
+        'helpers.system_message(), ChatMessage.from_user("{{ question }}")',
+        '*helpers.BASE, ChatMessage.from_user("{{ question }}")',
+    ],
+    ids=["text-unseen", "text-partly-unseen", "message-unseen", "messages-spliced"],
+)
+def test_haystack_chat_builder_with_a_message_unseen_leaves_its_variables_not_followed(
+    messages: str,
+) -> None:
+    # Haystack renders every message of the template: a variable that no message the analysis
+    # reads uses may be in the one it cannot read. The clock was reported nothing at all.
+    source = HAYSTACK_PART_UNSEEN.format(messages=messages)
+    assert findings(source) == []
+    assert notes(source) == [(8, "PC506")]  # where the clock is read
+
+
+def test_haystack_chat_builder_with_a_message_unseen_still_judges_the_seen_ones() -> None:
+    source = HAYSTACK_PART_UNSEEN.format(
+        messages='ChatMessage.from_system("Today is {{ today }}. " + LONG), '
+        "ChatMessage.from_user(helpers.USER)"
+    )
+    assert findings(source) == [(8, "PC501")]

@@ -54,6 +54,9 @@ _JINJA_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 _HAYSTACK_ROLES = dict((name.rpartition(".")[2], role) for name, role in MESSAGE_ROLES)
 # The key of a chat builder's variables saying its messages could not be seen.
 UNSEEN_MESSAGES = "*messages"
+# The key saying some of its messages (or part of one's text) could not be seen: a variable
+# that none of the seen ones uses may be in those (Haystack renders every message).
+UNSEEN_PART = "*part"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -196,6 +199,12 @@ def _fill(
         lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
         frame.findings.sink_value(api, "system", lost, node)
         return
+    if UNSEEN_PART in info:
+        info = {name: place for name, place in info.items() if name != UNSEEN_PART}
+        unseen = [value for name, value in filled if name not in info]
+        lost = Value(deps=unfollowed(join_values(unseen).deps))
+        frame.findings.sink_value(api, "system", lost, node)
+        filled = [(name, value) for name, value in filled if name in info]
     template_variables(frame, info, Value(fields=tuple(filled)), node, api=api)
 
 
@@ -213,6 +222,8 @@ def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
     items = template.items
     for position, item in enumerate(items):
         turn = item.meta if isinstance(item.meta, ChatTurn) else None
+        if turn is None or not _all_seen(turn.text):
+            info[UNSEEN_PART] = (0, "unseen")
         if turn is None:
             continue  # a spliced history, or a message made where the analysis cannot see
         later = items[position + 1 :]
@@ -225,6 +236,12 @@ def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
         role = "system" if turn.role == "system" else "messages"
         _jinja_variables(static_of(turn.text), role if history else "template", later_text, info)
     return info
+
+
+def _all_seen(text: Value) -> bool:
+    """Whether a message's whole text is known (no part made where the analysis cannot see)."""
+    pieces = text.pieces
+    return pieces is not None and all(isinstance(piece, str) for piece in pieces)
 
 
 def _jinja_variables(
