@@ -785,3 +785,50 @@ def test_haystack_chat_builder_with_a_message_unseen_still_judges_the_seen_ones(
         "ChatMessage.from_user(helpers.USER)"
     )
     assert findings(source) == [(8, "PC501")]
+
+
+SK_PART_UNSEEN = """
+from datetime import datetime
+from semantic_kernel import Kernel
+from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+from semantic_kernel.prompt_template import PromptTemplateConfig
+import helpers
+kernel = Kernel()
+answer = KernelFunctionFromPrompt(function_name="answer", plugin_name="support", {prompt})
+async def reply(question):
+    arguments = KernelArguments(now=datetime.now().isoformat(), input=question)
+    return await kernel.invoke(answer, arguments)
+"""
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        'prompt=helpers.HEAD + LONG + "Question: {{$input}}"',
+        'prompt=f"{helpers.HEAD} " + LONG + "Question: {{$input}}"',
+        'prompt_template_config=PromptTemplateConfig(template=helpers.HEAD + "Q: {{$input}}")',
+    ],
+    ids=["concatenated", "f-string", "config"],
+)
+def test_semantic_kernel_template_partly_unseen_leaves_its_other_variables_not_followed(
+    prompt: str,
+) -> None:
+    # The part of the template made in another module may hold {{$now}}: the clock was quiet.
+    source = SK_PART_UNSEEN.format(prompt=prompt)
+    assert findings(source) == []
+    assert notes(source) == [(10, "PC506")]
+
+
+def test_semantic_kernel_invoke_prompt_partly_unseen_leaves_its_other_variables_not_followed() -> (
+    None
+):
+    source = """
+        from datetime import datetime
+        from semantic_kernel import Kernel
+        import helpers
+        kernel = Kernel()
+        async def reply(question):
+            return await kernel.invoke_prompt(helpers.HEAD + " Q: {{$input}}",
+                                              now=datetime.now().isoformat(), input=question)
+        """
+    assert findings(source) == [] and notes(source) == [(8, "PC506")]

@@ -309,6 +309,8 @@ def sk_template(text: Value, template_format: Value | None) -> Value:
     # A format computed at run time, or one this does not know: any syntax may be the one.
     syntax = _SK_SYNTAX.get(name or "", _ANY_SK_SYNTAX)
     _jinja_variables(static_of(text), "template", 0, info, syntax)
+    if not _all_seen(text):  # a part made where the analysis cannot see may use others
+        info[UNSEEN_PART] = (0, "unseen")
     return Value(kind="sk_function", meta=info)
 
 
