@@ -832,3 +832,37 @@ def test_semantic_kernel_invoke_prompt_partly_unseen_leaves_its_other_variables_
                                               now=datetime.now().isoformat(), input=question)
         """
     assert findings(source) == [] and notes(source) == [(8, "PC506")]
+
+
+HAYSTACK_RUN_UNSEEN = """
+from datetime import datetime
+from haystack import Pipeline
+from haystack.components.builders import ChatPromptBuilder
+from haystack.dataclasses import ChatMessage
+import helpers
+template = [ChatMessage.from_system("Current time: {{{{ now }}}}. " + LONG),
+            ChatMessage.from_user("{{{{ query }}}}")]
+pipe = Pipeline()
+pipe.add_component("prompt_builder", ChatPromptBuilder(template=template))
+def ask(query):
+    now = datetime.now().isoformat()
+    {run}
+"""
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "return pipe.run(helpers.make(now, query))",
+        'return pipe.run({helpers.NAME: {"template_variables": {"now": now, "query": query}}})',
+        "return pipe.run({**helpers.inputs(now), 'query': query})",
+        'return pipe.run({"prompt_builder": helpers.inputs(now, query)})',
+    ],
+    ids=["data-unseen", "component-name-unseen", "data-spread", "inputs-unseen"],
+)
+def test_haystack_pipeline_run_with_data_unseen_is_not_followed(run: str) -> None:
+    # The pipeline holds a prompt builder; what its run fills it with cannot be read, so the
+    # clock handed over is a note (PC506), not nothing.
+    source = HAYSTACK_RUN_UNSEEN.format(run=run)
+    assert findings(source) == []
+    assert (12, "PC506") in notes(source)

@@ -146,8 +146,14 @@ def haystack_pipeline(
         if component.kind == _FED:
             continue
         inputs = data.field(component_name)
-        given = dict((inputs if inputs is not None else data).fields or ())
-        given.pop("**", None)
+        read = inputs if inputs is not None else data
+        if read.fields is None:  # made where the analysis cannot see: what fills it is unknown
+            _run_data_not_followed(frame, component, read, node)
+            continue
+        given = dict(read.fields)
+        spread = given.pop("**", None)
+        if spread is not None:  # `{**inputs, ...}` of a mapping it cannot read
+            _run_data_not_followed(frame, component, spread, node)
         for key, sent in receiver.fields:  # what other components send it, unless given
             builder, _, name = key.partition(".")
             if sent.kind == _FED and builder == component_name:
@@ -159,6 +165,13 @@ def haystack_pipeline(
     return False
 
 
+def _run_data_not_followed(frame: Frame, component: Value, data: Value, node: ast.Call) -> None:
+    """What varies in a pipeline run's data the analysis cannot read: PC506, never clean."""
+    api = "Haystack chat prompt builder" if component.kind == "chat_builder" else _PROMPT_BUILDER
+    frame.findings.sink_value(api, "system", Value(deps=unfollowed(data.deps)), node)
+
+
+_PROMPT_BUILDER = "Haystack prompt builder"
 # The kind of a pipeline's field that holds what a connection sends a builder's input.
 _FED = "fed"
 
