@@ -866,3 +866,39 @@ def test_haystack_pipeline_run_with_data_unseen_is_not_followed(run: str) -> Non
     source = HAYSTACK_RUN_UNSEEN.format(run=run)
     assert findings(source) == []
     assert (12, "PC506") in notes(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        """
+        from datetime import datetime
+        from semantic_kernel import Kernel
+        from semantic_kernel.functions import KernelFunctionFromPrompt
+        import helpers
+        kernel = Kernel()
+        answer = KernelFunctionFromPrompt(function_name="answer", plugin_name="support",
+                                          prompt="The time is {{$now}}. " + LONG + "Q: {{$input}}")
+        async def reply(question):
+            extra = helpers.extra(datetime.now())
+            return await kernel.invoke(answer, input=question, **extra)
+        """,
+        """
+        from datetime import datetime
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        import helpers
+        builder = ChatPromptBuilder(template=[
+            ChatMessage.from_system("Current time: {{ now }}. " + LONG),
+            ChatMessage.from_user("{{ question }}")])
+        def answer(question):
+            extra = helpers.extra(datetime.now())
+            return builder.run(question=question, **extra)
+        """,
+    ],
+    ids=["semantic-kernel-invoke", "haystack-builder-run"],
+)
+def test_variables_spread_from_an_unread_mapping_are_not_followed(source: str) -> None:
+    # `**extra` may hold any variable of the template: what varies in it was reported nothing.
+    assert findings(source) == []
+    assert notes(source) == [(10, "PC506")]

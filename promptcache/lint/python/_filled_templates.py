@@ -205,9 +205,15 @@ def _fill(
     template (`info`) puts them; a template or a mapping the analysis could not read makes what
     varies in them not followed (PC506), never clean."""
     if mapping is not None and mapping.fields is not None:
-        filled = [*filled, *((k, v) for k, v in mapping.fields if k != "**")]
+        filled = [*filled, *mapping.fields]
     elif mapping is not None:
         filled = [*filled, (UNSEEN_MESSAGES, mapping)]  # built where it cannot be read
+    spread = [value for name, value in filled if name == "**"]  # `**extra`: any variable
+    if spread:
+        frame.findings.sink_value(
+            api, "system", Value(deps=unfollowed(join_values(spread).deps)), node
+        )
+        filled = [(name, value) for name, value in filled if name != "**"]
     if UNSEEN_MESSAGES in info or any(name == UNSEEN_MESSAGES for name, _ in filled):
         lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
         frame.findings.sink_value(api, "system", lost, node)

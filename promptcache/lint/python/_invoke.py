@@ -455,9 +455,11 @@ def _library_call(
             return agent
     if receiver is not None and receiver.kind in ("ptemplate", "chain"):
         return template_call(frame, last, receiver, node, args, keywords)
+    # `run(**variables)`, `invoke(function, **arguments)`: filled from a mapping as well
+    filling = {**keywords, "**": join_values(splats)} if splats else keywords
     if receiver is not None and receiver.kind == "chat_builder":
-        return chat_builder_call(frame, last, receiver, node, args, keywords)
-    sk_invoke(frame, last, receiver, node, args, keywords)  # a prompt function run, if it is one
+        return chat_builder_call(frame, last, receiver, node, args, filling)
+    sk_invoke(frame, last, receiver, node, args, filling)  # a prompt function run, if it is one
     if last == SK_PLUGIN_LOADER and (plugin := sk_plugin(frame, args, keywords)) is not None:
         return plugin  # its prompt functions, read from the folder
     if receiver is not None and haystack_pipeline(frame, last, receiver, node, args, keywords):
