@@ -79,6 +79,8 @@ def fix_source(
             edits.extend(found)
             applied += 1
         elif kind == "sorted":
+            if _binds(tree, "sorted"):  # the module's own `sorted` need not sort
+                continue
             edits.append((_offset(lines, line, col), "sorted("))
             edits.append((_offset(lines, end_line, end_col), ")"))
             applied += 1
@@ -92,6 +94,22 @@ def fix_source(
     except SyntaxError:
         return FixResult(source=source, applied=0)
     return FixResult(source=text, applied=applied)
+
+
+def _binds(tree: ast.Module, name: str) -> bool:
+    """Whether the module binds `name` anywhere (a def, a class, an assignment, an import, a
+    parameter): a call of it may then not be the builtin's."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
+            return True
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == name:
+                return True
+        elif isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
+            return True
+        elif isinstance(node, ast.arg) and node.arg == name:
+            return True
+    return False
 
 
 def _orjson_option(lines: list[str], call: ast.Call) -> list[tuple[int, str]] | None:
