@@ -99,17 +99,20 @@ def fix_source(
 def _binds(tree: ast.Module, name: str) -> bool:
     """Whether the module binds `name` anywhere (a def, a class, an assignment, an import, a
     parameter): a call of it may then not be the builtin's."""
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            return True
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            if node.name == name:
-                return True
-        elif isinstance(node, ast.alias) and (node.asname or node.name.split(".")[0]) == name:
-            return True
-        elif isinstance(node, ast.arg) and node.arg == name:
-            return True
-    return False
+    return any(_bound_name(node) == name for node in ast.walk(tree))
+
+
+def _bound_name(node: ast.AST) -> str | None:
+    """The name `node` binds, if it binds one."""
+    if isinstance(node, ast.Name):
+        return None if isinstance(node.ctx, ast.Load) else node.id
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.alias):
+        return node.asname or node.name.split(".")[0]
+    if isinstance(node, ast.arg):
+        return node.arg
+    return None
 
 
 def _orjson_option(lines: list[str], call: ast.Call) -> list[tuple[int, str]] | None:
