@@ -109,3 +109,27 @@ def test_fix_leaves_a_dict_built_from_a_set_of_unknown_values() -> None:
     )
     assert _findings(source) == ["PC504"]
     assert _fix(source) == source
+
+
+@pytest.mark.parametrize(
+    "binding",
+    [
+        "def sorted(values):\n    return values\n\n\n",
+        "sorted = list\n",
+        "from helpers import sorted\n",
+        "import helpers as sorted\n",
+    ],
+    ids=["def", "assignment", "import", "import-as"],
+)
+def test_fix_adds_no_sorted_call_where_the_module_rebinds_sorted(binding: str) -> None:
+    # `sorted(...)` would call the module's own `sorted`, which need not sort: the rewrite
+    # was made (and counted as fixed) all the same. The finding stays for a person.
+    source = (
+        binding
+        + 'ENABLED = {"search", "calculator"}\n\n\ndef ask(client, question, history):\n'
+        + "    tools = dict.fromkeys(ENABLED)\n"
+        + '    system = "Tools: " + ", ".join(tools)\n'
+        + textwrap.dedent(_SEND).replace("\n", "\n    ").rstrip(" ")
+    )
+    assert _findings(source) == ["PC504"]
+    assert _fix(source) == source

@@ -734,3 +734,171 @@ def _sk_project_again(tmp_path: Path) -> list[tuple[str, int, str]]:
 
     found = lint_paths([tmp_path / "app.py"], config=LintConfig(root=tmp_path))
     return [(f.code, f.line, f.severity) for f in found]
+
+
+def test_semantic_kernel_plugin_config_nested_too_deeply_is_a_format_unknown(
+    tmp_path: Path,
+) -> None:
+    # json.loads raises RecursionError on a config.json nested past its depth: it had escaped
+    # as "the module is nested too deeply to analyse" (PC500 on app.py), losing its findings.
+    _sk_project(tmp_path)
+    config = tmp_path / "prompts" / "Writer" / "Summarize" / "config.json"
+    config.write_text("[" * 100_000 + "]" * 100_000)
+    assert _sk_project_again(tmp_path) == [("PC501", 10, "warning")]
+
+
+HAYSTACK_PART_UNSEEN = """
+from datetime import datetime
+from haystack.components.builders import ChatPromptBuilder
+from haystack.dataclasses import ChatMessage
+import helpers
+builder = ChatPromptBuilder(template=[{messages}])
+def answer(question):
+    today = datetime.now().strftime("%Y-%m-%d %H:%M")
+    return builder.run(template_variables={{"today": today, "question": question}})
+"""
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        'ChatMessage.from_system(helpers.SYSTEM), ChatMessage.from_user("{{ question }}")',
+        'ChatMessage.from_system(helpers.SYSTEM + LONG), ChatMessage.from_user("{{ question }}")',
+        'helpers.system_message(), ChatMessage.from_user("{{ question }}")',
+        '*helpers.BASE, ChatMessage.from_user("{{ question }}")',
+    ],
+    ids=["text-unseen", "text-partly-unseen", "message-unseen", "messages-spliced"],
+)
+def test_haystack_chat_builder_with_a_message_unseen_leaves_its_variables_not_followed(
+    messages: str,
+) -> None:
+    # Haystack renders every message of the template: a variable that no message the analysis
+    # reads uses may be in the one it cannot read. The clock was reported nothing at all.
+    source = HAYSTACK_PART_UNSEEN.format(messages=messages)
+    assert findings(source) == []
+    assert notes(source) == [(8, "PC506")]  # where the clock is read
+
+
+def test_haystack_chat_builder_with_a_message_unseen_still_judges_the_seen_ones() -> None:
+    source = HAYSTACK_PART_UNSEEN.format(
+        messages='ChatMessage.from_system("Today is {{ today }}. " + LONG), '
+        "ChatMessage.from_user(helpers.USER)"
+    )
+    assert findings(source) == [(8, "PC501")]
+
+
+SK_PART_UNSEEN = """
+from datetime import datetime
+from semantic_kernel import Kernel
+from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+from semantic_kernel.prompt_template import PromptTemplateConfig
+import helpers
+kernel = Kernel()
+answer = KernelFunctionFromPrompt(function_name="answer", plugin_name="support", {prompt})
+async def reply(question):
+    arguments = KernelArguments(now=datetime.now().isoformat(), input=question)
+    return await kernel.invoke(answer, arguments)
+"""
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        'prompt=helpers.HEAD + LONG + "Question: {{$input}}"',
+        'prompt=f"{helpers.HEAD} " + LONG + "Question: {{$input}}"',
+        'prompt_template_config=PromptTemplateConfig(template=helpers.HEAD + "Q: {{$input}}")',
+    ],
+    ids=["concatenated", "f-string", "config"],
+)
+def test_semantic_kernel_template_partly_unseen_leaves_its_other_variables_not_followed(
+    prompt: str,
+) -> None:
+    # The part of the template made in another module may hold {{$now}}: the clock was quiet.
+    source = SK_PART_UNSEEN.format(prompt=prompt)
+    assert findings(source) == []
+    assert notes(source) == [(10, "PC506")]
+
+
+def test_semantic_kernel_invoke_prompt_partly_unseen_leaves_its_other_variables_not_followed() -> (
+    None
+):
+    source = """
+        from datetime import datetime
+        from semantic_kernel import Kernel
+        import helpers
+        kernel = Kernel()
+        async def reply(question):
+            return await kernel.invoke_prompt(helpers.HEAD + " Q: {{$input}}",
+                                              now=datetime.now().isoformat(), input=question)
+        """
+    assert findings(source) == [] and notes(source) == [(8, "PC506")]
+
+
+HAYSTACK_RUN_UNSEEN = """
+from datetime import datetime
+from haystack import Pipeline
+from haystack.components.builders import ChatPromptBuilder
+from haystack.dataclasses import ChatMessage
+import helpers
+template = [ChatMessage.from_system("Current time: {{{{ now }}}}. " + LONG),
+            ChatMessage.from_user("{{{{ query }}}}")]
+pipe = Pipeline()
+pipe.add_component("prompt_builder", ChatPromptBuilder(template=template))
+def ask(query):
+    now = datetime.now().isoformat()
+    {run}
+"""
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        "return pipe.run(helpers.make(now, query))",
+        'return pipe.run({helpers.NAME: {"template_variables": {"now": now, "query": query}}})',
+        "return pipe.run({**helpers.inputs(now), 'query': query})",
+        'return pipe.run({"prompt_builder": helpers.inputs(now, query)})',
+    ],
+    ids=["data-unseen", "component-name-unseen", "data-spread", "inputs-unseen"],
+)
+def test_haystack_pipeline_run_with_data_unseen_is_not_followed(run: str) -> None:
+    # The pipeline holds a prompt builder; what its run fills it with cannot be read, so the
+    # clock handed over is a note (PC506), not nothing.
+    source = HAYSTACK_RUN_UNSEEN.format(run=run)
+    assert findings(source) == []
+    assert (12, "PC506") in notes(source)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        """
+        from datetime import datetime
+        from semantic_kernel import Kernel
+        from semantic_kernel.functions import KernelFunctionFromPrompt
+        import helpers
+        kernel = Kernel()
+        answer = KernelFunctionFromPrompt(function_name="answer", plugin_name="support",
+                                          prompt="The time is {{$now}}. " + LONG + "Q: {{$input}}")
+        async def reply(question):
+            extra = helpers.extra(datetime.now())
+            return await kernel.invoke(answer, input=question, **extra)
+        """,
+        """
+        from datetime import datetime
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        import helpers
+        builder = ChatPromptBuilder(template=[
+            ChatMessage.from_system("Current time: {{ now }}. " + LONG),
+            ChatMessage.from_user("{{ question }}")])
+        def answer(question):
+            extra = helpers.extra(datetime.now())
+            return builder.run(question=question, **extra)
+        """,
+    ],
+    ids=["semantic-kernel-invoke", "haystack-builder-run"],
+)
+def test_variables_spread_from_an_unread_mapping_are_not_followed(source: str) -> None:
+    # `**extra` may hold any variable of the template: what varies in it was reported nothing.
+    assert findings(source) == []
+    assert notes(source) == [(10, "PC506")]

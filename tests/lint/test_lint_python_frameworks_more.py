@@ -513,3 +513,18 @@ def test_crewai_configuration_that_is_not_yaml_is_not_followed(tmp_path: Path) -
     found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
     codes = {(Path(f.path).name, f.line, f.code) for f in found}
     assert ("main.py", 10, "PC502") not in codes and ("main.py", 10, "PC506") in codes
+
+
+def test_crewai_configuration_nested_too_deeply_is_not_followed(tmp_path: Path) -> None:
+    # PyYAML's composer recurses once per level: a deeply nested agents.yaml raised
+    # RecursionError, reported as main.py "nested too deeply to analyse" (PC500), not PC506.
+    package = tmp_path / "research"
+    (package / "config").mkdir(parents=True)
+    (package / "crew.py").write_text(CREW_BASE)
+    (package / "main.py").write_text(MAIN)
+    (package / "config" / "agents.yaml").write_text("[" * 5000 + "]" * 5000)
+    (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    codes = {(Path(f.path).name, f.line, f.code) for f in found}
+    assert ("main.py", 10, "PC506") in codes
+    assert not any(code == "PC500" for _, _, code in codes), codes

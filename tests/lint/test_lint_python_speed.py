@@ -649,3 +649,16 @@ def test_a_module_importing_only_at_its_top_level_is_not_walked_for_imports(
     nested = source + "def g():\n    import json\n"
     assert "json" in import_table(ast.parse(nested), "pkg", None, nested)
     assert len(walks) == 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _SampleMore(_Sample):
+    extra: int = 0
+
+
+def test_the_quick_replace_of_a_subclass_keeps_its_class_and_fields() -> None:
+    # The generated replace is the quick class's own: a subclass inherited it, and replace made
+    # an instance of the base class, dropping the subclass's fields.
+    made = quick_replace(_SampleMore(name="a", extra=7), count=4)
+    assert made == _SampleMore(name="a", count=4, extra=7)
+    assert type(made) is _SampleMore

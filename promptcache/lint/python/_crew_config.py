@@ -80,7 +80,7 @@ def _entries(text: str) -> list[dict[str, str]]:
     yaml: Any = importlib.import_module("yaml")
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, RecursionError) as exc:  # PyYAML's composer recurses per level
         raise ValueError(f"not YAML: {type(exc).__name__}") from exc
     if not isinstance(data, dict):
         return []

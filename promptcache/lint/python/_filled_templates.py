@@ -54,6 +54,9 @@ _JINJA_TAG = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.DOTALL)
 _HAYSTACK_ROLES = dict((name.rpartition(".")[2], role) for name, role in MESSAGE_ROLES)
 # The key of a chat builder's variables saying its messages could not be seen.
 UNSEEN_MESSAGES = "*messages"
+# The key saying some of its messages (or part of one's text) could not be seen: a variable
+# that none of the seen ones uses may be in those (Haystack renders every message).
+UNSEEN_PART = "*part"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -143,8 +146,14 @@ def haystack_pipeline(
         if component.kind == _FED:
             continue
         inputs = data.field(component_name)
-        given = dict((inputs if inputs is not None else data).fields or ())
-        given.pop("**", None)
+        read = inputs if inputs is not None else data
+        if read.fields is None:  # made where the analysis cannot see: what fills it is unknown
+            _run_data_not_followed(frame, component, read, node)
+            continue
+        given = dict(read.fields)
+        spread = given.pop("**", None)
+        if spread is not None:  # `{**inputs, ...}` of a mapping it cannot read
+            _run_data_not_followed(frame, component, spread, node)
         for key, sent in receiver.fields:  # what other components send it, unless given
             builder, _, name = key.partition(".")
             if sent.kind == _FED and builder == component_name:
@@ -156,6 +165,13 @@ def haystack_pipeline(
     return False
 
 
+def _run_data_not_followed(frame: Frame, component: Value, data: Value, node: ast.Call) -> None:
+    """What varies in a pipeline run's data the analysis cannot read: PC506, never clean."""
+    api = "Haystack chat prompt builder" if component.kind == "chat_builder" else _PROMPT_BUILDER
+    frame.findings.sink_value(api, "system", Value(deps=unfollowed(data.deps)), node)
+
+
+_PROMPT_BUILDER = "Haystack prompt builder"
 # The kind of a pipeline's field that holds what a connection sends a builder's input.
 _FED = "fed"
 
@@ -189,13 +205,25 @@ def _fill(
     template (`info`) puts them; a template or a mapping the analysis could not read makes what
     varies in them not followed (PC506), never clean."""
     if mapping is not None and mapping.fields is not None:
-        filled = [*filled, *((k, v) for k, v in mapping.fields if k != "**")]
+        filled = [*filled, *mapping.fields]
     elif mapping is not None:
         filled = [*filled, (UNSEEN_MESSAGES, mapping)]  # built where it cannot be read
+    spread = [value for name, value in filled if name == "**"]  # `**extra`: any variable
+    if spread:
+        frame.findings.sink_value(
+            api, "system", Value(deps=unfollowed(join_values(spread).deps)), node
+        )
+        filled = [(name, value) for name, value in filled if name != "**"]
     if UNSEEN_MESSAGES in info or any(name == UNSEEN_MESSAGES for name, _ in filled):
         lost = Value(deps=unfollowed(join_values(v for _, v in filled).deps))
         frame.findings.sink_value(api, "system", lost, node)
         return
+    if UNSEEN_PART in info:
+        info = {name: place for name, place in info.items() if name != UNSEEN_PART}
+        unseen = [value for name, value in filled if name not in info]
+        lost = Value(deps=unfollowed(join_values(unseen).deps))
+        frame.findings.sink_value(api, "system", lost, node)
+        filled = [(name, value) for name, value in filled if name in info]
     template_variables(frame, info, Value(fields=tuple(filled)), node, api=api)
 
 
@@ -213,6 +241,8 @@ def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
     items = template.items
     for position, item in enumerate(items):
         turn = item.meta if isinstance(item.meta, ChatTurn) else None
+        if turn is None or not _all_seen(turn.text):
+            info[UNSEEN_PART] = (0, "unseen")
         if turn is None:
             continue  # a spliced history, or a message made where the analysis cannot see
         later = items[position + 1 :]
@@ -225,6 +255,12 @@ def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
         role = "system" if turn.role == "system" else "messages"
         _jinja_variables(static_of(turn.text), role if history else "template", later_text, info)
     return info
+
+
+def _all_seen(text: Value) -> bool:
+    """Whether a message's whole text is known (no part made where the analysis cannot see)."""
+    pieces = text.pieces
+    return pieces is not None and all(isinstance(piece, str) for piece in pieces)
 
 
 def _jinja_variables(
@@ -292,6 +328,8 @@ def sk_template(text: Value, template_format: Value | None) -> Value:
     # A format computed at run time, or one this does not know: any syntax may be the one.
     syntax = _SK_SYNTAX.get(name or "", _ANY_SK_SYNTAX)
     _jinja_variables(static_of(text), "template", 0, info, syntax)
+    if not _all_seen(text):  # a part made where the analysis cannot see may use others
+        info[UNSEEN_PART] = (0, "unseen")
     return Value(kind="sk_function", meta=info)
 
 

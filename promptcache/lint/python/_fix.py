@@ -79,6 +79,8 @@ def fix_source(
             edits.extend(found)
             applied += 1
         elif kind == "sorted":
+            if _binds(tree, "sorted"):  # the module's own `sorted` need not sort
+                continue
             edits.append((_offset(lines, line, col), "sorted("))
             edits.append((_offset(lines, end_line, end_col), ")"))
             applied += 1
@@ -92,6 +94,25 @@ def fix_source(
     except SyntaxError:
         return FixResult(source=source, applied=0)
     return FixResult(source=text, applied=applied)
+
+
+def _binds(tree: ast.Module, name: str) -> bool:
+    """Whether the module binds `name` anywhere (a def, a class, an assignment, an import, a
+    parameter): a call of it may then not be the builtin's."""
+    return any(_bound_name(node) == name for node in ast.walk(tree))
+
+
+def _bound_name(node: ast.AST) -> str | None:
+    """The name `node` binds, if it binds one."""
+    if isinstance(node, ast.Name):
+        return None if isinstance(node.ctx, ast.Load) else node.id
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return node.name
+    if isinstance(node, ast.alias):
+        return node.asname or node.name.split(".")[0]
+    if isinstance(node, ast.arg):
+        return node.arg
+    return None
 
 
 def _orjson_option(lines: list[str], call: ast.Call) -> list[tuple[int, str]] | None:

@@ -455,9 +455,11 @@ def _library_call(
             return agent
     if receiver is not None and receiver.kind in ("ptemplate", "chain"):
         return template_call(frame, last, receiver, node, args, keywords)
+    # `run(**variables)`, `invoke(function, **arguments)`: filled from a mapping as well
+    filling = {**keywords, "**": join_values(splats)} if splats else keywords
     if receiver is not None and receiver.kind == "chat_builder":
-        return chat_builder_call(frame, last, receiver, node, args, keywords)
-    sk_invoke(frame, last, receiver, node, args, keywords)  # a prompt function run, if it is one
+        return chat_builder_call(frame, last, receiver, node, args, filling)
+    sk_invoke(frame, last, receiver, node, args, filling)  # a prompt function run, if it is one
     if last == SK_PLUGIN_LOADER and (plugin := sk_plugin(frame, args, keywords)) is not None:
         return plugin  # its prompt functions, read from the folder
     if receiver is not None and haystack_pipeline(frame, last, receiver, node, args, keywords):
@@ -561,6 +563,30 @@ def _history_uncached(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> b
     return found > 0 and found == written
 
 
+def _automatic_caching(sink: Sink, keywords: dict[str, Value]) -> bool:
+    """A top-level mark (Anthropic's automatic caching: `cache_control=` on the call marks its
+    last block), or an `extra_body` that may carry one."""
+    return "extra_body" in keywords or any(key in keywords for key in sink.cache_points)
+
+
+def _after_last_cache_point_dropped(system: Value, keys: tuple[str, ...]) -> Value:
+    """
+    A system prompt of blocks with what only its blocks after the last explicit cache point
+    hold taken out, for a request whose every mark is in its system prompt or tools (so none
+    in the history, and no automatic one): the cache stops at that mark, so nothing after it is
+    ever read from the cache, whatever it holds. Blocks not all known leave it as it is.
+    """
+    items = system.items
+    if items is None:
+        return system
+    marked = [index for index, item in enumerate(items) if _marks(item, keys)]
+    if not marked or marked[-1] == len(items) - 1:
+        return system
+    cached: frozenset[Dep] = frozenset().union(*(i.deps for i in items[: marked[-1] + 1]))
+    after: frozenset[Dep] = frozenset().union(*(i.deps for i in items[marked[-1] + 1 :]))
+    return _without(system, after - cached)
+
+
 def _marks(value: Value, keys: tuple[str, ...], depth: int = 0) -> int:
     if depth > 6:
         return 0
@@ -647,6 +673,8 @@ def call_sink(
             value = keywords[keyword]
             if role == "system":
                 value = dynamic_prompt(frame, value, node)
+                if uncached and not splats and not _automatic_caching(sink, keywords):
+                    value = _after_last_cache_point_dropped(value, sink.cache_points)
             if role == "messages" and uncached:
                 value = _without(value, frozenset(d for d in value.deps if _is_window(d)))
             frame.findings.sink_value(sink.api, role, value, node, history=history)

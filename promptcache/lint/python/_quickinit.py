@@ -66,7 +66,8 @@ def _replacer(cls: type) -> Any:
 
 def replace(obj: _Object, /, **changes: Any) -> _Object:
     """`dataclasses.replace(obj, **changes)`: by the generated one where `obj`'s class has it."""
-    quick = getattr(type(obj), "_quick_replace", None)
+    # The class's own (not inherited: a subclass's replace must make the subclass)
+    quick = type(obj).__dict__.get("_quick_replace")
     if quick is None:
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     return quick(obj, **changes)  # type: ignore[no-any-return]

@@ -99,7 +99,7 @@ def _json_format(text: str | None) -> str | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return "?"
     fmt = data.get("template_format") if isinstance(data, dict) else None
     return fmt if isinstance(fmt, str) else None
