@@ -41,6 +41,7 @@ from ._turns import (
     windowed,
     windowed_attributes,
 )
+from ._unknown_origin import unknown_origin_hits
 from ._values import (
     EMPTY,
     Dep,
@@ -73,6 +74,7 @@ class Analysis:
         self.project = project
         stable = (*config.stable, *extra_stable)
         self.per_request = per_request_matcher(config.per_request, extra_per_request, stable)
+        self.stable = per_request_matcher(stable, (), ())  # a name declared stable
         added = _added_per_request(config.per_request)
         self.per_request_attribute = per_request_matcher(
             added, PYTHON_PER_REQUEST_ATTRIBUTES, stable
@@ -141,6 +143,12 @@ class Analysis:
                 todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
             # The functions passed over may call a wrapper a module analysed later defines.
             self.passed_over = bool(waiting)
+            if self.config.enabled("PC508"):  # an experiment, off unless selected
+                module.hits.extend(
+                    unknown_origin_hits(
+                        _functions_of(module), self.config.threshold, self.per_request, self.stable
+                    )
+                )
         fixed = self.conversation_fixed
         return [hit for hit in module.hits if isinstance(hit, Hit) and hit.taint not in fixed]
 

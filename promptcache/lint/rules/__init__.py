@@ -32,6 +32,7 @@ from . import (  # Python rules
     PC505,
     PC506,
     PC507,
+    PC508,
 )
 
 __all__ = ["RULES"]
@@ -56,6 +57,6 @@ RULES: MappingProxyType[str, Rule] = MappingProxyType(
     }
     | {
         module.RULE.code: module.RULE
-        for module in (PC500, PC501, PC502, PC503, PC504, PC505, PC506, PC507)  # Python rules
+        for module in (PC500, PC501, PC502, PC503, PC504, PC505, PC506, PC507, PC508)  # Python rules
     }
 )

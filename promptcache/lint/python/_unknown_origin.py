@@ -1,0 +1,162 @@
+"""
+PC508: a parameter of unknown origin above a long system prompt or first turn.
+
+A function's parameter that reaches the prefix is a `Pending` sink, resolved where the function
+is called. Where no call in its own module fills it, nothing resolves it and the analysis says
+nothing; this pass asks instead, when the parameter opens a long block of static instructions
+(or the conversation follows it) and neither its name nor a constant default says it is stable.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+
+from ..rules.PC106 import LONG_PREFIX_FACTOR
+from ..rules.PC508 import STABLE_WORDS
+from ._locations import node_location
+from ._summaries import Function, Hit, Pending
+from ._values import Taint
+
+__all__ = ["unknown_origin_hits"]
+
+CODE = "PC508"
+_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+# Annotations of values that may come with a request (anything else annotated is an object).
+_TEXT_TYPES = frozenset({"str", "Any", "dict", "Dict", "list", "List", "Mapping", "Sequence"})
+_NOTE = "the analysis cannot tell whether it changes per request: no call here passes it"
+
+
+def unknown_origin_hits(
+    functions: Iterable[Function],
+    threshold: int,
+    is_per_request: Callable[[str], bool],
+    is_stable: Callable[[str], bool],
+) -> list[Hit]:
+    """The PC508 hits of a module's summarised functions (`threshold`: the config's tokens)."""
+    long_prefix = max(threshold, 1) * LONG_PREFIX_FACTOR * 4  # in characters, as `after` is
+    hits: list[Hit] = []
+    used: frozenset[str] | None = None
+    for function in functions:
+        node = function.node
+        if isinstance(node, ast.Lambda) or function.ret is None or not function.pending:
+            continue
+        if used is None:
+            used = _used_names(function.module.tree)
+        if _called_name(function) in used:
+            continue
+        arguments = _arguments(node)
+        found: dict[str, Hit] = {}  # one per parameter, as the system prompt where it is one
+        for pending in function.pending:
+            arg = arguments.get(pending.name)
+            if arg is None or not _opens_prefix(pending, long_prefix):
+                continue
+            name = pending.name
+            if is_per_request(name) or is_stable(name) or _says_stable(name):
+                continue  # per-request names are PC502's; stable ones are asked about nowhere
+            if name not in found or pending.role == "system":
+                found[name] = _hit(function, arg, pending)
+        hits.extend(found.values())
+    return hits
+
+
+def _opens_prefix(pending: Pending, long_prefix: int) -> bool:
+    """It reaches the system prompt, or the first turn, with a long static block (or the
+    conversation) after it."""
+    if pending.path or pending.whole or pending.spliced:
+        return False
+    if pending.role == "system" or (pending.role == "messages" and pending.opening):
+        return pending.history or pending.after >= long_prefix
+    return False
+
+
+def _says_stable(name: str) -> bool:
+    words = {w.lower() for w in _WORDS.findall(name)}
+    return name.isupper() or bool(words & STABLE_WORDS) or name in ("self", "cls")
+
+
+def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.arg]:
+    """The parameters without a constant default (one with a default is the same on every
+    call that leaves it out: the calls say what else it holds)."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(zip(reversed(positional), reversed(args.defaults), strict=False))
+    defaults.update(
+        (arg, default)
+        for arg, default in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+        if default is not None
+    )
+    return {
+        arg.arg: arg
+        for arg in (*positional, *args.kwonlyargs)
+        if not isinstance(defaults.get(arg), ast.Constant) and not _is_object(arg.annotation)
+    }
+
+
+def _is_object(annotation: ast.expr | None) -> bool:
+    """Annotated as a class of the project's or a library's (`team: AgentTeam`): an object the
+    program sets up (a client, a registry, a config), not text that comes with a request."""
+    if annotation is None:
+        return False
+    names = {n.id for n in ast.walk(annotation) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(annotation) if isinstance(n, ast.Attribute)}
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):  # "AgentTeam"
+        names |= set(re.findall(r"\w+", annotation.value))
+    return bool(names) and not names & _TEXT_TYPES
+
+
+def _called_name(function: Function) -> str:
+    """The name a call of the function is written with: a class's for its `__init__`."""
+    node = function.node
+    assert not isinstance(node, ast.Lambda)
+    if node.name == "__init__" and function.cls is not None:
+        return function.cls.node.name
+    return node.name
+
+
+def _used_names(tree: ast.Module) -> frozenset[str]:
+    """The names and attributes the module reads: a function among them is called (or handed
+    on) in its own module, and those calls resolve its parameters."""
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            used.add(node.attr)
+    return frozenset(used)
+
+
+def _first_use(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
+    """The first line of the body that reads `name`: where it is written into the prompt."""
+    lines = [
+        found.lineno
+        for statement in node.body
+        for found in ast.walk(statement)
+        if isinstance(found, ast.Name) and found.id == name
+    ]
+    return min(lines, default=0)
+
+
+def _hit(function: Function, arg: ast.arg, pending: Pending) -> Hit:
+    module = function.module
+    node = function.node
+    assert not isinstance(node, ast.Lambda)
+    line, column = node_location(module, arg)
+    label = f"`{arg.arg}` (a parameter of `{node.name}()` whose origin the analysis cannot see)"
+    written = _first_use(node, arg.arg)
+    taint = Taint(
+        code=CODE, label=label, path=module.display, line=line, column=column, written=written
+    )
+    site_line, site_column = node_location(module, node)
+    return Hit(
+        taint=taint,
+        api=pending.api,
+        role="system" if pending.role == "system" else "messages",
+        after=pending.after,
+        history=pending.history,
+        site_path=module.display,
+        site_line=site_line,
+        site_column=site_column,
+        note=_NOTE,
+    )

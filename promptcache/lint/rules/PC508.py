@@ -1,0 +1,84 @@
+"""
+A parameter of unknown origin opens a long system prompt or first turn.
+
+Why:
+    A function's parameter that is neither named as per-request data nor as a stable setting
+    (`language`, `persona`, `model`, `tools`, `schema`, `config`: see `stable`), and that no call
+    in the linted code fills, may be the same on every request or may change per user or per
+    request: the analysis cannot tell. Placed in the system prompt (or the first turn) with a
+    long block of static instructions after it (ten times `threshold`: 1000 estimated tokens by
+    default, as PC106 asks of a template's variable of unknown meaning), or with the
+    conversation following the system prompt, a value that changes costs all of that on every
+    request. The rule asks, as PC106 does for templates: declare the name `stable` when it is
+    the same for every request, or move it after the static instructions (into the user turn).
+    Quiet: a parameter with a constant default, one whose function is called in its own module
+    (the calls say what it holds, and PC502 reports per-request data passed there), a name the
+    config or PC502 declares stable, and shorter static text after it. A call in another module
+    is not looked for: this rule can warn about a function all of whose callers pass constants.
+
+Bad:
+    def answer(client, account_summary, question):
+        system = f"Account: {account_summary}\n" + HANDBOOK  # HANDBOOK: 1500 tokens of rules
+        return client.chat.completions.create(
+            model="gpt-4o",
+            messages=[{"role": "system", "content": system}, {"role": "user", "content": question}],
+        )
+
+Good:
+    def answer(client, account_summary, question):
+        return client.chat.completions.create(
+            model="gpt-4o",
+            messages=[
+                {"role": "system", "content": HANDBOOK},
+                {"role": "user", "content": f"Account: {account_summary}\n{question}"},
+            ],
+        )
+"""
+
+from __future__ import annotations
+
+from .._model import rule_from_docstring
+
+RULE = rule_from_docstring(
+    __doc__,
+    code="PC508",
+    name="unknown-origin-above-long-prefix",
+    severity="warning",
+    fix=(
+        "if it changes per request, move it after the static instructions (into the user "
+        "turn); if it is the same on every request, declare its name in `stable` in "
+        "[tool.promptcache.lint]"
+    ),
+)
+
+# Names of settings that stay the same between requests (matched as words of the parameter's
+# name): a parameter so named is not asked about.
+STABLE_WORDS = frozenset(
+    {
+        "agent",
+        "bot",
+        "cfg",
+        "config",
+        "conf",
+        "format",
+        "instruction",
+        "instructions",
+        "lang",
+        "language",
+        "llm",
+        "model",
+        "name",
+        "options",
+        "persona",
+        "prompt",
+        "role",
+        "rules",
+        "schema",
+        "settings",
+        "style",
+        "template",
+        "tone",
+        "tool",
+        "tools",
+    }
+)

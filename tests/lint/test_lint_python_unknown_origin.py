@@ -1,0 +1,176 @@
+"""
+PC508 (issue #21, an experiment): a parameter of unknown origin above long static instructions.
+
+A function's parameter that no call in its module fills reaches the system prompt (or the first
+turn) with a long block of static instructions after it: the analysis cannot tell whether it
+changes per request, so it asks. Measured on the corpus it found no buster the linter missed
+and alarmed one more clean file, so it runs only when `select` names it; these cases are our own
+reproductions of the shapes it is for, each with a quiet twin.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from promptcache.lint import LintConfig
+from promptcache.lint.python import lint_python_source
+
+SELECTED = LintConfig(select=("PC", "PC508"))
+
+# About 1500 estimated tokens of static instructions: over PC106's long prefix (10 x threshold).
+HANDBOOK = (
+    '"""You are the support agent of Acme. Follow the rules below.\n'
+    + "Cite the policy section you rely on and never promise a refund the policy denies.\n" * 70
+    + '"""'
+)
+
+FIRES = [
+    (
+        "public-function-parameter-opens-the-system-prompt",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        HANDBOOK = {handbook}
+        def answer(account_summary, question):
+            system = f"Account: {{account_summary}}\\n" + HANDBOOK
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[{{"role": "system", "content": system}}, {{"role": "user", "content": question}}],
+            )
+        """,
+        "account_summary",
+    ),
+    (
+        "method-parameter-in-anthropic-system-with-the-conversation-after-it",
+        """
+        import anthropic
+        HANDBOOK = {handbook}
+        class Agent:
+            def __init__(self):
+                self.client = anthropic.Anthropic()
+            def turn(self, history, briefing):
+                return self.client.messages.create(
+                    model="claude-sonnet-4-5",
+                    max_tokens=512,
+                    system=briefing + HANDBOOK,
+                    messages=history,
+                )
+        """,
+        "briefing",
+    ),
+]
+
+QUIET = [
+    (
+        "called-in-its-module-with-a-constant",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        HANDBOOK = {handbook}
+        def answer(account_summary, question):
+            system = f"Account: {{account_summary}}\\n" + HANDBOOK
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[{{"role": "system", "content": system}}, {{"role": "user", "content": question}}],
+            )
+        def main(question):
+            return answer("Enterprise plan, EU region", question)
+        """,
+    ),
+    (
+        "a-name-that-says-stable",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        HANDBOOK = {handbook}
+        def answer(language, question):
+            system = f"Answer in {{language}}.\\n" + HANDBOOK
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[{{"role": "system", "content": system}}, {{"role": "user", "content": question}}],
+            )
+        """,
+    ),
+    (
+        "a-constant-default",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        HANDBOOK = {handbook}
+        def answer(question, audience="customers"):
+            system = f"Audience: {{audience}}\\n" + HANDBOOK
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[{{"role": "system", "content": system}}, {{"role": "user", "content": question}}],
+            )
+        """,
+    ),
+    (
+        "an-object-built-by-the-program-in-init",
+        """
+        from openai import OpenAI
+        HANDBOOK = {handbook}
+        class Planner:
+            def __init__(self, team: "AgentTeam"):
+                self.client = OpenAI()
+                self.system = team.manifest() + HANDBOOK
+                self.messages = [{{"role": "system", "content": self.system}}]
+            def run(self, request):
+                self.messages.append({{"role": "user", "content": request}})
+                return self.client.chat.completions.create(model="gpt-4o", messages=self.messages)
+        """,
+    ),
+    (
+        "short-static-text-after-it",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def answer(account_summary, question):
+            system = f"Account: {{account_summary}}. Be brief."
+            return client.chat.completions.create(
+                model="gpt-4o",
+                messages=[{{"role": "system", "content": system}}, {{"role": "user", "content": question}}],
+            )
+        """,
+    ),
+]
+
+
+def _lint(source: str, config: LintConfig = SELECTED) -> list[str]:
+    text = textwrap.dedent(source).format(handbook=HANDBOOK)
+    return [f"{f.code} {f.message}" for f in lint_python_source(text, config=config)]
+
+
+@pytest.mark.parametrize(("source", "name"), [c[1:] for c in FIRES], ids=[c[0] for c in FIRES])
+def test_a_parameter_of_unknown_origin_above_long_instructions_is_asked_about(
+    source: str, name: str
+) -> None:
+    found = [m for m in _lint(source) if m.startswith("PC508")]
+    assert len(found) == 1, found
+    message = found[0]
+    assert f"`{name}`" in message
+    assert "cannot tell whether it changes per request" in message
+    assert "tokens of static" in message or "whole conversation" in message
+    assert "after the static instructions" in message
+
+
+def test_the_message_gives_the_tokens_of_static_text_after_it() -> None:
+    (message,) = [m for m in _lint(FIRES[0][1]) if m.startswith("PC508")]
+    assert "reaches the system prompt" in message
+    tokens = int(message.split("~", 1)[1].split(" ", 1)[0])
+    assert tokens > 1000
+
+
+@pytest.mark.parametrize("source", [c[1] for c in QUIET], ids=[c[0] for c in QUIET])
+def test_values_the_project_shows_stable_stay_quiet(source: str) -> None:
+    assert [m for m in _lint(source) if m.startswith("PC508")] == []
+
+
+def test_off_unless_select_names_it() -> None:
+    """It did not pay on the measured corpus: a plain `select = ["PC"]` does not run it."""
+    assert [m for m in _lint(FIRES[0][1], LintConfig()) if m.startswith("PC508")] == []
+    assert not LintConfig(select=("PC5",)).enabled("PC508")
+    assert LintConfig(select=("PC508",)).enabled("PC508")
+    assert not LintConfig(select=("PC", "PC508"), ignore=("PC508",)).enabled("PC508")
