@@ -55,8 +55,8 @@ RULES: MappingProxyType[str, Rule] = MappingProxyType(
             PC302,
         )
     }
-    | {
+    | {  # Python rules
         module.RULE.code: module.RULE
-        for module in (PC500, PC501, PC502, PC503, PC504, PC505, PC506, PC507, PC508)  # Python rules
+        for module in (PC500, PC501, PC502, PC503, PC504, PC505, PC506, PC507, PC508)
     }
 )
