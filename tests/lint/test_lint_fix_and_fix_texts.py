@@ -18,7 +18,10 @@ from promptcache.lint.python import PythonLinter, fix_source
 
 # Rules about a value's position: the fix names where the value belongs.
 _PLACES = ("last user message", "newest user message", "promptcache: tail", "Prompt.with_tail")
-POSITIONAL = ("PC101", "PC102", "PC103", "PC104", "PC105", "PC106", "PC301", "PC501", "PC502")
+POSITIONAL = (
+    *("PC101", "PC102", "PC103", "PC104", "PC105", "PC106", "PC301", "PC501", "PC502"),
+    "PC508",
+)
 # Rules about order: the fix names the rewrite, and says `--fix` makes it where it can.
 ORDER = {
     "PC201": "dictsort",

@@ -45,8 +45,8 @@ RULE = rule_from_docstring(
     name="unknown-origin-above-long-prefix",
     severity="warning",
     fix=(
-        "if it changes per request, move it after the static instructions (into the user "
-        "turn); if it is the same on every request, declare its name in `stable` in "
+        "if it changes per request, move it after the static instructions, into the last user "
+        "message; if it is the same on every request, declare its name in `stable` in "
         "[tool.promptcache.lint]"
     ),
 )
