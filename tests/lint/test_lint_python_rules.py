@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.lint import RULES, LintConfig, lint_paths
+from promptcache.lint._config import OPT_IN
 from promptcache.lint.python import PythonLinter, lint_python_source
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
@@ -543,7 +544,8 @@ def test_case(source: str, expected: list[tuple[int, str]]) -> None:
 
 
 def test_every_python_rule_has_a_bad_and_a_good_case() -> None:
-    for code in (c for c in RULES if c.startswith("PC5")):
+    # An opt-in experiment (OPT_IN) does not run here: its cases select it, in their own file.
+    for code in (c for c in RULES if c.startswith("PC5") and c not in OPT_IN):
         assert any((line, code) in c[2] for c in CASES for line in range(1, 50)), code
         assert any(c[0].startswith(code.lower() + "-good") and not c[2] for c in CASES), code
 
