@@ -17,20 +17,24 @@ Why:
     is not looked for: this rule can warn about a function all of whose callers pass constants.
 
 Bad:
+    HANDBOOK = "Cite the policy section you rely on; never promise a refund the policy denies."
+
     def answer(client, account_summary, question):
-        system = f"Account: {account_summary}\n" + HANDBOOK  # HANDBOOK: 1500 tokens of rules
+        system = "Account: " + account_summary + ". " + HANDBOOK
         return client.chat.completions.create(
             model="gpt-4o",
             messages=[{"role": "system", "content": system}, {"role": "user", "content": question}],
         )
 
 Good:
+    HANDBOOK = "Cite the policy section you rely on; never promise a refund the policy denies."
+
     def answer(client, account_summary, question):
         return client.chat.completions.create(
             model="gpt-4o",
             messages=[
                 {"role": "system", "content": HANDBOOK},
-                {"role": "user", "content": f"Account: {account_summary}\n{question}"},
+                {"role": "user", "content": "Account: " + account_summary + ". " + question},
             ],
         )
 """
