@@ -19,6 +19,7 @@ Why:
 Bad:
     HANDBOOK = "Cite the policy section you rely on; never promise a refund the policy denies."
 
+
     def answer(client, account_summary, question):
         system = "Account: " + account_summary + ". " + HANDBOOK
         return client.chat.completions.create(
@@ -28,6 +29,7 @@ Bad:
 
 Good:
     HANDBOOK = "Cite the policy section you rely on; never promise a refund the policy denies."
+
 
     def answer(client, account_summary, question):
         return client.chat.completions.create(
