@@ -8,6 +8,9 @@ PC501 "the whole conversation that follows it is prefilled again", which is not 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
 
 ANTHROPIC = """
@@ -95,3 +98,36 @@ def test_a_clock_after_bedrocks_last_cache_point_is_quiet() -> None:
         '[{"text": RULES},\n',
     ).replace('.isoformat()}."}]', '.isoformat()}."}, {"cachePoint": {"type": "default"}}]')
     assert _codes(before) == [(8, "PC501")]
+
+
+def _lint_project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return sorted((Path(f.path).name, f.line, f.code) for f in found if f.code != "PC506")
+
+
+# A helper of the project's own marks the newest turn: the mark is not in the module that sends
+# the request, but the history is cached all the same, so the clock before it costs the cache.
+MARKS_HISTORY = """
+def with_breakpoint(messages):
+    last = messages[-1]
+    last["content"] = [{"type": "text", "text": last["content"],
+                        "cache_control": {"type": "ephemeral"}}]
+    return messages
+"""
+
+
+def test_a_history_marked_by_a_helper_in_another_module_keeps_the_clock_reported(
+    tmp_path: Path,
+) -> None:
+    chat = ANTHROPIC.replace(
+        "import anthropic\n", "import anthropic\nfrom caching import with_breakpoint\n"
+    ).replace(
+        'messages=[*history, {"role": "user", "content": question}])',
+        'messages=with_breakpoint([*history, {"role": "user", "content": question}]))',
+    )
+    found = _lint_project(tmp_path, {"chat.py": chat, "caching.py": MARKS_HISTORY})
+    assert ("chat.py", 10, "PC501") in found

@@ -560,7 +560,22 @@ def _history_uncached(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> b
         if role in ("system", "tools") and keyword in keywords
     )
     written = sum(frame.module.source.count(mark) for mark in sink.cache_points)
-    return found > 0 and found == written
+    return found > 0 and found == written and not _imports_marking(frame, sink.cache_points)
+
+
+def _imports_marking(frame: Frame, keys: tuple[str, ...]) -> bool:
+    """Whether a project module this one imports writes a cache mark (a helper that marks the
+    newest turn, `with_breakpoint(messages)`): its marks may land in this request's history,
+    which the count of this module's text cannot see."""
+    module = frame.module
+    for dotted in set(module.imports.values()):
+        for name in (dotted, dotted.rpartition(".")[0]):
+            found = frame.a.project.find(name, module) if name else None
+            if found is not None and found is not module:
+                if any(key in found.source for key in keys):
+                    return True
+                break
+    return False
 
 
 def _automatic_caching(sink: Sink, keywords: dict[str, Value]) -> bool:
