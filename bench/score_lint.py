@@ -7,7 +7,8 @@ false-alarm rate on clean files, per split and per class, Python and templates a
     python bench/score_lint.py --corpus /work/corpus --split fresh  # corpus 2's held-out third
     python bench/score_lint.py --corpus /work/corpus --split c3     # corpus 3's held-out third
     python bench/score_lint.py --corpus /work/corpus --split c4     # corpus 4, held out whole
-    python bench/score_lint.py --fetch-list [--split fresh|c3|c4]   # what to copy where
+    python bench/score_lint.py --corpus /work/corpus --split c5     # corpus 5, held out whole
+    python bench/score_lint.py --fetch-list [--split fresh|c3|c4|c5]  # what to copy where
 
 The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each file by repository,
 commit and path, with its split and the labels written by reading it; the files themselves are
@@ -30,6 +31,9 @@ rules is refused.
 Corpus 3 comes from projects in neither corpus 1 nor corpus 2 (nor legacy), and its split was fixed
 before any of it was labelled: `c3` when `sha256("promptcache-corpus-3:" + repo) % 3 == 0` (held
 out, scored only by name), `c3-dev` otherwise (tuning material, scored by `--split all`).
+
+Corpora 4 and 5 are held out whole (`c4`, `c5`: no hash, no tuning part, scored only by name),
+each from projects in no earlier corpus.
 """
 
 from __future__ import annotations
@@ -56,13 +60,15 @@ SPLITS = ("dev", "heldout", "legacy", FRESH_DEV, C3_DEV)  # what `--split all` s
 FRESH = "fresh"  # corpus 2's held-out third: held out from every tuner, scored only when named
 C3 = "c3"  # corpus 3's held-out third: likewise scored only when named
 C4 = "c4"  # corpus 4, held out whole: likewise scored only when named
-HELD_OUT = (FRESH, C3, C4)
+C5 = "c5"  # corpus 5, held out whole: likewise scored only when named
+HELD_OUT = (FRESH, C3, C4, C5)
 CORPUS_1 = ("dev", "heldout", "legacy")
 CORPUS_2 = (FRESH_DEV, FRESH)
 CORPUS_3 = (C3_DEV, C3)
 CORPUS_4 = (C4,)
+CORPUS_5 = (C5,)
 # the splits python.toml and templates.toml may use
-MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2, *CORPUS_3, *CORPUS_4)
+MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2, *CORPUS_3, *CORPUS_4, *CORPUS_5)
 # A parse error is not a buster found; on a clean file it is still a false alarm.
 NOT_A_HIT = frozenset({"PC001", "PC500"})
 
@@ -84,7 +90,7 @@ class Buster:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorpusFile:
     kind: str  # python | templates
-    split: str  # dev | heldout | fresh-dev | fresh | c3-dev | c3 | c4 | legacy
+    split: str  # dev | heldout | fresh-dev | fresh | c3-dev | c3 | c4 | c5 | legacy
     repo: str
     commit: str
     path: str  # inside the repository
@@ -124,6 +130,7 @@ def load_corpus(corpus: Path, manifests: Path = MANIFESTS) -> list[CorpusFile]:
     check_fresh_projects(files)
     check_corpus_3_projects(files)
     check_corpus_4_projects(files)
+    check_corpus_5_projects(files)
     return files
 
 
@@ -146,7 +153,7 @@ def check_fresh_projects(files: Sequence[CorpusFile]) -> None:
 
 def check_corpus_3_projects(files: Sequence[CorpusFile]) -> None:
     """A corpus-3 entry's project must be in no earlier corpus, and sit on its hash's side."""
-    seen = {f.repo.lower() for f in files if f.split not in (*CORPUS_3, *CORPUS_4)}
+    seen = {f.repo.lower() for f in files if f.split not in (*CORPUS_3, *CORPUS_4, *CORPUS_5)}
     reused = sorted({f.repo for f in files if f.split in CORPUS_3 and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
@@ -163,12 +170,23 @@ def check_corpus_3_projects(files: Sequence[CorpusFile]) -> None:
 
 def check_corpus_4_projects(files: Sequence[CorpusFile]) -> None:
     """A corpus-4 entry's project must be in no earlier corpus: corpus 4 is held out whole."""
-    seen = {f.repo.lower() for f in files if f.split not in CORPUS_4}
+    seen = {f.repo.lower() for f in files if f.split not in (*CORPUS_4, *CORPUS_5)}
     reused = sorted({f.repo for f in files if f.split in CORPUS_4 and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
             f"corpus-4 entries come from projects already in corpus 1, 2, 3 or legacy: "
             f"{', '.join(reused)}; take corpus-4 files from other projects"
+        )
+
+
+def check_corpus_5_projects(files: Sequence[CorpusFile]) -> None:
+    """A corpus-5 entry's project must be in no earlier corpus: corpus 5 is held out whole."""
+    seen = {f.repo.lower() for f in files if f.split not in CORPUS_5}
+    reused = sorted({f.repo for f in files if f.split in CORPUS_5 and f.repo.lower() in seen})
+    if reused:
+        raise CorpusError(
+            f"corpus-5 entries come from projects already in corpus 1, 2, 3, 4 or legacy: "
+            f"{', '.join(reused)}; take corpus-5 files from other projects"
         )
 
 
@@ -492,7 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="all",
         help=(
             "all: corpus 1 (dev, heldout, legacy), fresh-dev and c3-dev; "
-            "fresh, c3 and c4 (held out) only when named"
+            "fresh, c3, c4 and c5 (held out) only when named"
         ),
     )
     parser.add_argument("--details", action="store_true", help="list misses and false alarms")

@@ -365,3 +365,46 @@ def test_the_real_corpus_4_entries_are_new_projects(tmp_path: Path) -> None:
     python = [f for f in corpus_4 if f.kind == "python"]
     assert len(python) >= 80 and len({f.repo for f in python}) >= 40
     assert any(f.label == "buster" for f in python) and any(f.label == "clean" for f in python)
+
+
+C5_ENTRY = C4_ENTRY.replace('"4444444"', '"5555555"').replace('"c4"', '"c5"')
+
+
+def test_c5_is_held_out_whole_scored_and_listed_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Corpus 5, like corpus 4, has no hash and no tuning part: `all` and `c4` leave it out.
+    entries = ENTRIES + C4_ENTRY.format(repo="fourth/bot") + C5_ENTRY.format(repo="fifth/bot")
+    entries += C5_ENTRY.format(repo="fifth/web")
+    manifests = _manifests(tmp_path / "m", entries)
+    base = ["--fetch-list", "--corpus", str(tmp_path / "c"), "--manifests", str(manifests)]
+    assert score_lint.main(base) == 0
+    assert "fifth+" not in capsys.readouterr().out
+    assert score_lint.main([*base, "--split", "c4"]) == 0
+    assert "fifth+" not in capsys.readouterr().out
+    assert score_lint.main([*base, "--split", "c5"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 2
+    assert "templates/c5/fifth+bot/app/chat.py" in listed[0]
+    assert "templates/c5/fifth+web/app/chat.py" in listed[1]
+    assert "5555555" in listed[0]
+
+
+@pytest.mark.parametrize(
+    ("earlier", "repo"),
+    [
+        ("", "ACME/Bot"),  # corpus 1 (dev)
+        (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT"),  # corpus 2
+        (C3_DEV_ENTRY, "OTHER/app"),  # corpus 3
+        (C4_ENTRY.format(repo="fourth/bot"), "Fourth/BOT"),  # corpus 4
+        ("", "Old/Bot"),  # legacy
+    ],
+    ids=["corpus-1", "corpus-2", "corpus-3", "corpus-4", "legacy"],
+)
+def test_a_corpus_5_entry_from_an_earlier_corpus_is_refused(
+    tmp_path: Path, earlier: str, repo: str
+) -> None:
+    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + C5_ENTRY.format(repo=repo))
+    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
+    with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3, 4 or legacy: {repo};"):
+        score_lint.load_corpus(tmp_path, manifests)
