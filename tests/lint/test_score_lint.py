@@ -408,3 +408,14 @@ def test_a_corpus_5_entry_from_an_earlier_corpus_is_refused(
     (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
     with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3, 4 or legacy: {repo};"):
         score_lint.load_corpus(tmp_path, manifests)
+
+
+def test_the_real_corpus_5_entries_are_new_projects_held_out_whole(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
+    earlier = {f.repo.lower() for f in files if f.split != "c5"}
+    corpus_5 = [f for f in files if f.split == "c5"]
+    assert not {f.repo.lower() for f in corpus_5} & earlier
+    assert {f.kind for f in corpus_5} == {"python"}
+    labelled = [f for f in corpus_5 if f.label != "part"]
+    assert len(labelled) >= 12 and len({f.repo for f in corpus_5}) >= 7
+    assert any(f.label == "buster" for f in corpus_5) and any(f.label == "clean" for f in corpus_5)
