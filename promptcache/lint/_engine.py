@@ -44,7 +44,7 @@ from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from .python import PythonLinter
 from .rules import RULES
-from .rules.PC106 import LONG_PREFIX_FACTOR, SYSTEM_PROMPT_FACTOR
+from .rules.PC106 import LONG_PREFIX_FACTOR, SYSTEM_PROMPT_FACTOR, is_tool_list
 from .templates import (
     BRANCHES,
     BRANCHES_END,
@@ -462,10 +462,6 @@ class Risk:
     unsized: tuple[str, ...] = ()
 
 
-_TOOL_WORDS = frozenset({"tool", "tools", "toolset", "toolbox"})
-_COUNT_WORDS = frozenset({"max", "min", "num", "count", "number", "limit", "budget", "n"})
-
-
 def risks(
     events: Iterable[Event], threshold: int, *, kind: PromptKind = "system"
 ) -> list[tuple[Hazard, Risk]]:
@@ -523,7 +519,7 @@ def risks(
                 # reported on the static text the template shows, or on the tools every
                 # conversation is given, not on other content it cannot size (words and
                 # lists filled per call after who is asking).
-                others = [n for n in others if _is_tools(n)]
+                others = [n for n in others if is_tool_list(n)]
             static = block if kind == "user" else after
             # The conversation after a value fixed for that conversation is its own.
             followed = history and not event.per_conversation
@@ -599,13 +595,6 @@ def _longest(starts: Sequence[_Following]) -> _Following:
         history=any(s.history for s in starts),
         unsized=unsized,
     )
-
-
-def _is_tools(name: str) -> bool:
-    """Whether content of unknown size is the tools (`available_tools`, `tools.schema`), not a
-    count of them (`max_tools`, `tool_count`)."""
-    words = set(re.split(r"[._]", name.lower()))
-    return not words.isdisjoint(_TOOL_WORDS) and words.isdisjoint(_COUNT_WORDS)
 
 
 def _reusable(content: Unsized, kind: PromptKind) -> bool:

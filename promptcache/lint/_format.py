@@ -4,7 +4,8 @@ Prompt files written for `str.format`: `{name}` fields, and literal braces doubl
 Such a file often does not parse as Jinja (a JSON example written `{{"points": ...}}`), yet it
 is a prompt like any other. When Jinja refuses it and `string.Formatter` accepts it, it is
 checked as a format template: each field is a per-request value (PC105) when its name says so,
-and content of unknown size otherwise.
+and content of unknown size otherwise; a field after a label on its line (`Result: {result}`)
+is one field of the request's data, as a labelled Jinja value is.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import string
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig
 from .templates import Event, Hazard, Unsized
+from .templates._output import FIELD_LABEL
 
 __all__ = ["format_events"]
 
@@ -37,20 +39,25 @@ def format_events(source: str, config: LintConfig, origin: str) -> list[Event] |
     if not fields and "{{" not in source:
         return None
     events: list[Event] = []
-    line = 1
+    line, text = 1, ""  # the line a field is on, and that line's text before it
     for literal, field, _, _ in pieces:
         events.append(DEFAULT_COUNTER.count(literal))
         line += literal.count("\n")
+        text = literal.rsplit("\n", 1)[-1] if "\n" in literal else text + literal
         if field is not None:
-            events.append(_field_event(field, line, config, origin))
+            labelled = FIELD_LABEL.match(text) is not None
+            events.append(_field_event(field, line, config, origin, labelled=labelled))
+            text += "{}"  # a second field on the line is not after a label
     return events
 
 
-def _field_event(field: str, line: int, config: LintConfig, origin: str) -> Event:
+def _field_event(
+    field: str, line: int, config: LintConfig, origin: str, *, labelled: bool
+) -> Event:
     name = field.split("[", 1)[0]
     if not name or name.isdigit():
-        return Unsized("a positional field")
+        return Unsized("a positional field", field=labelled)
     if config.is_per_request(name):
         detail = f"format placeholder `{{{field}}}`, filled per request"
         return Hazard("PC105", line, f"{{{field}", detail, origin)
-    return Unsized(name)
+    return Unsized(name, field=labelled)

@@ -77,6 +77,13 @@ USERS_QUESTION_NAMES = frozenset(
 _USERS_QUESTION = re.compile(
     r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:" + "|".join(sorted(USERS_QUESTION_NAMES)) + r")\s*(?:\}|\||-)"
 )
+# The answer an evaluation prompt grades (`answer`, `model_answer`, `prediction`): a grader opens
+# "You are an expert evaluator ..." and holds the answer it scores, so it is one request, as a
+# prompt holding the user's question is. The names are the graded output's, not a reference's.
+_GRADED_ANSWER = re.compile(
+    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:answer|answers|\w+_answer|predictions?|completion"
+    r"|model_output|model_response)\s*(?:\}|\||-)"
+)
 # A prompt that writes the conversation itself (`{{ chat_history }}`, a loop over the messages):
 # it holds the history rather than opening it, so no conversation follows it.
 _HOLDS_THE_HISTORY = re.compile(
@@ -168,8 +175,10 @@ def _named_or_opening_kind(source: str, path: str) -> PromptKind:
         return "user"
     opening = [line for line in _TAG_OR_COMMENT.sub("", source[:4096]).splitlines() if line.strip()]
     if any(_ADDRESSES_THE_MODEL.search(line) for line in opening[:_OPENING_LINES]):
-        # a role given to the model, but the user's question in the same text: one request
-        return "other" if _USERS_QUESTION.search(source) else "system"
+        # a role given to the model, but the user's question (or the answer it grades) in the
+        # same text: one request
+        one_request = _USERS_QUESTION.search(source) or _GRADED_ANSWER.search(source)
+        return "other" if one_request else "system"
     return "other"
 
 

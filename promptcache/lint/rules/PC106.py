@@ -28,6 +28,8 @@ Good:
 
 from __future__ import annotations
 
+import re
+
 from .._model import rule_from_docstring
 
 RULE = rule_from_docstring(
@@ -47,3 +49,15 @@ LONG_PREFIX_FACTOR = 10
 # In a system prompt the conversation follows the static block too, so a value that changes
 # costs the block and every turn after it: half the block is enough to report it.
 SYSTEM_PROMPT_FACTOR = 5
+
+# A tool list (`tools`, `available_tools`, `toolset.schema`) is what a deployment gives the model,
+# the most stable part of a prompt, never a value of unknown meaning; a count of the tools
+# (`max_tools`, `tool_count`) is a setting, not the list.
+_TOOL_WORDS = frozenset({"tool", "tools", "toolset", "toolbox"})
+_COUNT_WORDS = frozenset({"max", "min", "num", "count", "number", "limit", "budget", "n"})
+
+
+def is_tool_list(name: str) -> bool:
+    """Whether a name is the tools (`available_tools`, `tools.schema`), not a count of them."""
+    words = set(re.split(r"[._]", name.lower()))
+    return not words.isdisjoint(_TOOL_WORDS) and words.isdisjoint(_COUNT_WORDS)

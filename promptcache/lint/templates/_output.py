@@ -16,6 +16,7 @@ from jinja2 import nodes
 from .._config import _matcher
 from ..rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from ..rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
+from ..rules.PC106 import is_tool_list
 from ..rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from ._bindings import Captured, Scope
 from ._events import TAIL, TAIL_NAME, Event, Hazard, Unsized, count_tokens
@@ -24,12 +25,18 @@ from ._nodes import calls, dotted_name, shown_name, with_self
 if TYPE_CHECKING:
     from ._walker import Walker
 
-__all__ = ["check_unknown", "render", "unsorted_to_report"]
+__all__ = ["FIELD_LABEL", "check_unknown", "render", "unsorted_to_report"]
 
-# The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `.
-_FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}:[ \t]*$")
+# The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `,
+# `用户请求：` (CJK text writes the full-width colon).
+FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}[:：][ \t]*$")
 
 _SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
+# What Jinja's `loop` says of the current iteration: a number or a boolean, about one token.
+# Not `loop.previtem`/`loop.nextitem`: those are items of the iterated data.
+_LOOP_COUNTERS = frozenset(
+    {"index", "index0", "revindex", "revindex0", "length", "depth", "depth0", "first", "last"}
+)
 
 # Names Jinja itself provides (globals, the special names of blocks, loops and macros, and the
 # i18n extension's translation calls): not the caller's variables, so their meaning is known.
@@ -51,7 +58,7 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
                 line, labelled = text.rsplit("\n", 1)[1], False
             else:
                 line += text
-            labelled = labelled or _FIELD_LABEL.match(line) is not None
+            labelled = labelled or FIELD_LABEL.match(line) is not None
         else:
             render(walker, child, scope, out, field=labelled)
 
@@ -147,6 +154,8 @@ def check_unknown(
     root = name.split(".", 1)[0]
     if root in scope or root in _JINJA_NAMES or walker.config.is_declared_stable(name):
         return  # bound in the template, one of Jinja's own names, or declared
+    if is_tool_list(name):
+        return  # the tools a deployment gives the model: the most stable part of a prompt
     detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
     out.append(walker.hazard("PC106", expr.lineno, root, detail))
 
@@ -165,11 +174,17 @@ def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:
     if declared is not None:
         return declared
     leaf = name.rsplit(".", 1)[-1]
-    if leaf.endswith("_token"):
+    if leaf.endswith("_token") or _is_loop_counter(name):
         return 1
     if _SHORT_VALUE(leaf):
         return SHORT_VALUE_TOKENS
     return Unsized(name)
+
+
+def _is_loop_counter(name: str) -> bool:
+    """`loop.index` and the like (Jinja reserves the name `loop`: a template cannot rebind it)."""
+    root, _, leaf = name.partition(".")
+    return root == "loop" and leaf in _LOOP_COUNTERS
 
 
 def unsorted_to_report(walker: Walker, expr: nodes.Node, scope: Scope) -> tuple[str, str] | None:

@@ -1,0 +1,163 @@
+"""
+Templates whose values close one request, and what content after a value may be reused (issue
+#21, item 3: false alarms on clean real templates, measured on templates of projects in no
+corpus; each shape below is ours, written after one of their mechanisms).
+
+- An evaluation prompt opens by giving the model a role ("You are an expert evaluator ..."),
+  then holds the answer it grades: it is the whole of one request, not a system prompt that a
+  conversation follows, as one holding the user's question already is.
+- Jinja's loop counters (`loop.index`, `loop.length`) are numbers, not content of unknown size.
+- A `str.format` placeholder after a label on its line (`Result: {result}`, with an ASCII or a
+  full-width colon) is a field of the request's data, as a labelled Jinja value already is.
+
+Each quiet case has a twin that is still reported.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from promptcache.lint import lint_source
+from promptcache.lint._kinds import prompt_kind
+
+from ._helpers import STATIC
+
+
+def _findings(source: str, path: str) -> list[tuple[str, int]]:
+    return [(f.code, f.line) for f in lint_source(source, path=path) if f.severity != "info"]
+
+
+# -- an evaluation prompt that holds the answer it grades is one request --------------------------
+
+# A reasoning grader: a role, what it is given, a short rubric, then the answer to grade last.
+TRACE_GRADER = """\
+You are an expert assistant for grading scientific reasoning.
+You are given a JSON object with the question, the reference trace and the model's trace.
+
+Grade how closely the model's trace follows the reference trace:
+- close to 1.0 when it gives the same causes and the same numbers,
+- close to 0.5 when it catches part of the reasoning but skips steps,
+- close to 0.0 when it is wrong or off topic.
+
+Return only the score, a number between 0 and 1.
+
+Answer to grade:
+{{ ANSWER }}
+"""
+
+
+@pytest.mark.parametrize("name", ["answer", "model_answer", "pred_answer", "prediction"])
+def test_a_you_are_grader_holding_the_answer_it_grades_is_one_request(name: str) -> None:
+    source = TRACE_GRADER.replace("ANSWER", name)
+    assert prompt_kind(source, "templates/trace_grader_v2.j2") == "other"
+    assert _findings(source, "templates/trace_grader_v2.j2") == []
+
+
+def test_a_grader_named_as_a_system_prompt_stays_one() -> None:
+    source = TRACE_GRADER.replace("ANSWER", "answer")
+    assert prompt_kind(source, "templates/grader_system.j2") == "system"
+    assert _findings(source, "templates/grader_system.j2") == [("PC102", 12)]
+
+
+def test_the_graded_answer_above_a_long_rubric_is_still_reported() -> None:
+    source = TRACE_GRADER.replace("ANSWER", "answer") + STATIC + "\n"
+    assert _findings(source, "templates/trace_grader_v2.j2") == [("PC102", 12)]
+
+
+def test_a_persona_prompt_without_an_answer_to_grade_stays_a_system_prompt() -> None:
+    source = TRACE_GRADER.replace("{{ ANSWER }}", "{{ context }}")
+    assert prompt_kind(source, "templates/trace_grader_v2.j2") == "system"
+    assert _findings(source, "templates/trace_grader_v2.j2") == [("PC102", 12)]
+
+
+# -- Jinja's loop counters are small numbers ---------------------------------------------------
+
+# A rerank prompt: the query, a count of the fragments, the fragments numbered, an output shape.
+RERANK = """\
+Query: {{ query }}
+
+Below are {{ chunks|length }} fragments retrieved from the notes.
+Rate each fragment's relevance to the query from 0 to 100, with a one-line reason.
+
+{% for chunk in chunks %}
+--- Fragment {{ loop.index }} of {{ loop.length }} ---
+ID: {{ chunk.chunk_id }}
+Text: {{ chunk.text }}
+{% endfor %}
+
+Return a JSON array of {"chunk_id": ..., "score": ..., "reason": ...}.
+"""
+
+
+def test_loop_counters_after_a_value_are_not_content_of_unknown_size() -> None:
+    assert _findings(RERANK, "prompts/rerank.j2") == []
+
+
+def test_a_stable_variable_of_unknown_size_after_the_value_still_counts() -> None:
+    source = RERANK.replace("{{ loop.length }}", "{{ rating_guide }}")
+    assert ("PC102", 3) in _findings(source, "prompts/rerank.j2")
+
+
+def test_an_item_the_loop_looks_at_is_not_a_counter() -> None:
+    source = RERANK.replace("{{ loop.length }}", "{{ loop.nextitem }}")
+    assert ("PC102", 3) in _findings(source, "prompts/rerank.j2")
+
+
+# -- labelled str.format placeholders are the request's data --------------------------------------
+
+# A stop-or-continue judge written for str.format: the rules, a JSON shape in doubled braces,
+# then the request's fields, each after a label (here with full-width colons).
+STOP_JUDGE = """\
+Decide whether the agent should keep working on the user's request. Output JSON only.
+
+Stop when the request is fully answered, when information is missing and cannot be obtained,
+when a tool keeps failing, or when the user asked to stop. Continue otherwise.
+
+{{"need_continue": true, "reason": "...", "next_action": "continue_tool | ask_user | finish"}}
+
+用户请求：{user_query}
+已执行动作：{executed_actions}
+当前结果：{current_result}
+"""
+
+
+@pytest.mark.parametrize("colon", ["：", ":"])
+def test_labelled_format_fields_after_a_placeholder_are_the_requests_data(colon: str) -> None:
+    source = STOP_JUDGE.replace("：", colon)
+    assert _findings(source, "prompts/stop_judge.prompt") == []
+
+
+def test_an_unlabelled_format_field_after_a_placeholder_still_counts() -> None:
+    source = STOP_JUDGE.replace("已执行动作：{executed_actions}", "{executed_actions}")
+    assert _findings(source, "prompts/stop_judge.prompt") == [("PC105", 8)]
+
+
+@pytest.mark.parametrize("colon", ["：", ":"])
+def test_a_labelled_jinja_value_with_either_colon_is_a_field(colon: str) -> None:
+    source = "检索结果：{{ search_results }}\n备注：{{ result_notes }}\n".replace("：", colon)
+    assert _findings(source, "prompts/stop_check.j2") == []
+    assert _findings(source.replace(f"备注{colon}", ""), "prompts/stop_check.j2") == [("PC102", 1)]
+
+
+# -- a tool list is the most stable content of a prompt ------------------------------------------
+
+# A coding agent's system prompt: its tools listed from the deployment's tool objects, then long
+# fixed working rules.
+AGENT_SYSTEM = (
+    "You are the repository assistant. You read and write files and run commands.\n\n"
+    "## Tools\n"
+    "{% for tool in TOOLS %}\n- **{{ tool.name }}**: {{ tool.description }}\n{% endfor %}\n\n"
+    "## How to work\n" + STATIC * 2 + "\n"
+)
+
+
+@pytest.mark.parametrize("name", ["tools", "available_tools", "agent.tools"])
+def test_a_tool_list_above_long_rules_is_not_of_unknown_meaning(name: str) -> None:
+    assert _findings(AGENT_SYSTEM.replace("TOOLS", name), "prompts/agent_system.j2") == []
+
+
+@pytest.mark.parametrize("name", ["house_rules", "tool_count"])
+def test_another_list_above_long_rules_is_still_reported(name: str) -> None:
+    assert _findings(AGENT_SYSTEM.replace("TOOLS", name), "prompts/agent_system.j2") == [
+        ("PC106", 4)
+    ]
