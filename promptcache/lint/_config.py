@@ -32,7 +32,7 @@ from .._errors import InputError
 from .._inputs import read_text
 from .rules import RULES
 from .rules.PC101 import DEFAULT_VOLATILE_CALLS, DEFAULT_VOLATILE_FILTERS
-from .rules.PC102 import DATE_NAMES, DEFAULT_PER_REQUEST
+from .rules.PC102 import DATE_NAMES, DEFAULT_PER_REQUEST, is_deployment_date
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -158,7 +158,14 @@ class LintConfig:
             return True
         per_request = _matcher(self.per_request)
         leaf = dotted.rsplit(".", 1)[-1]
+        if is_deployment_date(leaf) and not self._names_exactly(dotted):
+            return False  # the model's cutoff or release date: fixed by the deployment
         return per_request(dotted) or per_request(root) or _matcher(DATE_NAMES)(leaf)
+
+    def _names_exactly(self, dotted: str) -> bool:
+        """Whether `per_request` lists this very name (or its root), not a glob matching it."""
+        names = {pattern.lower() for pattern in self.per_request}
+        return dotted.lower() in names or dotted.split(".", 1)[0].lower() in names
 
     def is_declared_stable(self, dotted: str) -> bool:
         """Whether the user declared a variable (by name or root name) the same on every request."""

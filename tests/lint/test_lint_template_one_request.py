@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from promptcache.lint import lint_source
+from promptcache.lint import LintConfig, lint_source
 from promptcache.lint._kinds import prompt_kind
 
 from ._helpers import STATIC
@@ -161,3 +161,47 @@ def test_another_list_above_long_rules_is_still_reported(name: str) -> None:
     assert _findings(AGENT_SYSTEM.replace("TOOLS", name), "prompts/agent_system.j2") == [
         ("PC106", 4)
     ]
+
+
+# -- a date the deployment fixes is not today's date -----------------------------------------------
+
+# An assistant's system prompt that states the model's knowledge cutoff above its fixed rules.
+CUTOFF_SYSTEM = "You are Atlas, the outfitters' support assistant.\nKnowledge cutoff: {{ DATE }}.\n"
+CUTOFF_SYSTEM += STATIC * 2 + "\n"
+
+
+@pytest.mark.parametrize("name", ["knowledge_cutoff_date", "model_release_date", "build_date"])
+def test_a_date_the_deployment_fixes_is_not_per_request(name: str) -> None:
+    assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == []
+
+
+@pytest.mark.parametrize("name", ["current_date", "booking_date", "cutoff_time"])
+def test_a_date_of_the_request_is_still_reported(name: str) -> None:
+    assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == [("PC102", 2)]
+
+
+def test_a_deployment_date_named_as_per_request_is_reported() -> None:
+    source = CUTOFF_SYSTEM.replace("DATE", "knowledge_cutoff_date")
+    config = LintConfig(per_request=(*LintConfig().per_request, "knowledge_cutoff_date"))
+    found = [f.code for f in lint_source(source, path="prompts/system.j2", config=config)]
+    assert found == ["PC102"]
+
+
+# A chat template whose system header names the model's release, then the conversation.
+RELEASE_CHAT = """\
+{{- bos_token }}
+{{- '<|im_start|>system\\nYou are Orca, released on ' + DATE + '.<|im_end|>\\n' }}
+{%- for message in messages %}
+{{- '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}
+"""
+
+
+def test_a_chat_templates_release_date_is_not_todays_date() -> None:
+    assert _findings(RELEASE_CHAT.replace("DATE", "release_date"), "chat_template.jinja") == []
+
+
+def test_a_chat_templates_date_of_today_is_still_reported() -> None:
+    source = RELEASE_CHAT.replace("DATE", "today_date")
+    assert _findings(source, "chat_template.jinja") == [("PC301", 2)]

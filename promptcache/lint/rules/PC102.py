@@ -217,6 +217,21 @@ DATE_NAMES = (
     "current_time*",
 )
 
+# A date the deployment fixes, not today's: the model's knowledge cutoff or release, the build
+# (`knowledge_cutoff_date`, `model_release_date`, `build_date`). Set once, the same on every
+# request. Only date names count: a `cutoff_time` is often computed from the clock per request.
+DEPLOYMENT_DATE_WORDS = frozenset(
+    {"cutoff", "knowledge", "release", "released", "training", "trained", "build", "built"}
+    | {"launch", "launched"}
+)
+
+
+def is_deployment_date(name: str) -> bool:
+    """Whether a date name says the deployment fixes it (`knowledge_cutoff_date`)."""
+    words = set(name.rsplit(".", 1)[-1].lower().split("_"))
+    return "date" in words and not words.isdisjoint(DEPLOYMENT_DATE_WORDS)
+
+
 # Variable names that hold the time of the request itself (not a date: that changes once a day).
 CLOCK_NAMES = (
     "time",

@@ -15,6 +15,7 @@ from jinja2 import nodes
 
 from .._config import _matcher
 from ..rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
+from ..rules.PC102 import is_deployment_date
 from ..rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
 from ..rules.PC106 import is_tool_list
 from ..rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
@@ -154,8 +155,8 @@ def check_unknown(
     root = name.split(".", 1)[0]
     if root in scope or root in _JINJA_NAMES or walker.config.is_declared_stable(name):
         return  # bound in the template, one of Jinja's own names, or declared
-    if is_tool_list(name):
-        return  # the tools a deployment gives the model: the most stable part of a prompt
+    if is_tool_list(name) or is_deployment_date(name):
+        return  # the tools a deployment gives the model, its cutoff or release date
     detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
     out.append(walker.hazard("PC106", expr.lineno, root, detail))
 

@@ -19,6 +19,7 @@ from ..rules.PC102 import (
     PER_CONVERSATION,
     SYSTEM_CLOCK_FIX,
     USERS_TURN_WORDS,
+    is_deployment_date,
 )
 from ..rules.PC301 import CHAT_DATE_NAMES, CURRENT_DATE_FIELDS, date_fix
 from ._bindings import Scope
@@ -162,6 +163,8 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
     if walker.chat:
+        if is_deployment_date(dotted):
+            return None  # the model's cutoff or release date: fixed by the deployment
         if _is_chat_date_name(dotted) or _is_chat_date_name(dotted.rsplit(".", 1)[-1]):
             detail = f"the date variable `{dotted}`"
             return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
