@@ -106,3 +106,40 @@ def test_a_guarded_copy_of_the_messages_is_the_history() -> None:
 def test_a_guarded_copy_that_keeps_every_turns_reasoning_is_stable() -> None:
     every_turn = GUARDED_COPY_LAST_ONLY.replace("newest and ", "")
     assert codes(every_turn, chat=True) == []
+
+
+# A template for a hybrid model's non-thinking use: the generation prompt always writes an empty
+# think block, so the model never writes reasoning; the history strips a `</think>` part off
+# the content all the same (defensively) and writes the same empty block back for every turn.
+THINKING_OFF = """\
+{%- for m in messages %}
+{%- if m.role == 'assistant' %}
+{%- set content = m.content.split('</think>')[-1].lstrip() if '</think>' in m.content else m.content %}
+{{- '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' + content + '<|im_end|>\\n' }}
+{%- else %}
+{{- '<|im_start|>' + m.role + '\\n' + m.content + '<|im_end|>\\n' }}
+{%- endif %}
+{%- endfor %}
+{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' }}{%- endif %}
+"""
+
+
+def test_a_split_under_a_generation_prompt_that_closes_the_think_block_drops_nothing() -> None:
+    assert codes(THINKING_OFF, chat=True) == []
+
+
+def test_the_same_split_after_a_generation_prompt_that_lets_the_model_think_is_reported() -> None:
+    source = THINKING_OFF.replace(
+        "{{- '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' }}{%- endif %}",
+        "{{- '<|im_start|>assistant\\n' }}{%- endif %}",
+    )
+    assert codes(source, chat=True) == ["PC302", "PC302"]
+
+
+def test_a_split_when_only_thinking_off_closes_the_block_is_still_reported() -> None:
+    source = THINKING_OFF.replace(
+        "{{- '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' }}{%- endif %}",
+        "{{- '<|im_start|>assistant\\n' }}{%- if enable_thinking is false %}"
+        "{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}{%- endif %}",
+    )
+    assert "PC302" in codes(source, chat=True)

@@ -254,6 +254,8 @@ def check_history_expr(walker: Walker, expr: nodes.Node, scope: Scope, out: list
         if splits and any(is_think_literal(arg) for arg in call.args):
             if selects_reasoning(expr) or _reasoning_written_back(walker):
                 return  # the reasoning is split out to be written back, not dropped
+            if _as_generated(walker):
+                return  # the generation prompt closed the think block: there is none to drop
             detail = "`split(...)` that strips the reasoning from earlier turns"
             hazard = walker.hazard("PC302", call.lineno, callee.attr, detail)
             report_history(walker, "split", hazard, out)
