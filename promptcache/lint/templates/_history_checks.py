@@ -27,7 +27,7 @@ from ._branches import (
 from ._events import Event, Hazard
 from ._moving import Moving, assigned_values, moving_content
 from ._nodes import flags_read, renders, with_self
-from ._pieces import differ_only_at_the_end, static_only
+from ._pieces import differ_only_at_the_end, static_only, without_guards
 from ._reasoning import is_empty_think, is_think_literal, mentions_reasoning, selects_reasoning
 
 if TYPE_CHECKING:
@@ -61,6 +61,13 @@ def check_position_branch(
     """
     state = walker.state
     if not state.history or "branch" in state.reported:
+        return
+    # A guard that aborts a malformed request (`raise_exception(...)`) renders nothing in a
+    # request that succeeds: what each side writes is the rest.
+    body, else_ = without_guards(body), without_guards(else_)
+    if not any(renders(stmt) for stmt in (*body, *else_)) and not any(
+        with_self(stmt, nodes.Assign) for stmt in (*body, *else_)
+    ):
         return
     setting_only = not any(renders(stmt) for stmt in (*body, *else_))
     if setting_only and only_looks_ahead((*body, *else_)):

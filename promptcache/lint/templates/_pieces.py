@@ -18,7 +18,8 @@ _Piece = Union[str, nodes.Node]  # noqa: UP007 - a runtime alias on Python 3.10
 
 
 def differ_only_at_the_end(body: Sequence[nodes.Node], else_: Sequence[nodes.Node]) -> bool:
-    """Whether two branches write the same pieces, one followed only by more static text."""
+    """Whether two branches write the same pieces, one followed only by more static text (or a
+    special token: `content + eos_token` against `content`)."""
     first, second = _pieces(body), _pieces(else_)
     if first is None or second is None or first == second:
         return False
@@ -39,7 +40,8 @@ def _ends_with_more_text(short: Sequence[_Piece], long: Sequence[_Piece]) -> boo
 
 
 def _all_text(pieces: Sequence[_Piece]) -> bool:
-    return all(isinstance(piece, str) for piece in pieces)
+    """Static text or the tokenizer's special tokens (`eos_token`): a separator either way."""
+    return all(isinstance(piece, str) or _special(piece) for piece in pieces)
 
 
 def _pieces(stmts: Sequence[nodes.Node]) -> list[_Piece] | None:
@@ -71,7 +73,8 @@ def _concatenated(expr: nodes.Node) -> list[_Piece]:
 
 
 def static_only(stmts: Sequence[nodes.Node]) -> bool:
-    """Whether statements render only text written in the template (no variable, no call)."""
+    """Whether statements render only text written in the template or the tokenizer's special
+    tokens (`eos_token`: the same on every request), no other variable and no call."""
     for stmt in stmts:
         if not isinstance(stmt, nodes.Output):
             if renders(stmt):
@@ -79,9 +82,41 @@ def static_only(stmts: Sequence[nodes.Node]) -> bool:
             continue
         for child in stmt.nodes:
             constant = type(child) is nodes.Const and isinstance(child.value, str)
-            if type(child) is not nodes.TemplateData and not constant:
+            if type(child) is not nodes.TemplateData and not constant and not _special(child):
                 return False
     return True
+
+
+def _special(node: nodes.Node) -> bool:
+    """A special token of the tokenizer (`eos_token`, `bos_token`), or text joined to one."""
+    if type(node) is nodes.Name:
+        return node.name.endswith("_token")
+    if type(node) in (nodes.Add, nodes.Concat):
+        return all(
+            type(piece) is nodes.TemplateData or isinstance(piece, str) or _special(piece)
+            for piece in _concatenated(node)
+        )
+    return False
+
+
+def without_guards(stmts: Sequence[nodes.Node]) -> list[nodes.Node]:
+    """`stmts` without the outputs that only call `raise_exception(...)`: a template's guard
+    against a malformed request, which aborts the render rather than writing anything."""
+    return [stmt for stmt in stmts if not _only_raises(stmt)]
+
+
+def _only_raises(stmt: nodes.Node) -> bool:
+    if not isinstance(stmt, nodes.Output):
+        return False
+    calls = [
+        child
+        for child in stmt.nodes
+        if not (type(child) is nodes.TemplateData and not child.data.strip())
+    ]
+    return bool(calls) and all(
+        type(c) is nodes.Call and type(c.node) is nodes.Name and c.node.name == "raise_exception"
+        for c in calls
+    )
 
 
 def static_text(stmts: Sequence[nodes.Node]) -> str | None:
