@@ -35,6 +35,7 @@ from ._kinds import (
     PromptKind,
     follows_conversation,
     handlebars,
+    holds_the_newest_turn,
     looks_like_chat,
     not_a_prompt,
     prompt_kind,
@@ -133,7 +134,8 @@ def _unparsed(
     if events is None:
         return [_parse_error(path, exc.lineno or 1, message)]
     lines = _lines(source)
-    found = risks(events, config.threshold, kind=prompt_kind(source, path))
+    one_request = holds_the_newest_turn(source, path)
+    found = risks(events, config.threshold, kind=prompt_kind(source, path), one_request=one_request)
     return _unique([_finding(h, risk, path, lines) for h, risk in found])
 
 
@@ -436,7 +438,8 @@ def _analyse(
         # a system prompt's "the conversation so far" speaks of the history after it
         after_conversation=kind != "system" and follows_conversation(source),
     )
-    return risks(walker.template(ast, {}), config.threshold, kind=kind)
+    one_request = not chat and holds_the_newest_turn(source, path)
+    return risks(walker.template(ast, {}), config.threshold, kind=kind, one_request=one_request)
 
 
 def _with_declared_inputs(config: LintConfig, source: str, path: str) -> LintConfig:
@@ -463,7 +466,11 @@ class Risk:
 
 
 def risks(
-    events: Iterable[Event], threshold: int, *, kind: PromptKind = "system"
+    events: Iterable[Event],
+    threshold: int,
+    *,
+    kind: PromptKind = "system",
+    one_request: bool = False,
 ) -> list[tuple[Hazard, Risk]]:
     """
     Hazards worth reporting: followed by `threshold` tokens, a chat history, or content of
@@ -475,7 +482,9 @@ def risks(
     user turn, the newest message, values belong where they are, so a hazard there needs one
     block of `threshold` tokens of instructions after it, and the variables around it are the
     request's own data, not reusable content; outside a system prompt, a one-line labelled
-    field (`Users online: {{ count }}`) is data of the request too.
+    field (`Users online: {{ count }}`) is data of the request too. `one_request`: the prompt holds
+    the newest turn (the user's question, the answer it grades), so, as in a user turn, only one
+    block of `threshold` tokens after a value counts, not labels and lines between its fields.
     """
     prefix: list[Event] = []
     for event in events:
@@ -520,7 +529,7 @@ def risks(
                 # conversation is given, not on other content it cannot size (words and
                 # lists filled per call after who is asking).
                 others = [n for n in others if is_tool_list(n)]
-            static = block if kind == "user" else after
+            static = block if kind == "user" or one_request else after
             # The conversation after a value fixed for that conversation is its own.
             followed = history and not event.per_conversation
             if followed or event.conversation or static >= max(threshold, 1) or others:

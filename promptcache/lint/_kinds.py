@@ -28,6 +28,7 @@ __all__ = [
     "PromptKind",
     "follows_conversation",
     "handlebars",
+    "holds_the_newest_turn",
     "looks_like_chat",
     "not_a_prompt",
     "prompt_kind",
@@ -180,6 +181,17 @@ def _named_or_opening_kind(source: str, path: str) -> PromptKind:
         one_request = _USERS_QUESTION.search(source) or _GRADED_ANSWER.search(source)
         return "other" if one_request else "system"
     return "other"
+
+
+def holds_the_newest_turn(source: str, path: str) -> bool:
+    """
+    A prompt of no declared kind that holds the user's question or the answer it grades: the
+    newest turn's content is in it, so it is the whole of one request, as a user turn is the
+    newest message (a file named as a system prompt stays one).
+    """
+    if prompt_kind(source, path) != "other":
+        return False
+    return bool(_USERS_QUESTION.search(source) or _GRADED_ANSWER.search(source))
 
 
 def follows_conversation(source: str) -> bool:

@@ -151,7 +151,7 @@ AGENT_SYSTEM = (
 )
 
 
-@pytest.mark.parametrize("name", ["tools", "available_tools", "agent.tools"])
+@pytest.mark.parametrize("name", ["tools", "available_tools", "agent.tools", "functions"])
 def test_a_tool_list_above_long_rules_is_not_of_unknown_meaning(name: str) -> None:
     assert _findings(AGENT_SYSTEM.replace("TOOLS", name), "prompts/agent_system.j2") == []
 
@@ -205,3 +205,52 @@ def test_a_chat_templates_release_date_is_not_todays_date() -> None:
 def test_a_chat_templates_date_of_today_is_still_reported() -> None:
     source = RELEASE_CHAT.replace("DATE", "today_date")
     assert _findings(source, "chat_template.jinja") == [("PC301", 2)]
+
+
+# -- a prompt holding the newest turn counts one block of instructions after a value ---------------
+
+# A retail assistant's single-request prompt: a role, the retrieved documentation, the customer's
+# orders and profile, each under a short heading, then the question and a short instruction.
+SHOP_REQUEST = """\
+You are the shop's assistant. Answer briefly, using the customer's name.
+
+# Documentation
+{% for item in retrieved_docs %}
+catalog: {{ item.id }}
+item: {{ item.title }}
+content: {{ item.content }}
+{% endfor %}
+Reference the documentation you used, by catalog number, and never quote a price or a stock
+level that the documentation does not give: say that you do not know it and where to find it.
+
+# Previous orders
+Use the orders as context for the question they ask: a customer who bought boots may be asking
+about the same boots, and one who returned an item may be asking about the refund.
+{% for order in customer.orders %}
+name: {{ order.name }}
+{% endfor %}
+
+# Customer
+The customer is {{ customer.first_name }}, a {{ customer.membership }} member.
+
+# Question
+{{ question }}
+
+# Instructions
+Suggest other items that go well with the ones found above, by name and description, and say
+why each one fits what the customer already has. Be brief and concise, and use a friendly tone.
+"""
+
+
+def test_headings_and_lines_between_the_fields_of_one_request_are_not_reusable() -> None:
+    assert _findings(SHOP_REQUEST, "prompts/shop_chat.j2") == []
+
+
+def test_one_long_block_after_the_documentation_is_still_reported() -> None:
+    source = SHOP_REQUEST.replace("Reference the documentation", STATIC + "\nReference the")
+    assert ("PC103", 4) in _findings(source, "prompts/shop_chat.j2")
+
+
+def test_the_same_text_without_the_question_still_adds_up() -> None:
+    source = SHOP_REQUEST.replace("{{ question }}", "{{ topic }}")
+    assert ("PC103", 4) in _findings(source, "prompts/shop_chat.j2")

@@ -50,10 +50,10 @@ LONG_PREFIX_FACTOR = 10
 # costs the block and every turn after it: half the block is enough to report it.
 SYSTEM_PROMPT_FACTOR = 5
 
-# A tool list (`tools`, `available_tools`, `toolset.schema`) is what a deployment gives the model,
+# A tool list (`tools`, `available_tools`, `toolset.schema`, `functions`) is what a deployment gives the model,
 # the most stable part of a prompt, never a value of unknown meaning; a count of the tools
 # (`max_tools`, `tool_count`) is a setting, not the list.
-_TOOL_WORDS = frozenset({"tool", "tools", "toolset", "toolbox"})
+_TOOL_WORDS = frozenset({"tool", "tools", "toolset", "toolbox", "functions"})
 _COUNT_WORDS = frozenset({"max", "min", "num", "count", "number", "limit", "budget", "n"})
 
 
