@@ -46,9 +46,10 @@ PromptKind = Literal["system", "user", "other"]
 _SYSTEM_NAME = re.compile(SYSTEM_TEMPLATE_NAME)
 _USER_NAME = re.compile(r"(?i)(?:^|[_.\-])(?:user|human)(?:$|[_.\-])")
 # How a system prompt opens: it speaks to the model about its role.
-# "You are given ..." introduces the inputs of a one-off task (an evaluation prompt), not a role.
+# "You are given ...", "You are tasked with ..." introduce a one-off task and its inputs (an
+# evaluation or a summary), not a role.
 _ADDRESSES_THE_MODEL = re.compile(
-    r"(?i)^[\W_]*(?:(?:you are|you're)(?!\s+(?:given|provided|shown|presented|asked|about to))"
+    r"(?i)^[\W_]*(?:(?:you are|you're)(?!\s+(?:given|provided|shown|presented|asked|tasked|about to))"
     r"|you will act|you will be acting|act as|i want you to act|your role is|your name is)\b"
 )
 # A prompt that writes the model's turn delimiters itself is the whole raw prompt of one request:

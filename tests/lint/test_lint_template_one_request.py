@@ -254,3 +254,26 @@ def test_one_long_block_after_the_documentation_is_still_reported() -> None:
 def test_the_same_text_without_the_question_still_adds_up() -> None:
     source = SHOP_REQUEST.replace("{{ question }}", "{{ topic }}")
     assert ("PC103", 4) in _findings(source, "prompts/shop_chat.j2")
+
+
+# -- "You are tasked with ..." sets a one-off task, not a role -----------------------------------
+
+# A transcript summariser: the task, how to structure the summary, then the transcript last.
+SUMMARY_TASK = (
+    "OPENING summarizing a video transcript for the weekly digest.\n\n"
+    "Read the whole transcript, then write a short introduction, the key insights as bullets and"
+    " up to three notable quotes. Use markdown headings.\n\n"
+    "<transcript>\n{{ context }}\n</transcript>\n"
+)
+
+
+def test_a_prompt_that_opens_with_its_task_is_not_a_system_prompt() -> None:
+    source = SUMMARY_TASK.replace("OPENING", "You are tasked with")
+    assert prompt_kind(source, "prompts/video_summary.jinja2") == "other"
+    assert _findings(source, "prompts/video_summary.jinja2") == []
+
+
+def test_a_prompt_that_gives_the_model_a_role_stays_a_system_prompt() -> None:
+    source = SUMMARY_TASK.replace("OPENING", "You are a careful editor who is good at")
+    assert prompt_kind(source, "prompts/video_summary.jinja2") == "system"
+    assert _findings(source, "prompts/video_summary.jinja2") == [("PC102", 6)]
