@@ -10,7 +10,8 @@ Why:
     issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
     A system prompt (a file named `system*`, `*_system*`, or whose text opens with "You are",
-    "Act as") opens every request, so a value that changes from turn to turn there, a clock
+    "Act as", not "You are given"/"You are tasked with", and holds neither the user's question
+    nor the answer it grades) opens every request, so a value that changes from turn to turn there, a clock
     (`time`, `now`, `current_time`) or a per-turn value (`memory`, `context`,
     `retrieved_*`, `question`, `round`, `weather`, `*_so_far`), has the whole conversation after
     it and is reported whatever static text follows it in the file, as are the newest items of
@@ -22,8 +23,10 @@ Why:
     writes the history itself (`{{ chat_history }}`), is one whole request, followed by no
     conversation. In a user turn (`user*.j2`, `human*.j2`), where per-request values belong, only one block of
     `threshold` tokens of instructions after a value counts, not labels between data fields,
-    and its other variables are the request's data; outside a system prompt a labelled field
-    (`Users online: {{ count }}`) is data of the request too. In a message whose text says it
+    and its other variables are the request's data, as in a prompt that holds the user's
+    question or the graded answer (one whole request); outside a system prompt a labelled field
+    (`Users online: {{ count }}`) is data of the request too. A date the deployment fixes
+    (`knowledge_cutoff_date`, `model_release_date`, `build_date`) is not per-request. In a message whose text says it
     follows the conversation ("the messages above") only per-turn values are reported. A loop
     over the history that writes each item's role (a `.prompty` chat prompt) is the
     conversation: a per-turn value above it is reported, one fixed per conversation is not.

@@ -14,7 +14,8 @@ Why:
     fields run through the whole prompt): one uninterrupted block must follow it. In a user
     turn, where a variable is the request's own data, one block of `threshold` tokens is enough;
     in a system prompt, which the whole conversation follows, a block of five times `threshold`
-    (500 tokens) is.
+    (500 tokens) is. A tool list (`tools`, `available_tools`, `functions`) and a date the
+    deployment fixes (`knowledge_cutoff_date`, `release_date`) are never of unknown meaning.
 
 Bad:
     {{ system_resources }}

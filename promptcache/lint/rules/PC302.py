@@ -14,7 +14,10 @@ Why:
     messages) are stable and not reported; so is a `loop.last` branch of static text after
     which nothing renders in the turn (only `set`s, or `if`s a flag set on the way rules
     out), nor is a split that takes the reasoning out of the
-    content only to write it back between its markers for every turn. A position test that a
+    content only to write it back between its markers for every turn, or one after a generation
+    prompt that always closes the think block (the model wrote no reasoning). A guard that only
+    calls `raise_exception(...)` writes nothing; an end token (`eos_token`) written only when
+    another message follows is a separator, like static text. A position test that a
     flag on by default overrides (`keep or loop.index0 > ns.last_query_index`, with `keep`
     defaulting to true: Qwen3.6's `preserve_thinking`) is an info note (PC002), not this.
 
