@@ -277,3 +277,32 @@ def test_a_prompt_that_gives_the_model_a_role_stays_a_system_prompt() -> None:
     source = SUMMARY_TASK.replace("OPENING", "You are a careful editor who is good at")
     assert prompt_kind(source, "prompts/video_summary.jinja2") == "system"
     assert _findings(source, "prompts/video_summary.jinja2") == [("PC102", 6)]
+
+
+# -- a date in the last lines of a system prompt's context block -----------------------------------
+
+# A concierge's system prompt: the house rules, then a context block of one-line fields.
+CONCIERGE = (
+    "You are the concierge of the Alpine Hotel.\n"
+    + STATIC
+    + "\n## Context\nToday: {{ current_date }}\nGuest: {{ guest_name }}\nRoom: {{ room_number }}\n"
+)
+
+
+def test_a_date_above_the_other_fields_of_a_context_block_is_quiet() -> None:
+    assert _findings(CONCIERGE, "prompts/concierge_system.j2") == []
+
+
+def test_a_date_above_the_tools_is_still_reported() -> None:
+    source = CONCIERGE + "Tools:\n{{ tools | tojson }}\n"
+    assert _findings(source, "prompts/concierge_system.j2") == [("PC102", 4)]
+
+
+def test_a_date_above_long_static_text_is_still_reported() -> None:
+    source = CONCIERGE + STATIC + "\n"
+    assert _findings(source, "prompts/concierge_system.j2") == [("PC102", 4)]
+
+
+def test_a_per_turn_value_in_the_context_block_is_still_reported() -> None:
+    source = CONCIERGE.replace("{{ current_date }}", "{{ memory }}")
+    assert _findings(source, "prompts/concierge_system.j2") == [("PC102", 4)]

@@ -17,8 +17,8 @@ Why:
     it and is reported whatever static text follows it in the file, as are the newest items of
     any list (`moves[-3:]`); a date (once a day) and a value fixed for a conversation (who is
     asking and what describes them, `user_level` as much as `user_name`; the session; the task)
-    are reported when enough static text follows them, a value fixed per conversation on the
-    static text or the tools after it, not on other content of unknown size. A prompt that
+    are reported when enough static text follows them, on the static text or the tools after
+    them, not on other content of unknown size. A prompt that
     writes the model's turn delimiters itself (`[INST]`, `<|im_start|>`), or a system prompt that
     writes the history itself (`{{ chat_history }}`), is one whole request, followed by no
     conversation. In a user turn (`user*.j2`, `human*.j2`), where per-request values belong, only one block of

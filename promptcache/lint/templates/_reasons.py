@@ -175,7 +175,9 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
         per_turn = not fixed and not date
         if walker.after_conversation and not per_turn:
             return None  # fixed for the conversation, the only one this text is cached in
-        if fixed:
+        if fixed or date:
+            # a date changes once a day, more seldom than who is asking: what follows it costs no
+            # more than what follows a value fixed for the conversation
             detail = f"per-request variable `{dotted}`"
             return Hazard("PC102", line, root, detail, walker.origin, per_conversation=True)
         if per_turn and walker.system:
