@@ -175,7 +175,7 @@ def test_a_date_the_deployment_fixes_is_not_per_request(name: str) -> None:
     assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == []
 
 
-@pytest.mark.parametrize("name", ["current_date", "booking_date", "cutoff_time"])
+@pytest.mark.parametrize("name", ["current_date", "booking_date", "cutoff_time", "release_date"])
 def test_a_date_of_the_request_is_still_reported(name: str) -> None:
     assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == [("PC102", 2)]
 

@@ -220,19 +220,22 @@ DATE_NAMES = (
     "current_time*",
 )
 
-# A date the deployment fixes, not today's: the model's knowledge cutoff or release, the build
-# (`knowledge_cutoff_date`, `model_release_date`, `build_date`). Set once, the same on every
-# request. Only date names count: a `cutoff_time` is often computed from the clock per request.
-DEPLOYMENT_DATE_WORDS = frozenset(
-    {"cutoff", "knowledge", "release", "released", "training", "trained", "build", "built"}
-    | {"launch", "launched"}
-)
+# A date the deployment fixes, not today's: the model's knowledge cutoff, its training, the build
+# (`knowledge_cutoff_date`, `training_date`, `build_date`, `model_release_date`). Set once, the
+# same on every request. Only date names count: a `cutoff_time` is often the clock's, per request.
+# A bare `release_date` or `launch_date` in a prompt file may be a product's, the request's data;
+# in a chat template (rendered with the serving configuration's values) it is the model's.
+DEPLOYMENT_DATE_WORDS = frozenset({"cutoff", "knowledge", "training", "trained", "build", "built"})
+RELEASE_WORDS = frozenset({"release", "released", "launch", "launched"})
 
 
-def is_deployment_date(name: str) -> bool:
+def is_deployment_date(name: str, *, chat: bool = False) -> bool:
     """Whether a date name says the deployment fixes it (`knowledge_cutoff_date`)."""
     words = set(name.rsplit(".", 1)[-1].lower().split("_"))
-    return "date" in words and not words.isdisjoint(DEPLOYMENT_DATE_WORDS)
+    if "date" not in words:
+        return False
+    released = not words.isdisjoint(RELEASE_WORDS) and (chat or "model" in words)
+    return released or not words.isdisjoint(DEPLOYMENT_DATE_WORDS)
 
 
 # Variable names that hold the time of the request itself (not a date: that changes once a day).

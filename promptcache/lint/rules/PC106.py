@@ -15,7 +15,7 @@ Why:
     turn, where a variable is the request's own data, one block of `threshold` tokens is enough;
     in a system prompt, which the whole conversation follows, a block of five times `threshold`
     (500 tokens) is. A tool list (`tools`, `available_tools`, `functions`) and a date the
-    deployment fixes (`knowledge_cutoff_date`, `release_date`) are never of unknown meaning.
+    deployment fixes (`knowledge_cutoff_date`, `model_release_date`) are never of unknown meaning.
 
 Bad:
     {{ system_resources }}

@@ -163,7 +163,7 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
     if walker.chat:
-        if is_deployment_date(dotted):
+        if is_deployment_date(dotted, chat=True):
             return None  # the model's cutoff or release date: fixed by the deployment
         if _is_chat_date_name(dotted) or _is_chat_date_name(dotted.rsplit(".", 1)[-1]):
             detail = f"the date variable `{dotted}`"
