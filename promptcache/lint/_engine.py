@@ -134,8 +134,9 @@ def _unparsed(
     if events is None:
         return [_parse_error(path, exc.lineno or 1, message)]
     lines = _lines(source)
-    one_request = holds_the_newest_turn(source, path)
-    found = risks(events, config.threshold, kind=prompt_kind(source, path), one_request=one_request)
+    kind = prompt_kind(source, path)
+    one_request = holds_the_newest_turn(source, kind)
+    found = risks(events, config.threshold, kind=kind, one_request=one_request)
     return _unique([_finding(h, risk, path, lines) for h, risk in found])
 
 
@@ -438,7 +439,7 @@ def _analyse(
         # a system prompt's "the conversation so far" speaks of the history after it
         after_conversation=kind != "system" and follows_conversation(source),
     )
-    one_request = not chat and holds_the_newest_turn(source, path)
+    one_request = not chat and holds_the_newest_turn(source, kind)
     return risks(walker.template(ast, {}), config.threshold, kind=kind, one_request=one_request)
 
 

@@ -184,13 +184,13 @@ def _named_or_opening_kind(source: str, path: str) -> PromptKind:
     return "other"
 
 
-def holds_the_newest_turn(source: str, path: str) -> bool:
+def holds_the_newest_turn(source: str, kind: PromptKind) -> bool:
     """
-    A prompt of no declared kind that holds the user's question or the answer it grades: the
-    newest turn's content is in it, so it is the whole of one request, as a user turn is the
-    newest message (a file named as a system prompt stays one).
+    A prompt of no declared kind (`kind`, from `prompt_kind`) that holds the user's question or
+    the answer it grades: the newest turn's content is in it, so it is the whole of one request,
+    as a user turn is the newest message (a file named as a system prompt stays one).
     """
-    if prompt_kind(source, path) != "other":
+    if kind != "other":
         return False
     return bool(_USERS_QUESTION.search(source) or _GRADED_ANSWER.search(source))
 
