@@ -81,7 +81,8 @@ _USERS_QUESTION = re.compile(
 )
 # The answer an evaluation prompt grades (`answer`, `model_answer`, `prediction`): a grader opens
 # "You are an expert evaluator ..." and holds the answer it scores, so it is one request, as a
-# prompt holding the user's question is. The names are the graded output's, not a reference's.
+# prompt holding the user's question is (`*_answer` also takes a reference answer, `gold_answer`:
+# a prompt holding one is an evaluation too).
 _GRADED_ANSWER = re.compile(
     r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:answer|answers|\w+_answer|predictions?|completion"
     r"|model_output|model_response)\s*(?:\}|\||-)"
