@@ -60,6 +60,26 @@ FIRES = [
         """,
         "briefing",
     ),
+    (
+        "a-helper-s-system-message-with-the-conversation-after-it",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        HANDBOOK = {handbook}
+        def notes_prompt(transcript):
+            return f"The meeting so far:\\n{{transcript}}\\n" + HANDBOOK
+        def summarise(transcript, history):
+            reply = client.chat.completions.create(
+                model="gpt-4o-mini",
+                messages=[{{"role": "system", "content": notes_prompt(transcript)}}, *history],
+            )
+            return reply.choices[0].message.content
+        class NoteTaker:
+            def follow(self, recorder, history):
+                return summarise(recorder.current_transcript(), history)
+        """,
+        "recorder",
+    ),
 ]
 
 QUIET = [
@@ -133,6 +153,27 @@ QUIET = [
                 model="gpt-4o",
                 messages=[{{"role": "system", "content": system}}, {{"role": "user", "content": question}}],
             )
+        """,
+    ),
+    (
+        "a-lone-system-message-nothing-follows",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def notes_prompt(transcript):
+            return f"You take notes for a meeting. The transcript so far:\\n{{transcript}}\\n" + (
+                "Write the decisions made, one per line, in square brackets. "
+                "Do not ask for the recording again."
+            )
+        def summarise(transcript):
+            reply = client.chat.completions.create(
+                model="gpt-4o-mini",
+                messages=[{{"role": "system", "content": notes_prompt(transcript)}}],
+            )
+            return reply.choices[0].message.content
+        class NoteTaker:
+            def follow(self, recorder):
+                return summarise(recorder.current_transcript())
         """,
     ),
 ]

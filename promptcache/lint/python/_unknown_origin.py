@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 
 from ..rules.PC106 import LONG_PREFIX_FACTOR
 from ..rules.PC508 import STABLE_WORDS
@@ -26,6 +27,11 @@ _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Annotations of values that may come with a request (anything else annotated is an object).
 _TEXT_TYPES = frozenset({"str", "Any", "dict", "Dict", "list", "List", "Mapping", "Sequence"})
 _NOTE = "the analysis cannot tell whether it changes per request: no call here passes it"
+# The system prompts judged where they are written, apart from the request they go into
+# (`Findings.system_message`, the `("system", ...)` tuple of a chat prompt).
+_MADE_APART = frozenset(
+    {"system message", "developer message", "LangChain SystemMessage", "system message tuple"}
+)
 
 
 def unknown_origin_hits(
@@ -47,18 +53,46 @@ def unknown_origin_hits(
         if _called_name(function) in used:
             continue
         arguments = _arguments(node)
-        found: dict[str, Hit] = {}  # one per parameter, as the system prompt where it is one
-        for pending in function.pending:
-            arg = arguments.get(pending.name)
-            if arg is None or not _opens_prefix(pending, long_prefix):
-                continue
-            name = pending.name
-            if is_per_request(name) or is_stable(name) or _says_stable(name):
+        for name, pendings in _by_parameter(function.pending).items():
+            arg = arguments.get(name)
+            if arg is None or is_per_request(name) or is_stable(name) or _says_stable(name):
                 continue  # per-request names are PC502's; stable ones are asked about nowhere
-            if name not in found or pending.role == "system":
-                found[name] = _hit(function, arg, pending)
-        hits.extend(found.values())
+            seen = _as_the_request_sees_them(pendings)
+            if any(_opens_prefix(p, long_prefix) for p in seen):
+                hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix)))
     return hits
+
+
+def _by_parameter(pendings: Iterable[Pending]) -> dict[str, list[Pending]]:
+    grouped: dict[str, list[Pending]] = {}
+    for pending in pendings:
+        grouped.setdefault(pending.name, []).append(pending)
+    return grouped
+
+
+def _worded(pendings: list[Pending], seen: list[Pending], long_prefix: int) -> Pending:
+    """The sink a hit is told as: the system prompt where the parameter opens one (one hit per
+    parameter), with what the request shows after it."""
+    shown = next(p for p in seen if _opens_prefix(p, long_prefix))
+    system = next((p for p in pendings if p.role == "system"), shown)
+    return replace(system, after=shown.after, history=shown.history)
+
+
+def _as_the_request_sees_them(pendings: Iterable[Pending]) -> list[Pending]:
+    """
+    The sinks one parameter reaches, as the request that sends it sees them where the function
+    makes one. A system message literal, a text named as a system prompt and a prompt builder's
+    template are judged where they are made, before the list they go into is known, and so as
+    if a conversation followed them; the request's own view says whether one does
+    (`messages=[{"role": "system", "content": prompt(transcript)}]` alone: nothing follows).
+    """
+    pendings = list(pendings)
+    seen = [p for p in pendings if not _judged_apart(p)]
+    return seen or pendings
+
+
+def _judged_apart(pending: Pending) -> bool:
+    return pending.named or pending.role == "template" or pending.api in _MADE_APART
 
 
 def _opens_prefix(pending: Pending, long_prefix: int) -> bool:
