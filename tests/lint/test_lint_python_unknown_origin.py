@@ -11,10 +11,11 @@ reproductions of the shapes it is for, each with a quiet twin.
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 import pytest
 
-from promptcache.lint import LintConfig
+from promptcache.lint import Finding, LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
 
 SELECTED = LintConfig(select=("PC", "PC508"))
@@ -215,3 +216,75 @@ def test_off_unless_select_names_it() -> None:
     assert not LintConfig(select=("PC5",)).enabled("PC508")
     assert LintConfig(select=("PC508",)).enabled("PC508")
     assert not LintConfig(select=("PC", "PC508"), ignore=("PC508",)).enabled("PC508")
+
+
+# A base class whose subclasses, in other modules, each hand it their own system prompt; the
+# conversation kept on the object follows it (a language-tutor bot's shape).
+_BASE_BOT = """
+from openai import OpenAI
+
+
+class BaseBot:
+    def __init__(self, history):
+        self.client = OpenAI()
+        self.history = history
+
+    def ask(self, system_message):
+        messages = [{"role": "system", "content": system_message}] + self.history
+        reply = self.client.chat.completions.create(model="gpt-4o-mini", messages=messages)
+        return reply.choices[0].message.content
+"""
+_TUTOR = """
+from bots.base import BaseBot
+
+
+class Tutor(BaseBot):
+    def reply(self):
+        system_msg = \"\"\"You are a patient tutor. Use short sentences.
+Ask one question at a time.\"\"\"
+        return self.ask(system_msg)
+"""
+_GRAMMAR = """
+from bots.base import BaseBot
+
+GRAMMAR_PROMPT = "You are a grammar coach. Answer clearly and simply."
+
+
+class GrammarBot(BaseBot):
+    def reply(self):
+        return self.ask(GRAMMAR_PROMPT)
+"""
+_PERSONAL = """
+from bots.base import BaseBot
+
+
+class PersonalBot(BaseBot):
+    def reply(self, profile):
+        return self.ask("About the learner: " + profile)
+"""
+
+
+def _lint_project(root: Path, files: dict[str, str]) -> list[Finding]:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return lint_paths([root], config=LintConfig(root=root, select=("PC", "PC508")))
+
+
+def test_a_parameter_every_call_in_the_project_passes_a_constant_is_stable(tmp_path: Path) -> None:
+    files = {"bots/__init__.py": "", "bots/base.py": _BASE_BOT}
+    alone = [f for f in _lint_project(tmp_path, files) if f.code == "PC508"]
+    assert [f.message.split(" ", 1)[0] for f in alone] == ["`system_message`"]
+    files |= {"bots/tutor.py": _TUTOR, "bots/grammar.py": _GRAMMAR}
+    assert [f for f in _lint_project(tmp_path, files) if f.code == "PC508"] == []
+
+
+def test_one_call_that_passes_something_else_keeps_the_question(tmp_path: Path) -> None:
+    files = {
+        "bots/__init__.py": "",
+        "bots/base.py": _BASE_BOT,
+        "bots/tutor.py": _TUTOR,
+        "bots/personal.py": _PERSONAL,
+    }
+    found = [f for f in _lint_project(tmp_path, files) if f.code == "PC508"]
+    assert [f.path.rsplit("/", 1)[-1] for f in found] == ["base.py"]

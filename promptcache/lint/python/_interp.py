@@ -27,6 +27,7 @@ from functools import lru_cache
 from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
 from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
+from ._call_sites import CallSites
 from ._flow import (
     merge_all,
 )
@@ -98,6 +99,7 @@ class Analysis:
         self.conversation_fixed: set[Dep] = set()
         # Per module (by id): the functions it registers as request handlers (`_request_data`).
         self.registered: dict[int, dict[str, bool]] = {}
+        self.call_sites = CallSites(project.root)  # where PC508's functions are called
 
     def release(self) -> None:
         """Forget the run (with the project's modules): its memoised values, which modules were
@@ -108,6 +110,7 @@ class Analysis:
         self.wrappers_found = 0
         self.conversation_fixed.clear()
         self.registered.clear()
+        self.call_sites.clear()
         for shared in (self.texts, self.numbers, self.outside, self._named):
             if len(shared) > _SHARED_BOUND:  # a long-lived process: bounded, not unbounded
                 shared.clear()
@@ -146,7 +149,11 @@ class Analysis:
             if self.config.enabled("PC508"):  # an experiment, off unless selected
                 module.hits.extend(
                     unknown_origin_hits(
-                        _functions_of(module), self.config.threshold, self.per_request, self.stable
+                        _functions_of(module),
+                        self.config.threshold,
+                        self.per_request,
+                        self.stable,
+                        self.call_sites,
                     )
                 )
         fixed = self.conversation_fixed

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from ..rules.PC106 import LONG_PREFIX_FACTOR
 from ..rules.PC508 import STABLE_WORDS
+from ._call_sites import CallSites
 from ._locations import node_location
 from ._summaries import Function, Hit, Pending
 from ._values import Taint
@@ -39,8 +40,10 @@ def unknown_origin_hits(
     threshold: int,
     is_per_request: Callable[[str], bool],
     is_stable: Callable[[str], bool],
+    call_sites: CallSites | None = None,
 ) -> list[Hit]:
-    """The PC508 hits of a module's summarised functions (`threshold`: the config's tokens)."""
+    """The PC508 hits of a module's summarised functions (`threshold`: the config's tokens;
+    `call_sites`: the project's files, read for calls in other modules)."""
     long_prefix = max(threshold, 1) * LONG_PREFIX_FACTOR * 4  # in characters, as `after` is
     hits: list[Hit] = []
     used: frozenset[str] | None = None
@@ -58,9 +61,35 @@ def unknown_origin_hits(
             if arg is None or is_per_request(name) or is_stable(name) or _says_stable(name):
                 continue  # per-request names are PC502's; stable ones are asked about nowhere
             seen = _as_the_request_sees_them(pendings)
-            if any(_opens_prefix(p, long_prefix) for p in seen):
-                hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix)))
+            if not any(_opens_prefix(p, long_prefix) for p in seen):
+                continue
+            if call_sites is not None and _constant_at_every_call(function, arg, call_sites):
+                continue  # the project's calls show it is the same on every request
+            hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix)))
     return hits
+
+
+def _constant_at_every_call(function: Function, arg: ast.arg, call_sites: CallSites) -> bool:
+    """Whether the project's other modules call the function and every call passes a constant
+    for `arg` (a module linted from text alone has no project files to read)."""
+    module = function.module
+    node = function.node
+    assert not isinstance(node, ast.Lambda)
+    if module.path is None or not module.path.is_file():
+        return False
+    positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
+    index = positional.index(arg.arg) if arg.arg in positional else -1
+    method = function.cls is not None and not _is_static(node)
+    homes = [module.name.rpartition(".")[2] or module.path.stem]
+    if function.cls is not None:
+        homes.append(function.cls.node.name)
+    return call_sites.constant_everywhere(
+        _called_name(function), tuple(homes), index=index, keyword=arg.arg, shift=int(method)
+    )
+
+
+def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
 
 
 def _by_parameter(pendings: Iterable[Pending]) -> dict[str, list[Pending]]:
@@ -87,7 +116,9 @@ def _as_the_request_sees_them(pendings: Iterable[Pending]) -> list[Pending]:
     (`messages=[{"role": "system", "content": prompt(transcript)}]` alone: nothing follows).
     """
     pendings = list(pendings)
-    seen = [p for p in pendings if not _judged_apart(p)]
+    # A request whose `messages` the analysis cannot read item by item (`[system] + history`)
+    # does not say what follows the parameter: the view where it was made stands.
+    seen = [p for p in pendings if not _judged_apart(p) and not p.whole]
     return seen or pendings
 
 

@@ -1,0 +1,211 @@
+"""
+Where the project calls a function, and whether every call passes a constant for a parameter.
+
+PC508 asks about a parameter no call in its own module fills. Its calls may be in other modules
+of the project (a subclass's `self.ask(SYSTEM_MSG)`, a route's `answer(PROMPT, question)`):
+when every call found passes a constant for it (a literal, a name bound only to literals, a
+module constant), the project shows it is the same on every request. The project's files are
+read as text (each once per run, at the first question) and parsed only where they name the
+function; a file that names it and does not parse, a call that spreads `*args` or `**kwargs`,
+and a value the reading cannot tell is not a constant.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["CallSites"]
+
+# Folders that hold other projects' code or generated files, not the project's own calls.
+_SKIPPED = frozenset(
+    {"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"}
+)
+_MAX_FILES = 5000  # a bound on the files read: beyond it the rest are not looked in
+_MAX_BYTES = 2 * 1024 * 1024  # a larger file is generated or data, not a caller
+_DEPTH = 4  # how far a name bound to another name is followed
+
+
+class CallSites:
+    """The calls a project's files make of a function, found by reading them (for PC508)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._texts: dict[Path, str] | None = None
+        self._trees: dict[Path, ast.Module | None] = {}
+
+    def clear(self) -> None:
+        self._texts = None
+        self._trees.clear()
+
+    def constant_everywhere(
+        self, name: str, homes: tuple[str, ...], *, index: int, keyword: str, shift: int
+    ) -> bool:
+        """
+        Whether the project calls `name` and every call passes a constant for the parameter at
+        `index` (as the definition counts it; `shift` positions are taken by `self` or `cls`)
+        or `keyword`. Only files that name one of `homes` (the defining module's last dotted
+        name, its class) are looked in: another module's function of the same name is not it.
+        """
+        found = False
+        for path, text in self._files().items():
+            if f"{name}(" not in text or not any(home in text for home in homes):
+                continue
+            tree = self._tree(path, text)
+            if tree is None:
+                return False  # it may call it: what it passes cannot be read
+            for call, scope in _calls(tree, name):
+                argument = _argument(call, index - shift, keyword)
+                if argument is None or not _constant(argument, scope, tree, _DEPTH):
+                    return False
+                found = True
+        return found
+
+    def _files(self) -> dict[Path, str]:
+        if self._texts is None:
+            self._texts = dict(_read(self.root))
+        return self._texts
+
+    def _tree(self, path: Path, text: str) -> ast.Module | None:
+        if path not in self._trees:
+            try:
+                self._trees[path] = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._trees[path] = None
+        return self._trees[path]
+
+
+def _read(root: Path) -> Iterator[tuple[Path, str]]:
+    count = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED]
+        for file in files:
+            if not file.endswith(".py"):
+                continue
+            count += 1
+            if count > _MAX_FILES:
+                return
+            path = Path(folder, file)
+            try:
+                if path.stat().st_size <= _MAX_BYTES:
+                    yield path, path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+
+
+def _calls(tree: ast.Module, name: str) -> Iterator[tuple[ast.Call, ast.AST]]:
+    """The calls of `name` (as `name(...)` or `x.name(...)`) with the function or module whose
+    names their arguments read."""
+    scopes: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
+    while scopes:
+        node, scope = scopes.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = child if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else scope
+            if isinstance(child, ast.Call) and _called(child.func) == name:
+                yield child, inner
+            scopes.append((child, inner))
+
+
+def _called(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _argument(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
+    """What the call passes for the parameter (None: it spreads arguments, or passes none)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
+        return None
+    for given in call.keywords:
+        if given.arg == keyword:
+            return given.value
+    return call.args[index] if 0 <= index < len(call.args) else None
+
+
+def _constant(node: ast.expr, scope: ast.AST, tree: ast.Module, depth: int) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.JoinedStr):
+        return all(isinstance(v, ast.Constant) for v in node.values)
+    if isinstance(node, ast.BinOp):
+        return _constant(node.left, scope, tree, depth) and _constant(
+            node.right, scope, tree, depth
+        )
+    if isinstance(node, ast.Subscript):  # PROMPTS["coach"]
+        return _constant(node.value, scope, tree, depth) and _constant(
+            node.slice, scope, tree, depth
+        )
+    if isinstance(node, ast.Dict | ast.List | ast.Tuple):
+        parts = [*node.keys, *node.values] if isinstance(node, ast.Dict) else node.elts
+        return all(p is not None and _constant(p, scope, tree, depth) for p in parts)
+    if isinstance(node, ast.Attribute):  # prompts.SYSTEM_PROMPT: another module's constant
+        return node.attr.isupper() and isinstance(node.value, ast.Name)
+    if isinstance(node, ast.Name) and depth > 0:
+        return _bound_to_constants(node.id, scope, tree, depth - 1)
+    return False
+
+
+def _bound_to_constants(name: str, scope: ast.AST, tree: ast.Module, depth: int) -> bool:
+    """Whether every binding of `name` where it is read (its function, else the module) is a
+    constant; a name imported as a module constant (`from prompts import SYSTEM`) is one."""
+    if scope is not tree:
+        values = _assigned(name, scope)
+        if values is None:
+            return False  # a parameter or a loop variable of the calling function
+        if values:
+            return all(_constant(v, scope, tree, depth) for v in values)
+    values = _assigned(name, tree)
+    if values:
+        return all(_constant(v, tree, tree, depth) for v in values)
+    return name.isupper() and _imported(name, tree)
+
+
+def _assigned(name: str, scope: ast.AST) -> list[ast.expr] | None:
+    """The values `name` is assigned in `scope`, not counting nested functions and classes
+    (None: it is bound another way there: a parameter, a loop, `with`, unpacking)."""
+    if isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef):
+        args = scope.args
+        params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        if any(p is not None and p.arg == name for p in params):
+            return None
+    values: list[ast.expr] = []
+    stores = 0
+    for node in _own_nodes(scope):
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store):
+            stores += 1
+        elif isinstance(node, ast.Assign):
+            values.extend(node.value for t in node.targets if _names(t, name))
+        elif (
+            isinstance(node, ast.AnnAssign | ast.AugAssign)
+            and _names(node.target, name)
+            and node.value is not None  # `x: str` alone binds nothing
+        ):
+            values.append(node.value)
+    return values if stores == len(values) else None
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of `scope`'s own code: nested functions, classes and lambdas are theirs."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _names(target: ast.expr, name: str) -> bool:
+    return isinstance(target, ast.Name) and target.id == name
+
+
+def _imported(name: str, tree: ast.Module) -> bool:
+    return any(
+        isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names)
+        for node in tree.body
+    )
