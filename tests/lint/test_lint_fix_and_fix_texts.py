@@ -110,7 +110,8 @@ def test_fix_leaves_a_dict_built_from_a_set_of_unknown_values() -> None:
         '    system = "Tools: " + ", ".join(tools)\n'
         + textwrap.dedent(_SEND).replace("\n", "\n    ").rstrip(" ")
     )
-    assert _findings(source) == ["PC504"]
+    # PC508 also asks about `names` (a parameter whose origin is not seen): not this test's rule
+    assert [code for code in _findings(source) if code != "PC508"] == ["PC504"]
     assert _fix(source) == source
 
 
@@ -134,5 +135,6 @@ def test_fix_adds_no_sorted_call_where_the_module_rebinds_sorted(binding: str) -
         + '    system = "Tools: " + ", ".join(tools)\n'
         + textwrap.dedent(_SEND).replace("\n", "\n    ").rstrip(" ")
     )
-    assert _findings(source) == ["PC504"]
+    # PC508 also asks about `names` (a parameter whose origin is not seen): not this test's rule
+    assert [code for code in _findings(source) if code != "PC508"] == ["PC504"]
     assert _fix(source) == source

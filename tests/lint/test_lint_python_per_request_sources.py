@@ -653,7 +653,8 @@ def test_per_request_data_is_followed_from_where_it_comes(
 
 @pytest.mark.parametrize("source", [c[1] for c in QUIET], ids=[c[0] for c in QUIET])
 def test_per_request_data_in_its_place_stays_quiet(source: str) -> None:
-    assert [f for f in findings(source) if f[1] != "PC506"] == []
+    # PC508 may still ask about a parameter whose origin is not seen (`notes`): not a source
+    assert [f for f in findings(source) if f[1] not in ("PC506", "PC508")] == []
 
 
 def test_every_source_is_declared_by_a_framework_module() -> None:

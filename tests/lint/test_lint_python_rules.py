@@ -532,6 +532,36 @@ CASES = [
         """,
         [],
     ),
+    # -- PC508: a parameter of unknown origin opens the system prompt, the conversation after it
+    (
+        "pc508-briefing-above-the-conversation",
+        """
+        import anthropic
+        class Agent:
+            def __init__(self):
+                self.client = anthropic.Anthropic()
+            def turn(self, history, briefing):
+                return self.client.messages.create(
+                    model="claude-sonnet-4-5", max_tokens=512,
+                    system=briefing + " Follow the support handbook.", messages=history)
+        """,
+        [(6, "PC508")],
+    ),
+    (
+        "pc508-good-briefing-in-the-last-turn",
+        """
+        import anthropic
+        class Agent:
+            def __init__(self):
+                self.client = anthropic.Anthropic()
+            def turn(self, history, briefing):
+                return self.client.messages.create(
+                    model="claude-sonnet-4-5", max_tokens=512,
+                    system="Follow the support handbook.",
+                    messages=[*history, {"role": "user", "content": briefing}])
+        """,
+        [],
+    ),
     # -- PC500: syntax errors -------------------------------------------------------------------
     ("pc500-syntax-error", "def build_system(:\n    return 'x'\n", [(1, "PC500")]),
     ("pc500-good", "def build_system():\n    return 'x'\n", []),
@@ -577,7 +607,7 @@ def test_per_request_names_from_config() -> None:
         return client.messages.create(model="m", max_tokens=9, system=f"Tenant {tenant_slug}",
             messages=[])
     """
-    assert codes(source) == []
+    assert "PC502" not in codes(source)  # PC508 asks about it: its origin is not seen
     assert codes(source, per_request=("tenant_*",)) == ["PC502"]
 
 
@@ -631,7 +661,7 @@ def test_a_finding_names_the_code_without_its_string_literals() -> None:
             messages=history)
     """
     found = lint_python_source(textwrap.dedent(source))
-    assert sorted(f.code for f in found) == ["PC501", "PC503"]
+    assert sorted(f.code for f in found) == ["PC501", "PC503", "PC508"]  # PC508: `catalog`
     for finding in found:
         assert secret not in finding.message and "Top secret" not in finding.message
     messages = " ".join(f.message for f in found)
@@ -766,7 +796,7 @@ def test_a_long_concatenation_is_followed_to_its_end() -> None:
         "def build_system_prompt(part):\n"
         f"    return 'Today ' + str(datetime.now()) + {parts}\n"
     )
-    assert findings(source) == [(3, "PC501")]
+    assert findings(source) == [(2, "PC508"), (3, "PC501")]  # PC508: `part`, origin not seen
 
 
 def test_an_expression_too_deep_to_follow_is_reported_not_called_clean() -> None:

@@ -25,6 +25,7 @@ _SKIPPED = frozenset(
 )
 _MAX_FILES = 5000  # a bound on the files read: beyond it the rest are not looked in
 _MAX_BYTES = 2 * 1024 * 1024  # a larger file is generated or data, not a caller
+_KEPT_BYTES = 32 * 1024 * 1024  # the texts kept between questions; the rest are read again
 _DEPTH = 4  # how far a name bound to another name is followed
 
 
@@ -33,11 +34,15 @@ class CallSites:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._texts: dict[Path, str] | None = None
+        self._paths: list[Path] | None = None
+        self._texts: dict[Path, str] = {}
+        self._kept = 0
         self._trees: dict[Path, ast.Module | None] = {}
 
     def clear(self) -> None:
-        self._texts = None
+        self._paths = None
+        self._texts.clear()
+        self._kept = 0
         self._trees.clear()
 
     def constant_everywhere(
@@ -50,7 +55,7 @@ class CallSites:
         name, its class) are looked in: another module's function of the same name is not it.
         """
         found = False
-        for path, text in self._files().items():
+        for path, text in self._files():
             if f"{name}(" not in text or not any(home in text for home in homes):
                 continue
             tree = self._tree(path, text)
@@ -63,10 +68,19 @@ class CallSites:
                 found = True
         return found
 
-    def _files(self) -> dict[Path, str]:
-        if self._texts is None:
-            self._texts = dict(_read(self.root))
-        return self._texts
+    def _files(self) -> Iterator[tuple[Path, str]]:
+        if self._paths is None:
+            self._paths = list(_python_files(self.root))
+        for path in self._paths:
+            text = self._texts.get(path)
+            if text is None:
+                text = _read(path)
+                if text is None:
+                    continue
+                if self._kept + len(text) <= _KEPT_BYTES:
+                    self._texts[path] = text
+                    self._kept += len(text)
+            yield path, text
 
     def _tree(self, path: Path, text: str) -> ast.Module | None:
         if path not in self._trees:
@@ -77,22 +91,25 @@ class CallSites:
         return self._trees[path]
 
 
-def _read(root: Path) -> Iterator[tuple[Path, str]]:
+def _python_files(root: Path) -> Iterator[Path]:
     count = 0
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED]
         for file in files:
-            if not file.endswith(".py"):
-                continue
-            count += 1
-            if count > _MAX_FILES:
-                return
-            path = Path(folder, file)
-            try:
-                if path.stat().st_size <= _MAX_BYTES:
-                    yield path, path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                continue
+            if file.endswith(".py"):
+                count += 1
+                if count > _MAX_FILES:
+                    return
+                yield Path(folder, file)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > _MAX_BYTES:
+            return None
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def _calls(tree: ast.Module, name: str) -> Iterator[tuple[ast.Call, ast.AST]]:

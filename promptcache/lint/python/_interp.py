@@ -146,7 +146,7 @@ class Analysis:
                 todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
             # The functions passed over may call a wrapper a module analysed later defines.
             self.passed_over = bool(waiting)
-            if self.config.enabled("PC508"):  # an experiment, off unless selected
+            if self.config.enabled("PC508"):
                 module.hits.extend(
                     unknown_origin_hits(
                         _functions_of(module),

@@ -19,11 +19,17 @@ from ..rules.PC508 import STABLE_WORDS
 from ._call_sites import CallSites
 from ._locations import node_location
 from ._summaries import Function, Hit, Pending
-from ._values import Taint
+from ._values import PER_REQUEST, Taint
 
 __all__ = ["unknown_origin_hits"]
 
 CODE = "PC508"
+_QUOTED = re.compile(r"`([^`]+)`")  # the code a finding's label quotes
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+# The methods of text, lists and dicts: a parameter they are called on is data.
+_DATA_METHODS = frozenset(
+    m for kind in (str, bytes, list, dict, tuple, set) for m in dir(kind) if not m.startswith("_")
+)
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Annotations of values that may come with a request (anything else annotated is an object).
 _TEXT_TYPES = frozenset({"str", "Any", "dict", "Dict", "list", "List", "Mapping", "Sequence"})
@@ -56,10 +62,15 @@ def unknown_origin_hits(
         if _called_name(function) in used:
             continue
         arguments = _arguments(node)
+        reported = _reported_per_request(function)
         for name, pendings in _by_parameter(function.pending).items():
             arg = arguments.get(name)
             if arg is None or is_per_request(name) or is_stable(name) or _says_stable(name):
                 continue  # per-request names are PC502's; stable ones are asked about nowhere
+            if name in reported:
+                continue  # PC502 already says it is per-request (a run context, a run's inputs)
+            if _only_a_receiver(node, name):
+                continue  # an object the program set up (a store, a client), not text
             seen = _as_the_request_sees_them(pendings)
             if not any(_opens_prefix(p, long_prefix) for p in seen):
                 continue
@@ -90,6 +101,54 @@ def _constant_at_every_call(function: Function, arg: ast.arg, call_sites: CallSi
 
 def _is_static(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+
+
+def _reported_per_request(function: Function) -> frozenset[str]:
+    """The parameters this function's own findings already report as per-request data: one
+    PC502 stands for (a `RunContext`, the inputs a framework fills per run), or one the code of
+    a reported value reads (`summarise.invoke(kernel, text)`, a model's answer): asked about
+    again, the same value would be said twice."""
+    module = function.module
+    node = function.node
+    first, last = node.lineno, node.end_lineno or node.lineno
+    names: set[str] = set()
+    for hit in module.hits:
+        if not isinstance(hit, Hit):
+            continue
+        taint = hit.taint
+        if taint.code != PER_REQUEST or taint.path != module.display:
+            continue
+        if first <= taint.line <= last:
+            names.add(taint.param)
+            for code in _QUOTED.findall(taint.label):
+                names.update(_IDENTIFIER.findall(code))
+    return frozenset(names - {""})
+
+
+def _only_a_receiver(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether the function uses the parameter only as an object: to call its methods
+    (`store.search(...)`, `recorder.current_transcript()`) or piped as a runnable
+    (`itemgetter("query") | retriever`). An object the program made and hands in, as a client
+    or a store is; what it returns is for its methods to say (PC502 knows retrievals)."""
+    loads = 0
+    objects = 0
+    for found in ast.walk(node):
+        if isinstance(found, ast.Name) and found.id == name and isinstance(found.ctx, ast.Load):
+            loads += 1
+        elif (
+            isinstance(found, ast.Call)
+            and isinstance(found.func, ast.Attribute)
+            and found.func.attr not in _DATA_METHODS  # `notes.strip()`: text, not an object
+            and _is_name(found.func.value, name)
+        ):
+            objects += 1
+        elif isinstance(found, ast.BinOp) and isinstance(found.op, ast.BitOr):
+            objects += _is_name(found.left, name) + _is_name(found.right, name)
+    return loads > 0 and loads == objects
+
+
+def _is_name(node: ast.expr | None, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 def _by_parameter(pendings: Iterable[Pending]) -> dict[str, list[Pending]]:

@@ -4,17 +4,20 @@ A parameter of unknown origin opens a long system prompt or first turn.
 Why:
     A function's parameter that is neither named as per-request data nor as a stable setting
     (`language`, `persona`, `model`, `tools`, `schema`, `config`: see `stable`), and that no call
-    in the linted code fills, may be the same on every request or may change per user or per
-    request: the analysis cannot tell. Placed in the system prompt (or the first turn) with a
-    long block of static instructions after it (ten times `threshold`: 1000 estimated tokens by
-    default, as PC106 asks of a template's variable of unknown meaning), or with the
-    conversation following the system prompt, a value that changes costs all of that on every
-    request. The rule asks, as PC106 does for templates: declare the name `stable` when it is
-    the same for every request, or move it after the static instructions (into the user turn).
-    Quiet: a parameter with a constant default, one whose function is called in its own module
-    (the calls say what it holds, and PC502 reports per-request data passed there), a name the
-    config or PC502 declares stable, and shorter static text after it. A call in another module
-    is not looked for: this rule can warn about a function all of whose callers pass constants.
+    in the project fills with a constant, may be the same on every request or may change per
+    user or per request: the analysis cannot tell. Placed in the system prompt (or the first
+    turn) with a long block of static instructions after it (ten times `threshold`: 1000
+    estimated tokens by default, as PC106 asks of a template's variable of unknown meaning), or
+    with the conversation following the system prompt, a value that changes costs all of that on
+    every request. The rule asks, as PC106 does for templates: declare the name `stable` when it
+    is the same for every request, or move it after the static instructions (into the user turn).
+    Quiet: a parameter with a constant default; one whose function is called in its own module
+    (the calls say what it holds, and PC502 reports per-request data passed there); one every
+    call in the project's other files passes a constant for (a literal, a name bound only to
+    literals, a module constant); one used only as an object (its own methods called, piped as
+    a runnable); one a PC502 finding of the function already covers (a run context, the code of
+    a model's answer); a name the config or PC502 declares stable; a system message that nothing
+    follows in the request that sends it; and shorter static text after it.
 
 Bad:
     HANDBOOK = "Cite the policy section you rely on; never promise a refund the policy denies."
