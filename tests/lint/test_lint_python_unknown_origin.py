@@ -289,3 +289,50 @@ def test_one_call_that_passes_something_else_keeps_the_question(tmp_path: Path) 
     }
     found = [f for f in _lint_project(tmp_path, files) if f.code == "PC508"]
     assert [f.path.rsplit("/", 1)[-1] for f in found] == ["base.py"]
+
+
+_ASSISTANT = """
+import anthropic
+
+HANDBOOK = {handbook}
+client = anthropic.Anthropic()
+
+
+def answer(briefing, history):
+    return client.messages.create(
+        model="claude-sonnet-4-5", max_tokens=512, system=briefing + HANDBOOK, messages=history
+    )
+"""
+_ROUTES = """
+from app.assistant import answer
+from app.texts import BRIEFING
+
+
+def support(history):
+    return answer(briefing=BRIEFING, history=history)
+"""
+
+
+def test_an_imported_constant_passed_by_keyword_is_stable(tmp_path: Path) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/assistant.py": _ASSISTANT.format(handbook=HANDBOOK),
+        "app/texts.py": 'BRIEFING = "You answer for the Acme help desk."\n',
+        "app/routes.py": _ROUTES,
+    }
+    assert [f for f in _lint_project(tmp_path, files) if f.code == "PC508"] == []
+
+
+def test_a_call_that_spreads_its_arguments_keeps_the_question(tmp_path: Path) -> None:
+    spread = (
+        _ROUTES
+        + "\n\ndef forward(history, **options):\n    return answer(history=history, **options)\n"
+    )
+    files = {
+        "app/__init__.py": "",
+        "app/assistant.py": _ASSISTANT.format(handbook=HANDBOOK),
+        "app/texts.py": 'BRIEFING = "You answer for the Acme help desk."\n',
+        "app/routes.py": spread,
+    }
+    found = [f for f in _lint_project(tmp_path, files) if f.code == "PC508"]
+    assert [f.message.split(" ", 1)[0] for f in found] == ["`briefing`"]
