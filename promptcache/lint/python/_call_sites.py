@@ -17,6 +17,8 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
+from ._project import Project
+
 __all__ = ["CallSites"]
 
 # Folders that hold other projects' code or generated files, not the project's own calls.
@@ -32,8 +34,8 @@ _DEPTH = 4  # how far a name bound to another name is followed
 class CallSites:
     """The calls a project's files make of a function, found by reading them (for PC508)."""
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, project: Project) -> None:
+        self.project = project
         self._paths: list[Path] | None = None
         self._texts: dict[Path, str] = {}
         self._kept = 0
@@ -61,7 +63,7 @@ class CallSites:
             tree = self._tree(path, text)
             if tree is None:
                 return False  # it may call it: what it passes cannot be read
-            for call, scope in _calls(tree, name):
+            for call, scope in _calls(tree, text, name):
                 argument = _argument(call, index - shift, keyword)
                 if argument is None or not _constant(argument, scope, tree, _DEPTH):
                     return False
@@ -70,7 +72,7 @@ class CallSites:
 
     def _files(self) -> Iterator[tuple[Path, str]]:
         if self._paths is None:
-            self._paths = list(_python_files(self.root))
+            self._paths = list(_python_files(self.project.root))
         for path in self._paths:
             text = self._texts.get(path)
             if text is None:
@@ -84,8 +86,9 @@ class CallSites:
 
     def _tree(self, path: Path, text: str) -> ast.Module | None:
         if path not in self._trees:
+            known = self.project.loaded(path, text)  # parsed already, as a module of the run
             try:
-                self._trees[path] = ast.parse(text)
+                self._trees[path] = known.tree if known is not None else ast.parse(text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._trees[path] = None
         return self._trees[path]
@@ -112,17 +115,24 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def _calls(tree: ast.Module, name: str) -> Iterator[tuple[ast.Call, ast.AST]]:
+def _calls(tree: ast.Module, text: str, name: str) -> Iterator[tuple[ast.Call, ast.AST]]:
     """The calls of `name` (as `name(...)` or `x.name(...)`) with the function or module whose
-    names their arguments read."""
-    scopes: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
-    while scopes:
-        node, scope = scopes.pop()
+    names their arguments read. Only the statements on the lines that write `name(` are
+    walked: a caller is one call among a file of others."""
+    lines = {n for n, line in enumerate(text.splitlines(), start=1) if f"{name}(" in line}
+    todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
+    while todo:
+        node, scope = todo.pop()
         for child in ast.iter_child_nodes(node):
+            first = getattr(child, "lineno", None)
+            if first is not None and not any(
+                first <= n <= (getattr(child, "end_lineno", None) or first) for n in lines
+            ):
+                continue
             inner = child if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else scope
             if isinstance(child, ast.Call) and _called(child.func) == name:
                 yield child, inner
-            scopes.append((child, inner))
+            todo.append((child, inner))
 
 
 def _called(func: ast.expr) -> str:

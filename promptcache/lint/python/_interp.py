@@ -99,7 +99,7 @@ class Analysis:
         self.conversation_fixed: set[Dep] = set()
         # Per module (by id): the functions it registers as request handlers (`_request_data`).
         self.registered: dict[int, dict[str, bool]] = {}
-        self.call_sites = CallSites(project.root)  # where PC508's functions are called
+        self.call_sites = CallSites(project)  # where PC508's functions are called
 
     def release(self) -> None:
         """Forget the run (with the project's modules): its memoised values, which modules were

@@ -52,28 +52,29 @@ def unknown_origin_hits(
     `call_sites`: the project's files, read for calls in other modules)."""
     long_prefix = max(threshold, 1) * LONG_PREFIX_FACTOR * 4  # in characters, as `after` is
     hits: list[Hit] = []
-    used: frozenset[str] | None = None
     for function in functions:
         node = function.node
         if isinstance(node, ast.Lambda) or function.ret is None or not function.pending:
             continue
-        if used is None:
-            used = _used_names(function.module.tree)
-        if _called_name(function) in used:
-            continue
         arguments = _arguments(node)
-        reported = _reported_per_request(function)
+        asked = []  # the cheap questions first: most parameters stop here
         for name, pendings in _by_parameter(function.pending).items():
             arg = arguments.get(name)
             if arg is None or is_per_request(name) or is_stable(name) or _says_stable(name):
                 continue  # per-request names are PC502's; stable ones are asked about nowhere
-            if name in reported:
-                continue  # PC502 already says it is per-request (a run context, a run's inputs)
-            if _only_a_receiver(node, name):
-                continue  # an object the program set up (a store, a client), not text
             seen = _as_the_request_sees_them(pendings)
-            if not any(_opens_prefix(p, long_prefix) for p in seen):
-                continue
+            if any(_opens_prefix(p, long_prefix) for p in seen) and not _is_object(arg.annotation):
+                asked.append((arg, pendings, seen))
+        if not asked:
+            continue
+        if _read_in_its_module(function):
+            continue
+        reported = _reported_per_request(function)
+        for arg, pendings, seen in asked:
+            if arg.arg in reported:
+                continue  # PC502 already says it is per-request (a run context, a run's inputs)
+            if _only_a_receiver(node, arg.arg):
+                continue  # an object the program set up (a store, a client), not text
             if call_sites is not None and _constant_at_every_call(function, arg, call_sites):
                 continue  # the project's calls show it is the same on every request
             hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix)))
@@ -202,7 +203,8 @@ def _says_stable(name: str) -> bool:
 
 def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.arg]:
     """The parameters without a constant default (one with a default is the same on every
-    call that leaves it out: the calls say what else it holds)."""
+    call that leaves it out: the calls say what else it holds); `_is_object` is asked later,
+    of the few that reach a prefix."""
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     defaults = dict(zip(reversed(positional), reversed(args.defaults), strict=False))
@@ -214,7 +216,7 @@ def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.ar
     return {
         arg.arg: arg
         for arg in (*positional, *args.kwonlyargs)
-        if not isinstance(defaults.get(arg), ast.Constant) and not _is_object(arg.annotation)
+        if not isinstance(defaults.get(arg), ast.Constant)
     }
 
 
@@ -239,16 +241,34 @@ def _called_name(function: Function) -> str:
     return node.name
 
 
-def _used_names(tree: ast.Module) -> frozenset[str]:
-    """The names and attributes the module reads: a function among them is called (or handed
-    on) in its own module, and those calls resolve its parameters."""
-    used: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-            used.add(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
-            used.add(node.attr)
-    return frozenset(used)
+def _read_in_its_module(function: Function) -> bool:
+    """Whether the module reads the function's name (calls it, or hands it on): those calls
+    resolve its parameters. Only the lines that write the name are looked at."""
+    name = _called_name(function)
+    module = function.module
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    lines = {n for n, text in enumerate(module.source.splitlines(), start=1) if word.search(text)}
+    todo: list[ast.AST] = [module.tree]
+    while todo:
+        node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            first = getattr(child, "lineno", None)
+            if first is not None:
+                last = getattr(child, "end_lineno", None) or first
+                if not any(first <= n <= last for n in lines):
+                    continue
+            if _reads(child, name):
+                return True
+            todo.append(child)
+    return False
+
+
+def _reads(node: ast.AST, name: str) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == name and isinstance(node.ctx, ast.Load)
+    if isinstance(node, ast.Attribute):
+        return node.attr == name and isinstance(node.ctx, ast.Load)
+    return False
 
 
 def _first_use(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
