@@ -73,6 +73,14 @@ class DataSource:
     # registers no request handler; `@client.event` is a bot's only where it imports the bot).
     imported: tuple[str, ...] = ()
     answers: bool = False  # what it gives is a model's answer (a turn of the conversation)
+    # Parameters of this source's handlers that the framework fills with its own objects, by
+    # name (Slack Bolt's `say`, `ack`, `client`; a bound Celery task's `self`): not the request.
+    given: tuple[str, ...] = ()
+    # Entry points no decorator marks, by their leading parameter names: `(event, context)` is an
+    # AWS Lambda handler, whose first parameter is the invocation's event (the rest are given).
+    signatures: tuple[tuple[str, ...], ...] = ()
+    # Parameter types that are the incoming request wherever they appear (`HttpRequest`).
+    types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -15,6 +15,7 @@ import fnmatch
 import re
 from functools import lru_cache
 
+from ..rules.PC508 import STABLE_WORDS
 from ._knowledge import DataSource
 from ._walk import walk
 from .frameworks import FRAMEWORKS
@@ -25,11 +26,10 @@ __all__ = [
     "SYSTEM_NAME",
     "data_call",
     "data_method",
-    "framework_given",
     "handler_names",
+    "handler_parameters",
     "injected",
     "request_name",
-    "request_parameters",
     "senders_system_prompt",
     "sent_as_user_turn",
 ]
@@ -59,12 +59,16 @@ def _glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
 _CALLS = tuple((s, _glob(s.calls)) for s in DATA_SOURCES if s.calls)
 _METHODS = {method: s for s in reversed(DATA_SOURCES) for method in s.methods}
 _NAMES = tuple((s, _glob(s.names)) for s in DATA_SOURCES if s.names)
-_HANDLERS = _glob(tuple(h for s in DATA_SOURCES if not s.imported for h in s.handlers))
-# Decorators of a framework that only count in a module importing it (`@bot.message_handler`,
-# `@client.event`: names other libraries use too), each with the packages that make them count.
-_IMPORTED_HANDLERS = tuple(
-    (_glob(s.handlers), s.imported) for s in DATA_SOURCES if s.imported and s.handlers
+# Handlers' decorators, with the source they belong to; those of a framework listed with
+# `imported` count only in a module importing it (`@bot.message_handler`, `@client.event`:
+# names other libraries use too). Ungated ones first, as the first match decides.
+_HANDLER_SOURCES = tuple(
+    (s, pattern)
+    for s in sorted((s for s in DATA_SOURCES if s.handlers), key=lambda s: bool(s.imported))
+    if (pattern := _glob(s.handlers)) is not None
 )
+_SIGNATURES = tuple(signature for s in DATA_SOURCES for signature in s.signatures)
+_REQUEST_TYPES = frozenset(t for s in DATA_SOURCES for t in s.types)
 _REGISTRATIONS = tuple(
     (_glob(s.registrations), s.first_only, s.imported) for s in DATA_SOURCES if s.registrations
 )
@@ -96,75 +100,94 @@ def request_name(dotted: str) -> DataSource | None:
     return None
 
 
-def request_parameters(
+def handler_parameters(
     node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
     imports: dict[str, str],
     registered: dict[str, bool],
     method: bool,
-) -> frozenset[str]:
+) -> tuple[frozenset[str], frozenset[str]]:
     """
-    The parameters of a request handler that hold the request's data: every one of a
-    function decorated as a handler or registered with one by name (`gr.ChatInterface(
-    respond)`), but what the framework injects; only the state of a graph's node (registered
-    with `add_node`, or typed as taking a `...State`). `method`: its first parameter is `self`.
+    The parameters of a request handler that hold the request's data, and those its framework
+    fills with its own objects (python-telegram-bot's `context`, Slack Bolt's `say`, a Lambda's
+    runtime `context`: not per-request data whatever they are named). A handler is a function
+    decorated as one or registered with one by name (`gr.ChatInterface(respond)`), whose every
+    parameter is the request's but what the framework injects; one with a handler's signature
+    (`(event, context)`: AWS Lambda), whose first is; a graph's node (registered with
+    `add_node`, or typed as taking a `...State`), whose state is. A parameter typed as the
+    incoming request (`req: func.HttpRequest`) is one wherever it is. `method`: its first
+    parameter is `self`.
     """
     if isinstance(node, ast.Lambda):
-        return frozenset()
+        return _NONE
     args = node.args
     positional = [*args.posonlyargs, *args.args]
     states = [a.arg for a in positional if _type_name(a.annotation).endswith("State")]
     if states:
-        return frozenset(states)
-    first_only = registered.get(node.name)
-    decorated = first_only is None and _decorated_as_handler(node, imports)
-    if first_only is None and not decorated:  # most functions: no handler of any framework
-        return frozenset()
-    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        return frozenset(states), frozenset()
     every = [
-        *zip(positional, defaults, strict=True),
+        *zip(
+            positional,
+            [None] * (len(positional) - len(args.defaults)) + list(args.defaults),
+            strict=True,
+        ),
         *zip(args.kwonlyargs, args.kw_defaults, strict=True),
         *((a, None) for a in (args.vararg, args.kwarg) if a is not None),
     ][1 if method else 0 :]
-    if first_only:
-        return frozenset(a.arg for a, _ in every[:1])
-    return frozenset(a.arg for a, default in every if not injected(a, default))
+    typed = frozenset(a.arg for a, _ in every if _type_name(a.annotation) in _REQUEST_TYPES)
+    first_only = registered.get(node.name)
+    if first_only is not None:  # registered by a call: only the first is the request's
+        if first_only:
+            given = frozenset(a.arg for a, _ in every[1:])
+            return frozenset(a.arg for a, _ in every[:1]) | typed, given - typed
+        return frozenset(a.arg for a, d in every if not injected(a, d)) | typed, frozenset()
+    source = _handler_source(node, imports)
+    if source is None:
+        names = tuple(a.arg for a, _ in every)
+        if any(names[: len(s)] == s for s in _SIGNATURES):  # `(event, context)`: the event
+            return frozenset(names[:1]) | typed, frozenset(names[1:]) - typed
+        return typed, frozenset()
+    given = frozenset(source.given)
+    data = frozenset(
+        a.arg
+        for a, default in every
+        if not injected(a, default) and a.arg not in given and not _a_setting(a.arg)
+    )
+    return data | typed, given - typed
 
 
-def framework_given(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
-    registered: dict[str, bool],
-    method: bool,
-) -> frozenset[str]:
-    """The parameters of a handler registered as taking the request first that its framework
-    fills with its own objects (python-telegram-bot's `context`: the bot's settings and stores),
-    not with the request: not per-request data whatever they are named."""
-    if isinstance(node, ast.Lambda) or not registered.get(node.name):
-        return frozenset()
-    args = node.args
-    positional = [*args.posonlyargs, *args.args][1 if method else 0 :]
-    return frozenset(a.arg for a in positional[1:])
+def _a_setting(name: str) -> bool:
+    """A handler's parameter named as a setting its caller keeps for the conversation (the
+    system prompt, the language, the persona, the model: a task queue's job carries them with
+    its data), not data of the request itself."""
+    words = {w.lower() for w in _WORDS.findall(name)}
+    return SYSTEM_NAME.match(name) is not None or bool(words & _SETTING_WORDS)
 
 
-def _decorated_as_handler(
+# Words of a setting's name (PC508's, but for those that also name the request's own text: a
+# handler's `prompt` or `instruction` is the user's).
+_SETTING_WORDS = STABLE_WORDS - {"prompt", "instruction", "instructions", "name", "format"}
+_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+_NONE: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+
+
+def _handler_source(
     node: ast.FunctionDef | ast.AsyncFunctionDef, imports: dict[str, str]
-) -> bool:
-    """Whether a decorator makes `node` a framework's request handler (`@app.post(...)`;
-    `@bot.message_handler(...)` only in a module importing the bot's library)."""
+) -> DataSource | None:
+    """The source whose decorator makes `node` a framework's request handler (`@app.post(...)`;
+    `@bot.message_handler(...)` only in a module importing the bot's library), if any."""
     if not node.decorator_list:
-        return False
+        return None
     names = [
         _dotted(d.func if isinstance(d, ast.Call) else d, imports) for d in node.decorator_list
     ]
-    if _HANDLERS is not None and any(map(_HANDLERS.match, names)):
-        return True
-    for pattern, packages in _IMPORTED_HANDLERS:
-        if (
-            pattern is not None
-            and _imports_one(imports, packages)
-            and any(map(pattern.match, names))
-        ):
-            return True
-    return False
+    for source, pattern in _HANDLER_SOURCES:
+        if source.imported and not _imports_one(imports, source.imported):
+            continue
+        if any(map(pattern.match, names)):
+            return source
+    return None
 
 
 def _imports_one(imports: dict[str, str], packages: tuple[str, ...]) -> bool:

@@ -17,9 +17,8 @@ from ._locations import taint_at
 from ._project import Module
 from ._quickinit import replace
 from ._request_data import (
-    framework_given,
     handler_names,
-    request_parameters,
+    handler_parameters,
     sent_as_user_turn,
 )
 from ._sinks import KNOWN_PACKAGES
@@ -66,8 +65,7 @@ class Scope:
         cls = self.function.cls
         method = cls is not None and bool(positional) and not _is_static(node)
         registered = self._registered()
-        self.request = request_parameters(node, self.module.imports, registered, method)
-        self.given = framework_given(node, registered, method)
+        self.request, self.given = handler_parameters(node, self.module.imports, registered, method)
         self.user_turn = sent_as_user_turn(node, self.module.source)
         for index, arg in enumerate(positional):
             self.env[arg.arg] = self._slot(index, arg)

@@ -11,11 +11,14 @@ from .._knowledge import Framework
 from . import (
     anthropic,
     autogen,
+    aws_lambda,
+    azure_functions,
     bedrock,
     chainlit,
     cohere,
     crewai,
     discord,
+    django,
     dspy,
     fastapi,
     flask,
@@ -36,11 +39,14 @@ from . import (
     promptflow,
     pydantic_ai,
     semantic_kernel,
+    slack_bolt,
     smolagents,
     stdlib,
     streamlit,
+    task_queues,
     telegram,
     vector_stores,
+    web_servers,
 )
 
 __all__ = ["FRAMEWORKS"]
@@ -78,4 +84,10 @@ FRAMEWORKS: tuple[Framework, ...] = (
     http.FRAMEWORK,
     telegram.FRAMEWORK,
     discord.FRAMEWORK,
+    aws_lambda.FRAMEWORK,
+    azure_functions.FRAMEWORK,
+    django.FRAMEWORK,
+    slack_bolt.FRAMEWORK,
+    task_queues.FRAMEWORK,
+    web_servers.FRAMEWORK,
 )
