@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ._calls import SPECIAL, Call
+from ._chain_fills import FILLS_ROLE, fill_passed, fill_template
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -268,6 +269,9 @@ def _apply(
         if pending.whole:
             frame.findings.messages(pending.api, argument, node)
             continue
+        if pending.role == FILLS_ROLE:  # a template it hands to a chain that fills it
+            fill_passed(frame, pending.api, argument, node)
+            continue
         if pending.role == "kwargs":
             frame.findings.splat_into(SINK_BY_API[pending.api], argument, node)
             continue
@@ -432,6 +436,7 @@ def _library_call(
         handled = special(frame, call)
         if handled is not None:
             return handled
+    fill_template(frame, name, node, args, keywords)  # a chain that fills a template itself
     if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
         return args[0]
     if name in WINDOWS or name in WINDOW_MEMORIES:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DataSource", "Framework", "Sink"]
+__all__ = ["DataSource", "Framework", "Sink", "TemplateFill"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,6 +84,28 @@ class DataSource:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class TemplateFill:
+    """
+    A call that runs the prompt template it is handed on every request and fills some of its
+    variables itself: `create_stuff_documents_chain(llm, prompt)` puts the documents retrieved
+    for this request in `{context}`, whatever the code around it calls them. The variables are
+    judged where the template places them (a `{context}` closing the system prompt, with the
+    history after it, breaks the cache) as if the code had filled them with per-request data.
+
+    `calls`: dotted-name endings (after import resolution). `template`: where the call takes the
+    template, tried in order: a positional index (`"1"`), a keyword (`"prompt"`), a keyword of a
+    dict keyword (`"chain_type_kwargs.prompt"`), or a chain holding it (`LLMChain(prompt=...)`).
+    `renamed_by`: the keyword that names the filled variable instead (`document_variable_name`).
+    """
+
+    calls: tuple[str, ...]
+    template: tuple[str, ...]
+    variables: tuple[str, ...]
+    what: str  # how a finding names what fills them: "the documents retrieved for this request"
+    renamed_by: str = ""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Framework:
     name: str
     sinks: tuple[Sink, ...] = ()
@@ -101,3 +123,5 @@ class Framework:
     windows: tuple[str, ...] = ()
     # Resolved names of memories that keep only a window of a chain's history (PC507 where made).
     window_memories: tuple[str, ...] = ()
+    # Calls that fill a template's variables themselves, on every request (see TemplateFill).
+    template_fills: tuple[TemplateFill, ...] = ()

@@ -8,7 +8,7 @@ handling; this module says which calls make them.
 
 from __future__ import annotations
 
-from .._knowledge import DataSource, Framework, Sink
+from .._knowledge import DataSource, Framework, Sink, TemplateFill
 
 FRAMEWORK = Framework(
     name="langchain",
@@ -131,6 +131,40 @@ FRAMEWORK = Framework(
         "langchain.memory.ConversationSummaryBufferMemory",
         "langchain.memory.summary_buffer.ConversationSummaryBufferMemory",
         "langchain_classic.memory.ConversationSummaryBufferMemory",
+    ),
+    # Chains that put the documents they retrieve for each request into the prompt they are
+    # handed: `{context}` by default (`{summaries}` for the with-sources chains).
+    template_fills=(
+        TemplateFill(
+            calls=("create_stuff_documents_chain",),
+            template=("1", "prompt"),
+            variables=("context",),
+            renamed_by="document_variable_name",
+            what="the documents the chain retrieves for each request",
+        ),
+        TemplateFill(
+            calls=("load_qa_chain", "load_qa_with_sources_chain", "StuffDocumentsChain"),
+            template=("prompt", "llm_chain"),
+            variables=("context", "summaries"),
+            renamed_by="document_variable_name",
+            what="the documents the chain is handed for each request",
+        ),
+        TemplateFill(
+            calls=(
+                "RetrievalQA.from_chain_type",
+                "RetrievalQAWithSourcesChain.from_chain_type",
+                "RetrievalQA.from_llm",
+            ),
+            template=("chain_type_kwargs.prompt", "prompt"),
+            variables=("context", "summaries"),
+            what="the documents the chain retrieves for each request",
+        ),
+        TemplateFill(
+            calls=("ConversationalRetrievalChain.from_llm",),
+            template=("combine_docs_chain_kwargs.prompt",),
+            variables=("context",),
+            what="the documents the chain retrieves for each request",
+        ),
     ),
     # Chat models: `ChatOpenAI()` sends what it is given as the conversation.
     clients=(

@@ -3,7 +3,7 @@ LangChain's is: the same name, the same `{variable}` syntax)."""
 
 from __future__ import annotations
 
-from .._knowledge import DataSource, Framework, Sink
+from .._knowledge import DataSource, Framework, Sink, TemplateFill
 
 _SYSTEM = (("system_prompt", "system"), ("context", "system"), ("prefix_messages", "messages"))
 
@@ -34,6 +34,20 @@ FRAMEWORK = Framework(
             what="documents retrieved for this request",
             methods=("query", "aquery", "retrieve", "aretrieve"),
             varying=True,
+        ),
+    ),
+    # Query engines put the nodes they retrieve for each query in their QA template's
+    # `{context_str}` (a refine template's too).
+    template_fills=(
+        TemplateFill(
+            calls=(
+                "as_query_engine",
+                "RetrieverQueryEngine.from_args",
+                "get_response_synthesizer",
+            ),
+            template=("text_qa_template", "refine_template"),
+            variables=("context_str", "context_msg"),
+            what="the nodes the engine retrieves for each query",
         ),
     ),
     # A chat memory buffer keeps the newest turns that fit its token limit (3,000 by default):
