@@ -277,3 +277,38 @@ def test_an_entry_points_request_data_in_the_prefix_is_reported(
 @pytest.mark.parametrize("source", [c[1] for c in QUIET], ids=[c[0] for c in QUIET])
 def test_data_in_its_place_and_the_frameworks_own_objects_stay_quiet(source: str) -> None:
     assert [f for f in findings(source) if f[1] != "PC506"] == []
+
+
+# Call-site evidence: a helper's parameter named like per-request data (`file_path`) whose
+# value it returns is per-request where a caller passes per-request data, and the caller's
+# constant where it passes a configuration constant (the real shape: a memory manager loading
+# its fact file, named in the settings, into the system prompt).
+MEMORY_HELPER = """
+import json
+from openai import OpenAI
+from settings import FACTS_FILE
+class Memory:
+    def load(self, file_path):
+        with open(file_path) as f:
+            return json.load(f)
+memory = Memory()
+def reply(text, path):
+    facts = memory.load(PATH)
+    return OpenAI().chat.completions.create(
+        model="gpt-4o",
+        messages=[
+            {"role": "system", "content": f"Known facts: {facts}\\n{RULES}"},
+            {"role": "user", "content": text},
+        ],
+    )
+"""
+
+
+def test_a_configuration_constant_passed_to_a_per_request_named_parameter_is_quiet() -> None:
+    source = MEMORY_HELPER.replace("PATH", "FACTS_FILE")
+    assert [f for f in findings(source) if f[1] != "PC506"] == []
+
+
+def test_the_same_helper_handed_a_callers_per_request_value_is_reported() -> None:
+    found = findings(MEMORY_HELPER.replace("PATH", "path"))
+    assert (7, "PC502") in found, found

@@ -309,7 +309,8 @@ def _apply(
                     node,
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
-    result = _without(result, _constant_parameters(function, bound, result))
+    constants = _constant_parameters(function, bound, result, _configured(node, len(args)))
+    result = _without(result, constants)
     result = _window_enters(frame, function, node, result)
     if result.fields is not None and summary.ret is not result:
         # `create_chat_message("system", text)`: a message helper's dict is a system
@@ -739,12 +740,17 @@ def call_sink(
 
 
 def _constant_parameters(
-    function: Function, bound: dict[int | str, Value], result: Value
+    function: Function,
+    bound: dict[int | str, Value],
+    result: Value,
+    configured: frozenset[int | str] = frozenset(),
 ) -> frozenset[Dep]:
     """
     The per-request taints in `result` that stand for a parameter of `function` which this
-    call fills with a literal (`metadata_query=METADATA_QUERY`): named like per-request data,
-    but at this call it is the caller's constant, so it does not vary here.
+    call fills with a literal (`metadata_query=METADATA_QUERY`) or a configuration constant
+    (`_load(HISTORY_FILE)`, `settings.MEMORY_PATH`: `configured`, by position or keyword):
+    named like per-request data, but at this call it is the caller's constant, so it does not
+    vary here.
     """
     node = function.node
     args = node.args
@@ -752,7 +758,7 @@ def _constant_parameters(
     constant = {
         name
         for key, value in bound.items()
-        if not value.deps and (value.text is not None or value.kind == "num")
+        if not value.deps and (value.text is not None or value.kind == "num" or key in configured)
         for name in ([names[key]] if isinstance(key, int) and key < len(names) else [key])
         if isinstance(name, str)
     }
@@ -765,6 +771,24 @@ def _constant_parameters(
         and d.path == function.module.display
         and first <= d.line <= last
     )
+
+
+def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:
+    """The arguments of call `node` written as a configuration constant (an ALL_CAPS name, or
+    attribute: `HISTORY_FILE`, `settings.MEMORY_PATH`), by the position they bind to (`passed`
+    values in all, the receiver of a method first) or their keyword."""
+    if not isinstance(node, ast.Call):
+        return frozenset()
+    found: set[int | str] = {k.arg for k in node.keywords if k.arg and _a_constant(k.value)}
+    if not any(isinstance(a, ast.Starred) for a in node.args):
+        offset = passed - len(node.args)
+        found.update(offset + i for i, a in enumerate(node.args) if _a_constant(a))
+    return frozenset(found)
+
+
+def _a_constant(expr: ast.expr) -> bool:
+    name = expr.id if isinstance(expr, ast.Name) else getattr(expr, "attr", "")
+    return isinstance(expr, ast.Name | ast.Attribute) and len(name) > 1 and name.isupper()
 
 
 def _without(value: Value, dropped: frozenset[Dep], depth: int = 0) -> Value:
