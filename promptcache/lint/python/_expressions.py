@@ -23,6 +23,7 @@ from ._flow import (
     merge,
     merge_all,
 )
+from ._instances import instance_part
 from ._invoke import call_expression, where_made
 from ._iteration import comprehension
 from ._locations import node_label
@@ -355,6 +356,9 @@ def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
         return _request_data(frame, frame.scope.imported(f"{base.meta}.{node.attr}"), node)
     if base.kind == "instance" and isinstance(base.meta, ClassInfo):
         cls: ClassInfo = base.meta
+        made = base.field(node.attr)  # what this instance was made with (`Bot(notes).notes`)
+        if made is not None:
+            return made
         if (
             f"frame.{node.attr}" in frame.scope.env
             and isinstance(node.value, ast.Name)
@@ -363,7 +367,7 @@ def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
             return frame.scope.env[f"frame.{node.attr}"]
         attrs = frame.a.class_attrs(cls)
         if node.attr in attrs:
-            return attrs[node.attr]
+            return instance_part(frame, node, attrs[node.attr])
         if node.attr in cls.methods:
             return Value(kind="method", meta=(cls.methods[node.attr], base))
     if base.deps and senders_system_prompt(node.attr):  # `body.system_prompt`
@@ -374,7 +378,9 @@ def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
         found = base.meta.attrs.get(node.attr)
         if found is not None and _in_class_body(base.meta.node, node.attr):
             return found
-    deps = set(base.deps)
+    # A parameter's attribute is that part of it (`ctx.notes`), resolved at each call: an
+    # instance made there with its fields gives just that field.
+    deps = deps_at_key(base.deps, node.attr)
     if frame.a.per_request_attribute(node.attr):
         deps.add(
             frame.taint(PER_REQUEST, f"`{node_label(frame.module, node)}` (per-request data)", node)

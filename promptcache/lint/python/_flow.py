@@ -22,6 +22,7 @@ from ._values import (
     Taint,
     Value,
     compact,
+    deps_at_key,
     join_values,
     text_value,
 )
@@ -274,7 +275,7 @@ def _argument(param: Param, bound: dict[int | str, Value], call: Caller | None) 
 def follow(value: Value, path: tuple[str, ...], call: Caller | None = None) -> Value:
     """The part of `value` at `path` when its fields are known (else all of it); "()" in the
     path is what the value returns when called (`call`: how to call it)."""
-    for key in path:
+    for step, key in enumerate(path):
         if key == "()":
             value = call(value) if call is not None else value.opaque()
             continue
@@ -282,10 +283,23 @@ def follow(value: Value, path: tuple[str, ...], call: Caller | None = None) -> V
             value = Value(deps=unfollowed(value.deps))
             continue
         found = value.field(key)
+        if found is None and value.kind == "instance" and value.deps:
+            return _part_of_self(value, path[step:])
         if found is None:
             return value
         value = found
     return value
+
+
+def _part_of_self(value: Value, path: tuple[str, ...]) -> Value:
+    """A method's own `self` (`self_proxy`) at `path`: its parameter's part there, resolved at
+    that method's calls on an instance."""
+    deps: frozenset[Dep] = value.deps
+    for key in path:
+        if key in ("()", UNREAD):
+            break
+        deps = frozenset(deps_at_key(deps, key))
+    return Value(deps=deps)
 
 
 def unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:

@@ -39,6 +39,7 @@ from ._flow import (
     static_after,
     substitute,
 )
+from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
 from ._quickinit import replace
@@ -230,9 +231,11 @@ def call_project(
         init = cls.methods.get("__init__")
         if init is not None:
             _apply(frame, init, node, [Value(kind="instance", meta=cls), *args], keywords, splats)
-        return _self_trimming(frame, cls, node, Value(kind="instance", meta=cls))
+        instance = instance_of(frame, cls, init, args, keywords, splats)
+        return _self_trimming(frame, cls, node, instance)
     if callee.kind == "method":
         function, bound = callee.meta
+        bound = self_proxy(frame, bound)
         return _apply(frame, function, node, [bound, *args], keywords, splats)
     return _apply(frame, callee.meta, node, args, keywords, splats)
 
