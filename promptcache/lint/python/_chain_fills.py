@@ -19,7 +19,7 @@ from .frameworks import FRAMEWORKS
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["fill_passed", "fill_template"]
+__all__ = ["FILLED_BY", "fill_passed", "fill_template"]
 
 # The role of a `Pending` on a function that hands its parameter, a template, to such a call.
 FILLS_ROLE = "fills"
@@ -36,6 +36,7 @@ def _by_last_name() -> dict[str, tuple[TemplateFill, ...]]:
 
 # By the last name of each call (`create_stuff_documents_chain`, `from_chain_type`).
 _FILLS = _by_last_name()
+FILLED_BY = frozenset(_FILLS)  # the last names of the calls that fill a template
 
 
 def fill_template(

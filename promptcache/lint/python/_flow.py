@@ -45,6 +45,7 @@ __all__ = [
     "substitute",
     "text_after",
     "unfollowed",
+    "without",
 ]
 
 _FIXED = Value(fixed=True)
@@ -320,4 +321,29 @@ def unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:
         if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
         else d
         for d in deps
+    )
+
+
+def without(value: Value, dropped: frozenset[Dep], depth: int = 0) -> Value:
+    """`value` with the dependencies `dropped` taken out, in its parts too."""
+    if not dropped or not (value.deps & dropped):
+        return value
+    pieces = None
+    if value.pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else p - dropped
+            for p in value.pieces
+            if isinstance(p, str) or p - dropped
+        )
+    deeper = depth < 4
+    return replace(
+        value,
+        deps=value.deps - dropped,
+        pieces=pieces,
+        items=tuple(without(i, dropped, depth + 1) for i in value.items)
+        if value.items is not None and deeper
+        else value.items,
+        fields=tuple((k, without(v, dropped, depth + 1)) for k, v in value.fields)
+        if value.fields is not None and deeper
+        else value.fields,
     )

@@ -12,10 +12,10 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from ._flow import bind_arguments, substitute
+from ._flow import bind_arguments, substitute, without
 from ._quickinit import replace
 from ._summaries import ClassInfo, Function
-from ._values import Dep, Param, Value
+from ._values import NOT_FOLLOWED, PER_REQUEST, Dep, Param, Value
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -36,6 +36,8 @@ def instance_of(
     """`cls(...)`: an instance whose attributes set from the constructor's parameters hold
     this call's arguments (its fields); one made without them is the class's plain instance."""
     instance = Value(kind="instance", meta=cls)
+    if not any(v.deps for v in (*args, *keywords.values(), *splats)):
+        return instance  # made of constants: what it holds is the class's own
     if init is None:  # a dataclass's, a pydantic model's generated constructor: its fields
         fields = _declared(cls.node, args, keywords)
     else:
@@ -45,6 +47,7 @@ def instance_of(
             for name, value in frame.a.class_attrs(cls).items()
             if _has_params(value)
         )
+    fields = tuple((name, _origins(value)) for name, value in fields)
     if not any(value.deps for _, value in fields):
         return instance
     deps: frozenset[Dep] = frozenset().union(*(v.deps for _, v in fields))
@@ -95,6 +98,20 @@ def _declared(
     given = dict(zip(names, args, strict=False))
     given.update((k, v) for k, v in keywords.items() if k in names)
     return tuple(given.items())
+
+
+def _origins(value: Value) -> Value:
+    """What an instance's field carries from its call: the per-request data and the caller's
+    parameters in it. (A clock or an order passed to a constructor is followed as the class's
+    attribute, as before: a session object made with a dated preset is a conversation it keeps,
+    which this does not tell from a request sent once.)"""
+    kept = frozenset(d for d in value.deps if isinstance(d, Param) or d.code in _CARRIED)
+    if kept == value.deps:
+        return value
+    return without(value, value.deps - kept)
+
+
+_CARRIED = frozenset({PER_REQUEST, NOT_FOLLOWED})
 
 
 def _has_params(value: Value) -> bool:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ._calls import SPECIAL, Call
-from ._chain_fills import FILLS_ROLE, fill_passed, fill_template
+from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -38,6 +38,7 @@ from ._flow import (
     passed_through,
     static_after,
     substitute,
+    without,
 )
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
@@ -313,7 +314,7 @@ def _apply(
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     constants = _constant_parameters(function, bound, result, _configured(node, len(args)))
-    result = _without(result, constants)
+    result = without(result, constants)
     result = _window_enters(frame, function, node, result)
     if result.fields is not None and summary.ret is not result:
         # `create_chat_message("system", text)`: a message helper's dict is a system
@@ -440,7 +441,8 @@ def _library_call(
         handled = special(frame, call)
         if handled is not None:
             return handled
-    fill_template(frame, name, node, args, keywords)  # a chain that fills a template itself
+    if last in FILLED_BY:  # a chain that fills the template it is handed itself
+        fill_template(frame, name, node, args, keywords)
     if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
         return args[0]
     if name in WINDOWS or name in WINDOW_MEMORIES:
@@ -542,7 +544,7 @@ def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Valu
     cut = min(outside, key=Taint.key)
     name = getattr(function.node, "name", "<lambda>")
     label = f"`{name}()` (returns a sliding window of the history: {cut.label} at line {cut.line} of {cut.path})"
-    return _without(result, outside).with_deps([frame.taint(WINDOW, label, node)])
+    return without(result, outside).with_deps([frame.taint(WINDOW, label, node)])
 
 
 def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:
@@ -608,7 +610,7 @@ def _after_last_cache_point_dropped(system: Value, keys: tuple[str, ...]) -> Val
         return system
     cached: frozenset[Dep] = frozenset().union(*(i.deps for i in items[: marked[-1] + 1]))
     after: frozenset[Dep] = frozenset().union(*(i.deps for i in items[marked[-1] + 1 :]))
-    return _without(system, after - cached)
+    return without(system, after - cached)
 
 
 def _marks(value: Value, keys: tuple[str, ...], depth: int = 0) -> int:
@@ -700,7 +702,7 @@ def call_sink(
                 if uncached and not splats and not _automatic_caching(sink, keywords):
                     value = _after_last_cache_point_dropped(value, sink.cache_points)
             if role == "messages" and uncached:
-                value = _without(value, frozenset(d for d in value.deps if _is_window(d)))
+                value = without(value, frozenset(d for d in value.deps if _is_window(d)))
             frame.findings.sink_value(sink.api, role, value, node, history=history)
     for splat in splats:
         if splat.fields is None and splat.deps:
@@ -792,31 +794,6 @@ def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:
 def _a_constant(expr: ast.expr) -> bool:
     name = expr.id if isinstance(expr, ast.Name) else getattr(expr, "attr", "")
     return isinstance(expr, ast.Name | ast.Attribute) and len(name) > 1 and name.isupper()
-
-
-def _without(value: Value, dropped: frozenset[Dep], depth: int = 0) -> Value:
-    """`value` with the dependencies `dropped` taken out, in its parts too."""
-    if not dropped or not (value.deps & dropped):
-        return value
-    pieces = None
-    if value.pieces is not None:
-        pieces = tuple(
-            p if isinstance(p, str) else p - dropped
-            for p in value.pieces
-            if isinstance(p, str) or p - dropped
-        )
-    deeper = depth < 4
-    return replace(
-        value,
-        deps=value.deps - dropped,
-        pieces=pieces,
-        items=tuple(_without(i, dropped, depth + 1) for i in value.items)
-        if value.items is not None and deeper
-        else value.items,
-        fields=tuple((k, _without(v, dropped, depth + 1)) for k, v in value.fields)
-        if value.fields is not None and deeper
-        else value.fields,
-    )
 
 
 def _short(name: str) -> str:

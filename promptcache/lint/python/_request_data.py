@@ -124,6 +124,8 @@ def handler_parameters(
     states = [a.arg for a in positional if _type_name(a.annotation).endswith("State")]
     if states:
         return frozenset(states), frozenset()
+    if not node.decorator_list and node.name not in registered:  # most functions: quick
+        return _plain_function(positional[1 if method else 0 :], args)
     every = [
         *zip(
             positional,
@@ -141,11 +143,8 @@ def handler_parameters(
             return frozenset(a.arg for a, _ in every[:1]) | typed, given - typed
         return frozenset(a.arg for a, d in every if not injected(a, d)) | typed, frozenset()
     source = _handler_source(node, imports)
-    if source is None:
-        names = tuple(a.arg for a, _ in every)
-        if any(names[: len(s)] == s for s in _SIGNATURES):  # `(event, context)`: the event
-            return frozenset(names[:1]) | typed, frozenset(names[1:]) - typed
-        return typed, frozenset()
+    if source is None:  # decorated, but by no framework's handler decorator
+        return _plain_function(positional[1 if method else 0 :], args)
     given = frozenset(source.given)
     data = frozenset(
         a.arg
@@ -153,6 +152,23 @@ def handler_parameters(
         if not injected(a, default) and a.arg not in given and not _a_setting(a.arg)
     )
     return data | typed, given - typed
+
+
+def _plain_function(
+    positional: list[ast.arg], args: ast.arguments
+) -> tuple[frozenset[str], frozenset[str]]:
+    """A function neither decorated nor registered: a handler by its signature (`(event,
+    context)`: the event is the request's, the rest the runtime's), and its parameters typed as
+    the incoming request."""
+    names = tuple(a.arg for a in positional)
+    typed = frozenset(
+        a.arg
+        for a in (*positional, *args.kwonlyargs)
+        if a.annotation is not None and _type_name(a.annotation) in _REQUEST_TYPES
+    )
+    if names and any(names[: len(s)] == s for s in _SIGNATURES):
+        return frozenset(names[:1]) | typed, frozenset(names[1:]) - typed
+    return (typed, frozenset()) if typed else _NONE
 
 
 def _a_setting(name: str) -> bool:
