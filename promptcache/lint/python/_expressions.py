@@ -28,12 +28,14 @@ from ._iteration import comprehension
 from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
+from ._shared_windows import dotted
 from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
     descending_slice,
     is_history_window,
     is_newest_turn,
+    windowed,
 )
 from ._values import (
     EMPTY,
@@ -350,6 +352,13 @@ def _e_Lambda(frame: Frame, node: ast.Lambda) -> Value:
 
 
 def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
+    value = _attribute(frame, node)
+    trims = frame.a.trimmed(frame.module)
+    trim = trims.get(dotted(node)) if trims else None  # most modules trim no shared history
+    return value if trim is None else windowed(frame.module, value, trim)
+
+
+def _attribute(frame: Frame, node: ast.Attribute) -> Value:
     base = evaluate(frame, node.value)
     if base.kind == "module" and isinstance(base.meta, str):
         return _request_data(frame, frame.scope.imported(f"{base.meta}.{node.attr}"), node)

@@ -265,6 +265,9 @@ def _apply(
         if argument is None:
             continue
         argument = follow(argument, pending.path, lambda v: call_value(frame, v, node))
+        if pending.whole and pending.role == "input" and _one_text(argument):
+            frame.findings.last_turn(pending.api, argument, node)  # the caller's newest turn
+            continue
         if pending.whole:
             frame.findings.messages(pending.api, argument, node)
             continue
@@ -312,6 +315,11 @@ def _apply(
         # message once the caller's role is in it.
         frame.findings.system_message(result, node)
     return result
+
+
+def _one_text(argument: Value) -> bool:
+    """An argument given as one text (`ask(question)`), not a list of turns."""
+    return argument.items is None and (argument.pieces is not None or argument.kind == "str")
 
 
 def _opens_first_turn(pending: Pending, pieces: Sequence[Piece], dep: Dep, limit: int) -> bool:

@@ -39,12 +39,15 @@ __all__ = [
     "conversation_follows",
     "descending_slice",
     "drop_oldest",
+    "from_the_end",
     "front_cut",
     "front_deleted",
     "front_removed",
+    "front_start",
     "history_after",
     "is_history_name",
     "is_newest_turn",
+    "names_a_history",
     "newest_first",
     "opens",
     "pieces_from",
@@ -327,7 +330,22 @@ def is_history_window(node: ast.Subscript) -> bool:
 
 
 def is_history_name(expr: ast.expr) -> bool:
-    return bool(_HISTORY_NAME.search(_last_name(expr)))
+    return names_a_history(_last_name(expr))
+
+
+def names_a_history(name: str) -> bool:
+    """`messages`, `chat_history`, `conv_his`: a name a conversation's history goes by."""
+    return bool(_HISTORY_NAME.search(name))
+
+
+def from_the_end(lower: ast.expr, base: ast.expr) -> bool:
+    """A slice start counted from the end of `base` (`-n`, `len(h) - n`; see `_from_the_end`)."""
+    return _from_the_end(lower, base)
+
+
+def front_start(lower: ast.expr, base: ast.expr) -> bool:
+    """A slice start that drops turns from the front of `base` (see `_front_start`)."""
+    return _front_start(lower, base)
 
 
 def _from_the_end(lower: ast.expr, base: ast.expr) -> bool:

@@ -1,0 +1,227 @@
+"""PC507, windows of a history kept in a module's shared storage: a bot's module global or
+session attribute that one function appends each turn to and another trims (`pop(0)` once too
+long, `h[uid] = h[uid][-n:]`, `del h[0]`, `popleft()`, `defaultdict(lambda: deque(maxlen=n))`),
+read back by a getter, often from another module, and sent. The window belongs to the storage:
+every read of it reads a window that slides. Also: a wrapper whose parameter is sent as
+Gemini's `contents` (text or a list of turns), given a window by its caller. The twins that keep
+every turn, trim a list that holds no turns, or pass one text stay quiet."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import LintConfig, lint_paths
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return sorted((Path(f.path).name, f.line, f.code) for f in found if f.severity != "info")
+
+
+# A voice assistant's memory module: a global list, trimmed from the front once too long.
+MEMORY = """
+conversation_history = []
+MAX_HISTORY = 50
+def add_message(role, content):
+    conversation_history.append({"role": role, "content": content})
+    if len(conversation_history) > MAX_HISTORY:
+        conversation_history.pop(0)
+def get_history():
+    return conversation_history
+"""
+
+ASSISTANT = """
+from openai import OpenAI
+from memory import add_message, get_history
+client = OpenAI()
+RULES = "You are a warm voice assistant; answer briefly, in plain speech, no markdown. " * 30
+def answer(text):
+    add_message("user", text)
+    history = get_history()
+    reply = client.chat.completions.create(
+        model="m", messages=[{"role": "system", "content": RULES}, *history])
+    add_message("assistant", reply.choices[0].message.content)
+    return reply
+"""
+
+
+def test_a_global_history_trimmed_by_one_function_and_read_by_a_getter(tmp_path: Path) -> None:
+    found = _project(tmp_path, {"memory.py": MEMORY, "assistant.py": ASSISTANT})
+    assert found == [("assistant.py", 8, "PC507")]
+
+
+def test_a_global_history_only_appended_to_is_quiet(tmp_path: Path) -> None:
+    kept = MEMORY.replace("        conversation_history.pop(0)\n", "        pass\n")
+    assert _project(tmp_path, {"memory.py": kept, "assistant.py": ASSISTANT}) == []
+
+
+TRIMS = [
+    ("pop-front", "        conversation_history.pop(0)"),
+    ("pop-after-system", "        conversation_history.pop(1)"),
+    ("del-front", "        del conversation_history[0]"),
+    ("slice-assign", "        conversation_history[:] = conversation_history[-MAX_HISTORY:]"),
+]
+
+
+@pytest.mark.parametrize("trim", [t[1] for t in TRIMS], ids=[t[0] for t in TRIMS])
+def test_each_way_a_shared_history_loses_its_oldest_turns(tmp_path: Path, trim: str) -> None:
+    memory = MEMORY.replace("        conversation_history.pop(0)", trim)
+    found = _project(tmp_path, {"memory.py": memory, "assistant.py": ASSISTANT})
+    assert found == [("assistant.py", 8, "PC507")]
+
+
+def test_a_global_name_that_holds_no_turns_is_not_a_history(tmp_path: Path) -> None:
+    # `recent_errors.pop(0)`: a bounded log the request never carries as turns.
+    memory = MEMORY + textwrap.dedent("""
+    recent_errors = []
+    def note_error(text):
+        recent_errors.append(text)
+        if len(recent_errors) > 5:
+            recent_errors.pop(0)
+    """)
+    kept = memory.replace("        conversation_history.pop(0)\n", "        pass\n")
+    assert _project(tmp_path, {"memory.py": kept, "assistant.py": ASSISTANT}) == []
+
+
+# A streamlit chatbot: the turns live in session state under a name that says nothing.
+CONTEXT = """
+import streamlit as st
+max_context_length = 12
+def add(role, message):
+    st.session_state.list_context.append({"role": role, "content": message})
+    if len(st.session_state.list_context) > max_context_length:
+        st.session_state.list_context.pop(0)
+def get():
+    return st.session_state.list_context
+"""
+
+PAGE = """
+import openai
+import context
+def chatgpt(prompt):
+    context.add("user", prompt)
+    response = openai.ChatCompletion.create(model="gpt-3.5-turbo", messages=context.get())
+    context.add("assistant", response["choices"][0]["message"]["content"])
+    return response
+"""
+
+
+def test_a_session_attribute_appended_turns_and_trimmed_is_a_window(tmp_path: Path) -> None:
+    found = _project(tmp_path, {"context.py": CONTEXT, "main.py": PAGE})
+    assert found == [("main.py", 6, "PC507")]
+
+
+def test_a_session_attribute_kept_whole_is_quiet(tmp_path: Path) -> None:
+    kept = CONTEXT.replace("        st.session_state.list_context.pop(0)\n", "        pass\n")
+    assert _project(tmp_path, {"context.py": kept, "main.py": PAGE}) == []
+
+
+# A Telegram bot: a dict of histories per user, each cut to its newest turns.
+CHAT_CONTEXT = """
+MAX_HISTORY_LENGTH = 20
+user_histories = {}
+def context_for_ai(user_id, user_message):
+    if user_id not in user_histories:
+        user_histories[user_id] = [{"text": "You are a helpful bot."}, "OK"]
+    user_histories[user_id].append(user_message)
+    if len(user_histories[user_id]) > MAX_HISTORY_LENGTH:
+        user_histories[user_id] = user_histories[user_id][-MAX_HISTORY_LENGTH:]
+    return user_histories[user_id]
+"""
+
+GEMINI = """
+from google import genai
+client = genai.Client()
+def request_ai(user_id, message):
+    response = client.models.generate_content(model="gemini-2.5-flash", contents=message)
+    return response.text
+"""
+
+HANDLER = """
+import gemini
+from chat_context import context_for_ai
+def echo_all(message):
+    history_context = context_for_ai(message.from_user.id, [{"text": message.text}])
+    return gemini.request_ai(message.from_user.id, history_context)
+"""
+
+
+def test_a_dict_of_histories_cut_per_user_sent_through_a_wrapper(tmp_path: Path) -> None:
+    files = {"chat_context.py": CHAT_CONTEXT, "gemini.py": GEMINI, "handler.py": HANDLER}
+    assert _project(tmp_path, files) == [("handler.py", 5, "PC507")]
+
+
+def test_a_wrapper_given_one_text_as_contents_is_quiet(tmp_path: Path) -> None:
+    # The same wrapper, given the user's text alone: the newest turn, nothing after it.
+    handler = """
+    import gemini
+    def echo_all(message):
+        return gemini.request_ai(message.from_user.id, "Question: " + message.text)
+    """
+    assert _project(tmp_path, {"gemini.py": GEMINI, "handler.py": handler}) == []
+
+
+def test_a_wrapper_given_a_window_of_a_parameter_as_contents(tmp_path: Path) -> None:
+    handler = """
+    import gemini
+    def echo_all(message, history):
+        return gemini.request_ai(message.from_user.id, history[-10:])
+    """
+    assert _project(tmp_path, {"gemini.py": GEMINI, "handler.py": handler}) == [
+        ("handler.py", 4, "PC507")
+    ]
+
+
+def test_a_defaultdict_of_bounded_deques_is_a_window(tmp_path: Path) -> None:
+    store = """
+    from collections import defaultdict, deque
+    message_history = defaultdict(lambda: deque(maxlen=50))
+    def add_to_history(chat_id, role, content):
+        message_history[chat_id].append({"role": role, "content": content})
+    def get_history(chat_id):
+        return list(message_history[chat_id])
+    """
+    bot = """
+    from openai import OpenAI
+    from store import get_history
+    client = OpenAI()
+    RULES = "You are a witty member of a group chat; speak for yourself only. " * 30
+    def reply(chat_id):
+        turns = [{"role": "system", "content": RULES}, *get_history(chat_id)]
+        return client.chat.completions.create(model="m", messages=turns)
+    """
+    found = _project(tmp_path, {"store.py": store, "bot.py": bot})
+    assert found == [("bot.py", 7, "PC507")]
+    unbounded = store.replace("deque(maxlen=50)", "list")
+    assert _project(tmp_path, {"store.py": unbounded, "bot.py": bot}) == []
+
+
+def test_a_global_history_trimmed_in_a_method_that_declares_it_global(tmp_path: Path) -> None:
+    bot = """
+    import openai
+    conv_his = []
+    MAX_LEN = 8
+    SYSTEM = "You are a short-spoken hacker bot; answer from your recall memory. " * 30
+    def chat(history):
+        with_system = [{"role": "system", "content": SYSTEM}]
+        for turn in history:
+            with_system.append(turn)
+        return openai.ChatCompletion.create(model="gpt-4", messages=with_system)
+    class Bot:
+        def add(self, text):
+            global conv_his
+            conv_his.append({"role": "user", "content": text})
+            if len(conv_his) > MAX_LEN:
+                conv_his.pop(0)
+        def on_message(self, text):
+            self.add(text)
+            return chat(conv_his)
+    """
+    assert _project(tmp_path, {"bot.py": bot}) == [("bot.py", 16, "PC507")]
