@@ -225,3 +225,154 @@ def test_a_global_history_trimmed_in_a_method_that_declares_it_global(tmp_path: 
             return chat(conv_his)
     """
     assert _project(tmp_path, {"bot.py": bot}) == [("bot.py", 16, "PC507")]
+
+
+# A history class in one module, its instance's turns handed to a sender the analysis cannot
+# read (a package outside the project): the window is not proved to reach a request.
+HISTORY_CLASS = """
+class ConversationHistory:
+    def __init__(self, max_turns=10):
+        self.history = []
+        self.max_turns = max_turns
+    def add_user(self, content):
+        self.history.append({"role": "user", "content": content})
+        self._trim()
+    def get_messages(self):
+        return self.history
+    def _trim(self):
+        if len(self.history) > self.max_turns * 2:
+            self.history = self.history[-(self.max_turns * 2):]
+"""
+
+
+def _all(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return sorted((Path(f.path).name, f.line, f.code, f.severity) for f in found)
+
+
+def test_a_history_trim_not_followed_to_a_request_is_said(tmp_path: Path) -> None:
+    app = """
+    from llmkit import stream_chat
+    from history import ConversationHistory
+    chat_history = ConversationHistory(max_turns=5)
+    def turn(text):
+        chat_history.add_user(text)
+        return stream_chat(chat_history.get_messages())
+    """
+    found = _all(tmp_path, {"history.py": HISTORY_CLASS, "app.py": app})
+    assert found == [("history.py", 13, "PC506", "info")]
+
+
+def test_a_history_trim_followed_to_a_request_is_not_said_again(tmp_path: Path) -> None:
+    app = """
+    from openai import OpenAI
+    from history import ConversationHistory
+    client = OpenAI()
+    RULES = "You are a concise assistant; answer in one to three sentences. " * 30
+    chat_history = ConversationHistory(max_turns=5)
+    def turn(text):
+        chat_history.add_user(text)
+        messages = [{"role": "system", "content": RULES}, *chat_history.get_messages()]
+        return client.chat.completions.create(model="m", messages=messages)
+    """
+    found = _all(tmp_path, {"history.py": HISTORY_CLASS, "app.py": app})
+    assert found == [("app.py", 9, "PC507", "warning")]
+
+
+def test_a_trim_of_a_list_that_holds_no_turns_is_not_said(tmp_path: Path) -> None:
+    store = """
+    recent_errors = []
+    def note_error(text):
+        recent_errors.append(text)
+        if len(recent_errors) > 5:
+            recent_errors.pop(0)
+    """
+    assert _all(tmp_path, {"store.py": store}) == []
+
+
+def test_a_window_memory_from_the_old_import_path_made_in_its_own_module(tmp_path: Path) -> None:
+    # `memory.py` builds the memory; the agents that use it are made in another module.
+    memory = """
+    from langchain.chains.conversation.memory import ConversationBufferWindowMemory
+    memory = ConversationBufferWindowMemory(memory_key="chat_history", k=5, return_messages=True)
+    """
+    agents = """
+    from langchain.agents import AgentExecutor, create_react_agent
+    from memory import memory
+    def make(llm, tools, prompt):
+        return AgentExecutor(agent=create_react_agent(llm, tools, prompt), tools=tools, memory=memory)
+    """
+    found = _project(tmp_path, {"memory.py": memory, "agents.py": agents})
+    assert found == [("memory.py", 3, "PC507")]
+
+
+@pytest.mark.parametrize(
+    ("memory", "expected"),
+    [
+        ("ConversationSummaryMemory(llm=llm)", [("chain.py", 5, "PC507")]),
+        ("ConversationBufferMemory()", []),
+    ],
+    ids=["summary-rewritten-every-turn", "buffer-kept-whole"],
+)
+def test_a_summary_memory_rewrites_the_history_every_turn(
+    tmp_path: Path, memory: str, expected: list[tuple[str, int, str]]
+) -> None:
+    chain = f"""
+    from langchain.chains import ConversationChain
+    from langchain.memory import {memory.split("(")[0]}
+    def run(llm, questions):
+        memory = {memory}
+        chain = ConversationChain(llm=llm, memory=memory)
+        return [chain.run(q) for q in questions]
+    """
+    assert _project(tmp_path, {"chain.py": chain}) == expected
+
+
+# A LangGraph node: the state's messages cut by the project's own helper (another module), then
+# given to `prompt | llm` whose template puts them in a `MessagesPlaceholder`.
+TRIM_HELPER = """
+def trim_messages(messages, max_tokens=4000):
+    chat_messages = messages.copy()
+    system_message = chat_messages.pop(0) if messages and messages[0].type == "system" else None
+    while sum(len(m.content) for m in chat_messages) > max_tokens and len(chat_messages) > 1:
+        chat_messages.pop(0)
+    if system_message:
+        chat_messages.insert(0, system_message)
+    return chat_messages
+"""
+
+NODE = """
+from langchain_openai import ChatOpenAI
+from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+from context_manager import trim_messages
+llm = ChatOpenAI(model="gpt-4o-mini")
+prompt_template = ChatPromptTemplate.from_messages([
+    ("system", "You are a careful medical assistant; recommend seeing a doctor. " * 30),
+    MessagesPlaceholder("messages"),
+])
+llm_model = prompt_template | llm
+def chatbot(state):
+    messages = CUT
+    response = llm_model.invoke({"messages": messages})
+    return {"messages": [response]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("cut", "expected"),
+    [
+        ('trim_messages(state["messages"], max_tokens=4000)', [("graph.py", 12, "PC507")]),
+        ('state["messages"][-10:]', [("graph.py", 12, "PC507")]),
+        ('state["messages"]', []),
+    ],
+    ids=["helper-in-another-module", "slice", "whole-history"],
+)
+def test_a_window_given_to_a_messages_placeholder(
+    tmp_path: Path, cut: str, expected: list[tuple[str, int, str]]
+) -> None:
+    files = {"context_manager.py": TRIM_HELPER, "graph.py": NODE.replace("CUT", cut)}
+    assert _project(tmp_path, files) == expected

@@ -103,6 +103,8 @@ class Analysis:
         self.call_sites = CallSites(project)  # where PC508's functions are called
         # Per module (by id): its shared histories that its functions trim (`_shared_windows`).
         self.trims: dict[int, dict[str, ast.AST]] = {}
+        # Where a window that entered a module from another (path, line) was cut (path, line).
+        self.window_cuts: dict[tuple[str, int], set[tuple[str, int]]] = {}
 
     def release(self) -> None:
         """Forget the run (with the project's modules): its memoised values, which modules were
@@ -115,6 +117,7 @@ class Analysis:
         self.registered.clear()
         self.call_sites.clear()
         self.trims.clear()
+        self.window_cuts.clear()
         for shared in (self.texts, self.numbers, self.outside, self._named):
             if len(shared) > _SHARED_BOUND:  # a long-lived process: bounded, not unbounded
                 shared.clear()

@@ -519,7 +519,10 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
     strategy = next((k.value for k in node.keywords if k.arg == "strategy"), None)
     if isinstance(strategy, ast.Constant) and strategy.value == "first":
         return args[0] if args else EMPTY
-    label = f"`{node_label(frame.module, node)}` (keeps only the newest turns)"
+    what = "keeps only the newest turns"
+    if name.endswith("ConversationSummaryMemory"):
+        what = "writes the history again as a new summary after every turn"
+    label = f"`{node_label(frame.module, node)}` ({what})"
     taint = frame.taint(WINDOW, label, node)
     if name in WINDOW_MEMORIES:
         frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
@@ -541,7 +544,10 @@ def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Valu
     cut = min(outside, key=Taint.key)
     name = getattr(function.node, "name", "<lambda>")
     label = f"`{name}()` (returns a sliding window of the history: {cut.label} at line {cut.line} of {cut.path})"
-    return _without(result, outside).with_deps([frame.taint(WINDOW, label, node)])
+    entered = frame.taint(WINDOW, label, node)
+    cuts = frame.a.window_cuts.setdefault((entered.path, entered.line), set())
+    cuts.update((d.path, d.line) for d in outside)  # where it was cut, for `PythonLinter`
+    return _without(result, outside).with_deps([entered])
 
 
 def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 from ._turns import from_the_end, front_start, names_a_history
 
-__all__ = ["dotted", "trimmed_storage"]
+__all__ = ["dotted", "trimmed_storage", "turn_trims"]
 
 # Text without which a module trims nothing (most modules): the scan is skipped.
 _MAY_TRIM = re.compile(r"\.pop(?:left)?\s*\(|\bdel\b|\[\s*-|maxlen|\[\s*[\w.()]+\s*:\s*\]")
@@ -45,30 +45,77 @@ def dotted(node: ast.expr) -> str:
 def trimmed_storage(tree: ast.Module, source: str) -> dict[str, ast.AST]:
     """The module's shared histories that its code trims: their dotted names (`conv_his`,
     `st.session_state.list_context`), each with the first statement or call that trims it."""
+    shared, _, turns = _scan(tree, source)
+    return {
+        storage: node
+        for storage, node in shared.items()
+        if storage in turns or names_a_history(storage.rpartition(".")[2])
+    }
+
+
+def turn_trims(tree: ast.Module, source: str) -> list[tuple[ast.AST, int, int]]:
+    """Every trim of a list the module appends turns to (`{"role": ...}`), shared or kept on an
+    instance (`self.history.pop(0)`), with the lines of the function (or statement) it is in:
+    what a request sends as its conversation, if it is sent. Where the analysis proves no
+    request sends it, it says so rather than stay silent."""
+    shared, own, turns = _scan(tree, source)
+    found = [node for storage, node in {**shared, **own}.items() if storage in turns]
+    spans = _spans(tree)
+    return sorted(
+        ((node, *spans.get(id(node), _lines(node))) for node in found),
+        key=lambda t: (getattr(t[0], "lineno", 0), getattr(t[0], "col_offset", 0)),
+    )
+
+
+def _spans(tree: ast.Module) -> dict[int, tuple[int, int]]:
+    """The lines of the function each node is in (by id), innermost first."""
+    spans: dict[int, tuple[int, int]] = {}
+    for function in (n for n in ast.walk(tree) if isinstance(n, _FUNCTIONS)):
+        lines = _lines(function)
+        for node in ast.walk(function):
+            spans[id(node)] = lines  # an inner function, walked later, overwrites its own
+    return spans
+
+
+def _lines(node: ast.AST) -> tuple[int, int]:
+    first = getattr(node, "lineno", 0)
+    return first, getattr(node, "end_lineno", None) or first
+
+
+def _scan(tree: ast.Module, source: str) -> tuple[dict[str, ast.AST], dict[str, ast.AST], set[str]]:
+    """The trims of the module's shared storage, those of its instances' attributes (named
+    `self.<attr>`), each with its first trim, and the storages it appends turns to."""
     if not _MAY_TRIM.search(source):
-        return {}
-    shared = _module_names(tree)
-    found: dict[str, ast.AST] = {}
+        return {}, {}, set()
+    names = _module_names(tree)
+    shared: dict[str, ast.AST] = {}
+    own: dict[str, ast.AST] = {}
     turns: set[str] = set()
     for function in (n for n in ast.walk(tree) if isinstance(n, _FUNCTIONS)):
         local = _local_names(function)
+        me = _instance_name(function)
         for node in ast.walk(function):
             for storage in _trims(node):
                 root = storage.split(".", 1)[0]
-                if root in shared and root not in local:
-                    found.setdefault(storage, node)
+                if root in names and root not in local:
+                    shared.setdefault(storage, node)
+                elif root == me and "." in storage:
+                    own.setdefault("self." + storage.split(".", 1)[1], node)
             turn = _turn_appended(node)
             if turn:
-                turns.add(turn)
+                root, dot, rest = turn.partition(".")
+                turns.add("self." + rest if dot and root == me else turn)
     for statement in tree.body:
         target = _self_dropping(statement)
         if target:
-            found.setdefault(target, statement)
-    return {
-        storage: node
-        for storage, node in found.items()
-        if storage in turns or names_a_history(storage.rpartition(".")[2])
-    }
+            shared.setdefault(target, statement)
+    return shared, own, turns
+
+
+def _instance_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """What a method calls its instance (`self`); "" for a function with no parameters."""
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return positional[0].arg if positional else ""
 
 
 def _module_names(tree: ast.Module) -> set[str]:
