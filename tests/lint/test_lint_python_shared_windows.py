@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint.python import lint_python_source
 
 
 def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
@@ -376,3 +377,75 @@ def test_a_window_given_to_a_messages_placeholder(
 ) -> None:
     files = {"context_manager.py": TRIM_HELPER, "graph.py": NODE.replace("CUT", cut)}
     assert _project(tmp_path, files) == expected
+
+
+SINGLE_HEAD = """
+from dataclasses import dataclass
+from openai import OpenAI
+client = OpenAI()
+SYSTEM = {"role": "system", "content": "You are the booking assistant of a dental practice. " * 30}
+"""
+
+
+def _codes(body: str) -> list[tuple[int, str]]:
+    source = SINGLE_HEAD + textwrap.dedent(body)
+    offset = SINGLE_HEAD.count("\n")
+    return [(f.line - offset, f.code) for f in lint_python_source(source)]
+
+
+@pytest.mark.parametrize(
+    ("start", "expected"),
+    [
+        ("max(0, len(history) - keep)", [(4, "PC507")]),
+        ("len(history) - keep", [(4, "PC507")]),
+        ("skip", []),
+    ],
+    ids=["max-from-the-end", "from-the-end", "a-fixed-part-left-out"],
+)
+def test_a_window_whose_start_is_counted_from_the_end_in_a_name(
+    start: str, expected: list[tuple[int, str]]
+) -> None:
+    body = f"""
+    def reply(history, question, keep, skip):
+        start = {start}
+        recent = history[start:]
+        messages = [SYSTEM, *recent, {{"role": "user", "content": question}}]
+        return client.chat.completions.create(model="m", messages=messages)
+    """
+    assert _codes(body) == expected
+
+
+REQUEST_CLASS = """
+@dataclass
+class LLMRequest:
+    system_prompt: str
+    user_prompt: str
+    history: list
+    def to_messages(self):
+        return [
+            {"role": "system", "content": self.system_prompt},
+            *self.history[CUT],
+            {"role": "user", "content": self.user_prompt},
+        ]
+class LLMService:
+    def generate(self, request: ANNOTATION):
+        return client.chat.completions.create(model="m", messages=request.to_messages())
+"""
+
+
+@pytest.mark.parametrize(
+    ("annotation", "cut", "expected"),
+    [
+        ("LLMRequest", "-10:", [(11, "PC507")]),
+        ('Optional["LLMRequest"]', "-10:", [(11, "PC507")]),
+        ("LLMRequest | None", "-10:", [(11, "PC507")]),
+        ("LLMRequest", ":", []),
+    ],
+    ids=["typed", "optional-string", "union-none", "whole-history"],
+)
+def test_a_method_of_a_parameters_declared_class_cuts_the_window(
+    annotation: str, cut: str, expected: list[tuple[int, str]]
+) -> None:
+    body = "from typing import Optional\n" + textwrap.dedent(REQUEST_CLASS)
+    body = body.replace("ANNOTATION", annotation).replace("CUT", cut)
+    assert _codes(body) == expected

@@ -195,7 +195,50 @@ def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Val
         method = receiver.meta.methods.get(func.attr)
         if method is not None:
             return Value(kind="function", meta=method)
+    declared = _declared_class(frame, func.value)
+    method = declared.methods.get(func.attr) if declared is not None else None
+    if declared is not None and method is not None:
+        # `request.to_messages()` of a parameter typed `request: LLMRequest`: that class's
+        # method, which the caller's instance runs (a window it cuts is cut for every caller).
+        return Value(kind="method", meta=(method, Value(kind="instance", meta=declared)))
     return EMPTY
+
+
+def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:
+    """The project class a parameter's annotation names (`request: LLMRequest`, `Optional[...]`,
+    `... | None`, a string), when `name` is that parameter."""
+    if not isinstance(name, ast.Name) or frame.scope.env.get(name.id, EMPTY).kind != "param":
+        return None
+    function = frame.scope.function
+    node = function.node if function is not None else None
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    args = node.args
+    arg = next(
+        (a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name.id), None
+    )
+    annotation = arg.annotation if arg is not None else None
+    while annotation is not None:
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            annotation = ast.Name(id=annotation.value.strip())
+        if (
+            isinstance(annotation, ast.Subscript)
+            and getattr(annotation.value, "id", "") == "Optional"
+        ):
+            annotation = annotation.slice
+        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            none = isinstance(annotation.right, ast.Constant) and annotation.right.value is None
+            annotation = annotation.left if none else annotation.right
+        else:
+            break
+    if not isinstance(annotation, ast.Name):
+        return None
+    found = frame.scope.find(annotation.id)
+    return (
+        found.meta
+        if found is not None and found.kind == "class" and isinstance(found.meta, ClassInfo)
+        else None
+    )
 
 
 def call_name(frame: Frame, func: ast.expr) -> str:

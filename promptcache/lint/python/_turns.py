@@ -46,6 +46,7 @@ __all__ = [
     "front_start",
     "history_after",
     "is_history_name",
+    "is_named_window",
     "is_newest_turn",
     "names_a_history",
     "newest_first",
@@ -327,6 +328,27 @@ def is_history_window(node: ast.Subscript) -> bool:
     if key.lower is None or not _from_the_end(key.lower, node.value):
         return False
     return is_history_name(node.value)
+
+
+def is_named_window(node: ast.Subscript, scope: Sequence[ast.stmt]) -> bool:
+    """`history[start:]` after `start = max(0, len(history) - n)` in the same function
+    (`scope`, its body): a window whose start is counted from the end in a name of its own."""
+    key = node.slice
+    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+        return False
+    if not isinstance(key.lower, ast.Name) or not is_history_name(node.value):
+        return False
+    name = key.lower.id
+    for statement in statements(list(scope)):
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+            and _from_the_end(statement.value, node.value)
+        ):
+            return True
+    return False
 
 
 def is_history_name(expr: ast.expr) -> bool:
