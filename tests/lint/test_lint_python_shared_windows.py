@@ -449,3 +449,48 @@ def test_a_method_of_a_parameters_declared_class_cuts_the_window(
     body = "from typing import Optional\n" + textwrap.dedent(REQUEST_CLASS)
     body = body.replace("ANNOTATION", annotation).replace("CUT", cut)
     assert _codes(body) == expected
+
+
+NEWEST_FIRST = """
+def trim(history, max_tokens):
+    kept = []
+    total = 0
+    for message in reversed(history):
+        if total + len(message["content"]) > max_tokens:
+            STOP
+        kept.insert(0, message)
+        total += len(message["content"])
+    return kept
+def reply(history):
+    messages = [SYSTEM, *trim(history, 1200)]
+    return client.chat.completions.create(model="m", messages=messages)
+"""
+
+
+@pytest.mark.parametrize(
+    ("stop", "expected"),
+    [("break", [(5, "PC507")]), ("continue", [])],
+    ids=["until-a-budget", "every-turn-kept"],
+)
+def test_the_newest_turns_gathered_newest_first_until_a_budget(
+    stop: str, expected: list[tuple[int, str]]
+) -> None:
+    assert _codes(NEWEST_FIRST.replace("STOP", stop)) == expected
+
+
+def test_a_window_stored_back_into_a_dict_of_histories(tmp_path: Path) -> None:
+    # A Telegram bot: after each reply the user's entry is replaced by its newest ten turns.
+    bot = """
+    import openai
+    user_context = {}
+    async def handle_message(update, context):
+        user_id = update.message.from_user.id
+        history = user_context.get(user_id, [])
+        history.append({"role": "user", "content": update.message.text})
+        response = openai.chat.completions.create(model="gpt-3.5-turbo", messages=history)
+        history.append({"role": "assistant", "content": response.choices[0].message.content})
+        user_context[user_id] = history[-10:]
+    """
+    assert _project(tmp_path, {"main.py": bot}) == [("main.py", 10, "PC507")]
+    kept = bot.replace("history[-10:]", "history")
+    assert _project(tmp_path, {"main.py": kept}) == []

@@ -96,6 +96,8 @@ def _scan(tree: ast.Module, source: str) -> tuple[dict[str, ast.AST], dict[str, 
         me = _instance_name(function)
         for node in ast.walk(function):
             for storage in _trims(node):
+                if isinstance(node, ast.Assign) and _window_stored(node) == storage:
+                    turns.add(storage)  # what it stores is a history, named so
                 root = storage.split(".", 1)[0]
                 if root in names and root not in local:
                     shared.setdefault(storage, node)
@@ -163,7 +165,7 @@ def _trims(node: ast.AST) -> Iterator[str]:
             if isinstance(target, ast.Subscript) and _front_index(target.slice):
                 yield _storage(target.value)
     elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-        kept = _newest_kept(node.targets[0], node.value)
+        kept = _newest_kept(node.targets[0], node.value) or _window_stored(node)
         if kept:
             yield kept
     elif isinstance(node, ast.While | ast.If):  # a front cut made under a size test or in a loop
@@ -225,6 +227,22 @@ def _newest_kept(target: ast.expr, value: ast.expr) -> str:
     if ast.unparse(value.value) != ast.unparse(written):
         return ""
     return storage if from_the_end(key.lower, value.value) else ""
+
+
+def _window_stored(node: ast.Assign) -> str:
+    """`user_context[uid] = history[-10:]`: a history's newest turns stored in place of the
+    entry it was read from: the storage holds a window from then on."""
+    target, value = node.targets[0], node.value
+    if not isinstance(target, ast.Subscript) or isinstance(target.slice, ast.Slice):
+        return ""
+    if not isinstance(value, ast.Subscript) or not isinstance(value.slice, ast.Slice):
+        return ""
+    key = value.slice
+    if key.upper is not None or key.step is not None or key.lower is None:
+        return ""
+    if not names_a_history(dotted(value.value).rpartition(".")[2]):
+        return ""
+    return _storage(target) if from_the_end(key.lower, value.value) else ""
 
 
 def _front_cut(target: ast.expr, value: ast.expr) -> str:

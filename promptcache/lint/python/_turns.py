@@ -50,6 +50,7 @@ __all__ = [
     "is_newest_turn",
     "names_a_history",
     "newest_first",
+    "newest_kept",
     "opens",
     "pieces_from",
     "rewrites_first_message",
@@ -591,6 +592,31 @@ def newest_first(expr: ast.expr) -> bool:
     else:
         listed = None
     return listed is not None and bool(_HISTORY_NAME.search(_last_name(listed)))
+
+
+def newest_kept(node: ast.For | ast.AsyncFor) -> ast.expr | None:
+    """`for m in reversed(history): ... if total > budget: break; kept.insert(0, m)`: the
+    newest turns gathered, newest first, until a budget is spent: `kept` is a window of the
+    history once the conversation outgrows the budget (`newest_first` says the loop's order)."""
+    if not newest_first(node.iter):
+        return None
+    kept = None
+    stops = False
+    for statement in statements(node.body):
+        if isinstance(statement, ast.Break):
+            stops = True
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            func = call.func
+            front = (
+                isinstance(func, ast.Attribute)
+                and func.attr == "insert"
+                and len(call.args) == 2
+                and _is_constant(call.args[0], 0)
+            ) or (isinstance(func, ast.Attribute) and func.attr == "appendleft")
+            if front and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                kept = func.value
+    return kept if stops else None
 
 
 def _last_name(expr: ast.expr) -> str:
