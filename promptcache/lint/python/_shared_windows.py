@@ -20,13 +20,18 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ._turns import from_the_end, front_start, names_a_history
+from ._walk import walk
 
 __all__ = ["dotted", "trimmed_storage", "turn_trims"]
 
-# Text without which a module trims nothing (most modules): the scan is skipped.
-_MAY_TRIM = re.compile(r"\.pop(?:left)?\s*\(|\bdel\b|\[\s*-|maxlen|\[\s*[\w.()]+\s*:\s*\]")
+# Text without which a module trims nothing (most modules): the scan is skipped. A trim is a
+# front pop, a `del`, a bounded deque or a slice to the end; what it trims is a history only
+# in a module that names one or appends turns (`role`).
+_MAY_TRIM = re.compile(r"\.pop\s*\(\s*[01]\s*\)|popleft|\bdel\s|maxlen|:\s*\]")
+_TURN_WORDS = re.compile(r"(?i)mess|msgs|hist|conv|chat|turn|dialog|role")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -45,11 +50,11 @@ def dotted(node: ast.expr) -> str:
 def trimmed_storage(tree: ast.Module, source: str) -> dict[str, ast.AST]:
     """The module's shared histories that its code trims: their dotted names (`conv_his`,
     `st.session_state.list_context`), each with the first statement or call that trims it."""
-    shared, _, turns = _scan(tree, source)
+    found = _scan(tree, source)
     return {
         storage: node
-        for storage, node in shared.items()
-        if storage in turns or names_a_history(storage.rpartition(".")[2])
+        for storage, node in found.shared.items()
+        if storage in found.turns or names_a_history(storage.rpartition(".")[2])
     }
 
 
@@ -58,23 +63,32 @@ def turn_trims(tree: ast.Module, source: str) -> list[tuple[ast.AST, int, int]]:
     instance (`self.history.pop(0)`), with the lines of the function (or statement) it is in:
     what a request sends as its conversation, if it is sent. Where the analysis proves no
     request sends it, it says so rather than stay silent."""
-    shared, own, turns = _scan(tree, source)
-    found = [node for storage, node in {**shared, **own}.items() if storage in turns]
-    spans = _spans(tree)
+    found = _scan(tree, source)
+    trims = {**found.shared, **found.own}
     return sorted(
-        ((node, *spans.get(id(node), _lines(node))) for node in found),
+        (
+            (node, *found.spans.get(id(node), _lines(node)))
+            for storage, node in trims.items()
+            if storage in found.turns
+        ),
         key=lambda t: (getattr(t[0], "lineno", 0), getattr(t[0], "col_offset", 0)),
     )
 
 
-def _spans(tree: ast.Module) -> dict[int, tuple[int, int]]:
-    """The lines of the function each node is in (by id), innermost first."""
-    spans: dict[int, tuple[int, int]] = {}
-    for function in (n for n in ast.walk(tree) if isinstance(n, _FUNCTIONS)):
-        lines = _lines(function)
-        for node in ast.walk(function):
-            spans[id(node)] = lines  # an inner function, walked later, overwrites its own
-    return spans
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Scan:
+    """What one pass over a module found (see `_scan`)."""
+
+    shared: dict[str, ast.AST]  # the module's shared storage trimmed, with its first trim
+    own: dict[str, ast.AST]  # instances' attributes trimmed (`self.<attr>`)
+    turns: set[str]  # the storages turns are appended to
+    spans: dict[int, tuple[int, int]]  # each trim's (by id) function lines
+
+
+_NOTHING = _Scan(shared={}, own={}, turns=set(), spans={})
+# Where `_scan` keeps its result on the module's tree: the tree's own, freed with it, and read
+# by the linter (`turn_trims`) and the analysis (`trimmed_storage`) alike.
+_CACHE = "_promptcache_trims"
 
 
 def _lines(node: ast.AST) -> tuple[int, int]:
@@ -82,36 +96,84 @@ def _lines(node: ast.AST) -> tuple[int, int]:
     return first, getattr(node, "end_lineno", None) or first
 
 
-def _scan(tree: ast.Module, source: str) -> tuple[dict[str, ast.AST], dict[str, ast.AST], set[str]]:
-    """The trims of the module's shared storage, those of its instances' attributes (named
-    `self.<attr>`), each with its first trim, and the storages it appends turns to."""
-    if not _MAY_TRIM.search(source):
-        return {}, {}, set()
-    names = _module_names(tree)
-    shared: dict[str, ast.AST] = {}
-    own: dict[str, ast.AST] = {}
-    turns: set[str] = set()
-    for function in (n for n in ast.walk(tree) if isinstance(n, _FUNCTIONS)):
-        local = _local_names(function)
-        me = _instance_name(function)
-        for node in ast.walk(function):
+def _scan(tree: ast.Module, source: str) -> _Scan:
+    """The trims of the module's shared storage and of its instances' attributes, and the
+    storages it appends turns to: one walk of each function (once per tree)."""
+    cached = getattr(tree, _CACHE, None)
+    if isinstance(cached, _Scan):
+        return cached
+    found = _NOTHING
+    if _MAY_TRIM.search(source) and _TURN_WORDS.search(source):
+        found = _Scan(shared={}, own={}, turns=set(), spans={})
+        names = _module_names(tree)
+        for function in _functions(tree.body):
+            _scan_function(function, names, found)
+        for statement in tree.body:
+            target = _self_dropping(statement)
+            if target:
+                found.shared.setdefault(target, statement)
+    setattr(tree, _CACHE, found)
+    return found
+
+
+def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The module's functions and methods, each once (a function nested in one is walked as
+    part of it)."""
+    for statement in body:
+        if isinstance(statement, _FUNCTIONS):
+            yield statement
+        elif isinstance(statement, ast.ClassDef):
+            yield from _functions(statement.body)
+        else:
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(statement, field, None)
+                if isinstance(inner, list):
+                    yield from _functions(inner)
+            for handler in getattr(statement, "handlers", ()):
+                yield from _functions(handler.body)
+
+
+def _scan_function(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], found: _Scan
+) -> None:
+    me = _instance_name(function)
+    args = function.args
+    local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    local.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
+    declared: set[str] = set()
+    trims: list[tuple[str, ast.AST]] = []
+    for node in walk(function):
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                local.add(node.id)
+            continue
+        if isinstance(node, ast.Global):
+            declared.update(node.names)
+        elif type(node) in _TRIMMING:
             for storage in _trims(node):
                 if isinstance(node, ast.Assign) and _window_stored(node) == storage:
-                    turns.add(storage)  # what it stores is a history, named so
-                root = storage.split(".", 1)[0]
-                if root in names and root not in local:
-                    shared.setdefault(storage, node)
-                elif root == me and "." in storage:
-                    own.setdefault("self." + storage.split(".", 1)[1], node)
+                    found.turns.add(storage)  # what it stores is a history, named so
+                trims.append((storage, node))
+        if isinstance(node, ast.Call):
             turn = _turn_appended(node)
             if turn:
                 root, dot, rest = turn.partition(".")
-                turns.add("self." + rest if dot and root == me else turn)
-    for statement in tree.body:
-        target = _self_dropping(statement)
-        if target:
-            shared.setdefault(target, statement)
-    return shared, own, turns
+                found.turns.add("self." + rest if dot and root == me else turn)
+    local -= declared  # a name declared `global` is the module's, assigned or not
+    lines = _lines(function)
+    for storage, node in trims:
+        root = storage.split(".", 1)[0]
+        if root in names and root not in local:
+            found.shared.setdefault(storage, node)
+        elif root == me and "." in storage:
+            found.own.setdefault("self." + storage.split(".", 1)[1], node)
+        else:
+            continue
+        found.spans.setdefault(id(node), lines)
+
+
+# The nodes `_trims` reads (exact types: `ast` makes no subclasses).
+_TRIMMING = frozenset({ast.Call, ast.Delete, ast.Assign, ast.While, ast.If})
 
 
 def _instance_name(function: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
@@ -130,21 +192,6 @@ def _module_names(tree: ast.Module) -> set[str]:
         elif isinstance(statement, ast.Import | ast.ImportFrom):
             names.update((a.asname or a.name).split(".", 1)[0] for a in statement.names)
     return names
-
-
-def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
-    """The function's own names: its parameters and what it assigns, less those it declares
-    `global` (a trim of a local list is the value analysis's to follow)."""
-    args = function.args
-    local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-    local.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-    declared: set[str] = set()
-    for node in ast.walk(function):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            local.add(node.id)
-        elif isinstance(node, ast.Global):
-            declared.update(node.names)
-    return local - declared
 
 
 def _storage(expr: ast.expr) -> str:
