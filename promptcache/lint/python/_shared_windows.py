@@ -18,6 +18,7 @@ module appends turns to it (`list_context.append({"role": role, ...})`), whateve
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,8 +31,15 @@ __all__ = ["dotted", "trimmed_storage", "turn_trims"]
 # Text without which a module trims nothing (most modules): the scan is skipped. A trim is a
 # front pop, a `del`, a bounded deque or a slice to the end; what it trims is a history only
 # in a module that names one or appends turns (`role`).
-_MAY_TRIM = re.compile(r"\.pop\s*\(\s*[01]\s*\)|popleft|\bdel\s|maxlen|:\s*\]")
+_MAY_TRIM = re.compile(
+    r"\.pop\s*\(\s*[01]\s*\)|popleft|del\s|maxlen|:\s*\]|\[\s*(?:-|len\s*\(|max\s*\()"
+)
 _TURN_WORDS = re.compile(r"(?i)mess|msgs|hist|conv|chat|turn|dialog|role")
+# What may trim a list or append a turn to one (`{"role": ...}`, `Message(role=...)`), found
+# in one pass over the module's text.
+_CANDIDATE = re.compile(_MAY_TRIM.pattern + r"""|role["']|role\s*=""")
+# The statements whose bodies may define a function (`if TYPE_CHECKING:`, `try:` imports).
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -106,14 +114,37 @@ def _scan(tree: ast.Module, source: str) -> _Scan:
     if _MAY_TRIM.search(source) and _TURN_WORDS.search(source):
         found = _Scan(shared={}, own={}, turns=set(), spans={})
         names = _module_names(tree)
+        # Only the functions with a line that may trim or append a turn are walked: the rest
+        # of most modules (and all of most that pass the test above) is passed over.
+        lines = _lines_matching(source)
         for function in _functions(tree.body):
-            _scan_function(function, names, found)
+            first, last = _lines(function)
+            at = bisect.bisect_left(lines, first)
+            if at < len(lines) and lines[at] <= last:
+                _scan_function(function, names, found)
         for statement in tree.body:
             target = _self_dropping(statement)
             if target:
                 found.shared.setdefault(target, statement)
     setattr(tree, _CACHE, found)
     return found
+
+
+def _lines_matching(source: str) -> list[int]:
+    """The lines (1-based, sorted) of the module that may trim a history or append a turn. In a
+    module that appends no turn (`role`), only a trim on a line naming a history counts (what
+    it trims is then named so): a slice or `del` anywhere else (most of any module) is not."""
+    roles: set[int] = set()
+    trims: set[int] = set()
+    line, at = 1, 0
+    for match in _CANDIDATE.finditer(source):
+        line += source.count("\n", at, match.start())  # counted as the matches go: one pass
+        at = match.start()
+        (roles if match.group().startswith("role") else trims).add(line)
+    if not roles:
+        text = source.split("\n")
+        trims = {n for n in trims if _TURN_WORDS.search(text[n - 1])}
+    return sorted(roles | trims)
 
 
 def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -124,7 +155,7 @@ def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunc
             yield statement
         elif isinstance(statement, ast.ClassDef):
             yield from _functions(statement.body)
-        else:
+        elif isinstance(statement, _COMPOUND):
             for field in ("body", "orelse", "finalbody"):
                 inner = getattr(statement, field, None)
                 if isinstance(inner, list):
