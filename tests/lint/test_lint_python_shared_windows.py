@@ -23,7 +23,8 @@ def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
     found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    return sorted((Path(f.path).name, f.line, f.code) for f in found if f.severity != "info")
+    # PC507's findings: what these files hold beyond the window is other rules' to judge.
+    return sorted((Path(f.path).name, f.line, f.code) for f in found if f.code == "PC507")
 
 
 # A voice assistant's memory module: a global list, trimmed from the front once too long.
@@ -252,7 +253,11 @@ def _all(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str, str
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(textwrap.dedent(text))
     found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    return sorted((Path(f.path).name, f.line, f.code, f.severity) for f in found)
+    return sorted(
+        (Path(f.path).name, f.line, f.code, f.severity)
+        for f in found
+        if f.code in ("PC506", "PC507")
+    )
 
 
 def test_a_history_trim_not_followed_to_a_request_is_said(tmp_path: Path) -> None:
@@ -390,7 +395,7 @@ SYSTEM = {"role": "system", "content": "You are the booking assistant of a denta
 def _codes(body: str) -> list[tuple[int, str]]:
     source = SINGLE_HEAD + textwrap.dedent(body)
     offset = SINGLE_HEAD.count("\n")
-    return [(f.line - offset, f.code) for f in lint_python_source(source)]
+    return [(f.line - offset, f.code) for f in lint_python_source(source) if f.code == "PC507"]
 
 
 @pytest.mark.parametrize(
