@@ -29,12 +29,15 @@ from ._iteration import comprehension
 from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
+from ._shared_windows import dotted
 from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
     descending_slice,
     is_history_window,
+    is_named_window,
     is_newest_turn,
+    windowed,
 )
 from ._values import (
     EMPTY,
@@ -351,6 +354,13 @@ def _e_Lambda(frame: Frame, node: ast.Lambda) -> Value:
 
 
 def _e_Attribute(frame: Frame, node: ast.Attribute) -> Value:
+    value = _attribute(frame, node)
+    trims = frame.a.trimmed(frame.module)
+    trim = trims.get(dotted(node)) if trims else None  # most modules trim no shared history
+    return value if trim is None else windowed(frame.module, value, trim)
+
+
+def _attribute(frame: Frame, node: ast.Attribute) -> Value:
     base = evaluate(frame, node.value)
     if base.kind == "module" and isinstance(base.meta, str):
         return _request_data(frame, frame.scope.imported(f"{base.meta}.{node.attr}"), node)
@@ -401,7 +411,10 @@ def _in_class_body(node: ast.ClassDef, name: str) -> bool:
 def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
     base = evaluate(frame, node.value)
     key = node.slice
-    if isinstance(key, ast.Slice) and is_history_window(node):
+    if isinstance(key, ast.Slice) and (
+        is_history_window(node)
+        or (type(key.lower) is ast.Name and is_named_window(node, _body_of(frame)))
+    ):
         label = f"`{node_label(frame.module, node)}` (a sliding window of the history)"
         return Value(deps=base.deps | {frame.taint(WINDOW, label, node)}, kind="list")
     if isinstance(key, ast.Slice) and descending_slice(node, where_made(frame)):
@@ -441,6 +454,15 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
         return Value(deps=newest, pieces=(newest,))
     extra = evaluate(frame, key) if not isinstance(key, ast.Slice) else EMPTY
     return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
+
+
+def _body_of(frame: Frame) -> list[ast.stmt]:
+    """The statements of the function this frame runs (the module's at its top level)."""
+    function = frame.scope.function
+    node = function.node if function is not None else None
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return node.body
+    return frame.module.tree.body if function is None else []
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:

@@ -169,6 +169,11 @@ class Findings:
         elif role in ("input", "opaque"):
             if value.pieces is None and value.kind != "str":
                 self.messages(api, value, node)
+            elif role == "input" and (whole := _whole_parameter(value)) is not None:
+                # `contents=message` of a wrapper's parameter: text or a list of turns, as
+                # each caller passes it (a caller's window is a window of the history).
+                self.pend(whole, api, "input", 0, True, whole=True)
+                self.last_turn(api, replace(value, deps=value.deps - {whole}), node)
             else:
                 self.last_turn(api, value, node)
         elif role == "config":
@@ -324,3 +329,12 @@ class Findings:
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)
+
+
+def _whole_parameter(value: Value) -> Param | None:
+    """The parameter a value is, whole (`message`, or a per-request `message`): the one piece
+    of its text is that parameter's own."""
+    if value.pieces is None or len(value.pieces) != 1 or value.items is not None:
+        return None
+    params = [d for d in value.deps if isinstance(d, Param)]
+    return params[0] if len(params) == 1 and not params[0].path else None

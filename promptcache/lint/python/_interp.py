@@ -33,6 +33,7 @@ from ._flow import (
 )
 from ._frame import Frame
 from ._project import Module, Project
+from ._shared_windows import trimmed_storage
 from ._sinks import Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
 from ._statements import _SYSTEM_NAME, _is_system_decorator
@@ -100,6 +101,10 @@ class Analysis:
         # Per module (by id): the functions it registers as request handlers (`_request_data`).
         self.registered: dict[int, dict[str, bool]] = {}
         self.call_sites = CallSites(project)  # where PC508's functions are called
+        # Per module (by id): its shared histories that its functions trim (`_shared_windows`).
+        self.trims: dict[int, dict[str, ast.AST]] = {}
+        # Where a window that entered a module from another (path, line) was cut (path, line).
+        self.window_cuts: dict[tuple[str, int], set[tuple[str, int]]] = {}
 
     def release(self) -> None:
         """Forget the run (with the project's modules): its memoised values, which modules were
@@ -111,6 +116,8 @@ class Analysis:
         self.conversation_fixed.clear()
         self.registered.clear()
         self.call_sites.clear()
+        self.trims.clear()
+        self.window_cuts.clear()
         for shared in (self.texts, self.numbers, self.outside, self._named):
             if len(shared) > _SHARED_BOUND:  # a long-lived process: bounded, not unbounded
                 shared.clear()
@@ -237,7 +244,21 @@ class Analysis:
                 cls.attrs[name] = windowed(cls.module, cls.attrs.get(name), trim)
         return cls.attrs
 
+    def trimmed(self, module: Module) -> dict[str, ast.AST]:
+        """The module's shared histories that its functions trim (found once per module)."""
+        found = self.trims.get(id(module))
+        if found is None:
+            found = self.trims[id(module)] = trimmed_storage(module.tree, module.source)
+        return found
+
     def global_value(self, module: Module, name: str) -> Value | None:
+        """A module global as a function reads it: a shared history that the module's functions
+        trim is read as the window it is (`_shared_windows`)."""
+        found = self._global_value(module, name)
+        trim = self.trimmed(module).get(name) if found is not None else None
+        return found if trim is None else windowed(module, found, trim)
+
+    def _global_value(self, module: Module, name: str) -> Value | None:
         """A module global, evaluating only its own top-level statement when the module has not run."""
         if module.reloaded and module.state == "new":  # linted, forgotten, read again
             self.run_module(module)
@@ -259,6 +280,7 @@ class Analysis:
         """The module is let go (`Project.forget`): a new one may take its id."""
         self._analysed.discard(id(module))
         self.registered.pop(id(module), None)
+        self.trims.pop(id(module), None)
 
     def record(self, module: Module, hit: Hit) -> None:
         module.hits.append(hit)

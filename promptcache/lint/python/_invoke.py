@@ -198,7 +198,50 @@ def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Val
         method = receiver.meta.methods.get(func.attr)
         if method is not None:
             return Value(kind="function", meta=method)
+    declared = _declared_class(frame, func.value)
+    method = declared.methods.get(func.attr) if declared is not None else None
+    if declared is not None and method is not None:
+        # `request.to_messages()` of a parameter typed `request: LLMRequest`: that class's
+        # method, which the caller's instance runs (a window it cuts is cut for every caller).
+        return Value(kind="method", meta=(method, Value(kind="instance", meta=declared)))
     return EMPTY
+
+
+def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:
+    """The project class a parameter's annotation names (`request: LLMRequest`, `Optional[...]`,
+    `... | None`, a string), when `name` is that parameter."""
+    if not isinstance(name, ast.Name) or frame.scope.env.get(name.id, EMPTY).kind != "param":
+        return None
+    function = frame.scope.function
+    node = function.node if function is not None else None
+    if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return None
+    args = node.args
+    arg = next(
+        (a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name.id), None
+    )
+    annotation = arg.annotation if arg is not None else None
+    while annotation is not None:
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            annotation = ast.Name(id=annotation.value.strip())
+        if (
+            isinstance(annotation, ast.Subscript)
+            and getattr(annotation.value, "id", "") == "Optional"
+        ):
+            annotation = annotation.slice
+        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            none = isinstance(annotation.right, ast.Constant) and annotation.right.value is None
+            annotation = annotation.left if none else annotation.right
+        else:
+            break
+    if not isinstance(annotation, ast.Name):
+        return None
+    found = frame.scope.find(annotation.id)
+    return (
+        found.meta
+        if found is not None and found.kind == "class" and isinstance(found.meta, ClassInfo)
+        else None
+    )
 
 
 def call_name(frame: Frame, func: ast.expr) -> str:
@@ -270,6 +313,9 @@ def _apply(
         if argument is None:
             continue
         argument = follow(argument, pending.path, lambda v: call_value(frame, v, node))
+        if pending.whole and pending.role == "input" and _one_text(argument):
+            frame.findings.last_turn(pending.api, argument, node)  # the caller's newest turn
+            continue
         if pending.whole:
             frame.findings.messages(pending.api, argument, node)
             continue
@@ -321,6 +367,11 @@ def _apply(
         # message once the caller's role is in it.
         frame.findings.system_message(result, node)
     return result
+
+
+def _one_text(argument: Value) -> bool:
+    """An argument given as one text (`ask(question)`), not a list of turns."""
+    return argument.items is None and (argument.pieces is not None or argument.kind == "str")
 
 
 def _opens_first_turn(pending: Pending, pieces: Sequence[Piece], dep: Dep, limit: int) -> bool:
@@ -522,7 +573,10 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
     strategy = next((k.value for k in node.keywords if k.arg == "strategy"), None)
     if isinstance(strategy, ast.Constant) and strategy.value == "first":
         return args[0] if args else EMPTY
-    label = f"`{node_label(frame.module, node)}` (keeps only the newest turns)"
+    what = "keeps only the newest turns"
+    if name.endswith("ConversationSummaryMemory"):
+        what = "writes the history again as a new summary after every turn"
+    label = f"`{node_label(frame.module, node)}` ({what})"
     taint = frame.taint(WINDOW, label, node)
     if name in WINDOW_MEMORIES:
         frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
@@ -544,7 +598,10 @@ def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Valu
     cut = min(outside, key=Taint.key)
     name = getattr(function.node, "name", "<lambda>")
     label = f"`{name}()` (returns a sliding window of the history: {cut.label} at line {cut.line} of {cut.path})"
-    return without(result, outside).with_deps([frame.taint(WINDOW, label, node)])
+    entered = frame.taint(WINDOW, label, node)
+    cuts = frame.a.window_cuts.setdefault((entered.path, entered.line), set())
+    cuts.update((d.path, d.line) for d in outside)  # where it was cut, for `PythonLinter`
+    return without(result, outside).with_deps([entered])
 
 
 def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:

@@ -25,7 +25,9 @@ from .._model import Finding
 from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._interp import Analysis, Hit
+from ._locations import node_label, node_location
 from ._project import Module, Project
+from ._shared_windows import turn_trims
 from ._sinks import SINKS, WINDOW_MEMORIES, WINDOWS, sink_aliases
 from .frameworks import FRAMEWORKS
 
@@ -230,6 +232,10 @@ class PythonLinter:
         # the run had found when they were linted.
         self._deferred: dict[Path, tuple[str, frozenset[Finding], int]] = {}
         self._forced: frozenset[str] = frozenset()  # wrapper names `finish` lints a module for
+        # The trims of histories (lists the project appends turns to) in the modules linted,
+        # and where the windows that reached a request were cut (`finish` says which were not).
+        self._turn_trims: dict[str, list[tuple[int, int, str, int, int]]] = {}
+        self._windows_sent: set[tuple[str, int]] = set()
 
     def lint_file(self, path: Path, display: str) -> list[Finding]:
         try:
@@ -262,6 +268,8 @@ class PythonLinter:
     def release(self) -> None:
         """Forget the run's modules (call while the collector is still paused; see `Project`)."""
         self.last_hits = []
+        self._turn_trims.clear()
+        self._windows_sent.clear()
         self.analysis.release()
         self.project.release()
 
@@ -290,6 +298,7 @@ class PythonLinter:
     ) -> list[Finding]:
         self.last_hits = []
         scan = _with_lf(source)  # lines are counted in \n below, and must be as `ast` counts them
+        self._note_trims(tree, scan, display)
         relevant = _trigger_lines(scan)
         if not relevant and not any(map(scan.__contains__, _ROOTED_GATE)):
             # No request API named here: it may still call a project's wrapper of one.
@@ -310,6 +319,51 @@ class PythonLinter:
         finally:
             if self.project.forget(module):
                 self.analysis.forget(module)
+
+    def _note_trims(self, tree: ast.Module, source: str, display: str) -> None:
+        """Remember where this module trims a history, for `finish` (once per file)."""
+        if display in self._turn_trims:
+            return
+        trims = turn_trims(tree, source)
+        if trims:
+            module = Module(name="", path=None, display=display, source=source, tree=tree)
+            self._turn_trims[display] = [
+                (*node_location(module, node), node_label(module, node), first, last)
+                for node, first, last in trims
+            ]
+
+    def _unfollowed_trims(self) -> list[Finding]:
+        """The history trims no window that reached a request was cut in (in the function that
+        trims): the analysis could not follow the list to a request, or none sends it. Said, as
+        an info finding, rather than silence: where it is sent as the conversation, it is a
+        window that slides."""
+        sent: dict[str, set[int]] = {}
+        for path, line in _with_cuts(self._windows_sent, self.analysis.window_cuts):
+            sent.setdefault(path, set()).add(line)
+        found = []
+        for display, trims in self._turn_trims.items():
+            cut = sent.get(display, set())
+            for line, column, label, first, last in trims:
+                if any(first <= n <= last for n in cut):
+                    continue
+                message = (
+                    f"`{label}` drops the oldest turns of a list the project appends turns to, "
+                    "and the analysis could not follow that list to a request: where it is sent "
+                    "as the conversation, its first turns change on every request once it is "
+                    "full, a window that slides (PC507); "
+                    "send the whole history while it fits, and cut it in large steps"
+                )
+                found.append(
+                    Finding(
+                        path=display,
+                        line=line,
+                        column=column,
+                        code="PC506",
+                        message=message,
+                        severity=RULES["PC506"].severity,
+                    )
+                )
+        return self._select(found)
 
     def _wrapper_lines(self, source: str) -> frozenset[int]:
         """The lines of `source` that call a wrapper of a request the run has found (or one
@@ -365,6 +419,9 @@ class PythonLinter:
             finally:
                 self._forced = frozenset()
             found.extend(f for f in again if f not in given)
+        found.extend(self._unfollowed_trims())
+        self._turn_trims.clear()
+        self._windows_sent.clear()
         return found
 
     def _analyse_module(
@@ -375,6 +432,9 @@ class PythonLinter:
             return []
         try:
             hits = self.last_hits = self.analysis.analyse(module, relevant)
+            self._windows_sent.update(
+                (hit.taint.path, hit.taint.line) for hit in hits if hit.taint.code == "PC507"
+            )
         except RecursionError:
             message = "the module is nested too deeply to analyse; it was not checked"
             return self._select([_unchecked(display, 1, message)])
@@ -392,6 +452,21 @@ class PythonLinter:
 
     def _select(self, findings: list[Finding]) -> list[Finding]:
         return [f for f in findings if self.config.enabled(f.code)]
+
+
+def _with_cuts(
+    sent: set[tuple[str, int]], cuts: dict[tuple[str, int], set[tuple[str, int]]]
+) -> set[tuple[str, int]]:
+    """The places windows that reached a request were cut: where each was reported, and where
+    the windows that entered a module there were cut, in turn."""
+    found = set(sent)
+    todo = list(sent)
+    while todo:
+        for cut in cuts.get(todo.pop(), ()):
+            if cut not in found:
+                found.add(cut)
+                todo.append(cut)
+    return found
 
 
 def _with_lf(source: str) -> str:

@@ -30,6 +30,7 @@ from ._turns import (
     front_cut,
     front_deleted,
     newest_first,
+    newest_kept,
     rewrites_first_message,
     starts_a_conversation,
 )
@@ -173,6 +174,9 @@ def _s_For(frame: Frame, node: ast.For) -> None:
     assign(frame, node.target, element)
     branches(frame, [node.body, []])
     block(frame, node.orelse)
+    kept = newest_kept(node)
+    if kept is not None:  # the newest turns gathered until a budget is spent: a window
+        drop_oldest(frame, kept, node)
 
 
 _s_AsyncFor = _s_For

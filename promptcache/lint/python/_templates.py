@@ -22,6 +22,7 @@ from ._flow import (
 )
 from ._quickinit import replace
 from ._sinks import Sink
+from ._turns import WINDOW
 from ._values import (
     EMPTY,
     PER_REQUEST,
@@ -97,7 +98,12 @@ def template_info(
             # follows it, in its own message and in the later ones (judged as a template's).
             later_text = sum(len(_spec_text(spec)) for spec in later)
             if is_placeholder(spec):
-                continue  # the placeholder's own variable: messages, per-request by nature
+                # The placeholder's own variable: messages, per-request by nature, except a
+                # window of the conversation (`state["messages"][-10:]`), which slides.
+                name = _placeholder_name(spec)
+                if name and is_history(spec):
+                    info.setdefault(name, (0, "placeholder"))
+                continue
             if spec.items is not None and len(spec.items) == 2:
                 system = spec.items[0].text in ("system", "developer")
                 role = "system" if system else "messages"
@@ -127,8 +133,13 @@ def template_variables(
     for name, value in values.fields:
         if name not in info:
             continue
-        value = slot_filled(frame, name, value, node)
         after, role = info[name]
+        if role == "placeholder":  # the conversation: only a window of it is known to slide
+            for dep in value.deps:
+                if isinstance(dep, Taint) and dep.code == WINDOW:
+                    frame.findings.hit(dep, api, "messages", 0, True, node)
+            continue
+        value = slot_filled(frame, name, value, node)
         value = named_per_request(frame, name, value, node)
         if role == "system":
             frame.findings.sink_value(api, "system", value, node)
@@ -142,6 +153,13 @@ def template_variables(
             for dep in value.deps:
                 if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
                     frame.findings.hit(dep, api, "template", after, False, node)
+
+
+def _placeholder_name(spec: Value) -> str:
+    """The variable a messages placeholder is filled from (`MessagesPlaceholder("history")`,
+    `("placeholder", "{history}")`)."""
+    name = spec.meta if spec.kind == "placeholder" else (spec.items or (EMPTY, EMPTY))[1].text
+    return name.strip("{} ") if isinstance(name, str) else ""
 
 
 # -- CrewAI -----------------------------------------------------------------------------

@@ -39,13 +39,18 @@ __all__ = [
     "conversation_follows",
     "descending_slice",
     "drop_oldest",
+    "from_the_end",
     "front_cut",
     "front_deleted",
     "front_removed",
+    "front_start",
     "history_after",
     "is_history_name",
+    "is_named_window",
     "is_newest_turn",
+    "names_a_history",
     "newest_first",
+    "newest_kept",
     "opens",
     "pieces_from",
     "rewrites_first_message",
@@ -326,8 +331,44 @@ def is_history_window(node: ast.Subscript) -> bool:
     return is_history_name(node.value)
 
 
+def is_named_window(node: ast.Subscript, scope: Sequence[ast.stmt]) -> bool:
+    """`history[start:]` after `start = max(0, len(history) - n)` in the same function
+    (`scope`, its body): a window whose start is counted from the end in a name of its own."""
+    key = node.slice
+    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+        return False
+    if not isinstance(key.lower, ast.Name) or not is_history_name(node.value):
+        return False
+    name = key.lower.id
+    for statement in statements(list(scope)):
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and statement.targets[0].id == name
+            and _from_the_end(statement.value, node.value)
+        ):
+            return True
+    return False
+
+
 def is_history_name(expr: ast.expr) -> bool:
-    return bool(_HISTORY_NAME.search(_last_name(expr)))
+    return names_a_history(_last_name(expr))
+
+
+def names_a_history(name: str) -> bool:
+    """`messages`, `chat_history`, `conv_his`: a name a conversation's history goes by."""
+    return bool(_HISTORY_NAME.search(name))
+
+
+def from_the_end(lower: ast.expr, base: ast.expr) -> bool:
+    """A slice start counted from the end of `base` (`-n`, `len(h) - n`; see `_from_the_end`)."""
+    return _from_the_end(lower, base)
+
+
+def front_start(lower: ast.expr, base: ast.expr) -> bool:
+    """A slice start that drops turns from the front of `base` (see `_front_start`)."""
+    return _front_start(lower, base)
 
 
 def _from_the_end(lower: ast.expr, base: ast.expr) -> bool:
@@ -551,6 +592,31 @@ def newest_first(expr: ast.expr) -> bool:
     else:
         listed = None
     return listed is not None and bool(_HISTORY_NAME.search(_last_name(listed)))
+
+
+def newest_kept(node: ast.For | ast.AsyncFor) -> ast.expr | None:
+    """`for m in reversed(history): ... if total > budget: break; kept.insert(0, m)`: the
+    newest turns gathered, newest first, until a budget is spent: `kept` is a window of the
+    history once the conversation outgrows the budget (`newest_first` says the loop's order)."""
+    if not newest_first(node.iter):
+        return None
+    kept = None
+    stops = False
+    for statement in statements(node.body):
+        if isinstance(statement, ast.Break):
+            stops = True
+        elif isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+            call = statement.value
+            func = call.func
+            front = (
+                isinstance(func, ast.Attribute)
+                and func.attr == "insert"
+                and len(call.args) == 2
+                and _is_constant(call.args[0], 0)
+            ) or (isinstance(func, ast.Attribute) and func.attr == "appendleft")
+            if front and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                kept = func.value
+    return kept if stops else None
 
 
 def _last_name(expr: ast.expr) -> str:

@@ -7,7 +7,10 @@ Why:
     only at run time could hold a clock or a per-request value, and the analysis cannot see
     which; a clock passed to a template whose text it cannot read (loaded from settings or a
     database) may render at the top of the prompt or in its last line. It says so (an info
-    finding: it does not fail the run) instead of calling the request clean or guessing.
+    finding: it does not fail the run) instead of calling the request clean or guessing. So
+    too for a trim of a list the project appends turns to (`history.pop(0)`) when no window
+    reported in the run was cut there: where that list is sent as the conversation it is a
+    window that slides (PC507), and the analysis could not follow it to the request.
 
 Bad:
     from prompts import *

@@ -131,6 +131,16 @@ FRAMEWORK = Framework(
         "langchain.memory.ConversationSummaryBufferMemory",
         "langchain.memory.summary_buffer.ConversationSummaryBufferMemory",
         "langchain_classic.memory.ConversationSummaryBufferMemory",
+        # The old import path of the same memories (`langchain.chains.conversation.memory`).
+        "langchain.chains.conversation.memory.ConversationBufferWindowMemory",
+        "langchain.chains.conversation.memory.ConversationTokenBufferMemory",
+        "langchain.chains.conversation.memory.ConversationSummaryBufferMemory",
+        # The summary memory writes the whole history again as a new summary after every turn:
+        # the history part of each request differs from the last one's from its first word.
+        "langchain.memory.ConversationSummaryMemory",
+        "langchain.memory.summary.ConversationSummaryMemory",
+        "langchain.chains.conversation.memory.ConversationSummaryMemory",
+        "langchain_classic.memory.ConversationSummaryMemory",
     ),
     # Chains that put the documents they retrieve for each request into the prompt they are
     # handed: `{context}` by default (`{summaries}` for the with-sources chains).
