@@ -38,6 +38,22 @@ def _gate(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in words if not any(other != w and other in w for other in words))
 
 
+def _word_start(name: str) -> str:
+    """A pattern for `\\b` + `name` that opens on a literal character. The regex engine skips
+    in C to where a pattern's first characters are, unless it opens on `\\b`: then it tries
+    every alternative at every position of the text (a `\\b(...)` scan was most of a module's
+    pre-scan). The lookbehind after the first character tests the same boundary."""
+    first = name[:1]
+    if re.match(r"\w", first) is None:  # `\b` before a non-word character: not a word's start
+        return r"\b" + re.escape(name)
+    return re.escape(first) + r"(?<!\w" + re.escape(first) + ")" + re.escape(name[1:])
+
+
+def _word_starts(names: tuple[str, ...]) -> str:
+    """`\\b(?:name|...)` as alternatives that each open on a literal (`_word_start`)."""
+    return "(?:" + "|".join(map(_word_start, names)) + ")"
+
+
 _TRIGGER = re.compile(
     # Every alternative starts with a literal character, so the regex engine gathers their first
     # characters into a set it skips through in C (a lookahead or a class first defeats that).
@@ -122,7 +138,12 @@ _METHOD_SINKS = tuple(
 )
 _METHOD_TRIGGER = re.compile(
     "|".join(
-        (r"\b" + r"\s*\.\s*".join(map(re.escape, name.split("."))) if "." in name else r"\." + name)
+        (
+            _word_start(name.split(".")[0])
+            + "".join(r"\s*\.\s*" + re.escape(part) for part in name.split(".")[1:])
+            if "." in name
+            else r"\." + name
+        )
         + r"\s*\("
         for name in _METHOD_SINKS
     )
@@ -160,7 +181,7 @@ _ROOTED_METHODS = _rooted_methods()
 
 @functools.lru_cache(maxsize=64)
 def _method_trigger(methods: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, methods)) + r")\s*\(")
+    return re.compile(_word_starts(methods) + r"\s*\(")
 
 
 _ROOTED_METHOD_WORDS = tuple(sorted({word for words in _ROOTED_METHODS.values() for word in words}))
@@ -190,7 +211,7 @@ _WINDOW_NAMES = tuple(
         }
     )
 )
-_WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*[(.]")
+_WINDOW_TRIGGER = re.compile(_word_starts(_WINDOW_NAMES) + r"\s*[(.]")
 # A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
 # a window the function may cut, which the function's callers then send.
 # Scanned in two steps, as the full pattern (a back-reference at every line start) costs a few
@@ -471,7 +492,7 @@ def _alias_lines(source: str, aliases: list[str]) -> frozenset[int]:
 @lru_cache(maxsize=256)
 def _alias_pattern(aliases: tuple[str, ...]) -> re.Pattern[str]:
     """The calls through `aliases` (a project's modules import a sink under the same few)."""
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\s*\(")
+    return re.compile(_word_starts(aliases) + r"\s*\(")
 
 
 def lint_python_source(
