@@ -740,3 +740,34 @@ def test_the_pre_scan_patterns_find_what_their_word_boundary_forms_find(parts: l
     for pattern in _pre_scan_patterns():
         slow = _with_word_boundaries(pattern)
         assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in slow.finditer(text)]
+
+
+def test_a_method_sink_scan_tries_only_the_sinks_whose_words_the_text_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every module holding `post` was scanned for all nineteen method sinks, each alternative
+    # tried wherever its first character is: one whose words are not in the text cannot match.
+    from promptcache.lint.python import _lint
+
+    asked: list[tuple[str, ...]] = []
+    built = _lint._method_sinks_trigger
+    monkeypatch.setattr(
+        _lint, "_method_sinks_trigger", lambda names: asked.append(names) or built(names)
+    )
+    text = "r = requests.post (url)\nreply = client.chat . parse(x)\nnot_a_chat.parse(y)\n"
+    assert list(_lint._method_sink_lines(text)) == [1, 2]
+    assert list(_lint._lines_of(_lint._METHOD_TRIGGER, text)) == [1, 2]
+    assert asked == [("chat.parse", "post")]
+
+
+def test_a_rooted_method_scan_tries_only_the_methods_the_text_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from promptcache.lint.python import _lint
+
+    asked: list[tuple[str, ...]] = []
+    built = _lint._method_trigger
+    monkeypatch.setattr(_lint, "_method_trigger", lambda names: asked.append(names) or built(names))
+    text = "import cohere\nco = cohere.Client()\nreply = co.chat(message=question)\n"
+    assert list(_lint._rooted_method_lines(text)) == [3]
+    assert asked == [("chat",)]  # not `chat_stream`, nor the other libraries' methods

@@ -136,18 +136,41 @@ _METHOD_SINKS = tuple(
         }
     )
 )
-_METHOD_TRIGGER = re.compile(
-    "|".join(
-        (
-            _word_start(name.split(".")[0])
-            + "".join(r"\s*\.\s*" + re.escape(part) for part in name.split(".")[1:])
-            if "." in name
-            else r"\." + name
-        )
-        + r"\s*\("
-        for name in _METHOD_SINKS
+
+
+def _method_sink_pattern(name: str) -> str:
+    """`chat.parse`: `\\bchat\\s*\\.\\s*parse\\s*\\(`; `post`: `\\.post\\s*\\(`."""
+    if "." not in name:
+        return r"\." + re.escape(name) + r"\s*\("
+    head, *rest = name.split(".")
+    return _word_start(head) + "".join(r"\s*\.\s*" + re.escape(p) for p in rest) + r"\s*\("
+
+
+def _method_sink_words(name: str) -> tuple[str, ...]:
+    """Words a text holds wherever `_method_sink_pattern(name)` matches in it."""
+    return tuple(name.split(".")) if "." in name else (f".{name}",)
+
+
+@functools.lru_cache(maxsize=64)
+def _method_sinks_trigger(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(_method_sink_pattern, names)))
+
+
+_METHOD_TRIGGER = _method_sinks_trigger(_METHOD_SINKS)  # every method sink
+_METHOD_SINK_WORDS = tuple((name, _method_sink_words(name)) for name in _METHOD_SINKS)
+
+
+def _method_sink_lines(source: str) -> Iterator[int]:
+    """The lines calling a method sink: scanned for only the sinks whose words the text holds
+    (an alternative that cannot match anywhere costs a test at each of its first characters;
+    leaving it out changes no match)."""
+    names = tuple(
+        name for name, words in _METHOD_SINK_WORDS if all(map(source.__contains__, words))
     )
-)
+    if names:
+        yield from _lines_of(_method_sinks_trigger(names), source)
+
+
 _METHOD_GATE = _gate(_METHOD_SINKS)
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
@@ -195,7 +218,10 @@ def _rooted_method_lines(source: str) -> Iterator[int]:
     if not any(map(source.__contains__, _ROOTED_METHOD_GATE)):
         return
     named = set(filter(source.__contains__, _ROOTED_METHOD_WORDS))
-    methods = tuple(last for last, words in _ROOTED_METHODS.items() if words & named)
+    # only the methods the text names: an alternative that cannot match changes no match
+    methods = tuple(
+        last for last, words in _ROOTED_METHODS.items() if words & named and last in source
+    )
     if methods:
         yield from _lines_of(_method_trigger(methods), source)
 
@@ -452,7 +478,7 @@ def _trigger_lines(source: str) -> frozenset[int]:
     if any(map(source.__contains__, _TRIGGER_GATE)):
         lines.update(_lines_of(_TRIGGER, source))
     if any(map(source.__contains__, _METHOD_GATE)):
-        lines.update(_lines_of(_METHOD_TRIGGER, source))
+        lines.update(_method_sink_lines(source))
     if "[0]" in source and "content" in source:  # a kept conversation's first message, again
         lines.update(_lines_of(_FIRST_REWRITE, source))
     return frozenset(lines)
