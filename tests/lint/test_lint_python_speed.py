@@ -16,6 +16,8 @@ from dataclasses import FrozenInstanceError, dataclass, field, replace
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter, _turns
@@ -662,3 +664,110 @@ def test_the_quick_replace_of_a_subclass_keeps_its_class_and_fields() -> None:
     made = quick_replace(_SampleMore(name="a", extra=7), count=4)
     assert made == _SampleMore(name="a", count=4, extra=7)
     assert type(made) is _SampleMore
+
+
+def _pre_scan_patterns() -> list[re.Pattern[str]]:
+    from promptcache.lint.python import _lint
+
+    return [
+        _lint._METHOD_TRIGGER,
+        _lint._WINDOW_TRIGGER,
+        _lint._method_trigger(tuple(_lint._ROOTED_METHODS)),
+        _alias_pattern(("completion", "c", "_ask", "chat")),
+    ]
+
+
+def _with_word_boundaries(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    """The pattern as it was written before: `\\bname`, not `n(?<!\\wn)ame`."""
+    return re.compile(re.sub(r"(\w)\(\?<!\\w\1\)", r"\\b\1", pattern.pattern))
+
+
+_SCANNED = (
+    "chat.complete( xchat.complete( _chat . parse_async (\nagents.stream_async(\u00e9agents.complete("
+    "\nChatMessage.from_system( client.post (url) trim_messages(x) ConversationTokenBufferMemory."
+    "\n1trim_messages( completion( c(1) _ask ( xc( litellm.completion( chat(x) chat.parse_stream("
+)
+
+
+def test_the_pre_scan_patterns_open_on_a_literal_not_on_a_word_boundary() -> None:
+    # A pattern opening on `\b` is tried alternative by alternative at every character of the
+    # module: the method-sink scan alone cost more than parsing the files that hold a `post`.
+    for pattern in _pre_scan_patterns():
+        assert "\\b" not in pattern.pattern, pattern.pattern
+        slow = _with_word_boundaries(pattern)
+        assert slow.pattern != pattern.pattern
+        found = [m.span() for m in pattern.finditer(_SCANNED)]
+        assert found and found == [m.span() for m in slow.finditer(_SCANNED)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "chat",
+                "Chat",
+                "agents",
+                ".",
+                " ",
+                "\n",
+                "x",
+                "_",
+                "(",
+                "\u00e9",
+                "1",
+                "complete",
+                "parse",
+                "_async",
+                "ChatMessage",
+                "from_system",
+                "post",
+                "trim_messages",
+                "c",
+                "completion",
+                "stream_async",
+                "_ask",
+                "kickoff",
+                "Memory",
+                "ChatMemoryBuffer",
+            ]
+        ),
+        max_size=14,
+    )
+)
+def test_the_pre_scan_patterns_find_what_their_word_boundary_forms_find(parts: list[str]) -> None:
+    text = "".join(parts)
+    for pattern in _pre_scan_patterns():
+        slow = _with_word_boundaries(pattern)
+        assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in slow.finditer(text)]
+
+
+def test_a_method_sink_scan_tries_only_the_sinks_whose_words_the_text_holds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Every module holding `post` was scanned for all nineteen method sinks, each alternative
+    # tried wherever its first character is: one whose words are not in the text cannot match.
+    from promptcache.lint.python import _lint
+
+    asked: list[tuple[str, ...]] = []
+    built = _lint._method_sinks_trigger
+    monkeypatch.setattr(
+        _lint, "_method_sinks_trigger", lambda names: asked.append(names) or built(names)
+    )
+    text = "r = requests.post (url)\nreply = client.chat . parse(x)\nnot_a_chat.parse(y)\n"
+    assert list(_lint._method_sink_lines(text)) == [1, 2]
+    assert list(_lint._lines_of(_lint._METHOD_TRIGGER, text)) == [1, 2]
+    assert asked == [("chat.parse", "post")]
+
+
+def test_a_rooted_method_scan_tries_only_the_methods_the_text_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from promptcache.lint.python import _lint
+
+    asked: list[tuple[str, ...]] = []
+    built = _lint._method_trigger
+    monkeypatch.setattr(_lint, "_method_trigger", lambda names: asked.append(names) or built(names))
+    text = "import cohere\nco = cohere.Client()\nreply = co.chat(message=question)\n"
+    assert list(_lint._rooted_method_lines(text)) == [3]
+    assert asked == [("chat",)]  # not `chat_stream`, nor the other libraries' methods

@@ -40,6 +40,22 @@ def _gate(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in words if not any(other != w and other in w for other in words))
 
 
+def _word_start(name: str) -> str:
+    """A pattern for `\\b` + `name` that opens on a literal character. The regex engine skips
+    in C to where a pattern's first characters are, unless it opens on `\\b`: then it tries
+    every alternative at every position of the text (a `\\b(...)` scan was most of a module's
+    pre-scan). The lookbehind after the first character tests the same boundary."""
+    first = name[:1]
+    if re.match(r"\w", first) is None:  # `\b` before a non-word character: not a word's start
+        return r"\b" + re.escape(name)
+    return re.escape(first) + r"(?<!\w" + re.escape(first) + ")" + re.escape(name[1:])
+
+
+def _word_starts(names: tuple[str, ...]) -> str:
+    """`\\b(?:name|...)` as alternatives that each open on a literal (`_word_start`)."""
+    return "(?:" + "|".join(map(_word_start, names)) + ")"
+
+
 _TRIGGER = re.compile(
     # Every alternative starts with a literal character, so the regex engine gathers their first
     # characters into a set it skips through in C (a lookahead or a class first defeats that).
@@ -122,13 +138,41 @@ _METHOD_SINKS = tuple(
         }
     )
 )
-_METHOD_TRIGGER = re.compile(
-    "|".join(
-        (r"\b" + r"\s*\.\s*".join(map(re.escape, name.split("."))) if "." in name else r"\." + name)
-        + r"\s*\("
-        for name in _METHOD_SINKS
+
+
+def _method_sink_pattern(name: str) -> str:
+    """`chat.parse`: `\\bchat\\s*\\.\\s*parse\\s*\\(`; `post`: `\\.post\\s*\\(`."""
+    if "." not in name:
+        return r"\." + re.escape(name) + r"\s*\("
+    head, *rest = name.split(".")
+    return _word_start(head) + "".join(r"\s*\.\s*" + re.escape(p) for p in rest) + r"\s*\("
+
+
+def _method_sink_words(name: str) -> tuple[str, ...]:
+    """Words a text holds wherever `_method_sink_pattern(name)` matches in it."""
+    return tuple(name.split(".")) if "." in name else (f".{name}",)
+
+
+@functools.lru_cache(maxsize=64)
+def _method_sinks_trigger(names: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(map(_method_sink_pattern, names)))
+
+
+_METHOD_TRIGGER = _method_sinks_trigger(_METHOD_SINKS)  # every method sink
+_METHOD_SINK_WORDS = tuple((name, _method_sink_words(name)) for name in _METHOD_SINKS)
+
+
+def _method_sink_lines(source: str) -> Iterator[int]:
+    """The lines calling a method sink: scanned for only the sinks whose words the text holds
+    (an alternative that cannot match anywhere costs a test at each of its first characters;
+    leaving it out changes no match)."""
+    names = tuple(
+        name for name, words in _METHOD_SINK_WORDS if all(map(source.__contains__, words))
     )
-)
+    if names:
+        yield from _lines_of(_method_sinks_trigger(names), source)
+
+
 _METHOD_GATE = _gate(_METHOD_SINKS)
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
@@ -162,7 +206,7 @@ _ROOTED_METHODS = _rooted_methods()
 
 @functools.lru_cache(maxsize=64)
 def _method_trigger(methods: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, methods)) + r")\s*\(")
+    return re.compile(_word_starts(methods) + r"\s*\(")
 
 
 _ROOTED_METHOD_WORDS = tuple(sorted({word for words in _ROOTED_METHODS.values() for word in words}))
@@ -176,7 +220,10 @@ def _rooted_method_lines(source: str) -> Iterator[int]:
     if not any(map(source.__contains__, _ROOTED_METHOD_GATE)):
         return
     named = set(filter(source.__contains__, _ROOTED_METHOD_WORDS))
-    methods = tuple(last for last, words in _ROOTED_METHODS.items() if words & named)
+    # only the methods the text names: an alternative that cannot match changes no match
+    methods = tuple(
+        last for last, words in _ROOTED_METHODS.items() if words & named and last in source
+    )
     if methods:
         yield from _lines_of(_method_trigger(methods), source)
 
@@ -192,7 +239,7 @@ _WINDOW_NAMES = tuple(
         }
     )
 )
-_WINDOW_TRIGGER = re.compile(r"\b(?:" + "|".join(map(re.escape, _WINDOW_NAMES)) + r")\s*[(.]")
+_WINDOW_TRIGGER = re.compile(_word_starts(_WINDOW_NAMES) + r"\s*[(.]")
 # A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
 # a window the function may cut, which the function's callers then send.
 # Scanned in two steps, as the full pattern (a back-reference at every line start) costs a few
@@ -506,7 +553,7 @@ def _trigger_lines(source: str) -> frozenset[int]:
     if any(map(source.__contains__, _TRIGGER_GATE)):
         lines.update(_lines_of(_TRIGGER, source))
     if any(map(source.__contains__, _METHOD_GATE)):
-        lines.update(_lines_of(_METHOD_TRIGGER, source))
+        lines.update(_method_sink_lines(source))
     if "[0]" in source and "content" in source:  # a kept conversation's first message, again
         lines.update(_lines_of(_FIRST_REWRITE, source))
     return frozenset(lines)
@@ -546,7 +593,7 @@ def _alias_lines(source: str, aliases: list[str]) -> frozenset[int]:
 @lru_cache(maxsize=256)
 def _alias_pattern(aliases: tuple[str, ...]) -> re.Pattern[str]:
     """The calls through `aliases` (a project's modules import a sink under the same few)."""
-    return re.compile(r"\b(?:" + "|".join(map(re.escape, aliases)) + r")\s*\(")
+    return re.compile(_word_starts(aliases) + r"\s*\(")
 
 
 def lint_python_source(
