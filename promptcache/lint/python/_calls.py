@@ -30,6 +30,7 @@ from ._values import (
     deps_at_key,
     join_values,
     text_value,
+    unnamed_part,
 )
 
 if TYPE_CHECKING:
@@ -660,6 +661,7 @@ def _mapping_get(frame: Frame, call: Call) -> Value | None:
     found = receiver.field(key.value)
     if found is not None:
         return found.with_deps(default.deps)
+    receiver = unnamed_part(receiver, key.value)
     if senders_system_prompt(key.value):
         return senders_part(receiver, key.value).with_deps(default.deps)
     if not frame.a.per_request(key.value):

@@ -48,6 +48,7 @@ from ._values import (
     deps_at_key,
     join_values,
     text_value,
+    unnamed_part,
 )
 
 if TYPE_CHECKING:
@@ -406,6 +407,7 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
             found = base.field(key.value)
             if found is not None:
                 return found
+            base = unnamed_part(base, key.value)
             if senders_system_prompt(key.value):
                 return senders_part(base, key.value)
             # `params["system"]` of a parameter is that part of it, resolved at each call.

@@ -1,0 +1,139 @@
+"""
+False alarms met on fresh, unseen request-building code (issue #21, `pyfa`), each reproduced in a
+case of our own with its twin that must still be reported. The real files are listed in the
+engineer's scratch manifest outside the repository; these are the mechanisms, not the files.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from promptcache.lint.python import lint_python_source
+
+LONG = "Follow the refund policy exactly as written in section four. " * 20
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
+    return [(f.line, f.code) for f in found if f.severity != "info"]
+
+
+# A stored config dict gets a clock under one key (`updated_at`); the system prompt read from it
+# under another key does not carry that clock. Storing the clock under the key that is read
+# (or reading the dict whole) still is a buster.
+KEYED_CASES = [
+    (
+        "clock-stored-under-another-key",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        CONFIGS = {}
+        def update(config_id, changes, question, history):
+            config = CONFIGS[config_id].copy()
+            config.update(changes)
+            config["updated_at"] = datetime.utcnow().isoformat()
+            CONFIGS[config_id] = config
+            return OpenAI().chat.completions.create(
+                model="gpt-4o",
+                messages=[
+                    {"role": "system", "content": config.get("system_prompt")},
+                    *history,
+                    {"role": "user", "content": question},
+                ],
+            )
+        """,
+        [],
+    ),
+    (
+        "clock-stored-under-another-key-read-by-subscript",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        CONFIGS = {}
+        def update(config_id, question, history):
+            config = CONFIGS[config_id].copy()
+            config["updated_at"] = datetime.utcnow().isoformat()
+            return OpenAI().chat.completions.create(
+                model="gpt-4o",
+                messages=[
+                    {"role": "system", "content": config["system_prompt"]},
+                    *history,
+                    {"role": "user", "content": question},
+                ],
+            )
+        """,
+        [],
+    ),
+    (
+        "clock-stored-under-the-key-that-is-read",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        CONFIGS = {}
+        def update(config_id, question, history):
+            config = CONFIGS[config_id].copy()
+            config["system_prompt"] = f"Now: {datetime.utcnow().isoformat()}. " + LONG
+            return OpenAI().chat.completions.create(
+                model="gpt-4o",
+                messages=[
+                    {"role": "system", "content": config.get("system_prompt")},
+                    *history,
+                    {"role": "user", "content": question},
+                ],
+            )
+        """,
+        [(7, "PC501")],
+    ),
+    (
+        "clock-in-the-dict-the-key-is-read-from",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        def update(stored, question, history):
+            config = {**stored, "system_prompt": stored["system_prompt"]}
+            config.update({"system_prompt": f"Now: {datetime.utcnow()}. " + LONG})
+            config["updated_at"] = "never"
+            return OpenAI().chat.completions.create(
+                model="gpt-4o",
+                messages=[
+                    {"role": "system", "content": config["system_prompt"]},
+                    *history,
+                    {"role": "user", "content": question},
+                ],
+            )
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "clock-merged-in-whole-before-a-key-is-stored",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        def update(stored, question, history):
+            config = dict(stored)
+            config.update(stamp(datetime.utcnow()))
+            config["updated_at"] = "never"
+            return OpenAI().chat.completions.create(
+                model="gpt-4o",
+                messages=[
+                    {"role": "system", "content": config.get("system_prompt") + LONG},
+                    *history,
+                    {"role": "user", "content": question},
+                ],
+            )
+        """,
+        [(6, "PC501")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [pytest.param(source, expected, id=name) for name, source, expected in KEYED_CASES],
+)
+def test_a_value_stored_under_one_key_is_not_read_under_another(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(source) == expected
