@@ -137,3 +137,74 @@ def test_a_value_stored_under_one_key_is_not_read_under_another(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
     assert findings(source) == expected
+
+
+# A system message inserted into a request's list at a known place is followed by the turns after
+# that place: before the newest turn alone, only that turn follows it (a single-turn request).
+INSERTED_CASES = [
+    (
+        "context-inserted-before-the-only-user-turn",
+        """
+        import httpx
+        async def analyze(prompt, context=None):
+            messages = [
+                {"role": "system", "content": "You are a data analysis assistant."},
+                {"role": "user", "content": prompt},
+            ]
+            if context:
+                messages.insert(1, {"role": "system", "content": context})
+            async with httpx.AsyncClient() as client:
+                return await client.post(
+                    "https://api.openai.com/v1/chat/completions",
+                    json={"model": "gpt-4", "messages": messages},
+                )
+        """,
+        [],
+    ),
+    (
+        "context-inserted-before-the-history",
+        """
+        import httpx
+        async def analyze(prompt, history, context=None):
+            messages = [
+                {"role": "system", "content": "You are a data analysis assistant."},
+                *history,
+                {"role": "user", "content": prompt},
+            ]
+            if context:
+                messages.insert(1, {"role": "system", "content": context})
+            async with httpx.AsyncClient() as client:
+                return await client.post(
+                    "https://api.openai.com/v1/chat/completions",
+                    json={"model": "gpt-4", "messages": messages},
+                )
+        """,
+        [(10, "PC502")],
+    ),
+    (
+        "context-inserted-into-a-list-of-unknown-length",
+        """
+        import httpx
+        async def analyze(prompt, messages, context=None):
+            messages.append({"role": "user", "content": prompt})
+            if context:
+                messages.insert(1, {"role": "system", "content": context})
+            async with httpx.AsyncClient() as client:
+                return await client.post(
+                    "https://api.openai.com/v1/chat/completions",
+                    json={"model": "gpt-4", "messages": messages},
+                )
+        """,
+        [(6, "PC502")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [pytest.param(source, expected, id=name) for name, source, expected in INSERTED_CASES],
+)
+def test_an_inserted_system_message_is_followed_by_the_turns_after_it(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(source) == expected
