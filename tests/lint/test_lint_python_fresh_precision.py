@@ -208,3 +208,54 @@ def test_an_inserted_system_message_is_followed_by_the_turns_after_it(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
     assert findings(source) == expected
+
+
+# `json.dumps` of a dict or list comprehension over a dict literal of the code (a taxonomy in a
+# module or a settings class): its key order is the code's, as the literal's is. The same
+# comprehension over a set, or over data from outside the code, still has an order to fix.
+TAXONOMY = """
+        import json
+        from openai import OpenAI
+        class Settings:
+            TAXONOMY = {"Fire": {"forest": 1, "urban": 2}, "Flood": {"river": 1}}
+        settings = Settings()
+        TABLE = {"Fire": {"forest": 1}, "Flood": {"river": 1}}
+        def system_prompt(source):
+            keys = KEYS
+            return "Classify the incident. Taxonomy: " + json.dumps(keys, indent=2) + LONG
+        def run(image, history, source=None):
+            return OpenAI().chat.completions.create(
+                model="gpt-4o",
+                messages=[
+                    {"role": "system", "content": system_prompt(source)},
+                    *history,
+                    {"role": "user", "content": image},
+                ],
+            )
+"""
+ORDER_CASES = [
+    (
+        "comprehension-over-a-settings-literal",
+        "{k: list(v) for k, v in settings.TAXONOMY.items()}",
+        [],
+    ),
+    ("comprehension-over-a-module-literal", "{k: sorted(v) for k, v in TABLE.items()}", []),
+    ("list-comprehension-over-a-literal", "[list(v.keys()) for v in TABLE.values()]", []),
+    ("comprehension-over-a-set", "{k: 1 for k in set(TABLE)}", [(10, "PC503")]),
+    (
+        "comprehension-over-outside-data",
+        "{k: v for k, v in json.loads(source).items()}",
+        [(10, "PC503")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("keys", "expected"),
+    [pytest.param(keys, expected, id=name) for name, keys, expected in ORDER_CASES],
+)
+def test_json_of_a_comprehension_over_a_literal_keeps_the_code_s_order(
+    keys: str, expected: list[tuple[int, str]]
+) -> None:
+    got = findings(TAXONOMY.replace("KEYS", keys))
+    assert [(line, code) for line, code in got if code in ("PC503", "PC504")] == expected

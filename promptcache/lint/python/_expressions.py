@@ -440,23 +440,36 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:
-    _, value, _, _ = comprehension(frame, node)
-    return Value(deps=value.deps, kind="list", spliced=True)
+    _, value, _, _, ordered = comprehension(frame, node)
+    fixed = ordered and _fixed_order(value)
+    return Value(deps=value.deps, kind="list", spliced=True, fixed=fixed)
 
 
 _e_GeneratorExp = _e_ListComp
 
 
 def _e_SetComp(frame: Frame, node: ast.SetComp) -> Value:
-    _, value, _, _ = comprehension(frame, node)
+    _, value, _, _, _ = comprehension(frame, node)
     # A set of strings (f-strings, literals) sorts without error: `--fix` may sort it.
     return Value(deps=value.deps, kind="set", meta=all_str([node.elt]))
 
 
 def _e_DictComp(frame: Frame, node: ast.DictComp) -> Value:
-    key, value, unordered, fix = comprehension(frame, node)
+    key, value, unordered, fix, ordered = comprehension(frame, node)
     # `meta`: where `--fix` sorts the set it is built from, when that is safe
-    return Value(deps=key.deps | value.deps, kind="udict" if unordered else "dict", meta=fix)
+    return Value(
+        deps=key.deps | value.deps,
+        kind="udict" if unordered else "dict",
+        meta=fix,
+        fixed=ordered and not unordered and _fixed_order(value),
+    )
+
+
+def _fixed_order(value: Value) -> bool:
+    """Whether `value`, an element of a literal, keeps its key order (as `_e_Dict` asks)."""
+    return value.fixed or not (
+        value.fields or value.items or value.kind in ("dict", "udict", "set")
+    )
 
 
 _EXPRESSIONS: dict[type, Callable[[Frame, ast.expr], Value]] = {
