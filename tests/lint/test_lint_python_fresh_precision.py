@@ -247,6 +247,16 @@ ORDER_CASES = [
         "{k: v for k, v in json.loads(source).items()}",
         [(10, "PC503")],
     ),
+    (  # each element is a dict literal: its keys are in the code's order, whatever the list's
+        "list-of-dict-literals-over-outside-data",
+        "[{'id': a['id'], 'start': a['start']} for a in json.loads(source)]",
+        [],
+    ),
+    (
+        "list-of-outside-dicts",
+        "[json.loads(a) for a in source]",
+        [(10, "PC503")],
+    ),
 ]
 
 

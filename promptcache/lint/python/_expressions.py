@@ -441,7 +441,9 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:
     _, value, _, _, ordered = comprehension(frame, node)
-    fixed = ordered and _fixed_order(value)
+    # Key order: each element's, fixed when it is a literal of the code (its keys are written
+    # in order, whatever the list iterates) or when the list goes over a literal of the code.
+    fixed = value.fixed or (ordered and _fixed_order(value))
     return Value(deps=value.deps, kind="list", spliced=True, fixed=fixed)
 
 
