@@ -269,3 +269,71 @@ def test_json_of_a_comprehension_over_a_literal_keeps_the_code_s_order(
 ) -> None:
     got = findings(TAXONOMY.replace("KEYS", keys))
     assert [(line, code) for line, code in got if code in ("PC503", "PC504")] == expected
+
+
+# A list made with the system message alone, to which the newest user turn is appended before it
+# is sent in the same function: the request's own turns follow the system message, judged where
+# the list is sent. Kept as a conversation (a loop, a list returned or stored), it is reported.
+SINGLETON_CASES = [
+    (
+        "system-list-then-the-user-turn",
+        """
+        import openai
+        def send(message, context):
+            config = [{"role": "system", "content": f"Help with the screen: {context}. Be short."}]
+            conversation = config
+            conversation.append({"role": "user", "content": message})
+            response = openai.chat.completions.create(model="gpt-4o-mini", messages=conversation)
+            conversation.append({"role": "assistant", "content": response.choices[0].message.content})
+            return response.choices[0].message.content
+        """,
+        [],
+    ),
+    (
+        "system-list-kept-as-a-conversation-in-a-loop",
+        """
+        import openai
+        def chat(context):
+            conversation = [{"role": "system", "content": f"Help with the screen: {context}. Be short."}]
+            while True:
+                conversation.append({"role": "user", "content": input()})
+                response = openai.chat.completions.create(model="gpt-4o-mini", messages=conversation)
+                conversation.append({"role": "assistant", "content": response.choices[0].message.content})
+        """,
+        [(4, "PC502")],
+    ),
+    (
+        "system-list-returned-to-the-caller",
+        """
+        import openai
+        def start(context):
+            conversation = [{"role": "system", "content": f"Help with the screen: {context}. Be short."}]
+            return conversation
+        def send(conversation, message):
+            conversation.append({"role": "user", "content": message})
+            return openai.chat.completions.create(model="gpt-4o-mini", messages=conversation)
+        """,
+        [(4, "PC502")],
+    ),
+    (
+        "system-list-sent-through-a-call-the-analysis-cannot-see",
+        """
+        from somewhere import send_chat
+        def send(message, context):
+            conversation = [{"role": "system", "content": f"Help with the screen: {context}. Be short."}]
+            conversation.append({"role": "user", "content": message})
+            return send_chat(messages=conversation)
+        """,
+        [(4, "PC502")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [pytest.param(source, expected, id=name) for name, source, expected in SINGLETON_CASES],
+)
+def test_a_system_message_list_is_judged_where_it_is_sent(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(source) == expected

@@ -25,6 +25,7 @@ from ._flow import (
 )
 from ._invoke import call_expression, where_made
 from ._iteration import comprehension
+from ._local_lists import sent_where_grown
 from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
@@ -291,6 +292,8 @@ def _e_List(frame: Frame, node: ast.List | ast.Tuple) -> Value:
             frame.message_element = None
     for index, element in enumerate(node.elts):
         if isinstance(element, ast.Dict):
+            if index == len(items) - 1 and _grown_and_sent(frame, items[index], node):
+                continue  # judged where the list is sent, with the turns appended to it
             frame.findings.system_message(items[index], element, items[index + 1 :])
         elif isinstance(element, ast.Call) and items[index].kind == "message":
             # A `SystemMessage(...)` made here is judged here, once, as a `SystemMessage` made
@@ -465,6 +468,14 @@ def _e_DictComp(frame: Frame, node: ast.DictComp) -> Value:
         meta=fix,
         fixed=ordered and not unordered and _fixed_order(value),
     )
+
+
+def _grown_and_sent(frame: Frame, message: Value, node: ast.List | ast.Tuple) -> bool:
+    """A system message ending a list its function grows and sends itself (`_local_lists`)."""
+    role = message.field("role")
+    if role is None or role.text not in ("system", "developer") or frame.function is None:
+        return False
+    return isinstance(node, ast.List) and sent_where_grown(frame.function.node, node)
 
 
 def _fixed_order(value: Value) -> bool:
