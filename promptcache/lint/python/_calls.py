@@ -30,6 +30,7 @@ from ._values import (
     deps_at_key,
     join_values,
     text_value,
+    unnamed_part,
 )
 
 if TYPE_CHECKING:
@@ -405,8 +406,8 @@ def _mutate(frame: Frame, call: Call) -> Value | None:
         )
     elif method == "insert" and len(args) == 2:
         position = node.args[0]
-        at_start = isinstance(position, ast.Constant) and position.value == 0
-        new = (args[1], *items) if at_start else (*items, args[1])
+        place = insert_place(position, receiver)
+        new = (*items[:place], args[1], *items[place:]) if place is not None else (*items, args[1])
         updated = Value(
             deps=receiver.deps | args[1].deps,
             items=cap_items(new),
@@ -433,6 +434,19 @@ def _mutate(frame: Frame, call: Call) -> Value | None:
         return None
     frame.assign((target), updated)
     return EMPTY
+
+
+def insert_place(position: ast.expr, receiver: Value) -> int | None:
+    """Where `xs.insert(i, v)` puts `v` among the known items of `xs`: 0 always (the front);
+    another constant only in a list of known length without a splice (else: unknown)."""
+    if not isinstance(position, ast.Constant) or not isinstance(position.value, int):
+        return None
+    if position.value == 0:
+        return 0
+    items = receiver.items
+    if items is None or any(i.spliced for i in items) or not 0 < position.value <= len(items):
+        return None
+    return position.value
 
 
 def _pop(frame: Frame, call: Call) -> Value | None:
@@ -660,6 +674,7 @@ def _mapping_get(frame: Frame, call: Call) -> Value | None:
     found = receiver.field(key.value)
     if found is not None:
         return found.with_deps(default.deps)
+    receiver = unnamed_part(receiver, key.value)
     if senders_system_prompt(key.value):
         return senders_part(receiver, key.value).with_deps(default.deps)
     if not frame.a.per_request(key.value):

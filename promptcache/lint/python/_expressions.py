@@ -26,6 +26,7 @@ from ._flow import (
 from ._instances import instance_part
 from ._invoke import call_expression, where_made
 from ._iteration import comprehension
+from ._local_lists import sent_where_grown
 from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
@@ -52,6 +53,7 @@ from ._values import (
     deps_at_key,
     join_values,
     text_value,
+    unnamed_part,
 )
 
 if TYPE_CHECKING:
@@ -294,6 +296,8 @@ def _e_List(frame: Frame, node: ast.List | ast.Tuple) -> Value:
             frame.message_element = None
     for index, element in enumerate(node.elts):
         if isinstance(element, ast.Dict):
+            if index == len(items) - 1 and _grown_and_sent(frame, items[index], node):
+                continue  # judged where the list is sent, with the turns appended to it
             frame.findings.system_message(items[index], element, items[index + 1 :])
         elif isinstance(element, ast.Call) and items[index].kind == "message":
             # A `SystemMessage(...)` made here is judged here, once, as a `SystemMessage` made
@@ -425,6 +429,7 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
             found = base.field(key.value)
             if found is not None:
                 return found
+            base = unnamed_part(base, key.value)
             if senders_system_prompt(key.value):
                 return senders_part(base, key.value)
             # `params["system"]` of a parameter is that part of it, resolved at each call.
@@ -466,23 +471,46 @@ def _body_of(frame: Frame) -> list[ast.stmt]:
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:
-    _, value, _, _ = comprehension(frame, node)
-    return Value(deps=value.deps, kind="list", spliced=True)
+    _, value, _, _, ordered = comprehension(frame, node)
+    # Key order: each element's, fixed when it is a literal of the code (its keys are written
+    # in order, whatever the list iterates) or when the list goes over a literal of the code.
+    fixed = value.fixed or (ordered and _fixed_order(value))
+    return Value(deps=value.deps, kind="list", spliced=True, fixed=fixed)
 
 
 _e_GeneratorExp = _e_ListComp
 
 
 def _e_SetComp(frame: Frame, node: ast.SetComp) -> Value:
-    _, value, _, _ = comprehension(frame, node)
+    _, value, _, _, _ = comprehension(frame, node)
     # A set of strings (f-strings, literals) sorts without error: `--fix` may sort it.
     return Value(deps=value.deps, kind="set", meta=all_str([node.elt]))
 
 
 def _e_DictComp(frame: Frame, node: ast.DictComp) -> Value:
-    key, value, unordered, fix = comprehension(frame, node)
+    key, value, unordered, fix, ordered = comprehension(frame, node)
     # `meta`: where `--fix` sorts the set it is built from, when that is safe
-    return Value(deps=key.deps | value.deps, kind="udict" if unordered else "dict", meta=fix)
+    return Value(
+        deps=key.deps | value.deps,
+        kind="udict" if unordered else "dict",
+        meta=fix,
+        fixed=ordered and not unordered and _fixed_order(value),
+    )
+
+
+def _grown_and_sent(frame: Frame, message: Value, node: ast.List | ast.Tuple) -> bool:
+    """A system message ending a list its function grows and sends itself (`_local_lists`)."""
+    role = message.field("role")
+    if role is None or role.text not in ("system", "developer") or frame.function is None:
+        return False
+    return isinstance(node, ast.List) and sent_where_grown(frame.function.node, node)
+
+
+def _fixed_order(value: Value) -> bool:
+    """Whether `value`, an element of a literal, keeps its key order (as `_e_Dict` asks)."""
+    return value.fixed or not (
+        value.fields or value.items or value.kind in ("dict", "udict", "set")
+    )
 
 
 _EXPRESSIONS: dict[type, Callable[[Frame, ast.expr], Value]] = {

@@ -15,7 +15,7 @@ import ast
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ._calls import SPECIAL, Call
+from ._calls import SPECIAL, Call, insert_place
 from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
 from ._filled_templates import (
     chat_builder,
@@ -118,7 +118,10 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
         callee = _attribute_callee(frame, receiver, func)
     else:
         callee = frame.eval(func)
-    args = list(map(frame.eval, node.args))
+    if _turn_inserted(node):
+        args = _inserted_turn(frame, node, receiver)
+    else:
+        args = list(map(frame.eval, node.args))
     keywords: dict[str, Value] = {}
     splats: list[Value] = []
     for keyword in node.keywords:
@@ -152,6 +155,31 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
     if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
         result = result.with_deps(callee.deps)
     return result
+
+
+def _turn_inserted(node: ast.Call) -> bool:
+    """`messages.insert(1, {"role": ...})`: a message literal put at a known place in a list."""
+    func, args = node.func, node.args
+    return (
+        isinstance(func, ast.Attribute)
+        and func.attr == "insert"
+        and len(args) == 2
+        and isinstance(args[0], ast.Constant)
+        and isinstance(args[1], ast.Dict)
+    )
+
+
+def _inserted_turn(frame: Frame, node: ast.Call, receiver: Value | None) -> list[Value]:
+    """The arguments of `messages.insert(i, {...})`: the message is judged as a list element is,
+    by the turns after its place (all of the conversation where the place is not known)."""
+    position = frame.eval(node.args[0])
+    frame.in_message_list = True
+    message = frame.eval(node.args[1])
+    frame.in_message_list = False
+    place = insert_place(node.args[0], receiver) if receiver is not None else None
+    later = receiver.items[place:] if place is not None and receiver and receiver.items else ()
+    frame.findings.system_message(message, node.args[1], later)
+    return [position, message]
 
 
 def dynamic_prompt(frame: Frame, value: Value, node: ast.AST) -> Value:

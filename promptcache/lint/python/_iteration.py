@@ -33,17 +33,20 @@ SortingFix = tuple[str, int, int, int, int]
 
 def comprehension(
     frame: Frame, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
-) -> tuple[Value, Value, bool, SortingFix | None]:
-    """The key and element of a comprehension, whether it iterates an unordered source, and
-    where `sorted(...)` mends that order (one generator over a set of strings; else None)."""
+) -> tuple[Value, Value, bool, SortingFix | None, bool]:
+    """The key and element of a comprehension, whether it iterates an unordered source, where
+    `sorted(...)` mends that order (one generator over a set of strings; else None), and whether
+    it goes in an order the code fixes (every generator over a literal of the code)."""
     saved = dict(frame.scope.env)
     iter_deps: set[Dep] = set()
     unordered = False
     fix = None
+    ordered = True  # every generator goes in an order the code fixes
     for generator in node.generators:
         iterated = frame.eval(generator.iter)
         each = element(frame, iterated, generator.iter)
         unordered = unordered or iterated.kind in ("set", "udict", "uview")
+        ordered = ordered and _in_code_order(frame, iterated, generator.iter)
         if len(node.generators) == 1:
             fix = sorting_fix(frame, iterated, generator.iter)
         if isinstance(node, ast.DictComp):  # the order lives in the kind ("udict") instead
@@ -62,7 +65,25 @@ def comprehension(
         key, value = EMPTY, frame.eval(node.elt)
     frame.scope.env.clear()
     frame.scope.env.update(saved)
-    return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered, fix
+    return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered, fix, ordered
+
+
+def _in_code_order(frame: Frame, iterated: Value, node: ast.expr) -> bool:
+    """Whether iterating `node` goes in an order the code fixes: a literal of the code, or the
+    `.items()`, `.keys()` or `.values()` of a dict literal (a taxonomy in a module or a settings
+    class), whose order is the order it is written in."""
+    if iterated.fixed and iterated.kind not in ("set", "udict", "uview"):
+        return True
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("items", "keys", "values")
+        and not node.args
+        and not node.keywords
+    ):
+        return False
+    mapping = frame.eval(node.func.value)
+    return mapping.fixed and mapping.kind == "dict"
 
 
 def element(frame: Frame, iterated: Value, node: ast.expr) -> Value:

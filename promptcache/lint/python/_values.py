@@ -160,6 +160,25 @@ def join_values(values: Iterable[Value]) -> Value:
     return Value(deps=deps) if deps else EMPTY
 
 
+def unnamed_part(mapping: Value, key: str) -> Value:
+    """
+    `mapping` as read at `key`, a key none of its known fields name: without what only those
+    fields hold (`config["updated_at"] = now()` is not in `config["system_prompt"]`). What the rest
+    of the dict may hold (its `**` part, or whatever its fields do not account for) is kept.
+    """
+    if not mapping.fields:
+        return mapping
+    named: set[Dep] = set()
+    for name, value in mapping.fields:
+        if name != "**":
+            named |= value.deps
+    rest = mapping.field("**")
+    only_named = named - (rest.deps if rest is not None else frozenset())
+    if not only_named & mapping.deps:
+        return mapping
+    return Value(deps=mapping.deps - only_named)
+
+
 def concat_pieces(values: Iterable[Value]) -> tuple[Piece, ...]:
     """The pieces of a string made of `values` in order (an unknown part is its dependencies)."""
     pieces: list[Piece] = []

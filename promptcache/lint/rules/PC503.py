@@ -5,8 +5,8 @@ Why:
     The bytes depend on the dict's insertion order. A schema or context dict assembled per
     request (merged from config, built in a loop, a comprehension, another module) can come out
     in a different order with the same content, and the cached prefix stops matching. Only a
-    literal whose keys are written in the source has a fixed order. `--fix` adds
-    `sort_keys=True`.
+    literal whose keys are written in the source has a fixed order (so has a comprehension over
+    such a literal, or a list of dict literals). `--fix` adds `sort_keys=True`.
 
 Bad:
     import json
