@@ -51,7 +51,7 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
     line, labelled = "", False  # the static text of the current line; a label seen on it
     for child in node.nodes:
         if type(child) is nodes.TemplateData:
-            _text(walker, child, out)
+            _text(walker, child, out, line)
             text = child.data
             if walker.state.history:  # template text is read like a string constant
                 walker.check_history_text(child, out)
@@ -64,24 +64,49 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
             render(walker, child, scope, out, field=labelled)
 
 
-def _text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
-    """Static text, and any `{placeholder}` in it that a later str.format fills per request."""
+def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: str = "") -> None:
+    """
+    Static text, and the `{placeholder}`s in it that a later str.format fills: a per-request
+    one is a hazard (PC105); any other written inside the prose is content of unknown size, as
+    a Jinja variable is (the parser's format instructions a `partial` fills, not the few letters
+    of its name). `before` is the static text of the line before `data`.
+    """
     text = data.data
     start = 0
     if not walker.chat and "{" in text:
         for match in FORMAT_FIELD.finditer(text):
             name = match.group(1)
-            if not walker.config.is_per_request(name):
-                continue
+            per_request = walker.config.is_per_request(name)
             line = data.lineno + text.count("\n", 0, match.start())
             if _rendered_by_jinja(walker.origin):
-                _note_literal_field(walker, match.group(0), line)
+                if per_request:
+                    _note_literal_field(walker, match.group(0), line)
                 continue
             out.append(count_tokens(text[start : match.start()]))
-            detail = f"format placeholder `{{{name}}}`, filled per request"
-            out.append(walker.hazard("PC105", line, match.group(0), detail))
             start = match.end()
+            if per_request:
+                detail = f"format placeholder `{{{name}}}`, filled per request"
+                out.append(walker.hazard("PC105", line, match.group(0), detail))
+            elif _inline(text, match, before) and not _SHORT_VALUE(name.rsplit(".", 1)[-1]):
+                out.append(Unsized(name))
+            else:  # a block of the request's data on its own line, or a labelled field
+                out.append(count_tokens(match.group(0)))
     out.append(count_tokens(text[start:]))
+
+
+def _inline(text: str, match: re.Match[str], before: str) -> bool:
+    """
+    Whether a `{placeholder}` is written inside prose (`... Output Structure: {schema}`), where
+    what fills it reads as part of the instructions, rather than on a line of its own (`Code:`
+    then `{code}`: a section of the request's data) or after a short label (`Answer: {answer}`).
+    """
+    newline = text.rfind("\n", 0, match.start())
+    head = text[newline + 1 : match.start()] if newline >= 0 else before + text[: match.start()]
+    end = text.find("\n", match.end())
+    tail = text[match.end() : end if end >= 0 else len(text)]
+    if not head.strip() and not tail.strip(" \t.:,;"):
+        return False
+    return _FIELD_LABEL.match(head) is None
 
 
 def _note_literal_field(walker: Walker, field: str, line: int) -> None:
