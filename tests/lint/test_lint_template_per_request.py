@@ -1,0 +1,95 @@
+"""
+Per-request values in real prompt files that the linter missed (issue #21, template recall).
+
+Real shapes, each read with the code that fills it:
+
+- a RAG system message filled by LangChain's `ChatPromptTemplate` (`{context}`, then
+  `{output_structure}`, a `partial` of `PydanticOutputParser.get_format_instructions()`): the
+  retrieved context sits above the parser's format instructions, a few hundred static tokens
+  the linter took for a few words of text, because a `{field}` whose name it did not know was
+  counted as the letters of its name;
+- a multi-agent pipeline's prompt files (`backend_prompt.txt`, `qa_prompt.txt`), filled with
+  `.replace("{{FEEDBACK}}", ...)`: the reviewer's feedback on the last attempt and the previous
+  agents' outputs (`{{FRONTEND_OUTPUT}}`) above forty lines of static instructions;
+- a system prompt that ends with the chunks retrieved for each message, sent before the recent
+  history, named for their source (`{{ rag_context }}`, not `context`).
+"""
+
+from __future__ import annotations
+
+from ._helpers import STATIC, codes
+
+_PARSER_INSTRUCTIONS_AFTER_CONTEXT = (
+    "You are a Used Car Buying Expert. Assist the user by answering their query based on the "
+    "given context. Context: {context}. FOLLOW STRICT Output Structure: {output_structure}"
+)
+
+
+def test_a_format_field_of_unknown_meaning_after_a_per_request_one_is_content_after_it() -> None:
+    assert codes(_PARSER_INSTRUCTIONS_AFTER_CONTEXT, path="prompts/rag_prompt.txt") == ["PC105"]
+
+
+def test_a_format_field_of_unknown_meaning_before_the_per_request_one_stays_quiet() -> None:
+    source = "You are a car expert. Output Structure: {output_structure}\nContext: {context}"
+    assert codes(source, path="prompts/rag_prompt.txt") == []
+
+
+def test_a_labelled_format_field_after_a_per_request_one_is_data_of_the_request() -> None:
+    # an evaluation prompt's fields, each after its label: the request's own data
+    source = "Rate the answer.\nQuestion: {question}\nReference: {reference}\nGrade:"
+    assert codes(source, path="prompts/judge.txt") == []
+
+
+def test_a_format_field_on_a_line_of_its_own_after_a_per_request_one_is_its_data() -> None:
+    # `File: {file_path}`, then the file's code in its own section: the request's own data
+    source = "You are a reviewer.\nFile: {file_path}\n\n```{language}\n{code}\n```"
+    assert codes(source, path="prompts/refactor_prompt.txt") == []
+
+
+def test_in_a_jinja_file_single_braces_stay_literal_text() -> None:
+    source = "Context: {{ context }}\nReturn JSON shaped as {output_structure}"
+    assert codes(source, path="prompts/rag.j2") == []
+
+
+_PIPELINE_STEP = """\
+You are a Senior Backend Software Engineer.
+
+Your task is to implement the backend of the application based on the approved requirements.
+
+APPROVED REQUIREMENTS
+
+{{REQUIREMENTS}}
+
+FEEDBACK
+
+{{FEEDBACK}}
+
+INSTRUCTIONS
+
+"""
+
+
+def test_feedback_on_the_last_attempt_above_static_instructions_is_per_request() -> None:
+    found = codes(_PIPELINE_STEP + STATIC, path="prompts/backend_prompt.txt")
+    assert "PC102" in found
+
+
+def test_a_previous_steps_output_above_static_instructions_is_per_request() -> None:
+    source = "You are a Senior QA Engineer.\n\nFRONTEND IMPLEMENTATION\n\n{{FRONTEND_OUTPUT}}\n\n"
+    assert codes(source + STATIC, path="prompts/qa_prompt.txt") == ["PC102"]
+
+
+def test_feedback_at_the_end_of_a_single_prompt_stays_quiet() -> None:
+    source = "Write the section.\n" + STATIC + "\nFeedback: {{ feedback }}\n"
+    assert codes(source, path="prompts/writer.j2") == []
+
+
+def test_retrieved_context_named_for_retrieval_ends_a_system_prompt_before_the_history() -> None:
+    source = "You are a warm assistant for the docs.\n" + STATIC + "\n### Context:\n"
+    found = codes(source + "{{ rag_context }}\n", path="templates/system_prompt.j2")
+    assert found == ["PC102"]
+
+
+def test_a_catalogue_named_as_context_stays_content_of_unknown_size() -> None:
+    source = "You have skills.\n**Available Skills:**\n{{SKILL_CONTEXT}}\n" + STATIC
+    assert codes(source, path="prompts/p_skill_select.jinja") == []
