@@ -518,12 +518,13 @@ def risks(
             if block >= max(threshold, 1) * factor:
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):
-            if event.anchor in USERS_QUESTION_NAMES:
+            name = _value_name(event)
+            if name in USERS_QUESTION_NAMES:
                 # what follows the user's question in the same text is that request's own (a
                 # retry note, a format hint): only static text after it may be reused
                 unsized.clear()
             # Content of unknown size counts as stable unless it is the same record's.
-            others = [n for n in unsized if not _same_record(event.anchor, n)]
+            others = [n for n in unsized if not _same_record(name, n)]
             if event.per_conversation and kind == "system":
                 # Fixed for the conversation, it costs what follows once per conversation:
                 # reported on the static text the template shows, or on the tools every
@@ -612,6 +613,12 @@ def _reusable(content: Unsized, kind: PromptKind) -> bool:
     if kind == "user":
         return False
     return kind == "system" or not content.field
+
+
+def _value_name(hazard: Hazard) -> str:
+    """The name of the value a hazard is about: a format placeholder's anchor (`{question}`)
+    carries its braces, a Jinja variable's does not."""
+    return hazard.anchor.strip("{}") if hazard.code == "PC105" else hazard.anchor
 
 
 def _same_record(anchor: str, name: str) -> bool:

@@ -93,3 +93,28 @@ def test_retrieved_context_named_for_retrieval_ends_a_system_prompt_before_the_h
 def test_a_catalogue_named_as_context_stays_content_of_unknown_size() -> None:
     source = "You have skills.\n**Available Skills:**\n{{SKILL_CONTEXT}}\n" + STATIC
     assert codes(source, path="prompts/p_skill_select.jinja") == []
+
+
+_APPLICATION_ANSWER = """\
+You are helping a student answer application questions.
+
+Question: {question}
+
+Candidate Profile:
+{candidate_profile}
+
+Rules:
+- Max {max_words} words
+- Be specific
+"""
+
+
+def test_what_follows_the_users_question_in_a_format_file_is_that_requests_own() -> None:
+    # the placeholder's braces hid its name from the rule that the question's own tail (its
+    # word limit, the profile) is the request's data, as it is for `{{ question }}`
+    assert codes(_APPLICATION_ANSWER, path="prompts/qa_prompt.txt") == []
+
+
+def test_a_format_field_of_unknown_meaning_after_the_question_in_prose_is_still_unknown() -> None:
+    source = "Answer {context} using the format {output_structure} in the rules below.\n"
+    assert codes(source, path="prompts/rag_prompt.txt") == ["PC105"]
