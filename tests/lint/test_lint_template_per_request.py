@@ -118,3 +118,21 @@ def test_what_follows_the_users_question_in_a_format_file_is_that_requests_own()
 def test_a_format_field_of_unknown_meaning_after_the_question_in_prose_is_still_unknown() -> None:
     source = "Answer {context} using the format {output_structure} in the rules below.\n"
     assert codes(source, path="prompts/rag_prompt.txt") == ["PC105"]
+
+
+_REFINE_QUERY = """\
+Expert at refining search queries to find relevant {{ item_type }}.
+
+Need to find {{ item_type }} relevant to query: "{{ original_query }}"
+
+Suggest a refined search query to help find more appropriate {{ item_type }}.
+
+Focus on:
+"""
+
+
+def test_a_query_or_question_qualified_by_where_it_came_from_is_per_request() -> None:
+    # a retry prompt's original query, an evaluator's resolved question
+    assert "PC102" in codes(_REFINE_QUERY + STATIC, path="prompts/refine_query.jinja2")
+    source = "Resolved standalone question:\n{{ resolved_question }}\n\nRules:\n" + STATIC
+    assert codes(source, path="prompts/evaluator.j2") == ["PC102"]

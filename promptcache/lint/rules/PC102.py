@@ -6,8 +6,9 @@ Why:
     `context_data` change from one request to the next. Rendered near the top, they make every
     request's prefix unique, so the content after them is never read from the cache. The
     defaults cover who is asking (a user, player, customer, student or patient), request and run identifiers, dates, the question, its answer
-    and other task inputs, the round, turn or step of a multi-round run, the feedback on the
-    last attempt and an earlier step's output (`*_output`), retrieved context,
+    (also qualified: `original_query`, `resolved_question`) and other task inputs, the round,
+    turn or step of a multi-round run, the feedback on the last attempt and an earlier step's
+    output (`*_output`), retrieved context,
     issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
     A system prompt (a file named `system*`, `*_system*`, or whose text opens with "You are",
@@ -103,6 +104,8 @@ DEFAULT_PER_REQUEST = (
     # the question and other task inputs
     "question",
     "query",
+    "*_question",
+    "*_query",
     "user_query",
     "user_input",
     "user_message",
