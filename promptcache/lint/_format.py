@@ -4,8 +4,9 @@ Prompt files written for `str.format`: `{name}` fields, and literal braces doubl
 Such a file often does not parse as Jinja (a JSON example written `{{"points": ...}}`), yet it
 is a prompt like any other. When Jinja refuses it and `string.Formatter` accepts it, it is
 checked as a format template: each field is a per-request value (PC105) when its name says so,
-and content of unknown size otherwise; a field after a label on its line (`Result: {result}`)
-is one field of the request's data, as a labelled Jinja value is.
+and content of unknown size otherwise, reported itself (PC106) only above a long static block,
+as a Jinja variable of unknown meaning is, unless it is declared `stable`; a field after a label
+on its line (`Result: {result}`) is one field of the request's data, as a labelled Jinja value is.
 """
 
 from __future__ import annotations
@@ -46,18 +47,22 @@ def format_events(source: str, config: LintConfig, origin: str) -> list[Event] |
         text = literal.rsplit("\n", 1)[-1] if "\n" in literal else text + literal
         if field is not None:
             labelled = FIELD_LABEL.match(text) is not None
-            events.append(_field_event(field, line, config, origin, labelled=labelled))
+            events.extend(_field_events(field, line, config, origin, labelled=labelled))
             text += "{}"  # a second field on the line is not after a label
     return events
 
 
-def _field_event(
+def _field_events(
     field: str, line: int, config: LintConfig, origin: str, *, labelled: bool
-) -> Event:
+) -> list[Event]:
     name = field.split("[", 1)[0]
     if not name or name.isdigit():
-        return Unsized("a positional field", field=labelled)
+        return [Unsized("a positional field", field=labelled)]
     if config.is_per_request(name):
         detail = f"format placeholder `{{{field}}}`, filled per request"
-        return Hazard("PC105", line, f"{{{field}", detail, origin)
-    return Unsized(name, field=labelled)
+        return [Hazard("PC105", line, f"{{{field}", detail, origin)]
+    if config.is_declared_stable(name):
+        return [Unsized(name, field=labelled)]
+    root = name.split(".", 1)[0]
+    detail = f"format placeholder `{{{root}}}` of unknown meaning (if it changes per user or request)"
+    return [Hazard("PC106", line, f"{{{root}", detail, origin), Unsized(name, field=labelled)]

@@ -17,7 +17,7 @@ Real shapes, each read with the code that fills it:
 
 from __future__ import annotations
 
-from ._helpers import STATIC, codes
+from ._helpers import STATIC, codes, config
 
 _PARSER_INSTRUCTIONS_AFTER_CONTEXT = (
     "You are a Used Car Buying Expert. Assist the user by answering their query based on the "
@@ -136,3 +136,28 @@ def test_a_query_or_question_qualified_by_where_it_came_from_is_per_request() ->
     assert "PC102" in codes(_REFINE_QUERY + STATIC, path="prompts/refine_query.jinja2")
     source = "Resolved standalone question:\n{{ resolved_question }}\n\nRules:\n" + STATIC
     assert codes(source, path="prompts/evaluator.j2") == ["PC102"]
+
+
+# A cold-email evaluator's prompt file, filled by `str.format` (its JSON example is written with
+# doubled braces, so Jinja refuses it): the email under evaluation above a long static rubric.
+_EMAIL_EVALUATOR = (
+    "You will receive a cold email in JSON format:\n\nEMAIL:\n{{\n"
+    '  "subject_line": "{subject_line}",\n  "body": "{body}"\n}}\n\n'
+    "EVALUATION CRITERIA\n\n" + "Score the clarity of the value proposition from zero to ten. " * 90
+)
+
+
+def test_a_format_field_of_unknown_meaning_above_a_long_block_is_pc106() -> None:
+    # the Jinja walker reports `{{ body }}` above such a block; a format file's `{body}` was
+    # only content of unknown size, so nothing was reported
+    assert "PC106" in codes(_EMAIL_EVALUATOR, path="prompts/evaluation_prompt.txt")
+
+
+def test_a_format_field_declared_stable_is_not_pc106() -> None:
+    stable = config(stable=("subject_line", "body"))
+    assert codes(_EMAIL_EVALUATOR, path="prompts/evaluation_prompt.txt", config=stable) == []
+
+
+def test_a_format_field_of_unknown_meaning_above_a_short_block_stays_quiet() -> None:
+    source = 'EMAIL:\n{{\n  "body": "{body}"\n}}\nScore it from zero to ten.\n'
+    assert codes(source, path="prompts/evaluation_prompt.txt") == []
