@@ -64,5 +64,7 @@ def _field_events(
     if config.is_declared_stable(name):
         return [Unsized(name, field=labelled)]
     root = name.split(".", 1)[0]
-    detail = f"format placeholder `{{{root}}}` of unknown meaning (if it changes per user or request)"
+    detail = (
+        f"format placeholder `{{{root}}}` of unknown meaning (if it changes per user or request)"
+    )
     return [Hazard("PC106", line, f"{{{root}", detail, origin), Unsized(name, field=labelled)]
