@@ -161,3 +161,9 @@ def test_a_format_field_declared_stable_is_not_pc106() -> None:
 def test_a_format_field_of_unknown_meaning_above_a_short_block_stays_quiet() -> None:
     source = 'EMAIL:\n{{\n  "body": "{body}"\n}}\nScore it from zero to ten.\n'
     assert codes(source, path="prompts/evaluation_prompt.txt") == []
+
+
+def test_the_id_of_a_runs_step_is_its_progress() -> None:
+    # a training module's grader: "A learner has submitted a free-form answer to STEP {step_id}"
+    source = "A learner answered STEP {step_id}. Evaluate it with the rubric below.\n" + STATIC
+    assert codes(source, path="prompts/evaluation_prompt.txt") == ["PC105"]
