@@ -3,7 +3,8 @@ A variable of unknown meaning renders above a long static block.
 
 Why:
     A name that is neither a known per-request value nor declared `stable` (`{{ persona }}`,
-    `{{ system_resources }}`, a loop over `variables.items()`) may be the same on every request,
+    `{{ system_resources }}`, a loop over `variables.items()`, the `{field}` of a prompt file
+    written for `str.format`) may be the same on every request,
     or it may change per user, per agent or per request. Above a long static block (ten times
     `threshold`: 1000 estimated tokens by default, about the smallest prompt OpenAI and
     Anthropic's larger models cache, so a prefix worth caching on its own) a value that changes
