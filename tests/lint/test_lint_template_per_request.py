@@ -167,3 +167,13 @@ def test_the_id_of_a_runs_step_is_its_progress() -> None:
     # a training module's grader: "A learner has submitted a free-form answer to STEP {step_id}"
     source = "A learner answered STEP {step_id}. Evaluate it with the rubric below.\n" + STATIC
     assert codes(source, path="prompts/evaluation_prompt.txt") == ["PC105"]
+
+
+def test_a_single_brace_field_of_unknown_meaning_above_a_long_block_is_pc106_too() -> None:
+    # a report explainer's prompt file that Jinja parses (no doubled braces): the uploaded
+    # report's text on its own line above the long output structure; a field there was counted
+    # as the letters of its name, never reported, where `{{ report_text }}` would be PC106
+    source = "Analyze the following medical report text:\n\n---\n{report_text}\n---\n\n"
+    assert "PC106" in codes(source + STATIC * 4, path="prompts/analysis_prompt.txt")
+    stable = config(stable=("report_text",))
+    assert codes(source + STATIC * 4, path="prompts/analysis_prompt.txt", config=stable) == []

@@ -87,11 +87,28 @@ def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: st
             if per_request:
                 detail = f"format placeholder `{{{name}}}`, filled per request"
                 out.append(walker.hazard("PC105", line, match.group(0), detail))
-            elif _inline(text, match, before) and not _SHORT_VALUE(name.rsplit(".", 1)[-1]):
-                out.append(Unsized(name))
-            else:  # a block of the request's data on its own line, or a labelled field
-                out.append(count_tokens(match.group(0)))
+            elif _SHORT_VALUE(name.rsplit(".", 1)[-1]):
+                out.append(SHORT_VALUE_TOKENS)
+            else:
+                out.extend(_unknown_field(walker, match, line, _inline(text, match, before)))
     out.append(count_tokens(text[start:]))
+
+
+def _unknown_field(walker: Walker, match: re.Match[str], line: int, inline: bool) -> list[Event]:
+    """
+    A `{placeholder}` of unknown meaning: reported above a long static block (PC106), as a
+    Jinja variable is, unless declared `stable`; for the values above it, content of unknown
+    size when written inside the prose, else (its own line, after a short label) the request's
+    own data, counted as the few tokens of its name.
+    """
+    name = match.group(1)
+    found: list[Event] = []
+    if not walker.config.is_declared_stable(name):
+        root = name.split(".", 1)[0]
+        detail = f"format placeholder `{{{root}}}` of unknown meaning (if it changes per request)"
+        found.append(walker.hazard("PC106", line, match.group(0), detail))
+    found.append(Unsized(name) if inline else count_tokens(match.group(0)))
+    return found
 
 
 def _inline(text: str, match: re.Match[str], before: str) -> bool:
