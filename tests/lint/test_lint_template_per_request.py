@@ -177,3 +177,11 @@ def test_a_single_brace_field_of_unknown_meaning_above_a_long_block_is_pc106_too
     assert "PC106" in codes(source + STATIC * 4, path="prompts/analysis_prompt.txt")
     stable = config(stable=("report_text",))
     assert codes(source + STATIC * 4, path="prompts/analysis_prompt.txt", config=stable) == []
+
+
+def test_retrieved_documents_and_memories_are_per_request_as_chunks_and_memory_are() -> None:
+    docs = "Answer from these:\n{% for d in documents %}- {{ d.text }}\n{% endfor %}\n"
+    assert "PC102" in codes(docs + STATIC, path="prompts/answer.j2")
+    assert codes("What you remember:\n{{ memories }}\n" + STATIC, path="prompts/chat.j2") == [
+        "PC102"
+    ]

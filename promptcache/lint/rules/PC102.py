@@ -157,6 +157,8 @@ DEFAULT_PER_REQUEST = (
     "retrieved_*",
     "chunks",
     "*_chunks",
+    "documents",
+    "passages",
     # issues, files and their contents
     "issue",
     "issue_*",
@@ -174,6 +176,7 @@ DEFAULT_PER_REQUEST = (
     "patch",
     # memory and conversation state
     "memory",
+    "memories",
     "memory_variables",
     "chat_history",
     "history",
