@@ -45,7 +45,12 @@ from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from .python import PythonLinter
 from .rules import RULES
-from .rules.PC106 import LONG_PREFIX_FACTOR, SYSTEM_PROMPT_FACTOR, is_tool_list
+from .rules.PC106 import (
+    FORMAT_FIELD_FACTOR,
+    LONG_PREFIX_FACTOR,
+    SYSTEM_PROMPT_FACTOR,
+    is_tool_list,
+)
 from .templates import (
     BRANCHES,
     BRANCHES_END,
@@ -515,6 +520,8 @@ def risks(
             # so one block of instructions after it costs as a per-request value's does; in a
             # system prompt the conversation follows the block too, so a shorter one is enough
             factor = {"user": 1, "system": SYSTEM_PROMPT_FACTOR}.get(kind, LONG_PREFIX_FACTOR)
+            if event.placeholder:  # a section of data the call that sends the text fills
+                factor = min(factor, FORMAT_FIELD_FACTOR)
             if block >= max(threshold, 1) * factor:
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):

@@ -17,7 +17,7 @@ import string
 from .._tokens import DEFAULT_COUNTER
 from ._config import LintConfig
 from .templates import Event, Hazard, Unsized
-from .templates._output import FIELD_LABEL
+from .templates._output import FIELD_LABEL, counted, own_line_or_label
 
 __all__ = ["format_events"]
 
@@ -41,19 +41,23 @@ def format_events(source: str, config: LintConfig, origin: str) -> list[Event] |
         return None
     events: list[Event] = []
     line, text = 1, ""  # the line a field is on, and that line's text before it
-    for literal, field, _, _ in pieces:
+    for index, (literal, field, _, _) in enumerate(pieces):
         events.append(DEFAULT_COUNTER.count(literal))
         line += literal.count("\n")
         text = literal.rsplit("\n", 1)[-1] if "\n" in literal else text + literal
         if field is not None:
             labelled = FIELD_LABEL.match(text) is not None
-            events.extend(_field_events(field, line, config, origin, labelled=labelled))
+            after = pieces[index + 1][0] if index + 1 < len(pieces) else ""
+            own_line = own_line_or_label(text, after.split("\n", 1)[0]) == "line"
+            events.extend(
+                _field_events(field, line, config, origin, labelled=labelled, own_line=own_line)
+            )
             text += "{}"  # a second field on the line is not after a label
     return events
 
 
 def _field_events(
-    field: str, line: int, config: LintConfig, origin: str, *, labelled: bool
+    field: str, line: int, config: LintConfig, origin: str, *, labelled: bool, own_line: bool
 ) -> list[Event]:
     name = field.split("[", 1)[0]
     if not name or name.isdigit():
@@ -61,10 +65,11 @@ def _field_events(
     if config.is_per_request(name):
         detail = f"format placeholder `{{{field}}}`, filled per request"
         return [Hazard("PC105", line, f"{{{field}", detail, origin)]
-    if config.is_declared_stable(name):
+    if config.is_declared_stable(name) or counted(name):
         return [Unsized(name, field=labelled)]
     root = name.split(".", 1)[0]
     detail = (
         f"format placeholder `{{{root}}}` of unknown meaning (if it changes per user or request)"
     )
-    return [Hazard("PC106", line, f"{{{root}", detail, origin), Unsized(name, field=labelled)]
+    found = Hazard("PC106", line, f"{{{root}", detail, origin, placeholder=own_line)
+    return [found, Unsized(name, field=labelled)]

@@ -185,3 +185,31 @@ def test_retrieved_documents_and_memories_are_per_request_as_chunks_and_memory_a
     assert codes("What you remember:\n{{ memories }}\n" + STATIC, path="prompts/chat.j2") == [
         "PC102"
     ]
+
+
+# An intent classifier's prompt file: the email's subject and body above about eighteen lines
+# (some 300 tokens) of response spec, under the 500 tokens PC106 asks of a system prompt's
+# variable; a `{field}` is filled by the call that sends the text, so a shorter block is enough.
+_INTENT_CLASSIFIER = (
+    "You are an AI assistant specialized in classifying customer email intents.\n\n"
+    "EMAIL BODY:\n{body}\n\nPlease respond with a JSON object containing:\n"
+    + "- a field that names the intent category and explains it in a sentence\n"
+    * 24
+)
+
+
+def test_a_format_field_above_a_dozen_lines_of_instructions_is_pc106() -> None:
+    assert codes(_INTENT_CLASSIFIER, path="prompts/intent_prompt.txt") == ["PC106"]
+
+
+def test_a_jinja_variable_of_a_system_prompt_still_needs_the_longer_block() -> None:
+    source = _INTENT_CLASSIFIER.replace("{body}", "{{ body }}")
+    assert codes(source, path="prompts/intent_prompt.j2") == []
+
+
+def test_a_count_or_limit_field_is_configuration_not_asked_about() -> None:
+    source = "Keep the list to at most this many items:\n{max_items}\n\n" + STATIC * 4
+    assert codes(source, path="prompts/list_prompt.txt") == []
+    assert codes(source.replace("max_items", "item_list"), path="prompts/list_prompt.txt") == [
+        "PC106"
+    ]

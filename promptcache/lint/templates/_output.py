@@ -17,7 +17,7 @@ from .._config import _matcher
 from ..rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from ..rules.PC102 import is_deployment_date
 from ..rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
-from ..rules.PC106 import is_tool_list
+from ..rules.PC106 import is_count, is_tool_list
 from ..rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from ._bindings import Captured, Scope
 from ._events import TAIL, TAIL_NAME, Event, Hazard, Unsized, count_tokens
@@ -26,7 +26,14 @@ from ._nodes import calls, dotted_name, shown_name, with_self
 if TYPE_CHECKING:
     from ._walker import Walker
 
-__all__ = ["FIELD_LABEL", "check_unknown", "render", "unsorted_to_report"]
+__all__ = [
+    "FIELD_LABEL",
+    "check_unknown",
+    "counted",
+    "own_line_or_label",
+    "render",
+    "unsorted_to_report",
+]
 
 # The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `,
 # `用户请求：` (CJK text writes the full-width colon).
@@ -90,40 +97,56 @@ def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: st
             elif _SHORT_VALUE(name.rsplit(".", 1)[-1]):
                 out.append(SHORT_VALUE_TOKENS)
             else:
-                out.extend(_unknown_field(walker, match, line, _inline(text, match, before)))
+                out.extend(_unknown_field(walker, match, line, _placement(text, match, before)))
     out.append(count_tokens(text[start:]))
 
 
-def _unknown_field(walker: Walker, match: re.Match[str], line: int, inline: bool) -> list[Event]:
+def counted(name: str) -> bool:
+    """Whether a `{field}` holds a count or a limit the code configures (`{max_length}`), not
+    content that may change per request: nothing PC106 needs to ask about."""
+    return is_count(name)
+
+
+def _unknown_field(walker: Walker, match: re.Match[str], line: int, placed: str) -> list[Event]:
     """
-    A `{placeholder}` of unknown meaning: reported above a long static block (PC106), as a
-    Jinja variable is, unless declared `stable`; for the values above it, content of unknown
-    size when written inside the prose, else (its own line, after a short label) the request's
-    own data, counted as the few tokens of its name.
+    A `{placeholder}` of unknown meaning, `placed` on a line of its own, after a short label or
+    inside the prose (`_placement`). It is reported above a long static block (PC106), as a
+    Jinja variable is, unless declared `stable` or a count; one on its own line, a section of
+    data the call fills, above a shorter block (`FORMAT_FIELD_FACTOR`). For the values above
+    it, one inside the prose is content of unknown size; the others are the request's own data,
+    counted as the few tokens of their name.
     """
     name = match.group(1)
     found: list[Event] = []
-    if not walker.config.is_declared_stable(name):
+    if not walker.config.is_declared_stable(name) and not counted(name):
         root = name.split(".", 1)[0]
         detail = f"format placeholder `{{{root}}}` of unknown meaning (if it changes per request)"
-        found.append(walker.hazard("PC106", line, match.group(0), detail))
-    found.append(Unsized(name) if inline else count_tokens(match.group(0)))
+        own_line = placed == "line"
+        found.append(
+            Hazard("PC106", line, match.group(0), detail, walker.origin, placeholder=own_line)
+        )
+    found.append(Unsized(name) if placed == "prose" else count_tokens(match.group(0)))
     return found
 
 
-def _inline(text: str, match: re.Match[str], before: str) -> bool:
+def _placement(text: str, match: re.Match[str], before: str) -> str:
     """
-    Whether a `{placeholder}` is written inside prose (`... Output Structure: {schema}`), where
-    what fills it reads as part of the instructions, rather than on a line of its own (`Code:`
-    then `{code}`: a section of the request's data) or after a short label (`Answer: {answer}`).
+    Where a `{placeholder}` is written: on a `line` of its own (`Code:` then `{code}`: a section
+    of the request's data), after a short `label` (`Answer: {answer}`), or inside the `prose`
+    (`... Output Structure: {schema}`), where what fills it reads as part of the instructions.
     """
     newline = text.rfind("\n", 0, match.start())
     head = text[newline + 1 : match.start()] if newline >= 0 else before + text[: match.start()]
     end = text.find("\n", match.end())
     tail = text[match.end() : end if end >= 0 else len(text)]
+    return own_line_or_label(head, tail)
+
+
+def own_line_or_label(head: str, tail: str) -> str:
+    """`line`, `label` or `prose`, from the text before a field on its line and after it."""
     if not head.strip() and not tail.strip(" \t.:,;"):
-        return False
-    return _FIELD_LABEL.match(head) is None
+        return "line"
+    return "label" if FIELD_LABEL.match(head) is not None else "prose"
 
 
 def _note_literal_field(walker: Walker, field: str, line: int) -> None:
