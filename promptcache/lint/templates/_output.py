@@ -9,7 +9,7 @@ unknown meaning (PC106), an unsorted mapping view (PC201).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from jinja2 import nodes
 
@@ -40,6 +40,8 @@ __all__ = [
 FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}[:：][ \t]*$")
 
 _SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
+# Where a `{placeholder}` is written on its line (see `own_line_or_label`).
+Placement = Literal["line", "label", "prose"]
 # What Jinja's `loop` says of the current iteration: a number or a boolean, about one token.
 # Not `loop.previtem`/`loop.nextitem`: those are items of the iterated data.
 _LOOP_COUNTERS = frozenset(
@@ -107,7 +109,9 @@ def counted(name: str) -> bool:
     return is_count(name)
 
 
-def _unknown_field(walker: Walker, match: re.Match[str], line: int, placed: str) -> list[Event]:
+def _unknown_field(
+    walker: Walker, match: re.Match[str], line: int, placed: Placement
+) -> list[Event]:
     """
     A `{placeholder}` of unknown meaning, `placed` on a line of its own, after a short label or
     inside the prose (`_placement`). It is reported above a long static block (PC106), as a
@@ -129,7 +133,7 @@ def _unknown_field(walker: Walker, match: re.Match[str], line: int, placed: str)
     return found
 
 
-def _placement(text: str, match: re.Match[str], before: str) -> str:
+def _placement(text: str, match: re.Match[str], before: str) -> Placement:
     """
     Where a `{placeholder}` is written: on a `line` of its own (`Code:` then `{code}`: a section
     of the request's data), after a short `label` (`Answer: {answer}`), or inside the `prose`
@@ -142,7 +146,7 @@ def _placement(text: str, match: re.Match[str], before: str) -> str:
     return own_line_or_label(head, tail)
 
 
-def own_line_or_label(head: str, tail: str) -> str:
+def own_line_or_label(head: str, tail: str) -> Placement:
     """`line`, `label` or `prose`, from the text before a field on its line and after it."""
     if not head.strip() and not tail.strip(" \t.:,;"):
         return "line"
