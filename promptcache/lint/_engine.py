@@ -45,7 +45,12 @@ from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from .python import PythonLinter
 from .rules import RULES
-from .rules.PC106 import LONG_PREFIX_FACTOR, SYSTEM_PROMPT_FACTOR, is_tool_list
+from .rules.PC106 import (
+    FORMAT_FIELD_FACTOR,
+    LONG_PREFIX_FACTOR,
+    SYSTEM_PROMPT_FACTOR,
+    is_tool_list,
+)
 from .templates import (
     BRANCHES,
     BRANCHES_END,
@@ -515,15 +520,18 @@ def risks(
             # so one block of instructions after it costs as a per-request value's does; in a
             # system prompt the conversation follows the block too, so a shorter one is enough
             factor = {"user": 1, "system": SYSTEM_PROMPT_FACTOR}.get(kind, LONG_PREFIX_FACTOR)
+            if event.placeholder:  # a section of data the call that sends the text fills
+                factor = min(factor, FORMAT_FIELD_FACTOR)
             if block >= max(threshold, 1) * factor:
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):
-            if event.anchor in USERS_QUESTION_NAMES:
+            name = _value_name(event)
+            if name in USERS_QUESTION_NAMES:
                 # what follows the user's question in the same text is that request's own (a
                 # retry note, a format hint): only static text after it may be reused
                 unsized.clear()
             # Content of unknown size counts as stable unless it is the same record's.
-            others = [n for n in unsized if not _same_record(event.anchor, n)]
+            others = [n for n in unsized if not _same_record(name, n)]
             if event.per_conversation and kind == "system":
                 # Fixed for the conversation, it costs what follows once per conversation:
                 # reported on the static text the template shows, or on the tools every
@@ -612,6 +620,12 @@ def _reusable(content: Unsized, kind: PromptKind) -> bool:
     if kind == "user":
         return False
     return kind == "system" or not content.field
+
+
+def _value_name(hazard: Hazard) -> str:
+    """The name of the value a hazard is about: a format placeholder's anchor (`{question}`)
+    carries its braces, a Jinja variable's does not."""
+    return hazard.anchor.strip("{}") if hazard.code == "PC105" else hazard.anchor
 
 
 def _same_record(anchor: str, name: str) -> bool:

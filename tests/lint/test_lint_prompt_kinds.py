@@ -150,7 +150,8 @@ def test_a_long_block_of_instructions_after_a_value_in_a_user_turn_is_reported()
 
 
 def test_variables_after_a_value_in_a_user_turn_are_the_requests_data() -> None:
-    source = "Today is {{ current_date }}.\n\n{{ documents }}\n\nSummarise them."
+    # `documents` itself is per-request now: a name of unknown meaning keeps the test's point
+    source = "Today is {{ current_date }}.\n\n{{ reports }}\n\nSummarise them."
     assert _codes(source, "prompts/user_message.j2") == []
     assert _codes(source, "prompts/summarise.j2") == ["PC102"]  # kind unknown: may be stable
 

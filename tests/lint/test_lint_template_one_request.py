@@ -128,8 +128,11 @@ def test_labelled_format_fields_after_a_placeholder_are_the_requests_data(colon:
 
 
 def test_an_unlabelled_format_field_after_a_placeholder_still_counts() -> None:
-    source = STOP_JUDGE.replace("已执行动作：{executed_actions}", "{executed_actions}")
-    assert _findings(source, "prompts/stop_judge.prompt") == [("PC105", 8)]
+    # after a value other than the user's question: what follows `{user_query}` is that
+    # request's own, labelled or not, as after `{{ user_query }}`
+    fields = "已执行动作：{executed_actions}\n当前结果：{current_result}\n"
+    source = STOP_JUDGE.replace(fields, "当前结果：{current_result}\n{executed_actions}\n")
+    assert _findings(source, "prompts/stop_judge.prompt") == [("PC105", 9)]
 
 
 @pytest.mark.parametrize("colon", ["：", ":"])

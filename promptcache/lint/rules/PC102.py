@@ -6,7 +6,9 @@ Why:
     `context_data` change from one request to the next. Rendered near the top, they make every
     request's prefix unique, so the content after them is never read from the cache. The
     defaults cover who is asking (a user, player, customer, student or patient), request and run identifiers, dates, the question, its answer
-    and other task inputs, the round, turn or step of a multi-round run, retrieved context,
+    (also qualified: `original_query`, `resolved_question`) and other task inputs, the round,
+    turn or step of a multi-round run, the feedback on the last attempt and an earlier step's
+    output (`*_output`), retrieved context,
     issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
     A system prompt (a file named `system*`, `*_system*`, or whose text opens with "You are",
@@ -102,6 +104,8 @@ DEFAULT_PER_REQUEST = (
     # the question and other task inputs
     "question",
     "query",
+    "*_question",
+    "*_query",
     "user_query",
     "user_input",
     "user_message",
@@ -116,12 +120,15 @@ DEFAULT_PER_REQUEST = (
     "round",
     "round_num*",
     "round_index",
+    "round_id",
     "turn",
     "turn_num*",
     "turn_index",
+    "turn_id",
     "step",
     "step_num*",
     "step_index",
+    "step_id",
     "iteration",
     "iteration_num*",
     "attempt",
@@ -129,14 +136,29 @@ DEFAULT_PER_REQUEST = (
     # the answer being graded or shown back (an evaluation prompt's last field)
     "answer",
     "*_answer",
-    # retrieved context
+    # a pipeline step's inputs: the feedback on the last attempt, an earlier step's output
+    "feedback",
+    "*_feedback",
+    "*_output",
+    # retrieved context (not every `*_context`: `skill_context` is a catalogue of skills)
     "context",
     "context_data",
     "context_str",
+    "rag_context",
+    "retrieval_context",
+    "search_context",
+    "web_context",
+    "doc_context",
+    "docs_context",
+    "document_context",
+    "documents_context",
+    "relevant_context",
     "search_results",
     "retrieved_*",
     "chunks",
     "*_chunks",
+    "documents",
+    "passages",
     # issues, files and their contents
     "issue",
     "issue_*",
@@ -154,6 +176,7 @@ DEFAULT_PER_REQUEST = (
     "patch",
     # memory and conversation state
     "memory",
+    "memories",
     "memory_variables",
     "chat_history",
     "history",

@@ -3,7 +3,8 @@ A variable of unknown meaning renders above a long static block.
 
 Why:
     A name that is neither a known per-request value nor declared `stable` (`{{ persona }}`,
-    `{{ system_resources }}`, a loop over `variables.items()`) may be the same on every request,
+    `{{ system_resources }}`, a loop over `variables.items()`, the `{field}` of a prompt file
+    written for `str.format`) may be the same on every request,
     or it may change per user, per agent or per request. Above a long static block (ten times
     `threshold`: 1000 estimated tokens by default, about the smallest prompt OpenAI and
     Anthropic's larger models cache, so a prefix worth caching on its own) a value that changes
@@ -14,8 +15,11 @@ Why:
     fields run through the whole prompt): one uninterrupted block must follow it. In a user
     turn, where a variable is the request's own data, one block of `threshold` tokens is enough;
     in a system prompt, which the whole conversation follows, a block of five times `threshold`
-    (500 tokens) is. A tool list (`tools`, `available_tools`, `functions`) and a date the
-    deployment fixes (`knowledge_cutoff_date`, `model_release_date`) are never of unknown meaning.
+    (500 tokens) is. A `{field}` on a line of its own in a prompt file written for `str.format`
+    is a section of data the call that sends the text fills, mostly the request's own: a block
+    of three times `threshold` (300 tokens) after it is enough. A tool list (`tools`,
+    `available_tools`, `functions`), a date the deployment fixes (`knowledge_cutoff_date`,
+    `model_release_date`) and a count (`{max_length}`) are never of unknown meaning.
 
 Bad:
     {{ system_resources }}
@@ -51,6 +55,13 @@ LONG_PREFIX_FACTOR = 10
 # costs the block and every turn after it: half the block is enough to report it.
 SYSTEM_PROMPT_FACTOR = 5
 
+# A `{field}` on a line of its own in a prompt file written for `str.format` is a section of data
+# that the very call sending the text fills (`.format(...)`, a LangChain `PromptTemplate`), mostly
+# with that request's own, where a Jinja variable of a system prompt is as often configuration
+# and a field inside a sentence a setting (`Answer in a {tone} tone.`): a block of three times
+# `threshold` (about a dozen lines) is enough, in a user turn one of `threshold` still is.
+FORMAT_FIELD_FACTOR = 3
+
 # A tool list (`tools`, `available_tools`, `toolset.schema`, `functions`) is what a deployment gives the model,
 # the most stable part of a prompt, never a value of unknown meaning; a count of the tools
 # (`max_tools`, `tool_count`) is a setting, not the list.
@@ -62,3 +73,8 @@ def is_tool_list(name: str) -> bool:
     """Whether a name is the tools (`available_tools`, `tools.schema`), not a count of them."""
     words = set(re.split(r"[._]", name.lower()))
     return not words.isdisjoint(_TOOL_WORDS) and words.isdisjoint(_COUNT_WORDS)
+
+
+def is_count(name: str) -> bool:
+    """Whether a name holds a count or a limit (`max_length`, `num_questions`): a setting."""
+    return not set(re.split(r"[._]", name.lower())).isdisjoint(_COUNT_WORDS)

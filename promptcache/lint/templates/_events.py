@@ -71,6 +71,9 @@ class Hazard:
     # who is asking, the session: fixed for a conversation, so the conversation after it is
     # that one conversation's own and costs nothing
     per_conversation: bool = False
+    # a `{field}` on a line of its own in a prompt file written for str.format: a section of data
+    # the call that sends the text fills (PC106 asks for a shorter block after it)
+    placeholder: bool = False
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""

@@ -9,7 +9,7 @@ unknown meaning (PC106), an unsorted mapping view (PC201).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from jinja2 import nodes
 
@@ -17,7 +17,7 @@ from .._config import _matcher
 from ..rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from ..rules.PC102 import is_deployment_date
 from ..rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
-from ..rules.PC106 import is_tool_list
+from ..rules.PC106 import is_count, is_tool_list
 from ..rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from ._bindings import Captured, Scope
 from ._events import TAIL, TAIL_NAME, Event, Hazard, Unsized, count_tokens
@@ -26,13 +26,22 @@ from ._nodes import calls, dotted_name, shown_name, with_self
 if TYPE_CHECKING:
     from ._walker import Walker
 
-__all__ = ["FIELD_LABEL", "check_unknown", "render", "unsorted_to_report"]
+__all__ = [
+    "FIELD_LABEL",
+    "check_unknown",
+    "counted",
+    "own_line_or_label",
+    "render",
+    "unsorted_to_report",
+]
 
 # The text before a value on its line that makes it a labelled field: `- Result: `, `(Note: `,
 # `用户请求：` (CJK text writes the full-width colon).
 FIELD_LABEL = re.compile(r"^[ \t]*[-*(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}[:：][ \t]*$")
 
 _SHORT_VALUE = _matcher(SHORT_VALUE_NAMES)
+# Where a `{placeholder}` is written on its line (see `own_line_or_label`).
+Placement = Literal["line", "label", "prose"]
 # What Jinja's `loop` says of the current iteration: a number or a boolean, about one token.
 # Not `loop.previtem`/`loop.nextitem`: those are items of the iterated data.
 _LOOP_COUNTERS = frozenset(
@@ -51,7 +60,7 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
     line, labelled = "", False  # the static text of the current line; a label seen on it
     for child in node.nodes:
         if type(child) is nodes.TemplateData:
-            _text(walker, child, out)
+            _text(walker, child, out, line)
             text = child.data
             if walker.state.history:  # template text is read like a string constant
                 walker.check_history_text(child, out)
@@ -64,24 +73,84 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
             render(walker, child, scope, out, field=labelled)
 
 
-def _text(walker: Walker, data: nodes.TemplateData, out: list[Event]) -> None:
-    """Static text, and any `{placeholder}` in it that a later str.format fills per request."""
+def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: str = "") -> None:
+    """
+    Static text, and the `{placeholder}`s in it that a later str.format fills: a per-request
+    one is a hazard (PC105); any other written inside the prose is content of unknown size, as
+    a Jinja variable is (the parser's format instructions a `partial` fills, not the few letters
+    of its name). `before` is the static text of the line before `data`.
+    """
     text = data.data
     start = 0
     if not walker.chat and "{" in text:
         for match in FORMAT_FIELD.finditer(text):
             name = match.group(1)
-            if not walker.config.is_per_request(name):
-                continue
+            per_request = walker.config.is_per_request(name)
             line = data.lineno + text.count("\n", 0, match.start())
             if _rendered_by_jinja(walker.origin):
-                _note_literal_field(walker, match.group(0), line)
+                if per_request:
+                    _note_literal_field(walker, match.group(0), line)
                 continue
             out.append(count_tokens(text[start : match.start()]))
-            detail = f"format placeholder `{{{name}}}`, filled per request"
-            out.append(walker.hazard("PC105", line, match.group(0), detail))
             start = match.end()
+            if per_request:
+                detail = f"format placeholder `{{{name}}}`, filled per request"
+                out.append(walker.hazard("PC105", line, match.group(0), detail))
+            elif _SHORT_VALUE(name.rsplit(".", 1)[-1]):
+                out.append(SHORT_VALUE_TOKENS)
+            else:
+                out.extend(_unknown_field(walker, match, line, _placement(text, match, before)))
     out.append(count_tokens(text[start:]))
+
+
+def counted(name: str) -> bool:
+    """Whether a `{field}` holds a count or a limit the code configures (`{max_length}`), not
+    content that may change per request: nothing PC106 needs to ask about."""
+    return is_count(name)
+
+
+def _unknown_field(
+    walker: Walker, match: re.Match[str], line: int, placed: Placement
+) -> list[Event]:
+    """
+    A `{placeholder}` of unknown meaning, `placed` on a line of its own, after a short label or
+    inside the prose (`_placement`). It is reported above a long static block (PC106), as a
+    Jinja variable is, unless declared `stable` or a count; one on its own line, a section of
+    data the call fills, above a shorter block (`FORMAT_FIELD_FACTOR`). For the values above
+    it, one inside the prose is content of unknown size; the others are the request's own data,
+    counted as the few tokens of their name.
+    """
+    name = match.group(1)
+    found: list[Event] = []
+    if not walker.config.is_declared_stable(name) and not counted(name):
+        root = name.split(".", 1)[0]
+        detail = f"format placeholder `{{{root}}}` of unknown meaning (if it changes per request)"
+        own_line = placed == "line"
+        found.append(
+            Hazard("PC106", line, match.group(0), detail, walker.origin, placeholder=own_line)
+        )
+    found.append(Unsized(name) if placed == "prose" else count_tokens(match.group(0)))
+    return found
+
+
+def _placement(text: str, match: re.Match[str], before: str) -> Placement:
+    """
+    Where a `{placeholder}` is written: on a `line` of its own (`Code:` then `{code}`: a section
+    of the request's data), after a short `label` (`Answer: {answer}`), or inside the `prose`
+    (`... Output Structure: {schema}`), where what fills it reads as part of the instructions.
+    """
+    newline = text.rfind("\n", 0, match.start())
+    head = text[newline + 1 : match.start()] if newline >= 0 else before + text[: match.start()]
+    end = text.find("\n", match.end())
+    tail = text[match.end() : end if end >= 0 else len(text)]
+    return own_line_or_label(head, tail)
+
+
+def own_line_or_label(head: str, tail: str) -> Placement:
+    """`line`, `label` or `prose`, from the text before a field on its line and after it."""
+    if not head.strip() and not tail.strip(" \t.:,;"):
+        return "line"
+    return "label" if FIELD_LABEL.match(head) is not None else "prose"
 
 
 def _note_literal_field(walker: Walker, field: str, line: int) -> None:
