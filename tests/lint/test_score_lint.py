@@ -415,7 +415,16 @@ def test_the_real_corpus_5_entries_are_new_projects_held_out_whole(tmp_path: Pat
     earlier = {f.repo.lower() for f in files if f.split != "c5"}
     corpus_5 = [f for f in files if f.split == "c5"]
     assert not {f.repo.lower() for f in corpus_5} & earlier
-    assert {f.kind for f in corpus_5} == {"python"}
-    labelled = [f for f in corpus_5 if f.label != "part"]
-    assert len(labelled) >= 70 and len({f.repo for f in corpus_5}) >= 40
-    assert any(f.label == "buster" for f in corpus_5) and any(f.label == "clean" for f in corpus_5)
+    python = [f for f in corpus_5 if f.kind == "python"]
+    labelled = [f for f in python if f.label != "part"]
+    assert len(labelled) >= 70 and len({f.repo for f in python}) >= 40
+    assert any(f.label == "buster" for f in python) and any(f.label == "clean" for f in python)
+
+
+def test_the_real_corpus_5_templates_are_new_projects_held_out_whole(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
+    python_5 = {f.repo.lower() for f in files if f.split == "c5" and f.kind == "python"}
+    templates = [f for f in files if f.split == "c5" and f.kind == "templates"]
+    assert not {f.repo.lower() for f in templates} & python_5  # one collector per project
+    assert len(templates) >= 95 and len({f.repo for f in templates}) >= 38
+    assert {f.label for f in templates} == {"buster", "clean"}
