@@ -70,6 +70,24 @@ def test_a_persona_prompt_without_an_answer_to_grade_stays_a_system_prompt() -> 
     assert _findings(source, "templates/trace_grader_v2.j2") == [("PC102", 12)]
 
 
+# A game host's system prompt: it holds an `answer`, but grades nothing; the player's turns follow.
+RIDDLE_HOST = """\
+You are the host of a riddle game played over many turns.
+The current time is {{ current_time }}.
+The secret word the player must guess is {{ NAME }}. Never reveal it; give a hint when asked.
+"""
+
+
+@pytest.mark.parametrize("name", ["answer", "fallback_answer", "completion"])
+def test_an_answer_in_a_prompt_that_grades_nothing_leaves_it_a_system_prompt(name: str) -> None:
+    """The graded-answer names make a one-request prompt only where the text grades (judge2:
+    a riddle host's secret `answer`, a support bot's canned `fallback_answer` silenced the clock
+    above them, though the conversation follows)."""
+    source = RIDDLE_HOST.replace("NAME", name)
+    assert prompt_kind(source, "prompts/riddle_host.j2") == "system"
+    assert ("PC102", 2) in _findings(source, "prompts/riddle_host.j2")  # the clock
+
+
 # -- Jinja's loop counters are small numbers ---------------------------------------------------
 
 # A rerank prompt: the query, a count of the fragments, the fragments numbered, an output shape.
