@@ -198,6 +198,26 @@ def test_a_date_of_the_request_is_still_reported(name: str) -> None:
     assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == [("PC102", 2)]
 
 
+# A coach's system prompt: the client's own dates, above the coach's fixed rules.
+CLIENT_SYSTEM = "You are Atlas, the gym's coaching assistant.\nClient's date: {{ DATE }}.\n"
+CLIENT_SYSTEM += STATIC * 2 + "\n"
+
+
+@pytest.mark.parametrize("name", ["training_date", "cutoff_date", "last_trained_date"])
+def test_a_training_or_cutoff_date_alone_is_not_the_deployments(name: str) -> None:
+    """`training` and `cutoff` name the model's dates only beside `model`, `knowledge`, `data`
+    (judge2: a client's `training_date`, a search's `cutoff_date` went quiet)."""
+    assert _findings(CLIENT_SYSTEM.replace("DATE", name), "prompts/system.j2") == [("PC102", 2)]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["model_training_date", "training_data_date", "model_cutoff_date", "trained_cutoff_date"],
+)
+def test_a_training_or_cutoff_date_of_the_model_stays_quiet(name: str) -> None:
+    assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == []
+
+
 def test_a_deployment_date_named_as_per_request_is_reported() -> None:
     source = CUTOFF_SYSTEM.replace("DATE", "knowledge_cutoff_date")
     config = LintConfig(per_request=(*LintConfig().per_request, "knowledge_cutoff_date"))
