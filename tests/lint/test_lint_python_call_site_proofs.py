@@ -174,3 +174,30 @@ def test_a_symlink_to_a_device_is_not_read(tmp_path: Path) -> None:
     _project(tmp_path, {"app/routes.py": _CONSTANT_CALLER})
     os.symlink("/dev/null", tmp_path / "app" / "device.py")
     assert _asked(tmp_path) == ["`briefing`"]
+
+
+def _messages(root: Path) -> list[str]:
+    found = lint_paths([root / "app" / "assistant.py"], config=LintConfig(root=root))
+    return [f.message for f in found if f.code == "PC508"]
+
+
+def test_the_question_says_which_call_the_proof_stopped_at(tmp_path: Path) -> None:
+    """The note named "no call here passes it" even where the project's calls were read: it now
+    says which call passes something else (a file and line, never the value: prompts are
+    personal data), or which file could not be read."""
+    profile = "def view(history, profile):\n    return answer('Learner: ' + profile, history)\n"
+    views = "from app.assistant import answer\n\n\n" + profile
+    _project(tmp_path, {"app/routes.py": _CONSTANT_CALLER, "app/views.py": views})
+    (message,) = _messages(tmp_path)
+    assert "the call at `app/views.py` line 5 passes a value that is not a constant" in message
+    assert "Learner" not in message and "profile" not in message
+    (tmp_path / "app" / "views.py").unlink()
+    os.symlink("/dev/null", tmp_path / "app" / "device.py")
+    (message,) = _messages(tmp_path)
+    assert "`app/device.py` could not be read for its calls" in message
+
+
+def test_with_no_caller_anywhere_the_question_says_so(tmp_path: Path) -> None:
+    _project(tmp_path, {})
+    (message,) = _messages(tmp_path)
+    assert "no call in the project passes it" in message

@@ -55,30 +55,46 @@ class CallSites:
         self._kept = 0
         self._trees.clear()
 
-    def constant_everywhere(
+    def why_not_constant(
         self, name: str, homes: tuple[str, ...], *, index: int, keyword: str, shift: int
-    ) -> bool:
+    ) -> str | None:
         """
-        Whether the project calls `name` and every call passes a constant for the parameter at
-        `index` (as the definition counts it; `shift` positions are taken by `self` or `cls`)
-        or `keyword`. Only files that name one of `homes` (the defining module's last dotted
-        name, its class) are looked in: another module's function of the same name is not it.
+        None when the project calls `name` and every call passes a constant for the parameter
+        at `index` (as the definition counts it; `shift` positions are taken by `self` or
+        `cls`) or `keyword`; else why the calls do not show one (a file and line, never the
+        value). Only files that name one of `homes` (the defining module's last dotted name,
+        its class) are looked in: another module's function of the same name is not it.
         """
         found = False
         for path, text in self._files():
+            if text is None and path == self.project.root:
+                return (
+                    f"the project's files past the first {_MAX_FILES} were not read for its calls"
+                )
             if text is None:
-                return False  # a file it could not read may call it
+                return f"`{self._shown(path)}` could not be read for its calls"
             if f"{name}(" not in text or not any(home in text for home in homes):
                 continue
             tree = self._tree(path, text)
             if tree is None:
-                return False  # it may call it: what it passes cannot be read
+                return f"`{self._shown(path)}` names it and does not parse"
             for call, scopes in _calls(tree, text, name):
                 argument = _argument(call, index - shift, keyword)
-                if argument is None or not _constant(argument, scopes, tree, _DEPTH):
-                    return False
+                if argument is None:
+                    where = f"`{self._shown(path)}` line {call.lineno}"
+                    return f"the call at {where} spreads its arguments or leaves it out"
+                if not _constant(argument, scopes, tree, _DEPTH):
+                    where = f"`{self._shown(path)}` line {call.lineno}"
+                    return f"the call at {where} passes a value that is not a constant"
                 found = True
-        return found
+        return None if found else "no call in the project passes it"
+
+    def _shown(self, path: Path) -> str:
+        """The path as the project names it (relative to its root), for a finding's note."""
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.as_posix()
 
     def _files(self) -> Iterator[tuple[Path, str | None]]:
         """Each file with its text; None for one not read (and, past the bound, for the rest)."""
