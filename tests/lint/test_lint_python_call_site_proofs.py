@@ -201,3 +201,15 @@ def test_with_no_caller_anywhere_the_question_says_so(tmp_path: Path) -> None:
     _project(tmp_path, {})
     (message,) = _messages(tmp_path)
     assert "no call in the project passes it" in message
+
+
+def test_files_past_the_kept_bound_are_still_found_by_the_names_they_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past the bound on kept texts a file is kept as the names it calls and read again only
+    for a question about one of them (it was read again for every question)."""
+    monkeypatch.setattr(_call_sites, "_KEPT_BYTES", 1)
+    _project(tmp_path, {"app/routes.py": _CONSTANT_CALLER})
+    assert _asked(tmp_path) == []
+    _project(tmp_path, {"app/steps/step.py": _PER_REQUEST_CALLER})
+    assert _asked(tmp_path) == ["`briefing`"]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -32,9 +33,10 @@ _SKIPPED = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "b
 _TEST_FOLDERS = frozenset({"tests", "test", "testing"})
 _MAX_FILES = 5000  # a bound on the files read: beyond it the proof is unknown
 _MAX_BYTES = 2 * 1024 * 1024  # a larger file is generated or data, not a caller
-_KEPT_BYTES = 32 * 1024 * 1024  # the texts kept between questions; the rest are read again
+_KEPT_BYTES = 32 * 1024 * 1024  # the texts kept between questions; past it, the names called
 _DEPTH = 4  # how far a name bound to another name is followed
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CALLED = re.compile(r"([A-Za-z_]\w*)\(")  # a name called as `name(` or `x.name(`
 # The functions a call is in, the innermost last (the module's own names are looked up after).
 _Scopes = tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...]
 
@@ -44,15 +46,16 @@ class CallSites:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._paths: list[Path | None] | None = None
-        self._texts: dict[Path, str] = {}
-        self._kept = 0
+        # Read once per run, at the first question: each file's text while the bound on kept
+        # texts allows, past it only the names the file calls (a question then never reads
+        # a file again unless it calls the name), and why the reading was short.
+        self._entries: list[tuple[Path, str | frozenset[str]]] | None = None
+        self._short: str | None = None
         self._trees: dict[Path, ast.Module | None] = {}
 
     def clear(self) -> None:
-        self._paths = None
-        self._texts.clear()
-        self._kept = 0
+        self._entries = None
+        self._short = None
         self._trees.clear()
 
     def why_not_constant(
@@ -65,15 +68,22 @@ class CallSites:
         value). Only files that name one of `homes` (the defining module's last dotted name,
         its class) are looked in: another module's function of the same name is not it.
         """
+        entries = self._read_all()
+        if self._short is not None:
+            return self._short
         found = False
-        for path, text in self._files():
-            if text is None and path == self.project.root:
-                return (
-                    f"the project's files past the first {_MAX_FILES} were not read for its calls"
-                )
+        for path, entry in entries:
+            if isinstance(entry, str):
+                if f"{name}(" not in entry:
+                    continue
+                text: str | None = entry
+            elif name not in entry:
+                continue
+            else:
+                text = _read(path, min(self.project.max_bytes, _MAX_BYTES))
             if text is None:
-                return f"`{self._shown(path)}` could not be read for its calls"
-            if f"{name}(" not in text or not any(home in text for home in homes):
+                return f"`{self._shown(path)}` could not be read again for its calls"
+            if not any(home in text for home in homes):
                 continue
             tree = self._tree(path, text)
             if tree is None:
@@ -96,24 +106,27 @@ class CallSites:
         except ValueError:
             return path.as_posix()
 
-    def _files(self) -> Iterator[tuple[Path, str | None]]:
-        """Each file with its text; None for one not read (and, past the bound, for the rest)."""
-        if self._paths is None:
-            self._paths = list(_python_files(self.project.root))
-        for path in self._paths:
-            if path is None:
-                yield self.project.root, None
-                return
-            text = self._texts.get(path)
-            if text is None:
+    def _read_all(self) -> list[tuple[Path, str | frozenset[str]]]:
+        if self._entries is None:
+            self._entries = []
+            kept = 0
+            for path in _python_files(self.project.root):
+                if path is None:
+                    self._short = (
+                        f"the project's files past the first {_MAX_FILES} were not read for "
+                        "its calls"
+                    )
+                    break
                 text = _read(path, min(self.project.max_bytes, _MAX_BYTES))
                 if text is None:
-                    yield path, None
-                    continue
-                if self._kept + len(text) <= _KEPT_BYTES:
-                    self._texts[path] = text
-                    self._kept += len(text)
-            yield path, text
+                    self._short = f"`{self._shown(path)}` could not be read for its calls"
+                    break
+                if kept + len(text) <= _KEPT_BYTES:
+                    kept += len(text)
+                    self._entries.append((path, text))
+                else:
+                    self._entries.append((path, frozenset(_CALLED.findall(text))))
+        return self._entries
 
     def _tree(self, path: Path, text: str) -> ast.Module | None:
         if path not in self._trees:
