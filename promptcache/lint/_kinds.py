@@ -87,6 +87,11 @@ _GRADED_ANSWER = re.compile(
     r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:answer|answers|\w+_answer|predictions?|completion"
     r"|model_output|model_response)\s*(?:\}|\||-)"
 )
+# ... but only in a text that grades it: a riddle host's secret `answer` or a canned
+# `fallback_answer` sits in a system prompt that a conversation follows.
+_GRADES = re.compile(
+    r"(?i)\b(?:grad(?:e|es|ed|ing|er)|evaluat\w*|judg\w*|assess\w*|scor(?:e|es|ing))\b"
+)
 # A prompt that writes the conversation itself (`{{ chat_history }}`, a loop over the messages):
 # it holds the history rather than opening it, so no conversation follows it.
 _HOLDS_THE_HISTORY = re.compile(
@@ -180,7 +185,7 @@ def _named_or_opening_kind(source: str, path: str) -> PromptKind:
     if any(_ADDRESSES_THE_MODEL.search(line) for line in opening[:_OPENING_LINES]):
         # a role given to the model, but the user's question (or the answer it grades) in the
         # same text: one request
-        one_request = _USERS_QUESTION.search(source) or _GRADED_ANSWER.search(source)
+        one_request = _USERS_QUESTION.search(source) or _grades_an_answer(source)
         return "other" if one_request else "system"
     return "other"
 
@@ -193,7 +198,12 @@ def holds_the_newest_turn(source: str, kind: PromptKind) -> bool:
     """
     if kind != "other":
         return False
-    return bool(_USERS_QUESTION.search(source) or _GRADED_ANSWER.search(source))
+    return bool(_USERS_QUESTION.search(source) or _grades_an_answer(source))
+
+
+def _grades_an_answer(source: str) -> bool:
+    """Whether the prompt holds an answer (`{{ answer }}`, `model_answer`) and says it grades."""
+    return _GRADED_ANSWER.search(source) is not None and _GRADES.search(source) is not None
 
 
 def follows_conversation(source: str) -> bool:

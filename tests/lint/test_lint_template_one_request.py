@@ -70,6 +70,24 @@ def test_a_persona_prompt_without_an_answer_to_grade_stays_a_system_prompt() -> 
     assert _findings(source, "templates/trace_grader_v2.j2") == [("PC102", 12)]
 
 
+# A game host's system prompt: it holds an `answer`, but grades nothing; the player's turns follow.
+RIDDLE_HOST = """\
+You are the host of a riddle game played over many turns.
+The current time is {{ current_time }}.
+The secret word the player must guess is {{ NAME }}. Never reveal it; give a hint when asked.
+"""
+
+
+@pytest.mark.parametrize("name", ["answer", "fallback_answer", "completion"])
+def test_an_answer_in_a_prompt_that_grades_nothing_leaves_it_a_system_prompt(name: str) -> None:
+    """The graded-answer names make a one-request prompt only where the text grades (judge2:
+    a riddle host's secret `answer`, a support bot's canned `fallback_answer` silenced the clock
+    above them, though the conversation follows)."""
+    source = RIDDLE_HOST.replace("NAME", name)
+    assert prompt_kind(source, "prompts/riddle_host.j2") == "system"
+    assert ("PC102", 2) in _findings(source, "prompts/riddle_host.j2")  # the clock
+
+
 # -- Jinja's loop counters are small numbers ---------------------------------------------------
 
 # A rerank prompt: the query, a count of the fragments, the fragments numbered, an output shape.
@@ -181,6 +199,26 @@ def test_a_date_the_deployment_fixes_is_not_per_request(name: str) -> None:
 @pytest.mark.parametrize("name", ["current_date", "booking_date", "cutoff_time", "release_date"])
 def test_a_date_of_the_request_is_still_reported(name: str) -> None:
     assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == [("PC102", 2)]
+
+
+# A coach's system prompt: the client's own dates, above the coach's fixed rules.
+CLIENT_SYSTEM = "You are Atlas, the gym's coaching assistant.\nClient's date: {{ DATE }}.\n"
+CLIENT_SYSTEM += STATIC * 2 + "\n"
+
+
+@pytest.mark.parametrize("name", ["training_date", "cutoff_date", "last_trained_date"])
+def test_a_training_or_cutoff_date_alone_is_not_the_deployments(name: str) -> None:
+    """`training` and `cutoff` name the model's dates only beside `model`, `knowledge`, `data`
+    (judge2: a client's `training_date`, a search's `cutoff_date` went quiet)."""
+    assert _findings(CLIENT_SYSTEM.replace("DATE", name), "prompts/system.j2") == [("PC102", 2)]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["model_training_date", "training_data_date", "model_cutoff_date", "trained_cutoff_date"],
+)
+def test_a_training_or_cutoff_date_of_the_model_stays_quiet(name: str) -> None:
+    assert _findings(CUTOFF_SYSTEM.replace("DATE", name), "prompts/system.j2") == []
 
 
 def test_a_deployment_date_named_as_per_request_is_reported() -> None:

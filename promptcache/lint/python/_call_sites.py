@@ -7,28 +7,38 @@ when every call found passes a constant for it (a literal, a name bound only to 
 module constant), the project shows it is the same on every request. The project's files are
 read as text (each once per run, at the first question) and parsed only where they name the
 function; a file that names it and does not parse, a call that spreads `*args` or `**kwargs`,
-and a value the reading cannot tell is not a constant.
+and a value the reading cannot tell is not a constant. What the reading cannot see leaves the
+proof unknown, never taken as "no other caller": a file it cannot read (not a regular file, over
+the size bound, unreadable) and a project past the bound on files. Test files are not read: a
+test's literal says nothing about what the application passes.
 """
 
 from __future__ import annotations
 
 import ast
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..._errors import InputError
+from ..._inputs import read_bounded
 from ._project import Project
 
 __all__ = ["CallSites"]
 
-# Folders that hold other projects' code or generated files, not the project's own calls.
-_SKIPPED = frozenset(
-    {"node_modules", "site-packages", "__pycache__", "venv", "env", "build", "dist"}
-)
-_MAX_FILES = 5000  # a bound on the files read: beyond it the rest are not looked in
+# Folders that hold other projects' code or generated files, not the project's own calls
+# (a virtualenv's packages are under site-packages; `env/` is often the project's own package).
+_SKIPPED = frozenset({"node_modules", "site-packages", "__pycache__", "venv", "build", "dist"})
+_TEST_FOLDERS = frozenset({"tests", "test", "testing"})
+_MAX_FILES = 5000  # a bound on the files read: beyond it the proof is unknown
 _MAX_BYTES = 2 * 1024 * 1024  # a larger file is generated or data, not a caller
-_KEPT_BYTES = 32 * 1024 * 1024  # the texts kept between questions; the rest are read again
+_KEPT_BYTES = 32 * 1024 * 1024  # the texts kept between questions; past it, the names called
 _DEPTH = 4  # how far a name bound to another name is followed
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CALLED = re.compile(r"([A-Za-z_]\w*)\(")  # a name called as `name(` or `x.name(`
+# The functions a call is in, the innermost last (the module's own names are looked up after).
+_Scopes = tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...]
 
 
 class CallSites:
@@ -36,53 +46,87 @@ class CallSites:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._paths: list[Path] | None = None
-        self._texts: dict[Path, str] = {}
-        self._kept = 0
+        # Read once per run, at the first question: each file's text while the bound on kept
+        # texts allows, past it only the names the file calls (a question then never reads
+        # a file again unless it calls the name), and why the reading was short.
+        self._entries: list[tuple[Path, str | frozenset[str]]] | None = None
+        self._short: str | None = None
         self._trees: dict[Path, ast.Module | None] = {}
 
     def clear(self) -> None:
-        self._paths = None
-        self._texts.clear()
-        self._kept = 0
+        self._entries = None
+        self._short = None
         self._trees.clear()
 
-    def constant_everywhere(
+    def why_not_constant(
         self, name: str, homes: tuple[str, ...], *, index: int, keyword: str, shift: int
-    ) -> bool:
+    ) -> str | None:
         """
-        Whether the project calls `name` and every call passes a constant for the parameter at
-        `index` (as the definition counts it; `shift` positions are taken by `self` or `cls`)
-        or `keyword`. Only files that name one of `homes` (the defining module's last dotted
-        name, its class) are looked in: another module's function of the same name is not it.
+        None when the project calls `name` and every call passes a constant for the parameter
+        at `index` (as the definition counts it; `shift` positions are taken by `self` or
+        `cls`) or `keyword`; else why the calls do not show one (a file and line, never the
+        value). Only files that name one of `homes` (the defining module's last dotted name,
+        its class) are looked in: another module's function of the same name is not it.
         """
+        entries = self._read_all()
+        if self._short is not None:
+            return self._short
         found = False
-        for path, text in self._files():
-            if f"{name}(" not in text or not any(home in text for home in homes):
+        for path, entry in entries:
+            if isinstance(entry, str):
+                if f"{name}(" not in entry:
+                    continue
+                text: str | None = entry
+            elif name not in entry:
+                continue
+            else:
+                text = _read(path, min(self.project.max_bytes, _MAX_BYTES))
+            if text is None:
+                return f"`{self._shown(path)}` could not be read again for its calls"
+            if not any(home in text for home in homes):
                 continue
             tree = self._tree(path, text)
             if tree is None:
-                return False  # it may call it: what it passes cannot be read
-            for call, scope in _calls(tree, text, name):
+                return f"`{self._shown(path)}` names it and does not parse"
+            for call, scopes in _calls(tree, text, name):
                 argument = _argument(call, index - shift, keyword)
-                if argument is None or not _constant(argument, scope, tree, _DEPTH):
-                    return False
+                if argument is None:
+                    where = f"`{self._shown(path)}` line {call.lineno}"
+                    return f"the call at {where} spreads its arguments or leaves it out"
+                if not _constant(argument, scopes, tree, _DEPTH):
+                    where = f"`{self._shown(path)}` line {call.lineno}"
+                    return f"the call at {where} passes a value that is not a constant"
                 found = True
-        return found
+        return None if found else "no call in the project passes it"
 
-    def _files(self) -> Iterator[tuple[Path, str]]:
-        if self._paths is None:
-            self._paths = list(_python_files(self.project.root))
-        for path in self._paths:
-            text = self._texts.get(path)
-            if text is None:
-                text = _read(path)
+    def _shown(self, path: Path) -> str:
+        """The path as the project names it (relative to its root), for a finding's note."""
+        try:
+            return path.relative_to(self.project.root).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def _read_all(self) -> list[tuple[Path, str | frozenset[str]]]:
+        if self._entries is None:
+            self._entries = []
+            kept = 0
+            for path in _python_files(self.project.root):
+                if path is None:
+                    self._short = (
+                        f"the project's files past the first {_MAX_FILES} were not read for "
+                        "its calls"
+                    )
+                    break
+                text = _read(path, min(self.project.max_bytes, _MAX_BYTES))
                 if text is None:
-                    continue
-                if self._kept + len(text) <= _KEPT_BYTES:
-                    self._texts[path] = text
-                    self._kept += len(text)
-            yield path, text
+                    self._short = f"`{self._shown(path)}` could not be read for its calls"
+                    break
+                if kept + len(text) <= _KEPT_BYTES:
+                    kept += len(text)
+                    self._entries.append((path, text))
+                else:
+                    self._entries.append((path, frozenset(_CALLED.findall(text))))
+        return self._entries
 
     def _tree(self, path: Path, text: str) -> ast.Module | None:
         if path not in self._trees:
@@ -94,42 +138,50 @@ class CallSites:
         return self._trees[path]
 
 
-def _python_files(root: Path) -> Iterator[Path]:
+def _python_files(root: Path) -> Iterator[Path | None]:
+    """The project's Python files, test files left out; past `_MAX_FILES`, one `None` says the
+    rest were not looked in."""
     count = 0
     for folder, dirs, files in os.walk(root):
-        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED]
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED | _TEST_FOLDERS]
         for file in files:
-            if file.endswith(".py"):
+            if file.endswith(".py") and not _is_test(file):
                 count += 1
                 if count > _MAX_FILES:
+                    yield None
                     return
                 yield Path(folder, file)
 
 
-def _read(path: Path) -> str | None:
+def _is_test(file: str) -> bool:
+    return file.startswith("test_") or file.endswith("_test.py") or file == "conftest.py"
+
+
+def _read(path: Path, max_bytes: int) -> str | None:
+    """The file's text (undecodable bytes replaced: only call sites are looked for), or None:
+    not a regular file (a FIFO would block, a device never end), over `max_bytes`, unreadable."""
     try:
-        if path.stat().st_size > _MAX_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        data = read_bounded(path, max_bytes=max_bytes, flag=None)
+    except (InputError, OSError):
         return None
+    return data.decode("utf-8", errors="replace")
 
 
-def _calls(tree: ast.Module, text: str, name: str) -> Iterator[tuple[ast.Call, ast.AST]]:
-    """The calls of `name` (as `name(...)` or `x.name(...)`) with the function or module whose
-    names their arguments read. Only the statements on the lines that write `name(` are
-    walked: a caller is one call among a file of others."""
+def _calls(tree: ast.Module, text: str, name: str) -> Iterator[tuple[ast.Call, _Scopes]]:
+    """The calls of `name` (as `name(...)` or `x.name(...)`) with the functions whose names
+    their arguments read (the innermost last; none: the module's). Only the statements on the
+    lines that write `name(` are walked: a caller is one call among a file of others."""
     lines = {n for n, line in enumerate(text.splitlines(), start=1) if f"{name}(" in line}
-    todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
+    todo: list[tuple[ast.AST, _Scopes]] = [(tree, ())]
     while todo:
-        node, scope = todo.pop()
+        node, scopes = todo.pop()
         for child in ast.iter_child_nodes(node):
             first = getattr(child, "lineno", None)
             if first is not None and not any(
                 first <= n <= (getattr(child, "end_lineno", None) or first) for n in lines
             ):
                 continue
-            inner = child if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else scope
+            inner = (*scopes, child) if isinstance(child, _FUNCTIONS) else scopes
             if isinstance(child, ast.Call) and _called(child.func) == name:
                 yield child, inner
             todo.append((child, inner))
@@ -155,41 +207,62 @@ def _argument(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
     return call.args[index] if 0 <= index < len(call.args) else None
 
 
-def _constant(node: ast.expr, scope: ast.AST, tree: ast.Module, depth: int) -> bool:
+def _constant(node: ast.expr, scopes: _Scopes, tree: ast.Module, depth: int) -> bool:
     if isinstance(node, ast.Constant):
         return True
     if isinstance(node, ast.JoinedStr):
         return all(isinstance(v, ast.Constant) for v in node.values)
     if isinstance(node, ast.BinOp):
-        return _constant(node.left, scope, tree, depth) and _constant(
-            node.right, scope, tree, depth
+        return _constant(node.left, scopes, tree, depth) and _constant(
+            node.right, scopes, tree, depth
         )
     if isinstance(node, ast.Subscript):  # PROMPTS["coach"]
-        return _constant(node.value, scope, tree, depth) and _constant(
-            node.slice, scope, tree, depth
+        return _constant(node.value, scopes, tree, depth) and _constant(
+            node.slice, scopes, tree, depth
         )
     if isinstance(node, ast.Dict | ast.List | ast.Tuple):
         parts = [*node.keys, *node.values] if isinstance(node, ast.Dict) else node.elts
-        return all(p is not None and _constant(p, scope, tree, depth) for p in parts)
+        return all(p is not None and _constant(p, scopes, tree, depth) for p in parts)
     if isinstance(node, ast.Attribute):  # prompts.SYSTEM_PROMPT: another module's constant
-        return node.attr.isupper() and isinstance(node.value, ast.Name)
+        owner = node.value
+        return (
+            node.attr.isupper()
+            and isinstance(owner, ast.Name)
+            and _holds_constants(owner.id, scopes, tree)
+        )
     if isinstance(node, ast.Name) and depth > 0:
-        return _bound_to_constants(node.id, scope, tree, depth - 1)
+        return _bound_to_constants(node.id, scopes, tree, depth - 1)
     return False
 
 
-def _bound_to_constants(name: str, scope: ast.AST, tree: ast.Module, depth: int) -> bool:
-    """Whether every binding of `name` where it is read (its function, else the module) is a
-    constant; a name imported as a module constant (`from prompts import SYSTEM`) is one."""
-    if scope is not tree:
-        values = _assigned(name, scope)
+def _holds_constants(name: str, scopes: _Scopes, tree: ast.Module) -> bool:
+    """Whether `name` is a module the caller imports or a class it defines (`texts.BRIEFING`,
+    `Prompts.SYSTEM`), not an object (`self.BRIEFING`, a request's `form.POST`): bound at the
+    top of the module, and nowhere in the functions the call is in."""
+    if any(_assigned(name, scope) != [] for scope in scopes):
+        return False  # a parameter or a local of the calling functions
+    for node in tree.body:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            if any((a.asname or a.name.partition(".")[0]) == name for a in node.names):
+                return True
+        elif isinstance(node, ast.ClassDef) and node.name == name:
+            return True
+    return False
+
+
+def _bound_to_constants(name: str, scopes: _Scopes, tree: ast.Module, depth: int) -> bool:
+    """Whether every binding of `name` where it is read (the innermost of its functions that
+    binds it, else the module) is a constant; a name imported as a module constant
+    (`from prompts import SYSTEM`) is one."""
+    for at in range(len(scopes) - 1, -1, -1):
+        values = _assigned(name, scopes[at])
         if values is None:
-            return False  # a parameter or a loop variable of the calling function
+            return False  # a parameter or a loop variable of a calling function
         if values:
-            return all(_constant(v, scope, tree, depth) for v in values)
+            return all(_constant(v, scopes[: at + 1], tree, depth) for v in values)
     values = _assigned(name, tree)
     if values:
-        return all(_constant(v, tree, tree, depth) for v in values)
+        return all(_constant(v, (), tree, depth) for v in values)
     return name.isupper() and _imported(name, tree)
 
 

@@ -33,7 +33,8 @@ _DATA_METHODS = frozenset(
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 # Annotations of values that may come with a request (anything else annotated is an object).
 _TEXT_TYPES = frozenset({"str", "Any", "dict", "Dict", "list", "List", "Mapping", "Sequence"})
-_NOTE = "the analysis cannot tell whether it changes per request: no call here passes it"
+_NOTE = "the analysis cannot tell whether it changes per request: {why}"
+_NO_CALL = "no call in its module passes it"
 # The system prompts judged where they are written, apart from the request they go into
 # (`Findings.system_message`, the `("system", ...)` tuple of a chat prompt).
 _MADE_APART = frozenset(
@@ -75,27 +76,28 @@ def unknown_origin_hits(
                 continue  # PC502 already says it is per-request (a run context, a run's inputs)
             if _only_a_receiver(node, arg.arg):
                 continue  # an object the program set up (a store, a client), not text
-            if call_sites is not None and _constant_at_every_call(function, arg, call_sites):
+            why = _NO_CALL if call_sites is None else _why_not_constant(function, arg, call_sites)
+            if why is None:
                 continue  # the project's calls show it is the same on every request
-            hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix)))
+            hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix), why))
     return hits
 
 
-def _constant_at_every_call(function: Function, arg: ast.arg, call_sites: CallSites) -> bool:
-    """Whether the project's other modules call the function and every call passes a constant
-    for `arg` (a module linted from text alone has no project files to read)."""
+def _why_not_constant(function: Function, arg: ast.arg, call_sites: CallSites) -> str | None:
+    """None when the project's other modules call the function and every call passes a
+    constant for `arg`; else why not (a module linted from text alone has no project files)."""
     module = function.module
     node = function.node
     assert not isinstance(node, ast.Lambda)
     if module.path is None or not module.path.is_file():
-        return False
+        return _NO_CALL + " (linted without its project's files)"
     positional = [a.arg for a in (*node.args.posonlyargs, *node.args.args)]
     index = positional.index(arg.arg) if arg.arg in positional else -1
     method = function.cls is not None and not _is_static(node)
     homes = [module.name.rpartition(".")[2] or module.path.stem]
     if function.cls is not None:
         homes.append(function.cls.node.name)
-    return call_sites.constant_everywhere(
+    return call_sites.why_not_constant(
         _called_name(function), tuple(homes), index=index, keyword=arg.arg, shift=int(method)
     )
 
@@ -282,7 +284,7 @@ def _first_use(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
     return min(lines, default=0)
 
 
-def _hit(function: Function, arg: ast.arg, pending: Pending) -> Hit:
+def _hit(function: Function, arg: ast.arg, pending: Pending, why: str) -> Hit:
     module = function.module
     node = function.node
     assert not isinstance(node, ast.Lambda)
@@ -302,5 +304,5 @@ def _hit(function: Function, arg: ast.arg, pending: Pending) -> Hit:
         site_path=module.display,
         site_line=site_line,
         site_column=site_column,
-        note=_NOTE,
+        note=_NOTE.format(why=why),
     )

@@ -244,11 +244,15 @@ DATE_NAMES = (
 )
 
 # A date the deployment fixes, not today's: the model's knowledge cutoff, its training, the build
-# (`knowledge_cutoff_date`, `training_date`, `build_date`, `model_release_date`). Set once, the
+# (`knowledge_cutoff_date`, `model_training_date`, `build_date`, `model_release_date`). Set once, the
 # same on every request. Only date names count: a `cutoff_time` is often the clock's, per request.
 # A bare `release_date` or `launch_date` in a prompt file may be a product's, the request's data;
 # in a chat template (rendered with the serving configuration's values) it is the model's.
-DEPLOYMENT_DATE_WORDS = frozenset({"cutoff", "knowledge", "training", "trained", "build", "built"})
+DEPLOYMENT_DATE_WORDS = frozenset({"knowledge", "build", "built"})
+# `training` and `cutoff` alone are as often the request's (a client's `training_date`, a search's
+# `cutoff_date`): the model's only beside a word that says so (`model_cutoff_date`).
+MODEL_DATE_WORDS = frozenset({"cutoff", "training", "trained"})
+MODEL_WORDS = frozenset({"model", "knowledge", "data", "llm"})
 RELEASE_WORDS = frozenset({"release", "released", "launch", "launched"})
 
 
@@ -258,7 +262,9 @@ def is_deployment_date(name: str, *, chat: bool = False) -> bool:
     if "date" not in words:
         return False
     released = not words.isdisjoint(RELEASE_WORDS) and (chat or "model" in words)
-    return released or not words.isdisjoint(DEPLOYMENT_DATE_WORDS)
+    said = words & (MODEL_DATE_WORDS | MODEL_WORDS)
+    models = not words.isdisjoint(MODEL_DATE_WORDS) and len(said) >= 2
+    return released or models or not words.isdisjoint(DEPLOYMENT_DATE_WORDS)
 
 
 # Variable names that hold the time of the request itself (not a date: that changes once a day).
