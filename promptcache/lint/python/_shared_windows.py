@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ._turns import from_the_end, front_start, names_a_history
@@ -292,19 +292,7 @@ def _same(target: ast.expr) -> tuple[str, ast.expr]:
 def _newest_kept(target: ast.expr, value: ast.expr) -> str:
     """`h = h[-n:]`, `h[:] = h[-n:]`, `h[uid] = h[uid][-n:]`, `h = h[:1] + h[-n:]`: the
     storage cut back to its newest turns."""
-    storage, written = _same(target)
-    if not storage:
-        return ""
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
-        value = value.right
-    if not isinstance(value, ast.Subscript) or not isinstance(value.slice, ast.Slice):
-        return ""
-    key = value.slice
-    if key.upper is not None or key.step is not None or key.lower is None:
-        return ""
-    if ast.unparse(value.value) != ast.unparse(written):
-        return ""
-    return storage if from_the_end(key.lower, value.value) else ""
+    return _cut_of_itself(target, value, from_the_end)
 
 
 def _window_stored(node: ast.Assign) -> str:
@@ -313,31 +301,41 @@ def _window_stored(node: ast.Assign) -> str:
     target, value = node.targets[0], node.value
     if not isinstance(target, ast.Subscript) or isinstance(target.slice, ast.Slice):
         return ""
-    if not isinstance(value, ast.Subscript) or not isinstance(value.slice, ast.Slice):
+    sliced = _sliced_from(value)
+    if sliced is None or not names_a_history(dotted(sliced[0]).rpartition(".")[2]):
         return ""
-    key = value.slice
-    if key.upper is not None or key.step is not None or key.lower is None:
-        return ""
-    if not names_a_history(dotted(value.value).rpartition(".")[2]):
-        return ""
-    return _storage(target) if from_the_end(key.lower, value.value) else ""
+    return _storage(target) if from_the_end(sliced[1], sliced[0]) else ""
 
 
 def _front_cut(target: ast.expr, value: ast.expr) -> str:
     """`h = h[1:]`, `h[uid] = h[uid][2:]`: the storage without its oldest turns."""
+    return _cut_of_itself(target, value, front_start)
+
+
+def _cut_of_itself(
+    target: ast.expr, value: ast.expr, keeps: Callable[[ast.expr, ast.expr], bool]
+) -> str:
+    """The storage `target` names, where `value` is that same storage sliced from a start
+    (`h[k:]`, or `h[:1] + h[k:]`) that `keeps` accepts; else ""."""
     storage, written = _same(target)
     if not storage:
         return ""
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
         value = value.right
+    sliced = _sliced_from(value)
+    if sliced is None or ast.unparse(sliced[0]) != ast.unparse(written):
+        return ""
+    return storage if keeps(sliced[1], sliced[0]) else ""
+
+
+def _sliced_from(value: ast.expr) -> tuple[ast.expr, ast.expr] | None:
+    """`(x, k)` when `value` is `x[k:]` (a start and nothing else), else None."""
     if not isinstance(value, ast.Subscript) or not isinstance(value.slice, ast.Slice):
-        return ""
+        return None
     key = value.slice
-    if key.upper is not None or key.step is not None or key.lower is None:
-        return ""
-    if ast.unparse(value.value) != ast.unparse(written):
-        return ""
-    return storage if front_start(key.lower, value.value) else ""
+    if key.lower is None or key.upper is not None or key.step is not None:
+        return None
+    return value.value, key.lower
 
 
 def _self_dropping(statement: ast.stmt) -> str:
