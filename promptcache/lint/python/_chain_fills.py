@@ -44,15 +44,14 @@ def fill_template(
 ) -> None:
     """At a call of resolved `name` that fills a template it is handed, the variables it fills
     reach the template's positions as per-request data."""
-    for fill in _FILLS.get(name.rpartition(".")[2], ()):
-        if not any(name == call or name.endswith("." + call) for call in fill.calls):
-            continue
-        info = _template_info(fill, args, keywords)
-        if info is None:  # a parameter's template (`def make(llm, prompt)`): its callers' one
-            _pend_passed(frame, name, fill, args, keywords)
-            return
-        _fill(frame, name, fill, info, keywords, node)
+    fill = _fill_named(name)
+    if fill is None:
         return
+    info = _template_info(fill, args, keywords)
+    if info is None:  # a parameter's template (`def make(llm, prompt)`): its callers' one
+        _pend_passed(frame, name, fill, args, keywords)
+        return
+    _fill(frame, name, fill, info, keywords, node)
 
 
 def fill_passed(frame: Frame, name: str, template: Value, node: ast.AST) -> None:
@@ -63,10 +62,18 @@ def fill_passed(frame: Frame, name: str, template: Value, node: ast.AST) -> None
     if _info(template) is None and len(params) == 1 and not params[0].path:
         frame.findings.pend(params[0], name, FILLS_ROLE, 0, False)
         return
+    fill = _fill_named(name)
+    if fill is not None:
+        _fill(frame, name, fill, _info(template), {}, node)
+
+
+def _fill_named(name: str) -> TemplateFill | None:
+    """The template fill that resolved call `name` is (its dotted name ends in one of the
+    fill's calls), or None."""
     for fill in _FILLS.get(name.rpartition(".")[2], ()):
         if any(name == call or name.endswith("." + call) for call in fill.calls):
-            _fill(frame, name, fill, _info(template), {}, node)
-            return
+            return fill
+    return None
 
 
 def _fill(
