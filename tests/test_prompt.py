@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import threading
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -251,7 +252,9 @@ def test_the_layer_keywords_are_checked_and_guarded_like_the_builder() -> None:
     built = Prompt(tools=[{"name": "t"}], system=["s"], docs=["d"], tail=["q"])
     assert layers(built) == ["tools", "system", "docs", "tail"]
     with pytest.raises(VolatileContentError, match=r"system\[0\]"):
-        Prompt(system=["It is 2026-11-29T10:00:00Z"], volatile="error")
+        # the guard flags a timestamp near the current moment: take it from the clock, not a
+        # calendar date (a fixed date falls out of the three-day window and the test fails)
+        Prompt(system=[f"It is {datetime.now(UTC):%Y-%m-%dT%H:%M:%SZ}"], volatile="error")
     with pytest.raises(InputError, match="expected a Message or str"):
         Prompt(history=[{"role": "user", "content": "hi"}])  # type: ignore[list-item]
     with pytest.raises(InputError, match="expected a Message or str"):
