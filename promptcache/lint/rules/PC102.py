@@ -9,7 +9,7 @@ Why:
     (also qualified: `original_query`, `resolved_question`) and other task inputs, the round,
     turn or step of a multi-round run, the feedback on the last attempt and an earlier step's
     output (`*_output`), retrieved context,
-    issues and file contents, and memory; names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
+    issues and file contents, and memory and the conversation so far, also under a qualified name (`memory_context`, `conversation_history`); names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
     A system prompt (a file named `system*`, `*_system*`, or whose text opens with "You are",
     "Act as", not "You are given"/"You are tasked with", and holds neither the user's question
@@ -174,12 +174,20 @@ DEFAULT_PER_REQUEST = (
     "new_content",
     "diff",
     "patch",
-    # memory and conversation state
+    # memory and conversation state, also under a qualified name (`memory_context`,
+    # `long_term_memory`, `conversation_history`)
     "memory",
     "memories",
-    "memory_variables",
+    "memory_*",
+    "*_memory",
+    "*_memories",
     "chat_history",
     "history",
+    "conversation_history",
+    "dialogue_history",
+    "dialog_history",
+    "message_history",
+    "messages_history",
     # what has happened so far and what the person's day holds, refreshed for each request
     "*_so_far",
     "recent_*",
