@@ -8,6 +8,11 @@ Shapes met in real prompt files, written here in our own words:
   at the end of a system prompt that the whole conversation follows;
 - the rolling conversation under a qualified name (`conversation_history`, `dialogue_history`)
   written inside a prompt above static rules;
+- values of names that tell nothing (`topic`, `age_group`, `passage`) that the prompt's own
+  words label as the user's or today's: a markdown heading over a profile of fields
+  (`## About the user`), a label on the line above (`The user's request:`), or on the same line
+  (`Today's reading: {{ passage }}`), in English, Chinese or Korean, above a block of static
+  instructions and output format too short for a name of unknown meaning (PC106).
 """
 
 from __future__ import annotations
@@ -40,3 +45,82 @@ def test_the_conversation_under_a_qualified_name_above_static_rules_is_per_reque
 def test_the_conversation_followed_only_by_the_question_stays_quiet() -> None:
     source = STATIC + "\nEarlier turns:\n{{ conversation_history }}\nNow: {{ question }}\n"
     assert codes(source, path="prompts/tour_guide.j2") == []
+
+
+# -- values the prompt's words label as the user's or today's ------------------------------------
+
+_RULES = "\n## Rules\n" + STATIC + "\n"  # about 300 tokens: under PC106's 500 of a system prompt
+
+_PROFILE_UNDER_A_HEADING = (
+    "You are a friendly adviser who recommends a phone plan.\n\n"
+    "## About the user\n\n- Age group: {{ age_group }}\n"
+    "{% if has_pets %}\n- Lives with pets\n{% endif %}\n- Budget: {{ budget }}\n" + _RULES
+)
+
+
+def test_a_profile_under_a_heading_that_names_the_user_is_the_users_data() -> None:
+    assert codes(_PROFILE_UNDER_A_HEADING, path="prompts/system.j2") == ["PC102", "PC102"]
+
+
+def test_a_profile_under_a_korean_heading_that_names_the_user_is_the_users_data() -> None:
+    source = _PROFILE_UNDER_A_HEADING.replace("## About the user", "## 사용자 프로필")
+    assert codes(source, path="prompts/system.j2") == ["PC102", "PC102"]
+
+
+def test_the_same_fields_under_a_heading_that_names_no_one_stay_quiet() -> None:
+    source = _PROFILE_UNDER_A_HEADING.replace("## About the user", "## Plan settings")
+    assert codes(source, path="prompts/system.j2") == []
+
+
+def test_a_later_heading_closes_the_users_section() -> None:
+    source = _PROFILE_UNDER_A_HEADING.replace("- Budget: {{ budget }}", "## Style\n{{ tone }}")
+    assert codes(source, path="prompts/system.j2") == ["PC102"]
+
+
+def test_prose_under_a_heading_that_names_the_user_ends_its_data() -> None:
+    source = _PROFILE_UNDER_A_HEADING.replace(
+        "- Budget: {{ budget }}", "Keep answers short for them.\n{{ house_style }}"
+    )
+    assert codes(source, path="prompts/system.j2") == ["PC102"]
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["The user's request:", "用户的要求以及说明：", "사용자 요청:", "Request from the user:"],
+)
+def test_a_value_under_a_label_line_that_names_the_user_is_the_users_data(label: str) -> None:
+    source = f"{label}\n{{{{ topic }}}}\n\nRequirements:\n" + STATIC * 2
+    assert codes(source, path="prompts/outline.j2") == ["PC102"]
+
+
+def test_a_format_field_under_a_label_line_that_names_the_user_is_the_users_data() -> None:
+    half = STATIC[: len(STATIC) // 2]  # about 150 tokens: under PC106's 300 of a `{field}`
+    source = "The user's request:\n{topic}\n\nRequirements:\n" + half
+    assert codes(source, path="prompts/outline.txt") == ["PC102"]
+    assert codes(source.replace("The user's request", "Topic"), path="prompts/outline.txt") == []
+
+
+def test_a_blank_line_or_another_label_ends_what_a_label_line_covers() -> None:
+    source = "The user's request:\n{{ topic }}\n\n{{ house_style }}\nFormat:\n{{ layout }}\n"
+    assert codes(source + STATIC * 2, path="prompts/outline.j2") == ["PC102"]
+
+
+@pytest.mark.parametrize("label", ["Today's reading:", "今天的经文：", "오늘의 말씀:"])
+def test_a_value_after_a_label_that_names_today_on_its_line_is_todays_data(label: str) -> None:
+    source = f"{label} {{{{ passage }}}}\nFormat: {{{{ layout }}}}\n\n" + STATIC
+    assert codes(source, path="prompts/daily_post.j2") == ["PC102"]
+
+
+def test_a_value_after_a_label_that_names_no_one_stays_quiet() -> None:
+    source = "Reading: {{ passage }}\nFormat: {{ layout }}\n\n" + STATIC
+    assert codes(source, path="prompts/daily_post.j2") == []
+
+
+def test_the_user_named_in_a_sentence_is_not_a_label() -> None:
+    source = "Help the user write about {{ topic }} in a warm voice.\n\n" + STATIC
+    assert codes(source, path="prompts/outline.j2") == []
+
+
+def test_the_users_data_followed_only_by_other_values_stays_quiet() -> None:
+    source = STATIC + "\nThe user's request:\n{{ topic }}\nTheir notes: {{ notes }}\n"
+    assert codes(source, path="prompts/outline.j2") == []

@@ -11,6 +11,11 @@ Why:
     output (`*_output`), retrieved context,
     issues and file contents, and memory and the conversation so far, also under a qualified name (`memory_context`, `conversation_history`); names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
     `strict = true` every variable not declared `stable` is treated as per-request.
+    A value of any name that the prompt's own heading or label says is the user's or today's
+    (`## About the user` over a profile of fields, `The user's request:` on the line above,
+    `Today's reading: {{ passage }}`; also in Chinese, Japanese and Korean) is the request's
+    data too, reported when static text follows it, as a date is; a line of prose ends what a
+    heading or label covers.
     A system prompt (a file named `system*`, `*_system*`, or whose text opens with "You are",
     "Act as", not "You are given"/"You are tasked with", and holds neither the user's question
     nor the answer it grades) opens every request, so a value that changes from turn to turn there, a clock
@@ -295,3 +300,26 @@ SYSTEM_CLOCK_FIX = (
     "pass it in the newest user message (or promptcache's `Prompt.with_tail`): the end of a "
     "system prompt still comes before the whole conversation"
 )
+
+# Words of a prompt's heading or label that say the values under it are the request's data,
+# whatever their names (`## About the user`, `The user's request:`, `Today's reading:`): whose
+# they are, the person asking, or when, today. Latin-script words match whole; the CJK ones
+# (Chinese, Japanese, Korean) wherever they stand, as those scripts write no spaces between words.
+REQUEST_LABEL_WORDS = (
+    "user",
+    "users",
+    "user's",
+    "users'",
+    "today",
+    "today's",
+    "usuario",
+    "usuário",
+    "utilisateur",
+    "benutzer",
+    "nutzer",
+    "hoy",
+    "hoje",
+    "aujourd'hui",
+    "heute",
+)
+REQUEST_LABEL_CJK = ("用户", "用戶", "使用者", "ユーザー", "사용자", "유저", "今天", "今日", "오늘")

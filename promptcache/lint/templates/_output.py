@@ -71,6 +71,7 @@ def _s_Output(walker: Walker, node: nodes.Output, scope: Scope, out: list[Event]
             labelled = labelled or FIELD_LABEL.match(line) is not None
         else:
             render(walker, child, scope, out, field=labelled)
+            walker.state.sections.value()
 
 
 def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: str = "") -> None:
@@ -78,10 +79,12 @@ def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: st
     Static text, and the `{placeholder}`s in it that a later str.format fills: a per-request
     one is a hazard (PC105); any other written inside the prose is content of unknown size, as
     a Jinja variable is (the parser's format instructions a `partial` fills, not the few letters
-    of its name). `before` is the static text of the line before `data`.
+    of its name). `before` is the static text of the line before `data`. The text is read for
+    its headings and labels (`Sections`) up to each placeholder.
     """
     text = data.data
     start = 0
+    sections = walker.state.sections
     if not walker.chat and "{" in text:
         for match in FORMAT_FIELD.finditer(text):
             name = match.group(1)
@@ -92,6 +95,8 @@ def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: st
                     _note_literal_field(walker, match.group(0), line)
                 continue
             out.append(count_tokens(text[start : match.start()]))
+            sections.text(text[start : match.start()])
+            sections.value()
             start = match.end()
             if per_request:
                 detail = f"format placeholder `{{{name}}}`, filled per request"
@@ -101,6 +106,7 @@ def _text(walker: Walker, data: nodes.TemplateData, out: list[Event], before: st
             else:
                 out.extend(_unknown_field(walker, match, line, _placement(text, match, before)))
     out.append(count_tokens(text[start:]))
+    sections.text(text[start:])
 
 
 def counted(name: str) -> bool:
@@ -124,6 +130,9 @@ def _unknown_field(
     found: list[Event] = []
     if not walker.config.is_declared_stable(name) and not counted(name):
         root = name.split(".", 1)[0]
+        labelled = _labelled_data(walker, f"format placeholder `{{{root}}}`", root, line)
+        if labelled is not None:
+            return [labelled, count_tokens(match.group(0))]
         detail = f"format placeholder `{{{root}}}` of unknown meaning (if it changes per request)"
         own_line = placed == "line"
         found.append(
@@ -226,8 +235,25 @@ def check_unknown(
         return  # bound in the template, one of Jinja's own names, or declared
     if is_tool_list(name) or is_deployment_date(name):
         return  # the tools a deployment gives the model, its cutoff or release date
+    labelled = _labelled_data(walker, f"variable `{root}`", root, expr.lineno)
+    if labelled is not None:
+        out.append(labelled)
+        return
     detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
     out.append(walker.hazard("PC106", expr.lineno, root, detail))
+
+
+def _labelled_data(walker: Walker, shown: str, root: str, line: int) -> Hazard | None:
+    """
+    A value of unknown meaning that the prompt's heading or label says is the user's or today's
+    (`Sections`): per-request data (PC102), whatever its name. Claimed fixed for at most a
+    conversation, the weaker claim (what follows it is judged as what follows a date is); in a
+    message after the conversation it does not change.
+    """
+    if walker.after_conversation or not walker.state.sections.over_value():
+        return None
+    detail = f"{shown}, which its heading or label says is the user's or today's,"
+    return Hazard("PC102", line, root, detail, walker.origin, per_conversation=True)
 
 
 def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:

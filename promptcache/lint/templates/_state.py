@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from jinja2 import nodes
 
 from ._events import Hazard
+from ._sections import Sections
 
 __all__ = ["WalkState"]
 
@@ -50,6 +51,8 @@ class WalkState:
     # loop's finding only when no branch that renders is reported
     pending: Hazard | None = None
     empty_at_generation: list[tuple[nodes.Node | None, bool]] = field(default_factory=list)
+    # the prompt's headings and labels over what is being written (`## About the user`)
+    sections: Sections = field(default_factory=Sections)
 
     def in_history_loop(self) -> bool:
         """Whether the innermost open loop is over the history (not a loop inside a turn)."""

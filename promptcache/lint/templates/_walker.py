@@ -30,7 +30,8 @@ through the methods bound at the end of the class (the walker's interface):
 They read the template through pure helpers that know nothing of a walker: `_nodes` (shapes of
 Jinja nodes), `_branches` (tests on a message's position, branches decided by known flags),
 `_pieces` (what a branch writes, as static text and expressions), `_reasoning` (reasoning and
-`<think>` blocks), and the values a scope binds (`_bindings`).
+`<think>` blocks), `_sections` (what a prompt's headings and labels say of the values under
+them), and the values a scope binds (`_bindings`).
 """
 
 from __future__ import annotations

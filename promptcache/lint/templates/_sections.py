@@ -1,0 +1,84 @@
+"""
+What a prompt's own words say about the values written under them: a heading or a label that
+names the user or today (`## About the user`, `The user's request:`, `Today's reading: {{ x }}`)
+says the values under it are the request's data, whatever their names.
+
+`Sections` reads the static text as the walk writes it, line by line. A markdown heading opens a
+section of data that lasts to the next heading, a rule (`---`) or a line of prose; a line that
+is only a label covers the values under it up to a blank line, a heading, a rule, a line of prose
+or the next label; a label before a value on the same line covers that value. A line that holds a
+value, a list item (`- Lives with pets`) and a labelled line (`Car: none`) are data, not prose: a
+section whose words are instructions is not the user's data, whatever its heading says.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..rules.PC102 import REQUEST_LABEL_CJK, REQUEST_LABEL_WORDS
+from ._output import FIELD_LABEL
+
+__all__ = ["Sections"]
+
+_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<title>.{1,60}?)[ \t#]*$")
+_RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,})[ \t]*$")
+# A line of data: a bulleted item, or a field (`Car: none`, `- 보유 카드: 없음`).
+_DATA_LINE = re.compile(r"^[ \t]*(?:[-*•·][ \t]|[(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}[:：])")
+_NAMES_THE_REQUEST = re.compile(
+    r"(?i)(?<![\w'])(?:"
+    + "|".join(re.escape(w) for w in sorted(REQUEST_LABEL_WORDS, key=len, reverse=True))
+    + r")(?![\w'])|"
+    + "|".join(map(re.escape, REQUEST_LABEL_CJK))
+)
+
+
+def names_the_request(label: str) -> bool:
+    """Whether a heading or label names the user or today (see `REQUEST_LABEL_WORDS`)."""
+    return _NAMES_THE_REQUEST.search(label) is not None
+
+
+@dataclass(slots=True)
+class Sections:
+    """Where the walk is in the prompt's headings and labels (mutable: one walk's)."""
+
+    heading: bool = False  # the open section's heading names the user or today
+    label: bool = False  # the label line over the values below names the user or today
+    line: str = ""  # the static text written on the current line so far
+    valued: bool = False  # a value was written on the current line
+
+    def text(self, data: str) -> None:
+        """Static text written in the output."""
+        *complete, rest = data.split("\n")
+        for index, piece in enumerate(complete):
+            if index == 0:
+                if not self.valued and (self.line + piece).strip():
+                    self._line(self.line + piece)  # a line that only holds a tag is no break
+            else:
+                self._line(piece)
+        if complete:
+            self.line, self.valued = rest, False
+        else:
+            self.line += rest
+
+    def value(self) -> None:
+        """A value written in the output: its line is data, not a heading or a label."""
+        self.valued = True
+
+    def over_value(self) -> bool:
+        """Whether the value about to be written is labelled as the user's or today's."""
+        if self.heading or self.label:
+            return True
+        return FIELD_LABEL.match(self.line) is not None and names_the_request(self.line)
+
+    def _line(self, line: str) -> None:
+        if not line.strip():
+            self.label = False  # a blank line ends what a label line covers
+        elif (heading := _HEADING.match(line)) is not None:
+            self.heading, self.label = names_the_request(heading.group("title")), False
+        elif _RULE.match(line):
+            self.heading = self.label = False
+        elif FIELD_LABEL.match(line):
+            self.label = names_the_request(line)
+        elif not _DATA_LINE.match(line):  # prose: instructions, not the values of a record
+            self.heading = self.label = False
