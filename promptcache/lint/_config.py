@@ -186,12 +186,32 @@ DEFAULT_CONFIG = LintConfig()
 
 @lru_cache(maxsize=64)
 def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
-    """One compiled regex for a tuple of globs, with a per-name memo (names repeat a lot)."""
+    """
+    One compiled regex for a tuple of globs, with a per-name memo (names repeat a lot). A name
+    written in camelCase (`userQuery`, kept from JavaScript or JSON) matches as its snake_case
+    spelling (`user_query`) does.
+    """
     if not patterns:
         return lambda name: False
     regex = re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
-    match = lru_cache(maxsize=4096)(lambda name: regex.match(name.lower()) is not None)
+
+    @lru_cache(maxsize=4096)
+    def match(name: str) -> bool:
+        lowered = name.lower()
+        if regex.match(lowered) is not None:
+            return True
+        snake = _snake_case(name)
+        return snake != lowered and regex.match(snake) is not None
+
     return match
+
+
+_CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+
+
+def _snake_case(name: str) -> str:
+    """`userQuery` as `user_query` (lower case; a name without humps only lowered)."""
+    return _CAMEL_HUMP.sub("_", name).lower()
 
 
 # -- pyproject.toml -----------------------------------------------------------------------------

@@ -12,7 +12,9 @@ Shapes met in real prompt files, written here in our own words:
   words label as the user's or today's: a markdown heading over a profile of fields
   (`## About the user`), a label on the line above (`The user's request:`), or on the same line
   (`Today's reading: {{ passage }}`), in English, Chinese or Korean, above a block of static
-  instructions and output format too short for a name of unknown meaning (PC106).
+  instructions and output format too short for a name of unknown meaning (PC106);
+- names kept in the caller's camelCase (`userQuery`, `imageCount`) by a template rendered from
+  JavaScript or filled from JSON.
 """
 
 from __future__ import annotations
@@ -124,3 +126,26 @@ def test_the_user_named_in_a_sentence_is_not_a_label() -> None:
 def test_the_users_data_followed_only_by_other_values_stays_quiet() -> None:
     source = STATIC + "\nThe user's request:\n{{ topic }}\nTheir notes: {{ notes }}\n"
     assert codes(source, path="prompts/outline.j2") == []
+
+
+# -- names written in camelCase ------------------------------------------------------------------
+# Templates rendered from JavaScript (Nunjucks) or filled from JSON keep the caller's camelCase.
+
+
+@pytest.mark.parametrize("name", ["userQuery", "chatHistory", "retrievedChunks", "sessionId"])
+def test_a_per_request_name_written_in_camel_case_is_per_request(name: str) -> None:
+    assert codes("<task>\n{{ " + name + " }}\n</task>\n" + STATIC) == ["PC102"]
+
+
+def test_a_camel_case_date_in_a_system_prompt_is_a_date_not_a_clock() -> None:
+    source = _PERSONA + "Today: {{ currentDate }}\n"
+    assert codes(source, path="prompts/system.j2") == []
+    assert codes(source.replace("currentDate", "currentTime"), path="prompts/system.j2") == [
+        "PC102"
+    ]
+
+
+def test_a_camel_case_count_is_a_setting_not_a_value_of_unknown_meaning() -> None:
+    source = "Write it in this many pages:\n{maxPages}\n\n" + STATIC * 4
+    assert codes(source, path="prompts/outline.txt") == []
+    assert codes(source.replace("maxPages", "pageNotes"), path="prompts/outline.txt") == ["PC106"]

@@ -9,7 +9,7 @@ Why:
     (also qualified: `original_query`, `resolved_question`) and other task inputs, the round,
     turn or step of a multi-round run, the feedback on the last attempt and an earlier step's
     output (`*_output`), retrieved context,
-    issues and file contents, and memory and the conversation so far, also under a qualified name (`memory_context`, `conversation_history`); names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`). With
+    issues and file contents, and memory and the conversation so far, also under a qualified name (`memory_context`, `conversation_history`); names and glob patterns are configurable (`per-request`, `extend-per-request`, `stable`), and a camelCase name (`userQuery`) matches as its snake_case spelling does. With
     `strict = true` every variable not declared `stable` is treated as per-request.
     A value of any name that the prompt's own heading or label says is the user's or today's
     (`## About the user` over a profile of fields, `The user's request:` on the line above,

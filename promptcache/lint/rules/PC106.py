@@ -71,10 +71,17 @@ _COUNT_WORDS = frozenset({"max", "min", "num", "count", "number", "limit", "budg
 
 def is_tool_list(name: str) -> bool:
     """Whether a name is the tools (`available_tools`, `tools.schema`), not a count of them."""
-    words = set(re.split(r"[._]", name.lower()))
+    words = _words(name)
     return not words.isdisjoint(_TOOL_WORDS) and words.isdisjoint(_COUNT_WORDS)
 
 
 def is_count(name: str) -> bool:
-    """Whether a name holds a count or a limit (`max_length`, `num_questions`): a setting."""
-    return not set(re.split(r"[._]", name.lower())).isdisjoint(_COUNT_WORDS)
+    """Whether a name holds a count or a limit (`max_length`, `maxPages`): a setting."""
+    return not _words(name).isdisjoint(_COUNT_WORDS)
+
+
+_WORD_BREAK = re.compile(r"[._]|(?<=[a-z0-9])(?=[A-Z])")  # `max_pages`, `tools.schema`, `maxPages`
+
+
+def _words(name: str) -> set[str]:
+    return {word.lower() for word in _WORD_BREAK.split(name)}
