@@ -149,3 +149,25 @@ def test_a_camel_case_count_is_a_setting_not_a_value_of_unknown_meaning() -> Non
     source = "Write it in this many pages:\n{maxPages}\n\n" + STATIC * 4
     assert codes(source, path="prompts/outline.txt") == []
     assert codes(source.replace("maxPages", "pageNotes"), path="prompts/outline.txt") == ["PC106"]
+
+
+# -- a value the template formats as a date or a time --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "expr", ["stamp.strftime('%Y-%m-%d %H:%M')", "event.at.strftime('%H:%M')", "when.isoformat()"]
+)
+def test_a_value_formatted_as_a_date_or_time_above_static_text_is_per_request(expr: str) -> None:
+    assert codes("Updated: {{ " + expr + " }}\n\n" + STATIC, path="prompts/report.j2") == ["PC102"]
+
+
+def test_a_date_formatted_at_the_end_of_a_system_prompt_changes_once_a_day() -> None:
+    source = _PERSONA + "Today: {{ day.strftime('%B %d, %Y') }}\n"
+    assert codes(source, path="prompts/system.j2") == []
+    clock = source.replace("%B %d, %Y", "%H:%M")
+    assert codes(clock, path="prompts/system.j2") == ["PC102"]
+
+
+def test_a_loop_item_formatted_as_a_time_is_judged_by_the_loop() -> None:
+    source = "{% for e in agenda %}- {{ e.at.strftime('%H:%M') }}\n{% endfor %}\n" + STATIC
+    assert codes(source, path="prompts/report.j2") == []

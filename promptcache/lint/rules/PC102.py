@@ -15,7 +15,9 @@ Why:
     (`## About the user` over a profile of fields, `The user's request:` on the line above,
     `Today's reading: {{ passage }}`; also in Chinese, Japanese and Korean) is the request's
     data too, reported when static text follows it, as a date is; a line of prose ends what a
-    heading or label covers.
+    heading or label covers. A date or time the template formats from a value the caller passes
+    (`stamp.strftime('%H:%M')`, `when.isoformat()`) is per-request too: a time of day per turn,
+    a date (or a format that does not say) once a day.
     A system prompt (a file named `system*`, `*_system*`, or whose text opens with "You are",
     "Act as", not "You are given"/"You are tasked with", and holds neither the user's question
     nor the answer it grades) opens every request, so a value that changes from turn to turn there, a clock

@@ -8,6 +8,7 @@ volatile call or filter (PC101); `hazard` makes the finding, a chat template's a
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from jinja2 import nodes
@@ -172,28 +173,37 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
     if walker.config.is_per_request(dotted):
         fixed = _is_per_conversation(dotted) or _is_per_conversation(root)
         date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])
-        per_turn = not fixed and not date
-        if walker.after_conversation and not per_turn:
-            return None  # fixed for the conversation, the only one this text is cached in
-        if fixed or date:
-            # a date changes once a day, more seldom than who is asking: what follows it costs no
-            # more than what follows a value fixed for the conversation
-            detail = f"per-request variable `{dotted}`"
-            return Hazard("PC102", line, root, detail, walker.origin, per_conversation=True)
-        if per_turn and walker.system:
-            clock = "the clock" if _is_clock_name(dotted) else "the per-turn"
-            detail = f"{clock} variable `{dotted}` of a system prompt"
-            return Hazard(
-                "PC102",
-                line,
-                root,
-                detail,
-                walker.origin,
-                fix=SYSTEM_CLOCK_FIX,
-                conversation=True,
-            )
-        return hazard(walker, "PC102", line, root, f"per-request variable `{dotted}`")
+        clock = "the clock" if _is_clock_name(dotted) else "the per-turn"
+        return _per_request(
+            walker,
+            line,
+            root,
+            f"per-request variable `{dotted}`",
+            per_turn=not fixed and not date,
+            in_system=f"{clock} variable `{dotted}` of a system prompt",
+        )
     return None
+
+
+def _per_request(
+    walker: Walker, line: int, root: str, detail: str, *, per_turn: bool, in_system: str
+) -> Hazard | None:
+    """
+    A per-request value (PC102): one that changes from turn to turn (`per_turn`), or one fixed
+    for a conversation or a day. `in_system` is the detail of a per-turn value in a system prompt,
+    which the whole conversation follows.
+    """
+    if walker.after_conversation and not per_turn:
+        return None  # fixed for the conversation, the only one this text is cached in
+    if not per_turn:
+        # a date changes once a day, more seldom than who is asking: what follows it costs no
+        # more than what follows a value fixed for the conversation
+        return Hazard("PC102", line, root, detail, walker.origin, per_conversation=True)
+    if walker.system:
+        return Hazard(
+            "PC102", line, root, in_system, walker.origin, fix=SYSTEM_CLOCK_FIX, conversation=True
+        )
+    return hazard(walker, "PC102", line, root, detail)
 
 
 def _is_per_conversation(name: str) -> bool:
@@ -217,7 +227,7 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
         receiver = None if walker.chat else _value_read(expr.node)
         if receiver is not None:
             # a method of a per-request value reads it: `memory.get('data')`, `query.strip()`
-            found = reason(walker, receiver, scope)
+            found = reason(walker, receiver, scope) or _formatted_time(walker, expr, scope)
             if found is not None:
                 return found
     else:
@@ -230,6 +240,32 @@ def _call_reason(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | Non
             if found is not None:
                 return found
     return None
+
+
+# The methods that write a date or a time, and the `strftime` directives of a time of day.
+_TIME_FORMATTERS = frozenset({"strftime", "isoformat"})
+_TIME_DIRECTIVES = re.compile(r"%[-#]?[HIMSfXcTRrpkl]")
+
+
+def _formatted_time(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | None:
+    """
+    `stamp.strftime('%H:%M')`, `when.isoformat()`: a date or a time the template formats from a
+    value the caller passes (bound in the template, a loop's item, it is judged where it came
+    from). A time of day changes from turn to turn; a date, or a format that does not say, once
+    a day at most.
+    """
+    callee = expr.node
+    if type(callee) is not nodes.Getattr or callee.attr not in _TIME_FORMATTERS:
+        return None
+    shown = dotted_name(callee.node)
+    if shown is None or shown.split(".", 1)[0] in scope:
+        return None
+    formats = [a.value for a in expr.args if type(a) is nodes.Const and isinstance(a.value, str)]
+    clock = any(_TIME_DIRECTIVES.search(f) for f in formats)
+    what = f"the {'time' if clock else 'date'} `{shown}.{callee.attr}()` formats"
+    root = shown.split(".", 1)[0]
+    in_system = f"the clock `{shown}.{callee.attr}()` of a system prompt"
+    return _per_request(walker, expr.lineno, root, what, per_turn=clock, in_system=in_system)
 
 
 # A mapping's views are judged by the mapping's order when iterated (PC201), not as a value;
