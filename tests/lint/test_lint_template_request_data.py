@@ -171,3 +171,22 @@ def test_a_date_formatted_at_the_end_of_a_system_prompt_changes_once_a_day() -> 
 def test_a_loop_item_formatted_as_a_time_is_judged_by_the_loop() -> None:
     source = "{% for e in agenda %}- {{ e.at.strftime('%H:%M') }}\n{% endfor %}\n" + STATIC
     assert codes(source, path="prompts/report.j2") == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "<user_request>\n{{ topic }}\n</user_request>\n\n",
+        "<userProfile>{{ profile }}</userProfile>\n\n",
+        "<today-reading>\n{{ passage }}\n</today-reading>\n\n",
+    ],
+)
+def test_a_value_inside_a_tag_that_names_the_user_or_today_is_their_data(source: str) -> None:
+    assert codes(source + STATIC * 2, path="prompts/outline.j2") == ["PC102"]
+
+
+def test_a_tag_that_names_no_one_and_what_follows_a_closed_tag_stay_quiet() -> None:
+    source = "<document>\n{{ topic }}\n</document>\n\n" + STATIC * 2
+    assert codes(source, path="prompts/outline.j2") == []
+    closed = "<user_request>ask</user_request>\n{{ house_style }}\n\n" + STATIC * 2
+    assert codes(closed, path="prompts/outline.j2") == []

@@ -13,7 +13,8 @@ Why:
     `strict = true` every variable not declared `stable` is treated as per-request.
     A value of any name that the prompt's own heading or label says is the user's or today's
     (`## About the user` over a profile of fields, `The user's request:` on the line above,
-    `Today's reading: {{ passage }}`; also in Chinese, Japanese and Korean) is the request's
+    `Today's reading: {{ passage }}`, inside `<user_request>`; also in Chinese, Japanese and
+    Korean) is the request's
     data too, reported when static text follows it, as a date is; a line of prose ends what a
     heading or label covers. A date or time the template formats from a value the caller passes
     (`stamp.strftime('%H:%M')`, `when.isoformat()`) is per-request too: a time of day per turn,

@@ -8,13 +8,15 @@ section of data that lasts to the next heading, a rule (`---`) or a line of pros
 is only a label covers the values under it up to a blank line, a heading, a rule, a line of prose
 or the next label; a label before a value on the same line covers that value. A line that holds a
 value, a list item (`- Lives with pets`) and a labelled line (`Car: none`) are data, not prose: a
-section whose words are instructions is not the user's data, whatever its heading says.
+section whose words are instructions is not the user's data, whatever its heading says. A tag
+whose name names the user or today (`<user_request>`, `<userProfile>`) covers what is written
+inside it, up to its closing tag.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..rules.PC102 import REQUEST_LABEL_CJK, REQUEST_LABEL_WORDS
 from ._output import FIELD_LABEL
@@ -25,6 +27,11 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<title>.{1,60}?)[ \t#]*$")
 _RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,})[ \t]*$")
 # A line of data: a bulleted item, or a field (`Car: none`, `- 보유 카드: 없음`).
 _DATA_LINE = re.compile(r"^[ \t]*(?:[-*•·][ \t]|[(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}[:：])")
+# An opening or closing tag (`<user_request>`, `</user_request>`), and the breaks between the
+# words of its name (`user_request`, `today-reading`, `userProfile`).
+_TAG = re.compile(r"<(?P<close>/?)(?P<name>[A-Za-z][\w.-]{0,40})(?:[ \t][^<>\n]*)?>")
+_NAME_BREAK = re.compile(r"[_.-]|(?<=[a-z0-9])(?=[A-Z])")
+_OPEN_TAGS = 32  # tags kept open at most (a `<br>` is never closed)
 _NAMES_THE_REQUEST = re.compile(
     r"(?i)(?<![\w'])(?:"
     + "|".join(re.escape(w) for w in sorted(REQUEST_LABEL_WORDS, key=len, reverse=True))
@@ -43,6 +50,7 @@ class Sections:
     """Where the walk is in the prompt's headings and labels (mutable: one walk's)."""
 
     heading: bool = False  # the open section's heading names the user or today
+    tags: list[tuple[str, bool]] = field(default_factory=list)  # open tags: name, names them?
     label: bool = False  # the label line over the values below names the user or today
     line: str = ""  # the static text written on the current line so far
     valued: bool = False  # a value was written on the current line
@@ -60,6 +68,8 @@ class Sections:
             self.line, self.valued = rest, False
         else:
             self.line += rest
+        for tag in _TAG.finditer(data):
+            self._tag(tag.group("name"), closing=bool(tag.group("close")))
 
     def value(self) -> None:
         """A value written in the output: its line is data, not a heading or a label."""
@@ -67,7 +77,7 @@ class Sections:
 
     def over_value(self) -> bool:
         """Whether the value about to be written is labelled as the user's or today's."""
-        if self.heading or self.label:
+        if self.heading or self.label or any(names for _, names in self.tags):
             return True
         return FIELD_LABEL.match(self.line) is not None and names_the_request(self.line)
 
@@ -82,3 +92,13 @@ class Sections:
             self.label = names_the_request(line)
         elif not _DATA_LINE.match(line):  # prose: instructions, not the values of a record
             self.heading = self.label = False
+
+    def _tag(self, name: str, *, closing: bool) -> None:
+        if not closing:
+            names = names_the_request(_NAME_BREAK.sub(" ", name))
+            self.tags = [*self.tags[-_OPEN_TAGS + 1 :], (name, names)]
+            return
+        for index in range(len(self.tags) - 1, -1, -1):  # the innermost tag of that name
+            if self.tags[index][0] == name:
+                del self.tags[index:]
+                return
