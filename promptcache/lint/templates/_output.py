@@ -250,10 +250,10 @@ def _labelled_data(walker: Walker, shown: str, root: str, line: int) -> Hazard |
     conversation, the weaker claim (what follows it is judged as what follows a date is); in a
     message after the conversation it does not change.
     """
-    if walker.after_conversation or not walker.state.sections.over_value():
+    if not walker.state.sections.over_value():
         return None
     detail = f"{shown}, which its heading or label says is the user's or today's,"
-    return Hazard("PC102", line, root, detail, walker.origin, per_conversation=True)
+    return walker.per_request(line, root, detail, per_turn=False, in_system=detail)
 
 
 def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:

@@ -30,7 +30,7 @@ from ._nodes import defaulted, dotted_name
 if TYPE_CHECKING:
     from ._walker import Walker
 
-__all__ = ["hazard", "reason"]
+__all__ = ["hazard", "per_request", "reason"]
 
 _EXISTENCE_TESTS = frozenset({"defined", "undefined", "none"})
 _is_chat_date_name = _matcher(CHAT_DATE_NAMES)
@@ -174,7 +174,7 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
         fixed = _is_per_conversation(dotted) or _is_per_conversation(root)
         date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])
         clock = "the clock" if _is_clock_name(dotted) else "the per-turn"
-        return _per_request(
+        return per_request(
             walker,
             line,
             root,
@@ -185,7 +185,7 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
     return None
 
 
-def _per_request(
+def per_request(
     walker: Walker, line: int, root: str, detail: str, *, per_turn: bool, in_system: str
 ) -> Hazard | None:
     """
@@ -265,7 +265,7 @@ def _formatted_time(walker: Walker, expr: nodes.Call, scope: Scope) -> Hazard | 
     what = f"the {'time' if clock else 'date'} `{shown}.{callee.attr}()` formats"
     root = shown.split(".", 1)[0]
     in_system = f"the clock `{shown}.{callee.attr}()` of a system prompt"
-    return _per_request(walker, expr.lineno, root, what, per_turn=clock, in_system=in_system)
+    return per_request(walker, expr.lineno, root, what, per_turn=clock, in_system=in_system)
 
 
 # A mapping's views are judged by the mapping's order when iterated (PC201), not as a value;

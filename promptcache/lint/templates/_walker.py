@@ -61,6 +61,7 @@ from ._output import render as _render
 from ._output import unsorted_to_report as _unsorted_to_report
 from ._reasoning import empty_think_at_generation
 from ._reasons import hazard as _hazard
+from ._reasons import per_request as _per_request
 from ._reasons import reason as _reason
 from ._state import WalkState
 from ._statements import body as _body
@@ -232,6 +233,7 @@ class Walker:
     unsorted_to_report = _unsorted_to_report
     reason = _reason
     hazard = _hazard
+    per_request = _per_request
     called_macro = _called_macro
     inline = _inline
     macro_hazard = _macro_hazard
