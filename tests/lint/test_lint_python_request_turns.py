@@ -122,6 +122,37 @@ FOUND = [
         """,
         [(5, "PC501")],
     ),
+    (
+        "a-crew-input-in-two-tasks-the-second-above-long-expected-output",
+        """
+        from crewai import Agent, Crew, Task
+        analyst = Agent(role="Analyst", goal="Analyse", backstory="Careful.")
+        gather = Task(description="Gather data on {ticker}.", expected_output="A dict.", agent=analyst)
+        report = Task(
+            description="Write the report on {ticker}.",
+            expected_output=LONG,
+            agent=analyst,
+        )
+        def run(ticker):
+            crew = Crew(agents=[analyst], tasks=[gather, report])
+            return crew.kickoff(inputs={"ticker": ticker})
+        """,
+        [(12, "PC502")],
+    ),
+    (
+        "a-crew-input-closing-a-short-task-then-opening-a-long-one",
+        """
+        from crewai import Agent, Crew, Task
+        async def run(topic):
+            writer = Agent(role="Writer", goal="Write", backstory="Terse.")
+            steps = [
+                Task(description="List sources on {topic}", expected_output="A list.", agent=writer),
+                Task(description="An essay on {topic}.", expected_output=LONG, agent=writer),
+            ]
+            return await Crew(agents=[writer], tasks=steps).kickoff_async(inputs={"topic": topic})
+        """,
+        [(9, "PC502")],
+    ),
 ]
 
 QUIET = [
@@ -155,6 +186,17 @@ QUIET = [
         def step(model, history):
             text = AGENT.format(fmt=get_date_format(), launch=format_date(2020, 1, 1))
             return model.invoke([SystemMessage(content=text)] + history)
+        """,
+    ),
+    (
+        "a-crew-input-in-two-tasks-each-closing-its-prompt",
+        """
+        from crewai import Agent, Crew, Task
+        analyst = Agent(role="Analyst", goal="Analyse", backstory="Careful.")
+        gather = Task(description="Gather data on {ticker}.", expected_output="A dict.", agent=analyst)
+        report = Task(description=LONG + " Ticker: {ticker}.", expected_output="Markdown.", agent=analyst)
+        def run(ticker):
+            return Crew(agents=[analyst], tasks=[gather, report]).kickoff(inputs={"ticker": ticker})
         """,
     ),
 ]
