@@ -214,3 +214,14 @@ def test_per_request_data_and_dates_are_followed(
 @pytest.mark.parametrize("source", [c[1] for c in QUIET], ids=[c[0] for c in QUIET])
 def test_their_quiet_twins_stay_quiet(source: str) -> None:
     assert findings(source) == []
+
+
+def test_a_model_mapped_over_questions_is_not_sent_the_list() -> None:
+    # `map(chain.invoke, questions)` calls it once per question: no request holds the list.
+    source = """
+    from config import chain
+    def answer_all(questions):
+        prompts = [q + LONG for q in questions]
+        return list(map(chain.invoke, prompts))
+    """
+    assert findings(source) == []
