@@ -111,6 +111,10 @@ class Framework:
     sinks: tuple[Sink, ...] = ()
     sources: tuple[str, ...] = ()  # resolved-name globs of volatile calls (case-sensitive)
     pass_through: tuple[str, ...] = ()  # resolved names whose result is their first argument
+    # Classes that make one user turn from its text (`HumanMessage(content=text)`), by the last
+    # name of their resolved name: the turn is followed as its text (first argument or
+    # `content=`), so that what follows a value in it is known.
+    user_turns: tuple[str, ...] = ()
     data: tuple[DataSource, ...] = ()  # where per-request data comes from (see DataSource)
     # Methods of its objects that fill a prompt without being sinks (`crew.kickoff(inputs=)`):
     # their calls are scanned for wherever they are named (a name only this framework uses),

@@ -18,6 +18,7 @@ __all__ = [
     "PASS_THROUGH",
     "SINKS",
     "SINK_BY_API",
+    "USER_TURNS",
     "WINDOWS",
     "WINDOW_MEMORIES",
     "Sink",
@@ -28,6 +29,7 @@ __all__ = [
 SINKS: tuple[Sink, ...] = tuple(sink for framework in FRAMEWORKS for sink in framework.sinks)
 SINK_BY_API = {sink.api: sink for sink in SINKS}
 PASS_THROUGH = frozenset(name for framework in FRAMEWORKS for name in framework.pass_through)
+USER_TURNS = frozenset(name for framework in FRAMEWORKS for name in framework.user_turns)
 CLIENT_PACKAGES = tuple(sorted({name for f in FRAMEWORKS for name in f.clients}))
 # Packages whose objects' methods may be sinks: their clients, and the roots of rooted sinks.
 OBJECT_PACKAGES = tuple(

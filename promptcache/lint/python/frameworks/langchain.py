@@ -187,4 +187,5 @@ FRAMEWORK = Framework(
         "langchain_mistralai",
         "langchain_community.chat_models",
     ),
+    user_turns=("HumanMessage",),
 )
