@@ -32,6 +32,7 @@ __all__ = [
     "only_generation_prompt",
     "only_looks_ahead",
     "position_test",
+    "same_on_every_side",
     "trailing_ifs",
     "true_by_default",
 ]
@@ -75,6 +76,18 @@ def position_test(
         if holds_messages and is_negative(item.arg):
             return f"{dotted}[-1]"
     return None
+
+
+def same_on_every_side(node: nodes.If) -> bool:
+    """
+    Whether every branch of an `if` (its `elif`s and an `else`) does the same: whichever test
+    holds, the same text renders and the same names are set, so the test decides nothing (a
+    community Qwen3 variant that writes the reasoning on both sides of its position branch).
+    Jinja compares nodes by their fields, not by the lines they sit on.
+    """
+    if not node.else_:
+        return False
+    return all(elif_.body == node.body for elif_ in node.elif_) and node.else_ == node.body
 
 
 def trailing_ifs(body: Sequence[nodes.Node]) -> set[int]:

@@ -27,7 +27,13 @@ from ._bindings import (
     scope_with,
     set_under,
 )
-from ._branches import iteration_enders, position_test, trailing_ifs, true_by_default
+from ._branches import (
+    iteration_enders,
+    position_test,
+    same_on_every_side,
+    trailing_ifs,
+    true_by_default,
+)
 from ._events import (
     BRANCHES,
     BRANCHES_END,
@@ -93,9 +99,11 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     """
     causes = [walker.reason(test, scope) for test in chain_tests(node)]  # once per test
     forks = _branch(walker, node, "if", causes[0])
-    walker.check_position_branch(node, node.body, node.else_, out)
+    decides = not same_on_every_side(node)  # else every side does the same, whatever the test
+    if decides:
+        walker.check_position_branch(node, node.body, node.else_, out)
     # Every branch of a chain whose tests depend on the position renders by position.
-    positional = int(any(walker.on_position(test) for test in chain_tests(node)))
+    positional = int(decides and any(walker.on_position(test) for test in chain_tests(node)))
     state = walker.state
     state.positional += positional
     alternatives = bool(node.elif_ or node.else_)  # one request renders one of the branches
@@ -107,7 +115,8 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
         out.append(OR_BRANCH)
         forks += _branch(walker, elif_, "elif", cause)
-        walker.check_position_branch(elif_, elif_.body, [], out)
+        if decides:
+            walker.check_position_branch(elif_, elif_.body, [], out)
         after.append(_walked(walker, elif_.body, scope, out))
     state.sides.append((node.test, False))
     if alternatives:
