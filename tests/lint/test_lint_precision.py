@@ -326,6 +326,22 @@ def test_a_position_branch_overridden_by_a_flag_on_by_default_is_a_note() -> Non
     assert codes(inline, chat=True) == ["PC002"]
 
 
+def test_a_flag_kept_unless_the_caller_passes_it_is_on_by_default() -> None:
+    # `x is undefined or x is true`, `x is not defined or x`: on when the caller passes nothing
+    for spelling in (
+        "preserve_thinking is undefined or preserve_thinking is true",
+        "preserve_thinking is not defined or preserve_thinking",
+    ):
+        source = FLAG_ON_BY_DEFAULT.replace("(keep or", f"({spelling} or")
+        assert spelling in source
+        found = lint_source(source, chat=True)
+        assert [(f.code, f.line) for f in found] == [("PC002", 10)]
+        assert "preserve_thinking" in found[0].message
+    # passed true, not merely left out: off by default, so the position decides
+    passed = "(preserve_thinking is defined and preserve_thinking is true or"
+    assert "PC302" in codes(FLAG_ON_BY_DEFAULT.replace("(keep or", passed), chat=True)
+
+
 def test_a_flag_off_by_default_leaves_the_position_branch_reported() -> None:
     off = FLAG_ON_BY_DEFAULT.replace("else true %}", "else false %}")
     assert "PC302" in codes(off, chat=True)

@@ -249,11 +249,18 @@ def _closes_a_run(test: nodes.Node) -> bool:
 
 
 def true_by_default(expr: nodes.Node, flags: set[str]) -> bool:
-    """`true`, a flag already on, `x if x is defined else true`, `x | default(true)`."""
+    """`true`, a flag already on, `x if x is defined else true`, `x | default(true)`, and an
+    `or` with one of them or with `x is undefined` (`x is not defined`) on one side: true
+    when the caller passes nothing."""
     if type(expr) is nodes.Const:
         return expr.value is True
     if type(expr) is nodes.Name:
         return expr.name in flags
+    if type(expr) is nodes.Or:
+        return any(
+            _unset(side) is not None or true_by_default(side, flags)
+            for side in (expr.left, expr.right)
+        )
     if type(expr) is nodes.CondExpr:
         test = expr.test
         tested = type(test) is nodes.Test and test.name == "defined"
@@ -265,12 +272,27 @@ def true_by_default(expr: nodes.Node, flags: set[str]) -> bool:
     return False
 
 
+def _unset(test: nodes.Node) -> str | None:
+    """The name `x is undefined` or `x is not defined` tests, or None."""
+    negated = type(test) is nodes.Not
+    inner = test.node if negated else test  # type: ignore[attr-defined]
+    if type(inner) is not nodes.Test or type(inner.node) is not nodes.Name:
+        return None
+    unset = inner.name == "undefined" if not negated else inner.name == "defined"
+    return inner.node.name if unset else None
+
+
 def flags_on(test: nodes.Node, flags: set[str]) -> set[str]:
-    return {n.name for n in with_self(test, nodes.Name) if n.name in flags} | {
-        n.node.name
-        for n in with_self(test, nodes.Filter)
-        if n.name == "default" and type(n.node) is nodes.Name and true_by_default(n, flags)
-    }
+    """The flags on by default that `test` reads (to name them in a note)."""
+    return (
+        {n.name for n in with_self(test, nodes.Name) if n.name in flags}
+        | {
+            n.node.name
+            for n in with_self(test, nodes.Filter)
+            if n.name == "default" and type(n.node) is nodes.Name and true_by_default(n, flags)
+        }
+        | {name for n in with_self(test, nodes.Node) if (name := _unset(n)) is not None}
+    )
 
 
 def on_position_by_default(
