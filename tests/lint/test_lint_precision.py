@@ -342,6 +342,67 @@ def test_a_flag_kept_unless_the_caller_passes_it_is_on_by_default() -> None:
     assert "PC302" in codes(FLAG_ON_BY_DEFAULT.replace("(keep or", passed), chat=True)
 
 
+# The same decision spelt as flags: a namespace switch on unless the caller or a message turns it
+# off, and an `if`/`elif` chain whose sides set the same name (read as one test, their `or`).
+FLAGS_IN_A_CHAIN = """\
+{%- set sw = namespace(thinking=true) %}
+{%- if enable_thinking is defined %}{%- set sw.thinking = enable_thinking %}{%- endif %}
+{%- set ns = namespace(last_query_index=0) %}
+{%- for message in messages %}
+{%- set text = message.content %}
+{%- if '/nothink' in text %}{%- set sw.thinking = false %}{%- endif %}
+{%- set reasoning = '' %}
+{%- if '</think>' in text %}
+{%- set reasoning = text.split('</think>')[0].split('<think>')[-1] %}
+{%- set text = text.split('</think>')[-1] %}
+{%- endif %}
+{%- set shown = false %}
+{%- if loop.index0 > ns.last_query_index %}{%- set shown = true %}
+{%- elif sw.thinking and (keep_reasoning is undefined or keep_reasoning) and reasoning|length > 0 %}
+{%- set shown = true %}
+{%- endif %}
+{%- if shown %}{{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + text }}
+{%- else %}{{- '<|im_start|>' + message.role + '\\n' + text }}{%- endif %}
+{{- '<|im_end|>\\n' }}
+{%- endfor %}
+"""
+
+
+def test_a_chain_whose_other_side_keeps_the_reasoning_by_default_is_a_note() -> None:
+    found = lint_source(FLAGS_IN_A_CHAIN, chat=True)
+    assert [f.code for f in found] == ["PC002"]
+    assert "keep_reasoning" in found[0].message
+    assert "every turn that has reasoning renders the same" in found[0].message
+
+
+def test_a_chain_whose_switch_starts_off_or_is_overridden_unguarded_is_reported() -> None:
+    off = FLAGS_IN_A_CHAIN.replace("namespace(thinking=true)", "namespace(thinking=false)")
+    assert off != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(off, chat=True)
+    unguarded = FLAGS_IN_A_CHAIN.replace(
+        "{%- if enable_thinking is defined %}{%- set sw.thinking = enable_thinking %}{%- endif %}",
+        "{%- set sw.thinking = thinking_mode %}",
+    )
+    assert unguarded != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(unguarded, chat=True)
+
+
+def test_a_chain_whose_sides_set_different_values_is_reported() -> None:
+    differ = FLAGS_IN_A_CHAIN.replace(
+        "reasoning|length > 0 %}\n{%- set shown = true %}",
+        "reasoning|length > 0 %}\n{%- set shown = 1 %}",  # `1 == True` in Python, not in Jinja
+    )
+    assert differ != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(differ, chat=True)
+
+
+def test_a_chain_that_keeps_only_when_a_non_reasoning_value_holds_is_reported() -> None:
+    # the other side needs the turn's tool calls, not its reasoning: earlier turns lose it
+    other = FLAGS_IN_A_CHAIN.replace("reasoning|length > 0", "message.tool_calls")
+    assert other != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(other, chat=True)
+
+
 def test_a_flag_off_by_default_leaves_the_position_branch_reported() -> None:
     off = FLAG_ON_BY_DEFAULT.replace("else true %}", "else false %}")
     assert "PC302" in codes(off, chat=True)
