@@ -422,3 +422,11 @@ def test_reasoning_split_on_a_delimiter_held_in_a_variable_is_written_back_too()
     )
     assert "split(end)[0]" in source
     assert codes(source, chat=True) == []
+
+
+def test_a_flag_turned_off_for_turns_that_carry_reasoning_is_not_a_switch() -> None:
+    # `'</think>' in text` is the turn's own reasoning, not a marker the user types: the flag
+    # is off for exactly the turns that have reasoning, so the position decides for them
+    source = FLAGS_IN_A_CHAIN.replace("'/nothink' in text", "'</think>' in text")
+    assert source != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(source, chat=True)

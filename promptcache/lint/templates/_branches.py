@@ -12,7 +12,7 @@ from collections.abc import Set as AbstractSet
 
 from jinja2 import nodes
 
-from ..rules.PC302 import REASONING_WORDS
+from ..rules.PC302 import REASONING_MARKS, REASONING_WORDS
 from ._nodes import (
     GENERATION_PROMPT,
     dotted_name,
@@ -314,10 +314,12 @@ def set_by_a_switch(sides: Sequence[tuple[nodes.Node, bool]], value: nodes.Node)
 
 
 def _finds_a_marker(test: nodes.Compare) -> bool:
-    """`'<marker>' in text`: a literal searched for in a text."""
+    """`'/nothink' in text`: a literal searched for in a text, which a user types; not a
+    reasoning delimiter (`'</think>' in text`), which says the turn has reasoning."""
+    marker = test.expr.value if type(test.expr) is nodes.Const else None
     return (
-        type(test.expr) is nodes.Const
-        and isinstance(test.expr.value, str)
+        isinstance(marker, str)
+        and not any(mark in marker for mark in REASONING_MARKS)
         and len(test.ops) == 1
         and test.ops[0].op == "in"
     )
