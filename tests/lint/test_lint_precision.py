@@ -375,6 +375,22 @@ def test_a_chain_whose_other_side_keeps_the_reasoning_by_default_is_a_note() -> 
     assert "every turn that has reasoning renders the same" in found[0].message
 
 
+def test_the_chain_in_other_spellings_is_a_note_too() -> None:
+    inline = FLAGS_IN_A_CHAIN.replace(
+        "sw.thinking and (keep_reasoning is undefined or keep_reasoning) and reasoning|length > 0",
+        "keep_reasoning | default(true) and reasoning | trim",
+    )
+    plain_names = (
+        FLAGS_IN_A_CHAIN.replace("set sw = namespace(thinking=true)", "set thinking = true")
+        .replace("set sw.thinking =", "set thinking =")
+        .replace("sw.thinking and", "thinking and")
+    )
+    assert "sw" not in plain_names
+    for source in (inline, plain_names):
+        assert source != FLAGS_IN_A_CHAIN
+        assert codes(source, chat=True) == ["PC002"]
+
+
 def test_a_chain_whose_switch_starts_off_or_is_overridden_unguarded_is_reported() -> None:
     off = FLAGS_IN_A_CHAIN.replace("namespace(thinking=true)", "namespace(thinking=false)")
     assert off != FLAGS_IN_A_CHAIN
