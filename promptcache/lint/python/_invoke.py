@@ -40,6 +40,7 @@ from ._flow import (
     substitute,
     without,
 )
+from ._handed import only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
@@ -47,6 +48,7 @@ from ._quickinit import replace
 from ._request_data import data_call, data_method
 from ._sinks import (
     CLIENT_PACKAGES,
+    CONTEXT_ENGINES,
     OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
@@ -607,9 +609,22 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
     label = f"`{node_label(frame.module, node)}` ({what})"
     taint = frame.taint(WINDOW, label, node)
     if name in WINDOW_MEMORIES:
-        frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
+        if not _handed_to_context_engines(frame, node):
+            frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
         return EMPTY
     return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
+
+
+def _handed_to_context_engines(frame: Frame, node: ast.Call) -> bool:
+    """A window memory handed only to engines that put each turn's retrieval above the history
+    (`CONTEXT_ENGINES`): the history it keeps is never read from the cache."""
+    body = frame.module.tree if frame.function is None else frame.function.node
+
+    def context_engine(call: ast.Call) -> bool:
+        name = call_name(frame, call.func)
+        return any(name == e or name.endswith(f".{e}") for e in CONTEXT_ENGINES)
+
+    return only_handed_to(body, node, "memory", context_engine)
 
 
 def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:

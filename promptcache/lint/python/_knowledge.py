@@ -123,5 +123,10 @@ class Framework:
     windows: tuple[str, ...] = ()
     # Resolved names of memories that keep only a window of a chain's history (PC507 where made).
     window_memories: tuple[str, ...] = ()
+    # Dotted-name endings of chat engines and chains that put what they retrieve for each turn
+    # above the history they are handed, or read that history only into the one question they
+    # rewrite: its turns are never read from the cache, so a window memory handed only to them
+    # (as `memory=`) drops nothing the cache held.
+    context_engines: tuple[str, ...] = ()
     # Calls that fill a template's variables themselves, on every request (see TemplateFill).
     template_fills: tuple[TemplateFill, ...] = ()

@@ -118,6 +118,9 @@ FRAMEWORK = Framework(
         "langchain_core.messages.utils.trim_messages",
         "langchain.schema.messages.trim_messages",
     ),
+    # A conversational retrieval chain reads its memory only into the question it rewrites;
+    # its answer prompt gets that question and the documents retrieved for it.
+    context_engines=("ConversationalRetrievalChain", "ConversationalRetrievalChain.from_llm"),
     window_memories=(
         "langchain.memory.ConversationBufferWindowMemory",
         "langchain.memory.ConversationTokenBufferMemory",

@@ -53,6 +53,18 @@ FRAMEWORK = Framework(
     # A chat memory buffer keeps the newest turns that fit its token limit (3,000 by default):
     # a window that slides once the conversation outgrows it; the summary buffer folds the
     # dropped turns into a summary at its head instead.
+    # The context engines put the nodes retrieved for each turn in the system message, above
+    # the history; the condense-question engine reads the history only into the question it
+    # rewrites.
+    context_engines=tuple(
+        f"{engine}{made}"
+        for engine in (
+            "ContextChatEngine",
+            "CondensePlusContextChatEngine",
+            "CondenseQuestionChatEngine",
+        )
+        for made in ("", ".from_defaults")
+    ),
     window_memories=tuple(
         f"{package}.{memory}{made}"
         for package in ("llama_index.core.memory", "llama_index.memory")

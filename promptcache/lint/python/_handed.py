@@ -1,0 +1,54 @@
+"""
+Where the object a call makes goes, read from the syntax of the body it is made in: handed
+straight to a keyword of another call, or bound to a local name whose every read is one.
+Pure syntax; no state.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+
+__all__ = ["only_handed_to", "parents_of"]
+
+
+def parents_of(body: ast.AST) -> dict[int, ast.AST]:
+    """Each node's parent under `body`, by the child's id."""
+    return {id(child): node for node in ast.walk(body) for child in ast.iter_child_nodes(node)}
+
+
+def only_handed_to(
+    body: ast.AST, made: ast.Call, keyword: str, accepts: Callable[[ast.Call], bool]
+) -> bool:
+    """Whether what `made` returns reaches nothing but `keyword=` of calls that `accepts`:
+    written there, or bound to a name (`memory = ...`) read only there. One kept anywhere else
+    (on an object, in a container, returned) may go anywhere: False."""
+    parents = parents_of(body)
+
+    def handed(parent: ast.AST | None) -> bool:
+        call = parents.get(id(parent))
+        return (
+            isinstance(parent, ast.keyword)
+            and parent.arg == keyword
+            and isinstance(call, ast.Call)
+            and accepts(call)
+        )
+
+    reads = _reads(body, made, parents)
+    return bool(reads) and all(handed(read) for read in reads)
+
+
+def _reads(body: ast.AST, made: ast.expr, parents: dict[int, ast.AST]) -> list[ast.AST | None]:
+    """The parents of the places `made`'s value is read: its own parent, or, where it is bound to
+    a local name (`x = made`), the parent of each read of that name. Bound anywhere else: []."""
+    parent = parents.get(id(made))
+    if not isinstance(parent, ast.Assign):
+        return [parent]
+    if len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
+        return []
+    name = parent.targets[0].id
+    return [
+        parents.get(id(node))
+        for node in ast.walk(body)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)
+    ]
