@@ -300,3 +300,29 @@ def test_a_window_memory_kept_on_an_object_is_reported() -> None:
             self.engine = CondensePlusContextChatEngine.from_defaults(retriever, memory=self.memory)
     """
     assert codes(made) == [(6, "PC507")]
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ('"condense_plus_context"', []),
+        ("ChatMode.CONTEXT", []),
+        ('"simple"', [(6, "PC507")]),
+        ("ChatMode.BEST", [(6, "PC507")]),
+        (None, [(6, "PC507")]),
+    ],
+)
+def test_an_index_s_chat_engine_is_a_retrieval_engine_by_its_mode(
+    mode: str | None, expected: list[tuple[int, str]]
+) -> None:
+    chosen = "" if mode is None else f"chat_mode={mode}, "
+    made = f"""
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.memory import ChatMemoryBuffer
+    from llama_index.core.chat_engine.types import ChatMode
+    def engine_for(documents):
+        buffer = ChatMemoryBuffer.from_defaults(token_limit=2500)
+        index = VectorStoreIndex.from_documents(documents)
+        return index.as_chat_engine({chosen}memory=buffer, system_prompt=RULES)
+    """
+    assert codes(made) == expected

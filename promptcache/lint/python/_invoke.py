@@ -619,12 +619,28 @@ def _handed_to_context_engines(frame: Frame, node: ast.Call) -> bool:
     """A window memory handed only to engines that put each turn's retrieval above the history
     (`CONTEXT_ENGINES`): the history it keeps is never read from the cache."""
     body = frame.module.tree if frame.function is None else frame.function.node
+    return only_handed_to(body, node, "memory", lambda call: _context_engine(frame, call))
 
-    def context_engine(call: ast.Call) -> bool:
-        name = call_name(frame, call.func)
-        return any(name == e or name.endswith(f".{e}") for e in CONTEXT_ENGINES)
 
-    return only_handed_to(body, node, "memory", context_engine)
+def _context_engine(frame: Frame, call: ast.Call) -> bool:
+    """`call` makes one of `CONTEXT_ENGINES`: `Engine.from_defaults(...)`, or a factory given the
+    mode that makes one as a constant (`chat_mode="context"`, or `ChatMode.CONTEXT`)."""
+    name = call_name(frame, call.func)
+    given = {k.arg: _constant_mode(k.value) for k in call.keywords}
+    for engine in CONTEXT_ENGINES:
+        made, _, mode = engine.removesuffix(")").partition("(")
+        if name == made or name.endswith(f".{made}"):
+            keyword, _, value = mode.partition("=")
+            if not mode or given.get(keyword) == value:
+                return True
+    return False
+
+
+def _constant_mode(node: ast.expr) -> object:
+    """A keyword's constant, or an enum member's name as its value (`ChatMode.CONTEXT`)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower()
+    return node.value if isinstance(node, ast.Constant) else None
 
 
 def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:

@@ -126,7 +126,8 @@ class Framework:
     # Dotted-name endings of chat engines and chains that put what they retrieve for each turn
     # above the history they are handed, or read that history only into the one question they
     # rewrite: its turns are never read from the cache, so a window memory handed only to them
-    # (as `memory=`) drops nothing the cache held.
+    # (as `memory=`) drops nothing the cache held. `"factory(keyword=value)"`: a factory that
+    # makes one when given that constant (`as_chat_engine(chat_mode=context)`).
     context_engines: tuple[str, ...] = ()
     # Calls that fill a template's variables themselves, on every request (see TemplateFill).
     template_fills: tuple[TemplateFill, ...] = ()

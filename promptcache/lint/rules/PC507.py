@@ -28,8 +28,8 @@ Why:
     cut made once, the oldest rows (`ORDER BY id ASC LIMIT n`), a window after the request's
     last explicit cache point, and a window memory handed only to an engine that puts what it
     retrieves for each turn above the history, or reads the history only into the question it
-    rewrites (LlamaIndex's context and condense chat engines, LangChain's
-    `ConversationalRetrievalChain`): that history is never read from the cache.
+    rewrites (LlamaIndex's context and condense chat engines, made or picked by `chat_mode`,
+    LangChain's `ConversationalRetrievalChain`): that history is never read from the cache.
 
 Bad:
     def chat(client, history, question):

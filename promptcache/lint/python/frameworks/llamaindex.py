@@ -55,15 +55,21 @@ FRAMEWORK = Framework(
     # dropped turns into a summary at its head instead.
     # The context engines put the nodes retrieved for each turn in the system message, above
     # the history; the condense-question engine reads the history only into the question it
-    # rewrites.
-    context_engines=tuple(
-        f"{engine}{made}"
-        for engine in (
-            "ContextChatEngine",
-            "CondensePlusContextChatEngine",
-            "CondenseQuestionChatEngine",
-        )
-        for made in ("", ".from_defaults")
+    # rewrites. An index makes them by `chat_mode` (its default, "best", is an agent).
+    context_engines=(
+        *(
+            f"{engine}{made}"
+            for engine in (
+                "ContextChatEngine",
+                "CondensePlusContextChatEngine",
+                "CondenseQuestionChatEngine",
+            )
+            for made in ("", ".from_defaults")
+        ),
+        *(
+            f"as_chat_engine(chat_mode={mode})"
+            for mode in ("context", "condense_plus_context", "condense_question")
+        ),
     ),
     window_memories=tuple(
         f"{package}.{memory}{made}"
