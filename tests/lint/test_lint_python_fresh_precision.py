@@ -339,10 +339,11 @@ def test_a_system_message_list_is_judged_where_it_is_sent(
     assert findings(source) == expected
 
 
-# A message appended to a history the function did not make (a parameter, an object's list, a
-# module's list) joins the end of that conversation: later requests repeat it where it was put,
-# whatever role it names, so it opens no prefix. The same message appended to a list the function
-# makes itself is that list's first turn: a system prompt opening every request.
+# A message appended to a history the function did not make (an object's list, a module's list,
+# or a parameter's list the reply to a request is kept in) joins the end of that conversation:
+# later requests repeat it where it was put, whatever role it names, so it opens no prefix. The
+# same message appended to a list the function makes itself, or by a helper to the list its
+# caller passes, may be that list's first turn: a system prompt opening every request.
 APPENDED_CASES = [
     (
         "reply-kept-under-the-system-role",
@@ -386,6 +387,21 @@ APPENDED_CASES = [
             return OpenAI().chat.completions.create(model="gpt-4o", messages=log)
         """,
         [(6, "PC501")],
+    ),
+    (
+        "clock-note-appended-by-a-helper-to-its-caller-s-list",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        def open_with_note(log, text):
+            log.append({"role": "system", "content": f"Checked at {datetime.now()}." + LONG})
+            log.append({"role": "user", "content": text})
+        def answer(text):
+            log = []
+            open_with_note(log, text)
+            return OpenAI().chat.completions.create(model="gpt-4o", messages=log)
+        """,
+        [(5, "PC501")],
     ),
     (
         "clock-note-appended-to-an-attribute-made-here",

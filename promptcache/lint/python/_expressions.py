@@ -48,6 +48,7 @@ from ._values import (
     PER_REQUEST,
     Dep,
     Param,
+    Taint,
     Value,
     compact,
     concat_pieces,
@@ -510,13 +511,14 @@ def _grown_and_sent(frame: Frame, message: Value, node: ast.List | ast.Tuple) ->
 
 
 def _kept_turn(frame: Frame, message: Value, node: ast.Dict) -> bool:
-    """A system message appended to a history the function does not make (`turns.append(...)`
-    of a parameter, `self.log.append(...)`): later requests repeat it where it was put."""
+    """A system message appended to a history the function does not make (`self.log.append(...)`,
+    or a reply kept in a parameter's list): later requests repeat it where it was put."""
     role = message.field("role")
     if role is None or role.text not in ("system", "developer"):
         return False
     body = frame.module.tree if frame.function is None else frame.function.node
-    return appended_to_kept_list(body, node)
+    reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
+    return appended_to_kept_list(body, node, to_parameters=reply)
 
 
 def _fixed_order(value: Value) -> bool:

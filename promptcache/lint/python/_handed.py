@@ -38,12 +38,17 @@ def only_handed_to(
     return bool(reads) and all(handed(read) for read in reads)
 
 
-def appended_to_kept_list(body: ast.AST, literal: ast.expr) -> bool:
+def appended_to_kept_list(body: ast.AST, literal: ast.expr, *, to_parameters: bool) -> bool:
     """Whether `literal` is appended (`turns.append(literal)`, or through a name bound to it whose
-    other reads only read its fields) to a list that `body` does not bind itself: a parameter,
-    an object's or a module's list, a history the function grows rather than makes."""
+    other reads only read its fields) to a list that `body` does not bind itself: an object's or
+    a module's list, a history the function grows rather than makes; with `to_parameters`, a
+    parameter's list too (a helper may be handed a fresh list to open)."""
     parents = parents_of(body)
     made = {ast.unparse(t) for node in ast.walk(body) for t in _targets(node)}
+    if not to_parameters and isinstance(body, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+        arguments = body.args
+        every = [*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs]
+        made |= {a.arg for a in every}
     appended = False
     for read in _reads(body, literal, parents):
         if isinstance(read, ast.Subscript):
