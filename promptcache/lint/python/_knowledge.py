@@ -131,3 +131,7 @@ class Framework:
     context_engines: tuple[str, ...] = ()
     # Calls that fill a template's variables themselves, on every request (see TemplateFill).
     template_fills: tuple[TemplateFill, ...] = ()
+    # Methods the framework calls, on a subclass of its base, with the conversation it sends
+    # ("Base.method": a custom chat model's `_generate(messages)`): that first parameter is the
+    # caller's request, judged where the caller builds it (PC508 does not ask about it).
+    conversation_hooks: tuple[str, ...] = ()
