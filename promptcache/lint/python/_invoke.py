@@ -41,6 +41,7 @@ from ._flow import (
     substitute,
     without,
 )
+from ._handed import only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
@@ -48,6 +49,7 @@ from ._quickinit import replace
 from ._request_data import data_call, data_method
 from ._sinks import (
     CLIENT_PACKAGES,
+    CONTEXT_ENGINES,
     OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
@@ -670,9 +672,38 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
     label = f"`{node_label(frame.module, node)}` ({what})"
     taint = frame.taint(WINDOW, label, node)
     if name in WINDOW_MEMORIES:
-        frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
+        if not _handed_to_context_engines(frame, node):
+            frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
         return EMPTY
     return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
+
+
+def _handed_to_context_engines(frame: Frame, node: ast.Call) -> bool:
+    """A window memory handed only to engines that put each turn's retrieval above the history
+    (`CONTEXT_ENGINES`): the history it keeps is never read from the cache."""
+    body = frame.module.tree if frame.function is None else frame.function.node
+    return only_handed_to(body, node, "memory", lambda call: _context_engine(frame, call))
+
+
+def _context_engine(frame: Frame, call: ast.Call) -> bool:
+    """`call` makes one of `CONTEXT_ENGINES`: `Engine.from_defaults(...)`, or a factory given the
+    mode that makes one as a constant (`chat_mode="context"`, or `ChatMode.CONTEXT`)."""
+    name = call_name(frame, call.func)
+    given = {k.arg: _constant_mode(k.value) for k in call.keywords}
+    for engine in CONTEXT_ENGINES:
+        made, _, mode = engine.removesuffix(")").partition("(")
+        if name == made or name.endswith(f".{made}"):
+            keyword, _, value = mode.partition("=")
+            if not mode or given.get(keyword) == value:
+                return True
+    return False
+
+
+def _constant_mode(node: ast.expr) -> object:
+    """A keyword's constant, or an enum member's name as its value (`ChatMode.CONTEXT`)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower()
+    return node.value if isinstance(node, ast.Constant) else None
 
 
 def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:

@@ -12,6 +12,8 @@ from .frameworks import FRAMEWORKS
 
 __all__ = [
     "CLIENT_PACKAGES",
+    "CONTEXT_ENGINES",
+    "CONVERSATION_HOOKS",
     "KNOWN_PACKAGES",
     "LAST_NAMES",
     "OBJECT_PACKAGES",
@@ -37,6 +39,8 @@ OBJECT_PACKAGES = tuple(
 )
 WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windows)
 WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
+CONTEXT_ENGINES = tuple(sorted({name for f in FRAMEWORKS for name in f.context_engines}))
+CONVERSATION_HOOKS = frozenset(name for f in FRAMEWORKS for name in f.conversation_hooks)
 # Top-level packages the frameworks describe as data (`promptcache`, `langchain`, `openai`): a
 # name imported from one is taken as that knowledge even where the project holds its source
 # (a vendored copy, the library's own repository), not read as the project's code.
