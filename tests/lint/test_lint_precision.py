@@ -326,6 +326,99 @@ def test_a_position_branch_overridden_by_a_flag_on_by_default_is_a_note() -> Non
     assert codes(inline, chat=True) == ["PC002"]
 
 
+def test_a_flag_kept_unless_the_caller_passes_it_is_on_by_default() -> None:
+    # `x is undefined or x is true`, `x is not defined or x`: on when the caller passes nothing
+    for spelling in (
+        "preserve_thinking is undefined or preserve_thinking is true",
+        "preserve_thinking is not defined or preserve_thinking",
+    ):
+        source = FLAG_ON_BY_DEFAULT.replace("(keep or", f"({spelling} or")
+        assert spelling in source
+        found = lint_source(source, chat=True)
+        assert [(f.code, f.line) for f in found] == [("PC002", 10)]
+        assert "preserve_thinking" in found[0].message
+    # passed true, not merely left out: off by default, so the position decides
+    passed = "(preserve_thinking is defined and preserve_thinking is true or"
+    assert "PC302" in codes(FLAG_ON_BY_DEFAULT.replace("(keep or", passed), chat=True)
+
+
+# The same decision spelt as flags: a namespace switch on unless the caller or a message turns it
+# off, and an `if`/`elif` chain whose sides set the same name (read as one test, their `or`).
+FLAGS_IN_A_CHAIN = """\
+{%- set sw = namespace(thinking=true) %}
+{%- if enable_thinking is defined %}{%- set sw.thinking = enable_thinking %}{%- endif %}
+{%- set ns = namespace(last_query_index=0) %}
+{%- for message in messages %}
+{%- set text = message.content %}
+{%- if '/nothink' in text %}{%- set sw.thinking = false %}{%- endif %}
+{%- set reasoning = '' %}
+{%- if '</think>' in text %}
+{%- set reasoning = text.split('</think>')[0].split('<think>')[-1] %}
+{%- set text = text.split('</think>')[-1] %}
+{%- endif %}
+{%- set shown = false %}
+{%- if loop.index0 > ns.last_query_index %}{%- set shown = true %}
+{%- elif sw.thinking and (keep_reasoning is undefined or keep_reasoning) and reasoning|length > 0 %}
+{%- set shown = true %}
+{%- endif %}
+{%- if shown %}{{- '<|im_start|>' + message.role + '\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + text }}
+{%- else %}{{- '<|im_start|>' + message.role + '\\n' + text }}{%- endif %}
+{{- '<|im_end|>\\n' }}
+{%- endfor %}
+"""
+
+
+def test_a_chain_whose_other_side_keeps_the_reasoning_by_default_is_a_note() -> None:
+    found = lint_source(FLAGS_IN_A_CHAIN, chat=True)
+    assert [f.code for f in found] == ["PC002"]
+    assert "keep_reasoning" in found[0].message
+    assert "every turn that has reasoning renders the same" in found[0].message
+
+
+def test_the_chain_in_other_spellings_is_a_note_too() -> None:
+    inline = FLAGS_IN_A_CHAIN.replace(
+        "sw.thinking and (keep_reasoning is undefined or keep_reasoning) and reasoning|length > 0",
+        "keep_reasoning | default(true) and reasoning | trim",
+    )
+    plain_names = (
+        FLAGS_IN_A_CHAIN.replace("set sw = namespace(thinking=true)", "set thinking = true")
+        .replace("set sw.thinking =", "set thinking =")
+        .replace("sw.thinking and", "thinking and")
+    )
+    assert "sw" not in plain_names
+    for source in (inline, plain_names):
+        assert source != FLAGS_IN_A_CHAIN
+        assert codes(source, chat=True) == ["PC002"]
+
+
+def test_a_chain_whose_switch_starts_off_or_is_overridden_unguarded_is_reported() -> None:
+    off = FLAGS_IN_A_CHAIN.replace("namespace(thinking=true)", "namespace(thinking=false)")
+    assert off != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(off, chat=True)
+    unguarded = FLAGS_IN_A_CHAIN.replace(
+        "{%- if enable_thinking is defined %}{%- set sw.thinking = enable_thinking %}{%- endif %}",
+        "{%- set sw.thinking = thinking_mode %}",
+    )
+    assert unguarded != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(unguarded, chat=True)
+
+
+def test_a_chain_whose_sides_set_different_values_is_reported() -> None:
+    differ = FLAGS_IN_A_CHAIN.replace(
+        "reasoning|length > 0 %}\n{%- set shown = true %}",
+        "reasoning|length > 0 %}\n{%- set shown = 1 %}",  # `1 == True` in Python, not in Jinja
+    )
+    assert differ != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(differ, chat=True)
+
+
+def test_a_chain_that_keeps_only_when_a_non_reasoning_value_holds_is_reported() -> None:
+    # the other side needs the turn's tool calls, not its reasoning: earlier turns lose it
+    other = FLAGS_IN_A_CHAIN.replace("reasoning|length > 0", "message.tool_calls")
+    assert other != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(other, chat=True)
+
+
 def test_a_flag_off_by_default_leaves_the_position_branch_reported() -> None:
     off = FLAG_ON_BY_DEFAULT.replace("else true %}", "else false %}")
     assert "PC302" in codes(off, chat=True)
@@ -345,3 +438,11 @@ def test_reasoning_split_on_a_delimiter_held_in_a_variable_is_written_back_too()
     )
     assert "split(end)[0]" in source
     assert codes(source, chat=True) == []
+
+
+def test_a_flag_turned_off_for_turns_that_carry_reasoning_is_not_a_switch() -> None:
+    # `'</think>' in text` is the turn's own reasoning, not a marker the user types: the flag
+    # is off for exactly the turns that have reasoning, so the position decides for them
+    source = FLAGS_IN_A_CHAIN.replace("'/nothink' in text", "'</think>' in text")
+    assert source != FLAGS_IN_A_CHAIN
+    assert "PC302" in codes(source, chat=True)

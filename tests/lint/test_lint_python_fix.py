@@ -176,9 +176,10 @@ def test_fix_adds_the_sort_keys_option_to_orjson_called_through_its_module() -> 
     assert "oj.dumps(catalog, option=oj.OPT_SORT_KEYS)" in fixed
     assert "oj.dumps(flags, option=(oj.OPT_INDENT_2) | oj.OPT_SORT_KEYS)" in fixed
     ast.parse(fixed)
-    # only PC508's question about `flags` (its origin is not seen) is left
-    left = PythonLinter(LintConfig()).lint_source(fixed, display="agent.py")
-    assert [f.code for f in left] == ["PC508"]
+    # nothing is left but, with the opt-in PC508 selected, its question about `flags`
+    assert PythonLinter(LintConfig()).lint_source(fixed, display="agent.py") == []
+    asked = PythonLinter(LintConfig(select=("PC", "PC508"))).lint_source(fixed, display="agent.py")
+    assert [f.code for f in asked] == ["PC508"]
 
 
 def test_fix_leaves_a_bare_imported_orjson_dumps() -> None:

@@ -337,3 +337,95 @@ def test_a_system_message_list_is_judged_where_it_is_sent(
     source: str, expected: list[tuple[int, str]]
 ) -> None:
     assert findings(source) == expected
+
+
+# A message appended to a history the function did not make (an object's list, a module's list,
+# or a parameter's list the reply to a request is kept in) joins the end of that conversation:
+# later requests repeat it where it was put, whatever role it names, so it opens no prefix. The
+# same message appended to a list the function makes itself, or by a helper to the list its
+# caller passes, may be that list's first turn: a system prompt opening every request.
+APPENDED_CASES = [
+    (
+        "reply-kept-under-the-system-role",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        def ask(question, turns):
+            sent = turns + [{"role": "user", "content": question}]
+            answer = client.chat.completions.create(model="gpt-4o", messages=sent)
+            kept = {"role": "system", "content": answer.choices[0].message.content}
+            turns.append(kept)
+            return kept["content"]
+        """,
+        [],
+    ),
+    (
+        "clock-note-appended-to-an-object-s-history",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        class Desk:
+            def __init__(self):
+                self.log = [{"role": "system", "content": LONG}]
+            def answer(self, text):
+                self.log.append({"role": "system", "content": f"Checked at {datetime.now()}."})
+                self.log.append({"role": "user", "content": text})
+                return OpenAI().chat.completions.create(model="gpt-4o", messages=self.log)
+        """,
+        [],
+    ),
+    (
+        "clock-note-appended-to-a-fresh-list",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        def answer(text, earlier):
+            log = []
+            log.append({"role": "system", "content": f"Checked at {datetime.now()}." + LONG})
+            log.extend(earlier)
+            log.append({"role": "user", "content": text})
+            return OpenAI().chat.completions.create(model="gpt-4o", messages=log)
+        """,
+        [(6, "PC501")],
+    ),
+    (
+        "clock-note-appended-by-a-helper-to-its-caller-s-list",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        def open_with_note(log, text):
+            log.append({"role": "system", "content": f"Checked at {datetime.now()}." + LONG})
+            log.append({"role": "user", "content": text})
+        def answer(text):
+            log = []
+            open_with_note(log, text)
+            return OpenAI().chat.completions.create(model="gpt-4o", messages=log)
+        """,
+        [(5, "PC501")],
+    ),
+    (
+        "clock-note-appended-to-an-attribute-made-here",
+        """
+        from datetime import datetime
+        from openai import OpenAI
+        class Desk:
+            def answer(self, text, earlier):
+                self.log = []
+                self.log.append({"role": "system", "content": f"Checked at {datetime.now()}." + LONG})
+                self.log.extend(earlier)
+                self.log.append({"role": "user", "content": text})
+                return OpenAI().chat.completions.create(model="gpt-4o", messages=self.log)
+        """,
+        [(7, "PC501")],
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [pytest.param(source, expected, id=name) for name, source, expected in APPENDED_CASES],
+)
+def test_a_message_appended_to_a_kept_history_opens_no_prefix(
+    source: str, expected: list[tuple[int, str]]
+) -> None:
+    assert findings(source) == expected

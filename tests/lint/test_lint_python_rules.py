@@ -570,12 +570,13 @@ CASES = [
 
 @pytest.mark.parametrize(("source", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_case(source: str, expected: list[tuple[int, str]]) -> None:
-    assert findings(source) == expected
+    # The opt-in rules (OPT_IN) are selected too, so that each case says all a user who turned
+    # them on would be told.
+    assert findings(source, select=("PC", *OPT_IN)) == expected
 
 
 def test_every_python_rule_has_a_bad_and_a_good_case() -> None:
-    # An opt-in experiment (OPT_IN) does not run here: its cases select it, in their own file.
-    for code in (c for c in RULES if c.startswith("PC5") and c not in OPT_IN):
+    for code in (c for c in RULES if c.startswith("PC5")):
         assert any((line, code) in c[2] for c in CASES for line in range(1, 50)), code
         assert any(c[0].startswith(code.lower() + "-good") and not c[2] for c in CASES), code
 
@@ -661,7 +662,7 @@ def test_a_finding_names_the_code_without_its_string_literals() -> None:
             messages=history)
     """
     found = lint_python_source(textwrap.dedent(source))
-    assert sorted(f.code for f in found) == ["PC501", "PC503", "PC508"]  # PC508: `catalog`
+    assert sorted(f.code for f in found) == ["PC501", "PC503"]
     for finding in found:
         assert secret not in finding.message and "Top secret" not in finding.message
     messages = " ".join(f.message for f in found)
@@ -796,7 +797,7 @@ def test_a_long_concatenation_is_followed_to_its_end() -> None:
         "def build_system_prompt(part):\n"
         f"    return 'Today ' + str(datetime.now()) + {parts}\n"
     )
-    assert findings(source) == [(2, "PC508"), (3, "PC501")]  # PC508: `part`, origin not seen
+    assert findings(source) == [(3, "PC501")]
 
 
 def test_an_expression_too_deep_to_follow_is_reported_not_called_clean() -> None:

@@ -231,3 +231,98 @@ MEMORIES = [
 @pytest.mark.parametrize(("made", "line"), [m[1:] for m in MEMORIES], ids=[m[0] for m in MEMORIES])
 def test_memories_that_keep_a_token_budget_are_windows(made: str, line: int) -> None:
     assert codes(made) == [(line, "PC507")]
+
+
+# Engines that put what they retrieve for each turn above the history they are handed (or fold
+# the history into the one question they rewrite): the history is never read from the cache, so
+# a memory that keeps only its newest turns drops nothing the cache held.
+HANDED_TO_CONTEXT_ENGINES = [
+    (
+        "llamaindex-condense-plus-context",
+        """
+        from llama_index.core.chat_engine import CondensePlusContextChatEngine
+        from llama_index.core.memory import ChatMemoryBuffer
+        def make_engine(index, llm):
+            memory = ChatMemoryBuffer.from_defaults(token_limit=3000)
+            return CondensePlusContextChatEngine.from_defaults(
+                index.as_retriever(), memory=memory, llm=llm, system_prompt=RULES
+            )
+        """,
+    ),
+    (
+        "llamaindex-context-engine-keyword",
+        """
+        from llama_index.core import chat_engine
+        from llama_index.core.memory import ChatMemoryBuffer
+        engine = chat_engine.ContextChatEngine.from_defaults(
+            retriever=RETRIEVER, memory=ChatMemoryBuffer(token_limit=1500), prefix_messages=[]
+        )
+        """,
+    ),
+    (
+        "langchain-conversational-retrieval",
+        """
+        from langchain.chains import ConversationalRetrievalChain
+        from langchain.memory import ConversationBufferWindowMemory
+        recent_turns = ConversationBufferWindowMemory(k=4, memory_key="chat_history")
+        qa = ConversationalRetrievalChain.from_llm(LLM, retriever=STORE.as_retriever(), memory=recent_turns)
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "made", [m[1] for m in HANDED_TO_CONTEXT_ENGINES], ids=[m[0] for m in HANDED_TO_CONTEXT_ENGINES]
+)
+def test_a_window_memory_handed_only_to_a_retrieval_engine_is_quiet(made: str) -> None:
+    assert codes(made) == []
+
+
+def test_a_window_memory_also_handed_to_a_plain_chat_engine_is_reported() -> None:
+    made = """
+    from llama_index.core.chat_engine import ContextChatEngine, SimpleChatEngine
+    from llama_index.core.memory import ChatMemoryBuffer
+    memory = ChatMemoryBuffer.from_defaults(token_limit=2000)
+    search = ContextChatEngine.from_defaults(retriever=RETRIEVER, memory=memory)
+    chat = SimpleChatEngine.from_defaults(memory=memory, system_prompt=RULES)
+    """
+    assert codes(made) == [(4, "PC507")]
+
+
+def test_a_window_memory_kept_on_an_object_is_reported() -> None:
+    # Where it goes from `self.memory` is not read here: the window is reported where it is made.
+    made = """
+    from llama_index.core.chat_engine import CondensePlusContextChatEngine
+    from llama_index.core.memory import ChatMemoryBuffer
+    class Bot:
+        def __init__(self, retriever):
+            self.memory = ChatMemoryBuffer.from_defaults(token_limit=2000)
+            self.engine = CondensePlusContextChatEngine.from_defaults(retriever, memory=self.memory)
+    """
+    assert codes(made) == [(6, "PC507")]
+
+
+@pytest.mark.parametrize(
+    ("mode", "expected"),
+    [
+        ('"condense_plus_context"', []),
+        ("ChatMode.CONTEXT", []),
+        ('"simple"', [(6, "PC507")]),
+        ("ChatMode.BEST", [(6, "PC507")]),
+        (None, [(6, "PC507")]),
+    ],
+)
+def test_an_index_s_chat_engine_is_a_retrieval_engine_by_its_mode(
+    mode: str | None, expected: list[tuple[int, str]]
+) -> None:
+    chosen = "" if mode is None else f"chat_mode={mode}, "
+    made = f"""
+    from llama_index.core import VectorStoreIndex
+    from llama_index.core.memory import ChatMemoryBuffer
+    from llama_index.core.chat_engine.types import ChatMode
+    def engine_for(documents):
+        buffer = ChatMemoryBuffer.from_defaults(token_limit=2500)
+        index = VectorStoreIndex.from_documents(documents)
+        return index.as_chat_engine({chosen}memory=buffer, system_prompt=RULES)
+    """
+    assert codes(made) == expected

@@ -143,3 +143,56 @@ def test_a_split_when_only_thinking_off_closes_the_block_is_still_reported() -> 
         "{{- '<think>\\n\\n</think>\\n\\n' }}{%- endif %}{%- endif %}",
     )
     assert "PC302" in codes(source, chat=True)
+
+
+# A community variant of Qwen3's shape whose two sides of the position branch were made the same:
+# every turn renders its reasoning whatever its position, so the branch decides nothing.
+SAME_ON_BOTH_SIDES = DROPPED_EARLIER.replace(
+    "{%- else %}{{- '<|im_start|>assistant\\n' + content }}{%- endif %}",
+    "{%- else %}"
+    "{{- '<|im_start|>assistant\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + content }}"
+    "{%- endif %}",
+)
+
+
+def test_a_position_branch_whose_sides_render_the_same_is_stable() -> None:
+    assert SAME_ON_BOTH_SIDES != DROPPED_EARLIER
+    assert codes(SAME_ON_BOTH_SIDES, chat=True) == []
+
+
+def test_a_position_branch_whose_sides_set_the_same_is_stable() -> None:
+    # the same decision written as flags: both sides set it alike, then one block renders it
+    source = DROPPED_EARLIER.replace(
+        "{%- if loop.index0 > ns.last_query_index %}",
+        "{%- if loop.index0 > ns.last_query_index %}{%- set shown = true %}"
+        "{%- else %}{%- set shown = true %}{%- endif %}{%- if shown %}",
+    )
+    assert codes(source, chat=True) == []
+
+
+def test_a_position_branch_whose_sides_differ_by_one_value_is_still_reported() -> None:
+    # the sides look alike but one writes the content without its reasoning
+    source = SAME_ON_BOTH_SIDES.replace(
+        "{%- else %}{{- '<|im_start|>assistant\\n<think>\\n' + reasoning",
+        "{%- else %}{{- '<|im_start|>assistant\\n<think>\\n' + ''",
+    )
+    assert source != SAME_ON_BOTH_SIDES
+    assert "PC302" in codes(source, chat=True)
+
+
+def test_reasoning_taken_with_the_first_and_last_filters_is_written_back_too() -> None:
+    # `split(...) | first` is `split(...)[0]`, `| last` is `[-1]` (QwQ-style spellings)
+    source = KEPT.replace(
+        "content.split('</think>')[0].split('<think>')[-1].strip()",
+        "((content.split('</think>') | first).split('<think>') | last).strip()",
+    ).replace(
+        "content.split('</think>')[-1].lstrip()", "(content.split('</think>') | last).lstrip()"
+    )
+    assert "| first" in source
+    assert codes(source, chat=True) == []
+    dropped = source.replace(
+        "'<|im_start|>assistant\\n<think>\\n' + reasoning + '\\n</think>\\n\\n' + content",
+        "'<|im_start|>assistant\\n' + content",
+    )
+    assert dropped != source
+    assert codes(dropped, chat=True) == ["PC302"]

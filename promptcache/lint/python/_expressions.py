@@ -23,6 +23,7 @@ from ._flow import (
     merge,
     merge_all,
 )
+from ._handed import appended_to_kept_list
 from ._instances import instance_part
 from ._invoke import call_expression, where_made
 from ._iteration import comprehension
@@ -47,6 +48,7 @@ from ._values import (
     PER_REQUEST,
     Dep,
     Param,
+    Taint,
     Value,
     compact,
     concat_pieces,
@@ -278,7 +280,9 @@ def _e_Dict(frame: Frame, node: ast.Dict) -> Value:
         kind="dict",
         fixed=fixed,
     )
-    if not in_list:  # an element of a list literal is judged by the turns after it
+    # An element of a list literal is judged by the turns after it; one appended to a history
+    # the function grows is the newest turn of that conversation.
+    if not in_list and not _kept_turn(frame, result, node):
         frame.findings.system_message(result, node)
     return result
 
@@ -504,6 +508,17 @@ def _grown_and_sent(frame: Frame, message: Value, node: ast.List | ast.Tuple) ->
     if role is None or role.text not in ("system", "developer") or frame.function is None:
         return False
     return isinstance(node, ast.List) and sent_where_grown(frame.function.node, node)
+
+
+def _kept_turn(frame: Frame, message: Value, node: ast.Dict) -> bool:
+    """A system message appended to a history the function does not make (`self.log.append(...)`,
+    or a reply kept in a parameter's list): later requests repeat it where it was put."""
+    role = message.field("role")
+    if role is None or role.text not in ("system", "developer"):
+        return False
+    body = frame.module.tree if frame.function is None else frame.function.node
+    reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
+    return appended_to_kept_list(body, node, to_parameters=reply)
 
 
 def _fixed_order(value: Value) -> bool:

@@ -12,6 +12,7 @@ summary is asked of the analysis (`Analysis.summary`).
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -40,6 +41,7 @@ from ._flow import (
     substitute,
     without,
 )
+from ._handed import only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
@@ -47,9 +49,11 @@ from ._quickinit import replace
 from ._request_data import data_call, data_method
 from ._sinks import (
     CLIENT_PACKAGES,
+    CONTEXT_ENGINES,
     OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
+    USER_TURNS,
     WINDOW_MEMORIES,
     WINDOWS,
     Sink,
@@ -106,6 +110,17 @@ _PASS_METHODS = frozenset(
     }
 )  # fmt: skip
 
+
+# The methods that run a chat model (or chain) on what they are handed.
+_MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
+# The name of a helper that returns today's date or the time, whatever its format (`today_str`,
+# `get_current_date`, `current_time_iso`, `utc_now`): a verb, then the date or time, then a
+# format; a helper that formats or parses a date it is handed says so with another verb.
+_CLOCK_HELPER = re.compile(
+    r"^_*(?:get_|fetch_)?(?:(?:current|todays?|local|utc)_)?"
+    r"(?:today|now|date|time|datetime|date_time|timestamp)"
+    r"(?:_(?:str|string|iso|iso_format|isoformat|text|formatted|fmt))?$"
+)
 
 # -- calls ------------------------------------------------------------------------------
 
@@ -524,11 +539,15 @@ def _library_call(
         fill_template(frame, name, node, args, keywords)
     if args and name in PASS_THROUGH:  # declared in frameworks/: the argument, reshaped
         return args[0]
+    if last in USER_TURNS and (receiver is None or receiver.kind == "module"):
+        # `HumanMessage(content=text)`: the turn is its text, where each value sits in it known
+        return keywords.get("content", args[0] if args else EMPTY)
     if name in WINDOWS or name in WINDOW_MEMORIES:
         return _window(frame, name, node, args)
     volatile, sink = frame.a.named_call(name, len(node.args))
-    if volatile:
-        taint = frame.taint("PC501", f"`{node_label(frame.module, node)}`", node)
+    if volatile or _clock_helper(name, node, receiver, sink):
+        named = "" if volatile else " (a date or time by its name)"
+        taint = frame.taint("PC501", f"`{node_label(frame.module, node)}`{named}", node)
         return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
     if sink is not None:
         return call_sink(frame, sink, node, args, keywords, splats)
@@ -556,16 +575,11 @@ def _library_call(
         return EMPTY  # a prompt builder added to a pipeline, which now knows it by name
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
-    if (
-        receiver is not None
-        and last in ("invoke", "ainvoke", "stream", "astream")
-        and args
-        and args[0].items is not None
-    ):
+    if receiver is not None and last in _MODEL_RUNS and args and args[0].items is not None:
         frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
     elif (
         receiver is not None
-        and last in ("invoke", "ainvoke", "stream", "astream")
+        and last in _MODEL_RUNS
         and args
         and args[0].kind == "str"
         and args[0].pieces is not None
@@ -573,7 +587,7 @@ def _library_call(
         # A chat model invoked with a text: the text is the one new turn (judged by the static
         # text after what varies in it).
         frame.findings.sink_value(f"`{last}` prompt", "input", args[0], node)
-    elif receiver is not None and last in ("invoke", "ainvoke", "stream", "astream") and args:
+    elif receiver is not None and last in _MODEL_RUNS and args:
         # A list of unknown turns: only a window of the history is known to vary in it.
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
@@ -586,12 +600,63 @@ def _library_call(
             kind=receiver.kind if receiver.kind == "str" else "",
         )
     if receiver is None or receiver.kind == "module":
+        handed = _handed_model_call(frame, name, node, args, keywords, splats)
+        if handed is not None:
+            return handed
         _window_sent(frame, name, node, [*args, *keywords.values()])
         result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
         if result is EMPTY and _constructs(name):
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
         return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _handed_model_call(
+    frame: Frame,
+    called: str,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+    splats: list[Value],
+) -> Value | None:
+    """
+    `invoke_with_retry(model.invoke, messages)`, `asyncio.to_thread(client.messages.create,
+    **params)`: a call the analysis cannot read, handed a model's method (a chat model's run or
+    a request API) and then its arguments, makes the request that method makes with them, as
+    retry helpers and thread runners do.
+    """
+    func = node.args[0] if node.args else None
+    if not isinstance(func, ast.Attribute) or called.rpartition(".")[2] != _called_name(node):
+        return None  # (`called` is the method itself, called on the wrapper's node)
+    receiver = frame.eval(func.value)
+    name = call_name(frame, func)
+    if _library_object(receiver):
+        name = f"{receiver.meta}.{func.attr}"
+    if func.attr not in _MODEL_RUNS and frame.a.named_call(name, len(args) - 1)[1] is None:
+        return None
+    return call_named(frame, name, node, receiver, args[1:], keywords, splats)
+
+
+def _clock_helper(name: str, node: ast.Call, receiver: Value | None, sink: Sink | None) -> bool:
+    """Whether a function the analysis cannot read (not a method of a value: `.date()` of a
+    datetime is its date) is named as one that returns today's date or the time, and is handed
+    no date to work on (`get_today_str()`, `helpers.current_time_iso()`)."""
+    return (
+        not node.args
+        and sink is None
+        and (receiver is None or receiver.kind == "module")
+        and _CLOCK_HELPER.match(_snake(name.rpartition(".")[2])) is not None
+    )
+
+
+def _called_name(node: ast.Call) -> str:
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+
+
+def _snake(name: str) -> str:
+    """`getTodayStr` as `get_today_str`, lowercased."""
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value:
@@ -607,9 +672,38 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
     label = f"`{node_label(frame.module, node)}` ({what})"
     taint = frame.taint(WINDOW, label, node)
     if name in WINDOW_MEMORIES:
-        frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
+        if not _handed_to_context_engines(frame, node):
+            frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
         return EMPTY
     return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
+
+
+def _handed_to_context_engines(frame: Frame, node: ast.Call) -> bool:
+    """A window memory handed only to engines that put each turn's retrieval above the history
+    (`CONTEXT_ENGINES`): the history it keeps is never read from the cache."""
+    body = frame.module.tree if frame.function is None else frame.function.node
+    return only_handed_to(body, node, "memory", lambda call: _context_engine(frame, call))
+
+
+def _context_engine(frame: Frame, call: ast.Call) -> bool:
+    """`call` makes one of `CONTEXT_ENGINES`: `Engine.from_defaults(...)`, or a factory given the
+    mode that makes one as a constant (`chat_mode="context"`, or `ChatMode.CONTEXT`)."""
+    name = call_name(frame, call.func)
+    given = {k.arg: _constant_mode(k.value) for k in call.keywords}
+    for engine in CONTEXT_ENGINES:
+        made, _, mode = engine.removesuffix(")").partition("(")
+        if name == made or name.endswith(f".{made}"):
+            keyword, _, value = mode.partition("=")
+            if not mode or given.get(keyword) == value:
+                return True
+    return False
+
+
+def _constant_mode(node: ast.expr) -> object:
+    """A keyword's constant, or an enum member's name as its value (`ChatMode.CONTEXT`)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr.lower()
+    return node.value if isinstance(node, ast.Constant) else None
 
 
 def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:

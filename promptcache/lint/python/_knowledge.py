@@ -111,6 +111,10 @@ class Framework:
     sinks: tuple[Sink, ...] = ()
     sources: tuple[str, ...] = ()  # resolved-name globs of volatile calls (case-sensitive)
     pass_through: tuple[str, ...] = ()  # resolved names whose result is their first argument
+    # Classes that make one user turn from its text (`HumanMessage(content=text)`), by the last
+    # name of their resolved name: the turn is followed as its text (first argument or
+    # `content=`), so that what follows a value in it is known.
+    user_turns: tuple[str, ...] = ()
     data: tuple[DataSource, ...] = ()  # where per-request data comes from (see DataSource)
     # Methods of its objects that fill a prompt without being sinks (`crew.kickoff(inputs=)`):
     # their calls are scanned for wherever they are named (a name only this framework uses),
@@ -123,5 +127,15 @@ class Framework:
     windows: tuple[str, ...] = ()
     # Resolved names of memories that keep only a window of a chain's history (PC507 where made).
     window_memories: tuple[str, ...] = ()
+    # Dotted-name endings of chat engines and chains that put what they retrieve for each turn
+    # above the history they are handed, or read that history only into the one question they
+    # rewrite: its turns are never read from the cache, so a window memory handed only to them
+    # (as `memory=`) drops nothing the cache held. `"factory(keyword=value)"`: a factory that
+    # makes one when given that constant (`as_chat_engine(chat_mode=context)`).
+    context_engines: tuple[str, ...] = ()
     # Calls that fill a template's variables themselves, on every request (see TemplateFill).
     template_fills: tuple[TemplateFill, ...] = ()
+    # Methods the framework calls, on a subclass of its base, with the conversation it sends
+    # ("Base.method": a custom chat model's `_generate(messages)`): that first parameter is the
+    # caller's request, judged where the caller builds it (PC508 does not ask about it).
+    conversation_hooks: tuple[str, ...] = ()

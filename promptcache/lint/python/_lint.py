@@ -75,7 +75,8 @@ _TRIGGER = re.compile(
     r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt"
     r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
     r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
-    r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\()"
+    r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\("
+    r"|a?invoke\s*[,)])"  # a model's run handed to a helper with its arguments
     r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
     r"|_(?:PROMPT|prompt|TEMPLATE|template|INSTRUCTIONS|instructions)\b|PROMPT\b)"
 )

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ast
 
+from ._handed import parents_of
+
 __all__ = ["sent_where_grown"]
 
 # The SDK calls a message list is sent to as `messages=`, named by their last attributes.
@@ -37,7 +39,7 @@ def _judged_at_send(function: ast.FunctionDef | ast.AsyncFunctionDef, literal: i
     names = _local_names(function, literal)
     if not names:
         return False
-    parents = _parents(function)
+    parents = parents_of(function)
     sends = 0
     for node, parent in _loads(function, parents):
         if node.id not in names:
@@ -51,10 +53,6 @@ def _judged_at_send(function: ast.FunctionDef | ast.AsyncFunctionDef, literal: i
             continue
         return False
     return sends > 0 and not _sent_in_a_loop(function, names, parents)
-
-
-def _parents(function: ast.AST) -> dict[int, ast.AST]:
-    return {id(child): node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
 
 
 def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef, literal: int) -> set[str]:

@@ -12,12 +12,15 @@ from .frameworks import FRAMEWORKS
 
 __all__ = [
     "CLIENT_PACKAGES",
+    "CONTEXT_ENGINES",
+    "CONVERSATION_HOOKS",
     "KNOWN_PACKAGES",
     "LAST_NAMES",
     "OBJECT_PACKAGES",
     "PASS_THROUGH",
     "SINKS",
     "SINK_BY_API",
+    "USER_TURNS",
     "WINDOWS",
     "WINDOW_MEMORIES",
     "Sink",
@@ -28,6 +31,7 @@ __all__ = [
 SINKS: tuple[Sink, ...] = tuple(sink for framework in FRAMEWORKS for sink in framework.sinks)
 SINK_BY_API = {sink.api: sink for sink in SINKS}
 PASS_THROUGH = frozenset(name for framework in FRAMEWORKS for name in framework.pass_through)
+USER_TURNS = frozenset(name for framework in FRAMEWORKS for name in framework.user_turns)
 CLIENT_PACKAGES = tuple(sorted({name for f in FRAMEWORKS for name in f.clients}))
 # Packages whose objects' methods may be sinks: their clients, and the roots of rooted sinks.
 OBJECT_PACKAGES = tuple(
@@ -35,6 +39,8 @@ OBJECT_PACKAGES = tuple(
 )
 WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windows)
 WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
+CONTEXT_ENGINES = tuple(sorted({name for f in FRAMEWORKS for name in f.context_engines}))
+CONVERSATION_HOOKS = frozenset(name for f in FRAMEWORKS for name in f.conversation_hooks)
 # Top-level packages the frameworks describe as data (`promptcache`, `langchain`, `openai`): a
 # name imported from one is taken as that knowledge even where the project holds its source
 # (a vendored copy, the library's own repository), not read as the project's code.

@@ -189,12 +189,20 @@ def crew_template(
         for member in members:
             if member.kind == "ptemplate" and isinstance(member.meta, dict):
                 for name, where in member.meta.items():
-                    if name not in info or where[1] == "system":
+                    # One input fills every agent and task that names it: judged where it
+                    # costs most (a system prompt, then the most static text after it).
+                    kept = info.get(name)
+                    if kept is None or _cost(where) > _cost(kept):
                         info[name] = where
         seen = all(keywords.get(k, EMPTY).items is not None for k in ("agents", "tasks"))
         if not configured and not seen:  # `agents=self.agents` with no configuration read
             info[UNSEEN] = (0, "unseen")
     return info
+
+
+def _cost(where: tuple[int, str]) -> tuple[bool, int]:
+    after, role = where
+    return role == "system", after
 
 
 def kickoff(frame: Frame, method: str, receiver: Value, node: ast.Call, inputs: Value) -> None:

@@ -18,6 +18,7 @@ from ..rules.PC106 import LONG_PREFIX_FACTOR
 from ..rules.PC508 import STABLE_WORDS
 from ._call_sites import CallSites
 from ._locations import node_location
+from ._sinks import CONVERSATION_HOOKS
 from ._summaries import Function, Hit, Pending
 from ._values import PER_REQUEST, Taint
 
@@ -72,6 +73,8 @@ def unknown_origin_hits(
             continue
         reported = _reported_per_request(function)
         for arg, pendings, seen in asked:
+            if _handed_the_conversation(function, arg):
+                continue  # the framework's caller built it: judged there
             if arg.arg in reported:
                 continue  # PC502 already says it is per-request (a run context, a run's inputs)
             if _only_a_receiver(node, arg.arg):
@@ -81,6 +84,25 @@ def unknown_origin_hits(
                 continue  # the project's calls show it is the same on every request
             hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix), why))
     return hits
+
+
+def _handed_the_conversation(function: Function, arg: ast.arg) -> bool:
+    """`arg` is the first parameter of a method a framework calls with the conversation it sends
+    (`CONVERSATION_HOOKS`: `_generate(self, messages)` of a class deriving `BaseChatModel`)."""
+    node = function.node
+    if function.cls is None or isinstance(node, ast.Lambda):
+        return False
+    positional = [*node.args.posonlyargs, *node.args.args][1:]  # after `self`
+    if not positional or positional[0] is not arg:
+        return False
+    imports = function.module.imports
+    for base in function.cls.node.bases:
+        head, _, rest = ast.unparse(base).partition(".")
+        resolved = ".".join(filter(None, (imports.get(head, ""), rest)))
+        # A framework's class, imported (a project's own `BaseChatModel` is not LangChain's).
+        if "." in resolved and f"{resolved.rpartition('.')[2]}.{node.name}" in CONVERSATION_HOOKS:
+            return True
+    return False
 
 
 def _why_not_constant(function: Function, arg: ast.arg, call_sites: CallSites) -> str | None:

@@ -19,7 +19,11 @@ Why:
     calls `raise_exception(...)` writes nothing; an end token (`eos_token`) written only when
     another message follows is a separator, like static text. A position test that a
     flag on by default overrides (`keep or loop.index0 > ns.last_query_index`, with `keep`
-    defaulting to true: Qwen3.6's `preserve_thinking`) is an info note (PC002), not this.
+    defaulting to true: Qwen3.6's `preserve_thinking`, also spelt `x is undefined or x`, or a
+    namespace switch that only the caller or a marker in a message turns off; also when the
+    flag keeps the reasoning of every turn that has some, `reasoning|length > 0`) is an info
+    note (PC002), not this. A branch whose sides all do the same decides nothing and is not
+    reported; an `if`/`elif` chain whose branches do the same is one test, the `or` of its tests.
 
     A branch that writes the system message, the tools or the documents into the newest turn
     only (Mistral's `loop.last and system_message is defined`, `[AVAILABLE_TOOLS]` before the

@@ -16,7 +16,11 @@ Why:
     reported when it opens the prompt, when text of unknown length follows it, or when the
     static text after it reaches the threshold. A value computed where a conversation's history
     is created and kept (`self.messages = [{"role": "system", ...}]` in `__init__`) is fixed for
-    that conversation and not reported; one taken at import is the process's and still is.
+    that conversation and not reported; one taken at import is the process's and still is. A
+    system message appended to a history the function grows but does not make (an object's or a
+    module's list: `self.history.append({"role": "system", ...})`, or a parameter's list that the
+    model's reply is kept in) is the newest turn of that conversation, kept where it was put, not
+    a system prompt opening the request.
 
 Bad:
     from datetime import datetime

@@ -25,8 +25,11 @@ Why:
     module is reported where it enters the module that sends it; one whose request is sent by a function handed to
     an executor (`run_in_executor`, `submit`, `asyncio.to_thread`) is followed there. Not
     reported: the newest turn alone (`[-1:]`), a window read into the newest turn's text, a front
-    cut made once, the oldest rows (`ORDER BY id ASC LIMIT n`), and a window after the request's
-    last explicit cache point.
+    cut made once, the oldest rows (`ORDER BY id ASC LIMIT n`), a window after the request's
+    last explicit cache point, and a window memory handed only to an engine that puts what it
+    retrieves for each turn above the history, or reads the history only into the question it
+    rewrites (LlamaIndex's context and condense chat engines, made or picked by `chat_mode`,
+    LangChain's `ConversationalRetrievalChain`): that history is never read from the cache.
 
 Bad:
     def chat(client, history, question):

@@ -12,6 +12,7 @@ from collections.abc import Set as AbstractSet
 
 from jinja2 import nodes
 
+from ..rules.PC302 import REASONING_MARKS, REASONING_WORDS
 from ._nodes import (
     GENERATION_PROMPT,
     dotted_name,
@@ -28,10 +29,14 @@ __all__ = [
     "closes_a_run_in_branches",
     "flags_on",
     "iteration_enders",
+    "measures_reasoning",
     "on_position_by_default",
+    "one_test",
     "only_generation_prompt",
     "only_looks_ahead",
     "position_test",
+    "same_on_every_side",
+    "set_by_a_switch",
     "trailing_ifs",
     "true_by_default",
 ]
@@ -75,6 +80,39 @@ def position_test(
         if holds_messages and is_negative(item.arg):
             return f"{dotted}[-1]"
     return None
+
+
+def same_on_every_side(node: nodes.If) -> bool:
+    """
+    Whether every branch of an `if` (its `elif`s and an `else`) does the same: whichever test
+    holds, the same text renders and the same names are set, so the test decides nothing (a
+    community Qwen3 variant that writes the reasoning on both sides of its position branch).
+    """
+    if not node.else_:
+        return False
+    return all(_alike(elif_.body, node.body) for elif_ in node.elif_) and _alike(
+        node.else_, node.body
+    )
+
+
+def _alike(first: Sequence[nodes.Node], second: Sequence[nodes.Node]) -> bool:
+    """The same statements, wherever they sit: Jinja's repr of a node shows its fields, not its
+    line, and tells `1` from `true` (which compare equal as Python values)."""
+    return repr(list(first)) == repr(list(second))
+
+
+def one_test(node: nodes.If) -> nodes.Node:
+    """
+    The test that decides what an `if` chain does: its own, or, when every branch of a chain
+    without an `else` does the same (`{% if a %}{% set x = true %}{% elif b %}{% set x = true
+    %}`), the `or` of its tests.
+    """
+    if not node.elif_ or node.else_ or not all(_alike(e.body, node.body) for e in node.elif_):
+        return node.test
+    test = node.test
+    for elif_ in node.elif_:
+        test = nodes.Or(test, elif_.test, lineno=node.lineno)
+    return test
 
 
 def trailing_ifs(body: Sequence[nodes.Node]) -> set[int]:
@@ -236,11 +274,20 @@ def _closes_a_run(test: nodes.Node) -> bool:
 
 
 def true_by_default(expr: nodes.Node, flags: set[str]) -> bool:
-    """`true`, a flag already on, `x if x is defined else true`, `x | default(true)`."""
+    """`true`, a flag already on, `x if x is defined else true`, `x | default(true)`, and an
+    `or` with one of them or with `x is undefined` (`x is not defined`) on one side: true
+    when the caller passes nothing."""
     if type(expr) is nodes.Const:
         return expr.value is True
-    if type(expr) is nodes.Name:
-        return expr.name in flags
+    if type(expr) in (nodes.Name, nodes.Getattr):  # `keep`, a namespace's `ns.keep`
+        return dotted_name(expr) in flags
+    if type(expr) is nodes.And:
+        return true_by_default(expr.left, flags) and true_by_default(expr.right, flags)
+    if type(expr) is nodes.Or:
+        return any(
+            _unset(side) is not None or true_by_default(side, flags)
+            for side in (expr.left, expr.right)
+        )
     if type(expr) is nodes.CondExpr:
         test = expr.test
         tested = type(test) is nodes.Test and test.name == "defined"
@@ -252,12 +299,53 @@ def true_by_default(expr: nodes.Node, flags: set[str]) -> bool:
     return False
 
 
+def set_by_a_switch(sides: Sequence[tuple[nodes.Node, bool]], value: nodes.Node) -> bool:
+    """
+    Whether an assignment of `value`, under the `if` sides being walked, is a switch the
+    request throws rather than the default: `{% if x is defined %}{% set f = x %}` (the caller
+    passed `x`), or under a marker found in a message's text (`'/nothink' in text`).
+    """
+    if not sides:
+        return False
+    test, side = sides[-1]
+    if type(test) is nodes.Test and test.name == "defined" and side:
+        return type(value) is nodes.Name and dotted_name(test.node) == value.name
+    return type(test) is nodes.Compare and _finds_a_marker(test)
+
+
+def _finds_a_marker(test: nodes.Compare) -> bool:
+    """`'/nothink' in text`: a literal searched for in a text, which a user types; not a
+    reasoning delimiter (`'</think>' in text`), which says the turn has reasoning."""
+    marker = test.expr.value if type(test.expr) is nodes.Const else None
+    return (
+        isinstance(marker, str)
+        and not any(mark in marker for mark in REASONING_MARKS)
+        and len(test.ops) == 1
+        and test.ops[0].op == "in"
+    )
+
+
+def _unset(test: nodes.Node) -> str | None:
+    """The name `x is undefined` or `x is not defined` tests, or None."""
+    negated = type(test) is nodes.Not
+    inner = test.node if negated else test  # type: ignore[attr-defined]
+    if type(inner) is not nodes.Test or type(inner.node) is not nodes.Name:
+        return None
+    unset = inner.name == "undefined" if not negated else inner.name == "defined"
+    return inner.node.name if unset else None
+
+
 def flags_on(test: nodes.Node, flags: set[str]) -> set[str]:
-    return {n.name for n in with_self(test, nodes.Name) if n.name in flags} | {
-        n.node.name
-        for n in with_self(test, nodes.Filter)
-        if n.name == "default" and type(n.node) is nodes.Name and true_by_default(n, flags)
-    }
+    """The flags on by default that `test` reads (to name them in a note)."""
+    return (
+        {n.name for n in with_self(test, nodes.Name) if n.name in flags}
+        | {
+            n.node.name
+            for n in with_self(test, nodes.Filter)
+            if n.name == "default" and type(n.node) is nodes.Name and true_by_default(n, flags)
+        }
+        | {name for n in with_self(test, nodes.Node) if (name := _unset(n)) is not None}
+    )
 
 
 def on_position_by_default(
@@ -271,7 +359,7 @@ def on_position_by_default(
     default is on: `keep or loop.index0 > ns.last_query_index` does not, `keep and ...` does.
     """
     if type(test) is nodes.Or:
-        if true_by_default(test.left, flags) or true_by_default(test.right, flags):
+        if any(_on_for_turns_with_reasoning(side, flags) for side in (test.left, test.right)):
             return False
         return any(
             on_position_by_default(side, flags, loop_is_history, aliases)
@@ -285,3 +373,33 @@ def on_position_by_default(
     if type(test) is nodes.Not:
         return on_position_by_default(test.node, flags, loop_is_history, aliases)
     return position_test(test, loop_is_history=loop_is_history, aliases=aliases) is not None
+
+
+def _on_for_turns_with_reasoning(test: nodes.Node, flags: set[str]) -> bool:
+    """
+    True by default, or by default for every turn that has reasoning (`keep and reasoning |
+    length > 0`): a turn without any renders at most an empty think block either way.
+    """
+    if type(test) is nodes.And:
+        return all(_on_for_turns_with_reasoning(side, flags) for side in (test.left, test.right))
+    return true_by_default(test, flags) or _has_reasoning(test)
+
+
+def measures_reasoning(test: nodes.Node) -> bool:
+    """Whether a part of `test` asks if the turn's reasoning text is empty (`_has_reasoning`)."""
+    return any(_has_reasoning(part) for part in with_self(test, nodes.Expr))
+
+
+def _has_reasoning(test: nodes.Node) -> bool:
+    """`reasoning | length > 0`, `reasoning | trim`: the turn's reasoning text is not empty (a
+    test on its text, not on a switch named for thinking: `ns.thinking`)."""
+    node = test.expr if type(test) is nodes.Compare else test
+    measured = False
+    while type(node) is nodes.Filter and node.node is not None:
+        measured = measured or node.name in _TEXT_MEASURES
+        node = node.node
+    name = dotted_name(node)
+    return measured and name is not None and any(w in name.lower() for w in REASONING_WORDS)
+
+
+_TEXT_MEASURES = frozenset({"length", "count", "trim"})

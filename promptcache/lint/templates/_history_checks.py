@@ -19,7 +19,9 @@ from ._bindings import Scope
 from ._branches import (
     closes_a_run_in_branches,
     flags_on,
+    measures_reasoning,
     on_position_by_default,
+    one_test,
     only_generation_prompt,
     only_looks_ahead,
     position_test,
@@ -72,7 +74,7 @@ def check_position_branch(
     setting_only = not any(renders(stmt) for stmt in (*body, *else_))
     if setting_only and only_looks_ahead((*body, *else_)):
         return  # `{% if not loop.last %}{% set next_role = messages[loop.index].role %}`
-    test = expanded(walker, node.test)
+    test = expanded(walker, one_test(node))
     anchor = position_test(test, loop_is_history=state.in_history_loop(), aliases=state.aliases)
     if anchor is None:
         _check_look_ahead_branch(walker, node, body, else_, out)
@@ -80,10 +82,11 @@ def check_position_branch(
     loop_is_history = state.in_history_loop()
     if not on_position_by_default(test, state.on_by_default, loop_is_history, state.aliases):
         flag = next(iter(sorted(flags_on(test, state.on_by_default))), "a flag")
+        turns = "every turn that has reasoning" if measures_reasoning(test) else "every turn"
         walker.note(
             node.lineno,
             f"a branch on the message's position that `{flag}` (on by default) overrides: "
-            f"every turn renders the same unless your code turns `{flag}` off, and then "
+            f"{turns} renders the same unless your code turns `{flag}` off, and then "
             "earlier turns render differently once a newer turn is appended",
         )
         return

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from jinja2 import nodes
 
 from ..rules.PC302 import REASONING_MARKS, REASONING_WORDS
-from ._branches import on_position_by_default
+from ._branches import on_position_by_default, same_on_every_side
 from ._nodes import GENERATION_PROMPT, namespace_sets, with_self
 
 __all__ = [
@@ -112,9 +112,8 @@ def selects_reasoning(expr: nodes.Node, named: Mapping[str, list[str]] | None = 
     (`content.split('</think>')[0]`, `text.split('<think>')[-1]`), not the answer part.
     `named` gives the texts a delimiter held in a variable may have (`set end = '</think>'`).
     """
-    for item in with_self(expr, nodes.Getitem):
-        call, index = item.node, _int_index(item.arg)
-        if index is None or type(call) is not nodes.Call or type(call.node) is not nodes.Getattr:
+    for call, index in _indexed_parts(expr):
+        if type(call) is not nodes.Call or type(call.node) is not nodes.Getattr:
             continue
         if call.node.attr not in _SPLITS:
             continue
@@ -132,6 +131,23 @@ def selects_reasoning(expr: nodes.Node, named: Mapping[str, list[str]] | None = 
         ):
             return True
     return False
+
+
+# `parts | first` and `parts | last` take the part `[0]` and `[-1]` take.
+_PART_FILTERS = {"first": 0, "last": -1}
+
+
+def _indexed_parts(expr: nodes.Node) -> list[tuple[nodes.Node, int]]:
+    """Each `x[n]` (`n` an integer) in `expr`, with `x | first` and `x | last`, as (`x`, `n`)."""
+    found: list[tuple[nodes.Node, int]] = []
+    for item in with_self(expr, nodes.Getitem):
+        index = _int_index(item.arg)
+        if index is not None:
+            found.append((item.node, index))
+    for taken in with_self(expr, nodes.Filter):
+        if taken.name in _PART_FILTERS and taken.node is not None and not taken.args:
+            found.append((taken.node, _PART_FILTERS[taken.name]))
+    return found
 
 
 def _int_index(node: nodes.Node) -> int | None:
@@ -183,7 +199,11 @@ def _writes_any(
             )
             for child in stmt.nodes
         )
-    if isinstance(stmt, nodes.If) and on_position_by_default(stmt.test, flags, in_history):
+    if (
+        isinstance(stmt, nodes.If)
+        and not same_on_every_side(stmt)
+        and on_position_by_default(stmt.test, flags, in_history)
+    ):
         return False  # written for some positions only: the branch is reported itself
     inner = in_history and not isinstance(stmt, nodes.For)
     return any(

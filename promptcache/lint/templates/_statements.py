@@ -27,7 +27,14 @@ from ._bindings import (
     scope_with,
     set_under,
 )
-from ._branches import iteration_enders, position_test, trailing_ifs, true_by_default
+from ._branches import (
+    iteration_enders,
+    position_test,
+    same_on_every_side,
+    set_by_a_switch,
+    trailing_ifs,
+    true_by_default,
+)
 from ._events import (
     BRANCHES,
     BRANCHES_END,
@@ -52,6 +59,7 @@ from ._output import _s_Output
 from ._reasoning import flags_from_content, writes_reasoning_back
 
 if TYPE_CHECKING:
+    from ._state import WalkState
     from ._walker import Walker
 
 __all__ = ["body", "describe_from", "stmt"]
@@ -93,9 +101,11 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     """
     causes = [walker.reason(test, scope) for test in chain_tests(node)]  # once per test
     forks = _branch(walker, node, "if", causes[0])
-    walker.check_position_branch(node, node.body, node.else_, out)
+    decides = not same_on_every_side(node)  # else every side does the same, whatever the test
+    if decides:
+        walker.check_position_branch(node, node.body, node.else_, out)
     # Every branch of a chain whose tests depend on the position renders by position.
-    positional = int(any(walker.on_position(test) for test in chain_tests(node)))
+    positional = int(decides and any(walker.on_position(test) for test in chain_tests(node)))
     state = walker.state
     state.positional += positional
     alternatives = bool(node.elif_ or node.else_)  # one request renders one of the branches
@@ -107,7 +117,8 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
         out.append(OR_BRANCH)
         forks += _branch(walker, elif_, "elif", cause)
-        walker.check_position_branch(elif_, elif_.body, [], out)
+        if decides:
+            walker.check_position_branch(elif_, elif_.body, [], out)
         after.append(_walked(walker, elif_.body, scope, out))
     state.sides.append((node.test, False))
     if alternatives:
@@ -222,11 +233,7 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
         and (is_messages(node.node) or walker.is_history_alias(node.node))
     ):
         state.aliases.add(node.target.name)  # the history under another name
-    if isinstance(node.target, nodes.Name):
-        if true_by_default(node.node, state.on_by_default):
-            state.on_by_default.add(node.target.name)
-        else:
-            state.on_by_default.discard(node.target.name)
+    _track_default(state, node)
     if state.history:
         walker.check_history_expr(node.node, scope, out)
         if isinstance(node.target, nodes.Name) and is_empty_string(node.node):
@@ -245,6 +252,35 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
         bind(scope, node.target, Captured(count_tokens(node.node.value)))
     else:
         bind(scope, node.target, hazard or STABLE)
+
+
+def _track_default(state: WalkState, node: nodes.Assign) -> None:
+    """
+    Which flags are on unless the request turns them off (`state.on_by_default`): a name or a
+    namespace attribute set to such a value, the attributes a `namespace(...)` starts on; a
+    switch the request throws (`set_by_a_switch`) leaves the default as it was.
+    """
+    target = node.target
+    if isinstance(target, nodes.Name):
+        key = target.name
+    elif isinstance(target, nodes.NSRef):
+        key = f"{target.name}.{target.attr}"
+    else:
+        return
+    value = node.node
+    if set_by_a_switch(state.sides, value):
+        return
+    _mark_default(state.on_by_default, key, value)
+    if isinstance(value, nodes.Call) and dotted_name(value.node) == "namespace":
+        for keyword in value.kwargs:
+            _mark_default(state.on_by_default, f"{key}.{keyword.key}", keyword.value)
+
+
+def _mark_default(flags: set[str], key: str, value: nodes.Node) -> None:
+    if true_by_default(value, flags):
+        flags.add(key)
+    else:
+        flags.discard(key)
 
 
 def _s_AssignBlock(walker: Walker, node: nodes.AssignBlock, scope: Scope, out: list[Event]) -> None:

@@ -16,4 +16,6 @@ FRAMEWORK = Framework(
             roots=("autogen",),
         ),
     ),
+    # 0.4+ `autogen_core.models.UserMessage(content=..., source=...)`.
+    user_turns=("UserMessage",),
 )

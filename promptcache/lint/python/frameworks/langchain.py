@@ -118,6 +118,15 @@ FRAMEWORK = Framework(
         "langchain_core.messages.utils.trim_messages",
         "langchain.schema.messages.trim_messages",
     ),
+    # A custom chat model: LangChain hands its methods the conversation the chain built.
+    conversation_hooks=tuple(
+        f"{base}.{method}"
+        for base in ("BaseChatModel", "SimpleChatModel")
+        for method in ("_generate", "_agenerate", "_stream", "_astream", "_call")
+    ),
+    # A conversational retrieval chain reads its memory only into the question it rewrites;
+    # its answer prompt gets that question and the documents retrieved for it.
+    context_engines=("ConversationalRetrievalChain", "ConversationalRetrievalChain.from_llm"),
     window_memories=(
         "langchain.memory.ConversationBufferWindowMemory",
         "langchain.memory.ConversationTokenBufferMemory",
@@ -187,4 +196,5 @@ FRAMEWORK = Framework(
         "langchain_mistralai",
         "langchain_community.chat_models",
     ),
+    user_turns=("HumanMessage",),
 )

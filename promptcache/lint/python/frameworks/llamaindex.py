@@ -53,6 +53,30 @@ FRAMEWORK = Framework(
     # A chat memory buffer keeps the newest turns that fit its token limit (3,000 by default):
     # a window that slides once the conversation outgrows it; the summary buffer folds the
     # dropped turns into a summary at its head instead.
+    # A custom LLM: LlamaIndex hands its methods the conversation (or prompt) an engine built.
+    conversation_hooks=tuple(
+        f"{base}.{method}"
+        for base in ("CustomLLM",)
+        for method in ("chat", "achat", "stream_chat", "astream_chat", "complete", "acomplete")
+    ),
+    # The context engines put the nodes retrieved for each turn in the system message, above
+    # the history; the condense-question engine reads the history only into the question it
+    # rewrites. An index makes them by `chat_mode` (its default, "best", is an agent).
+    context_engines=(
+        *(
+            f"{engine}{made}"
+            for engine in (
+                "ContextChatEngine",
+                "CondensePlusContextChatEngine",
+                "CondenseQuestionChatEngine",
+            )
+            for made in ("", ".from_defaults")
+        ),
+        *(
+            f"as_chat_engine(chat_mode={mode})"
+            for mode in ("context", "condense_plus_context", "condense_question")
+        ),
+    ),
     window_memories=tuple(
         f"{package}.{memory}{made}"
         for package in ("llama_index.core.memory", "llama_index.memory")

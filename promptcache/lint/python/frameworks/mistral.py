@@ -39,4 +39,5 @@ FRAMEWORK = Framework(
         ),
     ),
     clients=("mistralai",),
+    user_turns=("UserMessage",),  # as `azure.ai.inference.models.UserMessage`
 )
