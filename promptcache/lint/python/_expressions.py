@@ -35,6 +35,7 @@ from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
     descending_slice,
+    is_drawn_window,
     is_history_window,
     is_named_window,
     is_newest_turn,
@@ -418,6 +419,7 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
     if isinstance(key, ast.Slice) and (
         is_history_window(node)
         or (type(key.lower) is ast.Name and is_named_window(node, _body_of(frame)))
+        or is_drawn_window(node, _body_of(frame))
     ):
         label = f"`{node_label(frame.module, node)}` (a sliding window of the history)"
         return Value(deps=base.deps | {frame.taint(WINDOW, label, node)}, kind="list")

@@ -11,7 +11,9 @@ Why:
     the same window.
 
     Windows followed in Python: a slice from the end (`history[-k * 2:]`, `[len(h) - n:]`,
-    `msgs[-n:]`, `store.get(uid, [])[-n:]`), the oldest turns dropped in a loop or under a size
+    `msgs[-n:]`, `store.get(uid, [])[-n:]`), also of a list drawn from a history (a
+    comprehension over it or over a chat's fetched history, `list(...)`, `sorted(...)` or
+    `filter(...)` of it, or a local name bound to one: `rest[-n:]`), the oldest turns dropped in a loop or under a size
     test (`pop(0)`, `pop(1)`, `del messages[1:3]`, `messages[1:]`, a history halved with
     `messages[len(messages) // 2:]`), `deque(maxlen=)`, a list type whose `append` pops its
     oldest item once full, the newest rows read back from a store (SQL `ORDER BY ... DESC LIMIT
