@@ -499,3 +499,87 @@ def test_a_window_stored_back_into_a_dict_of_histories(tmp_path: Path) -> None:
     assert _project(tmp_path, {"main.py": bot}) == [("main.py", 10, "PC507")]
     kept = bot.replace("history[-10:]", "history")
     assert _project(tmp_path, {"main.py": kept}) == []
+
+
+# A script's own statements: Streamlit runs the whole file again on each interaction, and a
+# console bot loops at the top level, so a trim there (often after the send) cuts what the next
+# request sends.
+STREAMLIT_PAGE = """
+import streamlit as st
+from openai import OpenAI
+client = OpenAI()
+RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+if "turns" not in st.session_state:
+    st.session_state.turns = [{"role": "system", "content": RULES}]
+question = st.chat_input("Ask")
+if question:
+    st.session_state.turns.append({"role": "user", "content": question})
+    reply = client.chat.completions.create(model="m", messages=st.session_state.turns)
+    st.session_state.turns.append({"role": "assistant", "content": reply.choices[0].id})
+TRIM
+"""
+
+STREAMLIT_TRIMS = [
+    (
+        "head-and-newest",
+        "if len(st.session_state.turns) > 9:\n"
+        "    st.session_state.turns = [st.session_state.turns[0]] + st.session_state.turns[-8:]",
+    ),
+    ("pop-in-a-loop", "while len(st.session_state.turns) > 9:\n    st.session_state.turns.pop(1)"),
+]
+
+
+@pytest.mark.parametrize(
+    "trim", [t[1] for t in STREAMLIT_TRIMS], ids=[t[0] for t in STREAMLIT_TRIMS]
+)
+def test_a_script_trimming_its_session_history_after_the_send(tmp_path: Path, trim: str) -> None:
+    found = _project(tmp_path, {"page.py": STREAMLIT_PAGE.replace("TRIM", trim)})
+    assert found == [("page.py", 14, "PC507")]
+
+
+def test_a_script_keeping_its_session_history_whole_is_quiet(tmp_path: Path) -> None:
+    assert _project(tmp_path, {"page.py": STREAMLIT_PAGE.replace("TRIM", "")}) == []
+
+
+def test_a_script_keyed_session_history_popped_under_a_size_test(tmp_path: Path) -> None:
+    page = """
+    import streamlit as st
+    from anthropic import Anthropic
+    client = Anthropic()
+    RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+    st.session_state.setdefault("log", [])
+    text = st.chat_input("Ask")
+    if text:
+        st.session_state["log"].append({"role": "user", "content": text})
+        answer = client.messages.create(
+            model="m", max_tokens=500, system=RULES, messages=st.session_state["log"])
+        st.session_state["log"].append({"role": "assistant", "content": answer.id})
+        if len(st.session_state["log"]) > 10:
+            st.session_state["log"].pop(0)
+    """
+    assert _project(tmp_path, {"page.py": page}) == [("page.py", 14, "PC507")]
+
+
+CONSOLE = """
+from openai import OpenAI
+client = OpenAI()
+RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+log = [{"role": "system", "content": RULES}]
+errors = []
+def ask():
+    return client.chat.completions.create(model="m", messages=log).choices[0].message.content
+while True:
+    log.append({"role": "user", "content": input("> ")})
+    log.append({"role": "assistant", "content": ask()})
+    TRIM
+"""
+
+
+def test_a_console_loop_dropping_the_oldest_exchange_of_a_global(tmp_path: Path) -> None:
+    console = CONSOLE.replace("TRIM", "if len(log) > 13:\n        del log[1:3]")
+    assert _project(tmp_path, {"bot.py": console}) == [("bot.py", 13, "PC507")]
+
+
+def test_a_console_loop_trimming_a_list_of_no_turns_is_quiet(tmp_path: Path) -> None:
+    console = CONSOLE.replace("TRIM", "if len(errors) > 5:\n        errors.pop(0)")
+    assert _project(tmp_path, {"bot.py": console}) == []

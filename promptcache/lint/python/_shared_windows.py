@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ._turns import from_the_end, front_start, names_a_history
-from ._walk import walk
+from ._walk import push_children, walk
 
 __all__ = ["dotted", "trimmed_storage", "turn_trims"]
 
@@ -118,10 +118,9 @@ def _scan(tree: ast.Module, source: str) -> _Scan:
         # of most modules (and all of most that pass the test above) is passed over.
         lines = _lines_matching(source)
         for function in _functions(tree.body):
-            first, last = _lines(function)
-            at = bisect.bisect_left(lines, first)
-            if at < len(lines) and lines[at] <= last:
+            if _holds_a_line(function, lines):
                 _scan_function(function, names, found)
+        _scan_top_level(tree, lines, names, found)
         for statement in tree.body:
             target = _self_dropping(statement)
             if target:
@@ -164,6 +163,13 @@ def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunc
                 yield from _functions(handler.body)
 
 
+def _holds_a_line(node: ast.AST, lines: list[int]) -> bool:
+    """Whether one of `lines` (sorted) lies within `node`'s."""
+    first, last = _lines(node)
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last
+
+
 def _scan_function(
     function: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], found: _Scan
 ) -> None:
@@ -171,32 +177,82 @@ def _scan_function(
     args = function.args
     local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     local.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-    declared: set[str] = set()
-    trims: list[tuple[str, ast.AST]] = []
-    for node in walk(function):
+    code = _read(walk(function), me, found)
+    local |= code.stored - code.declared  # a name declared `global` is the module's
+    _keep(code.trims, names - local, me, _lines(function), found)
+
+
+def _scan_top_level(tree: ast.Module, lines: list[int], names: set[str], found: _Scan) -> None:
+    """What the module's own statements trim and append to (a script's: Streamlit runs the
+    whole file again on every interaction, a console bot loops at its top level): every name
+    they bind is the module's, so a trim after the send still cuts what the next run sends."""
+    for statement in tree.body:
+        if isinstance(statement, _DEFINITIONS) or not _holds_a_line(statement, lines):
+            continue
+        code = _read(_outside_definitions(statement), "", found)
+        _keep(code.trims, names | code.stored, "", _lines(statement), found)
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _outside_definitions(statement: ast.stmt) -> list[ast.AST]:
+    """`walk(statement)` without the bodies of the functions and classes it defines (an `if`
+    that defines a fallback function): those are walked as functions."""
+    nodes: list[ast.AST] = [statement]
+    for node in nodes:
+        if not isinstance(node, _DEFINITIONS):
+            push_children(node, nodes)
+    return nodes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Code:
+    """What one walk of a function or statement found (see `_read`)."""
+
+    trims: list[tuple[str, ast.AST]]  # each storage trimmed, with the node that trims it
+    stored: set[str]  # the names it binds
+    declared: set[str]  # the names it declares `global`
+
+
+def _read(nodes: list[ast.AST], me: str, found: _Scan) -> _Code:
+    """The trims among `nodes`, and the names they bind; the storages turns are appended to
+    go to `found.turns` (`self.<attr>` for an attribute of `me`, the instance)."""
+    code = _Code(trims=[], stored=set(), declared=set())
+    for node in nodes:
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
-                local.add(node.id)
+                code.stored.add(node.id)
             continue
         if isinstance(node, ast.Global):
-            declared.update(node.names)
+            code.declared.update(node.names)
         elif type(node) in _TRIMMING:
             for storage in _trims(node):
                 if isinstance(node, ast.Assign) and _window_stored(node) == storage:
                     found.turns.add(storage)  # what it stores is a history, named so
-                trims.append((storage, node))
+                code.trims.append((storage, node))
         if isinstance(node, ast.Call):
             turn = _turn_appended(node)
             if turn:
                 root, dot, rest = turn.partition(".")
                 found.turns.add("self." + rest if dot and root == me else turn)
-    local -= declared  # a name declared `global` is the module's, assigned or not
-    lines = _lines(function)
+    return code
+
+
+def _keep(
+    trims: list[tuple[str, ast.AST]],
+    shared: set[str],
+    me: str,
+    lines: tuple[int, int],
+    found: _Scan,
+) -> None:
+    """Keep the trims of the module's storage (its root one of the `shared` names) and of the
+    instance `me`'s attributes, each with the `lines` of the code it is in."""
     for storage, node in trims:
         root = storage.split(".", 1)[0]
-        if root in names and root not in local:
+        if root in shared:
             found.shared.setdefault(storage, node)
-        elif root == me and "." in storage:
+        elif me and root == me and "." in storage:
             found.own.setdefault("self." + storage.split(".", 1)[1], node)
         else:
             continue

@@ -21,8 +21,9 @@ Why:
     `sort(key, -1).limit(n)`, Redis's `lrange(key, -n, -1)`, each on a store named as a
     history), LangChain's `trim_messages` and window, token and summary buffer memories, and
     LlamaIndex's `ChatMemoryBuffer`, a history kept in a module global, a dict of histories or an
-    imported object's attribute and trimmed by one of the module's functions (read anywhere in
-    the module, through a getter too), the newest turns gathered newest first until a budget is
+    imported object's attribute and trimmed by one of the module's functions or by its own
+    top-level code (a Streamlit script, a console loop; read anywhere in the module, through a
+    getter too), the newest turns gathered newest first until a budget is
     spent, and a window given to a `MessagesPlaceholder`. A window made in a helper or another
     module is reported where it enters the module that sends it; one whose request is sent by a function handed to
     an executor (`run_in_executor`, `submit`, `asyncio.to_thread`) is followed there. Not
