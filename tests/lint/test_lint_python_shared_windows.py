@@ -583,3 +583,39 @@ def test_a_console_loop_dropping_the_oldest_exchange_of_a_global(tmp_path: Path)
 def test_a_console_loop_trimming_a_list_of_no_turns_is_quiet(tmp_path: Path) -> None:
     console = CONSOLE.replace("TRIM", "if len(errors) > 5:\n        errors.pop(0)")
     assert _project(tmp_path, {"bot.py": console}) == []
+
+
+def test_a_script_sending_an_alias_of_its_session_history_it_pops(tmp_path: Path) -> None:
+    # The script's own read of the list it trims (here through a shorter name) is the window.
+    page = """
+    import streamlit as st
+    from openai import OpenAI
+    client = OpenAI()
+    RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+    if "chat" not in st.session_state:
+        st.session_state.chat = [{"role": "system", "content": RULES}]
+    turns = st.session_state.chat
+    if text := st.chat_input():
+        turns.append({"role": "user", "content": text})
+        reply = client.chat.completions.create(model="m", messages=turns)
+        turns.append({"role": "assistant", "content": reply.choices[0].message.content})
+        while len(turns) > 10:
+            turns.pop(1)
+    """
+    assert _project(tmp_path, {"page.py": page}) == [("page.py", 14, "PC507")]
+
+
+def test_a_console_loop_sending_its_global_at_the_top_level(tmp_path: Path) -> None:
+    console = """
+    from anthropic import Anthropic
+    client = Anthropic()
+    RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+    log = []
+    while True:
+        log.append({"role": "user", "content": input("> ")})
+        reply = client.messages.create(model="m", max_tokens=400, system=RULES, messages=log)
+        log.append({"role": "assistant", "content": reply.content[0].text})
+        if len(log) > 12:
+            log = log[2:]
+    """
+    assert _project(tmp_path, {"bot.py": console}) == [("bot.py", 10, "PC507")]  # the size test

@@ -124,6 +124,13 @@ def _e_Name(frame: Frame, node: ast.Name) -> Value:
     value = frame.scope.find(node.id, node)
     if value is None:
         return frame.scope.unseen_name(node) if frame.module.stars else EMPTY
+    if frame.function is None:
+        # A history the module's own code trims, read by that code: a script run again on
+        # each interaction (Streamlit) or looping at its top level sends what was cut.
+        trims = frame.a.trimmed(frame.module)
+        trim = trims.get(node.id) if trims else None
+        if trim is not None:
+            return windowed(frame.module, value, trim)
     if value.kind == "module":
         return _request_data(frame, value, node)
     if value.kind == "param":
