@@ -231,3 +231,74 @@ MEMORIES = [
 @pytest.mark.parametrize(("made", "line"), [m[1:] for m in MEMORIES], ids=[m[0] for m in MEMORIES])
 def test_memories_that_keep_a_token_budget_are_windows(made: str, line: int) -> None:
     assert codes(made) == [(line, "PC507")]
+
+
+# A chat engine that opens each request's system prompt with the documents it retrieves for
+# that request (LlamaIndex's context engines) sends the history after a prefix that changes on
+# every request: none of it is read from the cache, windowed or whole, so the window loses
+# nothing (what the engine retrieves is the framework's, not the memory's).
+BEHIND_CONTEXT = [
+    (
+        "condense-plus-context-by-name",
+        """
+        from llama_index.core.chat_engine import CondensePlusContextChatEngine
+        from llama_index.core.memory import ChatMemoryBuffer
+        def make(index, llm):
+            memory = ChatMemoryBuffer.from_defaults(token_limit=4000)
+            return CondensePlusContextChatEngine.from_defaults(
+                index.as_retriever(), memory=memory, llm=llm)
+        """,
+    ),
+    (
+        "context-engine-inline",
+        """
+        from llama_index.core.chat_engine import ContextChatEngine
+        from llama_index.core.memory import ChatMemoryBuffer
+        def make(retriever, llm):
+            return ContextChatEngine.from_defaults(
+                retriever=retriever, llm=llm, memory=ChatMemoryBuffer.from_defaults())
+        """,
+    ),
+    (
+        "as-chat-engine-context-mode",
+        """
+        from llama_index.core.memory import ChatMemoryBuffer
+        memory = ChatMemoryBuffer.from_defaults(token_limit=1500)
+        def make(index):
+            return index.as_chat_engine(chat_mode="condense_plus_context", memory=memory)
+        """,
+    ),
+]
+
+
+@pytest.mark.parametrize("made", [m[1] for m in BEHIND_CONTEXT], ids=[m[0] for m in BEHIND_CONTEXT])
+def test_a_window_memory_behind_retrieved_context_is_quiet(made: str) -> None:
+    assert codes(made) == []
+
+
+def test_a_window_memory_of_an_engine_without_retrieval_is_a_window() -> None:
+    made = BEHIND_CONTEXT[2][1].replace("condense_plus_context", "simple")
+    assert codes(made) == [(3, "PC507")]
+
+
+def test_only_the_memory_behind_retrieved_context_is_quiet() -> None:
+    made = (
+        BEHIND_CONTEXT[0][1]
+        + """
+        def plain(llm):
+            memory = ChatMemoryBuffer.from_defaults(token_limit=4000)
+            return SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+        """
+    )
+    assert codes(made) == [(10, "PC507")]
+
+
+def test_a_memory_also_handed_to_an_engine_without_retrieval_is_a_window() -> None:
+    made = (
+        BEHIND_CONTEXT[2][1]
+        + """
+        def plain(llm):
+            return SimpleChatEngine.from_defaults(llm=llm, memory=memory)
+        """
+    )
+    assert codes(made) == [(3, "PC507")]

@@ -65,6 +65,7 @@ from ._templates import (
 from ._turns import (
     STORE_METHODS,
     WINDOW,
+    behind_retrieval,
     conversation_follows,
     opens,
     runner_runs_carry_history,
@@ -597,7 +598,8 @@ def _library_call(
 def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value:
     """`trim_messages(messages, ...)`: the newest turns of the history, a window that slides
     (unless it keeps the oldest ones, `strategy="first"`). A window memory holds one for its
-    chain, so it is reported where it is made."""
+    chain, so it is reported where it is made, unless only engines that open each request
+    with what they retrieve for it are handed it (`behind_retrieval`)."""
     strategy = next((k.value for k in node.keywords if k.arg == "strategy"), None)
     if isinstance(strategy, ast.Constant) and strategy.value == "first":
         return args[0] if args else EMPTY
@@ -607,7 +609,9 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
     label = f"`{node_label(frame.module, node)}` ({what})"
     taint = frame.taint(WINDOW, label, node)
     if name in WINDOW_MEMORIES:
-        frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
+        scope = frame.function.node if frame.function is not None else frame.module.tree
+        if not behind_retrieval(node, scope):
+            frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
         return EMPTY
     return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
@@ -21,6 +21,7 @@ from ._knowledge import Sink
 from ._locations import node_label, taint_at
 from ._values import NOT_FOLLOWED, Dep, Piece, Taint, Value
 from ._walk import statements, walk
+from .frameworks.llamaindex import CONTEXT_CHAT_MODES, CONTEXT_ENGINES
 from .frameworks.openai_agents import HISTORY_KEYWORDS, RUNNER
 from .frameworks.openai_agents import RUN_METHODS as RUN_METHODS_AGENTS
 from .frameworks.pydantic_ai import HISTORY_KEYWORD, REGISTER_METHODS, RUN_METHODS
@@ -35,6 +36,7 @@ __all__ = [
     "WINDOW",
     "after_unknown",
     "agent_runs_carry_history",
+    "behind_retrieval",
     "bounded_to_newest",
     "conversation_follows",
     "descending_slice",
@@ -204,6 +206,53 @@ def runner_runs_carry_history(tree: ast.Module, made: ast.Call) -> bool:
         ):
             return True
     return runs == 0
+
+
+def behind_retrieval(made: ast.Call, scope: ast.AST) -> bool:
+    """
+    Whether the memory `made` constructs is only ever handed to chat engines that open each
+    request's system prompt with what they retrieve for it (`memory=` of LlamaIndex's context
+    engines): the history after that prompt is never read from the cache, windowed or not.
+
+    Only `scope` (the function it is made in, or the module) can tell: True when `made` is
+    itself such an engine's `memory=`, or is bound to a name that every read of in `scope` is.
+    """
+    nodes = walk(scope)
+    calls = [n for n in nodes if isinstance(n, ast.Call)]
+    if any(_context_engine_memory(c, lambda v: v is made) for c in calls):
+        return True
+    name = next(
+        (
+            t.id
+            for n in nodes
+            if isinstance(n, ast.Assign) and n.value is made
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        ),
+        "",
+    )
+    if not name:
+        return False
+    handed = sum(
+        _context_engine_memory(c, lambda v: isinstance(v, ast.Name) and v.id == name) for c in calls
+    )
+    reads = sum(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load) for n in nodes
+    )
+    return 0 < handed == reads
+
+
+def _context_engine_memory(call: ast.Call, is_memory: Callable[[ast.expr], bool]) -> bool:
+    """Whether `call` makes a context chat engine whose `memory=` `is_memory` accepts."""
+    if not any(k.arg == "memory" and is_memory(k.value) for k in call.keywords):
+        return False
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return getattr(func, "id", "") in CONTEXT_ENGINES
+    if func.attr == "from_defaults" and _last_name(func.value) in CONTEXT_ENGINES:
+        return True
+    mode = _keyword(call, "chat_mode")
+    return isinstance(mode, ast.Constant) and (func.attr, mode.value) in CONTEXT_CHAT_MODES
 
 
 def _runs(call: ast.Call, name: str) -> bool:

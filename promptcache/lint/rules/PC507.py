@@ -28,8 +28,9 @@ Why:
     module is reported where it enters the module that sends it; one whose request is sent by a function handed to
     an executor (`run_in_executor`, `submit`, `asyncio.to_thread`) is followed there. Not
     reported: the newest turn alone (`[-1:]`), a window read into the newest turn's text, a front
-    cut made once, the oldest rows (`ORDER BY id ASC LIMIT n`), and a window after the request's
-    last explicit cache point.
+    cut made once, the oldest rows (`ORDER BY id ASC LIMIT n`), a window after the request's
+    last explicit cache point, and a window memory handed only to chat engines that open each
+    request's system prompt with what they retrieve for it (LlamaIndex's context engines).
 
 Bad:
     def chat(client, history, question):

@@ -7,6 +7,14 @@ from .._knowledge import DataSource, Framework, Sink, TemplateFill
 
 _SYSTEM = (("system_prompt", "system"), ("context", "system"), ("prefix_messages", "messages"))
 
+# Chat engines that open each request's system prompt with the nodes they retrieve for that
+# request, the history after it: none of the history is read from the cache, so a window
+# memory handed to one loses nothing. By class, and by `as_chat_engine`'s `chat_mode`.
+CONTEXT_ENGINES = frozenset({"CondensePlusContextChatEngine", "ContextChatEngine"})
+CONTEXT_CHAT_MODES = frozenset(
+    {("as_chat_engine", "context"), ("as_chat_engine", "condense_plus_context")}
+)
+
 FRAMEWORK = Framework(
     name="llamaindex",
     sinks=(
