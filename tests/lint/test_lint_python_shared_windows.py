@@ -619,3 +619,91 @@ def test_a_console_loop_sending_its_global_at_the_top_level(tmp_path: Path) -> N
             log = log[2:]
     """
     assert _project(tmp_path, {"bot.py": console}) == [("bot.py", 10, "PC507")]  # the size test
+
+
+# A history kept in a store outside the process: one function loads it through the module's
+# getter, appends the new turn, drops the oldest and writes it back, so the getter returns a
+# window from then on, wherever it is read (a serverless bot's key-value table, Redis, a file).
+READ_BACK = {
+    "key-value-table": """
+    import json
+    import boto3
+    table = boto3.resource("dynamodb").Table("chats")
+    def load_turns(session):
+        item = table.get_item(Key={"id": session}).get("Item")
+        return json.loads(item["turns"]) if item else []
+    def save_turn(session, role, text):
+        turns = load_turns(session)
+        turns.append({"role": role, "content": text})
+        if len(turns) > 12:
+            turns = turns[-12:]
+        table.put_item(Item={"id": session, "turns": json.dumps(turns)})
+    """,
+    "redis": """
+    import json
+    import redis
+    r = redis.Redis()
+    def load_turns(session):
+        raw = r.get(f"chat:{session}")
+        return json.loads(raw) if raw else []
+    def save_turn(session, role, text):
+        history = load_turns(session)
+        history.append({"role": role, "content": text})
+        del history[:-20]
+        r.set(f"chat:{session}", json.dumps(history))
+    """,
+    "json-file": """
+    import json
+    def load_turns(session):
+        with open(f"logs/{session}.json") as f:
+            return json.load(f)
+    def save_turn(session, role, text):
+        log = load_turns(session)
+        log.append({"role": role, "content": text})
+        while len(log) > 30:
+            log.pop(0)
+        with open(f"logs/{session}.json", "w") as f:
+            json.dump(log, f)
+    """,
+}
+
+READ_BACK_SENDER = """
+from openai import OpenAI
+from store import load_turns, save_turn
+client = OpenAI()
+RULES = "You are the concierge of a small hotel; answer in a friendly tone. " * 30
+def answer(session, question):
+    save_turn(session, "user", question)
+    turns = [{"role": "system", "content": RULES}, *load_turns(session)]
+    reply = client.chat.completions.create(model="m", messages=turns)
+    save_turn(session, "assistant", reply.choices[0].message.content)
+    return reply
+"""
+
+
+@pytest.mark.parametrize("store", list(READ_BACK.values()), ids=list(READ_BACK))
+def test_a_history_trimmed_and_written_back_is_read_back_as_a_window(
+    tmp_path: Path, store: str
+) -> None:
+    found = _project(tmp_path, {"store.py": store, "bot.py": READ_BACK_SENDER})
+    assert found == [("bot.py", 8, "PC507")]
+
+
+def test_a_history_written_back_whole_is_quiet(tmp_path: Path) -> None:
+    store = READ_BACK["key-value-table"].replace(
+        "        if len(turns) > 12:\n            turns = turns[-12:]\n", ""
+    )
+    assert _project(tmp_path, {"store.py": store, "bot.py": READ_BACK_SENDER}) == []
+
+
+def test_a_loaded_history_cut_only_for_a_preview_is_quiet(tmp_path: Path) -> None:
+    # Nothing new is appended to what is cut: the stored history stays whole.
+    store = READ_BACK["key-value-table"].replace(
+        "        if len(turns) > 12:\n            turns = turns[-12:]\n", ""
+    ) + textwrap.dedent("""
+    def preview(session):
+        turns = load_turns(session)
+        turns = turns[-3:]
+        print(turns)
+    """)
+    assert _project(tmp_path, {"store.py": store, "bot.py": READ_BACK_SENDER}) == []

@@ -72,6 +72,7 @@ from ._turns import (
     self_trim,
     sized,
     stored_window,
+    windowed,
 )
 from ._values import (
     EMPTY,
@@ -390,6 +391,7 @@ def _apply(
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     constants = _constant_parameters(function, bound, result, _configured(node, len(args)))
     result = without(result, constants)
+    result = _read_back(frame, function, result)
     result = _window_enters(frame, function, node, result)
     if result.fields is not None and summary.ret is not result:
         # `create_chat_message("system", text)`: a message helper's dict is a system
@@ -614,6 +616,16 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
             frame.findings.hit(taint, f"`{_short(name)}`", "messages", 0, True, node)
         return EMPTY
     return Value(deps=join_values(args[:1]).deps | {taint}, kind="list")
+
+
+def _read_back(frame: Frame, function: Function, result: Value) -> Value:
+    """What a getter returns once its module writes the history back trimmed (`load_turns()`,
+    see `_shared_windows`): a window, cut where the module trims it."""
+    if isinstance(function.node, ast.Lambda):
+        return result
+    trims = frame.a.trimmed(function.module)
+    trim = trims.get(f"{function.node.name}()") if trims else None
+    return result if trim is None else windowed(function.module, result, trim)
 
 
 def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:

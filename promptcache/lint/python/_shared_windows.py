@@ -180,6 +180,7 @@ def _scan_function(
     code = _read(walk(function), me, found)
     local |= code.stored - code.declared  # a name declared `global` is the module's
     _keep(code.trims, names - local, me, _lines(function), found)
+    _keep_read_back(code, _lines(function), found)
 
 
 def _scan_top_level(tree: ast.Module, lines: list[int], names: set[str], found: _Scan) -> None:
@@ -213,12 +214,15 @@ class _Code:
     trims: list[tuple[str, ast.AST]]  # each storage trimmed, with the node that trims it
     stored: set[str]  # the names it binds
     declared: set[str]  # the names it declares `global`
+    loaded: dict[str, str]  # names bound to a call of a function by name: `h = load(uid)`
+    grown: set[str]  # names something is appended to (`h.append(turn)`)
+    returned: set[str]  # names returned
 
 
 def _read(nodes: list[ast.AST], me: str, found: _Scan) -> _Code:
     """The trims among `nodes`, and the names they bind; the storages turns are appended to
     go to `found.turns` (`self.<attr>` for an attribute of `me`, the instance)."""
-    code = _Code(trims=[], stored=set(), declared=set())
+    code = _Code(trims=[], stored=set(), declared=set(), loaded={}, grown=set(), returned=set())
     for node in nodes:
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
@@ -226,7 +230,11 @@ def _read(nodes: list[ast.AST], me: str, found: _Scan) -> _Code:
             continue
         if isinstance(node, ast.Global):
             code.declared.update(node.names)
+        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+            code.returned.add(node.value.id)
         elif type(node) in _TRIMMING:
+            if isinstance(node, ast.Assign):
+                _note_loaded(node, code)
             for storage in _trims(node):
                 if isinstance(node, ast.Assign) and _window_stored(node) == storage:
                     found.turns.add(storage)  # what it stores is a history, named so
@@ -236,7 +244,40 @@ def _read(nodes: list[ast.AST], me: str, found: _Scan) -> _Code:
             if turn:
                 root, dot, rest = turn.partition(".")
                 found.turns.add("self." + rest if dot and root == me else turn)
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _GROWING:
+                code.grown.add(_storage(func.value))
     return code
+
+
+_GROWING = frozenset({"append", "extend", "insert"})
+
+
+def _note_loaded(node: ast.Assign, code: _Code) -> None:
+    """`turns = load_turns(session)` (or awaited): the name, bound to what a getter returns."""
+    target, value = node.targets[0], node.value
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Call):
+        return
+    if len(node.targets) == 1 and isinstance(value.func, ast.Name):
+        code.loaded.setdefault(target.id, value.func.id)
+
+
+def _keep_read_back(code: _Code, lines: tuple[int, int], found: _Scan) -> None:
+    """`turns = load_turns(s); turns.append(turn); turns = turns[-12:]; save(s, turns)`: a
+    history loaded through a getter, grown by a turn, trimmed and not returned (so written
+    back, to a table, a cache or a file): what the getter returns from then on is a window.
+    Kept as the storage `load_turns()`, which the analysis reads as the getter's result."""
+    for storage, node in code.trims:
+        getter = code.loaded.get(storage)
+        if getter is None or storage not in code.grown or storage in code.returned:
+            continue
+        key = f"{getter}()"
+        found.shared.setdefault(key, node)
+        found.spans.setdefault(id(node), lines)
+        if storage in found.turns or names_a_history(storage):
+            found.turns.add(key)
 
 
 def _keep(

@@ -23,7 +23,8 @@ Why:
     LlamaIndex's `ChatMemoryBuffer`, a history kept in a module global, a dict of histories or an
     imported object's attribute and trimmed by one of the module's functions or by its own
     top-level code (a Streamlit script, a console loop; read anywhere in the module, through a
-    getter too), the newest turns gathered newest first until a budget is
+    getter too), a history loaded through a getter, grown by a turn, trimmed and written back
+    (to a table, a cache or a file: the getter returns a window from then on), the newest turns gathered newest first until a budget is
     spent, and a window given to a `MessagesPlaceholder`. A window made in a helper or another
     module is reported where it enters the module that sends it; one whose request is sent by a function handed to
     an executor (`run_in_executor`, `submit`, `asyncio.to_thread`) is followed there. Not
