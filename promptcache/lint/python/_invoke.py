@@ -45,6 +45,7 @@ from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
 from ._quickinit import replace
 from ._request_data import data_call, data_method
+from ._shared_windows import CAPPED_LIST
 from ._sinks import (
     CLIENT_PACKAGES,
     OBJECT_PACKAGES,
@@ -435,6 +436,10 @@ def call_named(
         and stored_window(node, _sql_text(node, args), where_made(frame))
     ):
         result = _stored_window(frame, node, receiver, result)
+    elif isinstance(func, ast.Attribute) and func.attr == "lrange":
+        capped = frame.a.trimmed(frame.module).get(CAPPED_LIST)
+        if capped is not None:  # the module keeps the list to its newest turns (`ltrim`)
+            result = windowed(frame.module, result, capped)
     source = _data_read(name, receiver, args, keywords)
     if source is None:
         return result

@@ -23,16 +23,20 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ._turns import from_the_end, front_start, names_a_history
+from ._turns import from_the_end, front_start, is_last, names_a_history
 from ._walk import push_children, walk
 
-__all__ = ["dotted", "trimmed_storage", "turn_trims"]
+__all__ = ["CAPPED_LIST", "dotted", "trimmed_storage", "turn_trims"]
+
+# The storage a Redis list capped to its newest turns is kept as (`ltrim(key, -n, -1)`): what
+# the module's `lrange` reads of it return, whole or not, is a window.
+CAPPED_LIST = "lrange()"
 
 # Text without which a module trims nothing (most modules): the scan is skipped. A trim is a
 # front pop, a `del`, a bounded deque or a slice to the end; what it trims is a history only
 # in a module that names one or appends turns (`role`).
 _MAY_TRIM = re.compile(
-    r"\.pop\s*\(\s*[01]\s*\)|popleft|del\s|maxlen|:\s*\]|\[\s*(?:-|len\s*\(|max\s*\()"
+    r"\.pop\s*\(\s*[01]\s*\)|popleft|del\s|maxlen|ltrim|:\s*\]|\[\s*(?:-|len\s*\(|max\s*\()"
 )
 _TURN_WORDS = re.compile(r"(?i)mess|msgs|hist|conv|chat|turn|dialog|role")
 # What may trim a list or append a turn to one (`{"role": ...}`, `Message(role=...)`), found
@@ -91,9 +95,10 @@ class _Scan:
     own: dict[str, ast.AST]  # instances' attributes trimmed (`self.<attr>`)
     turns: set[str]  # the storages turns are appended to
     spans: dict[int, tuple[int, int]]  # each trim's (by id) function lines
+    caps: list[tuple[ast.Call, str]]  # each `ltrim` call, with the text that names its list
 
 
-_NOTHING = _Scan(shared={}, own={}, turns=set(), spans={})
+_NOTHING = _Scan(shared={}, own={}, turns=set(), spans={}, caps=[])
 # Where `_scan` keeps its result on the module's tree: the tree's own, freed with it, and read
 # by the linter (`turn_trims`) and the analysis (`trimmed_storage`) alike.
 _CACHE = "_promptcache_trims"
@@ -112,7 +117,7 @@ def _scan(tree: ast.Module, source: str) -> _Scan:
         return cached
     found = _NOTHING
     if _MAY_TRIM.search(source) and _TURN_WORDS.search(source):
-        found = _Scan(shared={}, own={}, turns=set(), spans={})
+        found = _Scan(shared={}, own={}, turns=set(), spans={}, caps=[])
         names = _module_names(tree)
         # Only the functions with a line that may trim or append a turn are walked: the rest
         # of most modules (and all of most that pass the test above) is passed over.
@@ -125,6 +130,7 @@ def _scan(tree: ast.Module, source: str) -> _Scan:
             target = _self_dropping(statement)
             if target:
                 found.shared.setdefault(target, statement)
+        _keep_capped(found, "lpush" in source)
     setattr(tree, _CACHE, found)
     return found
 
@@ -178,6 +184,7 @@ def _scan_function(
     local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     local.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
     code = _read(walk(function), me, found)
+    found.caps.extend((cap, f"{ast.unparse(cap)} {function.name}") for cap in code.caps)
     local |= code.stored - code.declared  # a name declared `global` is the module's
     _keep(code.trims, names - local, me, _lines(function), found)
     _keep_read_back(code, _lines(function), found)
@@ -191,6 +198,7 @@ def _scan_top_level(tree: ast.Module, lines: list[int], names: set[str], found: 
         if isinstance(statement, _DEFINITIONS) or not _holds_a_line(statement, lines):
             continue
         code = _read(_outside_definitions(statement), "", found)
+        found.caps.extend((cap, ast.unparse(cap)) for cap in code.caps)
         _keep(code.trims, names | code.stored, "", _lines(statement), found)
 
 
@@ -217,12 +225,15 @@ class _Code:
     loaded: dict[str, str]  # names bound to a call of a function by name: `h = load(uid)`
     grown: set[str]  # names something is appended to (`h.append(turn)`)
     returned: set[str]  # names returned
+    caps: list[ast.Call]  # `r.ltrim(key, start, stop)` calls
 
 
 def _read(nodes: list[ast.AST], me: str, found: _Scan) -> _Code:
     """The trims among `nodes`, and the names they bind; the storages turns are appended to
     go to `found.turns` (`self.<attr>` for an attribute of `me`, the instance)."""
-    code = _Code(trims=[], stored=set(), declared=set(), loaded={}, grown=set(), returned=set())
+    code = _Code(
+        trims=[], stored=set(), declared=set(), loaded={}, grown=set(), returned=set(), caps=[]
+    )
     for node in nodes:
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
@@ -247,7 +258,29 @@ def _read(nodes: list[ast.AST], me: str, found: _Scan) -> _Code:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in _GROWING:
                 code.grown.add(_storage(func.value))
+            elif isinstance(func, ast.Attribute) and func.attr == "ltrim":
+                code.caps.append(node)
     return code
+
+
+def _keep_capped(found: _Scan, pushes_front: bool) -> None:
+    """`r.rpush(key, turn); r.ltrim(key, -n, -1)`, or `lpush` then `ltrim(key, 0, n - 1)` (a
+    list kept newest first): a Redis list of a history capped to its newest turns (named as a
+    history by the call or the function it is in). `ltrim(key, 0, n - 1)` after `rpush` keeps
+    the oldest turns instead: the prefix never changes."""
+    for cap, where in found.caps:
+        if len(cap.args) != 3 or not names_a_history(where):
+            continue
+        start, stop = cap.args[1], cap.args[2]
+        newest = from_the_end(start, cap) and is_last(stop)
+        if newest or (pushes_front and _is_zero(start)):
+            found.shared.setdefault(CAPPED_LIST, cap)
+            found.turns.add(CAPPED_LIST)
+            return
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and type(expr.value) is int and expr.value == 0
 
 
 _GROWING = frozenset({"append", "extend", "insert"})

@@ -49,6 +49,7 @@ __all__ = [
     "history_after",
     "is_drawn_window",
     "is_history_name",
+    "is_last",
     "is_named_window",
     "is_newest_turn",
     "names_a_history",
@@ -496,9 +497,7 @@ def stored_window(node: ast.Call, sql: str, where: str) -> bool:
     if not isinstance(func, ast.Attribute):
         return False
     if func.attr == "lrange":
-        newest = (
-            len(node.args) == 3 and _from_the_end(node.args[1], node) and _is_last(node.args[2])
-        )
+        newest = len(node.args) == 3 and _from_the_end(node.args[1], node) and is_last(node.args[2])
     elif func.attr == "limit":
         newest = _descending_chain(func.value)
     elif func.attr in _SQL_METHODS and sql:
@@ -549,7 +548,8 @@ def _descending(expr: ast.expr) -> bool:
     return False
 
 
-def _is_last(expr: ast.expr) -> bool:
+def is_last(expr: ast.expr) -> bool:
+    """`-1`: the index of the newest item."""
     return (
         isinstance(expr, ast.UnaryOp)
         and isinstance(expr.op, ast.USub)

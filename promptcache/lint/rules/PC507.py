@@ -18,8 +18,8 @@ Why:
     `messages[len(messages) // 2:]`), `deque(maxlen=)`, a list type whose `append` pops its
     oldest item once full, the newest rows read back from a store (SQL `ORDER BY ... DESC LIMIT
     n`, an ORM's `order_by(desc).limit(n)`, Django's descending queryset cut `[:n]`, Mongo's
-    `sort(key, -1).limit(n)`, Redis's `lrange(key, -n, -1)`, each on a store named as a
-    history), LangChain's `trim_messages` and window, token and summary buffer memories, and
+    `sort(key, -1).limit(n)`, Redis's `lrange(key, -n, -1)`, or any `lrange` of a list the
+    module caps to its newest turns with `ltrim`, each on a store named as a history), LangChain's `trim_messages` and window, token and summary buffer memories, and
     LlamaIndex's `ChatMemoryBuffer`, a history kept in a module global, a dict of histories or an
     imported object's attribute and trimmed by one of the module's functions or by its own
     top-level code (a Streamlit script, a console loop; read anywhere in the module, through a
