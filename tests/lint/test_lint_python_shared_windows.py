@@ -499,3 +499,211 @@ def test_a_window_stored_back_into_a_dict_of_histories(tmp_path: Path) -> None:
     assert _project(tmp_path, {"main.py": bot}) == [("main.py", 10, "PC507")]
     kept = bot.replace("history[-10:]", "history")
     assert _project(tmp_path, {"main.py": kept}) == []
+
+
+# A script's own statements: Streamlit runs the whole file again on each interaction, and a
+# console bot loops at the top level, so a trim there (often after the send) cuts what the next
+# request sends.
+STREAMLIT_PAGE = """
+import streamlit as st
+from openai import OpenAI
+client = OpenAI()
+RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+if "turns" not in st.session_state:
+    st.session_state.turns = [{"role": "system", "content": RULES}]
+question = st.chat_input("Ask")
+if question:
+    st.session_state.turns.append({"role": "user", "content": question})
+    reply = client.chat.completions.create(model="m", messages=st.session_state.turns)
+    st.session_state.turns.append({"role": "assistant", "content": reply.choices[0].id})
+TRIM
+"""
+
+STREAMLIT_TRIMS = [
+    (
+        "head-and-newest",
+        "if len(st.session_state.turns) > 9:\n"
+        "    st.session_state.turns = [st.session_state.turns[0]] + st.session_state.turns[-8:]",
+    ),
+    ("pop-in-a-loop", "while len(st.session_state.turns) > 9:\n    st.session_state.turns.pop(1)"),
+]
+
+
+@pytest.mark.parametrize(
+    "trim", [t[1] for t in STREAMLIT_TRIMS], ids=[t[0] for t in STREAMLIT_TRIMS]
+)
+def test_a_script_trimming_its_session_history_after_the_send(tmp_path: Path, trim: str) -> None:
+    found = _project(tmp_path, {"page.py": STREAMLIT_PAGE.replace("TRIM", trim)})
+    assert found == [("page.py", 14, "PC507")]
+
+
+def test_a_script_keeping_its_session_history_whole_is_quiet(tmp_path: Path) -> None:
+    assert _project(tmp_path, {"page.py": STREAMLIT_PAGE.replace("TRIM", "")}) == []
+
+
+def test_a_script_keyed_session_history_popped_under_a_size_test(tmp_path: Path) -> None:
+    page = """
+    import streamlit as st
+    from anthropic import Anthropic
+    client = Anthropic()
+    RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+    st.session_state.setdefault("log", [])
+    text = st.chat_input("Ask")
+    if text:
+        st.session_state["log"].append({"role": "user", "content": text})
+        answer = client.messages.create(
+            model="m", max_tokens=500, system=RULES, messages=st.session_state["log"])
+        st.session_state["log"].append({"role": "assistant", "content": answer.id})
+        if len(st.session_state["log"]) > 10:
+            st.session_state["log"].pop(0)
+    """
+    assert _project(tmp_path, {"page.py": page}) == [("page.py", 14, "PC507")]
+
+
+CONSOLE = """
+from openai import OpenAI
+client = OpenAI()
+RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+log = [{"role": "system", "content": RULES}]
+errors = []
+def ask():
+    return client.chat.completions.create(model="m", messages=log).choices[0].message.content
+while True:
+    log.append({"role": "user", "content": input("> ")})
+    log.append({"role": "assistant", "content": ask()})
+    TRIM
+"""
+
+
+def test_a_console_loop_dropping_the_oldest_exchange_of_a_global(tmp_path: Path) -> None:
+    console = CONSOLE.replace("TRIM", "if len(log) > 13:\n        del log[1:3]")
+    assert _project(tmp_path, {"bot.py": console}) == [("bot.py", 13, "PC507")]
+
+
+def test_a_console_loop_trimming_a_list_of_no_turns_is_quiet(tmp_path: Path) -> None:
+    console = CONSOLE.replace("TRIM", "if len(errors) > 5:\n        errors.pop(0)")
+    assert _project(tmp_path, {"bot.py": console}) == []
+
+
+def test_a_script_sending_an_alias_of_its_session_history_it_pops(tmp_path: Path) -> None:
+    # The script's own read of the list it trims (here through a shorter name) is the window.
+    page = """
+    import streamlit as st
+    from openai import OpenAI
+    client = OpenAI()
+    RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+    if "chat" not in st.session_state:
+        st.session_state.chat = [{"role": "system", "content": RULES}]
+    turns = st.session_state.chat
+    if text := st.chat_input():
+        turns.append({"role": "user", "content": text})
+        reply = client.chat.completions.create(model="m", messages=turns)
+        turns.append({"role": "assistant", "content": reply.choices[0].message.content})
+        while len(turns) > 10:
+            turns.pop(1)
+    """
+    assert _project(tmp_path, {"page.py": page}) == [("page.py", 14, "PC507")]
+
+
+def test_a_console_loop_sending_its_global_at_the_top_level(tmp_path: Path) -> None:
+    console = """
+    from anthropic import Anthropic
+    client = Anthropic()
+    RULES = "You are the help desk of a bike shop; answer in two sentences. " * 30
+    log = []
+    while True:
+        log.append({"role": "user", "content": input("> ")})
+        reply = client.messages.create(model="m", max_tokens=400, system=RULES, messages=log)
+        log.append({"role": "assistant", "content": reply.content[0].text})
+        if len(log) > 12:
+            log = log[2:]
+    """
+    assert _project(tmp_path, {"bot.py": console}) == [("bot.py", 10, "PC507")]  # the size test
+
+
+# A history kept in a store outside the process: one function loads it through the module's
+# getter, appends the new turn, drops the oldest and writes it back, so the getter returns a
+# window from then on, wherever it is read (a serverless bot's key-value table, Redis, a file).
+READ_BACK = {
+    "key-value-table": """
+    import json
+    import boto3
+    table = boto3.resource("dynamodb").Table("chats")
+    def load_turns(session):
+        item = table.get_item(Key={"id": session}).get("Item")
+        return json.loads(item["turns"]) if item else []
+    def save_turn(session, role, text):
+        turns = load_turns(session)
+        turns.append({"role": role, "content": text})
+        if len(turns) > 12:
+            turns = turns[-12:]
+        table.put_item(Item={"id": session, "turns": json.dumps(turns)})
+    """,
+    "redis": """
+    import json
+    import redis
+    r = redis.Redis()
+    def load_turns(session):
+        raw = r.get(f"chat:{session}")
+        return json.loads(raw) if raw else []
+    def save_turn(session, role, text):
+        history = load_turns(session)
+        history.append({"role": role, "content": text})
+        del history[:-20]
+        r.set(f"chat:{session}", json.dumps(history))
+    """,
+    "json-file": """
+    import json
+    def load_turns(session):
+        with open(f"logs/{session}.json") as f:
+            return json.load(f)
+    def save_turn(session, role, text):
+        log = load_turns(session)
+        log.append({"role": role, "content": text})
+        while len(log) > 30:
+            log.pop(0)
+        with open(f"logs/{session}.json", "w") as f:
+            json.dump(log, f)
+    """,
+}
+
+READ_BACK_SENDER = """
+from openai import OpenAI
+from store import load_turns, save_turn
+client = OpenAI()
+RULES = "You are the concierge of a small hotel; answer in a friendly tone. " * 30
+def answer(session, question):
+    save_turn(session, "user", question)
+    turns = [{"role": "system", "content": RULES}, *load_turns(session)]
+    reply = client.chat.completions.create(model="m", messages=turns)
+    save_turn(session, "assistant", reply.choices[0].message.content)
+    return reply
+"""
+
+
+@pytest.mark.parametrize("store", list(READ_BACK.values()), ids=list(READ_BACK))
+def test_a_history_trimmed_and_written_back_is_read_back_as_a_window(
+    tmp_path: Path, store: str
+) -> None:
+    found = _project(tmp_path, {"store.py": store, "bot.py": READ_BACK_SENDER})
+    assert found == [("bot.py", 8, "PC507")]
+
+
+def test_a_history_written_back_whole_is_quiet(tmp_path: Path) -> None:
+    store = READ_BACK["key-value-table"].replace(
+        "        if len(turns) > 12:\n            turns = turns[-12:]\n", ""
+    )
+    assert _project(tmp_path, {"store.py": store, "bot.py": READ_BACK_SENDER}) == []
+
+
+def test_a_loaded_history_cut_only_for_a_preview_is_quiet(tmp_path: Path) -> None:
+    # Nothing new is appended to what is cut: the stored history stays whole.
+    store = READ_BACK["key-value-table"].replace(
+        "        if len(turns) > 12:\n            turns = turns[-12:]\n", ""
+    ) + textwrap.dedent("""
+    def preview(session):
+        turns = load_turns(session)
+        turns = turns[-3:]
+        print(turns)
+    """)
+    assert _project(tmp_path, {"store.py": store, "bot.py": READ_BACK_SENDER}) == []

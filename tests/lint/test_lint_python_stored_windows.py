@@ -326,3 +326,72 @@ def test_an_index_s_chat_engine_is_a_retrieval_engine_by_its_mode(
         return index.as_chat_engine({chosen}memory=buffer, system_prompt=RULES)
     """
     assert codes(made) == expected
+
+
+# A Redis list capped to its newest entries as each turn is pushed (`ltrim`): every read of it,
+# whole or not, is a window of the history from then on.
+CAPPED = [
+    (
+        "rpush-then-keep-the-last",
+        """
+        import redis
+        r = redis.Redis()
+        def remember(session, role, text):
+            r.rpush(f"chat:{session}", json.dumps({"role": role, "content": text}))
+            r.ltrim(f"chat:{session}", -20, -1)
+        def recent(session):
+            return [json.loads(item) for item in r.lrange(f"chat:{session}", 0, -1)]
+        """,
+        6,
+    ),
+    (
+        "async-client",
+        """
+        from redis import asyncio as aioredis
+        r = aioredis.from_url("redis://cache")
+        MAX_TURNS = 12
+        async def remember(session, turn):
+            await r.rpush(f"history:{session}", json.dumps(turn))
+            await r.ltrim(f"history:{session}", -MAX_TURNS, -1)
+        def recent(session):
+            return [json.loads(item) for item in r.lrange(f"history:{session}", 0, -1)]
+        """,
+        7,
+    ),
+    (
+        "lpush-newest-first-then-keep-the-first",
+        """
+        import redis
+        r = redis.Redis()
+        def remember(session, turn, keep=30):
+            r.lpush(f"messages:{session}", json.dumps(turn))
+            r.ltrim(f"messages:{session}", 0, keep - 1)
+        def recent(session):
+            return [json.loads(i) for i in reversed(r.lrange(f"messages:{session}", 0, -1))]
+        """,
+        6,
+    ),
+]
+
+
+@pytest.mark.parametrize(("read", "line"), [c[1:] for c in CAPPED], ids=[c[0] for c in CAPPED])
+def test_a_redis_history_capped_to_its_newest_turns_is_a_window(read: str, line: int) -> None:
+    assert codes(read, SEND) == [(line, "PC507")]
+
+
+def test_a_redis_history_capped_to_its_oldest_turns_is_no_window() -> None:
+    # `rpush` then `ltrim(key, 0, n - 1)` keeps the first turns: the prefix never changes.
+    oldest = CAPPED[0][1].replace("-20, -1)", "0, 19)")
+    assert "ltrim" in oldest and "0, 19" in oldest
+    assert codes(oldest, SEND) == []
+
+
+def test_a_redis_list_of_no_history_capped_is_quiet() -> None:
+    stock = CAPPED[0][1].replace("chat:", "stock:").replace("remember", "note_price")
+    assert (
+        codes(
+            stock.replace("def recent", "def recent_prices"),
+            SEND.replace("recent(", "recent_prices("),
+        )
+        == []
+    )

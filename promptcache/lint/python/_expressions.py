@@ -36,6 +36,7 @@ from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
     descending_slice,
+    is_drawn_window,
     is_history_window,
     is_named_window,
     is_newest_turn,
@@ -125,6 +126,13 @@ def _e_Name(frame: Frame, node: ast.Name) -> Value:
     value = frame.scope.find(node.id, node)
     if value is None:
         return frame.scope.unseen_name(node) if frame.module.stars else EMPTY
+    if frame.function is None:
+        # A history the module's own code trims, read by that code: a script run again on
+        # each interaction (Streamlit) or looping at its top level sends what was cut.
+        trims = frame.a.trimmed(frame.module)
+        trim = trims.get(node.id) if trims else None
+        if trim is not None:
+            return windowed(frame.module, value, trim)
     if value.kind == "module":
         return _request_data(frame, value, node)
     if value.kind == "param":
@@ -422,6 +430,7 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
     if isinstance(key, ast.Slice) and (
         is_history_window(node)
         or (type(key.lower) is ast.Name and is_named_window(node, _body_of(frame)))
+        or is_drawn_window(node, _body_of(frame))
     ):
         label = f"`{node_label(frame.module, node)}` (a sliding window of the history)"
         return Value(deps=base.deps | {frame.taint(WINDOW, label, node)}, kind="list")

@@ -47,6 +47,7 @@ from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
 from ._quickinit import replace
 from ._request_data import data_call, data_method
+from ._shared_windows import CAPPED_LIST
 from ._sinks import (
     CLIENT_PACKAGES,
     CONTEXT_ENGINES,
@@ -75,6 +76,7 @@ from ._turns import (
     self_trim,
     sized,
     stored_window,
+    windowed,
 )
 from ._values import (
     EMPTY,
@@ -404,6 +406,7 @@ def _apply(
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     constants = _constant_parameters(function, bound, result, _configured(node, len(args)))
     result = without(result, constants)
+    result = _read_back(frame, function, result)
     result = _window_enters(frame, function, node, result)
     if result.fields is not None and summary.ret is not result:
         # `create_chat_message("system", text)`: a message helper's dict is a system
@@ -447,6 +450,10 @@ def call_named(
         and stored_window(node, _sql_text(node, args), where_made(frame))
     ):
         result = _stored_window(frame, node, receiver, result)
+    elif isinstance(func, ast.Attribute) and func.attr == "lrange":
+        capped = frame.a.trimmed(frame.module).get(CAPPED_LIST)
+        if capped is not None:  # the module keeps the list to its newest turns (`ltrim`)
+            result = windowed(frame.module, result, capped)
     source = _data_read(name, receiver, args, keywords)
     if source is None:
         return result
@@ -662,7 +669,8 @@ def _snake(name: str) -> str:
 def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value:
     """`trim_messages(messages, ...)`: the newest turns of the history, a window that slides
     (unless it keeps the oldest ones, `strategy="first"`). A window memory holds one for its
-    chain, so it is reported where it is made."""
+    chain, so it is reported where it is made, unless only engines that open each request
+    with what they retrieve for it are handed it (`_handed_to_context_engines`)."""
     strategy = next((k.value for k in node.keywords if k.arg == "strategy"), None)
     if isinstance(strategy, ast.Constant) and strategy.value == "first":
         return args[0] if args else EMPTY
@@ -704,6 +712,16 @@ def _constant_mode(node: ast.expr) -> object:
     if isinstance(node, ast.Attribute):
         return node.attr.lower()
     return node.value if isinstance(node, ast.Constant) else None
+
+
+def _read_back(frame: Frame, function: Function, result: Value) -> Value:
+    """What a getter returns once its module writes the history back trimmed (`load_turns()`,
+    see `_shared_windows`): a window, cut where the module trims it."""
+    if isinstance(function.node, ast.Lambda):
+        return result
+    trims = frame.a.trimmed(function.module)
+    trim = trims.get(f"{function.node.name}()") if trims else None
+    return result if trim is None else windowed(function.module, result, trim)
 
 
 def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Value) -> Value:

@@ -23,16 +23,20 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from ._turns import from_the_end, front_start, names_a_history
-from ._walk import walk
+from ._turns import from_the_end, front_start, is_last, names_a_history
+from ._walk import push_children, walk
 
-__all__ = ["dotted", "trimmed_storage", "turn_trims"]
+__all__ = ["CAPPED_LIST", "dotted", "trimmed_storage", "turn_trims"]
+
+# The storage a Redis list capped to its newest turns is kept as (`ltrim(key, -n, -1)`): what
+# the module's `lrange` reads of it return, whole or not, is a window.
+CAPPED_LIST = "lrange()"
 
 # Text without which a module trims nothing (most modules): the scan is skipped. A trim is a
 # front pop, a `del`, a bounded deque or a slice to the end; what it trims is a history only
 # in a module that names one or appends turns (`role`).
 _MAY_TRIM = re.compile(
-    r"\.pop\s*\(\s*[01]\s*\)|popleft|del\s|maxlen|:\s*\]|\[\s*(?:-|len\s*\(|max\s*\()"
+    r"\.pop\s*\(\s*[01]\s*\)|popleft|del\s|maxlen|ltrim|:\s*\]|\[\s*(?:-|len\s*\(|max\s*\()"
 )
 _TURN_WORDS = re.compile(r"(?i)mess|msgs|hist|conv|chat|turn|dialog|role")
 # What may trim a list or append a turn to one (`{"role": ...}`, `Message(role=...)`), found
@@ -91,9 +95,10 @@ class _Scan:
     own: dict[str, ast.AST]  # instances' attributes trimmed (`self.<attr>`)
     turns: set[str]  # the storages turns are appended to
     spans: dict[int, tuple[int, int]]  # each trim's (by id) function lines
+    caps: list[tuple[ast.Call, str]]  # each `ltrim` call, with the text that names its list
 
 
-_NOTHING = _Scan(shared={}, own={}, turns=set(), spans={})
+_NOTHING = _Scan(shared={}, own={}, turns=set(), spans={}, caps=[])
 # Where `_scan` keeps its result on the module's tree: the tree's own, freed with it, and read
 # by the linter (`turn_trims`) and the analysis (`trimmed_storage`) alike.
 _CACHE = "_promptcache_trims"
@@ -112,20 +117,20 @@ def _scan(tree: ast.Module, source: str) -> _Scan:
         return cached
     found = _NOTHING
     if _MAY_TRIM.search(source) and _TURN_WORDS.search(source):
-        found = _Scan(shared={}, own={}, turns=set(), spans={})
+        found = _Scan(shared={}, own={}, turns=set(), spans={}, caps=[])
         names = _module_names(tree)
         # Only the functions with a line that may trim or append a turn are walked: the rest
         # of most modules (and all of most that pass the test above) is passed over.
         lines = _lines_matching(source)
         for function in _functions(tree.body):
-            first, last = _lines(function)
-            at = bisect.bisect_left(lines, first)
-            if at < len(lines) and lines[at] <= last:
+            if _holds_a_line(function, lines):
                 _scan_function(function, names, found)
+        _scan_top_level(tree, lines, names, found)
         for statement in tree.body:
             target = _self_dropping(statement)
             if target:
                 found.shared.setdefault(target, statement)
+        _keep_capped(found, "lpush" in source)
     setattr(tree, _CACHE, found)
     return found
 
@@ -164,6 +169,13 @@ def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunc
                 yield from _functions(handler.body)
 
 
+def _holds_a_line(node: ast.AST, lines: list[int]) -> bool:
+    """Whether one of `lines` (sorted) lies within `node`'s."""
+    first, last = _lines(node)
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last
+
+
 def _scan_function(
     function: ast.FunctionDef | ast.AsyncFunctionDef, names: set[str], found: _Scan
 ) -> None:
@@ -171,32 +183,150 @@ def _scan_function(
     args = function.args
     local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     local.update(a.arg for a in (args.vararg, args.kwarg) if a is not None)
-    declared: set[str] = set()
-    trims: list[tuple[str, ast.AST]] = []
-    for node in walk(function):
+    code = _read(walk(function), me, found)
+    found.caps.extend((cap, f"{ast.unparse(cap)} {function.name}") for cap in code.caps)
+    local |= code.stored - code.declared  # a name declared `global` is the module's
+    _keep(code.trims, names - local, me, _lines(function), found)
+    _keep_read_back(code, _lines(function), found)
+
+
+def _scan_top_level(tree: ast.Module, lines: list[int], names: set[str], found: _Scan) -> None:
+    """What the module's own statements trim and append to (a script's: Streamlit runs the
+    whole file again on every interaction, a console bot loops at its top level): every name
+    they bind is the module's, so a trim after the send still cuts what the next run sends."""
+    for statement in tree.body:
+        if isinstance(statement, _DEFINITIONS) or not _holds_a_line(statement, lines):
+            continue
+        code = _read(_outside_definitions(statement), "", found)
+        found.caps.extend((cap, ast.unparse(cap)) for cap in code.caps)
+        _keep(code.trims, names | code.stored, "", _lines(statement), found)
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _outside_definitions(statement: ast.stmt) -> list[ast.AST]:
+    """`walk(statement)` without the bodies of the functions and classes it defines (an `if`
+    that defines a fallback function): those are walked as functions."""
+    nodes: list[ast.AST] = [statement]
+    for node in nodes:
+        if not isinstance(node, _DEFINITIONS):
+            push_children(node, nodes)
+    return nodes
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Code:
+    """What one walk of a function or statement found (see `_read`)."""
+
+    trims: list[tuple[str, ast.AST]]  # each storage trimmed, with the node that trims it
+    stored: set[str]  # the names it binds
+    declared: set[str]  # the names it declares `global`
+    loaded: dict[str, str]  # names bound to a call of a function by name: `h = load(uid)`
+    grown: set[str]  # names something is appended to (`h.append(turn)`)
+    returned: set[str]  # names returned
+    caps: list[ast.Call]  # `r.ltrim(key, start, stop)` calls
+
+
+def _read(nodes: list[ast.AST], me: str, found: _Scan) -> _Code:
+    """The trims among `nodes`, and the names they bind; the storages turns are appended to
+    go to `found.turns` (`self.<attr>` for an attribute of `me`, the instance)."""
+    code = _Code(
+        trims=[], stored=set(), declared=set(), loaded={}, grown=set(), returned=set(), caps=[]
+    )
+    for node in nodes:
         if isinstance(node, ast.Name):
             if isinstance(node.ctx, ast.Store):
-                local.add(node.id)
+                code.stored.add(node.id)
             continue
         if isinstance(node, ast.Global):
-            declared.update(node.names)
+            code.declared.update(node.names)
+        elif isinstance(node, ast.Return) and isinstance(node.value, ast.Name):
+            code.returned.add(node.value.id)
         elif type(node) in _TRIMMING:
+            if isinstance(node, ast.Assign):
+                _note_loaded(node, code)
             for storage in _trims(node):
                 if isinstance(node, ast.Assign) and _window_stored(node) == storage:
                     found.turns.add(storage)  # what it stores is a history, named so
-                trims.append((storage, node))
+                code.trims.append((storage, node))
         if isinstance(node, ast.Call):
             turn = _turn_appended(node)
             if turn:
                 root, dot, rest = turn.partition(".")
                 found.turns.add("self." + rest if dot and root == me else turn)
-    local -= declared  # a name declared `global` is the module's, assigned or not
-    lines = _lines(function)
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _GROWING:
+                code.grown.add(_storage(func.value))
+            elif isinstance(func, ast.Attribute) and func.attr == "ltrim":
+                code.caps.append(node)
+    return code
+
+
+def _keep_capped(found: _Scan, pushes_front: bool) -> None:
+    """`r.rpush(key, turn); r.ltrim(key, -n, -1)`, or `lpush` then `ltrim(key, 0, n - 1)` (a
+    list kept newest first): a Redis list of a history capped to its newest turns (named as a
+    history by the call or the function it is in). `ltrim(key, 0, n - 1)` after `rpush` keeps
+    the oldest turns instead: the prefix never changes."""
+    for cap, where in found.caps:
+        if len(cap.args) != 3 or not names_a_history(where):
+            continue
+        start, stop = cap.args[1], cap.args[2]
+        newest = from_the_end(start, cap) and is_last(stop)
+        if newest or (pushes_front and _is_zero(start)):
+            found.shared.setdefault(CAPPED_LIST, cap)
+            found.turns.add(CAPPED_LIST)
+            return
+
+
+def _is_zero(expr: ast.expr) -> bool:
+    return isinstance(expr, ast.Constant) and type(expr.value) is int and expr.value == 0
+
+
+_GROWING = frozenset({"append", "extend", "insert"})
+
+
+def _note_loaded(node: ast.Assign, code: _Code) -> None:
+    """`turns = load_turns(session)` (or awaited): the name, bound to what a getter returns."""
+    target, value = node.targets[0], node.value
+    if isinstance(value, ast.Await):
+        value = value.value
+    if not isinstance(target, ast.Name) or not isinstance(value, ast.Call):
+        return
+    if len(node.targets) == 1 and isinstance(value.func, ast.Name):
+        code.loaded.setdefault(target.id, value.func.id)
+
+
+def _keep_read_back(code: _Code, lines: tuple[int, int], found: _Scan) -> None:
+    """`turns = load_turns(s); turns.append(turn); turns = turns[-12:]; save(s, turns)`: a
+    history loaded through a getter, grown by a turn, trimmed and not returned (so written
+    back, to a table, a cache or a file): what the getter returns from then on is a window.
+    Kept as the storage `load_turns()`, which the analysis reads as the getter's result."""
+    for storage, node in code.trims:
+        getter = code.loaded.get(storage)
+        if getter is None or storage not in code.grown or storage in code.returned:
+            continue
+        key = f"{getter}()"
+        found.shared.setdefault(key, node)
+        found.spans.setdefault(id(node), lines)
+        if storage in found.turns or names_a_history(storage):
+            found.turns.add(key)
+
+
+def _keep(
+    trims: list[tuple[str, ast.AST]],
+    shared: set[str],
+    me: str,
+    lines: tuple[int, int],
+    found: _Scan,
+) -> None:
+    """Keep the trims of the module's storage (its root one of the `shared` names) and of the
+    instance `me`'s attributes, each with the `lines` of the code it is in."""
     for storage, node in trims:
         root = storage.split(".", 1)[0]
-        if root in names and root not in local:
+        if root in shared:
             found.shared.setdefault(storage, node)
-        elif root == me and "." in storage:
+        elif me and root == me and "." in storage:
             found.own.setdefault("self." + storage.split(".", 1)[1], node)
         else:
             continue

@@ -45,7 +45,9 @@ __all__ = [
     "front_removed",
     "front_start",
     "history_after",
+    "is_drawn_window",
     "is_history_name",
+    "is_last",
     "is_named_window",
     "is_newest_turn",
     "names_a_history",
@@ -352,6 +354,52 @@ def is_named_window(node: ast.Subscript, scope: Sequence[ast.stmt]) -> bool:
     return False
 
 
+def is_drawn_window(node: ast.Subscript, scope: Sequence[ast.stmt]) -> bool:
+    """`[m async for m in channel.history()][-n:]`, `list(thread.fetch_messages())[-n:]`, or
+    `rest[-n:]` after `rest = [m for m in msgs if ...]` in the same function (`scope`, its
+    body): the newest turns of a list drawn from a history (filtered, copied or fetched), which
+    is not named as one itself: a window that slides as `is_history_window`'s does."""
+    key = node.slice
+    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+        return False
+    if key.lower is None or not _from_the_end(key.lower, node.value):
+        return False
+    return _drawn_from_history(node.value, scope, 0)
+
+
+# The calls that copy, filter or sort a list's items, in its order or another.
+_COPIES = frozenset({"list", "tuple", "sorted", "filter"})
+
+
+def _drawn_from_history(expr: ast.expr, scope: Sequence[ast.stmt], depth: int) -> bool:
+    """Whether `expr` holds turns drawn from a history: a comprehension over one, a copy of
+    one, a call named as one (`channel.history(...)`, `get_messages(room)`), or a local name
+    bound to such a list in `scope` (followed two names deep)."""
+    if isinstance(expr, ast.ListComp | ast.GeneratorExp):
+        return any(_of_history(g.iter, scope, depth) for g in expr.generators)
+    if isinstance(expr, ast.Await):
+        return _drawn_from_history(expr.value, scope, depth)
+    if isinstance(expr, ast.Call):
+        func = expr.func
+        if isinstance(func, ast.Name) and func.id in _COPIES:
+            return any(_of_history(arg, scope, depth) for arg in expr.args)
+        return names_a_history(_last_name(func))
+    if isinstance(expr, ast.Name) and depth < 2:
+        return any(
+            isinstance(s, ast.Assign)
+            and len(s.targets) == 1
+            and isinstance(s.targets[0], ast.Name)
+            and s.targets[0].id == expr.id
+            and _of_history(s.value, scope, depth + 1)
+            for s in statements(list(scope))
+        )
+    return False
+
+
+def _of_history(expr: ast.expr, scope: Sequence[ast.stmt], depth: int) -> bool:
+    return is_history_name(expr) or _drawn_from_history(expr, scope, depth)
+
+
 def is_history_name(expr: ast.expr) -> bool:
     return names_a_history(_last_name(expr))
 
@@ -400,9 +448,7 @@ def stored_window(node: ast.Call, sql: str, where: str) -> bool:
     if not isinstance(func, ast.Attribute):
         return False
     if func.attr == "lrange":
-        newest = (
-            len(node.args) == 3 and _from_the_end(node.args[1], node) and _is_last(node.args[2])
-        )
+        newest = len(node.args) == 3 and _from_the_end(node.args[1], node) and is_last(node.args[2])
     elif func.attr == "limit":
         newest = _descending_chain(func.value)
     elif func.attr in _SQL_METHODS and sql:
@@ -453,7 +499,8 @@ def _descending(expr: ast.expr) -> bool:
     return False
 
 
-def _is_last(expr: ast.expr) -> bool:
+def is_last(expr: ast.expr) -> bool:
+    """`-1`: the index of the newest item."""
     return (
         isinstance(expr, ast.UnaryOp)
         and isinstance(expr.op, ast.USub)

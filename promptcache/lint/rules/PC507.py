@@ -11,16 +11,20 @@ Why:
     the same window.
 
     Windows followed in Python: a slice from the end (`history[-k * 2:]`, `[len(h) - n:]`,
-    `msgs[-n:]`, `store.get(uid, [])[-n:]`), the oldest turns dropped in a loop or under a size
+    `msgs[-n:]`, `store.get(uid, [])[-n:]`), also of a list drawn from a history (a
+    comprehension over it or over a chat's fetched history, `list(...)`, `sorted(...)` or
+    `filter(...)` of it, or a local name bound to one: `rest[-n:]`), the oldest turns dropped in a loop or under a size
     test (`pop(0)`, `pop(1)`, `del messages[1:3]`, `messages[1:]`, a history halved with
     `messages[len(messages) // 2:]`), `deque(maxlen=)`, a list type whose `append` pops its
     oldest item once full, the newest rows read back from a store (SQL `ORDER BY ... DESC LIMIT
     n`, an ORM's `order_by(desc).limit(n)`, Django's descending queryset cut `[:n]`, Mongo's
-    `sort(key, -1).limit(n)`, Redis's `lrange(key, -n, -1)`, each on a store named as a
-    history), LangChain's `trim_messages` and window, token and summary buffer memories, and
+    `sort(key, -1).limit(n)`, Redis's `lrange(key, -n, -1)`, or any `lrange` of a list the
+    module caps to its newest turns with `ltrim`, each on a store named as a history), LangChain's `trim_messages` and window, token and summary buffer memories, and
     LlamaIndex's `ChatMemoryBuffer`, a history kept in a module global, a dict of histories or an
-    imported object's attribute and trimmed by one of the module's functions (read anywhere in
-    the module, through a getter too), the newest turns gathered newest first until a budget is
+    imported object's attribute and trimmed by one of the module's functions or by its own
+    top-level code (a Streamlit script, a console loop; read anywhere in the module, through a
+    getter too), a history loaded through a getter, grown by a turn, trimmed and written back
+    (to a table, a cache or a file: the getter returns a window from then on), the newest turns gathered newest first until a budget is
     spent, and a window given to a `MessagesPlaceholder`. A window made in a helper or another
     module is reported where it enters the module that sends it; one whose request is sent by a function handed to
     an executor (`run_in_executor`, `submit`, `asyncio.to_thread`) is followed there. Not
