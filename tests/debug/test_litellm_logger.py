@@ -123,8 +123,12 @@ class Watched:
         real = logger.monitor.observe
 
         def spy(request: Any, response: Any = None, **kw: Any) -> Any:
-            self.observed.append((json.loads(json.dumps(request)), kw.get("usage"), kw.get("key")))
-            return real(request, response, **kw)
+            seen = (json.loads(json.dumps(request)), kw.get("usage"), kw.get("key"))
+            result = real(request, response, **kw)
+            # Counted once the monitor is done with it (and has fired its events), so that
+            # `settle` never returns between the two on a loaded machine.
+            self.observed.append(seen)
+            return result
 
         logger.monitor.observe = spy  # type: ignore[method-assign]
 
