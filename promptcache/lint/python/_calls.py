@@ -17,6 +17,7 @@ from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._iteration import sorting_fix
 from ._locations import node_label, node_span
+from ._placeholders import placeholder_line
 from ._quickinit import replace
 from ._request_data import senders_system_prompt
 from ._turns import WINDOW, drop_oldest, front_removed
@@ -103,10 +104,14 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
             parts.append(text_value(found.group()[0]))
             continue
         field_name = re.split(r"[.\[]", found.group(1) or "", maxsplit=1)[0]
+        # The placeholder's own line, where the fix goes, when the template's literal is seen.
+        placeholder = placeholder_line(frame.module, text, found.start(), found.end())
         if field_name == "" or field_name.isdigit():
             slot = int(field_name) if field_name else sum(isinstance(u, int) for u in used)
             used.add(slot)
             filled = args[slot] if slot < len(args) else join_values(splat)
+            if placeholder is not None:
+                filled = _written_at(filled, frame.module.display, placeholder, again=True)
             parts.append(frame.written(filled, call.node))
         else:
             used.add(field_name)
@@ -114,9 +119,8 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
             if value is None:
                 value = _splat_value(call.node, frame, field_name)
             else:
-                value = _written_at(
-                    value, frame.module.display, _keyword_line(call.node, field_name), again=True
-                )
+                line = placeholder or _keyword_line(call.node, field_name)
+                value = _written_at(value, frame.module.display, line, again=True)
             value = frame.slot_filled(field_name, value, _keyword_node(call, field_name))
             # Given on the line it was made: the `.format(` call is where it enters the text.
             parts.append(frame.written(value, call.node))

@@ -1,0 +1,71 @@
+"""
+Where a template's `{placeholder}` is written in the source: the line a finding about the value
+filled into it names as `written_at`, since the fix (move the placeholder after the static
+instructions) goes there, not where the value is read or where `.format(...)` is called.
+
+A template's text keeps no position (`Value.pieces` are plain strings), so the placeholder is
+found again among the module's string literals: the one literal that holds the template's text
+around it. None when no literal does, or when several on different lines could (the same
+template written twice): the caller then keeps the place it knew.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from ._project import Module
+
+__all__ = ["placeholder_line"]
+
+
+def placeholder_line(module: Module, text: str, start: int, end: int) -> int | None:
+    """The line of `module` where `text[start:end]`, a placeholder of template text `text`, is
+    written: in the literal of the module that holds that part of `text`."""
+    placeholder = text[start:end]
+    lines = {
+        line
+        for value, literal in _literals(module)
+        if placeholder in value
+        for line in [_line_in(module, value, literal, text, start, placeholder)]
+        if line is not None
+    }
+    return lines.pop() if len(lines) == 1 else None
+
+
+def _line_in(
+    module: Module, value: str, literal: ast.Constant, text: str, start: int, placeholder: str
+) -> int | None:
+    """The line of the placeholder at `start` of `text` in `literal`, when the literal is the
+    part of `text` that holds it (its n-th use in the literal is the n-th in the source)."""
+    at = text.find(value, max(0, start + len(placeholder) - len(value)))
+    if at < 0 or not at <= start <= at + len(value) - len(placeholder):
+        return None
+    nth = value.count(placeholder, 0, start - at)
+    source = ast.get_source_segment(module.source, literal) or ""
+    found = -1
+    for _ in range(nth + 1):
+        found = source.find(placeholder, found + 1)
+        if found < 0:  # written with escapes: its line is not known
+            return None
+    return literal.lineno + source.count("\n", 0, found)
+
+
+def _literals(module: Module) -> list[tuple[str, ast.Constant]]:
+    """The module's string literals that may hold a placeholder (made once per module). Those
+    inside an f-string are left out: before Python 3.12 they carry the f-string's position."""
+    if module.literals is None:
+        inside = {
+            id(part)
+            for node in ast.walk(module.tree)
+            if isinstance(node, ast.JoinedStr)
+            for part in node.values
+        }
+        module.literals = [
+            (node.value, node)
+            for node in ast.walk(module.tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and "{" in node.value
+            and id(node) not in inside
+        ]
+    return module.literals
