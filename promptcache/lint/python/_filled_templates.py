@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ._flow import unfollowed
+from ._placeholders import Slot
 from ._templates import jinja_render, static_of, strip_tail, template_variables
 from ._values import EMPTY, PER_REQUEST, Value, join_values
 from .frameworks.haystack import MESSAGE_ROLES, PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
@@ -195,7 +196,7 @@ def _connection(
 
 def _fill(
     frame: Frame,
-    info: dict[str, tuple[int, str]],
+    info: dict[str, Slot],
     filled: list[tuple[str, Value]],
     mapping: Value | None,
     node: ast.Call,
@@ -227,22 +228,22 @@ def _fill(
     template_variables(frame, info, Value(fields=tuple(filled)), node, api=api)
 
 
-def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
+def _chat_info(template: Value) -> dict[str, Slot]:
     """Each Jinja variable of a chat builder's messages: the static characters after it (in its
     message and the later ones) and the position it reaches: "system" or "messages" when a
     history is spliced in after its message, else "template" (judged by the text after it)."""
-    info: dict[str, tuple[int, str]] = {}
+    info: dict[str, Slot] = {}
     if template.items is None:
         if any(isinstance(p, str) for p in template.pieces or ()):  # `{% message role=... %}`
             _jinja_variables(static_of(template), "template", 0, info)
         else:
-            info[UNSEEN_MESSAGES] = (0, "unseen")
+            info[UNSEEN_MESSAGES] = Slot(0, "unseen")
         return info
     items = template.items
     for position, item in enumerate(items):
         turn = item.meta if isinstance(item.meta, ChatTurn) else None
         if turn is None or not _all_seen(turn.text):
-            info[UNSEEN_PART] = (0, "unseen")
+            info[UNSEEN_PART] = Slot(0, "unseen")
         if turn is None:
             continue  # a spliced history, or a message made where the analysis cannot see
         later = items[position + 1 :]
@@ -267,7 +268,7 @@ def _jinja_variables(
     text: str,
     role: str,
     later: int,
-    info: dict[str, tuple[int, str]],
+    info: dict[str, Slot],
     use: re.Pattern[str] = _JINJA_USE,
 ) -> None:
     """Each variable `use` finds in `text`: the static characters after its first use (`later`
@@ -277,7 +278,7 @@ def _jinja_variables(
         if name is None:
             continue
         after = len(_JINJA_TAG.sub("", strip_tail(text[found.end() :])))
-        info.setdefault(name, (after + later, role))
+        info.setdefault(name, Slot(after + later, role))
 
 
 # -- Semantic Kernel's prompt functions ----------------------------------------------------
@@ -310,7 +311,7 @@ def sk_agent(
         return None
     template = sk_template(instructions, keywords.get("template_format"))
     info = template.meta if isinstance(template.meta, dict) else {}
-    info = {key: (after, "system") for key, (after, _) in info.items()}
+    info = {key: slot._replace(role="system") for key, slot in info.items()}
     agent = Value(deps=made.deps, kind="sk_function", meta=info)
     arguments = keywords.get("arguments")
     if arguments is not None:
@@ -320,16 +321,16 @@ def sk_agent(
 
 def sk_template(text: Value, template_format: Value | None) -> Value:
     """A prompt template's text in its format (`PromptTemplateConfig`): its variables."""
-    info: dict[str, tuple[int, str]] = {}
+    info: dict[str, Slot] = {}
     if not any(isinstance(p, str) for p in text.pieces or ()):
-        info[UNSEEN_MESSAGES] = (0, "unseen")  # read from where the analysis cannot see
+        info[UNSEEN_MESSAGES] = Slot(0, "unseen")  # read from where the analysis cannot see
         return Value(kind="sk_function", meta=info)
     name = "semantic-kernel" if template_format is None else template_format.text
     # A format computed at run time, or one this does not know: any syntax may be the one.
     syntax = _SK_SYNTAX.get(name or "", _ANY_SK_SYNTAX)
     _jinja_variables(static_of(text), "template", 0, info, syntax)
     if not _all_seen(text):  # a part made where the analysis cannot see may use others
-        info[UNSEEN_PART] = (0, "unseen")
+        info[UNSEEN_PART] = Slot(0, "unseen")
     return Value(kind="sk_function", meta=info)
 
 
@@ -388,7 +389,7 @@ def sk_invoke(
     elif arguments is not None and arguments.meta == _KERNEL_ARGUMENTS:
         # A function the analysis has not seen made (a plugin loaded from a folder, one looked
         # up by name): it may be a prompt, so what varies in its arguments is not followed.
-        unseen = {UNSEEN_MESSAGES: (0, "unseen")}
+        unseen = {UNSEEN_MESSAGES: Slot(0, "unseen")}
         _fill(frame, unseen, filled, arguments, node, _SK_API)
 
 

@@ -12,10 +12,29 @@ template written twice): the caller then keeps the place it knew.
 from __future__ import annotations
 
 import ast
+from typing import NamedTuple
 
 from ._project import Module
 
-__all__ = ["placeholder_line"]
+__all__ = ["Slot", "placeholder_line", "slot_at"]
+
+
+class Slot(NamedTuple):
+    """Where a template variable lands: the static characters after it, the position it reaches
+    ("system", "messages", "template", ...) and, when its placeholder is found in a literal, the
+    module and line it is written on."""
+
+    after: int
+    role: str
+    written: tuple[str, int] | None = None
+
+
+def slot_at(module: Module | None, text: str, start: int, end: int, after: int, role: str) -> Slot:
+    """The slot of the placeholder `text[start:end]`, placed in `module` when it is written there."""
+    line = None if module is None else placeholder_line(module, text, start, end)
+    if module is None or line is None:
+        return Slot(after, role)
+    return Slot(after, role, (module.display, line))
 
 
 def placeholder_line(module: Module, text: str, start: int, end: int) -> int | None:
