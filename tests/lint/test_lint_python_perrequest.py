@@ -442,6 +442,25 @@ PLACED = [
         """,
         {("`query` (per-request parameter)", 6)},
     ),
+    (
+        "format_map with a dict literal and with dict(...)",
+        '''
+        from openai import OpenAI
+        client = OpenAI()
+        GUIDE = """Help the user.
+        Their question: {question}
+        RULES"""
+        def answer(question):
+            prompt = GUIDE.format_map({"question": question})
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": prompt}, {"role": "user", "content": "Go."}])
+        def again(query):
+            prompt = GUIDE.format_map(dict(question=query))
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": prompt}, {"role": "user", "content": "Go."}])
+        ''',
+        {("`question` (per-request parameter)", 5), ("`query` (per-request parameter)", 5)},
+    ),
 ]
 
 

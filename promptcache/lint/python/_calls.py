@@ -90,6 +90,15 @@ def _format(frame: Frame, call: Call) -> Value | None:
     return frame.string(parts).with_deps(receiver.deps)
 
 
+def _format_map(frame: Frame, call: Call) -> Value | None:
+    """`TEMPLATE.format_map(mapping)`: `str.format` with the mapping's fields as keywords, when
+    they are all known (a dict literal, `dict(question=q)`); else the general rules."""
+    mapping = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if mapping is None or mapping.fields is None or mapping.field("**") is not None:
+        return None
+    return _format(frame, replace(call, args=[], keywords=dict(mapping.fields)))
+
+
 def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> list[Value]:
     """The parts of `text` with its `str.format` fields filled from `call`; `used` gathers
     the arguments (position or keyword) its fields took, across every piece of the text."""
@@ -735,6 +744,7 @@ SPECIAL: dict[str, _Special] = {
     "ib": _field,
     "attrib": _field,
     "format": _format,
+    "format_map": _format_map,
     "join": _join,
     "dumps": _json_dumps,
     "dump": _json_dumps,
