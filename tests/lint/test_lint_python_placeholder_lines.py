@@ -3,7 +3,8 @@ A finding about a value filled into a framework template's `{placeholder}` names
 placeholder is written on (`written_at`): that is where the fix goes (move it after the static
 instructions), while the finding stays where the value is read or the template filled. Cases of
 ours in each fill path's real call shape: LangChain templates filled by `.format`, `.invoke`,
-`.partial`; a chain that fills `{context}` itself; CrewAI tasks and agents filled at kickoff.
+`.partial`; a chain that fills `{context}` itself; CrewAI tasks and agents filled at kickoff;
+a Haystack chat builder's messages and a Semantic Kernel prompt function.
 """
 
 from __future__ import annotations
@@ -116,6 +117,44 @@ CASES = [
             return Crew(agents=[writer], tasks=[post]).kickoff(inputs={"audience": audience})
         ''',
         [(11, "PC502", 7)],
+    ),
+    (
+        "haystack-chat-builder",
+        '''
+        from datetime import datetime
+        from haystack.components.builders import ChatPromptBuilder
+        from haystack.dataclasses import ChatMessage
+        template = [
+            ChatMessage.from_system("""You answer billing questions.
+        Today is {{ today }}.
+        RULES"""),
+            ChatMessage.from_user("{{ question }}"),
+        ]
+        builder = ChatPromptBuilder(template=template)
+        def answer(question):
+            return builder.run(template_variables={"today": datetime.now().isoformat()})
+        ''',
+        [(13, "PC501", 7)],
+    ),
+    (
+        "semantic-kernel-prompt-function",
+        '''
+        from datetime import datetime
+        from semantic_kernel import Kernel
+        from semantic_kernel.functions import KernelArguments, KernelFunctionFromPrompt
+        kernel = Kernel()
+        answer = KernelFunctionFromPrompt(
+            function_name="answer", plugin_name="support",
+            prompt="""You help with orders.
+        The time is {{$now}}.
+        RULES
+        Question: {{$input}}""",
+        )
+        async def reply(question):
+            arguments = KernelArguments(now=datetime.now().isoformat(), input=question)
+            return await kernel.invoke(answer, arguments)
+        ''',
+        [(14, "PC501", 9)],
     ),
 ]
 
