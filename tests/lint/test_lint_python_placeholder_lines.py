@@ -167,3 +167,21 @@ def test_a_template_fill_names_its_placeholder_line(
     found = lint_python_source(text)
     placed = [(f.line, f.code, f.written_at) for f in found if f.severity != "info"]
     assert placed == expected
+
+
+def test_a_chain_that_fills_a_module_template_in_a_plain_function_is_followed() -> None:
+    # No word of a prompt or a request API on the lines of `make`: the fill call itself is what
+    # marks it for the analysis (it was skipped, and the `{context}` finding silently lost).
+    source = textwrap.dedent(
+        """
+        from langchain.chains.combine_documents import create_stuff_documents_chain
+        from langchain_core.prompts import ChatPromptTemplate
+        qa = ChatPromptTemplate.from_messages(
+            [("system", "Use the passages below.\\n{context}\\nRULES"), ("human", "{input}")]
+        )
+        def make(llm):
+            return create_stuff_documents_chain(llm, qa)
+        """
+    ).replace("RULES", LONG)
+    found = [(f.line, f.code, f.written_at) for f in lint_python_source(source)]
+    assert found == [(8, "PC502", 5)]
