@@ -185,3 +185,22 @@ def test_a_chain_that_fills_a_module_template_in_a_plain_function_is_followed() 
     ).replace("RULES", LONG)
     found = [(f.line, f.code, f.written_at) for f in lint_python_source(source)]
     assert found == [(8, "PC502", 5)]
+
+
+def test_a_placeholder_is_placed_in_a_file_with_crlf_line_ends_and_non_ascii_text() -> None:
+    source = textwrap.dedent(
+        '''
+        from openai import OpenAI
+        client = OpenAI()
+        GUIDE = """Réponds à l’utilisateur.
+        Question posée : {question}
+        RULES"""
+        def answer(question):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": GUIDE.format(question=question)},
+                {"role": "user", "content": "Go."},
+            ])
+        '''
+    ).replace("RULES", LONG)
+    found = lint_python_source(source.replace("\n", "\r\n"))
+    assert [(f.line, f.code, f.written_at) for f in found] == [(9, "PC502", 5)]

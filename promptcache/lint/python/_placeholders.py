@@ -60,13 +60,23 @@ def _line_in(
     if at < 0 or not at <= start <= at + len(value) - len(placeholder):
         return None
     nth = value.count(placeholder, 0, start - at)
-    source = ast.get_source_segment(module.source, literal) or ""
+    source, wanted = _source_of(module, literal), placeholder.encode("utf-8")
     found = -1
     for _ in range(nth + 1):
-        found = source.find(placeholder, found + 1)
+        found = source.find(wanted, found + 1)
         if found < 0:  # written with escapes: its line is not known
             return None
-    return literal.lineno + source.count("\n", 0, found)
+    return literal.lineno + source.count(b"\n", 0, found)
+
+
+def _source_of(module: Module, literal: ast.Constant) -> bytes:
+    """The literal as written, its lines joined by \\n (from the module's lines, split once:
+    `ast.get_source_segment` splits the whole source at each call)."""
+    first, last = literal.lineno, literal.end_lineno or literal.lineno
+    lines = [module.line_bytes(line) for line in range(first, last + 1)]
+    lines[-1] = lines[-1][: literal.end_col_offset]
+    lines[0] = lines[0][literal.col_offset :]
+    return b"\n".join(lines)
 
 
 def _literals(module: Module) -> list[tuple[str, ast.Constant]]:
