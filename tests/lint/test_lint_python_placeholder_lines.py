@@ -204,3 +204,23 @@ def test_a_placeholder_is_placed_in_a_file_with_crlf_line_ends_and_non_ascii_tex
     ).replace("RULES", LONG)
     found = lint_python_source(source.replace("\n", "\r\n"))
     assert [(f.line, f.code, f.written_at) for f in found] == [(9, "PC502", 5)]
+
+
+def test_a_placeholder_in_an_f_string_template_is_placed() -> None:
+    # `{{today}}` in an f-string is the template's `{today}`; the f-string's own `{today}` field
+    # on the line above is not it.
+    source = textwrap.dedent(
+        '''
+        from datetime import date
+        from langchain_core.prompts import PromptTemplate
+        today = "x"
+        policy = PromptTemplate.from_template(f"""You help {today} users.
+        Today is {{today}}.
+        RULES
+        {{question}}""")
+        def build(question):
+            return policy.format(today=str(date.today()), question=question)
+        '''
+    ).replace("RULES", LONG)
+    found = lint_python_source(source)
+    assert [(f.line, f.code, f.written_at) for f in found] == [(10, "PC501", 6)]

@@ -59,7 +59,7 @@ class Module:
     # it, as it stood when it was linted (a name bound in an `if` is then found as it was).
     reloaded: bool = False
     # Its string literals that may hold a template's placeholder (`_placeholders`), made once.
-    literals: list[tuple[str, ast.Constant]] | None = None
+    literals: list[tuple[str, ast.expr, str, bool]] | None = None
     _index: dict[str, ast.stmt] | None = None
     _lines: list[bytes] | None = None
     _plain: bool | None = None
