@@ -40,7 +40,8 @@ class Finding:
     severity: Severity
     tokens_at_risk: int | None = None
     # The line of the same file where the value is written, when the finding is reported where
-    # it renders instead (a macro's body, a `{% set %}` above): that is where the fix goes.
+    # it renders or is read instead (a macro's body, a `{% set %}` above, the `{placeholder}` of
+    # a Python template a value fills): that is where the fix goes.
     written_at: int | None = None
 
     def sort_key(self) -> tuple[str, int, int, str]:

@@ -25,8 +25,16 @@ _GITHUB_COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
 def format_text(findings: Sequence[Finding]) -> str:
     return "".join(
-        f"{printable(f.path)}:{f.line}:{f.column}: {f.code} {f.message}\n" for f in findings
+        f"{printable(f.path)}:{f.line}:{f.column}: {f.code} {_told(f)}\n" for f in findings
     )
+
+
+def _told(finding: Finding) -> str:
+    """The message, with the line the value is written on when it is reported elsewhere (a
+    template's placeholder, a macro's body): where the fix goes, for a reader of plain text."""
+    if finding.written_at is None:
+        return finding.message
+    return f"{finding.message} (written at line {finding.written_at})"
 
 
 def printable(path: str) -> str:
@@ -67,7 +75,7 @@ def format_github(findings: Sequence[Finding]) -> str:
             )
         )
         command = _GITHUB_COMMANDS[f.severity]
-        lines.append(f"::{command} {properties}::{_escape_data(f.message)}\n")
+        lines.append(f"::{command} {properties}::{_escape_data(_told(f))}\n")
     return "".join(lines)
 
 

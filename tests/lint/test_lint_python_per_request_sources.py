@@ -671,8 +671,9 @@ def test_every_source_is_declared_by_a_framework_module() -> None:
 
 def test_a_value_joined_into_text_first_is_written_where_it_fills_a_template_slot() -> None:
     # The retrieval's chunks are written into text on line 7; it enters the prompt at the
-    # `material=` slot on line 10, where the finding says it is written (and the fix goes).
+    # template's `{material}` slot on line 3 (filled on line 10), where the finding says it is
+    # written (and the fix goes).
     source = FOUND[4][1]
     assert FOUND[4][0] == "an-index-clients-search-formatted-into-a-template-slot"
     found = [f for f in lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))]
-    assert [(f.line, f.written_at) for f in found if f.code == "PC502"] == [(6, 10)]
+    assert [(f.line, f.written_at) for f in found if f.code == "PC502"] == [(6, 3)]

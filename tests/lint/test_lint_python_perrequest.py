@@ -358,7 +358,7 @@ def test_a_value_placed_where_it_is_made_names_no_second_line() -> None:
     assert (finding.line, finding.code, finding.written_at) == (5, "PC502", None)
 
 
-def test_a_finding_names_the_format_call_that_fills_a_template_with_it() -> None:
+def test_a_finding_names_the_placeholder_a_format_call_fills_with_it() -> None:
     source = textwrap.dedent(
         """
         from openai import OpenAI
@@ -374,4 +374,123 @@ def test_a_finding_names_the_format_call_that_fills_a_template_with_it() -> None
         """
     ).replace("LONG", repr(LONG))
     [finding] = lint_python_source(source)
-    assert (finding.line, finding.code, finding.written_at) == (7, "PC502", 6)
+    assert (finding.line, finding.code, finding.written_at) == (7, "PC502", 4)
+
+
+# The template's own placeholders are where a value filled by `str.format` enters the prompt:
+# the finding names that line (`written_at`), whatever the template is spelled as.
+PLACED = [
+    (
+        "a triple-quoted local template, one of two with the same slot",
+        '''
+        from openai import OpenAI
+        client = OpenAI()
+        def short_prompt(question):
+            text = """Question:
+            {question}
+            Be brief."""
+            return text.format(question=question)
+        def long_prompt(context, question):
+            text = """You help one customer.
+
+            About them: {context}
+
+            Their question: {question}
+
+            RULES"""
+            return text.format(context=context, question=question)
+        def answer(context, question):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": long_prompt(context, question)},
+                {"role": "user", "content": "Go."},
+            ])
+        ''',
+        {("`context` (per-request parameter)", 12), ("`question` (per-request parameter)", 14)},
+    ),
+    (
+        "positional fields of a module constant",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        GUIDE = (
+            "Answer for the question below.\\\\n"
+            "Question: {}\\\\n"
+            "RULES"
+        )
+        def answer(question):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": GUIDE.format(question)},
+                {"role": "user", "content": "Go."},
+            ])
+        """,
+        {("`question` (per-request parameter)", 6)},
+    ),
+    (
+        "a numbered field in a template built from two literals",
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        HEAD = "You sort support tickets. "
+        BODY = '''The message reads:
+        {0}
+        RULES'''
+        def triage(query):
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": (HEAD + BODY).format(query)},
+                {"role": "user", "content": "Go."},
+            ])
+        """,
+        {("`query` (per-request parameter)", 6)},
+    ),
+    (
+        "format_map with a dict literal and with dict(...)",
+        '''
+        from openai import OpenAI
+        client = OpenAI()
+        GUIDE = """Help the user.
+        Their question: {question}
+        RULES"""
+        def answer(question):
+            prompt = GUIDE.format_map({"question": question})
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": prompt}, {"role": "user", "content": "Go."}])
+        def again(query):
+            prompt = GUIDE.format_map(dict(question=query))
+            return client.chat.completions.create(model="gpt-4o", messages=[
+                {"role": "system", "content": prompt}, {"role": "user", "content": "Go."}])
+        ''',
+        {("`question` (per-request parameter)", 5), ("`query` (per-request parameter)", 5)},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"), [c[1:] for c in PLACED], ids=[c[0] for c in PLACED]
+)
+def test_a_format_fill_is_placed_at_its_placeholder(source: str, expected: set[object]) -> None:
+    rules = LONG.replace("'", "")
+    found = lint_python_source(textwrap.dedent(source).replace("RULES", rules))
+    placed = {(f.message.partition(" reaches")[0], f.written_at) for f in found}
+    assert expected <= placed
+
+
+def test_a_template_written_twice_keeps_the_format_call_as_its_place() -> None:
+    # Two literals with the same text: which one this `.format` fills is not known, so the
+    # finding keeps naming the call, never a guess.
+    source = textwrap.dedent(
+        """
+        from openai import OpenAI
+        client = OpenAI()
+        A = "Context: {context}\\n" + LONG
+        B = "Context: {context}\\n" + LONG
+        def ask(context):
+            prompt = A.format(
+                context=context,
+            )
+            return client.chat.completions.create(
+                model="gpt-4o", messages=[{"role": "system", "content": prompt}]
+            )
+        """
+    ).replace("LONG", repr(LONG))
+    [finding] = lint_python_source(source)
+    assert (finding.line, finding.written_at) == (8, 7)

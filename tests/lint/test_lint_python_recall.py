@@ -164,9 +164,10 @@ def test_a_sliding_window_of_the_history_is_reported(
     assert findings(source) == expected
 
 
-def test_a_value_formatted_into_a_prompt_below_where_it_is_taken_names_that_line() -> None:
-    # The clock is taken on one line and written into the system prompt on another: the finding
-    # stays where the value comes from and names, as `written_at`, where it enters the text.
+def test_a_value_formatted_into_a_prompt_below_where_it_is_taken_names_its_placeholder() -> None:
+    # The clock is taken on one line and formatted into the system prompt on another: the
+    # finding stays where the value comes from and names, as `written_at`, the template's
+    # placeholder it fills, where it enters the text (and where the fix goes).
     source = textwrap.dedent(
         """
         from datetime import datetime
@@ -180,10 +181,10 @@ def test_a_value_formatted_into_a_prompt_below_where_it_is_taken_names_that_line
         """
     ).replace("LONG", repr(LONG))
     (found,) = lint_python_source(source)
-    assert (found.line, found.code, found.written_at) == (5, "PC501", 7)
+    assert (found.line, found.code, found.written_at) == (5, "PC501", 3)
 
 
-def test_a_value_taken_where_it_is_formatted_names_no_other_line() -> None:
+def test_a_value_taken_where_it_is_formatted_names_the_placeholder_it_fills() -> None:
     source = textwrap.dedent(
         """
         from datetime import datetime
@@ -194,7 +195,7 @@ def test_a_value_taken_where_it_is_formatted_names_no_other_line() -> None:
         """
     ).replace("LONG", repr(LONG))
     (found,) = lint_python_source(source)
-    assert (found.line, found.written_at) == (5, None)
+    assert (found.line, found.written_at) == (5, 3)
 
 
 GRAPH_NODE = """

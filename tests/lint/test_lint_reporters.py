@@ -97,3 +97,14 @@ def test_sarif_with_the_line_where_the_value_is_written_validates() -> None:
     jsonschema.validate(log, json.loads(SCHEMA.read_text(encoding="utf-8")))
     (related,) = log["runs"][0]["results"][0]["relatedLocations"]
     assert related["physicalLocation"]["region"] == {"startLine": 2}
+
+
+def test_text_and_github_name_the_line_where_the_value_is_written() -> None:
+    # A reader of plain text, or of a pull request's annotations, sees where the fix goes too.
+    source = (
+        "{% macro header() %}\nToday is {{ now() }}.\n{% endmacro %}\n{{ header() }}\n" + STATIC
+    )
+    found = lint_source(source)
+    assert [f.written_at for f in found] == [2]
+    assert format_findings(found, "text").rstrip("\n").endswith("(written at line 2)")
+    assert format_findings(found, "github").rstrip("\n").endswith("(written at line 2)")

@@ -17,6 +17,7 @@ from .._loader import read_source
 from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
 from ._iteration import sorting_fix
 from ._locations import node_label, node_span
+from ._placeholders import placeholder_line
 from ._quickinit import replace
 from ._request_data import senders_system_prompt
 from ._turns import WINDOW, drop_oldest, front_removed
@@ -89,6 +90,15 @@ def _format(frame: Frame, call: Call) -> Value | None:
     return frame.string(parts).with_deps(receiver.deps)
 
 
+def _format_map(frame: Frame, call: Call) -> Value | None:
+    """`TEMPLATE.format_map(mapping)`: `str.format` with the mapping's fields as keywords, when
+    they are all known (a dict literal, `dict(question=q)`); else the general rules."""
+    mapping = call.args[0] if len(call.args) == 1 and not call.keywords else None
+    if mapping is None or mapping.fields is None or mapping.field("**") is not None:
+        return None
+    return _format(frame, replace(call, args=[], keywords=dict(mapping.fields)))
+
+
 def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> list[Value]:
     """The parts of `text` with its `str.format` fields filled from `call`; `used` gathers
     the arguments (position or keyword) its fields took, across every piece of the text."""
@@ -103,10 +113,14 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
             parts.append(text_value(found.group()[0]))
             continue
         field_name = re.split(r"[.\[]", found.group(1) or "", maxsplit=1)[0]
+        # The placeholder's own line, where the fix goes, when the template's literal is seen.
+        placeholder = placeholder_line(frame.module, text, found.start(), found.end())
         if field_name == "" or field_name.isdigit():
             slot = int(field_name) if field_name else sum(isinstance(u, int) for u in used)
             used.add(slot)
             filled = args[slot] if slot < len(args) else join_values(splat)
+            if placeholder is not None:
+                filled = _written_at(filled, frame.module.display, placeholder, again=True)
             parts.append(frame.written(filled, call.node))
         else:
             used.add(field_name)
@@ -114,9 +128,8 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
             if value is None:
                 value = _splat_value(call.node, frame, field_name)
             else:
-                value = _written_at(
-                    value, frame.module.display, _keyword_line(call.node, field_name), again=True
-                )
+                line = placeholder or _keyword_line(call.node, field_name)
+                value = _written_at(value, frame.module.display, line, again=True)
             value = frame.slot_filled(field_name, value, _keyword_node(call, field_name))
             # Given on the line it was made: the `.format(` call is where it enters the text.
             parts.append(frame.written(value, call.node))
@@ -731,6 +744,7 @@ SPECIAL: dict[str, _Special] = {
     "ib": _field,
     "attrib": _field,
     "format": _format,
+    "format_map": _format_map,
     "join": _join,
     "dumps": _json_dumps,
     "dump": _json_dumps,

@@ -13,6 +13,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from ._knowledge import TemplateFill
+from ._placeholders import Slot
 from ._values import PER_REQUEST, Param, Value
 from .frameworks import FRAMEWORKS
 
@@ -80,7 +81,7 @@ def _fill(
     frame: Frame,
     name: str,
     fill: TemplateFill,
-    info: dict[str, tuple[int, str]] | None,
+    info: dict[str, Slot] | None,
     keywords: dict[str, Value],
     node: ast.AST,
 ) -> None:
@@ -109,7 +110,7 @@ def _pend_passed(
 
 def _template_info(
     fill: TemplateFill, args: list[Value], keywords: dict[str, Value]
-) -> dict[str, tuple[int, str]] | None:
+) -> dict[str, Slot] | None:
     """The variables of the template the call is handed (where each lands), if it is one."""
     for place in fill.template:
         value = _argument(place, args, keywords)
@@ -118,7 +119,7 @@ def _template_info(
     return None
 
 
-def _info(template: Value) -> dict[str, tuple[int, str]] | None:
+def _info(template: Value) -> dict[str, Slot] | None:
     if template.kind in ("ptemplate", "chain") and isinstance(template.meta, dict):
         return template.meta
     return None

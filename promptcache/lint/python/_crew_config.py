@@ -19,6 +19,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .._loader import read_source
+from ._placeholders import Slot
 from .frameworks.crewai import AFTER_AGENT, CONFIG_DEFAULTS, CREW_BASE
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ _FIELDS = ("role", "goal", "backstory", "description", "expected_output")
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
-def crew_base_template(frame: Frame) -> dict[str, tuple[int, str]]:
+def crew_base_template(frame: Frame) -> dict[str, Slot]:
     """The placeholders of the configuration of the `@CrewBase` class whose method this frame
     runs (empty when it runs no such method or one of the files cannot be read)."""
     function = frame.function
@@ -38,7 +39,7 @@ def crew_base_template(frame: Frame) -> dict[str, tuple[int, str]]:
     path = frame.module.path
     if cls is None or path is None or not _is_crew_base(cls.node):
         return {}
-    info: dict[str, tuple[int, str]] = {}
+    info: dict[str, Slot] = {}
     for attribute, default in CONFIG_DEFAULTS:
         configured = cls.attrs.get(attribute)
         name = configured.text if configured is not None and configured.text else default
@@ -60,7 +61,7 @@ def _is_crew_base(node: ast.ClassDef) -> bool:
     return False
 
 
-def _placeholders(entries: list[dict[str, str]], info: dict[str, tuple[int, str]]) -> None:
+def _placeholders(entries: list[dict[str, str]], info: dict[str, Slot]) -> None:
     for fields in entries:
         expected = fields.get("expected_output", "")
         for field, body in fields.items():
@@ -72,7 +73,7 @@ def _placeholders(entries: list[dict[str, str]], info: dict[str, tuple[int, str]
             for found in _PLACEHOLDER.finditer(body):
                 name = found.group(1)
                 if name not in info or role == "system":
-                    info[name] = (len(body) - found.end() + after, role)
+                    info[name] = Slot(len(body) - found.end() + after, role)
 
 
 def _entries(text: str) -> list[dict[str, str]]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ._flow import unfollowed
+from ._placeholders import Slot, slot_at
 from ._templates import jinja_render, static_of, strip_tail, template_variables
 from ._values import EMPTY, PER_REQUEST, Value, join_values
 from .frameworks.haystack import MESSAGE_ROLES, PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
@@ -25,6 +26,7 @@ from .frameworks.semantic_kernel import AGENTS, INVOKE_METHODS, NOT_ARGUMENTS, V
 
 if TYPE_CHECKING:
     from ._frame import Frame
+    from ._project import Module
 
 __all__ = [
     "ChatTurn",
@@ -78,11 +80,12 @@ def chat_turn(
     return Value(deps=result.deps, meta=ChatTurn(role=role, text=text))
 
 
-def chat_builder(args: list[Value], keywords: dict[str, Value]) -> Value:
-    """`ChatPromptBuilder(template=...)`: its variables, as a prompt template's (`template_info`);
-    without a template it gets one at `run(template=...)`."""
+def chat_builder(module: Module, args: list[Value], keywords: dict[str, Value]) -> Value:
+    """`ChatPromptBuilder(template=...)` in `module`: its variables, as a prompt template's
+    (`template_info`); without a template it gets one at `run(template=...)`."""
     template = args[0] if args else keywords.get("template")
-    return Value(kind="chat_builder", meta=None if template is None else _chat_info(template))
+    info = None if template is None else _chat_info(template, module)
+    return Value(kind="chat_builder", meta=info)
 
 
 def chat_builder_call(
@@ -98,7 +101,7 @@ def chat_builder_call(
     if method not in ("run", "run_async"):
         return EMPTY
     template = keywords.get("template", args[0] if args else None)
-    info = _chat_info(template) if template is not None else receiver.meta
+    info = _chat_info(template, frame.module) if template is not None else receiver.meta
     if not isinstance(info, dict):
         return EMPTY  # no template at all: the call fails, and nothing is sent
     filled = [(k, v) for k, v in keywords.items() if k not in ("template", "template_variables")]
@@ -195,7 +198,7 @@ def _connection(
 
 def _fill(
     frame: Frame,
-    info: dict[str, tuple[int, str]],
+    info: dict[str, Slot],
     filled: list[tuple[str, Value]],
     mapping: Value | None,
     node: ast.Call,
@@ -227,22 +230,23 @@ def _fill(
     template_variables(frame, info, Value(fields=tuple(filled)), node, api=api)
 
 
-def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
+def _chat_info(template: Value, module: Module) -> dict[str, Slot]:
     """Each Jinja variable of a chat builder's messages: the static characters after it (in its
-    message and the later ones) and the position it reaches: "system" or "messages" when a
-    history is spliced in after its message, else "template" (judged by the text after it)."""
-    info: dict[str, tuple[int, str]] = {}
+    message and the later ones), the position it reaches ("system" or "messages" when a history
+    is spliced in after its message, else "template": judged by the text after it), and where
+    `module` writes it."""
+    info: dict[str, Slot] = {}
     if template.items is None:
         if any(isinstance(p, str) for p in template.pieces or ()):  # `{% message role=... %}`
-            _jinja_variables(static_of(template), "template", 0, info)
+            _jinja_variables(static_of(template), "template", 0, info, module=module)
         else:
-            info[UNSEEN_MESSAGES] = (0, "unseen")
+            info[UNSEEN_MESSAGES] = Slot(0, "unseen")
         return info
     items = template.items
     for position, item in enumerate(items):
         turn = item.meta if isinstance(item.meta, ChatTurn) else None
         if turn is None or not _all_seen(turn.text):
-            info[UNSEEN_PART] = (0, "unseen")
+            info[UNSEEN_PART] = Slot(0, "unseen")
         if turn is None:
             continue  # a spliced history, or a message made where the analysis cannot see
         later = items[position + 1 :]
@@ -253,7 +257,8 @@ def _chat_info(template: Value) -> dict[str, tuple[int, str]]:
             if isinstance(v.meta, ChatTurn)
         )
         role = "system" if turn.role == "system" else "messages"
-        _jinja_variables(static_of(turn.text), role if history else "template", later_text, info)
+        role = role if history else "template"
+        _jinja_variables(static_of(turn.text), role, later_text, info, module=module)
     return info
 
 
@@ -267,17 +272,18 @@ def _jinja_variables(
     text: str,
     role: str,
     later: int,
-    info: dict[str, tuple[int, str]],
+    info: dict[str, Slot],
     use: re.Pattern[str] = _JINJA_USE,
+    module: Module | None = None,
 ) -> None:
     """Each variable `use` finds in `text`: the static characters after its first use (`later`
-    more after the text) and the position it reaches."""
+    more after the text), the position it reaches and where `module` writes it."""
     for found in use.finditer(text):
         name = next((group for group in found.groups() if group), None)
-        if name is None:
+        if name is None or name in info:
             continue
-        after = len(_JINJA_TAG.sub("", strip_tail(text[found.end() :])))
-        info.setdefault(name, (after + later, role))
+        after = len(_JINJA_TAG.sub("", strip_tail(text[found.end() :]))) + later
+        info[name] = slot_at(module, text, found.start(), found.end(), after, role)
 
 
 # -- Semantic Kernel's prompt functions ----------------------------------------------------
@@ -308,9 +314,9 @@ def sk_agent(
     instructions = keywords.get("instructions")
     if instructions is None:
         return None
-    template = sk_template(instructions, keywords.get("template_format"))
+    template = sk_template(instructions, keywords.get("template_format"), frame.module)
     info = template.meta if isinstance(template.meta, dict) else {}
-    info = {key: (after, "system") for key, (after, _) in info.items()}
+    info = {key: slot._replace(role="system") for key, slot in info.items()}
     agent = Value(deps=made.deps, kind="sk_function", meta=info)
     arguments = keywords.get("arguments")
     if arguments is not None:
@@ -318,22 +324,23 @@ def sk_agent(
     return agent
 
 
-def sk_template(text: Value, template_format: Value | None) -> Value:
-    """A prompt template's text in its format (`PromptTemplateConfig`): its variables."""
-    info: dict[str, tuple[int, str]] = {}
+def sk_template(text: Value, template_format: Value | None, module: Module | None = None) -> Value:
+    """A prompt template's text in its format (`PromptTemplateConfig`): its variables (placed
+    where `module` writes them)."""
+    info: dict[str, Slot] = {}
     if not any(isinstance(p, str) for p in text.pieces or ()):
-        info[UNSEEN_MESSAGES] = (0, "unseen")  # read from where the analysis cannot see
+        info[UNSEEN_MESSAGES] = Slot(0, "unseen")  # read from where the analysis cannot see
         return Value(kind="sk_function", meta=info)
     name = "semantic-kernel" if template_format is None else template_format.text
     # A format computed at run time, or one this does not know: any syntax may be the one.
     syntax = _SK_SYNTAX.get(name or "", _ANY_SK_SYNTAX)
-    _jinja_variables(static_of(text), "template", 0, info, syntax)
+    _jinja_variables(static_of(text), "template", 0, info, syntax, module)
     if not _all_seen(text):  # a part made where the analysis cannot see may use others
-        info[UNSEEN_PART] = (0, "unseen")
+        info[UNSEEN_PART] = Slot(0, "unseen")
     return Value(kind="sk_function", meta=info)
 
 
-def sk_function(result: Value, keywords: dict[str, Value]) -> Value:
+def sk_function(result: Value, keywords: dict[str, Value], module: Module) -> Value:
     """`KernelFunctionFromPrompt(...)`, `kernel.add_function(...)`: the function, knowing its
     template's variables (from `prompt=` or `prompt_template_config=`; an `add_function` of a
     function made elsewhere is that function)."""
@@ -342,7 +349,7 @@ def sk_function(result: Value, keywords: dict[str, Value]) -> Value:
         if given is not None and given.kind == "sk_function":
             return given
     if "prompt" in keywords:
-        return sk_template(keywords["prompt"], keywords.get("template_format"))
+        return sk_template(keywords["prompt"], keywords.get("template_format"), module)
     return result
 
 
@@ -388,14 +395,14 @@ def sk_invoke(
     elif arguments is not None and arguments.meta == _KERNEL_ARGUMENTS:
         # A function the analysis has not seen made (a plugin loaded from a folder, one looked
         # up by name): it may be a prompt, so what varies in its arguments is not followed.
-        unseen = {UNSEEN_MESSAGES: (0, "unseen")}
+        unseen = {UNSEEN_MESSAGES: Slot(0, "unseen")}
         _fill(frame, unseen, filled, arguments, node, _SK_API)
 
 
 def sk_prompt(frame: Frame, node: ast.Call, args: list[Value], keywords: dict[str, Value]) -> None:
     """`kernel.invoke_prompt(prompt, arguments=..., template_format=...)`: made and run at once."""
     text = args[0] if args else keywords.get("prompt", EMPTY)
-    function = sk_template(text, keywords.get("template_format"))
+    function = sk_template(text, keywords.get("template_format"), frame.module)
     filled = [(k, v) for k, v in keywords.items() if k not in NOT_ARGUMENTS]
     if isinstance(function.meta, dict):
         _fill(frame, function.meta, filled, keywords.get("arguments"), node, _SK_API)

@@ -915,17 +915,18 @@ def call_sink(
     if sink.api.startswith("CrewAI"):
         return Value(kind="ptemplate", meta=crew_template(frame, sink, keywords))
     if sink.api == "Haystack chat prompt builder":  # messages of Jinja, filled by `run(...)`
-        return chat_builder(args, keywords)
+        return chat_builder(frame.module, args, keywords)
     if sink.api in ("Haystack system message", "Haystack message"):  # kept for a chat builder
         return chat_turn(node, join_values([*args, *keywords.values()]), args, keywords)
     if sink.api == "Semantic Kernel arguments":
         return sk_arguments(keywords)
     if sink.api == "Semantic Kernel prompt template config":
-        return sk_template(keywords.get("template", EMPTY), keywords.get("template_format"))
+        text, template_format = keywords.get("template", EMPTY), keywords.get("template_format")
+        return sk_template(text, template_format, frame.module)
     if sink.api == "Semantic Kernel prompt function" or (
         sink.api == "Semantic Kernel kernel function" and "plugin_name" in keywords
     ):
-        return sk_function(join_values([*args, *keywords.values()]), keywords)
+        return sk_function(join_values([*args, *keywords.values()]), keywords, frame.module)
     if sink.api == "Semantic Kernel YAML prompt":
         return sk_yaml(frame, args, keywords)
     if sink.api == "Semantic Kernel prompt":

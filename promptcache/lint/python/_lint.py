@@ -24,6 +24,7 @@ from .._loader import read_source
 from .._model import Finding
 from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
+from ._chain_fills import FILLED_BY
 from ._interp import Analysis, Hit
 from ._locations import node_label, node_location
 from ._project import Module, Project
@@ -241,6 +242,10 @@ _WINDOW_NAMES = tuple(
     )
 )
 _WINDOW_TRIGGER = re.compile(_word_starts(_WINDOW_NAMES) + r"\s*[(.]")
+# The calls that fill a template they are handed with per-request data (`_chain_fills`):
+# `create_stuff_documents_chain(llm, qa)` in a function whose lines name no prompt.
+_FILL_NAMES = tuple(sorted(FILLED_BY))
+_FILL_TRIGGER = re.compile(_word_starts(_FILL_NAMES) + r"\s*\(")
 # A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
 # a window the function may cut, which the function's callers then send.
 # Scanned in two steps, as the full pattern (a back-reference at every line start) costs a few
@@ -550,6 +555,8 @@ def _trigger_lines(source: str) -> frozenset[int]:
     lines.update(_rooted_method_lines(source))  # each checks its own words
     if any(map(source.__contains__, _WINDOW_NAMES)):
         lines.update(_lines_of(_WINDOW_TRIGGER, source))
+    if any(map(source.__contains__, _FILL_NAMES)):
+        lines.update(_lines_of(_FILL_TRIGGER, source))
     lines.update(_history_rewrites(source))
     if any(map(source.__contains__, _TRIGGER_GATE)):
         lines.update(_lines_of(_TRIGGER, source))

@@ -58,6 +58,8 @@ class Module:
     # Read again after it was linted and forgotten: it is run whole before a value is read from
     # it, as it stood when it was linted (a name bound in an `if` is then found as it was).
     reloaded: bool = False
+    # Its string literals that may hold a template's placeholder (`_placeholders`), made once.
+    literals: list[tuple[str, ast.expr, str, bool]] | None = None
     _index: dict[str, ast.stmt] | None = None
     _lines: list[bytes] | None = None
     _plain: bool | None = None
@@ -94,6 +96,7 @@ class Module:
         self.hits.clear()
         self.pending.clear()
         self.unfollowed.clear()
+        self.literals = None
         self._index = None
 
     def binding(self, name: str) -> ast.stmt | None:

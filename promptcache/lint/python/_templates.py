@@ -13,13 +13,14 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from ._calls import is_history, is_placeholder
+from ._calls import _written_at, is_history, is_placeholder
 from ._crew_config import crew_base_template
 from ._flow import (
     flatten,
     static_after,
     unfollowed,
 )
+from ._placeholders import Slot, slot_at
 from ._quickinit import replace
 from ._sinks import Sink
 from ._turns import WINDOW
@@ -35,6 +36,7 @@ from .frameworks.crewai import AFTER_AGENT, KICKOFF_EACH_METHODS, KICKOFF_METHOD
 
 if TYPE_CHECKING:
     from ._frame import Frame
+    from ._project import Module
 
 __all__ = [
     "crew_template",
@@ -83,12 +85,12 @@ def slot_filled(frame: Frame, name: str, value: Value, node: ast.AST) -> Value:
 
 def template_info(
     frame: Frame, sink: Sink, args: list[Value], keywords: dict[str, Value]
-) -> dict[str, tuple[int, str]]:
+) -> dict[str, Slot]:
     """
     Variables of a LangChain template: name -> (static chars after it, the position it
     reaches: "system", "messages" (a turn the conversation history follows), "template").
     """
-    info: dict[str, tuple[int, str]] = {}
+    info: dict[str, Slot] = {}
     if sink.api == "LangChain chat prompt template":
         specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
         for position, spec in enumerate(specs):
@@ -102,22 +104,24 @@ def template_info(
                 # window of the conversation (`state["messages"][-10:]`), which slides.
                 name = _placeholder_name(spec)
                 if name and is_history(spec):
-                    info.setdefault(name, (0, "placeholder"))
+                    info.setdefault(name, Slot(0, "placeholder"))
                 continue
             if spec.items is not None and len(spec.items) == 2:
                 system = spec.items[0].text in ("system", "developer")
                 role = "system" if system else "messages"
-                _variables(spec.items[1], role if history else "template", info, later_text)
+                role = role if history else "template"
+                _variables(spec.items[1], role, info, later_text, module=frame.module)
             elif isinstance(spec.meta, dict):
-                for key, (after, role) in spec.meta.items():
-                    kept = role if role == "system" else "messages"
-                    info.setdefault(key, (after + later_text, kept if history else "template"))
+                for key, slot in spec.meta.items():
+                    kept = slot.role if slot.role == "system" else "messages"
+                    role = kept if history else "template"
+                    info.setdefault(key, slot._replace(after=slot.after + later_text, role=role))
         return info
     text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
     system = sink.api == "LangChain system message template"
     fmt = args[1] if len(args) > 1 else keywords.get("template_format", EMPTY)
     field = _DOUBLE_BRACE_FIELD if fmt.text in _DOUBLE_BRACE_FORMATS else _TEMPLATE_FIELD
-    _variables(text, "system" if system else "template", info, field=field)
+    _variables(text, "system" if system else "template", info, field=field, module=frame.module)
     return info
 
 
@@ -133,7 +137,7 @@ def template_variables(
     for name, value in values.fields:
         if name not in info:
             continue
-        after, role = info[name]
+        after, role, written = info[name]
         if role == "placeholder":  # the conversation: only a window of it is known to slide
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == WINDOW:
@@ -141,6 +145,8 @@ def template_variables(
             continue
         value = slot_filled(frame, name, value, node)
         value = named_per_request(frame, name, value, node)
+        if written is not None:  # where its placeholder is written: the fix goes there
+            value = _written_at(value, *written, again=True)
         if role == "system":
             frame.findings.sink_value(api, "system", value, node)
         elif role == "messages":  # the conversation history follows this turn
@@ -165,23 +171,24 @@ def _placeholder_name(spec: Value) -> str:
 # -- CrewAI -----------------------------------------------------------------------------
 
 
-def crew_template(
-    frame: Frame, sink: Sink, keywords: dict[str, Value]
-) -> dict[str, tuple[int, str]]:
+def crew_template(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> dict[str, Slot]:
     """
     The `{placeholders}` of a CrewAI agent (its role, goal and backstory: the system prompt,
     with CrewAI's tool instructions after them), of a task (description, then expected output:
     the user turn, judged as a template), or of a crew (its agents' and tasks' together, and
     those of the YAML configuration of the `@CrewBase` class that makes it).
     """
-    info: dict[str, tuple[int, str]] = {}
+    info: dict[str, Slot] = {}
     if sink.api == "CrewAI agent":
         for keyword in ("role", "goal", "backstory", "system_template"):
-            _variables(keywords.get(keyword, EMPTY), "system", info, AFTER_AGENT)
+            text = keywords.get(keyword, EMPTY)
+            _variables(text, "system", info, AFTER_AGENT, module=frame.module)
     elif sink.api == "CrewAI task":
         expected = keywords.get("expected_output", EMPTY)
-        _variables(keywords.get("description", EMPTY), "template", info, len(static_of(expected)))
-        _variables(expected, "template", info)
+        description = keywords.get("description", EMPTY)
+        after = len(static_of(expected))
+        _variables(description, "template", info, after, module=frame.module)
+        _variables(expected, "template", info, module=frame.module)
     else:
         configured = crew_base_template(frame)
         info.update(configured)
@@ -196,13 +203,12 @@ def crew_template(
                         info[name] = where
         seen = all(keywords.get(k, EMPTY).items is not None for k in ("agents", "tasks"))
         if not configured and not seen:  # `agents=self.agents` with no configuration read
-            info[UNSEEN] = (0, "unseen")
+            info[UNSEEN] = Slot(0, "unseen")
     return info
 
 
-def _cost(where: tuple[int, str]) -> tuple[bool, int]:
-    after, role = where
-    return role == "system", after
+def _cost(where: Slot) -> tuple[bool, int]:
+    return where.role == "system", where.after
 
 
 def kickoff(frame: Frame, method: str, receiver: Value, node: ast.Call, inputs: Value) -> None:
@@ -317,15 +323,19 @@ def jinja_render(
 def _variables(
     text: Value,
     role: str,
-    info: dict[str, tuple[int, str]],
+    info: dict[str, Slot],
     later: int = 0,
     field: re.Pattern[str] | None = None,
+    module: Module | None = None,
 ) -> None:
     """Record each `{variable}` of `text` (`{{variable}}` for a mustache or Jinja template): the
-    static characters after it (`later` more after the text itself) and the position it reaches."""
+    static characters after it (`later` more after the text itself), the position it reaches, and
+    where `module` writes it."""
     joined = static_of(text)
     for found in (field or _TEMPLATE_FIELD).finditer(joined):
-        info.setdefault(found.group(1), (len(joined) - found.end() + later, role))
+        if found.group(1) not in info:
+            after = len(joined) - found.end() + later
+            info[found.group(1)] = slot_at(module, joined, found.start(), found.end(), after, role)
 
 
 def static_of(text: Value) -> str:
