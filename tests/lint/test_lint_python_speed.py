@@ -803,3 +803,21 @@ def test_an_ascii_module_is_not_scanned_for_turn_words_by_the_case_blind_pattern
     monkeypatch.setattr(_shared_windows, "_TURN_WORD", None)  # any use of it raises
     assert _shared_windows._names_turns("history.pop(0)\n")
     assert not _shared_windows._names_turns("values.pop(0)\n")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("SYSTEM_PROMPT", "SYSTEMPROMPT", "SYS_PROMPT", "SYSPROMPT", "SYSMSG", "SYS_MSG"),
+        *("SYSMESSAGE", "SYS_MESSAGE", "SYSINSTRUCTION", "SYS_INSTRUCTION", "SYSTEM_MESSAGE"),
+        *("sysPrompt", "sys_msg", "SystemMessage", "system_instruction", "SysPrompt"),
+    ],
+)
+def test_every_system_name_the_trigger_matches_passes_the_word_gate(name: str) -> None:
+    # The gate skips the trigger's scan in a text holding none of its words: a system-prompt
+    # name spelled without one (`SYSMESSAGE`) left its module unanalysed, with no word said.
+    from promptcache.lint.python import _lint
+
+    text = f"{name} = f'Today is {{day}}.'\n"
+    assert _lint._TRIGGER.search(text) is not None
+    assert _lint._trigger_lines(text) == frozenset({1})
