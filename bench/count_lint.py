@@ -9,7 +9,8 @@ sway (the CPU-time ratios of `bench_lint.py` swing by a third there).
 
 Each side runs in a process of its own under `valgrind --tool=callgrind`, once as a warm-up
 (imports, regex compilation, the process-wide memos) and then once counted: collection is on only
-inside `operator.call(...)` of the counted run. The workloads are `bench_lint.py`'s. Prints both
+inside `operator.call(...)` of the counted run, with a fixed PYTHONHASHSEED (so that two counts
+of one tree agree). The workloads are `bench_lint.py`'s. Prints both
 counts and their ratio (the target is <= 2.00x, as for the CPU time). Needs valgrind; a run takes
 minutes (the programs run about 50 times slower under it). Not a timed test.
 """
@@ -20,6 +21,7 @@ import argparse
 import ast
 import contextlib
 import operator
+import os
 import re
 import shutil
 import subprocess
@@ -99,7 +101,10 @@ def _count(side: str, workload: str, corpus: Path | None) -> int:
         workload,
         *(["--real-corpus", str(corpus)] if corpus is not None else []),
     ]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    # String hashes are salted per process unless the seed is fixed: set and dict orders, and
+    # with them the count, then move by a few million between two runs of the same tree.
+    environment = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
     if done.returncode != 0:
         raise SystemExit(f"valgrind failed ({done.returncode}): {done.stderr[-2000:]}")
     return collected(done.stderr)

@@ -49,3 +49,25 @@ def test_the_real_workload_asks_for_the_corpus_folder(
     monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/valgrind")
     assert count_lint.main(["--workload", "real"]) == 2
     assert "--real-corpus DIR" in capsys.readouterr().err
+
+
+def test_each_side_is_counted_with_a_fixed_hash_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # With salted string hashes, set and dict orders differ run to run and so does the count.
+    import subprocess
+
+    count_lint = _load()
+    seen: dict[str, str] = {}
+
+    class Done:
+        returncode = 0
+        stderr = "==7== Collected : 1,000\n"
+
+    def run(command: list[str], **options: object) -> Done:
+        environment = options["env"]
+        assert isinstance(environment, dict)
+        seen.update(environment)
+        return Done()
+
+    monkeypatch.setattr(subprocess, "run", run)
+    assert count_lint._count("lint", "synth", None) == 1000
+    assert seen["PYTHONHASHSEED"] == "0"

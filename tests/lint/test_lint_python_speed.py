@@ -771,3 +771,53 @@ def test_a_rooted_method_scan_tries_only_the_methods_the_text_names(
     text = "import cohere\nco = cohere.Client()\nreply = co.chat(message=question)\n"
     assert list(_lint._rooted_method_lines(text)) == [3]
     assert asked == [("chat",)]  # not `chat_stream`, nor the other libraries' methods
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *("MESS", "msgs", "Hist", "cOnV", "chat", "TURN", "dialog", "Role", "me", "ro"),
+                *(" ", "\n", "x", "_", "\u017f", "\u212a", "\u00e9", "ROLE\u00e9"),
+            ]
+        ),
+        max_size=10,
+    )
+)
+def test_the_turn_word_test_answers_as_the_case_blind_pattern(parts: list[str]) -> None:
+    from promptcache.lint.python import _shared_windows
+
+    text = "".join(parts)  # with the letters case-blind matching folds (`ſ` is an `s` to it)
+    slow = re.compile(r"(?i)mess|msgs|hist|conv|chat|turn|dialog|role")
+    assert _shared_windows._names_turns(text) is (slow.search(text) is not None)
+
+
+def test_an_ascii_module_is_not_scanned_for_turn_words_by_the_case_blind_pattern(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The case-blind regex tries every position of the module (a twentieth of its parse): on
+    # ASCII text the words are looked for in its lower case instead, in C at memory speed.
+    from promptcache.lint.python import _shared_windows
+
+    monkeypatch.setattr(_shared_windows, "_TURN_WORD", None)  # any use of it raises
+    assert _shared_windows._names_turns("history.pop(0)\n")
+    assert not _shared_windows._names_turns("values.pop(0)\n")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("SYSTEM_PROMPT", "SYSTEMPROMPT", "SYS_PROMPT", "SYSPROMPT", "SYSMSG", "SYS_MSG"),
+        *("SYSMESSAGE", "SYS_MESSAGE", "SYSINSTRUCTION", "SYS_INSTRUCTION", "SYSTEM_MESSAGE"),
+        *("sysPrompt", "sys_msg", "SystemMessage", "system_instruction", "SysPrompt"),
+    ],
+)
+def test_every_system_name_the_trigger_matches_passes_the_word_gate(name: str) -> None:
+    # The gate skips the trigger's scan in a text holding none of its words: a system-prompt
+    # name spelled without one (`SYSMESSAGE`) left its module unanalysed, with no word said.
+    from promptcache.lint.python import _lint
+
+    text = f"{name} = f'Today is {{day}}.'\n"
+    assert _lint._TRIGGER.search(text) is not None
+    assert _lint._trigger_lines(text) == frozenset({1})

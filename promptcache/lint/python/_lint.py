@@ -119,6 +119,8 @@ _TRIGGER_WORDS = (
     "ysmsg",
     "YSPROMPT",
     "YSMSG",
+    "YSMESSAGE",  # `SYSMESSAGE`, `SYSINSTRUCTION`: the trigger's `SYS` forms with no `_`
+    "YSINSTRUCTION",
     "PROMPT",
     "_prompt",
     "_TEMPLATE",
