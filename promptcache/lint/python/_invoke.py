@@ -44,6 +44,7 @@ from ._flow import (
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
+from ._platform_reads import history_read
 from ._quickinit import replace
 from ._request_data import data_call, data_method
 from ._sinks import (
@@ -445,6 +446,10 @@ def call_named(
         and stored_window(node, _sql_text(node, args), where_made(frame))
     ):
         result = _stored_window(frame, node, receiver, result)
+    kept = history_read(node, frame.module.imports)
+    if kept:  # `channel.history(limit=20)`: a chat platform's newest messages
+        label = f"`{node_label(frame.module, node)}` (reads {kept} of the channel)"
+        result = Value(deps=result.deps | {frame.taint(WINDOW, label, node)}, kind="list")
     source = _data_read(name, receiver, args, keywords)
     if source is None:
         return result
