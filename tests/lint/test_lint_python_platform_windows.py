@@ -76,6 +76,49 @@ WINDOWS = [
         """,
     ),
     (
+        "discord-since-an-hour-before-this-message",
+        """
+        from datetime import datetime, timedelta
+        import discord
+        async def recent(message, keep=10):
+            since: datetime = message.created_at - timedelta(hours=1)
+            got = [m async for m in message.channel.history(after=since, before=message.created_at)]
+            return got[-keep:] + [message]
+        async def reply(message):
+            turns = [{"role": "system", "content": RULES}]
+            for other in await recent(message):
+                turns.append({"role": "user", "content": other.content})
+            return client.chat.completions.create(model="m", messages=turns)
+        """,
+    ),
+    (
+        "disnake-since-half-an-hour-ago-inline",
+        """
+        from datetime import datetime, timedelta, timezone
+        import disnake
+        async def reply(channel, question):
+            turns = [{"role": "system", "content": RULES}]
+            async for m in channel.history(limit=None, after=datetime.now(timezone.utc) - timedelta(minutes=30)):
+                turns.append({"role": "user", "content": m.content})
+            turns.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=turns)
+        """,
+    ),
+    (
+        "pycord-since-a-day-ago-named",
+        """
+        from datetime import datetime, timedelta
+        import discord
+        async def reply(ctx, question):
+            cutoff = datetime.utcnow() - timedelta(days=1)
+            today = [m async for m in ctx.channel.history(after=cutoff)]
+            turns = [{"role": "system", "content": RULES}]
+            turns += [{"role": "user", "content": m.content} for m in today]
+            turns.append({"role": "user", "content": question})
+            return client.chat.completions.create(model="m", messages=turns)
+        """,
+    ),
+    (
         "slack-sdk-history-loop",
         """
         from slack_sdk import WebClient

@@ -92,7 +92,7 @@ from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["call_expression", "call_value", "where_made"]
+__all__ = ["body_of", "call_expression", "call_value", "where_made"]
 
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
@@ -446,14 +446,24 @@ def call_named(
         and stored_window(node, _sql_text(node, args), where_made(frame))
     ):
         result = _stored_window(frame, node, receiver, result)
-    kept = history_read(node, frame.module.imports)
-    if kept:  # `channel.history(limit=20)`: a chat platform's newest messages
-        label = f"`{node_label(frame.module, node)}` (reads {kept} of the channel)"
-        result = Value(deps=result.deps | {frame.taint(WINDOW, label, node)}, kind="list")
+    read = history_read(node, frame.module.imports, body_of(frame))
+    if read is not None:  # `channel.history(limit=20)`: a chat platform's newest messages
+        kept, where = read
+        label = f"`{node_label(frame.module, where)}` ({kept})"
+        result = Value(deps=result.deps | {frame.taint(WINDOW, label, where)}, kind="list")
     source = _data_read(name, receiver, args, keywords)
     if source is None:
         return result
     return _per_request_result(frame, result, node, source.what, answer=source.answers)
+
+
+def body_of(frame: Frame) -> list[ast.stmt]:
+    """The statements of the function this frame runs (the module's at its top level)."""
+    function = frame.scope.function
+    node = function.node if function is not None else None
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return node.body
+    return frame.module.tree.body if function is None else []
 
 
 def where_made(frame: Frame) -> str:
