@@ -282,6 +282,37 @@ QUIET = [
         """,
     ),
     (
+        "discord-one-earlier-message-in-the-new-turn",
+        """
+        import discord
+        async def on_message(message, bot):
+            said = ""
+            async for m in message.channel.history(limit=10):
+                if m.author == bot.user:
+                    said = m.content
+                    break
+            client.chat.completions.create(
+                model="m",
+                messages=[
+                    {"role": "system", "content": RULES},
+                    {"role": "user", "content": f"You said before: {said}\n{message.content}"},
+                ],
+            )
+        """,
+    ),
+    (
+        "nextcord-newest-message-by-index",
+        """
+        import nextcord
+        async def quote(message):
+            recent = [m async for m in message.channel.history(limit=10)]
+            client.chat.completions.create(
+                model="m",
+                messages=[{"role": "system", "content": RULES}, {"role": "user", "content": recent[0].content}],
+            )
+        """,
+    ),
+    (
         "discord-search-only",
         """
         import discord
