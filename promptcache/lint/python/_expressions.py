@@ -25,7 +25,7 @@ from ._flow import (
 )
 from ._handed import appended_to_kept_list
 from ._instances import instance_part
-from ._invoke import call_expression, where_made
+from ._invoke import body_of, call_expression, where_made
 from ._iteration import comprehension
 from ._local_lists import sent_where_grown
 from ._locations import node_label
@@ -429,8 +429,8 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
     key = node.slice
     if isinstance(key, ast.Slice) and (
         is_history_window(node)
-        or (type(key.lower) is ast.Name and is_named_window(node, _body_of(frame)))
-        or is_drawn_window(node, _body_of(frame))
+        or (type(key.lower) is ast.Name and is_named_window(node, body_of(frame)))
+        or is_drawn_window(node, body_of(frame))
     ):
         label = f"`{node_label(frame.module, node)}` (a sliding window of the history)"
         return Value(deps=base.deps | {frame.taint(WINDOW, label, node)}, kind="list")
@@ -472,15 +472,6 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
         return Value(deps=newest, pieces=(newest,))
     extra = evaluate(frame, key) if not isinstance(key, ast.Slice) else EMPTY
     return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
-
-
-def _body_of(frame: Frame) -> list[ast.stmt]:
-    """The statements of the function this frame runs (the module's at its top level)."""
-    function = frame.scope.function
-    node = function.node if function is not None else None
-    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-        return node.body
-    return frame.module.tree.body if function is None else []
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:

@@ -45,6 +45,7 @@ from ._handed import only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
+from ._platform_reads import history_read
 from ._quickinit import replace
 from ._request_data import data_call, data_method
 from ._shared_windows import CAPPED_LIST
@@ -95,7 +96,7 @@ from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["call_expression", "call_value", "where_made"]
+__all__ = ["body_of", "call_expression", "call_value", "where_made"]
 
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
@@ -454,10 +455,24 @@ def call_named(
         capped = frame.a.trimmed(frame.module).get(CAPPED_LIST)
         if capped is not None:  # the module keeps the list to its newest turns (`ltrim`)
             result = windowed(frame.module, result, capped)
+    read = history_read(node, frame.module.imports, body_of(frame))
+    if read is not None:  # `channel.history(limit=20)`: a chat platform's newest messages
+        kept, where = read
+        label = f"`{node_label(frame.module, where)}` ({kept})"
+        result = Value(deps=result.deps | {frame.taint(WINDOW, label, where)}, kind="list")
     source = _data_read(name, receiver, args, keywords)
     if source is None:
         return result
     return _per_request_result(frame, result, node, source.what, answer=source.answers)
+
+
+def body_of(frame: Frame) -> list[ast.stmt]:
+    """The statements of the function this frame runs (the module's at its top level)."""
+    function = frame.scope.function
+    node = function.node if function is not None else None
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        return node.body
+    return frame.module.tree.body if function is None else []
 
 
 def where_made(frame: Frame) -> str:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DataSource", "Framework", "Sink", "TemplateFill"]
+__all__ = ["DataSource", "Framework", "HistoryRead", "Sink", "TemplateFill"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +106,29 @@ class TemplateFill:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class HistoryRead:
+    """
+    A chat platform's read of a channel's newest messages (discord.py's `channel.history(limit=
+    20)`): once the channel holds more than n, the messages it returns start later on every
+    request, a window that slides (PC507) wherever they are sent as the conversation.
+
+    `methods`: method names, counted only in a module importing one of `imported`. `limit`: the
+    keyword that gives n, `position` its index when given by position (-1: keyword only).
+    `default`: n when no limit is given (0: the whole history, or the newest message alone, is
+    read: no window; so is a limit of None, 0 or 1 given). `anchors`:
+    keywords that, given anything but None or False, read from a fixed point or oldest first
+    (`after=message`, `oldest_first=True`): the same messages every time, no window.
+    """
+
+    methods: tuple[str, ...]
+    imported: tuple[str, ...]
+    default: int = 0
+    limit: str = "limit"
+    position: int = -1
+    anchors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Framework:
     name: str
     sinks: tuple[Sink, ...] = ()
@@ -139,3 +162,5 @@ class Framework:
     # ("Base.method": a custom chat model's `_generate(messages)`): that first parameter is the
     # caller's request, judged where the caller builds it (PC508 does not ask about it).
     conversation_hooks: tuple[str, ...] = ()
+    # Chat platforms' reads of a channel's newest messages (see HistoryRead).
+    history_reads: tuple[HistoryRead, ...] = ()

@@ -28,6 +28,7 @@ __all__ = [
     "data_method",
     "handler_names",
     "handler_parameters",
+    "imports_one",
     "injected",
     "request_name",
     "senders_system_prompt",
@@ -199,14 +200,15 @@ def _handler_source(
         _dotted(d.func if isinstance(d, ast.Call) else d, imports) for d in node.decorator_list
     ]
     for source, pattern in _HANDLER_SOURCES:
-        if source.imported and not _imports_one(imports, source.imported):
+        if source.imported and not imports_one(imports, source.imported):
             continue
         if any(map(pattern.match, names)):
             return source
     return None
 
 
-def _imports_one(imports: dict[str, str], packages: tuple[str, ...]) -> bool:
+def imports_one(imports: dict[str, str], packages: tuple[str, ...]) -> bool:
+    """Whether the module's `imports` (alias -> dotted name) name one of `packages`."""
     return any(d == m or d.startswith(m + ".") for d in imports.values() for m in packages)
 
 
@@ -239,7 +241,7 @@ def handler_names(tree: ast.Module, imports: dict[str, str], source: str) -> dic
     sources = [
         (pattern, first_only)
         for pattern, first_only, imported in _REGISTRATIONS
-        if not imported or _imports_one(imports, imported)
+        if not imported or imports_one(imports, imported)
     ]
     if not sources or not any(word in source for word in _REGISTERING):
         return names

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ._knowledge import Sink
+from ._knowledge import HistoryRead, Sink
 from .frameworks import FRAMEWORKS
 
 __all__ = [
     "CLIENT_PACKAGES",
     "CONTEXT_ENGINES",
     "CONVERSATION_HOOKS",
+    "HISTORY_READS",
     "KNOWN_PACKAGES",
     "LAST_NAMES",
     "OBJECT_PACKAGES",
@@ -41,6 +42,11 @@ WINDOWS = frozenset(name for framework in FRAMEWORKS for name in framework.windo
 WINDOW_MEMORIES = frozenset(name for f in FRAMEWORKS for name in f.window_memories)
 CONTEXT_ENGINES = tuple(sorted({name for f in FRAMEWORKS for name in f.context_engines}))
 CONVERSATION_HOOKS = frozenset(name for f in FRAMEWORKS for name in f.conversation_hooks)
+# Chat platforms' reads of a channel's newest messages, by method name.
+HISTORY_READS: dict[str, tuple[HistoryRead, ...]] = {}
+for _read in (read for framework in FRAMEWORKS for read in framework.history_reads):
+    for _method in _read.methods:
+        HISTORY_READS[_method] = (*HISTORY_READS.get(_method, ()), _read)
 # Top-level packages the frameworks describe as data (`promptcache`, `langchain`, `openai`): a
 # name imported from one is taken as that knowledge even where the project holds its source
 # (a vendored copy, the library's own repository), not read as the project's code.
