@@ -400,6 +400,18 @@ QUIET = [
         """,
     ),
     (
+        "matrix-nio-forward-by-position",
+        """
+        from nio import AsyncClient, MessageDirection
+        mx = AsyncClient("https://example.org", "@bot:example.org")
+        async def answer(room_id, first_token):
+            page = await mx.room_messages(room_id, first_token, None, MessageDirection.front, 25)
+            turns = [{"role": "system", "content": RULES}]
+            turns += [{"role": "user", "content": ev.body} for ev in page.chunk]
+            client.chat.completions.create(model="m", messages=turns)
+        """,
+    ),
+    (
         "history-method-of-no-chat-platform",
         """
         from myapp.storage import notebook
@@ -416,3 +428,23 @@ QUIET = [
 @pytest.mark.parametrize(("name", "source"), QUIET, ids=[q[0] for q in QUIET])
 def test_reads_that_keep_no_sliding_window_are_quiet(name: str, source: str) -> None:
     assert "PC507" not in codes(source), name
+
+
+def test_a_read_whose_arguments_are_splatted_says_its_limit_is_not_seen() -> None:
+    # `history(**opts)`: the limit is in a dict the analysis does not read. Any limit but None,
+    # 0 or 1 keeps a window, so it is reported, but the finding must not claim the default.
+    source = """
+        import discord
+        bot = discord.Client(intents=discord.Intents.default())
+        @bot.event
+        async def on_message(message, opts):
+            recent = [m async for m in message.channel.history(**opts)]
+            turns = [{"role": "system", "content": RULES}] + [
+                {"role": "user", "content": m.content} for m in reversed(recent)
+            ]
+            client.chat.completions.create(model="m", messages=turns)
+        """
+    (finding,) = lint_python_source(HEAD + textwrap.dedent(source))
+    assert finding.code == "PC507"
+    assert "its default" not in finding.message
+    assert "as many as its unread arguments say" in finding.message

@@ -117,7 +117,8 @@ class HistoryRead:
     `default`: n when no limit is given (0: the whole history, or the newest message alone, is
     read: no window; so is a limit of None, 0 or 1 given). `anchors`:
     keywords that, given anything but None or False, read from a fixed point or oldest first
-    (`after=message`, `oldest_first=True`): the same messages every time, no window.
+    (`after=message`, `oldest_first=True`): the same messages every time, no window;
+    `anchor_positions` their indexes when given by position.
     """
 
     methods: tuple[str, ...]
@@ -126,6 +127,7 @@ class HistoryRead:
     limit: str = "limit"
     position: int = -1
     anchors: tuple[str, ...] = ()
+    anchor_positions: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -22,9 +22,9 @@ def history_read(
     node: ast.Call, imports: dict[str, str], scope: Sequence[ast.stmt]
 ) -> tuple[str, ast.AST] | None:
     """What the method call `node` keeps of a chat platform's channel ("reads the channel's
-    newest 20 messages"), in a module whose `imports` (alias -> dotted name) name that platform, and what
-    makes it slide (the call, or the time counted back that it reads from); None when it is no
-    such read, or reads the whole history, the newest message alone or the messages from a
+    newest 20 messages"), in a module whose `imports` (alias -> dotted name) name that platform,
+    and what makes it slide (the call, or the time counted back that it reads from); None when it
+    is no such read, or reads the whole history, the newest message alone or the messages from a
     fixed point on. `scope`: the statements of the function the call is made in."""
     func = node.func
     if not isinstance(func, ast.Attribute):
@@ -38,7 +38,9 @@ def history_read(
 def _kept(
     node: ast.Call, read: HistoryRead, scope: Sequence[ast.stmt]
 ) -> tuple[str, ast.AST] | None:
-    anchors = [k.value for k in node.keywords if k.arg in read.anchors and not _unset(k.value)]
+    anchors = [k.value for k in node.keywords if k.arg in read.anchors]
+    anchors += [node.args[i] for i in read.anchor_positions if i < len(node.args)]
+    anchors = [a for a in anchors if not _unset(a)]
     for anchor in anchors:
         moving = _counted_back(anchor, scope)
         if moving is not None:
@@ -53,6 +55,13 @@ def _newest(node: ast.Call, read: HistoryRead) -> str:
     limit = next((k.value for k in node.keywords if k.arg == read.limit), None)
     if limit is None and 0 <= read.position < len(node.args):
         limit = node.args[read.position]
+    if limit is None and _splatted(node) and read.default > 1:
+        # `history(**opts)`: the limit is in what the analysis does not read. A window with no
+        # limit given, and with any limit but None, 0 or 1: said so, not taken as the default.
+        return (
+            f"the channel's newest messages, as many as its unread arguments say"
+            f" ({read.default} when they give no limit)"
+        )
     if limit is None:
         return (
             f"the channel's newest {read.default} messages, its default" if read.default > 1 else ""
@@ -61,6 +70,13 @@ def _newest(node: ast.Call, read: HistoryRead) -> str:
         return "the channel's newest messages, as many as its limit"  # a number the code computes
     n = limit.value
     return f"the channel's newest {n} messages" if type(n) is int and n > 1 else ""
+
+
+def _splatted(node: ast.Call) -> bool:
+    """`history(**opts)` or `history(*args)`: arguments the analysis does not read."""
+    return any(k.arg is None for k in node.keywords) or any(
+        isinstance(a, ast.Starred) for a in node.args
+    )
 
 
 def _unset(value: ast.expr) -> bool:

@@ -5,7 +5,8 @@ limit is given (`AsyncClient.room_messages(room_id, start, end=None, direction=b
 the Matrix `/rooms/{roomId}/messages` endpoint, whose `dir` is backwards by default). Checked
 against the Matrix client-server API's message pagination spec and clients of the same endpoint
 (ruma's `get_message_events`, the R `mx_messages`). A `direction=` given is taken as a forward
-read from a fixed token (backwards is the default, seldom written out): no window.
+read from a fixed token (backwards is the default, seldom written out): no window, by keyword
+or as the fourth argument.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ FRAMEWORK = Framework(
             default=10,
             position=4,
             anchors=("direction",),
+            anchor_positions=(3,),
         ),
     ),
 )
