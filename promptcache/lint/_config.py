@@ -39,7 +39,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found, no-redef, unused-ignore]
 
-__all__ = ["DEFAULT_CONFIG", "LintConfig", "find_pyproject", "load_config"]
+__all__ = ["DEFAULT_CONFIG", "LintConfig", "find_pyproject", "load_config", "snake_case"]
 
 DEFAULT_INCLUDE = (
     "*.j2",
@@ -201,7 +201,7 @@ def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
         lowered = name.lower()
         if regex.match(lowered) is not None:
             return True
-        snake = _snake_case(name)
+        snake = snake_case(name)
         return snake != lowered and regex.match(snake) is not None
 
     return match
@@ -210,7 +210,7 @@ def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
-def _snake_case(name: str) -> str:
+def snake_case(name: str) -> str:
     """`userQuery` as `user_query` (lower case; a name without humps only lowered)."""
     return _CAMEL_HUMP.sub("_", name).lower()
 

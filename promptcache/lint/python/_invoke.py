@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .._config import snake_case
 from ._calls import SPECIAL, Call, insert_place
 from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
 from ._filled_templates import (
@@ -667,18 +668,13 @@ def _clock_helper(name: str, node: ast.Call, receiver: Value | None, sink: Sink 
         not node.args
         and sink is None
         and (receiver is None or receiver.kind == "module")
-        and _CLOCK_HELPER.match(_snake(name.rpartition(".")[2])) is not None
+        and _CLOCK_HELPER.match(snake_case(name.rpartition(".")[2])) is not None
     )
 
 
 def _called_name(node: ast.Call) -> str:
     func = node.func
     return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-
-
-def _snake(name: str) -> str:
-    """`getTodayStr` as `get_today_str`, lowercased."""
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name).lower()
 
 
 def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value:
