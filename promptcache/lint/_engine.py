@@ -522,7 +522,9 @@ def risks(
             factor = {"user": 1, "system": SYSTEM_PROMPT_FACTOR}.get(kind, LONG_PREFIX_FACTOR)
             if event.placeholder:  # a section of data the call that sends the text fills
                 factor = min(factor, FORMAT_FIELD_FACTOR)
-            if block >= max(threshold, 1) * factor:
+            if event.data:  # the material the prompt works on: the request's own data
+                factor = 1
+            if block >= max(threshold, 1) * factor or (event.data and history):
                 found.append((event, Risk(tokens=after, history=history, unsized=())))
         elif isinstance(event, Hazard):
             name = _value_name(event)

@@ -20,6 +20,14 @@ Why:
     of three times `threshold` (300 tokens) after it is enough. A tool list (`tools`,
     `available_tools`, `functions`), a date the deployment fixes (`knowledge_cutoff_date`,
     `model_release_date`) and a count (`{max_length}`) are never of unknown meaning.
+    A section of data, a value the prompt presents as the material it works on, is the
+    request's own data, as a variable of a user turn is: one block of `threshold` tokens after
+    it is enough, and so is the conversation the prompt writes after it. The prompt says so by
+    a markdown heading or a label line over the value that names such material (`# Document:`,
+    `Code changes (input):` also in markdown emphasis, `## Database schema`, `参考资料：`; not
+    when it names the output's format, an example or the rules), or by the value's own name
+    (`feed_json`, `unmatched_text`, `doc_content`, `sample_rows`: its last word; not
+    `example_json` nor `output_text`).
 
 Bad:
     {{ system_resources }}
@@ -85,3 +93,73 @@ _WORD_BREAK = re.compile(r"[._]|(?<=[a-z0-9])(?=[A-Z])")  # `max_pages`, `tools.
 
 def _words(name: str) -> set[str]:
     return {word.lower() for word in _WORD_BREAK.split(name)}
+
+
+# A section of data: the words of a heading or a label line (`# Document V1:`, `Code changes
+# (input):`, `## 参考资料`) that say the value under it is the material the prompt works on, a
+# document, the input, retrieved context, code and its changes, a schema, an earlier step's
+# plan or results; Latin-script words match whole, the CJK ones (Chinese, Japanese, Korean)
+# wherever they stand.
+DATA_LABEL_WORDS = frozenset(
+    {"document", "documents", "text", "texts", "input", "inputs", "context", "data"}
+    | {"content", "contents", "code", "diff", "diffs", "patch", "changes", "schema", "json"}
+    | {"sql", "transcript", "article", "excerpt", "excerpts", "snippet", "snippets", "report"}
+    | {"log", "logs", "results", "rows", "records", "plan", "blueprint", "outline", "draft"}
+    | {"comments", "material", "materials", "reference", "references", "sources"}
+)
+DATA_LABEL_CJK = (
+    "资料", "資料", "数据", "數據", "文本", "文档", "文檔", "内容", "內容", "代码", "代碼",
+    "上下文", "参考", "參考", "输入", "輸入", "大纲", "大綱", "データ", "テキスト", "文書",
+    "コード", "入力", "데이터", "문서", "텍스트", "코드", "입력", "내용", "자료", "참고",
+)  # fmt: skip
+# ... unless the label names what the answer must look like or how to work (`Output schema:`,
+# `Example input:`, `## Input format`, `输出格式`): the prompt's own fixed text, not its data.
+NOT_DATA_WORDS = frozenset(
+    {"output", "response", "reply", "answer", "format", "example", "examples"}
+    | {"template", "style", "instruction", "instructions", "rule", "rules", "guideline"}
+    | {"guidelines", "persona", "system", "prompt"}
+)
+NOT_DATA_CJK = (
+    "输出",
+    "輸出",
+    "格式",
+    "示例",
+    "范例",
+    "範例",
+    "出力",
+    "形式",
+    "출력",
+    "형식",
+    "예시",
+)
+# The last word of a value's name that says it is such material (`feed_json`, `doc_content`,
+# `sample_rows`, `architecture_plan`); not `code` (`language_code` is a setting), nor `context`
+# (`skill_context` is a catalogue; PC102 knows the retrieved ones).
+DATA_NAME_WORDS = frozenset(
+    {"text", "texts", "json", "document", "documents", "content", "contents", "diff", "sql"}
+    | {"transcript", "excerpt", "snippet", "rows", "records", "plan", "outline", "draft"}
+    | {"summary", "comments", "changes", "data", "input"}
+)
+
+
+def names_data(label: str) -> bool | None:
+    """
+    What a heading or a label line says of the value under it: True when it names the material
+    the prompt works on, False when it names the output's format, an example or the rules
+    (whatever else it names), None when it names neither.
+    """
+    words = {w.lower() for w in _LABEL_WORD.findall(label)}
+    if not words.isdisjoint(NOT_DATA_WORDS) or any(w in label for w in NOT_DATA_CJK):
+        return False
+    if not words.isdisjoint(DATA_LABEL_WORDS) or any(w in label for w in DATA_LABEL_CJK):
+        return True
+    return None
+
+
+def is_data_name(name: str) -> bool:
+    """Whether a value's name says it is the material the prompt works on (`unmatched_text`)."""
+    words = [w.lower() for w in _WORD_BREAK.split(name) if w]
+    return bool(words) and words[-1] in DATA_NAME_WORDS and NOT_DATA_WORDS.isdisjoint(words)
+
+
+_LABEL_WORD = re.compile(r"[A-Za-z]+")

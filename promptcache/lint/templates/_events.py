@@ -74,6 +74,9 @@ class Hazard:
     # a `{field}` on a line of its own in a prompt file written for str.format: a section of data
     # the call that sends the text fills (PC106 asks for a shorter block after it)
     placeholder: bool = False
+    # a section of data: a value of unknown meaning that its heading, label line or name says is
+    # the material the prompt works on (PC106 asks for one block of `threshold` after it)
+    data: bool = False
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""

@@ -17,7 +17,7 @@ from .._config import _matcher
 from ..rules.PC101 import SHORT_VALUE_NAMES, SHORT_VALUE_TOKENS
 from ..rules.PC102 import is_deployment_date
 from ..rules.PC105 import FORMAT_FIELD, JINJA_SUFFIXES
-from ..rules.PC106 import is_count, is_tool_list
+from ..rules.PC106 import is_count, is_data_name, is_tool_list
 from ..rules.PC201 import MAPPING_VIEWS, SORTING_FILTERS
 from ._bindings import Captured, Scope
 from ._events import TAIL, TAIL_NAME, Event, Hazard, Unsized, count_tokens
@@ -133,6 +133,10 @@ def _unknown_field(
         labelled = _labelled_data(walker, f"format placeholder `{{{root}}}`", root, line)
         if labelled is not None:
             return [labelled, count_tokens(match.group(0))]
+        data = _data_section(walker, f"format placeholder `{{{root}}}`", name)
+        if data is not None:
+            hazard = Hazard("PC106", line, match.group(0), data, walker.origin, data=True)
+            return [hazard, count_tokens(match.group(0))]
         detail = f"format placeholder `{{{root}}}` of unknown meaning (if it changes per request)"
         own_line = placed == "line"
         found.append(
@@ -239,8 +243,26 @@ def check_unknown(
     if labelled is not None:
         out.append(labelled)
         return
+    data = _data_section(walker, f"variable `{root}`", name)
+    if data is not None:
+        out.append(Hazard("PC106", expr.lineno, root, data, walker.origin, data=True))
+        return
     detail = f"variable `{root}` of unknown meaning (if it changes per user or request)"
     out.append(walker.hazard("PC106", expr.lineno, root, detail))
+
+
+def _data_section(walker: Walker, shown: str, name: str) -> str | None:
+    """
+    The detail of a section of data (PC106's `names_data`, `is_data_name`): a value of unknown
+    meaning that the heading or label line over it, or else its own name, says is the material
+    the prompt works on (not its output's format, an example or the rules); None otherwise.
+    """
+    said = walker.state.sections.over_data()
+    if said:
+        return f"{shown}, which its heading or label says is the data the prompt works on,"
+    if said is None and is_data_name(name):
+        return f"{shown}, which its name says is the data the prompt works on,"
+    return None
 
 
 def _labelled_data(walker: Walker, shown: str, root: str, line: int) -> Hazard | None:

@@ -11,6 +11,11 @@ value, a list item (`- Lives with pets`) and a labelled line (`Car: none`) are d
 section whose words are instructions is not the user's data, whatever its heading says. A tag
 whose name names the user or today (`<user_request>`, `<userProfile>`) covers what is written
 inside it, up to its closing tag.
+
+The same headings and label lines say when a value is a section of data, the material the prompt
+works on (`# Document V1:`, `- **Code changes** *(input)*:`; see PC106's `names_data`): a label
+line in markdown emphasis counts there too, and what a heading or label line says of the data
+lasts as what it says of the user does.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..rules.PC102 import REQUEST_LABEL_CJK, REQUEST_LABEL_WORDS
+from ..rules.PC106 import names_data
 from ._output import FIELD_LABEL
 
 __all__ = ["Sections"]
@@ -27,6 +33,12 @@ _HEADING = re.compile(r"^[ \t]*#{1,6}[ \t]+(?P<title>.{1,60}?)[ \t#]*$")
 _RULE = re.compile(r"^[ \t]*(?:-{3,}|\*{3,}|_{3,}|={3,})[ \t]*$")
 # A line of data: a bulleted item, or a field (`Car: none`, `- 보유 카드: 없음`).
 _DATA_LINE = re.compile(r"^[ \t]*(?:[-*•·][ \t]|[(\[]?[ \t]*[^\W\d_][\w '/&.-]{0,40}[:：])")
+# A label line written in markdown emphasis, once its marks are taken out (`- **Diff** *(input)*:`
+# reads `- Diff (input):`): a bullet or a number, then up to 80 characters ending in a colon.
+_EMPHASIS = re.compile(r"[*_`]+")
+_EMPHASISED_LABEL = re.compile(
+    r"^[ \t]*(?:[-+•·]|\d{1,2}[.)])?[ \t]*[^\W\d_][^\n:：]{0,80}[:：][ \t]*$"
+)
 # An opening or closing tag (`<user_request>`, `</user_request>`), and the breaks between the
 # words of its name (`user_request`, `today-reading`, `userProfile`).
 _TAG = re.compile(r"<(?P<close>/?)(?P<name>[A-Za-z][\w.-]{0,40})(?:[ \t][^<>\n]*)?>")
@@ -54,6 +66,10 @@ class Sections:
     label: bool = False  # the label line over the values below names the user or today
     line: str = ""  # the static text written on the current line so far
     valued: bool = False  # a value was written on the current line
+    # what the open section's heading and the label line over the values below say of them
+    # (PC106's `names_data`): the material the prompt works on, its format, or neither (None)
+    data_heading: bool | None = None
+    data_label: bool | None = None
 
     def text(self, data: str) -> None:
         """Static text written in the output."""
@@ -81,17 +97,40 @@ class Sections:
             return True
         return FIELD_LABEL.match(self.line) is not None and names_the_request(self.line)
 
+    def over_data(self) -> bool | None:
+        """
+        What the label line, else the heading, over the value about to be written says of it:
+        the material the prompt works on (True), its format (False), or neither (None). Only a
+        value that opens its line is under them: after a label on its line (`Guest: {{ x }}`)
+        or inside a sentence, what its line says comes first.
+        """
+        if self.line.strip():
+            return None
+        return self.data_heading if self.data_label is None else self.data_label
+
     def _line(self, line: str) -> None:
         if not line.strip():
             self.label = False  # a blank line ends what a label line covers
+            self.data_label = None
         elif (heading := _HEADING.match(line)) is not None:
             self.heading, self.label = names_the_request(heading.group("title")), False
+            self.data_heading, self.data_label = names_data(heading.group("title")), None
         elif _RULE.match(line):
             self.heading = self.label = False
+            self.data_heading = self.data_label = None
         elif FIELD_LABEL.match(line):
             self.label = names_the_request(line)
+            self.data_label = names_data(line)
+        elif _EMPHASISED_LABEL.match(plain := _EMPHASIS.sub("", line)):
+            # a line ending in a colon (`- **Diff** *(input)*:`, `Here is the report:`) names
+            # the data below it; what it says of the user is as before: a line of data, or prose
+            if not _DATA_LINE.match(line):
+                self.heading = self.label = False
+                self.data_heading = None
+            self.data_label = names_data(plain)
         elif not _DATA_LINE.match(line):  # prose: instructions, not the values of a record
             self.heading = self.label = False
+            self.data_heading = self.data_label = None
 
     def _tag(self, name: str, *, closing: bool) -> None:
         if not closing:
