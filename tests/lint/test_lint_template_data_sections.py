@@ -5,7 +5,7 @@ on (issue tplR, template recall on c4).
 Shapes met in real prompt files, written here in our own words:
 
 - a heading or a label line that names the data under it (`# Contract draft:`, `Ticket body
-  (input):` in markdown emphasis, `参考资料如下：`, `## Database schema`) over a value of a name
+  (input):` in markdown emphasis, `参考资料如下：`, `## 可用数据库表结构`) over a value of a name
   that tells nothing (`left`, `body`, `item`), above a block of static instructions shorter than
   the 500 or 1000 tokens a name of unknown meaning needs;
 - a value whose own name says it is such material (`feed_json`, `unmatched_text`, `text`), on
@@ -14,8 +14,10 @@ Shapes met in real prompt files, written here in our own words:
   prompt itself writes, and a short closing rule.
 
 Their quiet twins: a heading or label naming a setting (`# Tone:`) or the output's format or an
-example (`Output schema:`), a name that says it is a format or an example (`example_json`), and
-a section of data followed only by labels between other fields.
+example (`Output schema:`), or words as often a standing description or the answer's shape
+(`## Context`, `## Schema`), a name that says it is a format or an example (`example_json`), a
+labelled field or a sentence under a data heading, and a section of data followed only by labels
+between other fields.
 """
 
 from __future__ import annotations
@@ -40,10 +42,17 @@ def test_a_heading_or_label_that_names_the_data_over_a_value_is_a_section_of_dat
 
 
 @pytest.mark.parametrize(
-    "heading", ["# Tone:", "## Reviewer persona", "Output schema:", "示例输入："]
+    "heading",
+    ["# Tone:", "## Reviewer persona", "Output schema:", "示例输入：", "## Schema", "## Context"],
 )
 def test_a_heading_or_label_that_names_a_setting_or_the_format_stays_quiet(heading: str) -> None:
+    # `## Schema` is as often the answer's JSON shape, `## Context` a team's standing description
     source = _ROLE + heading + "\n{{ left }}" + _REVIEW
+    assert codes(source, path="prompts/review.j2") == []
+
+
+def test_a_name_that_says_it_is_an_example_under_a_data_heading_stays_quiet() -> None:
+    source = _ROLE + "## Source document\n{{ example_text }}" + _REVIEW
     assert codes(source, path="prompts/review.j2") == []
 
 

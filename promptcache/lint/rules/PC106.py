@@ -23,11 +23,12 @@ Why:
     A section of data, a value the prompt presents as the material it works on, is the
     request's own data, as a variable of a user turn is: one block of `threshold` tokens after
     it is enough, and so is the conversation the prompt writes after it. The prompt says so by
-    a markdown heading or a label line over the value that names such material (`# Document:`,
-    `Code changes (input):` also in markdown emphasis, `## Database schema`, `参考资料：`; not
-    when it names the output's format, an example or the rules), or by the value's own name
-    (`feed_json`, `unmatched_text`, `doc_content`, `sample_rows`: its last word; not
-    `example_json` nor `output_text`).
+    a markdown heading or a label line over a value that opens its line, naming such material
+    (`# Document:`, `Code changes (input):` also in markdown emphasis, `## Sample rows`,
+    `参考资料：`; not `## Schema` nor `## Context`, as often the answer's shape or a standing
+    description, nor a label that names the output's format, an example or the rules), or by
+    the value's own name (`feed_json`, `unmatched_text`, `doc_content`, `sample_rows`: its last
+    word; not `example_json` nor `output_text`, whatever their heading).
 
 Bad:
     {{ system_resources }}
@@ -97,44 +98,38 @@ def _words(name: str) -> set[str]:
 
 # A section of data: the words of a heading or a label line (`# Document V1:`, `Code changes
 # (input):`, `## 参考资料`) that say the value under it is the material the prompt works on, a
-# document, the input, retrieved context, code and its changes, a schema, an earlier step's
-# plan or results; Latin-script words match whole, the CJK ones (Chinese, Japanese, Korean)
-# wherever they stand.
+# document, the input, code and its changes, a transcript or a log, rows of data, an earlier
+# step's plan or results; Latin-script words match whole, the CJK ones (Chinese, Japanese,
+# Korean) wherever they stand. Not `schema` nor `json`, as often the answer's shape (`## Schema`
+# over the output's JSON schema), nor `context` or `reference`, as often a company's standing
+# description or a style guide.
 DATA_LABEL_WORDS = frozenset(
-    {"document", "documents", "text", "texts", "input", "inputs", "context", "data"}
-    | {"content", "contents", "code", "diff", "diffs", "patch", "changes", "schema", "json"}
-    | {"sql", "transcript", "article", "excerpt", "excerpts", "snippet", "snippets", "report"}
-    | {"log", "logs", "results", "rows", "records", "plan", "blueprint", "outline", "draft"}
-    | {"comments", "material", "materials", "reference", "references", "sources"}
+    {"document", "documents", "text", "texts", "input", "inputs", "data", "content"}
+    | {"contents", "code", "diff", "diffs", "patch", "changes", "sql", "transcript", "article"}
+    | {"excerpt", "excerpts", "snippet", "snippets", "report", "log", "logs", "results", "rows"}
+    | {"records", "plan", "blueprint", "outline", "draft", "comments", "material", "materials"}
 )
 DATA_LABEL_CJK = (
     "资料", "資料", "数据", "數據", "文本", "文档", "文檔", "内容", "內容", "代码", "代碼",
-    "上下文", "参考", "參考", "输入", "輸入", "大纲", "大綱", "データ", "テキスト", "文書",
-    "コード", "入力", "데이터", "문서", "텍스트", "코드", "입력", "내용", "자료", "참고",
+    "输入", "輸入", "大纲", "大綱", "データ", "テキスト", "文書", "コード", "入力", "데이터",
+    "문서", "텍스트", "코드", "입력", "내용", "자료",
 )  # fmt: skip
-# ... unless the label names what the answer must look like or how to work (`Output schema:`,
-# `Example input:`, `## Input format`, `输出格式`): the prompt's own fixed text, not its data.
+# ... unless the label (or the value's name) names what the answer must look like or how to work
+# (`Output schema:`, `Example input:`, `## Input format`, `Content policy:`, `输出格式`): the
+# prompt's own fixed text, not its data.
 NOT_DATA_WORDS = frozenset(
-    {"output", "response", "reply", "answer", "format", "example", "examples"}
-    | {"template", "style", "instruction", "instructions", "rule", "rules", "guideline"}
-    | {"guidelines", "persona", "system", "prompt"}
+    {"output", "response", "respond", "reply", "answer", "return", "format", "example"}
+    | {"examples", "template", "style", "tone", "instruction", "instructions", "rule", "rules"}
+    | {"guideline", "guidelines", "policy", "policies", "constraints", "requirements"}
+    | {"persona", "system", "prompt"}
 )
 NOT_DATA_CJK = (
-    "输出",
-    "輸出",
-    "格式",
-    "示例",
-    "范例",
-    "範例",
-    "出力",
-    "形式",
-    "출력",
-    "형식",
+    "输出", "輸出", "格式", "示例", "范例", "範例", "规则", "規則", "出力", "形式", "출력", "형식",
     "예시",
-)
+)  # fmt: skip
 # The last word of a value's name that says it is such material (`feed_json`, `doc_content`,
 # `sample_rows`, `architecture_plan`); not `code` (`language_code` is a setting), nor `context`
-# (`skill_context` is a catalogue; PC102 knows the retrieved ones).
+# (`skill_context` is a catalogue; PC102 knows the retrieved ones), nor `schema`.
 DATA_NAME_WORDS = frozenset(
     {"text", "texts", "json", "document", "documents", "content", "contents", "diff", "sql"}
     | {"transcript", "excerpt", "snippet", "rows", "records", "plan", "outline", "draft"}
@@ -156,10 +151,16 @@ def names_data(label: str) -> bool | None:
     return None
 
 
-def is_data_name(name: str) -> bool:
-    """Whether a value's name says it is the material the prompt works on (`unmatched_text`)."""
+def is_data_name(name: str) -> bool | None:
+    """
+    What a value's name says of it: True when it is the material the prompt works on
+    (`unmatched_text`), False when it is the output's format, an example or the rules
+    (`example_json`, `output_schema`: whatever its heading says), None when neither.
+    """
     words = [w.lower() for w in _WORD_BREAK.split(name) if w]
-    return bool(words) and words[-1] in DATA_NAME_WORDS and NOT_DATA_WORDS.isdisjoint(words)
+    if not NOT_DATA_WORDS.isdisjoint(words):
+        return False
+    return True if words and words[-1] in DATA_NAME_WORDS else None
 
 
 _LABEL_WORD = re.compile(r"[A-Za-z]+")

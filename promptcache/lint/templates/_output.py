@@ -257,10 +257,13 @@ def _data_section(walker: Walker, shown: str, name: str) -> str | None:
     meaning that the heading or label line over it, or else its own name, says is the material
     the prompt works on (not its output's format, an example or the rules); None otherwise.
     """
+    named = is_data_name(name)
+    if named is False:
+        return None
     said = walker.state.sections.over_data()
     if said:
         return f"{shown}, which its heading or label says is the data the prompt works on,"
-    if said is None and is_data_name(name):
+    if said is None and named:
         return f"{shown}, which its name says is the data the prompt works on,"
     return None
 
