@@ -22,7 +22,11 @@ between other fields.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+
+from promptcache.lint import lint_paths
 
 from ._helpers import STATIC, codes
 
@@ -89,7 +93,9 @@ def test_a_value_named_as_the_data_on_its_own_line_under_prose_is_a_section_of_d
     assert codes(source, path="prompts/moods.j2") == ["PC106"]
 
 
-@pytest.mark.parametrize("name", ["example_json", "output_format_text", "feed_style"])
+@pytest.mark.parametrize(
+    "name", ["example_json", "output_format_text", "feed_style", "disclaimer_text"]
+)
 def test_a_value_named_as_a_format_an_example_or_a_setting_stays_quiet(name: str) -> None:
     source = "Rate the mood of each entry given below.\n{{ " + name + " }}\n\n" + STATIC
     assert codes(source, path="prompts/moods.j2") == []
@@ -137,3 +143,11 @@ def test_a_labelled_field_or_a_sentence_under_a_data_heading_is_judged_by_its_ow
     assert codes(field, path="prompts/review.j2") == []
     sentence = _ROLE + "## Source document\nWritten for {{ audience }} readers." + _REVIEW
     assert codes(sentence, path="prompts/review.j2") == []
+
+
+def test_a_section_of_data_in_an_included_file_keeps_its_bar(tmp_path: Path) -> None:
+    (tmp_path / "material.j2").write_text("## Source document\n{{ left }}\n", encoding="utf-8")
+    prompt = tmp_path / "review.j2"
+    prompt.write_text(_ROLE + '{% include "material.j2" %}' + _REVIEW, encoding="utf-8")
+    found = [f for f in lint_paths([prompt]) if f.severity != "info"]
+    assert [(f.code, f.line) for f in found] == [("PC106", 3)]

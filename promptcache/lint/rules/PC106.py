@@ -115,13 +115,17 @@ DATA_LABEL_CJK = (
     "문서", "텍스트", "코드", "입력", "내용", "자료",
 )  # fmt: skip
 # ... unless the label (or the value's name) names what the answer must look like or how to work
-# (`Output schema:`, `Example input:`, `## Input format`, `Content policy:`, `输出格式`): the
-# prompt's own fixed text, not its data.
+# (`Output schema:`, `Example input:`, `## Input format`, `Content policy:`, `输出格式`), or
+# boilerplate: the prompt's own fixed text, not its data.
 NOT_DATA_WORDS = frozenset(
     {"output", "response", "respond", "reply", "answer", "return", "format", "example"}
     | {"examples", "template", "style", "tone", "instruction", "instructions", "rule", "rules"}
     | {"guideline", "guidelines", "policy", "policies", "constraints", "requirements"}
     | {"persona", "system", "prompt"}
+    # boilerplate a deployment writes the same way every time (`disclaimer_text`, `intro_text`,
+    # `company_data`), not material of the request
+    | {"intro", "introduction", "welcome", "greeting", "header", "footer", "closing"}
+    | {"disclaimer", "signature", "default", "base", "static", "fixed", "company", "brand"}
 )
 NOT_DATA_CJK = (
     "输出", "輸出", "格式", "示例", "范例", "範例", "规则", "規則", "出力", "形式", "출력", "형식",

@@ -218,6 +218,7 @@ class Walker:
                         written=written,
                         conversation=event.conversation,
                         per_conversation=event.per_conversation,
+                        data=event.data,  # a section of data wherever it is written
                     )
                 )
             else:
