@@ -47,7 +47,15 @@ def test_a_heading_or_label_that_names_the_data_over_a_value_is_a_section_of_dat
 
 @pytest.mark.parametrize(
     "heading",
-    ["# Tone:", "## Reviewer persona", "Output schema:", "示例输入：", "## Schema", "## Context"],
+    [
+        "# Tone:",
+        "## Reviewer persona",
+        "Output schema:",
+        "示例输入：",
+        "## 内容要求",
+        "## Schema",
+        "## Context",
+    ],
 )
 def test_a_heading_or_label_that_names_a_setting_or_the_format_stays_quiet(heading: str) -> None:
     # `## Schema` is as often the answer's JSON shape, `## Context` a team's standing description

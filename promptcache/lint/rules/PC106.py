@@ -128,8 +128,8 @@ NOT_DATA_WORDS = frozenset(
     | {"disclaimer", "signature", "default", "base", "static", "fixed", "company", "brand"}
 )
 NOT_DATA_CJK = (
-    "输出", "輸出", "格式", "示例", "范例", "範例", "规则", "規則", "出力", "形式", "출력", "형식",
-    "예시",
+    "输出", "輸出", "格式", "示例", "范例", "範例", "规则", "規則", "要求", "说明", "說明", "出力",
+    "形式", "指示", "ルール", "출력", "형식", "예시", "규칙", "지침",
 )  # fmt: skip
 # The last word of a value's name that says it is such material (`feed_json`, `doc_content`,
 # `sample_rows`, `architecture_plan`); not `code` (`language_code` is a setting), nor `context`
