@@ -159,3 +159,10 @@ def test_a_section_of_data_in_an_included_file_keeps_its_bar(tmp_path: Path) -> 
     prompt.write_text(_ROLE + '{% include "material.j2" %}' + _REVIEW, encoding="utf-8")
     found = [f for f in lint_paths([prompt]) if f.severity != "info"]
     assert [(f.code, f.line) for f in found] == [("PC106", 3)]
+
+
+def test_a_format_field_under_a_label_that_names_the_data_is_a_section_of_data() -> None:
+    half = STATIC[: len(STATIC) // 2]  # about 150 tokens: under PC106's 300 of a `{field}`
+    source = "Document to review:\n{left}\n\nHow to review:\n" + half
+    assert codes(source, path="prompts/review.txt") == ["PC106"]
+    assert codes(source.replace("Document to review", "Tone"), path="prompts/review.txt") == []
