@@ -5,9 +5,14 @@ is still reported.
 
 - A branch on the user's question (`{% if input %}`) is about that question: what follows it
   in the same text is that request's own, as what follows the question itself is.
+- A language, also qualified (`language_code`, `target_language`), is a short name or code, one
+  of the few a deployment answers in: a setting, not a variable of unknown meaning (PC106), and
+  a few tokens, not content of unknown size, after a per-request value.
 """
 
 from __future__ import annotations
+
+import pytest
 
 from promptcache.lint import lint_source
 
@@ -53,3 +58,40 @@ Review the draft below.
 {{ reference_notes }}
 """
     assert ("PC103", 2) in _findings(source, "templates/review.jinja2")
+
+
+# -- a language is a setting ----------------------------------------------------------------------
+
+# A support assistant's system prompt whose reply language the deployment sets, named in the rule
+# at the top and again inside the long instructions.
+LANGUAGE_RULE = (
+    """\
+# Reply language
+Write every reply in the language whose ISO code is `{{ NAME }}`, whatever the documents use.
+
+# Role
+"""
+    + STATIC * 4
+    + """
+Before sending, check once more that the reply is written in `{{ NAME }}`.
+"""
+    + STATIC
+)
+
+
+@pytest.mark.parametrize("name", ["language_code", "target_language", "reply_lang", "ui_locale"])
+def test_a_language_above_long_instructions_is_a_setting(name: str) -> None:
+    source = LANGUAGE_RULE.replace("NAME", name)
+    assert _findings(source, "templates/system_prompt.jinja2") == []
+
+
+def test_a_value_of_unknown_meaning_there_is_still_asked_about() -> None:
+    source = LANGUAGE_RULE.replace("NAME", "house_style")
+    assert ("PC106", 2) in _findings(source, "templates/system_prompt.jinja2")
+
+
+def test_a_language_after_a_per_request_value_is_a_few_tokens_not_unsized_content() -> None:
+    source = "Translate for {{ user_name }} into:\n{{ target_language }}\nKeep it short.\n"
+    assert _findings(source, "templates/translate.jinja2") == []
+    loud = source.replace("target_language", "style_guide")
+    assert _findings(loud, "templates/translate.jinja2") == [("PC102", 1)]
