@@ -8,6 +8,9 @@ is still reported.
 - A language, also qualified (`language_code`, `target_language`), is a short name or code, one
   of the few a deployment answers in: a setting, not a variable of unknown meaning (PC106), and
   a few tokens, not content of unknown size, after a per-request value.
+- A yes/no flag named after a per-request value (`is_owned_card_question`, `hasMemory`) holds
+  one of two values, not the question or the memory: a branch on it forks the prefix in two,
+  each cached. A flag of a per-request object (`user.is_admin`) is still the request's.
 """
 
 from __future__ import annotations
@@ -95,3 +98,33 @@ def test_a_language_after_a_per_request_value_is_a_few_tokens_not_unsized_conten
     assert _findings(source, "templates/translate.jinja2") == []
     loud = source.replace("target_language", "style_guide")
     assert _findings(loud, "templates/translate.jinja2") == [("PC102", 1)]
+
+
+# -- a yes/no flag named after a per-request value -------------------------------------------------
+
+# A mode's instructions: a short variant when the caller says the question is about the user's
+# own account, the general rules otherwise, then a long shared answer format.
+FLAG_BRANCH = (
+    """\
+## Help mode
+{% if FLAG %}
+The question is about the customer's own account: answer from the account facts only.
+{% else %}
+Answer general questions briefly and offer to look at the account.
+{% endif %}
+## Answer format
+"""
+    + STATIC
+)
+
+
+@pytest.mark.parametrize(
+    "flag", ["is_own_account_question", "has_memory", "isFollowUpQuestion", "should_use_history"]
+)
+def test_a_branch_on_a_flag_named_after_a_per_request_value_is_not_reported(flag: str) -> None:
+    assert _findings(FLAG_BRANCH.replace("FLAG", flag), "prompts/help_mode.j2") == []
+
+
+@pytest.mark.parametrize("test", ["own_account_question", "user.is_admin", "memory"])
+def test_a_branch_on_the_value_itself_or_a_flag_of_the_user_is_still_reported(test: str) -> None:
+    assert _findings(FLAG_BRANCH.replace("FLAG", test), "prompts/help_mode.j2") == [("PC103", 2)]
