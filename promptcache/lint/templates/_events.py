@@ -74,6 +74,9 @@ class Hazard:
     # a `{field}` on a line of its own in a prompt file written for str.format: a section of data
     # the call that sends the text fills (PC106 asks for a shorter block after it)
     placeholder: bool = False
+    # a branch or loop (PC103): the name of the per-request value its test reads (`question` of
+    # `{% if question %}`), so what follows it is judged as what follows that value
+    about: str = ""
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""
