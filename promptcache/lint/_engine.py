@@ -626,7 +626,10 @@ def _reusable(content: Unsized, kind: PromptKind) -> bool:
 
 def _value_name(hazard: Hazard) -> str:
     """The name of the value a hazard is about: a format placeholder's anchor (`{question}`)
-    carries its braces, a Jinja variable's does not."""
+    carries its braces, a Jinja variable's does not; a branch or loop is about the value its
+    test reads (`{% if question %}`: the user's question, whose request's own text follows)."""
+    if hazard.about:
+        return hazard.about
     return hazard.anchor.strip("{}") if hazard.code == "PC105" else hazard.anchor
 
 

@@ -52,11 +52,13 @@ class CallSites:
         self._entries: list[tuple[Path, str | frozenset[str]]] | None = None
         self._short: str | None = None
         self._trees: dict[Path, ast.Module | None] = {}
+        self._any_called: dict[frozenset[str], bool | None] = {}  # `calls_any`, once per run
 
     def clear(self) -> None:
         self._entries = None
         self._short = None
         self._trees.clear()
+        self._any_called.clear()
 
     def why_not_constant(
         self, name: str, homes: tuple[str, ...], *, index: int, keyword: str, shift: int
@@ -98,6 +100,24 @@ class CallSites:
                     return f"the call at {where} passes a value that is not a constant"
                 found = True
         return None if found else "no call in the project passes it"
+
+    def calls_any(self, names: frozenset[str]) -> bool | None:
+        """Whether a file of the project calls one of `names` (as `name(` or `x.name(`, read as
+        text); None when the reading was short (a file unread, a project past the bound), where
+        a call may be in what was not read."""
+        if names not in self._any_called:
+            self._any_called[names] = self._find_any(names)
+        return self._any_called[names]
+
+    def _find_any(self, names: frozenset[str]) -> bool | None:
+        entries = self._read_all()
+        if self._short is not None:
+            return None
+        for _, entry in entries:
+            called = _CALLED.findall(entry) if isinstance(entry, str) else entry
+            if not names.isdisjoint(called):
+                return True
+        return False
 
     def _shown(self, path: Path) -> str:
         """The path as the project names it (relative to its root), for a finding's note."""

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._loader import read_source
 from ._placeholders import Slot
-from .frameworks.crewai import AFTER_AGENT, CONFIG_DEFAULTS, CREW_BASE
+from .frameworks.crewai import AFTER_AGENT, AFTER_EXPECTED, CONFIG_DEFAULTS, CREW_BASE
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -69,7 +69,7 @@ def _placeholders(entries: list[dict[str, str]], info: dict[str, Slot]) -> None:
                 role, after = "system", AFTER_AGENT
             else:
                 role = "template"
-                after = len(expected) if field == "description" else 0
+                after = AFTER_EXPECTED + (len(expected) if field == "description" else 0)
             for found in _PLACEHOLDER.finditer(body):
                 name = found.group(1)
                 if name not in info or role == "system":

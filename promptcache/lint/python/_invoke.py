@@ -924,7 +924,7 @@ def call_sink(
     if sink.api == "LangChain system message template":
         return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
     if sink.api.startswith("CrewAI"):
-        return Value(kind="ptemplate", meta=crew_template(frame, sink, keywords))
+        return Value(kind="ptemplate", meta=crew_template(frame, sink, keywords, node))
     if sink.api == "Haystack chat prompt builder":  # messages of Jinja, filled by `run(...)`
         return chat_builder(frame.module, args, keywords)
     if sink.api in ("Haystack system message", "Haystack message"):  # kept for a chat builder

@@ -24,6 +24,7 @@ from ._placeholders import Slot, slot_at
 from ._quickinit import replace
 from ._sinks import Sink
 from ._turns import WINDOW
+from ._unknown_origin import says_stable
 from ._values import (
     EMPTY,
     PER_REQUEST,
@@ -32,7 +33,7 @@ from ._values import (
     Value,
     join_values,
 )
-from .frameworks.crewai import AFTER_AGENT, KICKOFF_EACH_METHODS, KICKOFF_METHODS
+from .frameworks.crewai import AFTER_AGENT, AFTER_EXPECTED, KICKOFF_EACH_METHODS, KICKOFF_METHODS
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -171,24 +172,30 @@ def _placeholder_name(spec: Value) -> str:
 # -- CrewAI -----------------------------------------------------------------------------
 
 
-def crew_template(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> dict[str, Slot]:
+def crew_template(
+    frame: Frame, sink: Sink, keywords: dict[str, Value], node: ast.Call
+) -> dict[str, Slot]:
     """
     The `{placeholders}` of a CrewAI agent (its role, goal and backstory: the system prompt,
     with CrewAI's tool instructions after them), of a task (description, then expected output:
     the user turn, judged as a template), or of a crew (its agents' and tasks' together, and
-    those of the YAML configuration of the `@CrewBase` class that makes it).
+    those of the YAML configuration of the `@CrewBase` class that makes it). An agent's or a
+    task's placeholders that no kickoff of the project fills are judged where they are written
+    (`_inputs_unseen`).
     """
     info: dict[str, Slot] = {}
     if sink.api == "CrewAI agent":
         for keyword in ("role", "goal", "backstory", "system_template"):
             text = keywords.get(keyword, EMPTY)
             _variables(text, "system", info, AFTER_AGENT, module=frame.module)
+        _inputs_unseen(frame, sink.api, info, node)
     elif sink.api == "CrewAI task":
         expected = keywords.get("expected_output", EMPTY)
         description = keywords.get("description", EMPTY)
-        after = len(static_of(expected))
+        after = len(static_of(expected)) + AFTER_EXPECTED
         _variables(description, "template", info, after, module=frame.module)
-        _variables(expected, "template", info, module=frame.module)
+        _variables(expected, "template", info, AFTER_EXPECTED, module=frame.module)
+        _inputs_unseen(frame, sink.api, info, node)
     else:
         configured = crew_base_template(frame)
         info.update(configured)
@@ -205,6 +212,43 @@ def crew_template(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> dict[
         if not configured and not seen:  # `agents=self.agents` with no configuration read
             info[UNSEEN] = Slot(0, "unseen")
     return info
+
+
+def _inputs_unseen(frame: Frame, api: str, info: dict[str, Slot], node: ast.Call) -> None:
+    """
+    The placeholders of an agent or a task made in a project that runs no crew the analysis can
+    see (no kickoff call in any of its files: the app that runs it lies elsewhere, or calls it
+    through a framework). Only a kickoff's inputs fill a placeholder, and CrewAI's inputs exist
+    to differ between runs (a question, an answer, the job a candidate applies for): each is
+    judged as per-run data where its slot puts it (the system prompt, or a task's text with
+    the static text after it), unless its name says it is a setting (`{language}`, `{persona}`,
+    a name declared `stable`). A kickoff seen anywhere in the project judges the inputs it
+    passes instead (`kickoff`), constants quiet.
+    """
+    if not info or _kickoff_seen(frame):
+        return
+    fields = []
+    for name in info:
+        if not frame.a.per_request(name) and (frame.a.stable(name) or says_stable(name)):
+            continue
+        label = f"`{{{name}}}` (a CrewAI kickoff input, different in each run; no kickoff seen)"
+        fields.append((name, EMPTY.with_deps([frame.taint(PER_REQUEST, label, node)])))
+    template_variables(frame, info, Value(fields=tuple(fields)), node, api=api)
+
+
+_KICKOFFS = KICKOFF_METHODS | KICKOFF_EACH_METHODS
+_KICKOFF_CALL = re.compile(r"\b(?:" + "|".join(sorted(_KICKOFFS)) + r")\s*\(")
+
+
+def _kickoff_seen(frame: Frame) -> bool:
+    """Whether the module, or any file of its project (when it has one: not text linted alone),
+    calls a kickoff method; a project not read whole may (its unread files)."""
+    module = frame.module
+    if _KICKOFF_CALL.search(module.source):
+        return True
+    if module.path is None or not module.path.is_file():
+        return False
+    return frame.a.call_sites.calls_any(_KICKOFFS) is not False
 
 
 def _cost(where: Slot) -> tuple[bool, int]:

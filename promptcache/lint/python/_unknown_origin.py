@@ -22,7 +22,7 @@ from ._sinks import CONVERSATION_HOOKS
 from ._summaries import Function, Hit, Pending
 from ._values import PER_REQUEST, Taint
 
-__all__ = ["unknown_origin_hits"]
+__all__ = ["says_stable", "unknown_origin_hits"]
 
 CODE = "PC508"
 _QUOTED = re.compile(r"`([^`]+)`")  # the code a finding's label quotes
@@ -62,7 +62,7 @@ def unknown_origin_hits(
         asked = []  # the cheap questions first: most parameters stop here
         for name, pendings in _by_parameter(function.pending).items():
             arg = arguments.get(name)
-            if arg is None or is_per_request(name) or is_stable(name) or _says_stable(name):
+            if arg is None or is_per_request(name) or is_stable(name) or says_stable(name):
                 continue  # per-request names are PC502's; stable ones are asked about nowhere
             seen = _as_the_request_sees_them(pendings)
             if any(_opens_prefix(p, long_prefix) for p in seen) and not _is_object(arg.annotation):
@@ -220,7 +220,9 @@ def _opens_prefix(pending: Pending, long_prefix: int) -> bool:
     return False
 
 
-def _says_stable(name: str) -> bool:
+def says_stable(name: str) -> bool:
+    """Whether a name says it holds a setting (a word of `STABLE_WORDS`: `reply_language`,
+    `persona`), a constant (ALL_CAPS) or the object itself (`self`, `cls`)."""
     words = {w.lower() for w in _WORDS.findall(name)}
     return name.isupper() or bool(words & STABLE_WORDS) or name in ("self", "cls")
 

@@ -55,12 +55,20 @@ DEFAULT_VOLATILE_FILTERS = ("random", "shuffle")
 # Stable variables whose names say they hold a short scalar: after a volatile value they add a
 # few tokens, not content of unknown size (`Timezone: {{ timezone }}` in the last lines of a
 # runtime block). Any other stable variable may be large, so it still counts as unknown;
-# `sizes` in the config declares the size of a name this list does not cover.
+# `sizes` in the config declares the size of a name this list does not cover. A language, also
+# qualified (`language_code`, `target_language`, `ui_locale`), is a short name or code, one of
+# the few a deployment answers in: a setting, never a variable of unknown meaning (PC106).
 SHORT_VALUE_NAMES = (
     "*_name",
     "language",
     "lang",
     "locale",
+    "*_language",
+    "*_lang",
+    "*_locale",
+    "language_code",
+    "lang_code",
+    "locale_code",
     "timezone",
     "tz",
     "version",

@@ -19,7 +19,8 @@ Why:
     is a section of data the call that sends the text fills, mostly the request's own: a block
     of three times `threshold` (300 tokens) after it is enough. A tool list (`tools`,
     `available_tools`, `functions`), a date the deployment fixes (`knowledge_cutoff_date`,
-    `model_release_date`) and a count (`{max_length}`) are never of unknown meaning.
+    `model_release_date`), a count (`{max_length}`) and a language (`language_code`,
+    `target_language`: one of the few a deployment answers in) are never of unknown meaning.
     A section of data, a value the prompt presents as the material it works on, is the
     request's own data, as a variable of a user turn is: one block of `threshold` tokens after
     it is enough, and so is the conversation the prompt writes after it. The prompt says so by

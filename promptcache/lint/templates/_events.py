@@ -77,6 +77,9 @@ class Hazard:
     # a section of data: a value of unknown meaning that its heading, label line or name says is
     # the material the prompt works on (PC106 asks for one block of `threshold` after it)
     data: bool = False
+    # a branch or loop (PC103): the name of the per-request value its test reads (`question` of
+    # `{% if question %}`), so what follows it is judged as what follows that value
+    about: str = ""
 
     def origin_of(self) -> tuple[str, int]:
         """What the value was computed from, and on which line."""

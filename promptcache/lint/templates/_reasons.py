@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from jinja2 import nodes
 
-from .._config import _matcher
+from .._config import _matcher, snake_case
 from ..rules.PC102 import (
     CLOCK_NAMES,
     DATE_NAMES,
@@ -170,7 +170,7 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             detail = f"the date variable `{dotted}`"
             return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
-    if walker.config.is_per_request(dotted):
+    if walker.config.is_per_request(dotted) and not _flag_named_after(walker, dotted):
         fixed = _is_per_conversation(dotted) or _is_per_conversation(root)
         date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])
         clock = "the clock" if _is_clock_name(dotted) else "the per-turn"
@@ -183,6 +183,28 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             in_system=f"{clock} variable `{dotted}` of a system prompt",
         )
     return None
+
+
+# The first word of a yes/no flag's name (`is_follow_up_question`, `has_memory`).
+_FLAG_WORDS = frozenset({"is", "has", "have", "was", "were", "should", "needs", "can", "did"})
+
+
+def _flag_named_after(walker: Walker, dotted: str) -> bool:
+    """
+    A yes/no flag that a per-request pattern matches only by the value it asks about
+    (`is_owned_card_question` by `*_question`, `has_memory` by `*_memory`): it holds one of two
+    values, not the question or the memory, so a branch on it forks the prefix in two, each
+    cached; the value itself is reported where it renders. A flag of a per-request object
+    (`user.is_admin`) or one the configuration lists by name stays per-request.
+    """
+    root, leaf = dotted.split(".", 1)[0], snake_case(dotted.rsplit(".", 1)[-1])
+    first, _, rest = leaf.partition("_")
+    if first not in _FLAG_WORDS or not rest:
+        return False
+    config = walker.config
+    if dotted.lower() in {name.lower() for name in config.per_request}:
+        return False
+    return root == dotted or not config.is_per_request(root)
 
 
 def per_request(

@@ -9,6 +9,7 @@ closes it with the `HISTORY` event; includes and imports walk the other file wit
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -146,7 +147,11 @@ def _branch(walker: Walker, node: nodes.If, keyword: str, hazard: Hazard | None)
         # stripped) forks on the same cause, reported where that text renders.
         return []
     detail = f"`{{% {keyword} %}}` on {hazard.detail}"
-    return [walker.hazard("PC103", node.lineno, keyword, detail)]
+    return [
+        dataclasses.replace(
+            walker.hazard("PC103", node.lineno, keyword, detail), about=hazard.anchor
+        )
+    ]
 
 
 def _walked(walker: Walker, body: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> Scope:
@@ -167,9 +172,8 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     hazard = walker.reason(node.iter, scope)
     after: list[Event] = []
     if hazard is not None:
-        after.append(
-            walker.hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
-        )
+        loop = walker.hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
+        after.append(dataclasses.replace(loop, about=hazard.anchor))
     elif (view := walker.unsorted_to_report(node.iter, scope)) is not None:
         after.append(
             walker.hazard("PC201", node.lineno, view[1], f"loop over unsorted `{view[0]}`")

@@ -49,3 +49,7 @@ CONFIG_DEFAULTS = (
 # Static text CrewAI puts after an agent's goal in its system prompt (the tools or no-tools slice),
 # at the least: a placeholder there is never the prompt's tail.
 AFTER_AGENT = 200
+# Static text CrewAI puts after a task's expected output in the user turn, at the least: the
+# `expected_output` slice's closing words ("you MUST return the actual complete content ...")
+# and the `task` slice's ("Begin! This is VERY important to you ..."), some 210 characters.
+AFTER_EXPECTED = 200
