@@ -87,6 +87,22 @@ def merge(a: Value, b: Value) -> Value:
     )
 
 
+def merge_grown(a: Value, b: Value) -> Value:
+    """`merge` of a list and the same list with items appended (a loop's pass and its skip):
+    the items both have, then what only the longer has as one splice of unknown length."""
+    if a.items is None or b.items is None or len(a.items) == len(b.items):
+        return merge(a, b)
+    short, long = (a, b) if len(a.items) < len(b.items) else (b, a)
+    assert short.items is not None and long.items is not None
+    count = len(short.items)
+    if any(i.spliced for i in short.items) or long.items[:count] != short.items:
+        return merge(a, b)
+    rest = replace(join_values(long.items[count:]), spliced=True)
+    return replace(
+        long, deps=a.deps | b.deps, items=(*short.items, rest), fixed=a.fixed and b.fixed
+    )
+
+
 def merge_all(values: Sequence[Value]) -> Value:
     result = values[0]
     for value in values[1:]:
