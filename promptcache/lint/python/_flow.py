@@ -133,11 +133,21 @@ def text_after(pieces: Sequence[Piece], dep: Dep) -> str:
 
 
 def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
-    """Characters of literal text after the first piece that carries `dep` (0 when not found)."""
+    """Characters of literal text after the first piece that carries `dep` (0 when not found),
+    each weighed as `text_weight` does."""
     for index, piece in enumerate(pieces):
         if not isinstance(piece, str) and dep in piece:
-            return sum(len(p) for p in pieces[index + 1 :] if isinstance(p, str))
+            return sum(text_weight(p) for p in pieces[index + 1 :] if isinstance(p, str))
     return 0
+
+
+def text_weight(text: str) -> int:
+    """`text`'s length in ASCII characters of as many tokens (four a token): the estimate
+    promptcache counts with (`EstimateCounter`) weighs each byte past the first of a character
+    as a third of a token, so a CJK character is about one token, not a quarter of one."""
+    if text.isascii():
+        return len(text)
+    return len(text) + (len(text.encode("utf-8", "surrogatepass")) - len(text)) * 4 // 3
 
 
 def dict_fields(fields: Sequence[tuple[str, Value]]) -> tuple[tuple[str, Value], ...]:
