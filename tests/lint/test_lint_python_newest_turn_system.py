@@ -71,6 +71,20 @@ FOUND = [
         5,
     ),
     (
+        "a-question-in-the-system-prompt-before-the-last-turns-copied",
+        """
+        import anthropic
+        client = anthropic.Anthropic()
+        def reply(chat_history, question):
+            system = "Today's question: " + question + LONG
+            turns = [{"role": "system", "content": system}]
+            for number, turn in enumerate(chat_history[-12:]):
+                turns.append({"role": turn["role"], "content": turn["text"]})
+            return client.messages.create(model="m", max_tokens=9, messages=turns)
+        """,
+        5,
+    ),
+    (
         "the-newest-message-by-next-over-a-reversed-history",
         """
         from openai import AsyncOpenAI

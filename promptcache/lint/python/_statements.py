@@ -176,7 +176,7 @@ def _s_For(frame: Frame, node: ast.For) -> None:
     assign(frame, node.target, element)
     # A conversation copied turn by turn (`for m in history: turns.append(...)`): the list it
     # is copied into keeps the turns it had before the loop, the history after them.
-    branches(frame, [node.body, []], grown=is_history_name(node.iter))
+    branches(frame, [node.body, []], grown=_walks_a_history(node.iter))
     block(frame, node.orelse)
     kept = newest_kept(node)
     if kept is not None:  # the newest turns gathered until a budget is spent: a window
@@ -184,6 +184,16 @@ def _s_For(frame: Frame, node: ast.For) -> None:
 
 
 _s_AsyncFor = _s_For
+
+
+def _walks_a_history(iterated: ast.expr) -> bool:
+    """`for m in history`, `history[-10:]`, `enumerate(state["messages"])`: a conversation's
+    turns, in their order."""
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args:
+        iterated = iterated.args[0] if iterated.func.id == "enumerate" else iterated
+    if isinstance(iterated, ast.Subscript) and isinstance(iterated.slice, ast.Slice):
+        iterated = iterated.value
+    return is_history_name(iterated)
 
 
 def _sends(frame: Frame, body: Sequence[ast.stmt]) -> bool:
