@@ -181,3 +181,19 @@ def test_a_callers_trimmed_history_spliced_at_the_end_is_followed() -> None:
         return send(kept)
     """
     assert [(line, code) for line, _, code in findings(source)] == [(12, "PC507")]
+
+
+def test_a_clock_the_copying_loop_stamps_on_each_turn_is_still_found() -> None:
+    # The copied turns are one splice, a history; what the loop itself writes into each of them
+    # changes every turn on every request and stays a finding (as before the splice was kept).
+    source = """
+    from datetime import datetime
+    from openai import OpenAI
+    client = OpenAI()
+    def reply(history):
+        turns = [{"role": "system", "content": LONG}]
+        for m in history:
+            turns.append({"role": m["role"], "content": f"[{datetime.now()}] {m['content']}"})
+        return client.chat.completions.create(model="m", messages=turns)
+    """
+    assert [(line, code) for line, _, code in findings(source)] == [(8, "PC501")]

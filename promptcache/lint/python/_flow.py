@@ -87,9 +87,12 @@ def merge(a: Value, b: Value) -> Value:
     )
 
 
-def merge_grown(a: Value, b: Value) -> Value:
-    """`merge` of a list and the same list with items appended (a loop's pass and its skip):
-    the items both have, then what only the longer has as one splice of unknown length."""
+def merge_grown(a: Value, b: Value, loop: tuple[str, int, int]) -> Value:
+    """`merge` of a list and the same list with items appended by a loop (its pass and its skip,
+    `loop` its path and lines): the items both have, then what only the longer has as one splice
+    of unknown length, a history. What the loop itself stamps on each item it copies (a clock,
+    an order) changes every copied turn on every request: it is kept as a turn of its own
+    before the splice, where the turns after it are judged."""
     if a.items is None or b.items is None or len(a.items) == len(b.items):
         return merge(a, b)
     short, long = (a, b) if len(a.items) < len(b.items) else (b, a)
@@ -98,9 +101,17 @@ def merge_grown(a: Value, b: Value) -> Value:
     if any(i.spliced for i in short.items) or long.items[:count] != short.items:
         return merge(a, b)
     rest = replace(join_values(long.items[count:]), spliced=True)
-    return replace(
-        long, deps=a.deps | b.deps, items=(*short.items, rest), fixed=a.fixed and b.fixed
+    path, first, last = loop
+    stamped = frozenset(
+        d
+        for d in rest.deps
+        if isinstance(d, Taint)
+        and d.code != PER_REQUEST
+        and d.path == path
+        and first <= d.line <= last
     )
+    items = (*short.items, Value(deps=stamped), rest) if stamped else (*short.items, rest)
+    return replace(long, deps=a.deps | b.deps, items=items, fixed=a.fixed and b.fixed)
 
 
 def merge_all(values: Sequence[Value]) -> Value:

@@ -176,7 +176,8 @@ def _s_For(frame: Frame, node: ast.For) -> None:
     assign(frame, node.target, element)
     # A conversation copied turn by turn (`for m in history: turns.append(...)`): the list it
     # is copied into keeps the turns it had before the loop, the history after them.
-    branches(frame, [node.body, []], grown=_walks_a_history(node.iter))
+    loop = (frame.module.display, node.lineno, node.end_lineno or node.lineno)
+    branches(frame, [node.body, []], grown=loop if _walks_a_history(node.iter) else None)
     block(frame, node.orelse)
     kept = newest_kept(node)
     if kept is not None:  # the newest turns gathered until a budget is spent: a window
@@ -291,9 +292,15 @@ def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
     frame.scope.env[node.name] = Value(kind="class", meta=cls)
 
 
-def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]], *, grown: bool = False) -> None:
+def branches(
+    frame: Frame,
+    bodies: Sequence[Sequence[ast.stmt]],
+    *,
+    grown: tuple[str, int, int] | None = None,
+) -> None:
     """Run each body from the bindings as they are, then bind each name to its values merged.
-    (`grown`: a list the bodies append to keeps its first items, the rest one splice.)
+    (`grown`, a loop's path and lines: a list it appends to keeps its first items, the rest one
+    splice; see `merge_grown`.)
     (An empty body, such as a missing `else`, leaves the bindings as they were; a body that
     leaves them equal to those merged so far changes no merge: both are skipped at C speed,
     which matters in a module body, whose bindings are all its globals.)"""
@@ -320,7 +327,7 @@ def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]], *, grown: bool 
             if kept is None:
                 merged[name] = value
             elif kept is not value:  # the same value (most names): merge keeps it
-                merged[name] = merge_grown(kept, value) if grown else merge(kept, value)
+                merged[name] = merge_grown(kept, value, grown) if grown else merge(kept, value)
     env.clear()
     env.update(merged)
 
