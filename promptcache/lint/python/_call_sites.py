@@ -25,7 +25,9 @@ from ..._errors import InputError
 from ..._inputs import read_bounded
 from ._project import Project
 
-__all__ = ["CallSites"]
+__all__ = ["NOT_CALLED", "CallSites"]
+
+NOT_CALLED = "no call in the project passes it"  # the answer when the project never calls it
 
 # Folders that hold other projects' code or generated files, not the project's own calls
 # (a virtualenv's packages are under site-packages; `env/` is often the project's own package).
@@ -99,7 +101,7 @@ class CallSites:
                     where = f"`{self._shown(path)}` line {call.lineno}"
                     return f"the call at {where} passes a value that is not a constant"
                 found = True
-        return None if found else "no call in the project passes it"
+        return None if found else NOT_CALLED
 
     def calls_any(self, names: frozenset[str]) -> bool | None:
         """Whether a file of the project calls one of `names` (as `name(` or `x.name(`, read as

@@ -19,8 +19,8 @@ from ._iteration import sorting_fix
 from ._locations import node_label, node_span
 from ._placeholders import placeholder_line
 from ._quickinit import replace
-from ._request_data import senders_system_prompt
-from ._turns import WINDOW, drop_oldest, front_removed
+from ._request_data import NEWEST_TURN, senders_system_prompt
+from ._turns import WINDOW, drop_oldest, front_removed, newest_first
 from ._values import (
     EMPTY,
     ORDER_CODES,
@@ -514,6 +514,23 @@ def _read_template(frame: Frame, name: str | None) -> str | None:
     return None
 
 
+def _next(frame: Frame, call: Call) -> Value | None:
+    """`next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")`: the first
+    turn met walking a conversation from its newest one, the newest user message, this
+    request's own (as a loop over `reversed(messages)` that stops at it)."""
+    node = call.node
+    if call.receiver is not None or not node.args or not call.args:
+        return None
+    walked = node.args[0]
+    if isinstance(walked, ast.GeneratorExp) and walked.generators:
+        walked = walked.generators[0].iter
+    if not newest_first(walked) or frame.eval(walked).items is not None:
+        return None
+    label = f"`{node_label(frame.module, walked)}` ({NEWEST_TURN})"
+    newest = join_values(call.args).deps | {frame.taint(PER_REQUEST, label, walked)}
+    return Value(deps=newest, pieces=(newest,))
+
+
 def _dedent(frame: Frame, call: Call) -> Value | None:
     if call.receiver is not None and call.receiver.kind != "module":
         return None
@@ -774,6 +791,7 @@ SPECIAL: dict[str, _Special] = {
     "dedent": _dedent,
     "cleandoc": _dedent,
     "str": _str,
+    "next": _next,
     **dict.fromkeys(_ORDER_FREE, _order_free),
     **dict.fromkeys(_RUNNERS, _run_elsewhere),
 }

@@ -207,6 +207,14 @@ def _e_BinOp(frame: Frame, node: ast.BinOp) -> Value:
 def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if isinstance(op, ast.Add):
         if left.pieces is not None or right.pieces is not None or "str" in (left.kind, right.kind):
+            # What is added to a text is written into it here (as in an f-string's `{...}`),
+            # where a fix would move it; the text it is added to was written where it was made
+            # (`message += ...` extends it), unless it is a bare value (`question + RULES`).
+            line = getattr(node, "lineno", 0)
+            if line:
+                right = _written_at(right, frame.module.display, line)
+                if not _has_text(left):
+                    left = _written_at(left, frame.module.display, line)
             return string(frame, [left, right])
         if left.items is not None or right.items is not None:
             items = cap_items(as_items(left) + as_items(right))
@@ -239,6 +247,10 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
     if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
         return Value(deps=left.deps | right.deps, fields=dict_fields(left.fields + right.fields))
     return join_values([left, right])
+
+
+def _has_text(value: Value) -> bool:
+    return any(isinstance(p, str) and p for p in value.pieces or ())
 
 
 def percent(frame: Frame, text: str, right: Value) -> Value:

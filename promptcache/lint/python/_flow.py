@@ -87,6 +87,33 @@ def merge(a: Value, b: Value) -> Value:
     )
 
 
+def merge_grown(a: Value, b: Value, loop: tuple[str, int, int]) -> Value:
+    """`merge` of a list and the same list with items appended by a loop (its pass and its skip,
+    `loop` its path and lines): the items both have, then what only the longer has as one splice
+    of unknown length, a history. What the loop itself stamps on each item it copies (a clock,
+    an order) changes every copied turn on every request: it is kept as a turn of its own
+    before the splice, where the turns after it are judged."""
+    if a.items is None or b.items is None or len(a.items) == len(b.items):
+        return merge(a, b)
+    short, long = (a, b) if len(a.items) < len(b.items) else (b, a)
+    assert short.items is not None and long.items is not None
+    count = len(short.items)
+    if any(i.spliced for i in short.items) or long.items[:count] != short.items:
+        return merge(a, b)
+    rest = replace(join_values(long.items[count:]), spliced=True)
+    path, first, last = loop
+    stamped = frozenset(
+        d
+        for d in rest.deps
+        if isinstance(d, Taint)
+        and d.code != PER_REQUEST
+        and d.path == path
+        and first <= d.line <= last
+    )
+    items = (*short.items, Value(deps=stamped), rest) if stamped else (*short.items, rest)
+    return replace(long, deps=a.deps | b.deps, items=items, fixed=a.fixed and b.fixed)
+
+
 def merge_all(values: Sequence[Value]) -> Value:
     result = values[0]
     for value in values[1:]:
@@ -117,11 +144,21 @@ def text_after(pieces: Sequence[Piece], dep: Dep) -> str:
 
 
 def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
-    """Characters of literal text after the first piece that carries `dep` (0 when not found)."""
+    """Characters of literal text after the first piece that carries `dep` (0 when not found),
+    each weighed as `text_weight` does."""
     for index, piece in enumerate(pieces):
         if not isinstance(piece, str) and dep in piece:
-            return sum(len(p) for p in pieces[index + 1 :] if isinstance(p, str))
+            return sum(text_weight(p) for p in pieces[index + 1 :] if isinstance(p, str))
     return 0
+
+
+def text_weight(text: str) -> int:
+    """`text`'s length in ASCII characters of as many tokens (four a token): the estimate
+    promptcache counts with (`EstimateCounter`) weighs each byte past the first of a character
+    as a third of a token, so a CJK character is about one token, not a quarter of one."""
+    if text.isascii():
+        return len(text)
+    return len(text) + (len(text.encode("utf-8", "surrogatepass")) - len(text)) * 4 // 3
 
 
 def dict_fields(fields: Sequence[tuple[str, Value]]) -> tuple[tuple[str, Value], ...]:

@@ -43,7 +43,7 @@ from ._turns import (
     windowed,
     windowed_attributes,
 )
-from ._unknown_origin import unknown_origin_hits
+from ._unknown_origin import builder_parameter_hits, unknown_origin_hits
 from ._values import (
     EMPTY,
     Dep,
@@ -153,6 +153,12 @@ class Analysis:
                 todo = [f for f in waiting if self._calls_a_sink_wrapper(f)]
             # The functions passed over may call a wrapper a module analysed later defines.
             self.passed_over = bool(waiting)
+            if self.config.enabled("PC502"):
+                module.hits.extend(
+                    builder_parameter_hits(
+                        _functions_of(module), self.config.threshold, self.stable, self.call_sites
+                    )
+                )
             if self.config.enabled("PC508"):
                 module.hits.extend(
                     unknown_origin_hits(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ._flow import (
     merge,
+    merge_grown,
 )
 from ._invoke import call_name
 from ._locations import node_label
@@ -29,6 +30,7 @@ from ._turns import (
     drop_oldest,
     front_cut,
     front_deleted,
+    is_history_name,
     newest_first,
     newest_kept,
     rewrites_first_message,
@@ -172,7 +174,10 @@ def _s_For(frame: Frame, node: ast.For) -> None:
         taint = frame.taint(PER_REQUEST, label, node.target)
         element = Value(deps=element.deps | {taint}, pieces=(element.deps | {taint},))
     assign(frame, node.target, element)
-    branches(frame, [node.body, []])
+    # A conversation copied turn by turn (`for m in history: turns.append(...)`): the list it
+    # is copied into keeps the turns it had before the loop, the history after them.
+    loop = (frame.module.display, node.lineno, node.end_lineno or node.lineno)
+    branches(frame, [node.body, []], grown=loop if _walks_a_history(node.iter) else None)
     block(frame, node.orelse)
     kept = newest_kept(node)
     if kept is not None:  # the newest turns gathered until a budget is spent: a window
@@ -180,6 +185,16 @@ def _s_For(frame: Frame, node: ast.For) -> None:
 
 
 _s_AsyncFor = _s_For
+
+
+def _walks_a_history(iterated: ast.expr) -> bool:
+    """`for m in history`, `history[-10:]`, `enumerate(state["messages"])`: a conversation's
+    turns, in their order."""
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args:
+        iterated = iterated.args[0] if iterated.func.id == "enumerate" else iterated
+    if isinstance(iterated, ast.Subscript) and isinstance(iterated.slice, ast.Slice):
+        iterated = iterated.value
+    return is_history_name(iterated)
 
 
 def _sends(frame: Frame, body: Sequence[ast.stmt]) -> bool:
@@ -277,8 +292,15 @@ def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
     frame.scope.env[node.name] = Value(kind="class", meta=cls)
 
 
-def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
+def branches(
+    frame: Frame,
+    bodies: Sequence[Sequence[ast.stmt]],
+    *,
+    grown: tuple[str, int, int] | None = None,
+) -> None:
     """Run each body from the bindings as they are, then bind each name to its values merged.
+    (`grown`, a loop's path and lines: a list it appends to keeps its first items, the rest one
+    splice; see `merge_grown`.)
     (An empty body, such as a missing `else`, leaves the bindings as they were; a body that
     leaves them equal to those merged so far changes no merge: both are skipped at C speed,
     which matters in a module body, whose bindings are all its globals.)"""
@@ -305,7 +327,7 @@ def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
             if kept is None:
                 merged[name] = value
             elif kept is not value:  # the same value (most names): merge keeps it
-                merged[name] = merge(kept, value)
+                merged[name] = merge_grown(kept, value, grown) if grown else merge(kept, value)
     env.clear()
     env.update(merged)
 

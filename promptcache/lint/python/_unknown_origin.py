@@ -16,13 +16,13 @@ from dataclasses import replace
 
 from ..rules.PC106 import LONG_PREFIX_FACTOR
 from ..rules.PC508 import STABLE_WORDS
-from ._call_sites import CallSites
+from ._call_sites import NOT_CALLED, CallSites
 from ._locations import node_location
 from ._sinks import CONVERSATION_HOOKS
 from ._summaries import Function, Hit, Pending
 from ._values import PER_REQUEST, Taint
 
-__all__ = ["says_stable", "unknown_origin_hits"]
+__all__ = ["builder_parameter_hits", "says_stable", "unknown_origin_hits"]
 
 CODE = "PC508"
 _QUOTED = re.compile(r"`([^`]+)`")  # the code a finding's label quotes
@@ -84,6 +84,100 @@ def unknown_origin_hits(
                 continue  # the project's calls show it is the same on every request
             hits.append(_hit(function, arg, _worded(pendings, seen, long_prefix), why))
     return hits
+
+
+def builder_parameter_hits(
+    functions: Iterable[Function],
+    threshold: int,
+    is_stable: Callable[[str], bool],
+    call_sites: CallSites | None = None,
+) -> list[Hit]:
+    """
+    PC502 hits for the parameters of prompt builders no call in the project makes
+    (`build_report_prompt(name, price)` in a prompts module, called from code outside what is
+    linted): a builder's parameters are what each prompt it builds is made from, so one written
+    above `threshold` tokens of its static text costs them on every call with other values.
+    Quiet, as PC508 is: a system prompt builder (judged as a system prompt), a parameter with a
+    constant default, a stable name, an object, one read or called in its module or called
+    anywhere in the project (each call says what it passes), and shorter static text after it.
+    """
+    limit = max(threshold, 1) * 4  # in characters, as `after` is
+    hits: list[Hit] = []
+    for function in functions:
+        node = function.node
+        if (
+            isinstance(node, ast.Lambda)
+            or function.ret is None
+            or function.system
+            or not _PROMPT_BUILDER.match(node.name)
+        ):
+            continue
+        arguments = _arguments(node)
+        asked = [
+            (arguments[name], pendings)
+            for name, pendings in _by_parameter(function.pending).items()
+            if name in arguments
+            and not (is_stable(name) or says_stable(name, _BUILDER_STABLE_WORDS))
+            and any(p.role == "template" and p.after >= limit for p in pendings)
+            and not _is_object(arguments[name].annotation)
+        ]
+        if not asked or _read_in_its_module(function):
+            continue
+        reported = _reported_per_request(function)
+        for arg, pendings in asked:
+            if arg.arg in reported or _only_a_receiver(node, arg.arg):
+                continue
+            if call_sites is not None and not _never_called(function, arg, call_sites):
+                continue
+            shown = max((p for p in pendings if p.role == "template"), key=lambda p: p.after)
+            hits.append(_builder_hit(function, arg, shown))
+    return hits
+
+
+# A name is a setting in a system prompt (the assistant's, the company's), but what a task's
+# prompt is about in a prompt builder's (the product's, the file's, the person's): there it
+# says nothing stable unless another word does (`agent_name`, `bot_name`).
+_BUILDER_STABLE_WORDS = STABLE_WORDS - {"name"}
+# A function named as building a prompt (`build_analysis_prompt`, `make_prompt`), as
+# `_interp._PROMPT_FUNCTION` names one whose text is judged as a template.
+_PROMPT_BUILDER = re.compile(r"(?i)^_*(?:\w*_)?prompt$")
+
+
+def _never_called(function: Function, arg: ast.arg, call_sites: CallSites) -> bool:
+    """Whether nothing in the project calls the function (or no project files were read)."""
+    why = _why_not_constant(function, arg, call_sites)
+    return why is not None and (why == NOT_CALLED or why.startswith(_NO_CALL))
+
+
+def _builder_hit(function: Function, arg: ast.arg, pending: Pending) -> Hit:
+    module = function.module
+    node = function.node
+    assert not isinstance(node, ast.Lambda)
+    line, column = node_location(module, arg)
+    label = (
+        f"`{arg.arg}` (a parameter of the prompt builder `{node.name}()`, which no call in the "
+        "project makes: what each prompt is built from)"
+    )
+    taint = Taint(
+        code=PER_REQUEST,
+        label=label,
+        path=module.display,
+        line=line,
+        column=column,
+        written=_first_use(node, arg.arg),
+        param=arg.arg,
+    )
+    site_line, site_column = node_location(module, node)
+    return Hit(
+        taint=taint,
+        api=pending.api,
+        role="template",
+        after=pending.after,
+        history=False,
+        site_path=module.display,
+        site_line=site_line,
+        site_column=site_column,
+    )
 
 
 def _handed_the_conversation(function: Function, arg: ast.arg) -> bool:
@@ -220,11 +314,12 @@ def _opens_prefix(pending: Pending, long_prefix: int) -> bool:
     return False
 
 
-def says_stable(name: str) -> bool:
-    """Whether a name says it holds a setting (a word of `STABLE_WORDS`: `reply_language`,
-    `persona`), a constant (ALL_CAPS) or the object itself (`self`, `cls`)."""
+def says_stable(name: str, stable_words: frozenset[str] = STABLE_WORDS) -> bool:
+    """Whether a name says it holds a setting (a word of `stable_words`, by default
+    `STABLE_WORDS`: `reply_language`, `persona`), a constant (ALL_CAPS) or the object itself
+    (`self`, `cls`)."""
     words = {w.lower() for w in _WORDS.findall(name)}
-    return name.isupper() or bool(words & STABLE_WORDS) or name in ("self", "cls")
+    return name.isupper() or bool(words & stable_words) or name in ("self", "cls")
 
 
 def _arguments(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.arg]:
