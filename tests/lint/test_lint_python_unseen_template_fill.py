@@ -1,0 +1,231 @@
+"""LangChain and LlamaIndex prompt templates that nothing in the project fills (the app that
+formats them lies elsewhere): the variables of a chat template's system messages, or of a single
+template's text, are judged where they are written, by their names; a template the project reads
+again (formatted, piped, handed on, imported by another file) is judged as before."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint.python import lint_python_source
+
+POLICY = (
+    "Quote the warranty clause you rely on; never offer a refund the clause does not grant. " * 6
+)
+WITH_UNKNOWN = LintConfig(select=("PC", "PC508"))
+
+
+def findings(source: str, config: LintConfig | None = None) -> list[tuple[int, str, int | None]]:
+    text = textwrap.dedent(source).replace("POLICY", repr(POLICY))
+    found = lint_python_source(text, config=config or LintConfig())
+    return [(f.line, f.code, f.written_at) for f in found]
+
+
+CASES = [
+    (
+        "module-chat-template-profile-above-policy",
+        # A prompts module: the customer's profile opens the system message, the policy follows.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        SUPPORT_PROMPT = ChatPromptTemplate.from_messages(
+            [
+                ("system", "You are helping {customer_profile} with a warranty claim. " + POLICY),
+                ("human", "{question}"),
+            ]
+        )
+        """,
+        [(4, "PC502", 6)],
+    ),
+    (
+        "factory-returns-a-single-template",
+        # A function hands the template to whoever builds the chain: the query comes first.
+        """
+        from langchain_core.prompts import PromptTemplate
+
+        def claim_prompt():
+            return PromptTemplate.from_template("The claim reads: {query}\\n" + POLICY)
+        """,
+        [(5, "PC502", None)],
+    ),
+    (
+        "local-only-returned",
+        # Bound to a local first, then returned: still the factory's template.
+        """
+        from llama_index.core import PromptTemplate
+
+        def build_qa_template():
+            template = PromptTemplate("Retrieved passages:\\n{context_str}\\n" + POLICY + "{query_str}")
+            return template
+        """,
+        [(5, "PC502", None)],
+    ),
+    (
+        "attribute-of-a-class-never-read",
+        # Set on the object for an app outside the package to format.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        class ClaimDesk:
+            def __init__(self):
+                self.desk_prompt = ChatPromptTemplate.from_messages(
+                    [("system", "Claimant: {user_name}. " + POLICY), ("human", "{question}")]
+                )
+        """,
+        [(6, "PC502", 7)],
+    ),
+    (
+        "quiet-setting-named-variable",
+        # The reply language and the persona are set per deployment, as their names say.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        PROMPT = ChatPromptTemplate.from_messages(
+            [("system", "Answer in {reply_language} as {persona}. " + POLICY), ("human", "{question}")]
+        )
+        """,
+        [],
+    ),
+    (
+        "quiet-human-turn-variable",
+        # Only the system message is judged: the question in the user turn is where it belongs.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        PROMPT = ChatPromptTemplate.from_messages(
+            [("system", POLICY), ("human", "{question}\\nAnswer in one short paragraph.")]
+        )
+        """,
+        [],
+    ),
+    (
+        "quiet-variable-at-the-end-of-the-system-message",
+        # The retrieved context closes the system message: little static text after it.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        PROMPT = ChatPromptTemplate.from_messages(
+            [("system", POLICY + "Context:\\n{context}"), ("human", "{question}")]
+        )
+        """,
+        [],
+    ),
+    (
+        "quiet-filled-in-the-module-with-constants",
+        # The fill is seen: the profile is the same text every time.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        PROMPT = ChatPromptTemplate.from_messages(
+            [("system", "You help {customer_profile}. " + POLICY), ("human", "{question}")]
+        )
+
+        def answer(llm, question):
+            chain = PROMPT | llm
+            return chain.invoke({"customer_profile": "a retail customer", "question": question})
+        """,
+        [],
+    ),
+    (
+        "quiet-partially-filled-as-it-is-made",
+        # `.partial` fills it where it is made: the template rules judge what it passes.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        PROMPT = ChatPromptTemplate.from_messages(
+            [("system", "You help {customer_profile}. " + POLICY), ("human", "{question}")]
+        ).partial(customer_profile="a retail customer")
+        """,
+        [],
+    ),
+    (
+        "quiet-handed-on-as-it-is-made",
+        # Made inside the call that uses it: the chain's fill is the framework's to judge.
+        """
+        from langchain.chains import LLMChain
+        from langchain_core.prompts import PromptTemplate
+
+        def make_chain(llm):
+            return LLMChain(llm=llm, prompt=PromptTemplate.from_template("{query}\\n" + POLICY))
+        """,
+        [],
+    ),
+    (
+        "quiet-factory-called-in-the-module",
+        # The factory is read in its module: what fills it is followed there, as before.
+        """
+        from langchain_core.prompts import PromptTemplate
+
+        def claim_prompt():
+            return PromptTemplate.from_template("The claim reads: {query}\\n" + POLICY)
+
+        def runner(llm):
+            return claim_prompt() | llm
+        """,
+        [],
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_unseen_fill_case(source: str, expected: list[tuple[int, str, int | None]]) -> None:
+    assert findings(source) == expected
+
+
+UNKNOWN = """
+from langchain_core.prompts import ChatPromptTemplate
+
+RECRUITER = ChatPromptTemplate.from_messages(
+    [("system", "You screen candidates for {job_title}. " + POLICY * 9), ("human", "{question}")]
+)
+"""
+
+
+def test_unknown_meaning_variable_is_asked_only_when_opted_in() -> None:
+    # Neither per-request nor a setting by its name, above a long block of static text: PC508,
+    # which runs only when selected.
+    assert findings(UNKNOWN) == []
+    assert findings(UNKNOWN, WITH_UNKNOWN) == [(4, "PC508", 5)]
+
+
+def test_unknown_meaning_variable_above_short_text_is_not_asked() -> None:
+    short = UNKNOWN.replace("POLICY * 9", "POLICY")
+    assert findings(short, WITH_UNKNOWN) == []
+
+
+PROMPTS = """
+from langchain_core.prompts import ChatPromptTemplate
+
+SUPPORT_PROMPT = ChatPromptTemplate.from_messages(
+    [("system", "You are helping {customer_profile}. " + POLICY), ("human", "{question}")]
+)
+""".replace("POLICY", repr(POLICY))
+
+
+def _lint(tmp_path: Path, app: str | None) -> list[tuple[str, int, str]]:
+    (tmp_path / "prompts.py").write_text(PROMPTS)
+    if app is not None:
+        (tmp_path / "app.py").write_text(textwrap.dedent(app))
+    found = lint_paths([tmp_path / "prompts.py"], config=LintConfig(root=tmp_path))
+    return [(Path(f.path).name, f.line, f.code) for f in found]
+
+
+def test_no_fill_in_the_project_judges_the_variable_where_it_is_written(tmp_path: Path) -> None:
+    assert _lint(tmp_path, None) == [("prompts.py", 4, "PC502")]
+
+
+def test_a_fill_in_another_file_of_the_project_judges_instead(tmp_path: Path) -> None:
+    # Only prompts.py is linted (a pre-commit run on the file changed): app.py fills the
+    # template with a constant profile, so nothing varies above the policy.
+    app = """
+        from prompts import SUPPORT_PROMPT
+
+        def answer(llm, question):
+            chain = SUPPORT_PROMPT | llm
+            return chain.invoke({"customer_profile": "a retail customer", "question": question})
+        """
+    assert _lint(tmp_path, app) == []
