@@ -79,6 +79,102 @@ CASES = [
         [(6, "PC502", 7)],
     ),
     (
+        "held-in-a-module-dict-of-templates",
+        # A registry of prompts by task, for the service that picks one per route.
+        """
+        from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
+
+        PROMPTS = {
+            "claims": ChatPromptTemplate.from_messages(
+                [("system", "Claimant history: {chat_history}. " + POLICY), ("human", "{question}")]
+            ),
+            "summary": PromptTemplate.from_template(POLICY + "Summarise: {question}"),
+        }
+        """,
+        [(5, "PC502", 6)],
+    ),
+    (
+        "class-attribute-with-message-template-objects",
+        # A namespace class of prompts; the system message is a message-template object.
+        """
+        from langchain_core.prompts import (
+            ChatPromptTemplate,
+            HumanMessagePromptTemplate,
+            SystemMessagePromptTemplate,
+        )
+
+        class Prompts:
+            CLAIM = ChatPromptTemplate.from_messages(
+                [
+                    SystemMessagePromptTemplate.from_template("Customer: {customer_name}. " + POLICY),
+                    HumanMessagePromptTemplate.from_template("{question}"),
+                ]
+            )
+        """,
+        [(9, "PC502", 11)],
+    ),
+    (
+        "chain-factory-pipes-the-template-and-returns-it",
+        # The factory returns the chain; whoever runs it (outside the project) fills it.
+        """
+        from langchain_core.output_parsers import StrOutputParser
+        from langchain_core.prompts import ChatPromptTemplate
+
+        def build_claim_chain(llm):
+            prompt = ChatPromptTemplate.from_messages(
+                [("system", "Earlier turns: {chat_history}\\n" + POLICY), ("human", "{question}")]
+            )
+            chain = prompt | llm | StrOutputParser()
+            return chain
+        """,
+        [(6, "PC502", 7)],
+    ),
+    (
+        "module-chain-piped-from-a-module-template",
+        # A module-level template piped once into a module-level chain nothing here runs.
+        """
+        from langchain_openai import ChatOpenAI
+        from langchain_core.prompts import ChatPromptTemplate
+
+        CLAIM_PROMPT = ChatPromptTemplate.from_messages(
+            [("system", "Account on file: {user_info}. " + POLICY), ("human", "{question}")]
+        )
+        CLAIM_CHAIN = CLAIM_PROMPT.pipe(ChatOpenAI(model="gpt-4o-mini"))
+        """,
+        [(5, "PC502", 6)],
+    ),
+    (
+        "quiet-chain-run-in-the-module",
+        # The chain is run in the module with a constant: the fill is seen, and nothing varies.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+
+        def answer(llm, question):
+            prompt = ChatPromptTemplate.from_messages(
+                [("system", "Earlier turns: {chat_history}\\n" + POLICY), ("human", "{question}")]
+            )
+            chain = prompt | llm
+            return chain.invoke({"chat_history": "none", "question": question})
+        """,
+        [],
+    ),
+    (
+        "quiet-template-filled-by-a-mapping-first",
+        # A mapping piped into the template fills it: the template rules judge the fill.
+        """
+        from langchain_core.prompts import ChatPromptTemplate
+        from langchain_core.runnables import RunnablePassthrough
+
+        PROMPT = ChatPromptTemplate.from_messages(
+            [("system", "Earlier turns: {chat_history}\\n" + POLICY), ("human", "{question}")]
+        )
+
+        def build(llm):
+            return {"chat_history": lambda _: "none", "question": RunnablePassthrough()} | PROMPT | llm
+        """,
+        [],
+    ),
+    (
         "quiet-setting-named-variable",
         # The reply language and the persona are set per deployment, as their names say.
         """

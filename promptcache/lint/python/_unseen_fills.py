@@ -47,6 +47,10 @@ _TEMPLATES = frozenset(
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 _SYSTEM_ROLES = frozenset({"system", "developer"})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_DEPTH = 4  # how many times a template bound again (`chain = prompt | llm`) is followed
+# A runnable's methods that make a pipe starting with it (`prompt.pipe(llm)`).
+_PIPES = frozenset({"pipe", "with_config", "with_retry", "with_fallbacks"})
 
 
 def unseen_fill(
@@ -106,78 +110,121 @@ def _prefix_slots(
 
 
 def _fill_may_be_seen(frame: Frame, node: ast.Call) -> bool:
-    """Whether the project may fill the template made at `node`: it is not bound to a name as
-    it is made (handed on, piped, partially filled, kept in a container), its name is read in
-    its module, another file of the project names it, or the project's files could not all be
+    """Whether the project may fill the template made at `node`: where it goes (`_names`) is
+    not known, another file of the project names it, or the project's files could not all be
     read. A template linted from text alone has no other files."""
-    bound = _bound_name(frame, node)
-    if bound is None:
-        return True
-    name, scope = bound
-    if _reads(scope, frame.module.source, name):
+    names = _names(frame, node)
+    if names is None:
         return True
     module = frame.module
     if module.path is None or not module.path.is_file():
         return False
-    return frame.a.call_sites.mentions(name, module.path) is not False
+    path = module.path
+    return any(frame.a.call_sites.mentions(name, path) is not False for name in names)
 
 
-def _bound_name(frame: Frame, node: ast.Call) -> tuple[str, ast.AST] | None:
-    """The name the template made at `node` is known by, and where it is read: a module's (or a
-    class's) constant, an attribute, or the function that returns it (a local variable only
-    returned is its function's); None when the call is not the whole value of an assignment or
-    a return, or binds a local variable read otherwise (its reads are followed as they are)."""
-    function = frame.function.node if frame.function is not None else None
-    if function is not None and not isinstance(function, _FUNCTIONS):
+def _names(frame: Frame, node: ast.Call) -> list[str] | None:
+    """
+    The names the template made at `node` goes by, followed while each is read once and only
+    to be bound again (`chain = prompt | llm`, `return chain`): a module's or a class's name, an
+    attribute, the function that returns it (a local variable is its function's business). None
+    when a name is read otherwise (a fill, a call that takes it, a second use: followed by the
+    analysis as before) or the template is not bound as it is made (handed to a call).
+    """
+    if frame.function is not None and not isinstance(frame.function.node, _FUNCTIONS):
         return None  # a lambda's body: handed to whatever calls it
-    tree = frame.module.tree
-    statement = _statement_of(function or tree, node)
-    if isinstance(statement, ast.Return):
-        return (function.name, tree) if function is not None else None
+    module = frame.module
+    tree = module.tree
+    names: list[str] = []
+    expr: ast.expr = node
+    for _ in range(_DEPTH):
+        held = _holder(tree, expr)
+        if held is None:
+            return None
+        statement, function = held
+        target = _target(statement)
+        scope: ast.AST = tree
+        if isinstance(statement, ast.Return):
+            if function is None:
+                return None
+            name, local = function.name, False
+        elif isinstance(target, ast.Attribute):
+            name, local = target.attr, False
+        elif isinstance(target, ast.Name):
+            local = function is not None
+            name, scope = target.id, function or tree
+        else:
+            return None
+        if not local:
+            names.append(name)
+        reads = _reads(scope, module.source, name, attributes=not local)
+        if not reads:  # nothing reads it again: the template goes no further
+            return names or None
+        if len(reads) > 1:
+            return None
+        expr = reads[0]
+    return None
+
+
+def _target(statement: ast.stmt) -> ast.expr | None:
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-        target: ast.expr = statement.targets[0]
-    elif isinstance(statement, ast.AnnAssign):
-        target = statement.target
-    else:
-        return None
-    if isinstance(target, ast.Attribute):
-        return target.attr, tree
-    if not isinstance(target, ast.Name):
-        return None
-    if function is None:
-        return target.id, tree
-    if _only_returned(function, target.id):
-        return function.name, tree
+        return statement.targets[0]
+    return statement.target if isinstance(statement, ast.AnnAssign) else None
+
+
+def _holder(tree: ast.Module, expr: ast.expr) -> tuple[ast.stmt, _Function | None] | None:
+    """The assignment or return that binds `expr` as it is, as the first step of a pipe
+    (`expr | llm`, `expr.pipe(llm)`), or as a value of a literal dict, list or tuple, with the
+    function it is in (None: the module's or a class's body)."""
+    todo: list[tuple[ast.AST, _Function | None]] = [(tree, None)]
+    while todo:
+        node, function = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Assign | ast.AnnAssign | ast.Return) and _binds(child, expr):
+                return child, function
+            inner = child if isinstance(child, _FUNCTIONS) else function
+            if isinstance(child, ast.stmt):  # expressions hold no statements
+                todo.append((child, inner))
     return None
 
 
-def _statement_of(scope: ast.AST, node: ast.Call) -> ast.stmt | None:
-    for found in ast.walk(scope):
-        if isinstance(found, ast.Assign | ast.AnnAssign | ast.Return) and found.value is node:
-            return found
-    return None
+def _binds(statement: ast.Assign | ast.AnnAssign | ast.Return, expr: ast.expr) -> bool:
+    value = statement.value
+    if value is None:
+        return False
+    first = _first_step(value)
+    return first is expr or any(v is expr for v in _held(value))
 
 
-def _only_returned(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """Whether the function's every read of local `name` is a `return name` (none: dead)."""
-    reads = [
-        n
-        for n in ast.walk(function)
-        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
-    ]
-    returned = {
-        id(n.value) for n in ast.walk(function) if isinstance(n, ast.Return) and n.value is not None
-    }
-    return bool(reads) and all(id(n) in returned for n in reads)
+def _first_step(value: ast.expr) -> ast.expr:
+    """What a pipe starts with (`prompt | llm | parser`, `prompt.pipe(llm)`): the template its
+    runs fill; the value itself when it is not a pipe."""
+    while True:
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):
+            value = value.left
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _PIPES
+        ):
+            value = value.func.value
+        else:
+            return value
 
 
-def _reads(scope: ast.AST, source: str, name: str) -> bool:
-    """Whether `scope` reads `name` (`name`, `x.name`). Only the lines that write it are walked."""
+def _held(value: ast.expr) -> list[ast.expr | None]:
+    if isinstance(value, ast.Dict):
+        return list(value.values)
+    return list(value.elts) if isinstance(value, ast.List | ast.Tuple) else []
+
+
+def _reads(scope: ast.AST, source: str, name: str, *, attributes: bool) -> list[ast.expr]:
+    """The reads of `name` in `scope` (`name`; `x.name` too, with `attributes`). Only the lines
+    that write the name are walked."""
     word = re.compile(rf"\b{re.escape(name)}\b")
     lines = {n for n, text in enumerate(source.splitlines(), start=1) if word.search(text)}
-    if not lines:
-        return False
-    todo: list[ast.AST] = [scope]
+    found: list[ast.expr] = []
+    todo: list[ast.AST] = [scope] if lines else []
     while todo:
         for child in ast.iter_child_nodes(todo.pop()):
             first = getattr(child, "lineno", None)
@@ -185,16 +232,16 @@ def _reads(scope: ast.AST, source: str, name: str) -> bool:
                 last = getattr(child, "end_lineno", None) or first
                 if not any(first <= n <= last for n in lines):
                     continue
-            if _read_as(child) == name:
-                return True
+            if _read_as(child, attributes) == name:
+                found.append(child)  # type: ignore[arg-type]
             todo.append(child)
-    return False
+    return found
 
 
-def _read_as(node: ast.AST) -> str | None:
-    """The name a `name` or `x.name` read is of (None: not such a read)."""
+def _read_as(node: ast.AST, attributes: bool) -> str | None:
+    """The name a `name` (or `x.name`) read is of (None: not such a read)."""
     if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
         return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+    if attributes and isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
         return node.attr
     return None
