@@ -175,6 +175,42 @@ CASES = [
         [],
     ),
     (
+        "system-message-template-alone-context-above-policy",
+        # A system message template kept for a chat template made elsewhere.
+        """
+        from langchain_core.prompts import SystemMessagePromptTemplate
+
+        CLAIM_SYSTEM = SystemMessagePromptTemplate.from_template("Passages: {context}\\n" + POLICY)
+        """,
+        [(4, "PC502", None)],
+    ),
+    (
+        "quiet-system-message-template-alone-context-last",
+        # The same with the passages at its end: whether a conversation follows is not seen.
+        """
+        from langchain_core.prompts import SystemMessagePromptTemplate
+
+        CLAIM_SYSTEM = SystemMessagePromptTemplate.from_template(POLICY + "Passages: {context}")
+        """,
+        [],
+    ),
+    (
+        "chat-template-context-last-above-the-history",
+        # The conversation follows the system message: the passages cost all of it.
+        """
+        from langchain_core.prompts import ChatPromptTemplate, MessagesPlaceholder
+
+        PROMPT = ChatPromptTemplate.from_messages(
+            [
+                ("system", POLICY + "Passages: {context}"),
+                MessagesPlaceholder("history"),
+                ("human", "{question}"),
+            ]
+        )
+        """,
+        [(4, "PC502", 6)],
+    ),
+    (
         "quiet-setting-named-variable",
         # The reply language and the persona are set per deployment, as their names say.
         """

@@ -96,6 +96,10 @@ def _prefix_slots(
     kept = {k: v for k, v in info.items() if v.role != "placeholder"}
     for name, _ in filled:
         kept.pop(name, None)
+    if sink.api == "LangChain system message template":
+        # Whether a conversation follows it is the chat template's to say, and none is seen:
+        # judged by the static text after each variable, as a template is.
+        return {k: v._replace(role="template") for k, v in kept.items()}
     if sink.api != "LangChain chat prompt template":
         return kept
     specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
