@@ -211,6 +211,41 @@ CASES = [
         [(4, "PC502", 6)],
     ),
     (
+        "legacy-chain-made-and-never-run-here",
+        # A legacy chain built at import for the service that runs it.
+        """
+        from langchain.chains import LLMChain
+        from langchain_openai import ChatOpenAI
+        from langchain_core.prompts import PromptTemplate
+
+        CLAIM_TEMPLATE = PromptTemplate(
+            template="Earlier turns: {chat_history}\\n" + POLICY + "Claim: {question}",
+            input_variables=["chat_history", "question"],
+        )
+        claim_chain = LLMChain(llm=ChatOpenAI(), prompt=CLAIM_TEMPLATE)
+        """,
+        [(6, "PC502", 7)],
+    ),
+    (
+        "quiet-legacy-chain-run-with-constants",
+        # The chain is run here: the fill is seen, with the same history text every time.
+        """
+        from langchain.chains import LLMChain
+        from langchain_openai import ChatOpenAI
+        from langchain_core.prompts import PromptTemplate
+
+        CLAIM_TEMPLATE = PromptTemplate(
+            template="Earlier turns: {chat_history}\\n" + POLICY + "Claim: {question}",
+            input_variables=["chat_history", "question"],
+        )
+        claim_chain = LLMChain(llm=ChatOpenAI(), prompt=CLAIM_TEMPLATE)
+
+        def answer(question):
+            return claim_chain.run(chat_history="(none)", question=question)
+        """,
+        [],
+    ),
+    (
         "quiet-setting-named-variable",
         # The reply language and the persona are set per deployment, as their names say.
         """
@@ -276,7 +311,21 @@ CASES = [
     ),
     (
         "quiet-handed-on-as-it-is-made",
-        # Made inside the call that uses it: the chain's fill is the framework's to judge.
+        # Made inside the call that uses it: an agent the framework runs, filled as it fills it.
+        """
+        from langchain.agents import create_tool_calling_agent
+        from langchain_core.prompts import PromptTemplate
+
+        def make_agent(llm, tools):
+            return create_tool_calling_agent(
+                llm, tools, PromptTemplate.from_template("{query}\\n" + POLICY)
+            )
+        """,
+        [],
+    ),
+    (
+        "legacy-chain-returned-by-its-factory",
+        # The legacy chain is made around the template and returned: whoever runs it fills it.
         """
         from langchain.chains import LLMChain
         from langchain_core.prompts import PromptTemplate
@@ -284,7 +333,7 @@ CASES = [
         def make_chain(llm):
             return LLMChain(llm=llm, prompt=PromptTemplate.from_template("{query}\\n" + POLICY))
         """,
-        [],
+        [(6, "PC502", None)],
     ),
     (
         "quiet-factory-called-in-the-module",

@@ -51,6 +51,8 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _DEPTH = 4  # how many times a template bound again (`chain = prompt | llm`) is followed
 # A runnable's methods that make a pipe starting with it (`prompt.pipe(llm)`).
 _PIPES = frozenset({"pipe", "with_config", "with_retry", "with_fallbacks"})
+# Chains whose runs fill the template given as their `prompt=` and nothing else of it.
+_CHAINS = frozenset({"LLMChain"})
 
 
 def unseen_fill(
@@ -201,8 +203,9 @@ def _binds(statement: ast.Assign | ast.AnnAssign | ast.Return, expr: ast.expr) -
 
 
 def _first_step(value: ast.expr) -> ast.expr:
-    """What a pipe starts with (`prompt | llm | parser`, `prompt.pipe(llm)`): the template its
-    runs fill; the value itself when it is not a pipe."""
+    """What a pipe starts with (`prompt | llm | parser`, `prompt.pipe(llm)`, a legacy
+    `LLMChain(prompt=prompt)`): the template its runs fill; the value itself when it is not a
+    pipe."""
     while True:
         if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):
             value = value.left
@@ -212,8 +215,18 @@ def _first_step(value: ast.expr) -> ast.expr:
             and value.func.attr in _PIPES
         ):
             value = value.func.value
+        elif isinstance(value, ast.Call) and _callee(value) in _CHAINS:
+            prompt = [k.value for k in value.keywords if k.arg == "prompt"]
+            if not prompt:
+                return value
+            value = prompt[0]
         else:
             return value
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
 
 
 def _held(value: ast.expr) -> list[ast.expr | None]:
