@@ -246,6 +246,26 @@ CASES = [
         [],
     ),
     (
+        "made-in-an-import-fallback",
+        # Bound in an `except` block (an older LangChain's import path): the same template.
+        """
+        try:
+            from langchain_core.prompts import ChatPromptTemplate
+        except ImportError:
+            from langchain.prompts import ChatPromptTemplate
+            LEGACY = True
+        else:
+            LEGACY = False
+        try:
+            import claims_catalog
+        except ImportError:
+            PROMPT = ChatPromptTemplate.from_messages(
+                [("system", "Claimant: {user_name}. " + POLICY), ("human", "{question}")]
+            )
+        """,
+        [(12, "PC502", 13)],
+    ),
+    (
         "quiet-setting-named-variable",
         # The reply language and the persona are set per deployment, as their names say.
         """

@@ -189,7 +189,7 @@ def _holder(tree: ast.Module, expr: ast.expr) -> tuple[ast.stmt, _Function | Non
             if isinstance(child, ast.Assign | ast.AnnAssign | ast.Return) and _binds(child, expr):
                 return child, function
             inner = child if isinstance(child, _FUNCTIONS) else function
-            if isinstance(child, ast.stmt):  # expressions hold no statements
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):  # hold statements
                 todo.append((child, inner))
     return None
 
