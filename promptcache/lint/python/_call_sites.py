@@ -55,12 +55,14 @@ class CallSites:
         self._short: str | None = None
         self._trees: dict[Path, ast.Module | None] = {}
         self._any_called: dict[frozenset[str], bool | None] = {}  # `calls_any`, once per run
+        self._mentioned: dict[tuple[str, Path], bool | None] = {}  # `mentions`, once per run
 
     def clear(self) -> None:
         self._entries = None
         self._short = None
         self._trees.clear()
         self._any_called.clear()
+        self._mentioned.clear()
 
     def why_not_constant(
         self, name: str, homes: tuple[str, ...], *, index: int, keyword: str, shift: int
@@ -120,6 +122,34 @@ class CallSites:
             if not names.isdisjoint(called):
                 return True
         return False
+
+    def mentions(self, word: str, besides: Path) -> bool | None:
+        """Whether a file of the project other than `besides` writes `word` (as a whole word,
+        read as text: an import of it, a use); None when the reading was short, or when a file
+        past the bound on kept texts keeps only the names it calls and `word` is not one."""
+        key = (word, besides)
+        if key not in self._mentioned:
+            self._mentioned[key] = self._find_word(word, besides)
+        return self._mentioned[key]
+
+    def _find_word(self, word: str, besides: Path) -> bool | None:
+        entries = self._read_all()
+        if self._short is not None:
+            return None
+        pattern = re.compile(rf"\b{re.escape(word)}\b")
+        own = None
+        unknown = False
+        for path, entry in entries:
+            if isinstance(entry, str):
+                found = word in entry and pattern.search(entry) is not None
+            else:
+                found = word in entry
+                unknown = unknown or not found
+            if found:
+                own = besides.resolve() if own is None else own
+                if path.resolve() != own:
+                    return True
+        return None if unknown else False
 
     def _shown(self, path: Path) -> str:
         """The path as the project names it (relative to its root), for a finding's note."""

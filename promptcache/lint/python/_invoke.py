@@ -80,6 +80,7 @@ from ._turns import (
     stored_window,
     windowed,
 )
+from ._unseen_fills import unseen_fill
 from ._values import (
     EMPTY,
     ORDER_CODES,
@@ -919,10 +920,12 @@ def call_sink(
         frame.template_variables(
             template_info(frame, sink, args, keywords), keywords["partial_variables"], node
         )
-    if sink.api.startswith("LangChain") and "message" not in sink.api.split()[-1]:
-        return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
-    if sink.api == "LangChain system message template":
-        return Value(kind="ptemplate", meta=template_info(frame, sink, args, keywords))
+    if (sink.api.startswith("LangChain") and "message" not in sink.api.split()[-1]) or (
+        sink.api == "LangChain system message template"
+    ):
+        info = template_info(frame, sink, args, keywords)
+        unseen_fill(frame, sink, node, args, keywords, info)  # no fill of it in the project
+        return Value(kind="ptemplate", meta=info)
     if sink.api.startswith("CrewAI"):
         return Value(kind="ptemplate", meta=crew_template(frame, sink, keywords, node))
     if sink.api == "Haystack chat prompt builder":  # messages of Jinja, filled by `run(...)`

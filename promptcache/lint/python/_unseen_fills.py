@@ -1,0 +1,264 @@
+"""
+Prompt templates whose fill the project never shows: a LangChain (or LlamaIndex) template made
+and bound to a name (a module constant, an attribute, what a function returns) that nothing in
+the project reads again: no `.invoke`, `.format`, `.partial`, pipe or chain of it in its module,
+and no other file of the project naming it. The app that fills it lies elsewhere (another
+repository, a service that imports the package), so no value ever reaches its variables and the
+template rules (`_templates`) would say nothing. Its variables are judged where they are written
+instead, by their names: one named as per-request data (`{question}`, `{user_profile}`) as the
+per-request data it is (PC502); one whose name says it is a setting (`{language}`, `{persona}`,
+a name declared `stable`) not at all; any other as of unknown meaning (PC508, opt-in, with the
+long block of static text after it that PC106 asks of a template's variable).
+
+Only the variables a cacheable prefix is built of are judged: those of a chat template's system
+messages, and those of a single template's text (a `PromptTemplate`, a system message template).
+A template read anywhere (its fill seen, or handed on where the analysis may not follow it), a
+project whose files could not all be read, and a template made inside another call (handed on
+as it is made) are left as the template rules judge them.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from ..rules.PC106 import LONG_PREFIX_FACTOR
+from ._placeholders import Slot
+from ._templates import static_of, template_variables
+from ._unknown_origin import says_stable
+from ._values import EMPTY, PER_REQUEST, Value
+
+if TYPE_CHECKING:
+    from ._frame import Frame
+    from ._sinks import Sink
+
+__all__ = ["unseen_fill"]
+
+UNKNOWN = "PC508"
+# The templates judged here: where each variable lands is known from the call that makes it.
+_TEMPLATES = frozenset(
+    {
+        "LangChain chat prompt template",
+        "LangChain prompt template",
+        "LangChain system message template",
+    }
+)
+_FIELD = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+_SYSTEM_ROLES = frozenset({"system", "developer"})
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_DEPTH = 4  # how many times a template bound again (`chain = prompt | llm`) is followed
+# A runnable's methods that make a pipe starting with it (`prompt.pipe(llm)`).
+_PIPES = frozenset({"pipe", "with_config", "with_retry", "with_fallbacks"})
+# Chains whose runs fill the template given as their `prompt=` and nothing else of it.
+_CHAINS = frozenset({"LLMChain"})
+
+
+def unseen_fill(
+    frame: Frame,
+    sink: Sink,
+    node: ast.Call,
+    args: list[Value],
+    keywords: dict[str, Value],
+    info: dict[str, Slot],
+) -> None:
+    """At the call that makes a template (`info`: where each variable lands), when the project
+    never reads it again, its prefix variables are judged by their names where they are written."""
+    if sink.api not in _TEMPLATES or not info:
+        return
+    slots = _prefix_slots(sink, args, keywords, info)
+    if not slots or _fill_may_be_seen(frame, node):
+        return
+    long_prefix = max(frame.a.config.threshold, 1) * LONG_PREFIX_FACTOR * 4  # in characters
+    asks = frame.a.config.enabled(UNKNOWN)
+    fields = []
+    for name, slot in slots.items():
+        if frame.a.per_request(name):
+            label = f"`{{{name}}}` (a per-request template variable; no fill of it seen)"
+            code = PER_REQUEST
+        elif frame.a.stable(name) or says_stable(name):
+            continue
+        elif asks and (slot.role == "system" or slot.after >= long_prefix):
+            label = f"`{{{name}}}` (a template variable of unknown meaning; no fill of it seen)"
+            code = UNKNOWN
+        else:
+            continue
+        fields.append((name, EMPTY.with_deps([frame.taint(code, label, node)])))
+    if fields:
+        template_variables(frame, slots, Value(fields=tuple(fields)), node, api=sink.api)
+
+
+def _prefix_slots(
+    sink: Sink, args: list[Value], keywords: dict[str, Value], info: dict[str, Slot]
+) -> dict[str, Slot]:
+    """The variables a prefix is built of: a chat template's system messages' (a system message
+    template's among them), a single template's all; none a partial fills as it is made."""
+    filled = keywords.get("partial_variables", EMPTY).fields or ()
+    kept = {k: v for k, v in info.items() if v.role != "placeholder"}
+    for name, _ in filled:
+        kept.pop(name, None)
+    if sink.api == "LangChain system message template":
+        # Whether a conversation follows it is the chat template's to say, and none is seen:
+        # judged by the static text after each variable, as a template is.
+        return {k: v._replace(role="template") for k, v in kept.items()}
+    if sink.api != "LangChain chat prompt template":
+        return kept
+    specs = (args[0] if args else keywords.get("messages", EMPTY)).items or ()
+    names: set[str] = set()
+    for spec in specs:
+        if spec.items is not None and len(spec.items) == 2:
+            if spec.items[0].text in _SYSTEM_ROLES:
+                names.update(_FIELD.findall(static_of(spec.items[1])))
+        elif isinstance(spec.meta, dict):
+            names.update(k for k, slot in spec.meta.items() if slot.role == "system")
+    return {k: v for k, v in kept.items() if k in names}
+
+
+def _fill_may_be_seen(frame: Frame, node: ast.Call) -> bool:
+    """Whether the project may fill the template made at `node`: where it goes (`_names`) is
+    not known, another file of the project names it, or the project's files could not all be
+    read. A template linted from text alone has no other files."""
+    names = _names(frame, node)
+    if names is None:
+        return True
+    module = frame.module
+    if module.path is None or not module.path.is_file():
+        return False
+    path = module.path
+    return any(frame.a.call_sites.mentions(name, path) is not False for name in names)
+
+
+def _names(frame: Frame, node: ast.Call) -> list[str] | None:
+    """
+    The names the template made at `node` goes by, followed while each is read once and only
+    to be bound again (`chain = prompt | llm`, `return chain`): a module's or a class's name, an
+    attribute, the function that returns it (a local variable is its function's business). None
+    when a name is read otherwise (a fill, a call that takes it, a second use: followed by the
+    analysis as before) or the template is not bound as it is made (handed to a call).
+    """
+    if frame.function is not None and not isinstance(frame.function.node, _FUNCTIONS):
+        return None  # a lambda's body: handed to whatever calls it
+    module = frame.module
+    tree = module.tree
+    names: list[str] = []
+    expr: ast.expr = node
+    for _ in range(_DEPTH):
+        held = _holder(tree, expr)
+        if held is None:
+            return None
+        statement, function = held
+        target = _target(statement)
+        scope: ast.AST = tree
+        if isinstance(statement, ast.Return):
+            if function is None:
+                return None
+            name, local = function.name, False
+        elif isinstance(target, ast.Attribute):
+            name, local = target.attr, False
+        elif isinstance(target, ast.Name):
+            local = function is not None
+            name, scope = target.id, function or tree
+        else:
+            return None
+        if not local:
+            names.append(name)
+        reads = _reads(scope, module.source, name, attributes=not local)
+        if not reads:  # nothing reads it again: the template goes no further
+            return names or None
+        if len(reads) > 1:
+            return None
+        expr = reads[0]
+    return None
+
+
+def _target(statement: ast.stmt) -> ast.expr | None:
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        return statement.targets[0]
+    return statement.target if isinstance(statement, ast.AnnAssign) else None
+
+
+def _holder(tree: ast.Module, expr: ast.expr) -> tuple[ast.stmt, _Function | None] | None:
+    """The assignment or return that binds `expr` as it is, as the first step of a pipe
+    (`expr | llm`, `expr.pipe(llm)`), or as a value of a literal dict, list or tuple, with the
+    function it is in (None: the module's or a class's body)."""
+    todo: list[tuple[ast.AST, _Function | None]] = [(tree, None)]
+    while todo:
+        node, function = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Assign | ast.AnnAssign | ast.Return) and _binds(child, expr):
+                return child, function
+            inner = child if isinstance(child, _FUNCTIONS) else function
+            if isinstance(child, ast.stmt | ast.excepthandler | ast.match_case):  # hold statements
+                todo.append((child, inner))
+    return None
+
+
+def _binds(statement: ast.Assign | ast.AnnAssign | ast.Return, expr: ast.expr) -> bool:
+    value = statement.value
+    if value is None:
+        return False
+    first = _first_step(value)
+    return first is expr or any(v is expr for v in _held(value))
+
+
+def _first_step(value: ast.expr) -> ast.expr:
+    """What a pipe starts with (`prompt | llm | parser`, `prompt.pipe(llm)`, a legacy
+    `LLMChain(prompt=prompt)`): the template its runs fill; the value itself when it is not a
+    pipe."""
+    while True:
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):
+            value = value.left
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in _PIPES
+        ):
+            value = value.func.value
+        elif isinstance(value, ast.Call) and _callee(value) in _CHAINS:
+            prompt = [k.value for k in value.keywords if k.arg == "prompt"]
+            if not prompt:
+                return value
+            value = prompt[0]
+        else:
+            return value
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+
+
+def _held(value: ast.expr) -> list[ast.expr | None]:
+    if isinstance(value, ast.Dict):
+        return list(value.values)
+    return list(value.elts) if isinstance(value, ast.List | ast.Tuple) else []
+
+
+def _reads(scope: ast.AST, source: str, name: str, *, attributes: bool) -> list[ast.expr]:
+    """The reads of `name` in `scope` (`name`; `x.name` too, with `attributes`). Only the lines
+    that write the name are walked."""
+    word = re.compile(rf"\b{re.escape(name)}\b")
+    lines = {n for n, text in enumerate(source.splitlines(), start=1) if word.search(text)}
+    found: list[ast.expr] = []
+    todo: list[ast.AST] = [scope] if lines else []
+    while todo:
+        for child in ast.iter_child_nodes(todo.pop()):
+            first = getattr(child, "lineno", None)
+            if first is not None:
+                last = getattr(child, "end_lineno", None) or first
+                if not any(first <= n <= last for n in lines):
+                    continue
+            if _read_as(child, attributes) == name:
+                found.append(child)  # type: ignore[arg-type]
+            todo.append(child)
+    return found
+
+
+def _read_as(node: ast.AST, attributes: bool) -> str | None:
+    """The name a `name` (or `x.name`) read is of (None: not such a read)."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+        return node.id
+    if attributes and isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return node.attr
+    return None
