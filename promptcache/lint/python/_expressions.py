@@ -25,7 +25,7 @@ from ._flow import (
 )
 from ._handed import appended_to_kept_list
 from ._instances import instance_part
-from ._invoke import body_of, call_expression, where_made
+from ._invoke import body_of, call_expression, is_message_call, where_made
 from ._iteration import comprehension
 from ._local_lists import sent_where_grown
 from ._locations import node_label
@@ -296,6 +296,7 @@ def _e_Dict(frame: Frame, node: ast.Dict) -> Value:
 
 
 def _e_List(frame: Frame, node: ast.List | ast.Tuple) -> Value:
+    outer = frame.message_element  # a list inside an element's call: that element stays one
     items = []
     for element in node.elts:
         if isinstance(element, ast.Starred):
@@ -306,8 +307,11 @@ def _e_List(frame: Frame, node: ast.List | ast.Tuple) -> Value:
             items.append(evaluate(frame, element))
             frame.in_message_list = False
             frame.message_element = None
+    frame.message_element = outer
     for index, element in enumerate(node.elts):
-        if isinstance(element, ast.Dict):
+        if isinstance(element, ast.Dict) or (
+            is_message_call(element) and items[index].field("role") is not None
+        ):
             if index == len(items) - 1 and _grown_and_sent(frame, items[index], node):
                 continue  # judged where the list is sent, with the turns appended to it
             frame.findings.system_message(items[index], element, items[index + 1 :])

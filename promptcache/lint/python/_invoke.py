@@ -35,6 +35,7 @@ from ._filled_templates import (
 from ._flow import (
     bind_arguments,
     called_deps,
+    dict_fields,
     flatten,
     follow,
     passed_through,
@@ -42,7 +43,7 @@ from ._flow import (
     substitute,
     without,
 )
-from ._handed import only_handed_to
+from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
@@ -90,6 +91,7 @@ from ._values import (
     Taint,
     Value,
     join_values,
+    text_value,
 )
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
@@ -159,7 +161,8 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
             return call_named(frame, inner.meta, node, None, args, keywords, splats)
         callee = inner
     if callee.kind in ("function", "method", "class", "lambda") and callee.meta is not None:
-        return call_project(frame, callee, node, args, keywords, splats)
+        made = call_project(frame, callee, node, args, keywords, splats)
+        return message_object(frame, node, keywords, made) if callee.kind == "class" else made
     if isinstance(func, ast.Name) and frame.scope.env.get(func.id, EMPTY).kind == "param":
         # A callable the caller passes in (a callback): its result is what the caller's
         # argument returns when called, resolved at each call (`Param.path` "()").
@@ -173,7 +176,55 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
     result = call_named(frame, name, node, receiver, args, keywords, splats)
     if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
         result = result.with_deps(callee.deps)
+    if receiver is None or receiver.kind == "module":  # a constructor: `ChatMessage(...)`
+        return message_object(frame, node, keywords, result)
     return result
+
+
+# The roles a message class's enum names (`MessageRole.SYSTEM`, `Role.USER`), by member name.
+_ROLE_MEMBERS = frozenset({"system", "developer", "user", "assistant", "tool", "human", "ai"})
+
+
+def is_message_call(node: ast.expr) -> bool:
+    """`ChatMessage(role=..., content=...)`: a call written with a message's role and content."""
+    if not isinstance(node, ast.Call):
+        return False
+    given = {k.arg for k in node.keywords}
+    return "role" in given and "content" in given
+
+
+def message_object(frame: Frame, node: ast.Call, keywords: dict[str, Value], made: Value) -> Value:
+    """
+    `ChatMessage(role="system", content=text)`, `dict(role=..., content=...)`, llama-index's
+    `ChatMessage(role=MessageRole.SYSTEM, content=text)`: an object made with a message's role
+    and content, of a class the project defines (a pydantic model) or imports, is the
+    `{"role": ..., "content": ...}` literal it stands for, and is judged as one: a system
+    message wherever it goes (in a list literal, by the turns after it, as `_e_List` judges).
+    A framework's sink (LangChain's `SystemMessage`) is judged as that sink already.
+    """
+    if made.kind == "message" or not is_message_call(node) or "content" not in keywords:
+        return made
+    role_node = next(k.value for k in node.keywords if k.arg == "role")
+    role = keywords.get("role", EMPTY)
+    if role.text is None and isinstance(role_node, ast.Attribute):
+        member = role_node.attr.lower()
+        role = text_value(member) if member in _ROLE_MEMBERS else role
+    content = keywords["content"]
+    fields = dict_fields([("role", role), ("content", content)])
+    message = Value(deps=made.deps | role.deps | content.deps, fields=fields, kind="dict")
+    if frame.message_element is node:
+        return message  # an element of a list literal: judged there, by the turns after it
+    if role.text in ("system", "developer") and not _kept_turn(frame, message, node):
+        frame.findings.system_message(message, node)
+    return message
+
+
+def _kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
+    """A system message appended to a history the function does not make (as `_expressions`'
+    `_kept_turn` tells of a dict literal): later requests repeat it where it was put."""
+    body = frame.module.tree if frame.function is None else frame.function.node
+    reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
+    return appended_to_kept_list(body, node, to_parameters=reply)
 
 
 def _turn_inserted(node: ast.Call) -> bool:
@@ -184,7 +235,7 @@ def _turn_inserted(node: ast.Call) -> bool:
         and func.attr == "insert"
         and len(args) == 2
         and isinstance(args[0], ast.Constant)
-        and isinstance(args[1], ast.Dict)
+        and (isinstance(args[1], ast.Dict) or is_message_call(args[1]))
     )
 
 
@@ -192,9 +243,11 @@ def _inserted_turn(frame: Frame, node: ast.Call, receiver: Value | None) -> list
     """The arguments of `messages.insert(i, {...})`: the message is judged as a list element is,
     by the turns after its place (all of the conversation where the place is not known)."""
     position = frame.eval(node.args[0])
-    frame.in_message_list = True
+    frame.in_message_list = isinstance(node.args[1], ast.Dict)
+    frame.message_element = node.args[1] if isinstance(node.args[1], ast.Call) else None
     message = frame.eval(node.args[1])
     frame.in_message_list = False
+    frame.message_element = None
     place = insert_place(node.args[0], receiver) if receiver is not None else None
     later = receiver.items[place:] if place is not None and receiver and receiver.items else ()
     frame.findings.system_message(message, node.args[1], later)

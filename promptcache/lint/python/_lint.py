@@ -76,6 +76,7 @@ _TRIGGER = re.compile(
     r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt"
     r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
     r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
+    r"|Role\s*\.\s*(?:SYSTEM|DEVELOPER)"  # a message class's role enum (`MessageRole.SYSTEM`)
     r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\("
     r"|a?invoke\s*[,)])"  # a model's run handed to a helper with its arguments
     r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
