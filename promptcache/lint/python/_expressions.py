@@ -163,8 +163,9 @@ def _request_data(frame: Frame, value: Value, node: ast.expr) -> Value:
 
 
 def _e_JoinedStr(frame: Frame, node: ast.JoinedStr) -> Value:
+    item = frame.item_text is node
     parts = [
-        written(frame, evaluate(frame, v.value), v.value)
+        written(frame, evaluate(frame, v.value), v.value, item=item)
         if isinstance(v, ast.FormattedValue)
         else evaluate(frame, v)
         for v in node.values
@@ -172,11 +173,14 @@ def _e_JoinedStr(frame: Frame, node: ast.JoinedStr) -> Value:
     return string(frame, parts)
 
 
-def written(frame: Frame, value: Value, node: ast.expr) -> Value:
+def written(frame: Frame, value: Value, node: ast.expr, *, item: bool = False) -> Value:
     """`value` placed into text at `node` (an f-string's `{...}`, a `.format()` call): its
     variation made on another line of this module remembers this first place, where the fix
-    goes."""
-    return _written_at(value, frame.module.display, node.lineno) if value.deps else value
+    goes; `item`: the text is one item of a list, whose own place in a text, if it is given
+    one, is the place instead."""
+    if not value.deps:
+        return value
+    return _written_at(value, frame.module.display, node.lineno, item=item)
 
 
 def _e_FormattedValue(frame: Frame, node: ast.FormattedValue) -> Value:

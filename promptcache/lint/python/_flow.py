@@ -262,6 +262,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         fix=taint.fix,
         fixable=taint.fixable,
         written=taint.written,
+        written_item=taint.written_item,
         param=taint.param,
         answer=taint.answer,
     )

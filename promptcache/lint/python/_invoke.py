@@ -141,6 +141,10 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
         callee = frame.eval(func)
     if _turn_inserted(node):
         args = _inserted_turn(frame, node, receiver)
+    elif isinstance(func, ast.Attribute) and func.attr == "append" and len(node.args) == 1:
+        outer, frame.item_text = frame.item_text, node.args[0]  # `lines.append(f"- {note}")`
+        args = [frame.eval(node.args[0])]
+        frame.item_text = outer
     else:
         args = list(map(frame.eval, node.args))
     keywords: dict[str, Value] = {}

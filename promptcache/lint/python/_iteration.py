@@ -62,7 +62,9 @@ def comprehension(
     if isinstance(node, ast.DictComp):
         key, value = frame.eval(node.key), frame.eval(node.value)
     else:
+        outer, frame.item_text = frame.item_text, node.elt  # an item: `f"- {doc}" for doc in docs`
         key, value = EMPTY, frame.eval(node.elt)
+        frame.item_text = outer
     frame.scope.env.clear()
     frame.scope.env.update(saved)
     return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered, fix, ordered

@@ -58,6 +58,10 @@ class Taint:
     # The line of `path` where the value is formatted into a prompt's text, when not `line`
     # (where the fix goes); not part of its identity.
     written: int = field(default=0, compare=False)
+    # `written` is where it was formatted into one item of a list (a comprehension's element,
+    # an appended line), not yet the prompt's text: the text the list is placed in, when it
+    # is placed in one, is where it is written (where the fix goes); not part of its identity.
+    written_item: bool = field(default=False, compare=False)
     param: str = ""  # the per-request-named parameter it stands for, where it is one
     # A model's answer: in a later turn of the messages it is the conversation's own history
     # (it grows, it does not change); not part of its identity.
