@@ -634,6 +634,8 @@ def _library_call(
     for keyword, value in keywords.items():
         if keyword in _SYSTEM_KEYWORDS:
             value = dynamic_prompt(frame, value, node)
+            if value.deps and not _turns_handed(args, keywords, splats):
+                value = _unread_as_notes(value)
             if value.deps:
                 what = f"`{keyword}=` of `{_short(name)}()`"
                 frame.findings.sink_value(what, "system", value, node)
@@ -689,6 +691,24 @@ def _library_call(
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
         return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _turns_handed(args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> bool:
+    """Whether a call the analysis cannot read is handed a list (of turns, it may be) or a
+    `**` splat: without one, nothing shows that a conversation follows its system prompt."""
+    given = [*args, *keywords.values()]
+    return bool(splats) or any(v.kind == "list" or v.items is not None for v in given)
+
+
+def _unread_as_notes(value: Value) -> Value:
+    """`value` with what an unread template rendered kept a not-followed note (`Taint.unread`
+    dropped): where that template places it decides, and that is unknown."""
+    if not any(isinstance(d, Taint) and d.unread for d in value.deps):
+        return value
+    deps = frozenset(
+        replace(d, unread="") if isinstance(d, Taint) and d.unread else d for d in value.deps
+    )
+    return replace(value, deps=deps)
 
 
 def _handed_model_call(
