@@ -1,7 +1,8 @@
 """
 Where a value formatted into one item of a list is written: per-request data formatted line by
 line (`"\\n".join(f"- {m.text}" for m in memories)`, `lines.append(f"* {doc}")` in a loop) and
-the joined block then placed in the prompt's text. The finding named the item's f-string as
+the joined block then placed in the prompt's text; a text appended as one part of a prompt
+(`parts.append(notes)`), then joined. The finding named the item's f-string as
 where the value is written; the fix moves the block, so the place the block is written into
 the prompt is where it is written. Where the joined list is the prompt itself, the item's line
 stays the place. Cases of our own making.
@@ -63,6 +64,23 @@ PLACED = [
         """,
         (4, 9, "PC502"),
     ),
+    (
+        "recalled-notes-appended-as-a-part-of-the-system-prompt-then-joined",
+        """
+        from app.providers import Msg, provider
+        async def reply(recall, history, user_message: str):
+            notes = await recall.build_block(
+                user_message,
+                limit=5,
+            )
+            parts = ["You are a patient language tutor."]
+            if notes:
+                parts.append(notes)
+            messages = [Msg(role="system", content="\\n\\n".join(parts)), *history]
+            return await provider.chat(messages=messages)
+        """,
+        (5, 10, "PC502"),
+    ),
 ]
 
 KEPT = [
@@ -94,6 +112,23 @@ KEPT = [
             )
         """,
         (4, 5, "PC502"),
+    ),
+    (
+        "a-part-appended-then-joined-into-an-f-string-is-written-at-the-f-string",
+        """
+        from openai import OpenAI
+        def ask(history, question):
+            docs = index.similarity_search(question)
+            parts = ["Sources:"]
+            parts.append(docs)
+            block = "\\n".join(parts)
+            system = f"{block}\\n" + LONG
+            return OpenAI().chat.completions.create(
+                model="gpt-4o",
+                messages=[{"role": "system", "content": system}, *history],
+            )
+        """,
+        (4, 8, "PC502"),
     ),
 ]
 

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._config import snake_case
-from ._calls import SPECIAL, Call, insert_place
+from ._calls import SPECIAL, Call, _written_at, insert_place
 from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
 from ._filled_templates import (
     chat_builder,
@@ -143,7 +143,7 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
         args = _inserted_turn(frame, node, receiver)
     elif isinstance(func, ast.Attribute) and func.attr == "append" and len(node.args) == 1:
         outer, frame.item_text = frame.item_text, node.args[0]  # `lines.append(f"- {note}")`
-        args = [frame.eval(node.args[0])]
+        args = [_appended_text(frame, node.args[0], frame.eval(node.args[0]))]
         frame.item_text = outer
     else:
         args = list(map(frame.eval, node.args))
@@ -229,6 +229,16 @@ def _kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
     body = frame.module.tree if frame.function is None else frame.function.node
     reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
     return appended_to_kept_list(body, node, to_parameters=reply)
+
+
+def _appended_text(frame: Frame, node: ast.expr, value: Value) -> Value:
+    """`parts.append(notes)`: a value made apart (a text, a call's result: not a list or a
+    dict), appended as one part of a list (that a prompt is joined from, it may be), is written
+    there, unless a text it was written into before says so; the text the list is then written
+    into, if any, says so after it."""
+    if not value.deps or value.items is not None or value.fields is not None:
+        return value
+    return _written_at(value, frame.module.display, node.lineno, item=True)
 
 
 def _turn_inserted(node: ast.Call) -> bool:
