@@ -214,8 +214,13 @@ def message_object(frame: Frame, node: ast.Call, keywords: dict[str, Value], mad
         member = role_node.attr.lower()
         role = text_value(member) if member in _ROLE_MEMBERS else role
     content = keywords["content"]
-    fields = dict_fields([("role", role), ("content", content)])
-    message = Value(deps=made.deps | role.deps | content.deps, fields=fields, kind="dict")
+    deps = made.deps | role.deps | content.deps
+    if made.kind == "instance":  # the project's class: its methods stay known
+        fields = dict_fields([*(made.fields or ()), ("role", role), ("content", content)])
+        message = replace(made, deps=deps, fields=fields)
+    else:
+        fields = dict_fields([("role", role), ("content", content)])
+        message = Value(deps=deps, fields=fields, kind="dict")
     if frame.message_element is node:
         return message  # an element of a list literal: judged there, by the turns after it
     if role.text in ("system", "developer") and not _kept_turn(frame, message, node):
