@@ -211,7 +211,7 @@ def _e_BinOp(frame: Frame, node: ast.BinOp) -> Value:
 def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
     if isinstance(op, ast.Add):
         if left.pieces is not None or right.pieces is not None or "str" in (left.kind, right.kind):
-            return string(frame, [left, right])
+            return string(frame, [left, _added_text(frame, right, node)])
         if left.items is not None or right.items is not None:
             items = cap_items(as_items(left) + as_items(right))
             return Value(deps=left.deps | right.deps, items=items, kind="list")
@@ -243,6 +243,17 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
     if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
         return Value(deps=left.deps | right.deps, fields=dict_fields(left.fields + right.fields))
     return join_values([left, right])
+
+
+def _added_text(frame: Frame, right: Value, node: ast.AST) -> Value:
+    """`system + "\\n\\n" + extra`, `prompt += notes`: a value added after a text enters that
+    text here, unless a text it was written into before says so (an f-string, a `.format()`);
+    a text it is written into later says so after it, as for one item of a list."""
+    if not right.deps or not any(
+        isinstance(d, Taint) and (not d.written or d.written_item) for d in right.deps
+    ):
+        return right
+    return _written_at(right, frame.module.display, getattr(node, "lineno", 0), item=True)
 
 
 def percent(frame: Frame, text: str, right: Value) -> Value:

@@ -220,6 +220,8 @@ class Findings:
                 for dep in item.deps if item.spliced else ():
                     if isinstance(dep, Taint) and dep.code == WINDOW:  # the newest turns, windowed
                         self.hit(dep, api, "messages", 0, True, node)
+                    elif isinstance(dep, Param):  # a caller's turns: its window is one here
+                        self.pend(dep, api, "messages", 0, True, whole=True)
                 continue
             history = history_after(items[index + 1 :])
             # Without history after it, a turn loses only the static text after it, to the end.

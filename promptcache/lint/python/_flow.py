@@ -39,6 +39,7 @@ __all__ = [
     "follow",
     "merge",
     "merge_all",
+    "merge_grown",
     "passed_through",
     "static_after",
     "static_text",
@@ -85,6 +86,18 @@ def merge(a: Value, b: Value) -> Value:
         spliced=a.spliced or b.spliced,
         meta=a.meta if a.meta is not None else b.meta,
     )
+
+
+def merge_grown(before: Value, after: Value) -> Value:
+    """A list before a loop and after one run of its body: one the body grew (`turns =
+    [system]`, then `turns.append(...)` for each earlier message) holds the items it started
+    with, then what the loop added, as a splice of unknown length (each run adds more); any
+    other change is merged as branches are."""
+    a, b = before.items, after.items
+    if a is None or b is None or not a or len(b) <= len(a) or b[: len(a)] != a:
+        return merge(before, after)
+    added = Value(deps=frozenset().union(*(i.deps for i in b[len(a) :])), spliced=True)
+    return replace(merge(before, after), items=(*a, added))
 
 
 def merge_all(values: Sequence[Value]) -> Value:

@@ -15,8 +15,11 @@ from ._flow import (
     merge_all,
 )
 from ._locations import node_label, node_span
+from ._request_data import NEWEST_TURN
+from ._turns import newest_first
 from ._values import (
     EMPTY,
+    PER_REQUEST,
     Dep,
     Taint,
     Value,
@@ -45,6 +48,14 @@ def comprehension(
     for generator in node.generators:
         iterated = frame.eval(generator.iter)
         each = element(frame, iterated, generator.iter)
+        if (
+            isinstance(node, ast.GeneratorExp | ast.ListComp)
+            and iterated.items is None
+            and newest_first(generator.iter)
+        ):  # `next(m for m in reversed(history) if ...)`: the newest turn, as a loop's (`_s_For`)
+            label = f"`{node_label(frame.module, generator.iter)}` ({NEWEST_TURN})"
+            newest = each.deps | {frame.taint(PER_REQUEST, label, generator.iter)}
+            each = Value(deps=newest, pieces=(newest,))
         unordered = unordered or iterated.kind in ("set", "udict", "uview")
         ordered = ordered and _in_code_order(frame, iterated, generator.iter)
         if len(node.generators) == 1:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ._flow import (
     merge,
+    merge_grown,
 )
 from ._invoke import call_name
 from ._locations import node_label
@@ -172,7 +173,7 @@ def _s_For(frame: Frame, node: ast.For) -> None:
         taint = frame.taint(PER_REQUEST, label, node.target)
         element = Value(deps=element.deps | {taint}, pieces=(element.deps | {taint},))
     assign(frame, node.target, element)
-    branches(frame, [node.body, []])
+    branches(frame, [node.body, []], loop=True)
     block(frame, node.orelse)
     kept = newest_kept(node)
     if kept is not None:  # the newest turns gathered until a budget is spent: a window
@@ -277,11 +278,13 @@ def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
     frame.scope.env[node.name] = Value(kind="class", meta=cls)
 
 
-def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
+def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]], *, loop: bool = False) -> None:
     """Run each body from the bindings as they are, then bind each name to its values merged.
     (An empty body, such as a missing `else`, leaves the bindings as they were; a body that
     leaves them equal to those merged so far changes no merge: both are skipped at C speed,
-    which matters in a module body, whose bindings are all its globals.)"""
+    which matters in a module body, whose bindings are all its globals.) `loop`: the bodies
+    are a loop's and none (`[body, []]`): a list the body grows holds what it held, then a
+    splice of what each run adds (`merge_grown`)."""
     env = frame.scope.env
     before = dict(env)
     results: list[dict[str, Value]] = []
@@ -304,6 +307,8 @@ def branches(frame: Frame, bodies: Sequence[Sequence[ast.stmt]]) -> None:
             kept = merged.get(name)
             if kept is None:
                 merged[name] = value
+            elif kept is not value and loop:
+                merged[name] = merge_grown(value, kept)  # `before` is the last of `results`
             elif kept is not value:  # the same value (most names): merge keeps it
                 merged[name] = merge(kept, value)
     env.clear()
