@@ -141,18 +141,22 @@ def _keyword_line(node: ast.Call, name: str) -> int:
     return next((k.value.lineno for k in node.keywords if k.arg == name), node.lineno)
 
 
-def _written_at(value: Value, path: str, line: int, *, again: bool = False) -> Value:
+def _written_at(
+    value: Value, path: str, line: int, *, again: bool = False, item: bool = False
+) -> Value:
     """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
     current_time=now.strftime(...))`: the clock is taken above, written here). A value already
     written into other text keeps that place, unless `again`: a named slot of a template
     (`PROMPT.format(context=context)`) is where it enters the prompt, whatever text it was
-    first written into (the chunks a retrieval's results were joined from)."""
+    first written into (the chunks a retrieval's results were joined from); or unless that text
+    was one `item` of a list (`"\\n".join(f"- {m}" for m in memories)`): the text the joined
+    list is written into is where it enters the prompt."""
     marked: dict[Dep, Dep] = {
-        dep: replace(dep, written=line)
+        dep: replace(dep, written=line, written_item=item)
         for dep in value.deps
         if isinstance(dep, Taint)
         and dep.path == path
-        and (again or not dep.written)
+        and (again or not dep.written or dep.written_item)
         and dep.line != line
     }
     if not marked:

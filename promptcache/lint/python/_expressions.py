@@ -25,7 +25,7 @@ from ._flow import (
 )
 from ._handed import appended_to_kept_list
 from ._instances import instance_part
-from ._invoke import body_of, call_expression, where_made
+from ._invoke import body_of, call_expression, is_message_call, where_made
 from ._iteration import comprehension
 from ._local_lists import sent_where_grown
 from ._locations import node_label
@@ -163,8 +163,9 @@ def _request_data(frame: Frame, value: Value, node: ast.expr) -> Value:
 
 
 def _e_JoinedStr(frame: Frame, node: ast.JoinedStr) -> Value:
+    item = frame.item_text is node
     parts = [
-        written(frame, evaluate(frame, v.value), v.value)
+        written(frame, evaluate(frame, v.value), v.value, item=item)
         if isinstance(v, ast.FormattedValue)
         else evaluate(frame, v)
         for v in node.values
@@ -172,11 +173,14 @@ def _e_JoinedStr(frame: Frame, node: ast.JoinedStr) -> Value:
     return string(frame, parts)
 
 
-def written(frame: Frame, value: Value, node: ast.expr) -> Value:
+def written(frame: Frame, value: Value, node: ast.expr, *, item: bool = False) -> Value:
     """`value` placed into text at `node` (an f-string's `{...}`, a `.format()` call): its
     variation made on another line of this module remembers this first place, where the fix
-    goes."""
-    return _written_at(value, frame.module.display, node.lineno) if value.deps else value
+    goes; `item`: the text is one item of a list, whose own place in a text, if it is given
+    one, is the place instead."""
+    if not value.deps:
+        return value
+    return _written_at(value, frame.module.display, node.lineno, item=item)
 
 
 def _e_FormattedValue(frame: Frame, node: ast.FormattedValue) -> Value:
@@ -208,13 +212,13 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
     if isinstance(op, ast.Add):
         if left.pieces is not None or right.pieces is not None or "str" in (left.kind, right.kind):
             # What is added to a text is written into it here (as in an f-string's `{...}`),
-            # where a fix would move it; the text it is added to was written where it was made
-            # (`message += ...` extends it), unless it is a bare value (`question + RULES`).
+            # where a fix would move it (`_added_text`); the text it is added to was written
+            # where it was made (`message += ...` extends it), unless it is a bare value
+            # (`question + RULES`).
+            right = _added_text(frame, right, node)
             line = getattr(node, "lineno", 0)
-            if line:
-                right = _written_at(right, frame.module.display, line)
-                if not _has_text(left):
-                    left = _written_at(left, frame.module.display, line)
+            if line and not _has_text(left):
+                left = _written_at(left, frame.module.display, line)
             return string(frame, [left, right])
         if left.items is not None or right.items is not None:
             items = cap_items(as_items(left) + as_items(right))
@@ -251,6 +255,17 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
 
 def _has_text(value: Value) -> bool:
     return any(isinstance(p, str) and p for p in value.pieces or ())
+
+
+def _added_text(frame: Frame, right: Value, node: ast.AST) -> Value:
+    """`system + "\\n\\n" + extra`, `prompt += notes`: a value added after a text enters that
+    text here, unless a text it was written into before says so (an f-string, a `.format()`);
+    a text it is written into later says so after it, as for one item of a list."""
+    if not right.deps or not any(
+        isinstance(d, Taint) and (not d.written or d.written_item) for d in right.deps
+    ):
+        return right
+    return _written_at(right, frame.module.display, getattr(node, "lineno", 0), item=True)
 
 
 def percent(frame: Frame, text: str, right: Value) -> Value:
@@ -308,6 +323,7 @@ def _e_Dict(frame: Frame, node: ast.Dict) -> Value:
 
 
 def _e_List(frame: Frame, node: ast.List | ast.Tuple) -> Value:
+    outer = frame.message_element  # a list inside an element's call: that element stays one
     items = []
     for element in node.elts:
         if isinstance(element, ast.Starred):
@@ -318,8 +334,11 @@ def _e_List(frame: Frame, node: ast.List | ast.Tuple) -> Value:
             items.append(evaluate(frame, element))
             frame.in_message_list = False
             frame.message_element = None
+    frame.message_element = outer
     for index, element in enumerate(node.elts):
-        if isinstance(element, ast.Dict):
+        if isinstance(element, ast.Dict) or (
+            is_message_call(element) and items[index].field("role") is not None
+        ):
             if index == len(items) - 1 and _grown_and_sent(frame, items[index], node):
                 continue  # judged where the list is sent, with the turns appended to it
             frame.findings.system_message(items[index], element, items[index + 1 :])

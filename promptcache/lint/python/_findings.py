@@ -141,7 +141,9 @@ class Findings:
         conversation follows.
         """
         per_request = frozenset(
-            d for d in value.deps if isinstance(d, Taint) and d.code == PER_REQUEST
+            d
+            for d in value.deps
+            if isinstance(d, Taint) and PER_REQUEST in (d.code, d.unread)  # rendered unread too
         )
         params = [d for d in value.deps if isinstance(d, Param)]
         rest = value.deps - per_request - frozenset(params)

@@ -39,6 +39,7 @@ __all__ = [
     "follow",
     "merge",
     "merge_all",
+    "merge_grown",
     "passed_through",
     "static_after",
     "static_text",
@@ -299,6 +300,8 @@ def passed_through(taint: Taint, call: str) -> Taint:
         fix=taint.fix,
         fixable=taint.fixable,
         written=taint.written,
+        written_item=taint.written_item,
+        unread=taint.unread,
         param=taint.param,
         answer=taint.answer,
     )
@@ -340,10 +343,11 @@ def _part_of_self(value: Value, path: tuple[str, ...]) -> Value:
     return Value(deps=deps)
 
 
-def unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:
+def unfollowed(deps: frozenset[Dep], *, rendered: bool = False) -> frozenset[Dep]:
     """`deps` once rendered by a template the analysis could not read: each variation it could
     place in the prefix becomes a not-followed note (order variation stays as it is); a
-    parameter's becomes so at each call (its path's `UNREAD` step)."""
+    parameter's becomes so at each call (its path's `UNREAD` step). `rendered`: by a Jinja
+    template, whose note keeps the code it had (`Taint.unread`)."""
     return frozenset(
         Param(index=d.index, name=d.name, path=(*d.path, UNREAD))
         if isinstance(d, Param) and len(d.path) < 4
@@ -354,6 +358,8 @@ def unfollowed(deps: frozenset[Dep]) -> frozenset[Dep]:
             line=d.line,
             column=d.column,
             via=d.via,
+            written=d.written,
+            unread=d.code if rendered else "",
         )
         if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
         else d

@@ -10,8 +10,10 @@ A frame is made of parts that each own their state:
   reaches, it records hits in the analysis, or pending sinks on the function being summarised.
   It reads no bindings and evaluates nothing.
 - The frame itself owns only what the walk needs: `returns` (appended by `_statements`, read by
-  `Analysis.summary`), and `depth`, `in_message_list` and `message_element` (written by
-  `_expressions` alone; `message_element` read by `_invoke`).
+  `Analysis.summary`), `depth`, `in_message_list` and `message_element` (written by
+  `_expressions`, and by `_invoke` for the message a `.insert(0, ...)` puts first;
+  `message_element` read by `_invoke`), and `item_text` (written by `_iteration` and
+  `_invoke` around a list's item, read by `_expressions`).
 
 Statements (`_statements`), expressions (`_expressions`), calls (`_invoke`) and prompt
 templates (`_templates`) are modules of functions of a frame. They reach each other only through
@@ -59,6 +61,9 @@ class Frame:
         # The call that is an element of the list literal being evaluated (a `SystemMessage(...)`
         # there is judged by the turns after it, by `_expressions`' list check).
         self.message_element: ast.AST | None = None
+        # The f-string being evaluated as one item of a list (a comprehension's element, the
+        # argument of `.append`): where it writes a value is where the list's item is made.
+        self.item_text: ast.AST | None = None
 
     def taint(
         self,

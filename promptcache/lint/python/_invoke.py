@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._config import snake_case
-from ._calls import SPECIAL, Call, insert_place
+from ._calls import SPECIAL, Call, _written_at, insert_place
 from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
 from ._filled_templates import (
     chat_builder,
@@ -35,6 +35,7 @@ from ._filled_templates import (
 from ._flow import (
     bind_arguments,
     called_deps,
+    dict_fields,
     flatten,
     follow,
     passed_through,
@@ -42,7 +43,7 @@ from ._flow import (
     substitute,
     without,
 )
-from ._handed import only_handed_to
+from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
 from ._locations import node_label, node_location, taint_at
@@ -91,6 +92,7 @@ from ._values import (
     Taint,
     Value,
     join_values,
+    text_value,
 )
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
@@ -140,6 +142,10 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
         callee = frame.eval(func)
     if _turn_inserted(node):
         args = _inserted_turn(frame, node, receiver)
+    elif isinstance(func, ast.Attribute) and func.attr == "append" and len(node.args) == 1:
+        outer, frame.item_text = frame.item_text, node.args[0]  # `lines.append(f"- {note}")`
+        args = [_appended_text(frame, node.args[0], frame.eval(node.args[0]))]
+        frame.item_text = outer
     else:
         args = list(map(frame.eval, node.args))
     keywords: dict[str, Value] = {}
@@ -160,7 +166,8 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
             return call_named(frame, inner.meta, node, None, args, keywords, splats)
         callee = inner
     if callee.kind in ("function", "method", "class", "lambda") and callee.meta is not None:
-        return call_project(frame, callee, node, args, keywords, splats)
+        made = call_project(frame, callee, node, args, keywords, splats)
+        return message_object(frame, node, keywords, made) if callee.kind == "class" else made
     if isinstance(func, ast.Name) and frame.scope.env.get(func.id, EMPTY).kind == "param":
         # A callable the caller passes in (a callback): its result is what the caller's
         # argument returns when called, resolved at each call (`Param.path` "()").
@@ -174,7 +181,70 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
     result = call_named(frame, name, node, receiver, args, keywords, splats)
     if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
         result = result.with_deps(callee.deps)
+    if receiver is None or receiver.kind == "module":  # a constructor: `ChatMessage(...)`
+        return message_object(frame, node, keywords, result)
     return result
+
+
+# The roles a message class's enum names (`MessageRole.SYSTEM`, `Role.USER`), by member name.
+_ROLE_MEMBERS = frozenset({"system", "developer", "user", "assistant", "tool", "human", "ai"})
+
+
+def is_message_call(node: ast.expr) -> bool:
+    """`ChatMessage(role=..., content=...)`: a call written with a message's role and content."""
+    if not isinstance(node, ast.Call):
+        return False
+    given = {k.arg for k in node.keywords}
+    return "role" in given and "content" in given
+
+
+def message_object(frame: Frame, node: ast.Call, keywords: dict[str, Value], made: Value) -> Value:
+    """
+    `ChatMessage(role="system", content=text)`, `dict(role=..., content=...)`, llama-index's
+    `ChatMessage(role=MessageRole.SYSTEM, content=text)`: an object made with a message's role
+    and content, of a class the project defines (a pydantic model) or imports, is the
+    `{"role": ..., "content": ...}` literal it stands for, and is judged as one: a system
+    message wherever it goes (in a list literal, by the turns after it, as `_e_List` judges).
+    A framework's sink (LangChain's `SystemMessage`) is judged as that sink already.
+    """
+    if made.kind == "message" or not is_message_call(node) or "content" not in keywords:
+        return made
+    role_node = next(k.value for k in node.keywords if k.arg == "role")
+    role = keywords.get("role", EMPTY)
+    if role.text is None and isinstance(role_node, ast.Attribute):
+        member = role_node.attr.lower()
+        role = text_value(member) if member in _ROLE_MEMBERS else role
+    content = keywords["content"]
+    deps = made.deps | role.deps | content.deps
+    if made.kind == "instance":  # the project's class: its methods stay known
+        fields = dict_fields([*(made.fields or ()), ("role", role), ("content", content)])
+        message = replace(made, deps=deps, fields=fields)
+    else:
+        fields = dict_fields([("role", role), ("content", content)])
+        message = Value(deps=deps, fields=fields, kind="dict")
+    if frame.message_element is node:
+        return message  # an element of a list literal: judged there, by the turns after it
+    if role.text in ("system", "developer") and not _kept_turn(frame, message, node):
+        frame.findings.system_message(message, node)
+    return message
+
+
+def _kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
+    """A system message appended to a history the function does not make (as `_expressions`'
+    `_kept_turn` tells of a dict literal): later requests repeat it where it was put."""
+    body = frame.module.tree if frame.function is None else frame.function.node
+    reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
+    return appended_to_kept_list(body, node, to_parameters=reply)
+
+
+def _appended_text(frame: Frame, node: ast.expr, value: Value) -> Value:
+    """`parts.append(notes)`: a value made apart (a text, a call's result: not a list or a
+    dict), appended as one part of a list (that a prompt is joined from, it may be), is written
+    there, unless a text it was written into before says so; the text the list is then written
+    into, if any, says so after it."""
+    if not value.deps or value.items is not None or value.fields is not None:
+        return value
+    return _written_at(value, frame.module.display, node.lineno, item=True)
 
 
 def _turn_inserted(node: ast.Call) -> bool:
@@ -185,7 +255,7 @@ def _turn_inserted(node: ast.Call) -> bool:
         and func.attr == "insert"
         and len(args) == 2
         and isinstance(args[0], ast.Constant)
-        and isinstance(args[1], ast.Dict)
+        and (isinstance(args[1], ast.Dict) or is_message_call(args[1]))
     )
 
 
@@ -193,9 +263,11 @@ def _inserted_turn(frame: Frame, node: ast.Call, receiver: Value | None) -> list
     """The arguments of `messages.insert(i, {...})`: the message is judged as a list element is,
     by the turns after its place (all of the conversation where the place is not known)."""
     position = frame.eval(node.args[0])
-    frame.in_message_list = True
+    frame.in_message_list = isinstance(node.args[1], ast.Dict)
+    frame.message_element = node.args[1] if isinstance(node.args[1], ast.Call) else None
     message = frame.eval(node.args[1])
     frame.in_message_list = False
+    frame.message_element = None
     place = insert_place(node.args[0], receiver) if receiver is not None else None
     later = receiver.items[place:] if place is not None and receiver and receiver.items else ()
     frame.findings.system_message(message, node.args[1], later)
@@ -578,6 +650,8 @@ def _library_call(
     for keyword, value in keywords.items():
         if keyword in _SYSTEM_KEYWORDS:
             value = dynamic_prompt(frame, value, node)
+            if value.deps and not _turns_handed(args, keywords, splats):
+                value = _unread_as_notes(value)
             if value.deps:
                 what = f"`{keyword}=` of `{_short(name)}()`"
                 frame.findings.sink_value(what, "system", value, node)
@@ -633,6 +707,24 @@ def _library_call(
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
         return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _turns_handed(args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> bool:
+    """Whether a call the analysis cannot read is handed a list (of turns, it may be) or a
+    `**` splat: without one, nothing shows that a conversation follows its system prompt."""
+    given = [*args, *keywords.values()]
+    return bool(splats) or any(v.kind == "list" or v.items is not None for v in given)
+
+
+def _unread_as_notes(value: Value) -> Value:
+    """`value` with what an unread template rendered kept a not-followed note (`Taint.unread`
+    dropped): where that template places it decides, and that is unknown."""
+    if not any(isinstance(d, Taint) and d.unread for d in value.deps):
+        return value
+    deps = frozenset(
+        replace(d, unread="") if isinstance(d, Taint) and d.unread else d for d in value.deps
+    )
+    return replace(value, deps=deps)
 
 
 def _handed_model_call(

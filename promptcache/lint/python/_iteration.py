@@ -15,8 +15,11 @@ from ._flow import (
     merge_all,
 )
 from ._locations import node_label, node_span
+from ._request_data import NEWEST_TURN
+from ._turns import newest_first
 from ._values import (
     EMPTY,
+    PER_REQUEST,
     Dep,
     Taint,
     Value,
@@ -45,6 +48,14 @@ def comprehension(
     for generator in node.generators:
         iterated = frame.eval(generator.iter)
         each = element(frame, iterated, generator.iter)
+        if (
+            isinstance(node, ast.GeneratorExp | ast.ListComp)
+            and iterated.items is None
+            and newest_first(generator.iter)
+        ):  # `next(m for m in reversed(history) if ...)`: the newest turn, as a loop's (`_s_For`)
+            label = f"`{node_label(frame.module, generator.iter)}` ({NEWEST_TURN})"
+            newest = each.deps | {frame.taint(PER_REQUEST, label, generator.iter)}
+            each = Value(deps=newest, pieces=(newest,))
         unordered = unordered or iterated.kind in ("set", "udict", "uview")
         ordered = ordered and _in_code_order(frame, iterated, generator.iter)
         if len(node.generators) == 1:
@@ -62,7 +73,9 @@ def comprehension(
     if isinstance(node, ast.DictComp):
         key, value = frame.eval(node.key), frame.eval(node.value)
     else:
+        outer, frame.item_text = frame.item_text, node.elt  # an item: `f"- {doc}" for doc in docs`
         key, value = EMPTY, frame.eval(node.elt)
+        frame.item_text = outer
     frame.scope.env.clear()
     frame.scope.env.update(saved)
     return key.with_deps(iter_deps), value.with_deps(iter_deps), unordered, fix, ordered

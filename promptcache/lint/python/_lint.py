@@ -28,6 +28,7 @@ from ._chain_fills import FILLED_BY
 from ._interp import Analysis, Hit
 from ._locations import node_label, node_location
 from ._project import Module, Project
+from ._quickinit import replace
 from ._shared_windows import turn_trims
 from ._sinks import SINKS, WINDOW_MEMORIES, WINDOWS, sink_aliases
 from .frameworks import FRAMEWORKS
@@ -76,6 +77,7 @@ _TRIGGER = re.compile(
     r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt"
     r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
     r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
+    r"|Role\s*\.\s*(?:SYSTEM|DEVELOPER)"  # a message class's role enum (`MessageRole.SYSTEM`)
     r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\("
     r"|a?invoke\s*[,)])"  # a model's run handed to a helper with its arguments
     r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
@@ -631,11 +633,33 @@ def _findings(hits: list[Hit], display: str, config: LintConfig) -> list[Finding
             or (rank == kept[0] and finding.message < kept[1].message)
         ):
             best[key] = (rank, finding)
-    return sorted((finding for _, finding in best.values()), key=Finding.sort_key)
+    # A value an unread template rendered, reported where it renders a system prompt (its code
+    # again: `_finding`), is not also a note that it could not be followed elsewhere.
+    promoted = {
+        (hit.taint.line, hit.taint.column)
+        for hit in hits
+        if _promoted(hit) and hit.taint.path == display
+    }
+    return sorted(
+        (
+            finding
+            for _, finding in best.values()
+            if finding.code != "PC506" or (finding.line, finding.column) not in promoted
+        ),
+        key=Finding.sort_key,
+    )
+
+
+def _promoted(hit: Hit) -> bool:
+    """Rendered by a template the analysis could not read into a system prompt with the
+    conversation after it: wherever the template places it, all that follows it varies."""
+    return bool(hit.taint.unread) and hit.role == "system" and hit.history
 
 
 def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     taint = hit.taint
+    if _promoted(hit):
+        taint = replace(taint, code=taint.unread)
     here = taint.path == display
     line, column = (taint.line, taint.column) if here else (hit.site_line, hit.site_column)
     tokens = hit.after // 4

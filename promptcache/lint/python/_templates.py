@@ -13,7 +13,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from ._calls import _written_at, is_history, is_placeholder
+from ._calls import _keyword_line, _written_at, is_history, is_placeholder
 from ._crew_config import crew_base_template
 from ._flow import (
     flatten,
@@ -349,7 +349,16 @@ def jinja_render(
     if not isinstance(source, str):
         # Where each variable renders is unknown: what varies is not followed (PC506),
         # neither called clean nor reported as a buster it may not be.
-        return Value(deps=unfollowed(join_values([*args, *keywords.values(), *splats]).deps))
+        # neither called clean nor reported as a buster it may not be; but a system prompt it
+        # renders, with the conversation after it, varies wherever it goes (`Taint.unread`).
+        # It enters the template's text where it is handed to it (`render(context=docs)`).
+        path = frame.module.display
+        handed = [_written_at(v, path, node.lineno, again=True) for v in (*args, *splats)]
+        handed += [
+            _written_at(value, path, _keyword_line(node, name), again=True)
+            for name, value in keywords.items()
+        ]
+        return Value(deps=unfollowed(join_values(handed).deps, rendered=True))
     for name, value in variables.items():
         if not value.deps:
             continue

@@ -58,6 +58,14 @@ class Taint:
     # The line of `path` where the value is formatted into a prompt's text, when not `line`
     # (where the fix goes); not part of its identity.
     written: int = field(default=0, compare=False)
+    # `written` is where it was formatted into one item of a list (a comprehension's element,
+    # an appended line), not yet the prompt's text: the text the list is placed in, when it
+    # is placed in one, is where it is written (where the fix goes); not part of its identity.
+    written_item: bool = field(default=False, compare=False)
+    # A not-followed note (PC506) for a value rendered by a Jinja template the analysis could not
+    # read: the code it had before (PC501, PC502). Wherever such a template places it, a system
+    # prompt it renders is followed by the whole conversation: there it is that code again.
+    unread: str = field(default="", compare=False)
     param: str = ""  # the per-request-named parameter it stands for, where it is one
     # A model's answer: in a later turn of the messages it is the conversation's own history
     # (it grows, it does not change); not part of its identity.
