@@ -15,6 +15,7 @@ import ast
 from typing import NamedTuple
 
 from ._project import Module
+from ._walk import walk
 
 __all__ = ["Slot", "placeholder_line", "slot_at"]
 
@@ -93,7 +94,7 @@ def _literals(module: Module) -> list[Literal]:
     if module.literals is None:
         found: list[Literal] = []
         inside: set[int] = set()
-        for node in ast.walk(module.tree):
+        for node in walk(module.tree):  # `ast.walk`'s nodes and order, at less cost
             if isinstance(node, ast.JoinedStr):
                 before = ""
                 for part in node.values:
