@@ -60,6 +60,18 @@ UNCHECKED = frozenset({"PC001", "PC002", "PC003", "PC500", "PC506"})
 OPT_IN: frozenset[str] = frozenset({"PC508"})
 
 
+@lru_cache(maxsize=1024)  # asked for each finding and module: the same few codes, one config
+def _enabled(select: tuple[str, ...], ignore: tuple[str, ...], code: str) -> bool:
+    """`LintConfig.enabled`, worked out once per selection and code."""
+    best_select = max((len(s) for s in select if code.startswith(s.upper())), default=-1)
+    best_ignore = max((len(s) for s in ignore if code.startswith(s.upper())), default=-1)
+    if code in UNCHECKED:
+        return best_ignore < 0 or best_select > best_ignore
+    if code in OPT_IN and code not in (s.upper() for s in select):
+        return False
+    return best_select > best_ignore
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LintConfig:
     """Everything the linter can be told. Every name list is a list of case-insensitive globs."""
@@ -125,13 +137,7 @@ class LintConfig:
         part that could not be checked (`UNCHECKED`) is reported whatever `select` leaves out,
         as ruff reports syntax errors: only `ignore` silences it.
         """
-        best_select = max((len(s) for s in self.select if code.startswith(s.upper())), default=-1)
-        best_ignore = max((len(s) for s in self.ignore if code.startswith(s.upper())), default=-1)
-        if code in UNCHECKED:
-            return best_ignore < 0 or best_select > best_ignore
-        if code in OPT_IN and code not in (s.upper() for s in self.select):
-            return False
-        return best_select > best_ignore
+        return _enabled(tuple(self.select), tuple(self.ignore), code)
 
     def replace(self, **changes: Any) -> LintConfig:
         return dataclasses.replace(self, **changes)
@@ -210,6 +216,7 @@ def _matcher(patterns: tuple[str, ...]) -> Callable[[str], bool]:
 _CAMEL_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
+@lru_cache(maxsize=4096)  # asked of every call's name that may be a clock helper's
 def snake_case(name: str) -> str:
     """`userQuery` as `user_query` (lower case; a name without humps only lowered)."""
     return _CAMEL_HUMP.sub("_", name).lower()

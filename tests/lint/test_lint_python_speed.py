@@ -821,3 +821,127 @@ def test_every_system_name_the_trigger_matches_passes_the_word_gate(name: str) -
     text = f"{name} = f'Today is {{day}}.'\n"
     assert _lint._TRIGGER.search(text) is not None
     assert _lint._trigger_lines(text) == frozenset({1})
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                *(".pop(0)", ".pop ( 1 )", ".pop(2)", "popleft", "del ", "del\t", "delete"),
+                *("maxlen", "ltrim", "x[:]", "x[: ]", "[-", "[ len(", "[max (", "[min("),
+                *(" ", "\n", ":", "[", "]", "(", "p", "d", "m", "l", "."),
+            ]
+        ),
+        max_size=10,
+    )
+)
+def test_the_trim_test_an_alternative_at_a_time_answers_as_the_whole_pattern(
+    parts: list[str],
+) -> None:
+    # The whole pattern opens on any of `. p d m l : [` and stopped at most characters of a
+    # module; each alternative alone opens on its own literal. A search answers "anywhere?".
+    from promptcache.lint.python import _shared_windows
+
+    text = "".join(parts)
+    assert _shared_windows._may_trim(text) is (_shared_windows._MAY_TRIM.search(text) is not None)
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n", "\r"])
+def test_placeholder_literals_are_those_the_whole_walk_finds_that_hold_a_brace(end: str) -> None:
+    # Only the top-level statements with a `{` in their lines are walked for the literals a
+    # placeholder is written in: a literal elsewhere has none written in it (an escape, `\x7b`,
+    # is not `{`), so the line of no placeholder could be found there.
+    from promptcache.lint.python import _placeholders
+
+    lines = [
+        "import os",
+        "@register(name='{decorated}')",
+        "def ask(question):",
+        "    head = 'no braces here'",
+        "    return f'{head} {{literal}} {question}'",
+        "ESCAPED = '\\x7bname\\x7d'",
+        "PLAIN = 'none at all'",
+        "class Bot:",
+        "    TEMPLATE = '''Answer {question}",
+        "    politely'''",
+        "x = {'role': 'system'}",
+        "@register(name='{only_above}')",  # a decorator's line is above its `def` line
+        "def plain():",
+        "    return 1",
+    ]
+    source = end.join(lines) + end
+    module = Module(name="", path=None, display="m.py", source=source, tree=ast.parse(source))
+    fast = _placeholders._literals(module)
+    slow: list[tuple[str, int]] = []
+    inside: set[int] = set()
+    for node in ast.walk(module.tree):
+        if isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                inside.add(id(part))
+                if isinstance(part, ast.Constant) and "{" in part.value:
+                    slow.append((part.value, node.lineno))
+        elif (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and "{" in node.value
+            and id(node) not in inside
+        ):
+            slow.append((node.value, node.lineno))
+    written = [(v, n) for v, n in slow if "{" in lines[n - 1]]  # the escaped one is not
+    assert sorted((value, node.lineno) for value, node, _, _ in fast) == sorted(written)
+    assert ("{name}", 6) in slow and ("{name}", 6) not in written
+    assert ("{only_above}", 12) in written
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *("system_prompt", "SYSTEM_PROMPT", "sysPrompt", "_system_message_v2", "system"),
+        *("prompt", "user_prompt", "PROMPT_TEMPLATE", "instructions", "prompts", "x"),
+        *("userQuery", "getTodayStr", "HTTPServer", "", "_"),
+    ],
+)
+def test_the_memoised_name_tests_answer_as_their_patterns(name: str) -> None:
+    from promptcache.lint import _config
+    from promptcache.lint.python import _request_data, _statements
+
+    assert _request_data.system_named(name) is (_request_data.SYSTEM_NAME.match(name) is not None)
+    assert _statements._prompt_named(name) is (_statements._PROMPT_NAME.match(name) is not None)
+    assert _config.snake_case(name) == _config._CAMEL_HUMP.sub("_", name).lower()
+
+
+@pytest.mark.parametrize(
+    ("select", "ignore"),
+    [(("PC",), ()), (("PC", "PC508"), ("PC50",)), (("pc5",), ("PC506",)), (("PC1",), ("PC",))],
+)
+def test_a_configs_memoised_selection_is_its_rule_by_rule_answer(
+    select: tuple[str, ...], ignore: tuple[str, ...]
+) -> None:
+    from promptcache.lint import _config
+
+    config = LintConfig(select=select, ignore=ignore)
+    for code in ("PC001", "PC101", "PC500", "PC501", "PC506", "PC507", "PC508"):
+        assert config.enabled(code) is _config._enabled.__wrapped__(select, ignore, code)
+
+
+@pytest.mark.parametrize(
+    ("folders", "expected"),
+    [
+        (["app", "llm"], "app.llm.chat"),
+        (["app", "my-pkg"], ""),
+        (["app", "2fa"], ""),
+        (["app", "caf\u00e9"], ""),  # an identifier to Python, not to the dotted-name test
+        (["app", "_private"], "app._private.chat"),
+    ],
+)
+def test_a_modules_dotted_name_needs_every_part_an_ascii_word(
+    tmp_path: Path, folders: list[str], expected: str
+) -> None:
+    folder = tmp_path.joinpath(*folders)
+    folder.mkdir(parents=True)
+    for depth in range(1, len(folders) + 1):
+        (tmp_path.joinpath(*folders[:depth]) / "__init__.py").touch()
+    (folder / "chat.py").touch()
+    project = project_module.Project(root=tmp_path)
+    assert project._dotted_name(folder / "chat.py") == expected

@@ -33,10 +33,11 @@ from ._flow import (
 )
 from ._frame import Frame
 from ._project import Module, Project
+from ._request_data import system_named
 from ._shared_windows import trimmed_storage
 from ._sinks import Sink, find_sink
 from ._sources import is_volatile_call, per_request_matcher
-from ._statements import _SYSTEM_NAME, _is_system_decorator
+from ._statements import _is_system_decorator
 from ._summaries import ClassInfo, Function, Hit
 from ._turns import (
     agent_runs_carry_history,
@@ -205,7 +206,7 @@ class Analysis:
             function.module.unfollowed.add(function.node.lineno)
             frame.returns.append(EMPTY)
         returned = merge_all(frame.returns) if frame.returns else EMPTY
-        if not isinstance(function.node, ast.Lambda) and _SYSTEM_NAME.match(function.node.name):
+        if not isinstance(function.node, ast.Lambda) and system_named(function.node.name):
             function.system = True
         if function.system and not isinstance(function.node, ast.Lambda):
             decorated = _is_decorated(function.node)

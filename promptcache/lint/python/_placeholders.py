@@ -12,9 +12,11 @@ template written twice): the caller then keeps the place it knew.
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import NamedTuple
 
 from ._project import Module
+from ._walk import walk
 
 __all__ = ["Slot", "placeholder_line", "slot_at"]
 
@@ -93,7 +95,7 @@ def _literals(module: Module) -> list[Literal]:
     if module.literals is None:
         found: list[Literal] = []
         inside: set[int] = set()
-        for node in ast.walk(module.tree):
+        for node in _braced_nodes(module):
             if isinstance(node, ast.JoinedStr):
                 before = ""
                 for part in node.values:
@@ -111,3 +113,43 @@ def _literals(module: Module) -> list[Literal]:
                 found.append((node.value, node, "", False))
         module.literals = found
     return module.literals
+
+
+def _braced_nodes(module: Module) -> list[ast.AST]:
+    """The nodes of the module's top-level statements that have a `{` in their lines (each
+    statement's nodes in `ast.walk`'s order, without the childless leaves). A literal of any
+    other statement has no `{` written in it: `_line_in` finds no placeholder there (one its
+    value holds through an escape, `\\x7b`, is not written as such), so it cannot place one, and
+    the walk of most of a module is spared."""
+    braces = _brace_lines(module.source)
+    nodes: list[ast.AST] = []
+    if not braces:
+        return nodes
+    for statement in module.tree.body:
+        first = statement.lineno
+        for decorator in getattr(statement, "decorator_list", ()):  # above its `def` line
+            first = min(first, decorator.lineno)
+        at = bisect.bisect_left(braces, first)
+        if at < len(braces) and braces[at] <= (statement.end_lineno or statement.lineno):
+            nodes.extend(walk(statement))
+    return nodes
+
+
+def _brace_lines(source: str) -> list[int]:
+    """The lines (1-based, as `ast` counts them: a line ends at \\n, \\r\\n or \\r) holding a `{`."""
+    if "{" not in source:
+        return []
+    if "\r" in source:
+        source = source.replace("\r\n", "\n").replace("\r", "\n")
+    lines: list[int] = []
+    line, counted = 1, 0
+    at = source.find("{")
+    while at >= 0:
+        line += source.count("\n", counted, at)
+        counted = at
+        lines.append(line)
+        end = source.find("\n", at)
+        if end < 0:
+            break
+        at = source.find("{", end)
+    return lines

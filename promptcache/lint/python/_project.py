@@ -186,7 +186,6 @@ def _absolute(module: str, level: int, package: str) -> str:
     return ".".join([*parts, module] if module else parts)
 
 
-_DOTTED = re.compile(r"(?:[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)?")
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
 
 
@@ -399,11 +398,11 @@ class Project:
         parts = [*self._packages(folder)]
         if name != "__init__.py":
             parts.append(os.path.splitext(name)[0])
-        dotted = ".".join(parts)
-        # Each part a word: words joined by dots, as many dots as joins (one match, not one a part).
-        if dotted.count(".") != len(parts) - 1 or not _DOTTED.fullmatch(dotted):
+        # Each part a word, `[A-Za-z_][A-Za-z0-9_]*` (what `isidentifier` says of an ASCII text),
+        # tested a part at a time rather than by a regex of the whole dotted name for each file.
+        if not all(part.isascii() and part.isidentifier() for part in parts):
             return ""
-        return dotted
+        return ".".join(parts)
 
     def _packages(self, folder: str) -> tuple[str, ...]:
         """The package names `folder` is inside, outermost first (the files of a folder share

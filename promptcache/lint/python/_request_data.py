@@ -33,6 +33,7 @@ __all__ = [
     "request_name",
     "senders_system_prompt",
     "sent_as_user_turn",
+    "system_named",
 ]
 
 DATA_SOURCES: tuple[DataSource, ...] = tuple(
@@ -42,6 +43,15 @@ DATA_SOURCES: tuple[DataSource, ...] = tuple(
 SYSTEM_NAME = re.compile(
     r"(?i)^_*(?:\w*_)?(?:system_?prompt|system_?message|system_?instructions?|sys_?prompt|sys_?msg)(?:_\w*)?$"
 )
+
+
+@lru_cache(maxsize=4096)  # asked of every name bound to a varying value: a project's few names
+def system_named(name: str) -> bool:
+    """Whether `name` says "this is the system prompt" (`SYSTEM_NAME`; its case-blind `\\w*`
+    backtracks, at a few microseconds a name)."""
+    return SYSTEM_NAME.match(name) is not None
+
+
 # How a finding names the newest turn read out of a conversation (`messages[-1]["content"]`).
 NEWEST_TURN = "the newest turn of the conversation"
 # Defaults of a handler's parameters that a framework fills from its own setup, not from the
@@ -177,7 +187,7 @@ def _a_setting(name: str) -> bool:
     system prompt, the language, the persona, the model: a task queue's job carries them with
     its data), not data of the request itself."""
     words = {w.lower() for w in _WORDS.findall(name)}
-    return SYSTEM_NAME.match(name) is not None or bool(words & _SETTING_WORDS)
+    return system_named(name) or bool(words & _SETTING_WORDS)
 
 
 # Words of a setting's name (PC508's, but for those that also name the request's own text: a
@@ -325,4 +335,4 @@ def senders_system_prompt(key: str) -> bool:
     """Whether a key read out of request data names a system prompt (`data["system_prompt"]`):
     the one its sender keeps for the whole conversation (a client of a chat service, an app
     calling a proxy), so its per-request origin says nothing about it changing per request."""
-    return SYSTEM_NAME.match(key) is not None
+    return system_named(key)

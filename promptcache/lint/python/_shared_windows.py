@@ -35,9 +35,20 @@ CAPPED_LIST = "lrange()"
 # Text without which a module trims nothing (most modules): the scan is skipped. A trim is a
 # front pop, a `del`, a bounded deque or a slice to the end; what it trims is a history only
 # in a module that names one or appends turns (`role`).
-_MAY_TRIM = re.compile(
-    r"\.pop\s*\(\s*[01]\s*\)|popleft|del\s|maxlen|ltrim|:\s*\]|\[\s*(?:-|len\s*\(|max\s*\()"
+_TRIM_TEXTS = (
+    r"\.pop\s*\(\s*[01]\s*\)",
+    "popleft",
+    r"del\s",
+    "maxlen",
+    "ltrim",
+    r":\s*\]",
+    r"\[\s*(?:-|len\s*\(|max\s*\()",
 )
+_MAY_TRIM = re.compile("|".join(_TRIM_TEXTS))
+# The same test, one alternative at a time: each opens on its own literal, which the engine skips
+# to in C, where the alternatives together open on any of `.`, `p`, `d`, `m`, `l`, `:` or `[`
+# and stop at most characters of a module (a search that finds nothing reads all of it).
+_MAY_TRIM_EACH = tuple(re.compile(text) for text in _TRIM_TEXTS)
 _TURN_WORDS = ("mess", "msgs", "hist", "conv", "chat", "turn", "dialog", "role")
 _TURN_WORD = re.compile("(?i)" + "|".join(_TURN_WORDS))
 # What may trim a list or append a turn to one (`{"role": ...}`, `Message(role=...)`), found
@@ -117,7 +128,7 @@ def _scan(tree: ast.Module, source: str) -> _Scan:
     if isinstance(cached, _Scan):
         return cached
     found = _NOTHING
-    if _MAY_TRIM.search(source) and _names_turns(source):
+    if _may_trim(source) and _names_turns(source):
         found = _Scan(shared={}, own={}, turns=set(), spans={}, caps=[])
         names = _module_names(tree)
         # Only the functions with a line that may trim or append a turn are walked: the rest
@@ -134,6 +145,11 @@ def _scan(tree: ast.Module, source: str) -> _Scan:
         _keep_capped(found, "lpush" in source)
     setattr(tree, _CACHE, found)
     return found
+
+
+def _may_trim(text: str) -> bool:
+    """Whether `_MAY_TRIM` matches somewhere in `text` (an alternative at a time: see there)."""
+    return any(pattern.search(text) is not None for pattern in _MAY_TRIM_EACH)
 
 
 def _names_turns(text: str) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from ._flow import (
@@ -22,7 +23,7 @@ from ._flow import (
 from ._invoke import call_name
 from ._locations import node_label
 from ._quickinit import replace
-from ._request_data import NEWEST_TURN, SYSTEM_NAME
+from ._request_data import NEWEST_TURN, system_named
 from ._sinks import SINK_BY_API
 from ._summaries import ClassInfo, Function
 from ._turns import (
@@ -48,11 +49,16 @@ if TYPE_CHECKING:
 
 __all__ = ["assign", "block", "statement"]
 
-# Names that say "this is the system prompt": a variable, attribute or function so named is a
-# system prompt wherever it is sent (often from another module, or through an in-house wrapper).
-_SYSTEM_NAME = SYSTEM_NAME
+# Names that say "this is the system prompt" (`system_named`): a variable, attribute or function
+# so named is a system prompt wherever it is sent (often from another module, or through an
+# in-house wrapper).
 # Names that say "this is a prompt's text" (`FACT_EXTRACTION_PROMPT`, `prompt_template`).
 _PROMPT_NAME = re.compile(r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions)$")
+
+
+@lru_cache(maxsize=4096)  # a project binds the same few names again and again
+def _prompt_named(name: str) -> bool:
+    return _PROMPT_NAME.match(name) is not None
 
 
 def block(frame: Frame, body: Sequence[ast.stmt]) -> None:
@@ -335,15 +341,15 @@ def branches(
 # -- assignment -------------------------------------------------------------------------
 def assign(frame: Frame, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
-        if value.deps and _SYSTEM_NAME.match(target.id):
+        if value.deps and system_named(target.id):
             frame.findings.system_text(f"`{target.id}`, named as a system prompt", value, target)
-        elif value.deps and value.pieces is not None and _PROMPT_NAME.match(target.id):
+        elif value.deps and value.pieces is not None and _prompt_named(target.id):
             # A prompt text under construction: judged as a template (by the static text
             # after what varies), wherever it is sent.
             frame.findings.last_turn(f"`{target.id}`, named as a prompt", value, target, "template")
         frame.scope.env[target.id] = value
         return
-    if isinstance(target, ast.Attribute) and value.deps and _SYSTEM_NAME.match(target.attr):
+    if isinstance(target, ast.Attribute) and value.deps and system_named(target.attr):
         frame.findings.system_text(f"`{target.attr}`, named as a system prompt", value, target)
     if isinstance(target, ast.Tuple | ast.List):
         for index, element in enumerate(target.elts):
