@@ -1,0 +1,177 @@
+"""
+A template linted with the project's Python that renders it (session 33, task tplpy).
+
+A variable that no render call of the project passes renders empty (Jinja's `Undefined`), the
+same on every request: when the run lints the Python of every render of a template, and each
+render is fully known (a literal template name, keywords or a dict literal's keys), such a
+variable is not judged as a per-request value. On partial knowledge nothing changes: a render
+that spreads a mapping, a load by a name the reading cannot tell, the file's name used
+elsewhere, a render in a file the run does not lint, or a template linted alone.
+
+Each project below is ours, written after the shape of a real one (a Django view rendering its
+system prompt through a helper that passes nothing; a module rendering its prompt with the
+keywords it fills).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from promptcache.lint import LintConfig, lint_paths
+
+from ._helpers import STATIC
+
+# A system prompt with today's date near its top, above a long block of rules.
+SYSTEM = f"""\
+You are the triage assistant of a security team.
+Today is {{{{ current_date }}}}.
+
+{STATIC}
+Answer about {{{{ topic }}}} only.
+"""
+
+# A helper that renders a named template with no variables, called with literal names.
+HELPER = """\
+from jinja2 import Environment, FileSystemLoader
+
+
+def render_prompt(template_name):
+    env = Environment(loader=FileSystemLoader("templates"))
+    template = env.get_template(template_name)
+    return template.render()
+"""
+
+VIEW = """\
+from openai import OpenAI
+
+from .helper import render_prompt
+
+client = OpenAI()
+
+
+def analyse(text):
+    prompt = render_prompt("system_prompt.j2")
+    return client.chat.completions.create(
+        model="gpt-4o",
+        messages=[{"role": "system", "content": prompt}, {"role": "user", "content": text}],
+    )
+"""
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return tmp_path
+
+
+def _template_findings(root: Path, paths: list[Path] | None = None) -> list[tuple[str, int]]:
+    found = lint_paths(paths or [root], config=LintConfig(root=root))
+    return sorted(
+        (f.code, f.line)
+        for f in found
+        if f.severity != "info" and f.path.endswith((".j2", ".jinja2"))
+    )
+
+
+def _helper_project(tmp_path: Path, **extra: str) -> Path:
+    files = {
+        "app/__init__.py": "",
+        "app/helper.py": HELPER,
+        "app/views.py": VIEW,
+        "templates/system_prompt.j2": SYSTEM,
+    }
+    files.update(extra)
+    return _project(tmp_path, files)
+
+
+def test_a_variable_no_render_of_the_project_passes_renders_empty(tmp_path: Path) -> None:
+    root = _helper_project(tmp_path)
+    assert _template_findings(root) == []
+
+
+def test_the_template_linted_alone_is_still_reported(tmp_path: Path) -> None:
+    root = _helper_project(tmp_path)
+    assert ("PC102", 2) in _template_findings(root, [root / "templates"])
+
+
+def test_a_variable_a_render_passes_per_request_is_still_reported(tmp_path: Path) -> None:
+    module = """\
+import datetime
+
+from jinja2 import Environment, FileSystemLoader
+
+env = Environment(loader=FileSystemLoader("templates"))
+
+
+def system_prompt(topic):
+    today = datetime.date.today().isoformat()
+    return env.get_template("system_prompt.j2").render(current_date=today, topic=topic)
+"""
+    root = _project(tmp_path, {"app/prompts.py": module, "templates/system_prompt.j2": SYSTEM})
+    assert ("PC102", 2) in _template_findings(root)
+
+
+def test_a_template_bound_to_a_name_and_rendered_without_the_date_is_quiet(
+    tmp_path: Path,
+) -> None:
+    module = """\
+from jinja2 import Environment, FileSystemLoader
+
+env = Environment(loader=FileSystemLoader("templates"))
+SYSTEM = env.get_template("system_prompt.j2")
+
+
+def system_prompt(topic):
+    return SYSTEM.render({"topic": topic})
+"""
+    root = _project(tmp_path, {"app/prompts.py": module, "templates/system_prompt.j2": SYSTEM})
+    assert _template_findings(root) == []
+
+
+def test_a_render_that_spreads_a_mapping_is_still_reported(tmp_path: Path) -> None:
+    helper = HELPER.replace(
+        "def render_prompt(template_name):", "def render_prompt(template_name, **values):"
+    )
+    helper = helper.replace("template.render()", "template.render(**values)")
+    root = _helper_project(tmp_path, **{"app/helper.py": helper})
+    assert ("PC102", 2) in _template_findings(root)
+
+
+def test_a_template_also_loaded_by_a_name_the_reading_cannot_tell_is_still_reported(
+    tmp_path: Path,
+) -> None:
+    other = """\
+from .helper import render_prompt
+
+NAMES = {"triage": "triage.j2"}
+
+
+def pick(kind):
+    return render_prompt(NAMES[kind])
+"""
+    root = _helper_project(tmp_path, **{"app/pick.py": other})
+    assert ("PC102", 2) in _template_findings(root)
+
+
+def test_the_files_name_used_outside_a_load_is_still_reported(tmp_path: Path) -> None:
+    other = """\
+from pathlib import Path
+
+PROMPT_FILE = Path("templates") / "system_prompt.j2"
+"""
+    root = _helper_project(tmp_path, **{"app/paths.py": other})
+    assert ("PC102", 2) in _template_findings(root)
+
+
+def test_a_render_in_a_file_the_run_does_not_lint_is_still_reported(tmp_path: Path) -> None:
+    root = _helper_project(tmp_path)
+    paths = [root / "templates", root / "app" / "views.py"]  # the helper is not linted
+    assert ("PC102", 2) in _template_findings(root, paths)
+
+
+def test_a_template_another_template_includes_is_still_reported(tmp_path: Path) -> None:
+    outer = '{% include "system_prompt.j2" %}\n'
+    root = _helper_project(tmp_path, **{"templates/outer.j2": outer})
+    assert ("PC102", 2) in _template_findings(root)
