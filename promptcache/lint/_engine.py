@@ -45,6 +45,7 @@ from ._loader import Loader, mark_tail, parse, read_source
 from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from .python import PythonLinter
+from .python._template_renders import Rendered
 from .rules import RULES
 from .rules.PC106 import (
     FORMAT_FIELD_FACTOR,
@@ -98,6 +99,7 @@ def lint_source(
     loader: Loader | None = None,
     file: Path | None = None,
     given: frozenset[str] | None = None,
+    tail: bool = False,
 ) -> list[Finding]:
     """
     Lint template source text; `path` is the name used in findings.
@@ -108,12 +110,17 @@ def lint_source(
     resolve next to it; `loader` shares parsed includes across calls. `given`: the names the
     project's every render of this template passes, where its Python shows them all (see
     `TemplateRenders`): a variable none of them passes renders empty (Jinja's `Undefined`).
+    `tail`: every render puts the text at the tail of its request (the newest user turn, after
+    the conversation history), where nothing after any of its values is ever reused: no
+    hazard in it is a finding.
     """
     is_chat = looks_like_chat(source, path) if chat is None else chat
     loader = loader or _loader(config)
     notes: list[Note] = []
     try:
         hazards = _analyse(source, path, file, config, loader, is_chat, notes, given)
+        if tail and not is_chat:
+            hazards = []
     except jinja2.TemplateSyntaxError as exc:
         return _select(_unparsed(source, path, config, exc), config)
     except InputError:
@@ -163,7 +170,7 @@ def lint_file(
     loader: Loader | None = None,
     display: str | None = None,
     found_in_folder: bool = False,
-    given: frozenset[str] | None = None,
+    given: Rendered | None = None,
 ) -> list[Finding]:
     """
     Lint one file: a template, a `.jinja` chat template or a tokenizer_config.json.
@@ -186,7 +193,15 @@ def lint_file(
         return PythonLinter(config).lint_source(source, display=shown, file=path)
     if found_in_folder and (reason := not_a_prompt(path, source)) is not None:
         return _select([_skipped(shown, reason)], config)
-    return lint_source(source, path=shown, config=config, loader=loader, file=path, given=given)
+    return lint_source(
+        source,
+        path=shown,
+        config=config,
+        loader=loader,
+        file=path,
+        given=given.names if given is not None else None,
+        tail=given is not None and given.tail,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -252,7 +267,7 @@ def _lint_one(
         loader=loader,
         display=_display(file),
         found_in_folder=in_folder,
-        given=given.names(file),
+        given=given.of(file),
     )
 
 
@@ -272,14 +287,13 @@ class _Given:
         self._templates = [f for f, _, why in found if why is None and f.suffix != ".py"]
         self._texts: dict[Path, str | None] = {}
 
-    def names(self, template: Path) -> frozenset[str] | None:
+    def of(self, template: Path) -> Rendered | None:
         if not self._code or template.name.endswith(".json"):
             return None
-        known = self._python.renders.passed(template)
+        known = self._python.renders.rendered(template)
         if known is None:
             return None
-        names, files = known
-        if any(os.path.abspath(f) not in self._code for f in files):
+        if any(os.path.abspath(f) not in self._code for f in known.files):
             return None  # a render in a file this run does not lint
         if any(
             template.name in (self._text(other) or template.name)
@@ -287,7 +301,7 @@ class _Given:
             if other != template
         ):
             return None
-        return names
+        return known
 
     def _text(self, file: Path) -> str | None:
         if file not in self._texts:

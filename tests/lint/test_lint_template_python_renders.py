@@ -145,11 +145,8 @@ def test_a_template_also_loaded_by_a_name_the_reading_cannot_tell_is_still_repor
     other = """\
 from .helper import render_prompt
 
-NAMES = {"triage": "triage.j2"}
-
-
 def pick(kind):
-    return render_prompt(NAMES[kind])
+    return render_prompt(f"{kind}_prompt.j2")
 """
     root = _helper_project(tmp_path, **{"app/pick.py": other})
     assert ("PC102", 2) in _template_findings(root)
@@ -175,3 +172,117 @@ def test_a_template_another_template_includes_is_still_reported(tmp_path: Path) 
     outer = '{% include "system_prompt.j2" %}\n'
     root = _helper_project(tmp_path, **{"templates/outer.j2": outer})
     assert ("PC102", 2) in _template_findings(root)
+
+
+# -- where the rendered text lands ---------------------------------------------------------------
+
+# A shop assistant's per-intent instruction, listing the offers found for this request above the
+# rules of how to present them.
+OFFERS = f"""\
+## Offers found for you
+{{% for offer in retrieved_offers %}}
+- {{{{ offer.title }}}} at {{{{ offer.price }}}}
+{{% endfor %}}
+
+## How to answer
+{STATIC}
+"""
+
+# The conversation so far, then the rendered instruction and the question as the newest turn.
+ASSISTANT = """\
+from jinja2 import Environment, FileSystemLoader
+from openai import OpenAI
+
+_env = Environment(loader=FileSystemLoader("prompts"))
+_BY_INTENT = {
+    "offers": "intents/offers.j2",
+    "returns": "intents/returns.j2",
+}
+
+
+def _render(name, values):
+    return _env.get_template(name).render(**values)
+
+
+def reply(question, intent, offers, history, profile):
+    messages = [{"role": "system", "content": SYSTEM_TEXT}]
+    for turn in history[-6:]:
+        messages.append({"role": turn["role"], "content": turn["content"]})
+    guidance = _render(_BY_INTENT[intent], {"retrieved_offers": offers, **profile})
+    newest = f"{guidance}\\n\\nQuestion: {question}"
+    messages.append({"role": "user", "content": newest})
+    return OpenAI().chat.completions.create(model="gpt-4o-mini", messages=messages)
+
+
+SYSTEM_TEXT = "You help customers of a small bike shop."
+"""
+
+
+def _assistant_project(tmp_path: Path, code: str = ASSISTANT, **extra: str) -> Path:
+    files = {
+        "shop/assistant.py": code,
+        "prompts/intents/offers.j2": OFFERS,
+        "prompts/intents/returns.j2": "Explain the return policy.\n",
+    }
+    files.update(extra)
+    return _project(tmp_path, files)
+
+
+def test_a_template_rendered_only_into_the_newest_turn_after_the_history_is_quiet(
+    tmp_path: Path,
+) -> None:
+    assert _template_findings(_assistant_project(tmp_path)) == []
+
+
+def test_the_newest_turn_template_linted_alone_is_still_reported(tmp_path: Path) -> None:
+    root = _assistant_project(tmp_path)
+    assert ("PC103", 2) in _template_findings(root, [root / "prompts"])
+
+
+def test_a_template_rendered_into_the_system_prompt_is_still_reported(tmp_path: Path) -> None:
+    code = ASSISTANT.replace(
+        '    messages = [{"role": "system", "content": SYSTEM_TEXT}]\n', ""
+    ).replace(
+        "    for turn in history[-6:]:\n",
+        '    messages = [{"role": "system", "content": _render("intents/offers.j2", {})}]\n'
+        "    for turn in history[-6:]:\n",
+    )
+    assert ("PC103", 2) in _template_findings(_assistant_project(tmp_path, code))
+
+
+def test_a_newest_turn_with_no_history_before_it_is_still_reported(tmp_path: Path) -> None:
+    code = ASSISTANT.replace("    for turn in history[-6:]:\n", "    if False:\n")
+    assert ("PC103", 2) in _template_findings(_assistant_project(tmp_path, code))
+
+
+def test_a_turn_appended_after_the_rendered_one_is_still_reported(tmp_path: Path) -> None:
+    code = ASSISTANT.replace(
+        "    return OpenAI()",
+        '    messages.append({"role": "user", "content": "Be brief."})\n    return OpenAI()',
+    )
+    assert ("PC103", 2) in _template_findings(_assistant_project(tmp_path, code))
+
+
+def test_a_newest_turn_template_also_rendered_by_an_unknown_site_is_still_reported(
+    tmp_path: Path,
+) -> None:
+    other = """\
+from .assistant import _render
+
+
+def preview(name, offers):
+    return _render(name, {"retrieved_offers": offers})
+"""
+    root = _assistant_project(tmp_path, **{"shop/preview.py": other})
+    assert ("PC103", 2) in _template_findings(root)
+
+
+def test_the_last_element_after_a_spread_history_is_the_newest_turn(tmp_path: Path) -> None:
+    code = ASSISTANT.replace(
+        '    messages.append({"role": "user", "content": newest})\n'
+        '    return OpenAI().chat.completions.create(model="gpt-4o-mini", messages=messages)',
+        "    return OpenAI().chat.completions.create(\n"
+        '        model="gpt-4o-mini", messages=[*messages, {"role": "user", "content": newest}]\n'
+        "    )",
+    )
+    assert _template_findings(_assistant_project(tmp_path, code)) == []

@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from ._call_sites import _python_files, _read
 from ._project import Project
 
-__all__ = ["TemplateRenders"]
+__all__ = ["Rendered", "TemplateRenders"]
 
 _LOADS = frozenset({"get_template"})
 # Loads whose name the reading does not follow: any template of the project may be one of them.
@@ -45,13 +45,40 @@ _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Where = tuple[Path, int, int]  # a literal's file, line and column
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Rendered:
+    """
+    What the project's renders of one template file say about it: the names they pass (None:
+    a render spreads a mapping the reading cannot list), whether each render's text lands at the
+    tail of its request (the newest user turn, after the conversation history: nothing after
+    any of its values is ever reused), and the Python files of the renders.
+    """
+
+    names: frozenset[str] | None
+    tail: bool
+    files: frozenset[Path]
+
+
+@dataclass(frozen=True, slots=True)
+class _Site:
+    """One render of a template: the files it is in, the names it passes, where it lands."""
+
+    paths: frozenset[Path]
+    passed: frozenset[str] | None
+    tail: bool
+
+
 @dataclass(slots=True)
 class _Wrapper:
-    """A function that loads the template its parameter names, and what its renders pass."""
+    """A function that loads the template its parameter names, and what its renders pass; its
+    renders are known (`known`) and returned as its result (`returned`: where the text lands is
+    where its caller puts it)."""
 
     index: int  # the parameter's position, as a call writes it (`self` not counted)
     keyword: str
+    known: bool
     passed: frozenset[str] | None
+    returned: bool
     path: Path
 
 
@@ -61,23 +88,20 @@ class _Reading:
     each render; the load names with a render not fully known; every string literal (its text
     and place) and those that are a load's name; whether the reading failed as a whole."""
 
-    sites: dict[str, list[tuple[frozenset[Path], frozenset[str]]]] = field(default_factory=dict)
+    sites: dict[str, list[_Site]] = field(default_factory=dict)
     unknown: set[str] = field(default_factory=set)
     literals: list[tuple[str, _Where]] = field(default_factory=list)
     loads: set[_Where] = field(default_factory=set)
     failed: bool = False
 
-    def load(
-        self, name: ast.Constant, path: Path, passed: frozenset[str] | None, *also: Path
-    ) -> None:
-        """A load of the template `name` at `path`, rendered with the names `passed` (None:
-        not known), where it is loaded or in `also` (a wrapper's file)."""
+    def load(self, name: ast.Constant, path: Path, sites: list[_Site] | None) -> None:
+        """A load of the template `name` at `path`, and its renders (None: not all known)."""
         self.loads.add((path, name.lineno, name.col_offset))
         text = str(name.value)
-        if passed is None:
+        if sites is None:
             self.unknown.add(text)
         else:
-            self.sites.setdefault(text, []).append((frozenset({path, *also}), passed))
+            self.sites.setdefault(text, []).extend(sites)
 
 
 class TemplateRenders:
@@ -90,11 +114,10 @@ class TemplateRenders:
     def clear(self) -> None:
         self._reading = None
 
-    def passed(self, template: Path) -> tuple[frozenset[str], frozenset[Path]] | None:
+    def rendered(self, template: Path) -> Rendered | None:
         """
-        The names the renders of `template` pass, and the Python files those renders are in;
-        None when the project renders it nowhere the reading sees, or when any render of it (or
-        any load that may be it) is not fully known.
+        What the renders of `template` say about it; None when the project renders it nowhere
+        the reading sees, or when any render of it (or any load that may be it) is not known.
         """
         reading = self._read()
         if reading.failed:
@@ -106,13 +129,17 @@ class TemplateRenders:
         matched = {text for text, _ in named if _names_file(text, target)}
         if not matched or matched & reading.unknown:
             return None
-        names: set[str] = set()
-        files: set[Path] = set()
-        for text in matched:
-            for paths, passed in reading.sites.get(text, ()):
-                names |= passed
-                files |= paths
-        return (frozenset(names), frozenset(files)) if files else None
+        sites = [site for text in matched for site in reading.sites.get(text, ())]
+        if not sites:
+            return None
+        names: set[str] | None = set()
+        for site in sites:
+            names = None if names is None or site.passed is None else names | site.passed
+        return Rendered(
+            names=frozenset(names) if names is not None else None,
+            tail=all(site.tail for site in sites),
+            files=frozenset(path for site in sites for path in site.paths),
+        )
 
     def _read(self) -> _Reading:
         if self._reading is None:
@@ -189,7 +216,14 @@ def _read_module(
         )
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             scope = _scope_of(node, parents) or tree
-            reading.load(name, path, _uses(node, parents, scope, tree, path, modules))
+            renders = _uses(node, parents, scope, tree, path, modules)
+            sites = None
+            if renders is not None:
+                sites = [
+                    _Site(frozenset({path}), _render_names(r), _lands_at_tail(r, parents))
+                    for r in renders
+                ]
+            reading.load(name, path, sites)
             continue
         function = _scope_of(node, parents)
         if not isinstance(name, ast.Name) or function is None:
@@ -197,8 +231,20 @@ def _read_module(
         index = _parameter(function, name.id, parents)
         if index is None:
             raise _Unknown  # a local, a lookup's result: not a name the callers write
-        passed = _uses(node, parents, function, tree, path, modules)
-        wrappers.setdefault(function.name, []).append(_Wrapper(index, name.id, passed, path))
+        renders = _uses(node, parents, function, tree, path, modules) or []
+        names: set[str] | None = set()
+        for render in renders:
+            passed = _render_names(render)
+            names = None if names is None or passed is None else names | passed
+        wrapper = _Wrapper(
+            index=index,
+            keyword=name.id,
+            known=bool(renders),
+            passed=frozenset(names) if names is not None else None,
+            returned=bool(renders) and all(isinstance(parents.get(r), ast.Return) for r in renders),
+            path=path,
+        )
+        wrappers.setdefault(function.name, []).append(wrapper)
 
 
 def _wrapper_calls(
@@ -220,11 +266,13 @@ def _wrapper_calls(
                         raise _Unknown  # handed on as a value: called where the reading is not
                     for wrapper in defined:
                         argument = _argument(call, wrapper.index, wrapper.keyword)
-                        if not isinstance(argument, ast.Constant) or not isinstance(
-                            argument.value, str
-                        ):
-                            raise _Unknown
-                        reading.load(argument, path, wrapper.passed, wrapper.path)
+                        sites = None
+                        if wrapper.known:
+                            tail = wrapper.returned and _lands_at_tail(call, parents)
+                            paths = frozenset({path, wrapper.path})
+                            sites = [_Site(paths, wrapper.passed, tail)]
+                        for literal in _names_passed(argument, tree, parents, path, modules):
+                            reading.load(literal, path, sites)
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
@@ -248,6 +296,49 @@ def _argument(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
     return call.args[index] if 0 <= index < len(call.args) else None
 
 
+def _names_passed(
+    argument: ast.expr | None,
+    tree: ast.Module,
+    parents: dict[ast.AST, ast.AST],
+    path: Path,
+    modules: list[tuple[Path, ast.Module, str]],
+) -> list[ast.Constant]:
+    """The template names a wrapper's call passes: a literal, or a lookup in a table of literal
+    names the module binds once and only looks up in (`TEMPLATES[intent]`: one of its values).
+    Anything else may name any template."""
+    if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+        return [argument]
+    if not isinstance(argument, ast.Subscript) or not isinstance(argument.value, ast.Name):
+        raise _Unknown
+    table = argument.value.id
+    bound = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign | ast.AnnAssign)
+        and any(
+            _names(t, table)
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        )
+    ]
+    if len(bound) != 1 or not isinstance(bound[0], ast.Dict):
+        raise _Unknown
+    values = bound[0].values
+    if not all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
+        raise _Unknown
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == table and isinstance(node.ctx, ast.Load):
+            looked_up = parents.get(node)
+            if not (isinstance(looked_up, ast.Subscript) and isinstance(looked_up.ctx, ast.Load)):
+                raise _Unknown  # changed, iterated, handed on: not only looked up
+    if any(table in text for other, _, text in modules if other != path):
+        raise _Unknown  # another module may import the table and change it
+    return [v for v in values if isinstance(v, ast.Constant)]
+
+
+def _names(target: ast.expr, name: str) -> bool:
+    return isinstance(target, ast.Name) and target.id == name
+
+
 def _uses(
     load: ast.Call,
     parents: dict[ast.AST, ast.AST],
@@ -255,12 +346,13 @@ def _uses(
     tree: ast.Module,
     path: Path,
     modules: list[tuple[Path, ast.Module, str]],
-) -> frozenset[str] | None:
-    """The names the renders of a loaded template pass: rendered where it is loaded, or bound to
-    a name only rendered in its scope; None for any other use (or none seen)."""
+) -> list[ast.Call] | None:
+    """The render calls of a loaded template: rendered where it is loaded, or bound to a name
+    only rendered in its scope; None for any other use (or none seen)."""
     parent = parents.get(load)
     if isinstance(parent, ast.Attribute):
-        return _rendered(parent, parents)
+        render = _render_of(parent, parents)
+        return [render] if render is not None else None
     if not (
         isinstance(parent, ast.Assign)
         and len(parent.targets) == 1
@@ -270,16 +362,14 @@ def _uses(
     bound = parent.targets[0].id
     if scope is tree and any(bound in text for other, _, text in modules if other != path):
         return None  # a module's name another file may import and render
-    names: set[str] = set()
-    used = False
+    renders: list[ast.Call] = []
     for node in _reads(scope, bound):
         found = parents.get(node)
-        passed = _rendered(found, parents) if isinstance(found, ast.Attribute) else None
-        if passed is None:
+        render = _render_of(found, parents) if isinstance(found, ast.Attribute) else None
+        if render is None:
             return None
-        names |= passed
-        used = True
-    return frozenset(names) if used else None
+        renders.append(render)
+    return renders or None
 
 
 def _reads(scope: ast.AST, name: str) -> Iterator[ast.Name]:
@@ -307,15 +397,11 @@ def _binds(function: ast.AST, name: str) -> bool:
     )
 
 
-def _rendered(attribute: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> frozenset[str] | None:
+def _render_of(attribute: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> ast.Call | None:
     call = parents.get(attribute)
-    if (
-        attribute.attr not in _RENDERS
-        or not isinstance(call, ast.Call)
-        or call.func is not attribute
-    ):
-        return None
-    return _render_names(call)
+    if attribute.attr in _RENDERS and isinstance(call, ast.Call) and call.func is attribute:
+        return call
+    return None
 
 
 def _render_names(call: ast.Call) -> frozenset[str] | None:
@@ -448,3 +534,155 @@ def _literal_text(text: ast.expr, tree: ast.Module, depth: int = 2) -> bool:
             and all(_literal_text(v, tree, depth - 1) for v in values)
         )
     return False
+
+
+# -- where a rendered text lands -----------------------------------------------------------------
+
+_HOPS = 3  # names a rendered text is followed through (`instruction`, then `user_content`)
+_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "reverse", "sort"})
+
+
+def _lands_at_tail(text: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """
+    Whether a rendered text ends as the newest user turn of a request, after the conversation
+    history: the content of a `{"role": "user", ...}` message appended last to a list the
+    function copied the history into (`for turn in history: messages.append(...)`), or the last
+    element of `[*history, {...}]` / `history + [{...}]`. Followed through an f-string or a
+    concatenation, and through a name read once. Nothing after it in the request is reused:
+    the next request has another turn there.
+    """
+    function = _scope_of(text, parents)
+    if function is None:
+        return False
+    node: ast.AST = text
+    for _ in range(_HOPS + 1):
+        node = _carried(node, parents)
+        parent = parents.get(node)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0]
+            if not isinstance(target, ast.Name) or _stores(function, target.id) != 1:
+                return False
+            reads = list(_reads(function, target.id))
+            if len(reads) != 1:
+                return False
+            node = reads[0]
+            continue
+        if isinstance(parent, ast.Dict):
+            return _newest_user_turn(parent, node, function, parents)
+        return False
+    return False
+
+
+def _carried(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
+    """The outermost text `node` is written into: an f-string, a concatenation."""
+    while True:
+        parent = parents.get(node)
+        if isinstance(parent, ast.FormattedValue | ast.JoinedStr) or (
+            isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Add)
+        ):
+            node = parent
+        else:
+            return node
+
+
+def _newest_user_turn(
+    message: ast.Dict, content: ast.AST, function: _Function, parents: dict[ast.AST, ast.AST]
+) -> bool:
+    fields = {
+        k.value: v
+        for k, v in zip(message.keys, message.values, strict=True)
+        if isinstance(k, ast.Constant) and isinstance(k.value, str)
+    }
+    role = fields.get("role")
+    if fields.get("content") is not content or not (
+        isinstance(role, ast.Constant) and role.value == "user"
+    ):
+        return False
+    holder = parents.get(message)
+    if isinstance(holder, ast.Call):  # `messages.append({...})`
+        func = holder.func
+        if not (
+            isinstance(func, ast.Attribute)
+            and func.attr == "append"
+            and isinstance(func.value, ast.Name)
+            and isinstance(parents.get(holder), ast.Expr)
+            and not _in_loop(holder, function, parents)
+        ):
+            return False
+        listed = func.value.id
+        return _history_before(function, listed, holder.lineno) and _sent_after(
+            function, listed, holder, parents
+        )
+    if isinstance(holder, ast.List) and holder.elts and holder.elts[-1] is message:
+        outer = parents.get(holder)
+        after_history = any(isinstance(e, ast.Starred) for e in holder.elts[:-1]) or (
+            isinstance(outer, ast.BinOp) and isinstance(outer.op, ast.Add) and outer.right is holder
+        )
+        sent = outer if isinstance(outer, ast.BinOp) else holder
+        return after_history and isinstance(parents.get(sent), ast.keyword)
+    return False
+
+
+def _in_loop(node: ast.AST, function: _Function, parents: dict[ast.AST, ast.AST]) -> bool:
+    found = parents.get(node)
+    while found is not None and found is not function:
+        if isinstance(found, ast.For | ast.AsyncFor | ast.While):
+            return True
+        found = parents.get(found)
+    return False
+
+
+def _history_before(function: _Function, listed: str, line: int) -> bool:
+    """Whether the function copies turns into the list before `line`: appends to it in a loop,
+    or extends it."""
+    for node in ast.walk(function):
+        if getattr(node, "lineno", line) >= line:
+            continue
+        if isinstance(node, ast.For | ast.AsyncFor) and any(
+            _mutates(call, listed, ("append",)) for call in ast.walk(node)
+        ):
+            return True
+        if _mutates(node, listed, ("extend",)):
+            return True
+        if isinstance(node, ast.AugAssign) and _names(node.target, listed):
+            return True
+    return False
+
+
+def _mutates(node: ast.AST, listed: str, methods: tuple[str, ...] | frozenset[str]) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in methods
+        and _names(node.func.value, listed)
+    )
+
+
+def _sent_after(
+    function: _Function, listed: str, append: ast.Call, parents: dict[ast.AST, ast.AST]
+) -> bool:
+    """Whether the list is only handed to calls after the append (the request), never changed,
+    returned or kept: no turn is added after the rendered one."""
+    sent = False
+    for node in ast.walk(function):
+        if getattr(node, "lineno", 0) <= append.lineno or node is append:
+            continue
+        if _mutates(node, listed, _MUTATORS):
+            return False
+        if isinstance(node, ast.Name) and node.id == listed:
+            if isinstance(node.ctx, ast.Store | ast.Del):
+                return False
+            use = parents.get(node)
+            if isinstance(use, ast.keyword) or (isinstance(use, ast.Call) and node in use.args):
+                sent = True
+            else:
+                return False
+    return sent
+
+
+def _stores(function: _Function, name: str) -> int:
+    return sum(
+        1
+        for node in ast.walk(function)
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)
+    )
