@@ -174,6 +174,19 @@ def test_a_template_another_template_includes_is_still_reported(tmp_path: Path) 
     assert ("PC102", 2) in _template_findings(root)
 
 
+def test_a_variable_the_environment_gives_every_template_is_still_reported(
+    tmp_path: Path,
+) -> None:
+    helper = HELPER.replace(
+        "    template = env.get_template(template_name)\n",
+        '    env.globals["current_date"] = date.today().isoformat()\n'
+        "    template = env.get_template(template_name)\n",
+    )
+    helper = "from datetime import date\n" + helper
+    root = _helper_project(tmp_path, **{"app/helper.py": helper})
+    assert ("PC102", 2) in _template_findings(root)
+
+
 # -- where the rendered text lands ---------------------------------------------------------------
 
 # A shop assistant's per-intent instruction, listing the offers found for this request above the

@@ -92,6 +92,9 @@ class _Reading:
     unknown: set[str] = field(default_factory=set)
     literals: list[tuple[str, _Where]] = field(default_factory=list)
     loads: set[_Where] = field(default_factory=set)
+    # The project gives templates names of its own (`env.globals[...]`, `globals=`): a name no
+    # render passes may be one of them.
+    globals: bool = False
     failed: bool = False
 
     def load(self, name: ast.Constant, path: Path, sites: list[_Site] | None) -> None:
@@ -132,7 +135,7 @@ class TemplateRenders:
         sites = [site for text in matched for site in reading.sites.get(text, ())]
         if not sites:
             return None
-        names: set[str] | None = set()
+        names: set[str] | None = None if reading.globals else set()
         for site in sites:
             names = None if names is None or site.passed is None else names | site.passed
         return Rendered(
@@ -197,6 +200,10 @@ def _read_module(
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             reading.literals.append((node.value, (path, node.lineno, node.col_offset)))
+        if (isinstance(node, ast.Attribute) and node.attr == "globals") or (
+            isinstance(node, ast.keyword) and node.arg == "globals"
+        ):
+            reading.globals = True
         if not isinstance(node, ast.Call):
             continue
         called = _called(node.func)
