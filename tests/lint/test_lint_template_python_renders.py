@@ -268,6 +268,13 @@ def test_a_newest_turn_with_no_history_before_it_is_still_reported(tmp_path: Pat
     assert ("PC103", 2) in _template_findings(_assistant_project(tmp_path, code))
 
 
+def test_a_newest_turn_after_fixed_examples_is_still_reported(tmp_path: Path) -> None:
+    # The same example turns on every request: the rules after the offers could be cached.
+    code = ASSISTANT.replace("    for turn in history[-6:]:\n", "    for turn in EXAMPLE_TURNS:\n")
+    code += 'EXAMPLE_TURNS = [{"role": "user", "content": "Hi"}]\n'
+    assert ("PC103", 2) in _template_findings(_assistant_project(tmp_path, code))
+
+
 def test_a_turn_appended_after_the_rendered_one_is_still_reported(tmp_path: Path) -> None:
     code = ASSISTANT.replace(
         "    return OpenAI()",

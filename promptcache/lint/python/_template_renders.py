@@ -622,8 +622,13 @@ def _newest_user_turn(
         )
     if isinstance(holder, ast.List) and holder.elts and holder.elts[-1] is message:
         outer = parents.get(holder)
-        after_history = any(isinstance(e, ast.Starred) for e in holder.elts[:-1]) or (
-            isinstance(outer, ast.BinOp) and isinstance(outer.op, ast.Add) and outer.right is holder
+        after_history = any(
+            isinstance(e, ast.Starred) and _varies(e.value) for e in holder.elts[:-1]
+        ) or (
+            isinstance(outer, ast.BinOp)
+            and isinstance(outer.op, ast.Add)
+            and outer.right is holder
+            and _varies(outer.left)
         )
         sent = outer if isinstance(outer, ast.BinOp) else holder
         return after_history and isinstance(parents.get(sent), ast.keyword)
@@ -641,19 +646,37 @@ def _in_loop(node: ast.AST, function: _Function, parents: dict[ast.AST, ast.AST]
 
 def _history_before(function: _Function, listed: str, line: int) -> bool:
     """Whether the function copies turns into the list before `line`: appends to it in a loop,
-    or extends it."""
+    or extends it, with what is not the code's own constant (a few-shot table is the same on
+    every request: the text after it is reusable)."""
     for node in ast.walk(function):
         if getattr(node, "lineno", line) >= line:
             continue
-        if isinstance(node, ast.For | ast.AsyncFor) and any(
-            _mutates(call, listed, ("append",)) for call in ast.walk(node)
+        if (
+            isinstance(node, ast.For | ast.AsyncFor)
+            and _varies(node.iter)
+            and any(_mutates(call, listed, ("append",)) for call in ast.walk(node))
         ):
             return True
-        if _mutates(node, listed, ("extend",)):
+        if (
+            isinstance(node, ast.Call)
+            and _mutates(node, listed, ("extend",))
+            and node.args
+            and _varies(node.args[0])
+        ):
             return True
-        if isinstance(node, ast.AugAssign) and _names(node.target, listed):
+        if isinstance(node, ast.AugAssign) and _names(node.target, listed) and _varies(node.value):
             return True
     return False
+
+
+def _varies(turns: ast.expr) -> bool:
+    """Whether turns copied from `turns` may differ between requests: not a literal, not a
+    constant's name (`FEW_SHOT`), nor a slice of one."""
+    while isinstance(turns, ast.Subscript | ast.Attribute | ast.Starred):
+        turns = turns.value
+    if isinstance(turns, ast.Constant | ast.List | ast.Tuple | ast.Dict | ast.Set):
+        return False
+    return not (isinstance(turns, ast.Name) and turns.id.isupper())
 
 
 def _mutates(node: ast.AST, listed: str, methods: tuple[str, ...] | frozenset[str]) -> bool:
