@@ -187,6 +187,12 @@ def test_a_variable_the_environment_gives_every_template_is_still_reported(
     assert ("PC102", 2) in _template_findings(root)
 
 
+def test_a_template_a_flow_file_also_names_is_still_reported(tmp_path: Path) -> None:
+    flow = "nodes:\n- name: triage\n  source:\n    path: templates/system_prompt.j2\n"
+    root = _helper_project(tmp_path, **{"flow.dag.yaml": flow})
+    assert ("PC102", 2) in _template_findings(root)
+
+
 # -- where the rendered text lands ---------------------------------------------------------------
 
 # A shop assistant's per-intent instruction, listing the offers found for this request above the

@@ -26,11 +26,13 @@ loaded template other than rendering it.
 from __future__ import annotations
 
 import ast
+import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ._call_sites import _python_files, _read
+from ._call_sites import _MAX_FILES, _SKIPPED, _TEST_FOLDERS, _python_files, _read
 from ._project import Project
 
 __all__ = ["Rendered", "TemplateRenders"]
@@ -91,6 +93,7 @@ class _Reading:
     sites: dict[str, list[_Site]] = field(default_factory=dict)
     unknown: set[str] = field(default_factory=set)
     literals: list[tuple[str, _Where]] = field(default_factory=list)
+    scanned: set[Path] = field(default_factory=set)  # the files whose literals are listed
     loads: set[_Where] = field(default_factory=set)
     # The project gives templates names of its own (`env.globals[...]`, `globals=`): a name no
     # render passes may be one of them.
@@ -112,7 +115,7 @@ class TemplateRenders:
 
     def __init__(self, project: Project) -> None:
         self.project = project
-        self._reading: _Reading | None = None
+        self._reading: tuple[_Reading, _Modules] | None = None
 
     def clear(self) -> None:
         self._reading = None
@@ -122,10 +125,19 @@ class TemplateRenders:
         What the renders of `template` say about it; None when the project renders it nowhere
         the reading sees, or when any render of it (or any load that may be it) is not known.
         """
-        reading = self._read()
+        reading, modules = self._read()
         if reading.failed:
             return None
         target = PurePosixPath(template.resolve().as_posix())
+        if any(target.name in text for text in modules.others):
+            return None  # named for another renderer too
+        for path, text in modules.texts:  # the literals of the files that may name it
+            if target.name in text and path not in reading.scanned:
+                tree = modules.tree(path, text)
+                if tree is None:
+                    return None
+                reading.scanned.add(path)
+                reading.literals.extend(_literals(tree, path))
         named = [(text, where) for text, where in reading.literals if target.name in text]
         if not named or any(where not in reading.loads for _, where in named):
             return None  # a literal naming the file outside a load the reading understands
@@ -144,7 +156,7 @@ class TemplateRenders:
             files=frozenset(path for site in sites for path in site.paths),
         )
 
-    def _read(self) -> _Reading:
+    def _read(self) -> tuple[_Reading, _Modules]:
         if self._reading is None:
             self._reading = _read_project(self.project.root, self.project.max_bytes)
         return self._reading
@@ -156,32 +168,97 @@ def _names_file(name: str, target: PurePosixPath) -> bool:
     return bool(parts) and ".." not in parts and list(target.parts[-len(parts) :]) == parts
 
 
-def _read_project(root: Path, max_bytes: int) -> _Reading:
+class _Modules:
+    """The project's Python files, read once; each parsed when first needed."""
+
+    def __init__(self) -> None:
+        self.texts: list[tuple[Path, str]] = []
+        # The project's other files that may name a template for another renderer (a flow's
+        # YAML, a front end's code, a `.prompty`): a template one names is not known.
+        self.others: list[str] = []
+        self._trees: dict[Path, ast.Module | None] = {}
+
+    def tree(self, path: Path, text: str) -> ast.Module | None:
+        if path not in self._trees:
+            try:
+                self._trees[path] = ast.parse(text)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._trees[path] = None
+        return self._trees[path]
+
+
+# What a file that loads a template, or gives templates names, writes: only those are parsed
+# up front (the others, when they name a wrapper, a table or a template's file).
+_LOADING = re.compile(r"get_template|Template|from_string|select_template|from_file|globals")
+
+
+def _read_project(root: Path, max_bytes: int) -> tuple[_Reading, _Modules]:
     reading = _Reading()
-    modules: list[tuple[Path, ast.Module, str]] = []
+    modules = _Modules()
     for path in _python_files(root):
         text = None if path is None else _read(path, min(max_bytes, _MAX_BYTES))
         if path is None or text is None:
             reading.failed = True  # a file unread, or past the bound on files
-            return reading
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return reading, modules
+        modules.texts.append((path.resolve(), text))
+    for other in _other_files(root):
+        if other is not None and _larger(other, _MAX_BYTES):
+            continue  # data (a dataset's JSON), not a configuration naming a template
+        text = None if other is None else _read(other, min(max_bytes, _MAX_BYTES))
+        if text is None:
             reading.failed = True
-            return reading
-        modules.append((path.resolve(), tree, text))
+            return reading, modules
+        modules.others.append(text)
     wrappers: dict[str, list[_Wrapper]] = {}
-    for path, tree, _ in modules:
-        try:
-            _read_module(reading, wrappers, path, tree, modules)
-        except _Unknown:
-            reading.failed = True
-            return reading
     try:
+        for path, text in modules.texts:
+            if _LOADING.search(text) is None:
+                continue
+            tree = modules.tree(path, text)
+            if tree is None:
+                raise _Unknown
+            reading.scanned.add(path)
+            _read_module(reading, wrappers, path, tree, modules)
         _wrapper_calls(reading, wrappers, modules)
     except _Unknown:
         reading.failed = True
-    return reading
+    return reading, modules
+
+
+# Files of other renderers that name a template: configurations, flows, front-end code.
+_OTHER_SUFFIXES = frozenset(
+    {".yaml", ".yml", ".json", ".toml", ".js", ".ts", ".mjs", ".prompty", ".cfg", ".ini"}
+)
+
+
+def _other_files(root: Path) -> Iterator[Path | None]:
+    """The project's files of other renderers (see `_OTHER_SUFFIXES`); past `_MAX_FILES`, one
+    `None` says the rest were not looked in."""
+    count = 0
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not d.startswith(".") and d not in _SKIPPED | _TEST_FOLDERS]
+        for file in files:
+            if os.path.splitext(file)[1] in _OTHER_SUFFIXES:
+                count += 1
+                if count > _MAX_FILES:
+                    yield None
+                    return
+                yield Path(folder, file)
+
+
+def _larger(path: Path, size: int) -> bool:
+    try:
+        return path.stat().st_size > size
+    except OSError:
+        return False  # read next, and refused there
+
+
+def _literals(tree: ast.Module, path: Path) -> list[tuple[str, _Where]]:
+    return [
+        (node.value, (path, node.lineno, node.col_offset))
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+    ]
 
 
 class _Unknown(Exception):
@@ -193,7 +270,7 @@ def _read_module(
     wrappers: dict[str, list[_Wrapper]],
     path: Path,
     tree: ast.Module,
-    modules: list[tuple[Path, ast.Module, str]],
+    modules: _Modules,
 ) -> None:
     parents = _parents(tree)
     jinja_template = _imports_jinja_template(tree)
@@ -257,14 +334,17 @@ def _read_module(
 def _wrapper_calls(
     reading: _Reading,
     wrappers: dict[str, list[_Wrapper]],
-    modules: list[tuple[Path, ast.Module, str]],
+    modules: _Modules,
 ) -> None:
     """Each call of a wrapper loads the template its literal argument names; a call that passes
     anything else, or a use of the wrapper other than a call, may load any template."""
     for name, defined in wrappers.items():
-        for path, tree, text in modules:
+        for path, text in modules.texts:
             if name not in text:
                 continue
+            tree = modules.tree(path, text)
+            if tree is None:
+                raise _Unknown
             parents = _parents(tree)
             for node in ast.walk(tree):
                 if _mentions(node, name) and not _defines(node, name):
@@ -308,7 +388,7 @@ def _names_passed(
     tree: ast.Module,
     parents: dict[ast.AST, ast.AST],
     path: Path,
-    modules: list[tuple[Path, ast.Module, str]],
+    modules: _Modules,
 ) -> list[ast.Constant]:
     """The template names a wrapper's call passes: a literal, or a lookup in a table of literal
     names the module binds once and only looks up in (`TEMPLATES[intent]`: one of its values).
@@ -337,7 +417,7 @@ def _names_passed(
             looked_up = parents.get(node)
             if not (isinstance(looked_up, ast.Subscript) and isinstance(looked_up.ctx, ast.Load)):
                 raise _Unknown  # changed, iterated, handed on: not only looked up
-    if any(table in text for other, _, text in modules if other != path):
+    if any(table in text for other, text in modules.texts if other != path):
         raise _Unknown  # another module may import the table and change it
     return [v for v in values if isinstance(v, ast.Constant)]
 
@@ -352,7 +432,7 @@ def _uses(
     scope: ast.AST,
     tree: ast.Module,
     path: Path,
-    modules: list[tuple[Path, ast.Module, str]],
+    modules: _Modules,
 ) -> list[ast.Call] | None:
     """The render calls of a loaded template: rendered where it is loaded, or bound to a name
     only rendered in its scope; None for any other use (or none seen)."""
@@ -367,7 +447,7 @@ def _uses(
     ):
         return None  # returned, stored on an object, handed on: rendered where it is not read
     bound = parent.targets[0].id
-    if scope is tree and any(bound in text for other, _, text in modules if other != path):
+    if scope is tree and any(bound in text for other, text in modules.texts if other != path):
         return None  # a module's name another file may import and render
     renders: list[ast.Call] = []
     for node in _reads(scope, bound):
