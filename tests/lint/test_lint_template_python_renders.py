@@ -193,6 +193,34 @@ def test_a_template_a_flow_file_also_names_is_still_reported(tmp_path: Path) -> 
     assert ("PC102", 2) in _template_findings(root)
 
 
+def test_a_configuration_no_renderer_reads_does_not_hide_the_renders(tmp_path: Path) -> None:
+    # A settings file listing the prompts, read by nothing that renders them: the Python's
+    # renders are still all of them (a Python read of it would be a load by a name not known).
+    settings = "prompts:\n  triage: system_prompt.j2\n"
+    root = _helper_project(tmp_path, **{"settings.yaml": settings})
+    assert _template_findings(root) == []
+
+
+def test_a_template_named_by_a_configuration_the_python_reads_is_still_reported(
+    tmp_path: Path,
+) -> None:
+    reader = """\
+import json
+
+from .helper import render_prompt
+
+with open("settings.json") as handle:
+    SETTINGS = json.load(handle)
+
+
+def triage_prompt():
+    return render_prompt(SETTINGS["prompts"]["triage"])
+"""
+    settings = '{"prompts": {"triage": "system_prompt.j2"}}'
+    root = _helper_project(tmp_path, **{"settings.json": settings, "app/reader.py": reader})
+    assert ("PC102", 2) in _template_findings(root)
+
+
 # -- where the rendered text lands ---------------------------------------------------------------
 
 # A shop assistant's per-intent instruction, listing the offers found for this request above the

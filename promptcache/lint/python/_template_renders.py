@@ -173,8 +173,8 @@ class _Modules:
 
     def __init__(self) -> None:
         self.texts: list[tuple[Path, str]] = []
-        # The project's other files that may name a template for another renderer (a flow's
-        # YAML, a front end's code, a `.prompty`): a template one names is not known.
+        # The project's files of other renderers (a flow's YAML, a front end's code, a
+        # `.prompty`): a template one names is rendered there too, not known.
         self.others: list[str] = []
         self._trees: dict[Path, ast.Module | None] = {}
 
@@ -205,10 +205,11 @@ def _read_project(root: Path, max_bytes: int) -> tuple[_Reading, _Modules]:
         if other is not None and _larger(other, _MAX_BYTES):
             continue  # data (a dataset's JSON), not a configuration naming a template
         text = None if other is None else _read(other, min(max_bytes, _MAX_BYTES))
-        if text is None:
+        if other is None or text is None:
             reading.failed = True
             return reading, modules
-        modules.others.append(text)
+        if other.suffix in _CODE_SUFFIXES or _a_flow(other, text):
+            modules.others.append(text)
     wrappers: dict[str, list[_Wrapper]] = {}
     try:
         for path, text in modules.texts:
@@ -225,10 +226,19 @@ def _read_project(root: Path, max_bytes: int) -> tuple[_Reading, _Modules]:
     return reading, modules
 
 
-# Files of other renderers that name a template: configurations, flows, front-end code.
-_OTHER_SUFFIXES = frozenset(
-    {".yaml", ".yml", ".json", ".toml", ".js", ".ts", ".mjs", ".prompty", ".cfg", ".ini"}
-)
+# Files of other renderers that may name a template: front-end code, prompt files, and flows
+# (a configuration that is not a flow names a template for the Python that reads it, whose load
+# by a name read from it is not known already, or for nothing).
+_CODE_SUFFIXES = frozenset({".js", ".ts", ".mjs", ".cjs", ".jsx", ".tsx", ".prompty"})
+_OTHER_SUFFIXES = _CODE_SUFFIXES | {".yaml", ".yml", ".json"}
+_FLOW_NODES = re.compile(r"^\s*\"?nodes\"?\s*:", re.MULTILINE)
+
+
+def _a_flow(path: Path, text: str) -> bool:
+    """A flow's definition (Prompt flow's `flow.dag.yaml`: nodes that each name their source)."""
+    return "flow" in path.name.lower() or (
+        _FLOW_NODES.search(text) is not None and "source" in text
+    )
 
 
 def _other_files(root: Path) -> Iterator[Path | None]:
