@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import jinja2
+import jinja2.meta
 import orjson
 
 from .._canonical import load_json
@@ -44,6 +45,7 @@ from ._loader import Loader, mark_tail, parse, read_source
 from ._model import Finding
 from ._prompty import PROMPTY_SUFFIX, declared_inputs
 from .python import PythonLinter
+from .python._template_renders import Rendered
 from .rules import RULES
 from .rules.PC106 import (
     FORMAT_FIELD_FACTOR,
@@ -63,7 +65,8 @@ from .templates import (
     Unsized,
     Walker,
 )
-from .templates._events import Sentinel
+from .templates._bindings import Captured
+from .templates._events import TAIL_NAME, Sentinel
 
 __all__ = [
     "LintReport",
@@ -95,6 +98,8 @@ def lint_source(
     chat: bool | None = None,
     loader: Loader | None = None,
     file: Path | None = None,
+    given: frozenset[str] | None = None,
+    tail: bool = False,
 ) -> list[Finding]:
     """
     Lint template source text; `path` is the name used in findings.
@@ -102,13 +107,20 @@ def lint_source(
     `chat` forces (or rules out) chat-template mode; by default it is detected from the source
     (a loop over `messages` with role tests or special tokens, or `add_generation_prompt`) or
     a file name containing `chat_template`. `file` is where the template lives, so includes
-    resolve next to it; `loader` shares parsed includes across calls.
+    resolve next to it; `loader` shares parsed includes across calls. `given`: the names the
+    project's every render of this template passes, where its Python shows them all (see
+    `TemplateRenders`): a variable none of them passes renders empty (Jinja's `Undefined`).
+    `tail`: every render puts the text at the tail of its request (the newest user turn, after
+    the conversation history), where nothing after any of its values is ever reused: no
+    hazard in it is a finding.
     """
     is_chat = looks_like_chat(source, path) if chat is None else chat
     loader = loader or _loader(config)
     notes: list[Note] = []
     try:
-        hazards = _analyse(source, path, file, config, loader, is_chat, notes)
+        hazards = _analyse(source, path, file, config, loader, is_chat, notes, given)
+        if tail and not is_chat:
+            hazards = []
     except jinja2.TemplateSyntaxError as exc:
         return _select(_unparsed(source, path, config, exc), config)
     except InputError:
@@ -158,6 +170,7 @@ def lint_file(
     loader: Loader | None = None,
     display: str | None = None,
     found_in_folder: bool = False,
+    given: Rendered | None = None,
 ) -> list[Finding]:
     """
     Lint one file: a template, a `.jinja` chat template or a tokenizer_config.json.
@@ -180,7 +193,15 @@ def lint_file(
         return PythonLinter(config).lint_source(source, display=shown, file=path)
     if found_in_folder and (reason := not_a_prompt(path, source)) is not None:
         return _select([_skipped(shown, reason)], config)
-    return lint_source(source, path=shown, config=config, loader=loader, file=path)
+    return lint_source(
+        source,
+        path=shown,
+        config=config,
+        loader=loader,
+        file=path,
+        given=given.names if given is not None else None,
+        tail=given is not None and given.tail,
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -204,8 +225,10 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
     python = PythonLinter(config)  # one per run: modules and summaries are shared across files
     findings: list[Finding] = []
     files = 0
+    found = list(_discover(paths, config))
+    given = _Given(found, python)
     with python.paused_gc():
-        for file, in_folder, unreadable in _discover(paths, config):
+        for file, in_folder, unreadable in found:
             files += 1
             if unreadable is not None:  # found in a folder, not checked: a note, not silence
                 # named by the link itself: resolving a broken link names where it points
@@ -213,7 +236,7 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
                 findings.extend(_select([_skipped(shown, unreadable)], config))
                 continue
             try:
-                findings.extend(_lint_one(file, in_folder, config, loader, python))
+                findings.extend(_lint_one(file, in_folder, config, loader, python, given))
             except (PromptCacheError, OSError):
                 raise  # said on purpose, or the disk's: the CLI names either as it is
             except Exception as exc:
@@ -229,13 +252,64 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
 
 
 def _lint_one(
-    file: Path, in_folder: bool, config: LintConfig, loader: Loader, python: PythonLinter
+    file: Path,
+    in_folder: bool,
+    config: LintConfig,
+    loader: Loader,
+    python: PythonLinter,
+    given: _Given,
 ) -> list[Finding]:
     if file.suffix == ".py":
         return python.lint_file(file, display=_display(file))
     return lint_file(
-        file, config=config, loader=loader, display=_display(file), found_in_folder=in_folder
+        file,
+        config=config,
+        loader=loader,
+        display=_display(file),
+        found_in_folder=in_folder,
+        given=given.of(file),
     )
+
+
+class _Given:
+    """
+    The names the project's renders pass to each template linted with its Python (see
+    `TemplateRenders`): known only when the run lints the Python files of every render of the
+    template, and no other template it lints names the file (an include or an import renders
+    it with that template's names).
+    """
+
+    def __init__(self, found: list[tuple[Path, bool, str | None]], python: PythonLinter) -> None:
+        self._python = python
+        self._code = {
+            os.path.abspath(f) for f, _, why in found if why is None and f.suffix == ".py"
+        }
+        self._templates = [f for f, _, why in found if why is None and f.suffix != ".py"]
+        self._texts: dict[Path, str | None] = {}
+
+    def of(self, template: Path) -> Rendered | None:
+        if not self._code or template.name.endswith(".json"):
+            return None
+        known = self._python.renders.rendered(template)
+        if known is None:
+            return None
+        if any(os.path.abspath(f) not in self._code for f in known.files):
+            return None  # a render in a file this run does not lint
+        if any(
+            template.name in (self._text(other) or template.name)
+            for other in self._templates
+            if other != template
+        ):
+            return None
+        return known
+
+    def _text(self, file: Path) -> str | None:
+        if file not in self._texts:
+            try:
+                self._texts[file] = file.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                self._texts[file] = None
+        return self._texts[file]
 
 
 def discover(paths: Sequence[str | Path], config: LintConfig) -> Iterator[Path]:
@@ -429,6 +503,7 @@ def _analyse(
     loader: Loader,
     chat: bool,
     notes: list[Note],
+    given: frozenset[str] | None = None,
 ) -> list[tuple[Hazard, Risk]]:
     ast = parse(mark_tail(source), chat=chat, extensions=config.extensions)
     config = _with_declared_inputs(config, source, path)
@@ -445,7 +520,32 @@ def _analyse(
         after_conversation=kind != "system" and follows_conversation(source),
     )
     one_request = not chat and holds_the_newest_turn(source, kind)
-    return risks(walker.template(ast, {}), config.threshold, kind=kind, one_request=one_request)
+    scope: dict[str, object] = {}
+    if given is not None and not chat:
+        # Never passed by the project's renders: it renders empty, the same on every request.
+        scope = {name: Captured(0) for name in _never_passed(ast, given)}
+    return risks(walker.template(ast, scope), config.threshold, kind=kind, one_request=one_request)
+
+
+def _never_passed(ast: jinja2.nodes.Template, given: frozenset[str]) -> frozenset[str]:
+    """The variables the template reads that no render passes (none when it includes, imports
+    or extends another template: that one's variables and blocks are not looked into)."""
+    if any(
+        ast.find_all(
+            (
+                jinja2.nodes.Include,
+                jinja2.nodes.Import,
+                jinja2.nodes.FromImport,
+                jinja2.nodes.Extends,
+            )
+        )
+    ):
+        return frozenset()
+    read = jinja2.meta.find_undeclared_variables(ast)
+    return frozenset(read - given - _JINJA_GLOBALS - {TAIL_NAME})
+
+
+_JINJA_GLOBALS = frozenset(jinja2.Environment().globals)
 
 
 def _with_declared_inputs(config: LintConfig, source: str, path: str) -> LintConfig:

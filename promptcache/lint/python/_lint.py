@@ -31,6 +31,7 @@ from ._project import Module, Project
 from ._quickinit import replace
 from ._shared_windows import turn_trims
 from ._sinks import SINKS, WINDOW_MEMORIES, WINDOWS, sink_aliases
+from ._template_renders import TemplateRenders
 from .frameworks import FRAMEWORKS
 
 __all__ = ["PythonLinter", "lint_python_source"]
@@ -283,6 +284,8 @@ class PythonLinter:
             root=(root or config.root or Path.cwd()).resolve(), max_bytes=config.max_bytes
         )
         self.analysis = Analysis(config, self.project, PYTHON_PER_REQUEST, PYTHON_STABLE)
+        # What the project's renders pass to each template file, for the template linter.
+        self.renders = TemplateRenders(self.project)
         self.last_hits: list[Hit] = []  # of the last module linted, for --fix
         # Modules whose calls may reach a wrapper a module linted later defines (`finish`): by
         # path, their display name, the findings already given for them and how many wrappers
@@ -327,6 +330,7 @@ class PythonLinter:
         self.last_hits = []
         self._turn_trims.clear()
         self._windows_sent.clear()
+        self.renders.clear()
         self.analysis.release()
         self.project.release()
 
