@@ -945,3 +945,50 @@ def test_a_modules_dotted_name_needs_every_part_an_ascii_word(
     (folder / "chat.py").touch()
     project = project_module.Project(root=tmp_path)
     assert project._dotted_name(folder / "chat.py") == expected
+
+
+_GREETER = f"""
+    from datetime import datetime
+    import anthropic
+    client = anthropic.Anthropic()
+    def opening():
+        return f"Good day. It is {{datetime.now():%H:%M}} now."
+    def ask_once(question):
+        return client.messages.create(
+            model="m", system="{LONG}",
+            messages=[{{"role": "user", "content": question}}])
+"""
+_DESK = f"""
+    import anthropic
+    from greeter import opening
+    client = anthropic.Anthropic()
+    def answer(question):
+        return client.messages.create(
+            model="m", system=opening() + "{LONG}",
+            messages=[{{"role": "user", "content": question}}])
+"""
+
+
+def test_a_module_let_go_then_imported_by_the_next_is_not_read_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `greeter.py` is linted first and let go (nothing imported it yet); `desk.py`, linted next,
+    # imports it: its text and tree, kept from its own lint, are used, not read and parsed anew.
+    _write(tmp_path, {"greeter.py": _GREETER, "desk.py": _DESK})
+    files = [tmp_path / "greeter.py", tmp_path / "desk.py"]
+    config = LintConfig(root=tmp_path, include=("*.py",))
+    read: list[Path] = []
+    real = project_module.read_source
+    monkeypatch.setattr(
+        project_module,
+        "read_source",
+        lambda path, **kw: read.append(path) or real(path, **kw),
+    )
+    found = [(f.path, f.line, f.code, f.message) for f in lint_paths(files, config=config)]
+    assert read == []
+    assert any(code == "PC501" and "greeter.py:6" in message for _, _, code, message in found)
+    # the same findings as when it is read again
+    monkeypatch.setattr(project_module, "_PARSED_KEPT", 0)
+    again = [(f.path, f.line, f.code, f.message) for f in lint_paths(files, config=config)]
+    assert found == again
+    assert len(read) == 1

@@ -187,6 +187,7 @@ def _absolute(module: str, level: int, package: str) -> str:
 
 
 _NEWLINE = re.compile(rb"\r\n|\r|\n")
+_PARSED_KEPT = 4  # how many let-go modules' trees `Project` keeps for a later import
 
 
 @dataclass(slots=True)
@@ -208,6 +209,9 @@ class Project:
     _failed: dict[Path, str] = field(default_factory=dict)
     _cwd: Path | None = None
     _forgotten: set[Path] = field(default_factory=set)  # linted, run whole, then let go
+    # The text and tree of the modules let go last (a few), for an import of one of them soon
+    # after (the module linted next imports it, most often): not read and parsed again.
+    _parsed: dict[Path, tuple[str, ast.Module]] = field(default_factory=dict)
 
     def loaded(self, path: Path, source: str) -> Module | None:
         """The module already parsed for `path` (as an import) when its text is `source`."""
@@ -239,6 +243,7 @@ class Project:
         self.broken.clear()
         self._failed.clear()
         self._forgotten.clear()
+        self._parsed.clear()
 
     def forget(self, module: Module) -> bool:
         """
@@ -254,6 +259,9 @@ class Project:
             del self._by_path[module.path]
             if module.state == "done":
                 self._forgotten.add(module.path)
+                self._parsed[module.path] = (module.source, module.tree)
+                if len(self._parsed) > _PARSED_KEPT:
+                    del self._parsed[next(iter(self._parsed))]  # the oldest
         if module.name and self._by_name.get(module.name) is module:
             del self._by_name[module.name]
         module.let_go()
@@ -372,9 +380,13 @@ class Project:
         resolved = self._resolve(path)
         if resolved in self._by_path:
             return self._by_path[resolved]
+        parsed = self._parsed.pop(resolved, None)
         try:
-            source = read_source(resolved, max_bytes=self.max_bytes)
-            tree = ast.parse(source, filename=str(resolved))
+            if parsed is not None:  # linted and let go just before: its text and tree as then
+                source, tree = parsed
+            else:
+                source = read_source(resolved, max_bytes=self.max_bytes)
+                tree = ast.parse(source, filename=str(resolved))
         except (InputError, OSError, ValueError) as exc:  # a FIFO, over the bound, not UTF-8
             self._failure(resolved, f"cannot be read ({exc})")
             return None
