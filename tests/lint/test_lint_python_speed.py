@@ -992,3 +992,39 @@ def test_a_module_let_go_then_imported_by_the_next_is_not_read_again(
     again = [(f.path, f.line, f.code, f.message) for f in lint_paths(files, config=config)]
     assert found == again
     assert len(read) == 1
+
+
+def test_a_library_call_runs_only_the_checks_its_method_name_can_meet(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `os.getenv(...)`, `text.strip()`: no chat platform's history read, no Semantic Kernel
+    # invoke, no Haystack pipeline's `add_component`, no method handed to a wrapper. Their
+    # checks are looked up by the called name (and first argument) before they are called.
+    from promptcache.lint.python import _invoke
+
+    called: list[str] = []
+    for name in ("history_read", "sk_invoke", "haystack_pipeline", "_handed_model_call"):
+        real = getattr(_invoke, name)
+        monkeypatch.setattr(
+            _invoke,
+            name,
+            lambda *a, _real=real, _name=name, **k: called.append(_name) or _real(*a, **k),
+        )
+    _write(
+        tmp_path,
+        {
+            "bot.py": f"""
+                import os
+                import anthropic
+                client = anthropic.Anthropic()
+                def ask(question):
+                    region = os.getenv("REGION", "eu").strip().lower()
+                    return client.messages.create(
+                        model="m", system="{LONG}" + region,
+                        messages=[{{"role": "user", "content": question.strip()}}])
+            """
+        },
+    )
+    found = lint_paths([tmp_path / "bot.py"], config=LintConfig(root=tmp_path, include=("*.py",)))
+    assert [f.code for f in found] == []
+    assert called == []

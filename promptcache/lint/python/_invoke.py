@@ -54,6 +54,7 @@ from ._shared_windows import CAPPED_LIST
 from ._sinks import (
     CLIENT_PACKAGES,
     CONTEXT_ENGINES,
+    HISTORY_READS,
     OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
@@ -94,7 +95,9 @@ from ._values import (
     join_values,
     text_value,
 )
+from .frameworks.haystack import PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
+from .frameworks.semantic_kernel import INVOKE_METHODS as SK_INVOKE_METHODS
 from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 
 if TYPE_CHECKING:
@@ -107,6 +110,8 @@ _SYSTEM_KEYWORDS = frozenset(
 )
 # A Jinja template's methods that fill it (Haystack's `PromptBuilder` runs as one).
 _RENDER_METHODS = frozenset({"render", "render_async", "run", "run_async"})
+# A Haystack pipeline's methods (`haystack_pipeline`): a component added, connected, the pipeline run.
+_PIPELINE_METHODS = frozenset({PIPELINE_ADD, PIPELINE_CONNECT, *PIPELINE_RUNS})
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
 _PASS_METHODS = frozenset(
     {
@@ -529,7 +534,12 @@ def call_named(
         capped = frame.a.trimmed(frame.module).get(CAPPED_LIST)
         if capped is not None:  # the module keeps the list to its newest turns (`ltrim`)
             result = windowed(frame.module, result, capped)
-    read = history_read(node, frame.module.imports, body_of(frame))
+    # (a chat platform's method by name: most calls are none, and need no look at the function)
+    read = (
+        history_read(node, frame.module.imports, body_of(frame))
+        if isinstance(func, ast.Attribute) and func.attr in HISTORY_READS
+        else None
+    )
     if read is not None:  # `channel.history(limit=20)`: a chat platform's newest messages
         kept, where = read
         label = f"`{node_label(frame.module, where)}` ({kept})"
@@ -666,10 +676,15 @@ def _library_call(
     filling = {**keywords, "**": join_values(splats)} if splats else keywords
     if receiver is not None and receiver.kind == "chat_builder":
         return chat_builder_call(frame, last, receiver, node, args, filling)
-    sk_invoke(frame, last, receiver, node, args, filling)  # a prompt function run, if it is one
+    if last in SK_INVOKE_METHODS:  # a prompt function run, if it is one
+        sk_invoke(frame, last, receiver, node, args, filling)
     if last == SK_PLUGIN_LOADER and (plugin := sk_plugin(frame, args, keywords)) is not None:
         return plugin  # its prompt functions, read from the folder
-    if receiver is not None and haystack_pipeline(frame, last, receiver, node, args, keywords):
+    if (
+        receiver is not None
+        and last in _PIPELINE_METHODS
+        and haystack_pipeline(frame, last, receiver, node, args, keywords)
+    ):
         return EMPTY  # a prompt builder added to a pipeline, which now knows it by name
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
@@ -698,9 +713,11 @@ def _library_call(
             kind=receiver.kind if receiver.kind == "str" else "",
         )
     if receiver is None or receiver.kind == "module":
-        handed = _handed_model_call(frame, name, node, args, keywords, splats)
-        if handed is not None:
-            return handed
+        # (handed a method first: `retry(model.invoke, ...)`; most calls are not)
+        if node.args and type(node.args[0]) is ast.Attribute:
+            handed = _handed_model_call(frame, name, node, args, keywords, splats)
+            if handed is not None:
+                return handed
         _window_sent(frame, name, node, [*args, *keywords.values()])
         result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
         if result is EMPTY and _constructs(name):
