@@ -1028,3 +1028,61 @@ def test_a_library_call_runs_only_the_checks_its_method_name_can_meet(
     found = lint_paths([tmp_path / "bot.py"], config=LintConfig(root=tmp_path, include=("*.py",)))
     assert [f.code for f in found] == []
     assert called == []
+
+
+def test_a_call_is_looked_at_as_a_message_or_an_insert_only_when_written_as_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # `time.monotonic()`, `os.getenv("REGION")`: no `insert` of a turn, no message object (one
+    # is made with `role=` and `content=`, two keywords at least), no client or window handed
+    # on (nothing handed at all); those checks are not called for them. `ChatMessage(role=...,
+    # content=...)` and `messages.insert(0, ...)` still are.
+    from promptcache.lint.python import _invoke
+
+    called: list[tuple[str, str]] = []
+    for name, at in (("message_object", 1), ("_turn_inserted", 0), ("_window_sent", 2)):
+        real = getattr(_invoke, name)
+
+        def spy(*a: object, _real: object = real, _name: str = name, _at: int = at) -> object:
+            node = a[_at]
+            assert isinstance(node, ast.Call)
+            called.append((_name, ast.unparse(node.func)))
+            return _real(*a)  # type: ignore[operator]
+
+        monkeypatch.setattr(_invoke, name, spy)
+    plain = f"""
+        import os, time
+        import anthropic
+        client = anthropic.Anthropic()
+        def ask(question):
+            started = time.monotonic()
+            region = os.getenv("REGION")
+            return client.messages.create(
+                model="m", system="{LONG}",
+                messages=[{{"role": "user", "content": question}}])
+    """
+    _write(tmp_path, {"plain.py": plain})
+    config = LintConfig(root=tmp_path, include=("*.py",))
+    assert lint_paths([tmp_path / "plain.py"], config=config) == []
+    assert sorted(set(called)) == [
+        ("_window_sent", "os.getenv"),
+        ("message_object", "client.messages.create"),
+    ]
+    # the loud twin: a system message made with a message class, inserted before the question
+    called.clear()
+    loud = f"""
+        from datetime import datetime
+        import openai
+        from llama_index.core.llms import ChatMessage
+        client = openai.OpenAI()
+        def ask(question, notes):
+            system = ChatMessage(role="system", content=f"{LONG} {{datetime.now()}}")
+            messages = [system, {{"role": "user", "content": question}}]
+            messages.insert(1, {{"role": "user", "content": notes}})
+            return client.chat.completions.create(model="m", messages=messages)
+    """
+    _write(tmp_path, {"loud.py": loud})
+    found = lint_paths([tmp_path / "loud.py"], config=config)
+    assert ("_turn_inserted", "messages.insert") in called
+    assert ("message_object", "ChatMessage") in called
+    assert [(f.code, f.line) for f in found] == [("PC501", 7)], found

@@ -145,9 +145,10 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
         callee = _attribute_callee(frame, receiver, func)
     else:
         callee = frame.eval(func)
-    if _turn_inserted(node):
+    method = func.attr if isinstance(func, ast.Attribute) else ""
+    if method == "insert" and _turn_inserted(node):
         args = _inserted_turn(frame, node, receiver)
-    elif isinstance(func, ast.Attribute) and func.attr == "append" and len(node.args) == 1:
+    elif method == "append" and len(node.args) == 1:
         outer, frame.item_text = frame.item_text, node.args[0]  # `lines.append(f"- {note}")`
         args = [_appended_text(frame, node.args[0], frame.eval(node.args[0]))]
         frame.item_text = outer
@@ -187,7 +188,8 @@ def call_expression(frame: Frame, node: ast.Call) -> Value:
     if callee.kind == "module" and callee.deps:  # a function the analysis cannot read
         result = result.with_deps(callee.deps)
     if receiver is None or receiver.kind == "module":  # a constructor: `ChatMessage(...)`
-        return message_object(frame, node, keywords, result)
+        # (a message is made with two keywords at least, `role=` and `content=`)
+        return message_object(frame, node, keywords, result) if len(node.keywords) > 1 else result
     return result
 
 
@@ -718,7 +720,8 @@ def _library_call(
             handed = _handed_model_call(frame, name, node, args, keywords, splats)
             if handed is not None:
                 return handed
-        _window_sent(frame, name, node, [*args, *keywords.values()])
+        if args or keywords:  # (handed nothing: no client, no window)
+            _window_sent(frame, name, node, [*args, *keywords.values()])
         result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
         if result is EMPTY and _constructs(name):
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
