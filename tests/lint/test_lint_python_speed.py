@@ -1086,3 +1086,60 @@ def test_a_call_is_looked_at_as_a_message_or_an_insert_only_when_written_as_one(
     assert ("_turn_inserted", "messages.insert") in called
     assert ("message_object", "ChatMessage") in called
     assert [(f.code, f.line) for f in found] == [("PC501", 7)], found
+
+
+_CHAIN = f"""
+    from langchain_core.prompts import ChatPromptTemplate
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "{LONG} Today is {{today}}."), ("human", "{{question}}")]
+    )
+"""
+_ASKER = f"""
+    from datetime import datetime
+    import anthropic
+    client = anthropic.Anthropic()
+    def ask(question):
+        return client.messages.create(
+            model="m", system=f"Now: {{datetime.now()}}. {LONG}",
+            messages=[{{"role": "user", "content": question}}])
+"""
+
+
+def test_files_read_for_a_call_site_question_are_not_read_again_by_the_lint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A template filled nowhere in its file asks whether another file fills it: every file of
+    # the project is read for that. The files linted after it take the text read then, when it
+    # is plain ASCII; one with a BOM or another character (`café`) is read from the disk.
+    from promptcache.lint.python import _call_sites
+    from promptcache.lint.python import _lint as lint_module
+
+    _write(
+        tmp_path,
+        {"a_chain.py": _CHAIN, "b_ask.py": _ASKER, "c_ask.py": _ASKER.replace('"m"', '"café"')},
+    )
+    (tmp_path / "d_ask.py").write_bytes(b"\xef\xbb\xbf" + textwrap.dedent(_ASKER).encode())
+    files = sorted(tmp_path.glob("*.py"))
+    config = LintConfig(root=tmp_path, include=("*.py",))
+    read: list[str] = []
+    real = lint_module.read_source
+    monkeypatch.setattr(
+        lint_module, "read_source", lambda path, **kw: read.append(path.name) or real(path, **kw)
+    )
+    found = [
+        (f.path, f.line, f.column, f.code, f.message) for f in lint_paths(files, config=config)
+    ]
+    assert read == ["a_chain.py", "c_ask.py", "d_ask.py"]
+    assert [(Path(path).name, code) for path, _, _, code, _ in found] == [
+        ("b_ask.py", "PC501"),
+        ("c_ask.py", "PC501"),
+        ("d_ask.py", "PC501"),
+    ]
+    # the same findings as when every file is read from the disk
+    monkeypatch.setattr(_call_sites.CallSites, "text_of", lambda self, path: None)
+    read.clear()
+    again = [
+        (f.path, f.line, f.column, f.code, f.message) for f in lint_paths(files, config=config)
+    ]
+    assert found == again
+    assert read == ["a_chain.py", "b_ask.py", "c_ask.py", "d_ask.py"]

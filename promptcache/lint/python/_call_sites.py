@@ -56,6 +56,7 @@ class CallSites:
         self._trees: dict[Path, ast.Module | None] = {}
         self._any_called: dict[frozenset[str], bool | None] = {}  # `calls_any`, once per run
         self._mentioned: dict[tuple[str, Path], bool | None] = {}  # `mentions`, once per run
+        self._plain: dict[str, str] = {}  # texts read as the lint reads them (`text_of`)
 
     def clear(self) -> None:
         self._entries = None
@@ -63,6 +64,18 @@ class CallSites:
         self._trees.clear()
         self._any_called.clear()
         self._mentioned.clear()
+        self._plain.clear()
+
+    def text_of(self, path: Path) -> str | None:
+        """
+        The text of `path` as `read_source` gives it, when the files were read already (for a
+        question) and this one is plain: ASCII (so decoded as UTF-8 either way, no BOM, no
+        undecodable byte), no NUL byte, no coding comment. The lint then reads it from here
+        rather than from the disk again. None: read it.
+        """
+        if self._entries is None or not self._plain:
+            return None
+        return self._plain.get(os.path.abspath(path))
 
     def why_not_constant(
         self, name: str, homes: tuple[str, ...], *, index: int, keyword: str, shift: int
@@ -176,6 +189,8 @@ class CallSites:
                 if kept + len(text) <= _KEPT_BYTES:
                     kept += len(text)
                     self._entries.append((path, text))
+                    if _plain(text):
+                        self._plain[os.path.abspath(path)] = text
                 else:
                     self._entries.append((path, frozenset(_CALLED.findall(text))))
         return self._entries
@@ -207,6 +222,15 @@ def _python_files(root: Path) -> Iterator[Path | None]:
 
 def _is_test(file: str) -> bool:
     return file.startswith("test_") or file.endswith("_test.py") or file == "conftest.py"
+
+
+def _plain(text: str) -> bool:
+    """Whether `text` (decoded with replacements) is what `read_source` makes of the same bytes:
+    ASCII bytes, none NUL where it looks, and no line of the two a coding comment must be on
+    names one (see `_loader.decode_python`)."""
+    second_end = text.find("\n", text.find("\n") + 1)
+    head = text if second_end < 0 else text[:second_end]
+    return text.isascii() and "\0" not in text[:8192] and "coding" not in head
 
 
 def _read(path: Path, max_bytes: int) -> str | None:

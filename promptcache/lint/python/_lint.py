@@ -298,8 +298,12 @@ class PythonLinter:
         self._windows_sent: set[tuple[str, int]] = set()
 
     def lint_file(self, path: Path, display: str) -> list[Finding]:
+        # (read already, as plain text, by a question of where the project calls a function)
+        known = self.analysis.call_sites.text_of(path) if path.suffix == ".py" else None
         try:
-            source = read_source(path, max_bytes=self.config.max_bytes)
+            source = (
+                known if known is not None else read_source(path, max_bytes=self.config.max_bytes)
+            )
         except InputError as exc:  # not a regular file, or over the bound: the message names it
             return self._select([_parse_error(display, 1, f"cannot read the file: {exc}")])
         except OSError as exc:
