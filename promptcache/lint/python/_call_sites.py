@@ -56,7 +56,7 @@ class CallSites:
         self._trees: dict[Path, ast.Module | None] = {}
         self._any_called: dict[frozenset[str], bool | None] = {}  # `calls_any`, once per run
         self._mentioned: dict[tuple[str, Path], bool | None] = {}  # `mentions`, once per run
-        self._plain: dict[str, str] = {}  # texts read as the lint reads them (`text_of`)
+        self._texts: dict[str, str] | None = None  # the texts kept, by path (`text_of`)
 
     def clear(self) -> None:
         self._entries = None
@@ -64,7 +64,7 @@ class CallSites:
         self._trees.clear()
         self._any_called.clear()
         self._mentioned.clear()
-        self._plain.clear()
+        self._texts = None
 
     def text_of(self, path: Path) -> str | None:
         """
@@ -73,9 +73,13 @@ class CallSites:
         undecodable byte), no NUL byte, no coding comment. The lint then reads it from here
         rather than from the disk again. None: read it.
         """
-        if self._entries is None or not self._plain:
+        if self._entries is None:
             return None
-        return self._plain.get(os.path.abspath(path))
+        if self._texts is None:  # (made at the first file asked for, not for every question)
+            # (absolute already, walked from the root; a Path keeps its string once made)
+            self._texts = {str(p): text for p, text in self._entries if isinstance(text, str)}
+        text = self._texts.get(os.path.abspath(path))
+        return text if text is not None and _plain(text) else None
 
     def why_not_constant(
         self, name: str, homes: tuple[str, ...], *, index: int, keyword: str, shift: int
@@ -189,8 +193,6 @@ class CallSites:
                 if kept + len(text) <= _KEPT_BYTES:
                     kept += len(text)
                     self._entries.append((path, text))
-                    if _plain(text):
-                        self._plain[os.path.abspath(path)] = text
                 else:
                     self._entries.append((path, frozenset(_CALLED.findall(text))))
         return self._entries
@@ -230,7 +232,7 @@ def _plain(text: str) -> bool:
     names one (see `_loader.decode_python`)."""
     second_end = text.find("\n", text.find("\n") + 1)
     head = text if second_end < 0 else text[:second_end]
-    return text.isascii() and "\0" not in text[:8192] and "coding" not in head
+    return text.isascii() and text.find("\0", 0, 8192) < 0 and "coding" not in head
 
 
 def _read(path: Path, max_bytes: int) -> str | None:
