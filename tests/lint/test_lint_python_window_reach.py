@@ -1,8 +1,9 @@
-"""PC507, windows the analysis must reach across a project: a helper that cuts the history,
-imported from a package folder whose `__init__.py` (the re-export) is not in the tree, and the
-newest turns but the latest (`[-n:-1]`) written out as a recent-conversation message; the twins
-(a helper that keeps every turn, a name two modules of the folder define, every turn but the
-latest, a list that holds no turns) stay quiet."""
+"""PC507, windows the analysis must reach: a helper that cuts the history, imported from a
+package folder whose `__init__.py` (the re-export) is not in the tree; the newest turns but
+the latest (`[-n:-1]`) written out as a recent-conversation message; the newest turns copied
+one by one before the question; a window read by a collaborator handed in `__init__` and typed. The
+twins (whole histories, a name two modules of a folder define, a protocol's stub, a list that
+holds no turns) stay quiet."""
 
 from __future__ import annotations
 
@@ -127,3 +128,50 @@ def test_the_newest_turns_copied_one_by_one_before_the_question_are_a_window() -
 
 def test_every_turn_copied_one_by_one_is_quiet() -> None:
     assert _source(COPIED.replace("TURNS", ":")) == []
+
+
+# A guide service handed its turn store in `__init__` (typed): the store reads the newest rows
+# of the chat back, newest first, cut to twelve; the service sends them after the system prompt.
+HANDED = """
+from openai import OpenAI
+from sqlalchemy import select
+RULES = "You are the museum's audio guide; speak of the works on this floor only. " * 20
+class TurnStore:
+    def __init__(self, db):
+        self.db = db
+    def recent(self, chat_id):
+        rows = self.db.scalars(
+            select(Turn).where(Turn.chat_id == chat_id).order_by(Turn.at.desc()).limit(12)
+        ).all()
+        return rows[::-1]
+class Guide:
+    def __init__(self, store: TurnStore):
+        self.store = store
+        self.client = OpenAI()
+    def answer(self, chat_id, question):
+        turns = [{"role": t.role, "content": t.text} for t in self.store.recent(chat_id)]
+        return self.client.chat.completions.create(
+            model="m",
+            messages=[{"role": "system", "content": RULES}, *turns,
+                      {"role": "user", "content": question}],
+        )
+"""
+
+
+def test_a_window_read_by_a_collaborator_handed_in_and_typed() -> None:
+    assert _source(HANDED) == [(10, "PC507")]
+
+
+def test_a_collaborator_that_reads_the_whole_chat_is_quiet() -> None:
+    whole = HANDED.replace(".order_by(Turn.at.desc()).limit(12)", ".order_by(Turn.at)")
+    assert _source(whole) == []
+
+
+def test_a_collaborator_typed_by_its_protocol_is_not_read_as_that_stub() -> None:
+    # `store: Reader`, a protocol whose `recent` has no body: what the caller is really handed
+    # is unknown, as for an untyped collaborator (neither quiet nor a window by the stub).
+    stub = HANDED.replace(
+        "class Guide:",
+        "class Reader:\n    def recent(self, chat_id):\n        ...\nclass Guide:",
+    ).replace("store: TurnStore", "store: Reader")
+    assert _source(stub) == []
