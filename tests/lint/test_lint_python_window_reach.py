@@ -175,3 +175,31 @@ def test_a_collaborator_typed_by_its_protocol_is_not_read_as_that_stub() -> None
         "class Reader:\n    def recent(self, chat_id):\n        ...\nclass Guide:",
     ).replace("store: TurnStore", "store: Reader")
     assert _source(stub) == []
+
+
+# A messaging webhook reads the newest twenty rows of the chat back, one call of the query a
+# line: the window is taken where the chain says `.limit`, and the finding is put there.
+CHAIN = """
+from anthropic import Anthropic
+from sqlalchemy import desc, select
+client = Anthropic()
+RULES = "You answer questions about the listed flats; quote prices exactly as listed. " * 20
+async def on_message(session, chat_id, text):
+    result = await session.execute(
+        select(Row)
+        .where(Row.chat_id == chat_id)
+        .order_by(ORDER)
+        .limit(20)
+    )
+    rows = list(reversed(result.scalars().all()))
+    turns = [{"role": r.role, "content": r.text} for r in rows]
+    return client.messages.create(model="m", max_tokens=500, system=RULES, messages=turns)
+"""
+
+
+def test_a_query_chain_written_a_call_a_line_is_reported_at_its_limit() -> None:
+    assert _source(CHAIN.replace("ORDER", "desc(Row.at)")) == [(11, "PC507")]
+
+
+def test_a_query_chain_read_oldest_first_with_a_limit_is_quiet() -> None:
+    assert _source(CHAIN.replace("ORDER", "Row.at")) == []

@@ -45,7 +45,7 @@ from ._flow import (
 from ._handed import only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
-from ._locations import node_label, node_location, taint_at
+from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
 from ._request_data import data_call, data_method
@@ -564,7 +564,7 @@ def _stored_window(frame: Frame, node: ast.Call, receiver: Value | None, result:
     """The newest turns of a stored history (`stored_window`): a window of the history, also
     on the cursor a query ran on (`cur.execute(sql)` then `cur.fetchall()`)."""
     label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
-    taint = frame.taint(WINDOW, label, node)
+    taint = frame.taint(WINDOW, label, method_name(node))
     func = node.func
     if (
         isinstance(func, ast.Attribute)
