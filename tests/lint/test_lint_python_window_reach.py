@@ -203,3 +203,33 @@ def test_a_query_chain_written_a_call_a_line_is_reported_at_its_limit() -> None:
 
 def test_a_query_chain_read_oldest_first_with_a_limit_is_quiet() -> None:
     assert _source(CHAIN.replace("ORDER", "Row.at")) == []
+
+
+# A bot joins the last few stored lines into one text and keeps its last 800 characters.
+TAIL = '''
+from openai import OpenAI
+client = OpenAI()
+def reply(lines, question, notes):
+    CUT
+    if len(recent) > 800:
+        recent = recent[-800:]
+    system_prompt = f"""
+    You answer about the gym's class timetable. Be brief.
+    Earlier lines:
+    {recent}
+    Notes:
+    {notes}
+    """
+    return client.chat.completions.create(
+        model="m", messages=[{"role": "system", "content": system_prompt},
+                             {"role": "user", "content": question}])
+'''
+
+
+def test_the_tail_of_a_joined_text_is_not_a_window_of_turns() -> None:
+    assert _source(TAIL.replace("CUT", 'recent = "\\\\n".join(lines)')) == []
+
+
+def test_a_list_of_turns_cut_the_same_way_is_a_window() -> None:
+    found = _source(TAIL.replace("CUT", "recent = list(lines)"))
+    assert (7, "PC507") in found
