@@ -233,3 +233,38 @@ def test_the_tail_of_a_joined_text_is_not_a_window_of_turns() -> None:
 def test_a_list_of_turns_cut_the_same_way_is_a_window() -> None:
     found = _source(TAIL.replace("CUT", "recent = list(lines)"))
     assert (7, "PC507") in found
+
+
+# A provider adapter builds the payload with the system entry first, then takes that entry
+# off the front once, since the API wants the system prompt apart.
+POPPED = """
+from anthropic import Anthropic
+client = Anthropic()
+RULES = "You are the library's reference desk; cite the catalogue number of each book. " * 20
+def payload(turns):
+    out = [{"role": "system", "content": RULES}]
+    for t in turns:
+        out.append({"role": t.role, "content": t.text})
+    return out
+def send(turns):
+    HEAD
+    messages.pop(0)
+    return client.messages.create(model="m", max_tokens=400, system=RULES, messages=messages)
+"""
+
+
+def test_a_fresh_payload_whose_system_entry_is_popped_once_is_quiet() -> None:
+    assert _source(POPPED.replace("HEAD", "messages = payload(turns)")) == []
+
+
+def test_a_history_handed_in_and_popped_each_request_is_a_window() -> None:
+    body = POPPED.replace("def send(turns):", "def send(messages):").replace("HEAD", "pass")
+    assert _source(body) == [(12, "PC507")]
+
+
+def test_a_global_history_popped_each_request_is_a_window() -> None:
+    body = POPPED.replace(
+        "def send(turns):\n    HEAD",
+        "messages = []\ndef send(turns):\n    global messages\n    messages = payload(turns)",
+    )
+    assert _source(body) == [(14, "PC507")]
