@@ -268,3 +268,13 @@ def test_a_global_history_popped_each_request_is_a_window() -> None:
         "messages = []\ndef send(turns):\n    global messages\n    messages = payload(turns)",
     )
     assert _source(body) == [(14, "PC507")]
+
+
+def test_a_system_entry_taken_off_a_copy_in_an_assignment_is_quiet() -> None:
+    # `head = m.pop(0) if ... else None`: the first entry kept apart once, no window.
+    body = POPPED.replace(
+        "HEAD\n    messages.pop(0)",
+        'messages = list(payload(turns))\n    head = messages.pop(0) if messages[0]["role"] == "system" else None',
+    )
+    assert "head = " in body
+    assert _source(body) == []

@@ -474,8 +474,9 @@ def _pop(frame: Frame, call: Call) -> Value | None:
 
 
 def _fresh_list_popped_once(frame: Frame, history: ast.expr, node: ast.Call) -> bool:
-    """`messages = build(...)` then `messages.pop(0)` once, a statement of the function's own
-    body (in no loop, under no test), of a list the function made itself: its first item left
+    """`messages = build(...)` then `messages.pop(0)` once, in a statement of the function's own
+    body (in no loop, under no test; `head = m.pop(0) if ... else None` too), of a list the
+    function made itself (a copy, a call's result, a literal): its first item left
     out (a system entry that the API takes apart), a fixed part, not a window that slides. A
     parameter, an attribute or a global may be a history kept across requests: a window."""
     function = frame.function
@@ -485,7 +486,9 @@ def _fresh_list_popped_once(frame: Frame, history: ast.expr, node: ast.Call) -> 
     if not isinstance(body, list):
         return False
     name = history.id
-    once = any(isinstance(s, ast.Expr) and s.value is node for s in body)
+    once = any(
+        isinstance(s, ast.Expr | ast.Assign) and any(n is node for n in ast.walk(s)) for s in body
+    )
     made = any(
         isinstance(s, ast.Assign)
         and len(s.targets) == 1
