@@ -471,8 +471,40 @@ def _pop(frame: Frame, call: Call) -> Value | None:
     history = front_removed(call.node)
     if history is None or call.receiver is None or call.receiver.kind == "module":
         return None
+    if _fresh_list_popped_once(frame, history, call.node):
+        return None
     drop_oldest(frame, history, call.node)
     return Value(deps=call.receiver.deps) if call.receiver.deps else EMPTY
+
+
+def _fresh_list_popped_once(frame: Frame, history: ast.expr, node: ast.Call) -> bool:
+    """`messages = build(...)` then `messages.pop(0)` once, in a statement of the function's own
+    body (in no loop, under no test; `head = m.pop(0) if ... else None` too), of a list the
+    function made itself (a copy, a call's result, a literal): its first item left
+    out (a system entry that the API takes apart), a fixed part, not a window that slides. A
+    parameter, an attribute or a global may be a history kept across requests: a window."""
+    function = frame.function
+    if function is None or not isinstance(history, ast.Name):
+        return False
+    body = function.node.body
+    if not isinstance(body, list):
+        return False
+    name = history.id
+    once = any(
+        isinstance(s, ast.Expr | ast.Assign) and any(n is node for n in ast.walk(s)) for s in body
+    )
+    made = any(
+        isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], ast.Name)
+        and s.targets[0].id == name
+        and isinstance(s.value, ast.Call | ast.Await | ast.List)
+        for s in body
+    )
+    args = function.node.args
+    given = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    kept = any(isinstance(s, ast.Global | ast.Nonlocal) and name in s.names for s in body)
+    return once and made and name not in given and not kept
 
 
 def _deque(frame: Frame, call: Call) -> Value | None:

@@ -46,7 +46,7 @@ from ._flow import (
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
-from ._locations import node_label, node_location, taint_at
+from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
 from ._request_data import data_call, data_method
@@ -94,6 +94,7 @@ from ._values import (
     join_values,
     text_value,
 )
+from ._walk import statements
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 
@@ -320,25 +321,88 @@ def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Val
             return Value(kind="function", meta=method)
     declared = _declared_class(frame, func.value)
     method = declared.methods.get(func.attr) if declared is not None else None
-    if declared is not None and method is not None:
+    if declared is not None and method is not None and not _stub(method.node):
         # `request.to_messages()` of a parameter typed `request: LLMRequest`: that class's
         # method, which the caller's instance runs (a window it cuts is cut for every caller).
         return Value(kind="method", meta=(method, Value(kind="instance", meta=declared)))
     return EMPTY
 
 
+def _stub(node: ast.AST) -> bool:
+    """A method with no body of its own (`...`, `pass`, a docstring, `raise NotImplementedError`):
+    a protocol's or an abstract base's, which the class a caller is really handed implements."""
+    body = getattr(node, "body", None)
+    if not isinstance(body, list):
+        return False
+    for statement in body:
+        if isinstance(statement, ast.Pass):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue  # a docstring, `...`
+        if isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement):
+            continue
+        return False
+    return True
+
+
 def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:
     """The project class a parameter's annotation names (`request: LLMRequest`, `Optional[...]`,
-    `... | None`, a string), when `name` is that parameter."""
+    `... | None`, a string), when `name` is that parameter, or `self.<attr>` that `__init__`
+    sets from such a parameter (`self.store = store` of `store: HistoryStore`)."""
+    if isinstance(name, ast.Attribute):
+        return _declared_attribute(frame, name)
     if not isinstance(name, ast.Name) or frame.scope.env.get(name.id, EMPTY).kind != "param":
         return None
     function = frame.scope.function
     node = function.node if function is not None else None
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
+    return _annotated_class(frame, node, name.id)
+
+
+def _declared_attribute(frame: Frame, expr: ast.Attribute) -> ClassInfo | None:
+    """The project class of `self.<attr>` when the class's `__init__` sets it from one of its
+    parameters, whose annotation names that class: a service handed its collaborators."""
+    me = expr.value
+    if not isinstance(me, ast.Name) or not frame.scope.is_self(me.id):
+        return None
+    cls = frame.scope.env[me.id].meta
+    assert isinstance(cls, ClassInfo)
+    init = next(
+        (
+            m
+            for m in cls.node.body
+            if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name == "__init__"
+        ),
+        None,
+    )
+    if init is None or not init.args.args:
+        return None
+    this = init.args.args[0].arg
+    for statement in statements(init.body):
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.value, ast.Name)
+        ):
+            target = statement.targets[0]
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == expr.attr
+                and isinstance(target.value, ast.Name)
+                and target.value.id == this
+            ):
+                return _annotated_class(frame, init, statement.value.id)
+    return None
+
+
+def _annotated_class(
+    frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+) -> ClassInfo | None:
+    """The project class the annotation of `node`'s parameter `name` names."""
     args = node.args
     arg = next(
-        (a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name.id), None
+        (a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name), None
     )
     annotation = arg.annotation if arg is not None else None
     while annotation is not None:
@@ -573,7 +637,7 @@ def _stored_window(frame: Frame, node: ast.Call, receiver: Value | None, result:
     """The newest turns of a stored history (`stored_window`): a window of the history, also
     on the cursor a query ran on (`cur.execute(sql)` then `cur.fetchall()`)."""
     label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
-    taint = frame.taint(WINDOW, label, node)
+    taint = frame.taint(WINDOW, label, method_name(node))
     func = node.func
     if (
         isinstance(func, ast.Attribute)

@@ -134,6 +134,9 @@ def _cuts_in(frame: Frame, body: Sequence[ast.stmt], test: ast.expr | None = Non
     if not cuts or (test is not None and not _compares(test)):
         return
     for statement, history in cuts:
+        held = frame.eval(history)
+        if held.kind == "str":
+            continue  # the tail of a text (`context = context[-1000:]`), not of a list of turns
         drop_oldest(frame, history, statement)
 
 
