@@ -331,7 +331,7 @@ class Project:
                 continue
             holders = []
             for entry in sorted(names):
-                if not entry.endswith(".py") or not _DOTTED.fullmatch(entry[:-3]):
+                if not entry.endswith(".py") or not (entry[:-3].isascii() and entry[:-3].isidentifier()):
                     continue
                 module = self.find(f"{package}.{entry[:-3]}", near)
                 if module is not None and module.binding(name) is not None:
