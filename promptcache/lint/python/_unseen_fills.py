@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from typing import TYPE_CHECKING
 
 from ..rules.PC106 import LONG_PREFIX_FACTOR
-from ._placeholders import Slot
+from ._placeholders import Slot, slot_at
+from ._request_data import SYSTEM_NAME
 from ._templates import static_of, template_variables
 from ._unknown_origin import says_stable
 from ._values import EMPTY, PER_REQUEST, Value
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
     from ._frame import Frame
     from ._sinks import Sink
 
-__all__ = ["unseen_fill"]
+__all__ = ["unseen_fill", "unseen_string_fill"]
 
 UNKNOWN = "PC508"
 # The templates judged here: where each variable lands is known from the call that makes it.
@@ -87,6 +89,102 @@ def unseen_fill(
         fields.append((name, EMPTY.with_deps([frame.taint(code, label, node)])))
     if fields:
         template_variables(frame, slots, Value(fields=tuple(fields)), node, api=sink.api)
+
+
+# A prompt's text by its name (`SYSTEM_PROMPT`, `QA_TEMPLATE`, `PROMPT_V2`, `AGENT_INSTRUCTIONS`).
+_PROMPT_TEXT_NAME = re.compile(
+    r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions?|system)(?:_\w*)?$|^_*[a-z]\w*?(?:Prompt|Template)$"
+)
+# Words of a name that say its text is no prompt: a URL, a query, a log line, a page.
+_NOT_PROMPT_WORDS = frozenset(
+    {"url", "uri", "endpoint", "route", "path", "sql", "query", "log", "html", "filename", "file"}
+)
+# Text that reads as no prompt: an address, a path, a query, a page.
+_NOT_PROMPT_TEXT = re.compile(
+    r"(?is)^\s*(?:[a-z][a-z0-9+.-]*://|/|(?:select|insert|update|delete|with|create)\s|<(?:!doctype|html))"
+)
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+UNSEEN_STRING = "prompt text constant"
+
+
+def unseen_string_fill(frame: Frame, target: ast.expr, value: Value) -> None:
+    """
+    A module constant or class attribute named as a prompt (`SYSTEM_PROMPT`, `QA_TEMPLATE`)
+    whose text holds `{slot}` placeholders that nothing in the project fills: no read of it in
+    its module, and no other file of the project naming it (the code that formats it lies
+    elsewhere). Its slots are judged where they are written, by their names, as an unseen
+    template's are (`unseen_fill`): a per-request name as per-request data (PC502), a setting
+    name not at all, any other as of unknown meaning (PC508, opt-in), each only with enough
+    static text after it. Text that `str.format` could not fill (a JSON example's braces), or
+    that reads as no prompt (a URL, a query), is left alone.
+    """
+    if frame.function is not None or not isinstance(target, ast.Name):
+        return
+    text = value.text
+    name = target.id
+    if (
+        not text
+        or "{" not in text
+        or value.deps
+        or not (_PROMPT_TEXT_NAME.match(name) or SYSTEM_NAME.match(name))
+    ):
+        return
+    if {w.lower() for w in _NAME_WORDS.findall(name)} & _NOT_PROMPT_WORDS:
+        return
+    if _NOT_PROMPT_TEXT.match(text):
+        return
+    fields = _format_fields(text)
+    if not fields:
+        return
+    if _read_anywhere(frame, name):
+        return
+    long_prefix = max(frame.a.config.threshold, 1) * LONG_PREFIX_FACTOR * 4  # in characters
+    asks = frame.a.config.enabled(UNKNOWN)
+    slots: dict[str, Slot] = {}
+    judged = []
+    for field, (start, end) in fields.items():
+        after = len(text) - end
+        if frame.a.per_request(field):
+            label = f"`{{{field}}}` (a per-request slot of `{name}`; no fill of it seen)"
+            code = PER_REQUEST
+        elif frame.a.stable(field) or says_stable(field):
+            continue
+        elif asks and after >= long_prefix:
+            label = f"`{{{field}}}` (a slot of unknown meaning of `{name}`; no fill of it seen)"
+            code = UNKNOWN
+        else:
+            continue
+        slots[field] = slot_at(frame.module, text, start, end, after, "template")
+        judged.append((field, EMPTY.with_deps([frame.taint(code, label, target)])))
+    if judged:
+        template_variables(frame, slots, Value(fields=tuple(judged)), target, api=UNSEEN_STRING)
+
+
+def _format_fields(text: str) -> dict[str, tuple[int, int]]:
+    """The named `{slot}`s of `text` with where each is first written; none when `str.format`
+    could not fill the text (a brace that opens no field, a JSON example's `{"key": ...}`)."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return {}
+    for _, field, _, _ in parsed:
+        if field is not None and field and not field.isdigit() and not field.isidentifier():
+            return {}
+    found: dict[str, tuple[int, int]] = {}
+    for match in _FIELD.finditer(text):
+        found.setdefault(match.group(1), (match.start(), match.end()))
+    return found
+
+
+def _read_anywhere(frame: Frame, name: str) -> bool:
+    """Whether the project may read `name`: in its own module, in another file of the project,
+    or in files that could not all be read. Text linted alone has no other files."""
+    module = frame.module
+    if _reads(module.tree, module.source, name, attributes=True):
+        return True
+    if module.path is None or not module.path.is_file():
+        return False
+    return frame.a.call_sites.mentions(name, module.path) is not False
 
 
 def _prefix_slots(
