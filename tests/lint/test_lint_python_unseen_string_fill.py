@@ -197,3 +197,55 @@ def test_a_file_naming_the_constant_judges_instead(tmp_path: Path) -> None:
             return SYSTEM_PROMPT.format(user_profile="a returning shopper")
         """
     assert _lint(tmp_path, app) == []
+
+
+def _notes(tmp_path: Path, app: str) -> list[tuple[str, int, str, str]]:
+    (tmp_path / "prompts.py").write_text(PROMPTS)
+    (tmp_path / "app.py").write_text(textwrap.dedent(app))
+    found = lint_paths([tmp_path / "prompts.py"], config=LintConfig(root=tmp_path))
+    return [(Path(f.path).name, f.line, f.code, f.severity) for f in found]
+
+
+def test_a_constant_handed_only_to_code_outside_the_project_is_not_followed(
+    tmp_path: Path,
+) -> None:
+    # app.py gives the text to a library's agent, which fills the profile where nothing shows.
+    app = """
+        from prompts import SYSTEM_PROMPT
+        from shopkit.agents import build_agent
+
+        agent = build_agent(instructions=SYSTEM_PROMPT)
+        """
+    assert _notes(tmp_path, app) == [("prompts.py", 2, "PC506", "info")]
+
+
+def test_a_constant_only_imported_elsewhere_is_not_followed(tmp_path: Path) -> None:
+    app = """
+        from prompts import SYSTEM_PROMPT
+
+        __all__ = ["SYSTEM_PROMPT"]
+        """
+    assert _notes(tmp_path, app) == [("prompts.py", 2, "PC506", "info")]
+
+
+def test_a_constant_handed_to_the_projects_own_function_is_followed(tmp_path: Path) -> None:
+    app = """
+        from prompts import SYSTEM_PROMPT
+        from helpers import fill
+
+        text = fill(SYSTEM_PROMPT, "a returning shopper")
+        """
+    (tmp_path / "helpers.py").write_text(
+        "def fill(template, profile):\n    return template.format(user_profile=profile)\n"
+    )
+    assert _notes(tmp_path, app) == []
+
+
+def test_a_constant_handed_to_a_known_request_is_followed(tmp_path: Path) -> None:
+    app = """
+        from langchain_core.messages import SystemMessage
+        from prompts import SYSTEM_PROMPT
+
+        opening = SystemMessage(content=SYSTEM_PROMPT)
+        """
+    assert _notes(tmp_path, app) == []

@@ -26,10 +26,12 @@ from typing import TYPE_CHECKING
 
 from ..rules.PC106 import LONG_PREFIX_FACTOR
 from ._placeholders import Slot, slot_at
+from ._quickinit import replace
 from ._request_data import SYSTEM_NAME
+from ._sinks import find_sink
 from ._templates import static_of, template_variables
 from ._unknown_origin import says_stable
-from ._values import EMPTY, PER_REQUEST, Value
+from ._values import EMPTY, NOT_FOLLOWED, PER_REQUEST, Value
 
 if TYPE_CHECKING:
     from ._frame import Frame
@@ -118,16 +120,13 @@ def unseen_string_fill(frame: Frame, target: ast.expr, value: Value) -> None:
     static text after it. Text that `str.format` could not fill (a JSON example's braces), or
     that reads as no prompt (a URL, a query), is left alone.
     """
-    if frame.function is not None or not isinstance(target, ast.Name):
+    if frame.function is not None or not isinstance(target, ast.Name) or value.deps:
+        return
+    name = target.id
+    if not (_PROMPT_TEXT_NAME.match(name) or SYSTEM_NAME.match(name)):
         return
     text = value.text
-    name = target.id
-    if (
-        not text
-        or "{" not in text
-        or value.deps
-        or not (_PROMPT_TEXT_NAME.match(name) or SYSTEM_NAME.match(name))
-    ):
+    if not text or "{" not in text:
         return
     if {w.lower() for w in _NAME_WORDS.findall(name)} & _NOT_PROMPT_WORDS:
         return
@@ -136,15 +135,23 @@ def unseen_string_fill(frame: Frame, target: ast.expr, value: Value) -> None:
     fields = _format_fields(text)
     if not fields:
         return
+    handed = None
     if _read_anywhere(frame, name):
-        return
+        handed = _handed_away(frame, name)
+        if handed is None:
+            return
     long_prefix = max(frame.a.config.threshold, 1) * LONG_PREFIX_FACTOR * 4  # in characters
     asks = frame.a.config.enabled(UNKNOWN)
     slots: dict[str, Slot] = {}
     judged = []
     for field, (start, end) in fields.items():
         after = len(text) - end
-        if frame.a.per_request(field):
+        if handed is not None and (frame.a.per_request(field) or (asks and after >= long_prefix)):
+            label = f"`{{{field}}}` (a slot of `{name}`, filled only where {handed})"
+            code = NOT_FOLLOWED
+        elif handed is not None:
+            continue
+        elif frame.a.per_request(field):
             label = f"`{{{field}}}` (a per-request slot of `{name}`; no fill of it seen)"
             code = PER_REQUEST
         elif frame.a.stable(field) or says_stable(field):
@@ -154,8 +161,15 @@ def unseen_string_fill(frame: Frame, target: ast.expr, value: Value) -> None:
             code = UNKNOWN
         else:
             continue
-        slots[field] = slot_at(frame.module, text, start, end, after, "template")
-        judged.append((field, EMPTY.with_deps([frame.taint(code, label, target)])))
+        slot = slot_at(frame.module, text, start, end, after, "template")
+        taint = frame.taint(code, label, target)
+        if code == NOT_FOLLOWED:  # not known to vary: said where it is written, nothing more
+            written = slot.written[1] if slot.written else 0
+            taint = replace(taint, written=written) if written != taint.line else taint
+            frame.findings.hit(taint, UNSEEN_STRING, "template", after, False, target)
+            continue
+        slots[field] = slot
+        judged.append((field, EMPTY.with_deps([taint])))
     if judged:
         template_variables(frame, slots, Value(fields=tuple(judged)), target, api=UNSEEN_STRING)
 
@@ -185,6 +199,84 @@ def _read_anywhere(frame: Frame, name: str) -> bool:
     if module.path is None or not module.path.is_file():
         return False
     return frame.a.call_sites.mentions(name, module.path) is not False
+
+
+def _handed_away(frame: Frame, name: str) -> str | None:
+    """
+    Where the project's only uses of `name` go where the analysis cannot follow them, said for
+    a finding: the other files that name it import it and do nothing else with it, or hand it
+    as it is to a call of code outside the project (`make_agent(instructions=NAME)`: no
+    function of the project by that name, and no request or template the analysis knows).
+    None when its own module reads it, a file may do anything else with it (a `.format`, a
+    binding, a call of the project's own), or the project could not all be read.
+    """
+    module = frame.module
+    if module.path is None or _reads(module.tree, module.source, name, attributes=True):
+        return None
+    files = frame.a.call_sites.files_naming(name, module.path)
+    if not files:
+        return None
+    said: list[str] = []
+    for shown, tree in files:
+        imports = _imports_of(tree)
+        if not any(dotted.rpartition(".")[2] == name for dotted in imports.values()):
+            return None  # named, but not imported: another thing of that name, or a star
+        callees: list[str] = []
+        for read, parent in _reads_with_parents(tree, name):
+            callee = _handed_to(read, parent, imports)
+            if callee is None or frame.a.call_sites.defines(callee.rpartition(".")[2]):
+                return None
+            if find_sink(callee) is not None or _KNOWN_FILLS.search(callee):
+                return None  # a request or a template the analysis reads
+            callees.append(callee)
+        if callees:
+            said.append(f"`{shown}` hands it to `{callees[0]}()`")
+        else:
+            said.append(f"`{shown}` imports it and uses it no further")
+    return ", ".join(said) + ", which the analysis cannot follow"
+
+
+# Calls that fill a template or make one: the analysis reads them wherever they are.
+_KNOWN_FILLS = re.compile(r"(?i)template|format|message")
+
+
+def _imports_of(tree: ast.Module) -> dict[str, str]:
+    """A file's imported names: local name -> dotted name (`from x import y as z`: z -> x.y)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                found[alias.asname or alias.name] = f"{node.module or ''}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                found[alias.asname or alias.name.partition(".")[0]] = alias.name
+    return found
+
+
+def _reads_with_parents(tree: ast.Module, name: str) -> list[tuple[ast.expr, ast.AST]]:
+    """The reads of `name` in a file, each with the node that holds it (a keyword's call for a
+    keyword's value)."""
+    found: list[tuple[ast.expr, ast.AST]] = []
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            if _read_as(child, attributes=True) == name and not isinstance(parent, ast.keyword):
+                found.append((child, parent))  # type: ignore[arg-type]
+            elif isinstance(child, ast.keyword) and _read_as(child.value, True) == name:
+                found.append((child.value, parent))
+    return found
+
+
+def _handed_to(read: ast.expr, parent: ast.AST, imports: dict[str, str]) -> str | None:
+    """The dotted callee a read is handed to as it is (an argument or keyword value), with its
+    head resolved through the file's imports; None when the read is anything else."""
+    if not isinstance(parent, ast.Call) or read is parent.func:
+        return None
+    try:
+        called = ast.unparse(parent.func)
+    except (ValueError, RecursionError):
+        return None
+    head, dot, rest = called.partition(".")
+    return imports.get(head, head) + dot + rest
 
 
 def _prefix_slots(
