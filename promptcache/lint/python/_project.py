@@ -331,7 +331,9 @@ class Project:
                 continue
             holders = []
             for entry in sorted(names):
-                if not entry.endswith(".py") or not (entry[:-3].isascii() and entry[:-3].isidentifier()):
+                if not entry.endswith(".py") or not (
+                    entry[:-3].isascii() and entry[:-3].isidentifier()
+                ):
                     continue
                 module = self.find(f"{package}.{entry[:-3]}", near)
                 if module is not None and module.binding(name) is not None:
