@@ -550,6 +550,58 @@ def _read_template(frame: Frame, name: str | None) -> str | None:
     return None
 
 
+def _replace(frame: Frame, call: Call) -> Value | None:
+    """`SYSTEM.replace("{now}", stamp)`: the new text takes the old one's place in a text whose
+    pieces are known (each occurrence, up to `count`), so what follows it is still known; a
+    text of unknown content may hold the old text anywhere: the new one goes after its first
+    unknown part, as `str.format` fills there. Anything else (`datetime.replace(hour=0)`, a
+    receiver or an old text that is not known) is left to the general rules."""
+    receiver = call.receiver
+    if (
+        receiver is None
+        or receiver.pieces is None
+        or receiver.kind not in ("str", "")
+        or call.keywords
+        or len(call.args) not in (2, 3)
+    ):
+        return None
+    old, new = call.args[0].text, call.args[1]
+    limit = call.args[2].text if len(call.args) == 3 else "-1"
+    if not old or limit is None or not limit.lstrip("-").isdigit():
+        return None
+    count = int(limit)
+    whole = "".join(p for p in receiver.pieces if isinstance(p, str))
+    parts: list[Value] = []
+    done = 0
+    unknown_at = -1
+    offset = 0  # where the current piece starts in the known text
+    for piece in receiver.pieces:
+        if not isinstance(piece, str):
+            unknown_at = len(parts) if unknown_at < 0 else unknown_at
+            parts.append(Value(deps=piece, pieces=(piece,)))
+            continue
+        position = 0
+        while count < 0 or done < count:
+            found = piece.find(old, position)
+            if found < 0:
+                break
+            parts.append(text_value(piece[position:found]))
+            start = offset + found
+            named = call.node.args[0]
+            line = placeholder_line(frame.module, whole, start, start + len(old), besides=named)
+            filled = new if line is None else _written_at(new, frame.module.display, line)
+            parts.append(frame.written(filled, call.node))
+            position = found + len(old)
+            done += 1
+        parts.append(text_value(piece[position:]))
+        offset += len(piece)
+    if not done and unknown_at < 0:
+        return receiver  # nothing to replace: the text as it was
+    if unknown_at >= 0 and new.deps:
+        parts.insert(unknown_at + 1, new)
+    return frame.string(parts).with_deps(receiver.deps)
+
+
 def _next(frame: Frame, call: Call) -> Value | None:
     """`next((m["content"] for m in reversed(messages) if m["role"] == "user"), "")`: the first
     turn met walking a conversation from its newest one, the newest user message, this
@@ -798,6 +850,7 @@ SPECIAL: dict[str, _Special] = {
     "attrib": _field,
     "format": _format,
     "format_map": _format_map,
+    "replace": _replace,
     "join": _join,
     "dumps": _json_dumps,
     "dump": _json_dumps,

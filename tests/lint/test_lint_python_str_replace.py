@@ -1,0 +1,120 @@
+"""`str.replace` as a fill: `SYSTEM.replace("{now}", stamp)` puts the new text where the old one
+was, so a clock or a request's data replaced into the top of a system prompt is judged there (it
+was lost: the value's place in the text was unknown, and an unknown place was never a prefix)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from promptcache.lint import LintConfig
+from promptcache.lint.python import lint_python_source
+
+RULES = "Answer from the warranty policy only; cite its section and never promise a refund. " * 6
+
+
+def findings(source: str) -> list[tuple[int, str, int | None]]:
+    text = textwrap.dedent(source).replace("RULES", RULES)
+    found = lint_python_source(text, config=LintConfig())
+    return [(f.line, f.code, f.written_at) for f in found]
+
+
+HEAD = """
+from datetime import datetime
+import anthropic
+
+client = anthropic.Anthropic()
+"""
+
+
+def test_a_clock_replaced_into_the_top_of_a_system_prompt_is_reported_at_its_placeholder() -> None:
+    source = (
+        HEAD
+        + '''
+SYSTEM = """Today is {now}.
+RULES"""
+
+def ask(question: str) -> str:
+    system = SYSTEM.replace("{now}", datetime.now().isoformat())
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system=system,
+        messages=[{"role": "user", "content": question}],
+    )
+    return reply.content[0].text
+'''
+    )
+    assert findings(source) == [(11, "PC501", 7)]
+
+
+def test_a_clock_replaced_into_the_end_of_a_system_prompt_is_quiet() -> None:
+    source = (
+        HEAD
+        + '''
+SYSTEM = """RULES
+Today is {now}."""
+
+def ask(question: str) -> str:
+    system = SYSTEM.replace("{now}", datetime.now().isoformat())
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system=system,
+        messages=[{"role": "user", "content": question}],
+    )
+    return reply.content[0].text
+'''
+    )
+    assert findings(source) == []
+
+
+def test_a_question_replaced_into_the_top_is_per_request_data() -> None:
+    source = (
+        HEAD
+        + '''
+SYSTEM = """The customer asks: <<QUESTION>>
+RULES"""
+
+def ask(question: str) -> str:
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300,
+        system=SYSTEM.replace("<<QUESTION>>", question),
+        messages=[{"role": "user", "content": "Answer, please."}],
+    )
+    return reply.content[0].text
+'''
+    )
+    assert [(line, code) for line, code, _ in findings(source)] == [(13, "PC502")]
+
+
+def test_a_replace_that_finds_nothing_or_is_limited_to_none_adds_nothing() -> None:
+    source = (
+        HEAD
+        + '''
+SYSTEM = """Today is {now}.
+RULES"""
+
+def ask(question: str) -> str:
+    system = SYSTEM.replace("{today}", datetime.now().isoformat()).replace(
+        "{now}", datetime.now().isoformat(), 0
+    )
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system=system,
+        messages=[{"role": "user", "content": question}],
+    )
+    return reply.content[0].text
+'''
+    )
+    assert findings(source) == []
+
+
+def test_a_datetime_replace_keeps_its_clock() -> None:
+    source = (
+        HEAD
+        + """
+def ask(question: str) -> str:
+    stamp = datetime.now().replace(microsecond=0).isoformat()
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system=f"Now: {stamp}. RULES",
+        messages=[{"role": "user", "content": question}],
+    )
+    return reply.content[0].text
+"""
+    )
+    assert [code for _, code, _ in findings(source)] == ["PC501"]
