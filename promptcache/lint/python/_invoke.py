@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .._config import snake_case
 from ._calls import SPECIAL, Call, _written_at, insert_place
 from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
+from ._classes import method_of, stub
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -312,37 +313,20 @@ def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Val
         return frame.scope.imported(f"{receiver.meta}.{func.attr}")
     if receiver.kind == "instance" and isinstance(receiver.meta, ClassInfo):
         cls: ClassInfo = receiver.meta
-        method = cls.methods.get(func.attr)
+        method = method_of(frame.a, cls, func.attr)  # its own, or a project base class's
         if method is not None:
             return Value(kind="method", meta=(method, receiver))
     if receiver.kind == "class" and isinstance(receiver.meta, ClassInfo):
-        method = receiver.meta.methods.get(func.attr)
+        method = method_of(frame.a, receiver.meta, func.attr)
         if method is not None:
             return Value(kind="function", meta=method)
     declared = _declared_class(frame, func.value)
-    method = declared.methods.get(func.attr) if declared is not None else None
-    if declared is not None and method is not None and not _stub(method.node):
+    method = method_of(frame.a, declared, func.attr) if declared is not None else None
+    if declared is not None and method is not None and not stub(method.node):
         # `request.to_messages()` of a parameter typed `request: LLMRequest`: that class's
         # method, which the caller's instance runs (a window it cuts is cut for every caller).
         return Value(kind="method", meta=(method, Value(kind="instance", meta=declared)))
     return EMPTY
-
-
-def _stub(node: ast.AST) -> bool:
-    """A method with no body of its own (`...`, `pass`, a docstring, `raise NotImplementedError`):
-    a protocol's or an abstract base's, which the class a caller is really handed implements."""
-    body = getattr(node, "body", None)
-    if not isinstance(body, list):
-        return False
-    for statement in body:
-        if isinstance(statement, ast.Pass):
-            continue
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
-            continue  # a docstring, `...`
-        if isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement):
-            continue
-        return False
-    return True
 
 
 def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:

@@ -91,6 +91,7 @@ class Module:
         for cls in self.classes:
             cls.methods.clear()
             cls.attrs.clear()
+            cls.bases = cls.subclasses = None
         self.classes.clear()
         self.globals.clear()
         self.hits.clear()
@@ -331,7 +332,9 @@ class Project:
                 continue
             holders = []
             for entry in sorted(names):
-                if not entry.endswith(".py") or not (entry[:-3].isascii() and entry[:-3].isidentifier()):
+                if not entry.endswith(".py") or not (
+                    entry[:-3].isascii() and entry[:-3].isidentifier()
+                ):
                     continue
                 module = self.find(f"{package}.{entry[:-3]}", near)
                 if module is not None and module.binding(name) is not None:
@@ -399,6 +402,10 @@ class Project:
                     break
                 folder = parent
         return list(dict.fromkeys(folders))
+
+    def module_at(self, path: Path) -> Module | None:
+        """The project's module of the file at `path` (parsed now if it was not yet)."""
+        return self._load(path)
 
     def _load(self, path: Path) -> Module | None:
         resolved = self._resolve(path)
