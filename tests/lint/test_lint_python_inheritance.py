@@ -6,7 +6,9 @@ that keeps every turn stays quiet."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
+from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
 
 
@@ -56,3 +58,66 @@ def test_a_method_found_on_the_base_of_a_base() -> None:
     deeper = INHERITED.replace("class Logged:", "class Middle(Desk):\n    pass\nclass Logged:")
     deeper = deeper.replace("class OpenAIDesk(Logged, Desk):", "class OpenAIDesk(Logged, Middle):")
     assert _source(deeper) == [(8, "PC507"), (8, "PC507")]
+
+
+# A study helper with one client per vendor: the abstract base only declares `complete`; the
+# caller, handed the clients typed with the base, sends the newest turns through whichever one
+# the user picked; the Anthropic client (another module) puts them after its system prompt.
+LLM_BASE = """
+from abc import ABC, abstractmethod
+class LLM(ABC):
+    @abstractmethod
+    async def complete(self, turns, rules):
+        ...
+"""
+
+CLAUDE = """
+from anthropic import AsyncAnthropic
+from llm.base import LLM
+class Claude(LLM):
+    def __init__(self):
+        self.client = AsyncAnthropic()
+    async def complete(self, turns, rules):
+        reply = await self.client.messages.create(
+            model="m", max_tokens=512, system=rules, messages=turns
+        )
+        return reply.content[0].text
+"""
+
+CHAT = """
+from llm.base import LLM
+RULES = "You are a study partner for first-year chemistry; quiz before you explain. " * 20
+async def answer(session, clients: dict[str, LLM]):
+    turns = session.turns[-30:]
+    return await clients[session.vendor].complete(turns, RULES)
+"""
+
+
+def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    return sorted((Path(f.path).name, f.line, f.code) for f in found if f.code == "PC507")
+
+
+def _vendors(claude: str) -> dict[str, str]:
+    return {
+        "llm/__init__.py": "",
+        "llm/base.py": LLM_BASE,
+        "llm/claude.py": claude,
+        "chat.py": CHAT,
+    }
+
+
+def test_an_abstract_method_called_on_a_value_typed_with_its_base_runs_the_overrides(
+    tmp_path: Path,
+) -> None:
+    assert _project(tmp_path, _vendors(CLAUDE)) == [("chat.py", 5, "PC507")]
+
+
+def test_an_override_that_sends_only_the_newest_turn_is_quiet(tmp_path: Path) -> None:
+    newest = CLAUDE.replace("messages=turns", "messages=turns[-1:]")
+    newest = newest.replace("messages=turns[-1:]", 'messages=[{"role": "user", "content": "hi"}]')
+    assert _project(tmp_path, _vendors(newest)) == []
