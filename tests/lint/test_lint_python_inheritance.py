@@ -121,3 +121,36 @@ def test_an_override_that_sends_only_the_newest_turn_is_quiet(tmp_path: Path) ->
     newest = CLAUDE.replace("messages=turns", "messages=turns[-1:]")
     newest = newest.replace("messages=turns[-1:]", 'messages=[{"role": "user", "content": "hi"}]')
     assert _project(tmp_path, _vendors(newest)) == []
+
+
+# The same clients, one module: a tutor handed its client in `__init__`, typed with the base
+# (whose `complete` raises NotImplementedError); the GPT client puts the turns after its rules.
+HANDED = """
+from openai import OpenAI
+RULES = "You are a study partner for first-year chemistry; quiz before you explain. " * 20
+class LLM:
+    def complete(self, turns):
+        raise NotImplementedError
+class GPT(LLM):
+    def __init__(self):
+        self.client = OpenAI()
+    def complete(self, turns):
+        return self.client.chat.completions.create(
+            model="m", messages=[{"role": "system", "content": RULES}, *turns]
+        )
+class Tutor:
+    def __init__(self, llm: LLM):
+        self.llm = llm
+    def answer(self, session):
+        turns = session.turns[-30:]
+        return self.llm.complete(turns)
+"""
+
+
+def test_a_collaborator_typed_with_an_abstract_base_runs_its_subclass_override() -> None:
+    assert _source(HANDED) == [(18, "PC507")]
+
+
+def test_a_collaborator_whose_override_sends_no_history_is_quiet() -> None:
+    quiet = HANDED.replace("*turns]", '{"role": "user", "content": "next"}]')
+    assert _source(quiet) == []

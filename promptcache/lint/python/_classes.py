@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ._project import Module
 from ._scope import Scope
 from ._summaries import ClassInfo, Function
 
@@ -91,7 +93,7 @@ def subclasses(analysis: Analysis, cls: ClassInfo) -> list[ClassInfo]:
     if cls.subclasses is not None:
         return cls.subclasses
     cls.subclasses = found = []
-    for candidate in _named_subclasses(analysis, cls.node.name):
+    for candidate in _named_subclasses(analysis, cls):
         if candidate is not cls and _derives(analysis, candidate, cls, 0):
             found.append(candidate)
     for sub in list(found):  # the subclasses' own subclasses
@@ -109,17 +111,27 @@ def _derives(analysis: Analysis, candidate: ClassInfo, cls: ClassInfo, depth: in
     )
 
 
-def _named_subclasses(analysis: Analysis, base: str) -> list[ClassInfo]:
-    """The classes of the project's files whose class statement names `base` among its bases."""
+def _named_subclasses(analysis: Analysis, cls: ClassInfo) -> list[ClassInfo]:
+    """The classes whose class statement names `cls`'s name among its bases: in its own module
+    (which may be linted from text alone), then in the project's files."""
+    base = cls.node.name
     pattern = re.compile(rf"^[ \t]*class[ \t]+(\w+)[ \t]*\([^)]*\b{re.escape(base)}\b", re.M)
     found: list[ClassInfo] = []
-    for path, text in analysis.call_sites.texts():
+    sources: list[tuple[Module | None, Path | None, str]] = [(cls.module, None, cls.module.source)]
+    sources.extend((None, path, text) for path, text in analysis.call_sites.texts())
+    for module, path, text in sources:
         for match in pattern.finditer(text):
-            module = analysis.project.module_at(path)
+            if module is None and path is not None:
+                module = analysis.project.module_at(path)
             if module is None:
                 break
             value = analysis.global_value(module, match.group(1))
-            if value is not None and value.kind == "class" and isinstance(value.meta, ClassInfo):
+            if (
+                value is not None
+                and value.kind == "class"
+                and isinstance(value.meta, ClassInfo)
+                and value.meta not in found
+            ):
                 found.append(value.meta)
     return found
 
