@@ -1,7 +1,10 @@
-"""PC507 through the project's class hierarchy: a method an instance runs that its class
-inherits from a project base class (also past a mixin, with several bases) is that base's, so
-the window it cuts reaches the subclass's request; a subclass that shadows it with a method
-that keeps every turn stays quiet."""
+"""PC507 through the project's class hierarchy. A method an instance runs that its class
+inherits from a project base class (in the same module or another, past a mixin, from the base
+of a base) is that base's, so the window it cuts reaches the subclass's request; a subclass
+shadowing it with a method that keeps every turn stays quiet. A method an abstract base only
+declares, called on a value typed with the base (an item of `dict[str, LLM]`, a collaborator
+handed in `__init__`), runs the project's overrides: a window the caller cuts reaches the
+request an override sends; an override that sends no history stays quiet."""
 
 from __future__ import annotations
 
@@ -154,3 +157,45 @@ def test_a_collaborator_typed_with_an_abstract_base_runs_its_subclass_override()
 def test_a_collaborator_whose_override_sends_no_history_is_quiet() -> None:
     quiet = HANDED.replace("*turns]", '{"role": "user", "content": "next"}]')
     assert _source(quiet) == []
+
+
+# A tutor base in its own module builds the request (the persona, then the newest turns); the
+# algebra tutor in another module inherits it and sends it through LangChain.
+TUTOR_BASE = """
+KEEP = 12
+class Tutor:
+    def to_dicts(self, turns):
+        return [t.model_dump() for t in turns]
+    def build_request(self, turns, persona):
+        if len(turns) > KEEP:
+            turns = turns[-KEEP:]
+        return [{"role": "system", "content": persona}] + turns
+"""
+
+ALGEBRA = """
+from langchain_openai import ChatOpenAI
+from app.base import Tutor
+PERSONA = "You are a patient algebra tutor who explains every step in plain words. " * 20
+class AlgebraTutor(Tutor):
+    def __init__(self):
+        self.model = ChatOpenAI(model="m")
+    async def reply(self, state):
+        request = self.build_request(state.messages, PERSONA)
+        return await self.model.ainvoke(self.to_dicts(request))
+"""
+
+
+def test_a_window_cut_by_a_base_class_of_another_module(tmp_path: Path) -> None:
+    files = {"app/__init__.py": "", "app/base.py": TUTOR_BASE, "app/algebra.py": ALGEBRA}
+    assert _project(tmp_path, files) == [("algebra.py", 9, "PC507")]
+
+
+def test_a_base_of_another_module_shadowed_by_one_keeping_every_turn(tmp_path: Path) -> None:
+    shadowed = ALGEBRA.replace(
+        "    async def reply(self, state):",
+        "    def build_request(self, turns, persona):\n"
+        '        return [{"role": "system", "content": persona}] + turns\n'
+        "    async def reply(self, state):",
+    )
+    files = {"app/__init__.py": "", "app/base.py": TUTOR_BASE, "app/algebra.py": shadowed}
+    assert _project(tmp_path, files) == []
