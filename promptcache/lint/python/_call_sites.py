@@ -184,6 +184,10 @@ class CallSites:
             for _, entry in entries
         )
 
+    def texts(self) -> list[tuple[Path, str]]:
+        """The project's files kept as text (a file past the bound on kept texts is left out)."""
+        return [(path, entry) for path, entry in self._read_all() if isinstance(entry, str)]
+
     def _shown(self, path: Path) -> str:
         """The path as the project names it (relative to its root), for a finding's note."""
         try:

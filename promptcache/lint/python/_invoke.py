@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .._config import snake_case
 from ._calls import SPECIAL, Call, _written_at, insert_place
 from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
+from ._classes import method_of, overrides, stub
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -312,37 +313,26 @@ def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Val
         return frame.scope.imported(f"{receiver.meta}.{func.attr}")
     if receiver.kind == "instance" and isinstance(receiver.meta, ClassInfo):
         cls: ClassInfo = receiver.meta
-        method = cls.methods.get(func.attr)
+        method = method_of(frame.a, cls, func.attr)  # its own, or a project base class's
         if method is not None:
             return Value(kind="method", meta=(method, receiver))
     if receiver.kind == "class" and isinstance(receiver.meta, ClassInfo):
-        method = receiver.meta.methods.get(func.attr)
+        method = method_of(frame.a, receiver.meta, func.attr)
         if method is not None:
             return Value(kind="function", meta=method)
     declared = _declared_class(frame, func.value)
-    method = declared.methods.get(func.attr) if declared is not None else None
-    if declared is not None and method is not None and not _stub(method.node):
+    method = method_of(frame.a, declared, func.attr) if declared is not None else None
+    if (
+        declared is not None
+        and method is not None
+        and (not stub(method.node) or overrides(frame.a, declared, method))
+    ):
+        # A stub of an abstract base with project subclasses: any of their overrides may run
+        # (`call_project` joins them).
         # `request.to_messages()` of a parameter typed `request: LLMRequest`: that class's
         # method, which the caller's instance runs (a window it cuts is cut for every caller).
         return Value(kind="method", meta=(method, Value(kind="instance", meta=declared)))
     return EMPTY
-
-
-def _stub(node: ast.AST) -> bool:
-    """A method with no body of its own (`...`, `pass`, a docstring, `raise NotImplementedError`):
-    a protocol's or an abstract base's, which the class a caller is really handed implements."""
-    body = getattr(node, "body", None)
-    if not isinstance(body, list):
-        return False
-    for statement in body:
-        if isinstance(statement, ast.Pass):
-            continue
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
-            continue  # a docstring, `...`
-        if isinstance(statement, ast.Raise) and "NotImplementedError" in ast.unparse(statement):
-            continue
-        return False
-    return True
 
 
 def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:
@@ -351,13 +341,20 @@ def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:
     sets from such a parameter (`self.store = store` of `store: HistoryStore`)."""
     if isinstance(name, ast.Attribute):
         return _declared_attribute(frame, name)
+    element = isinstance(name, ast.Subscript)  # `clients[vendor]` of `clients: dict[str, LLM]`
+    if element:
+        name = name.value  # type: ignore[attr-defined]  # a Subscript, checked just above
     if not isinstance(name, ast.Name) or frame.scope.env.get(name.id, EMPTY).kind != "param":
         return None
     function = frame.scope.function
     node = function.node if function is not None else None
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
-    return _annotated_class(frame, node, name.id)
+    return _annotated_class(frame, node, name.id, element=element)
+
+
+# Annotations of containers whose last type argument is what an item or a value of one is.
+_CONTAINERS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "list", "List", "Sequence"})
 
 
 def _declared_attribute(frame: Frame, expr: ast.Attribute) -> ClassInfo | None:
@@ -397,9 +394,10 @@ def _declared_attribute(frame: Frame, expr: ast.Attribute) -> ClassInfo | None:
 
 
 def _annotated_class(
-    frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef, name: str
+    frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, *, element: bool = False
 ) -> ClassInfo | None:
-    """The project class the annotation of `node`'s parameter `name` names."""
+    """The project class the annotation of `node`'s parameter `name` names (`element`: the
+    class of its items, `Dict[str, LLM]`'s values, `list[Tool]`'s items)."""
     args = node.args
     arg = next(
         (a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name), None
@@ -416,9 +414,18 @@ def _annotated_class(
         elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             none = isinstance(annotation.right, ast.Constant) and annotation.right.value is None
             annotation = annotation.left if none else annotation.right
+        elif (
+            element
+            and isinstance(annotation, ast.Subscript)
+            and getattr(annotation.value, "id", getattr(annotation.value, "attr", ""))
+            in _CONTAINERS
+        ):
+            element = False
+            inner = annotation.slice
+            annotation = inner.elts[-1] if isinstance(inner, ast.Tuple) and inner.elts else inner
         else:
             break
-    if not isinstance(annotation, ast.Name):
+    if element or not isinstance(annotation, ast.Name):
         return None
     found = frame.scope.find(annotation.id)
     return (
@@ -464,8 +471,22 @@ def call_project(
     if callee.kind == "method":
         function, bound = callee.meta
         bound = self_proxy(frame, bound)
+        targets = _dispatched(frame, function, bound)
+        if targets:  # an abstract method: whichever subclass's override the value is runs
+            return join_values(
+                [_apply(frame, f, node, [bound, *args], keywords, splats) for f in targets]
+            )
         return _apply(frame, function, node, [bound, *args], keywords, splats)
     return _apply(frame, callee.meta, node, args, keywords, splats)
+
+
+def _dispatched(frame: Frame, function: Function, bound: Value) -> list[Function]:
+    """The overrides a call of `function`, a method its class only declares, may run: those of
+    the project's subclasses of the receiver's class (or the declaring class's)."""
+    if not stub(function.node):
+        return []
+    cls = bound.meta if isinstance(bound.meta, ClassInfo) else function.cls
+    return overrides(frame.a, cls, function) if cls is not None else []
 
 
 def _self_trimming(frame: Frame, cls: ClassInfo, node: ast.AST, instance: Value) -> Value:

@@ -91,6 +91,7 @@ class Module:
         for cls in self.classes:
             cls.methods.clear()
             cls.attrs.clear()
+            cls.bases = cls.subclasses = None
         self.classes.clear()
         self.globals.clear()
         self.hits.clear()
@@ -401,6 +402,10 @@ class Project:
                     break
                 folder = parent
         return list(dict.fromkeys(folders))
+
+    def module_at(self, path: Path) -> Module | None:
+        """The project's module of the file at `path` (parsed now if it was not yet)."""
+        return self._load(path)
 
     def _load(self, path: Path) -> Module | None:
         resolved = self._resolve(path)
