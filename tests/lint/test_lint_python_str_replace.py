@@ -1,6 +1,7 @@
-"""`str.replace` as a fill: `SYSTEM.replace("{now}", stamp)` puts the new text where the old one
-was, so a clock or a request's data replaced into the top of a system prompt is judged there (it
-was lost: the value's place in the text was unknown, and an unknown place was never a prefix)."""
+"""`str.replace` and `string.Template` as fills: `SYSTEM.replace("{now}", stamp)` and
+`Template(SYSTEM).substitute(now=stamp)` put the new text where the old one was, so a clock or a
+request's data put into the top of a system prompt is judged there (both were lost: the value's
+place in the text was unknown, and an unknown place was never a prefix)."""
 
 from __future__ import annotations
 
@@ -118,3 +119,70 @@ def ask(question: str) -> str:
 """
     )
     assert [code for _, code, _ in findings(source)] == ["PC501"]
+
+
+# -- string.Template: `$name` fields filled by substitute / safe_substitute ---------------------
+
+TEMPLATE_HEAD = """
+from datetime import datetime
+from string import Template
+import anthropic
+
+client = anthropic.Anthropic()
+"""
+
+
+def _ask(system: str) -> str:
+    return f"""
+def ask(question: str) -> str:
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system={system},
+        messages=[{{"role": "user", "content": question}}],
+    )
+    return reply.content[0].text
+"""
+
+
+def test_a_clock_substituted_into_the_top_of_a_string_template_is_reported() -> None:
+    source = (
+        TEMPLATE_HEAD
+        + '''
+SYSTEM = Template("""Today is $now.
+RULES""")
+'''
+        + _ask("SYSTEM.substitute(now=datetime.now().isoformat())")
+    )
+    assert [code for _, code, _ in findings(source)] == ["PC501"]
+
+
+def test_request_data_safe_substituted_from_a_dict_at_the_top_is_reported() -> None:
+    source = (
+        TEMPLATE_HEAD
+        + '''
+SYSTEM = Template("""Price list costs $$5. The customer asks: ${question}
+RULES""")
+'''
+        + _ask('SYSTEM.safe_substitute({"question": question})')
+    )
+    assert [code for _, code, _ in findings(source)] == ["PC502"]
+
+
+def test_a_string_template_filled_at_its_end_or_not_at_all_is_quiet() -> None:
+    end = (
+        TEMPLATE_HEAD
+        + '''
+SYSTEM = Template("""RULES
+Today is $now.""")
+'''
+        + _ask("SYSTEM.substitute(now=datetime.now().isoformat())")
+    )
+    assert findings(end) == []
+    unnamed = (
+        TEMPLATE_HEAD
+        + '''
+SYSTEM = Template("""Today is $now.
+RULES""")
+'''
+        + _ask("SYSTEM.safe_substitute(today=datetime.now().isoformat())")
+    )
+    assert findings(unnamed) == []

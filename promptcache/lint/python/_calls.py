@@ -519,7 +519,10 @@ def _deque(frame: Frame, call: Call) -> Value | None:
 
 
 def _template(frame: Frame, call: Call) -> Value | None:
-    """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
+    """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file; a
+    `string.Template` is `$name` text (`_string_template`)."""
+    if call.name == "string.Template":
+        return _string_template(frame, call)
     last = call.name.rsplit(".", 1)[-1]
     if last == "Template" and not call.name.startswith(("jinja2", "Template")):
         return None
@@ -599,6 +602,57 @@ def _replace(frame: Frame, call: Call) -> Value | None:
         return receiver  # nothing to replace: the text as it was
     if unknown_at >= 0 and new.deps:
         parts.insert(unknown_at + 1, new)
+    return frame.string(parts).with_deps(receiver.deps)
+
+
+_DOLLAR_FIELD = re.compile(r"\$(?:\$|([_a-zA-Z][_a-zA-Z0-9]*)|\{([_a-zA-Z][_a-zA-Z0-9]*)\})")
+
+
+def _string_template(frame: Frame, call: Call) -> Value | None:
+    """`string.Template(text)`: its text, kept for `substitute`/`safe_substitute`."""
+    if call.name != "string.Template" or len(call.args) != 1 or call.keywords:
+        return None
+    text = call.args[0]
+    return Value(deps=text.deps, pieces=text.pieces, kind="stemplate")
+
+
+def _substitute(frame: Frame, call: Call) -> Value | None:
+    """`TEMPLATE.substitute(now=stamp)` / `safe_substitute(mapping)` of a `string.Template`:
+    each `$name` / `${name}` of its known text filled in place, as `str.format`'s fields are; a
+    name no argument gives stays as written (`safe_substitute`) or fails (`substitute`): either
+    way nothing varies there. A mapping it cannot read fills every field with what it holds."""
+    receiver = call.receiver
+    if receiver is None or receiver.kind != "stemplate" or receiver.pieces is None:
+        return None
+    keywords = dict(call.keywords)
+    whole: Value | None = None  # a mapping whose fields are unknown
+    if len(call.args) == 1:
+        mapping = call.args[0]
+        if mapping.fields is not None and mapping.field("**") is None:
+            keywords = {**dict(mapping.fields), **keywords}
+        else:
+            whole = mapping.opaque()
+    elif call.args:
+        return None
+    parts: list[Value] = []
+    for piece in receiver.pieces:
+        if not isinstance(piece, str):
+            parts.append(Value(deps=piece, pieces=(piece,)))
+            continue
+        position = 0
+        for found in _DOLLAR_FIELD.finditer(piece):
+            parts.append(text_value(piece[position : found.start()]))
+            position = found.end()
+            name = found.group(1) or found.group(2)
+            if name is None:  # `$$`, a dollar sign
+                parts.append(text_value("$"))
+                continue
+            value = keywords.get(name, whole)
+            if value is None:
+                parts.append(text_value(found.group()))
+                continue
+            parts.append(frame.written(frame.slot_filled(name, value, call.node), call.node))
+        parts.append(text_value(piece[position:]))
     return frame.string(parts).with_deps(receiver.deps)
 
 
@@ -851,6 +905,8 @@ SPECIAL: dict[str, _Special] = {
     "format": _format,
     "format_map": _format_map,
     "replace": _replace,
+    "substitute": _substitute,
+    "safe_substitute": _substitute,
     "join": _join,
     "dumps": _json_dumps,
     "dump": _json_dumps,
