@@ -186,3 +186,38 @@ RULES""")
         + _ask("SYSTEM.safe_substitute(today=datetime.now().isoformat())")
     )
     assert findings(unnamed) == []
+
+
+# -- a text's case and its ends: the parts stay where they were -----------------------------------
+
+
+def test_a_clock_at_the_top_stays_there_through_lower_and_removeprefix() -> None:
+    source = (
+        HEAD
+        + """
+def ask(question: str) -> str:
+    system = f"Today is {datetime.now():%A %H:%M}. RULES".lower().removeprefix("note: ")
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system=system,
+        messages=[{"role": "user", "content": question}],
+    )
+    return reply.content[0].text
+"""
+    )
+    assert [code for _, code, _ in findings(source)] == ["PC501"]
+
+
+def test_a_clock_at_the_end_stays_there_through_upper() -> None:
+    source = (
+        HEAD
+        + """
+def ask(question: str) -> str:
+    system = f"RULES Today is {datetime.now():%A %H:%M}.".upper()
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system=system,
+        messages=[{"role": "user", "content": question}],
+    )
+    return reply.content[0].text
+"""
+    )
+    assert findings(source) == []

@@ -110,6 +110,12 @@ _SYSTEM_KEYWORDS = frozenset(
 # A Jinja template's methods that fill it (Haystack's `PromptBuilder` runs as one).
 _RENDER_METHODS = frozenset({"render", "render_async", "run", "run_async"})
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
+# A text's methods that keep each part where it was, much the same length (its case, its tabs, a
+# prefix or suffix cut): a clock at its top stays at the top. On anything else they pass through.
+_TEXT_KEEPING_METHODS = frozenset(
+    {"upper", "lower", "casefold", "title", "capitalize", "swapcase", "expandtabs",
+     "removeprefix", "removesuffix"}
+)  # fmt: skip
 _PASS_METHODS = frozenset(
     {
         "upper", "lower", "title", "capitalize", "replace", "strftime", "isoformat", "encode",
@@ -776,6 +782,8 @@ def _library_call(
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
     if receiver is not None and last in _SHAPING_METHODS:
+        return receiver.with_deps(join_values(args).deps)
+    if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _PASS_METHODS:
         return Value(
