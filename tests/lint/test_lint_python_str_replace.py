@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from promptcache.lint import LintConfig
 from promptcache.lint.python import lint_python_source
 
@@ -220,4 +222,41 @@ def ask(question: str) -> str:
     return reply.content[0].text
 """
     )
+    assert findings(source) == []
+
+
+# -- a join of a list of known items, filtered or passed through ----------------------------------
+
+JOINS = [
+    '"\\n".join(filter(None, parts))',
+    '"\\n".join(p for p in parts if p)',
+    '"\\n".join([p.strip() for p in parts])',
+    '" ".join(map(str, parts))',
+]
+
+
+def _joined(first: str, last: str, join: str) -> str:
+    return (
+        HEAD
+        + f"""
+def ask(question: str, notes: str | None = None) -> str:
+    parts = [{first}, notes and "Notes follow.", {last}]
+    reply = client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=300, system={join},
+        messages=[{{"role": "user", "content": question}}],
+    )
+    return reply.content[0].text
+"""
+    )
+
+
+@pytest.mark.parametrize("join", JOINS)
+def test_a_clock_first_in_a_filtered_join_is_still_first(join: str) -> None:
+    source = _joined('f"Now: {datetime.now():%H:%M}"', '"RULES"', join)
+    assert [code for _, code, _ in findings(source)] == ["PC501"]
+
+
+@pytest.mark.parametrize("join", JOINS)
+def test_a_clock_last_in_a_filtered_join_is_quiet(join: str) -> None:
+    source = _joined('"RULES"', 'f"Now: {datetime.now():%H:%M}"', join)
     assert findings(source) == []

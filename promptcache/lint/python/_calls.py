@@ -192,6 +192,9 @@ def _join(frame: Frame, call: Call) -> Value | None:
     if receiver is None or not call.args or (receiver.pieces is None and receiver.kind != "str"):
         return None
     iterable = call.args[0]
+    if iterable.items is None:  # `filter(None, parts)`, `(p for p in parts if p)`
+        kept = _kept_items(frame, call.node.args[0])
+        iterable = iterable if kept is None else replace(iterable, items=kept)
     if iterable.items is not None and not any(i.spliced for i in iterable.items):
         parts: list[Value] = []
         for index, item in enumerate(iterable.items):
@@ -205,6 +208,43 @@ def _join(frame: Frame, call: Call) -> Value | None:
         pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces,
         kind="str",
     )
+
+
+def _kept_items(frame: Frame, node: ast.expr) -> tuple[Value, ...] | None:
+    """The items of a list of known items that a join is handed filtered or passed through, in
+    their order: `filter(None, parts)`, `map(str, parts)`, `(p for p in parts if p)`,
+    `[p.strip() for p in parts]`. What a filter drops is what it tests empty, most often, so
+    each item is taken as present (where a clock would stay is where it sits); None for
+    anything else."""
+    inner: ast.expr | None = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        first = node.args[0] if len(node.args) == 2 else None
+        if node.func.id == "filter" and first is not None:
+            inner = node.args[1]
+        elif node.func.id == "map" and isinstance(first, ast.Name) and first.id == "str":
+            inner = node.args[1]
+    elif isinstance(node, ast.GeneratorExp | ast.ListComp) and len(node.generators) == 1:
+        loop = node.generators[0]
+        target = loop.target.id if isinstance(loop.target, ast.Name) else None
+        if target is not None and not loop.is_async and _passes(node.elt, target):
+            inner = loop.iter
+    if inner is None:
+        return None
+    items = frame.eval(inner).items
+    return items if items and not any(i.spliced for i in items) else None
+
+
+def _passes(element: ast.expr, target: str) -> bool:
+    """Whether a comprehension's element is its target as it is, as text or stripped."""
+    if isinstance(element, ast.Name):
+        return element.id == target
+    if isinstance(element, ast.Call) and not element.keywords and len(element.args) <= 1:
+        func = element.func
+        if isinstance(func, ast.Name) and func.id == "str" and len(element.args) == 1:
+            return _passes(element.args[0], target)
+        if isinstance(func, ast.Attribute) and func.attr in ("strip", "rstrip", "lstrip"):
+            return _passes(func.value, target)
+    return False
 
 
 def _json_dumps(frame: Frame, call: Call) -> Value | None:
