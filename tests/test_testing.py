@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import datetime, timezone
+
 import pytest
 
 from promptcache import Layer, Prompt, Tool
@@ -63,7 +65,10 @@ def test_prefix_stable_takes_sdk_keyword_arguments() -> None:
 def test_no_volatile_takes_sdk_keyword_arguments() -> None:
     assert_no_volatile(sdk_kwargs("ann"))
     with pytest.raises(AssertionError, match="timestamp"):
-        assert_no_volatile(sdk_kwargs("ann", " Now 2026-11-30T06:12:09Z."))
+        # A timestamp counts as volatile near the current moment: take it from the clock, so
+        # that the test does not expire (a fixed one stopped being "now" three days later).
+        stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        assert_no_volatile(sdk_kwargs("ann", f" Now {stamp}."))
 
 
 def test_a_clear_error_for_what_is_not_a_prompt() -> None:

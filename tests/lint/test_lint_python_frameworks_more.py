@@ -522,9 +522,26 @@ def test_crewai_configuration_nested_too_deeply_is_not_followed(tmp_path: Path) 
     (package / "config").mkdir(parents=True)
     (package / "crew.py").write_text(CREW_BASE)
     (package / "main.py").write_text(MAIN)
-    (package / "config" / "agents.yaml").write_text("[" * 5000 + "]" * 5000)
+    # Deeper than the recursion limit whatever it is (a library of the suite may have raised it:
+    # then 5,000 levels parsed in the whole suite's run and nothing was reported at all).
+    depth = max(5000, 2 * sys.getrecursionlimit())
+    (package / "config" / "agents.yaml").write_text("[" * depth + "]" * depth)
     (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
     found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
     codes = {(Path(f.path).name, f.line, f.code) for f in found}
     assert ("main.py", 10, "PC506") in codes
     assert not any(code == "PC500" for _, _, code in codes), codes
+
+
+def test_crewai_configuration_that_is_not_a_mapping_is_not_followed(tmp_path: Path) -> None:
+    # YAML that parses but is no mapping of names to entries (a list, a bare word): CrewAI cannot
+    # read agents from it, and neither can the analysis; the crew's inputs are not followed.
+    package = tmp_path / "research"
+    (package / "config").mkdir(parents=True)
+    (package / "crew.py").write_text(CREW_BASE)
+    (package / "main.py").write_text(MAIN)
+    (package / "config" / "agents.yaml").write_text("- researcher\n- writer\n")
+    (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
+    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
+    codes = {(Path(f.path).name, f.line, f.code) for f in found}
+    assert ("main.py", 10, "PC506") in codes

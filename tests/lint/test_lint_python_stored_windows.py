@@ -68,7 +68,7 @@ STORED = [
             )
             return [{"role": m.role, "content": m.content} for m in rows[::-1]]
         """,
-        6,
+        9,  # at `.limit(n)`, where the chain takes the window
     ),
     (
         "sqlalchemy-select-desc-function",

@@ -168,6 +168,43 @@ class CallSites:
                     return True
         return None if unknown else False
 
+    def files_naming(self, word: str, besides: Path) -> list[tuple[str, ast.Module]] | None:
+        """The files of the project other than `besides` that write `word` (as a whole word),
+        each as the project names it and parsed; None when the reading was short, or a file
+        keeps only the names it calls or does not parse (what it does with `word` is unknown)."""
+        entries = self._read_all()
+        if self._short is not None:
+            return None
+        pattern = re.compile(rf"\b{re.escape(word)}\b")
+        own = besides.resolve()
+        found: list[tuple[str, ast.Module]] = []
+        for path, entry in entries:
+            if not isinstance(entry, str):
+                return None
+            if word not in entry or pattern.search(entry) is None or path.resolve() == own:
+                continue
+            tree = self._tree(path, entry)
+            if tree is None:
+                return None
+            found.append((self._shown(path), tree))
+        return found
+
+    def defines(self, name: str) -> bool:
+        """Whether a file of the project may define `name` (`def name`, `class name`, or a file
+        kept only as the names it calls, or a reading that fell short: it may be there)."""
+        entries = self._read_all()
+        if self._short is not None:
+            return True
+        pattern = re.compile(rf"\b(?:def|class)\s+{re.escape(name)}\b")
+        return any(
+            not isinstance(entry, str) or (name in entry and pattern.search(entry) is not None)
+            for _, entry in entries
+        )
+
+    def texts(self) -> list[tuple[Path, str]]:
+        """The project's files kept as text (a file past the bound on kept texts is left out)."""
+        return [(path, entry) for path, entry in self._read_all() if isinstance(entry, str)]
+
     def _shown(self, path: Path) -> str:
         """The path as the project names it (relative to its root), for a finding's note."""
         try:

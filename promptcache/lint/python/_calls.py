@@ -192,6 +192,9 @@ def _join(frame: Frame, call: Call) -> Value | None:
     if receiver is None or not call.args or (receiver.pieces is None and receiver.kind != "str"):
         return None
     iterable = call.args[0]
+    if iterable.items is None:  # `filter(None, parts)`, `(p for p in parts if p)`
+        kept = _kept_items(frame, call.node.args[0])
+        iterable = iterable if kept is None else replace(iterable, items=kept)
     if iterable.items is not None and not any(i.spliced for i in iterable.items):
         parts: list[Value] = []
         for index, item in enumerate(iterable.items):
@@ -205,6 +208,43 @@ def _join(frame: Frame, call: Call) -> Value | None:
         pieces=(*(receiver.pieces or ()), element.deps) if element.deps else receiver.pieces,
         kind="str",
     )
+
+
+def _kept_items(frame: Frame, node: ast.expr) -> tuple[Value, ...] | None:
+    """The items of a list of known items that a join is handed filtered or passed through, in
+    their order: `filter(None, parts)`, `map(str, parts)`, `(p for p in parts if p)`,
+    `[p.strip() for p in parts]`. What a filter drops is what it tests empty, most often, so
+    each item is taken as present (where a clock would stay is where it sits); None for
+    anything else."""
+    inner: ast.expr | None = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        first = node.args[0] if len(node.args) == 2 else None
+        if node.func.id == "filter" and first is not None:
+            inner = node.args[1]
+        elif node.func.id == "map" and isinstance(first, ast.Name) and first.id == "str":
+            inner = node.args[1]
+    elif isinstance(node, ast.GeneratorExp | ast.ListComp) and len(node.generators) == 1:
+        loop = node.generators[0]
+        target = loop.target.id if isinstance(loop.target, ast.Name) else None
+        if target is not None and not loop.is_async and _passes(node.elt, target):
+            inner = loop.iter
+    if inner is None:
+        return None
+    items = frame.eval(inner).items
+    return items if items and not any(i.spliced for i in items) else None
+
+
+def _passes(element: ast.expr, target: str) -> bool:
+    """Whether a comprehension's element is its target as it is, as text or stripped."""
+    if isinstance(element, ast.Name):
+        return element.id == target
+    if isinstance(element, ast.Call) and not element.keywords and len(element.args) <= 1:
+        func = element.func
+        if isinstance(func, ast.Name) and func.id == "str" and len(element.args) == 1:
+            return _passes(element.args[0], target)
+        if isinstance(func, ast.Attribute) and func.attr in ("strip", "rstrip", "lstrip"):
+            return _passes(func.value, target)
+    return False
 
 
 def _json_dumps(frame: Frame, call: Call) -> Value | None:
@@ -471,8 +511,40 @@ def _pop(frame: Frame, call: Call) -> Value | None:
     history = front_removed(call.node)
     if history is None or call.receiver is None or call.receiver.kind == "module":
         return None
+    if _fresh_list_popped_once(frame, history, call.node):
+        return None
     drop_oldest(frame, history, call.node)
     return Value(deps=call.receiver.deps) if call.receiver.deps else EMPTY
+
+
+def _fresh_list_popped_once(frame: Frame, history: ast.expr, node: ast.Call) -> bool:
+    """`messages = build(...)` then `messages.pop(0)` once, in a statement of the function's own
+    body (in no loop, under no test; `head = m.pop(0) if ... else None` too), of a list the
+    function made itself (a copy, a call's result, a literal): its first item left
+    out (a system entry that the API takes apart), a fixed part, not a window that slides. A
+    parameter, an attribute or a global may be a history kept across requests: a window."""
+    function = frame.function
+    if function is None or not isinstance(history, ast.Name):
+        return False
+    body = function.node.body
+    if not isinstance(body, list):
+        return False
+    name = history.id
+    once = any(
+        isinstance(s, ast.Expr | ast.Assign) and any(n is node for n in ast.walk(s)) for s in body
+    )
+    made = any(
+        isinstance(s, ast.Assign)
+        and len(s.targets) == 1
+        and isinstance(s.targets[0], ast.Name)
+        and s.targets[0].id == name
+        and isinstance(s.value, ast.Call | ast.Await | ast.List)
+        for s in body
+    )
+    args = function.node.args
+    given = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    kept = any(isinstance(s, ast.Global | ast.Nonlocal) and name in s.names for s in body)
+    return once and made and name not in given and not kept
 
 
 def _deque(frame: Frame, call: Call) -> Value | None:
@@ -487,7 +559,10 @@ def _deque(frame: Frame, call: Call) -> Value | None:
 
 
 def _template(frame: Frame, call: Call) -> Value | None:
-    """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file."""
+    """A Jinja template from source text (`Template(s)`, `env.from_string(s)`) or a file; a
+    `string.Template` is `$name` text (`_string_template`)."""
+    if call.name == "string.Template":
+        return _string_template(frame, call)
     last = call.name.rsplit(".", 1)[-1]
     if last == "Template" and not call.name.startswith(("jinja2", "Template")):
         return None
@@ -516,6 +591,109 @@ def _read_template(frame: Frame, name: str | None) -> str | None:
         except (OSError, ValueError):  # an InputError or not UTF-8: its text is unknown
             return None
     return None
+
+
+def _replace(frame: Frame, call: Call) -> Value | None:
+    """`SYSTEM.replace("{now}", stamp)`: the new text takes the old one's place in a text whose
+    pieces are known (each occurrence, up to `count`), so what follows it is still known; a
+    text of unknown content may hold the old text anywhere: the new one goes after its first
+    unknown part, as `str.format` fills there. Anything else (`datetime.replace(hour=0)`, a
+    receiver or an old text that is not known) is left to the general rules."""
+    receiver = call.receiver
+    if (
+        receiver is None
+        or receiver.pieces is None
+        or receiver.kind not in ("str", "")
+        or call.keywords
+        or len(call.args) not in (2, 3)
+    ):
+        return None
+    old, new = call.args[0].text, call.args[1]
+    limit = call.args[2].text if len(call.args) == 3 else "-1"
+    if not old or limit is None or not limit.lstrip("-").isdigit():
+        return None
+    count = int(limit)
+    whole = "".join(p for p in receiver.pieces if isinstance(p, str))
+    parts: list[Value] = []
+    done = 0
+    unknown_at = -1
+    offset = 0  # where the current piece starts in the known text
+    for piece in receiver.pieces:
+        if not isinstance(piece, str):
+            unknown_at = len(parts) if unknown_at < 0 else unknown_at
+            parts.append(Value(deps=piece, pieces=(piece,)))
+            continue
+        position = 0
+        while count < 0 or done < count:
+            found = piece.find(old, position)
+            if found < 0:
+                break
+            parts.append(text_value(piece[position:found]))
+            start = offset + found
+            named = call.node.args[0]
+            line = placeholder_line(frame.module, whole, start, start + len(old), besides=named)
+            filled = new if line is None else _written_at(new, frame.module.display, line)
+            parts.append(frame.written(filled, call.node))
+            position = found + len(old)
+            done += 1
+        parts.append(text_value(piece[position:]))
+        offset += len(piece)
+    if not done and unknown_at < 0:
+        return receiver  # nothing to replace: the text as it was
+    if unknown_at >= 0 and new.deps:
+        parts.insert(unknown_at + 1, new)
+    return frame.string(parts).with_deps(receiver.deps)
+
+
+_DOLLAR_FIELD = re.compile(r"\$(?:\$|([_a-zA-Z][_a-zA-Z0-9]*)|\{([_a-zA-Z][_a-zA-Z0-9]*)\})")
+
+
+def _string_template(frame: Frame, call: Call) -> Value | None:
+    """`string.Template(text)`: its text, kept for `substitute`/`safe_substitute`."""
+    if call.name != "string.Template" or len(call.args) != 1 or call.keywords:
+        return None
+    text = call.args[0]
+    return Value(deps=text.deps, pieces=text.pieces, kind="stemplate")
+
+
+def _substitute(frame: Frame, call: Call) -> Value | None:
+    """`TEMPLATE.substitute(now=stamp)` / `safe_substitute(mapping)` of a `string.Template`:
+    each `$name` / `${name}` of its known text filled in place, as `str.format`'s fields are; a
+    name no argument gives stays as written (`safe_substitute`) or fails (`substitute`): either
+    way nothing varies there. A mapping it cannot read fills every field with what it holds."""
+    receiver = call.receiver
+    if receiver is None or receiver.kind != "stemplate" or receiver.pieces is None:
+        return None
+    keywords = dict(call.keywords)
+    whole: Value | None = None  # a mapping whose fields are unknown
+    if len(call.args) == 1:
+        mapping = call.args[0]
+        if mapping.fields is not None and mapping.field("**") is None:
+            keywords = {**dict(mapping.fields), **keywords}
+        else:
+            whole = mapping.opaque()
+    elif call.args:
+        return None
+    parts: list[Value] = []
+    for piece in receiver.pieces:
+        if not isinstance(piece, str):
+            parts.append(Value(deps=piece, pieces=(piece,)))
+            continue
+        position = 0
+        for found in _DOLLAR_FIELD.finditer(piece):
+            parts.append(text_value(piece[position : found.start()]))
+            position = found.end()
+            name = found.group(1) or found.group(2)
+            if name is None:  # `$$`, a dollar sign
+                parts.append(text_value("$"))
+                continue
+            value = keywords.get(name, whole)
+            if value is None:
+                parts.append(text_value(found.group()))
+                continue
+            parts.append(frame.written(frame.slot_filled(name, value, call.node), call.node))
+        parts.append(text_value(piece[position:]))
+    return frame.string(parts).with_deps(receiver.deps)
 
 
 def _next(frame: Frame, call: Call) -> Value | None:
@@ -766,6 +944,9 @@ SPECIAL: dict[str, _Special] = {
     "attrib": _field,
     "format": _format,
     "format_map": _format_map,
+    "replace": _replace,
+    "substitute": _substitute,
+    "safe_substitute": _substitute,
     "join": _join,
     "dumps": _json_dumps,
     "dump": _json_dumps,

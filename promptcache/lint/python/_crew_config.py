@@ -83,8 +83,10 @@ def _entries(text: str) -> list[dict[str, str]]:
         data = yaml.safe_load(text)
     except (yaml.YAMLError, RecursionError) as exc:  # PyYAML's composer recurses per level
         raise ValueError(f"not YAML: {type(exc).__name__}") from exc
-    if not isinstance(data, dict):
+    if data is None:  # an empty file: no entries
         return []
+    if not isinstance(data, dict):  # CrewAI reads a mapping of names to entries; this is not one
+        raise ValueError(f"not a mapping of entries: {type(data).__name__}")
     return [
         {field: value[field] for field in _FIELDS if isinstance(value.get(field), str)}
         for value in data.values()

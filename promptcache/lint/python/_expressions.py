@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from ._calls import _written_at, all_str, repeat_count, senders_part
+from ._classes import method_of
 from ._flow import (
     as_items,
     cap_items,
@@ -425,8 +426,9 @@ def _attribute(frame: Frame, node: ast.Attribute) -> Value:
         attrs = frame.a.class_attrs(cls)
         if node.attr in attrs:
             return instance_part(frame, node, attrs[node.attr])
-        if node.attr in cls.methods:
-            return Value(kind="method", meta=(cls.methods[node.attr], base))
+        method = method_of(frame.a, cls, node.attr)  # its own, or a project base class's
+        if method is not None:
+            return Value(kind="method", meta=(method, base))
     if base.deps and senders_system_prompt(node.attr):  # `body.system_prompt`
         return senders_part(base, node.attr)
     if base.kind == "class" and isinstance(base.meta, ClassInfo):

@@ -251,13 +251,18 @@ class Findings:
                     )
                 elif (
                     history
+                    # a window of the history written into a turn that more turns follow (a
+                    # "recent conversation" message before the question): the turns it holds
+                    # shift on every request, whatever follows them
+                    or dep.code == WINDOW
                     or after >= limit
                     or after_unknown(dep)
                     # per-request data opening a later turn loses only the static text after it
                     or (opens(pieces, dep, limit) and (index == 0 or dep.code != PER_REQUEST))
                     or unknown_after(pieces, dep)
                 ):
-                    self.hit(dep, api, "messages", after, history, node)
+                    window = history or dep.code == WINDOW  # what follows a window is lost too
+                    self.hit(dep, api, "messages", after, window, node)
 
     def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
         """The newest turn is the tail; only static text after a value in it is lost."""

@@ -28,6 +28,7 @@ from .._config import LintConfig
 from ..rules.PC102 import DEFAULT_PER_REQUEST
 from ..rules.PC502 import PYTHON_PER_REQUEST_ATTRIBUTES
 from ._call_sites import CallSites
+from ._classes import bases_of
 from ._flow import (
     merge_all,
 )
@@ -236,6 +237,10 @@ class Analysis:
                 self.wrappers_found += 1  # a module linted before this may call it
             self.wrappers.add(function.node.name)
             homes.add(home)
+            # An override of a method its project base declares is called through the base
+            # (`clients[vendor].complete(...)` of `clients: dict[str, LLM]`): the modules of
+            # the bases are its homes too.
+            homes.update(_base_homes(self, function))
         return function
 
     def class_attrs(self, cls: ClassInfo) -> dict[str, Value]:
@@ -316,6 +321,26 @@ def _source_of(function: Function) -> str:
     return "\n".join(
         module.line_bytes(n).decode("utf-8", "replace") for n in range(node.lineno, last + 1)
     )
+
+
+def _base_homes(analysis: Analysis, function: Function) -> list[str]:
+    """The last dotted names of the modules of the project base classes of a method's class
+    that declare a method of its name (none for a function)."""
+    if function.cls is None or isinstance(function.node, ast.Lambda):
+        return []
+    name = function.node.name
+    found: list[str] = []
+    todo = list(bases_of(analysis, function.cls))
+    seen: set[int] = set()
+    while todo and len(seen) < 16:
+        base = todo.pop()
+        if id(base) in seen:
+            continue
+        seen.add(id(base))
+        if name in base.methods and base.module.name:
+            found.append(base.module.name.rpartition(".")[2])
+        todo.extend(bases_of(analysis, base))
+    return found
 
 
 def _functions_of(module: Module) -> list[Function]:

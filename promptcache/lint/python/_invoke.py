@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from .._config import snake_case
 from ._calls import SPECIAL, Call, _written_at, insert_place
 from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
+from ._classes import method_of, overrides, stub
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -46,7 +47,7 @@ from ._flow import (
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
-from ._locations import node_label, node_location, taint_at
+from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
 from ._request_data import data_call, data_method
@@ -95,6 +96,7 @@ from ._values import (
     join_values,
     text_value,
 )
+from ._walk import statements
 from .frameworks.haystack import PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 from .frameworks.semantic_kernel import INVOKE_METHODS as SK_INVOKE_METHODS
@@ -113,6 +115,12 @@ _RENDER_METHODS = frozenset({"render", "render_async", "run", "run_async"})
 # A Haystack pipeline's methods (`haystack_pipeline`): a component added, connected, the pipeline run.
 _PIPELINE_METHODS = frozenset({PIPELINE_ADD, PIPELINE_CONNECT, *PIPELINE_RUNS})
 _SHAPING_METHODS = frozenset({"strip", "lstrip", "rstrip", "dedent", "cleandoc"})
+# A text's methods that keep each part where it was, much the same length (its case, its tabs, a
+# prefix or suffix cut): a clock at its top stays at the top. On anything else they pass through.
+_TEXT_KEEPING_METHODS = frozenset(
+    {"upper", "lower", "casefold", "title", "capitalize", "swapcase", "expandtabs",
+     "removeprefix", "removesuffix"}
+)  # fmt: skip
 _PASS_METHODS = frozenset(
     {
         "upper", "lower", "title", "capitalize", "replace", "strftime", "isoformat", "encode",
@@ -318,16 +326,22 @@ def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Val
         return frame.scope.imported(f"{receiver.meta}.{func.attr}")
     if receiver.kind == "instance" and isinstance(receiver.meta, ClassInfo):
         cls: ClassInfo = receiver.meta
-        method = cls.methods.get(func.attr)
+        method = method_of(frame.a, cls, func.attr)  # its own, or a project base class's
         if method is not None:
             return Value(kind="method", meta=(method, receiver))
     if receiver.kind == "class" and isinstance(receiver.meta, ClassInfo):
-        method = receiver.meta.methods.get(func.attr)
+        method = method_of(frame.a, receiver.meta, func.attr)
         if method is not None:
             return Value(kind="function", meta=method)
     declared = _declared_class(frame, func.value)
-    method = declared.methods.get(func.attr) if declared is not None else None
-    if declared is not None and method is not None:
+    method = method_of(frame.a, declared, func.attr) if declared is not None else None
+    if (
+        declared is not None
+        and method is not None
+        and (not stub(method.node) or overrides(frame.a, declared, method))
+    ):
+        # A stub of an abstract base with project subclasses: any of their overrides may run
+        # (`call_project` joins them).
         # `request.to_messages()` of a parameter typed `request: LLMRequest`: that class's
         # method, which the caller's instance runs (a window it cuts is cut for every caller).
         return Value(kind="method", meta=(method, Value(kind="instance", meta=declared)))
@@ -336,16 +350,70 @@ def _attribute_callee(frame: Frame, receiver: Value, func: ast.Attribute) -> Val
 
 def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:
     """The project class a parameter's annotation names (`request: LLMRequest`, `Optional[...]`,
-    `... | None`, a string), when `name` is that parameter."""
+    `... | None`, a string), when `name` is that parameter, or `self.<attr>` that `__init__`
+    sets from such a parameter (`self.store = store` of `store: HistoryStore`)."""
+    if isinstance(name, ast.Attribute):
+        return _declared_attribute(frame, name)
+    element = isinstance(name, ast.Subscript)  # `clients[vendor]` of `clients: dict[str, LLM]`
+    if element:
+        name = name.value  # type: ignore[attr-defined]  # a Subscript, checked just above
     if not isinstance(name, ast.Name) or frame.scope.env.get(name.id, EMPTY).kind != "param":
         return None
     function = frame.scope.function
     node = function.node if function is not None else None
     if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         return None
+    return _annotated_class(frame, node, name.id, element=element)
+
+
+# Annotations of containers whose last type argument is what an item or a value of one is.
+_CONTAINERS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "list", "List", "Sequence"})
+
+
+def _declared_attribute(frame: Frame, expr: ast.Attribute) -> ClassInfo | None:
+    """The project class of `self.<attr>` when the class's `__init__` sets it from one of its
+    parameters, whose annotation names that class: a service handed its collaborators."""
+    me = expr.value
+    if not isinstance(me, ast.Name) or not frame.scope.is_self(me.id):
+        return None
+    cls = frame.scope.env[me.id].meta
+    assert isinstance(cls, ClassInfo)
+    init = next(
+        (
+            m
+            for m in cls.node.body
+            if isinstance(m, ast.FunctionDef | ast.AsyncFunctionDef) and m.name == "__init__"
+        ),
+        None,
+    )
+    if init is None or not init.args.args:
+        return None
+    this = init.args.args[0].arg
+    for statement in statements(init.body):
+        if (
+            isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.value, ast.Name)
+        ):
+            target = statement.targets[0]
+            if (
+                isinstance(target, ast.Attribute)
+                and target.attr == expr.attr
+                and isinstance(target.value, ast.Name)
+                and target.value.id == this
+            ):
+                return _annotated_class(frame, init, statement.value.id)
+    return None
+
+
+def _annotated_class(
+    frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, *, element: bool = False
+) -> ClassInfo | None:
+    """The project class the annotation of `node`'s parameter `name` names (`element`: the
+    class of its items, `Dict[str, LLM]`'s values, `list[Tool]`'s items)."""
     args = node.args
     arg = next(
-        (a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name.id), None
+        (a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == name), None
     )
     annotation = arg.annotation if arg is not None else None
     while annotation is not None:
@@ -359,9 +427,18 @@ def _declared_class(frame: Frame, name: ast.expr) -> ClassInfo | None:
         elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             none = isinstance(annotation.right, ast.Constant) and annotation.right.value is None
             annotation = annotation.left if none else annotation.right
+        elif (
+            element
+            and isinstance(annotation, ast.Subscript)
+            and getattr(annotation.value, "id", getattr(annotation.value, "attr", ""))
+            in _CONTAINERS
+        ):
+            element = False
+            inner = annotation.slice
+            annotation = inner.elts[-1] if isinstance(inner, ast.Tuple) and inner.elts else inner
         else:
             break
-    if not isinstance(annotation, ast.Name):
+    if element or not isinstance(annotation, ast.Name):
         return None
     found = frame.scope.find(annotation.id)
     return (
@@ -407,8 +484,22 @@ def call_project(
     if callee.kind == "method":
         function, bound = callee.meta
         bound = self_proxy(frame, bound)
+        targets = _dispatched(frame, function, bound)
+        if targets:  # an abstract method: whichever subclass's override the value is runs
+            return join_values(
+                [_apply(frame, f, node, [bound, *args], keywords, splats) for f in targets]
+            )
         return _apply(frame, function, node, [bound, *args], keywords, splats)
     return _apply(frame, callee.meta, node, args, keywords, splats)
+
+
+def _dispatched(frame: Frame, function: Function, bound: Value) -> list[Function]:
+    """The overrides a call of `function`, a method its class only declares, may run: those of
+    the project's subclasses of the receiver's class (or the declaring class's)."""
+    if not stub(function.node):
+        return []
+    cls = bound.meta if isinstance(bound.meta, ClassInfo) else function.cls
+    return overrides(frame.a, cls, function) if cls is not None else []
 
 
 def _self_trimming(frame: Frame, cls: ClassInfo, node: ast.AST, instance: Value) -> Value:
@@ -585,7 +676,7 @@ def _stored_window(frame: Frame, node: ast.Call, receiver: Value | None, result:
     """The newest turns of a stored history (`stored_window`): a window of the history, also
     on the cursor a query ran on (`cur.execute(sql)` then `cur.fetchall()`)."""
     label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
-    taint = frame.taint(WINDOW, label, node)
+    taint = frame.taint(WINDOW, label, method_name(node))
     func = node.func
     if (
         isinstance(func, ast.Attribute)
@@ -708,6 +799,8 @@ def _library_call(
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
     if receiver is not None and last in _SHAPING_METHODS:
+        return receiver.with_deps(join_values(args).deps)
+    if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _PASS_METHODS:
         return Value(

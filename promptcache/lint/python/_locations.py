@@ -9,7 +9,7 @@ from ._project import Module
 from ._values import Taint
 from ._walk import walk
 
-__all__ = ["node_label", "node_location", "node_span", "taint_at"]
+__all__ = ["method_name", "node_label", "node_location", "node_span", "taint_at"]
 
 
 def node_location(module: Module, node: ast.AST) -> tuple[int, int]:
@@ -19,6 +19,20 @@ def node_location(module: Module, node: ast.AST) -> tuple[int, int]:
     if offset:
         offset = module.char_column(line, offset)
     return line, offset + 1
+
+
+def method_name(call: ast.Call) -> ast.AST:
+    """Where the method a call runs is named: `.limit` on its own line of a chain written one
+    call a line (`select(Message)` / `.order_by(...)` / `.limit(20)`), where the call itself
+    starts at the chain's first line. The call when it is not a method's or fits one line."""
+    func = call.func
+    end, stop = func.end_lineno, func.end_col_offset
+    if not isinstance(func, ast.Attribute) or end is None or stop is None or end == call.lineno:
+        return call
+    spot = ast.Name(id=func.attr)
+    spot.lineno = spot.end_lineno = end
+    spot.col_offset, spot.end_col_offset = stop - len(func.attr.encode()), stop
+    return spot
 
 
 def node_label(module: Module, node: ast.AST) -> str:

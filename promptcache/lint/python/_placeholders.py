@@ -39,14 +39,17 @@ def slot_at(module: Module | None, text: str, start: int, end: int, after: int, 
     return Slot(after, role, (module.display, line))
 
 
-def placeholder_line(module: Module, text: str, start: int, end: int) -> int | None:
+def placeholder_line(
+    module: Module, text: str, start: int, end: int, *, besides: ast.AST | None = None
+) -> int | None:
     """The line of `module` where `text[start:end]`, a placeholder of template text `text`, is
-    written: in the literal of the module that holds that part of `text`."""
+    written: in the literal of the module that holds that part of `text` (other than `besides`,
+    the literal that names it to a fill: `.replace("{now}", ...)`)."""
     placeholder = text[start:end]
     lines = {
         line
         for literal in _literals(module)
-        if placeholder in literal[0]
+        if placeholder in literal[0] and literal[1] is not besides
         for line in [_line_in(module, literal, text, start, placeholder)]
         if line is not None
     }

@@ -91,6 +91,7 @@ class Module:
         for cls in self.classes:
             cls.methods.clear()
             cls.attrs.clear()
+            cls.bases = cls.subclasses = None
         self.classes.clear()
         self.globals.clear()
         self.hits.clear()
@@ -212,6 +213,7 @@ class Project:
     # The text and tree of the modules let go last (a few), for an import of one of them soon
     # after (the module linted next imports it, most often): not read and parsed again.
     _parsed: dict[Path, tuple[str, ast.Module]] = field(default_factory=dict)
+    _defining: dict[tuple[str, str], Module | None] = field(default_factory=dict)
 
     def loaded(self, path: Path, source: str) -> Module | None:
         """The module already parsed for `path` (as an import) when its text is `source`."""
@@ -317,6 +319,39 @@ class Project:
         self._by_name[dotted] = None
         return None
 
+    def defining(self, package: str, name: str, near: Module | None) -> Module | None:
+        """
+        The one module of the folder `package` names that binds `name` at its top level, when
+        that folder holds no `__init__.py` to import it from (`from app.utils import prepare`
+        with `prepare` defined in `app/utils/graph.py`): the package's `__init__.py`, which
+        re-exports it, is not in the tree (a copy of part of a project, a file left out), and
+        a folder without one could not give the name any other way. None when no module of it,
+        or more than one, binds the name.
+        """
+        key = (package, name)
+        if key in self._defining:
+            return self._defining[key]
+        found: Module | None = None
+        relative = os.path.join(*package.split("."))
+        for folder in self._folders(near):
+            base = os.path.join(folder, relative)
+            names = self._names(base)
+            if not names or "__init__.py" in names or self._is_entry(base + ".py"):
+                continue
+            holders = []
+            for entry in sorted(names):
+                if not entry.endswith(".py") or not (
+                    entry[:-3].isascii() and entry[:-3].isidentifier()
+                ):
+                    continue
+                module = self.find(f"{package}.{entry[:-3]}", near)
+                if module is not None and module.binding(name) is not None:
+                    holders.append(module)
+            found = holders[0] if len(holders) == 1 else None
+            break
+        self._defining[key] = found
+        return found
+
     def _is_file(self, path: str) -> bool:
         known = self._files.get(path)
         if known is None:
@@ -375,6 +410,10 @@ class Project:
                     break
                 folder = parent
         return list(dict.fromkeys(folders))
+
+    def module_at(self, path: Path) -> Module | None:
+        """The project's module of the file at `path` (parsed now if it was not yet)."""
+        return self._load(path)
 
     def _load(self, path: Path) -> Module | None:
         resolved = self._resolve(path)

@@ -157,6 +157,10 @@ class Scope:
                     # `from .query import TEMPLATE` in a package's `__init__.py`, imported as
                     # `from pkg import TEMPLATE`: the name the package re-exports.
                     return self.imported(forwarded, node, hops + 1)
+            elif (holder := self.a.project.defining(module_name, attr, self.module)) is not None:
+                found = self.a.global_value(holder, attr)
+                if found is not None:
+                    return found
             elif node is not None and module_name in self.a.project.broken:
                 why = self.a.project.broken[module_name]
                 label = f"`{attr}` (from {module_name}, which {why})"

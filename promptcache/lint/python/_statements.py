@@ -37,6 +37,7 @@ from ._turns import (
     rewrites_first_message,
     starts_a_conversation,
 )
+from ._unseen_fills import unseen_string_fill
 from ._values import (
     EMPTY,
     PER_REQUEST,
@@ -95,6 +96,7 @@ def _s_Assign(frame: Frame, node: ast.Assign) -> None:
     value = frame.eval(node.value)
     for target in node.targets:
         assign(frame, target, value)
+        unseen_string_fill(frame, target, value)
     if rewrites_first_message(node):
         what = "the conversation's first message, written again for each request"
         frame.findings.sink_value(what, "system", value, node)
@@ -107,7 +109,9 @@ def _s_Assign(frame: Frame, node: ast.Assign) -> None:
 
 def _s_AnnAssign(frame: Frame, node: ast.AnnAssign) -> None:
     if node.value is not None:
-        assign(frame, node.target, frame.eval(node.value))
+        value = frame.eval(node.value)
+        assign(frame, node.target, value)
+        unseen_string_fill(frame, node.target, value)
 
 
 def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
@@ -134,6 +138,9 @@ def _cuts_in(frame: Frame, body: Sequence[ast.stmt], test: ast.expr | None = Non
     if not cuts or (test is not None and not _compares(test)):
         return
     for statement, history in cuts:
+        held = frame.eval(history)
+        if held.kind == "str":
+            continue  # the tail of a text (`context = context[-1000:]`), not of a list of turns
         drop_oldest(frame, history, statement)
 
 
@@ -295,6 +302,7 @@ def _s_ClassDef(frame: Frame, node: ast.ClassDef) -> None:
                 for target in targets:
                     if isinstance(target, ast.Name):
                         cls.attrs[target.id] = evaluated
+                        unseen_string_fill(frame, target, evaluated)
     frame.scope.env[node.name] = Value(kind="class", meta=cls)
 
 

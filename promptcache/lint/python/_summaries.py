@@ -76,6 +76,9 @@ class ClassInfo:
     methods: dict[str, Function] = field(default_factory=dict)
     attrs: dict[str, Value] = field(default_factory=dict)
     ready: bool = False
+    # The project classes it derives from, and those deriving from it (`_classes`, on demand).
+    bases: list[ClassInfo] | None = None
+    subclasses: list[ClassInfo] | None = None
 
 
 @dataclass(slots=True, kw_only=True)

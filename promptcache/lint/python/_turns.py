@@ -323,21 +323,32 @@ def _opens_with_system(value: ast.expr) -> bool:
 
 
 def is_history_window(node: ast.Subscript) -> bool:
-    """`messages[-n:]`, `state["messages"][-6:]`: the last n turns of a history, a window that
-    slides once the history outgrows it."""
+    """`messages[-n:]`, `state["messages"][-6:]` (or `[-n:-1]`, without the newest): the last n
+    turns of a history, a window that slides once the history outgrows it."""
     key = node.slice
-    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+    if not isinstance(key, ast.Slice) or not _near_the_end(key.upper) or key.step is not None:
         return False
     if key.lower is None or not _from_the_end(key.lower, node.value):
         return False
     return is_history_name(node.value)
 
 
+def _near_the_end(upper: ast.expr | None) -> bool:
+    """A slice end at the end of the list, or a few items short of it (`[-n:-1]`: the newest
+    turns but the latest, which the request sends on its own): the window slides all the same."""
+    return upper is None or (
+        isinstance(upper, ast.UnaryOp)
+        and isinstance(upper.op, ast.USub)
+        and isinstance(upper.operand, ast.Constant)
+        and type(upper.operand.value) is int
+    )
+
+
 def is_named_window(node: ast.Subscript, scope: Sequence[ast.stmt]) -> bool:
     """`history[start:]` after `start = max(0, len(history) - n)` in the same function
     (`scope`, its body): a window whose start is counted from the end in a name of its own."""
     key = node.slice
-    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+    if not isinstance(key, ast.Slice) or not _near_the_end(key.upper) or key.step is not None:
         return False
     if not isinstance(key.lower, ast.Name) or not is_history_name(node.value):
         return False
@@ -360,7 +371,7 @@ def is_drawn_window(node: ast.Subscript, scope: Sequence[ast.stmt]) -> bool:
     body): the newest turns of a list drawn from a history (filtered, copied or fetched), which
     is not named as one itself: a window that slides as `is_history_window`'s does."""
     key = node.slice
-    if not isinstance(key, ast.Slice) or key.upper is not None or key.step is not None:
+    if not isinstance(key, ast.Slice) or not _near_the_end(key.upper) or key.step is not None:
         return False
     if key.lower is None or not _from_the_end(key.lower, node.value):
         return False

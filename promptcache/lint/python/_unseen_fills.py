@@ -21,19 +21,23 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from typing import TYPE_CHECKING
 
 from ..rules.PC106 import LONG_PREFIX_FACTOR
-from ._placeholders import Slot
+from ._placeholders import Slot, slot_at
+from ._quickinit import replace
+from ._request_data import SYSTEM_NAME
+from ._sinks import find_sink
 from ._templates import static_of, template_variables
 from ._unknown_origin import says_stable
-from ._values import EMPTY, PER_REQUEST, Value
+from ._values import EMPTY, NOT_FOLLOWED, PER_REQUEST, Value
 
 if TYPE_CHECKING:
     from ._frame import Frame
     from ._sinks import Sink
 
-__all__ = ["unseen_fill"]
+__all__ = ["unseen_fill", "unseen_string_fill"]
 
 UNKNOWN = "PC508"
 # The templates judged here: where each variable lands is known from the call that makes it.
@@ -87,6 +91,192 @@ def unseen_fill(
         fields.append((name, EMPTY.with_deps([frame.taint(code, label, node)])))
     if fields:
         template_variables(frame, slots, Value(fields=tuple(fields)), node, api=sink.api)
+
+
+# A prompt's text by its name (`SYSTEM_PROMPT`, `QA_TEMPLATE`, `PROMPT_V2`, `AGENT_INSTRUCTIONS`).
+_PROMPT_TEXT_NAME = re.compile(
+    r"(?i)^_*(?:\w*_)?(?:prompt|template|instructions?|system)(?:_\w*)?$|^_*[a-z]\w*?(?:Prompt|Template)$"
+)
+# Words of a name that say its text is no prompt: a URL, a query, a log line, a page.
+_NOT_PROMPT_WORDS = frozenset(
+    {"url", "uri", "endpoint", "route", "path", "sql", "query", "log", "html", "filename", "file"}
+)
+# Text that reads as no prompt: an address, a path, a query, a page.
+_NOT_PROMPT_TEXT = re.compile(
+    r"(?is)^\s*(?:[a-z][a-z0-9+.-]*://|/|(?:select|insert|update|delete|with|create)\s|<(?:!doctype|html))"
+)
+_NAME_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+UNSEEN_STRING = "prompt text constant"
+
+
+def unseen_string_fill(frame: Frame, target: ast.expr, value: Value) -> None:
+    """
+    A module constant or class attribute named as a prompt (`SYSTEM_PROMPT`, `QA_TEMPLATE`)
+    whose text holds `{slot}` placeholders that nothing in the project fills: no read of it in
+    its module, and no other file of the project naming it (the code that formats it lies
+    elsewhere). Its slots are judged where they are written, by their names, as an unseen
+    template's are (`unseen_fill`): a per-request name as per-request data (PC502), a setting
+    name not at all, any other as of unknown meaning (PC508, opt-in), each only with enough
+    static text after it. Text that `str.format` could not fill (a JSON example's braces), or
+    that reads as no prompt (a URL, a query), is left alone.
+    """
+    if frame.function is not None or not isinstance(target, ast.Name) or value.deps:
+        return
+    name = target.id
+    if not (_PROMPT_TEXT_NAME.match(name) or SYSTEM_NAME.match(name)):
+        return
+    text = value.text
+    if not text or "{" not in text:
+        return
+    if {w.lower() for w in _NAME_WORDS.findall(name)} & _NOT_PROMPT_WORDS:
+        return
+    if _NOT_PROMPT_TEXT.match(text):
+        return
+    fields = _format_fields(text)
+    if not fields:
+        return
+    handed = None
+    if _read_anywhere(frame, name):
+        handed = _handed_away(frame, name)
+        if handed is None:
+            return
+    long_prefix = max(frame.a.config.threshold, 1) * LONG_PREFIX_FACTOR * 4  # in characters
+    asks = frame.a.config.enabled(UNKNOWN)
+    slots: dict[str, Slot] = {}
+    judged = []
+    for field, (start, end) in fields.items():
+        after = len(text) - end
+        if handed is not None and (frame.a.per_request(field) or (asks and after >= long_prefix)):
+            label = f"`{{{field}}}` (a slot of `{name}`, filled only where {handed})"
+            code = NOT_FOLLOWED
+        elif handed is not None:
+            continue
+        elif frame.a.per_request(field):
+            label = f"`{{{field}}}` (a per-request slot of `{name}`; no fill of it seen)"
+            code = PER_REQUEST
+        elif frame.a.stable(field) or says_stable(field):
+            continue
+        elif asks and after >= long_prefix:
+            label = f"`{{{field}}}` (a slot of unknown meaning of `{name}`; no fill of it seen)"
+            code = UNKNOWN
+        else:
+            continue
+        slot = slot_at(frame.module, text, start, end, after, "template")
+        taint = frame.taint(code, label, target)
+        if code == NOT_FOLLOWED:  # not known to vary: said where it is written, nothing more
+            written = slot.written[1] if slot.written else 0
+            taint = replace(taint, written=written) if written != taint.line else taint
+            frame.findings.hit(taint, UNSEEN_STRING, "template", after, False, target)
+            continue
+        slots[field] = slot
+        judged.append((field, EMPTY.with_deps([taint])))
+    if judged:
+        template_variables(frame, slots, Value(fields=tuple(judged)), target, api=UNSEEN_STRING)
+
+
+def _format_fields(text: str) -> dict[str, tuple[int, int]]:
+    """The named `{slot}`s of `text` with where each is first written; none when `str.format`
+    could not fill the text (a brace that opens no field, a JSON example's `{"key": ...}`)."""
+    try:
+        parsed = list(string.Formatter().parse(text))
+    except ValueError:
+        return {}
+    for _, field, _, _ in parsed:
+        if field is not None and field and not field.isdigit() and not field.isidentifier():
+            return {}
+    found: dict[str, tuple[int, int]] = {}
+    for match in _FIELD.finditer(text):
+        found.setdefault(match.group(1), (match.start(), match.end()))
+    return found
+
+
+def _read_anywhere(frame: Frame, name: str) -> bool:
+    """Whether the project may read `name`: in its own module, in another file of the project,
+    or in files that could not all be read. Text linted alone has no other files."""
+    module = frame.module
+    if _reads(module.tree, module.source, name, attributes=True):
+        return True
+    if module.path is None or not module.path.is_file():
+        return False
+    return frame.a.call_sites.mentions(name, module.path) is not False
+
+
+def _handed_away(frame: Frame, name: str) -> str | None:
+    """
+    Where the project's only uses of `name` go where the analysis cannot follow them, said for
+    a finding: the other files that name it import it and do nothing else with it, or hand it
+    as it is to a call of code outside the project (`make_agent(instructions=NAME)`: no
+    function of the project by that name, and no request or template the analysis knows).
+    None when its own module reads it, a file may do anything else with it (a `.format`, a
+    binding, a call of the project's own), or the project could not all be read.
+    """
+    module = frame.module
+    if module.path is None or _reads(module.tree, module.source, name, attributes=True):
+        return None
+    files = frame.a.call_sites.files_naming(name, module.path)
+    if not files:
+        return None
+    said: list[str] = []
+    for shown, tree in files:
+        imports = _imports_of(tree)
+        if not any(dotted.rpartition(".")[2] == name for dotted in imports.values()):
+            return None  # named, but not imported: another thing of that name, or a star
+        callees: list[str] = []
+        for read, parent in _reads_with_parents(tree, name):
+            callee = _handed_to(read, parent, imports)
+            if callee is None or frame.a.call_sites.defines(callee.rpartition(".")[2]):
+                return None
+            if find_sink(callee) is not None or _KNOWN_FILLS.search(callee):
+                return None  # a request or a template the analysis reads
+            callees.append(callee)
+        if callees:
+            said.append(f"`{shown}` hands it to `{callees[0]}()`")
+        else:
+            said.append(f"`{shown}` imports it and uses it no further")
+    return ", ".join(said) + ", which the analysis cannot follow"
+
+
+# Calls that fill a template or make one: the analysis reads them wherever they are.
+_KNOWN_FILLS = re.compile(r"(?i)template|format|message")
+
+
+def _imports_of(tree: ast.Module) -> dict[str, str]:
+    """A file's imported names: local name -> dotted name (`from x import y as z`: z -> x.y)."""
+    found: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                found[alias.asname or alias.name] = f"{node.module or ''}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                found[alias.asname or alias.name.partition(".")[0]] = alias.name
+    return found
+
+
+def _reads_with_parents(tree: ast.Module, name: str) -> list[tuple[ast.expr, ast.AST]]:
+    """The reads of `name` in a file, each with the node that holds it (a keyword's call for a
+    keyword's value)."""
+    found: list[tuple[ast.expr, ast.AST]] = []
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            if _read_as(child, attributes=True) == name and not isinstance(parent, ast.keyword):
+                found.append((child, parent))  # type: ignore[arg-type]
+            elif isinstance(child, ast.keyword) and _read_as(child.value, True) == name:
+                found.append((child.value, parent))
+    return found
+
+
+def _handed_to(read: ast.expr, parent: ast.AST, imports: dict[str, str]) -> str | None:
+    """The dotted callee a read is handed to as it is (an argument or keyword value), with its
+    head resolved through the file's imports; None when the read is anything else."""
+    if not isinstance(parent, ast.Call) or read is parent.func:
+        return None
+    try:
+        called = ast.unparse(parent.func)
+    except (ValueError, RecursionError):
+        return None
+    head, dot, rest = called.partition(".")
+    return imports.get(head, head) + dot + rest
 
 
 def _prefix_slots(

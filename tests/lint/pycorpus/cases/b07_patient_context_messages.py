@@ -16,7 +16,7 @@ async def answer(llm, message: str, history: list, long_context: str, rag_contex
         messages.append(SystemMessage(content=f"Chart summary:\n{long_context}"))  # label: PC502
     if rag_context:
         messages.append(SystemMessage(content=f"Guideline excerpts:\n{rag_context}"))  # label: PC502
-    for turn in history[-10:]:
+    for turn in history[-10:]:  # label: PC507
         cls = HumanMessage if turn["role"] == "user" else AIMessage
         messages.append(cls(content=turn["content"]))
     messages.append(HumanMessage(content=message))
