@@ -219,9 +219,8 @@ def _kept_items(frame: Frame, node: ast.expr) -> tuple[Value, ...] | None:
     inner: ast.expr | None = None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         first = node.args[0] if len(node.args) == 2 else None
-        if node.func.id == "filter" and first is not None:
-            inner = node.args[1]
-        elif node.func.id == "map" and isinstance(first, ast.Name) and first.id == "str":
+        keeps_each = node.func.id == "map" and isinstance(first, ast.Name) and first.id == "str"
+        if first is not None and (node.func.id == "filter" or keeps_each):
             inner = node.args[1]
     elif isinstance(node, ast.GeneratorExp | ast.ListComp) and len(node.generators) == 1:
         loop = node.generators[0]
