@@ -43,6 +43,11 @@ _CALLED = re.compile(r"([A-Za-z_]\w*)\(")  # a name called as `name(` or `x.name
 _Scopes = tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...]
 
 
+# A class statement with bases: its name, then what its parentheses hold (one line or several).
+# (Searched from its literal `class`, which the engine skips to; the line before it is checked.)
+_CLASS_STATEMENT = re.compile(r"class[ \t]+(\w+)[ \t]*\(([^)]*)\)")
+_WORD = re.compile(r"\b\w+\b")
+
 class CallSites:
     """The calls a project's files make of a function, found by reading them (for PC508)."""
 
@@ -57,6 +62,8 @@ class CallSites:
         self._any_called: dict[frozenset[str], bool | None] = {}  # `calls_any`, once per run
         self._mentioned: dict[tuple[str, Path], bool | None] = {}  # `mentions`, once per run
         self._texts: dict[str, str] | None = None  # the texts kept, by path (`text_of`)
+        # A word named among a class statement's bases -> (file, class) (`classes_naming`).
+        self._classes: dict[str, list[tuple[Path, str]]] | None = None
 
     def clear(self) -> None:
         self._entries = None
@@ -65,6 +72,7 @@ class CallSites:
         self._any_called.clear()
         self._mentioned.clear()
         self._texts = None
+        self._classes = None
 
     def text_of(self, path: Path) -> str | None:
         """
@@ -200,6 +208,25 @@ class CallSites:
             not isinstance(entry, str) or (name in entry and pattern.search(entry) is not None)
             for _, entry in entries
         )
+
+    def classes_naming(self, word: str) -> list[tuple[Path, str]]:
+        """The class statements of the project's kept texts that name `word` among their bases
+        (`class Bot(LLM):`, `class Bot(mixins.LLM, Base):`), as (file, class name): every file
+        scanned once per run, not once per question."""
+        if self._classes is None:
+            index: dict[str, list[tuple[Path, str]]] = {}
+            for path, text in self.texts():
+                if "class" not in text:
+                    continue
+                for found in _CLASS_STATEMENT.finditer(text):
+                    start = found.start()
+                    line_start = text.rfind("\n", 0, start) + 1
+                    if text[line_start:start].strip(" \t"):
+                        continue  # not a statement: `class` inside a line
+                    for named in set(_WORD.findall(found.group(2))):
+                        index.setdefault(named, []).append((path, found.group(1)))
+            self._classes = index
+        return self._classes.get(word, [])
 
     def texts(self) -> list[tuple[Path, str]]:
         """The project's files kept as text (a file past the bound on kept texts is left out)."""

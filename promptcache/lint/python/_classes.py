@@ -117,22 +117,27 @@ def _named_subclasses(analysis: Analysis, cls: ClassInfo) -> list[ClassInfo]:
     base = cls.node.name
     pattern = re.compile(rf"^[ \t]*class[ \t]+(\w+)[ \t]*\([^)]*\b{re.escape(base)}\b", re.M)
     found: list[ClassInfo] = []
-    sources: list[tuple[Module | None, Path | None, str]] = [(cls.module, None, cls.module.source)]
-    sources.extend((None, path, text) for path, text in analysis.call_sites.texts())
-    for module, path, text in sources:
-        for match in pattern.finditer(text):
-            if module is None and path is not None:
-                module = analysis.project.module_at(path)
-            if module is None:
-                break
-            value = analysis.global_value(module, match.group(1))
-            if (
-                value is not None
-                and value.kind == "class"
-                and isinstance(value.meta, ClassInfo)
-                and value.meta not in found
-            ):
-                found.append(value.meta)
+    named: list[tuple[Module | None, Path | None, str]] = [
+        (cls.module, None, match.group(1)) for match in pattern.finditer(cls.module.source)
+    ]
+    # The project's files: their class statements indexed once per run by the words they name.
+    named.extend((None, path, name) for path, name in analysis.call_sites.classes_naming(base))
+    modules: dict[Path, Module | None] = {}
+    for module, path, name in named:
+        if module is None and path is not None:
+            if path not in modules:
+                modules[path] = analysis.project.module_at(path)
+            module = modules[path]
+        if module is None:
+            continue
+        value = analysis.global_value(module, name)
+        if (
+            value is not None
+            and value.kind == "class"
+            and isinstance(value.meta, ClassInfo)
+            and value.meta not in found
+        ):
+            found.append(value.meta)
     return found
 
 
