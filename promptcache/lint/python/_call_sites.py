@@ -64,6 +64,7 @@ class CallSites:
         self._texts: dict[str, str] | None = None  # the texts kept, by path (`text_of`)
         # A word named among a class statement's bases -> (file, class) (`classes_naming`).
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
+        self._resolved: dict[Path, Path] = {}  # each file's resolved path (`_real`), once per run
 
     def clear(self) -> None:
         self._entries = None
@@ -73,6 +74,7 @@ class CallSites:
         self._mentioned.clear()
         self._texts = None
         self._classes = None
+        self._resolved.clear()
 
     def text_of(self, path: Path) -> str | None:
         """
@@ -171,10 +173,17 @@ class CallSites:
                 found = word in entry
                 unknown = unknown or not found
             if found:
-                own = besides.resolve() if own is None else own
-                if path.resolve() != own:
+                own = self._real(besides) if own is None else own
+                if self._real(path) != own:
                     return True
         return None if unknown else False
+
+    def _real(self, path: Path) -> Path:
+        """`path.resolve()`, asked of the same few files by every question: once per run."""
+        real = self._resolved.get(path)
+        if real is None:
+            real = self._resolved[path] = path.resolve()
+        return real
 
     def files_naming(self, word: str, besides: Path) -> list[tuple[str, ast.Module]] | None:
         """The files of the project other than `besides` that write `word` (as a whole word),
@@ -184,12 +193,12 @@ class CallSites:
         if self._short is not None:
             return None
         pattern = re.compile(rf"\b{re.escape(word)}\b")
-        own = besides.resolve()
+        own = self._real(besides)
         found: list[tuple[str, ast.Module]] = []
         for path, entry in entries:
             if not isinstance(entry, str):
                 return None
-            if word not in entry or pattern.search(entry) is None or path.resolve() == own:
+            if word not in entry or pattern.search(entry) is None or self._real(path) == own:
                 continue
             tree = self._tree(path, entry)
             if tree is None:
