@@ -48,6 +48,7 @@ _Scopes = tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...]
 _CLASS_STATEMENT = re.compile(r"class[ \t]+(\w+)[ \t]*\(([^)]*)\)")
 _WORD = re.compile(r"\b\w+\b")
 
+
 class CallSites:
     """The calls a project's files make of a function, found by reading them (for PC508)."""
 
