@@ -25,7 +25,7 @@ from ..._errors import InputError
 from ..._inputs import read_bounded
 from ._project import Project
 
-__all__ = ["NOT_CALLED", "CallSites"]
+__all__ = ["NOT_CALLED", "CallSites", "call_argument"]
 
 NOT_CALLED = "no call in the project passes it"  # the answer when the project never calls it
 
@@ -123,7 +123,7 @@ class CallSites:
             if tree is None:
                 return f"`{self._shown(path)}` names it and does not parse"
             for call, scopes in _calls(tree, text, name):
-                argument = _argument(call, index - shift, keyword)
+                argument = call_argument(call, index - shift, keyword)
                 if argument is None:
                     where = f"`{self._shown(path)}` line {call.lineno}"
                     return f"the call at {where} spreads its arguments or leaves it out"
@@ -347,7 +347,7 @@ def _called(func: ast.expr) -> str:
     return ""
 
 
-def _argument(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
+def call_argument(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
     """What the call passes for the parameter (None: it spreads arguments, or passes none)."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(
         k.arg is None for k in call.keywords

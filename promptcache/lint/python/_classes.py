@@ -23,6 +23,7 @@ from ._summaries import ClassInfo, Function
 
 if TYPE_CHECKING:
     from ._interp import Analysis
+    from ._values import Value
 
 __all__ = ["bases_of", "method_of", "overrides", "stub"]
 
@@ -44,14 +45,17 @@ def bases_of(analysis: Analysis, cls: ClassInfo) -> list[ClassInfo]:
             head = cls.module.imports.get(base.value.id)
             if head is not None:
                 value = scope.imported(f"{head}.{base.attr}", base)
-        if (
-            value is not None
-            and value.kind == "class"
-            and isinstance(value.meta, ClassInfo)
-            and value.meta is not cls
-        ):
-            found.append(value.meta)
+        named = _class_of(value)
+        if named is not None and named is not cls:
+            found.append(named)
     return found
+
+
+def _class_of(value: Value | None) -> ClassInfo | None:
+    """The project class a name is bound to, if it is one."""
+    if value is not None and value.kind == "class" and isinstance(value.meta, ClassInfo):
+        return value.meta
+    return None
 
 
 def method_of(analysis: Analysis, cls: ClassInfo, name: str) -> Function | None:
@@ -130,14 +134,9 @@ def _named_subclasses(analysis: Analysis, cls: ClassInfo) -> list[ClassInfo]:
             module = modules[path]
         if module is None:
             continue
-        value = analysis.global_value(module, name)
-        if (
-            value is not None
-            and value.kind == "class"
-            and isinstance(value.meta, ClassInfo)
-            and value.meta not in found
-        ):
-            found.append(value.meta)
+        subclass = _class_of(analysis.global_value(module, name))
+        if subclass is not None and subclass not in found:
+            found.append(subclass)
     return found
 
 

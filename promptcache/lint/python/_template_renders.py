@@ -32,7 +32,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from ._call_sites import _MAX_FILES, _SKIPPED, _TEST_FOLDERS, _python_files, _read
+from ._call_sites import (
+    _MAX_FILES,
+    _SKIPPED,
+    _TEST_FOLDERS,
+    _python_files,
+    _read,
+    call_argument,
+)
 from ._project import Project
 
 __all__ = ["Rendered", "TemplateRenders"]
@@ -362,7 +369,7 @@ def _wrapper_calls(
                     if not isinstance(call, ast.Call) or call.func is not node:
                         raise _Unknown  # handed on as a value: called where the reading is not
                     for wrapper in defined:
-                        argument = _argument(call, wrapper.index, wrapper.keyword)
+                        argument = call_argument(call, wrapper.index, wrapper.keyword)
                         sites = None
                         if wrapper.known:
                             tail = wrapper.returned and _lands_at_tail(call, parents)
@@ -380,17 +387,6 @@ def _mentions(node: ast.AST, name: str) -> bool:
 
 def _defines(node: ast.AST, name: str) -> bool:
     return isinstance(node, _FUNCTIONS) and node.name == name
-
-
-def _argument(call: ast.Call, index: int, keyword: str) -> ast.expr | None:
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords
-    ):
-        return None
-    for given in call.keywords:
-        if given.arg == keyword:
-            return given.value
-    return call.args[index] if 0 <= index < len(call.args) else None
 
 
 def _names_passed(
