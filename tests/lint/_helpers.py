@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from promptcache.lint import LintConfig, lint_source
+import textwrap
+from pathlib import Path
+
+from promptcache.lint import LintConfig, lint_paths, lint_source
 
 # About 300 estimated tokens of static text: comfortably over the default threshold of 100.
 STATIC = "Follow the refund policy exactly as written in section four. " * 20
@@ -16,3 +19,16 @@ def codes(source: str, **kwargs: object) -> list[str]:
 
 def config(**changes: object) -> LintConfig:
     return LintConfig().replace(**changes)
+
+
+def project_findings(
+    root: Path, files: dict[str, str], code: str | None = None
+) -> list[tuple[str, int, str]]:
+    """Write `files` (path under `root` -> source, dedented) and lint `root` as one project: the
+    findings as (file name, line, code), sorted, only `code`'s when given."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    found = lint_paths([root], config=LintConfig(root=root))
+    return sorted((Path(f.path).name, f.line, f.code) for f in found if code in (None, f.code))

@@ -11,8 +11,9 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
+
+from ._helpers import project_findings
 
 
 def _source(text: str) -> list[tuple[int, str]]:
@@ -97,12 +98,8 @@ async def answer(session, clients: dict[str, LLM]):
 
 
 def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    return sorted((Path(f.path).name, f.line, f.code) for f in found if f.code == "PC507")
+    # PC507's findings: what these files hold beyond the window is other rules' to judge.
+    return project_findings(tmp_path, files, code="PC507")
 
 
 def _vendors(claude: str) -> dict[str, str]:

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
+
+from ._helpers import project_findings
 
 HEAD = """
 import json
@@ -158,12 +159,7 @@ def test_the_newest_turns_read_into_the_question_are_quiet() -> None:
 
 
 def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    return sorted((Path(f.path).name, f.line, f.code) for f in found)
+    return project_findings(tmp_path, files)
 
 
 STORE = """

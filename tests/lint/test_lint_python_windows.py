@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
+
+from ._helpers import project_findings
 
 HEAD = """
 from openai import OpenAI
@@ -213,12 +214,7 @@ def test_history_window(body: str, expected: list[tuple[int, str]]) -> None:
 
 
 def _project(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
-    for name, text in files.items():
-        path = tmp_path / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    return sorted((Path(f.path).name, f.line, f.code) for f in found)
+    return project_findings(tmp_path, files)
 
 
 TRIM = """
