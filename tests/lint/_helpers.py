@@ -32,3 +32,16 @@ def project_findings(
         path.write_text(textwrap.dedent(text))
     found = lint_paths([root], config=LintConfig(root=root))
     return sorted((Path(f.path).name, f.line, f.code) for f in found if code in (None, f.code))
+
+
+def lint_beside(
+    root: Path, linted: str, text: str, others: dict[str, str]
+) -> list[tuple[str, int, str]]:
+    """Write `linted` (its text as is) and the `others` (dedented) under `root`, and lint only
+    `linted` with `root` as the project (a pre-commit run on the file changed): its findings as
+    (file name, line, code), in order."""
+    (root / linted).write_text(text)
+    for name, other in others.items():
+        (root / name).write_text(textwrap.dedent(other))
+    found = lint_paths([root / linted], config=LintConfig(root=root))
+    return [(Path(f.path).name, f.line, f.code) for f in found]

@@ -13,6 +13,8 @@ import pytest
 from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import lint_python_source
 
+from ._helpers import lint_beside
+
 RULES = "Recommend only items in stock; state the price from the catalogue and never guess it. " * 6
 WITH_UNKNOWN = LintConfig(select=("PC", "PC508"))
 
@@ -177,11 +179,7 @@ Shopper profile: {{user_profile}}
 
 
 def _lint(tmp_path: Path, app: str | None) -> list[tuple[str, int, str]]:
-    (tmp_path / "prompts.py").write_text(PROMPTS)
-    if app is not None:
-        (tmp_path / "app.py").write_text(textwrap.dedent(app))
-    found = lint_paths([tmp_path / "prompts.py"], config=LintConfig(root=tmp_path))
-    return [(Path(f.path).name, f.line, f.code) for f in found]
+    return lint_beside(tmp_path, "prompts.py", PROMPTS, {} if app is None else {"app.py": app})
 
 
 def test_no_fill_in_the_project_judges_the_slot_where_it_is_written(tmp_path: Path) -> None:

@@ -10,8 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from promptcache.lint import LintConfig, lint_paths
+from promptcache.lint import LintConfig
 from promptcache.lint.python import lint_python_source
+
+from ._helpers import lint_beside
 
 POLICY = (
     "Quote the warranty clause you rely on; never offer a refund the clause does not grant. " * 6
@@ -408,11 +410,7 @@ SUPPORT_PROMPT = ChatPromptTemplate.from_messages(
 
 
 def _lint(tmp_path: Path, app: str | None) -> list[tuple[str, int, str]]:
-    (tmp_path / "prompts.py").write_text(PROMPTS)
-    if app is not None:
-        (tmp_path / "app.py").write_text(textwrap.dedent(app))
-    found = lint_paths([tmp_path / "prompts.py"], config=LintConfig(root=tmp_path))
-    return [(Path(f.path).name, f.line, f.code) for f in found]
+    return lint_beside(tmp_path, "prompts.py", PROMPTS, {} if app is None else {"app.py": app})
 
 
 def test_no_fill_in_the_project_judges_the_variable_where_it_is_written(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from ._call_sites import (
     _MAX_FILES,
     _SKIPPED,
     _TEST_FOLDERS,
+    _called,
     _python_files,
     _read,
     call_argument,
@@ -569,14 +570,6 @@ def _scope_of(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> _Function | Non
 
 def _parents(tree: ast.Module) -> dict[ast.AST, ast.AST]:
     return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
-def _called(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return ""
 
 
 def _qualified(func: ast.expr, module: str) -> bool:
