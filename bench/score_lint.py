@@ -7,8 +7,9 @@ false-alarm rate on clean files, per split and per class, Python and templates a
     python bench/score_lint.py --corpus /work/corpus --split fresh  # corpus 2's held-out third
     python bench/score_lint.py --corpus /work/corpus --split c3     # corpus 3's held-out third
     python bench/score_lint.py --corpus /work/corpus --split c4     # corpus 4, held out whole
-    python bench/score_lint.py --corpus /work/corpus --split c5     # corpus 5, held out whole
-    python bench/score_lint.py --fetch-list [--split fresh|c3|c4|c5]  # what to copy where
+    python bench/score_lint.py --corpus /work/corpus --split c5     # corpus 5 (opened at stop 34)
+    python bench/score_lint.py --corpus /work/corpus --split c6     # corpus 6, held out whole
+    python bench/score_lint.py --fetch-list [--split fresh|c3|c4|c5|c6]  # what to copy where
 
 The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each file by repository,
 commit and path, with its split and the labels written by reading it; the files themselves are
@@ -32,8 +33,10 @@ Corpus 3 comes from projects in neither corpus 1 nor corpus 2 (nor legacy), and 
 before any of it was labelled: `c3` when `sha256("promptcache-corpus-3:" + repo) % 3 == 0` (held
 out, scored only by name), `c3-dev` otherwise (tuning material, scored by `--split all`).
 
-Corpora 4 and 5 are held out whole (`c4`, `c5`: no hash, no tuning part, scored only by name),
-each from projects in no earlier corpus.
+Corpora 4, 5 and 6 were collected held out whole (`c4`, `c5`, `c6`: no hash, no tuning part,
+scored only by name), each from projects in no earlier corpus. Corpora 2 to 5 have since been
+opened for tuning (bench/lint_corpus/README.md says when and why); they are still scored only by
+name, so that `--split all` keeps meaning corpus 1's and the tuning parts' figures.
 """
 
 from __future__ import annotations
@@ -60,15 +63,17 @@ SPLITS = ("dev", "heldout", "legacy", FRESH_DEV, C3_DEV)  # what `--split all` s
 FRESH = "fresh"  # corpus 2's held-out third: held out from every tuner, scored only when named
 C3 = "c3"  # corpus 3's held-out third: likewise scored only when named
 C4 = "c4"  # corpus 4, held out whole: likewise scored only when named
-C5 = "c5"  # corpus 5, held out whole: likewise scored only when named
-HELD_OUT = (FRESH, C3, C4, C5)
+C5 = "c5"  # corpus 5, collected held out whole: likewise scored only when named
+C6 = "c6"  # corpus 6, held out whole: likewise scored only when named
+HELD_OUT = (FRESH, C3, C4, C5, C6)
 CORPUS_1 = ("dev", "heldout", "legacy")
 CORPUS_2 = (FRESH_DEV, FRESH)
 CORPUS_3 = (C3_DEV, C3)
 CORPUS_4 = (C4,)
 CORPUS_5 = (C5,)
+CORPUS_6 = (C6,)
 # the splits python.toml and templates.toml may use
-MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2, *CORPUS_3, *CORPUS_4, *CORPUS_5)
+MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2, *CORPUS_3, *CORPUS_4, *CORPUS_5, *CORPUS_6)
 # A parse error is not a buster found; on a clean file it is still a false alarm.
 NOT_A_HIT = frozenset({"PC001", "PC500"})
 
@@ -90,7 +95,7 @@ class Buster:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorpusFile:
     kind: str  # python | templates
-    split: str  # dev | heldout | fresh-dev | fresh | c3-dev | c3 | c4 | c5 | legacy
+    split: str  # dev | heldout | fresh-dev | fresh | c3-dev | c3 | c4 | c5 | c6 | legacy
     repo: str
     commit: str
     path: str  # inside the repository
@@ -129,8 +134,9 @@ def load_corpus(corpus: Path, manifests: Path = MANIFESTS) -> list[CorpusFile]:
     files += _legacy_files(_read(manifests / "legacy.toml"), corpus)
     check_fresh_projects(files)
     check_corpus_3_projects(files)
-    check_corpus_4_projects(files)
-    check_corpus_5_projects(files)
+    check_new_projects(files, CORPUS_4, later=(*CORPUS_5, *CORPUS_6), earlier="1, 2, 3")
+    check_new_projects(files, CORPUS_5, later=CORPUS_6, earlier="1, 2, 3, 4")
+    check_new_projects(files, CORPUS_6, later=(), earlier="1, 2, 3, 4, 5")
     return files
 
 
@@ -153,7 +159,9 @@ def check_fresh_projects(files: Sequence[CorpusFile]) -> None:
 
 def check_corpus_3_projects(files: Sequence[CorpusFile]) -> None:
     """A corpus-3 entry's project must be in no earlier corpus, and sit on its hash's side."""
-    seen = {f.repo.lower() for f in files if f.split not in (*CORPUS_3, *CORPUS_4, *CORPUS_5)}
+    seen = {
+        f.repo.lower() for f in files if f.split not in (*CORPUS_3, *CORPUS_4, *CORPUS_5, *CORPUS_6)
+    }
     reused = sorted({f.repo for f in files if f.split in CORPUS_3 and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
@@ -168,25 +176,17 @@ def check_corpus_3_projects(files: Sequence[CorpusFile]) -> None:
             )
 
 
-def check_corpus_4_projects(files: Sequence[CorpusFile]) -> None:
-    """A corpus-4 entry's project must be in no earlier corpus: corpus 4 is held out whole."""
-    seen = {f.repo.lower() for f in files if f.split not in (*CORPUS_4, *CORPUS_5)}
-    reused = sorted({f.repo for f in files if f.split in CORPUS_4 and f.repo.lower() in seen})
+def check_new_projects(
+    files: Sequence[CorpusFile], corpus: tuple[str, ...], *, later: tuple[str, ...], earlier: str
+) -> None:
+    """A corpus held out whole (4, 5, 6) must come from projects in no earlier corpus."""
+    number = corpus[0].removeprefix("c")
+    seen = {f.repo.lower() for f in files if f.split not in (*corpus, *later)}
+    reused = sorted({f.repo for f in files if f.split in corpus and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
-            f"corpus-4 entries come from projects already in corpus 1, 2, 3 or legacy: "
-            f"{', '.join(reused)}; take corpus-4 files from other projects"
-        )
-
-
-def check_corpus_5_projects(files: Sequence[CorpusFile]) -> None:
-    """A corpus-5 entry's project must be in no earlier corpus: corpus 5 is held out whole."""
-    seen = {f.repo.lower() for f in files if f.split not in CORPUS_5}
-    reused = sorted({f.repo for f in files if f.split in CORPUS_5 and f.repo.lower() in seen})
-    if reused:
-        raise CorpusError(
-            f"corpus-5 entries come from projects already in corpus 1, 2, 3, 4 or legacy: "
-            f"{', '.join(reused)}; take corpus-5 files from other projects"
+            f"corpus-{number} entries come from projects already in corpus {earlier} or legacy: "
+            f"{', '.join(reused)}; take corpus-{number} files from other projects"
         )
 
 
@@ -510,7 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="all",
         help=(
             "all: corpus 1 (dev, heldout, legacy), fresh-dev and c3-dev; "
-            "fresh, c3, c4 and c5 (held out) only when named"
+            "fresh, c3, c4, c5 and c6 only when named"
         ),
     )
     parser.add_argument("--details", action="store_true", help="list misses and false alarms")

@@ -428,3 +428,41 @@ def test_the_real_corpus_5_templates_are_new_projects_held_out_whole(tmp_path: P
     assert not {f.repo.lower() for f in templates} & python_5  # one collector per project
     assert len(templates) >= 95 and len({f.repo for f in templates}) >= 38
     assert {f.label for f in templates} == {"buster", "clean"}
+
+
+C6_ENTRY = C4_ENTRY.replace('"4444444"', '"6666666"').replace('"c4"', '"c6"')
+
+
+def test_c6_is_held_out_whole_scored_and_listed_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entries = ENTRIES + C5_ENTRY.format(repo="fifth/bot") + C6_ENTRY.format(repo="sixth/bot")
+    manifests = _manifests(tmp_path / "m", entries)
+    base = ["--fetch-list", "--corpus", str(tmp_path / "c"), "--manifests", str(manifests)]
+    for split in ([], ["--split", "c5"]):
+        assert score_lint.main([*base, *split]) == 0
+        assert "sixth+" not in capsys.readouterr().out
+    assert score_lint.main([*base, "--split", "c6"]) == 0
+    (listed,) = capsys.readouterr().out.splitlines()
+    assert "templates/c6/sixth+bot/app/chat.py" in listed and "6666666" in listed
+
+
+@pytest.mark.parametrize(
+    ("earlier", "repo"),
+    [
+        ("", "ACME/Bot"),  # corpus 1 (dev)
+        (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT"),  # corpus 2
+        (C3_DEV_ENTRY, "OTHER/app"),  # corpus 3
+        (C4_ENTRY.format(repo="fourth/bot"), "Fourth/BOT"),  # corpus 4
+        (C5_ENTRY.format(repo="fifth/bot"), "FIFTH/bot"),  # corpus 5
+        ("", "Old/Bot"),  # legacy
+    ],
+    ids=["corpus-1", "corpus-2", "corpus-3", "corpus-4", "corpus-5", "legacy"],
+)
+def test_a_corpus_6_entry_from_an_earlier_corpus_is_refused(
+    tmp_path: Path, earlier: str, repo: str
+) -> None:
+    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + C6_ENTRY.format(repo=repo))
+    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
+    with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3, 4, 5 or legacy: {repo};"):
+        score_lint.load_corpus(tmp_path, manifests)
