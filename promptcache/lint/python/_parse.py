@@ -85,11 +85,10 @@ class _Group:
 
 @dataclass(frozen=True, slots=True)
 class Rewrite:
-    """A module parsed through the rewrite: its tree, the text the running parser read (each
-    rewritten group replaced by a placeholder of the same extent) and the groups' spans."""
+    """A module parsed through the rewrite: its tree, and the spans (start, end in the source)
+    of the string groups that were rewritten."""
 
     tree: ast.Module
-    text: str
     spans: tuple[tuple[int, int], ...]
 
 
@@ -136,7 +135,7 @@ def _rewritten(source: str, filename: str) -> Rewrite | None:
     except (_Unscannable, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     spans = tuple((g.start, g.end) for g in groups)
-    return Rewrite(tree=tree, text=text, spans=spans)
+    return Rewrite(tree=tree, spans=spans)
 
 
 # -- the scan -------------------------------------------------------------------------------------
