@@ -27,6 +27,7 @@ is used only for the tree; every reader of the source gets the original.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 import sys
 from dataclasses import dataclass, field
@@ -117,7 +118,8 @@ def _rewritten(source: str, filename: str) -> Rewrite | None:
         groups = [g for g in _Scanner(source).groups() if any(t.modern for t in g.tokens)]
         if not groups:
             return None
-        text, placeholders = _placeheld(source, groups)
+        starts = _line_starts(source)
+        text, placeholders = _placeheld(source, groups, starts)
         tree = ast.parse(text, filename=filename)
         replacements = {}
         found = {
@@ -129,7 +131,9 @@ def _rewritten(source: str, filename: str) -> Rewrite | None:
             node = found.get(where)
             if node is None or node.value != value:
                 return None
-            replacements[id(node)] = _group_tree(source, group)
+            replacements[id(node)] = _group_tree(
+                source, group, _position(source, group.start, starts)
+            )
         if not _substitute(tree, replacements):
             return None
     except (_Unscannable, SyntaxError, ValueError, RecursionError, MemoryError):
@@ -414,7 +418,9 @@ def _blank(text: str) -> str:
 # -- the module with placeholders -----------------------------------------------------------------
 
 
-def _placeheld(source: str, groups: list[_Group]) -> tuple[str, list[tuple[tuple[int, int], str]]]:
+def _placeheld(
+    source: str, groups: list[_Group], starts: list[int]
+) -> tuple[str, list[tuple[tuple[int, int], str]]]:
     """The source with each group replaced by a plain string of the same extent, and, per
     group, where the parser will put that string (line, byte column) and its value."""
     pieces: list[str] = []
@@ -423,7 +429,7 @@ def _placeheld(source: str, groups: list[_Group]) -> tuple[str, list[tuple[tuple
     for group in groups:
         pieces.append(source[last : group.start])
         text, offset, value = _placeholder(source[group.start : group.end])
-        line, column = _position(source, group.start)
+        line, column = _position(source, group.start, starts)
         if offset:  # the string opens after "(" (a group on several lines), or on a later line
             head = text[:offset]
             lines = _LINE_END.findall(head)
@@ -470,18 +476,23 @@ def _placeholder(text: str) -> tuple[str, int, str]:
     return "".join(out), first, "".join(value)
 
 
-def _position(source: str, index: int) -> tuple[int, int]:
-    """The (line, UTF-8 byte column) of `index`, as `ast` counts them."""
-    before = source[:index]
-    ends = _LINE_END.findall(before)
-    start = before.rfind(ends[-1][-1]) + 1 if ends else 0
-    return len(ends) + 1, len(before[start:].encode("utf-8"))
+def _line_starts(text: str) -> list[int]:
+    """The index each line of `text` starts at (lines as `ast` counts them)."""
+    return [0, *(end.end() for end in _LINE_END.finditer(text))]
+
+
+def _position(text: str, index: int, starts: list[int] | None = None) -> tuple[int, int]:
+    """The (line, UTF-8 byte column) of `index` in `text`, as `ast` counts them (`starts`:
+    its line starts, when known)."""
+    starts = _line_starts(text) if starts is None else starts
+    line = bisect.bisect_right(starts, index)
+    return line, len(text[starts[line - 1] : index].encode("utf-8"))
 
 
 # -- the group on its own -------------------------------------------------------------------------
 
 
-def _group_tree(source: str, group: _Group) -> ast.expr:
+def _group_tree(source: str, group: _Group, at: tuple[int, int]) -> ast.expr:
     """The group's tree, parsed in the form the running parser reads, at the original
     positions, with its masked literals' values put back."""
     edits = list(group.edits)
@@ -512,8 +523,7 @@ def _group_tree(source: str, group: _Group) -> ast.expr:
     text = "".join(pieces)
     expression = ast.parse("(" + text + "\n)", mode="eval").body
     _put_back(expression, text, masked_at)
-    line, column = _position(source, group.start)
-    _relocate(expression, text, inserted, line, column)
+    _relocate(expression, text, inserted, *at)
     return expression
 
 
