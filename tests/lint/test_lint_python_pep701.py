@@ -329,3 +329,21 @@ def test_fix_inside_a_rewritten_string_is_left_for_a_person() -> None:
     found = PythonLinter(LintConfig()).lint_source(source, display="agent.py")
     assert any(f.code == "PC503" for f in found), found  # reported, still
     assert _fix(source) == (source, 0)
+
+
+@older_only
+def test_cli_fix_writes_a_rewritten_file_only_where_the_fix_maps_back(tmp_path: Path) -> None:
+    from promptcache.cli import main
+
+    (tmp_path / "pyproject.toml").write_text("[tool.promptcache.lint]\n", encoding="utf-8")
+    inside = FIXABLE.replace(
+        'header + json.dumps(catalog) + "', 'f"{header}{json.dumps(catalog["items"])}" + "'
+    )
+    for name, text, fixed in [
+        ("outside.py", FIXABLE, FIXABLE.replace("(catalog)", "(catalog, sort_keys=True)")),
+        ("inside.py", inside, inside),
+    ]:
+        path = tmp_path / name
+        path.write_bytes(text.encode("utf-8"))
+        main(["lint", "--fix", "--config", str(tmp_path / "pyproject.toml"), str(path)])
+        assert path.read_bytes() == fixed.encode("utf-8"), name
