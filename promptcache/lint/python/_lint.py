@@ -27,6 +27,7 @@ from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._chain_fills import FILLED_BY
 from ._interp import Analysis, Hit
 from ._locations import node_label, node_location
+from ._parse import parse_module
 from ._project import Module, Project
 from ._quickinit import replace
 from ._shared_windows import turn_trims
@@ -349,7 +350,7 @@ class PythonLinter:
         if known is not None:  # parsed already, as another module's import
             return self._lint_module(known.tree, source, display, file)
         try:
-            tree = ast.parse(source, filename=display)
+            tree = parse_module(source, display)
         except SyntaxError as exc:
             # Said, since syntax of a newer Python reads as a broken file to an older one.
             message = f"{exc.msg or exc} (as Python {_PYTHON} reads it)"

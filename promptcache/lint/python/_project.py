@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..._errors import InputError
 from ..._inputs import DEFAULT_MAX_BYTES
 from .._loader import read_source
+from ._parse import parse_module
 from ._values import Value
 from ._walk import statements as _statements
 
@@ -425,7 +426,7 @@ class Project:
                 source, tree = parsed
             else:
                 source = read_source(resolved, max_bytes=self.max_bytes)
-                tree = ast.parse(source, filename=str(resolved))
+                tree = parse_module(source, str(resolved))
         except (InputError, OSError, ValueError) as exc:  # a FIFO, over the bound, not UTF-8
             self._failure(resolved, f"cannot be read ({exc})")
             return None
