@@ -466,3 +466,15 @@ def test_a_corpus_6_entry_from_an_earlier_corpus_is_refused(
     (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
     with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3, 4, 5 or legacy: {repo};"):
         score_lint.load_corpus(tmp_path, manifests)
+
+
+def test_the_real_corpus_6_entries_are_new_projects_held_out_whole(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
+    earlier = {f.repo.lower() for f in files if f.split != "c6"}
+    corpus_6 = [f for f in files if f.split == "c6"]
+    assert not {f.repo.lower() for f in corpus_6} & earlier
+    python = {f.repo.lower() for f in corpus_6 if f.kind == "python"}
+    templates = [f for f in corpus_6 if f.kind == "templates"]
+    assert not {f.repo.lower() for f in templates} & python  # one collector per project
+    assert len(python) >= 60 and len(templates) >= 75
+    assert {f.label for f in corpus_6 if f.kind == "python"} == {"buster", "clean", "part"}
