@@ -9,6 +9,7 @@ message's position or on a look-ahead flag, a split that strips the reasoning, a
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -126,10 +127,33 @@ def check_position_branch(
             "renders for a turn changes once a newer turn is appended"
         )
     hazard = walker.hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
+    written = _written_apart(walker, one_test(node))
+    if written:  # the test is set into a name above: the fix goes where it is written
+        hazard = dataclasses.replace(hazard, written=written)
     if setting_only:  # reported at the loop's end unless a branch that renders is reported
         state.pending = state.pending or hazard
         return
     report_history(walker, "branch", hazard, out)
+
+
+def _written_apart(walker: Walker, test: nodes.Node) -> int:
+    """
+    The line of the `set` that writes the position test `test` reads through a name (Nemotron's
+    `{% set include_content = not (truncate and loop.index0 < ns.last_user_idx) %}`, branched on
+    below), where the fix goes; 0 when `test` holds its own.
+    """
+    state = walker.state
+    loop_is_history = state.in_history_loop()
+    if position_test(test, loop_is_history=loop_is_history, aliases=state.aliases) is not None:
+        return 0
+    return next(
+        (
+            state.position_sets[n.name]
+            for n in with_self(test, nodes.Name)
+            if n.name in state.position_sets
+        ),
+        0,
+    )
 
 
 def _moving_hazard(walker: Walker, line: int, anchor: str, moving: Moving) -> Hazard:

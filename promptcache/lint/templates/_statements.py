@@ -192,6 +192,9 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history:
         state.content_flags |= flags_from_content(node.body)
         _check_window(walker, node, out)
+    index = _message_index(node) if history else None
+    if index is not None:
+        state.position_names[index] = _LOOP_INDEX
     state.history += history
     state.loops.append(history)
     if history:
@@ -206,6 +209,8 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history and state.pending is not None:  # no branch that renders was reported
         walker.report_history("branch", state.pending, out)
     state.pending = pending
+    if index is not None:
+        state.position_names.pop(index, None)
     state.history -= history
     state.loops.pop()
     if history:
@@ -216,6 +221,22 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history:
         out.append(HISTORY)
     walker.body(node.else_, scope, out)
+
+
+# `loop.index0`, which a loop variable over `range(messages | length)` stands for.
+_LOOP_INDEX = nodes.Getattr(nodes.Name("loop", "load"), "index0", "load")
+
+
+def _message_index(node: nodes.For) -> str | None:
+    """The variable of a loop over `range(messages | length)` (`{% for i in range(...) %}`):
+    the message's index, which a test compares with a computed one as it does `loop.index0`."""
+    iterated = node.iter
+    is_range = (
+        type(iterated) is nodes.Call
+        and type(iterated.node) is nodes.Name
+        and iterated.node.name == "range"
+    )
+    return node.target.name if is_range and isinstance(node.target, nodes.Name) else None
 
 
 def _keep_filled(body: Sequence[nodes.Node], inner: Scope, scope: Scope) -> None:
@@ -246,9 +267,11 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
             loop_is_history = state.in_history_loop()
             expanded = walker.expanded(node.node)
             if position_test(expanded, loop_is_history=loop_is_history, aliases=state.aliases):
-                state.position_names[node.target.name] = node.node
+                state.position_names[node.target.name] = expanded  # names in it written out
+                state.position_sets[node.target.name] = node.lineno
             else:
                 state.position_names.pop(node.target.name, None)
+                state.position_sets.pop(node.target.name, None)
     _fill_in_place(walker, node.node, scope)
     if isinstance(node.target, nodes.NSRef):
         scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
