@@ -67,6 +67,11 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         member = _membership_reason(walker, expr, scope)  # type: ignore[arg-type]
         if member is not None:
             return member
+    if walker.chat and kind is nodes.Filter:
+        role = _date_role(expr)  # type: ignore[arg-type]
+        if role is not None:
+            detail = f"the content of the `{role}` message (a role that says it holds the date)"
+            return hazard(walker, "PC301", expr.lineno, role, detail)
     if kind is nodes.Filter and walker.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
         return hazard(walker, "PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
     for child in expr.iter_child_nodes():
@@ -74,6 +79,26 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         if found is not None:
             return found
     return None
+
+
+_SELECTS = frozenset({"selectattr"})
+_EQUALS = frozenset({"equalto", "eq", "=="})
+_ROLE_WORDS = re.compile(r"[^\W\d]\w*")
+
+
+def _date_role(expr: nodes.Filter) -> str | None:
+    """
+    The role of the messages a chat template picks (`messages | selectattr('role', 'equalto',
+    'meta-current_date')`) when the role says they hold today's date, as a field named
+    `current_date` does: their content is the date the client sends. None for any other.
+    """
+    if expr.name not in _SELECTS or len(expr.args) != 3:
+        return None
+    values = [arg.value if type(arg) is nodes.Const else None for arg in expr.args]
+    field, test, role = values
+    if field != "role" or test not in _EQUALS or not isinstance(role, str):
+        return None
+    return role if any(_is_current_date_field(w) for w in _ROLE_WORDS.findall(role)) else None
 
 
 def _newest_items(walker: Walker, expr: nodes.Getitem, scope: Scope) -> Hazard | None:
