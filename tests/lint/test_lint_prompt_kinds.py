@@ -732,3 +732,35 @@ def test_a_user_turn_quoting_the_conversation_is_not_a_chat_template() -> None:
     assert not looks_like_chat(JUDGE_USER, "prompts/system.j2")
     assert looks_like_chat(JUDGE_USER, "templates/roles.jinja")  # no name says what it is
     assert looks_like_chat(JUDGE_USER + "{{ eos_token }}", "templates/judge_user.jinja")
+
+
+# -- a system prompt that quotes the assistant's reply ----------------------------------------
+
+# A note-keeper's instructions, named as a system prompt: the notes so far, then the newest
+# exchange. The assistant's reply exists only once the request it answers is done, so a prompt
+# that holds it is about a finished turn, sent alone: no conversation follows it.
+NOTE_KEEPER = """\
+You are a note keeper. Keep the notes short and never invent facts.
+Answer with the updated notes only, as a bulleted list.
+
+Notes so far:
+{{ current_notes }}
+
+The user wrote:
+{{ user_message }}
+REPLY
+Updated notes:
+"""
+
+
+@pytest.mark.parametrize("reply", ["assistant_response", "assistant_reply", "bot_message"])
+def test_a_system_prompt_that_holds_the_assistants_reply_is_one_request(reply: str) -> None:
+    quoted = NOTE_KEEPER.replace("REPLY", f"\nThe assistant replied:\n{{{{ {reply} }}}}\n")
+    assert prompt_kind(quoted, "prompts/notes_system_prompt.j2") == "user"
+    assert _codes(quoted, "prompts/notes_system_prompt.j2") == []
+
+
+def test_the_same_system_prompt_without_the_reply_keeps_the_conversation_after_it() -> None:
+    alone = NOTE_KEEPER.replace("REPLY", "")
+    assert prompt_kind(alone, "prompts/notes_system_prompt.j2") == "system"
+    assert "PC102" in _codes(alone, "prompts/notes_system_prompt.j2")
