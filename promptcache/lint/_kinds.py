@@ -104,9 +104,10 @@ _HOLDS_THE_HISTORY = re.compile(
 # The assistant's reply written into the prompt (`{{ assistant_response }}`, `bot_message`): it
 # exists only once the request it answers is done, so a prompt holding it is about a finished
 # turn (a summariser's, a note keeper's), sent alone, not the system prompt a conversation follows.
+# Not the `model_answer` an evaluation grades: a grader named as a system prompt stays one.
 _HOLDS_THE_REPLY = re.compile(
-    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:assistant|ai|bot|llm|model)_(?:response|reply|message|answer"
-    r"|output)s?\s*[}|-]"
+    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:assistant|ai|bot|llm)_(?:response|reply|message|output)s?"
+    r"\s*[}|-]"
 )
 _HANDLEBARS = re.compile(r"\{\{[#/^>]\s*[\w@]|\{\{\s*else\s*\}\}")
 _HTML_OPENERS = ("<!doctype html", "<html", "<head", "<body")
