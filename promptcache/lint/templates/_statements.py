@@ -43,6 +43,7 @@ from ._events import (
     OR_BRANCH,
     Event,
     Hazard,
+    Pin,
     Unsized,
     count_tokens,
 )
@@ -113,14 +114,14 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     if alternatives:
         out.append(BRANCHES)
     state.sides.append((node.test, True))
-    after = [_walked(walker, node.body, scope, out)]
+    after = [_pinned_walk(walker, node.test, node.body, scope, out)]
     state.sides.pop()
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
         out.append(OR_BRANCH)
         forks += _branch(walker, elif_, "elif", cause)
         if decides:
             walker.check_position_branch(elif_, elif_.body, [], out)
-        after.append(_walked(walker, elif_.body, scope, out))
+        after.append(_pinned_walk(walker, elif_.test, elif_.body, scope, out))
     state.sides.append((node.test, False))
     if alternatives:
         out.append(OR_BRANCH)
@@ -152,6 +153,37 @@ def _branch(walker: Walker, node: nodes.If, keyword: str, hazard: Hazard | None)
             walker.hazard("PC103", node.lineno, keyword, detail), about=hazard.anchor
         )
     ]
+
+
+def _pinned_walk(
+    walker: Walker, test: nodes.Node, body: Sequence[nodes.Node], scope: Scope, out: list[Event]
+) -> Scope:
+    """A branch's body, between `Pin` events when its test holds for one value of a name."""
+    names = pinned_names(test)
+    if names:
+        out.append(Pin(names))
+    inner = _walked(walker, body, scope, out)
+    if names:
+        out.append(Pin(names, end=True))
+    return inner
+
+
+def pinned_names(test: nodes.Node) -> frozenset[str]:
+    """
+    The names a test holds equal to one literal (`kind == 'flights'`, `'a' == mode`, either side
+    of an `and`): the branch renders for that one value of each. Not `!=`, `in`, or a test of
+    truth: those hold for many values.
+    """
+    if type(test) is nodes.And:
+        return pinned_names(test.left) | pinned_names(test.right)
+    if type(test) is not nodes.Compare or len(test.ops) != 1 or test.ops[0].op != "eq":
+        return frozenset()
+    sides = (test.expr, test.ops[0].expr)
+    constants = [side for side in sides if type(side) is nodes.Const]
+    named = [dotted_name(side) for side in sides if type(side) is not nodes.Const]
+    if len(constants) != 1 or not named or named[0] is None:
+        return frozenset()
+    return frozenset({named[0]})
 
 
 def _walked(walker: Walker, body: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> Scope:
