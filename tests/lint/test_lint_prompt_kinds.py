@@ -764,3 +764,22 @@ def test_the_same_system_prompt_without_the_reply_keeps_the_conversation_after_i
     alone = NOTE_KEEPER.replace("REPLY", "")
     assert prompt_kind(alone, "prompts/notes_system_prompt.j2") == "system"
     assert "PC102" in _codes(alone, "prompts/notes_system_prompt.j2")
+
+
+# -- a system prompt's own instruction ---------------------------------------------------------
+
+_CHECKER = "You are a careful grammar checker for a novelist.\n\n{{ instruction }}\n\n"
+
+
+def test_an_instruction_in_a_system_prompt_is_of_unknown_meaning_there() -> None:
+    # what a system prompt is made of: the deployment's strictness rules, a mode's extra text
+    assert _codes(_CHECKER + STATIC, "prompts/system.j2") == []
+
+
+def test_an_instruction_in_a_system_prompt_above_a_long_block_is_still_asked_about() -> None:
+    assert _codes(_CHECKER + STATIC * 2, "prompts/system.j2") == ["PC106"]
+
+
+def test_an_instruction_in_a_prompt_of_one_request_is_still_the_task() -> None:
+    source = "Do what the instruction says.\n\n### Instruction:\n{{ instruction }}\n\n" + STATIC
+    assert _codes(source, "prompts/alpaca.j2") == ["PC102"]

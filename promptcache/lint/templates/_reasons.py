@@ -19,6 +19,7 @@ from ..rules.PC102 import (
     DATE_NAMES,
     PER_CONVERSATION,
     SYSTEM_CLOCK_FIX,
+    SYSTEM_PROMPTS_OWN,
     USERS_TURN_WORDS,
     is_deployment_date,
 )
@@ -195,6 +196,8 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             detail = f"the date variable `{dotted}`"
             return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
+    if walker.system and dotted in SYSTEM_PROMPTS_OWN and not walker.config.strict:
+        return None  # the system prompt's own text (PC106 asks about it above a long block)
     if walker.config.is_per_request(dotted) and not _flag_named_after(walker, dotted):
         fixed = _is_per_conversation(dotted) or _is_per_conversation(root)
         date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])
