@@ -783,3 +783,47 @@ def test_an_instruction_in_a_system_prompt_above_a_long_block_is_still_asked_abo
 def test_an_instruction_in_a_prompt_of_one_request_is_still_the_task() -> None:
     source = "Do what the instruction says.\n\n### Instruction:\n{{ instruction }}\n\n" + STATIC
     assert _codes(source, "prompts/alpaca.j2") == ["PC102"]
+
+
+# -- a .prompty input that names the prompt's own fixed text ----------------------------------
+
+# A note writer: the caller passes the house instructions and an example on every call, as it
+# passes the transcript, but only the transcript differs from one call to the next.
+PROMPTY_NOTE_WRITER = (
+    """\
+---
+name: Visit note
+inputs:
+  transcript:
+    type: string
+  language:
+    type: string
+  note_instructions:
+    type: string
+  note_example:
+    type: string
+---
+system:
+You write visit notes from the transcript the clinician gives you.
+Output language: {{language}}
+
+## Instructions
+{{note_instructions}}
+
+## Example
+{{note_example}}
+
+## Tips
+"""
+    + STATIC
+    + "\n\nuser:\n{{transcript}}\n"
+)
+
+
+def test_prompty_inputs_that_name_the_prompts_fixed_text_are_not_per_request() -> None:
+    assert _codes(PROMPTY_NOTE_WRITER, "prompty/note.prompty") == []
+
+
+def test_a_prompty_input_of_the_requests_own_data_above_the_tips_is_still_reported() -> None:
+    source = PROMPTY_NOTE_WRITER.replace("{{note_example}}", "{{transcript}}")
+    assert _codes(source, "prompty/note.prompty") == ["PC102"]
