@@ -156,6 +156,7 @@ DEFAULT_PER_REQUEST = (
     "*_output",
     # retrieved context (not every `*_context`: `skill_context` is a catalogue of skills)
     "context",
+    "contexts",
     "context_data",
     "context_str",
     "rag_context",
