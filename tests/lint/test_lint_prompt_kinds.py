@@ -827,3 +827,36 @@ def test_prompty_inputs_that_name_the_prompts_fixed_text_are_not_per_request() -
 def test_a_prompty_input_of_the_requests_own_data_above_the_tips_is_still_reported() -> None:
     source = PROMPTY_NOTE_WRITER.replace("{{note_example}}", "{{transcript}}")
     assert _codes(source, "prompty/note.prompty") == ["PC102"]
+
+
+# -- a conversation quoted inside one message ---------------------------------------------------
+
+# A tutor's prompt: the last exchanges quoted as text, each after an inline role label, then the
+# requirements for the reply. The quote changes every turn, so the requirements after it are read
+# again on each request; they are not a conversation that grows by appending messages.
+_QUOTED = """\
+Write the next tutor message for a {{ level }} learner.
+
+## Recent exchanges
+{% for turn in session_messages %}
+{% if turn.kind == 'user' %}User: {{ turn.content }}
+{% else %}AI: {{ turn.content }}
+{% endif %}
+{% endfor %}
+
+REQUIREMENTS
+"""
+
+
+def test_a_conversation_quoted_above_requirements_is_per_request() -> None:
+    found = [(c, n) for c, n, _ in _lines(_QUOTED.replace("REQUIREMENTS", STATIC))]
+    assert ("PC102", 6) in found
+
+
+def test_the_same_quote_at_the_end_of_the_prompt_is_quiet() -> None:
+    assert _codes(_QUOTED.replace("REQUIREMENTS", "Reply now."), "prompts/next.j2") == []
+
+
+def _lines(source: str) -> list[tuple[str, int, str]]:
+    found = lint_source(source, path="prompts/next.j2")
+    return [(f.code, f.line, f.message) for f in found if f.severity != "info"]

@@ -55,6 +55,7 @@ from ._nodes import (
     is_messages,
     is_negative,
     namespace_sets,
+    shown_name,
     with_self,
 )
 from ._output import _s_Output
@@ -66,7 +67,11 @@ if TYPE_CHECKING:
 
 __all__ = ["body", "describe_from", "stmt"]
 
-_ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*$")
+# A role line (`user:` alone on its line, the next message's role), not a label before a value on
+# the same line (`User: {{ m.content }}`, a turn quoted as text): the line ends in the text.
+_ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*\r?\n")
+# An inline role label that a value follows on its line: the end of a text before a value.
+_ROLE_LABEL = re.compile(r"(?i)(?:^|\n)[ \t#*-]*(?:user|assistant|human|ai|bot)[ \t]*:[ \t]*$")
 _HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
 
 
@@ -202,6 +207,11 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
         out.append(HISTORY)
         return
     hazard = walker.reason(node.iter, scope)
+    if hazard is None and not walker.chat and _quotes_the_turns(node):
+        iterated = shown_name(node.iter) or "the conversation"
+        root = iterated.split(".", 1)[0]
+        detail = f"the conversation so far (`{iterated}`, quoted turn by turn)"
+        hazard = walker.per_request(node.lineno, root, detail, per_turn=True, in_system=detail)
     after: list[Event] = []
     if hazard is not None:
         loop = walker.hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
@@ -463,10 +473,7 @@ def _writes_the_turns(node: nodes.For) -> bool:
     """A loop over the history (`chat_history`, `history`, `messages`) that writes each item's
     role, or role lines (`user:`, `assistant:`): the conversation rendered turn by turn, as a
     `.prompty` file or a promptflow chat template does."""
-    iterated = dotted_name(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
-    if iterated is None or not _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]):
-        return False
-    if not isinstance(node.target, nodes.Name):
+    if not _over_the_history(node) or not isinstance(node.target, nodes.Name):
         return False
     item = node.target.name
     return any(
@@ -475,6 +482,26 @@ def _writes_the_turns(node: nodes.For) -> bool:
         for output in node.find_all(nodes.Output)
         for child in output.nodes
     )
+
+
+def _quotes_the_turns(node: nodes.For) -> bool:
+    """A loop over the history (`recent_messages`) that writes each item after an inline role
+    label (`User: {{ m.content }}`): the conversation quoted as the text of one message, which
+    changes every turn, not messages appended after it."""
+    if not _over_the_history(node):
+        return False
+    return any(
+        type(text) is nodes.TemplateData
+        and type(value) is not nodes.TemplateData
+        and _ROLE_LABEL.search(text.data) is not None
+        for output in node.find_all(nodes.Output)
+        for text, value in zip(output.nodes, output.nodes[1:], strict=False)
+    )
+
+
+def _over_the_history(node: nodes.For) -> bool:
+    iterated = dotted_name(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
+    return iterated is not None and _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]) is not None
 
 
 # The statements with a handler, by the name of their node type; any other statement is walked
