@@ -67,3 +67,14 @@ def test_a_loop_index_over_range_of_the_messages_compared_with_the_last_user_is_
 
 def test_a_loop_index_over_range_compared_with_a_constant_is_quiet() -> None:
     assert _pc302(BY_INDEX.replace("i > ns.last", "i > 0")) == []
+
+
+def test_a_switch_on_by_default_that_turns_the_position_test_on_is_named_in_the_fix() -> None:
+    source = "{%- set hide_old = hide_old if hide_old is defined else true %}\n" + SET_APART
+    (found,) = [f for f in lint_source(source, path="chat_template.jinja") if f.code == "PC302"]
+    assert "`hide_old`" in found.message and "chat_template_kwargs" in found.message
+
+
+def test_a_switch_the_caller_must_turn_on_is_not_named_in_the_fix() -> None:
+    (found,) = [f for f in lint_source(SET_APART, path="chat_template.jinja") if f.code == "PC302"]
+    assert "`hide_old`" not in found.message
