@@ -62,6 +62,7 @@ from .templates import (
     Event,
     Hazard,
     Note,
+    Pin,
     Unsized,
     Walker,
 )
@@ -597,12 +598,59 @@ def risks(
         if event is TAIL:
             break
         prefix.append(event)
+    found = _scan(prefix, threshold, kind=kind, one_request=one_request)
+    pinned = {name for event in prefix if isinstance(event, Pin) for name in event.names}
+    if not pinned:
+        return found
+    # A value's own branches (`{% if kind == 'flights' %}` after `{{ kind }}`) render with one
+    # value of it each, cached with it: what follows the value is measured without them.
+    for index, event in enumerate(prefix):
+        if not isinstance(event, Hazard) or (name := _value_name(event)) not in pinned:
+            continue
+        rest = _without_pinned(prefix[index + 1 :], name)
+        alone = _scan([event, *rest], threshold, kind=kind, one_request=one_request)
+        mine = [(hazard, risk) for hazard, risk in alone if hazard is event]
+        found = _replace(found, event, mine)
+    return found
+
+
+def _replace(
+    found: list[tuple[Hazard, Risk]], hazard: Hazard, by: list[tuple[Hazard, Risk]]
+) -> list[tuple[Hazard, Risk]]:
+    """`found` with the entry of this very `hazard` replaced by `by` (none: dropped)."""
+    out: list[tuple[Hazard, Risk]] = []
+    for item in found:
+        out.extend(by if item[0] is hazard else [item])
+    return out
+
+
+def _without_pinned(events: Sequence[Event], name: str) -> list[Event]:
+    """`events` without the content of the branches that render for one value of `name`."""
+    kept: list[Event] = []
+    depth = 0
+    for event in events:
+        if isinstance(event, Pin):
+            if name in event.names:
+                depth += -1 if event.end else 1
+                depth = max(depth, 0)  # the end of a branch the value itself is in
+            continue
+        if depth == 0:
+            kept.append(event)
+    return kept
+
+
+def _scan(
+    prefix: Sequence[Event], threshold: int, *, kind: PromptKind, one_request: bool
+) -> list[tuple[Hazard, Risk]]:
+    """The backward scan of `risks` over the events before the tail."""
     found: list[tuple[Hazard, Risk]] = []
     following = _Following()
     branches = _Branches()
     for event in reversed(prefix):
         if isinstance(event, int):
             following.add_text(event)
+            continue
+        if isinstance(event, Pin):
             continue
         if isinstance(event, Sentinel) and event in _BRANCH_MARKS:
             following = branches.cross(event, following)
