@@ -39,6 +39,7 @@ from ._flow import (
     dict_fields,
     flatten,
     follow,
+    lines_after,
     passed_through,
     static_after,
     substitute,
@@ -556,6 +557,7 @@ def _apply(
                     spliced=pending.spliced,
                     named=pending.named,
                     opening=pending.opening,
+                    lines=pending.lines,
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                 continue
@@ -575,6 +577,9 @@ def _apply(
                     pending.after + static_after(pieces, dep),
                     pending.history,
                     node,
+                    lines=None
+                    if pending.lines is None
+                    else pending.lines + lines_after(pieces, dep),
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     constants = _constant_parameters(function, bound, result, _configured(node, len(args)))
