@@ -57,6 +57,7 @@ from ._sinks import (
     CLIENT_PACKAGES,
     CONTEXT_ENGINES,
     HISTORY_READS,
+    KNOWN_PACKAGES,
     OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
@@ -762,6 +763,10 @@ def _library_call(
                 value = _unread_as_notes(value)
             if value.deps:
                 what = f"`{keyword}=` of `{_short(name)}()`"
+                unread = _unread_project_module(frame, name)
+                if unread:  # the project's own code, which the analysis cannot read
+                    label = f"`{_short(name)}()` (from {unread}, a project module not found)"
+                    value = frame.scope.lost(label, node)
                 frame.findings.sink_value(what, "system", value, node)
     if last in SK_AGENTS:  # an agent whose instructions its arguments fill
         made = opaque_call(frame, name, [*args, *keywords.values(), *splats])
@@ -1216,6 +1221,20 @@ def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:
 def _a_constant(expr: ast.expr) -> bool:
     name = expr.id if isinstance(expr, ast.Name) else getattr(expr, "attr", "")
     return isinstance(expr, ast.Name | ast.Attribute) and len(name) > 1 and name.isupper()
+
+
+def _unread_project_module(frame: Frame, name: str) -> str:
+    """The module a call of `name` comes from when it is one of the project's own that the
+    analysis cannot find (a file left out of what is linted: `from app.models.user import
+    Chat`, `Chat(prompt=query, response=answer)`): what its keywords are for is unknown, so
+    they are not taken for a wrapper's system prompt. "" for any other call."""
+    module = name.split("(", 1)[0].rpartition(".")[0]
+    if not module or module.split(".", 1)[0] in KNOWN_PACKAGES:
+        return ""
+    project = frame.a.project
+    if project.find(module, frame.module) is not None:
+        return ""
+    return module if project.holds_package(module, frame.module) else ""
 
 
 def _short(name: str) -> str:
