@@ -764,6 +764,8 @@ def _library_call(
             if value.deps:
                 what = f"`{keyword}=` of `{_short(name)}()`"
                 unread = _unread_project_module(frame, name)
+                if unread and not any(isinstance(d, Taint) for d in value.deps):
+                    continue  # a parameter's value: what the call does with it is unknown
                 if unread:  # the project's own code, which the analysis cannot read
                     label = f"`{_short(name)}()` (from {unread}, a project module not found)"
                     value = frame.scope.lost(label, node)
