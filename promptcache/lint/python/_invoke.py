@@ -48,6 +48,7 @@ from ._flow import (
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
+from ._local_lists import appended_where_sent
 from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
@@ -1105,8 +1106,12 @@ def call_sink(
     keywords: dict[str, Value],
     splats: list[Value],
 ) -> Value:
-    if sink.api == "LangChain SystemMessage" and frame.message_element is node:
-        # Made in a list literal: judged there, by the turns after it (`_expressions`).
+    if sink.api == "LangChain SystemMessage" and (
+        frame.message_element is node
+        or (frame.function is not None and appended_where_sent(frame.function.node, node))
+    ):
+        # Made in a list literal: judged there, by the turns after it (`_expressions`); appended
+        # to a list the function makes and sends: judged where it is sent (`_local_lists`).
         content = keywords.get("content", args[0] if args else EMPTY)
         return replace(content, kind="message")
     for index, role in sink.positional:
