@@ -20,8 +20,15 @@ _ENGINES = tuple(call for f in FRAMEWORKS for call in f.query_engines)
 _METHODS = frozenset(method for f in FRAMEWORKS for method in f.query_methods)
 
 
-def only_asked_of_a_query_engine(body: ast.AST, name: str) -> bool:
-    """Whether every read of `name` in `body` is the text a query engine made there is asked."""
+# Words the module's text holds where it makes one (a scan before any walk of its tree).
+_WORDS = tuple(sorted({call.split(".")[0] for call in _ENGINES}))
+
+
+def only_asked_of_a_query_engine(body: ast.AST, name: str, source: str) -> bool:
+    """Whether every read of `name` in `body` (of a module whose text is `source`) is the text
+    a query engine made there is asked."""
+    if not any(word in source for word in _WORDS):
+        return False
     engines = _engine_names(body)
     if not engines:
         return False

@@ -361,7 +361,7 @@ def assign(frame: Frame, target: ast.expr, value: Value) -> None:
             value.deps
             and value.pieces is not None
             and _prompt_named(target.id)
-            and not only_asked_of_a_query_engine(_body_of(frame), target.id)
+            and not only_asked_of_a_query_engine(_body_of(frame), target.id, frame.module.source)
         ):
             # A prompt text under construction: judged as a template (by the static text
             # after what varies), wherever it is sent; but for a query engine's question,
