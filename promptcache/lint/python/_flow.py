@@ -46,6 +46,7 @@ __all__ = [
     "static_text",
     "substitute",
     "text_after",
+    "text_lines",
     "unfollowed",
     "without",
 ]
@@ -158,7 +159,11 @@ def lines_after(pieces: Sequence[Piece], dep: Dep) -> int:
     """How many lines of the literal text after the first piece that carries `dep` hold text
     (a letter or a digit): a short static block (`RULES` and three lines under the question) is
     not the reusable content a long one is, whatever its characters weigh."""
-    text = text_after(pieces, dep)
+    return text_lines(text_after(pieces, dep))
+
+
+def text_lines(text: str) -> int:
+    """How many lines of `text` hold text (a letter or a digit)."""
     return sum(1 for line in text.split("\n") if any(c.isalnum() for c in line))
 
 
