@@ -28,7 +28,7 @@ from ._handed import appended_to_kept_list
 from ._instances import instance_part
 from ._invoke import body_of, call_expression, is_message_call, where_made
 from ._iteration import comprehension
-from ._local_lists import sent_where_grown
+from ._local_lists import appended_where_sent, sent_where_grown
 from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
@@ -318,7 +318,11 @@ def _e_Dict(frame: Frame, node: ast.Dict) -> Value:
     )
     # An element of a list literal is judged by the turns after it; one appended to a history
     # the function grows is the newest turn of that conversation.
-    if not in_list and not _kept_turn(frame, result, node):
+    if (
+        not in_list
+        and not _kept_turn(frame, result, node)
+        and not _appended_and_sent(frame, result, node)
+    ):
         frame.findings.system_message(result, node)
     return result
 
@@ -541,6 +545,15 @@ def _grown_and_sent(frame: Frame, message: Value, node: ast.List | ast.Tuple) ->
     if role is None or role.text not in ("system", "developer") or frame.function is None:
         return False
     return isinstance(node, ast.List) and sent_where_grown(frame.function.node, node)
+
+
+def _appended_and_sent(frame: Frame, message: Value, node: ast.Dict) -> bool:
+    """A system message appended to a list its function makes and sends (`_local_lists`):
+    judged where the list is sent, with the turns after it."""
+    role = message.field("role")
+    if role is None or role.text not in ("system", "developer") or frame.function is None:
+        return False
+    return appended_where_sent(frame.function.node, node)
 
 
 def _kept_turn(frame: Frame, message: Value, node: ast.Dict) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ._flow import (
     flatten,
+    lines_after,
     static_after,
     text_after,
 )
@@ -278,7 +279,7 @@ class Findings:
                 or unknown_after(pieces, dep)
             )
             if isinstance(dep, Param) or history or unknown or after >= limit:
-                self.hit(dep, api, role, after, history, node)
+                self.hit(dep, api, role, after, history, node, lines=lines_after(pieces, dep))
 
     def hit(
         self,
@@ -289,9 +290,11 @@ class Findings:
         history: bool,
         node: ast.AST,
         note: str = "",
+        *,
+        lines: int | None = None,
     ) -> None:
         if isinstance(dep, Param):
-            self.pend(dep, api, role, after, history)
+            self.pend(dep, api, role, after, history, lines=lines)
             return
         line, column = node_location(self.module, node)
         self.a.record(
@@ -306,6 +309,7 @@ class Findings:
                 site_line=line,
                 site_column=column,
                 note=note,
+                lines=lines,
             ),
         )
 
@@ -321,6 +325,7 @@ class Findings:
         whole: bool = False,
         named: bool = False,
         opening: bool = False,
+        lines: int | None = None,
     ) -> None:
         if self.function is not None:
             pending = Pending(
@@ -335,6 +340,7 @@ class Findings:
                 whole=whole,
                 named=named,
                 opening=opening,
+                lines=lines,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)

@@ -37,6 +37,7 @@ __all__ = [
     "dict_fields",
     "flatten",
     "follow",
+    "lines_after",
     "merge",
     "merge_all",
     "merge_grown",
@@ -45,6 +46,7 @@ __all__ = [
     "static_text",
     "substitute",
     "text_after",
+    "text_lines",
     "unfollowed",
     "without",
 ]
@@ -151,6 +153,18 @@ def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
         if not isinstance(piece, str) and dep in piece:
             return sum(text_weight(p) for p in pieces[index + 1 :] if isinstance(p, str))
     return 0
+
+
+def lines_after(pieces: Sequence[Piece], dep: Dep) -> int:
+    """How many lines of the literal text after the first piece that carries `dep` hold text
+    (a letter or a digit): a short static block (`RULES` and three lines under the question) is
+    not the reusable content a long one is, whatever its characters weigh."""
+    return text_lines(text_after(pieces, dep))
+
+
+def text_lines(text: str) -> int:
+    """How many lines of `text` hold text (a letter or a digit)."""
+    return sum(1 for line in text.split("\n") if any(c.isalnum() for c in line))
 
 
 def text_weight(text: str) -> int:

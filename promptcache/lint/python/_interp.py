@@ -42,6 +42,7 @@ from ._statements import _is_system_decorator
 from ._summaries import ClassInfo, Function, Hit
 from ._turns import (
     agent_runs_carry_history,
+    starts_an_empty_history,
     windowed,
     windowed_attributes,
 )
@@ -252,6 +253,9 @@ class Analysis:
                 frame.scope.bind_parameters()
                 frame.block(init.node.body)  # type: ignore[arg-type]
                 cls.attrs.update(frame.scope.self_attrs)
+                if not isinstance(init.node, ast.Lambda) and starts_an_empty_history(init.node):
+                    for value in frame.scope.self_attrs.values():
+                        frame.findings.conversation_started(value)
             for name, trim in windowed_attributes(cls.node, cls.module).items():
                 cls.attrs[name] = windowed(cls.module, cls.attrs.get(name), trim)
         return cls.attrs

@@ -39,6 +39,7 @@ from ._flow import (
     dict_fields,
     flatten,
     follow,
+    lines_after,
     passed_through,
     static_after,
     substitute,
@@ -47,6 +48,7 @@ from ._flow import (
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
+from ._local_lists import appended_where_sent
 from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
@@ -56,6 +58,7 @@ from ._sinks import (
     CLIENT_PACKAGES,
     CONTEXT_ENGINES,
     HISTORY_READS,
+    KNOWN_PACKAGES,
     OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
@@ -556,6 +559,7 @@ def _apply(
                     spliced=pending.spliced,
                     named=pending.named,
                     opening=pending.opening,
+                    lines=pending.lines,
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                 continue
@@ -575,6 +579,9 @@ def _apply(
                     pending.after + static_after(pieces, dep),
                     pending.history,
                     node,
+                    lines=None
+                    if pending.lines is None
+                    else pending.lines + lines_after(pieces, dep),
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     constants = _constant_parameters(function, bound, result, _configured(node, len(args)))
@@ -757,6 +764,12 @@ def _library_call(
                 value = _unread_as_notes(value)
             if value.deps:
                 what = f"`{keyword}=` of `{_short(name)}()`"
+                unread = _unread_project_module(frame, name)
+                if unread and not any(isinstance(d, Taint) for d in value.deps):
+                    continue  # a parameter's value: what the call does with it is unknown
+                if unread:  # the project's own code, which the analysis cannot read
+                    label = f"`{_short(name)}()` (from {unread}, a project module not found)"
+                    value = frame.scope.lost(label, node)
                 frame.findings.sink_value(what, "system", value, node)
     if last in SK_AGENTS:  # an agent whose instructions its arguments fill
         made = opaque_call(frame, name, [*args, *keywords.values(), *splats])
@@ -1093,8 +1106,12 @@ def call_sink(
     keywords: dict[str, Value],
     splats: list[Value],
 ) -> Value:
-    if sink.api == "LangChain SystemMessage" and frame.message_element is node:
-        # Made in a list literal: judged there, by the turns after it (`_expressions`).
+    if sink.api == "LangChain SystemMessage" and (
+        frame.message_element is node
+        or (frame.function is not None and appended_where_sent(frame.function.node, node))
+    ):
+        # Made in a list literal: judged there, by the turns after it (`_expressions`); appended
+        # to a list the function makes and sends: judged where it is sent (`_local_lists`).
         content = keywords.get("content", args[0] if args else EMPTY)
         return replace(content, kind="message")
     for index, role in sink.positional:
@@ -1211,6 +1228,20 @@ def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:
 def _a_constant(expr: ast.expr) -> bool:
     name = expr.id if isinstance(expr, ast.Name) else getattr(expr, "attr", "")
     return isinstance(expr, ast.Name | ast.Attribute) and len(name) > 1 and name.isupper()
+
+
+def _unread_project_module(frame: Frame, name: str) -> str:
+    """The module a call of `name` comes from when it is one of the project's own that the
+    analysis cannot find (a file left out of what is linted: `from app.models.user import
+    Chat`, `Chat(prompt=query, response=answer)`): what its keywords are for is unknown, so
+    they are not taken for a wrapper's system prompt. "" for any other call."""
+    module = name.split("(", 1)[0].rpartition(".")[0]
+    if not module or module.split(".", 1)[0] in KNOWN_PACKAGES:
+        return ""
+    project = frame.a.project
+    if project.find(module, frame.module) is not None:
+        return ""
+    return module if project.holds_package(module, frame.module) else ""
 
 
 def _short(name: str) -> str:

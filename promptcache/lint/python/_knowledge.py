@@ -166,3 +166,8 @@ class Framework:
     conversation_hooks: tuple[str, ...] = ()
     # Chat platforms' reads of a channel's newest messages (see HistoryRead).
     history_reads: tuple[HistoryRead, ...] = ()
+    # Dotted-name endings of calls that make a query engine: it retrieves for each text it is
+    # asked (`engine.query(text)`, by `query_methods`) and places that text in its template
+    # after what it retrieved, so the text sits after per-request content.
+    query_engines: tuple[str, ...] = ()
+    query_methods: tuple[str, ...] = ()

@@ -665,6 +665,27 @@ def _promoted(hit: Hit) -> bool:
     return bool(hit.taint.unread) and hit.role == "system" and hit.history
 
 
+# A static block after a value that holds fewer lines of text than this, and weighs less than
+# as many full lines, is not reusable content: the few lines of rules under a question (`RULES`
+# and three lines) are what the prompt's layout costs, not a prefix worth caching (the corpus
+# labels count a block of fewer than about eight lines, blank ones among them, as none). Text
+# written on few long lines is weighed as the full lines it would fill.
+_SHORT_BLOCK_LINES = 6
+_LINE_CHARS = 80  # a full line's weight, in characters (`_flow.text_weight`)
+
+
+def _short_static(hit: Hit, tokens: int, config: LintConfig) -> bool:
+    """Whether too little static text follows the value for it to cost anything: under the
+    threshold, or (where its lines were counted) a short block."""
+    if tokens < max(config.threshold, 1):
+        return True
+    return (
+        hit.lines is not None
+        and hit.lines < _SHORT_BLOCK_LINES
+        and hit.after < _SHORT_BLOCK_LINES * _LINE_CHARS
+    )
+
+
 def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     taint = hit.taint
     if _promoted(hit):
@@ -674,7 +695,7 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     tokens = hit.after // 4
     # A turn before the newest, or a system prompt, was judged where it was reached (by what
     # follows it); the other positions are judged here by the static text after the value.
-    if not hit.history and tokens < max(config.threshold, 1) and hit.role not in _JUDGED:
+    if not hit.history and hit.role not in _JUDGED and _short_static(hit, tokens, config):
         return None
     label = taint.label if here else f"{taint.label} (from {taint.path}:{taint.line})"
     where = _ROLE_WORDS.get(hit.role, "the cacheable prefix")

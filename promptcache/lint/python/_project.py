@@ -320,6 +320,17 @@ class Project:
         self._by_name[dotted] = None
         return None
 
+    def holds_package(self, dotted: str, near: Module | None) -> bool:
+        """Whether `dotted` (a module the project does not have) names a module of one of the
+        project's own packages or modules (`app.models.user` beside an `app/` folder): a part of
+        the project the analysis cannot read, not another library."""
+        first = dotted.split(".", 1)[0]
+        for folder in self._folders(near):
+            names = self._names(folder)
+            if names is not None and (first in names or f"{first}.py" in names):
+                return True
+        return False
+
     def defining(self, package: str, name: str, near: Module | None) -> Module | None:
         """
         The one module of the folder `package` names that binds `name` at its top level, when

@@ -22,6 +22,7 @@ from ._flow import (
 )
 from ._invoke import call_name
 from ._locations import node_label
+from ._query_engines import only_asked_of_a_query_engine
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, system_named
 from ._sinks import SINK_BY_API
@@ -347,13 +348,24 @@ def branches(
 
 
 # -- assignment -------------------------------------------------------------------------
+def _body_of(frame: Frame) -> ast.AST:
+    """The function a frame runs, or its module's tree."""
+    return frame.module.tree if frame.function is None else frame.function.node
+
+
 def assign(frame: Frame, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
         if value.deps and system_named(target.id):
             frame.findings.system_text(f"`{target.id}`, named as a system prompt", value, target)
-        elif value.deps and value.pieces is not None and _prompt_named(target.id):
+        elif (
+            value.deps
+            and value.pieces is not None
+            and _prompt_named(target.id)
+            and not only_asked_of_a_query_engine(_body_of(frame), target.id, frame.module.source)
+        ):
             # A prompt text under construction: judged as a template (by the static text
-            # after what varies), wherever it is sent.
+            # after what varies), wherever it is sent; but for a query engine's question,
+            # which the engine places after what it retrieves for it.
             frame.findings.last_turn(f"`{target.id}`, named as a prompt", value, target, "template")
         frame.scope.env[target.id] = value
         return

@@ -32,6 +32,9 @@ class Hit:
     site_line: int
     site_column: int
     note: str = ""
+    # Lines holding text in the static text after it, where counted (`_flow.lines_after`; None:
+    # not counted, and only its weight decides).
+    lines: int | None = None
 
 
 @quick_init
@@ -55,6 +58,7 @@ class Pending:
     # argument): per-request data there that comes before most of the static text is judged as
     # the caller's own first turn is (`Findings.messages`), not only by the text after it.
     opening: bool = False
+    lines: int | None = None  # lines holding text after it in the function's text (`Hit.lines`)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -17,7 +17,9 @@ from ._calls import _keyword_line, _written_at, is_history, is_placeholder
 from ._crew_config import crew_base_template
 from ._flow import (
     flatten,
+    lines_after,
     static_after,
+    text_lines,
     unfollowed,
 )
 from ._placeholders import Slot, slot_at
@@ -116,7 +118,10 @@ def template_info(
                 for key, slot in spec.meta.items():
                     kept = slot.role if slot.role == "system" else "messages"
                     role = kept if history else "template"
-                    info.setdefault(key, slot._replace(after=slot.after + later_text, role=role))
+                    lines = slot.lines if not later_text else None
+                    info.setdefault(
+                        key, slot._replace(after=slot.after + later_text, role=role, lines=lines)
+                    )
         return info
     text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
     system = sink.api == "LangChain system message template"
@@ -138,7 +143,8 @@ def template_variables(
     for name, value in values.fields:
         if name not in info:
             continue
-        after, role, written = info[name]
+        slot = info[name]
+        after, role, written = slot.after, slot.role, slot.written
         if role == "placeholder":  # the conversation: only a window of it is known to slide
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == WINDOW:
@@ -157,9 +163,11 @@ def template_variables(
                 frame.findings.hit(dep, api, "messages", after_dep, True, node)
         else:
             limit = max(frame.a.config.threshold, 1) * 4
+            pieces = flatten(value)
             for dep in value.deps:
-                if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
-                    frame.findings.hit(dep, api, "template", after, False, node)
+                if isinstance(dep, Param) or after + static_after(pieces, dep) >= limit:
+                    lines = None if slot.lines is None else slot.lines + lines_after(pieces, dep)
+                    frame.findings.hit(dep, api, "template", after, False, node, lines=lines)
 
 
 def _placeholder_name(spec: Value) -> str:
@@ -385,10 +393,16 @@ def _variables(
     static characters after it (`later` more after the text itself), the position it reaches, and
     where `module` writes it."""
     joined = static_of(text)
-    for found in (field or _TEMPLATE_FIELD).finditer(joined):
+    pattern = field or _TEMPLATE_FIELD
+    for found in pattern.finditer(joined):
         if found.group(1) not in info:
             after = len(joined) - found.end() + later
-            info[found.group(1)] = slot_at(module, joined, found.start(), found.end(), after, role)
+            # Its static lines are counted when the text is all that follows it (no later
+            # messages), the other variables' placeholders left out.
+            lines = None if later else text_lines(pattern.sub("", joined[found.end() :]))
+            info[found.group(1)] = slot_at(
+                module, joined, found.start(), found.end(), after, role, lines
+            )
 
 
 def static_of(text: Value) -> str:

@@ -60,6 +60,7 @@ __all__ = [
     "self_trim",
     "sized",
     "starts_a_conversation",
+    "starts_an_empty_history",
     "stored_window",
     "unknown_after",
     "windowed",
@@ -285,6 +286,46 @@ def starts_a_conversation(node: ast.Assign, *, global_name: bool = False) -> boo
         and isinstance(v, ast.Constant)
         and v.value in ("system", "developer")
         for k, v in zip(first.keys, first.values, strict=True)
+    )
+
+
+def starts_an_empty_history(init: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`self.history: list[Message] = []` in a class's `__init__`: each instance starts a
+    conversation of its own, so what the same `__init__` stores on it (its system prompt, the
+    user it serves) is fixed for that conversation, as what a history opens with is."""
+    arguments = init.args.posonlyargs + init.args.args
+    if not arguments:
+        return False
+    owner = arguments[0].arg
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if not _empty_list(value):
+            continue
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == owner
+                and names_a_history(target.attr)
+            ):
+                return True
+    return False
+
+
+def _empty_list(node: ast.expr) -> bool:
+    """`[]`, `list()`, `deque()`: an empty list of turns."""
+    if isinstance(node, ast.List):
+        return not node.elts
+    return (
+        isinstance(node, ast.Call)
+        and not node.args
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("list", "deque")
     )
 
 
