@@ -8,6 +8,7 @@ real format. The real manifests (bench/lint_corpus/) must also load and agree wi
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -478,3 +479,79 @@ def test_the_real_corpus_6_entries_are_new_projects_held_out_whole(tmp_path: Pat
     assert not {f.repo.lower() for f in templates} & python  # one collector per project
     assert len(python) >= 60 and len(templates) >= 75
     assert {f.label for f in corpus_6 if f.kind == "python"} == {"buster", "clean", "part"}
+
+
+RENDERED_EMPTY = "Known facts: {{ question }}\n" + "You answer questions about refunds.\n" * 30
+RENDERER = """\
+from pathlib import Path
+
+import jinja2
+from openai import OpenAI
+
+env = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "prompts"))
+client = OpenAI()
+
+
+def answer(text: str) -> str:
+    system = env.get_template("system.j2").render()
+    reply = client.chat.completions.create(
+        model="gpt-4o",
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": text}],
+    )
+    return reply.choices[0].message.content or ""
+"""
+
+
+def _snapshot(folder: Path, files: dict[str, str]) -> str:
+    """A fetched snapshot as the mirrors hold it: a git directory at folder/repo."""
+    work = folder / "work"
+    for path, text in files.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_text(text, encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(work)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "snapshot"], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(folder / "repo")], check=True)
+    done = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_with_python_lints_a_template_project_with_the_python_that_renders_it(
+    tmp_path: Path,
+) -> None:
+    # The template alone looks like a per-request value above the instructions; the project's
+    # Python renders it with no values at all, so `promptcache lint .` finds it clean.
+    commit = _snapshot(
+        tmp_path / "mirrors" / "acme+bot",
+        {"prompts/system.j2": RENDERED_EMPTY, "app/main.py": RENDERER, "README.md": "bot\n"},
+    )
+    entry = f'[[file]]\nrepo = "acme/bot"\ncommit = "{commit}"\npath = "prompts/system.j2"\n'
+    entry += 'split = "c4"\nlabel = "clean"\n'
+    manifests = _manifests(tmp_path / "m", entry)
+    corpus = tmp_path / "c"
+    (copy := corpus / "templates" / "c4" / "acme+bot" / "prompts" / "system.j2").parent.mkdir(
+        parents=True
+    )
+    copy.write_text(RENDERED_EMPTY, encoding="utf-8")
+    files = score_lint.load_corpus(corpus, manifests)
+
+    alone = score_lint.score(files, score_lint.findings_by_file(files))
+    assert (alone.clean, alone.alarmed) == (1, 1)
+    assert score_lint.copy_python(files, tmp_path / "mirrors") == [
+        "acme/bot: 1 of 1 Python files copied"
+    ]
+    assert (copy.parent.parent / "app" / "main.py").read_text(encoding="utf-8") == RENDERER
+    whole = score_lint.score(files, score_lint.findings_by_file(files, with_python=True))
+    assert (whole.clean, whole.alarmed) == (1, 0)
+    # the Python is context, not corpus: nothing in it is scored, and a second copy copies nothing
+    assert score_lint.copy_python(files, tmp_path / "mirrors") == [
+        "acme/bot: 0 of 1 Python files copied"
+    ]
+
+
+def test_copy_python_says_which_snapshot_is_missing(tmp_path: Path) -> None:
+    manifests = _manifests(tmp_path / "m", C4_ENTRY.format(repo="fourth/bot"))
+    files = score_lint.load_corpus(tmp_path / "c", manifests)
+    (line,) = score_lint.copy_python(files, tmp_path / "mirrors")
+    assert line.startswith("fourth/bot: no snapshot at ") and "fetch it first" in line
