@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
 from ._calls import _written_at, all_str, repeat_count, senders_part
+from ._chain_fills import pipe_into
 from ._classes import method_of
 from ._flow import (
     as_items,
@@ -251,6 +252,9 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
         return Value(deps=left.deps | right.deps, kind="chain", meta=right.meta)
     if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
         return Value(deps=left.deps | right.deps, fields=dict_fields(left.fields + right.fields))
+    if isinstance(op, ast.BitOr) and left.fields is not None and frame.function is not None:
+        # `{"context": retriever, ...} | prompt` of a template handed in: filled at each call.
+        pipe_into(frame, tuple((k, frame.call_value(v, node)) for k, v in left.fields), right)
     return join_values([left, right])
 
 

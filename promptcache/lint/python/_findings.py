@@ -321,6 +321,7 @@ class Findings:
         whole: bool = False,
         named: bool = False,
         opening: bool = False,
+        fills: tuple[tuple[str, Value], ...] = (),
     ) -> None:
         if self.function is not None:
             pending = Pending(
@@ -335,6 +336,7 @@ class Findings:
                 whole=whole,
                 named=named,
                 opening=opening,
+                fills=fills,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)

@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 
 from .._config import snake_case
 from ._calls import SPECIAL, Call, _written_at, insert_place
-from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
+from ._chain_fills import (
+    FILLED_BY,
+    FILLS_ROLE,
+    PIPED_ROLE,
+    fill_passed,
+    fill_template,
+    piped_passed,
+)
 from ._classes import method_of, overrides, stub
 from ._filled_templates import (
     chat_builder,
@@ -539,6 +546,9 @@ def _apply(
             continue
         if pending.role == FILLS_ROLE:  # a template it hands to a chain that fills it
             fill_passed(frame, pending.api, argument, node)
+            continue
+        if pending.role == PIPED_ROLE:  # a template it pipes a mapping into
+            piped_passed(frame, pending, argument, bound, node)
             continue
         if pending.role == "kwargs":
             frame.findings.splat_into(SINK_BY_API[pending.api], argument, node)

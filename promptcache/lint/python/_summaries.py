@@ -55,6 +55,10 @@ class Pending:
     # argument): per-request data there that comes before most of the static text is judged as
     # the caller's own first turn is (`Findings.messages`), not only by the text after it.
     opening: bool = False
+    # What a LangChain pipe fills the parameter with, a template (`{"context": retriever, ...}
+    # | prompt` of `def chain(prompt, retriever)`): each variable's value, in the function's
+    # terms (its own parameters resolved at each call, as the template is).
+    fills: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(slots=True, kw_only=True)
