@@ -494,3 +494,34 @@ def test_a_template_written_twice_keeps_the_format_call_as_its_place() -> None:
     ).replace("LONG", repr(LONG))
     [finding] = lint_python_source(source)
     assert (finding.line, finding.written_at) == (8, 7)
+
+
+GEMINI_PARTS = """
+from google import genai
+from google.genai import types
+client = genai.Client()
+def read_invoice(state: InvoiceState):
+    invoice = types.Part.from_bytes(data=state["pdf"], mime_type="application/pdf")
+    return client.models.generate_content(
+        model="gemini-2.5-flash",
+        contents=[
+            invoice,
+            LONG,
+        ],
+    ).text
+"""
+
+
+def test_a_document_part_before_a_static_prompt_opens_the_one_gemini_turn() -> None:
+    # A list of parts is ONE user turn, in order: the invoice opens it, so every invoice sends
+    # another prefix before the static instructions; the fix is to move the part, where the list
+    # places it (line 10).
+    [finding] = lint_python_source(GEMINI_PARTS.replace("LONG", repr(LONG)))
+    assert (finding.line, finding.code, finding.written_at) == (6, "PC502", 10)
+    assert "the newest turn" in finding.message
+
+
+def test_a_document_part_after_the_static_prompt_stays_quiet() -> None:
+    source = GEMINI_PARTS.replace("invoice,\n            LONG,", "LONG,\n            invoice,")
+    assert "LONG,\n            invoice," in source
+    assert lint_python_source(source.replace("LONG", repr(LONG))) == []

@@ -27,6 +27,7 @@ from ._chain_fills import (
     piped_passed,
 )
 from ._classes import method_of, overrides, stub
+from ._content_parts import one_turn_of_parts
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -1107,6 +1108,8 @@ def call_sink(
         # Made in a list literal: judged there, by the turns after it (`_expressions`).
         content = keywords.get("content", args[0] if args else EMPTY)
         return replace(content, kind="message")
+    if sink.parts:
+        args, keywords = _parts_as_one_turn(frame, sink, node, args, keywords)
     for index, role in sink.positional:
         if index < len(args):
             frame.findings.sink_value(sink.api, role, args[index], node)
@@ -1169,6 +1172,23 @@ def call_sink(
     if sink.answers:  # the model's answer to this request: per-request data, whatever its name
         return _per_request_result(frame, result, node, f"the answer of {sink.api}", answer=True)
     return result
+
+
+def _parts_as_one_turn(
+    frame: Frame, sink: Sink, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> tuple[list[Value], dict[str, Value]]:
+    """The input a list of parts gives as the one turn they make (`_content_parts`)."""
+    args, keywords = list(args), dict(keywords)
+    for index, role in sink.positional:
+        if role == "input" and index < len(args) and index < len(node.args):
+            turn = one_turn_of_parts(args[index], node.args[index], frame.module.display)
+            args[index] = args[index] if turn is None else turn
+    for keyword, role in sink.keywords:
+        if role == "input" and keyword in keywords:
+            expr = next((k.value for k in node.keywords if k.arg == keyword), None)
+            turn = one_turn_of_parts(keywords[keyword], expr, frame.module.display)
+            keywords[keyword] = keywords[keyword] if turn is None else turn
+    return args, keywords
 
 
 def _constant_parameters(
