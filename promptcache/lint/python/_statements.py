@@ -281,6 +281,30 @@ def _s_FunctionDef(frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef) -
     frame.scope.env[node.name] = Value(kind="function", meta=function)
     if frame.function is not None:
         frame.a.summary(function)  # nested: analysed with the enclosing variables
+        _lift_enclosing_parameters(frame, function)
+
+
+def _lift_enclosing_parameters(frame: Frame, function: Function) -> None:
+    """A nested function's sinks reached by a parameter of the function enclosing it (`async
+    def _call_once(): await http.post(url, json={"messages": messages})` in `def chat(self,
+    messages)`) are the enclosing function's: its callers pass that value, whether the nested
+    one is called there or handed to a retry helper the analysis cannot read. (Its own clocks
+    are reported where it is made, as here.)"""
+    enclosing = frame.function
+    if enclosing is None or isinstance(function.node, ast.Lambda):
+        return
+    args = function.node.args
+    own = {
+        a.arg
+        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+        if a
+    }
+    for pending in function.pending:
+        slot = (function.outer or {}).get(pending.name)
+        if pending.name in own or slot is None or slot.kind != "param":
+            continue
+        if slot.meta.index == pending.index and pending not in enclosing.pending:
+            enclosing.pending.append(pending)
 
 
 _s_AsyncFunctionDef = _s_FunctionDef
