@@ -525,3 +525,34 @@ def test_a_document_part_after_the_static_prompt_stays_quiet() -> None:
     source = GEMINI_PARTS.replace("invoice,\n            LONG,", "LONG,\n            invoice,")
     assert "LONG,\n            invoice," in source
     assert lint_python_source(source.replace("LONG", repr(LONG))) == []
+
+
+HELPER_WRITES_IT = """
+from openai import OpenAI
+client = OpenAI()
+def _checklist_turns(wishes):
+    user = (
+        "The tenant's wishes:\\n"
+        + "\\n- ".join(wishes)
+        + "\\n\\n" + LONG
+    )
+    return [{"role": "system", "content": "You write checklists."}, {"role": "user", "content": user}]
+def checklist(state: ChecklistState):
+    return client.chat.completions.create(model="gpt-4o", messages=_checklist_turns(state["wishes"]))
+"""
+
+
+def test_a_value_a_helper_writes_into_its_text_names_the_helpers_line() -> None:
+    # The helper of the same module writes its parameter into the turn on line 7 (the operand
+    # added there, not the line the concatenation starts on): that is where the fix goes, for
+    # whatever each caller passes.
+    [finding] = lint_python_source(HELPER_WRITES_IT.replace("LONG", repr(LONG)))
+    assert (finding.line, finding.code, finding.written_at) == (12, "PC502", 7)
+
+
+def test_a_value_a_helper_writes_after_its_rules_stays_quiet() -> None:
+    source = HELPER_WRITES_IT.replace('"\\n\\n" + LONG', '"\\n\\n"').replace(
+        '"The tenant', 'LONG + "The tenant'
+    )
+    assert source.count("LONG") == 1
+    assert lint_python_source(source.replace("LONG", repr(LONG))) == []

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from ._calls import _written_at
+from ._flow import written_at
 from ._turns import pieces_from
 from ._values import Value
 
@@ -34,7 +34,7 @@ def one_turn_of_parts(value: Value, expr: ast.expr | None, display: str) -> Valu
         if len(elements) != len(items) or any(_turn_expr(e) for e in elements):
             return None
         items = tuple(
-            _written_at(item, display, element.lineno)
+            written_at(item, display, element.lineno)
             for item, element in zip(items, elements, strict=True)
         )
     deps = frozenset(d for item in items for d in item.deps)

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._config import snake_case
-from ._calls import SPECIAL, Call, _written_at, insert_place
+from ._calls import SPECIAL, Call, insert_place
 from ._chain_fills import (
     FILLED_BY,
     FILLS_ROLE,
@@ -51,6 +51,7 @@ from ._flow import (
     static_after,
     substitute,
     without,
+    written_at,
 )
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
@@ -267,7 +268,7 @@ def _appended_text(frame: Frame, node: ast.expr, value: Value) -> Value:
     into, if any, says so after it."""
     if not value.deps or value.items is not None or value.fields is not None:
         return value
-    return _written_at(value, frame.module.display, node.lineno, item=True)
+    return written_at(value, frame.module.display, node.lineno, item=True)
 
 
 def _turn_inserted(node: ast.Call) -> bool:
