@@ -246,12 +246,14 @@ def substitute(
 ) -> Value:
     if not any(isinstance(d, Param) for d in value.deps):
         return value
+    # What each parameter stands for first, in a fixed order, then the rest: where a caller's
+    # value is also there unmarked, the place the function writes it into wins, whatever the
+    # set's order (equal dependencies written on different lines are one in a set).
+    params = sorted((d for d in value.deps if isinstance(d, Param)), key=_param_order)
     deps: set[Dep] = set()
-    for dep in value.deps:
-        if isinstance(dep, Param):
-            deps |= _argument(dep, bound, call).deps
-        else:
-            deps.add(dep)
+    for param in params:
+        deps |= _argument(param, bound, call).deps
+    deps |= {d for d in value.deps if not isinstance(d, Param)}
     pieces = None
     if value.pieces is not None:
         new: list[Piece] = []
@@ -306,6 +308,11 @@ def passed_through(taint: Taint, call: str) -> Taint:
         param=taint.param,
         answer=taint.answer,
     )
+
+
+def _param_order(param: Param) -> tuple[bool, int, int, str, tuple[str, ...]]:
+    """The first line a function writes its parameters on first (the text's earliest place)."""
+    return (not param.written, param.written, param.index, param.name, param.path)
 
 
 def _argument(param: Param, bound: dict[int | str, Value], call: Caller | None) -> Value:
