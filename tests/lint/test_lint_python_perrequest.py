@@ -556,3 +556,27 @@ def test_a_value_a_helper_writes_after_its_rules_stays_quiet() -> None:
     )
     assert source.count("LONG") == 1
     assert lint_python_source(source.replace("LONG", repr(LONG))) == []
+
+
+DEFAULTED = """
+from openai import OpenAI
+client = OpenAI()
+def _turn(rules, context=""):
+    return f"{context}\\n{rules}"
+def reply():
+    turn = {"role": "user", "content": _turn(LONG)}
+    return client.chat.completions.create(model="gpt-4o", messages=[turn])
+"""
+
+
+def test_a_parameter_left_at_its_literal_default_does_not_vary_there() -> None:
+    # Named like per-request data, but no caller passes it: it is "" at every such call.
+    assert lint_python_source(DEFAULTED.replace("LONG", repr(LONG))) == []
+
+
+def test_the_same_parameter_passed_the_requests_documents_is_found() -> None:
+    source = DEFAULTED.replace("def reply():", "def reply(documents):").replace(
+        "_turn(LONG)", "_turn(LONG, context=documents)"
+    )
+    found = [(f.line, f.code) for f in lint_python_source(source.replace("LONG", repr(LONG)))]
+    assert (7, "PC502") in found, found

@@ -1215,6 +1215,7 @@ def _constant_parameters(
         for name in ([names[key]] if isinstance(key, int) and key < len(names) else [key])
         if isinstance(name, str)
     }
+    constant |= _left_at_literal_default(node, bound)
     first, last = node.lineno, node.end_lineno or node.lineno
     return frozenset(
         d
@@ -1224,6 +1225,27 @@ def _constant_parameters(
         and d.path == function.module.display
         and first <= d.line <= last
     )
+
+
+def _left_at_literal_default(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, bound: dict[int | str, Value]
+) -> set[str]:
+    """The parameters this call does not pass whose default is a literal (`def build(text,
+    context="")`): the same at every such call, whatever they are named."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    keyword = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+    defaults.update((a, d) for a, d in keyword if d is not None)
+    return {
+        arg.arg
+        for arg, default in defaults.items()
+        if isinstance(default, ast.Constant)
+        and arg.arg not in bound
+        and (arg not in positional or positional.index(arg) not in bound)
+    }
 
 
 def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:
