@@ -7,8 +7,10 @@ rules. Each case is our own reproduction, found, with a quiet twin that puts the
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
+from promptcache.lint.python import lint_python_source
 from tests.lint._helpers import STATIC, project_findings
 
 CLIENT = """
@@ -70,3 +72,42 @@ def test_the_request_data_after_the_rules_stays_quiet(tmp_path: Path) -> None:
     last = SERVICE.replace('"Wishes: " + wishes + "\\n\\n" + RULES', 'RULES + "Wishes: " + wishes')
     assert last != SERVICE
     assert _lint(tmp_path, last) == []
+
+
+PROVIDER = """
+from app.llm.factory import get_provider
+
+RULES = "STATIC"
+
+async def extract(question):
+    provider = get_provider("deepseek")
+    turns = [
+        {"role": "system", "content": "You extract signals."},
+        {"role": "user", "content": "Asked: " + question + "\\n" + RULES},
+    ]
+    reply = await provider.chat_complete(turns, temperature=0.1)
+    return reply.text
+"""
+
+
+def _codes(source: str) -> list[tuple[int, str]]:
+    text = textwrap.dedent(source).replace("STATIC", STATIC)
+    return [(f.line, f.code) for f in lint_python_source(text)]
+
+
+def test_chat_turns_handed_to_a_client_made_where_the_analysis_cannot_see_are_a_request() -> None:
+    # The provider comes from a factory the analysis cannot read; a call named as one that
+    # sends a request, handed a list of chat turns, sends them.
+    assert _codes(PROVIDER) == [(10, "PC502")]
+
+
+def test_the_question_after_the_rules_stays_quiet() -> None:
+    last = PROVIDER.replace('"Asked: " + question + "\\n" + RULES', 'RULES + "Asked: " + question')
+    assert last != PROVIDER
+    assert _codes(last) == []
+
+
+def test_chat_turns_handed_to_a_call_that_sends_nothing_stay_quiet() -> None:
+    # Storing the turns is no request: only a name that says it sends one counts.
+    stored = PROVIDER.replace("provider.chat_complete(turns", "provider.save_turns(turns")
+    assert _codes(stored) == []

@@ -142,6 +142,13 @@ _PASS_METHODS = frozenset(
 
 # The methods that run a chat model (or chain) on what they are handed.
 _MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
+# The name of a call that sends a request (`chat_complete`, `generate_response`, `ask_llm`): the
+# chat turns it is handed are that request's (`_chat_turns_handed`).
+_SENDS = re.compile(
+    r"(?:^|_)(?:a?chat|complete|completion|completions|generate|ask|call|request|respond|reply"
+    r"|infer|inference|query|send)(?:_|$)",
+    re.IGNORECASE,
+)
 # The name of a helper that returns today's date or the time, whatever its format (`today_str`,
 # `get_current_date`, `current_time_iso`, `utc_now`): a verb, then the date or time, then a
 # format; a helper that formats or parses a date it is handed says so with another verb.
@@ -795,6 +802,10 @@ def _library_call(
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if receiver is not None and last in _MODEL_RUNS and args and args[0].items is not None:
         frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
+    elif (turns := _chat_turns_handed(last, args, keywords)) is not None:
+        frame.findings.sink_value(
+            f"`{_short(name)}()`, handed the chat turns", "messages", turns, node
+        )
     elif (
         receiver is not None
         and last in _MODEL_RUNS
@@ -832,6 +843,21 @@ def _library_call(
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
         return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _chat_turns_handed(last: str, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    """`provider.chat_complete([{"role": "system", ...}, {"role": "user", ...}])`: a call the
+    analysis cannot read, named as one that sends a request, handed a list of chat turns (a
+    dict with a `role` of the chat roles among them) as its first argument or `messages=`: the
+    request those turns make (a client made where the analysis cannot see, a provider
+    factory's)."""
+    if not _SENDS.search(last):
+        return None
+    turns = keywords.get("messages", args[0] if args else None)
+    if turns is None or turns.items is None or turns.spliced:
+        return None
+    roles = {(item.field("role") or EMPTY).text for item in turns.items}
+    return turns if roles & {"user", "system", "developer"} else None
 
 
 def _turns_handed(args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> bool:
