@@ -580,3 +580,31 @@ def test_the_same_parameter_passed_the_requests_documents_is_found() -> None:
     )
     found = [(f.line, f.code) for f in lint_python_source(source.replace("LONG", repr(LONG)))]
     assert (7, "PC502") in found, found
+
+
+COUNTDOWN = """
+from openai import OpenAI
+client = OpenAI()
+def rebut(debate, history, argument):
+    system = f"You have {debate.counter.remaining_turns} turns left to make your case. " + LONG
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": argument},
+    ])
+"""
+
+
+def test_a_remaining_count_in_the_system_prompt_is_found() -> None:
+    # What remains drops by one every turn: a counter, whatever object holds it.
+    assert findings(COUNTDOWN) == [(5, "PC502")]
+
+
+def test_a_remaining_count_in_the_newest_turn_stays_quiet() -> None:
+    source = COUNTDOWN.replace(
+        'f"You have {debate.counter.remaining_turns} turns left to make your case. " + LONG',
+        "LONG",
+    ).replace(
+        '"content": argument}',
+        '"content": f"{argument} ({debate.counter.remaining_turns} turns left)"}',
+    )
+    assert "LONG\n" in source and "turns left)" in source
+    assert findings(source) == []
