@@ -111,3 +111,35 @@ def test_chat_turns_handed_to_a_call_that_sends_nothing_stay_quiet() -> None:
     # Storing the turns is no request: only a name that says it sends one counts.
     stored = PROVIDER.replace("provider.chat_complete(turns", "provider.save_turns(turns")
     assert _codes(stored) == []
+
+
+EXECUTOR = """
+import asyncio
+import json
+from app.bedrock import get_client
+
+RULES = "STATIC"
+
+def _send(prompt):
+    body = json.dumps({"messages": [{"role": "user", "content": prompt}], "max_tokens": 300})
+    return get_client().invoke_model(modelId="m", body=body)
+
+async def narrate(facts):
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, lambda: _send("Facts: " + facts + "\\\\n" + RULES))
+
+async def report(question):
+    return await narrate(question)
+"""
+
+
+def test_a_lambda_run_in_an_executor_sends_its_makers_parameter_with_the_text_it_adds() -> None:
+    # `facts` is no per-request name: it is `report`'s question, sent by the lambda above the
+    # rules the lambda adds after it.
+    assert _codes(EXECUTOR) == [(17, "PC502")]
+
+
+def test_the_facts_after_the_rules_stay_quiet() -> None:
+    last = EXECUTOR.replace('"Facts: " + facts + "\\\\n" + RULES', 'RULES + "Facts: " + facts')
+    assert last != EXECUTOR
+    assert _codes(last) == []

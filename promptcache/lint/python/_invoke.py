@@ -74,7 +74,7 @@ from ._sinks import (
     Sink,
 )
 from ._sk_plugins import sk_plugin
-from ._summaries import ClassInfo, Function, Pending
+from ._summaries import ClassInfo, Function, Pending, enclosing_pending
 from ._templates import (
     crew_template,
     jinja_render,
@@ -541,6 +541,8 @@ def _apply(
     summary = frame.a.summary(function)
     if summary.ret is None:  # recursion: the result depends on everything passed
         return join_values([*args, *keywords.values(), *splats])
+    if isinstance(function.node, ast.Lambda):
+        _lift_from_lambda(frame, function)
     bound = bind_arguments(function.node, args, keywords, splats)
     for pending in summary.pending:
         argument = bound.get(pending.index if pending.index >= 0 else pending.name)
@@ -565,12 +567,12 @@ def _apply(
         limit = max(frame.a.config.threshold, 1) * 4
         pieces = flatten(argument)
         for dep in argument.deps:
-            if isinstance(dep, Param):
+            if isinstance(dep, Param):  # with the static text this call adds after it
                 frame.findings.pend(
                     dep,
                     pending.api,
                     pending.role,
-                    pending.after,
+                    pending.after + static_after(pieces, dep),
                     pending.history,
                     spliced=pending.spliced,
                     named=pending.named,
@@ -605,6 +607,17 @@ def _apply(
         # message once the caller's role is in it.
         frame.findings.system_message(result, node)
     return result
+
+
+def _lift_from_lambda(frame: Frame, function: Function) -> None:
+    """A lambda called where it was made (`run_in_executor(None, lambda: send(build(facts)))`):
+    the sinks it reaches through a parameter of the function making it are that function's."""
+    enclosing = frame.function
+    if enclosing is None:
+        return
+    for slot, pending in enclosing_pending(function):
+        if frame.scope.env.get(pending.name) is slot and pending not in enclosing.pending:
+            enclosing.pending.append(pending)
 
 
 def _one_text(argument: Value) -> bool:

@@ -25,7 +25,7 @@ from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, system_named
 from ._sinks import SINK_BY_API
-from ._summaries import ClassInfo, Function
+from ._summaries import ClassInfo, Function, enclosing_pending
 from ._turns import (
     bounded_to_newest,
     drop_oldest,
@@ -285,25 +285,14 @@ def _s_FunctionDef(frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef) -
 
 
 def _lift_enclosing_parameters(frame: Frame, function: Function) -> None:
-    """A nested function's sinks reached by a parameter of the function enclosing it (`async
-    def _call_once(): await http.post(url, json={"messages": messages})` in `def chat(self,
-    messages)`) are the enclosing function's: its callers pass that value, whether the nested
-    one is called there or handed to a retry helper the analysis cannot read. (Its own clocks
-    are reported where it is made, as here.)"""
+    """A nested function's sinks reached by a parameter of the function enclosing it are the
+    enclosing function's (`enclosing_pending`), whether the nested one is called there or handed
+    to a retry helper the analysis cannot read. (Its own clocks are reported where it is made.)"""
     enclosing = frame.function
     if enclosing is None or isinstance(function.node, ast.Lambda):
         return
-    args = function.node.args
-    own = {
-        a.arg
-        for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
-        if a
-    }
-    for pending in function.pending:
-        slot = (function.outer or {}).get(pending.name)
-        if pending.name in own or slot is None or slot.kind != "param":
-            continue
-        if slot.meta.index == pending.index and pending not in enclosing.pending:
+    for _, pending in enclosing_pending(function):
+        if pending not in enclosing.pending:
             enclosing.pending.append(pending)
 
 

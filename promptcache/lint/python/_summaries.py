@@ -15,7 +15,7 @@ from ._project import Module
 from ._quickinit import quick_init
 from ._values import Param, Taint, Value
 
-__all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending"]
+__all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending", "enclosing_pending"]
 
 
 @quick_init
@@ -92,3 +92,21 @@ class ParamSlot:
     per_request: bool
     plain: Value | None = None  # its value when it carries no taint (the same at every use)
     param: Param | None = None  # the symbol it stands for (immutable: one serves every use)
+
+
+def enclosing_pending(function: Function) -> list[tuple[Value, Pending]]:
+    """The sinks a nested function or lambda reaches through a parameter of the function
+    enclosing it (`async def _attempt(): await http.post(url, json={"messages": messages})` in
+    `def chat(self, messages)`), each with that parameter's slot where it was made: they are the
+    enclosing function's, whose callers pass the value."""
+    args = function.node.args
+    every = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+    own = {a.arg for a in every if a is not None}
+    found: list[tuple[Value, Pending]] = []
+    for pending in function.pending:
+        slot = (function.outer or {}).get(pending.name)
+        if pending.name in own or slot is None or slot.kind != "param":
+            continue
+        if slot.meta.index == pending.index:
+            found.append((slot, pending))
+    return found
