@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from ._calls import _written_at, all_str, repeat_count, senders_part
+from ._calls import all_str, repeat_count, senders_part
+from ._chain_fills import pipe_into
 from ._classes import method_of
 from ._flow import (
     as_items,
@@ -23,6 +24,7 @@ from ._flow import (
     dict_fields,
     merge,
     merge_all,
+    written_at,
 )
 from ._handed import appended_to_kept_list
 from ._instances import instance_part
@@ -181,7 +183,7 @@ def written(frame: Frame, value: Value, node: ast.expr, *, item: bool = False) -
     one, is the place instead."""
     if not value.deps:
         return value
-    return _written_at(value, frame.module.display, node.lineno, item=item)
+    return written_at(value, frame.module.display, node.lineno, item=item)
 
 
 def _e_FormattedValue(frame: Frame, node: ast.FormattedValue) -> Value:
@@ -219,7 +221,7 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
             right = _added_text(frame, right, node)
             line = getattr(node, "lineno", 0)
             if line and not _has_text(left):
-                left = _written_at(left, frame.module.display, line)
+                left = written_at(left, frame.module.display, line)
             return string(frame, [left, right])
         if left.items is not None or right.items is not None:
             items = cap_items(as_items(left) + as_items(right))
@@ -251,6 +253,9 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
         return Value(deps=left.deps | right.deps, kind="chain", meta=right.meta)
     if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
         return Value(deps=left.deps | right.deps, fields=dict_fields(left.fields + right.fields))
+    if isinstance(op, ast.BitOr) and left.fields is not None and frame.function is not None:
+        # `{"context": retriever, ...} | prompt` of a template handed in: filled at each call.
+        pipe_into(frame, tuple((k, frame.call_value(v, node)) for k, v in left.fields), right)
     return join_values([left, right])
 
 
@@ -263,10 +268,12 @@ def _added_text(frame: Frame, right: Value, node: ast.AST) -> Value:
     text here, unless a text it was written into before says so (an f-string, a `.format()`);
     a text it is written into later says so after it, as for one item of a list."""
     if not right.deps or not any(
-        isinstance(d, Taint) and (not d.written or d.written_item) for d in right.deps
+        isinstance(d, Taint | Param) and (not d.written or d.written_item) for d in right.deps
     ):
         return right
-    return _written_at(right, frame.module.display, getattr(node, "lineno", 0), item=True)
+    # The line of the added operand (a concatenation over several lines starts on its first).
+    line = node.right.lineno if isinstance(node, ast.BinOp) else getattr(node, "lineno", 0)
+    return written_at(right, frame.module.display, line, item=True)
 
 
 def percent(frame: Frame, text: str, right: Value) -> Value:

@@ -44,10 +44,12 @@ from ._values import (
     PER_REQUEST,
     Dep,
     Param,
+    Piece,
     Taint,
     Value,
 )
 
+_HISTORY_NAME = re.compile(r"(?:chat_|conversation_)?history|conversation")
 _HISTORY_FIELD = re.compile(
     r"\{(?:chat_history|history|messages|conversation\w*|agent_scratchpad|scratchpad)\}"
 )
@@ -271,7 +273,9 @@ class Findings:
         limit = max(self.a.config.threshold, 1) * 4
         for dep in value.deps:
             after = static_after(pieces, dep)
-            history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
+            history = (
+                role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
+            ) or (role == "last_turn" and _clock(dep) and _conversation_after(pieces, dep))
             unknown = role == "system" and (
                 after_unknown(dep)
                 # per-request data opening the prompt loses only the static text after it
@@ -326,6 +330,7 @@ class Findings:
         named: bool = False,
         opening: bool = False,
         lines: int | None = None,
+        fills: tuple[tuple[str, Value], ...] = (),
     ) -> None:
         if self.function is not None:
             pending = Pending(
@@ -341,9 +346,32 @@ class Findings:
                 named=named,
                 opening=opening,
                 lines=lines,
+                fills=fills,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)
+
+
+def _clock(dep: Dep) -> bool:
+    return isinstance(dep, Taint) and dep.code == "PC501"
+
+
+def _conversation_after(pieces: Sequence[Piece], dep: Dep) -> bool:
+    """Whether the conversation so far, rendered into the text (`f"Today is {today}...
+    Conversation:\\n{history}\\nUser: {question}"`, a parameter named as the history), comes
+    after a clock `dep` in it: the turn grows at its end from request to request, so the clock
+    above it makes the whole conversation be prefilled again, as a clock above the history does
+    in a system prompt. (Per-request data there is this request's own: the newest turn has to
+    hold it, and where it goes in the text is judged by the static text after it alone.)"""
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return any(
+                isinstance(d, Param) and d is not dep and _HISTORY_NAME.fullmatch(d.name)
+                for later in pieces[index + 1 :]
+                if not isinstance(later, str)
+                for d in later
+            )
+    return False
 
 
 def _whole_parameter(value: Value) -> Param | None:

@@ -49,6 +49,7 @@ __all__ = [
     "text_lines",
     "unfollowed",
     "without",
+    "written_at",
 ]
 
 _FIXED = Value(fixed=True)
@@ -259,12 +260,14 @@ def substitute(
 ) -> Value:
     if not any(isinstance(d, Param) for d in value.deps):
         return value
+    # What each parameter stands for first, in a fixed order, then the rest: where a caller's
+    # value is also there unmarked, the place the function writes it into wins, whatever the
+    # set's order (equal dependencies written on different lines are one in a set).
+    params = sorted((d for d in value.deps if isinstance(d, Param)), key=_param_order)
     deps: set[Dep] = set()
-    for dep in value.deps:
-        if isinstance(dep, Param):
-            deps |= _argument(dep, bound, call).deps
-        else:
-            deps.add(dep)
+    for param in params:
+        deps |= _argument(param, bound, call).deps
+    deps |= {d for d in value.deps if not isinstance(d, Param)}
     pieces = None
     if value.pieces is not None:
         new: list[Piece] = []
@@ -321,10 +324,48 @@ def passed_through(taint: Taint, call: str) -> Taint:
     )
 
 
+def _param_order(param: Param) -> tuple[bool, int, int, str, tuple[str, ...]]:
+    """The first line a function writes its parameters on first (the text's earliest place)."""
+    return (not param.written, param.written, param.index, param.name, param.path)
+
+
 def _argument(param: Param, bound: dict[int | str, Value], call: Caller | None) -> Value:
     if param.index >= 0 and param.index in bound:
-        return follow(bound[param.index], param.path, call)
-    return follow(bound.get(param.name, EMPTY), param.path, call)
+        value = follow(bound[param.index], param.path, call)
+    else:
+        value = follow(bound.get(param.name, EMPTY), param.path, call)
+    if param.written:  # the function writes it into a text there: so is what the caller passes
+        return written_at(value, param.written_path, param.written, item=param.written_item)
+    return value
+
+
+def written_at(
+    value: Value, path: str, line: int, *, again: bool = False, item: bool = False
+) -> Value:
+    """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
+    current_time=now.strftime(...))`: the clock is taken above, written here). A value already
+    written into other text keeps that place, unless `again`: a named slot of a template
+    (`PROMPT.format(context=context)`) is where it enters the prompt, whatever text it was
+    first written into (the chunks a retrieval's results were joined from); or unless that text
+    was one `item` of a list (`"\\n".join(f"- {m}" for m in memories)`): the text the joined
+    list is written into is where it enters the prompt. A parameter is marked too: what each
+    caller passes for it, made in this module, is written there."""
+    marked: dict[Dep, Dep] = {}
+    for dep in value.deps:
+        if dep.written and not dep.written_item and not again:
+            continue
+        if isinstance(dep, Param):
+            marked[dep] = replace(dep, written=line, written_path=path, written_item=item)
+        elif dep.path == path and dep.line != line:
+            marked[dep] = replace(dep, written=line, written_item=item)
+    if not marked:
+        return value
+    pieces = value.pieces
+    if pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
+        )
+    return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
 
 
 def follow(value: Value, path: tuple[str, ...], call: Caller | None = None) -> Value:

@@ -17,9 +17,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._config import snake_case
-from ._calls import SPECIAL, Call, _written_at, insert_place
-from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
+from ._calls import SPECIAL, Call, insert_place
+from ._chain_fills import (
+    FILLED_BY,
+    FILLS_ROLE,
+    PIPED_ROLE,
+    fill_passed,
+    fill_template,
+    piped_passed,
+)
 from ._classes import method_of, overrides, stub
+from ._content_parts import one_turn_of_parts
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -44,6 +52,7 @@ from ._flow import (
     static_after,
     substitute,
     without,
+    written_at,
 )
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
@@ -68,7 +77,7 @@ from ._sinks import (
     Sink,
 )
 from ._sk_plugins import sk_plugin
-from ._summaries import ClassInfo, Function, Pending
+from ._summaries import ClassInfo, Function, Pending, enclosing_pending
 from ._templates import (
     crew_template,
     jinja_render,
@@ -136,6 +145,13 @@ _PASS_METHODS = frozenset(
 
 # The methods that run a chat model (or chain) on what they are handed.
 _MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
+# The name of a call that sends a request (`chat_complete`, `generate_response`, `ask_llm`): the
+# chat turns it is handed are that request's (`_chat_turns_handed`).
+_SENDS = re.compile(
+    r"(?:^|_)(?:a?chat|complete|completion|completions|generate|ask|call|request|respond|reply"
+    r"|infer|inference|query|send)(?:_|$)",
+    re.IGNORECASE,
+)
 # The name of a helper that returns today's date or the time, whatever its format (`today_str`,
 # `get_current_date`, `current_time_iso`, `utc_now`): a verb, then the date or time, then a
 # format; a helper that formats or parses a date it is handed says so with another verb.
@@ -262,7 +278,7 @@ def _appended_text(frame: Frame, node: ast.expr, value: Value) -> Value:
     into, if any, says so after it."""
     if not value.deps or value.items is not None or value.fields is not None:
         return value
-    return _written_at(value, frame.module.display, node.lineno, item=True)
+    return written_at(value, frame.module.display, node.lineno, item=True)
 
 
 def _turn_inserted(node: ast.Call) -> bool:
@@ -528,6 +544,8 @@ def _apply(
     summary = frame.a.summary(function)
     if summary.ret is None:  # recursion: the result depends on everything passed
         return join_values([*args, *keywords.values(), *splats])
+    if isinstance(function.node, ast.Lambda):
+        _lift_from_lambda(frame, function)
     bound = bind_arguments(function.node, args, keywords, splats)
     for pending in summary.pending:
         argument = bound.get(pending.index if pending.index >= 0 else pending.name)
@@ -543,23 +561,28 @@ def _apply(
         if pending.role == FILLS_ROLE:  # a template it hands to a chain that fills it
             fill_passed(frame, pending.api, argument, node)
             continue
+        if pending.role == PIPED_ROLE:  # a template it pipes a mapping into
+            piped_passed(frame, pending, argument, bound, node)
+            continue
         if pending.role == "kwargs":
             frame.findings.splat_into(SINK_BY_API[pending.api], argument, node)
             continue
         limit = max(frame.a.config.threshold, 1) * 4
         pieces = flatten(argument)
         for dep in argument.deps:
-            if isinstance(dep, Param):
+            if isinstance(dep, Param):  # with the static text this call adds after it
                 frame.findings.pend(
                     dep,
                     pending.api,
                     pending.role,
-                    pending.after,
+                    pending.after + static_after(pieces, dep),
                     pending.history,
                     spliced=pending.spliced,
                     named=pending.named,
                     opening=pending.opening,
-                    lines=pending.lines,
+                    lines=None
+                    if pending.lines is None
+                    else pending.lines + lines_after(pieces, dep),
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                 continue
@@ -593,6 +616,17 @@ def _apply(
         # message once the caller's role is in it.
         frame.findings.system_message(result, node)
     return result
+
+
+def _lift_from_lambda(frame: Frame, function: Function) -> None:
+    """A lambda called where it was made (`run_in_executor(None, lambda: send(build(facts)))`):
+    the sinks it reaches through a parameter of the function making it are that function's."""
+    enclosing = frame.function
+    if enclosing is None:
+        return
+    for slot, pending in enclosing_pending(function):
+        if frame.scope.env.get(pending.name) is slot and pending not in enclosing.pending:
+            enclosing.pending.append(pending)
 
 
 def _one_text(argument: Value) -> bool:
@@ -796,6 +830,10 @@ def _library_call(
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if receiver is not None and last in _MODEL_RUNS and args and args[0].items is not None:
         frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
+    elif (turns := _chat_turns_handed(last, args, keywords)) is not None:
+        frame.findings.sink_value(
+            f"`{_short(name)}()`, handed the chat turns", "messages", turns, node
+        )
     elif (
         receiver is not None
         and last in _MODEL_RUNS
@@ -833,6 +871,21 @@ def _library_call(
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
         return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _chat_turns_handed(last: str, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    """`provider.chat_complete([{"role": "system", ...}, {"role": "user", ...}])`: a call the
+    analysis cannot read, named as one that sends a request, handed a list of chat turns (a
+    dict with a `role` of the chat roles among them) as its first argument or `messages=`: the
+    request those turns make (a client made where the analysis cannot see, a provider
+    factory's)."""
+    if not _SENDS.search(last):
+        return None
+    turns = keywords.get("messages", args[0] if args else None)
+    if turns is None or turns.items is None or turns.spliced:
+        return None
+    roles = {(item.field("role") or EMPTY).text for item in turns.items}
+    return turns if roles & {"user", "system", "developer"} else None
 
 
 def _turns_handed(args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> bool:
@@ -1114,6 +1167,8 @@ def call_sink(
         # to a list the function makes and sends: judged where it is sent (`_local_lists`).
         content = keywords.get("content", args[0] if args else EMPTY)
         return replace(content, kind="message")
+    if sink.parts:
+        args, keywords = _parts_as_one_turn(frame, sink, node, args, keywords)
     for index, role in sink.positional:
         if index < len(args):
             frame.findings.sink_value(sink.api, role, args[index], node)
@@ -1178,6 +1233,23 @@ def call_sink(
     return result
 
 
+def _parts_as_one_turn(
+    frame: Frame, sink: Sink, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> tuple[list[Value], dict[str, Value]]:
+    """The input a list of parts gives as the one turn they make (`_content_parts`)."""
+    args, keywords = list(args), dict(keywords)
+    for index, role in sink.positional:
+        if role == "input" and index < len(args) and index < len(node.args):
+            turn = one_turn_of_parts(args[index], node.args[index], frame.module.display)
+            args[index] = args[index] if turn is None else turn
+    for keyword, role in sink.keywords:
+        if role == "input" and keyword in keywords:
+            expr = next((k.value for k in node.keywords if k.arg == keyword), None)
+            turn = one_turn_of_parts(keywords[keyword], expr, frame.module.display)
+            keywords[keyword] = keywords[keyword] if turn is None else turn
+    return args, keywords
+
+
 def _constant_parameters(
     function: Function,
     bound: dict[int | str, Value],
@@ -1201,6 +1273,7 @@ def _constant_parameters(
         for name in ([names[key]] if isinstance(key, int) and key < len(names) else [key])
         if isinstance(name, str)
     }
+    constant |= _left_at_literal_default(node, bound)
     first, last = node.lineno, node.end_lineno or node.lineno
     return frozenset(
         d
@@ -1210,6 +1283,27 @@ def _constant_parameters(
         and d.path == function.module.display
         and first <= d.line <= last
     )
+
+
+def _left_at_literal_default(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, bound: dict[int | str, Value]
+) -> set[str]:
+    """The parameters this call does not pass whose default is a literal (`def build(text,
+    context="")`): the same at every such call, whatever they are named."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    keyword = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+    defaults.update((a, d) for a, d in keyword if d is not None)
+    return {
+        arg.arg
+        for arg, default in defaults.items()
+        if isinstance(default, ast.Constant)
+        and arg.arg not in bound
+        and (arg not in positional or positional.index(arg) not in bound)
+    }
 
 
 def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:

@@ -40,6 +40,9 @@ class Sink:
     # one of a module's marks is in the system prompt or tools, the history is never cached, so
     # a window over it drops nothing the cache held.
     cache_points: tuple[str, ...] = ()
+    # Its input given as a list of parts that are not turns (texts, files, images) is ONE user
+    # turn, in that order (Gemini's `generate_content([pdf_part, PROMPT])`), not a conversation.
+    parts: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

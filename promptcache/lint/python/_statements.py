@@ -26,7 +26,7 @@ from ._query_engines import only_asked_of_a_query_engine
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, system_named
 from ._sinks import SINK_BY_API
-from ._summaries import ClassInfo, Function
+from ._summaries import ClassInfo, Function, enclosing_pending
 from ._turns import (
     bounded_to_newest,
     drop_oldest,
@@ -282,6 +282,19 @@ def _s_FunctionDef(frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef) -
     frame.scope.env[node.name] = Value(kind="function", meta=function)
     if frame.function is not None:
         frame.a.summary(function)  # nested: analysed with the enclosing variables
+        _lift_enclosing_parameters(frame, function)
+
+
+def _lift_enclosing_parameters(frame: Frame, function: Function) -> None:
+    """A nested function's sinks reached by a parameter of the function enclosing it are the
+    enclosing function's (`enclosing_pending`), whether the nested one is called there or handed
+    to a retry helper the analysis cannot read. (Its own clocks are reported where it is made.)"""
+    enclosing = frame.function
+    if enclosing is None or isinstance(function.node, ast.Lambda):
+        return
+    for _, pending in enclosing_pending(function):
+        if pending not in enclosing.pending:
+            enclosing.pending.append(pending)
 
 
 _s_AsyncFunctionDef = _s_FunctionDef

@@ -15,7 +15,7 @@ from ._project import Module
 from ._quickinit import quick_init
 from ._values import Param, Taint, Value
 
-__all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending"]
+__all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending", "enclosing_pending"]
 
 
 @quick_init
@@ -59,6 +59,10 @@ class Pending:
     # the caller's own first turn is (`Findings.messages`), not only by the text after it.
     opening: bool = False
     lines: int | None = None  # lines holding text after it in the function's text (`Hit.lines`)
+    # What a LangChain pipe fills the parameter with, a template (`{"context": retriever, ...}
+    # | prompt` of `def chain(prompt, retriever)`): each variable's value, in the function's
+    # terms (its own parameters resolved at each call, as the template is).
+    fills: tuple[tuple[str, Value], ...] = ()
 
 
 @dataclass(slots=True, kw_only=True)
@@ -92,3 +96,21 @@ class ParamSlot:
     per_request: bool
     plain: Value | None = None  # its value when it carries no taint (the same at every use)
     param: Param | None = None  # the symbol it stands for (immutable: one serves every use)
+
+
+def enclosing_pending(function: Function) -> list[tuple[Value, Pending]]:
+    """The sinks a nested function or lambda reaches through a parameter of the function
+    enclosing it (`async def _attempt(): await http.post(url, json={"messages": messages})` in
+    `def chat(self, messages)`), each with that parameter's slot where it was made: they are the
+    enclosing function's, whose callers pass the value."""
+    args = function.node.args
+    every = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+    own = {a.arg for a in every if a is not None}
+    found: list[tuple[Value, Pending]] = []
+    for pending in function.pending:
+        slot = (function.outer or {}).get(pending.name)
+        if pending.name in own or slot is None or slot.kind != "param":
+            continue
+        if slot.meta.index == pending.index:
+            found.append((slot, pending))
+    return found

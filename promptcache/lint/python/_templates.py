@@ -13,7 +13,7 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from ._calls import _keyword_line, _written_at, is_history, is_placeholder
+from ._calls import _keyword_line, is_history, is_placeholder
 from ._crew_config import crew_base_template
 from ._flow import (
     flatten,
@@ -21,6 +21,7 @@ from ._flow import (
     static_after,
     text_lines,
     unfollowed,
+    written_at,
 )
 from ._placeholders import Slot, slot_at
 from ._quickinit import replace
@@ -153,7 +154,7 @@ def template_variables(
         value = slot_filled(frame, name, value, node)
         value = named_per_request(frame, name, value, node)
         if written is not None:  # where its placeholder is written: the fix goes there
-            value = _written_at(value, *written, again=True)
+            value = written_at(value, *written, again=True)
         if role == "system":
             frame.findings.sink_value(api, "system", value, node)
         elif role == "messages":  # the conversation history follows this turn
@@ -361,9 +362,9 @@ def jinja_render(
         # renders, with the conversation after it, varies wherever it goes (`Taint.unread`).
         # It enters the template's text where it is handed to it (`render(context=docs)`).
         path = frame.module.display
-        handed = [_written_at(v, path, node.lineno, again=True) for v in (*args, *splats)]
+        handed = [written_at(v, path, node.lineno, again=True) for v in (*args, *splats)]
         handed += [
-            _written_at(value, path, _keyword_line(node, name), again=True)
+            written_at(value, path, _keyword_line(node, name), again=True)
             for name, value in keywords.items()
         ]
         return Value(deps=unfollowed(join_values(handed).deps, rendered=True))

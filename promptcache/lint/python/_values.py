@@ -86,6 +86,12 @@ class Param:
     index: int
     name: str
     path: tuple[str, ...] = ()
+    # Where the function writes the parameter into a text (line `written` of `written_path`):
+    # a caller's value it stands for, made in that module, is written there, where the fix goes
+    # (`_flow.substitute`); as for a `Taint`, not part of its identity.
+    written: int = field(default=0, compare=False)
+    written_path: str = field(default="", compare=False)
+    written_item: bool = field(default=False, compare=False)
 
 
 Dep = Taint | Param

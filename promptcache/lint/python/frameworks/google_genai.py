@@ -19,6 +19,7 @@ FRAMEWORK = Framework(
             ),
             positional=((0, "input"),),
             answers=True,
+            parts=True,  # a list of parts (`[pdf_part, PROMPT]`) is one user turn
         ),
         Sink(api="Gemini config", suffixes=("GenerateContentConfig",), keywords=_CONFIG),
         Sink(api="Gemini GenerativeModel", suffixes=("GenerativeModel",), keywords=_CONFIG),
