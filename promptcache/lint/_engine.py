@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import jinja2.meta
@@ -542,8 +543,33 @@ def _never_passed(ast: jinja2.nodes.Template, given: frozenset[str]) -> frozense
         )
     ):
         return frozenset()
-    read = jinja2.meta.find_undeclared_variables(ast)
-    return frozenset(read - given - _JINJA_GLOBALS - {TAIL_NAME})
+    return frozenset(_read_names(ast) - given - _JINJA_GLOBALS - {TAIL_NAME})
+
+
+def _read_names(ast: jinja2.nodes.Template) -> set[str]:
+    """`jinja2.meta.find_undeclared_variables`, with every filter and test known.
+
+    Jinja's code generator, which finds the names, also refuses a filter or test its environment
+    lacks; a project registers its own in Python (`env.filters["money"] = ...`), and the lint's
+    environment does not hold them. Which names a template reads does not depend on them.
+    """
+    environment = (ast.environment or jinja2.Environment()).overlay()
+    environment.filters = _AnyCallable(environment.filters)
+    environment.tests = _AnyCallable(environment.tests)
+    codegen = jinja2.meta.TrackingCodeGenerator(environment)
+    codegen.visit(ast)
+    return codegen.undeclared_identifiers
+
+
+class _AnyCallable(dict[str, Any]):
+    """A filter or test table in which every name is there (an unknown one does nothing)."""
+
+    def get(self, key: str, default: object = None) -> Any:
+        return super().get(key, _does_nothing)
+
+
+def _does_nothing(*args: object, **kwargs: object) -> None:
+    return None
 
 
 _JINJA_GLOBALS = frozenset(jinja2.Environment().globals)
