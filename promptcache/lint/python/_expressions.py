@@ -503,8 +503,20 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
         label = f"`{node_label(frame.module, node)}` ({NEWEST_TURN})"
         newest = base.deps | {frame.taint(PER_REQUEST, label, node)}
         return Value(deps=newest, pieces=(newest,))
-    extra = evaluate(frame, key) if not isinstance(key, ast.Slice) else EMPTY
-    return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
+    if isinstance(key, ast.Slice):
+        return Value(deps=base.deps) if base.deps else EMPTY
+    extra = evaluate(frame, key)
+    return Value(deps=_elements(base.deps) | extra.deps) if (base.deps or extra.deps) else EMPTY
+
+
+def _elements(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` of one item indexed out of a value (`recent[0]`): a window of the history among
+    them is marked as one of its turns, not the window written out."""
+    if not any(isinstance(d, Taint) and d.code == WINDOW and not d.element for d in deps):
+        return deps
+    return frozenset(
+        replace(d, element=True) if isinstance(d, Taint) and d.code == WINDOW else d for d in deps
+    )
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:

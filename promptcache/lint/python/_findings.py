@@ -43,6 +43,7 @@ from ._values import (
     PER_REQUEST,
     Dep,
     Param,
+    Piece,
     Taint,
     Value,
 )
@@ -279,6 +280,12 @@ class Findings:
             )
             if isinstance(dep, Param) or history or unknown or after >= limit:
                 self.hit(dep, api, role, after, history, node)
+            elif _window_opens(pieces, dep):
+                # A history written as text into the newest turn, after only static text: the
+                # text grows by the last exchange on every request (its start is the previous
+                # request's, read from the cache) until the window is full, then its oldest
+                # lines drop and the turn from the window on is new every time.
+                self.hit(dep, api, "history_text", after, True, node)
 
     def hit(
         self,
@@ -338,6 +345,23 @@ class Findings:
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)
+
+
+def _window_opens(pieces: Sequence[Piece], dep: Dep) -> bool:
+    """Whether `dep`, a window of the history, comes in `pieces` (the newest turn's or a
+    single-turn prompt's text) before anything that varies: only static text (or nothing)
+    precedes it. Per-request data before it (the question, then the recent turns) leaves
+    nothing of the window's text to reuse, and it is quiet."""
+    if not (isinstance(dep, Taint) and dep.code == WINDOW) or dep.element:
+        return False
+    for piece in pieces:
+        if isinstance(piece, str):
+            continue
+        if dep in piece:
+            return True
+        if any(not (isinstance(d, Taint) and d.code == WINDOW) for d in piece):
+            return False
+    return False
 
 
 def _whole_parameter(value: Value) -> Param | None:

@@ -304,6 +304,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         unread=taint.unread,
         param=taint.param,
         answer=taint.answer,
+        element=taint.element,
     )
 
 

@@ -76,6 +76,7 @@ from ._turns import (
     STORE_METHODS,
     WINDOW,
     conversation_follows,
+    newest_clause,
     opens,
     runner_runs_carry_history,
     self_trim,
@@ -676,8 +677,10 @@ def _stored_window(frame: Frame, node: ast.Call, receiver: Value | None, result:
     """The newest turns of a stored history (`stored_window`): a window of the history, also
     on the cursor a query ran on (`cur.execute(sql)` then `cur.fetchall()`)."""
     label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
-    taint = frame.taint(WINDOW, label, method_name(node))
     func = node.func
+    sql = isinstance(func, ast.Attribute) and func.attr not in ("limit", "lrange")
+    where = newest_clause(node) if sql else None  # the text's LIMIT, not the call's first line
+    taint = frame.taint(WINDOW, label, where or method_name(node))
     if (
         isinstance(func, ast.Attribute)
         and func.attr != "limit"

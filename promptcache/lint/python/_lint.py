@@ -271,6 +271,7 @@ _ROLE_WORDS = {
     "tools": "the tool definitions",
     "messages": "an earlier turn of the conversation",
     "last_turn": "the newest turn, before static text,",
+    "history_text": "the newest turn, written out as the history's text,",
     "template": "a prompt template, before static text,",
 }
 
@@ -687,6 +688,13 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         risk = "the whole conversation that follows it is prefilled again on every request"
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
+    if hit.role == "history_text":  # a window of the history written into the newest turn
+        risk = (
+            "once the window is full its oldest lines drop on every request, so the turn's "
+            "text from it on is never the previous request's and is prefilled again"
+        )
+        if tokens:
+            risk += f" (with ~{tokens} tokens of static text after it)"
     if taint.code == "PC506":  # not followed: what it holds is unknown, not known to vary
         risk = "the analysis cannot follow it, so this request was not checked"
     notes = [hit.note] if hit.note else []

@@ -51,6 +51,7 @@ __all__ = [
     "is_named_window",
     "is_newest_turn",
     "names_a_history",
+    "newest_clause",
     "newest_first",
     "newest_kept",
     "opens",
@@ -76,6 +77,8 @@ _NEWEST_SQL = re.compile(
     r"(?is)\border\s+by\b[^;]*?\bdesc\b[^;]*?\blimit\b"
     r"|\bselect\s+top\b[^;]*?\border\s+by\b[^;]*?\bdesc\b"
 )
+# The clause of such a query that keeps only n rows.
+_CUT_CLAUSE = re.compile(r"(?i)\b(?:limit|top)\b")
 # Methods that run a query given as SQL text (a DB-API cursor, asyncpg, `databases`, pandas).
 _SQL_METHODS = frozenset(
     {"execute", "fetch", "fetch_all", "fetchall", "read_sql", "read_sql_query", "raw", "query"}
@@ -467,6 +470,34 @@ def stored_window(node: ast.Call, sql: str, where: str) -> bool:
     else:
         return False
     return newest and bool(_HISTORY_NAME.search(f"{ast.unparse(node)} {where}"))
+
+
+def newest_clause(node: ast.Call) -> ast.AST | None:
+    """Where a query's SQL text (`stored_window`), written as a literal over several lines,
+    says how many of the newest rows it keeps: its `LIMIT` (or `TOP`) on its own line, which
+    makes the read a window (the call starts lines above it). None when the text is not such a
+    literal, or its lines cannot be told from its value (escapes, continuations)."""
+    if not node.args:
+        return None
+    for sub in ast.walk(node.args[0]):
+        if not isinstance(sub, ast.Constant) or not isinstance(sub.value, str):
+            continue
+        text, end = sub.value, sub.end_lineno
+        found = _NEWEST_SQL.search(text)
+        if found is None or end is None or text.count("\n") != end - sub.lineno:
+            continue
+        clause = _CUT_CLAUSE.search(text, found.start())
+        if clause is None:
+            continue
+        start = text.rfind("\n", 0, clause.start()) + 1
+        if not start:
+            continue  # on the literal's first line: the call's own line is as good
+        spot = ast.Name(id=clause.group())
+        spot.lineno = spot.end_lineno = sub.lineno + text.count("\n", 0, clause.start())
+        spot.col_offset = len(text[start : clause.start()].encode())
+        spot.end_col_offset = spot.col_offset + len(clause.group())
+        return spot
+    return None
 
 
 def descending_slice(node: ast.Subscript, where: str) -> bool:

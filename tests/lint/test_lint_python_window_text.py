@@ -1,0 +1,131 @@
+"""PC507, windows in the shapes real services write them: the newest turns written out as text
+at the start of the newest turn (a "recent conversation" block before the question: the text
+grows by one exchange a request until the window is full, then its oldest lines drop), a
+window posted with `httpx`'s `stream("POST", ...)` from a client entered with `async with`,
+and the line of a SQL read's `LIMIT` in a query written over several lines."""
+
+from __future__ import annotations
+
+import textwrap
+
+from promptcache.lint.python import lint_python_source
+
+HEAD = """
+from openai import OpenAI
+client = OpenAI()
+RULES = "You answer questions about the city's bus timetables and fares. " * 30
+"""
+
+
+def codes(body: str, head: str = HEAD) -> list[tuple[int, str]]:
+    source = head + textwrap.dedent(body)
+    offset = head.count("\n")
+    return [(f.line - offset, f.code) for f in lint_python_source(source)]
+
+
+RECAP = """
+def answer(history, question):
+    recent = history[-8:]
+    lines = "\\n".join(f"{m['role']}: {m['content']}" for m in recent)
+    text = "Earlier in this chat:\\n" + lines + "\\n\\nNew question: " + question
+    return client.chat.completions.create(
+        model="m",
+        messages=[{"role": "system", "content": RULES}, {"role": "user", "content": text}],
+    )
+"""
+
+
+def test_a_window_written_out_before_the_question_is_reported() -> None:
+    assert codes(RECAP) == [(3, "PC507")]
+
+
+def test_the_same_window_after_the_question_is_quiet() -> None:
+    # The question opens the turn: nothing of the window's text was ever a reusable prefix.
+    after = RECAP.replace(
+        '"Earlier in this chat:\\n" + lines + "\\n\\nNew question: " + question',
+        '"New question: " + question + "\\n\\nEarlier in this chat:\\n" + lines',
+    )
+    assert codes(after) == []
+
+
+def test_the_whole_history_written_out_is_quiet() -> None:
+    assert codes(RECAP.replace("history[-8:]", "history")) == []
+
+
+def test_one_turn_indexed_out_of_a_window_is_no_history_written_out() -> None:
+    assert codes(RECAP.replace("for m in recent", "for m in [recent[0]]")) == []
+
+
+HTTP = """
+import httpx
+
+SYSTEM_PROMPT = "You are the museum's guide; answer about its rooms and opening hours. " * 30
+
+
+class Guide:
+    async def reply(self, text, history=None):
+        messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+        if history:
+            messages.extend(history[-10:])
+        messages.append({"role": "user", "content": text})
+        body = {"model": "m", "messages": messages, "stream": True}
+        async with httpx.AsyncClient(timeout=60) as client:
+            async with client.stream("POST", "https://llm.local/v1/chat", json=body) as reply:
+                async for line in reply.aiter_lines():
+                    yield line
+"""
+
+
+def test_a_window_streamed_with_httpx_from_an_entered_client_is_reported() -> None:
+    assert codes(HTTP, head="") == [(11, "PC507")]
+
+
+def test_the_whole_history_streamed_with_httpx_is_quiet() -> None:
+    assert codes(HTTP.replace("history[-10:]", "history"), head="") == []
+
+
+def test_requests_request_posting_a_window_is_reported() -> None:
+    source = HTTP.replace("import httpx", "import requests").replace(
+        """        async with httpx.AsyncClient(timeout=60) as client:
+            async with client.stream("POST", "https://llm.local/v1/chat", json=body) as reply:
+                async for line in reply.aiter_lines():
+                    yield line""",
+        """        yield requests.request("POST", "https://llm.local/v1/chat", json=body).text""",
+    )
+    assert codes(source, head="") == [(11, "PC507")]
+
+
+SQL = """
+from sqlalchemy import text as sql_text
+
+def recent_turns(db, conversation_id):
+    rows = db.execute(
+        sql_text(
+            '''
+            SELECT role, content
+            FROM messages
+            WHERE conversation_id = :cid
+            ORDER BY created_at DESC
+            LIMIT 12
+            '''
+        ),
+        {"cid": conversation_id},
+    ).fetchall()
+    return [{"role": r, "content": c} for r, c in reversed(rows)]
+
+def answer(db, conversation_id, question):
+    turns = recent_turns(db, conversation_id)
+    return client.chat.completions.create(
+        model="m",
+        messages=[{"role": "system", "content": RULES}, *turns,
+                  {"role": "user", "content": question}],
+    )
+"""
+
+
+def test_a_sql_read_of_the_newest_rows_is_reported_at_its_limit() -> None:
+    assert codes(SQL) == [(12, "PC507")]
+
+
+def test_a_sql_read_of_the_oldest_rows_is_quiet() -> None:
+    assert codes(SQL.replace("created_at DESC", "created_at ASC")) == []
