@@ -129,3 +129,45 @@ def test_a_sql_read_of_the_newest_rows_is_reported_at_its_limit() -> None:
 
 def test_a_sql_read_of_the_oldest_rows_is_quiet() -> None:
     assert codes(SQL.replace("created_at DESC", "created_at ASC")) == []
+
+
+KEPT_ANSWER = """
+from app.llm import get_provider
+
+_provider = get_provider()
+_chats: dict[int, list[dict]] = {}
+KEEP = 20
+GREETING = {"role": "system", "content": "You take orders for the bakery on Elm Street. " * 30}
+
+
+def reply(user_id: int, text: str) -> str:
+    if user_id not in _chats:
+        _chats[user_id] = [GREETING]
+    _chats[user_id].append({"role": "user", "content": text})
+    if len(_chats[user_id]) > KEEP + 1:
+        _chats[user_id] = (
+            [_chats[user_id][0]] + _chats[user_id][-KEEP:]
+        )
+    answer = _provider.chat(_chats[user_id])
+    _chats[user_id].append({"role": "assistant", "content": answer})
+    return answer
+"""
+
+
+def _warnings(source: str) -> list[tuple[int, str]]:
+    source = textwrap.dedent(source)
+    return [(f.line, f.code) for f in lint_python_source(source) if f.severity == "warning"]
+
+
+def test_a_window_handed_to_a_call_whose_answer_is_kept_as_the_assistant_turn_is_sent() -> None:
+    # The provider comes from a module the analysis cannot read; what the function does with
+    # its result shows it is the model's answer to the list it was handed. Reported where the
+    # trim written over three lines cuts.
+    assert _warnings(KEPT_ANSWER) == [(16, "PC507")]
+
+
+def test_a_call_whose_result_is_not_kept_as_the_assistant_turn_is_not_taken_as_sending() -> None:
+    logged = KEPT_ANSWER.replace(
+        '_chats[user_id].append({"role": "assistant", "content": answer})', "print(answer)"
+    )
+    assert _warnings(logged) == []

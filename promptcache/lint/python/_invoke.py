@@ -801,6 +801,8 @@ def _library_call(
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
+    if (args or keywords) and receiver is not None and receiver.kind != "module":
+        _answered_window(frame, name, node, args, keywords)
     if receiver is not None and last in _SHAPING_METHODS:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
@@ -818,6 +820,7 @@ def _library_call(
                 return handed
         if args or keywords:  # (handed nothing: no client, no window)
             _window_sent(frame, name, node, [*args, *keywords.values()])
+            _answered_window(frame, name, node, args, keywords)
         result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
         if result is EMPTY and _constructs(name):
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
@@ -975,6 +978,75 @@ def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -
         for dep in value.deps:
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _answered_window(
+    frame: Frame, name: str, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> None:
+    """`answer = provider.chat(history)`, then `history.append({"role": "assistant", "content":
+    answer})`: a call the analysis cannot read (an object it lost, a module it cannot see)
+    whose result the function keeps as the assistant's turn of the very list it was handed
+    is a model's request, sending that list; a window of the history in it is sent."""
+    given = [(e, v) for e, v in zip(node.args, args, strict=False) if _has_window(v)]
+    given += [(k.value, keywords[k.arg]) for k in node.keywords if k.arg in keywords]
+    given = [(e, v) for e, v in given if _has_window(v)]
+    if not given or frame.function is None:
+        return
+    answer = _result_name(frame.function.node, node)
+    if answer is None:
+        return
+    kept = _answer_kept_in(frame.function.node, answer)
+    what = f"`{_short(name)}()`, whose answer is kept as the assistant's turn"
+    for expr, value in given:
+        if ast.dump(expr) in kept:
+            for dep in value.deps:
+                if isinstance(dep, Taint) and dep.code == WINDOW:
+                    frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _has_window(value: Value) -> bool:
+    return any(isinstance(d, Taint) and d.code == WINDOW for d in value.deps)
+
+
+def _result_name(function: ast.AST, call: ast.Call) -> str | None:
+    """The name `call`'s result is assigned to in `function` (`answer = call`, `answer =
+    await call`), if it is."""
+    for sub in ast.walk(function):
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+            value = sub.value.value if isinstance(sub.value, ast.Await) else sub.value
+            target = sub.targets[0]
+            if value is call and isinstance(target, ast.Name):
+                return target.id
+    return None
+
+
+def _answer_kept_in(function: ast.AST, answer: str) -> set[str]:
+    """The lists (`ast.dump` of each) that `function` appends `answer` to as the assistant's
+    turn: `{"role": "assistant", "content": answer}` (or `answer.text`...)."""
+    kept = set()
+    for sub in ast.walk(function):
+        if not (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr == "append"
+            and len(sub.args) == 1
+            and isinstance(sub.args[0], ast.Dict)
+        ):
+            continue
+        fields = {
+            k.value: v
+            for k, v in zip(sub.args[0].keys, sub.args[0].values, strict=False)
+            if isinstance(k, ast.Constant)
+        }
+        role, content = fields.get("role"), fields.get("content")
+        if (
+            isinstance(role, ast.Constant)
+            and role.value in ("assistant", "model")
+            and content is not None
+            and any(isinstance(n, ast.Name) and n.id == answer for n in ast.walk(content))
+        ):
+            kept.add(ast.dump(sub.func.value))
+    return kept
 
 
 def _history_uncached(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> bool:

@@ -263,6 +263,9 @@ _HISTORY_ASSIGN = re.compile(
 _FIRST_REWRITE = re.compile(r"\[0\][ \t]*\[[ \t]*['\"]content['\"][ \t]*\][ \t]*=(?!=)")
 _HISTORY_REWRITE = re.compile(r"[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b")
 _HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
+# `history.append({"role": "assistant", "content": answer})`: the function that keeps a call's
+# answer as the assistant's turn may have sent the list through a call it cannot read.
+_ANSWER_KEPT = re.compile(r"\.append\(\s*\{\s*['\"]role['\"]\s*:\s*['\"](?:assistant|model)['\"]")
 _NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -577,6 +580,8 @@ def _trigger_lines(source: str) -> frozenset[int]:
         lines.update(_method_sink_lines(source))
     if "[0]" in source and "content" in source:  # a kept conversation's first message, again
         lines.update(_lines_of(_FIRST_REWRITE, source))
+    if "assistant" in source and ".append(" in source:  # a call's answer kept as a turn
+        lines.update(_lines_of(_ANSWER_KEPT, source))
     return frozenset(lines)
 
 

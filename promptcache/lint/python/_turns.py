@@ -736,7 +736,24 @@ def windowed(module: Module, history: Value | None, node: ast.AST) -> Value:
     label = f"`{node_label(module, node)}` (drops the oldest turns of the history)"
     # Which turns remain is no longer known: the history becomes a list of unknown turns.
     kept = history.deps if history is not None else frozenset()
-    return Value(deps=kept | {taint_at(module, WINDOW, label, node)}, kind="list")
+    return Value(deps=kept | {taint_at(module, WINDOW, label, _cut_in(node))}, kind="list")
+
+
+def _cut_in(node: ast.AST) -> ast.AST:
+    """Where a trim written over several lines cuts: the slice from the end in the value it
+    assigns (`histories[uid] = (` / `[histories[uid][0]] + histories[uid][-n:]` / `)`), else
+    the trim itself."""
+    if not isinstance(node, ast.Assign) or node.end_lineno == node.lineno:
+        return node
+    for sub in ast.walk(node.value):
+        if (
+            isinstance(sub, ast.Subscript)
+            and isinstance(sub.slice, ast.Slice)
+            and isinstance(sub.slice.lower, ast.UnaryOp)
+            and isinstance(sub.slice.lower.op, ast.USub)
+        ):
+            return sub
+    return node
 
 
 def windowed_attributes(cls: ast.ClassDef, module: Module) -> dict[str, ast.AST]:
