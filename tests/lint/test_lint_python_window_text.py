@@ -171,3 +171,57 @@ def test_a_call_whose_result_is_not_kept_as_the_assistant_turn_is_not_taken_as_s
         '_chats[user_id].append({"role": "assistant", "content": answer})', "print(answer)"
     )
     assert _warnings(logged) == []
+
+
+LINE_BOT = """
+import google.generativeai as genai
+
+model = genai.GenerativeModel(model_name="gemini-1.5-flash")
+notes = {}
+OPENING = [{"role": "user", "parts": ["You are the ferry company's help desk bot. " * 30]}]
+
+
+def on_text(user_id, text):
+    add_to_message_history(user_id, text)
+    reply = model.start_chat(history=OPENING).send_message(chat_log_text(user_id))
+    add_to_message_history(user_id, reply.text)
+    return reply.text
+
+
+def add_to_message_history(user_id, text):
+    if user_id in notes:
+        notes[user_id].append(text)
+        if len(notes[user_id]) > 30:
+            notes[user_id].pop(0)
+    else:
+        notes[user_id] = [text]
+
+
+def chat_log_text(user_id):
+    return "\\n\\n".join(notes.get(user_id, []))
+"""
+
+
+def test_a_per_user_log_trimmed_by_a_history_function_and_sent_as_a_gemini_chat_turn() -> None:
+    # The log's name says nothing, the function that grows and trims it does; the whole log,
+    # joined, is the message a Gemini chat sends: the turn's text is the window written out.
+    assert _warnings(LINE_BOT) == [(20, "PC507")]
+
+
+def test_the_same_log_after_the_users_text_is_quiet() -> None:
+    source = LINE_BOT.replace(
+        ".send_message(chat_log_text(user_id))", ".send_message(text + chat_log_text(user_id))"
+    )
+    assert _warnings(source) == []
+
+
+def test_a_log_trimmed_by_a_function_not_named_as_a_history_is_not_taken_as_one() -> None:
+    assert _warnings(LINE_BOT.replace("add_to_message_history", "remember")) == []
+
+
+def test_the_log_bot_with_no_role_written_anywhere_is_read_the_same() -> None:
+    # No `"role"` in the module: the trim's line names no history, its function does.
+    lines = ["OPENING = []" if n.startswith("OPENING") else n for n in LINE_BOT.split("\n")]
+    source = "\n".join(lines)
+    assert "role" not in source
+    assert _warnings(source) == [(20, "PC507")]

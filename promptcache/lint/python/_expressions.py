@@ -506,7 +506,15 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
     if isinstance(key, ast.Slice):
         return Value(deps=base.deps) if base.deps else EMPTY
     extra = evaluate(frame, key)
-    return Value(deps=_elements(base.deps) | extra.deps) if (base.deps or extra.deps) else EMPTY
+    kept = _elements(base.deps) if _int_index(key) else base.deps
+    return Value(deps=kept | extra.deps) if (kept or extra.deps) else EMPTY
+
+
+def _int_index(key: ast.expr) -> bool:
+    """`0`, `-2`: a position in a list (a key of a dict of histories, `log[uid]`, is not)."""
+    if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub):
+        key = key.operand
+    return isinstance(key, ast.Constant) and type(key.value) is int
 
 
 def _elements(deps: frozenset[Dep]) -> frozenset[Dep]:

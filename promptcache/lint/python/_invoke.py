@@ -1231,6 +1231,8 @@ def call_sink(
     result = join_values([*args, *keywords.values()])
     if sink.api == "LangChain SystemMessage":
         return replace(result, kind="message")
+    if sink.api == "Gemini chats.create":  # a chat, whose `send_message` sends the newest turn
+        return Value(deps=result.deps, kind="module", meta="google.genai.Chat()")
     if sink.answers:  # the model's answer to this request: per-request data, whatever its name
         return _per_request_result(frame, result, node, f"the answer of {sink.api}", answer=True)
     return result
