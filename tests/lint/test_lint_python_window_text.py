@@ -7,8 +7,11 @@ and the line of a SQL read's `LIMIT` in a query written over several lines."""
 from __future__ import annotations
 
 import textwrap
+from pathlib import Path
 
 from promptcache.lint.python import lint_python_source
+
+from ._helpers import project_findings
 
 HEAD = """
 from openai import OpenAI
@@ -225,3 +228,58 @@ def test_the_log_bot_with_no_role_written_anywhere_is_read_the_same() -> None:
     source = "\n".join(lines)
     assert "role" not in source
     assert _warnings(source) == [(20, "PC507")]
+
+
+RECAP_HELPER = """
+KEEP = 10
+
+
+def recap(conversation) -> str:
+    text = ""
+    for interaction in conversation.interactions[-KEEP:]:
+        text += f"{interaction.speaker}: {interaction.text}\\n"
+    return text
+"""
+
+PANEL_PROMPT = """
+from app.recaps import recap
+
+RULES = "Keep the panel on topic and answer politely in two sentences at most. " * 10
+
+
+def panel_prompt(conversation):
+    return f\"\"\"
+You are joining a panel discussion.
+The latest interactions:
+{recap(conversation)}
+{RULES}
+\"\"\"
+"""
+
+
+def test_a_window_from_another_module_before_static_text_is_reported_where_it_enters(
+    tmp_path: Path,
+) -> None:
+    # A list a conversation object keeps (`conversation.interactions`) cut to its newest
+    # items in a helper module, written into a prompt with the static rules after it.
+    found = project_findings(
+        tmp_path, {"app/recaps.py": RECAP_HELPER, "app/prompts.py": PANEL_PROMPT}, "PC507"
+    )
+    assert found == [("prompts.py", 11, "PC507")]
+
+
+def test_the_whole_list_from_another_module_is_quiet(tmp_path: Path) -> None:
+    whole = RECAP_HELPER.replace("[-KEEP:]", "")
+    found = project_findings(tmp_path, {"app/recaps.py": whole, "app/prompts.py": PANEL_PROMPT})
+    assert [f for f in found if f[2] == "PC507"] == []
+
+
+def test_the_newest_items_of_a_list_an_object_not_named_as_a_conversation_keeps_are_quiet(
+    tmp_path: Path,
+) -> None:
+    report = RECAP_HELPER.replace("conversation", "report")
+    found = project_findings(
+        tmp_path,
+        {"app/recaps.py": report, "app/prompts.py": PANEL_PROMPT.replace("conversation", "report")},
+    )
+    assert [f for f in found if f[2] == "PC507"] == []

@@ -42,6 +42,7 @@ from ._flow import (
     passed_through,
     static_after,
     substitute,
+    swapped,
     without,
 )
 from ._handed import appended_to_kept_list, only_handed_to
@@ -964,7 +965,7 @@ def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Valu
     entered = frame.taint(WINDOW, label, node)
     cuts = frame.a.window_cuts.setdefault((entered.path, entered.line), set())
     cuts.update((d.path, d.line) for d in outside)  # where it was cut, for `PythonLinter`
-    return without(result, outside).with_deps([entered])
+    return swapped(result, outside, entered)
 
 
 def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:

@@ -333,7 +333,16 @@ def is_history_window(node: ast.Subscript) -> bool:
         return False
     if key.lower is None or not _from_the_end(key.lower, node.value):
         return False
-    return is_history_name(node.value)
+    return is_history_name(node.value) or _kept_by_a_conversation(node.value)
+
+
+def _kept_by_a_conversation(expr: ast.expr) -> bool:
+    """`conversation.interactions`, `chat.entries`: a list an object named as the conversation
+    keeps (a plural attribute): its items are the conversation's turns, whatever they are
+    called."""
+    return (
+        isinstance(expr, ast.Attribute) and expr.attr.endswith("s") and is_history_name(expr.value)
+    )
 
 
 def _near_the_end(upper: ast.expr | None) -> bool:
