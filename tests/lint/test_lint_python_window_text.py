@@ -283,3 +283,58 @@ def test_the_newest_items_of_a_list_an_object_not_named_as_a_conversation_keeps_
         {"app/recaps.py": report, "app/prompts.py": PANEL_PROMPT.replace("conversation", "report")},
     )
     assert [f for f in found if f[2] == "PC507"] == []
+
+
+SENDER = """
+import httpx
+
+
+class Completions:
+    async def generate(self, system_prompt: str, messages: list[dict]) -> str:
+        body = {"model": "m", "messages": [{"role": "system", "content": system_prompt}] + messages}
+        async with httpx.AsyncClient() as client:
+            reply = await client.post("https://llm.local/v1/chat/completions", json=body)
+            return reply.json()["choices"][0]["message"]["content"]
+"""
+
+ANSWERER = """
+from app.sender import Completions
+
+RULES = "Answer from the manuals only, and say so when they do not hold the answer. " * 10
+
+
+class Answerer:
+    def __init__(self, completions: Completions):
+        self.completions = completions
+
+    async def answer(self, question: str, chat_history: list[dict]) -> str:
+        messages = list(chat_history)
+        messages.append({"role": "user", "content": question})
+        return await self.completions.generate(system_prompt=RULES, messages=messages)
+"""
+
+CALLER = """
+from app.answerer import Answerer
+
+
+class Desk:
+    def __init__(self, answerer: Answerer):
+        self.answerer = answerer
+
+    async def ask(self, request):
+        recent = request.turns[-6:]
+        return await self.answerer.answer(question=request.text, chat_history=recent)
+"""
+
+
+def test_a_window_handed_through_two_wrappers_as_the_earlier_turns_is_reported(
+    tmp_path: Path,
+) -> None:
+    files = {"app/sender.py": SENDER, "app/answerer.py": ANSWERER, "app/desk.py": CALLER}
+    assert project_findings(tmp_path, files, "PC507") == [("desk.py", 10, "PC507")]
+
+
+def test_the_whole_history_handed_through_two_wrappers_is_quiet(tmp_path: Path) -> None:
+    whole = CALLER.replace("request.turns[-6:]", "request.turns")
+    files = {"app/sender.py": SENDER, "app/answerer.py": ANSWERER, "app/desk.py": whole}
+    assert project_findings(tmp_path, files, "PC507") == []

@@ -569,13 +569,16 @@ def _apply(
                 pending.history
                 or pending.after + static_after(pieces, dep) >= limit
                 or _opens_first_turn(pending, pieces, dep, limit)
+                or (pending.role == "messages" and _is_window(dep))
             ):
+                # (a caller's window in an earlier turn: its turns shift on every request,
+                # whatever follows them, as `Findings.messages` judges one written there)
                 frame.findings.hit(
                     dep,
                     pending.api,
                     pending.role,
                     pending.after + static_after(pieces, dep),
-                    pending.history,
+                    pending.history or _is_window(dep),
                     node,
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
