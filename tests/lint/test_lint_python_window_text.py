@@ -338,3 +338,33 @@ def test_the_whole_history_handed_through_two_wrappers_is_quiet(tmp_path: Path) 
     whole = CALLER.replace("request.turns[-6:]", "request.turns")
     files = {"app/sender.py": SENDER, "app/answerer.py": ANSWERER, "app/desk.py": whole}
     assert project_findings(tmp_path, files, "PC507") == []
+
+
+BUILDER = """
+TUTOR = "You are the tutor; ask one question at a time and never give the answer away. " * 10
+
+
+def build_payload(history, new_user_text):
+    earlier = []
+    for h in history[-12:]:
+        if h.role in ("user", "assistant"):
+            earlier.append({"role": h.role, "content": h.content})
+    messages = earlier + [{"role": "user", "content": new_user_text}]
+    return TUTOR, messages
+"""
+
+
+def test_a_builder_returning_a_window_before_the_users_turn_is_reported() -> None:
+    # Nothing in the module sends the list: its shape (earlier turns, then the user's) says
+    # it is a request's messages, whoever sends it.
+    assert codes(BUILDER, head="") == [(7, "PC507")]
+
+
+def test_a_builder_returning_the_whole_history_is_quiet() -> None:
+    assert codes(BUILDER.replace("history[-12:]", "history"), head="") == []
+
+
+def test_a_builder_returning_turns_that_do_not_end_with_the_users_is_quiet() -> None:
+    # A list of past turns for display (no new user turn at its end) is no request.
+    listing = BUILDER.replace(' + [{"role": "user", "content": new_user_text}]', "")
+    assert codes(listing, head="") == []

@@ -266,6 +266,8 @@ _HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
 # `history.append({"role": "assistant", "content": answer})`: the function that keeps a call's
 # answer as the assistant's turn may have sent the list through a call it cannot read.
 _ANSWER_KEPT = re.compile(r"\.append\(\s*\{\s*['\"]role['\"]\s*:\s*['\"](?:assistant|model)['\"]")
+# `history[-12:]`, `self.messages[-n:]`: a slice from the end of a list named as a history.
+_HISTORY_SLICE = re.compile(r"(?i)(?:mess|msgs|hist|conv|chat|turn|dialog)\w*\s*\[\s*-")
 _NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -582,6 +584,8 @@ def _trigger_lines(source: str) -> frozenset[int]:
         lines.update(_lines_of(_FIRST_REWRITE, source))
     if "assistant" in source and ".append(" in source:  # a call's answer kept as a turn
         lines.update(_lines_of(_ANSWER_KEPT, source))
+    if "[-" in source:  # the newest turns of a history, which a builder may return to send
+        lines.update(_lines_of(_HISTORY_SLICE, source))
     return frozenset(lines)
 
 
