@@ -693,8 +693,8 @@ def newest_first(expr: ast.expr) -> bool:
 
 
 def newest_kept(node: ast.For | ast.AsyncFor) -> ast.expr | None:
-    """`for m in reversed(history): ... if total > budget: break; kept.insert(0, m)`: the
-    newest turns gathered, newest first, until a budget is spent: `kept` is a window of the
+    """`for m in reversed(history): ... if total > budget: break; kept.insert(0, m)` (or
+    `kept.append(m)`, reversed after): the newest turns gathered until a budget is spent: `kept` is a window of the
     history once the conversation outgrows the budget (`newest_first` says the loop's order)."""
     if not newest_first(node.iter):
         return None
@@ -712,7 +712,14 @@ def newest_kept(node: ast.For | ast.AsyncFor) -> ast.expr | None:
                 and len(call.args) == 2
                 and _is_constant(call.args[0], 0)
             ) or (isinstance(func, ast.Attribute) and func.attr == "appendleft")
-            if front and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            # `kept.append(m)`, put back in order after the loop (`kept.reverse()`) or not:
+            # the same newest turns, gathered newest first.
+            back = isinstance(func, ast.Attribute) and func.attr == "append" and len(call.args) == 1
+            if (
+                (front or back)
+                and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+            ):
                 kept = func.value
     return kept if stops else None
 
