@@ -368,3 +368,73 @@ def test_a_builder_returning_turns_that_do_not_end_with_the_users_is_quiet() -> 
     # A list of past turns for display (no new user turn at its end) is no request.
     listing = BUILDER.replace(' + [{"role": "user", "content": new_user_text}]', "")
     assert codes(listing, head="") == []
+
+
+HISTORY_CLASS = """
+KEEP = 6
+
+
+class ShortHistory:
+    def __init__(self):
+        self.messages = []
+
+    def _trim(self):
+        if len(self.messages) > KEEP:
+            self.messages = self.messages[-KEEP:]
+
+    def add(self, message):
+        self.messages.append(message)
+        self._trim()
+
+    def get_messages(self):
+        return self.messages
+
+
+def history_to_text(history: ShortHistory) -> str:
+    return "\\n".join(f"{m.type}: {m.content}" for m in history.get_messages())
+"""
+
+TEMPLATE_USER = """
+from app.history import ShortHistory, history_to_text
+
+RAG_PROMPT = \"\"\"Answer in the format below, politely, and only about the notices.
+\"\"\" + "Follow the house style for every answer you write. " * 20 + \"\"\"
+[History]:
+{history}
+
+[Context]:
+{context}
+
+[Question]:
+{question}
+\"\"\"
+
+
+def build(history: ShortHistory, context, question):
+    history_str = history_to_text(history)
+    prompt = RAG_PROMPT.format(history=history_str, context=context, question=question)
+    return prompt
+"""
+
+
+def test_a_class_kept_history_flattened_into_a_template_before_the_question(
+    tmp_path: Path,
+) -> None:
+    # The history object trims itself to its newest six messages under a size test; another
+    # module writes it out into a `{history}` slot that only static text precedes.
+    found = project_findings(
+        tmp_path, {"app/history.py": HISTORY_CLASS, "app/chat.py": TEMPLATE_USER}, "PC507"
+    )
+    assert found == [("chat.py", 18, "PC507")]
+
+
+def test_the_same_history_after_the_question_in_the_template_is_quiet(tmp_path: Path) -> None:
+    moved = TEMPLATE_USER.replace(
+        "[History]:\n{history}\n\n[Context]:\n{context}\n\n[Question]:\n{question}",
+        "[Question]:\n{question}\n\n[History]:\n{history}\n\n[Context]:\n{context}",
+    )
+    assert moved != TEMPLATE_USER
+    found = project_findings(
+        tmp_path, {"app/history.py": HISTORY_CLASS, "app/chat.py": moved}, "PC507"
+    )
+    assert found == []

@@ -757,11 +757,11 @@ def windowed(module: Module, history: Value | None, node: ast.AST) -> Value:
 
 def _cut_in(node: ast.AST) -> ast.AST:
     """Where a trim written over several lines cuts: the slice from the end in the value it
-    assigns (`histories[uid] = (` / `[histories[uid][0]] + histories[uid][-n:]` / `)`), else
-    the trim itself."""
-    if not isinstance(node, ast.Assign) or node.end_lineno == node.lineno:
+    assigns (`histories[uid] = (` / `[histories[uid][0]] + histories[uid][-n:]` / `)`) or in
+    the size test's body (`if len(h) > n:` / `h = h[-n:]`), else the trim itself."""
+    if not isinstance(node, ast.Assign | ast.If | ast.While) or node.end_lineno == node.lineno:
         return node
-    for sub in ast.walk(node.value):
+    for sub in ast.walk(node.value if isinstance(node, ast.Assign) else node):
         if (
             isinstance(sub, ast.Subscript)
             and isinstance(sub.slice, ast.Slice)
