@@ -438,3 +438,47 @@ def test_the_same_history_after_the_question_in_the_template_is_quiet(tmp_path: 
         tmp_path, {"app/history.py": HISTORY_CLASS, "app/chat.py": moved}, "PC507"
     )
     assert found == []
+
+
+AGENT_RUNNER = """
+from typing import Any
+
+
+async def run_agent(agent: Any, prompt: str, history: list) -> str:
+    result = await agent.run(prompt, message_history=history)
+    return result.output
+"""
+
+ROOM = """
+from app.runner import run_agent
+from app.agents import guide
+
+
+class Rooms:
+    def __init__(self, store):
+        self.store = store
+
+    def recent_history(self, room_id: int, limit: int):
+        return self.store.load_history(room_id)[-limit:]
+
+    async def reply(self, room_id: int, prompt: str) -> str:
+        history = self.recent_history(room_id, limit=10)
+        return await run_agent(guide, prompt, history)
+"""
+
+
+def test_a_window_given_as_a_pydantic_ai_runs_message_history_is_reported(
+    tmp_path: Path,
+) -> None:
+    # The agent reaches the run as a parameter typed `Any`: `message_history=` says what the
+    # list is, the earlier turns after the agent's system prompt.
+    found = project_findings(
+        tmp_path, {"app/runner.py": AGENT_RUNNER, "app/rooms.py": ROOM}, "PC507"
+    )
+    assert found == [("rooms.py", 11, "PC507")]
+
+
+def test_the_whole_history_given_as_message_history_is_quiet(tmp_path: Path) -> None:
+    whole = ROOM.replace("[-limit:]", "")
+    found = project_findings(tmp_path, {"app/runner.py": AGENT_RUNNER, "app/rooms.py": whole})
+    assert [f for f in found if f[2] == "PC507"] == []

@@ -100,6 +100,8 @@ from ._values import (
 )
 from ._walk import statements
 from .frameworks.haystack import PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
+from .frameworks.pydantic_ai import HISTORY_KEYWORD as PYDANTIC_HISTORY
+from .frameworks.pydantic_ai import RUN_METHODS as PYDANTIC_RUNS
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 from .frameworks.semantic_kernel import INVOKE_METHODS as SK_INVOKE_METHODS
 from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
@@ -807,6 +809,8 @@ def _library_call(
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
     if (args or keywords) and receiver is not None and receiver.kind != "module":
         _answered_window(frame, name, node, args, keywords)
+    if last in PYDANTIC_RUNS and PYDANTIC_HISTORY in keywords and receiver is not None:
+        _agent_history(frame, last, keywords[PYDANTIC_HISTORY], node)
     if receiver is not None and last in _SHAPING_METHODS:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
@@ -1006,6 +1010,19 @@ def _answered_window(
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == WINDOW:
                     frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) -> None:
+    """`agent.run_stream(prompt, message_history=turns)`: a Pydantic AI agent's run (whatever
+    object the agent is: a parameter, one handed in), the earlier turns after its system
+    prompt. A window of the history there shifts on every request once the history outgrows
+    it; a caller's list is judged as each caller passes it."""
+    what = f"a Pydantic AI agent's `{method}(message_history=...)`"
+    for dep in history.deps:
+        if isinstance(dep, Taint) and dep.code == WINDOW:
+            frame.findings.hit(dep, what, "messages", 0, True, node)
+        elif isinstance(dep, Param):
+            frame.findings.pend(dep, what, "messages", 0, True, whole=True)
 
 
 def _has_window(value: Value) -> bool:

@@ -268,6 +268,8 @@ _HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
 _ANSWER_KEPT = re.compile(r"\.append\(\s*\{\s*['\"]role['\"]\s*:\s*['\"](?:assistant|model)['\"]")
 # `history[-12:]`, `self.messages[-n:]`: a slice from the end of a list named as a history.
 _HISTORY_SLICE = re.compile(r"(?i)(?:mess|msgs|hist|conv|chat|turn|dialog)\w*\s*\[\s*-")
+# `agent.run(prompt, message_history=turns)`: the earlier turns after an agent's system prompt.
+_AGENT_HISTORY = re.compile(r"\bmessage_history\s*=(?!=)")
 _NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -379,6 +381,8 @@ class PythonLinter:
             if not relevant:
                 self._defer(file, display, [])
                 return []
+        elif not relevant:  # a library's word, but no request named: a wrapper's call, maybe
+            relevant = self._wrapper_lines(scan)
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
@@ -500,6 +504,9 @@ class PythonLinter:
     ) -> list[Finding]:
         relevant |= _alias_lines(source, sink_aliases(module.imports))
         if not relevant:
+            # Every function passed over: one may call a wrapper a module linted later defines
+            # (`finish` lints this one again then), as a module naming no library word is.
+            self.analysis.passed_over = True
             return []
         try:
             hits = self.last_hits = self.analysis.analyse(module, relevant)
@@ -586,6 +593,8 @@ def _trigger_lines(source: str) -> frozenset[int]:
         lines.update(_lines_of(_ANSWER_KEPT, source))
     if "[-" in source:  # the newest turns of a history, which a builder may return to send
         lines.update(_lines_of(_HISTORY_SLICE, source))
+    if "message_history" in source:  # a Pydantic AI agent run with earlier turns
+        lines.update(_lines_of(_AGENT_HISTORY, source))
     return frozenset(lines)
 
 
