@@ -482,3 +482,52 @@ def test_the_whole_history_given_as_message_history_is_quiet(tmp_path: Path) -> 
     whole = ROOM.replace("[-limit:]", "")
     found = project_findings(tmp_path, {"app/runner.py": AGENT_RUNNER, "app/rooms.py": whole})
     assert [f for f in found if f[2] == "PC507"] == []
+
+
+SESSION_GETTER = """
+import functools
+
+from langchain_core.chat_history import InMemoryChatMessageHistory
+from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables.history import RunnableWithMessageHistory
+from langchain_openai import ChatOpenAI
+
+chat = ChatOpenAI(model="gpt-4o-mini")
+sessions = {}
+kept_msgs = {}
+
+
+def refill(history, all_msgs, limit):
+    for m in history.messages:
+        if m not in all_msgs:
+            all_msgs.append(m)
+    history.clear()
+    for m in all_msgs[-limit:]:
+        history.add_message(m)
+    return history
+
+
+class Shop:
+    @staticmethod
+    def session_history(session_id: str, settings):
+        history = sessions.setdefault(session_id, InMemoryChatMessageHistory())
+        return refill(history, kept_msgs.setdefault(session_id, []), settings["limit"])
+
+    @staticmethod
+    async def reply(text: str, session_id: str, settings):
+        getter = functools.partial(Shop.session_history, settings=settings)
+        runnable = RunnableWithMessageHistory(chat, getter)
+        system = SystemMessage(content="You are the hardware shop's assistant. " * 30)
+        config = {"configurable": {"session_id": session_id}}
+        return await runnable.ainvoke([system, HumanMessage(content=text)], config=config)
+"""
+
+
+def test_a_session_history_refilled_with_its_newest_messages_is_a_window() -> None:
+    # LangChain's `RunnableWithMessageHistory` puts what the getter (a static method handed
+    # on through `functools.partial`) returns before every request's new messages.
+    assert _warnings(SESSION_GETTER) == [(19, "PC507")]
+
+
+def test_a_session_history_refilled_with_every_message_is_quiet() -> None:
+    assert _warnings(SESSION_GETTER.replace("all_msgs[-limit:]", "all_msgs")) == []

@@ -437,6 +437,15 @@ def _attribute(frame: Frame, node: ast.Attribute) -> Value:
         found = base.meta.attrs.get(node.attr)
         if found is not None and _in_class_body(base.meta.node, node.attr):
             return found
+        # `Service.get_history`, handed on as a value (`partial(Service.get_history, ...)`): a
+        # static method is a plain function, a class method is bound to the class.
+        method = method_of(frame.a, base.meta, node.attr)
+        if method is not None and isinstance(method.node, ast.FunctionDef | ast.AsyncFunctionDef):
+            decorators = {getattr(d, "id", "") for d in method.node.decorator_list}
+            if "classmethod" in decorators:
+                return Value(kind="method", meta=(method, base))
+            if "staticmethod" in decorators:
+                return Value(kind="function", meta=method)
     # A parameter's attribute is that part of it (`ctx.notes`), resolved at each call: an
     # instance made there with its fields gives just that field.
     deps = deps_at_key(base.deps, node.attr)

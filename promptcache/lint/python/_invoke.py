@@ -317,7 +317,7 @@ def call_value(frame: Frame, value: Value, node: ast.AST) -> Value:
         return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
     if value.kind == "partial":
         inner, args, keywords = value.meta
-        if inner.kind == "module":
+        if inner.kind == "module" or inner.meta is None:  # (a function it cannot read)
             return join_values([*args, *keywords.values()])
         return call_project(frame, inner, node, list(args), dict(keywords), [])
     if value.kind in ("function", "method", "lambda") and value.meta is not None:
@@ -811,6 +811,8 @@ def _library_call(
         _answered_window(frame, name, node, args, keywords)
     if last in PYDANTIC_RUNS and PYDANTIC_HISTORY in keywords and receiver is not None:
         _agent_history(frame, last, keywords[PYDANTIC_HISTORY], node)
+    if last == "RunnableWithMessageHistory":
+        _session_history(frame, node, args, keywords)
     if receiver is not None and last in _SHAPING_METHODS:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
@@ -1010,6 +1012,21 @@ def _answered_window(
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == WINDOW:
                     frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _session_history(
+    frame: Frame, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> None:
+    """`RunnableWithMessageHistory(chain, get_session_history)`: LangChain puts what the getter
+    returns before each request's new messages. A getter that returns a window of the history
+    (a history refilled with its newest turns) sends that window on every request."""
+    getter = keywords.get("get_session_history", args[1] if len(args) > 1 else None)
+    if getter is None or getter.kind not in ("partial", "function", "method", "lambda"):
+        return
+    what = "the history `RunnableWithMessageHistory` gets for each request"
+    for dep in call_value(frame, getter, node).deps:
+        if isinstance(dep, Taint) and dep.code == WINDOW:
+            frame.findings.hit(dep, what, "messages", 0, True, node)
 
 
 def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) -> None:
