@@ -51,6 +51,17 @@ def test_the_same_window_after_the_question_is_quiet() -> None:
     assert codes(after) == []
 
 
+def test_what_a_search_made_of_the_window_is_no_history_written_out() -> None:
+    # The recent lines are only the query of a search the analysis cannot see into: what it
+    # finds is not the window's text.
+    searched = RECAP.replace(
+        '"Earlier in this chat:\\n" + lines',
+        '"Related chats:\\n" + archive.similar_chats(lines)',
+    ).replace("def answer(", "import archive\n\n\ndef answer(")
+    assert "similar_chats" in searched
+    assert codes(searched) == []
+
+
 def test_the_whole_history_written_out_is_quiet() -> None:
     assert codes(RECAP.replace("history[-8:]", "history")) == []
 

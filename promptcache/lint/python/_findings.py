@@ -347,12 +347,18 @@ class Findings:
                 self.function.pending.append(pending)
 
 
+def _written_window(dep: Dep) -> bool:
+    """A window of the history itself (not one turn indexed out of it, nor what a call the
+    analysis cannot see into made of it: a search for similar chats is no history text)."""
+    return isinstance(dep, Taint) and dep.code == WINDOW and not dep.element and not dep.via
+
+
 def _window_opens(pieces: Sequence[Piece], dep: Dep) -> bool:
     """Whether `dep`, a window of the history, comes in `pieces` (the newest turn's or a
     single-turn prompt's text) before anything that varies: only static text (or nothing)
     precedes it. Per-request data before it (the question, then the recent turns) leaves
     nothing of the window's text to reuse, and it is quiet."""
-    if not (isinstance(dep, Taint) and dep.code == WINDOW) or dep.element:
+    if not _written_window(dep):
         return False
     for piece in pieces:
         if isinstance(piece, str):
