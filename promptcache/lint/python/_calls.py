@@ -387,6 +387,12 @@ def _dict(frame: Frame, call: Call) -> Value | None:
     )
 
 
+# LangChain's chat message histories (`InMemoryChatMessageHistory`, any `BaseChatMessageHistory`)
+# grow by these methods: a history refilled with a window's turns holds that window.
+_ADD_ONE = frozenset({"add_message", "add_user_message", "add_ai_message"})
+_ADD_MANY = frozenset({"add_messages"})
+
+
 def _mutate(frame: Frame, call: Call) -> Value | None:
     """`xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)`, `d.update(...)`, `random.shuffle(xs)`."""
     node, receiver, args = call.node, call.receiver, call.args
@@ -418,6 +424,10 @@ def _mutate(frame: Frame, call: Call) -> Value | None:
     )
     # A list of literals keeps its key order fixed while only fixed-order values are added.
     fixed = receiver.fixed and receiver.kind == "list"
+    if method in _ADD_ONE:
+        method = "append"  # a chat history object's own append (LangChain's message histories)
+    elif method in _ADD_MANY:
+        method = "extend"
     if method == "append" and args:
         updated = Value(
             deps=receiver.deps | args[0].deps,
@@ -934,6 +944,7 @@ SPECIAL: dict[str, _Special] = {
     "dict": _dict,
     "append": _mutate,
     "extend": _mutate,
+    **dict.fromkeys(_ADD_ONE | _ADD_MANY, _mutate),
     "insert": _mutate,
     "update": _mutate,
     "add": _mutate,

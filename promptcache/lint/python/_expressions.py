@@ -448,6 +448,15 @@ def _attribute(frame: Frame, node: ast.Attribute) -> Value:
         found = base.meta.attrs.get(node.attr)
         if found is not None and _in_class_body(base.meta.node, node.attr):
             return found
+        # `Service.get_history`, handed on as a value (`partial(Service.get_history, ...)`): a
+        # static method is a plain function, a class method is bound to the class.
+        method = method_of(frame.a, base.meta, node.attr)
+        if method is not None and isinstance(method.node, ast.FunctionDef | ast.AsyncFunctionDef):
+            decorators = {getattr(d, "id", "") for d in method.node.decorator_list}
+            if "classmethod" in decorators:
+                return Value(kind="method", meta=(method, base))
+            if "staticmethod" in decorators:
+                return Value(kind="function", meta=method)
     # A parameter's attribute is that part of it (`ctx.notes`), resolved at each call: an
     # instance made there with its fields gives just that field.
     deps = deps_at_key(base.deps, node.attr)
@@ -514,8 +523,28 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
         label = f"`{node_label(frame.module, node)}` ({NEWEST_TURN})"
         newest = base.deps | {frame.taint(PER_REQUEST, label, node)}
         return Value(deps=newest, pieces=(newest,))
-    extra = evaluate(frame, key) if not isinstance(key, ast.Slice) else EMPTY
-    return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
+    if isinstance(key, ast.Slice):
+        return Value(deps=base.deps) if base.deps else EMPTY
+    extra = evaluate(frame, key)
+    kept = _elements(base.deps) if _int_index(key) else base.deps
+    return Value(deps=kept | extra.deps) if (kept or extra.deps) else EMPTY
+
+
+def _int_index(key: ast.expr) -> bool:
+    """`0`, `-2`: a position in a list (a key of a dict of histories, `log[uid]`, is not)."""
+    if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub):
+        key = key.operand
+    return isinstance(key, ast.Constant) and type(key.value) is int
+
+
+def _elements(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` of one item indexed out of a value (`recent[0]`): a window of the history among
+    them is marked as one of its turns, not the window written out."""
+    if not any(isinstance(d, Taint) and d.code == WINDOW and not d.element for d in deps):
+        return deps
+    return frozenset(
+        replace(d, element=True) if isinstance(d, Taint) and d.code == WINDOW else d for d in deps
+    )
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:

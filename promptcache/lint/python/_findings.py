@@ -284,6 +284,12 @@ class Findings:
             )
             if isinstance(dep, Param) or history or unknown or after >= limit:
                 self.hit(dep, api, role, after, history, node, lines=lines_after(pieces, dep))
+            elif _window_opens(pieces, dep):
+                # A history written as text into the newest turn, after only static text: the
+                # text grows by the last exchange on every request (its start is the previous
+                # request's, read from the cache) until the window is full, then its oldest
+                # lines drop and the turn from the window on is new every time.
+                self.hit(dep, api, "history_text", after, True, node)
 
     def hit(
         self,
@@ -371,6 +377,29 @@ def _conversation_after(pieces: Sequence[Piece], dep: Dep) -> bool:
                 if not isinstance(later, str)
                 for d in later
             )
+    return False
+
+
+def _written_window(dep: Dep) -> bool:
+    """A window of the history itself (not one turn indexed out of it, nor what a call the
+    analysis cannot see into made of it: a search for similar chats is no history text)."""
+    return isinstance(dep, Taint) and dep.code == WINDOW and not dep.element and not dep.via
+
+
+def _window_opens(pieces: Sequence[Piece], dep: Dep) -> bool:
+    """Whether `dep`, a window of the history, comes in `pieces` (the newest turn's or a
+    single-turn prompt's text) before anything that varies: only static text (or nothing)
+    precedes it. Per-request data before it (the question, then the recent turns) leaves
+    nothing of the window's text to reuse, and it is quiet."""
+    if not _written_window(dep):
+        return False
+    for piece in pieces:
+        if isinstance(piece, str):
+            continue
+        if dep in piece:
+            return True
+        if any(not (isinstance(d, Taint) and d.code == WINDOW) for d in piece):
+            return False
     return False
 
 

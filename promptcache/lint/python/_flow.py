@@ -45,6 +45,7 @@ __all__ = [
     "static_after",
     "static_text",
     "substitute",
+    "swapped",
     "text_after",
     "text_lines",
     "unfollowed",
@@ -321,6 +322,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         unread=taint.unread,
         param=taint.param,
         answer=taint.answer,
+        element=taint.element,
     )
 
 
@@ -419,6 +421,31 @@ def unfollowed(deps: frozenset[Dep], *, rendered: bool = False) -> frozenset[Dep
         if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
         else d
         for d in deps
+    )
+
+
+def swapped(value: Value, dropped: frozenset[Dep], dep: Dep, depth: int = 0) -> Value:
+    """`value` with `dep` in place of the dependencies `dropped`, in its parts too (where each
+    part holds one): a text keeps where in it the value stands."""
+    if not dropped or not (value.deps & dropped):
+        return value
+    pieces = None
+    if value.pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) or not (p & dropped) else (p - dropped) | {dep}
+            for p in value.pieces
+        )
+    deeper = depth < 4
+    return replace(
+        value,
+        deps=(value.deps - dropped) | {dep},
+        pieces=pieces,
+        items=tuple(swapped(i, dropped, dep, depth + 1) for i in value.items)
+        if value.items is not None and deeper
+        else value.items,
+        fields=tuple((k, swapped(v, dropped, dep, depth + 1)) for k, v in value.fields)
+        if value.fields is not None and deeper
+        else value.fields,
     )
 
 

@@ -51,6 +51,7 @@ from ._flow import (
     passed_through,
     static_after,
     substitute,
+    swapped,
     without,
     written_at,
 )
@@ -88,6 +89,7 @@ from ._turns import (
     STORE_METHODS,
     WINDOW,
     conversation_follows,
+    newest_clause,
     opens,
     runner_runs_carry_history,
     self_trim,
@@ -110,6 +112,8 @@ from ._values import (
 )
 from ._walk import statements
 from .frameworks.haystack import PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
+from .frameworks.pydantic_ai import HISTORY_KEYWORD as PYDANTIC_HISTORY
+from .frameworks.pydantic_ai import RUN_METHODS as PYDANTIC_RUNS
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 from .frameworks.semantic_kernel import INVOKE_METHODS as SK_INVOKE_METHODS
 from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
@@ -332,7 +336,7 @@ def call_value(frame: Frame, value: Value, node: ast.AST) -> Value:
         return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
     if value.kind == "partial":
         inner, args, keywords = value.meta
-        if inner.kind == "module":
+        if inner.kind == "module" or inner.meta is None:  # (a function it cannot read)
             return join_values([*args, *keywords.values()])
         return call_project(frame, inner, node, list(args), dict(keywords), [])
     if value.kind in ("function", "method", "lambda") and value.meta is not None:
@@ -594,13 +598,16 @@ def _apply(
                 pending.history
                 or pending.after + static_after(pieces, dep) >= limit
                 or _opens_first_turn(pending, pieces, dep, limit)
+                or (pending.role == "messages" and _is_window(dep))
             ):
+                # (a caller's window in an earlier turn: its turns shift on every request,
+                # whatever follows them, as `Findings.messages` judges one written there)
                 frame.findings.hit(
                     dep,
                     pending.api,
                     pending.role,
                     pending.after + static_after(pieces, dep),
-                    pending.history,
+                    pending.history or _is_window(dep),
                     node,
                     lines=None
                     if pending.lines is None
@@ -717,8 +724,10 @@ def _stored_window(frame: Frame, node: ast.Call, receiver: Value | None, result:
     """The newest turns of a stored history (`stored_window`): a window of the history, also
     on the cursor a query ran on (`cur.execute(sql)` then `cur.fetchall()`)."""
     label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
-    taint = frame.taint(WINDOW, label, method_name(node))
     func = node.func
+    sql = isinstance(func, ast.Attribute) and func.attr not in ("limit", "lrange")
+    where = newest_clause(node) if sql else None  # the text's LIMIT, not the call's first line
+    taint = frame.taint(WINDOW, label, where or method_name(node))
     if (
         isinstance(func, ast.Attribute)
         and func.attr != "limit"
@@ -849,6 +858,12 @@ def _library_call(
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
+    if (args or keywords) and receiver is not None and receiver.kind != "module":
+        _answered_window(frame, name, node, args, keywords)
+    if last in PYDANTIC_RUNS and PYDANTIC_HISTORY in keywords and receiver is not None:
+        _agent_history(frame, last, keywords[PYDANTIC_HISTORY], node)
+    if last == "RunnableWithMessageHistory":
+        _session_history(frame, node, args, keywords)
     if receiver is not None and last in _SHAPING_METHODS:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
@@ -866,6 +881,7 @@ def _library_call(
                 return handed
         if args or keywords:  # (handed nothing: no client, no window)
             _window_sent(frame, name, node, [*args, *keywords.values()])
+            _answered_window(frame, name, node, args, keywords)
         result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
         if result is EMPTY and _constructs(name):
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
@@ -1024,7 +1040,7 @@ def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Valu
     entered = frame.taint(WINDOW, label, node)
     cuts = frame.a.window_cuts.setdefault((entered.path, entered.line), set())
     cuts.update((d.path, d.line) for d in outside)  # where it was cut, for `PythonLinter`
-    return without(result, outside).with_deps([entered])
+    return swapped(result, outside, entered)
 
 
 def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:
@@ -1038,6 +1054,103 @@ def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -
         for dep in value.deps:
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _answered_window(
+    frame: Frame, name: str, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> None:
+    """`answer = provider.chat(history)`, then `history.append({"role": "assistant", "content":
+    answer})`: a call the analysis cannot read (an object it lost, a module it cannot see)
+    whose result the function keeps as the assistant's turn of the very list it was handed
+    is a model's request, sending that list; a window of the history in it is sent."""
+    given = [(e, v) for e, v in zip(node.args, args, strict=False) if _has_window(v)]
+    given += [(k.value, keywords[k.arg]) for k in node.keywords if k.arg in keywords]
+    given = [(e, v) for e, v in given if _has_window(v)]
+    if not given or frame.function is None:
+        return
+    answer = _result_name(frame.function.node, node)
+    if answer is None:
+        return
+    kept = _answer_kept_in(frame.function.node, answer)
+    what = f"`{_short(name)}()`, whose answer is kept as the assistant's turn"
+    for expr, value in given:
+        if ast.dump(expr) in kept:
+            for dep in value.deps:
+                if isinstance(dep, Taint) and dep.code == WINDOW:
+                    frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _session_history(
+    frame: Frame, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> None:
+    """`RunnableWithMessageHistory(chain, get_session_history)`: LangChain puts what the getter
+    returns before each request's new messages. A getter that returns a window of the history
+    (a history refilled with its newest turns) sends that window on every request."""
+    getter = keywords.get("get_session_history", args[1] if len(args) > 1 else None)
+    if getter is None or getter.kind not in ("partial", "function", "method", "lambda"):
+        return
+    what = "the history `RunnableWithMessageHistory` gets for each request"
+    for dep in call_value(frame, getter, node).deps:
+        if isinstance(dep, Taint) and dep.code == WINDOW:
+            frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) -> None:
+    """`agent.run_stream(prompt, message_history=turns)`: a Pydantic AI agent's run (whatever
+    object the agent is: a parameter, one handed in), the earlier turns after its system
+    prompt. A window of the history there shifts on every request once the history outgrows
+    it; a caller's list is judged as each caller passes it."""
+    what = f"a Pydantic AI agent's `{method}(message_history=...)`"
+    for dep in history.deps:
+        if isinstance(dep, Taint) and dep.code == WINDOW:
+            frame.findings.hit(dep, what, "messages", 0, True, node)
+        elif isinstance(dep, Param):
+            frame.findings.pend(dep, what, "messages", 0, True, whole=True)
+
+
+def _has_window(value: Value) -> bool:
+    return any(isinstance(d, Taint) and d.code == WINDOW for d in value.deps)
+
+
+def _result_name(function: ast.AST, call: ast.Call) -> str | None:
+    """The name `call`'s result is assigned to in `function` (`answer = call`, `answer =
+    await call`), if it is."""
+    for sub in ast.walk(function):
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+            value = sub.value.value if isinstance(sub.value, ast.Await) else sub.value
+            target = sub.targets[0]
+            if value is call and isinstance(target, ast.Name):
+                return target.id
+    return None
+
+
+def _answer_kept_in(function: ast.AST, answer: str) -> set[str]:
+    """The lists (`ast.dump` of each) that `function` appends `answer` to as the assistant's
+    turn: `{"role": "assistant", "content": answer}` (or `answer.text`...)."""
+    kept = set()
+    for sub in ast.walk(function):
+        if not (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr == "append"
+            and len(sub.args) == 1
+            and isinstance(sub.args[0], ast.Dict)
+        ):
+            continue
+        fields = {
+            k.value: v
+            for k, v in zip(sub.args[0].keys, sub.args[0].values, strict=False)
+            if isinstance(k, ast.Constant)
+        }
+        role, content = fields.get("role"), fields.get("content")
+        if (
+            isinstance(role, ast.Constant)
+            and role.value in ("assistant", "model")
+            and content is not None
+            and any(isinstance(n, ast.Name) and n.id == answer for n in ast.walk(content))
+        ):
+            kept.add(ast.dump(sub.func.value))
+    return kept
 
 
 def _history_uncached(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> bool:
@@ -1228,6 +1341,8 @@ def call_sink(
     result = join_values([*args, *keywords.values()])
     if sink.api == "LangChain SystemMessage":
         return replace(result, kind="message")
+    if sink.api == "Gemini chats.create":  # a chat, whose `send_message` sends the newest turn
+        return Value(deps=result.deps, kind="module", meta="google.genai.Chat()")
     if sink.answers:  # the model's answer to this request: per-request data, whatever its name
         return _per_request_result(frame, result, node, f"the answer of {sink.api}", answer=True)
     return result

@@ -264,6 +264,13 @@ _HISTORY_ASSIGN = re.compile(
 _FIRST_REWRITE = re.compile(r"\[0\][ \t]*\[[ \t]*['\"]content['\"][ \t]*\][ \t]*=(?!=)")
 _HISTORY_REWRITE = re.compile(r"[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b")
 _HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
+# `history.append({"role": "assistant", "content": answer})`: the function that keeps a call's
+# answer as the assistant's turn may have sent the list through a call it cannot read.
+_ANSWER_KEPT = re.compile(r"\.append\(\s*\{\s*['\"]role['\"]\s*:\s*['\"](?:assistant|model)['\"]")
+# `history[-12:]`, `self.messages[-n:]`: a slice from the end of a list named as a history.
+_HISTORY_SLICE = re.compile(r"(?i)(?:mess|msgs|hist|conv|chat|turn|dialog)\w*\s*\[\s*-")
+# `agent.run(prompt, message_history=turns)`: the earlier turns after an agent's system prompt.
+_AGENT_HISTORY = re.compile(r"\bmessage_history\s*=(?!=)")
 _NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -272,6 +279,7 @@ _ROLE_WORDS = {
     "tools": "the tool definitions",
     "messages": "an earlier turn of the conversation",
     "last_turn": "the newest turn, before static text,",
+    "history_text": "the newest turn, written out as the history's text,",
     "template": "a prompt template, before static text,",
 }
 
@@ -374,6 +382,8 @@ class PythonLinter:
             if not relevant:
                 self._defer(file, display, [])
                 return []
+        elif not relevant:  # a library's word, but no request named: a wrapper's call, maybe
+            relevant = self._wrapper_lines(scan)
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
@@ -495,6 +505,9 @@ class PythonLinter:
     ) -> list[Finding]:
         relevant |= _alias_lines(source, sink_aliases(module.imports))
         if not relevant:
+            # Every function passed over: one may call a wrapper a module linted later defines
+            # (`finish` lints this one again then), as a module naming no library word is.
+            self.analysis.passed_over = True
             return []
         try:
             hits = self.last_hits = self.analysis.analyse(module, relevant)
@@ -577,6 +590,12 @@ def _trigger_lines(source: str) -> frozenset[int]:
         lines.update(_method_sink_lines(source))
     if "[0]" in source and "content" in source:  # a kept conversation's first message, again
         lines.update(_lines_of(_FIRST_REWRITE, source))
+    if "assistant" in source and ".append(" in source:  # a call's answer kept as a turn
+        lines.update(_lines_of(_ANSWER_KEPT, source))
+    if "[-" in source:  # the newest turns of a history, which a builder may return to send
+        lines.update(_lines_of(_HISTORY_SLICE, source))
+    if "message_history" in source:  # a Pydantic AI agent run with earlier turns
+        lines.update(_lines_of(_AGENT_HISTORY, source))
     return frozenset(lines)
 
 
@@ -709,6 +728,13 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         risk = "the whole conversation that follows it is prefilled again on every request"
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
+    if hit.role == "history_text":  # a window of the history written into the newest turn
+        risk = (
+            "once the window is full its oldest lines drop on every request, so the turn's "
+            "text from it on is never the previous request's and is prefilled again"
+        )
+        if tokens:
+            risk += f" (with ~{tokens} tokens of static text after it)"
     if taint.code == "PC506":  # not followed: what it holds is unknown, not known to vary
         risk = "the analysis cannot follow it, so this request was not checked"
     notes = [hit.note] if hit.note else []

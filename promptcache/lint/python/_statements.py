@@ -167,7 +167,10 @@ def _s_With(frame: Frame, node: ast.With) -> None:
     for item in node.items:
         value = frame.eval(item.context_expr)
         if item.optional_vars is not None:
-            assign(frame, item.optional_vars, value.opaque())
+            # A library's client entered as a context (`async with httpx.AsyncClient() as
+            # client`) is the client itself: its `__enter__` returns it, methods and all.
+            client = value.kind == "module" and str(value.meta).endswith("()")
+            assign(frame, item.optional_vars, value if client else value.opaque())
     block(frame, node.body)
 
 

@@ -429,8 +429,10 @@ def strip_tail(text: str) -> str:
 
 
 def _varies(value: Value) -> bool:
-    """Whether a clock, or per-request data as itself, is among the value's dependencies."""
+    """Whether a clock, per-request data as itself, or a window of the history (reported as
+    itself, judged by what precedes and follows it), is among the value's dependencies."""
     return any(
-        isinstance(d, Taint) and (d.code == "PC501" or (d.code == PER_REQUEST and not d.via))
+        isinstance(d, Taint)
+        and (d.code in ("PC501", WINDOW) or (d.code == PER_REQUEST and not d.via))
         for d in value.deps
     )

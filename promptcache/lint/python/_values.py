@@ -70,6 +70,9 @@ class Taint:
     # A model's answer: in a later turn of the messages it is the conversation's own history
     # (it grows, it does not change); not part of its identity.
     answer: bool = field(default=False, compare=False)
+    # One turn taken out of a window of the history by its index (`recent[0]`), not the window:
+    # written into a turn's text it is no history written out; not part of its identity.
+    element: bool = field(default=False, compare=False)
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)

@@ -28,6 +28,20 @@ FRAMEWORK = Framework(
             suffixes=("chats.create", "start_chat"),
             keywords=(("config", "config"), ("history", "messages")),
         ),
+        # A chat made by `chats.create` / `start_chat` (its result is known as a `Chat()`):
+        # what `send_message` sends is the newest turn, after the chat's history.
+        Sink(
+            api="Gemini chat send_message",
+            suffixes=(
+                "Chat().send_message",
+                "Chat().send_message_stream",
+                "Chat().send_message_async",
+            ),
+            roots=("google.",),
+            keywords=(("message", "input"), ("content", "input")),
+            positional=((0, "input"),),
+            answers=True,
+        ),
         Sink(
             api="Gemini context cache",
             suffixes=("caches.create",),
