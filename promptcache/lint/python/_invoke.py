@@ -849,6 +849,8 @@ def _library_call(
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
+            elif isinstance(dep, Taint) and dep.code == PER_REQUEST:  # a system message's?
+                frame.findings.unplaced(dep, args[0], f"`{last}` messages", node)
     if receiver is not None and last in _SHAPING_METHODS:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
