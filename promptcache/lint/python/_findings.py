@@ -38,7 +38,7 @@ from ._turns import (
 if TYPE_CHECKING:
     from ._interp import Analysis
 
-__all__ = ["Findings"]
+__all__ = ["UNPLACED", "Findings"]
 
 from ._values import (
     NOT_FOLLOWED,
@@ -49,6 +49,9 @@ from ._values import (
     Taint,
     Value,
 )
+
+# What a not-followed note of per-request data whose place in the list is lost says of it.
+UNPLACED = "in a system message of a list whose turns the branches make differ"
 
 _HISTORY_NAME = re.compile(r"(?:chat_|conversation_)?history|conversation")
 _HISTORY_FIELD = re.compile(
@@ -280,7 +283,7 @@ class Findings:
         conversation after it. Not followed (a note), never a silent pass."""
         if dep not in value.unplaced:
             return
-        label = f"{dep.label}, in a system message of a list whose turns the branches make differ"
+        label = f"{dep.label}, {UNPLACED}"
         note = "the analysis cannot see where in the conversation it lands"
         taint = replace(dep, code=NOT_FOLLOWED, label=label)
         self.hit(taint, api, "messages", 0, False, node, note=note)

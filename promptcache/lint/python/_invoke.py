@@ -75,6 +75,7 @@ from ._sinks import (
     WINDOW_MEMORIES,
     WINDOWS,
     Sink,
+    plain_sinks,
 )
 from ._sk_plugins import sk_plugin
 from ._summaries import ClassInfo, Function, Pending, enclosing_pending
@@ -585,6 +586,7 @@ def _apply(
                     else pending.lines + lines_after(pieces, dep),
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                frame.findings.unplaced(dep, argument, pending.api, node)  # a system message's?
                 continue
             elif pending.named and dep.code == PER_REQUEST:  # judged by the text after it
                 after = pending.after + static_after(pieces, dep)
@@ -1163,7 +1165,10 @@ def call_sink(
 ) -> Value:
     if sink.api == "LangChain SystemMessage" and (
         frame.message_element is node
-        or (frame.function is not None and appended_where_sent(frame.function.node, node))
+        or (
+            frame.function is not None
+            and appended_where_sent(frame.function.node, node, plain_sinks(frame.module.imports))
+        )
     ):
         # Made in a list literal: judged there, by the turns after it (`_expressions`); appended
         # to a list the function makes and sends: judged where it is sent (`_local_lists`).
