@@ -166,3 +166,37 @@ def test_per_request_data_in_the_user_turn_of_such_a_list_is_quiet() -> None:
 
 def test_a_system_message_reported_where_made_is_not_also_noted_at_the_splice() -> None:
     assert _found(PASSED_ON) == [(16, "PC502", "warning")]
+
+
+# A chat model run on a list two branches build apart: a clock in one branch's system message
+# breaks all that follows it, wherever the list is sent; in a user's turn, it is the newest one.
+CLOCK_APART = """
+from datetime import datetime
+
+from langchain_openai import ChatOpenAI
+
+model = ChatOpenAI(model="gpt-4o-mini")
+RULES = "Answer only from the shop's order records and name the record you used. " * 30
+
+
+def reply(question: str, brief: bool):
+    if brief:
+        messages = [{"role": "system", "content": f"Today is {datetime.now()}.\\n" + RULES}]
+    else:
+        messages = [{"role": "system", "content": RULES}, {"role": "system", "content": "Be brief."}]
+    return model.invoke(messages)
+"""
+
+CLOCK_IN_THE_QUESTION = CLOCK_APART.replace(
+    '[{"role": "system", "content": f"Today is {datetime.now()}.\\n" + RULES}]',
+    '[{"role": "system", "content": RULES}, '
+    '{"role": "user", "content": f"Today is {datetime.now()}. {question}"}]',
+)
+
+
+def test_a_clock_in_a_system_message_of_branch_built_lists_is_reported() -> None:
+    assert (12, "PC501", "warning") in _found(CLOCK_APART)
+
+
+def test_a_clock_in_the_user_turn_of_branch_built_lists_is_quiet() -> None:
+    assert _found(CLOCK_IN_THE_QUESTION) == []

@@ -230,6 +230,9 @@ class Findings:
                         self.hit(dep, api, "messages", 0, True, node)
                     elif isinstance(dep, Taint) and dep.code == PER_REQUEST:
                         self.unplaced(dep, item, api, node)
+                    elif dep in item.unplaced:  # a clock of a system message the splice holds
+                        note = "the analysis cannot see where in the conversation it lands"
+                        self.hit(dep, api, "messages", 0, True, node, note=note)
                     elif isinstance(dep, Param):  # a caller's history, sent to its end
                         self.pend(dep, api, "messages", 0, True, whole=True)
                 continue

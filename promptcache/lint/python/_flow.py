@@ -97,16 +97,14 @@ def merge(a: Value, b: Value) -> Value:
 
 
 def _system_data(value: Value) -> frozenset[Dep]:
-    """The per-request data of the system messages among `value`'s turns, and what its own
-    turns already lost the place of."""
+    """What varies in the system messages among `value`'s turns (a clock, per-request data),
+    and what its own turns already lost the place of."""
     found: frozenset[Dep] = value.unplaced
     for item in value.items or ():
         found |= item.unplaced
         role = item.field("role")
         if item.kind == "message" or (role is not None and role.text in ("system", "developer")):
-            found |= frozenset(
-                d for d in item.deps if isinstance(d, Taint) and d.code == PER_REQUEST
-            )
+            found |= frozenset(d for d in item.deps if isinstance(d, Taint))
     return found
 
 

@@ -853,6 +853,9 @@ def _library_call(
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
             elif isinstance(dep, Taint) and dep.code == PER_REQUEST:  # a system message's?
                 frame.findings.unplaced(dep, args[0], f"`{last}` messages", node)
+            elif dep in args[0].unplaced:  # a clock of a system message: it breaks what follows
+                note = "the analysis cannot see where in the conversation it lands"
+                frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node, note=note)
     if receiver is not None and last in _SHAPING_METHODS:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
