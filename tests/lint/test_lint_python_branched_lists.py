@@ -115,24 +115,24 @@ def test_notes_before_long_static_rules_are_reported() -> None:
     assert (10, "PC502", "warning") in _found(NOTES_THEN_RULES)
 
 
-# A `completion(...)` of the project's own package, not LiteLLM's: no sink judges the list where
-# it is sent, so its system message is judged where it is made (it was deferred to the send,
-# which never judged it: no finding, no note).
-OTHER_COMPLETION = """
+# A `completion(...)` of a provider the analysis cannot read, handed lists two branches build
+# apart: a call named as a send is judged by the turns it is handed, and where those turns no
+# longer say where a system message's data lands, that data is a note, not passed in silence.
+OTHER_SEND = """
 from shoplib.llm import completion
 
 RULES = "Answer only from the shop's order records and name the record you used. " * 30
 
 
-def reply(question: str, customer: str):
-    messages = [{"role": "system", "content": f"You are talking to {customer}.\\n" + RULES}]
-    messages.append({"role": "user", "content": question})
+def reply(question: str, customer: str, brief: bool):
+    if brief:
+        messages = [{"role": "system", "content": f"You are talking to {customer}.\\n" + RULES}]
+    else:
+        messages = [{"role": "system", "content": RULES}, {"role": "system", "content": "Be brief."}]
     return completion(model="gpt-4o-mini", messages=messages)
 """
 
-OTHER_COMPLETION_TAIL = OTHER_COMPLETION.replace(
-    'f"You are talking to {customer}.\\n" + RULES', "RULES"
-).replace('"content": question', '"content": f"{customer} asks: {question}"')
+OTHER_SEND_TAIL = OTHER_SEND.replace('f"You are talking to {customer}.\\n" + RULES', "RULES")
 
 # Branches build different lists that a wrapper sends after a splice of them: the system
 # message is judged where it is made (the list is passed on), and not also noted at the splice.
@@ -156,12 +156,12 @@ def reply(question: str, customer: str, brief: bool):
 )
 
 
-def test_a_list_sent_to_another_module_s_completion_is_judged_where_made() -> None:
-    assert (8, "PC502", "warning") in _found(OTHER_COMPLETION)
+def test_another_module_s_send_of_branch_built_lists_is_noted() -> None:
+    assert _found(OTHER_SEND) == [(9, "PC506", "info")]
 
 
-def test_per_request_data_in_the_user_turn_of_such_a_list_is_quiet() -> None:
-    assert _found(OTHER_COMPLETION_TAIL) == []
+def test_another_module_s_send_of_branch_built_static_lists_is_quiet() -> None:
+    assert _found(OTHER_SEND_TAIL) == []
 
 
 def test_a_system_message_reported_where_made_is_not_also_noted_at_the_splice() -> None:

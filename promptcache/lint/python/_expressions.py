@@ -35,7 +35,6 @@ from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
 from ._shared_windows import dotted
-from ._sinks import plain_sinks
 from ._summaries import ClassInfo, Function, ParamSlot
 from ._turns import (
     WINDOW,
@@ -552,9 +551,7 @@ def _grown_and_sent(frame: Frame, message: Value, node: ast.List | ast.Tuple) ->
     role = message.field("role")
     if role is None or role.text not in ("system", "developer") or frame.function is None:
         return False
-    return isinstance(node, ast.List) and sent_where_grown(
-        frame.function.node, node, plain_sinks(frame.module.imports)
-    )
+    return isinstance(node, ast.List) and sent_where_grown(frame.function.node, node)
 
 
 def _appended_and_sent(frame: Frame, message: Value, node: ast.Dict) -> bool:
@@ -563,7 +560,7 @@ def _appended_and_sent(frame: Frame, message: Value, node: ast.Dict) -> bool:
     role = message.field("role")
     if role is None or role.text not in ("system", "developer") or frame.function is None:
         return False
-    return appended_where_sent(frame.function.node, node, plain_sinks(frame.module.imports))
+    return appended_where_sent(frame.function.node, node)
 
 
 def _kept_turn(frame: Frame, message: Value, node: ast.Dict) -> bool:

@@ -75,7 +75,6 @@ from ._sinks import (
     WINDOW_MEMORIES,
     WINDOWS,
     Sink,
-    plain_sinks,
 )
 from ._sk_plugins import sk_plugin
 from ._summaries import ClassInfo, Function, Pending, enclosing_pending
@@ -889,6 +888,8 @@ def _chat_turns_handed(last: str, args: list[Value], keywords: dict[str, Value])
     if not _SENDS.search(last):
         return None
     turns = keywords.get("messages", args[0] if args else None)
+    if turns is not None and turns.items is None and turns.unplaced:
+        return turns  # system messages of lists branches build apart: noted where it lands
     if turns is None or turns.items is None or turns.spliced:
         return None
     roles = {(item.field("role") or EMPTY).text for item in turns.items}
@@ -1168,10 +1169,7 @@ def call_sink(
 ) -> Value:
     if sink.api == "LangChain SystemMessage" and (
         frame.message_element is node
-        or (
-            frame.function is not None
-            and appended_where_sent(frame.function.node, node, plain_sinks(frame.module.imports))
-        )
+        or (frame.function is not None and appended_where_sent(frame.function.node, node))
     ):
         # Made in a list literal: judged there, by the turns after it (`_expressions`); appended
         # to a list the function makes and sends: judged where it is sent (`_local_lists`).

@@ -29,23 +29,16 @@ _SENDS = (
 )
 
 
-def sent_where_grown(
-    function: ast.AST | None, literal: ast.List, plain: frozenset[str] = frozenset()
-) -> bool:
+def sent_where_grown(function: ast.AST | None, literal: ast.List) -> bool:
     """Whether `literal` is bound to a local name of `function` that the function only grows
     (`append`), renames and sends as `messages=` to an SDK call: never returned, stored, passed
-    on, iterated, nor used in a loop that sends it again. (`plain`: the names the module
-    imported a sink under; a send called by a plain name is one only if it is among them, as
-    `from litellm import completion` makes `completion`: another module's `completion(...)` is
-    a call the analysis does not judge a list at, and the message is judged where it is made.)"""
+    on, iterated, nor used in a loop that sends it again."""
     if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
-    return _judged_at_send(function, id(literal), plain=plain)
+    return _judged_at_send(function, id(literal))
 
 
-def appended_where_sent(
-    function: ast.AST | None, message: ast.expr, plain: frozenset[str] = frozenset()
-) -> bool:
+def appended_where_sent(function: ast.AST | None, message: ast.expr) -> bool:
     """Whether `message` is appended (`messages.append(message)`) to a list that `function`
     makes itself (bound to a list literal) and only grows and sends, as `sent_where_grown`
     asks of the literal: the turns that follow the message are known where the list is sent,
@@ -70,7 +63,7 @@ def appended_where_sent(
             and any(isinstance(t, ast.Name) and t.id == listed for t in _assigned(node))
         ):
             return _only_newest_after(function, listed, call, parents) and _judged_at_send(
-                function, id(node.value), parents, annotated=True, plain=plain
+                function, id(node.value), parents, annotated=True
             )
     return False
 
@@ -161,7 +154,6 @@ def _judged_at_send(
     parents: dict[int, ast.AST] | None = None,
     *,
     annotated: bool = False,
-    plain: frozenset[str] = frozenset(),
 ) -> bool:
     names = _local_names(function, literal, annotated=annotated)
     if not names:
@@ -182,7 +174,7 @@ def _judged_at_send(
             sends += 1
             continue
         return False
-    return sends > 0 and not _sent_in_a_loop(function, names, parents, plain)
+    return sends > 0 and not _sent_in_a_loop(function, names, parents)
 
 
 def _run_on(parent: ast.AST, node: ast.Name) -> bool:
@@ -224,9 +216,7 @@ def _loads(function: ast.AST, parents: dict[int, ast.AST]) -> list[tuple[ast.Nam
     ]
 
 
-def _sent_in_a_loop(
-    function: ast.AST, names: set[str], parents: dict[int, ast.AST], plain: frozenset[str]
-) -> bool:
+def _sent_in_a_loop(function: ast.AST, names: set[str], parents: dict[int, ast.AST]) -> bool:
     """Whether a send of the list sits in a loop that grows it into a conversation, or the call
     it is sent to is not one of the SDK calls the analysis judges a list at. A tool loop, which
     appends only the model's answers and the tools' results before it sends the list again, is
@@ -237,7 +227,7 @@ def _sent_in_a_loop(
         for keyword in node.keywords:
             value = keyword.value
             sent = keyword.arg == "messages" and isinstance(value, ast.Name) and value.id in names
-            if sent and not _is_send(node.func, plain):
+            if sent and not _is_send(node.func):
                 return True
             if sent and _grown_by_its_loop(node, names, parents, function):
                 return True
@@ -334,9 +324,7 @@ _LOOP_ROLES = frozenset({"assistant", "tool", "function"})
 _LOOP_MESSAGES = frozenset({"ToolMessage", "AIMessage", "FunctionMessage"})
 
 
-def _is_send(func: ast.expr, plain: frozenset[str]) -> bool:
-    if isinstance(func, ast.Name):  # `completion(...)`: a sink only if imported as one
-        return func.id in plain
+def _is_send(func: ast.expr) -> bool:
     chain: list[str] = []
     while isinstance(func, ast.Attribute):
         chain.append(func.attr)

@@ -26,7 +26,6 @@ __all__ = [
     "WINDOW_MEMORIES",
     "Sink",
     "find_sink",
-    "plain_sinks",
     "sink_aliases",
 ]
 
@@ -77,12 +76,6 @@ def find_sink(name: str) -> Sink | None:
             if name == suffix or name.endswith("." + suffix):
                 return sink
     return None
-
-
-def plain_sinks(imports: dict[str, str]) -> frozenset[str]:
-    """The plain names (no dot) a module imported a sink under: `completion` of `from litellm
-    import completion`, where another module's `completion` is not one."""
-    return frozenset(alias for alias in sink_aliases(imports) if "." not in alias)
 
 
 def sink_aliases(imports: dict[str, str]) -> list[str]:
