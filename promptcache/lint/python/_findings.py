@@ -38,9 +38,10 @@ from ._turns import (
 if TYPE_CHECKING:
     from ._interp import Analysis
 
-__all__ = ["Findings"]
+__all__ = ["UNPLACED", "Findings"]
 
 from ._values import (
+    NOT_FOLLOWED,
     PER_REQUEST,
     Dep,
     Param,
@@ -48,6 +49,9 @@ from ._values import (
     Taint,
     Value,
 )
+
+# What a not-followed note of per-request data whose place in the list is lost says of it.
+UNPLACED = "in a system message of a list whose turns the branches make differ"
 
 _HISTORY_NAME = re.compile(r"(?:chat_|conversation_)?history|conversation")
 _HISTORY_FIELD = re.compile(
@@ -207,6 +211,7 @@ class Findings:
         if value.items is None:
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    self.unplaced(dep, value, api, node)
                     continue
                 if isinstance(dep, Param):
                     self.pend(dep, api, "messages", 0, True, whole=True)
@@ -223,6 +228,11 @@ class Findings:
                 for dep in item.deps if item.spliced else ():
                     if isinstance(dep, Taint) and dep.code == WINDOW:  # the newest turns, windowed
                         self.hit(dep, api, "messages", 0, True, node)
+                    elif isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                        self.unplaced(dep, item, api, node)
+                    elif dep in item.unplaced:  # a clock of a system message the splice holds
+                        note = "the analysis cannot see where in the conversation it lands"
+                        self.hit(dep, api, "messages", 0, True, node, note=note)
                     elif isinstance(dep, Param):  # a caller's history, sent to its end
                         self.pend(dep, api, "messages", 0, True, whole=True)
                 continue
@@ -233,6 +243,7 @@ class Findings:
             answered = turn and _is_answer(items[index + 1])
             for dep in item.deps:
                 if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    self.unplaced(dep, item, api, node)
                     continue
                 # A model's answer in a turn of the conversation, and the turn it answered, are
                 # its history: they were new when sent, and are kept as they were.
@@ -266,6 +277,19 @@ class Findings:
                 ):
                     window = history or dep.code == WINDOW  # what follows a window is lost too
                     self.hit(dep, api, "messages", after, window, node)
+
+    def unplaced(self, dep: Taint, value: Value, api: str, node: ast.AST) -> None:
+        """Per-request data in a part of a message list the analysis takes for history (a
+        splice, a list of unknown turns): the conversation's own, unless it was a system
+        message's in a list whose turns a merge of branches lost (`Value.unplaced`). Then where
+        it lands is unknown: in the newest turn it costs nothing, in a system message the whole
+        conversation after it. Not followed (a note), never a silent pass."""
+        if dep not in value.unplaced:
+            return
+        label = f"{dep.label}, {UNPLACED}"
+        note = "the analysis cannot see where in the conversation it lands"
+        taint = replace(dep, code=NOT_FOLLOWED, label=label)
+        self.hit(taint, api, "messages", 0, False, node, note=note)
 
     def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
         """The newest turn is the tail; only static text after a value in it is lost."""

@@ -40,6 +40,7 @@ __all__ = [
     "lines_after",
     "merge",
     "merge_all",
+    "merge_branched",
     "merge_grown",
     "passed_through",
     "static_after",
@@ -80,6 +81,9 @@ def merge(a: Value, b: Value) -> Value:
     if pieces is None and a.pieces is not None and b.pieces is not None:
         pieces = a.pieces if len(static_text(a.pieces)) >= len(static_text(b.pieces)) else b.pieces
         pieces = (*pieces, b.deps | a.deps) if (a.deps | b.deps) else pieces
+    unplaced = a.unplaced | b.unplaced
+    if items is None and (a.items or b.items):
+        unplaced |= _system_data(a) | _system_data(b)
     return Value(
         deps=a.deps | b.deps,
         pieces=pieces,
@@ -89,7 +93,20 @@ def merge(a: Value, b: Value) -> Value:
         fixed=a.fixed and b.fixed,
         spliced=a.spliced or b.spliced,
         meta=a.meta if a.meta is not None else b.meta,
+        unplaced=unplaced,
     )
+
+
+def _system_data(value: Value) -> frozenset[Dep]:
+    """What varies in the system messages among `value`'s turns (a clock, per-request data),
+    and what its own turns already lost the place of."""
+    found: frozenset[Dep] = value.unplaced
+    for item in value.items or ():
+        found |= item.unplaced
+        role = item.field("role")
+        if item.kind == "message" or (role is not None and role.text in ("system", "developer")):
+            found |= frozenset(d for d in item.deps if isinstance(d, Taint))
+    return found
 
 
 def merge_grown(a: Value, b: Value, loop: tuple[str, int, int]) -> Value:
@@ -117,6 +134,28 @@ def merge_grown(a: Value, b: Value, loop: tuple[str, int, int]) -> Value:
     )
     items = (*short.items, Value(deps=stamped), rest) if stamped else (*short.items, rest)
     return replace(long, deps=a.deps | b.deps, items=items, fixed=a.fixed and b.fixed)
+
+
+def merge_branched(a: Value, b: Value) -> Value:
+    """`merge` of a list and the same list with turns one branch appended to it (`if notes:
+    messages.append(...)`): the turns both have, then those only one branch appended, each as
+    the turn it is where it is there. Without it, the lists' lengths differ and the merge keeps
+    no turn, so where the list is sent nothing is known of where its values land: a system
+    message judged there lost its per-request data unsaid. A turn judged as if present is judged
+    as the branch that appends it sends it; the other branch sends less after the turns before."""
+    if (
+        a.items is None
+        or b.items is None
+        or len(a.items) == len(b.items)
+        or a.kind != "list"
+        or b.kind != "list"
+    ):
+        return merge(a, b)
+    short, long = (a, b) if len(a.items) < len(b.items) else (b, a)
+    assert short.items is not None and long.items is not None
+    if long.items[: len(short.items)] != short.items:
+        return merge(a, b)
+    return replace(long, deps=a.deps | b.deps, fixed=a.fixed and b.fixed)
 
 
 def merge_all(values: Sequence[Value]) -> Value:
@@ -198,7 +237,9 @@ def cap_items(items: tuple[Value, ...]) -> tuple[Value, ...]:
 def as_items(value: Value) -> tuple[Value, ...]:
     if value.items is not None:
         return value.items
-    return (replace(value.opaque(), spliced=True),) if (value.deps or value.kind == "param") else ()
+    if not (value.deps or value.kind == "param"):
+        return ()
+    return (replace(value.opaque(), spliced=True, unplaced=value.unplaced),)
 
 
 def bind_arguments(

@@ -589,6 +589,7 @@ def _apply(
                     else pending.lines + lines_after(pieces, dep),
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                frame.findings.unplaced(dep, argument, pending.api, node)  # a system message's?
                 continue
             elif pending.named and dep.code == PER_REQUEST:  # judged by the text after it
                 after = pending.after + static_after(pieces, dep)
@@ -858,6 +859,11 @@ def _library_call(
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
+            elif isinstance(dep, Taint) and dep.code == PER_REQUEST:  # a system message's?
+                frame.findings.unplaced(dep, args[0], f"`{last}` messages", node)
+            elif dep in args[0].unplaced:  # a clock of a system message: it breaks what follows
+                note = "the analysis cannot see where in the conversation it lands"
+                frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node, note=note)
     if (args or keywords) and receiver is not None and receiver.kind != "module":
         _answered_window(frame, name, node, args, keywords)
     if last in PYDANTIC_RUNS and PYDANTIC_HISTORY in keywords and receiver is not None:
@@ -898,6 +904,8 @@ def _chat_turns_handed(last: str, args: list[Value], keywords: dict[str, Value])
     if not _SENDS.search(last):
         return None
     turns = keywords.get("messages", args[0] if args else None)
+    if turns is not None and turns.items is None and turns.unplaced:
+        return turns  # system messages of lists branches build apart: noted where it lands
     if turns is None or turns.items is None or turns.spliced:
         return None
     roles = {(item.field("role") or EMPTY).text for item in turns.items}

@@ -25,6 +25,7 @@ from .._model import Finding
 from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._chain_fills import FILLED_BY
+from ._findings import UNPLACED
 from ._interp import Analysis, Hit
 from ._locations import node_label, node_location
 from ._parse import parse_module
@@ -668,11 +669,18 @@ def _findings(hits: list[Hit], display: str, config: LintConfig) -> list[Finding
         for hit in hits
         if _promoted(hit) and hit.taint.path == display
     }
+    # Nor is a value whose place in a list was lost (`Findings.unplaced`) also a note where it
+    # is reported already, judged where its message was made.
+    reported = {(f.line, f.column) for _, f in best.values() if f.severity in ("warning", "error")}
     return sorted(
         (
             finding
             for _, finding in best.values()
-            if finding.code != "PC506" or (finding.line, finding.column) not in promoted
+            if finding.code != "PC506"
+            or (
+                (finding.line, finding.column) not in promoted
+                and not (UNPLACED in finding.message and (finding.line, finding.column) in reported)
+            )
         ),
         key=Finding.sort_key,
     )

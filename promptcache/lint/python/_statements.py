@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from ._flow import (
     merge,
+    merge_branched,
     merge_grown,
 )
 from ._invoke import call_name
@@ -122,7 +123,7 @@ def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
 
 def _s_If(frame: Frame, node: ast.If) -> None:
     frame.eval(node.test)
-    branches(frame, [node.body, node.orelse])
+    branches(frame, [node.body, node.orelse], once=True)
     # Either branch of a size test (`if count(m) <= budget: return m` / `else: m = m[1:]`).
     _cuts_in(frame, [*node.body, *node.orelse], node.test)
 
@@ -151,7 +152,7 @@ def _compares(test: ast.expr) -> bool:
 
 def _s_Try(frame: Frame, node: ast.Try) -> None:
     block(frame, node.body)
-    branches(frame, [h.body for h in node.handlers] + [node.orelse])
+    branches(frame, [h.body for h in node.handlers] + [node.orelse], once=True)
     block(frame, node.finalbody)
 
 
@@ -160,7 +161,7 @@ _s_TryStar = _s_Try
 
 def _s_Match(frame: Frame, node: ast.Match) -> None:
     frame.eval(node.subject)
-    branches(frame, [case.body for case in node.cases] + [[]])
+    branches(frame, [case.body for case in node.cases] + [[]], once=True)
 
 
 def _s_With(frame: Frame, node: ast.With) -> None:
@@ -328,10 +329,12 @@ def branches(
     bodies: Sequence[Sequence[ast.stmt]],
     *,
     grown: tuple[str, int, int] | None = None,
+    once: bool = False,
 ) -> None:
     """Run each body from the bindings as they are, then bind each name to its values merged.
     (`grown`, a loop's path and lines: a list it appends to keeps its first items, the rest one
-    splice; see `merge_grown`.)
+    splice; see `merge_grown`. `once`: each body runs at most once, as an `if`'s do, so a list
+    one of them appends to keeps its turns; see `merge_branched`.)
     (An empty body, such as a missing `else`, leaves the bindings as they were; a body that
     leaves them equal to those merged so far changes no merge: both are skipped at C speed,
     which matters in a module body, whose bindings are all its globals.)"""
@@ -358,7 +361,13 @@ def branches(
             if kept is None:
                 merged[name] = value
             elif kept is not value:  # the same value (most names): merge keeps it
-                merged[name] = merge_grown(kept, value, grown) if grown else merge(kept, value)
+                merged[name] = (
+                    merge_grown(kept, value, grown)
+                    if grown
+                    else merge_branched(kept, value)
+                    if once
+                    else merge(kept, value)
+                )
     env.clear()
     env.update(merged)
 

@@ -118,9 +118,21 @@ def history_after(later: Sequence[Value]) -> bool:
     a turn of unknown shape or one that varies. Static turns (few-shot examples) are static text."""
     *middle, last = later
     return last.spliced or any(
-        turn.spliced or bool(turn.deps) or (turn.fields is None and turn.pieces is None)
+        turn.spliced
+        or (bool(turn.deps) and not is_system_turn(turn))
+        or (turn.fields is None and turn.pieces is None and turn.kind != "message")
         for turn in middle
     )
+
+
+def is_system_turn(turn: Value) -> bool:
+    """A system message among the turns (a `{"role": "system", ...}` literal, or a LangChain
+    `SystemMessage`'s content): the request's own instructions, not the conversation's history,
+    even where what it holds varies (notes retrieved for this request)."""
+    if turn.kind == "message":
+        return True
+    role = turn.field("role")
+    return role is not None and role.text in ("system", "developer")
 
 
 def pieces_from(items: Sequence[Value]) -> tuple[Piece, ...]:

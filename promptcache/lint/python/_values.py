@@ -132,6 +132,9 @@ class Value:
     kind: str = ""  # "set", "udict" (dict from an unordered source), "str", "ptemplate", ...
     fixed: bool = False  # a literal whose key order is fixed in the source
     spliced: bool = False  # a history splice (`*history`): its per-request data is history
+    # What varies in system messages of a list whose turns branches knew but a merge lost
+    # (`_flow.merge`): not history, though the list no longer says where it lands.
+    unplaced: frozenset[Dep] = frozenset()
     meta: Any = field(default=None, compare=False)  # kind-specific: a function, a template...
 
     @property
