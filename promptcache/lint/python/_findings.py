@@ -361,8 +361,12 @@ class Findings:
         opening: bool = False,
         lines: int | None = None,
         fills: tuple[tuple[str, Value], ...] = (),
+        written: tuple[int, str] = (0, ""),
     ) -> None:
+        """`written`: where the value is written into the prompt's text when `dep` was not
+        written into a text here (a helper's line, for a caller's parameter handed to it)."""
         if self.function is not None:
+            line, path = (dep.written, dep.written_path) if dep.written else written
             pending = Pending(
                 index=dep.index,
                 name=dep.name,
@@ -377,6 +381,8 @@ class Findings:
                 opening=opening,
                 lines=lines,
                 fills=fills,
+                written=line,
+                written_path=path,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)

@@ -587,6 +587,7 @@ def _apply(
                     lines=None
                     if pending.lines is None
                     else pending.lines + lines_after(pieces, dep),
+                    written=(pending.written, pending.written_path),
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
                 frame.findings.unplaced(dep, argument, pending.api, node)  # a system message's?

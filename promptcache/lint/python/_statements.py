@@ -43,6 +43,7 @@ from ._unseen_fills import unseen_string_fill
 from ._values import (
     EMPTY,
     PER_REQUEST,
+    Param,
     Value,
 )
 from ._walk import push_children
@@ -191,6 +192,10 @@ def _s_For(frame: Frame, node: ast.For) -> None:
         label = f"`{node_label(frame.module, node.target)}` (one request per item of the loop)"
         taint = frame.taint(PER_REQUEST, label, node.target)
         element = Value(deps=element.deps | {taint}, pieces=(element.deps | {taint},))
+    function = frame.function
+    walked = [d.name for d in iterated.deps if isinstance(d, Param)]
+    if function is not None and walked and _sends(frame, node.body, repeated=True):
+        function.sent_per_item.update(walked)
     assign(frame, node.target, element)
     # A conversation copied turn by turn (`for m in history: turns.append(...)`): the list it
     # is copied into keeps the turns it had before the loop, the history after them.
@@ -215,17 +220,18 @@ def _walks_a_history(iterated: ast.expr) -> bool:
     return is_history_name(iterated)
 
 
-def _sends(frame: Frame, body: Sequence[ast.stmt]) -> bool:
+def _sends(frame: Frame, body: Sequence[ast.stmt], *, repeated: bool = False) -> bool:
     """Whether a loop's body sends a request: a call of a request API, or of a function of the
     project whose parameters reach one (its summary says so). Nested definitions are their own;
     a request repeated for each item (`for _ in range(n)`) reads the cache from its second
-    time, so the item is not new to each request."""
+    time, so the item is not new to each request (unless `repeated`: one sent several times
+    counts)."""
     todo: list[ast.AST] = list(body)
     while todo:
         current = todo.pop()
         if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
-        if isinstance(current, ast.For) and _repeats(current.iter):
+        if isinstance(current, ast.For) and _repeats(current.iter) and not repeated:
             continue
         if isinstance(current, ast.Call) and _requests(frame, current):
             return True

@@ -63,6 +63,12 @@ class Pending:
     # | prompt` of `def chain(prompt, retriever)`): each variable's value, in the function's
     # terms (its own parameters resolved at each call, as the template is).
     fills: tuple[tuple[str, Value], ...] = ()
+    # Where the function (or a helper of its module it hands the value to) writes the parameter
+    # into the prompt's text (line `written` of `written_path`; 0: not seen): the place a finding
+    # on a caller's parameter names as where the fix goes. As for a `Param`, not part of its
+    # identity: the same sink reached twice is one.
+    written: int = field(default=0, compare=False)
+    written_path: str = field(default="", compare=False)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -75,6 +81,9 @@ class Function:
     ret: Value | None = None
     pending: list[Pending] = field(default_factory=list)
     running: bool = False
+    # Its parameters a loop of its own walks, sending a request for each item (or the same one
+    # several times): the loop's rules judge what each request holds, not the collection.
+    sent_per_item: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True, kw_only=True)
