@@ -340,24 +340,6 @@ def test_c4_is_held_out_whole_scored_and_listed_only_when_named(
     assert "templates/c4/other+web/app/chat.py" in listed[1]
 
 
-@pytest.mark.parametrize(
-    ("earlier", "repo"),
-    [
-        ("", "ACME/Bot"),  # corpus 1 (dev)
-        (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT"),  # corpus 2
-        (C3_DEV_ENTRY, "OTHER/app"),  # corpus 3
-        ("", "Old/Bot"),  # legacy
-    ],
-)
-def test_a_corpus_4_entry_from_an_earlier_corpus_is_refused(
-    tmp_path: Path, earlier: str, repo: str
-) -> None:
-    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + C4_ENTRY.format(repo=repo))
-    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
-    with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3 or legacy: {repo};"):
-        score_lint.load_corpus(tmp_path, manifests)
-
-
 def test_the_real_corpus_4_entries_are_new_projects(tmp_path: Path) -> None:
     files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
     earlier = {f.repo.lower() for f in files if f.split != "c4"}
@@ -389,26 +371,6 @@ def test_c5_is_held_out_whole_scored_and_listed_only_when_named(
     assert "templates/c5/fifth+bot/app/chat.py" in listed[0]
     assert "templates/c5/fifth+web/app/chat.py" in listed[1]
     assert "5555555" in listed[0]
-
-
-@pytest.mark.parametrize(
-    ("earlier", "repo"),
-    [
-        ("", "ACME/Bot"),  # corpus 1 (dev)
-        (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT"),  # corpus 2
-        (C3_DEV_ENTRY, "OTHER/app"),  # corpus 3
-        (C4_ENTRY.format(repo="fourth/bot"), "Fourth/BOT"),  # corpus 4
-        ("", "Old/Bot"),  # legacy
-    ],
-    ids=["corpus-1", "corpus-2", "corpus-3", "corpus-4", "legacy"],
-)
-def test_a_corpus_5_entry_from_an_earlier_corpus_is_refused(
-    tmp_path: Path, earlier: str, repo: str
-) -> None:
-    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + C5_ENTRY.format(repo=repo))
-    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
-    with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3, 4 or legacy: {repo};"):
-        score_lint.load_corpus(tmp_path, manifests)
 
 
 def test_the_real_corpus_5_entries_are_new_projects_held_out_whole(tmp_path: Path) -> None:
@@ -446,27 +408,6 @@ def test_c6_is_held_out_whole_scored_and_listed_only_when_named(
     assert score_lint.main([*base, "--split", "c6"]) == 0
     (listed,) = capsys.readouterr().out.splitlines()
     assert "templates/c6/sixth+bot/app/chat.py" in listed and "6666666" in listed
-
-
-@pytest.mark.parametrize(
-    ("earlier", "repo"),
-    [
-        ("", "ACME/Bot"),  # corpus 1 (dev)
-        (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT"),  # corpus 2
-        (C3_DEV_ENTRY, "OTHER/app"),  # corpus 3
-        (C4_ENTRY.format(repo="fourth/bot"), "Fourth/BOT"),  # corpus 4
-        (C5_ENTRY.format(repo="fifth/bot"), "FIFTH/bot"),  # corpus 5
-        ("", "Old/Bot"),  # legacy
-    ],
-    ids=["corpus-1", "corpus-2", "corpus-3", "corpus-4", "corpus-5", "legacy"],
-)
-def test_a_corpus_6_entry_from_an_earlier_corpus_is_refused(
-    tmp_path: Path, earlier: str, repo: str
-) -> None:
-    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + C6_ENTRY.format(repo=repo))
-    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
-    with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3, 4, 5 or legacy: {repo};"):
-        score_lint.load_corpus(tmp_path, manifests)
 
 
 def test_the_real_corpus_6_entries_are_new_projects_held_out_whole(tmp_path: Path) -> None:
@@ -555,3 +496,36 @@ def test_copy_python_says_which_snapshot_is_missing(tmp_path: Path) -> None:
     files = score_lint.load_corpus(tmp_path / "c", manifests)
     (line,) = score_lint.copy_python(files, tmp_path / "mirrors")
     assert line.startswith("fourth/bot: no snapshot at ") and "fetch it first" in line
+
+
+# What an earlier corpus holds, a project of it named as a later corpus would name it, and which
+# corpus it is (0: legacy). A corpus held out whole (4, 5, 6) must refuse each earlier one.
+EARLIER = [
+    ("", "ACME/Bot", 1),  # dev
+    (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT", 2),
+    (C3_DEV_ENTRY, "OTHER/app", 3),
+    (C4_ENTRY.format(repo="fourth/bot"), "Fourth/BOT", 4),
+    (C5_ENTRY.format(repo="fifth/bot"), "FIFTH/bot", 5),
+    ("", "Old/Bot", 0),
+]
+HELD_OUT_WHOLE = {4: C4_ENTRY, 5: C5_ENTRY, 6: C6_ENTRY}
+
+
+@pytest.mark.parametrize(
+    ("corpus", "earlier", "repo"),
+    [
+        (corpus, earlier, repo)
+        for corpus in HELD_OUT_WHOLE
+        for earlier, repo, number in EARLIER
+        if number < corpus
+    ],
+)
+def test_an_entry_of_a_corpus_held_out_whole_from_an_earlier_corpus_is_refused(
+    tmp_path: Path, corpus: int, earlier: str, repo: str
+) -> None:
+    entry = HELD_OUT_WHOLE[corpus].format(repo=repo)
+    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + entry)
+    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
+    before = ", ".join(str(n) for n in range(1, corpus))
+    with pytest.raises(score_lint.CorpusError, match=f"corpus {before} or legacy: {repo};"):
+        score_lint.load_corpus(tmp_path, manifests)
