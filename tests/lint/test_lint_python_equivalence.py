@@ -139,23 +139,7 @@ def get_system_prompt(custom: str = "") -> str:
 def test_a_site_reached_by_two_paths_gets_one_finding_whatever_the_hash_seed() -> None:
     # The one finding kept for a site was the first of its hits in set order, which follows
     # string hashes: two runs of the same code named different paths in the message.
-    script = (
-        "import json, sys; from promptcache.lint.python import lint_python_source; "
-        "print(json.dumps([f.message for f in lint_python_source(sys.stdin.read())]))"
-    )
-    outputs = set()
-    for seed in range(12):
-        done = subprocess.run(
-            [sys.executable, "-c", script],
-            input=TWO_PATHS,
-            capture_output=True,
-            text=True,
-            check=True,
-            env={**os.environ, "PYTHONHASHSEED": str(seed)},
-        )
-        outputs.add(done.stdout)
-    assert len(outputs) == 1, outputs
-    messages = json.loads(outputs.pop())
+    messages = _same_under_every_hash_seed(TWO_PATHS, "f.message", seeds=12)
     assert len(messages) == 1
     # Of equal cost, the path the analysis followed whole is the one named.
     assert "assumed to pass through" not in messages[0]
@@ -182,15 +166,23 @@ def reply(context):
 def test_the_line_a_helper_writes_a_value_on_is_its_first_whatever_the_hash_seed() -> None:
     # Each part is its own dependency, all standing for the caller's one value: the line kept
     # was the first part's in set order, which follows string hashes.
+    assert _same_under_every_hash_seed(PARTS_WRITTEN, "(f.line, f.written_at)", seeds=8) == [
+        [12, 5]
+    ]
+
+
+def _same_under_every_hash_seed(source: str, what: str, *, seeds: int) -> list[object]:
+    """`what` (an expression of a finding `f`) for each finding of `source`, linted in a fresh
+    interpreter under each of `seeds` hash seeds: one answer for all of them, returned."""
     script = (
         "import json, sys; from promptcache.lint.python import lint_python_source; "
-        "print(json.dumps([(f.line, f.written_at) for f in lint_python_source(sys.stdin.read())]))"
+        f"print(json.dumps([{what} for f in lint_python_source(sys.stdin.read())]))"
     )
     outputs = set()
-    for seed in range(8):
+    for seed in range(seeds):
         done = subprocess.run(
             [sys.executable, "-c", script],
-            input=PARTS_WRITTEN,
+            input=source,
             capture_output=True,
             text=True,
             check=True,
@@ -198,7 +190,8 @@ def test_the_line_a_helper_writes_a_value_on_is_its_first_whatever_the_hash_seed
         )
         outputs.add(done.stdout)
     assert len(outputs) == 1, outputs
-    assert json.loads(outputs.pop()) == [[12, 5]]
+    answer: list[object] = json.loads(outputs.pop())
+    return answer
 
 
 def _version() -> str:
