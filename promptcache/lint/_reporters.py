@@ -56,6 +56,7 @@ def format_json(findings: Sequence[Finding]) -> str:
             "severity": f.severity,
             "tokens_at_risk": f.tokens_at_risk,
             "written_at": f.written_at,
+            "made_at": None if f.made_at is None else {"path": f.made_at[0], "line": f.made_at[1]},
         }
         for f in findings
     ]
@@ -144,18 +145,26 @@ def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
     }
     if finding.tokens_at_risk is not None:
         result["properties"] = {"tokensAtRisk": finding.tokens_at_risk}
+    related = []
     if finding.written_at is not None:
-        result["relatedLocations"] = [_sarif_written_at(finding, finding.written_at)]
+        related.append((finding.path, finding.written_at, "the value is written here"))
+    if finding.made_at is not None:
+        related.append((*finding.made_at, "the value is made here"))
+    if related:
+        result["relatedLocations"] = [
+            _sarif_related(index, *place) for index, place in enumerate(related)
+        ]
     return result
 
 
-def _sarif_written_at(finding: Finding, line: int) -> dict[str, Any]:
-    """Where the value is written (a macro's body), apart from where it renders."""
+def _sarif_related(index: int, path: str, line: int, text: str) -> dict[str, Any]:
+    """A place apart from where the finding is reported: where the value is written (a
+    macro's body), or where it is made (a window cut in another module)."""
     return {
-        "id": 0,
-        "message": {"text": "the value is written here"},
+        "id": index,
+        "message": {"text": text},
         "physicalLocation": {
-            "artifactLocation": {"uri": _uri(finding.path)},
+            "artifactLocation": {"uri": _uri(path)},
             "region": {"startLine": line},
         },
     }

@@ -12,8 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+
+from promptcache.lint import Finding
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -555,3 +558,32 @@ def test_copy_python_says_which_snapshot_is_missing(tmp_path: Path) -> None:
     files = score_lint.load_corpus(tmp_path / "c", manifests)
     (line,) = score_lint.copy_python(files, tmp_path / "mirrors")
     assert line.startswith("fourth/bot: no snapshot at ") and "fetch it first" in line
+
+
+def _made_elsewhere(tmp_path: Path, made_line: int) -> tuple[Any, dict[Path, list[Finding]]]:
+    """A buster labelled on a helper's cut (window.py:3) and a finding reported in the module
+    that sends the window (bot.py:9), naming the cut as where the value is made."""
+    project = tmp_path / "acme+bot"
+    buster = score_lint.Buster(klass="history-window", lines=frozenset({3}), also=(), code="")
+    file = score_lint.CorpusFile(
+        kind="python", split="c5", repo="acme/bot", commit="1", path="store/window.py",
+        label="buster", busters=(buster,), local=project / "store" / "window.py",
+        project=project, restore="",
+    )  # fmt: skip
+    finding = Finding(
+        path=str(project / "bot.py"), line=9, column=15, code="PC507", message="a window",
+        severity="warning", made_at=(str(project / "store" / "window.py"), made_line),
+    )  # fmt: skip
+    return file, {(project / "bot.py").resolve(): [finding]}
+
+
+def test_a_finding_elsewhere_that_names_the_labelled_line_as_made_there_is_found(
+    tmp_path: Path,
+) -> None:
+    file, by_file = _made_elsewhere(tmp_path, 3)
+    assert score_lint.is_found(file.busters[0], file, by_file)
+
+
+def test_a_finding_elsewhere_made_on_another_line_is_not_found(tmp_path: Path) -> None:
+    file, by_file = _made_elsewhere(tmp_path, 2)
+    assert not score_lint.is_found(file.busters[0], file, by_file)

@@ -323,6 +323,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         param=taint.param,
         answer=taint.answer,
         element=taint.element,
+        made=taint.made,
     )
 
 
@@ -417,6 +418,7 @@ def unfollowed(deps: frozenset[Dep], *, rendered: bool = False) -> frozenset[Dep
             via=d.via,
             written=d.written,
             unread=d.code if rendered else "",
+            made=d.made,
         )
         if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
         else d

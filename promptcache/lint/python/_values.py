@@ -73,6 +73,10 @@ class Taint:
     # One turn taken out of a window of the history by its index (`recent[0]`), not the window:
     # written into a turn's text it is no history written out; not part of its identity.
     element: bool = field(default=False, compare=False)
+    # Where the value this taint stands for was made, in another module (a history window cut
+    # by a helper there, re-tainted where it enters this one): (display path, line); not part
+    # of its identity.
+    made: tuple[str, int] | None = field(default=None, compare=False)
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)
