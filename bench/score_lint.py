@@ -442,15 +442,16 @@ def is_found(buster: Buster, file: CorpusFile, by_file: dict[Path, list[Finding]
     places = [(file.local, line) for line in buster.lines]
     places += [(file.project / path, line) for path, line in buster.also]
     # A finding reported in another file of the project counts where it names the value as
-    # made (`made_at`: a window cut by a helper in the labelled file, reported where it enters
-    # the module that sends it).
+    # made or written there (`made_at`: a window cut by a helper in the labelled file, reported
+    # where it enters the module that sends it; `written_in`: a template's placeholder there).
     root = file.project.resolve()
     made = [
-        (Path(f.made_at[0]).resolve(), f.made_at[1], f)
+        (Path(place[0]).resolve(), place[1], f)
         for key, found in by_file.items()
         if key.is_relative_to(root)
         for f in problems(found)
-        if f.made_at is not None
+        for place in (f.made_at, f.written_in)
+        if place is not None
     ]
     for path, line in places:
         for finding in problems(by_file.get(path.resolve(), [])):

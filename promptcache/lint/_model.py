@@ -49,6 +49,10 @@ class Finding:
     # The finding stays at the request, which decides the risk; this is where the reader looks
     # for the cut or the value.
     made_at: tuple[str, int] | None = None
+    # Where the value is written, when that is another file than `path`: the `{placeholder}` of
+    # a template another module writes (`from prompts import ANSWER`) that the value fills,
+    # where the fix goes: (that file, as `path` is written; line).
+    written_in: tuple[str, int] | None = None
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)

@@ -32,9 +32,13 @@ def format_text(findings: Sequence[Finding]) -> str:
 def _told(finding: Finding) -> str:
     """The message, with the line the value is written on when it is reported elsewhere (a
     template's placeholder, a macro's body): where the fix goes, for a reader of plain text."""
-    if finding.written_at is None:
-        return finding.message
-    return f"{finding.message} (written at line {finding.written_at})"
+    told = finding.message
+    if finding.written_at is not None:
+        told += f" (written at line {finding.written_at})"
+    if finding.written_in is not None:
+        path, line = finding.written_in
+        told += f" (written at {printable(path)}:{line})"
+    return told
 
 
 def printable(path: str) -> str:
@@ -56,11 +60,16 @@ def format_json(findings: Sequence[Finding]) -> str:
             "severity": f.severity,
             "tokens_at_risk": f.tokens_at_risk,
             "written_at": f.written_at,
-            "made_at": None if f.made_at is None else {"path": f.made_at[0], "line": f.made_at[1]},
+            "made_at": _place(f.made_at),
+            "written_in": _place(f.written_in),
         }
         for f in findings
     ]
     return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+
+
+def _place(place: tuple[str, int] | None) -> dict[str, Any] | None:
+    return None if place is None else {"path": place[0], "line": place[1]}
 
 
 def format_github(findings: Sequence[Finding]) -> str:
@@ -148,6 +157,8 @@ def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
     related = []
     if finding.written_at is not None:
         related.append((finding.path, finding.written_at, "the value is written here"))
+    if finding.written_in is not None:
+        related.append((*finding.written_in, "the value is written here"))
     if finding.made_at is not None:
         related.append((*finding.made_at, "the value is made here"))
     if related:

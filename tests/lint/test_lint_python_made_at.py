@@ -133,3 +133,57 @@ def test_a_finding_made_here_has_no_made_at_in_json(tmp_path: Path) -> None:
     assert record["made_at"] is None
     (result,) = json.loads(format_findings(findings, "sarif"))["runs"][0]["results"]
     assert "relatedLocations" not in result
+
+
+# A template written in one module and filled per request in another: the finding stays where
+# the value is read and names the template's placeholder, in the other file, as `written_in`.
+TEMPLATE = '''
+ANSWER = """Answer the visitor's question about the garden centre.
+
+## Question
+{question}
+
+""" + "Use only the catalogue and the opening hours; never invent a plant or a price.\\n" * 30
+'''
+
+FILLED = """
+from langchain_core.prompts import PromptTemplate
+from langchain_openai import ChatOpenAI
+
+from prompts import ANSWER
+
+llm = ChatOpenAI(model="gpt-4o-mini")
+
+
+def answer(state):
+    question = state["question"]
+    prompt = PromptTemplate.from_template(ANSWER)
+    chain = prompt | llm
+    return chain.invoke({"question": question})
+"""
+
+
+def test_a_template_imported_from_another_module_names_its_placeholder(tmp_path: Path) -> None:
+    (finding,) = _lint(tmp_path, {"prompts.py": TEMPLATE, "answer.py": FILLED})
+    assert (Path(finding.path).name, finding.line, finding.code) == ("answer.py", 10, "PC502")
+    assert finding.written_in == (str(tmp_path / "prompts.py"), 4)
+    assert (finding.written_at, finding.made_at) == (None, None)
+    assert f"(written at {tmp_path / 'prompts.py'}:4)" in format_findings([finding], "text")
+    (record,) = json.loads(format_findings([finding], "json"))
+    assert record["written_in"] == {"path": str(tmp_path / "prompts.py"), "line": 4}
+
+
+def test_a_placeholder_after_the_static_text_of_an_imported_template_is_quiet(
+    tmp_path: Path,
+) -> None:
+    last = TEMPLATE.replace("## Question\n{question}\n\n", "") + "ANSWER += '{question}'\n"
+    assert _lint(tmp_path, {"prompts.py": last, "answer.py": FILLED}) == []
+
+
+def test_a_template_written_in_the_same_module_names_its_line_as_written_at(
+    tmp_path: Path,
+) -> None:
+    body = textwrap.dedent(TEMPLATE).lstrip("\n")
+    here = FILLED.replace("from prompts import ANSWER\n", body)
+    (finding,) = _lint(tmp_path, {"answer.py": here})
+    assert (finding.written_at, finding.written_in) == (7, None)  # `{question}`, line 7

@@ -41,6 +41,7 @@ def test_json_is_a_stable_list_of_objects() -> None:
             "severity",
             "tokens_at_risk",
             "written_at",
+            "written_in",
         ]
     ] * 2
     assert records[0]["code"] == "PC101" and records[0]["tokens_at_risk"] > 100

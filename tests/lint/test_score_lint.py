@@ -560,9 +560,12 @@ def test_copy_python_says_which_snapshot_is_missing(tmp_path: Path) -> None:
     assert line.startswith("fourth/bot: no snapshot at ") and "fetch it first" in line
 
 
-def _made_elsewhere(tmp_path: Path, made_line: int) -> tuple[Any, dict[Path, list[Finding]]]:
-    """A buster labelled on a helper's cut (window.py:3) and a finding reported in the module
-    that sends the window (bot.py:9), naming the cut as where the value is made."""
+def _made_elsewhere(
+    tmp_path: Path, made_line: int, field: str = "made_at"
+) -> tuple[Any, dict[Path, list[Finding]]]:
+    """A buster labelled on a helper's line (window.py:3) and a finding reported in the module
+    that sends the value (bot.py:9), naming that line as where the value is made (`made_at`) or
+    written (`written_in`)."""
     project = tmp_path / "acme+bot"
     buster = score_lint.Buster(klass="history-window", lines=frozenset({3}), also=(), code="")
     file = score_lint.CorpusFile(
@@ -572,18 +575,20 @@ def _made_elsewhere(tmp_path: Path, made_line: int) -> tuple[Any, dict[Path, lis
     )  # fmt: skip
     finding = Finding(
         path=str(project / "bot.py"), line=9, column=15, code="PC507", message="a window",
-        severity="warning", made_at=(str(project / "store" / "window.py"), made_line),
+        severity="warning", **{field: (str(project / "store" / "window.py"), made_line)},
     )  # fmt: skip
     return file, {(project / "bot.py").resolve(): [finding]}
 
 
+@pytest.mark.parametrize("field", ["made_at", "written_in"])
 def test_a_finding_elsewhere_that_names_the_labelled_line_as_made_there_is_found(
-    tmp_path: Path,
+    tmp_path: Path, field: str
 ) -> None:
-    file, by_file = _made_elsewhere(tmp_path, 3)
+    file, by_file = _made_elsewhere(tmp_path, 3, field)
     assert score_lint.is_found(file.busters[0], file, by_file)
 
 
-def test_a_finding_elsewhere_made_on_another_line_is_not_found(tmp_path: Path) -> None:
-    file, by_file = _made_elsewhere(tmp_path, 2)
+@pytest.mark.parametrize("field", ["made_at", "written_in"])
+def test_a_finding_elsewhere_made_on_another_line_is_not_found(tmp_path: Path, field: str) -> None:
+    file, by_file = _made_elsewhere(tmp_path, 2, field)
     assert not score_lint.is_found(file.busters[0], file, by_file)

@@ -324,6 +324,7 @@ def passed_through(taint: Taint, call: str) -> Taint:
         answer=taint.answer,
         element=taint.element,
         made=taint.made,
+        written_in=taint.written_in,
     )
 
 
@@ -361,6 +362,9 @@ def written_at(
             marked[dep] = replace(dep, written=line, written_path=path, written_item=item)
         elif dep.path == path and dep.line != line:
             marked[dep] = replace(dep, written=line, written_item=item)
+        elif again and dep.path != path:
+            # A named slot of a template written in another module: its placeholder there.
+            marked[dep] = replace(dep, written_in=(path, line))
     if not marked:
         return value
     pieces = value.pieces
@@ -419,6 +423,7 @@ def unfollowed(deps: frozenset[Dep], *, rendered: bool = False) -> frozenset[Dep
             written=d.written,
             unread=d.code if rendered else "",
             made=d.made,
+            written_in=d.written_in,
         )
         if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
         else d

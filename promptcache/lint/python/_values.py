@@ -77,6 +77,10 @@ class Taint:
     # by a helper there, re-tainted where it enters this one): (display path, line); not part
     # of its identity.
     made: tuple[str, int] | None = field(default=None, compare=False)
+    # The placeholder it fills of a template written in another module than `path` (`from
+    # prompts import ANSWER`, `ANSWER`'s `{question}`): (display path, line), where the fix
+    # goes; not part of its identity.
+    written_in: tuple[str, int] | None = field(default=None, compare=False)
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)
