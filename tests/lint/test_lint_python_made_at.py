@@ -187,3 +187,30 @@ def test_a_template_written_in_the_same_module_names_its_line_as_written_at(
     here = FILLED.replace("from prompts import ANSWER\n", body)
     (finding,) = _lint(tmp_path, {"answer.py": here})
     assert (finding.written_at, finding.written_in) == (7, None)  # `{question}`, line 7
+
+
+FORMATTED = """
+from openai import OpenAI
+
+from prompts import ANSWER
+
+client = OpenAI()
+
+
+def answer(question):
+    text = ANSWER.format(question=question)
+    return client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": text}]
+    )
+"""
+
+
+def test_an_imported_template_filled_by_format_names_its_placeholder(tmp_path: Path) -> None:
+    (finding,) = _lint(tmp_path, {"prompts.py": TEMPLATE, "answer.py": FORMATTED})
+    assert (Path(finding.path).name, finding.line, finding.code) == ("answer.py", 9, "PC502")
+    assert finding.written_in == (str(tmp_path / "prompts.py"), 4)
+
+
+def test_an_imported_template_filled_by_format_at_its_end_is_quiet(tmp_path: Path) -> None:
+    last = TEMPLATE.replace("## Question\n{question}\n\n", "") + "ANSWER += '{question}'\n"
+    assert _lint(tmp_path, {"prompts.py": last, "answer.py": FORMATTED}) == []
