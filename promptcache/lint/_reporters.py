@@ -31,7 +31,8 @@ def format_text(findings: Sequence[Finding]) -> str:
 
 def _told(finding: Finding) -> str:
     """The message, with the line the value is written on when it is reported elsewhere (a
-    template's placeholder, a macro's body): where the fix goes, for a reader of plain text."""
+    template's placeholder, a macro's body; in another file, that file too): where the fix goes,
+    for a reader of plain text."""
     told = finding.message
     if finding.written_at is not None:
         told += f" (written at line {finding.written_at})"
