@@ -441,11 +441,28 @@ def problems(findings: Iterable[Finding]) -> list[Finding]:
 def is_found(buster: Buster, file: CorpusFile, by_file: dict[Path, list[Finding]]) -> bool:
     places = [(file.local, line) for line in buster.lines]
     places += [(file.project / path, line) for path, line in buster.also]
+    # A finding reported in another file of the project counts where it names the value as
+    # made or written there (`made_at`: a window cut by a helper in the labelled file, reported
+    # where it enters the module that sends it; `written_in`: a template's placeholder there).
+    root = file.project.resolve()
+    made = [
+        (Path(place[0]).resolve(), place[1], f)
+        for key, found in by_file.items()
+        if key.is_relative_to(root)
+        for f in problems(found)
+        for place in (f.made_at, f.written_in)
+        if place is not None
+    ]
     for path, line in places:
         for finding in problems(by_file.get(path.resolve(), [])):
             right_code = not buster.code or finding.code == buster.code
             at_line = line in (finding.line, finding.written_at)
             if at_line and finding.code not in NOT_A_HIT and right_code:
+                return True
+        for made_path, made_line, finding in made:
+            right_code = not buster.code or finding.code == buster.code
+            at_made = (made_path, made_line) == (path.resolve(), line)
+            if at_made and finding.code not in NOT_A_HIT and right_code:
                 return True
     return False
 

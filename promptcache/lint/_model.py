@@ -43,6 +43,16 @@ class Finding:
     # it renders or is read instead (a macro's body, a `{% set %}` above, the `{placeholder}` of
     # a Python template a value fills): that is where the fix goes.
     written_at: int | None = None
+    # Where the value is made, when that is another file than `path` (a history window cut by
+    # a helper in another module, reported where it enters this one; a value made in another
+    # module and reported at the request it reaches): (that file, as `path` is written; line).
+    # The finding stays at the request, which decides the risk; this is where the reader looks
+    # for the cut or the value.
+    made_at: tuple[str, int] | None = None
+    # Where the value is written, when that is another file than `path`: the `{placeholder}` of
+    # a template another module writes (`from prompts import ANSWER`) that the value fills,
+    # where the fix goes: (that file, as `path` is written; line).
+    written_in: tuple[str, int] | None = None
 
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.path, self.line, self.column, self.code)

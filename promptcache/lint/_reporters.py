@@ -31,10 +31,15 @@ def format_text(findings: Sequence[Finding]) -> str:
 
 def _told(finding: Finding) -> str:
     """The message, with the line the value is written on when it is reported elsewhere (a
-    template's placeholder, a macro's body): where the fix goes, for a reader of plain text."""
-    if finding.written_at is None:
-        return finding.message
-    return f"{finding.message} (written at line {finding.written_at})"
+    template's placeholder, a macro's body; in another file, that file too): where the fix goes,
+    for a reader of plain text."""
+    told = finding.message
+    if finding.written_at is not None:
+        told += f" (written at line {finding.written_at})"
+    if finding.written_in is not None:
+        path, line = finding.written_in
+        told += f" (written at {printable(path)}:{line})"
+    return told
 
 
 def printable(path: str) -> str:
@@ -56,10 +61,16 @@ def format_json(findings: Sequence[Finding]) -> str:
             "severity": f.severity,
             "tokens_at_risk": f.tokens_at_risk,
             "written_at": f.written_at,
+            "made_at": _place(f.made_at),
+            "written_in": _place(f.written_in),
         }
         for f in findings
     ]
     return json.dumps(records, indent=2, ensure_ascii=False) + "\n"
+
+
+def _place(place: tuple[str, int] | None) -> dict[str, Any] | None:
+    return None if place is None else {"path": place[0], "line": place[1]}
 
 
 def format_github(findings: Sequence[Finding]) -> str:
@@ -144,18 +155,28 @@ def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
     }
     if finding.tokens_at_risk is not None:
         result["properties"] = {"tokensAtRisk": finding.tokens_at_risk}
+    related = []
     if finding.written_at is not None:
-        result["relatedLocations"] = [_sarif_written_at(finding, finding.written_at)]
+        related.append((finding.path, finding.written_at, "the value is written here"))
+    if finding.written_in is not None:
+        related.append((*finding.written_in, "the value is written here"))
+    if finding.made_at is not None:
+        related.append((*finding.made_at, "the value is made here"))
+    if related:
+        result["relatedLocations"] = [
+            _sarif_related(index, *place) for index, place in enumerate(related)
+        ]
     return result
 
 
-def _sarif_written_at(finding: Finding, line: int) -> dict[str, Any]:
-    """Where the value is written (a macro's body), apart from where it renders."""
+def _sarif_related(index: int, path: str, line: int, text: str) -> dict[str, Any]:
+    """A place apart from where the finding is reported: where the value is written (a
+    macro's body), or where it is made (a window cut in another module)."""
     return {
-        "id": 0,
-        "message": {"text": "the value is written here"},
+        "id": index,
+        "message": {"text": text},
         "physicalLocation": {
-            "artifactLocation": {"uri": _uri(finding.path)},
+            "artifactLocation": {"uri": _uri(path)},
             "region": {"startLine": line},
         },
     }

@@ -241,14 +241,18 @@ def test_a_taint_passed_through_a_call_keeps_every_other_field() -> None:
         param="user_name",
         answer=True,
         element=True,
+        made=("trim.py", 4),
+        written_in=("prompts.py", 9),
     )
     assert {f.name for f in fields(Taint)} == {
         "code", "label", "path", "line", "column", "via", "fix", "fixable", "written",
-        "written_item", "unread", "param", "answer", "element",
+        "written_item", "unread", "param", "answer", "element", "made", "written_in",
     }  # fmt: skip
     assert passed_through(taint, "fmt()") == replace(taint, via=("wrap()", "fmt()"))
     assert passed_through(taint, "fmt()").written == 5  # not part of equality: checked apart
     assert passed_through(taint, "fmt()").answer  # nor is this one
+    assert passed_through(taint, "fmt()").made == ("trim.py", 4)  # nor where it was made
+    assert passed_through(taint, "fmt()").written_in == ("prompts.py", 9)  # nor this
     assert passed_through(taint, "fmt()").written_item  # nor this
     assert passed_through(taint, "fmt()").unread == "PC502"  # nor this
     assert passed_through(taint, "fmt()").element  # nor this

@@ -31,7 +31,18 @@ def test_text() -> None:
 def test_json_is_a_stable_list_of_objects() -> None:
     records = json.loads(format_findings(_findings(), "json"))
     assert [sorted(r) for r in records] == [
-        ["code", "column", "line", "message", "path", "severity", "tokens_at_risk", "written_at"]
+        [
+            "code",
+            "column",
+            "line",
+            "made_at",
+            "message",
+            "path",
+            "severity",
+            "tokens_at_risk",
+            "written_at",
+            "written_in",
+        ]
     ] * 2
     assert records[0]["code"] == "PC101" and records[0]["tokens_at_risk"] > 100
     assert records[1]["tokens_at_risk"] is None and records[1]["severity"] == "error"

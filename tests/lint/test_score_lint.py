@@ -12,8 +12,11 @@ import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
+
+from promptcache.lint import Finding
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -529,3 +532,37 @@ def test_an_entry_of_a_corpus_held_out_whole_from_an_earlier_corpus_is_refused(
     before = ", ".join(str(n) for n in range(1, corpus))
     with pytest.raises(score_lint.CorpusError, match=f"corpus {before} or legacy: {repo};"):
         score_lint.load_corpus(tmp_path, manifests)
+
+
+def _made_elsewhere(
+    tmp_path: Path, made_line: int, field: str = "made_at"
+) -> tuple[Any, dict[Path, list[Finding]]]:
+    """A buster labelled on a helper's line (window.py:3) and a finding reported in the module
+    that sends the value (bot.py:9), naming that line as where the value is made (`made_at`) or
+    written (`written_in`)."""
+    project = tmp_path / "acme+bot"
+    buster = score_lint.Buster(klass="history-window", lines=frozenset({3}), also=(), code="")
+    file = score_lint.CorpusFile(
+        kind="python", split="c5", repo="acme/bot", commit="1", path="store/window.py",
+        label="buster", busters=(buster,), local=project / "store" / "window.py",
+        project=project, restore="",
+    )  # fmt: skip
+    finding = Finding(
+        path=str(project / "bot.py"), line=9, column=15, code="PC507", message="a window",
+        severity="warning", **{field: (str(project / "store" / "window.py"), made_line)},
+    )  # fmt: skip
+    return file, {(project / "bot.py").resolve(): [finding]}
+
+
+@pytest.mark.parametrize("field", ["made_at", "written_in"])
+def test_a_finding_elsewhere_that_names_the_labelled_line_as_made_there_is_found(
+    tmp_path: Path, field: str
+) -> None:
+    file, by_file = _made_elsewhere(tmp_path, 3, field)
+    assert score_lint.is_found(file.busters[0], file, by_file)
+
+
+@pytest.mark.parametrize("field", ["made_at", "written_in"])
+def test_a_finding_elsewhere_made_on_another_line_is_not_found(tmp_path: Path, field: str) -> None:
+    file, by_file = _made_elsewhere(tmp_path, 2, field)
+    assert not score_lint.is_found(file.busters[0], file, by_file)

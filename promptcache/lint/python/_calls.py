@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._loader import read_source
-from ._flow import as_items, cap_items, dict_fields, flatten, merge_all, written_at
+from ._flow import (
+    as_items,
+    cap_items,
+    dict_fields,
+    flatten,
+    merge_all,
+    written_at,
+    written_in,
+)
 from ._iteration import sorting_fix
 from ._locations import node_label, node_span
 from ._placeholders import placeholder_line
@@ -99,6 +107,18 @@ def _format_map(frame: Frame, call: Call) -> Value | None:
     return _format(frame, replace(call, args=[], keywords=dict(mapping.fields)))
 
 
+def _imported_placeholder(frame: Frame, text: str, found: re.Match[str]) -> tuple[str, int] | None:
+    """Where a module `frame`'s module imports from writes the placeholder `found` of `text`
+    (a template imported as `from prompts import ANSWER`), when exactly one does."""
+    places = {
+        (module.display, line)
+        for module in frame.a.project.imported_by(frame.module)
+        for line in [placeholder_line(module, text, found.start(), found.end())]
+        if line is not None
+    }
+    return places.pop() if len(places) == 1 else None
+
+
 def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> list[Value]:
     """The parts of `text` with its `str.format` fields filled from `call`; `used` gathers
     the arguments (position or keyword) its fields took, across every piece of the text."""
@@ -115,12 +135,16 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
         field_name = re.split(r"[.\[]", found.group(1) or "", maxsplit=1)[0]
         # The placeholder's own line, where the fix goes, when the template's literal is seen.
         placeholder = placeholder_line(frame.module, text, found.start(), found.end())
+        # Else its place in the module the template is imported from, when one writes it.
+        other = None if placeholder is not None else _imported_placeholder(frame, text, found)
         if field_name == "" or field_name.isdigit():
             slot = int(field_name) if field_name else sum(isinstance(u, int) for u in used)
             used.add(slot)
             filled = args[slot] if slot < len(args) else join_values(splat)
             if placeholder is not None:
                 filled = written_at(filled, frame.module.display, placeholder, again=True)
+            elif other is not None:
+                filled = written_in(filled, *other)
             parts.append(frame.written(filled, call.node))
         else:
             used.add(field_name)
@@ -130,6 +154,8 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
             else:
                 line = placeholder or _keyword_line(call.node, field_name)
                 value = written_at(value, frame.module.display, line, again=True)
+                if other is not None:
+                    value = written_in(value, *other)
             value = frame.slot_filled(field_name, value, _keyword_node(call, field_name))
             # Given on the line it was made: the `.format(` call is where it enters the text.
             parts.append(frame.written(value, call.node))

@@ -52,6 +52,7 @@ __all__ = [
     "unfollowed",
     "without",
     "written_at",
+    "written_in",
 ]
 
 _FIXED = Value(fixed=True)
@@ -364,6 +365,8 @@ def passed_through(taint: Taint, call: str) -> Taint:
         param=taint.param,
         answer=taint.answer,
         element=taint.element,
+        made=taint.made,
+        written_in=taint.written_in,
     )
 
 
@@ -401,6 +404,29 @@ def written_at(
             marked[dep] = replace(dep, written=line, written_path=path, written_item=item)
         elif dep.path == path and dep.line != line:
             marked[dep] = replace(dep, written=line, written_item=item)
+        elif again and dep.path != path:
+            # A named slot of a template written in another module: its placeholder there.
+            marked[dep] = replace(dep, written_in=(path, line))
+    if not marked:
+        return value
+    pieces = value.pieces
+    if pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
+        )
+    return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
+
+
+def written_in(value: Value, path: str, line: int) -> Value:
+    """`value`, each variation made outside `path` marked as written on `line` of `path`: the
+    placeholder of a template another module writes (`from prompts import ANSWER`, then
+    `ANSWER.format(question=question)`). Parameters keep their places: what a caller passes is
+    judged by where the function writes it."""
+    marked: dict[Dep, Dep] = {
+        dep: replace(dep, written_in=(path, line))
+        for dep in value.deps
+        if isinstance(dep, Taint) and dep.path != path
+    }
     if not marked:
         return value
     pieces = value.pieces
@@ -458,6 +484,8 @@ def unfollowed(deps: frozenset[Dep], *, rendered: bool = False) -> frozenset[Dep
             via=d.via,
             written=d.written,
             unread=d.code if rendered else "",
+            made=d.made,
+            written_in=d.written_in,
         )
         if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
         else d

@@ -1046,7 +1046,9 @@ def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Valu
     cut = min(outside, key=Taint.key)
     name = getattr(function.node, "name", "<lambda>")
     label = f"`{name}()` (returns a sliding window of the history: {cut.label} at line {cut.line} of {cut.path})"
-    entered = frame.taint(WINDOW, label, node)
+    # Where it was first cut: a window cut in a third module entered this one's callee there.
+    made = cut.made or (cut.path, cut.line)
+    entered = replace(frame.taint(WINDOW, label, node), made=made)
     cuts = frame.a.window_cuts.setdefault((entered.path, entered.line), set())
     cuts.update((d.path, d.line) for d in outside)  # where it was cut, for `PythonLinter`
     return swapped(result, outside, entered)

@@ -34,6 +34,7 @@ from ._quickinit import replace
 from ._shared_windows import turn_trims
 from ._sinks import SINKS, WINDOW_MEMORIES, WINDOWS, sink_aliases
 from ._template_renders import TemplateRenders
+from ._values import Taint
 from .frameworks import FRAMEWORKS
 
 __all__ = ["PythonLinter", "lint_python_source"]
@@ -759,8 +760,32 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         message=message,
         severity=RULES[taint.code].severity,
         tokens_at_risk=tokens,
-        written_at=taint.written if here and taint.written not in (0, line) else None,
+        written_at=_written_at(taint, display, line),
+        made_at=_made_at(taint, display),
+        written_in=taint.written_in
+        if taint.written_in and taint.written_in[0] != display
+        else None,
     )
+
+
+def _written_at(taint: Taint, display: str, line: int) -> int | None:
+    """The line of `display` where the value is written, when not `line`: its own file's, or the
+    placeholder of this file's template that a value made in another module fills."""
+    if taint.path == display:
+        written = taint.written
+    elif taint.written_in is not None and taint.written_in[0] == display:
+        written = taint.written_in[1]
+    else:
+        return None
+    return written if written not in (0, line) else None
+
+
+def _made_at(taint: Taint, display: str) -> tuple[str, int] | None:
+    """Where the value is made, when that is another file than the one it is reported in: the
+    place a window that entered this module was cut, or the value's own, made in another module
+    and reported at the request here. In the same file the finding is already on that line."""
+    made = taint.made or (taint.path, taint.line)
+    return made if made[0] != display else None
 
 
 def _parse_error(path: str, line: int, message: str) -> Finding:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 from ._project import Module
@@ -40,12 +41,24 @@ def slot_at(
     after: int,
     role: str,
     lines: int | None = None,
+    elsewhere: Callable[[], Iterable[Module]] | None = None,
 ) -> Slot:
-    """The slot of the placeholder `text[start:end]`, placed in `module` when it is written there."""
+    """The slot of the placeholder `text[start:end]`, placed in `module` when it is written there,
+    else in the one module of `elsewhere` (those `module` imports from) that writes it: a
+    template imported from another module (`from prompts import ANSWER`)."""
     line = None if module is None else placeholder_line(module, text, start, end)
-    if module is None or line is None:
-        return Slot(after, role, None, lines)
-    return Slot(after, role, (module.display, line), lines)
+    if module is not None and line is not None:
+        return Slot(after, role, (module.display, line), lines)
+    if elsewhere is not None:
+        places = {
+            (other.display, found)
+            for other in elsewhere()
+            for found in [placeholder_line(other, text, start, end)]
+            if found is not None
+        }
+        if len(places) == 1:
+            return Slot(after, role, places.pop(), lines)
+    return Slot(after, role, None, lines)
 
 
 def placeholder_line(

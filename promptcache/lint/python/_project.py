@@ -216,6 +216,17 @@ class Project:
     _parsed: dict[Path, tuple[str, ast.Module]] = field(default_factory=dict)
     _defining: dict[tuple[str, str], Module | None] = field(default_factory=dict)
 
+    def imported_by(self, module: Module) -> list[Module]:
+        """The project modules `module` imports from that the run has already loaded (none is
+        loaded here): where a template it imports (`from prompts import ANSWER`) is written."""
+        found: list[Module] = []
+        for dotted in dict.fromkeys(module.imports.values()):
+            for name in (dotted, dotted.rpartition(".")[0]):
+                other = self._by_name.get(name) if name else None
+                if other is not None and other is not module and other not in found:
+                    found.append(other)
+        return found
+
     def loaded(self, path: Path, source: str) -> Module | None:
         """The module already parsed for `path` (as an import) when its text is `source`."""
         found = self._by_path.get(self._resolve(path))

@@ -39,6 +39,8 @@ from ._values import (
 from .frameworks.crewai import AFTER_AGENT, AFTER_EXPECTED, KICKOFF_EACH_METHODS, KICKOFF_METHODS
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from ._frame import Frame
     from ._project import Module
 
@@ -114,7 +116,14 @@ def template_info(
                 system = spec.items[0].text in ("system", "developer")
                 role = "system" if system else "messages"
                 role = role if history else "template"
-                _variables(spec.items[1], role, info, later_text, module=frame.module)
+                _variables(
+                    spec.items[1],
+                    role,
+                    info,
+                    later_text,
+                    module=frame.module,
+                    elsewhere=_imported(frame),
+                )
             elif isinstance(spec.meta, dict):
                 for key, slot in spec.meta.items():
                     kept = slot.role if slot.role == "system" else "messages"
@@ -128,7 +137,14 @@ def template_info(
     system = sink.api == "LangChain system message template"
     fmt = args[1] if len(args) > 1 else keywords.get("template_format", EMPTY)
     field = _DOUBLE_BRACE_FIELD if fmt.text in _DOUBLE_BRACE_FORMATS else _TEMPLATE_FIELD
-    _variables(text, "system" if system else "template", info, field=field, module=frame.module)
+    _variables(
+        text,
+        "system" if system else "template",
+        info,
+        field=field,
+        module=frame.module,
+        elsewhere=_imported(frame),
+    )
     return info
 
 
@@ -196,14 +212,25 @@ def crew_template(
     if sink.api == "CrewAI agent":
         for keyword in ("role", "goal", "backstory", "system_template"):
             text = keywords.get(keyword, EMPTY)
-            _variables(text, "system", info, AFTER_AGENT, module=frame.module)
+            _variables(
+                text, "system", info, AFTER_AGENT, module=frame.module, elsewhere=_imported(frame)
+            )
         _inputs_unseen(frame, sink.api, info, node)
     elif sink.api == "CrewAI task":
         expected = keywords.get("expected_output", EMPTY)
         description = keywords.get("description", EMPTY)
         after = len(static_of(expected)) + AFTER_EXPECTED
-        _variables(description, "template", info, after, module=frame.module)
-        _variables(expected, "template", info, AFTER_EXPECTED, module=frame.module)
+        _variables(
+            description, "template", info, after, module=frame.module, elsewhere=_imported(frame)
+        )
+        _variables(
+            expected,
+            "template",
+            info,
+            AFTER_EXPECTED,
+            module=frame.module,
+            elsewhere=_imported(frame),
+        )
         _inputs_unseen(frame, sink.api, info, node)
     else:
         configured = crew_base_template(frame)
@@ -389,10 +416,11 @@ def _variables(
     later: int = 0,
     field: re.Pattern[str] | None = None,
     module: Module | None = None,
+    elsewhere: Callable[[], Iterable[Module]] | None = None,
 ) -> None:
     """Record each `{variable}` of `text` (`{{variable}}` for a mustache or Jinja template): the
     static characters after it (`later` more after the text itself), the position it reaches, and
-    where `module` writes it."""
+    where `module` writes it (or one of `elsewhere`, the modules it imports a template from)."""
     joined = static_of(text)
     pattern = field or _TEMPLATE_FIELD
     for found in pattern.finditer(joined):
@@ -402,8 +430,14 @@ def _variables(
             # messages), the other variables' placeholders left out.
             lines = None if later else text_lines(pattern.sub("", joined[found.end() :]))
             info[found.group(1)] = slot_at(
-                module, joined, found.start(), found.end(), after, role, lines
+                module, joined, found.start(), found.end(), after, role, lines, elsewhere
             )
+
+
+def _imported(frame: Frame) -> Callable[[], Iterable[Module]]:
+    """The project modules `frame`'s module imports from, asked for only when a placeholder is
+    not written in the module itself (its template imported from one of them)."""
+    return lambda: frame.a.project.imported_by(frame.module)
 
 
 def static_of(text: Value) -> str:

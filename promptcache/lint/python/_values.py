@@ -73,6 +73,14 @@ class Taint:
     # One turn taken out of a window of the history by its index (`recent[0]`), not the window:
     # written into a turn's text it is no history written out; not part of its identity.
     element: bool = field(default=False, compare=False)
+    # Where the value this taint stands for was made, in another module (a history window cut
+    # by a helper there, re-tainted where it enters this one): (display path, line); not part
+    # of its identity.
+    made: tuple[str, int] | None = field(default=None, compare=False)
+    # The placeholder it fills of a template written in another module than `path` (`from
+    # prompts import ANSWER`, `ANSWER`'s `{question}`): (display path, line), where the fix
+    # goes; not part of its identity.
+    written_in: tuple[str, int] | None = field(default=None, compare=False)
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)
