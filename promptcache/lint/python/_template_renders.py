@@ -273,11 +273,27 @@ def _larger(path: Path, size: int) -> bool:
 
 
 def _literals(tree: ast.Module, path: Path) -> list[tuple[str, _Where]]:
+    parents = _parents(tree)
     return [
         (node.value, (path, node.lineno, node.col_offset))
         for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and not _a_message(node, parents)
     ]
+
+
+# Calls whose text is a message to a person (a log line, a print, an error), not a file's name.
+_MESSAGES = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
+)
+
+
+def _a_message(literal: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the literal is the text of a log line or a print (`logger.info("Loaded
+    system_prompt.j2")`): it names the file for the reader, not for a load."""
+    call = parents.get(literal)
+    return isinstance(call, ast.Call) and literal in call.args and _called(call.func) in _MESSAGES
 
 
 class _Unknown(Exception):
@@ -294,7 +310,11 @@ def _read_module(
     parents = _parents(tree)
     jinja_template = _imports_jinja_template(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and not _a_message(node, parents)
+        ):
             reading.literals.append((node.value, (path, node.lineno, node.col_offset)))
         if (isinstance(node, ast.Attribute) and node.attr == "globals") or (
             isinstance(node, ast.keyword) and node.arg == "globals"
@@ -309,14 +329,21 @@ def _read_module(
             if called == "Template" and not (jinja_template or _qualified(node.func, "jinja2")):
                 continue  # `string.Template`, another library's
             text = node.args[0] if node.args else _keyword(node, "source")
-            if text is None or not _literal_text(text, tree):
-                raise _Unknown  # text read from somewhere: it may be a template file's
+            if text is not None and _literal_text(text, tree):
+                continue
+            # The text of a file the code names (`Template(Path("x.j2").read_text())`): a load
+            # of that file; any other text may be any template file's.
+            name = None if text is None else _file_read(text, tree, parents)
+            if name is None:
+                raise _Unknown
+        elif called in _LOADS:
+            name = (
+                node.args[0]
+                if node.args
+                else _keyword(node, "name") or _keyword(node, "template_name")
+            )
+        else:
             continue
-        if called not in _LOADS:
-            continue
-        name = (
-            node.args[0] if node.args else _keyword(node, "name") or _keyword(node, "template_name")
-        )
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             scope = _scope_of(node, parents) or tree
             renders = _uses(node, parents, scope, tree, path, modules)
@@ -621,6 +648,87 @@ def _literal_text(text: ast.expr, tree: ast.Module, depth: int = 2) -> bool:
             and all(_literal_text(v, tree, depth - 1) for v in values)
         )
     return False
+
+
+_READS = frozenset({"read_text", "read_bytes"})
+_PATHS = frozenset({"Path", "PurePath", "PosixPath", "join", "joinpath"})
+_SAME_FILE = frozenset({"resolve", "absolute", "expanduser"})
+
+
+def _file_read(
+    text: ast.expr, tree: ast.Module, parents: dict[ast.AST, ast.AST], depth: int = 3
+) -> ast.expr | None:
+    """The name of the file whose text a template is made from: `Path("prompts/a.j2")
+    .read_text()`, `(PROMPT_DIR / "a.j2").read_text()`, `open(path).read()`, through names bound
+    once (`text = FILE.read_text()`, a module's `_TMPL_PATH = ... / "a.j2"`). The literal that
+    ends the path, or the parameter that does (a wrapper's); None for anything else."""
+    if isinstance(text, ast.Name):
+        bound = _bound_once(text, tree, parents)
+        return None if bound is None or depth == 0 else _file_read(bound, tree, parents, depth - 1)
+    if not (isinstance(text, ast.Call) and isinstance(text.func, ast.Attribute)):
+        return None
+    if text.func.attr in _READS:
+        return _path_end(text.func.value, tree, parents, depth)
+    opened = text.func.value
+    if text.func.attr == "read" and isinstance(opened, ast.Call) and _called(opened.func) == "open":
+        return _path_end(opened.args[0], tree, parents, depth) if opened.args else None
+    return None
+
+
+def _path_end(
+    path: ast.expr, tree: ast.Module, parents: dict[ast.AST, ast.AST], depth: int
+) -> ast.expr | None:
+    """The literal (or parameter) that ends a path expression (see `_file_read`)."""
+    if isinstance(path, ast.Constant):
+        named = isinstance(path.value, str) and PurePosixPath(path.value).suffix != ""
+        return path if named else None
+    if isinstance(path, ast.BinOp) and isinstance(path.op, ast.Div):
+        return _path_end(path.right, tree, parents, depth)
+    if isinstance(path, ast.Call):
+        called = _called(path.func)
+        if called in _PATHS and path.args and not path.keywords:
+            return _path_end(path.args[-1], tree, parents, depth)
+        if called in _SAME_FILE and isinstance(path.func, ast.Attribute) and not path.args:
+            return _path_end(path.func.value, tree, parents, depth)
+        return None
+    if isinstance(path, ast.Name) and depth > 0:
+        function = _scope_of(path, parents)
+        if function is not None and _parameter(function, path.id, parents) is not None:
+            return path  # a wrapper's parameter: its callers name the file
+        bound = _bound_once(path, tree, parents)
+        return None if bound is None else _path_end(bound, tree, parents, depth - 1)
+    return None
+
+
+def _bound_once(
+    name: ast.Name, tree: ast.Module, parents: dict[ast.AST, ast.AST]
+) -> ast.expr | None:
+    """The value a name is bound to, where its function (or else the module) binds it once, by
+    a plain assignment, and nothing else in the module stores it."""
+    function = _scope_of(name, parents)
+    scopes: list[ast.AST] = [function] if function is not None else []
+    for scope in [*scopes, tree]:
+        body = ast.walk(scope) if scope is not tree else iter(tree.body)
+        values = [
+            node.value
+            for node in body
+            if isinstance(node, ast.Assign | ast.AnnAssign)
+            and node.value is not None
+            and any(
+                _names(t, name.id)
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+        ]
+        if values:
+            stores = sum(
+                1
+                for node in ast.walk(scope)
+                if isinstance(node, ast.Name)
+                and node.id == name.id
+                and isinstance(node.ctx, ast.Store)
+            )
+            return values[0] if len(values) == 1 and stores == 1 else None
+    return None
 
 
 # -- where a rendered text lands -----------------------------------------------------------------
