@@ -13,8 +13,16 @@ complete knowledge of the project's renders. The project's Python files are read
 - a wrapper whose parameter names the template (`def render_prompt(name): ...
   env.get_template(name)...render()`), when every call of the wrapper in the project passes a
   literal for that parameter and the wrapper's name is called nowhere else in another way;
-- a render passes the names it writes as keywords, or as the keys of a dict literal; a `**`
-  spread of anything else leaves its names unknown.
+- a template made from a file's text the code names (`Template(Path("a.j2").read_text())`,
+  `(PROMPTS / name).read_text()` in a wrapper, `open(path).read()`), as a load of that file;
+- a wrapper's call that names the template by a local bound once to a lookup in a table of
+  literal names (`TASKS.get(state, "welcome.j2")`); a call of another object's method of the
+  wrapper's name whose arguments the wrapper cannot take is not one of its calls;
+- a render passes the names it writes as keywords, or as the keys of a dict literal; a wrapper
+  that spreads its own `**values` renders with each call's keywords (less its own parameters);
+  a `**` spread of anything else leaves its names unknown.
+
+A log line, a print or a docstring that names a template file is not a use of the name.
 
 Anything the reading cannot settle makes the answer "unknown" (None), never a guess: a file that
 cannot be read or parsed, a load by a name that is not a literal (`get_template(name)` fed by a
@@ -91,6 +99,28 @@ class _Wrapper:
     passed: frozenset[str] | None
     returned: bool
     path: Path
+    # The wrapper's `**values` its renders spread (`template.render(**values)`): the names a
+    # call of it passes by keyword, less its own parameters', are the template's too.
+    forwards: bool = False
+    fits: _Signature | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Signature:
+    """What a function's parameters accept: how many positional arguments (None: any), its
+    parameters' names, and whether it takes any keyword (`**values`)."""
+
+    positional: int | None
+    names: frozenset[str]
+    any_keyword: bool
+
+    def accepts(self, call: ast.Call) -> bool:
+        """Whether the call could be of this function (a spread argument could be anything)."""
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return True
+        if self.positional is not None and len(call.args) > self.positional:
+            return False
+        return self.any_keyword or all(k.arg is None or k.arg in self.names for k in call.keywords)
 
 
 @dataclass(slots=True)
@@ -104,6 +134,7 @@ class _Reading:
     literals: list[tuple[str, _Where]] = field(default_factory=list)
     scanned: set[Path] = field(default_factory=set)  # the files whose literals are listed
     loads: set[_Where] = field(default_factory=set)
+    renders: set[_Where] = field(default_factory=set)  # the renders of loaded templates
     # The project gives templates names of its own (`env.globals[...]`, `globals=`): a name no
     # render passes may be one of them.
     globals: bool = False
@@ -290,9 +321,11 @@ _MESSAGES = frozenset(
 
 
 def _a_message(literal: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
-    """Whether the literal is the text of a log line or a print (`logger.info("Loaded
-    system_prompt.j2")`): it names the file for the reader, not for a load."""
+    """Whether the literal is the text of a log line, a print (`logger.info("Loaded
+    system_prompt.j2")`) or a docstring: it names the file for the reader, not for a load."""
     call = parents.get(literal)
+    if isinstance(call, ast.Expr):
+        return True  # a docstring ("e.g. `loader.render("sql.j2", ...)`"), a bare string
     return isinstance(call, ast.Call) and literal in call.args and _called(call.func) in _MESSAGES
 
 
@@ -347,6 +380,7 @@ def _read_module(
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
             scope = _scope_of(node, parents) or tree
             renders = _uses(node, parents, scope, tree, path, modules)
+            reading.renders.update((path, r.lineno, r.col_offset) for r in renders or ())
             sites = None
             if renders is not None:
                 sites = [
@@ -362,17 +396,23 @@ def _read_module(
         if index is None:
             raise _Unknown  # a local, a lookup's result: not a name the callers write
         renders = _uses(node, parents, function, tree, path, modules) or []
+        reading.renders.update((path, r.lineno, r.col_offset) for r in renders)
+        spread = function.args.kwarg.arg if function.args.kwarg is not None else None
         names: set[str] | None = set()
+        forwards = False
         for render in renders:
-            passed = _render_names(render)
+            passed = _render_names(render, spread)
+            forwards = forwards or any(_spreads(render, spread))
             names = None if names is None or passed is None else names | passed
         wrapper = _Wrapper(
             index=index,
             keyword=name.id,
             known=bool(renders),
             passed=frozenset(names) if names is not None else None,
-            returned=bool(renders) and all(isinstance(parents.get(r), ast.Return) for r in renders),
+            returned=bool(renders) and all(_returned(r, parents) for r in renders),
             path=path,
+            forwards=forwards,
+            fits=_signature(function, parents),
         )
         wrappers.setdefault(function.name, []).append(wrapper)
 
@@ -397,15 +437,69 @@ def _wrapper_calls(
                     call = parents.get(node)
                     if not isinstance(call, ast.Call) or call.func is not node:
                         raise _Unknown  # handed on as a value: called where the reading is not
-                    for wrapper in defined:
+                    if (path, call.lineno, call.col_offset) in reading.renders:
+                        continue  # a loaded template's own render, not a call of the wrapper
+                    fitting = [w for w in defined if w.fits is None or w.fits.accepts(call)]
+                    if not fitting and isinstance(call.func, ast.Attribute):
+                        continue  # another object's method of that name: its arguments differ
+                    for wrapper in fitting or defined:
                         argument = call_argument(call, wrapper.index, wrapper.keyword)
                         sites = None
                         if wrapper.known:
                             tail = wrapper.returned and _lands_at_tail(call, parents)
                             paths = frozenset({path, wrapper.path})
-                            sites = [_Site(paths, wrapper.passed, tail)]
+                            sites = [_Site(paths, _call_passes(wrapper, call), tail)]
                         for literal in _names_passed(argument, tree, parents, path, modules):
                             reading.load(literal, path, sites)
+
+
+def _call_passes(wrapper: _Wrapper, call: ast.Call) -> frozenset[str] | None:
+    """The names one call of the wrapper has its template rendered with: the wrapper's own, and
+    the keywords the call forwards to the render through the wrapper's `**values`."""
+    if wrapper.passed is None or not wrapper.forwards:
+        return wrapper.passed
+    if any(k.arg is None for k in call.keywords):
+        return None  # the call spreads a mapping: its names are not listed
+    own = wrapper.fits.names if wrapper.fits is not None else frozenset()
+    return wrapper.passed | {k.arg for k in call.keywords if k.arg is not None and k.arg not in own}
+
+
+def _signature(function: _Function, parents: dict[ast.AST, ast.AST]) -> _Signature:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    method = isinstance(parents.get(function), ast.ClassDef) and not any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list
+    )
+    count = len(positional) - (1 if method and positional else 0)
+    return _Signature(
+        positional=None if args.vararg is not None else count,
+        names=frozenset(a.arg for a in [*positional, *args.kwonlyargs]),
+        any_keyword=args.kwarg is not None,
+    )
+
+
+def _spreads(render: ast.Call, spread: str | None) -> Iterator[ast.expr]:
+    """The render's `**` arguments that are the wrapper's own `**values` parameter."""
+    for given in render.keywords:
+        if given.arg is None and isinstance(given.value, ast.Name) and given.value.id == spread:
+            yield given.value
+
+
+# Methods of the rendered text that give the same text back, trimmed.
+_TRIMS = frozenset({"strip", "lstrip", "rstrip"})
+
+
+def _returned(render: ast.Call, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the wrapper returns the rendered text (trimmed or not)."""
+    node: ast.AST = render
+    while True:
+        parent = parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.attr in _TRIMS:
+            call = parents.get(parent)
+            if isinstance(call, ast.Call) and call.func is parent and not call.args:
+                node = call
+                continue
+        return isinstance(parent, ast.Return)
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
@@ -430,9 +524,32 @@ def _names_passed(
     Anything else may name any template."""
     if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
         return [argument]
-    if not isinstance(argument, ast.Subscript) or not isinstance(argument.value, ast.Name):
+    if isinstance(argument, ast.Name):  # `name = TABLE.get(state, "default.j2")`, then passed
+        looked = _bound_once(argument, tree, parents)
+        if looked is None or _scope_of(argument, parents) is None:
+            raise _Unknown
+        argument = looked
+    default: list[ast.Constant] = []
+    if (
+        isinstance(argument, ast.Call)
+        and isinstance(argument.func, ast.Attribute)
+        and argument.func.attr == "get"
+        and 1 <= len(argument.args) <= 2
+        and not argument.keywords
+    ):
+        if len(argument.args) == 2:
+            given = argument.args[1]
+            if not (isinstance(given, ast.Constant) and isinstance(given.value, str)):
+                raise _Unknown
+            default = [given]
+        table_read: ast.expr = argument.func.value
+    elif isinstance(argument, ast.Subscript):
+        table_read = argument.value
+    else:
         raise _Unknown
-    table = argument.value.id
+    if not isinstance(table_read, ast.Name):
+        raise _Unknown
+    table = table_read.id
     bound = [
         node.value
         for node in tree.body
@@ -448,13 +565,25 @@ def _names_passed(
     if not all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
         raise _Unknown
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == table and isinstance(node.ctx, ast.Load):
-            looked_up = parents.get(node)
-            if not (isinstance(looked_up, ast.Subscript) and isinstance(looked_up.ctx, ast.Load)):
-                raise _Unknown  # changed, iterated, handed on: not only looked up
+        if (
+            isinstance(node, ast.Name)
+            and node.id == table
+            and isinstance(node.ctx, ast.Load)
+            and not _looked_up(node, parents)
+        ):
+            raise _Unknown  # changed, iterated, handed on: not only looked up
     if any(table in text for other, text in modules.texts if other != path):
         raise _Unknown  # another module may import the table and change it
-    return [v for v in values if isinstance(v, ast.Constant)]
+    return [v for v in values if isinstance(v, ast.Constant)] + default
+
+
+def _looked_up(table: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the table is only read here: `TABLE[key]` or `TABLE.get(key...)`."""
+    used = parents.get(table)
+    if isinstance(used, ast.Subscript):
+        return isinstance(used.ctx, ast.Load)
+    call = parents.get(used) if isinstance(used, ast.Attribute) else None
+    return isinstance(used, ast.Attribute) and used.attr == "get" and isinstance(call, ast.Call)
 
 
 def _names(target: ast.expr, name: str) -> bool:
@@ -526,13 +655,22 @@ def _render_of(attribute: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> ast
     return None
 
 
-def _render_names(call: ast.Call) -> frozenset[str] | None:
+def _render_names(call: ast.Call, forwarded: str | None = None) -> frozenset[str] | None:
     """The names a render call passes (keywords, a dict literal's keys), None when it spreads
-    a mapping the reading cannot list."""
+    a mapping the reading cannot list. A spread of `forwarded` (a wrapper's `**values`) is
+    left to the wrapper's callers (see `_call_passes`)."""
     names: set[str] = set()
     if len(call.args) > 1:
         return None
-    spread = [*call.args, *(k.value for k in call.keywords if k.arg is None)]
+    spread = [
+        *call.args,
+        *(
+            k.value
+            for k in call.keywords
+            if k.arg is None
+            and not (forwarded and isinstance(k.value, ast.Name) and k.value.id == forwarded)
+        ),
+    ]
     names.update(k.arg for k in call.keywords if k.arg is not None)
     for mapping in spread:
         keys = _keys(mapping)
