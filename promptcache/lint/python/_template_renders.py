@@ -39,6 +39,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from ._call_sites import (
     _MAX_FILES,
@@ -76,6 +77,15 @@ class Rendered:
     names: frozenset[str] | None
     tail: bool
     files: frozenset[Path]
+    # "user" where every render's text is part of a user message's content, wherever that
+    # message is in the request (the only turn after a short system message, or after the
+    # history); None where any render's text goes elsewhere or where the reading cannot follow.
+    place: Place | None = None
+
+
+# Only the user turn is told: a text the code names a system prompt may still be sent alone,
+# with no conversation after it, which the template's own reading cannot know either.
+Place = Literal["user"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +95,7 @@ class _Site:
     paths: frozenset[Path]
     passed: frozenset[str] | None
     tail: bool
+    place: Place | None = None
 
 
 @dataclass(slots=True)
@@ -194,6 +205,7 @@ class TemplateRenders:
             names=frozenset(names) if names is not None else None,
             tail=all(site.tail for site in sites),
             files=frozenset(path for site in sites for path in site.paths),
+            place=places.pop() if len(places := {site.place for site in sites}) == 1 else None,
         )
 
     def _read(self) -> tuple[_Reading, _Modules]:
@@ -384,7 +396,12 @@ def _read_module(
             sites = None
             if renders is not None:
                 sites = [
-                    _Site(frozenset({path}), _render_names(r), _lands_at_tail(r, parents))
+                    _Site(
+                        frozenset({path}),
+                        _render_names(r),
+                        _lands_at_tail(r, parents),
+                        _place(_trimmed(r, parents), parents),
+                    )
                     for r in renders
                 ]
             reading.load(name, path, sites)
@@ -447,8 +464,9 @@ def _wrapper_calls(
                         sites = None
                         if wrapper.known:
                             tail = wrapper.returned and _lands_at_tail(call, parents)
+                            place = _place(call, parents) if wrapper.returned else None
                             paths = frozenset({path, wrapper.path})
-                            sites = [_Site(paths, _call_passes(wrapper, call), tail)]
+                            sites = [_Site(paths, _call_passes(wrapper, call), tail, place)]
                         for literal in _names_passed(argument, tree, parents, path, modules):
                             reading.load(literal, path, sites)
 
@@ -491,7 +509,12 @@ _TRIMS = frozenset({"strip", "lstrip", "rstrip"})
 
 def _returned(render: ast.Call, parents: dict[ast.AST, ast.AST]) -> bool:
     """Whether the wrapper returns the rendered text (trimmed or not)."""
-    node: ast.AST = render
+    return isinstance(parents.get(_trimmed(render, parents)), ast.Return)
+
+
+def _trimmed(render: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
+    """The rendered text as the code goes on with it: `render(...).strip()`, or the render."""
+    node = render
     while True:
         parent = parents.get(node)
         if isinstance(parent, ast.Attribute) and parent.attr in _TRIMS:
@@ -499,7 +522,7 @@ def _returned(render: ast.Call, parents: dict[ast.AST, ast.AST]) -> bool:
             if isinstance(call, ast.Call) and call.func is parent and not call.args:
                 node = call
                 continue
-        return isinstance(parent, ast.Return)
+        return node
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
@@ -904,6 +927,72 @@ def _lands_at_tail(text: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
             return _newest_user_turn(parent, node, function, parents)
         return False
     return False
+
+
+_USER_MESSAGES = frozenset({"HumanMessage", "UserMessage"})
+
+
+def _place(text: ast.AST, parents: dict[ast.AST, ast.AST]) -> Place | None:
+    """
+    "user" when a rendered text becomes part of a user message's content, followed as
+    `_lands_at_tail` follows it (an f-string, a concatenation, a name read once) and also
+    through a list of parts joined into one text (`"\n".join([intro, task])`): the content of
+    a `{"role": "user", ...}` dict or of a LangChain `HumanMessage`. None where it goes
+    anywhere else (returned, handed to a helper, stored, another role's message).
+    """
+    function = _scope_of(text, parents)
+    node: ast.AST = text
+    for _ in range(_HOPS + 1):
+        node = _joined(_carried(node, parents), parents)
+        parent = parents.get(node)
+        if isinstance(parent, ast.keyword) and parent.arg == "content":
+            message = parents.get(parent)
+            named = isinstance(message, ast.Call) and _called(message.func) in _USER_MESSAGES
+            return "user" if named else None
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
+            return "user" if _called(parent.func) in _USER_MESSAGES else None
+        if isinstance(parent, ast.Dict):
+            fields = {
+                k.value: v
+                for k, v in zip(parent.keys, parent.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            }
+            role = fields.get("role")
+            user = isinstance(role, ast.Constant) and role.value == "user"
+            return "user" if user and fields.get("content") is node else None
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0]
+            if not isinstance(target, ast.Name) or function is None:
+                return None
+            if _stores(function, target.id) != 1:
+                return None
+            reads = list(_reads(function, target.id))
+            if len(reads) != 1:
+                return None
+            node = reads[0]
+            continue
+        return None
+    return None
+
+
+def _joined(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
+    """The text parts are joined into: `sep.join([a, b])` for an element of the list, or
+    `sep.join(parts)` for the list's name; the list itself for an element of another list."""
+    holder = parents.get(node)
+    if isinstance(holder, ast.List | ast.Tuple):
+        call = parents.get(holder)
+        return call if call is not None and _joins(call, holder) else holder
+    return holder if holder is not None and _joins(holder, node) else node
+
+
+def _joins(call: ast.AST | None, parts: ast.AST) -> bool:
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "join"
+        and len(call.args) == 1
+        and call.args[0] is parts
+    )
 
 
 def _carried(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
