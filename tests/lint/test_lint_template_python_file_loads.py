@@ -135,3 +135,39 @@ def test_the_files_name_kept_in_a_table_is_still_unknown(tmp_path: Path) -> None
     app = APP + 'PROMPT_FILES = {"system": "system.j2"}\n'
     files = {"app/main.py": app, "app/prompts/system.j2": SYSTEM}
     assert ("system.j2", "PC102", 2) in _findings(tmp_path, files)
+
+
+AGENT = """\
+from pathlib import Path
+
+from jinja2 import Template
+
+_PATH = Path(__file__).parent / "prompts" / "{name}.j2"
+PROMPT_TMPL = Template(_PATH.read_text())
+
+
+def run(topic):
+    return PROMPT_TMPL.render(topic=topic)
+"""
+
+
+def test_a_module_name_other_modules_spell_the_same_is_its_own(tmp_path: Path) -> None:
+    # Each agent binds its own PROMPT_TMPL: the other module does not read this one's.
+    files = {
+        "app/__init__.py": "",
+        "app/writer.py": AGENT.format(name="writer"),
+        "app/reviewer.py": AGENT.format(name="reviewer"),
+        "app/prompts/writer.j2": SYSTEM,
+        "app/prompts/reviewer.j2": SYSTEM,
+    }
+    assert _findings(tmp_path, files) == []
+
+
+def test_a_module_name_another_module_imports_is_still_unknown(tmp_path: Path) -> None:
+    files = {
+        "app/__init__.py": "",
+        "app/writer.py": AGENT.format(name="writer"),
+        "app/prompts/writer.j2": SYSTEM,
+        "app/later.py": "from .writer import PROMPT_TMPL\n\nTEXT = PROMPT_TMPL.render(current_date=1)\n",
+    }
+    assert ("writer.j2", "PC102", 2) in _findings(tmp_path, files)

@@ -634,7 +634,7 @@ def _uses(
     ):
         return None  # returned, stored on an object, handed on: rendered where it is not read
     bound = parent.targets[0].id
-    if scope is tree and any(bound in text for other, text in modules.texts if other != path):
+    if scope is tree and _imported_elsewhere(bound, path, modules):
         return None  # a module's name another file may import and render
     renders: list[ast.Call] = []
     for node in _reads(scope, bound):
@@ -644,6 +644,27 @@ def _uses(
             return None
         renders.append(render)
     return renders or None
+
+
+def _imported_elsewhere(name: str, path: Path, modules: _Modules) -> bool:
+    """Whether another module may read the module's `name`: it imports it (`from .agent import
+    PROMPT`, `import *`) or reads an attribute of that name (`agent.PROMPT`). A module that
+    only binds a name of its own spelled the same (each agent's `PROMPT_TMPL`) does not; one
+    that cannot be parsed may."""
+    for other, text in modules.texts:
+        if other == path or name not in text:
+            continue
+        tree = modules.tree(other, text)
+        if tree is None:
+            return True
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(
+                alias.name in (name, "*") for alias in node.names
+            ):
+                return True
+            if isinstance(node, ast.Attribute) and node.attr == name:
+                return True
+    return False
 
 
 def _reads(scope: ast.AST, name: str) -> Iterator[ast.Name]:
