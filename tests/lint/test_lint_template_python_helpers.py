@@ -171,3 +171,51 @@ def test_a_table_lookup_with_a_default_the_reading_cannot_tell_is_still_unknown(
     )
     found = _findings(tmp_path, _table_project(builder))
     assert ("welcome.j2", "PC102", 1) in found
+
+
+LOAD_HELPER = """\
+from jinja2 import Environment, FileSystemLoader
+
+_env = Environment(loader=FileSystemLoader("prompts"))
+
+
+def load_prompt(name):
+    return _env.get_template(name)
+"""
+
+CALLER = """\
+from .prompts import load_prompt
+
+
+def system_prompt(topic):
+    template = load_prompt("system.j2")
+    return template.render(topic=topic)
+"""
+
+
+def _loaded(caller: str) -> dict[str, str]:
+    return {
+        "app/__init__.py": "",
+        "app/prompts.py": LOAD_HELPER,
+        "app/caller.py": caller,
+        "prompts/system.j2": SYSTEM,
+    }
+
+
+def test_a_template_a_loader_returns_is_rendered_where_its_caller_renders_it(
+    tmp_path: Path,
+) -> None:
+    assert _findings(tmp_path, _loaded(CALLER)) == []
+
+
+def test_a_template_a_loader_returns_and_the_caller_gives_the_date_is_reported(
+    tmp_path: Path,
+) -> None:
+    caller = CALLER.replace("render(topic=topic)", "render(topic=topic, current_date=today)")
+    caller = caller.replace("def system_prompt(topic):", "def system_prompt(topic, today):")
+    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _loaded(caller))
+
+
+def test_a_template_a_loader_returns_and_the_caller_hands_on_is_unknown(tmp_path: Path) -> None:
+    caller = CALLER.replace("    return template.render(topic=topic)\n", "    return template\n")
+    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _loaded(caller))

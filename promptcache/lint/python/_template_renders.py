@@ -12,7 +12,9 @@ complete knowledge of the project's renders. The project's Python files are read
   a `.render(...)` in the same scope (a module's name also read by another file is not known);
 - a wrapper whose parameter names the template (`def render_prompt(name): ...
   env.get_template(name)...render()`), when every call of the wrapper in the project passes a
-  literal for that parameter and the wrapper's name is called nowhere else in another way;
+  literal for that parameter and the wrapper's name is called nowhere else in another way; a
+  wrapper that returns the loaded template (`return env.get_template(name)`) has it rendered
+  where each call's result is, as a load there;
 - a template made from a file's text the code names (`Template(Path("a.j2").read_text())`,
   `(PROMPTS / name).read_text()` in a wrapper, `open(path).read()`), as a load of that file;
 - a wrapper's call that names the template by a local bound once to a lookup in a table of
@@ -34,6 +36,7 @@ loaded template other than rendering it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 from collections.abc import Iterator
@@ -114,6 +117,9 @@ class _Wrapper:
     # call of it passes by keyword, less its own parameters', are the template's too.
     forwards: bool = False
     fits: _Signature | None = None
+    # It returns the loaded template itself (`return env.get_template(name)`): each call's
+    # result is rendered where the caller renders it.
+    loader: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,21 +396,7 @@ def _read_module(
         else:
             continue
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            scope = _scope_of(node, parents) or tree
-            renders = _uses(node, parents, scope, tree, path, modules)
-            reading.renders.update((path, r.lineno, r.col_offset) for r in renders or ())
-            sites = None
-            if renders is not None:
-                sites = [
-                    _Site(
-                        frozenset({path}),
-                        _render_names(r),
-                        _lands_at_tail(r, parents),
-                        _place(_trimmed(r, parents), parents),
-                    )
-                    for r in renders
-                ]
-            reading.load(name, path, sites)
+            reading.load(name, path, _loaded_sites(reading, node, parents, tree, path, modules))
             continue
         function = _scope_of(node, parents)
         if not isinstance(name, ast.Name) or function is None:
@@ -430,6 +422,7 @@ def _read_module(
             path=path,
             forwards=forwards,
             fits=_signature(function, parents),
+            loader=isinstance(parents.get(node), ast.Return),
         )
         wrappers.setdefault(function.name, []).append(wrapper)
 
@@ -462,13 +455,48 @@ def _wrapper_calls(
                     for wrapper in fitting or defined:
                         argument = call_argument(call, wrapper.index, wrapper.keyword)
                         sites = None
-                        if wrapper.known:
+                        if wrapper.loader:
+                            sites = _loaded_sites(reading, call, parents, tree, path, modules)
+                            sites = _with_wrapper(sites, wrapper.path)
+                        elif wrapper.known:
                             tail = wrapper.returned and _lands_at_tail(call, parents)
                             place = _place(call, parents) if wrapper.returned else None
                             paths = frozenset({path, wrapper.path})
                             sites = [_Site(paths, _call_passes(wrapper, call), tail, place)]
                         for literal in _names_passed(argument, tree, parents, path, modules):
                             reading.load(literal, path, sites)
+
+
+def _loaded_sites(
+    reading: _Reading,
+    load: ast.Call,
+    parents: dict[ast.AST, ast.AST],
+    tree: ast.Module,
+    path: Path,
+    modules: _Modules,
+) -> list[_Site] | None:
+    """The renders of a template loaded by `load` (a load call, or a call of a loader that
+    returns the template), each a site; None when any use of it is not a render."""
+    scope = _scope_of(load, parents) or tree
+    renders = _uses(load, parents, scope, tree, path, modules)
+    if renders is None:
+        return None
+    reading.renders.update((path, r.lineno, r.col_offset) for r in renders)
+    return [
+        _Site(
+            frozenset({path}),
+            _render_names(r),
+            _lands_at_tail(r, parents),
+            _place(_trimmed(r, parents), parents),
+        )
+        for r in renders
+    ]
+
+
+def _with_wrapper(sites: list[_Site] | None, wrapper: Path) -> list[_Site] | None:
+    if sites is None:
+        return None
+    return [dataclasses.replace(site, paths=site.paths | {wrapper}) for site in sites]
 
 
 def _call_passes(wrapper: _Wrapper, call: ast.Call) -> frozenset[str] | None:
