@@ -219,3 +219,38 @@ def test_a_template_a_loader_returns_and_the_caller_gives_the_date_is_reported(
 def test_a_template_a_loader_returns_and_the_caller_hands_on_is_unknown(tmp_path: Path) -> None:
     caller = CALLER.replace("    return template.render(topic=topic)\n", "    return template\n")
     assert ("system.j2", "PC102", 2) in _findings(tmp_path, _loaded(caller))
+
+
+BUILT = """\
+from jinja2 import Environment, FileSystemLoader
+
+env = Environment(loader=FileSystemLoader("prompts"))
+PROMPT = env.get_template("system.j2")
+
+
+def system_prompt(topic, notes):
+    ctx = {"topic": topic}
+    if notes:
+        ctx["notes"] = notes
+    return PROMPT.render(**ctx)
+"""
+
+
+def _built(module: str) -> dict[str, str]:
+    return {"app/prompt.py": module, "prompts/system.j2": SYSTEM}
+
+
+def test_a_dict_the_function_builds_passes_its_literal_keys(tmp_path: Path) -> None:
+    assert _findings(tmp_path, _built(BUILT)) == []
+
+
+def test_a_dict_given_the_date_by_key_passes_it(tmp_path: Path) -> None:
+    module = BUILT.replace('        ctx["notes"] = notes', '        ctx["current_date"] = notes')
+    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _built(module))
+
+
+def test_a_dict_handed_to_another_call_has_keys_not_known(tmp_path: Path) -> None:
+    module = BUILT.replace(
+        "    return PROMPT.render(**ctx)", "    enrich(ctx)\n    return PROMPT.render(**ctx)"
+    )
+    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _built(module))

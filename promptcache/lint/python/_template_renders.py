@@ -22,7 +22,8 @@ complete knowledge of the project's renders. The project's Python files are read
   wrapper's name whose arguments the wrapper cannot take is not one of its calls;
 - a render passes the names it writes as keywords, or as the keys of a dict literal; a wrapper
   that spreads its own `**values` renders with each call's keywords (less its own parameters);
-  a `**` spread of anything else leaves its names unknown.
+  a dict the rendering function builds itself (a literal bound once, then given only literal
+  keys) passes those keys; a `**` spread of anything else leaves its names unknown.
 
 A log line, a print or a docstring that names a template file is not a use of the name.
 
@@ -410,7 +411,7 @@ def _read_module(
         names: set[str] | None = set()
         forwards = False
         for render in renders:
-            passed = _render_names(render, spread)
+            passed = _render_names(render, spread, parents)
             forwards = forwards or any(_spreads(render, spread))
             names = None if names is None or passed is None else names | passed
         wrapper = _Wrapper(
@@ -485,7 +486,7 @@ def _loaded_sites(
     return [
         _Site(
             frozenset({path}),
-            _render_names(r),
+            _render_names(r, parents=parents),
             _lands_at_tail(r, parents),
             _place(_trimmed(r, parents), parents),
         )
@@ -727,7 +728,11 @@ def _render_of(attribute: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> ast
     return None
 
 
-def _render_names(call: ast.Call, forwarded: str | None = None) -> frozenset[str] | None:
+def _render_names(
+    call: ast.Call,
+    forwarded: str | None = None,
+    parents: dict[ast.AST, ast.AST] | None = None,
+) -> frozenset[str] | None:
     """The names a render call passes (keywords, a dict literal's keys), None when it spreads
     a mapping the reading cannot list. A spread of `forwarded` (a wrapper's `**values`) is
     left to the wrapper's callers (see `_call_passes`)."""
@@ -746,10 +751,63 @@ def _render_names(call: ast.Call, forwarded: str | None = None) -> frozenset[str
     names.update(k.arg for k in call.keywords if k.arg is not None)
     for mapping in spread:
         keys = _keys(mapping)
+        if keys is None and parents is not None and isinstance(mapping, ast.Name):
+            keys = _built_keys(mapping, call, parents)
         if keys is None:
             return None
         names |= keys
     return frozenset(names)
+
+
+def _built_keys(
+    mapping: ast.Name, render: ast.Call, parents: dict[ast.AST, ast.AST]
+) -> set[str] | None:
+    """The keys of a dict the rendering function builds itself: bound once to a dict literal
+    (`ctx = {"purpose": ..., "task": ...}`), then only given literal keys (`ctx["refs"] = ...`,
+    `ctx.update(refs=...)`) before it is spread into the render. Any other use (handed to a
+    call, a key that is not a literal, returned) leaves its keys unknown."""
+    function = _scope_of(render, parents)
+    if function is None or _stores(function, mapping.id) != 1:
+        return None
+    bound = [
+        node.value
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign) and [_names(t, mapping.id) for t in node.targets] == [True]
+    ]
+    keys = _keys(bound[0]) if len(bound) == 1 else None
+    if keys is None:
+        return None
+    for node in _reads(function, mapping.id):
+        used = parents.get(node)
+        spread_into = parents.get(used) if isinstance(used, ast.keyword) else None
+        if (
+            isinstance(used, ast.keyword)
+            and used.arg is None
+            and isinstance(spread_into, ast.Call)
+            and isinstance(spread_into.func, ast.Attribute)
+            and spread_into.func.attr in _RENDERS
+        ):
+            continue  # spread into this render or another (each passes at most these keys)
+        if isinstance(used, ast.Subscript) and used.value is node:
+            key = used.slice
+            if isinstance(used.ctx, ast.Load):
+                continue  # read back: `ctx["task"]`
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                keys.add(key.value)
+                continue
+            return None
+        call = parents.get(used) if isinstance(used, ast.Attribute) else None
+        if (
+            isinstance(used, ast.Attribute)
+            and used.attr == "update"
+            and isinstance(call, ast.Call)
+            and not call.args
+            and all(k.arg is not None for k in call.keywords)
+        ):
+            keys |= {k.arg for k in call.keywords if k.arg is not None}
+            continue
+        return None
+    return keys
 
 
 def _keys(mapping: ast.expr) -> set[str] | None:
