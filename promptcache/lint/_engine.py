@@ -102,6 +102,7 @@ def lint_source(
     file: Path | None = None,
     given: frozenset[str] | None = None,
     tail: bool = False,
+    place: PromptKind | None = None,
 ) -> list[Finding]:
     """
     Lint template source text; `path` is the name used in findings.
@@ -114,13 +115,15 @@ def lint_source(
     `TemplateRenders`): a variable none of them passes renders empty (Jinja's `Undefined`).
     `tail`: every render puts the text at the tail of its request (the newest user turn, after
     the conversation history), where nothing after any of its values is ever reused: no
-    hazard in it is a finding.
+    hazard in it is a finding. `place`: the message every render makes the text part of
+    ("system", "user"), where the project's Python shows it: the template is judged as that
+    kind of prompt, whatever its name or opening suggest.
     """
     is_chat = looks_like_chat(source, path) if chat is None else chat
     loader = loader or _loader(config)
     notes: list[Note] = []
     try:
-        hazards = _analyse(source, path, file, config, loader, is_chat, notes, given)
+        hazards = _analyse(source, path, file, config, loader, is_chat, notes, given, place)
         if tail and not is_chat:
             hazards = []
     except jinja2.TemplateSyntaxError as exc:
@@ -203,6 +206,7 @@ def lint_file(
         file=path,
         given=given.names if given is not None else None,
         tail=given is not None and given.tail,
+        place=given.place if given is not None else None,
     )
 
 
@@ -506,10 +510,11 @@ def _analyse(
     chat: bool,
     notes: list[Note],
     given: frozenset[str] | None = None,
+    place: PromptKind | None = None,
 ) -> list[tuple[Hazard, Risk]]:
     ast = parse(mark_tail(source), chat=chat, extensions=config.extensions)
     config = _with_declared_inputs(config, source, path)
-    kind = "system" if chat else prompt_kind(source, path)
+    kind = "system" if chat else place or prompt_kind(source, path)
     walker = Walker(
         config=config,
         loader=loader,

@@ -12,9 +12,20 @@ complete knowledge of the project's renders. The project's Python files are read
   a `.render(...)` in the same scope (a module's name also read by another file is not known);
 - a wrapper whose parameter names the template (`def render_prompt(name): ...
   env.get_template(name)...render()`), when every call of the wrapper in the project passes a
-  literal for that parameter and the wrapper's name is called nowhere else in another way;
-- a render passes the names it writes as keywords, or as the keys of a dict literal; a `**`
-  spread of anything else leaves its names unknown.
+  literal for that parameter and the wrapper's name is called nowhere else in another way; a
+  wrapper that returns the loaded template (`return env.get_template(name)`) has it rendered
+  where each call's result is, as a load there;
+- a template made from a file's text the code names (`Template(Path("a.j2").read_text())`,
+  `(PROMPTS / name).read_text()` in a wrapper, `open(path).read()`), as a load of that file;
+- a wrapper's call that names the template by a local bound once to a lookup in a table of
+  literal names (`TASKS.get(state, "welcome.j2")`); a call of another object's method of the
+  wrapper's name whose arguments the wrapper cannot take is not one of its calls;
+- a render passes the names it writes as keywords, or as the keys of a dict literal; a wrapper
+  that spreads its own `**values` renders with each call's keywords (less its own parameters);
+  a dict the rendering function builds itself (a literal bound once, then given only literal
+  keys) passes those keys; a `**` spread of anything else leaves its names unknown.
+
+A log line, a print or a docstring that names a template file is not a use of the name.
 
 Anything the reading cannot settle makes the answer "unknown" (None), never a guess: a file that
 cannot be read or parsed, a load by a name that is not a literal (`get_template(name)` fed by a
@@ -26,11 +37,13 @@ loaded template other than rendering it.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Literal
 
 from ._call_sites import (
     _MAX_FILES,
@@ -68,6 +81,15 @@ class Rendered:
     names: frozenset[str] | None
     tail: bool
     files: frozenset[Path]
+    # "user" where every render's text is part of a user message's content, wherever that
+    # message is in the request (the only turn after a short system message, or after the
+    # history); None where any render's text goes elsewhere or where the reading cannot follow.
+    place: Place | None = None
+
+
+# Only the user turn is told: a text the code names a system prompt may still be sent alone,
+# with no conversation after it, which the template's own reading cannot know either.
+Place = Literal["user"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +99,7 @@ class _Site:
     paths: frozenset[Path]
     passed: frozenset[str] | None
     tail: bool
+    place: Place | None = None
 
 
 @dataclass(slots=True)
@@ -91,6 +114,31 @@ class _Wrapper:
     passed: frozenset[str] | None
     returned: bool
     path: Path
+    # The wrapper's `**values` its renders spread (`template.render(**values)`): the names a
+    # call of it passes by keyword, less its own parameters', are the template's too.
+    forwards: bool = False
+    fits: _Signature | None = None
+    # It returns the loaded template itself (`return env.get_template(name)`): each call's
+    # result is rendered where the caller renders it.
+    loader: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Signature:
+    """What a function's parameters accept: how many positional arguments (None: any), its
+    parameters' names, and whether it takes any keyword (`**values`)."""
+
+    positional: int | None
+    names: frozenset[str]
+    any_keyword: bool
+
+    def accepts(self, call: ast.Call) -> bool:
+        """Whether the call could be of this function (a spread argument could be anything)."""
+        if any(isinstance(a, ast.Starred) for a in call.args):
+            return True
+        if self.positional is not None and len(call.args) > self.positional:
+            return False
+        return self.any_keyword or all(k.arg is None or k.arg in self.names for k in call.keywords)
 
 
 @dataclass(slots=True)
@@ -104,6 +152,7 @@ class _Reading:
     literals: list[tuple[str, _Where]] = field(default_factory=list)
     scanned: set[Path] = field(default_factory=set)  # the files whose literals are listed
     loads: set[_Where] = field(default_factory=set)
+    renders: set[_Where] = field(default_factory=set)  # the renders of loaded templates
     # The project gives templates names of its own (`env.globals[...]`, `globals=`): a name no
     # render passes may be one of them.
     globals: bool = False
@@ -163,6 +212,7 @@ class TemplateRenders:
             names=frozenset(names) if names is not None else None,
             tail=all(site.tail for site in sites),
             files=frozenset(path for site in sites for path in site.paths),
+            place=places.pop() if len(places := {site.place for site in sites}) == 1 else None,
         )
 
     def _read(self) -> tuple[_Reading, _Modules]:
@@ -273,11 +323,29 @@ def _larger(path: Path, size: int) -> bool:
 
 
 def _literals(tree: ast.Module, path: Path) -> list[tuple[str, _Where]]:
+    parents = _parents(tree)
     return [
         (node.value, (path, node.lineno, node.col_offset))
         for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and not _a_message(node, parents)
     ]
+
+
+# Calls whose text is a message to a person (a log line, a print, an error), not a file's name.
+_MESSAGES = frozenset(
+    {"debug", "info", "warning", "warn", "error", "exception", "critical", "log", "print"}
+)
+
+
+def _a_message(literal: ast.Constant, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the literal is the text of a log line, a print (`logger.info("Loaded
+    system_prompt.j2")`) or a docstring: it names the file for the reader, not for a load."""
+    call = parents.get(literal)
+    if isinstance(call, ast.Expr):
+        return True  # a docstring ("e.g. `loader.render("sql.j2", ...)`"), a bare string
+    return isinstance(call, ast.Call) and literal in call.args and _called(call.func) in _MESSAGES
 
 
 class _Unknown(Exception):
@@ -294,7 +362,11 @@ def _read_module(
     parents = _parents(tree)
     jinja_template = _imports_jinja_template(tree)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and not _a_message(node, parents)
+        ):
             reading.literals.append((node.value, (path, node.lineno, node.col_offset)))
         if (isinstance(node, ast.Attribute) and node.attr == "globals") or (
             isinstance(node, ast.keyword) and node.arg == "globals"
@@ -309,24 +381,23 @@ def _read_module(
             if called == "Template" and not (jinja_template or _qualified(node.func, "jinja2")):
                 continue  # `string.Template`, another library's
             text = node.args[0] if node.args else _keyword(node, "source")
-            if text is None or not _literal_text(text, tree):
-                raise _Unknown  # text read from somewhere: it may be a template file's
+            if text is not None and _literal_text(text, tree):
+                continue
+            # The text of a file the code names (`Template(Path("x.j2").read_text())`): a load
+            # of that file; any other text may be any template file's.
+            name = None if text is None else _file_read(text, tree, parents)
+            if name is None:
+                raise _Unknown
+        elif called in _LOADS:
+            name = (
+                node.args[0]
+                if node.args
+                else _keyword(node, "name") or _keyword(node, "template_name")
+            )
+        else:
             continue
-        if called not in _LOADS:
-            continue
-        name = (
-            node.args[0] if node.args else _keyword(node, "name") or _keyword(node, "template_name")
-        )
         if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            scope = _scope_of(node, parents) or tree
-            renders = _uses(node, parents, scope, tree, path, modules)
-            sites = None
-            if renders is not None:
-                sites = [
-                    _Site(frozenset({path}), _render_names(r), _lands_at_tail(r, parents))
-                    for r in renders
-                ]
-            reading.load(name, path, sites)
+            reading.load(name, path, _loaded_sites(reading, node, parents, tree, path, modules))
             continue
         function = _scope_of(node, parents)
         if not isinstance(name, ast.Name) or function is None:
@@ -335,17 +406,24 @@ def _read_module(
         if index is None:
             raise _Unknown  # a local, a lookup's result: not a name the callers write
         renders = _uses(node, parents, function, tree, path, modules) or []
+        reading.renders.update((path, r.lineno, r.col_offset) for r in renders)
+        spread = function.args.kwarg.arg if function.args.kwarg is not None else None
         names: set[str] | None = set()
+        forwards = False
         for render in renders:
-            passed = _render_names(render)
+            passed = _render_names(render, spread, parents)
+            forwards = forwards or any(_spreads(render, spread))
             names = None if names is None or passed is None else names | passed
         wrapper = _Wrapper(
             index=index,
             keyword=name.id,
             known=bool(renders),
             passed=frozenset(names) if names is not None else None,
-            returned=bool(renders) and all(isinstance(parents.get(r), ast.Return) for r in renders),
+            returned=bool(renders) and all(_returned(r, parents) for r in renders),
             path=path,
+            forwards=forwards,
+            fits=_signature(function, parents),
+            loader=isinstance(parents.get(node), ast.Return),
         )
         wrappers.setdefault(function.name, []).append(wrapper)
 
@@ -370,15 +448,110 @@ def _wrapper_calls(
                     call = parents.get(node)
                     if not isinstance(call, ast.Call) or call.func is not node:
                         raise _Unknown  # handed on as a value: called where the reading is not
-                    for wrapper in defined:
+                    if (path, call.lineno, call.col_offset) in reading.renders:
+                        continue  # a loaded template's own render, not a call of the wrapper
+                    fitting = [w for w in defined if w.fits is None or w.fits.accepts(call)]
+                    if not fitting and isinstance(call.func, ast.Attribute):
+                        continue  # another object's method of that name: its arguments differ
+                    for wrapper in fitting or defined:
                         argument = call_argument(call, wrapper.index, wrapper.keyword)
                         sites = None
-                        if wrapper.known:
+                        if wrapper.loader:
+                            sites = _loaded_sites(reading, call, parents, tree, path, modules)
+                            sites = _with_wrapper(sites, wrapper.path)
+                        elif wrapper.known:
                             tail = wrapper.returned and _lands_at_tail(call, parents)
+                            place = _place(call, parents) if wrapper.returned else None
                             paths = frozenset({path, wrapper.path})
-                            sites = [_Site(paths, wrapper.passed, tail)]
+                            sites = [_Site(paths, _call_passes(wrapper, call), tail, place)]
                         for literal in _names_passed(argument, tree, parents, path, modules):
                             reading.load(literal, path, sites)
+
+
+def _loaded_sites(
+    reading: _Reading,
+    load: ast.Call,
+    parents: dict[ast.AST, ast.AST],
+    tree: ast.Module,
+    path: Path,
+    modules: _Modules,
+) -> list[_Site] | None:
+    """The renders of a template loaded by `load` (a load call, or a call of a loader that
+    returns the template), each a site; None when any use of it is not a render."""
+    scope = _scope_of(load, parents) or tree
+    renders = _uses(load, parents, scope, tree, path, modules)
+    if renders is None:
+        return None
+    reading.renders.update((path, r.lineno, r.col_offset) for r in renders)
+    return [
+        _Site(
+            frozenset({path}),
+            _render_names(r, parents=parents),
+            _lands_at_tail(r, parents),
+            _place(_trimmed(r, parents), parents),
+        )
+        for r in renders
+    ]
+
+
+def _with_wrapper(sites: list[_Site] | None, wrapper: Path) -> list[_Site] | None:
+    if sites is None:
+        return None
+    return [dataclasses.replace(site, paths=site.paths | {wrapper}) for site in sites]
+
+
+def _call_passes(wrapper: _Wrapper, call: ast.Call) -> frozenset[str] | None:
+    """The names one call of the wrapper has its template rendered with: the wrapper's own, and
+    the keywords the call forwards to the render through the wrapper's `**values`."""
+    if wrapper.passed is None or not wrapper.forwards:
+        return wrapper.passed
+    if any(k.arg is None for k in call.keywords):
+        return None  # the call spreads a mapping: its names are not listed
+    own = wrapper.fits.names if wrapper.fits is not None else frozenset()
+    return wrapper.passed | {k.arg for k in call.keywords if k.arg is not None and k.arg not in own}
+
+
+def _signature(function: _Function, parents: dict[ast.AST, ast.AST]) -> _Signature:
+    args = function.args
+    positional = [*args.posonlyargs, *args.args]
+    method = isinstance(parents.get(function), ast.ClassDef) and not any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list
+    )
+    count = len(positional) - (1 if method and positional else 0)
+    return _Signature(
+        positional=None if args.vararg is not None else count,
+        names=frozenset(a.arg for a in [*positional, *args.kwonlyargs]),
+        any_keyword=args.kwarg is not None,
+    )
+
+
+def _spreads(render: ast.Call, spread: str | None) -> Iterator[ast.expr]:
+    """The render's `**` arguments that are the wrapper's own `**values` parameter."""
+    for given in render.keywords:
+        if given.arg is None and isinstance(given.value, ast.Name) and given.value.id == spread:
+            yield given.value
+
+
+# Methods of the rendered text that give the same text back, trimmed.
+_TRIMS = frozenset({"strip", "lstrip", "rstrip"})
+
+
+def _returned(render: ast.Call, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the wrapper returns the rendered text (trimmed or not)."""
+    return isinstance(parents.get(_trimmed(render, parents)), ast.Return)
+
+
+def _trimmed(render: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
+    """The rendered text as the code goes on with it: `render(...).strip()`, or the render."""
+    node = render
+    while True:
+        parent = parents.get(node)
+        if isinstance(parent, ast.Attribute) and parent.attr in _TRIMS:
+            call = parents.get(parent)
+            if isinstance(call, ast.Call) and call.func is parent and not call.args:
+                node = call
+                continue
+        return node
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
@@ -403,9 +576,32 @@ def _names_passed(
     Anything else may name any template."""
     if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
         return [argument]
-    if not isinstance(argument, ast.Subscript) or not isinstance(argument.value, ast.Name):
+    if isinstance(argument, ast.Name):  # `name = TABLE.get(state, "default.j2")`, then passed
+        looked = _bound_once(argument, tree, parents)
+        if looked is None or _scope_of(argument, parents) is None:
+            raise _Unknown
+        argument = looked
+    default: list[ast.Constant] = []
+    if (
+        isinstance(argument, ast.Call)
+        and isinstance(argument.func, ast.Attribute)
+        and argument.func.attr == "get"
+        and 1 <= len(argument.args) <= 2
+        and not argument.keywords
+    ):
+        if len(argument.args) == 2:
+            given = argument.args[1]
+            if not (isinstance(given, ast.Constant) and isinstance(given.value, str)):
+                raise _Unknown
+            default = [given]
+        table_read: ast.expr = argument.func.value
+    elif isinstance(argument, ast.Subscript):
+        table_read = argument.value
+    else:
         raise _Unknown
-    table = argument.value.id
+    if not isinstance(table_read, ast.Name):
+        raise _Unknown
+    table = table_read.id
     bound = [
         node.value
         for node in tree.body
@@ -421,13 +617,25 @@ def _names_passed(
     if not all(isinstance(v, ast.Constant) and isinstance(v.value, str) for v in values):
         raise _Unknown
     for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id == table and isinstance(node.ctx, ast.Load):
-            looked_up = parents.get(node)
-            if not (isinstance(looked_up, ast.Subscript) and isinstance(looked_up.ctx, ast.Load)):
-                raise _Unknown  # changed, iterated, handed on: not only looked up
+        if (
+            isinstance(node, ast.Name)
+            and node.id == table
+            and isinstance(node.ctx, ast.Load)
+            and not _looked_up(node, parents)
+        ):
+            raise _Unknown  # changed, iterated, handed on: not only looked up
     if any(table in text for other, text in modules.texts if other != path):
         raise _Unknown  # another module may import the table and change it
-    return [v for v in values if isinstance(v, ast.Constant)]
+    return [v for v in values if isinstance(v, ast.Constant)] + default
+
+
+def _looked_up(table: ast.Name, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether the table is only read here: `TABLE[key]` or `TABLE.get(key...)`."""
+    used = parents.get(table)
+    if isinstance(used, ast.Subscript):
+        return isinstance(used.ctx, ast.Load)
+    call = parents.get(used) if isinstance(used, ast.Attribute) else None
+    return isinstance(used, ast.Attribute) and used.attr == "get" and isinstance(call, ast.Call)
 
 
 def _names(target: ast.expr, name: str) -> bool:
@@ -455,7 +663,7 @@ def _uses(
     ):
         return None  # returned, stored on an object, handed on: rendered where it is not read
     bound = parent.targets[0].id
-    if scope is tree and any(bound in text for other, text in modules.texts if other != path):
+    if scope is tree and _imported_elsewhere(bound, path, modules):
         return None  # a module's name another file may import and render
     renders: list[ast.Call] = []
     for node in _reads(scope, bound):
@@ -465,6 +673,27 @@ def _uses(
             return None
         renders.append(render)
     return renders or None
+
+
+def _imported_elsewhere(name: str, path: Path, modules: _Modules) -> bool:
+    """Whether another module may read the module's `name`: it imports it (`from .agent import
+    PROMPT`, `import *`) or reads an attribute of that name (`agent.PROMPT`). A module that
+    only binds a name of its own spelled the same (each agent's `PROMPT_TMPL`) does not; one
+    that cannot be parsed may."""
+    for other, text in modules.texts:
+        if other == path or name not in text:
+            continue
+        tree = modules.tree(other, text)
+        if tree is None:
+            return True
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and any(
+                alias.name in (name, "*") for alias in node.names
+            ):
+                return True
+            if isinstance(node, ast.Attribute) and node.attr == name:
+                return True
+    return False
 
 
 def _reads(scope: ast.AST, name: str) -> Iterator[ast.Name]:
@@ -499,20 +728,86 @@ def _render_of(attribute: ast.Attribute, parents: dict[ast.AST, ast.AST]) -> ast
     return None
 
 
-def _render_names(call: ast.Call) -> frozenset[str] | None:
+def _render_names(
+    call: ast.Call,
+    forwarded: str | None = None,
+    parents: dict[ast.AST, ast.AST] | None = None,
+) -> frozenset[str] | None:
     """The names a render call passes (keywords, a dict literal's keys), None when it spreads
-    a mapping the reading cannot list."""
+    a mapping the reading cannot list. A spread of `forwarded` (a wrapper's `**values`) is
+    left to the wrapper's callers (see `_call_passes`)."""
     names: set[str] = set()
     if len(call.args) > 1:
         return None
-    spread = [*call.args, *(k.value for k in call.keywords if k.arg is None)]
+    spread = [
+        *call.args,
+        *(
+            k.value
+            for k in call.keywords
+            if k.arg is None
+            and not (forwarded and isinstance(k.value, ast.Name) and k.value.id == forwarded)
+        ),
+    ]
     names.update(k.arg for k in call.keywords if k.arg is not None)
     for mapping in spread:
         keys = _keys(mapping)
+        if keys is None and parents is not None and isinstance(mapping, ast.Name):
+            keys = _built_keys(mapping, call, parents)
         if keys is None:
             return None
         names |= keys
     return frozenset(names)
+
+
+def _built_keys(
+    mapping: ast.Name, render: ast.Call, parents: dict[ast.AST, ast.AST]
+) -> set[str] | None:
+    """The keys of a dict the rendering function builds itself: bound once to a dict literal
+    (`ctx = {"purpose": ..., "task": ...}`), then only given literal keys (`ctx["refs"] = ...`,
+    `ctx.update(refs=...)`) before it is spread into the render. Any other use (handed to a
+    call, a key that is not a literal, returned) leaves its keys unknown."""
+    function = _scope_of(render, parents)
+    if function is None or _stores(function, mapping.id) != 1:
+        return None
+    bound = [
+        node.value
+        for node in ast.walk(function)
+        if isinstance(node, ast.Assign) and [_names(t, mapping.id) for t in node.targets] == [True]
+    ]
+    keys = _keys(bound[0]) if len(bound) == 1 else None
+    if keys is None:
+        return None
+    for node in _reads(function, mapping.id):
+        used = parents.get(node)
+        spread_into = parents.get(used) if isinstance(used, ast.keyword) else None
+        if (
+            isinstance(used, ast.keyword)
+            and used.arg is None
+            and isinstance(spread_into, ast.Call)
+            and isinstance(spread_into.func, ast.Attribute)
+            and spread_into.func.attr in _RENDERS
+        ):
+            continue  # spread into this render or another (each passes at most these keys)
+        if isinstance(used, ast.Subscript) and used.value is node:
+            key = used.slice
+            if isinstance(used.ctx, ast.Load):
+                continue  # read back: `ctx["task"]`
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                keys.add(key.value)
+                continue
+            return None
+        call = parents.get(used) if isinstance(used, ast.Attribute) else None
+        if (
+            isinstance(used, ast.Attribute)
+            and used.attr == "update"
+            and isinstance(call, ast.Call)
+            and not call.args
+            and all(k.arg is not None for k in call.keywords)
+        ):
+            keys |= {k.arg for k in call.keywords if k.arg is not None}
+            continue
+        return None
+    return keys
 
 
 def _keys(mapping: ast.expr) -> set[str] | None:
@@ -623,6 +918,87 @@ def _literal_text(text: ast.expr, tree: ast.Module, depth: int = 2) -> bool:
     return False
 
 
+_READS = frozenset({"read_text", "read_bytes"})
+_PATHS = frozenset({"Path", "PurePath", "PosixPath", "join", "joinpath"})
+_SAME_FILE = frozenset({"resolve", "absolute", "expanduser"})
+
+
+def _file_read(
+    text: ast.expr, tree: ast.Module, parents: dict[ast.AST, ast.AST], depth: int = 3
+) -> ast.expr | None:
+    """The name of the file whose text a template is made from: `Path("prompts/a.j2")
+    .read_text()`, `(PROMPT_DIR / "a.j2").read_text()`, `open(path).read()`, through names bound
+    once (`text = FILE.read_text()`, a module's `_TMPL_PATH = ... / "a.j2"`). The literal that
+    ends the path, or the parameter that does (a wrapper's); None for anything else."""
+    if isinstance(text, ast.Name):
+        bound = _bound_once(text, tree, parents)
+        return None if bound is None or depth == 0 else _file_read(bound, tree, parents, depth - 1)
+    if not (isinstance(text, ast.Call) and isinstance(text.func, ast.Attribute)):
+        return None
+    if text.func.attr in _READS:
+        return _path_end(text.func.value, tree, parents, depth)
+    opened = text.func.value
+    if text.func.attr == "read" and isinstance(opened, ast.Call) and _called(opened.func) == "open":
+        return _path_end(opened.args[0], tree, parents, depth) if opened.args else None
+    return None
+
+
+def _path_end(
+    path: ast.expr, tree: ast.Module, parents: dict[ast.AST, ast.AST], depth: int
+) -> ast.expr | None:
+    """The literal (or parameter) that ends a path expression (see `_file_read`)."""
+    if isinstance(path, ast.Constant):
+        named = isinstance(path.value, str) and PurePosixPath(path.value).suffix != ""
+        return path if named else None
+    if isinstance(path, ast.BinOp) and isinstance(path.op, ast.Div):
+        return _path_end(path.right, tree, parents, depth)
+    if isinstance(path, ast.Call):
+        called = _called(path.func)
+        if called in _PATHS and path.args and not path.keywords:
+            return _path_end(path.args[-1], tree, parents, depth)
+        if called in _SAME_FILE and isinstance(path.func, ast.Attribute) and not path.args:
+            return _path_end(path.func.value, tree, parents, depth)
+        return None
+    if isinstance(path, ast.Name) and depth > 0:
+        function = _scope_of(path, parents)
+        if function is not None and _parameter(function, path.id, parents) is not None:
+            return path  # a wrapper's parameter: its callers name the file
+        bound = _bound_once(path, tree, parents)
+        return None if bound is None else _path_end(bound, tree, parents, depth - 1)
+    return None
+
+
+def _bound_once(
+    name: ast.Name, tree: ast.Module, parents: dict[ast.AST, ast.AST]
+) -> ast.expr | None:
+    """The value a name is bound to, where its function (or else the module) binds it once, by
+    a plain assignment, and nothing else in the module stores it."""
+    function = _scope_of(name, parents)
+    scopes: list[ast.AST] = [function] if function is not None else []
+    for scope in [*scopes, tree]:
+        body = ast.walk(scope) if scope is not tree else iter(tree.body)
+        values = [
+            node.value
+            for node in body
+            if isinstance(node, ast.Assign | ast.AnnAssign)
+            and node.value is not None
+            and any(
+                _names(t, name.id)
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            )
+        ]
+        if values:
+            stores = sum(
+                1
+                for node in ast.walk(scope)
+                if isinstance(node, ast.Name)
+                and node.id == name.id
+                and isinstance(node.ctx, ast.Store)
+            )
+            return values[0] if len(values) == 1 and stores == 1 else None
+    return None
+
+
 # -- where a rendered text lands -----------------------------------------------------------------
 
 _HOPS = 3  # names a rendered text is followed through (`instruction`, then `user_content`)
@@ -658,6 +1034,72 @@ def _lands_at_tail(text: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
             return _newest_user_turn(parent, node, function, parents)
         return False
     return False
+
+
+_USER_MESSAGES = frozenset({"HumanMessage", "UserMessage"})
+
+
+def _place(text: ast.AST, parents: dict[ast.AST, ast.AST]) -> Place | None:
+    """
+    "user" when a rendered text becomes part of a user message's content, followed as
+    `_lands_at_tail` follows it (an f-string, a concatenation, a name read once) and also
+    through a list of parts joined into one text (`"\n".join([intro, task])`): the content of
+    a `{"role": "user", ...}` dict or of a LangChain `HumanMessage`. None where it goes
+    anywhere else (returned, handed to a helper, stored, another role's message).
+    """
+    function = _scope_of(text, parents)
+    node: ast.AST = text
+    for _ in range(_HOPS + 1):
+        node = _joined(_carried(node, parents), parents)
+        parent = parents.get(node)
+        if isinstance(parent, ast.keyword) and parent.arg == "content":
+            message = parents.get(parent)
+            named = isinstance(message, ast.Call) and _called(message.func) in _USER_MESSAGES
+            return "user" if named else None
+        if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
+            return "user" if _called(parent.func) in _USER_MESSAGES else None
+        if isinstance(parent, ast.Dict):
+            fields = {
+                k.value: v
+                for k, v in zip(parent.keys, parent.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            }
+            role = fields.get("role")
+            user = isinstance(role, ast.Constant) and role.value == "user"
+            return "user" if user and fields.get("content") is node else None
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:
+            target = parent.targets[0]
+            if not isinstance(target, ast.Name) or function is None:
+                return None
+            if _stores(function, target.id) != 1:
+                return None
+            reads = list(_reads(function, target.id))
+            if len(reads) != 1:
+                return None
+            node = reads[0]
+            continue
+        return None
+    return None
+
+
+def _joined(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
+    """The text parts are joined into: `sep.join([a, b])` for an element of the list, or
+    `sep.join(parts)` for the list's name; the list itself for an element of another list."""
+    holder = parents.get(node)
+    if isinstance(holder, ast.List | ast.Tuple):
+        call = parents.get(holder)
+        return call if call is not None and _joins(call, holder) else holder
+    return holder if holder is not None and _joins(holder, node) else node
+
+
+def _joins(call: ast.AST | None, parts: ast.AST) -> bool:
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and call.func.attr == "join"
+        and len(call.args) == 1
+        and call.args[0] is parts
+    )
 
 
 def _carried(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> ast.AST:
