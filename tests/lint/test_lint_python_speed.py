@@ -456,7 +456,8 @@ def test_the_pre_scan_gates_test_no_word_another_of_them_holds() -> None:
         _lint._ROOTED_GATE: _lint._ROOTED_WORDS,
         _lint._ROOTED_METHOD_GATE: _lint._ROOTED_METHOD_WORDS,
     }
-    for gate, words in gates.items():
+    for (plain, other), words in gates.items():
+        gate = plain + other  # (split into words of name characters alone and the others)
         assert not [(a, b) for a in gate for b in gate if a != b and a in b]
         # ... and still lets through every text that holds one of the words.
         assert all(any(kept in word for kept in gate) for word in words)
@@ -755,7 +756,7 @@ def test_a_method_sink_scan_tries_only_the_sinks_whose_words_the_text_holds(
         _lint, "_method_sinks_trigger", lambda names: asked.append(names) or built(names)
     )
     text = "r = requests.post (url)\nreply = client.chat . parse(x)\nnot_a_chat.parse(y)\n"
-    assert list(_lint._method_sink_lines(text)) == [1, 2]
+    assert list(_lint._method_sink_lines(_lint._Text(text))) == [1, 2]
     assert list(_lint._lines_of(_lint._METHOD_TRIGGER, text)) == [1, 2]
     assert asked == [("chat.parse", "post")]
 
@@ -769,7 +770,7 @@ def test_a_rooted_method_scan_tries_only_the_methods_the_text_names(
     built = _lint._method_trigger
     monkeypatch.setattr(_lint, "_method_trigger", lambda names: asked.append(names) or built(names))
     text = "import cohere\nco = cohere.Client()\nreply = co.chat(message=question)\n"
-    assert list(_lint._rooted_method_lines(text)) == [3]
+    assert list(_lint._rooted_method_lines(_lint._Text(text))) == [3]
     assert asked == [("chat",)]  # not `chat_stream`, nor the other libraries' methods
 
 
@@ -1200,3 +1201,49 @@ def test_a_few_word_questions_are_scans_and_build_no_index(tmp_path: Path) -> No
     assert sites.mentions("SYSTEM_PROMPT", own) is True
     assert sites.mentions("QA_TEMPLATE", own) is False
     assert getattr(sites, "_index", None) is None  # (none before the index was made, either)
+
+
+_TRIGGER_PIECES = [
+    *("messages", ".create", " . ", "system", "_", "prompt", "Prompt", "SYS", "TEM", "MESSAGE"),
+    *("sys", "Msg", "'", '"', "developer", ".invoke", "invoke", "(", ")", ",", "ainvoke"),
+    *(".render", "x", "\n", "Role", ".SYSTEM", "from ", "agents", " import", "PROMPT", "é"),
+    *("_TEMPLATE", "instructions", "Instruction", "completions", "chats", "create_agent"),
+    *(".stream(", "batch", ".partial(", ".format_prompt(", "add_", "tools", "litellm", "S"),
+    *("chat.parse(", ".post (", "co.chat(", "cohere", "trim_messages(", "kickoff(", "[0]"),
+    *("history = trim(history)", "['content'] = 1", "ChatMessage.from_system("),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TRIGGER_PIECES), max_size=14), st.booleans())
+def test_a_long_module_s_pre_scan_finds_the_lines_the_full_scan_finds(
+    parts: list[str], first: bool
+) -> None:
+    # A long text's words are looked for among its names, and its trigger scan holds only the
+    # alternatives whose words it holds: the lines are those of the scan of every alternative.
+    from promptcache.lint.python import _lint
+
+    padding = "value = compute(1, 2)\n" * 200
+    text = padding + "".join(parts) if first else "".join(parts) + padding
+    long = _lint._Text(text)
+    if text.isascii():  # (a text with another character is looked in itself)
+        assert long.names is not text and len(long.names) < len(text) // 10
+    whole = _lint._Text("")
+    whole.source = whole.names = text  # every word test on the text itself, as a short one's
+    assert _lint._trigger_lines(text) == _lint._trigger_lines(text, whole)
+    every = set(_lint._lines_of(_lint._TRIGGER, text))
+    assert set(_lint._long_trigger_lines(long)) == every
+    for word in (*_TRIGGER_PIECES, "value", "valu", "compute(1", "e c", "1, 2"):
+        assert long.has(word) is (word in text), word
+
+
+def test_a_short_module_is_its_own_names_and_the_full_trigger_is_the_parts_trigger() -> None:
+    from promptcache.lint.python import _lint
+
+    text = "client.messages.create(system=SYSTEM_PROMPT)\n"
+    assert _lint._Text(text).names is text  # (its names would cost more than they save)
+    every = _lint._trigger_of(tuple(range(len(_lint._TRIGGER_PARTS))))
+    sample = "\n".join(_TRIGGER_PIECES) + " ".join(_TRIGGER_PIECES)
+    assert [m.span() for m in every.finditer(sample)] == [
+        m.span() for m in _lint._TRIGGER.finditer(sample)
+    ]
