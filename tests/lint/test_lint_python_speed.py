@@ -1247,3 +1247,55 @@ def test_a_short_module_is_its_own_names_and_the_full_trigger_is_the_parts_trigg
     assert [m.span() for m in every.finditer(sample)] == [
         m.span() for m in _lint._TRIGGER.finditer(sample)
     ]
+
+
+_USES_PROMPTS = """
+    from app.prompts import SYSTEM_PROMPT, QA_TEMPLATE as QA
+    import app.tools, json
+    agent = make_agent(instructions=SYSTEM_PROMPT, style=QA.upper())
+    def run(x):
+        return helper(SYSTEM_PROMPT, key=x.QA)
+"""
+
+
+def _loaded_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return node.id if isinstance(node, ast.Name) else node.attr
+    return None
+
+
+def _plain_reads(tree: ast.Module, name: str) -> list[tuple[ast.expr, ast.AST]]:
+    """The reads of `name` with their holders, walked for the one name (the slow way)."""
+    found: list[tuple[ast.expr, ast.AST]] = []
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            if isinstance(child, ast.keyword):
+                if _loaded_name(child.value) == name:
+                    found.append((child.value, parent))
+            elif not isinstance(parent, ast.keyword) and _loaded_name(child) == name:
+                found.append((child, parent))  # type: ignore[arg-type]
+    return found
+
+
+def test_a_file_s_reads_and_imports_are_walked_once_for_every_prompt_asked_about(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each prompt of a project asks of the files naming it what they do with it: the module that
+    # imports them all was walked whole at every question, for its imports and for its reads.
+    from promptcache.lint.python import _unseen_fills
+
+    tree = ast.parse(textwrap.dedent(_USES_PROMPTS))
+    names = ("SYSTEM_PROMPT", "QA", "upper", "missing", "SYSTEM_PROMPT")
+    expected = [_plain_reads(tree, name) for name in names]
+    assert [len(reads) for reads in expected] == [2, 2, 1, 0, 2]
+    walks: list[ast.AST] = []
+    real = ast.walk
+    monkeypatch.setattr(ast, "walk", lambda node: walks.append(node) or real(node))
+    assert [_unseen_fills._reads_with_parents(tree, name) for name in names] == expected
+    assert _unseen_fills._imports_of(tree) == {
+        "SYSTEM_PROMPT": "app.prompts.SYSTEM_PROMPT",
+        "QA": "app.prompts.QA_TEMPLATE",
+        "app": "app.tools",
+        "json": "json",
+    }
+    assert [id(node) for node in walks] == [id(tree)]  # one walk, for every question
