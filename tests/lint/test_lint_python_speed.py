@@ -1230,6 +1230,7 @@ def test_a_long_module_s_pre_scan_finds_the_lines_the_full_scan_finds(
         assert long.names is not text and len(long.names) < len(text) // 10
     whole = _lint._Text("")
     whole.source = whole.names = text  # every word test on the text itself, as a short one's
+    whole.has = text.__contains__
     assert _lint._trigger_lines(text) == _lint._trigger_lines(text, whole)
     every = set(_lint._lines_of(_lint._TRIGGER, text))
     assert set(_lint._long_trigger_lines(long)) == every

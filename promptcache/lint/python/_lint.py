@@ -15,7 +15,7 @@ import gc
 import re
 import string
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -74,18 +74,20 @@ class _Text:
     (its runs of name characters), so a long text's distinct names, joined by spaces (about a
     sixth of a module's length), answer those tests in fewer bytes; a word with other
     characters (`.render`) is looked for in the text, once its names are among the text's.
-    A short text answers every test itself (its names would cost more than they save).
+    A short text answers every test itself, in C (its names would cost more than they save).
     """
 
-    __slots__ = ("names", "source")
+    __slots__ = ("has", "names", "source")
 
     def __init__(self, source: str) -> None:
         self.source = source
         self.names = source
+        self.has: Callable[[str], bool] = source.__contains__
         if len(source) >= _NAMES_FROM and source.isascii():
             self.names = " ".join(set(source.translate(_TO_SPACES).split()))
+            self.has = self._has
 
-    def has(self, word: str) -> bool:
+    def _has(self, word: str) -> bool:
         parts = _name_parts(word)
         if parts is None:
             return word in self.names
