@@ -1146,63 +1146,6 @@ def test_files_read_for_a_call_site_question_are_not_read_again_by_the_lint(
     assert read == ["a_chain.py", "b_ask.py", "c_ask.py", "d_ask.py"]
 
 
-_WORDED = {
-    "app/prompts.py": "SYSTEM_PROMPT = 'You help {user}.'\nQA_TEMPLATE = '{question}'\n",
-    "app/agent.py": "from app.prompts import SYSTEM_PROMPT\nmake_agent(instructions=SYSTEM_PROMPT)\n",
-    "app/tools.py": "def make_agent(**kw):\n    return kw\nclass Helper:\n    QA_TEMPLATE_V2 = 1\n",
-    "app/notes.py": "# SYSTEM_PROMPTS and xSYSTEM_PROMPT are other words\nrate = 3.5\n",
-}
-_ASKED = ("SYSTEM_PROMPT", "QA_TEMPLATE", "make_agent", "Helper", "rate", "missing", "QA")
-
-
-def _word_answers(sites: object, root: Path) -> list[object]:
-    own = root / "app" / "prompts.py"
-    answers: list[object] = []
-    for word in (*_ASKED, *_ASKED, "a.b"):  # each twice, and one that is no single word
-        answers.append(sites.mentions(word, own))  # type: ignore[attr-defined]
-        naming = sites.files_naming(word, own)  # type: ignore[attr-defined]
-        answers.append(None if naming is None else [shown for shown, _ in naming])
-        answers.append(sites.defines(word))  # type: ignore[attr-defined]
-    return answers
-
-
-@pytest.mark.parametrize("kept_bytes", [32 * 1024 * 1024, 120])
-def test_many_word_questions_are_answered_from_one_index_as_the_scans_answer_them(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kept_bytes: int
-) -> None:
-    # A project of many small prompt modules asks whether another file names each prompt: past a
-    # few questions the kept texts' words are indexed once, not scanned again at each question.
-    # (120 bytes kept: the files past it keep only the names they call, which the index leaves
-    # out and the answers still count.)
-    from promptcache.lint.python import _call_sites
-    from promptcache.lint.python._project import Project
-
-    _write(tmp_path, _WORDED)
-    monkeypatch.setattr(_call_sites, "_KEPT_BYTES", kept_bytes)
-    project = Project(root=tmp_path.resolve(), max_bytes=1 << 20)
-    indexed = _call_sites.CallSites(project)
-    answers = _word_answers(indexed, tmp_path.resolve())
-    assert indexed._index is not None
-    monkeypatch.setattr(_call_sites, "_INDEX_AFTER", 10**9)
-    scanned = _call_sites.CallSites(project)
-    assert answers == _word_answers(scanned, tmp_path.resolve())
-    assert scanned._index is None
-    assert True in answers
-    assert (False if kept_bytes > 1000 else None) in answers
-
-
-def test_a_few_word_questions_are_scans_and_build_no_index(tmp_path: Path) -> None:
-    from promptcache.lint.python import _call_sites
-    from promptcache.lint.python._project import Project
-
-    _write(tmp_path, _WORDED)
-    sites = _call_sites.CallSites(Project(root=tmp_path.resolve(), max_bytes=1 << 20))
-    own = tmp_path.resolve() / "app" / "prompts.py"
-    assert sites.mentions("SYSTEM_PROMPT", own) is True
-    assert sites.mentions("QA_TEMPLATE", own) is False
-    assert getattr(sites, "_index", None) is None  # (none before the index was made, either)
-
-
 _TRIGGER_PIECES = [
     *("messages", ".create", " . ", "system", "_", "prompt", "Prompt", "SYS", "TEM", "MESSAGE"),
     *("sys", "Msg", "'", '"', "developer", ".invoke", "invoke", "(", ")", ",", "ainvoke"),

@@ -47,11 +47,6 @@ _Scopes = tuple[ast.FunctionDef | ast.AsyncFunctionDef, ...]
 # (Searched from its literal `class`, which the engine skips to; the line before it is checked.)
 _CLASS_STATEMENT = re.compile(r"class[ \t]+(\w+)[ \t]*\(([^)]*)\)")
 _WORD = re.compile(r"\b\w+\b")
-_WORDS = re.compile(r"\w+")  # a text's words: `\bword\b` matches in it where one of these is `word`
-# The questions of a run by a word (`mentions`, `files_naming`, `defines`) after which the kept
-# texts' words are indexed, once: a few are cheaper as scans of the texts than as an index of
-# every word, many (a project of many small prompt modules asks one per prompt) are not.
-_INDEX_AFTER = 8
 
 
 class CallSites:
@@ -72,11 +67,6 @@ class CallSites:
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._resolved: dict[Path, Path] = {}  # each file's resolved path (`_real`), once per run
         self._names: dict[Path, str] = {}  # each file's path as the project names it (`_shown`)
-        # The kept texts that write each word (path and text, in the order of `_entries`), past
-        # _INDEX_AFTER questions by a word; the questions asked so far.
-        self._index: dict[str, list[tuple[Path, str]]] | None = None
-        self._names_only: list[tuple[Path, frozenset[str]]] = []  # the entries left out of it
-        self._asked = 0
 
     def clear(self) -> None:
         self._entries = None
@@ -88,9 +78,6 @@ class CallSites:
         self._classes = None
         self._resolved.clear()
         self._names.clear()
-        self._index = None
-        self._names_only = []
-        self._asked = 0
 
     def text_of(self, path: Path) -> str | None:
         """
@@ -179,18 +166,6 @@ class CallSites:
         entries = self._read_all()
         if self._short is not None:
             return None
-        writing = self._writing(word)
-        if writing is not None:  # from the index: the kept texts, then the names-only entries
-            mine = self._real(besides)
-            if any(self._real(path) != mine for path, _ in writing):
-                return True
-            unknown = False
-            for path, names in self._names_only:
-                if word not in names:
-                    unknown = True
-                elif self._real(path) != mine:
-                    return True
-            return None if unknown else False
         pattern = re.compile(rf"\b{re.escape(word)}\b")
         own = None
         unknown = False
@@ -206,26 +181,6 @@ class CallSites:
                     return True
         return None if unknown else False
 
-    def _writing(self, word: str) -> list[tuple[Path, str]] | None:
-        """The kept texts (path, text) that write `word` as a whole word, in their order, once
-        the run has asked enough questions by a word to index them (`_INDEX_AFTER`); None: look
-        in the texts (a word that is not one run of word characters, too)."""
-        self._asked += 1
-        if self._index is None:
-            if self._asked <= _INDEX_AFTER or _WORDS.fullmatch(word) is None:
-                return None
-            index: dict[str, list[tuple[Path, str]]] = {}
-            for path, entry in self._read_all():
-                if isinstance(entry, str):
-                    for named in set(_WORDS.findall(entry)):
-                        index.setdefault(named, []).append((path, entry))
-                else:
-                    self._names_only.append((path, entry))
-            self._index = index
-        elif _WORDS.fullmatch(word) is None:
-            return None
-        return self._index.get(word, [])
-
     def _real(self, path: Path) -> Path:
         """`path.resolve()`, asked of the same few files by every question: once per run."""
         real = self._resolved.get(path)
@@ -240,23 +195,13 @@ class CallSites:
         entries = self._read_all()
         if self._short is not None:
             return None
-        writing = self._writing(word)
-        if writing is not None:
-            if self._names_only:
-                return None
-            candidates = writing
-        else:
-            pattern = re.compile(rf"\b{re.escape(word)}\b")
-            candidates = []
-            for path, entry in entries:
-                if not isinstance(entry, str):
-                    return None
-                if word in entry and pattern.search(entry) is not None:
-                    candidates.append((path, entry))
+        pattern = re.compile(rf"\b{re.escape(word)}\b")
         own = self._real(besides)
         found: list[tuple[str, ast.Module]] = []
-        for path, entry in candidates:
-            if self._real(path) == own:
+        for path, entry in entries:
+            if not isinstance(entry, str):
+                return None
+            if word not in entry or pattern.search(entry) is None or self._real(path) == own:
                 continue
             tree = self._tree(path, entry)
             if tree is None:
@@ -271,11 +216,6 @@ class CallSites:
         if self._short is not None:
             return True
         pattern = re.compile(rf"\b(?:def|class)\s+{re.escape(name)}\b")
-        writing = self._writing(name)  # (a definition writes it as a whole word)
-        if writing is not None:
-            return bool(self._names_only) or any(
-                pattern.search(text) is not None for _, text in writing
-            )
         return any(
             not isinstance(entry, str) or (name in entry and pattern.search(entry) is not None)
             for _, entry in entries
