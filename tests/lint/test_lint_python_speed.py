@@ -1243,3 +1243,32 @@ def test_a_file_s_reads_and_imports_are_walked_once_for_every_prompt_asked_about
         "json": "json",
     }
     assert [id(node) for node in walks] == [id(tree)]  # one walk, for every question
+
+
+class _CountedText(str):
+    """A module's text that counts the scans made of it (`in`)."""
+
+    scans = 0
+
+    def __contains__(self, word: object) -> bool:
+        type(self).scans += 1
+        return str.__contains__(self, word)  # type: ignore[arg-type]
+
+
+def test_a_long_module_is_scanned_only_for_the_wrappers_its_names_hold(tmp_path: Path) -> None:
+    # Each module that names no request API is asked which of the run's wrappers it calls: a
+    # long one's own text is scanned only for the wrappers among its names, not for every one.
+    from promptcache.lint.python import _lint
+
+    linter = PythonLinter(LintConfig(root=tmp_path))
+    linter.analysis.wrappers.update({"send", "ask_model", "summarise", "reply"})
+    linter.analysis.wrapper_homes.update({"send": {"llm"}, "reply": {"bots"}, "ask_model": {"x"}})
+    body = "from app.llm import send\n" + "total = compute(1, 2)\n" * 300 + "send(system, q)\n"
+    source = _CountedText(body)
+    text = _lint._Text(source)
+    _CountedText.scans = 0
+    assert linter._imported_wrappers(source, text) == ["send"]
+    assert _CountedText.scans == 2  # `send(` and its import: the other three are not its names
+    _CountedText.scans = 0
+    assert linter._imported_wrappers(source) == ["send"]  # the same, by the text alone
+    assert _CountedText.scans == 6  # each name, then `send(` and its import

@@ -530,7 +530,7 @@ class PythonLinter:
             # No request API named here: it may still call a project's wrapper of one.
             if "import " not in scan:
                 return []
-            relevant = self._wrapper_lines(scan)
+            relevant = self._wrapper_lines(scan, text)
             if not relevant:
                 self._defer(file, display, [])
                 return []
@@ -591,11 +591,11 @@ class PythonLinter:
                 )
         return self._select(found)
 
-    def _wrapper_lines(self, source: str) -> frozenset[int]:
+    def _wrapper_lines(self, source: str, text: _Text) -> frozenset[int]:
         """The lines of `source` that call a wrapper of a request the run has found (or one
         `finish` lints this module for): `send(system, question)` of a module that names no
         request API itself, only the project's own wrapper of one."""
-        called = [f"{name}(" for name in self._forced or self._imported_wrappers(source)]
+        called = [f"{name}(" for name in self._forced or self._imported_wrappers(source, text)]
         if not called:
             return frozenset()
         return frozenset(
@@ -604,14 +604,19 @@ class PythonLinter:
             if any(map(line.__contains__, called))
         )
 
-    def _imported_wrappers(self, source: str) -> list[str]:
+    def _imported_wrappers(self, source: str, text: _Text | None = None) -> list[str]:
         """The wrappers the run has found that `source` calls and imports the module of (`from
-        app.llm import send` ... `send(`): a name alone (`run(`, `chat(`) is called everywhere."""
+        app.llm import send` ... `send(`): a name alone (`run(`, `chat(`) is called everywhere.
+        (Each name is looked for first among the names of `text`, the same source: a long
+        module's are a sixth of it, and most wrappers are not called in most modules.)"""
         homes = self.analysis.wrapper_homes
+        holds = source.__contains__ if text is None else text.has
         return [
             name
             for name in sorted(self.analysis.wrappers)
-            if f"{name}(" in source and any(_imports(source, home) for home in homes.get(name, ()))
+            if holds(name)
+            and f"{name}(" in source
+            and any(_imports(source, home) for home in homes.get(name, ()))
         ]
 
     def _defer(self, file: Path | None, display: str, found: list[Finding]) -> None:
