@@ -7,8 +7,11 @@ false-alarm rate on clean files, per split and per class, Python and templates a
     python bench/score_lint.py --corpus /work/corpus --split fresh  # corpus 2's held-out third
     python bench/score_lint.py --corpus /work/corpus --split c3     # corpus 3's held-out third
     python bench/score_lint.py --corpus /work/corpus --split c4     # corpus 4, held out whole
-    python bench/score_lint.py --corpus /work/corpus --split c5     # corpus 5, held out whole
-    python bench/score_lint.py --fetch-list [--split fresh|c3|c4|c5]  # what to copy where
+    python bench/score_lint.py --corpus /work/corpus --split c5     # corpus 5 (opened at stop 34)
+    python bench/score_lint.py --corpus /work/corpus --split c6     # corpus 6, held out whole
+    python bench/score_lint.py --fetch-list [--split fresh|c3|c4|c5|c6]  # what to copy where
+    python bench/score_lint.py --split c5 --copy-python /work/.mirror  # template projects' Python
+    python bench/score_lint.py --corpus /work/corpus --split c5 --with-python
 
 The manifests (`bench/lint_corpus/{python,templates,legacy}.toml`) name each file by repository,
 commit and path, with its split and the labels written by reading it; the files themselves are
@@ -32,14 +35,23 @@ Corpus 3 comes from projects in neither corpus 1 nor corpus 2 (nor legacy), and 
 before any of it was labelled: `c3` when `sha256("promptcache-corpus-3:" + repo) % 3 == 0` (held
 out, scored only by name), `c3-dev` otherwise (tuning material, scored by `--split all`).
 
-Corpora 4 and 5 are held out whole (`c4`, `c5`: no hash, no tuning part, scored only by name),
-each from projects in no earlier corpus.
+Templates are labelled with the code that renders them, but the manifests name only the templates.
+`--with-python` lints each template project the way a user runs `promptcache lint .`: its templates
+together with every Python file of the project at the same commit, which `--copy-python MIRRORS`
+copies beside the templates from the fetched snapshots (`MIRRORS/<owner>+<name>/repo`, a git
+directory). Only the templates are scored; the Python files are context, not corpus.
+
+Corpora 4, 5 and 6 were collected held out whole (`c4`, `c5`, `c6`: no hash, no tuning part,
+scored only by name), each from projects in no earlier corpus. Corpora 2 to 5 have since been
+opened for tuning (bench/lint_corpus/README.md says when and why); they are still scored only by
+name, so that `--split all` keeps meaning corpus 1's and the tuning parts' figures.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import subprocess
 import sys
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -60,17 +72,22 @@ SPLITS = ("dev", "heldout", "legacy", FRESH_DEV, C3_DEV)  # what `--split all` s
 FRESH = "fresh"  # corpus 2's held-out third: held out from every tuner, scored only when named
 C3 = "c3"  # corpus 3's held-out third: likewise scored only when named
 C4 = "c4"  # corpus 4, held out whole: likewise scored only when named
-C5 = "c5"  # corpus 5, held out whole: likewise scored only when named
-HELD_OUT = (FRESH, C3, C4, C5)
+C5 = "c5"  # corpus 5, collected held out whole: likewise scored only when named
+C6 = "c6"  # corpus 6, held out whole: likewise scored only when named
+HELD_OUT = (FRESH, C3, C4, C5, C6)
 CORPUS_1 = ("dev", "heldout", "legacy")
 CORPUS_2 = (FRESH_DEV, FRESH)
 CORPUS_3 = (C3_DEV, C3)
 CORPUS_4 = (C4,)
 CORPUS_5 = (C5,)
+CORPUS_6 = (C6,)
 # the splits python.toml and templates.toml may use
-MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2, *CORPUS_3, *CORPUS_4, *CORPUS_5)
+MANIFEST_SPLITS = ("dev", "heldout", *CORPUS_2, *CORPUS_3, *CORPUS_4, *CORPUS_5, *CORPUS_6)
 # A parse error is not a buster found; on a clean file it is still a false alarm.
 NOT_A_HIT = frozenset({"PC001", "PC500"})
+# --copy-python leaves out a template project's Python beyond these sizes (an engine's fork):
+MAX_PYTHON_FILES = 400
+MAX_PYTHON_BYTES = 256_000
 
 console = Console()
 
@@ -90,7 +107,7 @@ class Buster:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorpusFile:
     kind: str  # python | templates
-    split: str  # dev | heldout | fresh-dev | fresh | c3-dev | c3 | c4 | c5 | legacy
+    split: str  # dev | heldout | fresh-dev | fresh | c3-dev | c3 | c4 | c5 | c6 | legacy
     repo: str
     commit: str
     path: str  # inside the repository
@@ -129,8 +146,9 @@ def load_corpus(corpus: Path, manifests: Path = MANIFESTS) -> list[CorpusFile]:
     files += _legacy_files(_read(manifests / "legacy.toml"), corpus)
     check_fresh_projects(files)
     check_corpus_3_projects(files)
-    check_corpus_4_projects(files)
-    check_corpus_5_projects(files)
+    check_new_projects(files, CORPUS_4, later=(*CORPUS_5, *CORPUS_6), earlier="1, 2, 3")
+    check_new_projects(files, CORPUS_5, later=CORPUS_6, earlier="1, 2, 3, 4")
+    check_new_projects(files, CORPUS_6, later=(), earlier="1, 2, 3, 4, 5")
     return files
 
 
@@ -153,7 +171,9 @@ def check_fresh_projects(files: Sequence[CorpusFile]) -> None:
 
 def check_corpus_3_projects(files: Sequence[CorpusFile]) -> None:
     """A corpus-3 entry's project must be in no earlier corpus, and sit on its hash's side."""
-    seen = {f.repo.lower() for f in files if f.split not in (*CORPUS_3, *CORPUS_4, *CORPUS_5)}
+    seen = {
+        f.repo.lower() for f in files if f.split not in (*CORPUS_3, *CORPUS_4, *CORPUS_5, *CORPUS_6)
+    }
     reused = sorted({f.repo for f in files if f.split in CORPUS_3 and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
@@ -168,25 +188,17 @@ def check_corpus_3_projects(files: Sequence[CorpusFile]) -> None:
             )
 
 
-def check_corpus_4_projects(files: Sequence[CorpusFile]) -> None:
-    """A corpus-4 entry's project must be in no earlier corpus: corpus 4 is held out whole."""
-    seen = {f.repo.lower() for f in files if f.split not in (*CORPUS_4, *CORPUS_5)}
-    reused = sorted({f.repo for f in files if f.split in CORPUS_4 and f.repo.lower() in seen})
+def check_new_projects(
+    files: Sequence[CorpusFile], corpus: tuple[str, ...], *, later: tuple[str, ...], earlier: str
+) -> None:
+    """A corpus held out whole (4, 5, 6) must come from projects in no earlier corpus."""
+    number = corpus[0].removeprefix("c")
+    seen = {f.repo.lower() for f in files if f.split not in (*corpus, *later)}
+    reused = sorted({f.repo for f in files if f.split in corpus and f.repo.lower() in seen})
     if reused:
         raise CorpusError(
-            f"corpus-4 entries come from projects already in corpus 1, 2, 3 or legacy: "
-            f"{', '.join(reused)}; take corpus-4 files from other projects"
-        )
-
-
-def check_corpus_5_projects(files: Sequence[CorpusFile]) -> None:
-    """A corpus-5 entry's project must be in no earlier corpus: corpus 5 is held out whole."""
-    seen = {f.repo.lower() for f in files if f.split not in CORPUS_5}
-    reused = sorted({f.repo for f in files if f.split in CORPUS_5 and f.repo.lower() in seen})
-    if reused:
-        raise CorpusError(
-            f"corpus-5 entries come from projects already in corpus 1, 2, 3, 4 or legacy: "
-            f"{', '.join(reused)}; take corpus-5 files from other projects"
+            f"corpus-{number} entries come from projects already in corpus {earlier} or legacy: "
+            f"{', '.join(reused)}; take corpus-{number} files from other projects"
         )
 
 
@@ -329,16 +341,79 @@ def check_copies(files: Iterable[CorpusFile]) -> None:
         )
 
 
-def findings_by_file(files: Sequence[CorpusFile]) -> dict[Path, list[Finding]]:
-    """Lint each project once (its files together, so imports between them resolve)."""
+def findings_by_file(
+    files: Sequence[CorpusFile], *, with_python: bool = False
+) -> dict[Path, list[Finding]]:
+    """Lint each project once (its files together, so imports between them resolve).
+
+    With `with_python`, a template project is linted with the Python files `--copy-python` put
+    beside its templates, as `promptcache lint .` would lint it.
+    """
     projects: dict[Path, list[CorpusFile]] = defaultdict(list)
     for file in files:
         projects[file.project].append(file)
     result: dict[Path, list[Finding]] = defaultdict(list)
     for project, members in projects.items():
-        for finding in _lint_project(project, [m.local for m in members]):
+        paths = [m.local for m in members]
+        if with_python and members[0].kind == "templates" and members[0].split != "legacy":
+            paths += sorted(set(project.rglob("*.py")) - set(paths))
+        for finding in _lint_project(project, paths):
             result[Path(finding.path).resolve()].append(finding)
     return result
+
+
+def copy_python(files: Sequence[CorpusFile], mirrors: Path) -> list[str]:
+    """Copy each template project's Python files at its commit from its fetched snapshot.
+
+    Returns one line per project: how many files were copied, or why none were. A file already
+    there is left as it is; a project whose snapshot is missing is said, not skipped silently.
+    """
+    lines = []
+    projects: dict[Path, CorpusFile] = {}
+    for file in files:
+        if file.kind == "templates" and file.split != "legacy":
+            projects.setdefault(file.project, file)
+    for project, first in sorted(projects.items()):
+        commits = {f.commit for f in files if f.project == project}
+        mirror = mirrors / first.repo.replace("/", "+") / "repo"
+        if not mirror.is_dir():
+            lines.append(f"{first.repo}: no snapshot at {mirror}; fetch it first")
+            continue
+        if len(commits) > 1:
+            lines.append(f"{first.repo}: templates read at {len(commits)} commits; not copied")
+            continue
+        listing = _git(mirror, "ls-tree", "-r", "-l", first.commit)
+        if listing is None:
+            lines.append(f"{first.repo}: commit {first.commit} is not in the snapshot")
+            continue
+        python = []
+        for row in listing.decode().splitlines():
+            meta, _, path = row.partition("\t")
+            size = meta.split()[3]
+            if path.endswith(".py") and size.isdigit() and int(size) <= MAX_PYTHON_BYTES:
+                python.append(path)
+        if len(python) > MAX_PYTHON_FILES:
+            lines.append(f"{first.repo}: {len(python)} Python files, over {MAX_PYTHON_FILES}")
+            continue
+        copied = 0
+        for path in python:
+            target = project / path
+            if target.exists():
+                continue
+            blob = _git(mirror, "show", f"{first.commit}:{path}")
+            if blob is None:
+                lines.append(f"{first.repo}: could not read {path}")
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(blob)
+            copied += 1
+        lines.append(f"{first.repo}: {copied} of {len(python)} Python files copied")
+    return lines
+
+
+def _git(git_dir: Path, *args: str) -> bytes | None:
+    done = subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True)
+    return done.stdout if done.returncode == 0 else None
 
 
 def _lint_project(project: Path, paths: list[Path]) -> list[Finding]:
@@ -430,8 +505,10 @@ def _ratio(part: int, whole: int, value: float | None) -> str:
     return "-" if value is None else f"{part}/{whole} = {value:.2f}"
 
 
-def report(files: Sequence[CorpusFile], splits: Sequence[str], details: bool) -> None:
-    by_file = findings_by_file(files)
+def report(
+    files: Sequence[CorpusFile], splits: Sequence[str], details: bool, *, with_python: bool = False
+) -> None:
+    by_file = findings_by_file(files, with_python=with_python)
     for kind in KINDS:
         table = Table(title=f"{kind}: recall on busters, false alarms on clean files")
         for column in ("set", "files", "busters found", "clean files alarmed"):
@@ -510,12 +587,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         default="all",
         help=(
             "all: corpus 1 (dev, heldout, legacy), fresh-dev and c3-dev; "
-            "fresh, c3, c4 and c5 (held out) only when named"
+            "fresh, c3, c4, c5 and c6 only when named"
         ),
     )
     parser.add_argument("--details", action="store_true", help="list misses and false alarms")
     parser.add_argument(
         "--fetch-list", action="store_true", help="print where each copy comes from"
+    )
+    parser.add_argument(
+        "--copy-python",
+        type=Path,
+        metavar="MIRRORS",
+        help="copy each template project's Python files from MIRRORS/<owner>+<name>/repo",
+    )
+    parser.add_argument(
+        "--with-python",
+        action="store_true",
+        help="lint each template project with its Python files, as `promptcache lint .` does",
     )
     args = parser.parse_args(argv)
     splits = SPLITS if args.split == "all" else (args.split,)
@@ -528,7 +616,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CorpusError as error:
         console.print(f"score_lint: {error}", markup=False, style="red")
         return 2
-    report(files, splits, args.details)
+    if args.copy_python:
+        for line in copy_python(files, args.copy_python.resolve()):
+            console.print(line, markup=False, highlight=False)
+        return 0
+    report(files, splits, args.details, with_python=args.with_python)
     return 0
 
 

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import jinja2.meta
@@ -62,6 +63,7 @@ from .templates import (
     Event,
     Hazard,
     Note,
+    Pin,
     Unsized,
     Walker,
 )
@@ -541,8 +543,33 @@ def _never_passed(ast: jinja2.nodes.Template, given: frozenset[str]) -> frozense
         )
     ):
         return frozenset()
-    read = jinja2.meta.find_undeclared_variables(ast)
-    return frozenset(read - given - _JINJA_GLOBALS - {TAIL_NAME})
+    return frozenset(_read_names(ast) - given - _JINJA_GLOBALS - {TAIL_NAME})
+
+
+def _read_names(ast: jinja2.nodes.Template) -> set[str]:
+    """`jinja2.meta.find_undeclared_variables`, with every filter and test known.
+
+    Jinja's code generator, which finds the names, also refuses a filter or test its environment
+    lacks; a project registers its own in Python (`env.filters["money"] = ...`), and the lint's
+    environment does not hold them. Which names a template reads does not depend on them.
+    """
+    environment = (ast.environment or jinja2.Environment()).overlay()
+    environment.filters = _AnyCallable(environment.filters)
+    environment.tests = _AnyCallable(environment.tests)
+    codegen = jinja2.meta.TrackingCodeGenerator(environment)
+    codegen.visit(ast)
+    return codegen.undeclared_identifiers
+
+
+class _AnyCallable(dict[str, Any]):
+    """A filter or test table in which every name is there (an unknown one does nothing)."""
+
+    def get(self, key: str, default: object = None) -> Any:
+        return super().get(key, _does_nothing)
+
+
+def _does_nothing(*args: object, **kwargs: object) -> None:
+    return None
 
 
 _JINJA_GLOBALS = frozenset(jinja2.Environment().globals)
@@ -597,12 +624,59 @@ def risks(
         if event is TAIL:
             break
         prefix.append(event)
+    found = _scan(prefix, threshold, kind=kind, one_request=one_request)
+    pinned = {name for event in prefix if isinstance(event, Pin) for name in event.names}
+    if not pinned:
+        return found
+    # A value's own branches (`{% if kind == 'flights' %}` after `{{ kind }}`) render with one
+    # value of it each, cached with it: what follows the value is measured without them.
+    for index, event in enumerate(prefix):
+        if not isinstance(event, Hazard) or (name := _value_name(event)) not in pinned:
+            continue
+        rest = _without_pinned(prefix[index + 1 :], name)
+        alone = _scan([event, *rest], threshold, kind=kind, one_request=one_request)
+        mine = [(hazard, risk) for hazard, risk in alone if hazard is event]
+        found = _replace(found, event, mine)
+    return found
+
+
+def _replace(
+    found: list[tuple[Hazard, Risk]], hazard: Hazard, by: list[tuple[Hazard, Risk]]
+) -> list[tuple[Hazard, Risk]]:
+    """`found` with the entry of this very `hazard` replaced by `by` (none: dropped)."""
+    out: list[tuple[Hazard, Risk]] = []
+    for item in found:
+        out.extend(by if item[0] is hazard else [item])
+    return out
+
+
+def _without_pinned(events: Sequence[Event], name: str) -> list[Event]:
+    """`events` without the content of the branches that render for one value of `name`."""
+    kept: list[Event] = []
+    depth = 0
+    for event in events:
+        if isinstance(event, Pin):
+            if name in event.names:
+                depth += -1 if event.end else 1
+                depth = max(depth, 0)  # the end of a branch the value itself is in
+            continue
+        if depth == 0:
+            kept.append(event)
+    return kept
+
+
+def _scan(
+    prefix: Sequence[Event], threshold: int, *, kind: PromptKind, one_request: bool
+) -> list[tuple[Hazard, Risk]]:
+    """The backward scan of `risks` over the events before the tail."""
     found: list[tuple[Hazard, Risk]] = []
     following = _Following()
     branches = _Branches()
     for event in reversed(prefix):
         if isinstance(event, int):
             following.add_text(event)
+            continue
+        if isinstance(event, Pin):
             continue
         if isinstance(event, Sentinel) and event in _BRANCH_MARKS:
             following = branches.cross(event, following)

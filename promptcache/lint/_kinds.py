@@ -12,7 +12,9 @@ them is worth moving. The kind is read from the file name (`system.j2`, `user_pr
 `human.j2`), else from how the text opens: "You are ...", "Act as ..." address the model, as
 a system prompt does. A prompt that writes the model's turn delimiters itself (`[INST]`,
 `<|im_start|>`) is the whole raw prompt of one request, followed by no conversation, as is one
-that writes the history itself (`{{ chat_history }}`, a loop over the messages).
+that writes the history itself (`{{ chat_history }}`, a loop over the messages). One that holds the
+assistant's reply (`{{ assistant_response }}`) is about a finished exchange, sent alone: it is read
+as a user turn, the one message of its request, whatever its name.
 """
 
 from __future__ import annotations
@@ -99,6 +101,14 @@ _HOLDS_THE_HISTORY = re.compile(
     r"|\{%-?\s*for\s+\w+(?:\s*,\s*\w+)?\s+in\s+(?:[\w.]*messages"
     r"|(?:[A-Za-z_]\w*\.)*(?:chat_|conversation_)?history)\b"
 )
+# The assistant's reply written into the prompt (`{{ assistant_response }}`, `bot_message`): it
+# exists only once the request it answers is done, so a prompt holding it is about a finished
+# turn (a summariser's, a note keeper's), sent alone, not the system prompt a conversation follows.
+# Not the `model_answer` an evaluation grades: a grader named as a system prompt stays one.
+_HOLDS_THE_REPLY = re.compile(
+    r"\{\{-?\s*(?:[A-Za-z_]\w*\.)*(?:assistant|ai|bot|llm)_(?:response|reply|message|output)s?"
+    r"\s*[}|-]"
+)
 _HANDLEBARS = re.compile(r"\{\{[#/^>]\s*[\w@]|\{\{\s*else\s*\}\}")
 _HTML_OPENERS = ("<!doctype html", "<html", "<head", "<body")
 _LEADING_TAGS = 20  # Jinja tags and comments skipped before the first markup
@@ -168,6 +178,10 @@ def _starts_with_markup(head: str) -> bool:
 def prompt_kind(source: str, path: str) -> PromptKind:
     """A prompt file's kind: by its name, else by how its text opens (see the module's doc)."""
     kind = _named_or_opening_kind(source, path)
+    if _HOLDS_THE_REPLY.search(source) is not None and not _writes_its_own_turns(source):
+        # about a finished exchange, sent alone: the one message of its request, whose other
+        # variables are that request's own data, as a user turn's are
+        return "user"
     if kind == "system" and _HOLDS_THE_HISTORY.search(source) is not None:
         return "other"  # it carries the conversation instead of opening it
     return kind

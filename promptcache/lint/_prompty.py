@@ -8,7 +8,9 @@ per-request, whatever they are called. A file without `inputs:` often names them
 `sample:` block, with an example value written inline: those count too (a sample read from a
 file, `${file:tags.json}`, may be fixed data, such as a tag list, and is left out). Read with a
 small indentation scan, so that linting needs no YAML library: only the names directly under
-those keys are taken.
+those keys are taken. A declared input whose name says it is the prompt's own fixed text (the
+house instructions, an example, the rules, a language: `soap_instructions`, `note_example`,
+`language`) is passed on every call too, but the same on each: it is not taken as per-request.
 """
 
 from __future__ import annotations
@@ -24,13 +26,30 @@ _BLOCKS = ("inputs", "sample")
 _REFERENCE = "${"  # `${file:...}`, `${env:...}`: a value read from elsewhere
 
 
+# The words of a name that say it holds the prompt's own fixed text, not a call's data.
+_FIXED_TEXT_WORDS = frozenset(
+    {"instruction", "instructions", "example", "examples", "template", "rule", "rules"}
+    | {"guideline", "guidelines", "policy", "policies", "format", "style", "tone", "persona"}
+    | {"language", "lang", "locale"}
+)
+_NAME_WORD = re.compile(r"[A-Za-z][a-z0-9]*")
+
+
 def declared_inputs(source: str) -> tuple[str, ...]:
-    """The names under the front matter's top-level `inputs:` key, else its inline `sample:`s."""
+    """The names under the front matter's top-level `inputs:` key, else its inline `sample:`s,
+    but those that name the prompt's own fixed text (`names_fixed_text`)."""
     front = _front_matter(source)
     if front is None:
         return ()
     found = _names_under(front)
-    return tuple(found["inputs"] or found["sample"])
+    return tuple(n for n in found["inputs"] or found["sample"] if not names_fixed_text(n))
+
+
+def names_fixed_text(name: str) -> bool:
+    """Whether an input's name says it is the prompt's own fixed text (`soap_instructions`,
+    `noteExample`, `language`): the same on every call, whatever the caller passes."""
+    words = {w.lower() for w in _NAME_WORD.findall(name)}
+    return not words.isdisjoint(_FIXED_TEXT_WORDS)
 
 
 def _names_under(front: str) -> dict[str, list[str]]:

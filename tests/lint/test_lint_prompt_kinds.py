@@ -732,3 +732,131 @@ def test_a_user_turn_quoting_the_conversation_is_not_a_chat_template() -> None:
     assert not looks_like_chat(JUDGE_USER, "prompts/system.j2")
     assert looks_like_chat(JUDGE_USER, "templates/roles.jinja")  # no name says what it is
     assert looks_like_chat(JUDGE_USER + "{{ eos_token }}", "templates/judge_user.jinja")
+
+
+# -- a system prompt that quotes the assistant's reply ----------------------------------------
+
+# A note-keeper's instructions, named as a system prompt: the notes so far, then the newest
+# exchange. The assistant's reply exists only once the request it answers is done, so a prompt
+# that holds it is about a finished turn, sent alone: no conversation follows it.
+NOTE_KEEPER = """\
+You are a note keeper. Keep the notes short and never invent facts.
+Answer with the updated notes only, as a bulleted list.
+
+Notes so far:
+{{ current_notes }}
+
+The user wrote:
+{{ user_message }}
+REPLY
+Updated notes:
+"""
+
+
+@pytest.mark.parametrize("reply", ["assistant_response", "assistant_reply", "bot_message"])
+def test_a_system_prompt_that_holds_the_assistants_reply_is_one_request(reply: str) -> None:
+    quoted = NOTE_KEEPER.replace("REPLY", f"\nThe assistant replied:\n{{{{ {reply} }}}}\n")
+    assert prompt_kind(quoted, "prompts/notes_system_prompt.j2") == "user"
+    assert _codes(quoted, "prompts/notes_system_prompt.j2") == []
+
+
+def test_the_same_system_prompt_without_the_reply_keeps_the_conversation_after_it() -> None:
+    alone = NOTE_KEEPER.replace("REPLY", "")
+    assert prompt_kind(alone, "prompts/notes_system_prompt.j2") == "system"
+    assert "PC102" in _codes(alone, "prompts/notes_system_prompt.j2")
+
+
+# -- a system prompt's own instruction ---------------------------------------------------------
+
+_CHECKER = "You are a careful grammar checker for a novelist.\n\n{{ instruction }}\n\n"
+
+
+def test_an_instruction_in_a_system_prompt_is_of_unknown_meaning_there() -> None:
+    # what a system prompt is made of: the deployment's strictness rules, a mode's extra text
+    assert _codes(_CHECKER + STATIC, "prompts/system.j2") == []
+
+
+def test_an_instruction_in_a_system_prompt_above_a_long_block_is_still_asked_about() -> None:
+    assert _codes(_CHECKER + STATIC * 2, "prompts/system.j2") == ["PC106"]
+
+
+def test_an_instruction_in_a_prompt_of_one_request_is_still_the_task() -> None:
+    source = "Do what the instruction says.\n\n### Instruction:\n{{ instruction }}\n\n" + STATIC
+    assert _codes(source, "prompts/alpaca.j2") == ["PC102"]
+
+
+# -- a .prompty input that names the prompt's own fixed text ----------------------------------
+
+# A note writer: the caller passes the house instructions and an example on every call, as it
+# passes the transcript, but only the transcript differs from one call to the next.
+PROMPTY_NOTE_WRITER = (
+    """\
+---
+name: Visit note
+inputs:
+  transcript:
+    type: string
+  language:
+    type: string
+  note_instructions:
+    type: string
+  note_example:
+    type: string
+---
+system:
+You write visit notes from the transcript the clinician gives you.
+Output language: {{language}}
+
+## Instructions
+{{note_instructions}}
+
+## Example
+{{note_example}}
+
+## Tips
+"""
+    + STATIC
+    + "\n\nuser:\n{{transcript}}\n"
+)
+
+
+def test_prompty_inputs_that_name_the_prompts_fixed_text_are_not_per_request() -> None:
+    assert _codes(PROMPTY_NOTE_WRITER, "prompty/note.prompty") == []
+
+
+def test_a_prompty_input_of_the_requests_own_data_above_the_tips_is_still_reported() -> None:
+    source = PROMPTY_NOTE_WRITER.replace("{{note_example}}", "{{transcript}}")
+    assert _codes(source, "prompty/note.prompty") == ["PC102"]
+
+
+# -- a conversation quoted inside one message ---------------------------------------------------
+
+# A tutor's prompt: the last exchanges quoted as text, each after an inline role label, then the
+# requirements for the reply. The quote changes every turn, so the requirements after it are read
+# again on each request; they are not a conversation that grows by appending messages.
+_QUOTED = """\
+Write the next tutor message for a {{ level }} learner.
+
+## Recent exchanges
+{% for turn in session_messages %}
+{% if turn.kind == 'user' %}User: {{ turn.content }}
+{% else %}AI: {{ turn.content }}
+{% endif %}
+{% endfor %}
+
+REQUIREMENTS
+"""
+
+
+def test_a_conversation_quoted_above_requirements_is_per_request() -> None:
+    found = [(c, n) for c, n, _ in _lines(_QUOTED.replace("REQUIREMENTS", STATIC))]
+    assert ("PC102", 6) in found
+
+
+def test_the_same_quote_at_the_end_of_the_prompt_is_quiet() -> None:
+    assert _codes(_QUOTED.replace("REQUIREMENTS", "Reply now."), "prompts/next.j2") == []
+
+
+def _lines(source: str) -> list[tuple[str, int, str]]:
+    found = lint_source(source, path="prompts/next.j2")
+    return [(f.code, f.line, f.message) for f in found if f.severity != "info"]

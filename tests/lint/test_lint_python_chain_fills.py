@@ -78,6 +78,25 @@ def build(llm):
         """,
         (5, "PC502"),
     ),
+    (
+        "a-mapping-piped-into-a-template-the-method-is-handed",
+        """
+        from langchain_core.prompts import PromptTemplate
+        from langchain_core.runnables import RunnablePassthrough
+        class Answerer:
+            def __init__(self, llm):
+                self.llm = llm
+            def reply(self, retriever, question):
+                chain = self._chain(self._prompt(), retriever)
+                return chain.invoke(question)
+            def _prompt(self):
+                text = "Excerpts: {context}\\nAsked: {question}\\n" + RULES
+                return PromptTemplate(input_variables=["context", "question"], template=text)
+            def _chain(self, prompt, retriever):
+                return {"context": retriever, "question": RunnablePassthrough()} | prompt | self.llm
+        """,
+        (8, "PC502"),
+    ),
 ]
 
 QUIET = [
@@ -120,6 +139,24 @@ QUIET = [
         QA = PromptTemplate(RULES + "\\nContext:\\n{context_str}\\nQuery: {query_str}")
         def engine(index):
             return index.as_query_engine(text_qa_template=QA)
+        """,
+    ),
+    (
+        "a-mapping-piped-into-a-handed-template-that-ends-with-it",
+        """
+        from langchain_core.prompts import PromptTemplate
+        from langchain_core.runnables import RunnablePassthrough
+        class Answerer:
+            def __init__(self, llm):
+                self.llm = llm
+            def reply(self, retriever, question):
+                chain = self._chain(self._prompt(), retriever)
+                return chain.invoke(question)
+            def _prompt(self):
+                text = RULES + "Excerpts: {context}\\nAsked: {question}\\n"
+                return PromptTemplate(input_variables=["context", "question"], template=text)
+            def _chain(self, prompt, retriever):
+                return {"context": retriever, "question": RunnablePassthrough()} | prompt | self.llm
         """,
     ),
 ]

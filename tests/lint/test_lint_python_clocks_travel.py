@@ -125,3 +125,43 @@ def test_a_crewai_kickoff_input_from_the_clock() -> None:
         """
     )
     assert [(f.line, f.code) for f in lint_python_source(source)] == [(9, "PC501")]
+
+
+# The only message holds the conversation so far, rendered into its text: it grows at its end
+# from request to request, so a date above it makes the whole conversation be prefilled again
+# (each day), as a date above the history in a system prompt does.
+RENDERED = '''
+from datetime import date
+from langchain_core.messages import HumanMessage
+def advise(llm, question, history=""):
+    today = date.today().isoformat()
+    prompt = f"""You are a tenancy adviser. Today is {today}.
+Rules: be brief; cite the statute.
+
+Conversation:
+{history}
+
+User:
+{question}
+"""
+    return llm.invoke([HumanMessage(content=prompt)])
+'''
+
+
+def test_a_date_above_the_conversation_rendered_into_the_only_turn_is_found() -> None:
+    found = [(f.line, f.code, f.written_at) for f in lint_python_source(RENDERED)]
+    assert found == [(5, "PC501", 6)]
+
+
+def test_a_date_after_the_rendered_conversation_stays_quiet() -> None:
+    source = RENDERED.replace(" Today is {today}.", "").replace(
+        "{question}\n", "{question}\nToday is {today}.\n"
+    )
+    assert 'Today is {today}.\n"""' in source
+    assert lint_python_source(source) == []
+
+
+def test_per_request_data_above_the_rendered_conversation_is_judged_by_its_static_text() -> None:
+    # The newest turn has to hold this request's data; only the static text after it counts.
+    source = RENDERED.replace("Today is {today}.", "Their file: {question}.")
+    assert lint_python_source(source) == []

@@ -161,6 +161,46 @@ def test_a_site_reached_by_two_paths_gets_one_finding_whatever_the_hash_seed() -
     assert "assumed to pass through" not in messages[0]
 
 
+# A helper writing several parts of its parameter into the text, one per line: what the caller
+# passes is one value, written on each of those lines.
+PARTS_WRITTEN = """
+from openai import OpenAI
+client = OpenAI()
+def _turn(profile):
+    text = f"Sleep: {profile.sleep}\\n"
+    text += f"Load: {profile.load}\\n"
+    text += f"Pulse: {profile.pulse}\\n"
+    text += f"Mood: {profile.mood}\\n"
+    return text + "Plan the week by these rules. " * 60
+def reply(context):
+    return client.chat.completions.create(
+        model="gpt-4o", messages=[{"role": "user", "content": _turn(context)}]
+    )
+"""
+
+
+def test_the_line_a_helper_writes_a_value_on_is_its_first_whatever_the_hash_seed() -> None:
+    # Each part is its own dependency, all standing for the caller's one value: the line kept
+    # was the first part's in set order, which follows string hashes.
+    script = (
+        "import json, sys; from promptcache.lint.python import lint_python_source; "
+        "print(json.dumps([(f.line, f.written_at) for f in lint_python_source(sys.stdin.read())]))"
+    )
+    outputs = set()
+    for seed in range(8):
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            input=PARTS_WRITTEN,
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        )
+        outputs.add(done.stdout)
+    assert len(outputs) == 1, outputs
+    assert json.loads(outputs.pop()) == [[12, 5]]
+
+
 def _version() -> str:
     return f"{sys.version_info.major}.{sys.version_info.minor}"
 
@@ -207,13 +247,15 @@ def test_a_taint_passed_through_a_call_keeps_every_other_field() -> None:
         unread="PC502",
         param="user_name",
         answer=True,
+        element=True,
     )
     assert {f.name for f in fields(Taint)} == {
         "code", "label", "path", "line", "column", "via", "fix", "fixable", "written",
-        "written_item", "unread", "param", "answer",
+        "written_item", "unread", "param", "answer", "element",
     }  # fmt: skip
     assert passed_through(taint, "fmt()") == replace(taint, via=("wrap()", "fmt()"))
     assert passed_through(taint, "fmt()").written == 5  # not part of equality: checked apart
     assert passed_through(taint, "fmt()").answer  # nor is this one
     assert passed_through(taint, "fmt()").written_item  # nor this
     assert passed_through(taint, "fmt()").unread == "PC502"  # nor this
+    assert passed_through(taint, "fmt()").element  # nor this

@@ -42,6 +42,7 @@ def findings(source: str) -> list[tuple[int, str]]:
         ("ollama.AsyncClient().chat", "Ollama chat"),
         ("autogen_agentchat.agents.AssistantAgent", "AutoGen agent"),
         ("promptflow.tools.aoai.chat", "promptflow LLM tool"),  # listed first, still wins
+        ("app.loader.tokenizer.apply_chat_template", "Hugging Face chat template"),
         ("bot.chat", None),  # an unknown object's `chat` is no library's
         ("myapp.Agent", None),
         ("cohere_tools.chat", None),  # a root is a package name, not a prefix of one
@@ -378,6 +379,30 @@ CASES += [
             "    return Runner", "    items = [*memory, user_input]\n    return Runner"
         ).replace("input=user_input)", "input=items)"),
         [(4, "PC502")],
+    ),
+]
+
+# A self-hosted model given the prompt a tokenizer's chat template renders (vLLM's offline
+# `LLM.generate`): the messages are the request's, whoever loaded the tokenizer.
+CHAT_TEMPLATE = """
+from app.loader import engine, tokenizer
+def answer(question):
+    turns = [
+        {"role": "system", "content": "You answer about notices."},
+        {"role": "user", "content": f"Question: {question}\\n" + LONG},
+    ]
+    prompt = tokenizer.apply_chat_template(turns, tokenize=False, add_generation_prompt=True)
+    return engine.generate(prompt)
+"""
+
+CASES += [
+    ("hugging-face-chat-template-with-the-question-above-the-rules", CHAT_TEMPLATE, [(6, "PC502")]),
+    (
+        "hugging-face-chat-template-with-the-question-after-the-rules",
+        CHAT_TEMPLATE.replace(
+            'f"Question: {question}\\n" + LONG', 'LONG + f"Question: {question}"'
+        ),
+        [],
     ),
 ]
 

@@ -494,3 +494,117 @@ def test_a_template_written_twice_keeps_the_format_call_as_its_place() -> None:
     ).replace("LONG", repr(LONG))
     [finding] = lint_python_source(source)
     assert (finding.line, finding.written_at) == (8, 7)
+
+
+GEMINI_PARTS = """
+from google import genai
+from google.genai import types
+client = genai.Client()
+def read_invoice(state: InvoiceState):
+    invoice = types.Part.from_bytes(data=state["pdf"], mime_type="application/pdf")
+    return client.models.generate_content(
+        model="gemini-2.5-flash",
+        contents=[
+            invoice,
+            LONG,
+        ],
+    ).text
+"""
+
+
+def test_a_document_part_before_a_static_prompt_opens_the_one_gemini_turn() -> None:
+    # A list of parts is ONE user turn, in order: the invoice opens it, so every invoice sends
+    # another prefix before the static instructions; the fix is to move the part, where the list
+    # places it (line 10).
+    [finding] = lint_python_source(GEMINI_PARTS.replace("LONG", repr(LONG)))
+    assert (finding.line, finding.code, finding.written_at) == (6, "PC502", 10)
+    assert "the newest turn" in finding.message
+
+
+def test_a_document_part_after_the_static_prompt_stays_quiet() -> None:
+    source = GEMINI_PARTS.replace("invoice,\n            LONG,", "LONG,\n            invoice,")
+    assert "LONG,\n            invoice," in source
+    assert lint_python_source(source.replace("LONG", repr(LONG))) == []
+
+
+HELPER_WRITES_IT = """
+from openai import OpenAI
+client = OpenAI()
+def _checklist_turns(wishes):
+    user = (
+        "The tenant's wishes:\\n"
+        + "\\n- ".join(wishes)
+        + "\\n\\n" + LONG
+    )
+    return [{"role": "system", "content": "You write checklists."}, {"role": "user", "content": user}]
+def checklist(state: ChecklistState):
+    return client.chat.completions.create(model="gpt-4o", messages=_checklist_turns(state["wishes"]))
+"""
+
+
+def test_a_value_a_helper_writes_into_its_text_names_the_helpers_line() -> None:
+    # The helper of the same module writes its parameter into the turn on line 7 (the operand
+    # added there, not the line the concatenation starts on): that is where the fix goes, for
+    # whatever each caller passes.
+    [finding] = lint_python_source(HELPER_WRITES_IT.replace("LONG", repr(LONG)))
+    assert (finding.line, finding.code, finding.written_at) == (12, "PC502", 7)
+
+
+def test_a_value_a_helper_writes_after_its_rules_stays_quiet() -> None:
+    source = HELPER_WRITES_IT.replace('"\\n\\n" + LONG', '"\\n\\n"').replace(
+        '"The tenant', 'LONG + "The tenant'
+    )
+    assert source.count("LONG") == 1
+    assert lint_python_source(source.replace("LONG", repr(LONG))) == []
+
+
+DEFAULTED = """
+from openai import OpenAI
+client = OpenAI()
+def _turn(rules, context=""):
+    return f"{context}\\n{rules}"
+def reply():
+    turn = {"role": "user", "content": _turn(LONG)}
+    return client.chat.completions.create(model="gpt-4o", messages=[turn])
+"""
+
+
+def test_a_parameter_left_at_its_literal_default_does_not_vary_there() -> None:
+    # Named like per-request data, but no caller passes it: it is "" at every such call.
+    assert lint_python_source(DEFAULTED.replace("LONG", repr(LONG))) == []
+
+
+def test_the_same_parameter_passed_the_requests_documents_is_found() -> None:
+    source = DEFAULTED.replace("def reply():", "def reply(documents):").replace(
+        "_turn(LONG)", "_turn(LONG, context=documents)"
+    )
+    found = [(f.line, f.code) for f in lint_python_source(source.replace("LONG", repr(LONG)))]
+    assert (7, "PC502") in found, found
+
+
+COUNTDOWN = """
+from openai import OpenAI
+client = OpenAI()
+def rebut(debate, history, argument):
+    system = f"You have {debate.counter.remaining_turns} turns left to make your case. " + LONG
+    return client.chat.completions.create(model="gpt-4o", messages=[
+        {"role": "system", "content": system}, *history, {"role": "user", "content": argument},
+    ])
+"""
+
+
+def test_a_remaining_count_in_the_system_prompt_is_found() -> None:
+    # What remains drops by one every turn: a counter, whatever object holds it.
+    assert findings(COUNTDOWN) == [(5, "PC502")]
+
+
+def test_a_remaining_count_in_the_newest_turn_stays_quiet() -> None:
+    source = COUNTDOWN.replace(
+        'f"You have {debate.counter.remaining_turns} turns left to make your case. " + LONG',
+        "LONG",
+    ).replace(
+        '"content": argument}',
+        '"content": f"{argument} ({debate.counter.remaining_turns} turns left)"}',
+    )
+    assert "LONG\n" in source and "turns left)" in source
+    assert findings(source) == []

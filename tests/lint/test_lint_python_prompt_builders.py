@@ -138,3 +138,112 @@ def test_as_many_ascii_characters_stay_quiet(tmp_path: Path) -> None:
         )
     """
     assert lint_project(tmp_path, {"ask.py": source}) == []
+
+
+# A service function that formats a module constant's template with its parameters and sends it
+# as the only user turn (after a one-line system message), called from a route outside what is
+# linted: the parameters are what each request is made from (issue 21, unk7).
+TICKET_PROMPT = '''
+TICKET_PROMPT = """Here is a support ticket.
+
+{ticket}
+
+""" + LONG
+'''
+
+SENDER = """
+from openai import OpenAI
+client = OpenAI()
+def send(prompt: str) -> str:
+    reply = client.chat.completions.create(
+        model="m",
+        messages=[
+            {"role": "system", "content": "You are a helpdesk assistant."},
+            {"role": "user", "content": prompt},
+        ],
+    )
+    return reply.choices[0].message.content
+"""
+
+SERVICE = """
+from app.llm import send
+from app.prompts import TICKET_PROMPT
+def triage_ticket(subject: str, details: str) -> str:
+    ticket = f"Subject: {subject}\\nDetails: {details}"
+    prompt = TICKET_PROMPT.format(ticket=ticket)
+    return send(prompt)
+"""
+
+
+def ticket_project(service: str, **more: str) -> dict[str, str]:
+    files = {"app/prompts.py": TICKET_PROMPT, "app/llm.py": SENDER, "app/service.py": service}
+    files.update({f"app/{name}.py": text for name, text in more.items()})
+    return files
+
+
+def test_a_parameter_written_into_the_newest_turn_of_a_function_no_call_makes(
+    tmp_path: Path,
+) -> None:
+    found = lint_project(tmp_path, ticket_project(SERVICE))
+    # Reported at each parameter, written where the template is filled (line 6), the fix's place.
+    assert found == [("service.py", 4, 6), ("service.py", 4, 6)]
+
+
+def test_the_place_a_helper_of_the_module_fills_the_template_is_named(tmp_path: Path) -> None:
+    service = """
+    from app.llm import send
+    from app.prompts import TICKET_PROMPT
+    def _ask(ticket):
+        prompt = TICKET_PROMPT.format(ticket=ticket)
+        return send(prompt)
+    def triage_ticket(report: str) -> str:
+        return _ask(report.strip())
+    """
+    assert lint_project(tmp_path, ticket_project(service)) == [("service.py", 7, 5)]
+
+
+@pytest.mark.parametrize(
+    ("service", "more"),
+    [
+        pytest.param(
+            SERVICE,
+            {"routes": "from app.service import triage_ticket\ntriage_ticket('a', 'b')\n"},
+            id="called-in-the-project-with-constants",
+        ),
+        pytest.param(
+            SERVICE.replace("subject: str, details: str", "tone: str, language: str")
+            .replace("{subject}", "{tone}")
+            .replace("{details}", "{language}"),
+            {},
+            id="names-of-settings",
+        ),
+        pytest.param(
+            SERVICE.replace("subject: str, details: str", 'subject: str = "", details: str = ""'),
+            {},
+            id="constant-defaults",
+        ),
+        pytest.param(
+            SERVICE.replace("TICKET_PROMPT.format(ticket=ticket)", "'Be brief. ' + ticket"),
+            {},
+            id="short-static-text-after-it",
+        ),
+        pytest.param(
+            SERVICE.replace("TICKET_PROMPT.format(ticket=ticket)", "TICKET_PROMPT + ticket"),
+            {},
+            id="the-data-after-the-instructions",
+        ),
+    ],
+)
+def test_quiet_newest_turn_parameters(tmp_path: Path, service: str, more: dict[str, str]) -> None:
+    assert lint_project(tmp_path, ticket_project(service, **more)) == []
+
+
+def test_a_parameter_in_the_system_prompt_is_not_taken_for_the_request_data(
+    tmp_path: Path,
+) -> None:
+    sender = SENDER.replace('"You are a helpdesk assistant."', "prompt").replace(
+        '{"role": "user", "content": prompt}', '{"role": "user", "content": "Go."}'
+    )
+    files = ticket_project(SERVICE)
+    files["app/llm.py"] = sender
+    assert lint_project(tmp_path, files) == []

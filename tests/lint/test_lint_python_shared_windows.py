@@ -480,6 +480,20 @@ def test_the_newest_turns_gathered_newest_first_until_a_budget(
     assert _codes(NEWEST_FIRST.replace("STOP", stop)) == expected
 
 
+@pytest.mark.parametrize(
+    ("stop", "expected"),
+    [("break", [(5, "PC507")]), ("continue", [])],
+    ids=["until-a-budget", "every-turn-kept"],
+)
+def test_the_newest_turns_appended_until_a_budget_then_put_back_in_order(
+    stop: str, expected: list[tuple[int, str]]
+) -> None:
+    appended = NEWEST_FIRST.replace("kept.insert(0, message)", "kept.append(message)").replace(
+        "    return kept", "    kept.reverse()\n    return kept"
+    )
+    assert _codes(appended.replace("STOP", stop)) == expected
+
+
 def test_a_window_stored_back_into_a_dict_of_histories(tmp_path: Path) -> None:
     # A Telegram bot: after each reply the user's entry is replaced by its newest ten turns.
     bot = """

@@ -166,11 +166,12 @@ CASES = [
         [],
     ),
     (
-        "window-read-into-the-newest-turn",
+        # the question first: nothing of the window's text is ever a reusable prefix
+        "window-read-into-the-newest-turn-after-the-question",
         """
         def chat(history, question):
             recent = "\\n".join(m["content"] for m in history[-6:])
-            turn = {"role": "user", "content": recent + question}
+            turn = {"role": "user", "content": question + recent}
             return client.chat.completions.create(model="m", messages=[SYSTEM, turn])
         """,
         [],
@@ -382,14 +383,15 @@ def test_an_object_trims_a_list_not_named_as_a_history() -> None:
     assert [f.code for f in lint_python_source(source)] == ["PC507"]
 
 
-def test_a_bounded_list_read_into_the_newest_turn_is_quiet() -> None:
-    # The same cut on notes joined into the question: the newest turn's text, no window.
+def test_a_bounded_list_read_into_the_newest_turn_after_the_question_is_quiet() -> None:
+    # The same cut on notes joined after the question: the newest turn's text from the
+    # question on is new on every request anyway, window or not.
     source = """
     LIMIT = 20
     def chat(notes, question):
         if len(notes) > LIMIT:
             notes = notes[-LIMIT:]
-        text = "\\n".join(notes) + question
+        text = question + "\\n".join(notes)
         return client.chat.completions.create(
             model="m", messages=[SYSTEM, {"role": "user", "content": text}])
     """

@@ -85,3 +85,31 @@ def test_a_name_of_unknown_meaning_above_a_system_prompts_guidelines_is_reported
 
 def test_the_same_block_in_a_prompt_of_unknown_kind_stays_quiet() -> None:
     assert codes(_SYSTEM_PROMPT, path="prompts/report.jinja2") == []
+
+
+# -- text chosen by the value itself ---------------------------------------------------------
+
+# A system prompt that names the kind of request, then writes the guidance for that kind: each
+# kind's text renders only with that kind, so it is cached with it, whichever kind comes next.
+_BY_KIND = (
+    "You are a travel helper. Match the answer to the kind of request.\n\n"
+    "{% if kind %}\nKind of request: {{ kind | upper }}\n\n"
+    "{% if kind == 'flights' %}\n" + _GUIDELINES + "\n"
+    "{% elif kind == 'hotels' %}\n" + _GUIDELINES + "\n"
+    "{% else %}\nAnswer briefly.\n{% endif %}\n{% endif %}\n"
+)
+
+
+def test_text_chosen_by_the_same_value_does_not_follow_it() -> None:
+    assert codes(_BY_KIND, path="prompts/helper_system.j2") == []
+
+
+def test_text_chosen_by_another_value_still_follows_it() -> None:
+    other = _BY_KIND.replace("{% if kind == 'flights' %}", "{% if season == 'flights' %}")
+    other = other.replace("{% elif kind == 'hotels' %}", "{% elif season == 'hotels' %}")
+    assert codes(other, path="prompts/helper_system.j2") == ["PC106"]
+
+
+def test_text_chosen_by_a_test_of_the_value_that_holds_for_many_values_still_follows_it() -> None:
+    truthy = _BY_KIND.replace("{% if kind == 'flights' %}", "{% if kind != 'flights' %}")
+    assert codes(truthy, path="prompts/helper_system.j2") == ["PC106"]

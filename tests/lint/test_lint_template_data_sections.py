@@ -109,6 +109,19 @@ def test_a_value_named_as_a_format_an_example_or_a_setting_stays_quiet(name: str
     assert codes(source, path="prompts/moods.j2") == []
 
 
+@pytest.mark.parametrize("name", ["offer.summary", "menu.text", "store.content"])
+def test_an_attribute_named_as_the_data_of_an_object_that_is_not_stays_quiet(name: str) -> None:
+    # the object says what it is (the offer a deployment sells); its attribute only says the form
+    source = "Rate the mood of each entry given below.\n{{ " + name + " }}\n\n" + STATIC
+    assert codes(source, path="prompts/moods.j2") == []
+
+
+@pytest.mark.parametrize("name", ["document.text", "transcript.content", "draft.body"])
+def test_an_attribute_of_an_object_named_as_the_data_is_a_section_of_data(name: str) -> None:
+    source = "Rate the mood of each entry given below.\n{{ " + name + " }}\n\n" + STATIC
+    assert codes(source, path="prompts/moods.j2") == ["PC106"]
+
+
 def test_a_value_named_as_the_data_inside_a_sentence_above_rules_is_a_section_of_data() -> None:
     source = "List the clause ids you find in {{ text }} using the rules below.\n\n" + STATIC
     assert codes(source, path="prompts/clauses.j2") == ["PC106"]

@@ -346,3 +346,29 @@ def test_a_last_turn_branch_that_only_sets_a_name_is_not_the_branch_reported() -
     assert [(f.code, f.line) for f in found] == [("PC302", 2)]
     only_sets = "{%- for m in messages -%}{%- if not loop.last -%}{%- set nxt = messages[loop.index].role -%}{%- endif -%}{{ m.content }}{%- endfor -%}"
     assert codes(only_sets, chat=True) == []
+
+
+# -- the date the client sends as a message of its own ----------------------------------------
+
+# A header written from a message the client sends with a role of its own (`meta-today`): the
+# role says the message holds today's date, so its content is the date above the conversation.
+DATE_MESSAGE = """\
+[header]
+date = {{ (messages | selectattr('role', 'equalto', 'ROLE') | list | last).content if messages | selectattr('role', 'equalto', 'ROLE') | list else '' }}
+[turns]
+{%- for m in messages if m.role in ['user', 'assistant'] %}
+<{{ m.role }}>{{ m.content }}</{{ m.role }}>
+{%- endfor %}
+{%- if add_generation_prompt %}
+<assistant>
+{%- endif %}
+"""
+
+
+def test_the_content_of_a_message_whose_role_names_todays_date_is_the_date() -> None:
+    found = lint_source(DATE_MESSAGE.replace("ROLE", "meta-current_date"), chat=True)
+    assert [(f.code, f.line) for f in found] == [("PC301", 2)]
+
+
+def test_the_content_of_a_message_with_another_role_is_not() -> None:
+    assert codes(DATE_MESSAGE.replace("ROLE", "meta-task_name"), chat=True) == []

@@ -90,6 +90,14 @@ def test_retrieved_context_named_for_retrieval_ends_a_system_prompt_before_the_h
     assert found == ["PC102"]
 
 
+def test_retrieved_contexts_end_a_system_prompt_before_the_history_as_context_does() -> None:
+    source = "You are a warm assistant for the docs.\n" + STATIC + "\n"
+    assert codes(source + "{{ contexts }}\n", path="templates/system_prompt.j2") == ["PC102"]
+    # the same passages as the last words of a prompt of one request cost nothing
+    task = "Answer the reader from the docs.\n" + STATIC + "\n{{ contexts }}\n"
+    assert codes(task, path="templates/answer.j2") == []
+
+
 def test_a_catalogue_named_as_context_stays_content_of_unknown_size() -> None:
     source = "You have skills.\n**Available Skills:**\n{{SKILL_CONTEXT}}\n" + STATIC
     assert codes(source, path="prompts/p_skill_select.jinja") == []

@@ -340,3 +340,51 @@ def test_the_last_element_after_a_spread_history_is_the_newest_turn(tmp_path: Pa
         "    )",
     )
     assert _template_findings(_assistant_project(tmp_path, code)) == []
+
+
+# The project registers its own filter in Python; the template uses it. Jinja's name finder
+# compiles the template and refuses a filter its environment lacks: that is not a broken template.
+OWN_FILTER = f"""\
+You are the budget assistant of a savings cooperative.
+Today is {{{{ current_date }}}}. Members hold {{{{ total | money }}}} in all.
+{{% if total is large %}}Mention the reserve rules.{{% endif %}}
+
+{STATIC}
+"""
+
+OWN_FILTER_HELPER = """\
+import datetime
+
+from jinja2 import Environment, FileSystemLoader
+
+env = Environment(loader=FileSystemLoader("templates"))
+env.filters["money"] = lambda value: f"{value:,.0f}"
+env.tests["large"] = lambda value: value > 1_000_000
+
+
+def render_prompt(template_name, total):
+    return env.get_template(template_name).render(total=total)
+"""
+
+
+def _own_filter_project(tmp_path: Path, helper: str) -> Path:
+    view = VIEW.replace('render_prompt("system_prompt.j2")', 'render_prompt("system_prompt.j2", 1)')
+    files = {"app/__init__.py": "", "app/helper.py": helper, "app/views.py": view}
+    return _project(tmp_path, {**files, "templates/system_prompt.j2": OWN_FILTER})
+
+
+def test_a_filter_and_test_the_project_registers_do_not_make_the_template_unreadable(
+    tmp_path: Path,
+) -> None:
+    root = _own_filter_project(tmp_path, OWN_FILTER_HELPER)
+    # current_date is never passed: it renders empty, the same on every request
+    assert _template_findings(root) == []
+
+
+def test_the_date_a_render_with_an_own_filter_passes_is_still_reported(tmp_path: Path) -> None:
+    helper = OWN_FILTER_HELPER.replace(
+        "render(total=total)", "render(total=total, current_date=datetime.date.today())"
+    )
+    found = _template_findings(_own_filter_project(tmp_path, helper))
+    assert not [code for code, _ in found if code == "PC001"]
+    assert [line for code, line in found if code in ("PC101", "PC102")] == [2]

@@ -190,3 +190,20 @@ def test_a_tag_that_names_no_one_and_what_follows_a_closed_tag_stay_quiet() -> N
     assert codes(source, path="prompts/outline.j2") == []
     closed = "<user_request>ask</user_request>\n{{ house_style }}\n\n" + STATIC * 2
     assert codes(closed, path="prompts/outline.j2") == []
+
+
+# -- a count written inside the instructions --------------------------------------------------
+
+_RULE = "Keep the reply warm and plain, and answer the exact question that was asked. " * 4
+_REPLY_RULES = "{{ question }}\n\nReply rules:\n" + _RULE + "Use at most VALUE words. " + _RULE
+
+
+def test_a_count_inside_a_block_of_instructions_does_not_break_it() -> None:
+    # a limit is a number of a few tokens: the rules after the question are one block
+    source = _REPLY_RULES.replace("VALUE", "{{ max_words }}")
+    assert codes(source, path="prompts/user.j2") == ["PC102"]
+
+
+def test_a_value_of_unknown_size_inside_the_instructions_still_breaks_the_block() -> None:
+    source = _REPLY_RULES.replace("VALUE", "{{ house_style }}")
+    assert codes(source, path="prompts/user.j2") == []

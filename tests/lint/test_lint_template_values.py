@@ -73,3 +73,26 @@ def test_a_clock_formatted_by_its_method_is_the_clock() -> None:
     # an agent base prompt's first line: "Current date time {{ current_datetime.strftime(...) }}"
     source = "Current date time {{ current_datetime.strftime('%b %d, %Y %I:%M %p') }}\n" + STATIC
     assert codes(source, path="base.j2") == ["PC102"]
+
+
+# -- a value written with a fallback ----------------------------------------------------------
+
+# The message a texting companion answers, written with a fallback for when there is none: the
+# label over it says it is what the user sent, whatever the value is called.
+_TEXTED = "The user just texted:\nVALUE\n\nReply rules:\n" + STATIC
+
+
+def test_a_value_written_with_a_fallback_is_the_value_its_label_names() -> None:
+    for value in ('{{ sms.body or "" }}', "{{ sms.body if sms is defined else '(none)' }}"):
+        assert codes(_TEXTED.replace("VALUE", value), path="prompts/reply.j2") == ["PC102"]
+
+
+def test_the_same_value_with_a_fallback_under_a_label_of_no_ones_stays_quiet() -> None:
+    label = _TEXTED.replace("The user just texted:", "House style notes:")
+    assert codes(label.replace("VALUE", '{{ sms.body or "" }}'), path="prompts/reply.j2") == []
+
+
+def test_a_number_formatted_into_the_text_is_the_number_it_formats() -> None:
+    source = "Amount due: {{ '%.2f' | format(amount) }}\n\n" + STATIC * 4
+    assert codes(source, path="prompts/invoice.j2") == ["PC106"]  # asked about by its name
+    assert codes(source, path="prompts/invoice.j2", config=config(stable=("amount",))) == []

@@ -8,6 +8,7 @@ real format. The real manifests (bench/lint_corpus/) must also load and agree wi
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -428,3 +429,129 @@ def test_the_real_corpus_5_templates_are_new_projects_held_out_whole(tmp_path: P
     assert not {f.repo.lower() for f in templates} & python_5  # one collector per project
     assert len(templates) >= 95 and len({f.repo for f in templates}) >= 38
     assert {f.label for f in templates} == {"buster", "clean"}
+
+
+C6_ENTRY = C4_ENTRY.replace('"4444444"', '"6666666"').replace('"c4"', '"c6"')
+
+
+def test_c6_is_held_out_whole_scored_and_listed_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    entries = ENTRIES + C5_ENTRY.format(repo="fifth/bot") + C6_ENTRY.format(repo="sixth/bot")
+    manifests = _manifests(tmp_path / "m", entries)
+    base = ["--fetch-list", "--corpus", str(tmp_path / "c"), "--manifests", str(manifests)]
+    for split in ([], ["--split", "c5"]):
+        assert score_lint.main([*base, *split]) == 0
+        assert "sixth+" not in capsys.readouterr().out
+    assert score_lint.main([*base, "--split", "c6"]) == 0
+    (listed,) = capsys.readouterr().out.splitlines()
+    assert "templates/c6/sixth+bot/app/chat.py" in listed and "6666666" in listed
+
+
+@pytest.mark.parametrize(
+    ("earlier", "repo"),
+    [
+        ("", "ACME/Bot"),  # corpus 1 (dev)
+        (FRESH_ENTRY.format(repo="other/bot"), "Other/BOT"),  # corpus 2
+        (C3_DEV_ENTRY, "OTHER/app"),  # corpus 3
+        (C4_ENTRY.format(repo="fourth/bot"), "Fourth/BOT"),  # corpus 4
+        (C5_ENTRY.format(repo="fifth/bot"), "FIFTH/bot"),  # corpus 5
+        ("", "Old/Bot"),  # legacy
+    ],
+    ids=["corpus-1", "corpus-2", "corpus-3", "corpus-4", "corpus-5", "legacy"],
+)
+def test_a_corpus_6_entry_from_an_earlier_corpus_is_refused(
+    tmp_path: Path, earlier: str, repo: str
+) -> None:
+    manifests = _manifests(tmp_path / "m", ENTRIES + earlier + C6_ENTRY.format(repo=repo))
+    (manifests / "legacy.toml").write_text(LEGACY, encoding="utf-8")
+    with pytest.raises(score_lint.CorpusError, match=f"corpus 1, 2, 3, 4, 5 or legacy: {repo};"):
+        score_lint.load_corpus(tmp_path, manifests)
+
+
+def test_the_real_corpus_6_entries_are_new_projects_held_out_whole(tmp_path: Path) -> None:
+    files = score_lint.load_corpus(tmp_path)  # load_corpus refuses a reused project itself
+    earlier = {f.repo.lower() for f in files if f.split != "c6"}
+    corpus_6 = [f for f in files if f.split == "c6"]
+    assert not {f.repo.lower() for f in corpus_6} & earlier
+    python = {f.repo.lower() for f in corpus_6 if f.kind == "python"}
+    templates = [f for f in corpus_6 if f.kind == "templates"]
+    assert not {f.repo.lower() for f in templates} & python  # one collector per project
+    assert len(python) >= 60 and len(templates) >= 75
+    assert {f.label for f in corpus_6 if f.kind == "python"} == {"buster", "clean", "part"}
+
+
+RENDERED_EMPTY = "Known facts: {{ question }}\n" + "You answer questions about refunds.\n" * 30
+RENDERER = """\
+from pathlib import Path
+
+import jinja2
+from openai import OpenAI
+
+env = jinja2.Environment(loader=jinja2.FileSystemLoader(Path(__file__).parent / "prompts"))
+client = OpenAI()
+
+
+def answer(text: str) -> str:
+    system = env.get_template("system.j2").render()
+    reply = client.chat.completions.create(
+        model="gpt-4o",
+        messages=[{"role": "system", "content": system}, {"role": "user", "content": text}],
+    )
+    return reply.choices[0].message.content or ""
+"""
+
+
+def _snapshot(folder: Path, files: dict[str, str]) -> str:
+    """A fetched snapshot as the mirrors hold it: a git directory at folder/repo."""
+    work = folder / "work"
+    for path, text in files.items():
+        (work / path).parent.mkdir(parents=True, exist_ok=True)
+        (work / path).write_text(text, encoding="utf-8")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(work)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "snapshot"], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(folder / "repo")], check=True)
+    done = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    return done.stdout.strip()
+
+
+def test_with_python_lints_a_template_project_with_the_python_that_renders_it(
+    tmp_path: Path,
+) -> None:
+    # The template alone looks like a per-request value above the instructions; the project's
+    # Python renders it with no values at all, so `promptcache lint .` finds it clean.
+    commit = _snapshot(
+        tmp_path / "mirrors" / "acme+bot",
+        {"prompts/system.j2": RENDERED_EMPTY, "app/main.py": RENDERER, "README.md": "bot\n"},
+    )
+    entry = f'[[file]]\nrepo = "acme/bot"\ncommit = "{commit}"\npath = "prompts/system.j2"\n'
+    entry += 'split = "c4"\nlabel = "clean"\n'
+    manifests = _manifests(tmp_path / "m", entry)
+    corpus = tmp_path / "c"
+    (copy := corpus / "templates" / "c4" / "acme+bot" / "prompts" / "system.j2").parent.mkdir(
+        parents=True
+    )
+    copy.write_text(RENDERED_EMPTY, encoding="utf-8")
+    files = score_lint.load_corpus(corpus, manifests)
+
+    alone = score_lint.score(files, score_lint.findings_by_file(files))
+    assert (alone.clean, alone.alarmed) == (1, 1)
+    assert score_lint.copy_python(files, tmp_path / "mirrors") == [
+        "acme/bot: 1 of 1 Python files copied"
+    ]
+    assert (copy.parent.parent / "app" / "main.py").read_text(encoding="utf-8") == RENDERER
+    whole = score_lint.score(files, score_lint.findings_by_file(files, with_python=True))
+    assert (whole.clean, whole.alarmed) == (1, 0)
+    # the Python is context, not corpus: nothing in it is scored, and a second copy copies nothing
+    assert score_lint.copy_python(files, tmp_path / "mirrors") == [
+        "acme/bot: 0 of 1 Python files copied"
+    ]
+
+
+def test_copy_python_says_which_snapshot_is_missing(tmp_path: Path) -> None:
+    manifests = _manifests(tmp_path / "m", C4_ENTRY.format(repo="fourth/bot"))
+    files = score_lint.load_corpus(tmp_path / "c", manifests)
+    (line,) = score_lint.copy_python(files, tmp_path / "mirrors")
+    assert line.startswith("fourth/bot: no snapshot at ") and "fetch it first" in line

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from ..._errors import InputError
 from ..._inputs import read_bounded
+from ._parse import parse_module
 from ._project import Project
 
 __all__ = ["NOT_CALLED", "CallSites", "call_argument"]
@@ -281,7 +282,7 @@ class CallSites:
         if path not in self._trees:
             known = self.project.loaded(path, text)  # parsed already, as a module of the run
             try:
-                self._trees[path] = known.tree if known is not None else ast.parse(text)
+                self._trees[path] = known.tree if known is not None else parse_module(text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._trees[path] = None
         return self._trees[path]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._loader import read_source
-from ._flow import as_items, cap_items, dict_fields, flatten, merge_all
+from ._flow import as_items, cap_items, dict_fields, flatten, merge_all, written_at
 from ._iteration import sorting_fix
 from ._locations import node_label, node_span
 from ._placeholders import placeholder_line
@@ -120,7 +120,7 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
             used.add(slot)
             filled = args[slot] if slot < len(args) else join_values(splat)
             if placeholder is not None:
-                filled = _written_at(filled, frame.module.display, placeholder, again=True)
+                filled = written_at(filled, frame.module.display, placeholder, again=True)
             parts.append(frame.written(filled, call.node))
         else:
             used.add(field_name)
@@ -129,7 +129,7 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
                 value = _splat_value(call.node, frame, field_name)
             else:
                 line = placeholder or _keyword_line(call.node, field_name)
-                value = _written_at(value, frame.module.display, line, again=True)
+                value = written_at(value, frame.module.display, line, again=True)
             value = frame.slot_filled(field_name, value, _keyword_node(call, field_name))
             # Given on the line it was made: the `.format(` call is where it enters the text.
             parts.append(frame.written(value, call.node))
@@ -139,34 +139,6 @@ def _format_text(frame: Frame, call: Call, text: str, used: set[int | str]) -> l
 
 def _keyword_line(node: ast.Call, name: str) -> int:
     return next((k.value.lineno for k in node.keywords if k.arg == name), node.lineno)
-
-
-def _written_at(
-    value: Value, path: str, line: int, *, again: bool = False, item: bool = False
-) -> Value:
-    """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
-    current_time=now.strftime(...))`: the clock is taken above, written here). A value already
-    written into other text keeps that place, unless `again`: a named slot of a template
-    (`PROMPT.format(context=context)`) is where it enters the prompt, whatever text it was
-    first written into (the chunks a retrieval's results were joined from); or unless that text
-    was one `item` of a list (`"\\n".join(f"- {m}" for m in memories)`): the text the joined
-    list is written into is where it enters the prompt."""
-    marked: dict[Dep, Dep] = {
-        dep: replace(dep, written=line, written_item=item)
-        for dep in value.deps
-        if isinstance(dep, Taint)
-        and dep.path == path
-        and (again or not dep.written or dep.written_item)
-        and dep.line != line
-    }
-    if not marked:
-        return value
-    pieces = value.pieces
-    if pieces is not None:
-        pieces = tuple(
-            p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
-        )
-    return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
 
 
 def _keyword_node(call: Call, name: str) -> ast.AST:
@@ -415,6 +387,12 @@ def _dict(frame: Frame, call: Call) -> Value | None:
     )
 
 
+# LangChain's chat message histories (`InMemoryChatMessageHistory`, any `BaseChatMessageHistory`)
+# grow by these methods: a history refilled with a window's turns holds that window.
+_ADD_ONE = frozenset({"add_message", "add_user_message", "add_ai_message"})
+_ADD_MANY = frozenset({"add_messages"})
+
+
 def _mutate(frame: Frame, call: Call) -> Value | None:
     """`xs.append(v)`, `xs.extend(vs)`, `xs.insert(i, v)`, `d.update(...)`, `random.shuffle(xs)`."""
     node, receiver, args = call.node, call.receiver, call.args
@@ -446,6 +424,10 @@ def _mutate(frame: Frame, call: Call) -> Value | None:
     )
     # A list of literals keeps its key order fixed while only fixed-order values are added.
     fixed = receiver.fixed and receiver.kind == "list"
+    if method in _ADD_ONE:
+        method = "append"  # a chat history object's own append (LangChain's message histories)
+    elif method in _ADD_MANY:
+        method = "extend"
     if method == "append" and args:
         updated = Value(
             deps=receiver.deps | args[0].deps,
@@ -631,7 +613,7 @@ def _replace(frame: Frame, call: Call) -> Value | None:
             start = offset + found
             named = call.node.args[0]
             line = placeholder_line(frame.module, whole, start, start + len(old), besides=named)
-            filled = new if line is None else _written_at(new, frame.module.display, line)
+            filled = new if line is None else written_at(new, frame.module.display, line)
             parts.append(frame.written(filled, call.node))
             position = found + len(old)
             done += 1
@@ -962,6 +944,7 @@ SPECIAL: dict[str, _Special] = {
     "dict": _dict,
     "append": _mutate,
     "extend": _mutate,
+    **dict.fromkeys(_ADD_ONE | _ADD_MANY, _mutate),
     "insert": _mutate,
     "update": _mutate,
     "add": _mutate,

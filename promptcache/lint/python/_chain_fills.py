@@ -12,18 +12,25 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from ._flow import substitute
 from ._knowledge import TemplateFill
 from ._placeholders import Slot
+from ._summaries import Pending
 from ._values import PER_REQUEST, Param, Value
 from .frameworks import FRAMEWORKS
 
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["FILLED_BY", "fill_passed", "fill_template"]
+__all__ = ["FILLED_BY", "PIPED_ROLE", "fill_passed", "fill_template", "pipe_into", "piped_passed"]
 
 # The role of a `Pending` on a function that hands its parameter, a template, to such a call.
 FILLS_ROLE = "fills"
+# The role of a `Pending` on a function that pipes a mapping into its parameter, a template
+# (`{"context": retriever, "question": RunnablePassthrough()} | prompt`): LangChain fills each
+# of the template's variables with what the mapping's entry gives on every invoke.
+PIPED_ROLE = "piped"
+_PIPED_API = "LangChain prompt template"
 
 
 def _by_last_name() -> dict[str, tuple[TemplateFill, ...]]:
@@ -146,3 +153,45 @@ def _filled(frame: Frame, fill: TemplateFill, variable: str, node: ast.AST) -> V
     taint = frame.taint(PER_REQUEST, f"`{{{variable}}}` ({fill.what})", node)
     deps = frozenset({taint})
     return Value(deps=deps, pieces=(deps,))
+
+
+def pipe_into(frame: Frame, fields: tuple[tuple[str, Value], ...], right: Value) -> None:
+    """`{...} | prompt` where `prompt` is a parameter (`def make_chain(self, prompt,
+    retriever)`): the template is the caller's, so the mapping's values fill it at each call
+    (`piped_passed`). A parameter that is no template there (a dict merged with `|`) is left."""
+    param = _lone_param(right)
+    if param is not None:
+        frame.findings.pend(param, _PIPED_API, PIPED_ROLE, 0, False, fills=fields)
+
+
+def piped_passed(
+    frame: Frame,
+    pending: Pending,
+    template: Value,
+    bound: dict[int | str, Value],
+    node: ast.AST,
+) -> None:
+    """A call of a function that pipes a mapping into its parameter: the caller's template is
+    filled by that mapping, as if the pipe were written here; a parameter of the caller's own is
+    its callers' template in turn."""
+    fields = tuple(
+        (name, substitute(value, bound, 0, lambda v: frame.call_value(v, node)))
+        for name, value in pending.fills
+    )
+    info = _info(template)
+    if info is not None:
+        frame.template_variables(info, Value(fields=fields), node)
+        return
+    param = _lone_param(template)
+    if param is not None:
+        frame.findings.pend(param, _PIPED_API, PIPED_ROLE, 0, False, fills=fields)
+
+
+def _lone_param(value: Value) -> Param | None:
+    """The parameter a value is, whole, if it is one (a template handed in)."""
+    if value.kind or value.fields is not None or value.items is not None:
+        return None
+    params = [d for d in value.deps if isinstance(d, Param)]
+    if len(params) == 1 and len(value.deps) == 1 and not params[0].path:
+        return params[0]
+    return None

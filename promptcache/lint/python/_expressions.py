@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, cast
 
-from ._calls import _written_at, all_str, repeat_count, senders_part
+from ._calls import all_str, repeat_count, senders_part
+from ._chain_fills import pipe_into
 from ._classes import method_of
 from ._flow import (
     as_items,
@@ -23,12 +24,13 @@ from ._flow import (
     dict_fields,
     merge,
     merge_all,
+    written_at,
 )
 from ._handed import appended_to_kept_list
 from ._instances import instance_part
 from ._invoke import body_of, call_expression, is_message_call, where_made
 from ._iteration import comprehension
-from ._local_lists import sent_where_grown
+from ._local_lists import appended_where_sent, sent_where_grown
 from ._locations import node_label
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, request_name, senders_system_prompt
@@ -181,7 +183,7 @@ def written(frame: Frame, value: Value, node: ast.expr, *, item: bool = False) -
     one, is the place instead."""
     if not value.deps:
         return value
-    return _written_at(value, frame.module.display, node.lineno, item=item)
+    return written_at(value, frame.module.display, node.lineno, item=item)
 
 
 def _e_FormattedValue(frame: Frame, node: ast.FormattedValue) -> Value:
@@ -219,7 +221,7 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
             right = _added_text(frame, right, node)
             line = getattr(node, "lineno", 0)
             if line and not _has_text(left):
-                left = _written_at(left, frame.module.display, line)
+                left = written_at(left, frame.module.display, line)
             return string(frame, [left, right])
         if left.items is not None or right.items is not None:
             items = cap_items(as_items(left) + as_items(right))
@@ -251,6 +253,9 @@ def binop(frame: Frame, op: ast.operator, left: Value, right: Value, node: ast.A
         return Value(deps=left.deps | right.deps, kind="chain", meta=right.meta)
     if isinstance(op, ast.BitOr) and left.fields is not None and right.fields is not None:
         return Value(deps=left.deps | right.deps, fields=dict_fields(left.fields + right.fields))
+    if isinstance(op, ast.BitOr) and left.fields is not None and frame.function is not None:
+        # `{"context": retriever, ...} | prompt` of a template handed in: filled at each call.
+        pipe_into(frame, tuple((k, frame.call_value(v, node)) for k, v in left.fields), right)
     return join_values([left, right])
 
 
@@ -263,10 +268,12 @@ def _added_text(frame: Frame, right: Value, node: ast.AST) -> Value:
     text here, unless a text it was written into before says so (an f-string, a `.format()`);
     a text it is written into later says so after it, as for one item of a list."""
     if not right.deps or not any(
-        isinstance(d, Taint) and (not d.written or d.written_item) for d in right.deps
+        isinstance(d, Taint | Param) and (not d.written or d.written_item) for d in right.deps
     ):
         return right
-    return _written_at(right, frame.module.display, getattr(node, "lineno", 0), item=True)
+    # The line of the added operand (a concatenation over several lines starts on its first).
+    line = node.right.lineno if isinstance(node, ast.BinOp) else getattr(node, "lineno", 0)
+    return written_at(right, frame.module.display, line, item=True)
 
 
 def percent(frame: Frame, text: str, right: Value) -> Value:
@@ -318,7 +325,11 @@ def _e_Dict(frame: Frame, node: ast.Dict) -> Value:
     )
     # An element of a list literal is judged by the turns after it; one appended to a history
     # the function grows is the newest turn of that conversation.
-    if not in_list and not _kept_turn(frame, result, node):
+    if (
+        not in_list
+        and not _kept_turn(frame, result, node)
+        and not _appended_and_sent(frame, result, node)
+    ):
         frame.findings.system_message(result, node)
     return result
 
@@ -437,6 +448,15 @@ def _attribute(frame: Frame, node: ast.Attribute) -> Value:
         found = base.meta.attrs.get(node.attr)
         if found is not None and _in_class_body(base.meta.node, node.attr):
             return found
+        # `Service.get_history`, handed on as a value (`partial(Service.get_history, ...)`): a
+        # static method is a plain function, a class method is bound to the class.
+        method = method_of(frame.a, base.meta, node.attr)
+        if method is not None and isinstance(method.node, ast.FunctionDef | ast.AsyncFunctionDef):
+            decorators = {getattr(d, "id", "") for d in method.node.decorator_list}
+            if "classmethod" in decorators:
+                return Value(kind="method", meta=(method, base))
+            if "staticmethod" in decorators:
+                return Value(kind="function", meta=method)
     # A parameter's attribute is that part of it (`ctx.notes`), resolved at each call: an
     # instance made there with its fields gives just that field.
     deps = deps_at_key(base.deps, node.attr)
@@ -503,8 +523,28 @@ def _e_Subscript(frame: Frame, node: ast.Subscript) -> Value:
         label = f"`{node_label(frame.module, node)}` ({NEWEST_TURN})"
         newest = base.deps | {frame.taint(PER_REQUEST, label, node)}
         return Value(deps=newest, pieces=(newest,))
-    extra = evaluate(frame, key) if not isinstance(key, ast.Slice) else EMPTY
-    return Value(deps=base.deps | extra.deps) if (base.deps or extra.deps) else EMPTY
+    if isinstance(key, ast.Slice):
+        return Value(deps=base.deps) if base.deps else EMPTY
+    extra = evaluate(frame, key)
+    kept = _elements(base.deps) if _int_index(key) else base.deps
+    return Value(deps=kept | extra.deps) if (kept or extra.deps) else EMPTY
+
+
+def _int_index(key: ast.expr) -> bool:
+    """`0`, `-2`: a position in a list (a key of a dict of histories, `log[uid]`, is not)."""
+    if isinstance(key, ast.UnaryOp) and isinstance(key.op, ast.USub):
+        key = key.operand
+    return isinstance(key, ast.Constant) and type(key.value) is int
+
+
+def _elements(deps: frozenset[Dep]) -> frozenset[Dep]:
+    """`deps` of one item indexed out of a value (`recent[0]`): a window of the history among
+    them is marked as one of its turns, not the window written out."""
+    if not any(isinstance(d, Taint) and d.code == WINDOW and not d.element for d in deps):
+        return deps
+    return frozenset(
+        replace(d, element=True) if isinstance(d, Taint) and d.code == WINDOW else d for d in deps
+    )
 
 
 def _e_ListComp(frame: Frame, node: ast.ListComp | ast.GeneratorExp) -> Value:
@@ -541,6 +581,15 @@ def _grown_and_sent(frame: Frame, message: Value, node: ast.List | ast.Tuple) ->
     if role is None or role.text not in ("system", "developer") or frame.function is None:
         return False
     return isinstance(node, ast.List) and sent_where_grown(frame.function.node, node)
+
+
+def _appended_and_sent(frame: Frame, message: Value, node: ast.Dict) -> bool:
+    """A system message appended to a list its function makes and sends (`_local_lists`):
+    judged where the list is sent, with the turns after it."""
+    role = message.field("role")
+    if role is None or role.text not in ("system", "developer") or frame.function is None:
+        return False
+    return appended_where_sent(frame.function.node, node)
 
 
 def _kept_turn(frame: Frame, message: Value, node: ast.Dict) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from ._flow import (
     flatten,
+    lines_after,
     static_after,
     text_after,
 )
@@ -37,16 +38,22 @@ from ._turns import (
 if TYPE_CHECKING:
     from ._interp import Analysis
 
-__all__ = ["Findings"]
+__all__ = ["UNPLACED", "Findings"]
 
 from ._values import (
+    NOT_FOLLOWED,
     PER_REQUEST,
     Dep,
     Param,
+    Piece,
     Taint,
     Value,
 )
 
+# What a not-followed note of per-request data whose place in the list is lost says of it.
+UNPLACED = "in a system message of a list whose turns the branches make differ"
+
+_HISTORY_NAME = re.compile(r"(?:chat_|conversation_)?history|conversation")
 _HISTORY_FIELD = re.compile(
     r"\{(?:chat_history|history|messages|conversation\w*|agent_scratchpad|scratchpad)\}"
 )
@@ -204,6 +211,7 @@ class Findings:
         if value.items is None:
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    self.unplaced(dep, value, api, node)
                     continue
                 if isinstance(dep, Param):
                     self.pend(dep, api, "messages", 0, True, whole=True)
@@ -220,6 +228,11 @@ class Findings:
                 for dep in item.deps if item.spliced else ():
                     if isinstance(dep, Taint) and dep.code == WINDOW:  # the newest turns, windowed
                         self.hit(dep, api, "messages", 0, True, node)
+                    elif isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                        self.unplaced(dep, item, api, node)
+                    elif dep in item.unplaced:  # a clock of a system message the splice holds
+                        note = "the analysis cannot see where in the conversation it lands"
+                        self.hit(dep, api, "messages", 0, True, node, note=note)
                     elif isinstance(dep, Param):  # a caller's history, sent to its end
                         self.pend(dep, api, "messages", 0, True, whole=True)
                 continue
@@ -230,6 +243,7 @@ class Findings:
             answered = turn and _is_answer(items[index + 1])
             for dep in item.deps:
                 if item.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                    self.unplaced(dep, item, api, node)
                     continue
                 # A model's answer in a turn of the conversation, and the turn it answered, are
                 # its history: they were new when sent, and are kept as they were.
@@ -264,13 +278,28 @@ class Findings:
                     window = history or dep.code == WINDOW  # what follows a window is lost too
                     self.hit(dep, api, "messages", after, window, node)
 
+    def unplaced(self, dep: Taint, value: Value, api: str, node: ast.AST) -> None:
+        """Per-request data in a part of a message list the analysis takes for history (a
+        splice, a list of unknown turns): the conversation's own, unless it was a system
+        message's in a list whose turns a merge of branches lost (`Value.unplaced`). Then where
+        it lands is unknown: in the newest turn it costs nothing, in a system message the whole
+        conversation after it. Not followed (a note), never a silent pass."""
+        if dep not in value.unplaced:
+            return
+        label = f"{dep.label}, {UNPLACED}"
+        note = "the analysis cannot see where in the conversation it lands"
+        taint = replace(dep, code=NOT_FOLLOWED, label=label)
+        self.hit(taint, api, "messages", 0, False, node, note=note)
+
     def last_turn(self, api: str, value: Value, node: ast.AST, role: str = "last_turn") -> None:
         """The newest turn is the tail; only static text after a value in it is lost."""
         pieces = flatten(value)
         limit = max(self.a.config.threshold, 1) * 4
         for dep in value.deps:
             after = static_after(pieces, dep)
-            history = role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
+            history = (
+                role == "template" and bool(_HISTORY_FIELD.search(text_after(pieces, dep)))
+            ) or (role == "last_turn" and _clock(dep) and _conversation_after(pieces, dep))
             unknown = role == "system" and (
                 after_unknown(dep)
                 # per-request data opening the prompt loses only the static text after it
@@ -278,7 +307,13 @@ class Findings:
                 or unknown_after(pieces, dep)
             )
             if isinstance(dep, Param) or history or unknown or after >= limit:
-                self.hit(dep, api, role, after, history, node)
+                self.hit(dep, api, role, after, history, node, lines=lines_after(pieces, dep))
+            elif _window_opens(pieces, dep):
+                # A history written as text into the newest turn, after only static text: the
+                # text grows by the last exchange on every request (its start is the previous
+                # request's, read from the cache) until the window is full, then its oldest
+                # lines drop and the turn from the window on is new every time.
+                self.hit(dep, api, "history_text", after, True, node)
 
     def hit(
         self,
@@ -289,9 +324,11 @@ class Findings:
         history: bool,
         node: ast.AST,
         note: str = "",
+        *,
+        lines: int | None = None,
     ) -> None:
         if isinstance(dep, Param):
-            self.pend(dep, api, role, after, history)
+            self.pend(dep, api, role, after, history, lines=lines)
             return
         line, column = node_location(self.module, node)
         self.a.record(
@@ -306,6 +343,7 @@ class Findings:
                 site_line=line,
                 site_column=column,
                 note=note,
+                lines=lines,
             ),
         )
 
@@ -321,8 +359,14 @@ class Findings:
         whole: bool = False,
         named: bool = False,
         opening: bool = False,
+        lines: int | None = None,
+        fills: tuple[tuple[str, Value], ...] = (),
+        written: tuple[int, str] = (0, ""),
     ) -> None:
+        """`written`: where the value is written into the prompt's text when `dep` was not
+        written into a text here (a helper's line, for a caller's parameter handed to it)."""
         if self.function is not None:
+            line, path = (dep.written, dep.written_path) if dep.written else written
             pending = Pending(
                 index=dep.index,
                 name=dep.name,
@@ -335,9 +379,58 @@ class Findings:
                 whole=whole,
                 named=named,
                 opening=opening,
+                lines=lines,
+                fills=fills,
+                written=line,
+                written_path=path,
             )
             if pending not in self.function.pending:
                 self.function.pending.append(pending)
+
+
+def _clock(dep: Dep) -> bool:
+    return isinstance(dep, Taint) and dep.code == "PC501"
+
+
+def _conversation_after(pieces: Sequence[Piece], dep: Dep) -> bool:
+    """Whether the conversation so far, rendered into the text (`f"Today is {today}...
+    Conversation:\\n{history}\\nUser: {question}"`, a parameter named as the history), comes
+    after a clock `dep` in it: the turn grows at its end from request to request, so the clock
+    above it makes the whole conversation be prefilled again, as a clock above the history does
+    in a system prompt. (Per-request data there is this request's own: the newest turn has to
+    hold it, and where it goes in the text is judged by the static text after it alone.)"""
+    for index, piece in enumerate(pieces):
+        if not isinstance(piece, str) and dep in piece:
+            return any(
+                isinstance(d, Param) and d is not dep and _HISTORY_NAME.fullmatch(d.name)
+                for later in pieces[index + 1 :]
+                if not isinstance(later, str)
+                for d in later
+            )
+    return False
+
+
+def _written_window(dep: Dep) -> bool:
+    """A window of the history itself (not one turn indexed out of it, nor what a call the
+    analysis cannot see into made of it: a search for similar chats is no history text)."""
+    return isinstance(dep, Taint) and dep.code == WINDOW and not dep.element and not dep.via
+
+
+def _window_opens(pieces: Sequence[Piece], dep: Dep) -> bool:
+    """Whether `dep`, a window of the history, comes in `pieces` (the newest turn's or a
+    single-turn prompt's text) before anything that varies: only static text (or nothing)
+    precedes it. Per-request data before it (the question, then the recent turns) leaves
+    nothing of the window's text to reuse, and it is quiet."""
+    if not _written_window(dep):
+        return False
+    for piece in pieces:
+        if isinstance(piece, str):
+            continue
+        if dep in piece:
+            return True
+        if any(not (isinstance(d, Taint) and d.code == WINDOW) for d in piece):
+            return False
+    return False
 
 
 def _whole_parameter(value: Value) -> Param | None:

@@ -27,6 +27,7 @@ from ..._outputs import write_failure
 from .._config import LintConfig
 from .._loader import decode_python
 from ._lint import PythonLinter
+from ._parse import Rewrite, parse_python
 from ._project import display_path
 
 __all__ = ["FixResult", "fix_file", "fix_paths", "fix_source"]
@@ -50,7 +51,7 @@ def fix_source(
     seen: set[tuple[str, int, int]] = set()
     applied = 0  # the sites rewritten (a site seen but left as it is does not count)
     try:
-        tree = ast.parse(source)
+        tree, rewrite = parse_python(source)
     except (SyntaxError, ValueError, RecursionError):
         return FixResult(source=source, applied=0)
     calls = {(n.lineno, n.col_offset): n for n in ast.walk(tree) if isinstance(n, ast.Call)}
@@ -59,41 +60,84 @@ def fix_source(
         taint = hit.taint
         if taint.path != display or not taint.fixable or taint.fix is None:
             continue
-        kind, line, col, end_line, end_col = taint.fix
+        kind, line, col = taint.fix[:3]
         if (kind, line, col) in seen:
             continue
         seen.add((kind, line, col))
-        if kind == "sort_keys":
-            call = calls.get((line, col))
-            if call is None or any(k.arg is None or k.arg == "sort_keys" for k in call.keywords):
-                continue
-            last = (call.keywords or call.args)[-1]
-            assert last.end_lineno is not None and last.end_col_offset is not None
-            edits.append((_offset(lines, last.end_lineno, last.end_col_offset), ", sort_keys=True"))
-            applied += 1
-        elif kind == "orjson_option":
-            call = calls.get((line, col))
-            found = _orjson_option(lines, call) if call is not None else None
-            if found is None:
-                continue
-            edits.extend(found)
-            applied += 1
-        elif kind == "sorted":
-            if _binds(tree, "sorted"):  # the module's own `sorted` need not sort
-                continue
-            edits.append((_offset(lines, line, col), "sorted("))
-            edits.append((_offset(lines, end_line, end_col), ")"))
-            applied += 1
+        found = _site_edits(kind, tree, calls, lines, taint.fix)
+        if found is None or not _outside(found, rewrite):
+            continue
+        edits.extend(found)
+        applied += 1
     if not edits:
         return FixResult(source=source, applied=0)
     text = source
     for offset, insert in sorted(edits, key=lambda e: e[0], reverse=True):
         text = text[:offset] + insert + text[offset:]
     try:
-        ast.parse(text)
+        _, again = parse_python(text)
     except SyntaxError:
         return FixResult(source=source, applied=0)
+    if not _same_rewrite(rewrite, again, edits, source, text):
+        return FixResult(source=source, applied=0)
     return FixResult(source=text, applied=applied)
+
+
+def _site_edits(
+    kind: str,
+    tree: ast.Module,
+    calls: dict[tuple[int, int], ast.Call],
+    lines: list[str],
+    fix: tuple[str, int, int, int, int],
+) -> list[tuple[int, str]] | None:
+    """The insertions that fix one site (None when it cannot be told safe)."""
+    _, line, col, end_line, end_col = fix
+    if kind == "sort_keys":
+        call = calls.get((line, col))
+        if call is None or any(k.arg is None or k.arg == "sort_keys" for k in call.keywords):
+            return None
+        last = (call.keywords or call.args)[-1]
+        assert last.end_lineno is not None and last.end_col_offset is not None
+        return [(_offset(lines, last.end_lineno, last.end_col_offset), ", sort_keys=True")]
+    if kind == "orjson_option":
+        call = calls.get((line, col))
+        return _orjson_option(lines, call) if call is not None else None
+    if kind == "sorted":
+        if _binds(tree, "sorted"):  # the module's own `sorted` need not sort
+            return None
+        return [(_offset(lines, line, col), "sorted("), (_offset(lines, end_line, end_col), ")")]
+    return None
+
+
+def _outside(edits: list[tuple[int, str]], rewrite: Rewrite | None) -> bool:
+    """Whether every insertion is outside the strings the module was parsed through a rewrite
+    of (3.12 f-strings read by an older Python): there its text is the one the tree was read
+    from, so the fix maps back to the file exactly."""
+    if rewrite is None:
+        return True
+    return not any(start < offset < end for offset, _ in edits for start, end in rewrite.spans)
+
+
+def _same_rewrite(
+    before: Rewrite | None,
+    after: Rewrite | None,
+    edits: list[tuple[int, str]],
+    source: str,
+    text: str,
+) -> bool:
+    """Whether the fixed text is read as the source was: directly, or through the same rewrite
+    (the same strings rewritten, unchanged, only moved by the insertions before them)."""
+    if before is None or after is None:
+        return before is None and after is None
+    if len(before.spans) != len(after.spans):
+        return False
+    for (start, end), (new_start, new_end) in zip(before.spans, after.spans, strict=True):
+        moved = sum(len(insert) for offset, insert in edits if offset <= start)
+        if (new_start, new_end) != (start + moved, end + moved):
+            return False
+        if text[new_start:new_end] != source[start:end]:
+            return False
+    return True
 
 
 def _binds(tree: ast.Module, name: str) -> bool:

@@ -37,16 +37,21 @@ __all__ = [
     "dict_fields",
     "flatten",
     "follow",
+    "lines_after",
     "merge",
     "merge_all",
+    "merge_branched",
     "merge_grown",
     "passed_through",
     "static_after",
     "static_text",
     "substitute",
+    "swapped",
     "text_after",
+    "text_lines",
     "unfollowed",
     "without",
+    "written_at",
 ]
 
 _FIXED = Value(fixed=True)
@@ -76,6 +81,9 @@ def merge(a: Value, b: Value) -> Value:
     if pieces is None and a.pieces is not None and b.pieces is not None:
         pieces = a.pieces if len(static_text(a.pieces)) >= len(static_text(b.pieces)) else b.pieces
         pieces = (*pieces, b.deps | a.deps) if (a.deps | b.deps) else pieces
+    unplaced = a.unplaced | b.unplaced
+    if items is None and (a.items or b.items):
+        unplaced |= _system_data(a) | _system_data(b)
     return Value(
         deps=a.deps | b.deps,
         pieces=pieces,
@@ -85,7 +93,20 @@ def merge(a: Value, b: Value) -> Value:
         fixed=a.fixed and b.fixed,
         spliced=a.spliced or b.spliced,
         meta=a.meta if a.meta is not None else b.meta,
+        unplaced=unplaced,
     )
+
+
+def _system_data(value: Value) -> frozenset[Dep]:
+    """What varies in the system messages among `value`'s turns (a clock, per-request data),
+    and what its own turns already lost the place of."""
+    found: frozenset[Dep] = value.unplaced
+    for item in value.items or ():
+        found |= item.unplaced
+        role = item.field("role")
+        if item.kind == "message" or (role is not None and role.text in ("system", "developer")):
+            found |= frozenset(d for d in item.deps if isinstance(d, Taint))
+    return found
 
 
 def merge_grown(a: Value, b: Value, loop: tuple[str, int, int]) -> Value:
@@ -113,6 +134,28 @@ def merge_grown(a: Value, b: Value, loop: tuple[str, int, int]) -> Value:
     )
     items = (*short.items, Value(deps=stamped), rest) if stamped else (*short.items, rest)
     return replace(long, deps=a.deps | b.deps, items=items, fixed=a.fixed and b.fixed)
+
+
+def merge_branched(a: Value, b: Value) -> Value:
+    """`merge` of a list and the same list with turns one branch appended to it (`if notes:
+    messages.append(...)`): the turns both have, then those only one branch appended, each as
+    the turn it is where it is there. Without it, the lists' lengths differ and the merge keeps
+    no turn, so where the list is sent nothing is known of where its values land: a system
+    message judged there lost its per-request data unsaid. A turn judged as if present is judged
+    as the branch that appends it sends it; the other branch sends less after the turns before."""
+    if (
+        a.items is None
+        or b.items is None
+        or len(a.items) == len(b.items)
+        or a.kind != "list"
+        or b.kind != "list"
+    ):
+        return merge(a, b)
+    short, long = (a, b) if len(a.items) < len(b.items) else (b, a)
+    assert short.items is not None and long.items is not None
+    if long.items[: len(short.items)] != short.items:
+        return merge(a, b)
+    return replace(long, deps=a.deps | b.deps, fixed=a.fixed and b.fixed)
 
 
 def merge_all(values: Sequence[Value]) -> Value:
@@ -153,6 +196,18 @@ def static_after(pieces: Sequence[Piece], dep: Dep) -> int:
     return 0
 
 
+def lines_after(pieces: Sequence[Piece], dep: Dep) -> int:
+    """How many lines of the literal text after the first piece that carries `dep` hold text
+    (a letter or a digit): a short static block (`RULES` and three lines under the question) is
+    not the reusable content a long one is, whatever its characters weigh."""
+    return text_lines(text_after(pieces, dep))
+
+
+def text_lines(text: str) -> int:
+    """How many lines of `text` hold text (a letter or a digit)."""
+    return sum(1 for line in text.split("\n") if any(c.isalnum() for c in line))
+
+
 def text_weight(text: str) -> int:
     """`text`'s length in ASCII characters of as many tokens (four a token): the estimate
     promptcache counts with (`EstimateCounter`) weighs each byte past the first of a character
@@ -182,7 +237,9 @@ def cap_items(items: tuple[Value, ...]) -> tuple[Value, ...]:
 def as_items(value: Value) -> tuple[Value, ...]:
     if value.items is not None:
         return value.items
-    return (replace(value.opaque(), spliced=True),) if (value.deps or value.kind == "param") else ()
+    if not (value.deps or value.kind == "param"):
+        return ()
+    return (replace(value.opaque(), spliced=True, unplaced=value.unplaced),)
 
 
 def bind_arguments(
@@ -245,12 +302,14 @@ def substitute(
 ) -> Value:
     if not any(isinstance(d, Param) for d in value.deps):
         return value
+    # What each parameter stands for first, in a fixed order, then the rest: where a caller's
+    # value is also there unmarked, the place the function writes it into wins, whatever the
+    # set's order (equal dependencies written on different lines are one in a set).
+    params = sorted((d for d in value.deps if isinstance(d, Param)), key=_param_order)
     deps: set[Dep] = set()
-    for dep in value.deps:
-        if isinstance(dep, Param):
-            deps |= _argument(dep, bound, call).deps
-        else:
-            deps.add(dep)
+    for param in params:
+        deps |= _argument(param, bound, call).deps
+    deps |= {d for d in value.deps if not isinstance(d, Param)}
     pieces = None
     if value.pieces is not None:
         new: list[Piece] = []
@@ -304,13 +363,52 @@ def passed_through(taint: Taint, call: str) -> Taint:
         unread=taint.unread,
         param=taint.param,
         answer=taint.answer,
+        element=taint.element,
     )
+
+
+def _param_order(param: Param) -> tuple[bool, int, int, str, tuple[str, ...]]:
+    """The first line a function writes its parameters on first (the text's earliest place)."""
+    return (not param.written, param.written, param.index, param.name, param.path)
 
 
 def _argument(param: Param, bound: dict[int | str, Value], call: Caller | None) -> Value:
     if param.index >= 0 and param.index in bound:
-        return follow(bound[param.index], param.path, call)
-    return follow(bound.get(param.name, EMPTY), param.path, call)
+        value = follow(bound[param.index], param.path, call)
+    else:
+        value = follow(bound.get(param.name, EMPTY), param.path, call)
+    if param.written:  # the function writes it into a text there: so is what the caller passes
+        return written_at(value, param.written_path, param.written, item=param.written_item)
+    return value
+
+
+def written_at(
+    value: Value, path: str, line: int, *, again: bool = False, item: bool = False
+) -> Value:
+    """`value`, its variation marked as formatted into the text on `line` (`TEMPLATE.format(
+    current_time=now.strftime(...))`: the clock is taken above, written here). A value already
+    written into other text keeps that place, unless `again`: a named slot of a template
+    (`PROMPT.format(context=context)`) is where it enters the prompt, whatever text it was
+    first written into (the chunks a retrieval's results were joined from); or unless that text
+    was one `item` of a list (`"\\n".join(f"- {m}" for m in memories)`): the text the joined
+    list is written into is where it enters the prompt. A parameter is marked too: what each
+    caller passes for it, made in this module, is written there."""
+    marked: dict[Dep, Dep] = {}
+    for dep in value.deps:
+        if dep.written and not dep.written_item and not again:
+            continue
+        if isinstance(dep, Param):
+            marked[dep] = replace(dep, written=line, written_path=path, written_item=item)
+        elif dep.path == path and dep.line != line:
+            marked[dep] = replace(dep, written=line, written_item=item)
+    if not marked:
+        return value
+    pieces = value.pieces
+    if pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
+        )
+    return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
 
 
 def follow(value: Value, path: tuple[str, ...], call: Caller | None = None) -> Value:
@@ -364,6 +462,31 @@ def unfollowed(deps: frozenset[Dep], *, rendered: bool = False) -> frozenset[Dep
         if isinstance(d, Taint) and d.code in ("PC501", PER_REQUEST)
         else d
         for d in deps
+    )
+
+
+def swapped(value: Value, dropped: frozenset[Dep], dep: Dep, depth: int = 0) -> Value:
+    """`value` with `dep` in place of the dependencies `dropped`, in its parts too (where each
+    part holds one): a text keeps where in it the value stands."""
+    if not dropped or not (value.deps & dropped):
+        return value
+    pieces = None
+    if value.pieces is not None:
+        pieces = tuple(
+            p if isinstance(p, str) or not (p & dropped) else (p - dropped) | {dep}
+            for p in value.pieces
+        )
+    deeper = depth < 4
+    return replace(
+        value,
+        deps=(value.deps - dropped) | {dep},
+        pieces=pieces,
+        items=tuple(swapped(i, dropped, dep, depth + 1) for i in value.items)
+        if value.items is not None and deeper
+        else value.items,
+        fields=tuple((k, swapped(v, dropped, dep, depth + 1)) for k, v in value.fields)
+        if value.fields is not None and deeper
+        else value.fields,
     )
 
 

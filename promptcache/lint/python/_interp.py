@@ -41,7 +41,9 @@ from ._sources import is_volatile_call, per_request_matcher
 from ._statements import _is_system_decorator
 from ._summaries import ClassInfo, Function, Hit
 from ._turns import (
+    WINDOW,
     agent_runs_carry_history,
+    starts_an_empty_history,
     windowed,
     windowed_attributes,
 )
@@ -49,6 +51,7 @@ from ._unknown_origin import builder_parameter_hits, unknown_origin_hits
 from ._values import (
     EMPTY,
     Dep,
+    Taint,
     Value,
 )
 
@@ -228,6 +231,8 @@ class Analysis:
             # (what varies, above how much static text) wherever it is sent.
             what = f"`{function.node.name}()`, named as a prompt builder"
             frame.findings.last_turn(what, returned, function.node, "template")
+        elif not isinstance(function.node, ast.Lambda) and not function.pending:
+            _returned_window(frame, function.node, returned)
         function.ret = returned
         function.running = False
         if function.pending and not isinstance(function.node, ast.Lambda):
@@ -252,6 +257,9 @@ class Analysis:
                 frame.scope.bind_parameters()
                 frame.block(init.node.body)  # type: ignore[arg-type]
                 cls.attrs.update(frame.scope.self_attrs)
+                if not isinstance(init.node, ast.Lambda) and starts_an_empty_history(init.node):
+                    for value in frame.scope.self_attrs.values():
+                        frame.findings.conversation_started(value)
             for name, trim in windowed_attributes(cls.node, cls.module).items():
                 cls.attrs[name] = windowed(cls.module, cls.attrs.get(name), trim)
         return cls.attrs
@@ -296,6 +304,26 @@ class Analysis:
 
     def record(self, module: Module, hit: Hit) -> None:
         module.hits.append(hit)
+
+
+def _returned_window(frame: Frame, node: ast.AST, returned: Value) -> None:
+    """`return system, history[-n:] + [{"role": "user", "content": text}]`: a function that
+    builds a request's messages (a list of turns that ends with the user's) and returns them
+    for a caller to send, with a window of the history in its earlier turns. Whoever sends
+    that list, its earlier turns shift on every request once the history outgrows the window."""
+    for value in (returned, *(returned.items or ())):
+        items = value.items
+        if not items or len(items) < 2:
+            continue
+        role = items[-1].field("role")
+        if role is None or role.text != "user":
+            continue
+        name = getattr(node, "name", "")
+        what = f"the messages `{name}()` returns"
+        for item in items[:-1]:
+            for dep in item.deps:
+                if isinstance(dep, Taint) and dep.code == WINDOW and not dep.element:
+                    frame.findings.hit(dep, what, "messages", 0, True, node)
 
 
 @lru_cache(maxsize=16)

@@ -17,9 +17,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._config import snake_case
-from ._calls import SPECIAL, Call, _written_at, insert_place
-from ._chain_fills import FILLED_BY, FILLS_ROLE, fill_passed, fill_template
+from ._calls import SPECIAL, Call, insert_place
+from ._chain_fills import (
+    FILLED_BY,
+    FILLS_ROLE,
+    PIPED_ROLE,
+    fill_passed,
+    fill_template,
+    piped_passed,
+)
 from ._classes import method_of, overrides, stub
+from ._content_parts import one_turn_of_parts
 from ._filled_templates import (
     chat_builder,
     chat_builder_call,
@@ -39,14 +47,18 @@ from ._flow import (
     dict_fields,
     flatten,
     follow,
+    lines_after,
     passed_through,
     static_after,
     substitute,
+    swapped,
     without,
+    written_at,
 )
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
+from ._local_lists import appended_where_sent
 from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
@@ -56,6 +68,7 @@ from ._sinks import (
     CLIENT_PACKAGES,
     CONTEXT_ENGINES,
     HISTORY_READS,
+    KNOWN_PACKAGES,
     OBJECT_PACKAGES,
     PASS_THROUGH,
     SINK_BY_API,
@@ -65,7 +78,7 @@ from ._sinks import (
     Sink,
 )
 from ._sk_plugins import sk_plugin
-from ._summaries import ClassInfo, Function, Pending
+from ._summaries import ClassInfo, Function, Pending, enclosing_pending
 from ._templates import (
     crew_template,
     jinja_render,
@@ -76,6 +89,7 @@ from ._turns import (
     STORE_METHODS,
     WINDOW,
     conversation_follows,
+    newest_clause,
     opens,
     runner_runs_carry_history,
     self_trim,
@@ -98,6 +112,8 @@ from ._values import (
 )
 from ._walk import statements
 from .frameworks.haystack import PIPELINE_ADD, PIPELINE_CONNECT, PIPELINE_RUNS
+from .frameworks.pydantic_ai import HISTORY_KEYWORD as PYDANTIC_HISTORY
+from .frameworks.pydantic_ai import RUN_METHODS as PYDANTIC_RUNS
 from .frameworks.semantic_kernel import AGENTS as SK_AGENTS
 from .frameworks.semantic_kernel import INVOKE_METHODS as SK_INVOKE_METHODS
 from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
@@ -133,6 +149,13 @@ _PASS_METHODS = frozenset(
 
 # The methods that run a chat model (or chain) on what they are handed.
 _MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
+# The name of a call that sends a request (`chat_complete`, `generate_response`, `ask_llm`): the
+# chat turns it is handed are that request's (`_chat_turns_handed`).
+_SENDS = re.compile(
+    r"(?:^|_)(?:a?chat|complete|completion|completions|generate|ask|call|request|respond|reply"
+    r"|infer|inference|query|send)(?:_|$)",
+    re.IGNORECASE,
+)
 # The name of a helper that returns today's date or the time, whatever its format (`today_str`,
 # `get_current_date`, `current_time_iso`, `utc_now`): a verb, then the date or time, then a
 # format; a helper that formats or parses a date it is handed says so with another verb.
@@ -259,7 +282,7 @@ def _appended_text(frame: Frame, node: ast.expr, value: Value) -> Value:
     into, if any, says so after it."""
     if not value.deps or value.items is not None or value.fields is not None:
         return value
-    return _written_at(value, frame.module.display, node.lineno, item=True)
+    return written_at(value, frame.module.display, node.lineno, item=True)
 
 
 def _turn_inserted(node: ast.Call) -> bool:
@@ -313,7 +336,7 @@ def call_value(frame: Frame, value: Value, node: ast.AST) -> Value:
         return Value(deps=frozenset({taint}), pieces=(frozenset({taint}),))
     if value.kind == "partial":
         inner, args, keywords = value.meta
-        if inner.kind == "module":
+        if inner.kind == "module" or inner.meta is None:  # (a function it cannot read)
             return join_values([*args, *keywords.values()])
         return call_project(frame, inner, node, list(args), dict(keywords), [])
     if value.kind in ("function", "method", "lambda") and value.meta is not None:
@@ -525,6 +548,8 @@ def _apply(
     summary = frame.a.summary(function)
     if summary.ret is None:  # recursion: the result depends on everything passed
         return join_values([*args, *keywords.values(), *splats])
+    if isinstance(function.node, ast.Lambda):
+        _lift_from_lambda(frame, function)
     bound = bind_arguments(function.node, args, keywords, splats)
     for pending in summary.pending:
         argument = bound.get(pending.index if pending.index >= 0 else pending.name)
@@ -540,24 +565,32 @@ def _apply(
         if pending.role == FILLS_ROLE:  # a template it hands to a chain that fills it
             fill_passed(frame, pending.api, argument, node)
             continue
+        if pending.role == PIPED_ROLE:  # a template it pipes a mapping into
+            piped_passed(frame, pending, argument, bound, node)
+            continue
         if pending.role == "kwargs":
             frame.findings.splat_into(SINK_BY_API[pending.api], argument, node)
             continue
         limit = max(frame.a.config.threshold, 1) * 4
         pieces = flatten(argument)
         for dep in argument.deps:
-            if isinstance(dep, Param):
+            if isinstance(dep, Param):  # with the static text this call adds after it
                 frame.findings.pend(
                     dep,
                     pending.api,
                     pending.role,
-                    pending.after,
+                    pending.after + static_after(pieces, dep),
                     pending.history,
                     spliced=pending.spliced,
                     named=pending.named,
                     opening=pending.opening,
+                    lines=None
+                    if pending.lines is None
+                    else pending.lines + lines_after(pieces, dep),
+                    written=(pending.written, pending.written_path),
                 )
             elif pending.spliced and isinstance(dep, Taint) and dep.code == PER_REQUEST:
+                frame.findings.unplaced(dep, argument, pending.api, node)  # a system message's?
                 continue
             elif pending.named and dep.code == PER_REQUEST:  # judged by the text after it
                 after = pending.after + static_after(pieces, dep)
@@ -567,14 +600,20 @@ def _apply(
                 pending.history
                 or pending.after + static_after(pieces, dep) >= limit
                 or _opens_first_turn(pending, pieces, dep, limit)
+                or (pending.role == "messages" and _is_window(dep))
             ):
+                # (a caller's window in an earlier turn: its turns shift on every request,
+                # whatever follows them, as `Findings.messages` judges one written there)
                 frame.findings.hit(
                     dep,
                     pending.api,
                     pending.role,
                     pending.after + static_after(pieces, dep),
-                    pending.history,
+                    pending.history or _is_window(dep),
                     node,
+                    lines=None
+                    if pending.lines is None
+                    else pending.lines + lines_after(pieces, dep),
                 )
     result = substitute(summary.ret, bound, 0, lambda v: call_value(frame, v, node))
     constants = _constant_parameters(function, bound, result, _configured(node, len(args)))
@@ -586,6 +625,17 @@ def _apply(
         # message once the caller's role is in it.
         frame.findings.system_message(result, node)
     return result
+
+
+def _lift_from_lambda(frame: Frame, function: Function) -> None:
+    """A lambda called where it was made (`run_in_executor(None, lambda: send(build(facts)))`):
+    the sinks it reaches through a parameter of the function making it are that function's."""
+    enclosing = frame.function
+    if enclosing is None:
+        return
+    for slot, pending in enclosing_pending(function):
+        if frame.scope.env.get(pending.name) is slot and pending not in enclosing.pending:
+            enclosing.pending.append(pending)
 
 
 def _one_text(argument: Value) -> bool:
@@ -676,8 +726,10 @@ def _stored_window(frame: Frame, node: ast.Call, receiver: Value | None, result:
     """The newest turns of a stored history (`stored_window`): a window of the history, also
     on the cursor a query ran on (`cur.execute(sql)` then `cur.fetchall()`)."""
     label = f"`{node_label(frame.module, node)}` (reads the newest turns of a stored history)"
-    taint = frame.taint(WINDOW, label, method_name(node))
     func = node.func
+    sql = isinstance(func, ast.Attribute) and func.attr not in ("limit", "lrange")
+    where = newest_clause(node) if sql else None  # the text's LIMIT, not the call's first line
+    taint = frame.taint(WINDOW, label, where or method_name(node))
     if (
         isinstance(func, ast.Attribute)
         and func.attr != "limit"
@@ -757,6 +809,12 @@ def _library_call(
                 value = _unread_as_notes(value)
             if value.deps:
                 what = f"`{keyword}=` of `{_short(name)}()`"
+                unread = _unread_project_module(frame, name)
+                if unread and not any(isinstance(d, Taint) for d in value.deps):
+                    continue  # a parameter's value: what the call does with it is unknown
+                if unread:  # the project's own code, which the analysis cannot read
+                    label = f"`{_short(name)}()` (from {unread}, a project module not found)"
+                    value = frame.scope.lost(label, node)
                 frame.findings.sink_value(what, "system", value, node)
     if last in SK_AGENTS:  # an agent whose instructions its arguments fill
         made = opaque_call(frame, name, [*args, *keywords.values(), *splats])
@@ -783,6 +841,10 @@ def _library_call(
         return jinja_render(frame, receiver, node, args, keywords, splats)
     if receiver is not None and last in _MODEL_RUNS and args and args[0].items is not None:
         frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
+    elif (turns := _chat_turns_handed(last, args, keywords)) is not None:
+        frame.findings.sink_value(
+            f"`{_short(name)}()`, handed the chat turns", "messages", turns, node
+        )
     elif (
         receiver is not None
         and last in _MODEL_RUNS
@@ -798,6 +860,17 @@ def _library_call(
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node)
+            elif isinstance(dep, Taint) and dep.code == PER_REQUEST:  # a system message's?
+                frame.findings.unplaced(dep, args[0], f"`{last}` messages", node)
+            elif dep in args[0].unplaced:  # a clock of a system message: it breaks what follows
+                note = "the analysis cannot see where in the conversation it lands"
+                frame.findings.hit(dep, f"`{last}` messages", "messages", 0, True, node, note=note)
+    if (args or keywords) and receiver is not None and receiver.kind != "module":
+        _answered_window(frame, name, node, args, keywords)
+    if last in PYDANTIC_RUNS and PYDANTIC_HISTORY in keywords and receiver is not None:
+        _agent_history(frame, last, keywords[PYDANTIC_HISTORY], node)
+    if last == "RunnableWithMessageHistory":
+        _session_history(frame, node, args, keywords)
     if receiver is not None and last in _SHAPING_METHODS:
         return receiver.with_deps(join_values(args).deps)
     if receiver is not None and last in _TEXT_KEEPING_METHODS and receiver.pieces is not None:
@@ -815,11 +888,29 @@ def _library_call(
                 return handed
         if args or keywords:  # (handed nothing: no client, no window)
             _window_sent(frame, name, node, [*args, *keywords.values()])
+            _answered_window(frame, name, node, args, keywords)
         result = opaque_call(frame, name, [*args, *keywords.values(), *splats])
         if result is EMPTY and _constructs(name):
             return Value(kind="module", meta=f"{name}()")  # a library's object, for its methods
         return result
     return opaque_call(frame, name, [receiver, *args, *keywords.values(), *splats])
+
+
+def _chat_turns_handed(last: str, args: list[Value], keywords: dict[str, Value]) -> Value | None:
+    """`provider.chat_complete([{"role": "system", ...}, {"role": "user", ...}])`: a call the
+    analysis cannot read, named as one that sends a request, handed a list of chat turns (a
+    dict with a `role` of the chat roles among them) as its first argument or `messages=`: the
+    request those turns make (a client made where the analysis cannot see, a provider
+    factory's)."""
+    if not _SENDS.search(last):
+        return None
+    turns = keywords.get("messages", args[0] if args else None)
+    if turns is not None and turns.items is None and turns.unplaced:
+        return turns  # system messages of lists branches build apart: noted where it lands
+    if turns is None or turns.items is None or turns.spliced:
+        return None
+    roles = {(item.field("role") or EMPTY).text for item in turns.items}
+    return turns if roles & {"user", "system", "developer"} else None
 
 
 def _turns_handed(args: list[Value], keywords: dict[str, Value], splats: list[Value]) -> bool:
@@ -958,7 +1049,7 @@ def _window_enters(frame: Frame, function: Function, node: ast.AST, result: Valu
     entered = frame.taint(WINDOW, label, node)
     cuts = frame.a.window_cuts.setdefault((entered.path, entered.line), set())
     cuts.update((d.path, d.line) for d in outside)  # where it was cut, for `PythonLinter`
-    return without(result, outside).with_deps([entered])
+    return swapped(result, outside, entered)
 
 
 def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -> None:
@@ -972,6 +1063,103 @@ def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -
         for dep in value.deps:
             if isinstance(dep, Taint) and dep.code == WINDOW:
                 frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _answered_window(
+    frame: Frame, name: str, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> None:
+    """`answer = provider.chat(history)`, then `history.append({"role": "assistant", "content":
+    answer})`: a call the analysis cannot read (an object it lost, a module it cannot see)
+    whose result the function keeps as the assistant's turn of the very list it was handed
+    is a model's request, sending that list; a window of the history in it is sent."""
+    given = [(e, v) for e, v in zip(node.args, args, strict=False) if _has_window(v)]
+    given += [(k.value, keywords[k.arg]) for k in node.keywords if k.arg in keywords]
+    given = [(e, v) for e, v in given if _has_window(v)]
+    if not given or frame.function is None:
+        return
+    answer = _result_name(frame.function.node, node)
+    if answer is None:
+        return
+    kept = _answer_kept_in(frame.function.node, answer)
+    what = f"`{_short(name)}()`, whose answer is kept as the assistant's turn"
+    for expr, value in given:
+        if ast.dump(expr) in kept:
+            for dep in value.deps:
+                if isinstance(dep, Taint) and dep.code == WINDOW:
+                    frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _session_history(
+    frame: Frame, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> None:
+    """`RunnableWithMessageHistory(chain, get_session_history)`: LangChain puts what the getter
+    returns before each request's new messages. A getter that returns a window of the history
+    (a history refilled with its newest turns) sends that window on every request."""
+    getter = keywords.get("get_session_history", args[1] if len(args) > 1 else None)
+    if getter is None or getter.kind not in ("partial", "function", "method", "lambda"):
+        return
+    what = "the history `RunnableWithMessageHistory` gets for each request"
+    for dep in call_value(frame, getter, node).deps:
+        if isinstance(dep, Taint) and dep.code == WINDOW:
+            frame.findings.hit(dep, what, "messages", 0, True, node)
+
+
+def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) -> None:
+    """`agent.run_stream(prompt, message_history=turns)`: a Pydantic AI agent's run (whatever
+    object the agent is: a parameter, one handed in), the earlier turns after its system
+    prompt. A window of the history there shifts on every request once the history outgrows
+    it; a caller's list is judged as each caller passes it."""
+    what = f"a Pydantic AI agent's `{method}(message_history=...)`"
+    for dep in history.deps:
+        if isinstance(dep, Taint) and dep.code == WINDOW:
+            frame.findings.hit(dep, what, "messages", 0, True, node)
+        elif isinstance(dep, Param):
+            frame.findings.pend(dep, what, "messages", 0, True, whole=True)
+
+
+def _has_window(value: Value) -> bool:
+    return any(isinstance(d, Taint) and d.code == WINDOW for d in value.deps)
+
+
+def _result_name(function: ast.AST, call: ast.Call) -> str | None:
+    """The name `call`'s result is assigned to in `function` (`answer = call`, `answer =
+    await call`), if it is."""
+    for sub in ast.walk(function):
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1:
+            value = sub.value.value if isinstance(sub.value, ast.Await) else sub.value
+            target = sub.targets[0]
+            if value is call and isinstance(target, ast.Name):
+                return target.id
+    return None
+
+
+def _answer_kept_in(function: ast.AST, answer: str) -> set[str]:
+    """The lists (`ast.dump` of each) that `function` appends `answer` to as the assistant's
+    turn: `{"role": "assistant", "content": answer}` (or `answer.text`...)."""
+    kept = set()
+    for sub in ast.walk(function):
+        if not (
+            isinstance(sub, ast.Call)
+            and isinstance(sub.func, ast.Attribute)
+            and sub.func.attr == "append"
+            and len(sub.args) == 1
+            and isinstance(sub.args[0], ast.Dict)
+        ):
+            continue
+        fields = {
+            k.value: v
+            for k, v in zip(sub.args[0].keys, sub.args[0].values, strict=False)
+            if isinstance(k, ast.Constant)
+        }
+        role, content = fields.get("role"), fields.get("content")
+        if (
+            isinstance(role, ast.Constant)
+            and role.value in ("assistant", "model")
+            and content is not None
+            and any(isinstance(n, ast.Name) and n.id == answer for n in ast.walk(content))
+        ):
+            kept.add(ast.dump(sub.func.value))
+    return kept
 
 
 def _history_uncached(frame: Frame, sink: Sink, keywords: dict[str, Value]) -> bool:
@@ -1093,10 +1281,16 @@ def call_sink(
     keywords: dict[str, Value],
     splats: list[Value],
 ) -> Value:
-    if sink.api == "LangChain SystemMessage" and frame.message_element is node:
-        # Made in a list literal: judged there, by the turns after it (`_expressions`).
+    if sink.api == "LangChain SystemMessage" and (
+        frame.message_element is node
+        or (frame.function is not None and appended_where_sent(frame.function.node, node))
+    ):
+        # Made in a list literal: judged there, by the turns after it (`_expressions`); appended
+        # to a list the function makes and sends: judged where it is sent (`_local_lists`).
         content = keywords.get("content", args[0] if args else EMPTY)
         return replace(content, kind="message")
+    if sink.parts:
+        args, keywords = _parts_as_one_turn(frame, sink, node, args, keywords)
     for index, role in sink.positional:
         if index < len(args):
             frame.findings.sink_value(sink.api, role, args[index], node)
@@ -1156,9 +1350,28 @@ def call_sink(
     result = join_values([*args, *keywords.values()])
     if sink.api == "LangChain SystemMessage":
         return replace(result, kind="message")
+    if sink.api == "Gemini chats.create":  # a chat, whose `send_message` sends the newest turn
+        return Value(deps=result.deps, kind="module", meta="google.genai.Chat()")
     if sink.answers:  # the model's answer to this request: per-request data, whatever its name
         return _per_request_result(frame, result, node, f"the answer of {sink.api}", answer=True)
     return result
+
+
+def _parts_as_one_turn(
+    frame: Frame, sink: Sink, node: ast.Call, args: list[Value], keywords: dict[str, Value]
+) -> tuple[list[Value], dict[str, Value]]:
+    """The input a list of parts gives as the one turn they make (`_content_parts`)."""
+    args, keywords = list(args), dict(keywords)
+    for index, role in sink.positional:
+        if role == "input" and index < len(args) and index < len(node.args):
+            turn = one_turn_of_parts(args[index], node.args[index], frame.module.display)
+            args[index] = args[index] if turn is None else turn
+    for keyword, role in sink.keywords:
+        if role == "input" and keyword in keywords:
+            expr = next((k.value for k in node.keywords if k.arg == keyword), None)
+            turn = one_turn_of_parts(keywords[keyword], expr, frame.module.display)
+            keywords[keyword] = keywords[keyword] if turn is None else turn
+    return args, keywords
 
 
 def _constant_parameters(
@@ -1184,6 +1397,7 @@ def _constant_parameters(
         for name in ([names[key]] if isinstance(key, int) and key < len(names) else [key])
         if isinstance(name, str)
     }
+    constant |= _left_at_literal_default(node, bound)
     first, last = node.lineno, node.end_lineno or node.lineno
     return frozenset(
         d
@@ -1193,6 +1407,27 @@ def _constant_parameters(
         and d.path == function.module.display
         and first <= d.line <= last
     )
+
+
+def _left_at_literal_default(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, bound: dict[int | str, Value]
+) -> set[str]:
+    """The parameters this call does not pass whose default is a literal (`def build(text,
+    context="")`): the same at every such call, whatever they are named."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    defaults = dict(
+        zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    )
+    keyword = zip(args.kwonlyargs, args.kw_defaults, strict=True)
+    defaults.update((a, d) for a, d in keyword if d is not None)
+    return {
+        arg.arg
+        for arg, default in defaults.items()
+        if isinstance(default, ast.Constant)
+        and arg.arg not in bound
+        and (arg not in positional or positional.index(arg) not in bound)
+    }
 
 
 def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:
@@ -1211,6 +1446,20 @@ def _configured(node: ast.AST, passed: int) -> frozenset[int | str]:
 def _a_constant(expr: ast.expr) -> bool:
     name = expr.id if isinstance(expr, ast.Name) else getattr(expr, "attr", "")
     return isinstance(expr, ast.Name | ast.Attribute) and len(name) > 1 and name.isupper()
+
+
+def _unread_project_module(frame: Frame, name: str) -> str:
+    """The module a call of `name` comes from when it is one of the project's own that the
+    analysis cannot find (a file left out of what is linted: `from app.models.user import
+    Chat`, `Chat(prompt=query, response=answer)`): what its keywords are for is unknown, so
+    they are not taken for a wrapper's system prompt. "" for any other call."""
+    module = name.split("(", 1)[0].rpartition(".")[0]
+    if not module or module.split(".", 1)[0] in KNOWN_PACKAGES:
+        return ""
+    project = frame.a.project
+    if project.find(module, frame.module) is not None:
+        return ""
+    return module if project.holds_package(module, frame.module) else ""
 
 
 def _short(name: str) -> str:

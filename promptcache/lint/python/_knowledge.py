@@ -40,6 +40,9 @@ class Sink:
     # one of a module's marks is in the system prompt or tools, the history is never cached, so
     # a window over it drops nothing the cache held.
     cache_points: tuple[str, ...] = ()
+    # Its input given as a list of parts that are not turns (texts, files, images) is ONE user
+    # turn, in that order (Gemini's `generate_content([pdf_part, PROMPT])`), not a conversation.
+    parts: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -166,3 +169,8 @@ class Framework:
     conversation_hooks: tuple[str, ...] = ()
     # Chat platforms' reads of a channel's newest messages (see HistoryRead).
     history_reads: tuple[HistoryRead, ...] = ()
+    # Dotted-name endings of calls that make a query engine: it retrieves for each text it is
+    # asked (`engine.query(text)`, by `query_methods`) and places that text in its template
+    # after what it retrieved, so the text sits after per-request content.
+    query_engines: tuple[str, ...] = ()
+    query_methods: tuple[str, ...] = ()

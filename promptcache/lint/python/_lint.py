@@ -26,8 +26,10 @@ from .._model import Finding
 from ..rules import RULES
 from ..rules.PC502 import PYTHON_PER_REQUEST, PYTHON_STABLE
 from ._chain_fills import FILLED_BY
+from ._findings import UNPLACED
 from ._interp import Analysis, Hit
 from ._locations import node_label, node_location
+from ._parse import parse_module
 from ._project import Module, Project
 from ._quickinit import replace
 from ._shared_windows import turn_trims
@@ -423,6 +425,13 @@ _HISTORY_ASSIGN = re.compile(
 _FIRST_REWRITE = re.compile(r"\[0\][ \t]*\[[ \t]*['\"]content['\"][ \t]*\][ \t]*=(?!=)")
 _HISTORY_REWRITE = re.compile(r"[ \t]*([\w.]+)[ \t]*=[ \t]*[\w.]+\([ \t]*\1\b")
 _HISTORY_WORD = re.compile(r"(?i)mess|hist|conv|chat|turn|dialog")
+# `history.append({"role": "assistant", "content": answer})`: the function that keeps a call's
+# answer as the assistant's turn may have sent the list through a call it cannot read.
+_ANSWER_KEPT = re.compile(r"\.append\(\s*\{\s*['\"]role['\"]\s*:\s*['\"](?:assistant|model)['\"]")
+# `history[-12:]`, `self.messages[-n:]`: a slice from the end of a list named as a history.
+_HISTORY_SLICE = re.compile(r"(?i)(?:mess|msgs|hist|conv|chat|turn|dialog)\w*\s*\[\s*-")
+# `agent.run(prompt, message_history=turns)`: the earlier turns after an agent's system prompt.
+_AGENT_HISTORY = re.compile(r"\bmessage_history\s*=(?!=)")
 _NOQA = re.compile(r"#\s*noqa\b(?:\s*:\s*(?P<codes>[A-Za-z0-9]+(?:[,\s]+[A-Za-z0-9]+)*))?", re.I)
 _JUDGED = frozenset({"messages", "system"})
 _PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
@@ -431,6 +440,7 @@ _ROLE_WORDS = {
     "tools": "the tool definitions",
     "messages": "an earlier turn of the conversation",
     "last_turn": "the newest turn, before static text,",
+    "history_text": "the newest turn, written out as the history's text,",
     "template": "a prompt template, before static text,",
 }
 
@@ -509,7 +519,7 @@ class PythonLinter:
         if known is not None:  # parsed already, as another module's import
             return self._lint_module(known.tree, source, display, file)
         try:
-            tree = ast.parse(source, filename=display)
+            tree = parse_module(source, display)
         except SyntaxError as exc:
             # Said, since syntax of a newer Python reads as a broken file to an older one.
             message = f"{exc.msg or exc} (as Python {_PYTHON} reads it)"
@@ -534,6 +544,8 @@ class PythonLinter:
             if not relevant:
                 self._defer(file, display, [])
                 return []
+        elif not relevant:  # a library's word, but no request named: a wrapper's call, maybe
+            relevant = self._wrapper_lines(scan, text)
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
@@ -660,6 +672,9 @@ class PythonLinter:
     ) -> list[Finding]:
         relevant |= _alias_lines(source, sink_aliases(module.imports))
         if not relevant:
+            # Every function passed over: one may call a wrapper a module linted later defines
+            # (`finish` lints this one again then), as a module naming no library word is.
+            self.analysis.passed_over = True
             return []
         try:
             hits = self.last_hits = self.analysis.analyse(module, relevant)
@@ -747,6 +762,12 @@ def _trigger_lines(source: str, text: _Text | None = None) -> frozenset[int]:
         lines.update(_method_sink_lines(text))
     if "[0]" in source and text.has("content"):  # a kept conversation's first message, again
         lines.update(_lines_of(_FIRST_REWRITE, source))
+    if "assistant" in source and ".append(" in source:  # a call's answer kept as a turn
+        lines.update(_lines_of(_ANSWER_KEPT, source))
+    if "[-" in source:  # the newest turns of a history, which a builder may return to send
+        lines.update(_lines_of(_HISTORY_SLICE, source))
+    if "message_history" in source:  # a Pydantic AI agent run with earlier turns
+        lines.update(_lines_of(_AGENT_HISTORY, source))
     return frozenset(lines)
 
 
@@ -820,11 +841,18 @@ def _findings(hits: list[Hit], display: str, config: LintConfig) -> list[Finding
         for hit in hits
         if _promoted(hit) and hit.taint.path == display
     }
+    # Nor is a value whose place in a list was lost (`Findings.unplaced`) also a note where it
+    # is reported already, judged where its message was made.
+    reported = {(f.line, f.column) for _, f in best.values() if f.severity in ("warning", "error")}
     return sorted(
         (
             finding
             for _, finding in best.values()
-            if finding.code != "PC506" or (finding.line, finding.column) not in promoted
+            if finding.code != "PC506"
+            or (
+                (finding.line, finding.column) not in promoted
+                and not (UNPLACED in finding.message and (finding.line, finding.column) in reported)
+            )
         ),
         key=Finding.sort_key,
     )
@@ -836,6 +864,27 @@ def _promoted(hit: Hit) -> bool:
     return bool(hit.taint.unread) and hit.role == "system" and hit.history
 
 
+# A static block after a value that holds fewer lines of text than this, and weighs less than
+# as many full lines, is not reusable content: the few lines of rules under a question (`RULES`
+# and three lines) are what the prompt's layout costs, not a prefix worth caching (the corpus
+# labels count a block of fewer than about eight lines, blank ones among them, as none). Text
+# written on few long lines is weighed as the full lines it would fill.
+_SHORT_BLOCK_LINES = 6
+_LINE_CHARS = 80  # a full line's weight, in characters (`_flow.text_weight`)
+
+
+def _short_static(hit: Hit, tokens: int, config: LintConfig) -> bool:
+    """Whether too little static text follows the value for it to cost anything: under the
+    threshold, or (where its lines were counted) a short block."""
+    if tokens < max(config.threshold, 1):
+        return True
+    return (
+        hit.lines is not None
+        and hit.lines < _SHORT_BLOCK_LINES
+        and hit.after < _SHORT_BLOCK_LINES * _LINE_CHARS
+    )
+
+
 def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     taint = hit.taint
     if _promoted(hit):
@@ -845,7 +894,7 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
     tokens = hit.after // 4
     # A turn before the newest, or a system prompt, was judged where it was reached (by what
     # follows it); the other positions are judged here by the static text after the value.
-    if not hit.history and tokens < max(config.threshold, 1) and hit.role not in _JUDGED:
+    if not hit.history and hit.role not in _JUDGED and _short_static(hit, tokens, config):
         return None
     label = taint.label if here else f"{taint.label} (from {taint.path}:{taint.line})"
     where = _ROLE_WORDS.get(hit.role, "the cacheable prefix")
@@ -859,6 +908,13 @@ def _finding(hit: Hit, display: str, config: LintConfig) -> Finding | None:
         risk = "the whole conversation that follows it is prefilled again on every request"
     else:
         risk = f"~{tokens} tokens of static content after it can never be read from the cache"
+    if hit.role == "history_text":  # a window of the history written into the newest turn
+        risk = (
+            "once the window is full its oldest lines drop on every request, so the turn's "
+            "text from it on is never the previous request's and is prefilled again"
+        )
+        if tokens:
+            risk += f" (with ~{tokens} tokens of static text after it)"
     if taint.code == "PC506":  # not followed: what it holds is unknown, not known to vary
         risk = "the analysis cannot follow it, so this request was not checked"
     notes = [hit.note] if hit.note else []

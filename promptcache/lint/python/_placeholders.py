@@ -29,14 +29,23 @@ class Slot(NamedTuple):
     after: int
     role: str
     written: tuple[str, int] | None = None
+    lines: int | None = None  # lines holding text after it, where counted (`Hit.lines`)
 
 
-def slot_at(module: Module | None, text: str, start: int, end: int, after: int, role: str) -> Slot:
+def slot_at(
+    module: Module | None,
+    text: str,
+    start: int,
+    end: int,
+    after: int,
+    role: str,
+    lines: int | None = None,
+) -> Slot:
     """The slot of the placeholder `text[start:end]`, placed in `module` when it is written there."""
     line = None if module is None else placeholder_line(module, text, start, end)
     if module is None or line is None:
-        return Slot(after, role)
-    return Slot(after, role, (module.display, line))
+        return Slot(after, role, None, lines)
+    return Slot(after, role, (module.display, line), lines)
 
 
 def placeholder_line(

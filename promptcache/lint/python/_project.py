@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from ..._errors import InputError
 from ..._inputs import DEFAULT_MAX_BYTES
 from .._loader import read_source
+from ._parse import parse_module
 from ._values import Value
 from ._walk import statements as _statements
 
@@ -319,6 +320,17 @@ class Project:
         self._by_name[dotted] = None
         return None
 
+    def holds_package(self, dotted: str, near: Module | None) -> bool:
+        """Whether `dotted` (a module the project does not have) names a module of one of the
+        project's own packages or modules (`app.models.user` beside an `app/` folder): a part of
+        the project the analysis cannot read, not another library."""
+        first = dotted.split(".", 1)[0]
+        for folder in self._folders(near):
+            names = self._names(folder)
+            if names is not None and (first in names or f"{first}.py" in names):
+                return True
+        return False
+
     def defining(self, package: str, name: str, near: Module | None) -> Module | None:
         """
         The one module of the folder `package` names that binds `name` at its top level, when
@@ -425,7 +437,7 @@ class Project:
                 source, tree = parsed
             else:
                 source = read_source(resolved, max_bytes=self.max_bytes)
-                tree = ast.parse(source, filename=str(resolved))
+                tree = parse_module(source, str(resolved))
         except (InputError, OSError, ValueError) as exc:  # a FIFO, over the bound, not UTF-8
             self._failure(resolved, f"cannot be read ({exc})")
             return None

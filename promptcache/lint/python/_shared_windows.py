@@ -176,8 +176,18 @@ def _lines_matching(source: str) -> list[int]:
         (roles if match.group().startswith("role") else trims).add(line)
     if not roles:
         text = source.split("\n")
-        trims = {n for n in trims if _names_turns(text[n - 1])}
+        trims = {n for n in trims if _names_turns(text[n - 1]) or _names_turns(_def_above(text, n))}
     return sorted(roles | trims)
+
+
+def _def_above(text: list[str], line: int) -> str:
+    """The nearest `def` line at or above `line` (1-based) of `text`, its lines: the function a
+    trim is in, by its name (`def update_message_history(...)`); "" when there is none."""
+    for n in range(line - 1, max(line - 400, 0) - 1, -1):
+        stripped = text[n].lstrip()
+        if stripped.startswith(("def ", "async def ")):
+            return stripped.partition("(")[0]
+    return ""
 
 
 def _functions(body: list[ast.stmt]) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
@@ -215,6 +225,13 @@ def _scan_function(
     found.caps.extend((cap, f"{ast.unparse(cap)} {function.name}") for cap in code.caps)
     local |= code.stored - code.declared  # a name declared `global` is the module's
     _keep(code.trims, names - local, me, _lines(function), found)
+    if names_a_history(function.name):
+        # `def update_message_history(uid, text)`: `log[uid].append(text)`, then
+        # `log[uid].pop(0)` once it is too long: the function says what the list it grows
+        # and trims is, whatever the list is called.
+        for storage, _ in code.trims:
+            if storage in code.grown and storage.split(".", 1)[0] in names - local:
+                found.turns.add(storage)
     _keep_read_back(code, _lines(function), found)
 
 

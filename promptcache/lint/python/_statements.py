@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING
 
 from ._flow import (
     merge,
+    merge_branched,
     merge_grown,
 )
 from ._invoke import call_name
 from ._locations import node_label
+from ._query_engines import only_asked_of_a_query_engine
 from ._quickinit import replace
 from ._request_data import NEWEST_TURN, system_named
 from ._sinks import SINK_BY_API
-from ._summaries import ClassInfo, Function
+from ._summaries import ClassInfo, Function, enclosing_pending
 from ._turns import (
     bounded_to_newest,
     drop_oldest,
@@ -41,6 +43,7 @@ from ._unseen_fills import unseen_string_fill
 from ._values import (
     EMPTY,
     PER_REQUEST,
+    Param,
     Value,
 )
 from ._walk import push_children
@@ -121,7 +124,7 @@ def _s_AugAssign(frame: Frame, node: ast.AugAssign) -> None:
 
 def _s_If(frame: Frame, node: ast.If) -> None:
     frame.eval(node.test)
-    branches(frame, [node.body, node.orelse])
+    branches(frame, [node.body, node.orelse], once=True)
     # Either branch of a size test (`if count(m) <= budget: return m` / `else: m = m[1:]`).
     _cuts_in(frame, [*node.body, *node.orelse], node.test)
 
@@ -150,7 +153,7 @@ def _compares(test: ast.expr) -> bool:
 
 def _s_Try(frame: Frame, node: ast.Try) -> None:
     block(frame, node.body)
-    branches(frame, [h.body for h in node.handlers] + [node.orelse])
+    branches(frame, [h.body for h in node.handlers] + [node.orelse], once=True)
     block(frame, node.finalbody)
 
 
@@ -159,14 +162,17 @@ _s_TryStar = _s_Try
 
 def _s_Match(frame: Frame, node: ast.Match) -> None:
     frame.eval(node.subject)
-    branches(frame, [case.body for case in node.cases] + [[]])
+    branches(frame, [case.body for case in node.cases] + [[]], once=True)
 
 
 def _s_With(frame: Frame, node: ast.With) -> None:
     for item in node.items:
         value = frame.eval(item.context_expr)
         if item.optional_vars is not None:
-            assign(frame, item.optional_vars, value.opaque())
+            # A library's client entered as a context (`async with httpx.AsyncClient() as
+            # client`) is the client itself: its `__enter__` returns it, methods and all.
+            client = value.kind == "module" and str(value.meta).endswith("()")
+            assign(frame, item.optional_vars, value if client else value.opaque())
     block(frame, node.body)
 
 
@@ -186,6 +192,10 @@ def _s_For(frame: Frame, node: ast.For) -> None:
         label = f"`{node_label(frame.module, node.target)}` (one request per item of the loop)"
         taint = frame.taint(PER_REQUEST, label, node.target)
         element = Value(deps=element.deps | {taint}, pieces=(element.deps | {taint},))
+    function = frame.function
+    walked = [d.name for d in iterated.deps if isinstance(d, Param)]
+    if function is not None and walked and _sends(frame, node.body, repeated=True):
+        function.sent_per_item.update(walked)
     assign(frame, node.target, element)
     # A conversation copied turn by turn (`for m in history: turns.append(...)`): the list it
     # is copied into keeps the turns it had before the loop, the history after them.
@@ -210,17 +220,18 @@ def _walks_a_history(iterated: ast.expr) -> bool:
     return is_history_name(iterated)
 
 
-def _sends(frame: Frame, body: Sequence[ast.stmt]) -> bool:
+def _sends(frame: Frame, body: Sequence[ast.stmt], *, repeated: bool = False) -> bool:
     """Whether a loop's body sends a request: a call of a request API, or of a function of the
     project whose parameters reach one (its summary says so). Nested definitions are their own;
     a request repeated for each item (`for _ in range(n)`) reads the cache from its second
-    time, so the item is not new to each request."""
+    time, so the item is not new to each request (unless `repeated`: one sent several times
+    counts)."""
     todo: list[ast.AST] = list(body)
     while todo:
         current = todo.pop()
         if isinstance(current, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Lambda):
             continue
-        if isinstance(current, ast.For) and _repeats(current.iter):
+        if isinstance(current, ast.For) and _repeats(current.iter) and not repeated:
             continue
         if isinstance(current, ast.Call) and _requests(frame, current):
             return True
@@ -281,6 +292,19 @@ def _s_FunctionDef(frame: Frame, node: ast.FunctionDef | ast.AsyncFunctionDef) -
     frame.scope.env[node.name] = Value(kind="function", meta=function)
     if frame.function is not None:
         frame.a.summary(function)  # nested: analysed with the enclosing variables
+        _lift_enclosing_parameters(frame, function)
+
+
+def _lift_enclosing_parameters(frame: Frame, function: Function) -> None:
+    """A nested function's sinks reached by a parameter of the function enclosing it are the
+    enclosing function's (`enclosing_pending`), whether the nested one is called there or handed
+    to a retry helper the analysis cannot read. (Its own clocks are reported where it is made.)"""
+    enclosing = frame.function
+    if enclosing is None or isinstance(function.node, ast.Lambda):
+        return
+    for _, pending in enclosing_pending(function):
+        if pending not in enclosing.pending:
+            enclosing.pending.append(pending)
 
 
 _s_AsyncFunctionDef = _s_FunctionDef
@@ -311,10 +335,12 @@ def branches(
     bodies: Sequence[Sequence[ast.stmt]],
     *,
     grown: tuple[str, int, int] | None = None,
+    once: bool = False,
 ) -> None:
     """Run each body from the bindings as they are, then bind each name to its values merged.
     (`grown`, a loop's path and lines: a list it appends to keeps its first items, the rest one
-    splice; see `merge_grown`.)
+    splice; see `merge_grown`. `once`: each body runs at most once, as an `if`'s do, so a list
+    one of them appends to keeps its turns; see `merge_branched`.)
     (An empty body, such as a missing `else`, leaves the bindings as they were; a body that
     leaves them equal to those merged so far changes no merge: both are skipped at C speed,
     which matters in a module body, whose bindings are all its globals.)"""
@@ -341,19 +367,36 @@ def branches(
             if kept is None:
                 merged[name] = value
             elif kept is not value:  # the same value (most names): merge keeps it
-                merged[name] = merge_grown(kept, value, grown) if grown else merge(kept, value)
+                merged[name] = (
+                    merge_grown(kept, value, grown)
+                    if grown
+                    else merge_branched(kept, value)
+                    if once
+                    else merge(kept, value)
+                )
     env.clear()
     env.update(merged)
 
 
 # -- assignment -------------------------------------------------------------------------
+def _body_of(frame: Frame) -> ast.AST:
+    """The function a frame runs, or its module's tree."""
+    return frame.module.tree if frame.function is None else frame.function.node
+
+
 def assign(frame: Frame, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
         if value.deps and system_named(target.id):
             frame.findings.system_text(f"`{target.id}`, named as a system prompt", value, target)
-        elif value.deps and value.pieces is not None and _prompt_named(target.id):
+        elif (
+            value.deps
+            and value.pieces is not None
+            and _prompt_named(target.id)
+            and not only_asked_of_a_query_engine(_body_of(frame), target.id, frame.module.source)
+        ):
             # A prompt text under construction: judged as a template (by the static text
-            # after what varies), wherever it is sent.
+            # after what varies), wherever it is sent; but for a query engine's question,
+            # which the engine places after what it retrieves for it.
             frame.findings.last_turn(f"`{target.id}`, named as a prompt", value, target, "template")
         frame.scope.env[target.id] = value
         return

@@ -15,7 +15,7 @@ from ._project import Module
 from ._quickinit import quick_init
 from ._values import Param, Taint, Value
 
-__all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending"]
+__all__ = ["ClassInfo", "Function", "Hit", "ParamSlot", "Pending", "enclosing_pending"]
 
 
 @quick_init
@@ -32,6 +32,9 @@ class Hit:
     site_line: int
     site_column: int
     note: str = ""
+    # Lines holding text in the static text after it, where counted (`_flow.lines_after`; None:
+    # not counted, and only its weight decides).
+    lines: int | None = None
 
 
 @quick_init
@@ -55,6 +58,17 @@ class Pending:
     # argument): per-request data there that comes before most of the static text is judged as
     # the caller's own first turn is (`Findings.messages`), not only by the text after it.
     opening: bool = False
+    lines: int | None = None  # lines holding text after it in the function's text (`Hit.lines`)
+    # What a LangChain pipe fills the parameter with, a template (`{"context": retriever, ...}
+    # | prompt` of `def chain(prompt, retriever)`): each variable's value, in the function's
+    # terms (its own parameters resolved at each call, as the template is).
+    fills: tuple[tuple[str, Value], ...] = ()
+    # Where the function (or a helper of its module it hands the value to) writes the parameter
+    # into the prompt's text (line `written` of `written_path`; 0: not seen): the place a finding
+    # on a caller's parameter names as where the fix goes. As for a `Param`, not part of its
+    # identity: the same sink reached twice is one.
+    written: int = field(default=0, compare=False)
+    written_path: str = field(default="", compare=False)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -67,6 +81,9 @@ class Function:
     ret: Value | None = None
     pending: list[Pending] = field(default_factory=list)
     running: bool = False
+    # Its parameters a loop of its own walks, sending a request for each item (or the same one
+    # several times): the loop's rules judge what each request holds, not the collection.
+    sent_per_item: set[str] = field(default_factory=set)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -88,3 +105,21 @@ class ParamSlot:
     per_request: bool
     plain: Value | None = None  # its value when it carries no taint (the same at every use)
     param: Param | None = None  # the symbol it stands for (immutable: one serves every use)
+
+
+def enclosing_pending(function: Function) -> list[tuple[Value, Pending]]:
+    """The sinks a nested function or lambda reaches through a parameter of the function
+    enclosing it (`async def _attempt(): await http.post(url, json={"messages": messages})` in
+    `def chat(self, messages)`), each with that parameter's slot where it was made: they are the
+    enclosing function's, whose callers pass the value."""
+    args = function.node.args
+    every = (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg)
+    own = {a.arg for a in every if a is not None}
+    found: list[tuple[Value, Pending]] = []
+    for pending in function.pending:
+        slot = (function.outer or {}).get(pending.name)
+        if pending.name in own or slot is None or slot.kind != "param":
+            continue
+        if slot.meta.index == pending.index:
+            found.append((slot, pending))
+    return found

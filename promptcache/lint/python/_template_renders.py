@@ -41,6 +41,7 @@ from ._call_sites import (
     _read,
     call_argument,
 )
+from ._parse import parse_module
 from ._project import Project
 
 __all__ = ["Rendered", "TemplateRenders"]
@@ -189,7 +190,7 @@ class _Modules:
     def tree(self, path: Path, text: str) -> ast.Module | None:
         if path not in self._trees:
             try:
-                self._trees[path] = ast.parse(text)
+                self._trees[path] = parse_module(text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._trees[path] = None
         return self._trees[path]

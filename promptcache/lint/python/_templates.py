@@ -13,12 +13,15 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
-from ._calls import _keyword_line, _written_at, is_history, is_placeholder
+from ._calls import _keyword_line, is_history, is_placeholder
 from ._crew_config import crew_base_template
 from ._flow import (
     flatten,
+    lines_after,
     static_after,
+    text_lines,
     unfollowed,
+    written_at,
 )
 from ._placeholders import Slot, slot_at
 from ._quickinit import replace
@@ -116,7 +119,10 @@ def template_info(
                 for key, slot in spec.meta.items():
                     kept = slot.role if slot.role == "system" else "messages"
                     role = kept if history else "template"
-                    info.setdefault(key, slot._replace(after=slot.after + later_text, role=role))
+                    lines = slot.lines if not later_text else None
+                    info.setdefault(
+                        key, slot._replace(after=slot.after + later_text, role=role, lines=lines)
+                    )
         return info
     text = args[0] if args else keywords.get("template", keywords.get("prompt", EMPTY))
     system = sink.api == "LangChain system message template"
@@ -138,7 +144,8 @@ def template_variables(
     for name, value in values.fields:
         if name not in info:
             continue
-        after, role, written = info[name]
+        slot = info[name]
+        after, role, written = slot.after, slot.role, slot.written
         if role == "placeholder":  # the conversation: only a window of it is known to slide
             for dep in value.deps:
                 if isinstance(dep, Taint) and dep.code == WINDOW:
@@ -147,7 +154,7 @@ def template_variables(
         value = slot_filled(frame, name, value, node)
         value = named_per_request(frame, name, value, node)
         if written is not None:  # where its placeholder is written: the fix goes there
-            value = _written_at(value, *written, again=True)
+            value = written_at(value, *written, again=True)
         if role == "system":
             frame.findings.sink_value(api, "system", value, node)
         elif role == "messages":  # the conversation history follows this turn
@@ -157,9 +164,11 @@ def template_variables(
                 frame.findings.hit(dep, api, "messages", after_dep, True, node)
         else:
             limit = max(frame.a.config.threshold, 1) * 4
+            pieces = flatten(value)
             for dep in value.deps:
-                if isinstance(dep, Param) or after + static_after(flatten(value), dep) >= limit:
-                    frame.findings.hit(dep, api, "template", after, False, node)
+                if isinstance(dep, Param) or after + static_after(pieces, dep) >= limit:
+                    lines = None if slot.lines is None else slot.lines + lines_after(pieces, dep)
+                    frame.findings.hit(dep, api, "template", after, False, node, lines=lines)
 
 
 def _placeholder_name(spec: Value) -> str:
@@ -353,9 +362,9 @@ def jinja_render(
         # renders, with the conversation after it, varies wherever it goes (`Taint.unread`).
         # It enters the template's text where it is handed to it (`render(context=docs)`).
         path = frame.module.display
-        handed = [_written_at(v, path, node.lineno, again=True) for v in (*args, *splats)]
+        handed = [written_at(v, path, node.lineno, again=True) for v in (*args, *splats)]
         handed += [
-            _written_at(value, path, _keyword_line(node, name), again=True)
+            written_at(value, path, _keyword_line(node, name), again=True)
             for name, value in keywords.items()
         ]
         return Value(deps=unfollowed(join_values(handed).deps, rendered=True))
@@ -385,10 +394,16 @@ def _variables(
     static characters after it (`later` more after the text itself), the position it reaches, and
     where `module` writes it."""
     joined = static_of(text)
-    for found in (field or _TEMPLATE_FIELD).finditer(joined):
+    pattern = field or _TEMPLATE_FIELD
+    for found in pattern.finditer(joined):
         if found.group(1) not in info:
             after = len(joined) - found.end() + later
-            info[found.group(1)] = slot_at(module, joined, found.start(), found.end(), after, role)
+            # Its static lines are counted when the text is all that follows it (no later
+            # messages), the other variables' placeholders left out.
+            lines = None if later else text_lines(pattern.sub("", joined[found.end() :]))
+            info[found.group(1)] = slot_at(
+                module, joined, found.start(), found.end(), after, role, lines
+            )
 
 
 def static_of(text: Value) -> str:
@@ -414,8 +429,10 @@ def strip_tail(text: str) -> str:
 
 
 def _varies(value: Value) -> bool:
-    """Whether a clock, or per-request data as itself, is among the value's dependencies."""
+    """Whether a clock, per-request data as itself, or a window of the history (reported as
+    itself, judged by what precedes and follows it), is among the value's dependencies."""
     return any(
-        isinstance(d, Taint) and (d.code == "PC501" or (d.code == PER_REQUEST and not d.via))
+        isinstance(d, Taint)
+        and (d.code in ("PC501", WINDOW) or (d.code == PER_REQUEST and not d.via))
         for d in value.deps
     )

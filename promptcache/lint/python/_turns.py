@@ -51,6 +51,7 @@ __all__ = [
     "is_named_window",
     "is_newest_turn",
     "names_a_history",
+    "newest_clause",
     "newest_first",
     "newest_kept",
     "opens",
@@ -60,6 +61,7 @@ __all__ = [
     "self_trim",
     "sized",
     "starts_a_conversation",
+    "starts_an_empty_history",
     "stored_window",
     "unknown_after",
     "windowed",
@@ -76,6 +78,8 @@ _NEWEST_SQL = re.compile(
     r"(?is)\border\s+by\b[^;]*?\bdesc\b[^;]*?\blimit\b"
     r"|\bselect\s+top\b[^;]*?\border\s+by\b[^;]*?\bdesc\b"
 )
+# The clause of such a query that keeps only n rows.
+_CUT_CLAUSE = re.compile(r"(?i)\b(?:limit|top)\b")
 # Methods that run a query given as SQL text (a DB-API cursor, asyncpg, `databases`, pandas).
 _SQL_METHODS = frozenset(
     {"execute", "fetch", "fetch_all", "fetchall", "read_sql", "read_sql_query", "raw", "query"}
@@ -114,9 +118,21 @@ def history_after(later: Sequence[Value]) -> bool:
     a turn of unknown shape or one that varies. Static turns (few-shot examples) are static text."""
     *middle, last = later
     return last.spliced or any(
-        turn.spliced or bool(turn.deps) or (turn.fields is None and turn.pieces is None)
+        turn.spliced
+        or (bool(turn.deps) and not is_system_turn(turn))
+        or (turn.fields is None and turn.pieces is None and turn.kind != "message")
         for turn in middle
     )
+
+
+def is_system_turn(turn: Value) -> bool:
+    """A system message among the turns (a `{"role": "system", ...}` literal, or a LangChain
+    `SystemMessage`'s content): the request's own instructions, not the conversation's history,
+    even where what it holds varies (notes retrieved for this request)."""
+    if turn.kind == "message":
+        return True
+    role = turn.field("role")
+    return role is not None and role.text in ("system", "developer")
 
 
 def pieces_from(items: Sequence[Value]) -> tuple[Piece, ...]:
@@ -288,6 +304,46 @@ def starts_a_conversation(node: ast.Assign, *, global_name: bool = False) -> boo
     )
 
 
+def starts_an_empty_history(init: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """`self.history: list[Message] = []` in a class's `__init__`: each instance starts a
+    conversation of its own, so what the same `__init__` stores on it (its system prompt, the
+    user it serves) is fixed for that conversation, as what a history opens with is."""
+    arguments = init.args.posonlyargs + init.args.args
+    if not arguments:
+        return False
+    owner = arguments[0].arg
+    for node in ast.walk(init):
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if not _empty_list(value):
+            continue
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id == owner
+                and names_a_history(target.attr)
+            ):
+                return True
+    return False
+
+
+def _empty_list(node: ast.expr) -> bool:
+    """`[]`, `list()`, `deque()`: an empty list of turns."""
+    if isinstance(node, ast.List):
+        return not node.elts
+    return (
+        isinstance(node, ast.Call)
+        and not node.args
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("list", "deque")
+    )
+
+
 def rewrites_first_message(node: ast.Assign) -> bool:
     """`self.messages[0]["content"] = ...`, `store["history"][0] = {"role": "system", ...}`: the
     first message of a conversation kept beyond the call (on an object or in a store) written
@@ -330,7 +386,16 @@ def is_history_window(node: ast.Subscript) -> bool:
         return False
     if key.lower is None or not _from_the_end(key.lower, node.value):
         return False
-    return is_history_name(node.value)
+    return is_history_name(node.value) or _kept_by_a_conversation(node.value)
+
+
+def _kept_by_a_conversation(expr: ast.expr) -> bool:
+    """`conversation.interactions`, `chat.entries`: a list an object named as the conversation
+    keeps (a plural attribute): its items are the conversation's turns, whatever they are
+    called."""
+    return (
+        isinstance(expr, ast.Attribute) and expr.attr.endswith("s") and is_history_name(expr.value)
+    )
 
 
 def _near_the_end(upper: ast.expr | None) -> bool:
@@ -467,6 +532,34 @@ def stored_window(node: ast.Call, sql: str, where: str) -> bool:
     else:
         return False
     return newest and bool(_HISTORY_NAME.search(f"{ast.unparse(node)} {where}"))
+
+
+def newest_clause(node: ast.Call) -> ast.AST | None:
+    """Where a query's SQL text (`stored_window`), written as a literal over several lines,
+    says how many of the newest rows it keeps: its `LIMIT` (or `TOP`) on its own line, which
+    makes the read a window (the call starts lines above it). None when the text is not such a
+    literal, or its lines cannot be told from its value (escapes, continuations)."""
+    if not node.args:
+        return None
+    for sub in ast.walk(node.args[0]):
+        if not isinstance(sub, ast.Constant) or not isinstance(sub.value, str):
+            continue
+        text, end = sub.value, sub.end_lineno
+        found = _NEWEST_SQL.search(text)
+        if found is None or end is None or text.count("\n") != end - sub.lineno:
+            continue
+        clause = _CUT_CLAUSE.search(text, found.start())
+        if clause is None:
+            continue
+        start = text.rfind("\n", 0, clause.start()) + 1
+        if not start:
+            continue  # on the literal's first line: the call's own line is as good
+        spot = ast.Name(id=clause.group())
+        spot.lineno = spot.end_lineno = sub.lineno + text.count("\n", 0, clause.start())
+        spot.col_offset = len(text[start : clause.start()].encode())
+        spot.end_col_offset = spot.col_offset + len(clause.group())
+        return spot
+    return None
 
 
 def descending_slice(node: ast.Subscript, where: str) -> bool:
@@ -653,8 +746,8 @@ def newest_first(expr: ast.expr) -> bool:
 
 
 def newest_kept(node: ast.For | ast.AsyncFor) -> ast.expr | None:
-    """`for m in reversed(history): ... if total > budget: break; kept.insert(0, m)`: the
-    newest turns gathered, newest first, until a budget is spent: `kept` is a window of the
+    """`for m in reversed(history): ... if total > budget: break; kept.insert(0, m)` (or
+    `kept.append(m)`, reversed after): the newest turns gathered until a budget is spent: `kept` is a window of the
     history once the conversation outgrows the budget (`newest_first` says the loop's order)."""
     if not newest_first(node.iter):
         return None
@@ -672,7 +765,14 @@ def newest_kept(node: ast.For | ast.AsyncFor) -> ast.expr | None:
                 and len(call.args) == 2
                 and _is_constant(call.args[0], 0)
             ) or (isinstance(func, ast.Attribute) and func.attr == "appendleft")
-            if front and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            # `kept.append(m)`, put back in order after the loop (`kept.reverse()`) or not:
+            # the same newest turns, gathered newest first.
+            back = isinstance(func, ast.Attribute) and func.attr == "append" and len(call.args) == 1
+            if (
+                (front or back)
+                and isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+            ):
                 kept = func.value
     return kept if stops else None
 
@@ -705,7 +805,24 @@ def windowed(module: Module, history: Value | None, node: ast.AST) -> Value:
     label = f"`{node_label(module, node)}` (drops the oldest turns of the history)"
     # Which turns remain is no longer known: the history becomes a list of unknown turns.
     kept = history.deps if history is not None else frozenset()
-    return Value(deps=kept | {taint_at(module, WINDOW, label, node)}, kind="list")
+    return Value(deps=kept | {taint_at(module, WINDOW, label, _cut_in(node))}, kind="list")
+
+
+def _cut_in(node: ast.AST) -> ast.AST:
+    """Where a trim written over several lines cuts: the slice from the end in the value it
+    assigns (`histories[uid] = (` / `[histories[uid][0]] + histories[uid][-n:]` / `)`) or in
+    the size test's body (`if len(h) > n:` / `h = h[-n:]`), else the trim itself."""
+    if not isinstance(node, ast.Assign | ast.If | ast.While) or node.end_lineno == node.lineno:
+        return node
+    for sub in ast.walk(node.value if isinstance(node, ast.Assign) else node):
+        if (
+            isinstance(sub, ast.Subscript)
+            and isinstance(sub.slice, ast.Slice)
+            and isinstance(sub.slice.lower, ast.UnaryOp)
+            and isinstance(sub.slice.lower.op, ast.USub)
+        ):
+            return sub
+    return node
 
 
 def windowed_attributes(cls: ast.ClassDef, module: Module) -> dict[str, ast.AST]:

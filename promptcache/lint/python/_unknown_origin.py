@@ -93,44 +93,58 @@ def builder_parameter_hits(
     call_sites: CallSites | None = None,
 ) -> list[Hit]:
     """
-    PC502 hits for the parameters of prompt builders no call in the project makes
-    (`build_report_prompt(name, price)` in a prompts module, called from code outside what is
-    linted): a builder's parameters are what each prompt it builds is made from, so one written
-    above `threshold` tokens of its static text costs them on every call with other values.
-    Quiet, as PC508 is: a system prompt builder (judged as a system prompt), a parameter with a
-    constant default, a stable name, an object, one read or called in its module or called
-    anywhere in the project (each call says what it passes), and shorter static text after it.
+    PC502 hits for the parameters of functions no call in the project makes (called from code
+    outside what is linted: a route, a worker, a CLI) that build a prompt from them:
+
+    - a prompt builder's (`build_report_prompt(name, price)` in a prompts module): its
+      parameters are what each prompt it builds is made from;
+    - one whose parameter the function writes into the newest turn of a request it sends (the
+      only user turn, or the last: `summarize(title, content)` formatting both into the user
+      turn above the task's rules): the newest turn is the part of a request that is new on each
+      call, and the parameter is what the function makes it from.
+
+    One written above `threshold` tokens of static text costs that text on every call with other
+    values. Quiet, as PC508 is: a system prompt builder (judged as a system prompt), a parameter
+    with a constant default, a stable name, an object, one read or called in its module or called
+    anywhere in the project (each call says what it passes), and shorter static text after it;
+    in the newest turn, also a part of a parameter (`state["question"]`: a framework's state,
+    judged by its own rules) and a parameter written into the system prompt instead (a setting
+    as often as not: PC508's question, opt-in).
     """
     limit = max(threshold, 1) * 4  # in characters, as `after` is
     hits: list[Hit] = []
     for function in functions:
         node = function.node
-        if (
-            isinstance(node, ast.Lambda)
-            or function.ret is None
-            or function.system
-            or not _PROMPT_BUILDER.match(node.name)
-        ):
+        if isinstance(node, ast.Lambda) or function.ret is None or function.system:
             continue
+        builder = bool(_PROMPT_BUILDER.match(node.name))
         arguments = _arguments(node)
-        asked = [
-            (arguments[name], pendings)
-            for name, pendings in _by_parameter(function.pending).items()
-            if name in arguments
-            and not (is_stable(name) or says_stable(name, _BUILDER_STABLE_WORDS))
-            and any(p.role == "template" and p.after >= limit for p in pendings)
-            and not _is_object(arguments[name].annotation)
-        ]
+        asked = []
+        for name, pendings in _by_parameter(function.pending).items():
+            arg = arguments.get(name)
+            if arg is None or _is_object(arg.annotation) or name in function.sent_per_item:
+                continue  # (a collection sent item by item: its loop's rules judge the items)
+            sinks = [
+                p
+                for p in pendings
+                if p.after >= limit
+                and ((builder and p.role == "template") or (p.role == "last_turn" and not p.path))
+            ]
+            words = _BUILDER_STABLE_WORDS if builder else STABLE_WORDS
+            if sinks and not (is_stable(name) or says_stable(name, words)):
+                asked.append((arg, sinks))
         if not asked or _read_in_its_module(function):
             continue
         reported = _reported_per_request(function)
-        for arg, pendings in asked:
+        for arg, sinks in asked:
             if arg.arg in reported or _only_a_receiver(node, arg.arg):
+                continue
+            shown = max(sinks, key=lambda p: p.after)
+            if not builder and (_only_parts(node, arg.arg) or _said(function, shown)):
                 continue
             if call_sites is not None and not _never_called(function, arg, call_sites):
                 continue
-            shown = max((p for p in pendings if p.role == "template"), key=lambda p: p.after)
-            hits.append(_builder_hit(function, arg, shown))
+            hits.append(_builder_hit(function, arg, shown, builder))
     return hits
 
 
@@ -149,34 +163,42 @@ def _never_called(function: Function, arg: ast.arg, call_sites: CallSites) -> bo
     return why is not None and (why == NOT_CALLED or why.startswith(_NO_CALL))
 
 
-def _builder_hit(function: Function, arg: ast.arg, pending: Pending) -> Hit:
+def _builder_hit(function: Function, arg: ast.arg, pending: Pending, builder: bool) -> Hit:
     module = function.module
     node = function.node
     assert not isinstance(node, ast.Lambda)
     line, column = node_location(module, arg)
-    label = (
-        f"`{arg.arg}` (a parameter of the prompt builder `{node.name}()`, which no call in the "
-        "project makes: what each prompt is built from)"
-    )
+    if builder:
+        label = (
+            f"`{arg.arg}` (a parameter of the prompt builder `{node.name}()`, which no call in "
+            "the project makes: what each prompt is built from)"
+        )
+    else:
+        label = (
+            f"`{arg.arg}` (a parameter of `{node.name}()`, which no call in the project makes, "
+            "written into the newest turn of the request it sends: what each request is made "
+            "from)"
+        )
     taint = Taint(
         code=PER_REQUEST,
         label=label,
         path=module.display,
         line=line,
         column=column,
-        written=_first_use(node, arg.arg),
+        written=_written_line(function, arg, pending),
         param=arg.arg,
     )
     site_line, site_column = node_location(module, node)
     return Hit(
         taint=taint,
         api=pending.api,
-        role="template",
+        role=pending.role,
         after=pending.after,
         history=False,
         site_path=module.display,
         site_line=site_line,
         site_column=site_column,
+        lines=pending.lines,
     )
 
 
@@ -242,6 +264,50 @@ def _reported_per_request(function: Function) -> frozenset[str]:
             for code in _QUOTED.findall(taint.label):
                 names.update(_IDENTIFIER.findall(code))
     return frozenset(names - {""})
+
+
+def _said(function: Function, pending: Pending) -> bool:
+    """Whether the function's own findings already report per-request data in the newest turn
+    (or a prompt's text) with at least as much static text after it as `pending` has (the
+    search results a `topic` was looked up with, filling the template's `{context}`): the
+    parameter is in the same place, and the same fix moves both."""
+    module = function.module
+    node = function.node
+    first, last = node.lineno, node.end_lineno or node.lineno
+    return any(
+        isinstance(hit, Hit)
+        and hit.taint.code == PER_REQUEST
+        and hit.taint.path == module.display
+        and first <= hit.taint.line <= last
+        and hit.role in ("last_turn", "template")
+        and hit.after >= pending.after
+        for hit in module.hits
+    )
+
+
+def _only_parts(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Whether the function reads the parameter only through its parts: keys (`state["plan"]`,
+    `state.get("plan")`) and fields (`job.title`). What each part holds is said by its key
+    (PC502 knows per-request keys and fields), not by the parameter's name."""
+    loads = 0
+    parts = 0
+    for found in ast.walk(node):
+        if isinstance(found, ast.Name) and found.id == name and isinstance(found.ctx, ast.Load):
+            loads += 1
+        elif _is_part(found, name):
+            parts += 1
+    return loads > 0 and loads == parts
+
+
+def _is_part(node: ast.AST, name: str) -> bool:
+    """`name[...]`, `name.get`, `name.field`: a part of `name` read (not its text's methods)."""
+    if isinstance(node, ast.Subscript):
+        return _is_name(node.value, name)
+    return (
+        isinstance(node, ast.Attribute)
+        and _is_name(node.value, name)
+        and (node.attr == "get" or node.attr not in _DATA_METHODS)
+    )
 
 
 def _only_a_receiver(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
@@ -392,6 +458,17 @@ def _reads(node: ast.AST, name: str) -> bool:
     return False
 
 
+def _written_line(function: Function, arg: ast.arg, pending: Pending) -> int:
+    """Where the parameter is written into the prompt's text, when that is in its module (the
+    function, or a helper of the module it hands the value to, formats it into a template:
+    where the fix goes); else the first line of the function that reads it."""
+    if pending.written and pending.written_path == function.module.display:
+        return pending.written
+    node = function.node
+    assert not isinstance(node, ast.Lambda)
+    return _first_use(node, arg.arg)
+
+
 def _first_use(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> int:
     """The first line of the body that reads `name`: where it is written into the prompt."""
     lines = [
@@ -409,7 +486,7 @@ def _hit(function: Function, arg: ast.arg, pending: Pending, why: str) -> Hit:
     assert not isinstance(node, ast.Lambda)
     line, column = node_location(module, arg)
     label = f"`{arg.arg}` (a parameter of `{node.name}()` whose origin the analysis cannot see)"
-    written = _first_use(node, arg.arg)
+    written = _written_line(function, arg, pending)
     taint = Taint(
         code=CODE, label=label, path=module.display, line=line, column=column, written=written
     )

@@ -70,6 +70,9 @@ class Taint:
     # A model's answer: in a later turn of the messages it is the conversation's own history
     # (it grows, it does not change); not part of its identity.
     answer: bool = field(default=False, compare=False)
+    # One turn taken out of a window of the history by its index (`recent[0]`), not the window:
+    # written into a turn's text it is no history written out; not part of its identity.
+    element: bool = field(default=False, compare=False)
 
     def key(self) -> tuple[str, str, int, int]:
         return (self.code, self.path, self.line, self.column)
@@ -86,6 +89,12 @@ class Param:
     index: int
     name: str
     path: tuple[str, ...] = ()
+    # Where the function writes the parameter into a text (line `written` of `written_path`):
+    # a caller's value it stands for, made in that module, is written there, where the fix goes
+    # (`_flow.substitute`); as for a `Taint`, not part of its identity.
+    written: int = field(default=0, compare=False)
+    written_path: str = field(default="", compare=False)
+    written_item: bool = field(default=False, compare=False)
 
 
 Dep = Taint | Param
@@ -123,6 +132,9 @@ class Value:
     kind: str = ""  # "set", "udict" (dict from an unordered source), "str", "ptemplate", ...
     fixed: bool = False  # a literal whose key order is fixed in the source
     spliced: bool = False  # a history splice (`*history`): its per-request data is history
+    # What varies in system messages of a list whose turns branches knew but a merge lost
+    # (`_flow.merge`): not history, though the list no longer says where it lands.
+    unplaced: frozenset[Dep] = frozenset()
     meta: Any = field(default=None, compare=False)  # kind-specific: a function, a template...
 
     @property

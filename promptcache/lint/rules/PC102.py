@@ -26,7 +26,8 @@ Why:
     `retrieved_*`, `question`, `round`, `weather`, `*_so_far`), has the whole conversation after
     it and is reported whatever static text follows it in the file, as are the newest items of
     any list (`moves[-3:]`); a date (once a day) and a value fixed for a conversation (who is
-    asking and what describes them, `user_level` as much as `user_name`; the session; the task)
+    asking and what describes them, `user_level` as much as `user_name`; the session; the task;
+    not an `instruction`, there the system prompt's own text, of unknown meaning)
     are reported when enough static text follows them, on the static text or the tools after
     them, not on other content of unknown size. A prompt that
     writes the model's turn delimiters itself (`[INST]`, `<|im_start|>`), or a system prompt that
@@ -83,6 +84,11 @@ _SESSIONS = (
 )
 # The task an agent run was given, and the issue it works on.
 _TASKS = ("task", "task_*", "instruction", "problem_statement", "issue", "issue_*")
+
+# What a system prompt is made of: in one, a value with this name is the deployment's own text
+# (a mode's extra rules, a strictness setting rendered from another file), of unknown meaning,
+# not the task a request gives; elsewhere `instruction` is the task (Alpaca's `### Instruction:`).
+SYSTEM_PROMPTS_OWN = frozenset({"instruction", "instructions"})
 
 DEFAULT_PER_REQUEST = (
     # who is asking, and identifiers of this request, run or session
@@ -150,6 +156,7 @@ DEFAULT_PER_REQUEST = (
     "*_output",
     # retrieved context (not every `*_context`: `skill_context` is a catalogue of skills)
     "context",
+    "contexts",
     "context_data",
     "context_str",
     "rag_context",

@@ -29,7 +29,8 @@ Why:
     `参考资料：`; not `## Schema` nor `## Context`, as often the answer's shape or a standing
     description, nor a label that names the output's format, an example or the rules), or by
     the value's own name (`feed_json`, `unmatched_text`, `doc_content`, `sample_rows`: its last
-    word; not `example_json` nor `output_text`, whatever their heading).
+    word; of an attribute, its object's: `document.text`, not `offer.summary`; not `example_json`
+    nor `output_text`, whatever their heading).
 
 Bad:
     {{ system_resources }}
@@ -165,7 +166,10 @@ def is_data_name(name: str) -> bool | None:
     words = [w.lower() for w in _WORD_BREAK.split(name) if w]
     if not NOT_DATA_WORDS.isdisjoint(words):
         return False
-    return True if words and words[-1] in DATA_NAME_WORDS else None
+    # An attribute names a part of its object, in the form it has (`offer.summary`,
+    # `document.text`): the object says whether that is the material, by its own last word.
+    said = [w.lower() for w in _WORD_BREAK.split(name.split(".", 1)[0]) if w]
+    return True if said and said[-1] in DATA_NAME_WORDS else None
 
 
 _LABEL_WORD = re.compile(r"[A-Za-z]+")

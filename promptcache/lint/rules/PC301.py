@@ -12,7 +12,9 @@ Why:
     fixed date (`date_string if date_string is defined else '26 Jul 2024'`) renders the same
     on every request unless the caller passes one: that is an info note (PC002), not this.
     A field of a message that says it holds today's date (`system_message.current_date`,
-    MiniMax-M2's) is the date too; a message's own `sent_date` or `timestamp` is not.
+    MiniMax-M2's) is the date too, as is the content of a message picked by a role that says
+    so (`selectattr('role', 'equalto', 'meta-current_date')`); a message's own `sent_date` or
+    `timestamp` is not.
 
 Bad:
     {{- "Today Date: " + strftime_now("%d %b %Y") + "\n\n" }}

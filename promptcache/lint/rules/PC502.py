@@ -11,6 +11,13 @@ Why:
     it. In the system prompt or tools it splits
     the cache per user and, when it changes between turns, rebuilds the whole conversation's
     prefix. The history spliced into `messages` is not flagged: it grows, it does not change.
+    A parameter of a function that no call in the project makes (its caller, a route or a
+    worker, is outside what is linted) is its request's data too, whatever its name, where the
+    function builds a prompt from it: a prompt builder's (`build_review_prompt(title, body)`),
+    or one the function writes into the newest turn of the request it sends (`triage(subject,
+    details)` formatting both into the only user turn), above `threshold` tokens of static text;
+    not a name that says a setting, a constant default, an object, a field or key of it read
+    alone, nor a system prompt's (PC508 asks about those, opt-in).
 
 Bad:
     def build_messages(user_name, history, question):
@@ -65,6 +72,8 @@ PYTHON_PER_REQUEST = (
     "turn_*",
     "step_count",
     "attempt",
+    "remaining_*",
+    "*_remaining",
     "file_content*",
     "*_file_content*",
     "*_id",
@@ -80,6 +89,8 @@ PYTHON_PER_REQUEST_ATTRIBUTES = (
     "username",
     "*question*",
     "*query",
+    "remaining_*",
+    "*_remaining",
     "session_id",
     "request_id",
     "conversation_id",

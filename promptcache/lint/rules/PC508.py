@@ -21,7 +21,9 @@ Why:
     a model's answer); the conversation a framework hands a custom model's method (a LangChain
     chat model's `_generate(self, messages)`, a LlamaIndex `CustomLLM`'s `chat`), judged where
     its caller builds it; a name the config or PC502 declares stable; a system message that
-    nothing follows in the request that sends it; and shorter static text after it.
+    nothing follows in the request that sends it; and shorter static text after it. A parameter
+    written into the newest turn is not asked about: where no call in the project makes its
+    function, PC502 reports it by default as its request's data.
     Opt-in: `select = ["PC", "PC508"]` in [tool.promptcache.lint], or `--select PC,PC508`, runs
     it. Measured on 319 real held-out files (issue #21), it found no buster the other rules
     missed and warned on two clean files, so it does not run by default.

@@ -14,6 +14,7 @@ from ._events import (
     Event,
     Hazard,
     Note,
+    Pin,
     Unsized,
 )
 from ._walker import Walker
@@ -28,6 +29,7 @@ __all__ = [
     "Event",
     "Hazard",
     "Note",
+    "Pin",
     "Unsized",
     "Walker",
 ]

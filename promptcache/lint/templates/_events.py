@@ -21,6 +21,7 @@ __all__ = [
     "Event",
     "Hazard",
     "Note",
+    "Pin",
     "Sentinel",
     "Unsized",
     "count_tokens",
@@ -100,6 +101,18 @@ class Unsized:
 
 
 @dataclass(frozen=True, slots=True)
+class Pin:
+    """
+    The start (or `end`) of an `{% if %}` branch that renders only when each of `names` equals
+    one literal (`{% if kind == 'flights' %}`): its content follows one value of each name, so
+    it is cached with that value, whichever value the next request has.
+    """
+
+    names: frozenset[str]
+    end: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Note:
     """Something the linter could not check (a missing include, a dynamic name), for PC002."""
 
@@ -107,4 +120,4 @@ class Note:
     message: str
 
 
-Event = Union[int, Hazard, Unsized, Sentinel]  # noqa: UP007 - a runtime alias on Python 3.10
+Event = Union[int, Hazard, Unsized, Sentinel, Pin]  # noqa: UP007 - a runtime alias on Python 3.10

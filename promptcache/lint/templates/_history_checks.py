@@ -9,6 +9,7 @@ message's position or on a look-ahead flag, a split that strips the reasoning, a
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from ._branches import (
 )
 from ._events import Event, Hazard
 from ._moving import Moving, assigned_values, moving_content
-from ._nodes import flags_read, renders, with_self
+from ._nodes import dotted_name, flags_read, renders, with_self
 from ._pieces import differ_only_at_the_end, static_only, without_guards
 from ._reasoning import is_empty_think, is_think_literal, mentions_reasoning, selects_reasoning
 
@@ -125,11 +126,72 @@ def check_position_branch(
             f"a branch on the message's position in the history (`{anchor}`): what it "
             "renders for a turn changes once a newer turn is appended"
         )
-    hazard = walker.hazard("PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail)
+    switch = _switch_on_by_default(walker, test)
+    fix = _SWITCH_FIX.format(switch=switch) if switch else ""
+    hazard = walker.hazard(
+        "PC302", node.lineno, anchor.split(".")[0].split("[")[0], detail, fix=fix
+    )
+    written = _written_apart(walker, one_test(node))
+    if written:  # the test is set into a name above: the fix goes where it is written
+        hazard = dataclasses.replace(hazard, written=written)
     if setting_only:  # reported at the loop's end unless a branch that renders is reported
         state.pending = state.pending or hazard
         return
     report_history(walker, "branch", hazard, out)
+
+
+_SWITCH_FIX = (
+    "turn `{switch}` off in the request's `chat_template_kwargs` (on by default, it turns this "
+    "on), or render every earlier turn the same way, whatever its position"
+)
+
+
+def _switch_on_by_default(walker: Walker, test: nodes.Node) -> str | None:
+    """
+    A flag on by default that a position test needs beside it (Nemotron's
+    `truncate_history_thinking and loop.index0 < ns.last_user_idx`): the request can turn it off
+    and, with it, the re-rendering. None when no such flag is joined to the test with `and`.
+    """
+    state = walker.state
+    loop_is_history = state.in_history_loop()
+    node = test.node if type(test) is nodes.Not else test
+    parts: list[nodes.Node] = []
+    pending = [node]
+    while pending:
+        part = pending.pop()
+        if type(part) is nodes.And:
+            pending += [part.right, part.left]
+        else:
+            parts.append(part)
+    positional = any(
+        position_test(p, loop_is_history=loop_is_history, aliases=state.aliases) for p in parts
+    )
+    flags = [
+        name
+        for p in parts
+        if (name := dotted_name(p.node if type(p) is nodes.Test else p)) in state.on_by_default
+    ]
+    return flags[0] if positional and flags else None
+
+
+def _written_apart(walker: Walker, test: nodes.Node) -> int:
+    """
+    The line of the `set` that writes the position test `test` reads through a name (Nemotron's
+    `{% set include_content = not (truncate and loop.index0 < ns.last_user_idx) %}`, branched on
+    below), where the fix goes; 0 when `test` holds its own.
+    """
+    state = walker.state
+    loop_is_history = state.in_history_loop()
+    if position_test(test, loop_is_history=loop_is_history, aliases=state.aliases) is not None:
+        return 0
+    return next(
+        (
+            state.position_sets[n.name]
+            for n in with_self(test, nodes.Name)
+            if n.name in state.position_sets
+        ),
+        0,
+    )
 
 
 def _moving_hazard(walker: Walker, line: int, anchor: str, moving: Moving) -> Hazard:

@@ -57,10 +57,25 @@ def calls(expr: nodes.Node) -> Iterable[nodes.Call]:
 
 
 def shown_name(expr: nodes.Node) -> str | None:
-    """The variable a rendered expression shows (`tools` for `tools | tojson(indent=2)`)."""
+    """
+    The variable a rendered expression shows (`tools` for `tools | tojson(indent=2)`), also
+    written with a fallback for when it is missing (`body or ""`, `card if card else 'none'`)
+    or formatted (`'%.2f' | format(total)`).
+    """
     node: Any = expr
     while True:
         kind = type(node)
+        if kind is nodes.Or and type(node.right) is nodes.Const:
+            node = node.left
+            continue
+        if kind is nodes.CondExpr and (node.expr2 is None or type(node.expr2) is nodes.Const):
+            node = node.expr1
+            continue
+        if kind is nodes.Filter and node.name == "format" and type(node.node) is nodes.Const:
+            if len(node.args) != 1:
+                return None
+            node = node.args[0]
+            continue
         through = kind in (nodes.Filter, nodes.Test, nodes.Call) or (
             kind is nodes.Getitem and type(node.arg) is not nodes.Const
         )

@@ -232,7 +232,11 @@ def check_unknown(
     hazard); `risks` reports it only when LONG_PREFIX_FACTOR times `threshold` tokens follow.
     """
     name = shown_name(expr)
-    if walker.chat or not isinstance(sized, Unsized) or name is None:
+    if walker.chat or name is None:
+        return
+    # a count (`max_words`, `budget`) is sized as a few tokens, but a label can still say whose
+    counted = is_count(name.rsplit(".", 1)[-1]) and sized == SHORT_VALUE_TOKENS
+    if not isinstance(sized, Unsized) and not counted:
         return
     root = name.split(".", 1)[0]
     if root in scope or root in _JINJA_NAMES or walker.config.is_declared_stable(name):
@@ -243,6 +247,8 @@ def check_unknown(
     if labelled is not None:
         out.append(labelled)
         return
+    if counted:
+        return  # a count or a limit is never of unknown meaning
     data = _data_section(walker, f"variable `{root}`", name)
     if data is not None:
         out.append(Hazard("PC106", expr.lineno, root, data, walker.origin, data=True))
@@ -297,8 +303,8 @@ def _sized(walker: Walker, expr: nodes.Expr, scope: Scope) -> int | Unsized:
     leaf = name.rsplit(".", 1)[-1]
     if leaf.endswith("_token") or _is_loop_counter(name):
         return 1
-    if _SHORT_VALUE(leaf):
-        return SHORT_VALUE_TOKENS
+    if _SHORT_VALUE(leaf) or is_count(leaf):
+        return SHORT_VALUE_TOKENS  # a name, a language, a count or a limit: a few tokens
     return Unsized(name)
 
 

@@ -19,6 +19,7 @@ from ..rules.PC102 import (
     DATE_NAMES,
     PER_CONVERSATION,
     SYSTEM_CLOCK_FIX,
+    SYSTEM_PROMPTS_OWN,
     USERS_TURN_WORDS,
     is_deployment_date,
 )
@@ -67,6 +68,11 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         member = _membership_reason(walker, expr, scope)  # type: ignore[arg-type]
         if member is not None:
             return member
+    if walker.chat and kind is nodes.Filter:
+        role = _date_role(expr)  # type: ignore[arg-type]
+        if role is not None:
+            detail = f"the content of the `{role}` message (a role that says it holds the date)"
+            return hazard(walker, "PC301", expr.lineno, role, detail)
     if kind is nodes.Filter and walker.config.is_volatile_filter(expr.name):  # type: ignore[attr-defined]
         return hazard(walker, "PC101", expr.lineno, expr.name, f"the `{expr.name}` filter")  # type: ignore[attr-defined]
     for child in expr.iter_child_nodes():
@@ -74,6 +80,26 @@ def reason(walker: Walker, expr: nodes.Node, scope: Scope) -> Hazard | None:
         if found is not None:
             return found
     return None
+
+
+_SELECTS = frozenset({"selectattr"})
+_EQUALS = frozenset({"equalto", "eq", "=="})
+_ROLE_WORDS = re.compile(r"[^\W\d]\w*")
+
+
+def _date_role(expr: nodes.Filter) -> str | None:
+    """
+    The role of the messages a chat template picks (`messages | selectattr('role', 'equalto',
+    'meta-current_date')`) when the role says they hold today's date, as a field named
+    `current_date` does: their content is the date the client sends. None for any other.
+    """
+    if expr.name not in _SELECTS or len(expr.args) != 3:
+        return None
+    values = [arg.value if type(arg) is nodes.Const else None for arg in expr.args]
+    field, test, role = values
+    if field != "role" or test not in _EQUALS or not isinstance(role, str):
+        return None
+    return role if any(_is_current_date_field(w) for w in _ROLE_WORDS.findall(role)) else None
 
 
 def _newest_items(walker: Walker, expr: nodes.Getitem, scope: Scope) -> Hazard | None:
@@ -170,6 +196,8 @@ def _variable_reason(walker: Walker, dotted: str, line: int, scope: Scope) -> Ha
             detail = f"the date variable `{dotted}`"
             return hazard(walker, "PC301", line, root, detail, fix=date_fix(variable=dotted))
         return None
+    if walker.system and dotted in SYSTEM_PROMPTS_OWN and not walker.config.strict:
+        return None  # the system prompt's own text (PC106 asks about it above a long block)
     if walker.config.is_per_request(dotted) and not _flag_named_after(walker, dotted):
         fixed = _is_per_conversation(dotted) or _is_per_conversation(root)
         date = not _is_clock_name(dotted) and _is_date_name(dotted.rsplit(".", 1)[-1])

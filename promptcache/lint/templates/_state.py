@@ -45,8 +45,10 @@ class WalkState:
     # (`'<|think_off|>' in msg.content`): read before the history, they change with the newest
     # message
     content_flags: set[str] = field(default_factory=set)
-    # names set in the history loop from a test on the message's position, and that test
+    # names set in the history loop from a test on the message's position, and that test (the
+    # variable of a loop over `range(messages | length)` too: the message's index, `loop.index0`)
     position_names: dict[str, nodes.Node] = field(default_factory=dict)
+    position_sets: dict[str, int] = field(default_factory=dict)  # and the line of each `set`
     # a position branch that only sets names (Apriel's `{% set add_tool_id = false %}`): the
     # loop's finding only when no branch that renders is reported
     pending: Hazard | None = None

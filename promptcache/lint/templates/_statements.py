@@ -43,6 +43,7 @@ from ._events import (
     OR_BRANCH,
     Event,
     Hazard,
+    Pin,
     Unsized,
     count_tokens,
 )
@@ -54,6 +55,7 @@ from ._nodes import (
     is_messages,
     is_negative,
     namespace_sets,
+    shown_name,
     with_self,
 )
 from ._output import _s_Output
@@ -65,7 +67,11 @@ if TYPE_CHECKING:
 
 __all__ = ["body", "describe_from", "stmt"]
 
-_ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*$")
+# A role line (`user:` alone on its line, the next message's role), not a label before a value on
+# the same line (`User: {{ m.content }}`, a turn quoted as text): the line ends in the text.
+_ROLE_LINE = re.compile(r"(?im)^[ \t#]*(?:user|assistant|human|ai)[ \t]*:[ \t]*\r?\n")
+# An inline role label that a value follows on its line: the end of a text before a value.
+_ROLE_LABEL = re.compile(r"(?i)(?:^|\n)[ \t#*-]*(?:user|assistant|human|ai|bot)[ \t]*:[ \t]*$")
 _HISTORY_NAME = re.compile(r"(?i)history|messages|conversation|turns")
 
 
@@ -113,14 +119,14 @@ def _s_If(walker: Walker, node: nodes.If, scope: Scope, out: list[Event]) -> Non
     if alternatives:
         out.append(BRANCHES)
     state.sides.append((node.test, True))
-    after = [_walked(walker, node.body, scope, out)]
+    after = [_pinned_walk(walker, node.test, node.body, scope, out)]
     state.sides.pop()
     for elif_, cause in zip(node.elif_, causes[1:], strict=True):
         out.append(OR_BRANCH)
         forks += _branch(walker, elif_, "elif", cause)
         if decides:
             walker.check_position_branch(elif_, elif_.body, [], out)
-        after.append(_walked(walker, elif_.body, scope, out))
+        after.append(_pinned_walk(walker, elif_.test, elif_.body, scope, out))
     state.sides.append((node.test, False))
     if alternatives:
         out.append(OR_BRANCH)
@@ -154,6 +160,37 @@ def _branch(walker: Walker, node: nodes.If, keyword: str, hazard: Hazard | None)
     ]
 
 
+def _pinned_walk(
+    walker: Walker, test: nodes.Node, body: Sequence[nodes.Node], scope: Scope, out: list[Event]
+) -> Scope:
+    """A branch's body, between `Pin` events when its test holds for one value of a name."""
+    names = pinned_names(test)
+    if names:
+        out.append(Pin(names))
+    inner = _walked(walker, body, scope, out)
+    if names:
+        out.append(Pin(names, end=True))
+    return inner
+
+
+def pinned_names(test: nodes.Node) -> frozenset[str]:
+    """
+    The names a test holds equal to one literal (`kind == 'flights'`, `'a' == mode`, either side
+    of an `and`): the branch renders for that one value of each. Not `!=`, `in`, or a test of
+    truth: those hold for many values.
+    """
+    if type(test) is nodes.And:
+        return pinned_names(test.left) | pinned_names(test.right)
+    if type(test) is not nodes.Compare or len(test.ops) != 1 or test.ops[0].op != "eq":
+        return frozenset()
+    sides = (test.expr, test.ops[0].expr)
+    constants = [side for side in sides if type(side) is nodes.Const]
+    named = [dotted_name(side) for side in sides if type(side) is not nodes.Const]
+    if len(constants) != 1 or not named or named[0] is None:
+        return frozenset()
+    return frozenset({named[0]})
+
+
 def _walked(walker: Walker, body: Sequence[nodes.Node], scope: Scope, out: list[Event]) -> Scope:
     inner = dict(scope)
     walker.body(body, inner, out)
@@ -170,6 +207,11 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
         out.append(HISTORY)
         return
     hazard = walker.reason(node.iter, scope)
+    if hazard is None and not walker.chat and _quotes_the_turns(node):
+        iterated = shown_name(node.iter) or "the conversation"
+        root = iterated.split(".", 1)[0]
+        detail = f"the conversation so far (`{iterated}`, quoted turn by turn)"
+        hazard = walker.per_request(node.lineno, root, detail, per_turn=True, in_system=detail)
     after: list[Event] = []
     if hazard is not None:
         loop = walker.hazard("PC103", node.lineno, "for", f"`{{% for %}}` over {hazard.detail}")
@@ -192,6 +234,9 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history:
         state.content_flags |= flags_from_content(node.body)
         _check_window(walker, node, out)
+    index = _message_index(node) if history else None
+    if index is not None:
+        state.position_names[index] = _LOOP_INDEX
     state.history += history
     state.loops.append(history)
     if history:
@@ -206,6 +251,8 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history and state.pending is not None:  # no branch that renders was reported
         walker.report_history("branch", state.pending, out)
     state.pending = pending
+    if index is not None:
+        state.position_names.pop(index, None)
     state.history -= history
     state.loops.pop()
     if history:
@@ -216,6 +263,22 @@ def _s_For(walker: Walker, node: nodes.For, scope: Scope, out: list[Event]) -> N
     if history:
         out.append(HISTORY)
     walker.body(node.else_, scope, out)
+
+
+# `loop.index0`, which a loop variable over `range(messages | length)` stands for.
+_LOOP_INDEX = nodes.Getattr(nodes.Name("loop", "load"), "index0", "load")
+
+
+def _message_index(node: nodes.For) -> str | None:
+    """The variable of a loop over `range(messages | length)` (`{% for i in range(...) %}`):
+    the message's index, which a test compares with a computed one as it does `loop.index0`."""
+    iterated = node.iter
+    is_range = (
+        type(iterated) is nodes.Call
+        and type(iterated.node) is nodes.Name
+        and iterated.node.name == "range"
+    )
+    return node.target.name if is_range and isinstance(node.target, nodes.Name) else None
 
 
 def _keep_filled(body: Sequence[nodes.Node], inner: Scope, scope: Scope) -> None:
@@ -246,9 +309,11 @@ def _s_Assign(walker: Walker, node: nodes.Assign, scope: Scope, out: list[Event]
             loop_is_history = state.in_history_loop()
             expanded = walker.expanded(node.node)
             if position_test(expanded, loop_is_history=loop_is_history, aliases=state.aliases):
-                state.position_names[node.target.name] = node.node
+                state.position_names[node.target.name] = expanded  # names in it written out
+                state.position_sets[node.target.name] = node.lineno
             else:
                 state.position_names.pop(node.target.name, None)
+                state.position_sets.pop(node.target.name, None)
     _fill_in_place(walker, node.node, scope)
     if isinstance(node.target, nodes.NSRef):
         scope[f"{node.target.name}.{node.target.attr}"] = hazard or STABLE
@@ -408,10 +473,7 @@ def _writes_the_turns(node: nodes.For) -> bool:
     """A loop over the history (`chat_history`, `history`, `messages`) that writes each item's
     role, or role lines (`user:`, `assistant:`): the conversation rendered turn by turn, as a
     `.prompty` file or a promptflow chat template does."""
-    iterated = dotted_name(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
-    if iterated is None or not _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]):
-        return False
-    if not isinstance(node.target, nodes.Name):
+    if not _over_the_history(node) or not isinstance(node.target, nodes.Name):
         return False
     item = node.target.name
     return any(
@@ -420,6 +482,26 @@ def _writes_the_turns(node: nodes.For) -> bool:
         for output in node.find_all(nodes.Output)
         for child in output.nodes
     )
+
+
+def _quotes_the_turns(node: nodes.For) -> bool:
+    """A loop over the history (`recent_messages`) that writes each item after an inline role
+    label (`User: {{ m.content }}`): the conversation quoted as the text of one message, which
+    changes every turn, not messages appended after it."""
+    if not _over_the_history(node):
+        return False
+    return any(
+        type(text) is nodes.TemplateData
+        and type(value) is not nodes.TemplateData
+        and _ROLE_LABEL.search(text.data) is not None
+        for output in node.find_all(nodes.Output)
+        for text, value in zip(output.nodes, output.nodes[1:], strict=False)
+    )
+
+
+def _over_the_history(node: nodes.For) -> bool:
+    iterated = dotted_name(node.iter.node if type(node.iter) is nodes.Getitem else node.iter)
+    return iterated is not None and _HISTORY_NAME.search(iterated.rsplit(".", 1)[-1]) is not None
 
 
 # The statements with a handler, by the name of their node type; any other statement is walked

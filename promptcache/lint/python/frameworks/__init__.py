@@ -49,6 +49,7 @@ from . import (
     task_queues,
     telegram,
     telethon,
+    transformers,
     vector_stores,
     web_servers,
 )
@@ -78,6 +79,7 @@ FRAMEWORKS: tuple[Framework, ...] = (
     gradio.FRAMEWORK,
     chainlit.FRAMEWORK,
     vector_stores.FRAMEWORK,
+    transformers.FRAMEWORK,
     crewai.FRAMEWORK,
     haystack.FRAMEWORK,
     semantic_kernel.FRAMEWORK,

@@ -19,6 +19,7 @@ FRAMEWORK = Framework(
             ),
             positional=((0, "input"),),
             answers=True,
+            parts=True,  # a list of parts (`[pdf_part, PROMPT]`) is one user turn
         ),
         Sink(api="Gemini config", suffixes=("GenerateContentConfig",), keywords=_CONFIG),
         Sink(api="Gemini GenerativeModel", suffixes=("GenerativeModel",), keywords=_CONFIG),
@@ -26,6 +27,20 @@ FRAMEWORK = Framework(
             api="Gemini chats.create",
             suffixes=("chats.create", "start_chat"),
             keywords=(("config", "config"), ("history", "messages")),
+        ),
+        # A chat made by `chats.create` / `start_chat` (its result is known as a `Chat()`):
+        # what `send_message` sends is the newest turn, after the chat's history.
+        Sink(
+            api="Gemini chat send_message",
+            suffixes=(
+                "Chat().send_message",
+                "Chat().send_message_stream",
+                "Chat().send_message_async",
+            ),
+            roots=("google.",),
+            keywords=(("message", "input"), ("content", "input")),
+            positional=((0, "input"),),
+            answers=True,
         ),
         Sink(
             api="Gemini context cache",

@@ -15,5 +15,14 @@ FRAMEWORK = Framework(
             suffixes=("post",),
             keywords=(("json", "body"), ("data", "body")),
         ),
+        # The method given as text (`httpx.AsyncClient().stream("POST", url, json=body)`,
+        # `requests.request("POST", ...)`): the same body, on the HTTP libraries' own objects
+        # only (`stream` and `request` are common method names elsewhere).
+        Sink(
+            api="a JSON body sent over HTTP",
+            suffixes=("stream", "request"),
+            keywords=(("json", "body"), ("data", "body")),
+            roots=("httpx.", "requests.", "aiohttp."),
+        ),
     ),
 )

@@ -77,6 +77,15 @@ FRAMEWORK = Framework(
             for mode in ("context", "condense_plus_context", "condense_question")
         ),
     ),
+    # A query engine's QA template ends with the query, after `{context_str}`, the nodes it
+    # retrieved for that query.
+    query_engines=(
+        "as_query_engine",
+        "RetrieverQueryEngine",
+        "RetrieverQueryEngine.from_args",
+        "CitationQueryEngine.from_args",
+    ),
+    query_methods=("query", "aquery"),
     window_memories=tuple(
         f"{package}.{memory}{made}"
         for package in ("llama_index.core.memory", "llama_index.memory")
