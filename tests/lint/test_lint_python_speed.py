@@ -23,7 +23,11 @@ from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter, _turns
 from promptcache.lint.python import _project as project_module
 from promptcache.lint.python._flow import merge
-from promptcache.lint.python._lint import _alias_lines, _alias_pattern
+from promptcache.lint.python._lint import (
+    _TRIGGER_PARTS,
+    _alias_lines,
+    _alias_pattern,
+)
 from promptcache.lint.python._project import Module, import_table
 from promptcache.lint.python._quickinit import quick_init
 from promptcache.lint.python._quickinit import replace as quick_replace
@@ -1272,3 +1276,17 @@ def test_a_long_module_is_scanned_only_for_the_wrappers_its_names_hold(tmp_path:
     _CountedText.scans = 0
     assert linter._imported_wrappers(source) == ["send"]  # the same, by the text alone
     assert _CountedText.scans == 6  # each name, then `send(` and its import
+
+
+@pytest.mark.parametrize("part", _TRIGGER_PARTS, ids=lambda part: part[0] + part[1])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_every_text_a_trigger_alternative_matches_holds_its_words(
+    part: tuple[str, str, tuple[str, ...]], data: st.DataObject
+) -> None:
+    # A long module is scanned only for the alternatives whose words it holds: a text an
+    # alternative matches holds every one of them.
+    first, rest, words = part
+    pattern = re.compile(re.escape(first) + rest.replace("\\b", ""))
+    text = data.draw(st.from_regex(pattern, fullmatch=True))
+    assert all(word in text for word in words), text

@@ -115,33 +115,8 @@ def _words(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return plain, tuple(w for w in words if _name_parts(w) is not None)
 
 
-_TRIGGER = re.compile(
-    # Every alternative starts with a literal character, so the regex engine gathers their first
-    # characters into a set it skips through in C (a lookahead or a class first defeats that).
-    # Alternatives that share a first character are grouped behind it, in their order, so where
-    # the set lets the engine stop it tries one group, not every alternative (the matches are
-    # the same: alternatives with different first characters cannot match at one position).
-    r"(?:"
-    r"messages\s*\.\s*(?:create|stream|parse)"
-    r"|c(?:ompletions\s*\.\s*(?:create|parse|stream)|hats\s*\.\s*create|aches\s*\.\s*create"
-    r"|onverse|reate_react_agent|reate_agent|reate_deep_agent)"
-    r"|ChatCompletion|responses\s*\.\s*(?:create|parse|stream)|generate_content"
-    r"|Genera(?:tiveModel|teContentConfig)"
-    r"|s(?:tart_chat|ystem_prompt"
-    r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt)"
-    r"|i(?:nvoke_model|nstructions)|litellm"
-    r"|S(?:ystemMessage"
-    r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt"
-    r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
-    r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
-    r"|Role\s*\.\s*(?:SYSTEM|DEVELOPER)"  # a message class's role enum (`MessageRole.SYSTEM`)
-    r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\("
-    r"|a?invoke\s*[,)])"  # a model's run handed to a helper with its arguments
-    r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
-    r"|_(?:PROMPT|prompt|TEMPLATE|template|INSTRUCTIONS|instructions)\b|PROMPT\b)"
-)
 # Literal words of which every trigger contains one: `in` scans for them far faster than the
-# regex, so a module that has none of them is not scanned by the regex at all.
+# regex, so a short module that has none of them is not scanned by the regex at all.
 _TRIGGER_WORDS = (
     "messages",
     "ompletion",
@@ -266,6 +241,10 @@ def _trigger_of(kept: tuple[int, ...]) -> re.Pattern[str]:
             re.escape(first) + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()
         )
     )
+
+
+# The lines on which a request API, a prompt or a system message is named: every alternative.
+_TRIGGER = _trigger_of(tuple(range(len(_TRIGGER_PARTS))))
 
 
 def _long_trigger_lines(text: _Text) -> Iterator[int]:
@@ -754,10 +733,9 @@ def _trigger_lines(source: str, text: _Text | None = None) -> frozenset[int]:
     if text.has_any(_FILL_GATE):
         lines.update(_lines_of(_FILL_TRIGGER, source))
     lines.update(_history_rewrites(text))
-    if text.names is not source:
-        lines.update(_long_trigger_lines(text))
-    elif text.has_any(_TRIGGER_GATE):
-        lines.update(_lines_of(_TRIGGER, source))
+    if text.has_any(_TRIGGER_GATE):  # (a long module too: both then find the same lines)
+        long = text.names is not source
+        lines.update(_long_trigger_lines(text) if long else _lines_of(_TRIGGER, source))
     if text.has_any(_METHOD_GATE):
         lines.update(_method_sink_lines(text))
     if "[0]" in source and text.has("content"):  # a kept conversation's first message, again
