@@ -23,7 +23,11 @@ from promptcache.lint import LintConfig, lint_paths
 from promptcache.lint.python import PythonLinter, _turns
 from promptcache.lint.python import _project as project_module
 from promptcache.lint.python._flow import merge
-from promptcache.lint.python._lint import _alias_lines, _alias_pattern
+from promptcache.lint.python._lint import (
+    _TRIGGER_PARTS,
+    _alias_lines,
+    _alias_pattern,
+)
 from promptcache.lint.python._project import Module, import_table
 from promptcache.lint.python._quickinit import quick_init
 from promptcache.lint.python._quickinit import replace as quick_replace
@@ -456,7 +460,8 @@ def test_the_pre_scan_gates_test_no_word_another_of_them_holds() -> None:
         _lint._ROOTED_GATE: _lint._ROOTED_WORDS,
         _lint._ROOTED_METHOD_GATE: _lint._ROOTED_METHOD_WORDS,
     }
-    for gate, words in gates.items():
+    for (plain, other), words in gates.items():
+        gate = plain + other  # (split into words of name characters alone and the others)
         assert not [(a, b) for a in gate for b in gate if a != b and a in b]
         # ... and still lets through every text that holds one of the words.
         assert all(any(kept in word for kept in gate) for word in words)
@@ -755,7 +760,7 @@ def test_a_method_sink_scan_tries_only_the_sinks_whose_words_the_text_holds(
         _lint, "_method_sinks_trigger", lambda names: asked.append(names) or built(names)
     )
     text = "r = requests.post (url)\nreply = client.chat . parse(x)\nnot_a_chat.parse(y)\n"
-    assert list(_lint._method_sink_lines(text)) == [1, 2]
+    assert list(_lint._method_sink_lines(_lint._Text(text))) == [1, 2]
     assert list(_lint._lines_of(_lint._METHOD_TRIGGER, text)) == [1, 2]
     assert asked == [("chat.parse", "post")]
 
@@ -769,7 +774,7 @@ def test_a_rooted_method_scan_tries_only_the_methods_the_text_names(
     built = _lint._method_trigger
     monkeypatch.setattr(_lint, "_method_trigger", lambda names: asked.append(names) or built(names))
     text = "import cohere\nco = cohere.Client()\nreply = co.chat(message=question)\n"
-    assert list(_lint._rooted_method_lines(text)) == [3]
+    assert list(_lint._rooted_method_lines(_lint._Text(text))) == [3]
     assert asked == [("chat",)]  # not `chat_stream`, nor the other libraries' methods
 
 
@@ -1143,3 +1148,145 @@ def test_files_read_for_a_call_site_question_are_not_read_again_by_the_lint(
     ]
     assert found == again
     assert read == ["a_chain.py", "b_ask.py", "c_ask.py", "d_ask.py"]
+
+
+_TRIGGER_PIECES = [
+    *("messages", ".create", " . ", "system", "_", "prompt", "Prompt", "SYS", "TEM", "MESSAGE"),
+    *("sys", "Msg", "'", '"', "developer", ".invoke", "invoke", "(", ")", ",", "ainvoke"),
+    *(".render", "x", "\n", "Role", ".SYSTEM", "from ", "agents", " import", "PROMPT", "é"),
+    *("_TEMPLATE", "instructions", "Instruction", "completions", "chats", "create_agent"),
+    *(".stream(", "batch", ".partial(", ".format_prompt(", "add_", "tools", "litellm", "S"),
+    *("chat.parse(", ".post (", "co.chat(", "cohere", "trim_messages(", "kickoff(", "[0]"),
+    *("history = trim(history)", "['content'] = 1", "ChatMessage.from_system("),
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_TRIGGER_PIECES), max_size=14), st.booleans())
+def test_a_long_module_s_pre_scan_finds_the_lines_the_full_scan_finds(
+    parts: list[str], first: bool
+) -> None:
+    # A long text's words are looked for among its names, and its trigger scan holds only the
+    # alternatives whose words it holds: the lines are those of the scan of every alternative.
+    from promptcache.lint.python import _lint
+
+    padding = "value = compute(1, 2)\n" * 200
+    text = padding + "".join(parts) if first else "".join(parts) + padding
+    long = _lint._Text(text)
+    if text.isascii():  # (a text with another character is looked in itself)
+        assert long.names is not text and len(long.names) < len(text) // 10
+    whole = _lint._Text("")
+    whole.source = whole.names = text  # every word test on the text itself, as a short one's
+    whole.has = text.__contains__
+    assert _lint._trigger_lines(text) == _lint._trigger_lines(text, whole)
+    every = set(_lint._lines_of(_lint._TRIGGER, text))
+    assert set(_lint._long_trigger_lines(long)) == every
+    for word in (*_TRIGGER_PIECES, "value", "valu", "compute(1", "e c", "1, 2"):
+        assert long.has(word) is (word in text), word
+
+
+def test_a_short_module_is_its_own_names_and_the_full_trigger_is_the_parts_trigger() -> None:
+    from promptcache.lint.python import _lint
+
+    text = "client.messages.create(system=SYSTEM_PROMPT)\n"
+    assert _lint._Text(text).names is text  # (its names would cost more than they save)
+    every = _lint._trigger_of(tuple(range(len(_lint._TRIGGER_PARTS))))
+    sample = "\n".join(_TRIGGER_PIECES) + " ".join(_TRIGGER_PIECES)
+    assert [m.span() for m in every.finditer(sample)] == [
+        m.span() for m in _lint._TRIGGER.finditer(sample)
+    ]
+
+
+_USES_PROMPTS = """
+    from app.prompts import SYSTEM_PROMPT, QA_TEMPLATE as QA
+    import app.tools, json
+    agent = make_agent(instructions=SYSTEM_PROMPT, style=QA.upper())
+    def run(x):
+        return helper(SYSTEM_PROMPT, key=x.QA)
+"""
+
+
+def _loaded_name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return node.id if isinstance(node, ast.Name) else node.attr
+    return None
+
+
+def _plain_reads(tree: ast.Module, name: str) -> list[tuple[ast.expr, ast.AST]]:
+    """The reads of `name` with their holders, walked for the one name (the slow way)."""
+    found: list[tuple[ast.expr, ast.AST]] = []
+    for parent in ast.walk(tree):
+        for child in ast.iter_child_nodes(parent):
+            if isinstance(child, ast.keyword):
+                if _loaded_name(child.value) == name:
+                    found.append((child.value, parent))
+            elif not isinstance(parent, ast.keyword) and _loaded_name(child) == name:
+                found.append((child, parent))  # type: ignore[arg-type]
+    return found
+
+
+def test_a_file_s_reads_and_imports_are_walked_once_for_every_prompt_asked_about(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each prompt of a project asks of the files naming it what they do with it: the module that
+    # imports them all was walked whole at every question, for its imports and for its reads.
+    from promptcache.lint.python import _unseen_fills
+
+    tree = ast.parse(textwrap.dedent(_USES_PROMPTS))
+    names = ("SYSTEM_PROMPT", "QA", "upper", "missing", "SYSTEM_PROMPT")
+    expected = [_plain_reads(tree, name) for name in names]
+    assert [len(reads) for reads in expected] == [2, 2, 1, 0, 2]
+    walks: list[ast.AST] = []
+    real = ast.walk
+    monkeypatch.setattr(ast, "walk", lambda node: walks.append(node) or real(node))
+    assert [_unseen_fills._reads_with_parents(tree, name) for name in names] == expected
+    assert _unseen_fills._imports_of(tree) == {
+        "SYSTEM_PROMPT": "app.prompts.SYSTEM_PROMPT",
+        "QA": "app.prompts.QA_TEMPLATE",
+        "app": "app.tools",
+        "json": "json",
+    }
+    assert [id(node) for node in walks] == [id(tree)]  # one walk, for every question
+
+
+class _CountedText(str):
+    """A module's text that counts the scans made of it (`in`)."""
+
+    scans = 0
+
+    def __contains__(self, word: object) -> bool:
+        type(self).scans += 1
+        return str.__contains__(self, word)  # type: ignore[arg-type]
+
+
+def test_a_long_module_is_scanned_only_for_the_wrappers_its_names_hold(tmp_path: Path) -> None:
+    # Each module that names no request API is asked which of the run's wrappers it calls: a
+    # long one's own text is scanned only for the wrappers among its names, not for every one.
+    from promptcache.lint.python import _lint
+
+    linter = PythonLinter(LintConfig(root=tmp_path))
+    linter.analysis.wrappers.update({"send", "ask_model", "summarise", "reply"})
+    linter.analysis.wrapper_homes.update({"send": {"llm"}, "reply": {"bots"}, "ask_model": {"x"}})
+    body = "from app.llm import send\n" + "total = compute(1, 2)\n" * 300 + "send(system, q)\n"
+    source = _CountedText(body)
+    text = _lint._Text(source)
+    _CountedText.scans = 0
+    assert linter._imported_wrappers(source, text) == ["send"]
+    assert _CountedText.scans == 2  # `send(` and its import: the other three are not its names
+    _CountedText.scans = 0
+    assert linter._imported_wrappers(source) == ["send"]  # the same, by the text alone
+    assert _CountedText.scans == 6  # each name, then `send(` and its import
+
+
+@pytest.mark.parametrize("part", _TRIGGER_PARTS, ids=lambda part: part[0] + part[1])
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_every_text_a_trigger_alternative_matches_holds_its_words(
+    part: tuple[str, str, tuple[str, ...]], data: st.DataObject
+) -> None:
+    # A long module is scanned only for the alternatives whose words it holds: a text an
+    # alternative matches holds every one of them.
+    first, rest, words = part
+    pattern = re.compile(re.escape(first) + rest.replace("\\b", ""))
+    text = data.draw(st.from_regex(pattern, fullmatch=True))
+    assert all(word in text for word in words), text

@@ -67,6 +67,7 @@ class CallSites:
         # A word named among a class statement's bases -> (file, class) (`classes_naming`).
         self._classes: dict[str, list[tuple[Path, str]]] | None = None
         self._resolved: dict[Path, Path] = {}  # each file's resolved path (`_real`), once per run
+        self._names: dict[Path, str] = {}  # each file's path as the project names it (`_shown`)
 
     def clear(self) -> None:
         self._entries = None
@@ -77,6 +78,7 @@ class CallSites:
         self._texts = None
         self._classes = None
         self._resolved.clear()
+        self._names.clear()
 
     def text_of(self, path: Path) -> str | None:
         """
@@ -245,10 +247,14 @@ class CallSites:
 
     def _shown(self, path: Path) -> str:
         """The path as the project names it (relative to its root), for a finding's note."""
-        try:
-            return path.relative_to(self.project.root).as_posix()
-        except ValueError:
-            return path.as_posix()
+        shown = self._names.get(path)
+        if shown is None:
+            try:
+                shown = path.relative_to(self.project.root).as_posix()
+            except ValueError:
+                shown = path.as_posix()
+            self._names[path] = shown
+        return shown
 
     def _read_all(self) -> list[tuple[Path, str | frozenset[str]]]:
         if self._entries is None:

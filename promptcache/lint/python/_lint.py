@@ -13,8 +13,9 @@ import contextlib
 import functools
 import gc
 import re
+import string
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from pathlib import Path
 
@@ -62,33 +63,61 @@ def _word_starts(names: tuple[str, ...]) -> str:
     return "(?:" + "|".join(map(_word_start, names)) + ")"
 
 
-_TRIGGER = re.compile(
-    # Every alternative starts with a literal character, so the regex engine gathers their first
-    # characters into a set it skips through in C (a lookahead or a class first defeats that).
-    # Alternatives that share a first character are grouped behind it, in their order, so where
-    # the set lets the engine stop it tries one group, not every alternative (the matches are
-    # the same: alternatives with different first characters cannot match at one position).
-    r"(?:"
-    r"messages\s*\.\s*(?:create|stream|parse)"
-    r"|c(?:ompletions\s*\.\s*(?:create|parse|stream)|hats\s*\.\s*create|aches\s*\.\s*create"
-    r"|onverse|reate_react_agent|reate_agent|reate_deep_agent)"
-    r"|ChatCompletion|responses\s*\.\s*(?:create|parse|stream)|generate_content"
-    r"|Genera(?:tiveModel|teContentConfig)"
-    r"|s(?:tart_chat|ystem_prompt"
-    r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt)"
-    r"|i(?:nvoke_model|nstructions)|litellm"
-    r"|S(?:ystemMessage"
-    r"|ystem_?[Mm]essage|ystem_?[Ii]nstruction|ys_?[Pp]rompt|ys_?[Mm]sg|ystem_?[Pp]rompt"
-    r"|YS(?:TEM)?_?(?:MESSAGE|INSTRUCTION|PROMPT|MSG))"
-    r"|PromptTemplate|pydantic_ai|add_(?:system|tools|docs)"
-    r"|Role\s*\.\s*(?:SYSTEM|DEVELOPER)"  # a message class's role enum (`MessageRole.SYSTEM`)
-    r"|\.(?:render\b|(?:a?invoke|a?stream|a?batch|partial|format_messages|format_prompt)\("
-    r"|a?invoke\s*[,)])"  # a model's run handed to a helper with its arguments
-    r"|'(?:system|developer)['\"]|\"(?:system|developer)['\"]|from\s+agents\s+import"
-    r"|_(?:PROMPT|prompt|TEMPLATE|template|INSTRUCTIONS|instructions)\b|PROMPT\b)"
-)
+_NAME_CHARACTERS = frozenset(string.ascii_letters + string.digits + "_")
+_TO_SPACES = str.maketrans({chr(c): " " for c in range(128) if chr(c) not in _NAME_CHARACTERS})
+_NAME_RUNS = re.compile(r"[A-Za-z0-9_]+")
+# From this length on, an ASCII text's words are looked for in its names (`_Text`).
+_NAMES_FROM = 4096
+
+
+class _Text:
+    """
+    A module's text for the pre-scans' word tests (`in`, each a scan of the whole text). A word
+    made of name characters alone is in an ASCII text where it is in one of the text's names
+    (its runs of name characters), so a long text's distinct names, joined by spaces (about a
+    sixth of a module's length), answer those tests in fewer bytes; a word with other
+    characters (`.render`) is looked for in the text, once its names are among the text's.
+    A short text answers every test itself, in C (its names would cost more than they save).
+    """
+
+    __slots__ = ("has", "names", "source")
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.names = source
+        self.has: Callable[[str], bool] = source.__contains__
+        if len(source) >= _NAMES_FROM and source.isascii():
+            self.names = " ".join(set(source.translate(_TO_SPACES).split()))
+            self.has = self._has
+
+    def _has(self, word: str) -> bool:
+        parts = _name_parts(word)
+        if parts is None:
+            return word in self.names
+        return all(map(self.names.__contains__, parts)) and word in self.source
+
+    def has_any(self, words: tuple[tuple[str, ...], tuple[str, ...]]) -> bool:
+        """Whether the text holds one of `words` (as `_words` splits them)."""
+        plain, other = words
+        return any(map(self.names.__contains__, plain)) or any(map(self.has, other))
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_parts(word: str) -> tuple[str, ...] | None:
+    """None for a word of name characters alone; else the runs of name characters it holds."""
+    if word and all(c in _NAME_CHARACTERS for c in word):
+        return None
+    return tuple(_NAME_RUNS.findall(word))
+
+
+def _words(words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`words` split into those of name characters alone and the others (`_Text.has_any`)."""
+    plain = tuple(w for w in words if _name_parts(w) is None)
+    return plain, tuple(w for w in words if _name_parts(w) is not None)
+
+
 # Literal words of which every trigger contains one: `in` scans for them far faster than the
-# regex, so a module that has none of them is not scanned by the regex at all.
+# regex, so a short module that has none of them is not scanned by the regex at all.
 _TRIGGER_WORDS = (
     "messages",
     "ompletion",
@@ -133,7 +162,111 @@ _TRIGGER_WORDS = (
     "_template",
     "_INSTRUCTIONS",
 )
-_TRIGGER_GATE = _gate(_TRIGGER_WORDS)
+_TRIGGER_GATE = _words(_gate(_TRIGGER_WORDS))
+# The alternatives of `_TRIGGER`, each as its first character, the rest of its pattern, and
+# words every text it matches holds: a long text is scanned for only the alternatives whose
+# words it holds (`_long_trigger_lines`).
+_TRIGGER_PARTS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("m", r"essages\s*\.\s*(?:create|stream|parse)", ("messages",)),
+    ("c", r"ompletions\s*\.\s*(?:create|parse|stream)", ("completions",)),
+    ("c", r"hats\s*\.\s*create", ("chats", "create")),
+    ("c", r"aches\s*\.\s*create", ("caches", "create")),
+    ("c", r"onverse", ("converse",)),
+    ("c", r"reate_react_agent", ("create_react_agent",)),
+    ("c", r"reate_agent", ("create_agent",)),
+    ("c", r"reate_deep_agent", ("create_deep_agent",)),
+    ("C", r"hatCompletion", ("ChatCompletion",)),
+    ("r", r"esponses\s*\.\s*(?:create|parse|stream)", ("responses",)),
+    ("g", r"enerate_content", ("generate_content",)),
+    ("G", r"enerativeModel", ("GenerativeModel",)),
+    ("G", r"enerateContentConfig", ("GenerateContentConfig",)),
+    ("s", r"tart_chat", ("start_chat",)),
+    ("s", r"ystem_prompt", ("system_prompt",)),
+    ("s", r"ystem_?[Mm]essage", ("system", "essage")),
+    ("s", r"ystem_?[Ii]nstruction", ("system", "nstruction")),
+    ("s", r"ys_?[Pp]rompt", ("sys", "rompt")),
+    ("s", r"ys_?[Mm]sg", ("sys", "sg")),
+    ("s", r"ystem_?[Pp]rompt", ("system", "rompt")),
+    ("i", r"nvoke_model", ("invoke_model",)),
+    ("i", r"nstructions", ("instructions",)),
+    ("l", r"itellm", ("litellm",)),
+    ("S", r"ystemMessage", ("SystemMessage",)),
+    ("S", r"ystem_?[Mm]essage", ("System", "essage")),
+    ("S", r"ystem_?[Ii]nstruction", ("System", "nstruction")),
+    ("S", r"ys_?[Pp]rompt", ("Sys", "rompt")),
+    ("S", r"ys_?[Mm]sg", ("Sys", "sg")),
+    ("S", r"ystem_?[Pp]rompt", ("System", "rompt")),
+    ("S", r"YS(?:TEM)?_?MESSAGE", ("SYS", "MESSAGE")),
+    ("S", r"YS(?:TEM)?_?INSTRUCTION", ("SYS", "INSTRUCTION")),
+    ("S", r"YS(?:TEM)?_?PROMPT", ("SYS", "PROMPT")),
+    ("S", r"YS(?:TEM)?_?MSG", ("SYS", "MSG")),
+    ("P", r"romptTemplate", ("PromptTemplate",)),
+    ("p", r"ydantic_ai", ("pydantic_ai",)),
+    ("a", r"dd_(?:system|tools|docs)", ("add_",)),
+    ("R", r"ole\s*\.\s*(?:SYSTEM|DEVELOPER)", ("Role",)),
+    (".", r"render\b", (".render",)),
+    (".", r"a?invoke\(", ("invoke(",)),
+    (".", r"a?stream\(", ("stream(",)),
+    (".", r"a?batch\(", ("batch(",)),
+    (".", r"partial\(", (".partial(",)),
+    (".", r"format_messages\(", (".format_messages(",)),
+    (".", r"format_prompt\(", (".format_prompt(",)),
+    (".", r"a?invoke\s*[,)]", ("invoke", ".")),
+    ("'", r"system['\"]", ("'system",)),
+    ("'", r"developer['\"]", ("'developer",)),
+    ('"', r"system['\"]", ('"system',)),
+    ('"', r"developer['\"]", ('"developer',)),
+    ("f", r"rom\s+agents\s+import", ("agents", "from")),
+    ("_", r"PROMPT\b", ("_PROMPT",)),
+    ("_", r"prompt\b", ("_prompt",)),
+    ("_", r"TEMPLATE\b", ("_TEMPLATE",)),
+    ("_", r"template\b", ("_template",)),
+    ("_", r"INSTRUCTIONS\b", ("_INSTRUCTIONS",)),
+    ("_", r"instructions\b", ("_instructions",)),
+    ("P", r"ROMPT\b", ("PROMPT",)),
+)
+
+
+@functools.lru_cache(maxsize=256)
+def _trigger_of(kept: tuple[int, ...]) -> re.Pattern[str]:
+    """`_TRIGGER` of the alternatives at `kept` alone, those that share a first character
+    grouped behind it in their order, as there (the matches are the same where the others
+    cannot match: alternatives with different first characters never match at one position,
+    and a group tries its own in their order)."""
+    groups: dict[str, list[str]] = {}
+    for index in kept:
+        first, rest, _ = _TRIGGER_PARTS[index]
+        groups.setdefault(first, []).append(rest)
+    return re.compile(
+        "|".join(
+            re.escape(first) + "(?:" + "|".join(rests) + ")" for first, rests in groups.items()
+        )
+    )
+
+
+# The lines on which a request API, a prompt or a system message is named: every alternative.
+_TRIGGER = _trigger_of(tuple(range(len(_TRIGGER_PARTS))))
+
+
+def _long_trigger_lines(text: _Text) -> Iterator[int]:
+    """`_TRIGGER`'s lines in a long text, scanned for only the alternatives whose words the text
+    holds (each word looked for once): one that cannot match anywhere changes no match, and
+    costs a test wherever its first character is (most of a long module's `.`, `s` and `_`)."""
+    held: dict[str, bool] = {}
+    kept = []
+    for index, (_, _, words) in enumerate(_TRIGGER_PARTS):
+        for word in words:
+            present = held.get(word)
+            if present is None:
+                present = held[word] = text.has(word)
+            if not present:
+                break
+        else:
+            kept.append(index)
+    if kept:
+        yield from _lines_of(_trigger_of(tuple(kept)), text.source)
+
+
 # Sinks called as methods whose names the trigger above does not match (from `frameworks/`):
 # a generated second pattern, scanned only when one of the names is in the text.
 # A dotted suffix is scanned for by its last two names (`chat.parse(`, not every `.parse(`).
@@ -172,22 +305,20 @@ _METHOD_TRIGGER = _method_sinks_trigger(_METHOD_SINKS)  # every method sink
 _METHOD_SINK_WORDS = tuple((name, _method_sink_words(name)) for name in _METHOD_SINKS)
 
 
-def _method_sink_lines(source: str) -> Iterator[int]:
+def _method_sink_lines(text: _Text) -> Iterator[int]:
     """The lines calling a method sink: scanned for only the sinks whose words the text holds
     (an alternative that cannot match anywhere costs a test at each of its first characters;
     leaving it out changes no match)."""
-    names = tuple(
-        name for name, words in _METHOD_SINK_WORDS if all(map(source.__contains__, words))
-    )
+    names = tuple(name for name, words in _METHOD_SINK_WORDS if all(map(text.has, words)))
     if names:
-        yield from _lines_of(_method_sinks_trigger(names), source)
+        yield from _lines_of(_method_sinks_trigger(names), text.source)
 
 
-_METHOD_GATE = _gate(_METHOD_SINKS)
+_METHOD_GATE = _words(_gate(_METHOD_SINKS))
 # Libraries whose sinks are imported under plain names (rooted sinks): a module naming one is
 # scanned for calls through its imports.
 _ROOTED_WORDS = tuple(sorted({root.rstrip(".") for sink in SINKS for root in sink.roots}))
-_ROOTED_GATE = _gate(_ROOTED_WORDS)
+_ROOTED_GATE = _words(_gate(_ROOTED_WORDS))
 
 
 # Methods of a library's objects that are rooted sinks (`cohere.Client()` ... `co.chat(`), each
@@ -221,21 +352,25 @@ def _method_trigger(methods: tuple[str, ...]) -> re.Pattern[str]:
 
 _ROOTED_METHOD_WORDS = tuple(sorted({word for words in _ROOTED_METHODS.values() for word in words}))
 # Checked first, as one word stands for many (`ChatGenerator` for Haystack's generators).
-_ROOTED_METHOD_GATE = _gate(
-    tuple(sorted({"ChatGenerator" if "ChatGenerator" in w else w for w in _ROOTED_METHOD_WORDS}))
+_ROOTED_METHOD_GATE = _words(
+    _gate(
+        tuple(
+            sorted({"ChatGenerator" if "ChatGenerator" in w else w for w in _ROOTED_METHOD_WORDS})
+        )
+    )
 )
 
 
-def _rooted_method_lines(source: str) -> Iterator[int]:
-    if not any(map(source.__contains__, _ROOTED_METHOD_GATE)):
+def _rooted_method_lines(text: _Text) -> Iterator[int]:
+    if not text.has_any(_ROOTED_METHOD_GATE):
         return
-    named = set(filter(source.__contains__, _ROOTED_METHOD_WORDS))
+    named = set(filter(text.has, _ROOTED_METHOD_WORDS))
     # only the methods the text names: an alternative that cannot match changes no match
     methods = tuple(
-        last for last, words in _ROOTED_METHODS.items() if words & named and last in source
+        last for last, words in _ROOTED_METHODS.items() if words & named and text.has(last)
     )
     if methods:
-        yield from _lines_of(_method_trigger(methods), source)
+        yield from _lines_of(_method_trigger(methods), text.source)
 
 
 # Windows of the history made by a library (`trim_messages`, a window memory): where one is
@@ -254,11 +389,15 @@ _WINDOW_TRIGGER = re.compile(_word_starts(_WINDOW_NAMES) + r"\s*[(.]")
 # `create_stuff_documents_chain(llm, qa)` in a function whose lines name no prompt.
 _FILL_NAMES = tuple(sorted(FILLED_BY))
 _FILL_TRIGGER = re.compile(_word_starts(_FILL_NAMES) + r"\s*\(")
+_WINDOW_GATE = _words(_WINDOW_NAMES)
+_FILL_GATE = _words(_FILL_NAMES)
 # A history replaced by what a function makes of it (`messages = trim_history(messages, cfg)`):
 # a window the function may cut, which the function's callers then send.
 # Scanned in two steps, as the full pattern (a back-reference at every line start) costs a few
 # percent of a parse: a history word before `= f(` first, then that line in full.
-_HISTORY_WORDS = ("messages", "history", "History", "Messages", "conversation", "chat_", "dialog")
+_HISTORY_WORDS = _words(
+    ("messages", "history", "History", "Messages", "conversation", "chat_", "dialog")
+)
 _HISTORY_ASSIGN = re.compile(
     r"(?:messages|history|History|Messages|conversation|chat_\w*|dialog\w*)[ \t]*=[ \t]*[\w.]+\("
 )
@@ -375,17 +514,18 @@ class PythonLinter:
         self.last_hits = []
         scan = _with_lf(source)  # lines are counted in \n below, and must be as `ast` counts them
         self._note_trims(tree, scan, display)
-        relevant = _trigger_lines(scan)
-        if not relevant and not any(map(scan.__contains__, _ROOTED_GATE)):
+        text = _Text(scan)
+        relevant = _trigger_lines(scan, text)
+        if not relevant and not text.has_any(_ROOTED_GATE):
             # No request API named here: it may still call a project's wrapper of one.
             if "import " not in scan:
                 return []
-            relevant = self._wrapper_lines(scan)
+            relevant = self._wrapper_lines(scan, text)
             if not relevant:
                 self._defer(file, display, [])
                 return []
         elif not relevant:  # a library's word, but no request named: a wrapper's call, maybe
-            relevant = self._wrapper_lines(scan)
+            relevant = self._wrapper_lines(scan, text)
         path = file if file is not None else self.project.root / f"<{display}>.py"
         module = self.project.module_for_file(path, display, source, tree)
         module.display = display
@@ -443,11 +583,11 @@ class PythonLinter:
                 )
         return self._select(found)
 
-    def _wrapper_lines(self, source: str) -> frozenset[int]:
+    def _wrapper_lines(self, source: str, text: _Text) -> frozenset[int]:
         """The lines of `source` that call a wrapper of a request the run has found (or one
         `finish` lints this module for): `send(system, question)` of a module that names no
         request API itself, only the project's own wrapper of one."""
-        called = [f"{name}(" for name in self._forced or self._imported_wrappers(source)]
+        called = [f"{name}(" for name in self._forced or self._imported_wrappers(source, text)]
         if not called:
             return frozenset()
         return frozenset(
@@ -456,14 +596,19 @@ class PythonLinter:
             if any(map(line.__contains__, called))
         )
 
-    def _imported_wrappers(self, source: str) -> list[str]:
+    def _imported_wrappers(self, source: str, text: _Text | None = None) -> list[str]:
         """The wrappers the run has found that `source` calls and imports the module of (`from
-        app.llm import send` ... `send(`): a name alone (`run(`, `chat(`) is called everywhere."""
+        app.llm import send` ... `send(`): a name alone (`run(`, `chat(`) is called everywhere.
+        (Each name is looked for first among the names of `text`, the same source: a long
+        module's are a sixth of it, and most wrappers are not called in most modules.)"""
         homes = self.analysis.wrapper_homes
+        holds = source.__contains__ if text is None else text.has
         return [
             name
             for name in sorted(self.analysis.wrappers)
-            if f"{name}(" in source and any(_imports(source, home) for home in homes.get(name, ()))
+            if holds(name)
+            and f"{name}(" in source
+            and any(_imports(source, home) for home in homes.get(name, ()))
         ]
 
     def _defer(self, file: Path | None, display: str, found: list[Finding]) -> None:
@@ -577,20 +722,24 @@ def _import_of(module: str) -> re.Pattern[str]:
     )
 
 
-def _trigger_lines(source: str) -> frozenset[int]:
-    """The lines on which a request API, a prompt template or a system-prompt name appears."""
+def _trigger_lines(source: str, text: _Text | None = None) -> frozenset[int]:
+    """The lines on which a request API, a prompt template or a system-prompt name appears
+    (`text`: `source` for the word tests, made here when not given)."""
+    if text is None:
+        text = _Text(source)
     lines: set[int] = set()
-    lines.update(_rooted_method_lines(source))  # each checks its own words
-    if any(map(source.__contains__, _WINDOW_NAMES)):
+    lines.update(_rooted_method_lines(text))  # each checks its own words
+    if text.has_any(_WINDOW_GATE):
         lines.update(_lines_of(_WINDOW_TRIGGER, source))
-    if any(map(source.__contains__, _FILL_NAMES)):
+    if text.has_any(_FILL_GATE):
         lines.update(_lines_of(_FILL_TRIGGER, source))
-    lines.update(_history_rewrites(source))
-    if any(map(source.__contains__, _TRIGGER_GATE)):
-        lines.update(_lines_of(_TRIGGER, source))
-    if any(map(source.__contains__, _METHOD_GATE)):
-        lines.update(_method_sink_lines(source))
-    if "[0]" in source and "content" in source:  # a kept conversation's first message, again
+    lines.update(_history_rewrites(text))
+    if text.has_any(_TRIGGER_GATE):  # (a long module too: both then find the same lines)
+        long = text.names is not source
+        lines.update(_long_trigger_lines(text) if long else _lines_of(_TRIGGER, source))
+    if text.has_any(_METHOD_GATE):
+        lines.update(_method_sink_lines(text))
+    if "[0]" in source and text.has("content"):  # a kept conversation's first message, again
         lines.update(_lines_of(_FIRST_REWRITE, source))
     if "assistant" in source and ".append(" in source:  # a call's answer kept as a turn
         lines.update(_lines_of(_ANSWER_KEPT, source))
@@ -601,9 +750,10 @@ def _trigger_lines(source: str) -> frozenset[int]:
     return frozenset(lines)
 
 
-def _history_rewrites(source: str) -> Iterator[int]:
-    if not any(map(source.__contains__, _HISTORY_WORDS)):
+def _history_rewrites(text: _Text) -> Iterator[int]:
+    if not text.has_any(_HISTORY_WORDS):
         return
+    source = text.source
     line, position = 1, 0
     for found in _HISTORY_ASSIGN.finditer(source):
         start = source.rfind("\n", 0, found.start()) + 1

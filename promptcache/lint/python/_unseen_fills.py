@@ -240,30 +240,57 @@ def _handed_away(frame: Frame, name: str) -> str | None:
 _KNOWN_FILLS = re.compile(r"(?i)template|format|message")
 
 
+# Where a file's imports and reads by name are kept on its tree (`_names_read`): the tree's own,
+# freed with it. Every prompt of a project asks of the files that name it, and the same files
+# name many (a project's prompts are all imported by the one module that uses them).
+_READ_NAMES = "_promptcache_names_read"
+
+
+class _NamesRead:
+    """A file's imported names (local name -> dotted name) and its reads of each name, each with
+    the node that holds it, in the order of `ast.walk` (see `_imports_of`, `_reads_with_parents`)."""
+
+    __slots__ = ("imports", "reads")
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.imports: dict[str, str] = {}
+        self.reads: dict[str, list[tuple[ast.expr, ast.AST]]] = {}
+        for parent in ast.walk(tree):
+            if isinstance(parent, ast.ImportFrom):
+                for alias in parent.names:
+                    self.imports[alias.asname or alias.name] = f"{parent.module or ''}.{alias.name}"
+            elif isinstance(parent, ast.Import):
+                for alias in parent.names:
+                    self.imports[alias.asname or alias.name.partition(".")[0]] = alias.name
+            for child in ast.iter_child_nodes(parent):
+                if isinstance(child, ast.keyword):  # a keyword's value is read by its call
+                    name = _read_as(child.value, True)
+                    if name is not None:
+                        self.reads.setdefault(name, []).append((child.value, parent))
+                elif not isinstance(parent, ast.keyword):
+                    name = _read_as(child, True)
+                    if name is not None:
+                        self.reads.setdefault(name, []).append((child, parent))  # type: ignore[arg-type]
+
+
+def _names_read(tree: ast.Module) -> _NamesRead:
+    """The file's `_NamesRead`, made at the first question of the run about it (one walk)."""
+    known = getattr(tree, _READ_NAMES, None)
+    if not isinstance(known, _NamesRead):
+        known = _NamesRead(tree)
+        setattr(tree, _READ_NAMES, known)
+    return known
+
+
 def _imports_of(tree: ast.Module) -> dict[str, str]:
     """A file's imported names: local name -> dotted name (`from x import y as z`: z -> x.y)."""
-    found: dict[str, str] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                found[alias.asname or alias.name] = f"{node.module or ''}.{alias.name}"
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                found[alias.asname or alias.name.partition(".")[0]] = alias.name
-    return found
+    return _names_read(tree).imports
 
 
 def _reads_with_parents(tree: ast.Module, name: str) -> list[tuple[ast.expr, ast.AST]]:
     """The reads of `name` in a file, each with the node that holds it (a keyword's call for a
     keyword's value)."""
-    found: list[tuple[ast.expr, ast.AST]] = []
-    for parent in ast.walk(tree):
-        for child in ast.iter_child_nodes(parent):
-            if _read_as(child, attributes=True) == name and not isinstance(parent, ast.keyword):
-                found.append((child, parent))  # type: ignore[arg-type]
-            elif isinstance(child, ast.keyword) and _read_as(child.value, True) == name:
-                found.append((child.value, parent))
-    return found
+    return _names_read(tree).reads.get(name, [])
 
 
 def _handed_to(read: ast.expr, parent: ast.AST, imports: dict[str, str]) -> str | None:
