@@ -45,3 +45,19 @@ def lint_beside(
         (root / name).write_text(textwrap.dedent(other))
     found = lint_paths([root / linted], config=LintConfig(root=root))
     return [(Path(f.path).name, f.line, f.code) for f in found]
+
+
+def template_problems(root: Path, files: dict[str, str]) -> list[tuple[str, str, int]]:
+    """Write `files` (path under `root` -> text, as is) and lint `root` as one project, the
+    templates with the Python that renders them: the warnings and errors reported in `.j2`
+    files, as (file name, code, line), sorted."""
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    found = lint_paths([root], config=LintConfig(root=root))
+    return sorted(
+        (Path(f.path).name, f.code, f.line)
+        for f in found
+        if f.severity != "info" and f.path.endswith(".j2")
+    )

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptcache.lint import LintConfig, lint_paths
-
-from ._helpers import STATIC
+from ._helpers import STATIC, template_problems
 
 SYSTEM = f"""\
 You are the reporting assistant of a finance team.
@@ -62,31 +60,18 @@ def ask(tmpl, page):
 """
 
 
-def _findings(root: Path, files: dict[str, str]) -> list[tuple[str, str, int]]:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    found = lint_paths([root], config=LintConfig(root=root))
-    return sorted(
-        (Path(f.path).name, f.code, f.line)
-        for f in found
-        if f.severity != "info" and f.path.endswith(".j2")
-    )
-
-
 def test_a_template_read_from_its_file_and_rendered_without_the_date_is_quiet(
     tmp_path: Path,
 ) -> None:
     files = {"app/main.py": APP, "app/prompts/system.j2": SYSTEM}
-    assert _findings(tmp_path, files) == []
+    assert template_problems(tmp_path, files) == []
 
 
 def test_a_template_read_from_its_file_and_given_the_date_is_reported(tmp_path: Path) -> None:
     app = APP.replace(".render()", ".render(current_date=date.today())")
     app = "from datetime import date\n" + app
     files = {"app/main.py": app, "app/prompts/system.j2": SYSTEM}
-    assert ("system.j2", "PC102", 2) in _findings(tmp_path, files)
+    assert ("system.j2", "PC102", 2) in template_problems(tmp_path, files)
 
 
 def test_a_path_bound_to_a_name_and_opened_is_a_load_of_its_file(tmp_path: Path) -> None:
@@ -104,13 +89,13 @@ def system_prompt():
 """
     # `f.read()` is a file object's, not a path's: the reading cannot tell which file it is.
     files = {"app/main.py": app, "app/prompts/system.j2": SYSTEM}
-    assert ("system.j2", "PC102", 2) in _findings(tmp_path, files)
+    assert ("system.j2", "PC102", 2) in template_problems(tmp_path, files)
     app = app.replace(
         "with open(SYSTEM_FILE) as f:\n        return Template(f.read())",
         "return Template(open(SYSTEM_FILE).read())",
     )
     (tmp_path / "app/main.py").write_text(app)
-    assert _findings(tmp_path, {}) == []
+    assert template_problems(tmp_path, {}) == []
 
 
 def test_a_template_handed_on_leaves_only_its_own_file_unknown(tmp_path: Path) -> None:
@@ -120,7 +105,7 @@ def test_a_template_handed_on_leaves_only_its_own_file_unknown(tmp_path: Path) -
         "scripts/extract.py": SCRIPT,
         "scripts/prompts/extract.j2": EXTRACT,
     }
-    found = _findings(tmp_path, files)
+    found = template_problems(tmp_path, files)
     assert not [f for f in found if f[0] == "system.j2"]
     assert [line for name, _, line in found if name == "extract.j2"] == [2]
 
@@ -128,13 +113,13 @@ def test_a_template_handed_on_leaves_only_its_own_file_unknown(tmp_path: Path) -
 def test_a_log_line_naming_the_file_is_not_a_load(tmp_path: Path) -> None:
     app = APP + 'print("loaded the system prompt from prompts/system.j2")\n'
     files = {"app/main.py": app, "app/prompts/system.j2": SYSTEM}
-    assert _findings(tmp_path, files) == []
+    assert template_problems(tmp_path, files) == []
 
 
 def test_the_files_name_kept_in_a_table_is_still_unknown(tmp_path: Path) -> None:
     app = APP + 'PROMPT_FILES = {"system": "system.j2"}\n'
     files = {"app/main.py": app, "app/prompts/system.j2": SYSTEM}
-    assert ("system.j2", "PC102", 2) in _findings(tmp_path, files)
+    assert ("system.j2", "PC102", 2) in template_problems(tmp_path, files)
 
 
 AGENT = """\
@@ -160,7 +145,7 @@ def test_a_module_name_other_modules_spell_the_same_is_its_own(tmp_path: Path) -
         "app/prompts/writer.j2": SYSTEM,
         "app/prompts/reviewer.j2": SYSTEM,
     }
-    assert _findings(tmp_path, files) == []
+    assert template_problems(tmp_path, files) == []
 
 
 def test_a_module_name_another_module_imports_is_still_unknown(tmp_path: Path) -> None:
@@ -170,4 +155,4 @@ def test_a_module_name_another_module_imports_is_still_unknown(tmp_path: Path) -
         "app/prompts/writer.j2": SYSTEM,
         "app/later.py": "from .writer import PROMPT_TMPL\n\nTEXT = PROMPT_TMPL.render(current_date=1)\n",
     }
-    assert ("writer.j2", "PC102", 2) in _findings(tmp_path, files)
+    assert ("writer.j2", "PC102", 2) in template_problems(tmp_path, files)

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptcache.lint import LintConfig, lint_paths
-
-from ._helpers import STATIC
+from ._helpers import STATIC, template_problems
 
 SYSTEM = f"""\
 You are the analyst of a market data team.
@@ -72,19 +70,6 @@ class Charts:
 """
 
 
-def _findings(root: Path, files: dict[str, str]) -> list[tuple[str, str, int]]:
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    found = lint_paths([root], config=LintConfig(root=root))
-    return sorted(
-        (Path(f.path).name, f.code, f.line)
-        for f in found
-        if f.severity != "info" and f.path.endswith(".j2")
-    )
-
-
 def _loader_project(**changes: str) -> dict[str, str]:
     files = {
         "app/__init__.py": "",
@@ -98,13 +83,13 @@ def _loader_project(**changes: str) -> dict[str, str]:
 
 
 def test_a_loader_forwarding_its_keywords_renders_what_each_call_passes(tmp_path: Path) -> None:
-    assert _findings(tmp_path, _loader_project()) == []
+    assert template_problems(tmp_path, _loader_project()) == []
 
 
 def test_a_call_forwarding_the_date_through_the_loader_is_reported(tmp_path: Path) -> None:
     agent = AGENT.replace("topic=topic)", "topic=topic, current_date=today())")
     agent = "from datetime import date\n\ntoday = date.today\n" + agent
-    found = _findings(tmp_path, _loader_project(**{"app/agent.py": agent}))
+    found = template_problems(tmp_path, _loader_project(**{"app/agent.py": agent}))
     assert ("system.j2", "PC102", 2) in found
 
 
@@ -113,13 +98,13 @@ def test_a_call_spreading_a_mapping_through_the_loader_is_still_reported(tmp_pat
     agent = agent.replace(
         "def ask(self, topic, question):", "def ask(self, topic, question, extra):"
     )
-    found = _findings(tmp_path, _loader_project(**{"app/agent.py": agent}))
+    found = template_problems(tmp_path, _loader_project(**{"app/agent.py": agent}))
     assert ("system.j2", "PC102", 2) in found
 
 
 def test_a_same_named_call_that_could_be_the_loaders_is_still_unknown(tmp_path: Path) -> None:
     charts = CHARTS.replace("self.renderer.render(spec, rows)", "self.renderer.render(spec)")
-    found = _findings(tmp_path, _loader_project(**{"app/charts.py": charts}))
+    found = template_problems(tmp_path, _loader_project(**{"app/charts.py": charts}))
     assert ("system.j2", "PC102", 2) in found
 
 
@@ -159,7 +144,7 @@ def _table_project(builder: str) -> dict[str, str]:
 
 
 def test_a_name_looked_up_in_a_table_of_template_names_is_one_of_them(tmp_path: Path) -> None:
-    assert _findings(tmp_path, _table_project(BUILDER)) == []
+    assert template_problems(tmp_path, _table_project(BUILDER)) == []
 
 
 def test_a_table_lookup_with_a_default_the_reading_cannot_tell_is_still_unknown(
@@ -169,7 +154,7 @@ def test_a_table_lookup_with_a_default_the_reading_cannot_tell_is_still_unknown(
     builder = builder.replace(
         "def build_system(state, language):", "def build_system(state, language, other):"
     )
-    found = _findings(tmp_path, _table_project(builder))
+    found = template_problems(tmp_path, _table_project(builder))
     assert ("welcome.j2", "PC102", 1) in found
 
 
@@ -205,7 +190,7 @@ def _loaded(caller: str) -> dict[str, str]:
 def test_a_template_a_loader_returns_is_rendered_where_its_caller_renders_it(
     tmp_path: Path,
 ) -> None:
-    assert _findings(tmp_path, _loaded(CALLER)) == []
+    assert template_problems(tmp_path, _loaded(CALLER)) == []
 
 
 def test_a_template_a_loader_returns_and_the_caller_gives_the_date_is_reported(
@@ -213,12 +198,12 @@ def test_a_template_a_loader_returns_and_the_caller_gives_the_date_is_reported(
 ) -> None:
     caller = CALLER.replace("render(topic=topic)", "render(topic=topic, current_date=today)")
     caller = caller.replace("def system_prompt(topic):", "def system_prompt(topic, today):")
-    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _loaded(caller))
+    assert ("system.j2", "PC102", 2) in template_problems(tmp_path, _loaded(caller))
 
 
 def test_a_template_a_loader_returns_and_the_caller_hands_on_is_unknown(tmp_path: Path) -> None:
     caller = CALLER.replace("    return template.render(topic=topic)\n", "    return template\n")
-    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _loaded(caller))
+    assert ("system.j2", "PC102", 2) in template_problems(tmp_path, _loaded(caller))
 
 
 BUILT = """\
@@ -241,16 +226,16 @@ def _built(module: str) -> dict[str, str]:
 
 
 def test_a_dict_the_function_builds_passes_its_literal_keys(tmp_path: Path) -> None:
-    assert _findings(tmp_path, _built(BUILT)) == []
+    assert template_problems(tmp_path, _built(BUILT)) == []
 
 
 def test_a_dict_given_the_date_by_key_passes_it(tmp_path: Path) -> None:
     module = BUILT.replace('        ctx["notes"] = notes', '        ctx["current_date"] = notes')
-    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _built(module))
+    assert ("system.j2", "PC102", 2) in template_problems(tmp_path, _built(module))
 
 
 def test_a_dict_handed_to_another_call_has_keys_not_known(tmp_path: Path) -> None:
     module = BUILT.replace(
         "    return PROMPT.render(**ctx)", "    enrich(ctx)\n    return PROMPT.render(**ctx)"
     )
-    assert ("system.j2", "PC102", 2) in _findings(tmp_path, _built(module))
+    assert ("system.j2", "PC102", 2) in template_problems(tmp_path, _built(module))

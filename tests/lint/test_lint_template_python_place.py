@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from promptcache.lint import LintConfig, lint_paths
+from ._helpers import template_problems
 
 RULE = "- Check every table and column name against the schema above before you answer.\n"
 
@@ -56,14 +56,7 @@ def retry(client, task, previous_sql, error_message):
 
 def _findings(root: Path, agent: str, lines: int) -> list[tuple[str, int]]:
     files = {"app/agent.py": agent, "prompts/retry.j2": RETRY.format(rules=RULE * lines)}
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    found = lint_paths([root], config=LintConfig(root=root))
-    return sorted(
-        (f.code, f.line) for f in found if f.severity != "info" and f.path.endswith(".j2")
-    )
+    return [(code, line) for _, code, line in template_problems(root, files)]
 
 
 def test_a_short_block_after_the_values_of_a_user_message_is_quiet(tmp_path: Path) -> None:

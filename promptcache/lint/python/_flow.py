@@ -407,14 +407,7 @@ def written_at(
         elif again and dep.path != path:
             # A named slot of a template written in another module: its placeholder there.
             marked[dep] = replace(dep, written_in=(path, line))
-    if not marked:
-        return value
-    pieces = value.pieces
-    if pieces is not None:
-        pieces = tuple(
-            p if isinstance(p, str) else frozenset(marked.get(d, d) for d in p) for p in pieces
-        )
-    return replace(value, deps=frozenset(marked.get(d, d) for d in value.deps), pieces=pieces)
+    return _remarked(value, marked)
 
 
 def written_in(value: Value, path: str, line: int) -> Value:
@@ -427,6 +420,11 @@ def written_in(value: Value, path: str, line: int) -> Value:
         for dep in value.deps
         if isinstance(dep, Taint) and dep.path != path
     }
+    return _remarked(value, marked)
+
+
+def _remarked(value: Value, marked: dict[Dep, Dep]) -> Value:
+    """`value` with each dependency of `marked` replaced, in its deps and in its pieces."""
     if not marked:
         return value
     pieces = value.pieces
