@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from ._call_sites import _called
 from ._flow import written_at
 from ._turns import pieces_from
 from ._values import Value
@@ -57,7 +58,5 @@ def _turn_expr(element: ast.expr) -> bool:
     if isinstance(element, ast.Dict):
         return any(isinstance(k, ast.Constant) and k.value in _TURN_KEYS for k in element.keys)
     if isinstance(element, ast.Call):
-        func = element.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name.endswith(("Content", "Message"))
+        return _called(element.func).endswith(("Content", "Message"))
     return False

@@ -46,6 +46,7 @@ from pathlib import Path, PurePosixPath
 from typing import Literal
 
 from ._call_sites import (
+    _MAX_BYTES,
     _MAX_FILES,
     _SKIPPED,
     _TEST_FOLDERS,
@@ -63,7 +64,6 @@ _LOADS = frozenset({"get_template"})
 # Loads whose name the reading does not follow: any template of the project may be one of them.
 _DYNAMIC_LOADS = frozenset({"select_template", "get_or_select_template", "from_file"})
 _RENDERS = frozenset({"render", "render_async"})
-_MAX_BYTES = 2 * 1024 * 1024
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Where = tuple[Path, int, int]  # a literal's file, line and column
