@@ -6,6 +6,7 @@ import textwrap
 from pathlib import Path
 
 from promptcache.lint import LintConfig, lint_paths, lint_source
+from promptcache.lint.python import lint_python_source
 
 # About 300 estimated tokens of static text: comfortably over the default threshold of 100.
 STATIC = "Follow the refund policy exactly as written in section four. " * 20
@@ -19,6 +20,22 @@ def codes(source: str, **kwargs: object) -> list[str]:
 
 def config(**changes: object) -> LintConfig:
     return LintConfig().replace(**changes)
+
+
+def python_problems(source: str, long: str | None = None) -> list[tuple[int, int | None, str]]:
+    """Lint `source` (dedented; each `LONG` in it the repr of `long`, when given) as one Python
+    file: its warnings and errors, no info notes, as (line, written at, code), in order."""
+    text = textwrap.dedent(source)
+    if long is not None:
+        text = text.replace("LONG", repr(long))
+    return [
+        (f.line, f.written_at, f.code) for f in lint_python_source(text) if f.severity != "info"
+    ]
+
+
+def python_line_codes(source: str, long: str | None = None) -> list[tuple[int, str]]:
+    """`python_problems` as (line, code), in order."""
+    return [(line, code) for line, _, code in python_problems(source, long)]
 
 
 def project_findings(

@@ -493,13 +493,17 @@ def run_with(topic):
 """
 
 
-def _crew_project(tmp_path: Path, *, config: bool = True) -> list[tuple[str, int, str]]:
+def _crew_project(
+    tmp_path: Path, *, config: bool = True, agents: str = AGENTS_YAML
+) -> list[tuple[str, int, str]]:
+    # The crew's package, with `agents` as its agents.yaml (none of its YAML without `config`):
+    # the findings as (file name, line, code), in order.
     package = tmp_path / "research"
     (package / "config").mkdir(parents=True)
     (package / "crew.py").write_text(CREW_BASE)
     (package / "main.py").write_text(MAIN)
     if config:
-        (package / "config" / "agents.yaml").write_text(AGENTS_YAML)
+        (package / "config" / "agents.yaml").write_text(agents)
         (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
     found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
     return [(Path(f.path).name, f.line, f.code) for f in found]
@@ -529,31 +533,17 @@ def test_crewai_configuration_without_pyyaml_is_not_followed(
 
 
 def test_crewai_configuration_that_is_not_yaml_is_not_followed(tmp_path: Path) -> None:
-    package = tmp_path / "research"
-    (package / "config").mkdir(parents=True)
-    (package / "crew.py").write_text(CREW_BASE)
-    (package / "main.py").write_text(MAIN)
-    (package / "config" / "agents.yaml").write_text("researcher: [unclosed\n  role: {topic}\n")
-    (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
-    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    codes = {(Path(f.path).name, f.line, f.code) for f in found}
+    codes = set(_crew_project(tmp_path, agents="researcher: [unclosed\n  role: {topic}\n"))
     assert ("main.py", 10, "PC502") not in codes and ("main.py", 10, "PC506") in codes
 
 
 def test_crewai_configuration_nested_too_deeply_is_not_followed(tmp_path: Path) -> None:
     # PyYAML's composer recurses once per level: a deeply nested agents.yaml raised
     # RecursionError, reported as main.py "nested too deeply to analyse" (PC500), not PC506.
-    package = tmp_path / "research"
-    (package / "config").mkdir(parents=True)
-    (package / "crew.py").write_text(CREW_BASE)
-    (package / "main.py").write_text(MAIN)
     # Deeper than the recursion limit whatever it is (a library of the suite may have raised it:
     # then 5,000 levels parsed in the whole suite's run and nothing was reported at all).
     depth = max(5000, 2 * sys.getrecursionlimit())
-    (package / "config" / "agents.yaml").write_text("[" * depth + "]" * depth)
-    (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
-    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    codes = {(Path(f.path).name, f.line, f.code) for f in found}
+    codes = set(_crew_project(tmp_path, agents="[" * depth + "]" * depth))
     assert ("main.py", 10, "PC506") in codes
     assert not any(code == "PC500" for _, _, code in codes), codes
 
@@ -561,12 +551,5 @@ def test_crewai_configuration_nested_too_deeply_is_not_followed(tmp_path: Path) 
 def test_crewai_configuration_that_is_not_a_mapping_is_not_followed(tmp_path: Path) -> None:
     # YAML that parses but is no mapping of names to entries (a list, a bare word): CrewAI cannot
     # read agents from it, and neither can the analysis; the crew's inputs are not followed.
-    package = tmp_path / "research"
-    (package / "config").mkdir(parents=True)
-    (package / "crew.py").write_text(CREW_BASE)
-    (package / "main.py").write_text(MAIN)
-    (package / "config" / "agents.yaml").write_text("- researcher\n- writer\n")
-    (package / "config" / "tasks.yaml").write_text(TASKS_YAML)
-    found = lint_paths([tmp_path], config=LintConfig(root=tmp_path))
-    codes = {(Path(f.path).name, f.line, f.code) for f in found}
+    codes = set(_crew_project(tmp_path, agents="- researcher\n- writer\n"))
     assert ("main.py", 10, "PC506") in codes

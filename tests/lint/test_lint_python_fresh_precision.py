@@ -6,18 +6,15 @@ engineer's scratch manifest outside the repository; these are the mechanisms, no
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from promptcache.lint.python import lint_python_source
+from ._helpers import python_line_codes
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
 
 
 def findings(source: str) -> list[tuple[int, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
-    return [(f.line, f.code) for f in found if f.severity != "info"]
+    return python_line_codes(source, LONG)
 
 
 # A stored config dict gets a clock under one key (`updated_at`); the system prompt read from it

@@ -9,18 +9,15 @@ its finding must be on, and a quiet twin where the data sits in the newest turn.
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from promptcache.lint.python import lint_python_source
+from ._helpers import python_line_codes
 
 LONG = "Cite every source you use, in the citation style the handbook gives. " * 20
 
 
 def findings(source: str) -> list[tuple[int, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
-    return [(f.line, f.code) for f in found if f.severity != "info"]
+    return python_line_codes(source, LONG)
 
 
 # (id, source, expected (line, code) pairs); lines count from the first line of the dedented text.
@@ -154,6 +151,7 @@ QUIET = [
 
 @pytest.mark.parametrize(("source", "expected"), [c[1:] for c in FOUND], ids=[c[0] for c in FOUND])
 def test_found(source: str, expected: list[tuple[int, str]]) -> None:
+    assert expected  # a case expecting nothing would pass whatever is found
     found = findings(source)
     for pair in expected:
         assert pair in found, found

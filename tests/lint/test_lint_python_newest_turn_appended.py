@@ -17,18 +17,15 @@ history after it. Two gaps, in cases of our own making:
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from promptcache.lint.python import lint_python_source
+from ._helpers import python_problems
 
 LONG = "Answer as the almanac keeper would, in plain and friendly words. " * 20
 
 
 def places(source: str) -> list[tuple[int, int | None, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
-    return [(f.line, f.written_at, f.code) for f in found if f.severity != "info"]
+    return python_problems(source, LONG)
 
 
 # (id, source, expected (line, written_at, code)); lines count from the dedented text's first.

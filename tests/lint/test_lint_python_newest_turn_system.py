@@ -15,18 +15,15 @@ each with the line its finding must be on (or be written at), and a quiet twin.
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from promptcache.lint.python import lint_python_source
+from ._helpers import python_problems
 
 LONG = "Answer as the shop's support desk, citing the returns policy by clause. " * 20
 
 
 def findings(source: str) -> list[tuple[int, int | None, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
-    return [(f.line, f.written_at, f.code) for f in found if f.severity != "info"]
+    return python_problems(source, LONG)
 
 
 def places(source: str) -> set[int]:

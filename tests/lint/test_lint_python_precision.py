@@ -7,18 +7,15 @@ the conversation (or long static text) after it is still reported.
 
 from __future__ import annotations
 
-import textwrap
-
 import pytest
 
-from promptcache.lint.python import lint_python_source
+from ._helpers import python_line_codes
 
 LONG = "Follow the refund policy exactly as written in section four. " * 20
 
 
 def findings(source: str) -> list[tuple[int, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
-    return [(f.line, f.code) for f in found if f.severity != "info"]
+    return python_line_codes(source, LONG)
 
 
 # (id, source, expected (line, code) pairs); lines count from the first line of the dedented text.

@@ -11,12 +11,13 @@ import pytest
 
 from promptcache.lint.python import lint_python_source
 
+from ._helpers import python_line_codes
+
 LONG = "Never run a destructive command without asking the user first. " * 20
 
 
 def findings(source: str) -> list[tuple[int, str]]:
-    found = lint_python_source(textwrap.dedent(source).replace("LONG", repr(LONG)))
-    return [(f.line, f.code) for f in found if f.severity != "info"]
+    return python_line_codes(source, LONG)
 
 
 MUSTACHE_TEMPLATE = """

@@ -15,10 +15,11 @@ import pytest
 
 from promptcache.lint.python import lint_python_source
 
+from ._helpers import python_problems
+
 
 def places(source: str) -> list[tuple[int, int | None, str]]:
-    found = lint_python_source(textwrap.dedent(source))
-    return [(f.line, f.written_at, f.code) for f in found if f.severity != "info"]
+    return python_problems(source)
 
 
 # (id, source, expected (line, written_at, code)); lines count from the dedented text's first.
