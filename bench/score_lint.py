@@ -88,6 +88,7 @@ NOT_A_HIT = frozenset({"PC001", "PC500"})
 # --copy-python leaves out a template project's Python beyond these sizes (an engine's fork):
 MAX_PYTHON_FILES = 400
 MAX_PYTHON_BYTES = 256_000
+GIT_TIMEOUT_S = 60  # one git command reading a snapshot (a listing, one file)
 
 console = Console()
 
@@ -412,7 +413,14 @@ def copy_python(files: Sequence[CorpusFile], mirrors: Path) -> list[str]:
 
 
 def _git(git_dir: Path, *args: str) -> bytes | None:
-    done = subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True)
+    """What git prints, or None when it fails or runs past GIT_TIMEOUT_S (a snapshot on a
+    stalled disk: said as "could not read", never waited on for ever)."""
+    try:
+        done = subprocess.run(
+            ["git", "--git-dir", str(git_dir), *args], capture_output=True, timeout=GIT_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        return None
     return done.stdout if done.returncode == 0 else None
 
 

@@ -29,7 +29,7 @@ import orjson
 
 from .._canonical import load_json
 from .._errors import InputError, InternalError, PromptCacheError, json_kind
-from .._inputs import check_regular
+from .._inputs import check_regular, read_bounded
 from ._config import DEFAULT_CONFIG, LintConfig
 from ._format import format_events
 from ._kinds import (
@@ -232,7 +232,7 @@ def lint_report(paths: Sequence[str | Path], *, config: LintConfig = DEFAULT_CON
     findings: list[Finding] = []
     files = 0
     found = list(_discover(paths, config))
-    given = _Given(found, python)
+    given = _Given(found, python, config.max_bytes)
     with python.paused_gc():
         for file, in_folder, unreadable in found:
             files += 1
@@ -282,11 +282,15 @@ class _Given:
     The names the project's renders pass to each template linted with its Python (see
     `TemplateRenders`): known only when the run lints the Python files of every render of the
     template, and no other template it lints names the file (an include or an import renders
-    it with that template's names).
+    it with that template's names). Another template is read through the bounded reader: one
+    that cannot be read (over `max_bytes`, no longer a regular file) may name the file.
     """
 
-    def __init__(self, found: list[tuple[Path, bool, str | None]], python: PythonLinter) -> None:
+    def __init__(
+        self, found: list[tuple[Path, bool, str | None]], python: PythonLinter, max_bytes: int
+    ) -> None:
         self._python = python
+        self._max_bytes = max_bytes
         self._code = {
             os.path.abspath(f) for f, _, why in found if why is None and f.suffix == ".py"
         }
@@ -312,8 +316,9 @@ class _Given:
     def _text(self, file: Path) -> str | None:
         if file not in self._texts:
             try:
-                self._texts[file] = file.read_text(encoding="utf-8", errors="replace")
-            except OSError:
+                data = read_bounded(file, max_bytes=self._max_bytes, flag=None)
+                self._texts[file] = data.decode("utf-8", errors="replace")
+            except (OSError, InputError):
                 self._texts[file] = None
         return self._texts[file]
 

@@ -164,14 +164,15 @@ def _sarif_result(finding: Finding, index: int) -> dict[str, Any]:
         related.append((*finding.made_at, "the value is made here"))
     if related:
         result["relatedLocations"] = [
-            _sarif_related(index, *place) for index, place in enumerate(related)
+            _sarif_related(number, *place) for number, place in enumerate(related)
         ]
     return result
 
 
 def _sarif_related(index: int, path: str, line: int, text: str) -> dict[str, Any]:
     """A place apart from where the finding is reported: where the value is written (a
-    macro's body), or where it is made (a window cut in another module)."""
+    macro's body, another module's template), or where it is made (a window cut in another
+    module); `index` numbers it among the result's related locations."""
     return {
         "id": index,
         "message": {"text": text},

@@ -387,3 +387,27 @@ def test_the_date_a_render_with_an_own_filter_passes_is_still_reported(tmp_path:
     found = _template_findings(_own_filter_project(tmp_path, helper))
     assert not [code for code, _ in found if code == "PC001"]
     assert [line for code, line in found if code in ("PC101", "PC102")] == [2]
+
+
+def test_another_template_over_the_byte_bound_is_not_read_and_may_name_the_file(
+    tmp_path: Path,
+) -> None:
+    # Read after discovery (it may have grown since): through the bounded reader, never whole;
+    # unread, it counts as naming the template, so the template's renders are not trusted.
+    from promptcache.lint._engine import _Given
+    from promptcache.lint.python import PythonLinter
+
+    big = tmp_path / "big.j2"
+    big.write_text("x" * 64)
+    given = _Given([], PythonLinter(LintConfig(root=tmp_path)), 32)
+    assert given._text(big) is None
+
+
+def test_another_template_within_the_byte_bound_is_read(tmp_path: Path) -> None:
+    from promptcache.lint._engine import _Given
+    from promptcache.lint.python import PythonLinter
+
+    small = tmp_path / "small.j2"
+    small.write_text('{% include "system_prompt.j2" %}\n')
+    given = _Given([], PythonLinter(LintConfig(root=tmp_path)), 64)
+    assert given._text(small) == '{% include "system_prompt.j2" %}\n'

@@ -566,3 +566,19 @@ def test_a_finding_elsewhere_that_names_the_labelled_line_as_made_there_is_found
 def test_a_finding_elsewhere_made_on_another_line_is_not_found(tmp_path: Path, field: str) -> None:
     file, by_file = _made_elsewhere(tmp_path, 2, field)
     assert not score_lint.is_found(file.busters[0], file, by_file)
+
+
+def test_a_git_command_that_runs_past_its_time_reads_as_unreadable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A snapshot git cannot read in time is said like one it cannot read, never waited on.
+    def stalled(command: list[str], **kwargs: Any) -> Any:
+        raise subprocess.TimeoutExpired(command, kwargs.get("timeout") or 0)
+
+    monkeypatch.setattr(score_lint.subprocess, "run", stalled)
+    assert score_lint._git(tmp_path, "ls-tree", "HEAD") is None
+
+
+def test_a_git_command_that_answers_in_time_gives_what_it_printed(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    assert score_lint._git(tmp_path / ".git", "rev-parse", "--git-dir") is not None
