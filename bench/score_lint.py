@@ -385,13 +385,17 @@ def copy_python(files: Sequence[CorpusFile], mirrors: Path) -> list[str]:
             continue
         listing = _git(mirror, "ls-tree", "-r", "-l", first.commit)
         if listing is None:
-            lines.append(f"{first.repo}: commit {first.commit} is not in the snapshot")
+            lines.append(f"{first.repo}: could not list commit {first.commit} in the snapshot")
             continue
-        python = []
+        python, large = [], 0
         for row in listing.decode().splitlines():
             meta, _, path = row.partition("\t")
-            size = meta.split()[3]
-            if path.endswith(".py") and size.isdigit() and int(size) <= MAX_PYTHON_BYTES:
+            mode, kind, _, size = meta.split()
+            if not path.endswith(".py") or kind != "blob" or mode == "120000":
+                continue  # a link's blob is its target's name, not Python
+            if int(size) > MAX_PYTHON_BYTES:
+                large += 1
+            else:
                 python.append(path)
         if len(python) > MAX_PYTHON_FILES:
             lines.append(f"{first.repo}: {len(python)} Python files, over {MAX_PYTHON_FILES}")
@@ -408,7 +412,8 @@ def copy_python(files: Sequence[CorpusFile], mirrors: Path) -> list[str]:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(blob)
             copied += 1
-        lines.append(f"{first.repo}: {copied} of {len(python)} Python files copied")
+        left = f" ({large} over {MAX_PYTHON_BYTES:,} bytes left out)" if large else ""
+        lines.append(f"{first.repo}: {copied} of {len(python)} Python files copied{left}")
     return lines
 
 

@@ -582,3 +582,42 @@ def test_a_git_command_that_runs_past_its_time_reads_as_unreadable(
 def test_a_git_command_that_answers_in_time_gives_what_it_printed(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     assert score_lint._git(tmp_path / ".git", "rev-parse", "--git-dir") is not None
+
+
+def test_copy_python_says_how_many_large_files_it_left_out_and_copies_no_link(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    commit = _snapshot(
+        tmp_path / "mirrors" / "acme+bot",
+        {
+            "prompts/system.j2": RENDERED_EMPTY,
+            "app/main.py": RENDERER,
+            "app/big.py": "x = 1\n" * 400,
+        },
+    )
+    work = tmp_path / "mirrors" / "acme+bot" / "work"
+    (work / "app" / "alias.py").symlink_to("main.py")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(work)]
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "a link"], check=True)
+    subprocess.run(
+        [
+            *git,
+            "push",
+            "-q",
+            str(tmp_path / "mirrors" / "acme+bot" / "repo"),
+            "HEAD:refs/heads/linked",
+        ],
+        check=True,
+    )
+    linked = subprocess.run([*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True)
+    assert linked.stdout.strip() != commit
+    entry = f'[[file]]\nrepo = "acme/bot"\ncommit = "{linked.stdout.strip()}"\n'
+    entry += 'path = "prompts/system.j2"\nsplit = "c4"\nlabel = "clean"\n'
+    files = score_lint.load_corpus(tmp_path / "c", _manifests(tmp_path / "m", entry))
+    monkeypatch.setattr(score_lint, "MAX_PYTHON_BYTES", 2_000)  # RENDERER fits, big.py not
+    assert score_lint.copy_python(files, tmp_path / "mirrors") == [
+        "acme/bot: 1 of 1 Python files copied (1 over 2,000 bytes left out)"
+    ]
+    project = tmp_path / "c" / "templates" / "c4" / "acme+bot" / "app"
+    assert sorted(p.name for p in project.iterdir()) == ["main.py"]
