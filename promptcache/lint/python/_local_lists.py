@@ -141,7 +141,14 @@ def _role_of(turn: ast.expr) -> str:
     return ""
 
 
-_MESSAGE_ROLES = {"SystemMessage": "system", "HumanMessage": "user"}
+# LangChain's message classes, by the role each writes.
+_MESSAGE_ROLES = {
+    "SystemMessage": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+    "ToolMessage": "tool",
+    "FunctionMessage": "function",
+}
 
 
 def _assigned(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
@@ -305,23 +312,13 @@ def _tool_loop_turn(turn: ast.expr, answers: set[str]) -> bool:
     tool's result (`{"role": "tool", ...}`, `ToolMessage(...)`), or the assistant's turn."""
     if isinstance(turn, ast.Name):
         return turn.id in answers
-    if isinstance(turn, ast.Dict):
-        for key, value in zip(turn.keys, turn.values, strict=True):
-            if isinstance(key, ast.Constant) and key.value == "role":
-                return isinstance(value, ast.Constant) and value.value in _LOOP_ROLES
-        return False
-    if isinstance(turn, ast.Call):
-        func = turn.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name in _LOOP_MESSAGES
-    return False
+    return _role_of(turn) in _LOOP_ROLES
 
 
 # A chat model's runs (LangChain), handed the list as their one argument.
 _RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 _SEND_NAMES = frozenset(send[-1] for send in _SENDS)
 _LOOP_ROLES = frozenset({"assistant", "tool", "function"})
-_LOOP_MESSAGES = frozenset({"ToolMessage", "AIMessage", "FunctionMessage"})
 
 
 def _is_send(func: ast.expr) -> bool:
