@@ -58,7 +58,7 @@ from ._flow import (
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
-from ._local_lists import appended_where_sent
+from ._local_lists import MODEL_RUNS, appended_where_sent
 from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
@@ -147,8 +147,6 @@ _PASS_METHODS = frozenset(
 )  # fmt: skip
 
 
-# The methods that run a chat model (or chain) on what they are handed.
-_MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 # The name of a call that sends a request (`chat_complete`, `generate_response`, `ask_llm`): the
 # chat turns it is handed are that request's (`_chat_turns_handed`).
 _SENDS = re.compile(
@@ -839,7 +837,7 @@ def _library_call(
         return EMPTY  # a prompt builder added to a pipeline, which now knows it by name
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
-    if receiver is not None and last in _MODEL_RUNS and args and args[0].items is not None:
+    if receiver is not None and last in MODEL_RUNS and args and args[0].items is not None:
         frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
     elif (turns := _chat_turns_handed(last, args, keywords)) is not None:
         frame.findings.sink_value(
@@ -847,7 +845,7 @@ def _library_call(
         )
     elif (
         receiver is not None
-        and last in _MODEL_RUNS
+        and last in MODEL_RUNS
         and args
         and args[0].kind == "str"
         and args[0].pieces is not None
@@ -855,7 +853,7 @@ def _library_call(
         # A chat model invoked with a text: the text is the one new turn (judged by the static
         # text after what varies in it).
         frame.findings.sink_value(f"`{last}` prompt", "input", args[0], node)
-    elif receiver is not None and last in _MODEL_RUNS and args:
+    elif receiver is not None and last in MODEL_RUNS and args:
         # A list of unknown turns: only a window of the history is known to vary in it.
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
@@ -952,7 +950,7 @@ def _handed_model_call(
     name = call_name(frame, func)
     if _library_object(receiver):
         name = f"{receiver.meta}.{func.attr}"
-    if func.attr not in _MODEL_RUNS and frame.a.named_call(name, len(args) - 1)[1] is None:
+    if func.attr not in MODEL_RUNS and frame.a.named_call(name, len(args) - 1)[1] is None:
         return None
     return call_named(frame, name, node, receiver, args[1:], keywords, splats)
 

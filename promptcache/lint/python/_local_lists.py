@@ -18,8 +18,10 @@ import ast
 
 from ._handed import parents_of
 
-__all__ = ["appended_where_sent", "sent_where_grown"]
+__all__ = ["MODEL_RUNS", "appended_where_sent", "sent_where_grown"]
 
+# A chat model's (or chain's) runs (LangChain), handed the list of turns as their one argument.
+MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 # The SDK calls a message list is sent to as `messages=`, named by their last attributes.
 _SENDS = (
     ("chat", "completions", "create"),
@@ -190,7 +192,7 @@ def _run_on(parent: ast.AST, node: ast.Name) -> bool:
         isinstance(parent, ast.Call)
         and parent.args == [node]
         and isinstance(parent.func, ast.Attribute)
-        and parent.func.attr in _RUNS
+        and parent.func.attr in MODEL_RUNS
     )
 
 
@@ -303,7 +305,7 @@ def _from_a_send(value: ast.expr, answers: set[str]) -> bool:
     return (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
-        and (value.func.attr in _RUNS or value.func.attr in _SEND_NAMES)
+        and (value.func.attr in MODEL_RUNS or value.func.attr in _SEND_NAMES)
     )
 
 
@@ -315,8 +317,6 @@ def _tool_loop_turn(turn: ast.expr, answers: set[str]) -> bool:
     return _role_of(turn) in _LOOP_ROLES
 
 
-# A chat model's runs (LangChain), handed the list as their one argument.
-_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 _SEND_NAMES = frozenset(send[-1] for send in _SENDS)
 _LOOP_ROLES = frozenset({"assistant", "tool", "function"})
 
