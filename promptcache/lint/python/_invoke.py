@@ -1060,9 +1060,7 @@ def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -
         return
     what = f"`{_short(name)}()`, handed a `{str(clients[0].meta)[:-2]}` client"
     for value in values:
-        for dep in value.deps:
-            if isinstance(dep, Taint) and dep.code == WINDOW:
-                frame.findings.hit(dep, what, "messages", 0, True, node)
+        _windows_sent(frame, value, what, node)
 
 
 def _answered_window(
@@ -1072,9 +1070,9 @@ def _answered_window(
     answer})`: a call the analysis cannot read (an object it lost, a module it cannot see)
     whose result the function keeps as the assistant's turn of the very list it was handed
     is a model's request, sending that list; a window of the history in it is sent."""
-    given = [(e, v) for e, v in zip(node.args, args, strict=False) if _has_window(v)]
+    given = list(zip(node.args, args, strict=False))
     given += [(k.value, keywords[k.arg]) for k in node.keywords if k.arg in keywords]
-    given = [(e, v) for e, v in given if _has_window(v)]
+    given = [(e, v) for e, v in given if any(map(_is_window, v.deps))]
     if not given or frame.function is None:
         return
     answer = _result_name(frame.function.node, node)
@@ -1084,9 +1082,7 @@ def _answered_window(
     what = f"`{_short(name)}()`, whose answer is kept as the assistant's turn"
     for expr, value in given:
         if ast.dump(expr) in kept:
-            for dep in value.deps:
-                if isinstance(dep, Taint) and dep.code == WINDOW:
-                    frame.findings.hit(dep, what, "messages", 0, True, node)
+            _windows_sent(frame, value, what, node)
 
 
 def _session_history(
@@ -1099,9 +1095,7 @@ def _session_history(
     if getter is None or getter.kind not in ("partial", "function", "method", "lambda"):
         return
     what = "the history `RunnableWithMessageHistory` gets for each request"
-    for dep in call_value(frame, getter, node).deps:
-        if isinstance(dep, Taint) and dep.code == WINDOW:
-            frame.findings.hit(dep, what, "messages", 0, True, node)
+    _windows_sent(frame, call_value(frame, getter, node), what, node)
 
 
 def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) -> None:
@@ -1111,14 +1105,18 @@ def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) ->
     it; a caller's list is judged as each caller passes it."""
     what = f"a Pydantic AI agent's `{method}(message_history=...)`"
     for dep in history.deps:
-        if isinstance(dep, Taint) and dep.code == WINDOW:
+        if _is_window(dep):
             frame.findings.hit(dep, what, "messages", 0, True, node)
         elif isinstance(dep, Param):
             frame.findings.pend(dep, what, "messages", 0, True, whole=True)
 
 
-def _has_window(value: Value) -> bool:
-    return any(isinstance(d, Taint) and d.code == WINDOW for d in value.deps)
+def _windows_sent(frame: Frame, value: Value, what: str, node: ast.Call) -> None:
+    """Each window of the history in `value`, sent by `what` as earlier turns: they shift on
+    every request once the history outgrows the window."""
+    for dep in value.deps:
+        if _is_window(dep):
+            frame.findings.hit(dep, what, "messages", 0, True, node)
 
 
 def _result_name(function: ast.AST, call: ast.Call) -> str | None:
