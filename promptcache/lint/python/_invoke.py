@@ -260,14 +260,15 @@ def message_object(frame: Frame, node: ast.Call, keywords: dict[str, Value], mad
         message = Value(deps=deps, fields=fields, kind="dict")
     if frame.message_element is node:
         return message  # an element of a list literal: judged there, by the turns after it
-    if role.text in ("system", "developer") and not _kept_turn(frame, message, node):
+    if role.text in ("system", "developer") and not kept_turn(frame, message, node):
         frame.findings.system_message(message, node)
     return message
 
 
-def _kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
-    """A system message appended to a history the function does not make (as `_expressions`'
-    `_kept_turn` tells of a dict literal): later requests repeat it where it was put."""
+def kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
+    """A system message (a dict literal, a message object) appended to a history the function
+    does not make (`self.log.append(...)`, or a reply kept in a parameter's list): later
+    requests repeat it where it was put."""
     body = frame.module.tree if frame.function is None else frame.function.node
     reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
     return appended_to_kept_list(body, node, to_parameters=reply)
