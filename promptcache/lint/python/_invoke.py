@@ -121,7 +121,7 @@ from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["body_of", "call_expression", "call_value", "where_made"]
+__all__ = ["body_of", "call_expression", "call_value", "frame_node", "where_made"]
 
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
@@ -269,7 +269,7 @@ def kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
     """A system message (a dict literal, a message object) appended to a history the function
     does not make (`self.log.append(...)`, or a reply kept in a parameter's list): later
     requests repeat it where it was put."""
-    body = frame.module.tree if frame.function is None else frame.function.node
+    body = frame_node(frame)
     reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
     return appended_to_kept_list(body, node, to_parameters=reply)
 
@@ -692,6 +692,11 @@ def call_named(
     return _per_request_result(frame, result, node, source.what, answer=source.answers)
 
 
+def frame_node(frame: Frame) -> ast.AST:
+    """The function node this frame runs (the module's tree at its top level)."""
+    return frame.module.tree if frame.function is None else frame.function.node
+
+
 def body_of(frame: Frame) -> list[ast.stmt]:
     """The statements of the function this frame runs (the module's at its top level)."""
     function = frame.scope.function
@@ -996,7 +1001,7 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
 def _handed_to_context_engines(frame: Frame, node: ast.Call) -> bool:
     """A window memory handed only to engines that put each turn's retrieval above the history
     (`CONTEXT_ENGINES`): the history it keeps is never read from the cache."""
-    body = frame.module.tree if frame.function is None else frame.function.node
+    body = frame_node(frame)
     return only_handed_to(body, node, "memory", lambda call: _context_engine(frame, call))
 
 
