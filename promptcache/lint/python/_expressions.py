@@ -26,9 +26,8 @@ from ._flow import (
     merge_all,
     written_at,
 )
-from ._handed import appended_to_kept_list
 from ._instances import instance_part
-from ._invoke import body_of, call_expression, is_message_call, where_made
+from ._invoke import body_of, call_expression, is_message_call, kept_turn, where_made
 from ._iteration import comprehension
 from ._local_lists import appended_where_sent, sent_where_grown
 from ._locations import node_label
@@ -593,14 +592,11 @@ def _appended_and_sent(frame: Frame, message: Value, node: ast.Dict) -> bool:
 
 
 def _kept_turn(frame: Frame, message: Value, node: ast.Dict) -> bool:
-    """A system message appended to a history the function does not make (`self.log.append(...)`,
-    or a reply kept in a parameter's list): later requests repeat it where it was put."""
+    """A system message appended to a history the function does not make (`kept_turn`)."""
     role = message.field("role")
     if role is None or role.text not in ("system", "developer"):
         return False
-    body = frame.module.tree if frame.function is None else frame.function.node
-    reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
-    return appended_to_kept_list(body, node, to_parameters=reply)
+    return kept_turn(frame, message, node)
 
 
 def _fixed_order(value: Value) -> bool:

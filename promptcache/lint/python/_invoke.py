@@ -58,7 +58,7 @@ from ._flow import (
 from ._handed import appended_to_kept_list, only_handed_to
 from ._instances import instance_of, self_proxy
 from ._knowledge import DataSource
-from ._local_lists import appended_where_sent
+from ._local_lists import MODEL_RUNS, appended_where_sent
 from ._locations import method_name, node_label, node_location, taint_at
 from ._platform_reads import history_read
 from ._quickinit import replace
@@ -121,7 +121,7 @@ from .frameworks.semantic_kernel import PLUGIN_LOADER as SK_PLUGIN_LOADER
 if TYPE_CHECKING:
     from ._frame import Frame
 
-__all__ = ["body_of", "call_expression", "call_value", "where_made"]
+__all__ = ["body_of", "call_expression", "call_value", "frame_node", "where_made"]
 
 _SYSTEM_KEYWORDS = frozenset(
     {"system", "system_prompt", "system_message", "system_instruction", "instructions", "prompt"}
@@ -147,8 +147,6 @@ _PASS_METHODS = frozenset(
 )  # fmt: skip
 
 
-# The methods that run a chat model (or chain) on what they are handed.
-_MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 # The name of a call that sends a request (`chat_complete`, `generate_response`, `ask_llm`): the
 # chat turns it is handed are that request's (`_chat_turns_handed`).
 _SENDS = re.compile(
@@ -262,15 +260,16 @@ def message_object(frame: Frame, node: ast.Call, keywords: dict[str, Value], mad
         message = Value(deps=deps, fields=fields, kind="dict")
     if frame.message_element is node:
         return message  # an element of a list literal: judged there, by the turns after it
-    if role.text in ("system", "developer") and not _kept_turn(frame, message, node):
+    if role.text in ("system", "developer") and not kept_turn(frame, message, node):
         frame.findings.system_message(message, node)
     return message
 
 
-def _kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
-    """A system message appended to a history the function does not make (as `_expressions`'
-    `_kept_turn` tells of a dict literal): later requests repeat it where it was put."""
-    body = frame.module.tree if frame.function is None else frame.function.node
+def kept_turn(frame: Frame, message: Value, node: ast.expr) -> bool:
+    """A system message (a dict literal, a message object) appended to a history the function
+    does not make (`self.log.append(...)`, or a reply kept in a parameter's list): later
+    requests repeat it where it was put."""
+    body = frame_node(frame)
     reply = any(isinstance(d, Taint) and d.answer for d in message.deps)
     return appended_to_kept_list(body, node, to_parameters=reply)
 
@@ -693,6 +692,11 @@ def call_named(
     return _per_request_result(frame, result, node, source.what, answer=source.answers)
 
 
+def frame_node(frame: Frame) -> ast.AST:
+    """The function node this frame runs (the module's tree at its top level)."""
+    return frame.module.tree if frame.function is None else frame.function.node
+
+
 def body_of(frame: Frame) -> list[ast.stmt]:
     """The statements of the function this frame runs (the module's at its top level)."""
     function = frame.scope.function
@@ -839,7 +843,7 @@ def _library_call(
         return EMPTY  # a prompt builder added to a pipeline, which now knows it by name
     if receiver is not None and receiver.kind == "jtemplate" and last in _RENDER_METHODS:
         return jinja_render(frame, receiver, node, args, keywords, splats)
-    if receiver is not None and last in _MODEL_RUNS and args and args[0].items is not None:
+    if receiver is not None and last in MODEL_RUNS and args and args[0].items is not None:
         frame.findings.sink_value(f"`{last}` messages", "messages", args[0], node)
     elif (turns := _chat_turns_handed(last, args, keywords)) is not None:
         frame.findings.sink_value(
@@ -847,7 +851,7 @@ def _library_call(
         )
     elif (
         receiver is not None
-        and last in _MODEL_RUNS
+        and last in MODEL_RUNS
         and args
         and args[0].kind == "str"
         and args[0].pieces is not None
@@ -855,7 +859,7 @@ def _library_call(
         # A chat model invoked with a text: the text is the one new turn (judged by the static
         # text after what varies in it).
         frame.findings.sink_value(f"`{last}` prompt", "input", args[0], node)
-    elif receiver is not None and last in _MODEL_RUNS and args:
+    elif receiver is not None and last in MODEL_RUNS and args:
         # A list of unknown turns: only a window of the history is known to vary in it.
         for dep in args[0].deps if args[0].kind == "list" else ():
             if isinstance(dep, Taint) and dep.code == WINDOW:
@@ -952,7 +956,7 @@ def _handed_model_call(
     name = call_name(frame, func)
     if _library_object(receiver):
         name = f"{receiver.meta}.{func.attr}"
-    if func.attr not in _MODEL_RUNS and frame.a.named_call(name, len(args) - 1)[1] is None:
+    if func.attr not in MODEL_RUNS and frame.a.named_call(name, len(args) - 1)[1] is None:
         return None
     return call_named(frame, name, node, receiver, args[1:], keywords, splats)
 
@@ -997,7 +1001,7 @@ def _window(frame: Frame, name: str, node: ast.Call, args: list[Value]) -> Value
 def _handed_to_context_engines(frame: Frame, node: ast.Call) -> bool:
     """A window memory handed only to engines that put each turn's retrieval above the history
     (`CONTEXT_ENGINES`): the history it keeps is never read from the cache."""
-    body = frame.module.tree if frame.function is None else frame.function.node
+    body = frame_node(frame)
     return only_handed_to(body, node, "memory", lambda call: _context_engine(frame, call))
 
 
@@ -1062,9 +1066,7 @@ def _window_sent(frame: Frame, name: str, node: ast.Call, values: list[Value]) -
         return
     what = f"`{_short(name)}()`, handed a `{str(clients[0].meta)[:-2]}` client"
     for value in values:
-        for dep in value.deps:
-            if isinstance(dep, Taint) and dep.code == WINDOW:
-                frame.findings.hit(dep, what, "messages", 0, True, node)
+        _windows_sent(frame, value, what, node)
 
 
 def _answered_window(
@@ -1074,9 +1076,9 @@ def _answered_window(
     answer})`: a call the analysis cannot read (an object it lost, a module it cannot see)
     whose result the function keeps as the assistant's turn of the very list it was handed
     is a model's request, sending that list; a window of the history in it is sent."""
-    given = [(e, v) for e, v in zip(node.args, args, strict=False) if _has_window(v)]
+    given = list(zip(node.args, args, strict=False))
     given += [(k.value, keywords[k.arg]) for k in node.keywords if k.arg in keywords]
-    given = [(e, v) for e, v in given if _has_window(v)]
+    given = [(e, v) for e, v in given if any(map(_is_window, v.deps))]
     if not given or frame.function is None:
         return
     answer = _result_name(frame.function.node, node)
@@ -1086,9 +1088,7 @@ def _answered_window(
     what = f"`{_short(name)}()`, whose answer is kept as the assistant's turn"
     for expr, value in given:
         if ast.dump(expr) in kept:
-            for dep in value.deps:
-                if isinstance(dep, Taint) and dep.code == WINDOW:
-                    frame.findings.hit(dep, what, "messages", 0, True, node)
+            _windows_sent(frame, value, what, node)
 
 
 def _session_history(
@@ -1101,9 +1101,7 @@ def _session_history(
     if getter is None or getter.kind not in ("partial", "function", "method", "lambda"):
         return
     what = "the history `RunnableWithMessageHistory` gets for each request"
-    for dep in call_value(frame, getter, node).deps:
-        if isinstance(dep, Taint) and dep.code == WINDOW:
-            frame.findings.hit(dep, what, "messages", 0, True, node)
+    _windows_sent(frame, call_value(frame, getter, node), what, node)
 
 
 def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) -> None:
@@ -1113,14 +1111,18 @@ def _agent_history(frame: Frame, method: str, history: Value, node: ast.Call) ->
     it; a caller's list is judged as each caller passes it."""
     what = f"a Pydantic AI agent's `{method}(message_history=...)`"
     for dep in history.deps:
-        if isinstance(dep, Taint) and dep.code == WINDOW:
+        if _is_window(dep):
             frame.findings.hit(dep, what, "messages", 0, True, node)
         elif isinstance(dep, Param):
             frame.findings.pend(dep, what, "messages", 0, True, whole=True)
 
 
-def _has_window(value: Value) -> bool:
-    return any(isinstance(d, Taint) and d.code == WINDOW for d in value.deps)
+def _windows_sent(frame: Frame, value: Value, what: str, node: ast.Call) -> None:
+    """Each window of the history in `value`, sent by `what` as earlier turns: they shift on
+    every request once the history outgrows the window."""
+    for dep in value.deps:
+        if _is_window(dep):
+            frame.findings.hit(dep, what, "messages", 0, True, node)
 
 
 def _result_name(function: ast.AST, call: ast.Call) -> str | None:

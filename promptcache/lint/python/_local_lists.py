@@ -18,8 +18,10 @@ import ast
 
 from ._handed import parents_of
 
-__all__ = ["appended_where_sent", "sent_where_grown"]
+__all__ = ["MODEL_RUNS", "appended_where_sent", "sent_where_grown"]
 
+# A chat model's (or chain's) runs (LangChain), handed the list of turns as their one argument.
+MODEL_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 # The SDK calls a message list is sent to as `messages=`, named by their last attributes.
 _SENDS = (
     ("chat", "completions", "create"),
@@ -141,7 +143,14 @@ def _role_of(turn: ast.expr) -> str:
     return ""
 
 
-_MESSAGE_ROLES = {"SystemMessage": "system", "HumanMessage": "user"}
+# LangChain's message classes, by the role each writes.
+_MESSAGE_ROLES = {
+    "SystemMessage": "system",
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+    "ToolMessage": "tool",
+    "FunctionMessage": "function",
+}
 
 
 def _assigned(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
@@ -183,7 +192,7 @@ def _run_on(parent: ast.AST, node: ast.Name) -> bool:
         isinstance(parent, ast.Call)
         and parent.args == [node]
         and isinstance(parent.func, ast.Attribute)
-        and parent.func.attr in _RUNS
+        and parent.func.attr in MODEL_RUNS
     )
 
 
@@ -296,7 +305,7 @@ def _from_a_send(value: ast.expr, answers: set[str]) -> bool:
     return (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Attribute)
-        and (value.func.attr in _RUNS or value.func.attr in _SEND_NAMES)
+        and (value.func.attr in MODEL_RUNS or value.func.attr in _SEND_NAMES)
     )
 
 
@@ -305,23 +314,11 @@ def _tool_loop_turn(turn: ast.expr, answers: set[str]) -> bool:
     tool's result (`{"role": "tool", ...}`, `ToolMessage(...)`), or the assistant's turn."""
     if isinstance(turn, ast.Name):
         return turn.id in answers
-    if isinstance(turn, ast.Dict):
-        for key, value in zip(turn.keys, turn.values, strict=True):
-            if isinstance(key, ast.Constant) and key.value == "role":
-                return isinstance(value, ast.Constant) and value.value in _LOOP_ROLES
-        return False
-    if isinstance(turn, ast.Call):
-        func = turn.func
-        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-        return name in _LOOP_MESSAGES
-    return False
+    return _role_of(turn) in _LOOP_ROLES
 
 
-# A chat model's runs (LangChain), handed the list as their one argument.
-_RUNS = frozenset({"invoke", "ainvoke", "stream", "astream"})
 _SEND_NAMES = frozenset(send[-1] for send in _SENDS)
 _LOOP_ROLES = frozenset({"assistant", "tool", "function"})
-_LOOP_MESSAGES = frozenset({"ToolMessage", "AIMessage", "FunctionMessage"})
 
 
 def _is_send(func: ast.expr) -> bool:

@@ -21,7 +21,7 @@ from ._flow import (
     merge_branched,
     merge_grown,
 )
-from ._invoke import call_name
+from ._invoke import call_name, frame_node
 from ._locations import node_label
 from ._query_engines import only_asked_of_a_query_engine
 from ._quickinit import replace
@@ -379,11 +379,6 @@ def branches(
 
 
 # -- assignment -------------------------------------------------------------------------
-def _body_of(frame: Frame) -> ast.AST:
-    """The function a frame runs, or its module's tree."""
-    return frame.module.tree if frame.function is None else frame.function.node
-
-
 def assign(frame: Frame, target: ast.expr, value: Value) -> None:
     if isinstance(target, ast.Name):  # most targets: bound, and nothing more to do
         if value.deps and system_named(target.id):
@@ -392,7 +387,7 @@ def assign(frame: Frame, target: ast.expr, value: Value) -> None:
             value.deps
             and value.pieces is not None
             and _prompt_named(target.id)
-            and not only_asked_of_a_query_engine(_body_of(frame), target.id, frame.module.source)
+            and not only_asked_of_a_query_engine(frame_node(frame), target.id, frame.module.source)
         ):
             # A prompt text under construction: judged as a template (by the static text
             # after what varies), wherever it is sent; but for a query engine's question,
